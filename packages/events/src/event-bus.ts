@@ -1,0 +1,170 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { BaseEvent, EventClass } from './base-event.js';
+import { logger } from './logger.js';
+
+/**
+ * The state of one run as the bus sees it. `@crewline/runtime-state`'s `RuntimeState` implements it
+ * and, through {@link RunStateTypes}, is what three-parameter handlers receive.
+ */
+export interface RunState {
+  readonly runId: string;
+  /** Appends an emitted event to the run's history and gives it its sequence number. */
+  recordEvent(event: BaseEvent): void;
+  /** Writes a checkpoint now; throws on failure. */
+  checkpoint(location?: string): string;
+  /** Writes a checkpoint now; rejects on failure. */
+  acheckpoint(location?: string): Promise<string>;
+}
+
+/**
+ * Augmented by `@crewline/runtime-state` so that handler state is typed as `RuntimeState`:
+ * `declare module '@crewline/events' { interface RunStateTypes { state: RuntimeState } }`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: augmentation point
+export interface RunStateTypes {}
+
+export type HandlerState = RunStateTypes extends { state: infer S } ? S : RunState;
+
+export type EventHandler<E extends BaseEvent> =
+  | ((source: unknown, event: E) => void | Promise<void>)
+  | ((source: unknown, event: E, state: HandlerState) => void | Promise<void>);
+
+interface Registration {
+  handler: (source: unknown, event: BaseEvent, state?: RunState) => unknown;
+  wantsState: boolean;
+}
+
+/** What {@link EventBus.emit} returns: the run the event belongs to and a promise for async handlers. */
+export interface EmitResult {
+  state: RunState | undefined;
+  /** Settles when every async handler has finished (handlers never reject it). */
+  settled: Promise<void>;
+}
+
+const component = 'events';
+
+/**
+ * A typed event bus with per-run scoping. Handlers are called in registration order; a handler that
+ * throws or rejects is logged and never stops emission or the other handlers.
+ */
+export class EventBus {
+  readonly #byType = new Map<string, Set<Registration>>();
+  readonly #any = new Set<Registration>();
+  readonly #scope = new AsyncLocalStorage<RunState>();
+  readonly #active = new Set<RunState>();
+  readonly #pending = new Set<Promise<void>>();
+
+  /**
+   * Calls `handler` for every event of `eventClass`. A handler declared with three parameters also
+   * receives the run's state (handlers with three parameters are only called inside a run).
+   * Returns a function that unsubscribes.
+   */
+  on<E extends BaseEvent>(eventClass: EventClass<E>, handler: EventHandler<E>): () => void {
+    const registration = toRegistration(handler as Registration['handler']);
+    let set = this.#byType.get(eventClass.type);
+    if (!set) {
+      set = new Set();
+      this.#byType.set(eventClass.type, set);
+    }
+    set.add(registration);
+    return () => set.delete(registration);
+  }
+
+  /** Like {@link on}, for every event type. */
+  onAny(handler: EventHandler<BaseEvent>): () => void {
+    const registration = toRegistration(handler as Registration['handler']);
+    this.#any.add(registration);
+    return () => this.#any.delete(registration);
+  }
+
+  /** The state of the run the caller is executing in, if any. */
+  currentState(): RunState | undefined {
+    return this.#scope.getStore();
+  }
+
+  /** Runs that are executing now (used to deliver process signals to every run). */
+  activeStates(): RunState[] {
+    return [...this.#active];
+  }
+
+  /**
+   * Runs `fn` as part of the run owned by `state`: events emitted inside it, however deep in async
+   * calls, are recorded in `state` and handed to handlers with it. Two runs never see each other.
+   */
+  runInScope<T>(state: RunState, fn: () => T): T {
+    if (this.#scope.getStore() === state) return fn();
+    this.#active.add(state);
+    let result: T;
+    try {
+      result = this.#scope.run(state, fn);
+    } catch (error) {
+      this.#active.delete(state);
+      throw error;
+    }
+    if (result instanceof Promise) {
+      return result.finally(() => this.#active.delete(state)) as T;
+    }
+    this.#active.delete(state);
+    return result;
+  }
+
+  /**
+   * Emits `event` from `source`: records it in the current run (or `state`, when given) and calls the
+   * handlers synchronously. Async handlers keep running; await `settled` or {@link flush} for them.
+   */
+  emit(source: unknown, event: BaseEvent, state: RunState | undefined = this.#scope.getStore()): EmitResult {
+    if (state) {
+      try {
+        state.recordEvent(event);
+      } catch (error) {
+        logger.warn(component, `could not record event ${event.type} in run ${state.runId}`, error);
+      }
+    }
+    const waits: Promise<void>[] = [];
+    const typed = this.#byType.get(event.type);
+    const registrations = typed ? [...this.#any, ...typed] : [...this.#any];
+    for (const registration of registrations) {
+      if (registration.wantsState && !state) continue;
+      try {
+        const returned = registration.handler(source, event, state);
+        if (returned instanceof Promise) {
+          const tracked = returned.then(
+            () => undefined,
+            (error: unknown) => logger.warn(component, `async handler for ${event.type} failed`, error),
+          );
+          waits.push(tracked);
+          this.#pending.add(tracked);
+          void tracked.finally(() => this.#pending.delete(tracked));
+        }
+      } catch (error) {
+        logger.warn(component, `handler for ${event.type} failed`, error);
+      }
+    }
+    return { state, settled: waits.length === 0 ? Promise.resolve() : Promise.all(waits).then(() => undefined) };
+  }
+
+  /** Emits and waits for async handlers (e.g. an `acheckpoint` call) before continuing. */
+  async emitAsync(source: unknown, event: BaseEvent, state?: RunState): Promise<RunState | undefined> {
+    const result = this.emit(source, event, state ?? this.#scope.getStore());
+    await result.settled;
+    return result.state;
+  }
+
+  /** Waits until every async handler started so far has settled. */
+  async flush(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+
+  /** Removes every handler (for tests). */
+  clear(): void {
+    this.#byType.clear();
+    this.#any.clear();
+  }
+}
+
+function toRegistration(handler: Registration['handler']): Registration {
+  return { handler, wantsState: handler.length >= 3 };
+}
+
+/** The process-wide bus the runtime emits on. Create your own `new EventBus()` to isolate tests. */
+export const eventBus = new EventBus();

@@ -1,0 +1,56 @@
+import { redactSecretsInText } from './secret-patterns.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface LogRecord {
+  level: LogLevel;
+  component: string;
+  message: string;
+  error?: unknown;
+}
+
+/** Where log records go. Replace it with {@link setLogSink}; pass `null` to silence crewline. */
+export type LogSink = (record: LogRecord) => void;
+
+const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+function levelFromEnvironment(): LogLevel {
+  const value = process.env.CREWLINE_LOG_LEVEL;
+  return value === 'debug' || value === 'info' || value === 'warn' || value === 'error' ? value : 'warn';
+}
+
+const defaultSink: LogSink = (record) => {
+  const cause =
+    record.error instanceof Error ? `: ${record.error.message}` : record.error ? `: ${String(record.error)}` : '';
+  process.stderr.write(`crewline ${record.level} [${record.component}] ${record.message}${cause}\n`);
+};
+
+let sink: LogSink | null = defaultSink;
+let minimumLevel: LogLevel = levelFromEnvironment();
+
+/** Redirect crewline's logs (e.g. into your own logger), or silence them with `null`. */
+export function setLogSink(next: LogSink | null): void {
+  sink = next;
+}
+
+/** Lowest level that is emitted. Defaults to `CREWLINE_LOG_LEVEL` or `warn`. */
+export function setLogLevel(level: LogLevel): void {
+  minimumLevel = level;
+}
+
+function write(level: LogLevel, component: string, message: string, error?: unknown): void {
+  if (sink === null || order[level] < order[minimumLevel]) return;
+  const safeError =
+    error instanceof Error
+      ? Object.assign(new Error(redactSecretsInText(error.message)), { stack: error.stack })
+      : error;
+  sink({ level, component, message: redactSecretsInText(message), error: safeError });
+}
+
+/** The one logger of crewline. Messages pass through secret redaction before reaching the sink. */
+export const logger = {
+  debug: (component: string, message: string) => write('debug', component, message),
+  info: (component: string, message: string) => write('info', component, message),
+  warn: (component: string, message: string, error?: unknown) => write('warn', component, message, error),
+  error: (component: string, message: string, error?: unknown) => write('error', component, message, error),
+};

@@ -1,0 +1,110 @@
+import { type CheckpointEventType, triggerEventTypes } from '@crewline/events';
+import { z } from 'zod';
+import { stateError } from './errors.js';
+import { type CheckpointProvider, isCheckpointProvider } from './provider.js';
+
+/** Options a user passes as `checkpoint: { ... }` or `fromCheckpoint: { ... }`. */
+export interface CheckpointConfigInput {
+  /**
+   * Where checkpoints go: a directory (JSON), a database file (SQLite; `.db` is added when it has no
+   * suffix) or a connection string (Postgres). Default `'./.checkpoints'`.
+   */
+  location?: string;
+  /** Event types that trigger a write, or `'*'` for every event. Default `['task_completed']`. */
+  onEvents?: readonly CheckpointEventType[];
+  /** Any object that meets the provider contract. Default `new JsonProvider()`. */
+  provider?: CheckpointProvider;
+  /** Keep at most N checkpoints per branch; the oldest are pruned after each write. Default: keep all. */
+  maxCheckpoints?: number;
+  /** The checkpoint to restore when this config is passed as `fromCheckpoint`. Default: none. */
+  restoreFrom?: string;
+}
+
+/** A validated config with defaults applied. */
+export interface CheckpointConfig {
+  location: string;
+  onEvents: readonly CheckpointEventType[];
+  provider: CheckpointProvider | undefined;
+  maxCheckpoints: number | undefined;
+  restoreFrom: string | undefined;
+}
+
+/** The `checkpoint` field of Crew, Flow and Agent: inherit, defaults, opt out, or a config. */
+export type CheckpointSetting = boolean | CheckpointConfigInput | undefined;
+
+export const DEFAULT_CHECKPOINT_LOCATION = './.checkpoints';
+export const DEFAULT_ON_EVENTS: readonly CheckpointEventType[] = ['task_completed'];
+
+const eventTypeValues = ['*', ...triggerEventTypes] as [string, ...string[]];
+
+const configSchema = z.strictObject({
+  location: z.string().min(1, 'must not be empty').optional(),
+  onEvents: z.array(z.enum(eventTypeValues)).min(1, 'must name at least one event type or "*"').optional(),
+  provider: z.custom<CheckpointProvider>(isCheckpointProvider, 'must be a checkpoint provider (kind, write, read, list, latest, prune, delete)').optional(),
+  maxCheckpoints: z.number().int('must be a whole number').positive('must be at least 1').optional(),
+  restoreFrom: z.string().min(1, 'must not be empty').optional(),
+});
+
+const renamedKeys: Record<string, string> = {
+  directory: 'use `location`',
+  on_events: 'use `onEvents`',
+  max_checkpoints: 'use `maxCheckpoints`',
+  restore_from: 'use `restoreFrom`',
+  path: 'use `location`',
+  dir: 'use `location`',
+};
+
+/**
+ * Validates checkpoint options and applies defaults. An unknown option is an error that names it
+ * (and, for `directory`, says "use `location`"); an unknown event type is an error that names it.
+ */
+export function parseCheckpointConfig(input: CheckpointConfigInput | true): CheckpointConfig {
+  const value = input === true ? {} : input;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw stateError('invalid_config', 'checkpoint config must be true, false, or an options object');
+  }
+  const result = configSchema.safeParse(value);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        return issue.keys
+          .map((key) => `unknown option "${key}"${renamedKeys[key] ? `; ${renamedKeys[key]}` : ''}`)
+          .join('; ');
+      }
+      const path = issue.path.map(String).join('.');
+      if (issue.code === 'invalid_value' && issue.path[0] === 'onEvents') {
+        const bad = (value as { onEvents?: unknown[] }).onEvents?.[issue.path[1] as number];
+        return `onEvents: unknown event type ${JSON.stringify(bad)}; use an event type of the catalog or "*"`;
+      }
+      return `${path}: ${issue.message}`;
+    });
+    throw stateError('invalid_config', `checkpoint config: ${lines.join('; ')}`);
+  }
+  const parsed = result.data;
+  return {
+    location: parsed.location ?? DEFAULT_CHECKPOINT_LOCATION,
+    onEvents: (parsed.onEvents as CheckpointEventType[] | undefined) ?? DEFAULT_ON_EVENTS,
+    provider: parsed.provider,
+    maxCheckpoints: parsed.maxCheckpoints,
+    restoreFrom: parsed.restoreFrom,
+  };
+}
+
+/**
+ * Resolves the `checkpoint` setting along an inheritance chain, most specific first
+ * (Task → Agent → Crew, or Agent → Flow): `undefined` defers to the next, `false` stops with "off",
+ * `true` means defaults, an object is used as is. Returns `undefined` when checkpointing is off.
+ */
+export function resolveCheckpointSetting(chain: readonly CheckpointSetting[]): CheckpointConfig | undefined {
+  for (const setting of chain) {
+    if (setting === undefined) continue;
+    if (setting === false) return undefined;
+    return parseCheckpointConfig(setting);
+  }
+  return undefined;
+}
+
+/** True when `config` asks for a checkpoint on `eventType`. */
+export function triggersOn(config: Pick<CheckpointConfig, 'onEvents'>, eventType: string): boolean {
+  return config.onEvents.includes('*') || (config.onEvents as readonly string[]).includes(eventType);
+}

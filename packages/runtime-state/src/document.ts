@@ -1,0 +1,186 @@
+import type { EventRecord } from '@crewline/events';
+import { z } from 'zod';
+import { formatIssues, stateError } from './errors.js';
+import { isValidBranchName, isValidCheckpointId } from './ids.js';
+import type { JsonObject, JsonValue } from './json.js';
+import type { EncodedValue } from './value-codec.js';
+
+export const CHECKPOINT_FORMAT = 'crewline.checkpoint';
+/** The checkpoint format this code writes. Older versions are upgraded on read; newer ones refused. */
+export const CHECKPOINT_FORMAT_VERSION = 1;
+/** Version of the library that writes checkpoints; stored in every envelope. */
+export const LIBRARY_VERSION = '0.1.0';
+
+export type EntityKind = 'crew' | 'flow' | 'agent';
+
+/** Progress of one entity, enough for a one-line listing. */
+export interface EntitySummary {
+  kind: EntityKind;
+  id: string;
+  name: string;
+  status?: 'pending' | 'running' | 'completed' | 'failed' | 'paused';
+  completed?: number;
+  total?: number;
+}
+
+/**
+ * One entity of a run as stored. `data` is owned by the runtime (agents, tasks, flow state...);
+ * `registryName` is how code-defined entities (Flow subclasses) are found again on restore.
+ */
+export interface EntitySnapshot {
+  kind: EntityKind;
+  id: string;
+  name: string;
+  registryName?: string;
+  data: JsonObject;
+}
+
+/** What listing a checkpoint shows; stored at the top of every checkpoint. */
+export interface CheckpointMetadata {
+  id: string;
+  createdAt: string;
+  lineageId: string;
+  parentId: string | null;
+  branch: string;
+  /** The event type that caused the write, or `manual`. */
+  trigger: string;
+  entities: EntitySummary[];
+  eventCount: number;
+}
+
+/** The envelope and content of one checkpoint (format version 1). */
+export interface CheckpointDocument {
+  format: typeof CHECKPOINT_FORMAT;
+  formatVersion: typeof CHECKPOINT_FORMAT_VERSION;
+  libraryVersion: string;
+  metadata: CheckpointMetadata;
+  inputs: EncodedValue;
+  entities: EntitySnapshot[];
+  events: EventRecord[];
+}
+
+const idSchema = z.string().refine(isValidCheckpointId, 'must be a checkpoint id (letters, digits, _ . -)');
+const branchSchema = z.string().refine(isValidBranchName, 'must be a branch name (segments of letters, digits, _ . -)');
+const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), z.record(z.string(), jsonValueSchema)]),
+);
+const entityKindSchema = z.enum(['crew', 'flow', 'agent']);
+
+const entitySummarySchema = z.strictObject({
+  kind: entityKindSchema,
+  id: z.string().max(200),
+  name: z.string().max(1000),
+  status: z.enum(['pending', 'running', 'completed', 'failed', 'paused']).optional(),
+  completed: z.number().int().nonnegative().optional(),
+  total: z.number().int().nonnegative().optional(),
+});
+
+export const checkpointMetadataSchema = z.strictObject({
+  id: idSchema,
+  createdAt: z.iso.datetime(),
+  lineageId: z.string().min(1).max(200),
+  parentId: idSchema.nullable(),
+  branch: branchSchema,
+  trigger: z.string().min(1).max(200),
+  entities: z.array(entitySummarySchema),
+  eventCount: z.number().int().nonnegative(),
+});
+
+const eventRecordSchema = z.looseObject({
+  type: z.string().min(1).max(200),
+  eventId: z.string().min(1).max(200),
+  sequence: z.number().int().nonnegative(),
+  timestamp: z.string(),
+});
+
+const documentSchema = z.strictObject({
+  format: z.literal(CHECKPOINT_FORMAT),
+  formatVersion: z.literal(CHECKPOINT_FORMAT_VERSION),
+  libraryVersion: z.string().max(100),
+  metadata: checkpointMetadataSchema,
+  inputs: z.strictObject({ json: jsonValueSchema, meta: jsonValueSchema.optional() }),
+  entities: z.array(
+    z.strictObject({
+      kind: entityKindSchema,
+      id: z.string().min(1).max(200),
+      name: z.string().max(1000),
+      registryName: z.string().max(500).optional(),
+      data: z.record(z.string(), jsonValueSchema),
+    }),
+  ),
+  events: z.array(eventRecordSchema),
+});
+
+/** Upgrades a raw document of format version `from` to version `from + 1`. Pure. */
+export type Migration = (document: Record<string, unknown>) => Record<string, unknown>;
+
+/** Upgrade functions by the version they upgrade from. Version 1 is the first released format. */
+export const builtinMigrations: Readonly<Record<number, Migration>> = {};
+
+/**
+ * Upgrades a raw checkpoint document to the current format version. Refuses documents written by a
+ * newer crewline with a clear error instead of guessing.
+ */
+export function upgradeDocument(
+  raw: Record<string, unknown>,
+  migrations: Readonly<Record<number, Migration>> = builtinMigrations,
+  targetVersion = CHECKPOINT_FORMAT_VERSION,
+): Record<string, unknown> {
+  let version = raw.formatVersion;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 0) {
+    throw stateError('corrupt_checkpoint', 'checkpoint has no valid formatVersion; it is not a crewline checkpoint');
+  }
+  if (version > targetVersion) {
+    throw stateError(
+      'unsupported_version',
+      `checkpoint format version ${version} is newer than this crewline understands (${targetVersion}); upgrade @crewline/runtime-state`,
+      { details: { formatVersion: version, supported: targetVersion } },
+    );
+  }
+  let document = raw;
+  while (version < targetVersion) {
+    const migrate = migrations[version];
+    if (!migrate) {
+      throw stateError(
+        'unsupported_version',
+        `checkpoint format version ${version} can no longer be read (no upgrade to ${version + 1}); use an older crewline to export it`,
+      );
+    }
+    document = migrate(document);
+    version += 1;
+    document = { ...document, formatVersion: version };
+  }
+  return document;
+}
+
+/** Validates a parsed checkpoint document (after upgrading it) and returns it typed. */
+export function validateDocument(
+  raw: unknown,
+  migrations: Readonly<Record<number, Migration>> = builtinMigrations,
+): CheckpointDocument {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw stateError('corrupt_checkpoint', 'checkpoint is not a JSON object');
+  }
+  const record = raw as Record<string, unknown>;
+  if (record.format !== CHECKPOINT_FORMAT) {
+    throw stateError(
+      'corrupt_checkpoint',
+      `not a crewline checkpoint (format is ${JSON.stringify(record.format ?? null)}, expected "${CHECKPOINT_FORMAT}")`,
+    );
+  }
+  const upgraded = upgradeDocument(record, migrations);
+  const parsed = documentSchema.safeParse(upgraded);
+  if (!parsed.success) {
+    throw stateError('corrupt_checkpoint', `checkpoint is invalid: ${formatIssues(parsed.error.issues)}`);
+  }
+  return parsed.data as CheckpointDocument;
+}
+
+/** Validates stored metadata (as read back from a provider's index). */
+export function validateMetadata(raw: unknown): CheckpointMetadata {
+  const parsed = checkpointMetadataSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw stateError('corrupt_checkpoint', `checkpoint metadata is invalid: ${formatIssues(parsed.error.issues)}`);
+  }
+  return parsed.data as CheckpointMetadata;
+}

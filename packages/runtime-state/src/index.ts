@@ -1,0 +1,71 @@
+export { createCheckpointWrite, type CheckpointWriteParts } from './checkpoint-write.js';
+export {
+  type CheckpointConfig,
+  type CheckpointConfigInput,
+  type CheckpointSetting,
+  DEFAULT_CHECKPOINT_LOCATION,
+  DEFAULT_ON_EVENTS,
+  parseCheckpointConfig,
+  resolveCheckpointSetting,
+  triggersOn,
+} from './config.js';
+export {
+  builtinMigrations,
+  CHECKPOINT_FORMAT,
+  CHECKPOINT_FORMAT_VERSION,
+  type CheckpointDocument,
+  type CheckpointMetadata,
+  type EntityKind,
+  type EntitySnapshot,
+  type EntitySummary,
+  LIBRARY_VERSION,
+  type Migration,
+  upgradeDocument,
+  validateDocument,
+  validateMetadata,
+} from './document.js';
+export {
+  DEFAULT_MAX_CHECKPOINT_BYTES,
+  type DocumentTextParts,
+  joinDocumentText,
+  type ParseOptions,
+  parseDocumentText,
+} from './document-text.js';
+export { formatIssues } from './errors.js';
+export { isValidBranchName, isValidCheckpointId, newCheckpointId, newForkBranchName, newLineageId } from './ids.js';
+export type { JsonObject, JsonPrimitive, JsonValue } from './json.js';
+export {
+  type CheckpointProvider,
+  type CheckpointWrite,
+  isCheckpointProvider,
+  type ListQuery,
+  PROVIDER_CONTRACT_VERSION,
+  type ProviderCapabilities,
+  type PruneOptions,
+  type PruneResult,
+  type RawCheckpoint,
+  type StoredCheckpoint,
+} from './provider.js';
+export { redactSecrets } from './redaction.js';
+export {
+  detectProviderKind,
+  type LoadedCheckpoint,
+  loadCheckpoint,
+  type ProviderCatalog,
+  type ProviderKind,
+  type ProviderLoader,
+  providerForReference,
+  type ReadOptions,
+  readDocument,
+  type ResolvedReference,
+  type ResolveOptions,
+  resolveReference,
+} from './reference.js';
+export {
+  type CheckpointableEntity,
+  type Lineage,
+  RuntimeState,
+  type RuntimeStateOptions,
+  type WriteOptions,
+} from './runtime-state.js';
+export { decodeValue, type EncodedValue, encodeValue, toJsonSafe } from './value-codec.js';

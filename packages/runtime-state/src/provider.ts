@@ -1,0 +1,105 @@
+import type { CheckpointDocument, CheckpointMetadata } from './document.js';
+
+/** Version of the provider contract below. A provider states which version it implements. */
+export const PROVIDER_CONTRACT_VERSION = 1;
+
+/** What a provider can do beyond the required contract. Declared, never assumed. */
+export interface ProviderCapabilities {
+  /** `writeSync` is implemented (needed by `state.checkpoint()` and synchronous auto-checkpoints). */
+  syncWrite: boolean;
+  /** Stores only what changed since the parent checkpoint (uses `parentEventCount`). */
+  incremental: boolean;
+  /** Refuses a second writer continuing the same lineage head (typed `conflict` error). */
+  leases: boolean;
+}
+
+/** A stored checkpoint as listed: its metadata, where to read it back, and what it occupies. */
+export interface StoredCheckpoint extends CheckpointMetadata {
+  /** A reference that reads this checkpoint back: a file path, `db-path#id`, `postgres-url#id`. */
+  reference: string;
+  /** Bytes of storage attributed to this checkpoint, when the provider knows. */
+  sizeBytes?: number;
+}
+
+/** One checkpoint handed to a provider: validated, redacted, ready to store. */
+export interface CheckpointWrite {
+  readonly metadata: CheckpointMetadata;
+  readonly document: CheckpointDocument;
+  /** How many leading events this checkpoint shares with its parent (0 without a parent). */
+  readonly parentEventCount: number;
+  /** The whole document as human-readable JSON text (computed once). */
+  text(): string;
+  /** Event `index` as one line of JSON (cached per event for the whole run). */
+  eventText(index: number): string;
+  /** Everything but the events, as JSON text with `"events": []` (computed once). */
+  headText(): string;
+}
+
+/** What a provider returns from `read`: the text, or an already parsed (not yet validated) object. */
+export type RawCheckpoint = { text: string } | { document: unknown };
+
+export interface ListQuery {
+  branch?: string;
+  lineageId?: string;
+}
+
+export interface PruneOptions {
+  /** Keep the newest N checkpoints (per branch when `branch` is omitted: each branch keeps N). */
+  keep?: number;
+  /** Remove checkpoints created before this time. */
+  olderThan?: Date;
+  /** Only this branch. */
+  branch?: string;
+  /** Report what would be removed without removing it. */
+  dryRun?: boolean;
+}
+
+export interface PruneResult {
+  removed: StoredCheckpoint[];
+  dryRun: boolean;
+}
+
+/**
+ * The storage provider contract (version 1). A provider stores and fetches checkpoints; the core
+ * does serialization, validation, redaction and migration. Every method takes the location the user
+ * configured, after {@link CheckpointProvider.resolveLocation}. Lists are ordered oldest first.
+ */
+export interface CheckpointProvider {
+  /** Short name: `json`, `sqlite`, `postgres`, or a third party's own. */
+  readonly kind: string;
+  readonly contractVersion: typeof PROVIDER_CONTRACT_VERSION;
+  readonly capabilities: ProviderCapabilities;
+  /** Canonical form of a location (SQLite appends `.db` when it has no suffix). */
+  resolveLocation(location: string): string;
+  /** Splits a reference this provider understands into location and id; undefined if not its own. */
+  parseReference(reference: string): { location: string; id?: string } | undefined;
+  /** Stores a checkpoint synchronously. Present when `capabilities.syncWrite`. */
+  writeSync?(location: string, checkpoint: CheckpointWrite): StoredCheckpoint;
+  write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint>;
+  /** Reads a checkpoint by id; rejects with a `not_found` CrewlineError when it does not exist. */
+  read(location: string, id: string): Promise<RawCheckpoint>;
+  list(location: string, query?: ListQuery): Promise<StoredCheckpoint[]>;
+  latest(location: string, query?: ListQuery): Promise<StoredCheckpoint | undefined>;
+  prune(location: string, options: PruneOptions): Promise<PruneResult>;
+  /** Deletes one checkpoint; false when it did not exist. */
+  delete(location: string, id: string): Promise<boolean>;
+  /** Releases connections and handles. */
+  close?(): void | Promise<void>;
+}
+
+/** True when `value` has the shape of a provider (used to validate user options). */
+export function isCheckpointProvider(value: unknown): value is CheckpointProvider {
+  if (value === null || typeof value !== 'object') return false;
+  const candidate = value as Record<string, unknown>;
+  return (
+    typeof candidate.kind === 'string' &&
+    typeof candidate.write === 'function' &&
+    typeof candidate.read === 'function' &&
+    typeof candidate.list === 'function' &&
+    typeof candidate.latest === 'function' &&
+    typeof candidate.prune === 'function' &&
+    typeof candidate.delete === 'function' &&
+    typeof candidate.resolveLocation === 'function' &&
+    typeof candidate.parseReference === 'function'
+  );
+}

@@ -1,0 +1,174 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { type CheckpointDocument, validateDocument } from './document.js';
+import { parseDocumentText } from './document-text.js';
+import { stateError } from './errors.js';
+import type { CheckpointProvider, StoredCheckpoint } from './provider.js';
+
+export type ProviderKind = 'json' | 'sqlite' | 'postgres';
+
+const sqliteHeader = 'SQLite format 3\u0000';
+
+function readsAsSqlite(path: string): boolean {
+  let descriptor: number | undefined;
+  try {
+    if (!statSync(path).isFile()) return false;
+    descriptor = openSync(path, 'r');
+    const buffer = Buffer.alloc(16);
+    const bytes = readSync(descriptor, buffer, 0, 16, 0);
+    return bytes === 16 && buffer.toString('latin1') === sqliteHeader;
+  } catch {
+    return false;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}
+
+/**
+ * Which provider a reference belongs to: a Postgres URL; a SQLite database (by its file header, a
+ * `#id` suffix, or a `.db`/`.sqlite` name); else JSON (a directory or a checkpoint file).
+ */
+export function detectProviderKind(reference: string): ProviderKind {
+  if (/^postgres(?:ql)?:\/\//i.test(reference)) return 'postgres';
+  const hash = reference.lastIndexOf('#');
+  const path = hash >= 0 ? reference.slice(0, hash) : reference;
+  if (readsAsSqlite(path)) return 'sqlite';
+  if (hash >= 0) return 'sqlite';
+  if (/\.(?:db|sqlite|sqlite3)$/i.test(path)) return 'sqlite';
+  return 'json';
+}
+
+export type ProviderLoader = () => CheckpointProvider | Promise<CheckpointProvider>;
+
+/** How to get a provider of each kind; the runtime and CLI pass loaders that import lazily. */
+export type ProviderCatalog = Partial<Record<ProviderKind, ProviderLoader>> & Record<string, ProviderLoader | undefined>;
+
+const installHints: Record<ProviderKind, string> = {
+  json: '@crewline/provider-json',
+  sqlite: '@crewline/provider-sqlite',
+  postgres: '@crewline/provider-postgres',
+};
+
+/** Gets the provider for a reference's kind, or a typed error saying which package to install. */
+export async function providerForReference(
+  reference: string,
+  catalog: ProviderCatalog,
+): Promise<{ kind: ProviderKind; provider: CheckpointProvider }> {
+  const kind = detectProviderKind(reference);
+  const loader = catalog[kind];
+  if (!loader) {
+    throw stateError(
+      'provider_unavailable',
+      `"${reference}" is a ${kind} checkpoint location but no ${kind} provider is available; install ${installHints[kind]}`,
+    );
+  }
+  return { kind, provider: await loader() };
+}
+
+export interface ResolveOptions {
+  /** Accept a unique prefix of a checkpoint id (CLI convenience). Default false. */
+  allowPrefix?: boolean;
+  /** Location to search when the reference is a bare id or prefix. */
+  defaultLocation?: string;
+  /** Restrict "latest" to a branch. */
+  branch?: string;
+}
+
+export interface ResolvedReference {
+  provider: CheckpointProvider;
+  location: string;
+  checkpoint: StoredCheckpoint;
+}
+
+function pathExists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves a checkpoint reference — a JSON file, `db-path#id`, `postgres-url#id`, a directory or
+ * database meaning its latest checkpoint, or (with `defaultLocation`) a bare id or unique id prefix.
+ */
+export async function resolveReference(
+  reference: string,
+  catalog: ProviderCatalog,
+  options: ResolveOptions = {},
+): Promise<ResolvedReference> {
+  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(reference);
+  const looksLikeId = !isUrl && !reference.includes('#') && !reference.includes('/') && !pathExists(reference);
+  if (looksLikeId && options.defaultLocation !== undefined) {
+    return resolveReference(`${options.defaultLocation}#${reference}`, catalog, { ...options, defaultLocation: undefined });
+  }
+  let effective = reference;
+  let wantedId: string | undefined;
+  // `dir#id` for a JSON directory: split ourselves, providers only know their own reference forms.
+  const hash = reference.lastIndexOf('#');
+  if (!isUrl && hash > 0 && pathExists(reference.slice(0, hash)) && statSync(reference.slice(0, hash)).isDirectory()) {
+    effective = reference.slice(0, hash);
+    wantedId = reference.slice(hash + 1);
+  }
+  const { provider } = await providerForReference(effective, catalog);
+  const parsed = provider.parseReference(effective);
+  if (!parsed) {
+    throw stateError('not_found', `"${reference}" is not a checkpoint, directory or database; check the path`);
+  }
+  const location = parsed.location;
+  const id = wantedId ?? parsed.id;
+  if (id === undefined || id === '') {
+    const latest = await provider.latest(location, options.branch ? { branch: options.branch } : undefined);
+    if (!latest) {
+      throw stateError('not_found', `no checkpoints in ${location}; run something with checkpointing enabled first`);
+    }
+    return { provider, location, checkpoint: latest };
+  }
+  const all = await provider.list(location);
+  const exact = all.find((entry) => entry.id === id);
+  if (exact) return { provider, location, checkpoint: exact };
+  const matches = options.allowPrefix || wantedId !== undefined ? all.filter((entry) => entry.id.startsWith(id)) : [];
+  if (matches.length === 1) return { provider, location, checkpoint: matches[0]! };
+  if (matches.length > 1) {
+    throw stateError(
+      'ambiguous_reference',
+      `checkpoint id prefix "${id}" matches ${matches.length} checkpoints in ${location} (${matches
+        .slice(0, 3)
+        .map((entry) => entry.id)
+        .join(', ')}${matches.length > 3 ? ', ...' : ''}); give more characters`,
+    );
+  }
+  throw stateError('not_found', `no checkpoint "${id}" in ${location}; run \`crewline checkpoint list\` to see ids`);
+}
+
+export interface ReadOptions {
+  maxBytes?: number;
+}
+
+/** Reads, validates and upgrades one checkpoint document from a provider. */
+export async function readDocument(
+  provider: CheckpointProvider,
+  location: string,
+  id: string,
+  options: ReadOptions = {},
+): Promise<CheckpointDocument> {
+  const raw = await provider.read(location, id);
+  const parsed =
+    'text' in raw ? parseDocumentText(raw.text, { maxBytes: options.maxBytes, origin: `${location}#${id}` }) : raw.document;
+  return validateDocument(parsed);
+}
+
+export interface LoadedCheckpoint extends ResolvedReference {
+  document: CheckpointDocument;
+}
+
+/** Resolves a reference and reads its document. */
+export async function loadCheckpoint(
+  reference: string,
+  catalog: ProviderCatalog,
+  options: ResolveOptions & ReadOptions = {},
+): Promise<LoadedCheckpoint> {
+  const resolved = await resolveReference(reference, catalog, options);
+  const document = await readDocument(resolved.provider, resolved.location, resolved.checkpoint.id, options);
+  return { ...resolved, document };
+}

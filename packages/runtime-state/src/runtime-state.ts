@@ -1,0 +1,316 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BaseEvent,
+  CheckpointCompletedEvent,
+  CheckpointFailedEvent,
+  CheckpointForkCompletedEvent,
+  CheckpointForkStartedEvent,
+  CheckpointPrunedEvent,
+  CheckpointStartedEvent,
+  checkpointLifecycleEventTypes,
+  type EventBus,
+  type EventRecord,
+  eventBus as defaultBus,
+  logger,
+  type RunState,
+} from '@crewline/events';
+import { createCheckpointWrite } from './checkpoint-write.js';
+import type { CheckpointDocument, CheckpointMetadata, EntityKind, EntitySnapshot, EntitySummary } from './document.js';
+import { stateError } from './errors.js';
+import { isValidBranchName, newCheckpointId, newForkBranchName, newLineageId } from './ids.js';
+import type { CheckpointProvider, StoredCheckpoint } from './provider.js';
+import { redactSecrets } from './redaction.js';
+import { decodeValue, encodeValue, toJsonSafe } from './value-codec.js';
+
+declare module '@crewline/events' {
+  interface RunStateTypes {
+    state: RuntimeState;
+  }
+}
+
+/** An entity (crew, flow, standalone agent) that can be written into a checkpoint. */
+export interface CheckpointableEntity {
+  readonly entityKind: EntityKind;
+  readonly entityId: string;
+  readonly entityName: string;
+  /** JSON-safe snapshot of the entity now. Values must be plain JSON (use `encodeValue` for user data). */
+  snapshotEntity(): EntitySnapshot;
+  summarizeEntity(): EntitySummary;
+}
+
+export interface Lineage {
+  /** Groups the checkpoints of one run and its resumptions; a fork gets a new one. */
+  lineageId: string;
+  /** The last checkpoint written or restored; the parent of the next write. */
+  checkpointId: string | null;
+  /** Parent of `checkpointId`. */
+  parentId: string | null;
+  branch: string;
+}
+
+export interface RuntimeStateOptions {
+  runId?: string;
+  entities?: CheckpointableEntity[];
+  inputs?: Record<string, unknown>;
+  /** Provider for `checkpoint()` without a location and for locations `providerFor` does not claim. */
+  provider?: CheckpointProvider;
+  /** Location for `checkpoint()` without an argument. Default `'./.checkpoints'`. */
+  location?: string;
+  /** Picks the provider for `checkpoint(location)`; defaults to `provider`. */
+  providerFor?: (location: string) => CheckpointProvider | undefined;
+  bus?: EventBus;
+  lineage?: Partial<Lineage>;
+  /** Event history restored from a checkpoint. */
+  events?: EventRecord[];
+}
+
+export interface WriteOptions {
+  provider?: CheckpointProvider;
+  location?: string;
+  /** What caused the write: an event type, or `manual` (the default). */
+  trigger?: string;
+  /** Prune to this many checkpoints on the branch after the write (best-effort). */
+  maxCheckpoints?: number;
+}
+
+const lifecycle: ReadonlySet<string> = new Set(checkpointLifecycleEventTypes);
+const component = 'runtime-state';
+
+/**
+ * Everything one run consists of: its entities, inputs, event history and lineage. Writes
+ * checkpoints through a provider; every write names the previous one as its parent.
+ */
+export class RuntimeState implements RunState {
+  readonly runId: string;
+  entities: CheckpointableEntity[];
+  inputs: Record<string, unknown>;
+  readonly events: EventRecord[];
+  readonly lineage: Lineage;
+  /** The trigger of the last write. */
+  lastTrigger: string | undefined;
+  provider: CheckpointProvider | undefined;
+  location: string;
+  readonly #providerFor: ((location: string) => CheckpointProvider | undefined) | undefined;
+  readonly #bus: EventBus;
+  readonly #eventTexts: (string | undefined)[] = [];
+  #parentEventCount: number;
+  #pending = new Set<Promise<unknown>>();
+
+  constructor(options: RuntimeStateOptions = {}) {
+    this.runId = options.runId ?? randomUUID();
+    this.entities = options.entities ?? [];
+    this.inputs = options.inputs ?? {};
+    this.events = options.events ? [...options.events] : [];
+    this.#parentEventCount = this.events.length;
+    this.provider = options.provider;
+    this.location = options.location ?? './.checkpoints';
+    this.#providerFor = options.providerFor;
+    this.#bus = options.bus ?? defaultBus;
+    const branch = options.lineage?.branch ?? 'main';
+    if (!isValidBranchName(branch)) throw stateError('invalid_name', `branch name "${branch}" is not allowed`);
+    this.lineage = {
+      lineageId: options.lineage?.lineageId ?? newLineageId(),
+      checkpointId: options.lineage?.checkpointId ?? null,
+      parentId: options.lineage?.parentId ?? null,
+      branch,
+    };
+  }
+
+  /** Rebuilds the non-entity part of a run from a stored checkpoint (entities are the runtime's job). */
+  static fromDocument(document: CheckpointDocument, options: Omit<RuntimeStateOptions, 'events' | 'lineage'> = {}) {
+    const { metadata } = document;
+    return new RuntimeState({
+      ...options,
+      inputs: options.inputs ?? decodeValue<Record<string, unknown>>(document.inputs),
+      events: document.events,
+      lineage: {
+        lineageId: metadata.lineageId,
+        checkpointId: metadata.id,
+        parentId: metadata.parentId,
+        branch: metadata.branch,
+      },
+    });
+  }
+
+  get bus(): EventBus {
+    return this.#bus;
+  }
+
+  addEntity(entity: CheckpointableEntity): void {
+    if (!this.entities.some((existing) => existing.entityId === entity.entityId)) this.entities.push(entity);
+  }
+
+  /** Appends an event to the history (redacted, JSON-safe) and gives it its sequence number. */
+  recordEvent(event: BaseEvent): void {
+    if (lifecycle.has(event.type)) return;
+    event.sequence = this.events.length + 1;
+    const record = redactSecrets(toJsonSafe(event.toJSON())) as EventRecord;
+    this.events.push(record);
+  }
+
+  /** Builds the metadata and document of a checkpoint of this run as it is now. */
+  snapshot(trigger = 'manual'): { metadata: CheckpointMetadata; entities: EntitySnapshot[] } {
+    const entities = this.entities.map((entity) => redactSecrets(entity.snapshotEntity()));
+    const metadata: CheckpointMetadata = {
+      id: newCheckpointId(),
+      createdAt: new Date().toISOString(),
+      lineageId: this.lineage.lineageId,
+      parentId: this.lineage.checkpointId,
+      branch: this.lineage.branch,
+      trigger,
+      entities: this.entities.map((entity) => entity.summarizeEntity()),
+      eventCount: this.events.length,
+    };
+    return { metadata, entities };
+  }
+
+  #prepare(options: WriteOptions) {
+    const location = options.location ?? this.location;
+    const provider = options.provider ?? (options.location ? this.#providerFor?.(options.location) : undefined) ?? this.provider;
+    if (!provider) {
+      throw stateError('invalid_config', 'no checkpoint provider configured for this run; pass a provider or location');
+    }
+    const resolvedLocation = provider.resolveLocation(location);
+    const trigger = options.trigger ?? 'manual';
+    const { metadata, entities } = this.snapshot(trigger);
+    const write = createCheckpointWrite({
+      metadata,
+      inputs: redactSecrets(encodeValue(this.inputs)),
+      entities,
+      events: this.events.slice(),
+      parentEventCount: this.#parentEventCount,
+      eventTexts: this.#eventTexts,
+    });
+    const previous = { checkpointId: this.lineage.checkpointId, parentId: this.lineage.parentId, events: this.#parentEventCount };
+    // Claim the lineage position now, so that a second write started before this one finishes names
+    // this one as its parent. Undone if the write fails.
+    this.lineage.parentId = this.lineage.checkpointId;
+    this.lineage.checkpointId = metadata.id;
+    this.#parentEventCount = metadata.eventCount;
+    this.lastTrigger = trigger;
+    const base = {
+      location: resolvedLocation,
+      provider: provider.kind,
+      trigger,
+      branch: metadata.branch,
+      parentId: metadata.parentId,
+    };
+    this.#bus.emit(this, new CheckpointStartedEvent(base), this);
+    const started = performance.now();
+    const succeed = (stored: StoredCheckpoint) => {
+      this.#bus.emit(
+        this,
+        new CheckpointCompletedEvent({
+          ...base,
+          checkpointId: stored.id,
+          reference: stored.reference,
+          durationMs: performance.now() - started,
+        }),
+        this,
+      );
+      if (options.maxCheckpoints !== undefined) this.#prune(provider, resolvedLocation, options.maxCheckpoints);
+      return stored;
+    };
+    const fail = (error: unknown): never => {
+      if (this.lineage.checkpointId === metadata.id) {
+        this.lineage.checkpointId = previous.checkpointId;
+        this.lineage.parentId = previous.parentId;
+        this.#parentEventCount = previous.events;
+      }
+      this.#bus.emit(this, new CheckpointFailedEvent({ ...base, error: describe(error) }), this);
+      throw error;
+    };
+    return { provider, resolvedLocation, write, succeed, fail };
+  }
+
+  #prune(provider: CheckpointProvider, location: string, keep: number): void {
+    const branch = this.lineage.branch;
+    const pruning = provider
+      .prune(location, { keep, branch })
+      .then((result) => {
+        if (result.removed.length > 0) {
+          this.#bus.emit(
+            this,
+            new CheckpointPrunedEvent({ location, provider: provider.kind, branch, removedCount: result.removed.length, maxCheckpoints: keep }),
+            this,
+          );
+        }
+      })
+      .catch((error: unknown) => logger.warn(component, `pruning ${location} (branch ${branch}) failed`, error));
+    this.#track(pruning);
+  }
+
+  #track(promise: Promise<unknown>): void {
+    this.#pending.add(promise);
+    void promise.finally(() => this.#pending.delete(promise));
+  }
+
+  /** Writes a checkpoint synchronously with explicit options; throws on failure. */
+  writeCheckpointSync(options: WriteOptions = {}): StoredCheckpoint {
+    const { provider, resolvedLocation, write, succeed, fail } = this.#prepare(options);
+    if (!provider.writeSync) {
+      return fail(
+        stateError(
+          'invalid_config',
+          `the ${provider.kind} provider cannot write synchronously; use acheckpoint() or an async handler`,
+        ),
+      );
+    }
+    try {
+      return succeed(provider.writeSync(resolvedLocation, write));
+    } catch (error) {
+      return fail(error);
+    }
+  }
+
+  /** Writes a checkpoint with explicit options; rejects on failure. */
+  async writeCheckpoint(options: WriteOptions = {}): Promise<StoredCheckpoint> {
+    const { provider, resolvedLocation, write, succeed, fail } = this.#prepare(options);
+    const writing = provider.write(resolvedLocation, write).then(succeed, fail);
+    this.#track(writing.catch(() => undefined));
+    return writing;
+  }
+
+  /**
+   * Writes a checkpoint now and returns its reference. Throws on failure (unlike automatic
+   * checkpoints, which are best-effort).
+   */
+  checkpoint(location?: string): string {
+    return this.writeCheckpointSync(location === undefined ? {} : { location }).reference;
+  }
+
+  /** Async {@link checkpoint}. */
+  async acheckpoint(location?: string): Promise<string> {
+    return (await this.writeCheckpoint(location === undefined ? {} : { location })).reference;
+  }
+
+  /**
+   * Moves this run onto a new branch and lineage. No checkpoint is written; the next write names the
+   * checkpoint this state came from as its parent, so the fork point is recoverable from storage.
+   */
+  fork(branch?: string): string {
+    const next = branch ?? newForkBranchName(this.lineage.checkpointId);
+    if (!isValidBranchName(next)) {
+      throw stateError(
+        'invalid_name',
+        `branch name "${next}" is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
+      );
+    }
+    const parentBranch = this.lineage.branch;
+    const parentCheckpointId = this.lineage.checkpointId;
+    this.#bus.emit(this, new CheckpointForkStartedEvent({ branch: next, parentBranch, parentCheckpointId }), this);
+    this.lineage.branch = next;
+    this.lineage.lineageId = newLineageId();
+    this.#bus.emit(this, new CheckpointForkCompletedEvent({ branch: next, parentBranch, parentCheckpointId }), this);
+    return next;
+  }
+
+  /** Waits for writes and prunes started by this state. */
+  async settle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,98 @@
+import { stateError } from '../errors.js';
+import { isValidBranchName, isValidCheckpointId } from '../ids.js';
+import type {
+  CheckpointProvider,
+  CheckpointWrite,
+  ListQuery,
+  PruneOptions,
+  PruneResult,
+  RawCheckpoint,
+  StoredCheckpoint,
+} from '../provider.js';
+import { PROVIDER_CONTRACT_VERSION } from '../provider.js';
+
+interface Entry {
+  info: StoredCheckpoint;
+  text: string;
+}
+
+/**
+ * A provider that keeps checkpoints in memory, for tests of your own crews and flows. Locations are
+ * independent namespaces; nothing touches the disk.
+ */
+export class InMemoryProvider implements CheckpointProvider {
+  readonly kind = 'memory';
+  readonly contractVersion = PROVIDER_CONTRACT_VERSION;
+  readonly capabilities = { syncWrite: true, incremental: false, leases: false };
+  readonly #stores = new Map<string, Entry[]>();
+
+  resolveLocation(location: string): string {
+    return location;
+  }
+
+  parseReference(reference: string): { location: string; id?: string } | undefined {
+    const hash = reference.lastIndexOf('#');
+    if (hash < 0) return this.#stores.has(reference) ? { location: reference } : undefined;
+    return { location: reference.slice(0, hash), id: reference.slice(hash + 1) };
+  }
+
+  writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
+    const { metadata } = checkpoint;
+    if (!isValidCheckpointId(metadata.id) || !isValidBranchName(metadata.branch)) {
+      throw stateError('invalid_name', `checkpoint id "${metadata.id}" or branch "${metadata.branch}" is not allowed`);
+    }
+    const text = checkpoint.text();
+    const info: StoredCheckpoint = { ...metadata, reference: `${location}#${metadata.id}`, sizeBytes: Buffer.byteLength(text) };
+    const entries = this.#stores.get(location) ?? [];
+    entries.push({ info, text });
+    this.#stores.set(location, entries);
+    return info;
+  }
+
+  async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
+    return this.writeSync(location, checkpoint);
+  }
+
+  async read(location: string, id: string): Promise<RawCheckpoint> {
+    const entry = this.#stores.get(location)?.find((candidate) => candidate.info.id === id);
+    if (!entry) throw stateError('not_found', `no checkpoint "${id}" in memory location "${location}"`);
+    return { text: entry.text };
+  }
+
+  async list(location: string, query: ListQuery = {}): Promise<StoredCheckpoint[]> {
+    return (this.#stores.get(location) ?? [])
+      .map((entry) => entry.info)
+      .filter((info) => (query.branch === undefined || info.branch === query.branch) && (query.lineageId === undefined || info.lineageId === query.lineageId))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async latest(location: string, query?: ListQuery): Promise<StoredCheckpoint | undefined> {
+    return (await this.list(location, query)).at(-1);
+  }
+
+  async prune(location: string, options: PruneOptions): Promise<PruneResult> {
+    const all = await this.list(location, options.branch === undefined ? {} : { branch: options.branch });
+    const removed: StoredCheckpoint[] = [];
+    const byBranch = new Map<string, StoredCheckpoint[]>();
+    for (const info of all) byBranch.set(info.branch, [...(byBranch.get(info.branch) ?? []), info]);
+    for (const entries of byBranch.values()) {
+      entries.forEach((info, index) => {
+        const tooMany = options.keep !== undefined && index < entries.length - options.keep;
+        const tooOld = options.olderThan !== undefined && Date.parse(info.createdAt) < options.olderThan.getTime();
+        if (tooMany || tooOld) removed.push(info);
+      });
+    }
+    if (!options.dryRun) {
+      const ids = new Set(removed.map((info) => info.id));
+      this.#stores.set(location, (this.#stores.get(location) ?? []).filter((entry) => !ids.has(entry.info.id)));
+    }
+    return { removed, dryRun: options.dryRun ?? false };
+  }
+
+  async delete(location: string, id: string): Promise<boolean> {
+    const entries = this.#stores.get(location) ?? [];
+    const next = entries.filter((entry) => entry.info.id !== id);
+    this.#stores.set(location, next);
+    return next.length !== entries.length;
+  }
+}

@@ -1,0 +1,1 @@
+export { InMemoryProvider } from './in-memory-provider.js';
