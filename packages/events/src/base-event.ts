@@ -3,7 +3,17 @@ import type { EventType } from './event-types.js';
 
 /** Which entity emitted an event. Kept small: the entity itself lives in the run's state. */
 export interface EventSource {
-  kind: 'crew' | 'flow' | 'agent' | 'task' | 'llm' | 'tool' | 'memory' | 'knowledge' | 'system' | 'checkpoint';
+  kind:
+    | 'crew'
+    | 'flow'
+    | 'agent'
+    | 'task'
+    | 'llm'
+    | 'tool'
+    | 'memory'
+    | 'knowledge'
+    | 'system'
+    | 'checkpoint';
   id: string;
   name?: string;
 }
@@ -40,7 +50,15 @@ export interface EventRecord {
   [field: string]: unknown;
 }
 
-const baseFields = new Set(['type', 'eventId', 'sequence', 'timestamp', 'source', 'context', 'parentEventId']);
+const baseFields = new Set([
+  'type',
+  'eventId',
+  'sequence',
+  'timestamp',
+  'source',
+  'context',
+  'parentEventId',
+]);
 
 /** Base of every event. Subclasses are made with {@link defineEvent}. */
 export abstract class BaseEvent {
@@ -95,9 +113,10 @@ export interface EventClass<E extends BaseEvent = BaseEvent> {
  * Makes an event class for one catalog type with a typed payload:
  * `class TaskCompletedEvent extends defineEvent<'task_completed', { output: string }>('task_completed') {}`.
  */
-export function defineEvent<TType extends EventType, TPayload extends object = { data?: Record<string, unknown> }>(
-  type: TType,
-) {
+export function defineEvent<
+  TType extends EventType,
+  TPayload extends object = { data?: Record<string, unknown> },
+>(type: TType) {
   class DefinedEvent extends BaseEvent {
     static override readonly type: TType = type;
     override readonly type: TType = type;

@@ -16,12 +16,26 @@ export interface SignalPayload {
 }
 
 export class TaskStartedEvent extends defineEvent<'task_started', { description: string }>('task_started') {}
-export class TaskCompletedEvent extends defineEvent<'task_completed', { description: string; output: string }>('task_completed') {}
-export class TaskFailedEvent extends defineEvent<'task_failed', { description: string; error: string }>('task_failed') {}
+export class TaskCompletedEvent extends defineEvent<
+  'task_completed',
+  { description: string; output: string }
+>('task_completed') {}
+export class TaskFailedEvent extends defineEvent<'task_failed', { description: string; error: string }>(
+  'task_failed',
+) {}
 export class TaskEvaluationEvent extends defineEvent('task_evaluation') {}
-export class CrewKickoffStartedEvent extends defineEvent<'crew_kickoff_started', { crewName: string; inputs: Record<string, unknown> }>('crew_kickoff_started') {}
-export class CrewKickoffCompletedEvent extends defineEvent<'crew_kickoff_completed', { crewName: string; output: string; tokenUsage?: TokenUsageRecord }>('crew_kickoff_completed') {}
-export class CrewKickoffFailedEvent extends defineEvent<'crew_kickoff_failed', { crewName: string; error: string }>('crew_kickoff_failed') {}
+export class CrewKickoffStartedEvent extends defineEvent<
+  'crew_kickoff_started',
+  { crewName: string; inputs: Record<string, unknown> }
+>('crew_kickoff_started') {}
+export class CrewKickoffCompletedEvent extends defineEvent<
+  'crew_kickoff_completed',
+  { crewName: string; output: string; tokenUsage?: TokenUsageRecord }
+>('crew_kickoff_completed') {}
+export class CrewKickoffFailedEvent extends defineEvent<
+  'crew_kickoff_failed',
+  { crewName: string; error: string }
+>('crew_kickoff_failed') {}
 export class CrewTrainStartedEvent extends defineEvent('crew_train_started') {}
 export class CrewTrainCompletedEvent extends defineEvent('crew_train_completed') {}
 export class CrewTrainFailedEvent extends defineEvent('crew_train_failed') {}
@@ -29,56 +43,183 @@ export class CrewTestStartedEvent extends defineEvent('crew_test_started') {}
 export class CrewTestCompletedEvent extends defineEvent('crew_test_completed') {}
 export class CrewTestFailedEvent extends defineEvent('crew_test_failed') {}
 export class CrewTestResultEvent extends defineEvent('crew_test_result') {}
-export class AgentExecutionStartedEvent extends defineEvent<'agent_execution_started', { role: string; taskDescription?: string }>('agent_execution_started') {}
-export class AgentExecutionCompletedEvent extends defineEvent<'agent_execution_completed', { role: string; output: string }>('agent_execution_completed') {}
-export class AgentExecutionErrorEvent extends defineEvent<'agent_execution_error', { role: string; error: string }>('agent_execution_error') {}
-export class LiteAgentExecutionStartedEvent extends defineEvent<'lite_agent_execution_started', { role: string; messages?: unknown[] }>('lite_agent_execution_started') {}
-export class LiteAgentExecutionCompletedEvent extends defineEvent<'lite_agent_execution_completed', { role: string; output: string }>('lite_agent_execution_completed') {}
-export class LiteAgentExecutionErrorEvent extends defineEvent<'lite_agent_execution_error', { role: string; error: string }>('lite_agent_execution_error') {}
+export class AgentExecutionStartedEvent extends defineEvent<
+  'agent_execution_started',
+  { role: string; taskDescription?: string }
+>('agent_execution_started') {}
+export class AgentExecutionCompletedEvent extends defineEvent<
+  'agent_execution_completed',
+  { role: string; output: string }
+>('agent_execution_completed') {}
+export class AgentExecutionErrorEvent extends defineEvent<
+  'agent_execution_error',
+  { role: string; error: string }
+>('agent_execution_error') {}
+export class LiteAgentExecutionStartedEvent extends defineEvent<
+  'lite_agent_execution_started',
+  { role: string; messages?: unknown[] }
+>('lite_agent_execution_started') {}
+export class LiteAgentExecutionCompletedEvent extends defineEvent<
+  'lite_agent_execution_completed',
+  { role: string; output: string }
+>('lite_agent_execution_completed') {}
+export class LiteAgentExecutionErrorEvent extends defineEvent<
+  'lite_agent_execution_error',
+  { role: string; error: string }
+>('lite_agent_execution_error') {}
 export class AgentEvaluationStartedEvent extends defineEvent('agent_evaluation_started') {}
 export class AgentEvaluationCompletedEvent extends defineEvent('agent_evaluation_completed') {}
 export class AgentEvaluationFailedEvent extends defineEvent('agent_evaluation_failed') {}
 export class FlowCreatedEvent extends defineEvent<'flow_created', { flowName: string }>('flow_created') {}
-export class FlowStartedEvent extends defineEvent<'flow_started', { flowName: string; inputs?: Record<string, unknown> }>('flow_started') {}
-export class FlowFinishedEvent extends defineEvent<'flow_finished', { flowName: string; result?: unknown }>('flow_finished') {}
-export class FlowPausedEvent extends defineEvent<'flow_paused', { flowName: string; methodName: string; message: string }>('flow_paused') {}
-export class MethodExecutionStartedEvent extends defineEvent<'method_execution_started', { flowName: string; methodName: string }>('method_execution_started') {}
-export class MethodExecutionFinishedEvent extends defineEvent<'method_execution_finished', { flowName: string; methodName: string; output?: unknown }>('method_execution_finished') {}
-export class MethodExecutionFailedEvent extends defineEvent<'method_execution_failed', { flowName: string; methodName: string; error: string }>('method_execution_failed') {}
-export class MethodExecutionPausedEvent extends defineEvent<'method_execution_paused', { flowName: string; methodName: string; message: string }>('method_execution_paused') {}
-export class HumanFeedbackRequestedEvent extends defineEvent<'human_feedback_requested', { flowName: string; methodName: string; message: string }>('human_feedback_requested') {}
-export class HumanFeedbackReceivedEvent extends defineEvent<'human_feedback_received', { flowName: string; methodName: string; feedback: string }>('human_feedback_received') {}
-export class FlowInputRequestedEvent extends defineEvent<'flow_input_requested', { flowName: string; methodName: string; message: string }>('flow_input_requested') {}
-export class FlowInputReceivedEvent extends defineEvent<'flow_input_received', { flowName: string; methodName: string; value: string }>('flow_input_received') {}
-export class LLMCallStartedEvent extends defineEvent<'llm_call_started', { model: string; callId: string; messageCount: number }>('llm_call_started') {}
-export class LLMCallCompletedEvent extends defineEvent<'llm_call_completed', { model: string; callId: string; response: string; toolCalls?: { toolName: string; toolCallId: string }[]; usage?: TokenUsageRecord }>('llm_call_completed') {}
-export class LLMCallFailedEvent extends defineEvent<'llm_call_failed', { model: string; callId: string; error: string }>('llm_call_failed') {}
-export class LLMStreamChunkEvent extends defineEvent<'llm_stream_chunk', { callId: string; chunk: string }>('llm_stream_chunk') {}
-export class LLMThinkingChunkEvent extends defineEvent<'llm_thinking_chunk', { callId: string; chunk: string }>('llm_thinking_chunk') {}
+export class FlowStartedEvent extends defineEvent<
+  'flow_started',
+  { flowName: string; inputs?: Record<string, unknown> }
+>('flow_started') {}
+export class FlowFinishedEvent extends defineEvent<'flow_finished', { flowName: string; result?: unknown }>(
+  'flow_finished',
+) {}
+export class FlowPausedEvent extends defineEvent<
+  'flow_paused',
+  { flowName: string; methodName: string; message: string }
+>('flow_paused') {}
+export class MethodExecutionStartedEvent extends defineEvent<
+  'method_execution_started',
+  { flowName: string; methodName: string }
+>('method_execution_started') {}
+export class MethodExecutionFinishedEvent extends defineEvent<
+  'method_execution_finished',
+  { flowName: string; methodName: string; output?: unknown }
+>('method_execution_finished') {}
+export class MethodExecutionFailedEvent extends defineEvent<
+  'method_execution_failed',
+  { flowName: string; methodName: string; error: string }
+>('method_execution_failed') {}
+export class MethodExecutionPausedEvent extends defineEvent<
+  'method_execution_paused',
+  { flowName: string; methodName: string; message: string }
+>('method_execution_paused') {}
+export class HumanFeedbackRequestedEvent extends defineEvent<
+  'human_feedback_requested',
+  { flowName: string; methodName: string; message: string }
+>('human_feedback_requested') {}
+export class HumanFeedbackReceivedEvent extends defineEvent<
+  'human_feedback_received',
+  { flowName: string; methodName: string; feedback: string }
+>('human_feedback_received') {}
+export class FlowInputRequestedEvent extends defineEvent<
+  'flow_input_requested',
+  { flowName: string; methodName: string; message: string }
+>('flow_input_requested') {}
+export class FlowInputReceivedEvent extends defineEvent<
+  'flow_input_received',
+  { flowName: string; methodName: string; value: string }
+>('flow_input_received') {}
+export class LLMCallStartedEvent extends defineEvent<
+  'llm_call_started',
+  { model: string; callId: string; messageCount: number }
+>('llm_call_started') {}
+export class LLMCallCompletedEvent extends defineEvent<
+  'llm_call_completed',
+  {
+    model: string;
+    callId: string;
+    response: string;
+    toolCalls?: { toolName: string; toolCallId: string }[];
+    usage?: TokenUsageRecord;
+  }
+>('llm_call_completed') {}
+export class LLMCallFailedEvent extends defineEvent<
+  'llm_call_failed',
+  { model: string; callId: string; error: string }
+>('llm_call_failed') {}
+export class LLMStreamChunkEvent extends defineEvent<'llm_stream_chunk', { callId: string; chunk: string }>(
+  'llm_stream_chunk',
+) {}
+export class LLMThinkingChunkEvent extends defineEvent<
+  'llm_thinking_chunk',
+  { callId: string; chunk: string }
+>('llm_thinking_chunk') {}
 export class LLMGuardrailStartedEvent extends defineEvent('llm_guardrail_started') {}
 export class LLMGuardrailCompletedEvent extends defineEvent('llm_guardrail_completed') {}
 export class LLMGuardrailFailedEvent extends defineEvent('llm_guardrail_failed') {}
-export class ToolUsageStartedEvent extends defineEvent<'tool_usage_started', { toolName: string; toolCallId: string; args: unknown }>('tool_usage_started') {}
-export class ToolUsageFinishedEvent extends defineEvent<'tool_usage_finished', { toolName: string; toolCallId: string; result: unknown }>('tool_usage_finished') {}
-export class ToolUsageErrorEvent extends defineEvent<'tool_usage_error', { toolName: string; toolCallId: string; error: string }>('tool_usage_error') {}
-export class ToolValidateInputErrorEvent extends defineEvent<'tool_validate_input_error', { toolName: string; toolCallId: string; error: string }>('tool_validate_input_error') {}
-export class ToolSelectionErrorEvent extends defineEvent<'tool_selection_error', { toolName: string; toolCallId: string; error: string }>('tool_selection_error') {}
-export class ToolExecutionErrorEvent extends defineEvent<'tool_execution_error', { toolName: string; toolCallId: string; error: string }>('tool_execution_error') {}
-export class MemorySaveStartedEvent extends defineEvent<'memory_save_started', { value: string }>('memory_save_started') {}
-export class MemorySaveCompletedEvent extends defineEvent<'memory_save_completed', { value: string }>('memory_save_completed') {}
-export class MemorySaveFailedEvent extends defineEvent<'memory_save_failed', { error: string }>('memory_save_failed') {}
-export class MemoryQueryStartedEvent extends defineEvent<'memory_query_started', { query: string }>('memory_query_started') {}
-export class MemoryQueryCompletedEvent extends defineEvent<'memory_query_completed', { query: string; results: string[] }>('memory_query_completed') {}
-export class MemoryQueryFailedEvent extends defineEvent<'memory_query_failed', { query: string; error: string }>('memory_query_failed') {}
-export class MemoryRetrievalStartedEvent extends defineEvent<'memory_retrieval_started', { query: string }>('memory_retrieval_started') {}
-export class MemoryRetrievalCompletedEvent extends defineEvent<'memory_retrieval_completed', { query: string; results: string[] }>('memory_retrieval_completed') {}
-export class MemoryRetrievalFailedEvent extends defineEvent<'memory_retrieval_failed', { query: string; error: string }>('memory_retrieval_failed') {}
-export class KnowledgeSearchQueryStartedEvent extends defineEvent<'knowledge_search_query_started', { query: string }>('knowledge_search_query_started') {}
-export class KnowledgeSearchQueryCompletedEvent extends defineEvent<'knowledge_search_query_completed', { query: string; results: string[] }>('knowledge_search_query_completed') {}
-export class KnowledgeQueryStartedEvent extends defineEvent<'knowledge_query_started', { query: string }>('knowledge_query_started') {}
-export class KnowledgeQueryCompletedEvent extends defineEvent<'knowledge_query_completed', { query: string; results: string[] }>('knowledge_query_completed') {}
-export class KnowledgeQueryFailedEvent extends defineEvent<'knowledge_query_failed', { query: string; error: string }>('knowledge_query_failed') {}
-export class KnowledgeSearchQueryFailedEvent extends defineEvent<'knowledge_search_query_failed', { query: string; error: string }>('knowledge_search_query_failed') {}
+export class ToolUsageStartedEvent extends defineEvent<
+  'tool_usage_started',
+  { toolName: string; toolCallId: string; args: unknown }
+>('tool_usage_started') {}
+export class ToolUsageFinishedEvent extends defineEvent<
+  'tool_usage_finished',
+  { toolName: string; toolCallId: string; result: unknown }
+>('tool_usage_finished') {}
+export class ToolUsageErrorEvent extends defineEvent<
+  'tool_usage_error',
+  { toolName: string; toolCallId: string; error: string }
+>('tool_usage_error') {}
+export class ToolValidateInputErrorEvent extends defineEvent<
+  'tool_validate_input_error',
+  { toolName: string; toolCallId: string; error: string }
+>('tool_validate_input_error') {}
+export class ToolSelectionErrorEvent extends defineEvent<
+  'tool_selection_error',
+  { toolName: string; toolCallId: string; error: string }
+>('tool_selection_error') {}
+export class ToolExecutionErrorEvent extends defineEvent<
+  'tool_execution_error',
+  { toolName: string; toolCallId: string; error: string }
+>('tool_execution_error') {}
+export class MemorySaveStartedEvent extends defineEvent<'memory_save_started', { value: string }>(
+  'memory_save_started',
+) {}
+export class MemorySaveCompletedEvent extends defineEvent<'memory_save_completed', { value: string }>(
+  'memory_save_completed',
+) {}
+export class MemorySaveFailedEvent extends defineEvent<'memory_save_failed', { error: string }>(
+  'memory_save_failed',
+) {}
+export class MemoryQueryStartedEvent extends defineEvent<'memory_query_started', { query: string }>(
+  'memory_query_started',
+) {}
+export class MemoryQueryCompletedEvent extends defineEvent<
+  'memory_query_completed',
+  { query: string; results: string[] }
+>('memory_query_completed') {}
+export class MemoryQueryFailedEvent extends defineEvent<
+  'memory_query_failed',
+  { query: string; error: string }
+>('memory_query_failed') {}
+export class MemoryRetrievalStartedEvent extends defineEvent<'memory_retrieval_started', { query: string }>(
+  'memory_retrieval_started',
+) {}
+export class MemoryRetrievalCompletedEvent extends defineEvent<
+  'memory_retrieval_completed',
+  { query: string; results: string[] }
+>('memory_retrieval_completed') {}
+export class MemoryRetrievalFailedEvent extends defineEvent<
+  'memory_retrieval_failed',
+  { query: string; error: string }
+>('memory_retrieval_failed') {}
+export class KnowledgeSearchQueryStartedEvent extends defineEvent<
+  'knowledge_search_query_started',
+  { query: string }
+>('knowledge_search_query_started') {}
+export class KnowledgeSearchQueryCompletedEvent extends defineEvent<
+  'knowledge_search_query_completed',
+  { query: string; results: string[] }
+>('knowledge_search_query_completed') {}
+export class KnowledgeQueryStartedEvent extends defineEvent<'knowledge_query_started', { query: string }>(
+  'knowledge_query_started',
+) {}
+export class KnowledgeQueryCompletedEvent extends defineEvent<
+  'knowledge_query_completed',
+  { query: string; results: string[] }
+>('knowledge_query_completed') {}
+export class KnowledgeQueryFailedEvent extends defineEvent<
+  'knowledge_query_failed',
+  { query: string; error: string }
+>('knowledge_query_failed') {}
+export class KnowledgeSearchQueryFailedEvent extends defineEvent<
+  'knowledge_search_query_failed',
+  { query: string; error: string }
+>('knowledge_search_query_failed') {}
 export class AgentReasoningStartedEvent extends defineEvent('agent_reasoning_started') {}
 export class AgentReasoningCompletedEvent extends defineEvent('agent_reasoning_completed') {}
 export class AgentReasoningFailedEvent extends defineEvent('agent_reasoning_failed') {}
@@ -138,15 +279,58 @@ export class SigIntEvent extends defineEvent<'SIGINT', SignalPayload>('SIGINT') 
 export class SigHupEvent extends defineEvent<'SIGHUP', SignalPayload>('SIGHUP') {}
 export class SigTstpEvent extends defineEvent<'SIGTSTP', SignalPayload>('SIGTSTP') {}
 export class SigContEvent extends defineEvent<'SIGCONT', SignalPayload>('SIGCONT') {}
-export class CheckpointStartedEvent extends defineEvent<'checkpoint_started', { location: string; provider: string; trigger: string; branch: string; parentId: string | null }>('checkpoint_started') {}
-export class CheckpointCompletedEvent extends defineEvent<'checkpoint_completed', { location: string; provider: string; trigger: string; branch: string; parentId: string | null; checkpointId: string; reference: string; durationMs: number }>('checkpoint_completed') {}
-export class CheckpointFailedEvent extends defineEvent<'checkpoint_failed', { location: string; provider: string; trigger: string; branch: string; parentId: string | null; error: string }>('checkpoint_failed') {}
-export class CheckpointPrunedEvent extends defineEvent<'checkpoint_pruned', { location: string; provider: string; branch: string; removedCount: number; maxCheckpoints: number }>('checkpoint_pruned') {}
-export class CheckpointForkStartedEvent extends defineEvent<'checkpoint_fork_started', { branch: string; parentBranch: string; parentCheckpointId: string | null }>('checkpoint_fork_started') {}
-export class CheckpointForkCompletedEvent extends defineEvent<'checkpoint_fork_completed', { branch: string; parentBranch: string; parentCheckpointId: string | null }>('checkpoint_fork_completed') {}
-export class CheckpointRestoreStartedEvent extends defineEvent<'checkpoint_restore_started', { reference: string }>('checkpoint_restore_started') {}
-export class CheckpointRestoreCompletedEvent extends defineEvent<'checkpoint_restore_completed', { reference: string; checkpointId: string; branch: string; parentId: string | null; durationMs: number }>('checkpoint_restore_completed') {}
-export class CheckpointRestoreFailedEvent extends defineEvent<'checkpoint_restore_failed', { reference: string; error: string }>('checkpoint_restore_failed') {}
+export class CheckpointStartedEvent extends defineEvent<
+  'checkpoint_started',
+  { location: string; provider: string; trigger: string; branch: string; parentId: string | null }
+>('checkpoint_started') {}
+export class CheckpointCompletedEvent extends defineEvent<
+  'checkpoint_completed',
+  {
+    location: string;
+    provider: string;
+    trigger: string;
+    branch: string;
+    parentId: string | null;
+    checkpointId: string;
+    reference: string;
+    durationMs: number;
+  }
+>('checkpoint_completed') {}
+export class CheckpointFailedEvent extends defineEvent<
+  'checkpoint_failed',
+  {
+    location: string;
+    provider: string;
+    trigger: string;
+    branch: string;
+    parentId: string | null;
+    error: string;
+  }
+>('checkpoint_failed') {}
+export class CheckpointPrunedEvent extends defineEvent<
+  'checkpoint_pruned',
+  { location: string; provider: string; branch: string; removedCount: number; maxCheckpoints: number }
+>('checkpoint_pruned') {}
+export class CheckpointForkStartedEvent extends defineEvent<
+  'checkpoint_fork_started',
+  { branch: string; parentBranch: string; parentCheckpointId: string | null }
+>('checkpoint_fork_started') {}
+export class CheckpointForkCompletedEvent extends defineEvent<
+  'checkpoint_fork_completed',
+  { branch: string; parentBranch: string; parentCheckpointId: string | null }
+>('checkpoint_fork_completed') {}
+export class CheckpointRestoreStartedEvent extends defineEvent<
+  'checkpoint_restore_started',
+  { reference: string }
+>('checkpoint_restore_started') {}
+export class CheckpointRestoreCompletedEvent extends defineEvent<
+  'checkpoint_restore_completed',
+  { reference: string; checkpointId: string; branch: string; parentId: string | null; durationMs: number }
+>('checkpoint_restore_completed') {}
+export class CheckpointRestoreFailedEvent extends defineEvent<
+  'checkpoint_restore_failed',
+  { reference: string; error: string }
+>('checkpoint_restore_failed') {}
 
 /** Every event class of the catalog, by type. */
 export const eventClassesByType = {

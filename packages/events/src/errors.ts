@@ -40,7 +40,12 @@ export class CrewlineError extends Error {
   readonly details: Record<string, unknown> | undefined;
   readonly [brand] = true;
 
-  constructor(component: string, code: CrewlineErrorCode, message: string, options: CrewlineErrorOptions = {}) {
+  constructor(
+    component: string,
+    code: CrewlineErrorCode,
+    message: string,
+    options: CrewlineErrorOptions = {},
+  ) {
     super(`[${component}] ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CrewlineError';
     this.code = code;

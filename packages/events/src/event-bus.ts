@@ -126,7 +126,9 @@ export class EventBus {
     for (const registration of registrations) {
       if (registration.wantsState && !state) continue;
       try {
-        const returned = registration.handler(source, event, state);
+        const returned = registration.wantsState
+          ? registration.handler(source, event, state)
+          : registration.handler(source, event);
         if (returned instanceof Promise) {
           const tracked = returned.then(
             () => undefined,
@@ -140,7 +142,10 @@ export class EventBus {
         logger.warn(component, `handler for ${event.type} failed`, error);
       }
     }
-    return { state, settled: waits.length === 0 ? Promise.resolve() : Promise.all(waits).then(() => undefined) };
+    return {
+      state,
+      settled: waits.length === 0 ? Promise.resolve() : Promise.all(waits).then(() => undefined),
+    };
   }
 
   /** Emits and waits for async handlers (e.g. an `acheckpoint` call) before continuing. */

@@ -42,7 +42,13 @@ export const eventTypesByCategory = {
     'flow_input_requested',
     'flow_input_received',
   ],
-  llm: ['llm_call_started', 'llm_call_completed', 'llm_call_failed', 'llm_stream_chunk', 'llm_thinking_chunk'],
+  llm: [
+    'llm_call_started',
+    'llm_call_completed',
+    'llm_call_failed',
+    'llm_stream_chunk',
+    'llm_thinking_chunk',
+  ],
   llmGuardrail: ['llm_guardrail_started', 'llm_guardrail_completed', 'llm_guardrail_failed'],
   tool: [
     'tool_usage_started',
@@ -89,7 +95,13 @@ export const eventTypesByCategory = {
     'plan_replan_triggered',
     'goal_achieved_early',
   ],
-  skill: ['skill_discovery_started', 'skill_discovery_completed', 'skill_loaded', 'skill_activated', 'skill_load_failed'],
+  skill: [
+    'skill_discovery_started',
+    'skill_discovery_completed',
+    'skill_loaded',
+    'skill_activated',
+    'skill_load_failed',
+  ],
   logging: ['agent_logs_started', 'agent_logs_execution'],
   a2a: [
     'a2a_delegation_started',

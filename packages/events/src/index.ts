@@ -1,6 +1,8 @@
 export type { EventClass, EventContext, EventInit, EventRecord, EventSource } from './base-event.js';
 export { BaseEvent, defineEvent } from './base-event.js';
 export * from './catalog.js';
+export type { CrewlineErrorCode, CrewlineErrorOptions } from './errors.js';
+export { CrewlineError } from './errors.js';
 export type { EmitResult, EventHandler, HandlerState, RunState, RunStateTypes } from './event-bus.js';
 export { EventBus, eventBus } from './event-bus.js';
 export type {
@@ -18,8 +20,6 @@ export {
   signalEventTypes,
   triggerEventTypes,
 } from './event-types.js';
-export type { CrewlineErrorCode, CrewlineErrorOptions } from './errors.js';
-export { CrewlineError } from './errors.js';
 export type { LogLevel, LogRecord, LogSink } from './logger.js';
 export { logger, setLogLevel, setLogSink } from './logger.js';
 export { isSecretKey, REDACTED, redactSecretsInText } from './secret-patterns.js';

@@ -21,7 +21,11 @@ function levelFromEnvironment(): LogLevel {
 
 const defaultSink: LogSink = (record) => {
   const cause =
-    record.error instanceof Error ? `: ${record.error.message}` : record.error ? `: ${String(record.error)}` : '';
+    record.error instanceof Error
+      ? `: ${record.error.message}`
+      : record.error
+        ? `: ${String(record.error)}`
+        : '';
   process.stderr.write(`crewline ${record.level} [${record.component}] ${record.message}${cause}\n`);
 };
 

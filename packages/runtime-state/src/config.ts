@@ -40,7 +40,12 @@ const eventTypeValues = ['*', ...triggerEventTypes] as [string, ...string[]];
 const configSchema = z.strictObject({
   location: z.string().min(1, 'must not be empty').optional(),
   onEvents: z.array(z.enum(eventTypeValues)).min(1, 'must name at least one event type or "*"').optional(),
-  provider: z.custom<CheckpointProvider>(isCheckpointProvider, 'must be a checkpoint provider (kind, write, read, list, latest, prune, delete)').optional(),
+  provider: z
+    .custom<CheckpointProvider>(
+      isCheckpointProvider,
+      'must be a checkpoint provider (kind, write, read, list, latest, prune, delete)',
+    )
+    .optional(),
   maxCheckpoints: z.number().int('must be a whole number').positive('must be at least 1').optional(),
   restoreFrom: z.string().min(1, 'must not be empty').optional(),
 });

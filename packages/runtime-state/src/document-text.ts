@@ -49,7 +49,10 @@ export function parseDocumentText(text: string, options: ParseOptions = {}): unk
     });
   } catch (error) {
     if (error instanceof ProtoKeyError) {
-      throw stateError('corrupt_checkpoint', `checkpoint${origin} contains a "__proto__" key; refusing to load it`);
+      throw stateError(
+        'corrupt_checkpoint',
+        `checkpoint${origin} contains a "__proto__" key; refusing to load it`,
+      );
     }
     const truncated = text.trimEnd().length === 0 || !text.trimEnd().endsWith('}');
     throw stateError(

@@ -60,9 +60,18 @@ export interface CheckpointDocument {
 }
 
 const idSchema = z.string().refine(isValidCheckpointId, 'must be a checkpoint id (letters, digits, _ . -)');
-const branchSchema = z.string().refine(isValidBranchName, 'must be a branch name (segments of letters, digits, _ . -)');
+const branchSchema = z
+  .string()
+  .refine(isValidBranchName, 'must be a branch name (segments of letters, digits, _ . -)');
 const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), z.record(z.string(), jsonValueSchema)]),
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(jsonValueSchema),
+    z.record(z.string(), jsonValueSchema),
+  ]),
 );
 const entityKindSchema = z.enum(['crew', 'flow', 'agent']);
 
@@ -128,7 +137,10 @@ export function upgradeDocument(
 ): Record<string, unknown> {
   let version = raw.formatVersion;
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 0) {
-    throw stateError('corrupt_checkpoint', 'checkpoint has no valid formatVersion; it is not a crewline checkpoint');
+    throw stateError(
+      'corrupt_checkpoint',
+      'checkpoint has no valid formatVersion; it is not a crewline checkpoint',
+    );
   }
   if (version > targetVersion) {
     throw stateError(
@@ -180,7 +192,10 @@ export function validateDocument(
 export function validateMetadata(raw: unknown): CheckpointMetadata {
   const parsed = checkpointMetadataSchema.safeParse(raw);
   if (!parsed.success) {
-    throw stateError('corrupt_checkpoint', `checkpoint metadata is invalid: ${formatIssues(parsed.error.issues)}`);
+    throw stateError(
+      'corrupt_checkpoint',
+      `checkpoint metadata is invalid: ${formatIssues(parsed.error.issues)}`,
+    );
   }
   return parsed.data as CheckpointMetadata;
 }

@@ -1,7 +1,11 @@
 import { CrewlineError, type CrewlineErrorCode, type CrewlineErrorOptions } from '@crewline/events';
 
 /** Throws a {@link CrewlineError} from the runtime-state component. */
-export function stateError(code: CrewlineErrorCode, message: string, options?: CrewlineErrorOptions): CrewlineError {
+export function stateError(
+  code: CrewlineErrorCode,
+  message: string,
+  options?: CrewlineErrorOptions,
+): CrewlineError {
   return new CrewlineError('runtime-state', code, message, options);
 }
 
@@ -9,6 +13,8 @@ export function stateError(code: CrewlineErrorCode, message: string, options?: C
 export function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
     .slice(0, 8)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`)
+    .map(
+      (issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`,
+    )
     .join('; ');
 }

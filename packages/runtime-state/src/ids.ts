@@ -22,7 +22,9 @@ export function newLineageId(): string {
 /** A branch name for a fork when the user gives none: `fork/<short checkpoint id>-<6 hex>`. */
 export function newForkBranchName(fromCheckpointId: string | null): string {
   const suffix = randomBytes(3).toString('hex');
-  return fromCheckpointId ? `fork/${fromCheckpointId.slice(-8)}-${suffix}` : `fork/${randomBytes(4).toString('hex')}`;
+  return fromCheckpointId
+    ? `fork/${fromCheckpointId.slice(-8)}-${suffix}`
+    : `fork/${randomBytes(4).toString('hex')}`;
 }
 
 const idPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;

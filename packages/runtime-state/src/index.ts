@@ -1,4 +1,4 @@
-export { createCheckpointWrite, type CheckpointWriteParts } from './checkpoint-write.js';
+export { type CheckpointWriteParts, createCheckpointWrite } from './checkpoint-write.js';
 export {
   type CheckpointConfig,
   type CheckpointConfigInput,
@@ -32,7 +32,13 @@ export {
   parseDocumentText,
 } from './document-text.js';
 export { formatIssues } from './errors.js';
-export { isValidBranchName, isValidCheckpointId, newCheckpointId, newForkBranchName, newLineageId } from './ids.js';
+export {
+  isValidBranchName,
+  isValidCheckpointId,
+  newCheckpointId,
+  newForkBranchName,
+  newLineageId,
+} from './ids.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json.js';
 export {
   type CheckpointProvider,
@@ -56,9 +62,9 @@ export {
   type ProviderLoader,
   providerForReference,
   type ReadOptions,
-  readDocument,
   type ResolvedReference,
   type ResolveOptions,
+  readDocument,
   resolveReference,
 } from './reference.js';
 export {

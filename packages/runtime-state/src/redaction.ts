@@ -30,7 +30,12 @@ function redact(value: unknown, underSecretKey: boolean): unknown {
       const next = redact(item, underSecretKey || isSecretKey(key));
       if (next !== item) {
         result ??= copyOwn(value as Record<string, unknown>);
-        Object.defineProperty(result, key, { value: next, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(result, key, {
+          value: next,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
     }
     return result ?? value;
@@ -41,7 +46,12 @@ function redact(value: unknown, underSecretKey: boolean): unknown {
 function copyOwn(source: Record<string, unknown>): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(source)) {
-    Object.defineProperty(copy, key, { value: source[key], enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(copy, key, {
+      value: source[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return copy;
 }

@@ -40,7 +40,8 @@ export function detectProviderKind(reference: string): ProviderKind {
 export type ProviderLoader = () => CheckpointProvider | Promise<CheckpointProvider>;
 
 /** How to get a provider of each kind; the runtime and CLI pass loaders that import lazily. */
-export type ProviderCatalog = Partial<Record<ProviderKind, ProviderLoader>> & Record<string, ProviderLoader | undefined>;
+export type ProviderCatalog = Partial<Record<ProviderKind, ProviderLoader>> &
+  Record<string, ProviderLoader | undefined>;
 
 const installHints: Record<ProviderKind, string> = {
   json: '@crewline/provider-json',
@@ -98,36 +99,52 @@ export async function resolveReference(
   options: ResolveOptions = {},
 ): Promise<ResolvedReference> {
   const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(reference);
-  const looksLikeId = !isUrl && !reference.includes('#') && !reference.includes('/') && !pathExists(reference);
+  const looksLikeId =
+    !isUrl && !reference.includes('#') && !reference.includes('/') && !pathExists(reference);
   if (looksLikeId && options.defaultLocation !== undefined) {
-    return resolveReference(`${options.defaultLocation}#${reference}`, catalog, { ...options, defaultLocation: undefined });
+    return resolveReference(`${options.defaultLocation}#${reference}`, catalog, {
+      ...options,
+      defaultLocation: undefined,
+    });
   }
   let effective = reference;
   let wantedId: string | undefined;
   // `dir#id` for a JSON directory: split ourselves, providers only know their own reference forms.
   const hash = reference.lastIndexOf('#');
-  if (!isUrl && hash > 0 && pathExists(reference.slice(0, hash)) && statSync(reference.slice(0, hash)).isDirectory()) {
+  if (
+    !isUrl &&
+    hash > 0 &&
+    pathExists(reference.slice(0, hash)) &&
+    statSync(reference.slice(0, hash)).isDirectory()
+  ) {
     effective = reference.slice(0, hash);
     wantedId = reference.slice(hash + 1);
   }
   const { provider } = await providerForReference(effective, catalog);
   const parsed = provider.parseReference(effective);
   if (!parsed) {
-    throw stateError('not_found', `"${reference}" is not a checkpoint, directory or database; check the path`);
+    throw stateError(
+      'not_found',
+      `"${reference}" is not a checkpoint, directory or database; check the path`,
+    );
   }
   const location = parsed.location;
   const id = wantedId ?? parsed.id;
   if (id === undefined || id === '') {
     const latest = await provider.latest(location, options.branch ? { branch: options.branch } : undefined);
     if (!latest) {
-      throw stateError('not_found', `no checkpoints in ${location}; run something with checkpointing enabled first`);
+      throw stateError(
+        'not_found',
+        `no checkpoints in ${location}; run something with checkpointing enabled first`,
+      );
     }
     return { provider, location, checkpoint: latest };
   }
   const all = await provider.list(location);
   const exact = all.find((entry) => entry.id === id);
   if (exact) return { provider, location, checkpoint: exact };
-  const matches = options.allowPrefix || wantedId !== undefined ? all.filter((entry) => entry.id.startsWith(id)) : [];
+  const matches =
+    options.allowPrefix || wantedId !== undefined ? all.filter((entry) => entry.id.startsWith(id)) : [];
   if (matches.length === 1) return { provider, location, checkpoint: matches[0]! };
   if (matches.length > 1) {
     throw stateError(
@@ -138,7 +155,10 @@ export async function resolveReference(
         .join(', ')}${matches.length > 3 ? ', ...' : ''}); give more characters`,
     );
   }
-  throw stateError('not_found', `no checkpoint "${id}" in ${location}; run \`crewline checkpoint list\` to see ids`);
+  throw stateError(
+    'not_found',
+    `no checkpoint "${id}" in ${location}; run \`crewline checkpoint list\` to see ids`,
+  );
 }
 
 export interface ReadOptions {
@@ -154,7 +174,9 @@ export async function readDocument(
 ): Promise<CheckpointDocument> {
   const raw = await provider.read(location, id);
   const parsed =
-    'text' in raw ? parseDocumentText(raw.text, { maxBytes: options.maxBytes, origin: `${location}#${id}` }) : raw.document;
+    'text' in raw
+      ? parseDocumentText(raw.text, { maxBytes: options.maxBytes, origin: `${location}#${id}` })
+      : raw.document;
   return validateDocument(parsed);
 }
 

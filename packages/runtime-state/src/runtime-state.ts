@@ -8,14 +8,20 @@ import {
   CheckpointPrunedEvent,
   CheckpointStartedEvent,
   checkpointLifecycleEventTypes,
+  eventBus as defaultBus,
   type EventBus,
   type EventRecord,
-  eventBus as defaultBus,
   logger,
   type RunState,
 } from '@crewline/events';
 import { createCheckpointWrite } from './checkpoint-write.js';
-import type { CheckpointDocument, CheckpointMetadata, EntityKind, EntitySnapshot, EntitySummary } from './document.js';
+import type {
+  CheckpointDocument,
+  CheckpointMetadata,
+  EntityKind,
+  EntitySnapshot,
+  EntitySummary,
+} from './document.js';
 import { stateError } from './errors.js';
 import { isValidBranchName, newCheckpointId, newForkBranchName, newLineageId } from './ids.js';
 import type { CheckpointProvider, StoredCheckpoint } from './provider.js';
@@ -107,7 +113,8 @@ export class RuntimeState implements RunState {
     this.#providerFor = options.providerFor;
     this.#bus = options.bus ?? defaultBus;
     const branch = options.lineage?.branch ?? 'main';
-    if (!isValidBranchName(branch)) throw stateError('invalid_name', `branch name "${branch}" is not allowed`);
+    if (!isValidBranchName(branch))
+      throw stateError('invalid_name', `branch name "${branch}" is not allowed`);
     this.lineage = {
       lineageId: options.lineage?.lineageId ?? newLineageId(),
       checkpointId: options.lineage?.checkpointId ?? null,
@@ -117,7 +124,10 @@ export class RuntimeState implements RunState {
   }
 
   /** Rebuilds the non-entity part of a run from a stored checkpoint (entities are the runtime's job). */
-  static fromDocument(document: CheckpointDocument, options: Omit<RuntimeStateOptions, 'events' | 'lineage'> = {}) {
+  static fromDocument(
+    document: CheckpointDocument,
+    options: Omit<RuntimeStateOptions, 'events' | 'lineage'> = {},
+  ) {
     const { metadata } = document;
     return new RuntimeState({
       ...options,
@@ -166,9 +176,15 @@ export class RuntimeState implements RunState {
 
   #prepare(options: WriteOptions) {
     const location = options.location ?? this.location;
-    const provider = options.provider ?? (options.location ? this.#providerFor?.(options.location) : undefined) ?? this.provider;
+    const provider =
+      options.provider ??
+      (options.location ? this.#providerFor?.(options.location) : undefined) ??
+      this.provider;
     if (!provider) {
-      throw stateError('invalid_config', 'no checkpoint provider configured for this run; pass a provider or location');
+      throw stateError(
+        'invalid_config',
+        'no checkpoint provider configured for this run; pass a provider or location',
+      );
     }
     const resolvedLocation = provider.resolveLocation(location);
     const trigger = options.trigger ?? 'manual';
@@ -181,7 +197,11 @@ export class RuntimeState implements RunState {
       parentEventCount: this.#parentEventCount,
       eventTexts: this.#eventTexts,
     });
-    const previous = { checkpointId: this.lineage.checkpointId, parentId: this.lineage.parentId, events: this.#parentEventCount };
+    const previous = {
+      checkpointId: this.lineage.checkpointId,
+      parentId: this.lineage.parentId,
+      events: this.#parentEventCount,
+    };
     // Claim the lineage position now, so that a second write started before this one finishes names
     // this one as its parent. Undone if the write fails.
     this.lineage.parentId = this.lineage.checkpointId;
@@ -208,7 +228,8 @@ export class RuntimeState implements RunState {
         }),
         this,
       );
-      if (options.maxCheckpoints !== undefined) this.#prune(provider, resolvedLocation, options.maxCheckpoints);
+      if (options.maxCheckpoints !== undefined)
+        this.#prune(provider, resolvedLocation, options.maxCheckpoints);
       return stored;
     };
     const fail = (error: unknown): never => {
@@ -231,12 +252,20 @@ export class RuntimeState implements RunState {
         if (result.removed.length > 0) {
           this.#bus.emit(
             this,
-            new CheckpointPrunedEvent({ location, provider: provider.kind, branch, removedCount: result.removed.length, maxCheckpoints: keep }),
+            new CheckpointPrunedEvent({
+              location,
+              provider: provider.kind,
+              branch,
+              removedCount: result.removed.length,
+              maxCheckpoints: keep,
+            }),
             this,
           );
         }
       })
-      .catch((error: unknown) => logger.warn(component, `pruning ${location} (branch ${branch}) failed`, error));
+      .catch((error: unknown) =>
+        logger.warn(component, `pruning ${location} (branch ${branch}) failed`, error),
+      );
     this.#track(pruning);
   }
 
@@ -298,10 +327,18 @@ export class RuntimeState implements RunState {
     }
     const parentBranch = this.lineage.branch;
     const parentCheckpointId = this.lineage.checkpointId;
-    this.#bus.emit(this, new CheckpointForkStartedEvent({ branch: next, parentBranch, parentCheckpointId }), this);
+    this.#bus.emit(
+      this,
+      new CheckpointForkStartedEvent({ branch: next, parentBranch, parentCheckpointId }),
+      this,
+    );
     this.lineage.branch = next;
     this.lineage.lineageId = newLineageId();
-    this.#bus.emit(this, new CheckpointForkCompletedEvent({ branch: next, parentBranch, parentCheckpointId }), this);
+    this.#bus.emit(
+      this,
+      new CheckpointForkCompletedEvent({ branch: next, parentBranch, parentCheckpointId }),
+      this,
+    );
     return next;
   }
 

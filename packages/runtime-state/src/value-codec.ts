@@ -57,7 +57,8 @@ function mapKeys(value: unknown, rename: (key: string) => string, seen: Map<obje
   if (!isPlainObject(value)) {
     // Dates, RegExps, URLs, errors, typed arrays: superjson knows them; class instances are stored
     // as their own enumerable fields.
-    if (value instanceof Date || value instanceof RegExp || value instanceof URL || value instanceof Error) return value;
+    if (value instanceof Date || value instanceof RegExp || value instanceof URL || value instanceof Error)
+      return value;
     if (ArrayBuffer.isView(value)) return value;
   }
   const result: Record<string, unknown> = {};
@@ -77,11 +78,17 @@ function mapKeys(value: unknown, rename: (key: string) => string, seen: Map<obje
 export function encodeValue(value: unknown): EncodedValue {
   try {
     const { json, meta } = superjson.serialize(mapKeys(value, escapeKey, new Map()));
-    return meta === undefined ? { json: json as JsonValue } : { json: json as JsonValue, meta: meta as JsonValue };
+    return meta === undefined
+      ? { json: json as JsonValue }
+      : { json: json as JsonValue, meta: meta as JsonValue };
   } catch (error) {
-    throw stateError('invalid_state', 'a value could not be encoded for a checkpoint; keep state to plain data', {
-      cause: error,
-    });
+    throw stateError(
+      'invalid_state',
+      'a value could not be encoded for a checkpoint; keep state to plain data',
+      {
+        cause: error,
+      },
+    );
   }
 }
 

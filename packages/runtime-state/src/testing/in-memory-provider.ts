@@ -39,10 +39,17 @@ export class InMemoryProvider implements CheckpointProvider {
   writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
     const { metadata } = checkpoint;
     if (!isValidCheckpointId(metadata.id) || !isValidBranchName(metadata.branch)) {
-      throw stateError('invalid_name', `checkpoint id "${metadata.id}" or branch "${metadata.branch}" is not allowed`);
+      throw stateError(
+        'invalid_name',
+        `checkpoint id "${metadata.id}" or branch "${metadata.branch}" is not allowed`,
+      );
     }
     const text = checkpoint.text();
-    const info: StoredCheckpoint = { ...metadata, reference: `${location}#${metadata.id}`, sizeBytes: Buffer.byteLength(text) };
+    const info: StoredCheckpoint = {
+      ...metadata,
+      reference: `${location}#${metadata.id}`,
+      sizeBytes: Buffer.byteLength(text),
+    };
     const entries = this.#stores.get(location) ?? [];
     entries.push({ info, text });
     this.#stores.set(location, entries);
@@ -62,7 +69,11 @@ export class InMemoryProvider implements CheckpointProvider {
   async list(location: string, query: ListQuery = {}): Promise<StoredCheckpoint[]> {
     return (this.#stores.get(location) ?? [])
       .map((entry) => entry.info)
-      .filter((info) => (query.branch === undefined || info.branch === query.branch) && (query.lineageId === undefined || info.lineageId === query.lineageId))
+      .filter(
+        (info) =>
+          (query.branch === undefined || info.branch === query.branch) &&
+          (query.lineageId === undefined || info.lineageId === query.lineageId),
+      )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
@@ -78,13 +89,17 @@ export class InMemoryProvider implements CheckpointProvider {
     for (const entries of byBranch.values()) {
       entries.forEach((info, index) => {
         const tooMany = options.keep !== undefined && index < entries.length - options.keep;
-        const tooOld = options.olderThan !== undefined && Date.parse(info.createdAt) < options.olderThan.getTime();
+        const tooOld =
+          options.olderThan !== undefined && Date.parse(info.createdAt) < options.olderThan.getTime();
         if (tooMany || tooOld) removed.push(info);
       });
     }
     if (!options.dryRun) {
       const ids = new Set(removed.map((info) => info.id));
-      this.#stores.set(location, (this.#stores.get(location) ?? []).filter((entry) => !ids.has(entry.info.id)));
+      this.#stores.set(
+        location,
+        (this.#stores.get(location) ?? []).filter((entry) => !ids.has(entry.info.id)),
+      );
     }
     return { removed, dryRun: options.dryRun ?? false };
   }

@@ -1,0 +1,88 @@
+import { CrewlineError } from '@crewline/events';
+import { describe, expect, it } from 'vitest';
+import {
+  type CheckpointConfigInput,
+  parseCheckpointConfig,
+  resolveCheckpointSetting,
+  triggersOn,
+} from './config.js';
+import { InMemoryProvider } from './testing/in-memory-provider.js';
+
+function errorOf(action: () => unknown): CrewlineError {
+  try {
+    action();
+  } catch (error) {
+    if (CrewlineError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected an error');
+}
+
+describe('parseCheckpointConfig', () => {
+  it('applies the defaults of SPEC §2', () => {
+    expect(parseCheckpointConfig(true)).toEqual({
+      location: './.checkpoints',
+      onEvents: ['task_completed'],
+      provider: undefined,
+      maxCheckpoints: undefined,
+      restoreFrom: undefined,
+    });
+  });
+
+  it('keeps given values', () => {
+    const provider = new InMemoryProvider();
+    const config = parseCheckpointConfig({
+      location: './cp',
+      onEvents: ['*'],
+      provider,
+      maxCheckpoints: 5,
+      restoreFrom: './cp/x.json',
+    });
+    expect(config).toMatchObject({
+      location: './cp',
+      onEvents: ['*'],
+      maxCheckpoints: 5,
+      restoreFrom: './cp/x.json',
+    });
+    expect(config.provider).toBe(provider);
+  });
+
+  it('names an unknown key and says "use `location`" for directory', () => {
+    const error = errorOf(() => parseCheckpointConfig({ directory: './x' } as CheckpointConfigInput));
+    expect(error.code).toBe('invalid_config');
+    expect(error.message).toContain('unknown option "directory"; use `location`');
+    expect(
+      errorOf(() => parseCheckpointConfig({ colour: 'red' } as CheckpointConfigInput)).message,
+    ).toContain('"colour"');
+  });
+
+  it('names an unknown event type', () => {
+    const error = errorOf(() => parseCheckpointConfig({ onEvents: ['task_complete' as 'task_completed'] }));
+    expect(error.message).toContain('unknown event type "task_complete"');
+  });
+
+  it('rejects bad values with path: message lines', () => {
+    expect(errorOf(() => parseCheckpointConfig({ maxCheckpoints: 0 })).message).toContain(
+      'maxCheckpoints: must be at least 1',
+    );
+    expect(errorOf(() => parseCheckpointConfig({ provider: {} as never })).message).toContain(
+      'provider: must be a checkpoint provider',
+    );
+    expect(errorOf(() => parseCheckpointConfig('yes' as never)).code).toBe('invalid_config');
+  });
+});
+
+describe('resolveCheckpointSetting', () => {
+  it('inherits through undefined, stops at false, enables with true, uses objects', () => {
+    expect(resolveCheckpointSetting([undefined, undefined, true])?.location).toBe('./.checkpoints');
+    expect(resolveCheckpointSetting([undefined, false, true])).toBeUndefined();
+    expect(resolveCheckpointSetting([{ location: './agent' }, true])?.location).toBe('./agent');
+    expect(resolveCheckpointSetting([undefined, undefined])).toBeUndefined();
+  });
+
+  it('matches trigger events and the wildcard', () => {
+    expect(triggersOn({ onEvents: ['task_completed'] }, 'task_completed')).toBe(true);
+    expect(triggersOn({ onEvents: ['task_completed'] }, 'llm_call_completed')).toBe(false);
+    expect(triggersOn({ onEvents: ['*'] }, 'SIGINT')).toBe(true);
+  });
+});

@@ -1,0 +1,83 @@
+import { CrewlineError } from '@crewline/events';
+import { describe, expect, it } from 'vitest';
+import { type Migration, upgradeDocument, validateDocument } from './document.js';
+import { parseDocumentText } from './document-text.js';
+import { RuntimeState } from './runtime-state.js';
+import { FakeCrew } from './test-support/fake-crew.js';
+import { InMemoryProvider } from './testing/in-memory-provider.js';
+
+async function sampleText(): Promise<string> {
+  const provider = new InMemoryProvider();
+  const state = new RuntimeState({
+    provider,
+    location: 'mem',
+    entities: [new FakeCrew()],
+    inputs: { topic: 'AI' },
+  });
+  const reference = state.checkpoint();
+  const raw = await provider.read('mem', reference.split('#')[1]!);
+  return 'text' in raw ? raw.text : '';
+}
+
+function codeOf(action: () => unknown): string {
+  try {
+    action();
+  } catch (error) {
+    if (CrewlineError.isInstance(error)) return error.code;
+    throw error;
+  }
+  return 'no error';
+}
+
+describe('checkpoint documents', () => {
+  it('writes human-readable text that validates back', async () => {
+    const text = await sampleText();
+    const lines = text.split('\n');
+    expect(lines[0]).toContain('"format": "crewline.checkpoint"');
+    expect(lines[1]).toMatch(/^"metadata": \{"id":/);
+    const document = validateDocument(parseDocumentText(text));
+    expect(document.metadata.entities[0]).toMatchObject({
+      kind: 'crew',
+      name: 'research-crew',
+      completed: 0,
+      total: 2,
+    });
+  });
+
+  it('refuses truncated, oversized, non-object and __proto__-laden text with typed errors', async () => {
+    const text = await sampleText();
+    expect(codeOf(() => parseDocumentText(text.slice(0, text.length / 2)))).toBe('corrupt_checkpoint');
+    expect(codeOf(() => parseDocumentText(text, { maxBytes: 100 }))).toBe('too_large');
+    expect(codeOf(() => validateDocument(parseDocumentText('[1,2]')))).toBe('corrupt_checkpoint');
+    const poisoned = text.replace('"inputs": {', '"inputs": {"__proto__": {"polluted": 1}, ');
+    expect(codeOf(() => parseDocumentText(poisoned))).toBe('corrupt_checkpoint');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('names the field at fault when a document is wrong-typed', async () => {
+    const document = parseDocumentText(await sampleText()) as Record<string, any>;
+    document.metadata.eventCount = 'many';
+    try {
+      validateDocument(document);
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).toContain('metadata.eventCount');
+    }
+  });
+
+  it('refuses a newer format version and an unknown format', async () => {
+    const document = parseDocumentText(await sampleText()) as Record<string, unknown>;
+    expect(codeOf(() => validateDocument({ ...document, formatVersion: 99 }))).toBe('unsupported_version');
+    expect(codeOf(() => validateDocument({ ...document, format: 'other' }))).toBe('corrupt_checkpoint');
+  });
+
+  it('upgrades old versions step by step with pure functions', () => {
+    const migrations: Record<number, Migration> = {
+      1: (document) => ({ ...document, renamed: document.old, old: undefined }),
+      2: (document) => ({ ...document, added: true }),
+    };
+    const upgraded = upgradeDocument({ formatVersion: 1, old: 'x' }, migrations, 3);
+    expect(upgraded).toEqual({ formatVersion: 3, renamed: 'x', old: undefined, added: true });
+    expect(codeOf(() => upgradeDocument({ formatVersion: 0 }, migrations, 3))).toBe('unsupported_version');
+  });
+});

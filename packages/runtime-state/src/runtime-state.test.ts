@@ -1,0 +1,125 @@
+import { CrewlineError, EventBus, type EventRecord, TaskCompletedEvent } from '@crewline/events';
+import { describe, expect, it } from 'vitest';
+import { validateDocument } from './document.js';
+import { parseDocumentText } from './document-text.js';
+import type { CheckpointProvider } from './provider.js';
+import { readDocument, resolveReference } from './reference.js';
+import { RuntimeState } from './runtime-state.js';
+import { FakeCrew } from './test-support/fake-crew.js';
+import { InMemoryProvider } from './testing/in-memory-provider.js';
+
+function setup() {
+  const bus = new EventBus();
+  const provider = new InMemoryProvider();
+  const crew = new FakeCrew(2);
+  const state = new RuntimeState({
+    provider,
+    location: 'mem',
+    entities: [crew],
+    inputs: { topic: 'AI' },
+    bus,
+  });
+  return { bus, provider, crew, state };
+}
+
+describe('RuntimeState', () => {
+  it('records events with sequence numbers and writes them with entities and inputs', async () => {
+    const { bus, provider, crew, state } = setup();
+    bus.runInScope(state, () => {
+      bus.emit(crew, new TaskCompletedEvent({ description: 'Research', output: 'bullets' }));
+    });
+    crew.outputs[0] = 'bullets';
+    const reference = state.checkpoint();
+    const document = await readDocument(provider, 'mem', reference.split('#')[1]!);
+    expect(document.events.map((event: EventRecord) => [event.type, event.sequence])).toEqual([
+      ['task_completed', 1],
+    ]);
+    expect(document.metadata).toMatchObject({
+      parentId: null,
+      branch: 'main',
+      trigger: 'manual',
+      eventCount: 1,
+    });
+    expect(document.metadata.entities[0]).toMatchObject({ completed: 1, total: 2 });
+    expect(document.inputs.json).toEqual({ topic: 'AI' });
+  });
+
+  it('chains parents across writes and keeps the lineage', async () => {
+    const { provider, state } = setup();
+    const first = state.checkpoint();
+    const second = await state.acheckpoint();
+    const listed = await provider.list('mem');
+    expect(listed.map((entry) => entry.reference)).toEqual([first, second]);
+    expect(listed[1]?.parentId).toBe(listed[0]?.id);
+    expect(listed[0]?.lineageId).toBe(listed[1]?.lineageId);
+  });
+
+  it('forks onto a new branch and lineage whose first write names the restored checkpoint', async () => {
+    const { provider, state, crew } = setup();
+    const origin = state.checkpoint();
+    const loaded = await resolveReference(origin, {
+      memory: () => provider,
+      json: () => provider,
+      sqlite: () => provider,
+    });
+    const document = await readDocument(provider, loaded.location, loaded.checkpoint.id);
+    const restored = RuntimeState.fromDocument(document, { provider, location: 'mem', entities: [crew] });
+    expect(restored.inputs).toEqual({ topic: 'AI' });
+    const branch = restored.fork();
+    expect(branch).toMatch(/^fork\/.{8}-[0-9a-f]{6}$/);
+    restored.checkpoint();
+    const forked = await provider.list('mem', { branch });
+    expect(forked).toHaveLength(1);
+    expect(forked[0]?.parentId).toBe(loaded.checkpoint.id);
+    expect(forked[0]?.lineageId).not.toBe(loaded.checkpoint.lineageId);
+    expect(await provider.list('mem', { branch: 'main' })).toHaveLength(1);
+    expect(() => restored.fork('../escape')).toThrow(/not allowed/);
+  });
+
+  it('throws on a failed manual write and does not advance the lineage', async () => {
+    const failing: CheckpointProvider = {
+      ...new InMemoryProvider(),
+      kind: 'broken',
+      contractVersion: 1,
+      capabilities: { syncWrite: true, incremental: false, leases: false },
+      resolveLocation: (location) => location,
+      parseReference: () => undefined,
+      writeSync: () => {
+        throw new CrewlineError('test', 'write_failed', 'disk full');
+      },
+      write: async () => {
+        throw new CrewlineError('test', 'write_failed', 'disk full');
+      },
+      read: async () => ({ text: '' }),
+      list: async () => [],
+      latest: async () => undefined,
+      prune: async () => ({ removed: [], dryRun: false }),
+      delete: async () => false,
+    };
+    const state = new RuntimeState({ provider: failing, location: 'x', bus: new EventBus() });
+    expect(() => state.checkpoint()).toThrow(/disk full/);
+    await expect(state.acheckpoint()).rejects.toThrow(/disk full/);
+    expect(state.lineage.checkpointId).toBeNull();
+  });
+
+  it('prunes to maxCheckpoints per branch after writes', async () => {
+    const { provider, state } = setup();
+    for (let index = 0; index < 5; index += 1) state.writeCheckpointSync({ maxCheckpoints: 2 });
+    await state.settle();
+    expect(await provider.list('mem')).toHaveLength(2);
+  });
+
+  it('never writes a planted key from inputs, entities or events', async () => {
+    const key = `sk-proj-${'Qw3'.repeat(14)}`;
+    const { bus, provider, state } = setup();
+    state.inputs = { apiKey: key, note: `key=${key}` };
+    bus.runInScope(state, () =>
+      bus.emit(null, new TaskCompletedEvent({ description: key, output: `Bearer ${key}` })),
+    );
+    const reference = state.checkpoint();
+    const raw = await provider.read('mem', reference.split('#')[1]!);
+    const text = 'text' in raw ? raw.text : '';
+    expect(text).not.toContain(key);
+    expect(validateDocument(parseDocumentText(text)).events).toHaveLength(1);
+  });
+});
