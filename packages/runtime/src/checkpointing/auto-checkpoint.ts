@@ -1,0 +1,63 @@
+import {
+  type BaseEvent,
+  checkpointLifecycleEventTypes,
+  type EventBus,
+  type HandlerState,
+  logger,
+} from '@crewline/events';
+import { type CheckpointConfig, triggersOn } from '@crewline/runtime-state';
+import { Run } from './run.js';
+
+const component = 'runtime';
+const lifecycle: ReadonlySet<string> = new Set(checkpointLifecycleEventTypes);
+const installed = new WeakSet<EventBus>();
+
+/**
+ * Registers, once per bus, the listener that writes automatic checkpoints. Unlike a listener keyed
+ * on the event's source object, it resolves every event to the run it happened in (through the
+ * state the bus passes) and to the config of the entity named in the event's context, so LLM, tool,
+ * memory and signal events trigger checkpoints too.
+ */
+export function installAutoCheckpoint(bus: EventBus): void {
+  if (installed.has(bus)) return;
+  installed.add(bus);
+  bus.onAny((_source: unknown, event: BaseEvent, state: HandlerState) => {
+    if (lifecycle.has(event.type)) return;
+    const run = Run.ofState(state);
+    if (!run) return;
+    const config = run.configForEvent(event);
+    if (!config || !triggersOn(config, event.type)) return;
+    writeAutomaticCheckpoint(run, config, event.type);
+  });
+}
+
+/**
+ * Best-effort: a failed write is logged with its reason and the run goes on. Providers that can
+ * write synchronously do so inside the emit, so the checkpoint holds exactly the state at the event
+ * and is durable before the run moves on; others write in the background and the run (and the
+ * signal handler) waits for them before ending.
+ */
+export function writeAutomaticCheckpoint(run: Run, config: CheckpointConfig, trigger: string): void {
+  const provider = config.provider;
+  const options = {
+    location: config.location,
+    trigger,
+    ...(provider ? { provider } : {}),
+    ...(config.maxCheckpoints !== undefined ? { maxCheckpoints: config.maxCheckpoints } : {}),
+  };
+  const describeFailure = (error: unknown) =>
+    logger.warn(
+      component,
+      `automatic checkpoint on ${trigger} to ${config.location} failed; the run continues without it`,
+      error,
+    );
+  try {
+    if (provider?.writeSync && provider.capabilities.syncWrite !== false) {
+      run.state.writeCheckpointSync(options);
+    } else {
+      void run.state.writeCheckpoint(options).catch(describeFailure);
+    }
+  } catch (error) {
+    describeFailure(error);
+  }
+}

@@ -1,0 +1,192 @@
+import { type BaseEvent, CrewlineError, type EventBus, eventBus as defaultBus, type RunState } from '@crewline/events';
+import {
+  type CheckpointableEntity,
+  type CheckpointConfig,
+  type CheckpointProvider,
+  DEFAULT_CHECKPOINT_LOCATION,
+  detectProviderKind,
+  type EntityKind,
+  type EntitySnapshot,
+  type LoadedCheckpoint,
+  RuntimeState,
+} from '@crewline/runtime-state';
+import { installAutoCheckpoint } from './auto-checkpoint.js';
+import { withDefaultProvider } from './checkpoint-setting.js';
+import { defaultProvider, loadedOptionalProvider, warmOptionalProviders } from './provider-catalog.js';
+import { trackRunForSignals } from './signals.js';
+
+const component = 'runtime';
+
+export interface RunOptions {
+  /** The crew, flow or standalone agent that owns the run. */
+  root: CheckpointableEntity;
+  /** The root's resolved config (provider filled); `undefined` when the root does not checkpoint. */
+  config: CheckpointConfig | undefined;
+  /** Kickoff inputs, stored in every checkpoint of the run. */
+  inputs: Record<string, unknown>;
+  /** The checkpoint this run continues (from runtime-state `loadCheckpoint`). */
+  restored?: LoadedCheckpoint;
+  /** Continue on a new lineage and branch (generated when `branch` is omitted). Needs `restored`. */
+  fork?: { branch?: string };
+  /** The bus events go through. Default: the process-wide `eventBus`. */
+  bus?: EventBus;
+}
+
+const runsByState = new WeakMap<RunState, Run>();
+
+/**
+ * One execution of a crew, flow or standalone agent: owns the {@link RuntimeState} its events are
+ * recorded in, knows each entity's checkpoint config, and hands restored snapshots to nested
+ * entities. Automatic checkpoints are written by a listener on the bus (see auto-checkpoint.ts).
+ */
+export class Run {
+  readonly state: RuntimeState;
+  readonly bus: EventBus;
+  readonly root: CheckpointableEntity;
+  /** The checkpoint this run was restored from, if any. */
+  readonly restored: LoadedCheckpoint | undefined;
+  /** Config for events no entity claims (signals, flow events): the root's. */
+  rootConfig: CheckpointConfig | undefined;
+  readonly #configs = new Map<string, CheckpointConfig | null>();
+  readonly #unclaimedSnapshots: EntitySnapshot[];
+
+  private constructor(options: RunOptions) {
+    this.bus = options.bus ?? defaultBus;
+    this.root = options.root;
+    this.restored = options.restored;
+    this.rootConfig = options.config;
+    const provider = options.config?.provider ?? options.restored?.provider ?? defaultProvider();
+    const location = options.config?.location ?? options.restored?.location ?? DEFAULT_CHECKPOINT_LOCATION;
+    const stateOptions = {
+      entities: [options.root],
+      inputs: options.inputs,
+      provider,
+      location,
+      providerFor: (target: string) => this.#providerFor(target),
+      bus: this.bus,
+    };
+    if (options.restored) {
+      this.state = RuntimeState.fromDocument(options.restored.document, stateOptions);
+      this.#unclaimedSnapshots = [...options.restored.document.entities];
+      // The root was hydrated by whoever restored it; its own snapshot is not for a nested entity.
+      this.#claim(options.root.entityKind, options.root.entityName);
+    } else {
+      this.state = new RuntimeState(stateOptions);
+      this.#unclaimedSnapshots = [];
+    }
+    if (options.fork) {
+      if (!options.restored) {
+        throw new CrewlineError(component, 'invalid_argument', 'fork needs a restored checkpoint; pass `restored` too');
+      }
+      this.state.fork(options.fork.branch);
+    }
+    runsByState.set(this.state, this);
+  }
+
+  /** The run the caller executes in (on `bus`), if any. */
+  static current(bus: EventBus = defaultBus): Run | undefined {
+    const state = bus.currentState();
+    return state ? runsByState.get(state) : undefined;
+  }
+
+  /** The run that owns a state, if the state belongs to a run. */
+  static ofState(state: RunState | undefined): Run | undefined {
+    return state ? runsByState.get(state) : undefined;
+  }
+
+  /**
+   * Runs `body` inside a run. When a run is already active on the bus (a crew kicked off inside a
+   * flow method), the root joins it as one more entity instead of starting a second run.
+   */
+  static async execute<T>(options: RunOptions, body: (run: Run) => Promise<T>): Promise<T> {
+    const bus = options.bus ?? defaultBus;
+    const active = Run.current(bus);
+    if (active) {
+      active.state.addEntity(options.root);
+      if (options.config) active.setConfigFor(options.root.entityId, options.config);
+      return body(active);
+    }
+    installAutoCheckpoint(bus);
+    warmOptionalProviders();
+    const run = new Run({ ...options, bus });
+    const untrack = trackRunForSignals(run);
+    try {
+      return await bus.runInScope(run.state, () => body(run));
+    } finally {
+      untrack();
+      // Prunes and writes of providers without synchronous writes finish before kickoff returns.
+      await run.state.settle();
+    }
+  }
+
+  /** Emits an event inside this run: recorded in its history; triggers automatic checkpoints. */
+  emit(source: unknown, event: BaseEvent): void {
+    this.bus.emit(source, event, this.state);
+  }
+
+  /** Like {@link emit}, and waits for async handlers (e.g. a handler calling `acheckpoint`). */
+  async emitAsync(source: unknown, event: BaseEvent): Promise<void> {
+    await this.bus.emitAsync(source, event, this.state);
+  }
+
+  /**
+   * Sets the config used for events of one entity (an agent's own config, or `null` for an agent
+   * with `checkpoint: false`). `undefined` removes it, so the entity inherits again.
+   */
+  setConfigFor(entityId: string, config: CheckpointConfig | undefined | null): void {
+    if (config === undefined) this.#configs.delete(entityId);
+    else this.#configs.set(entityId, config === null ? null : withDefaultProvider(config));
+  }
+
+  /**
+   * The config that applies to an event: the most specific entity named in its context that has a
+   * setting of its own (agent, then crew, then flow), else the root's. `undefined` when off.
+   */
+  configForEvent(event: BaseEvent): CheckpointConfig | undefined {
+    const context = event.context;
+    for (const entityId of [context.agentId, context.crewId, context.flowId]) {
+      if (entityId === undefined) continue;
+      const entry = this.#configs.get(entityId);
+      if (entry === null) return undefined;
+      if (entry !== undefined) return entry;
+    }
+    return this.rootConfig;
+  }
+
+  /**
+   * The saved snapshot for a nested entity created during a restored run: the n-th crew named X
+   * created in this run gets the n-th saved snapshot of X (or the one saved under `key`, when the
+   * creator gives a stable key). Each snapshot is handed out once.
+   */
+  takeRestoredSnapshot(kind: EntityKind, name: string, key?: string): EntitySnapshot | undefined {
+    return this.#claim(kind, name, key);
+  }
+
+  #claim(kind: EntityKind, name: string, key?: string): EntitySnapshot | undefined {
+    const index = this.#unclaimedSnapshots.findIndex(
+      (snapshot) =>
+        snapshot.kind === kind &&
+        snapshot.name === name &&
+        (key === undefined || (snapshot.data as { restoreKey?: unknown }).restoreKey === key),
+    );
+    if (index < 0) return undefined;
+    const [snapshot] = this.#unclaimedSnapshots.splice(index, 1);
+    return snapshot;
+  }
+
+  /** Picks the provider for a manual `state.checkpoint(location)`. */
+  #providerFor(location: string): CheckpointProvider {
+    const kind = detectProviderKind(location);
+    const candidates = [this.rootConfig?.provider, ...[...this.#configs.values()].map((config) => config?.provider)];
+    const configured = candidates.find((provider) => provider !== undefined && provider.kind === kind);
+    if (configured) return configured;
+    if (kind === 'json') return defaultProvider();
+    const loaded = loadedOptionalProvider(kind);
+    if (loaded) return loaded;
+    throw new CrewlineError(
+      component,
+      'provider_unavailable',
+      `"${location}" is a ${kind} location but no ${kind} provider is loaded in this run; configure one in the checkpoint config or use acheckpoint()`,
+    );
+  }
+}
