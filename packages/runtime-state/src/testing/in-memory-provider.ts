@@ -38,10 +38,14 @@ export class InMemoryProvider implements CheckpointProvider {
 
   writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
     const { metadata } = checkpoint;
-    if (!isValidCheckpointId(metadata.id) || !isValidBranchName(metadata.branch)) {
+    if (
+      !isValidCheckpointId(metadata.id) ||
+      !isValidBranchName(metadata.branch) ||
+      (metadata.parentId !== null && !isValidCheckpointId(metadata.parentId))
+    ) {
       throw stateError(
         'invalid_name',
-        `checkpoint id "${metadata.id}" or branch "${metadata.branch}" is not allowed`,
+        `checkpoint id "${metadata.id}", parent "${metadata.parentId}" or branch "${metadata.branch}" is not allowed`,
       );
     }
     const text = checkpoint.text();
@@ -50,8 +54,9 @@ export class InMemoryProvider implements CheckpointProvider {
       reference: `${location}#${metadata.id}`,
       sizeBytes: Buffer.byteLength(text),
     };
-    const entries = this.#stores.get(location) ?? [];
-    entries.push({ info, text });
+    // Writing the same id again replaces it (a retried write), as a file or a keyed row would.
+    const entries = (this.#stores.get(location) ?? []).filter((entry) => entry.info.id !== metadata.id);
+    entries.push({ info: structuredClone(info), text });
     this.#stores.set(location, entries);
     return info;
   }
@@ -68,7 +73,7 @@ export class InMemoryProvider implements CheckpointProvider {
 
   async list(location: string, query: ListQuery = {}): Promise<StoredCheckpoint[]> {
     return (this.#stores.get(location) ?? [])
-      .map((entry) => entry.info)
+      .map((entry) => structuredClone(entry.info))
       .filter(
         (info) =>
           (query.branch === undefined || info.branch === query.branch) &&
@@ -82,6 +87,15 @@ export class InMemoryProvider implements CheckpointProvider {
   }
 
   async prune(location: string, options: PruneOptions): Promise<PruneResult> {
+    if (options.keep !== undefined && (!Number.isInteger(options.keep) || options.keep < 0)) {
+      throw stateError(
+        'invalid_argument',
+        `prune keep must be a whole number of at least 0, got ${options.keep}`,
+      );
+    }
+    if (options.olderThan !== undefined && Number.isNaN(options.olderThan.getTime())) {
+      throw stateError('invalid_argument', 'prune olderThan is an invalid date; pass a valid Date');
+    }
     const all = await this.list(location, options.branch === undefined ? {} : { branch: options.branch });
     const removed: StoredCheckpoint[] = [];
     const byBranch = new Map<string, StoredCheckpoint[]>();
@@ -105,7 +119,8 @@ export class InMemoryProvider implements CheckpointProvider {
   }
 
   async delete(location: string, id: string): Promise<boolean> {
-    const entries = this.#stores.get(location) ?? [];
+    const entries = this.#stores.get(location);
+    if (!entries) return false;
     const next = entries.filter((entry) => entry.info.id !== id);
     this.#stores.set(location, next);
     return next.length !== entries.length;
