@@ -1,0 +1,125 @@
+import {
+  type BaseEvent,
+  type EventContext,
+  type EventSource,
+  ToolSelectionErrorEvent,
+  ToolUsageErrorEvent,
+  ToolUsageFinishedEvent,
+  ToolUsageStartedEvent,
+  ToolValidateInputErrorEvent,
+} from '@crewline/events';
+import type { JSONValue, ToolCallPart, ToolModelMessage, ToolResultPart } from 'ai';
+import type { CrewlineTool } from '../tools/define-tool.js';
+import { runTool } from '../tools/run-tool.js';
+import type { Conversation } from './conversation.js';
+
+export interface ToolStepInput {
+  conversation: Conversation;
+  tools: Record<string, CrewlineTool>;
+  emit: (source: unknown, event: BaseEvent) => void;
+  context: EventContext;
+  abortSignal: AbortSignal | undefined;
+  /** Errors of calls whose input the AI SDK could not parse (only known in the process that made the call). */
+  unparsableToolCalls: Map<string, string>;
+}
+
+function toolSource(toolName: string): EventSource {
+  return { kind: 'tool', id: toolName, name: toolName };
+}
+
+/** Adds a result to the tool message that follows the assistant turn, creating it when needed. */
+function appendResult(conversation: Conversation, part: ToolResultPart): void {
+  const last = conversation.messages[conversation.messages.length - 1];
+  if (last?.role === 'tool') {
+    (last as ToolModelMessage).content.push(part);
+  } else {
+    conversation.messages.push({ role: 'tool', content: [part] });
+  }
+}
+
+function outputOf(value: unknown): ToolResultPart['output'] {
+  return typeof value === 'string'
+    ? { type: 'text', value }
+    : { type: 'json', value: (value ?? null) as JSONValue };
+}
+
+/**
+ * Runs tool calls that have no result yet, in order. Each result (or error) is appended to the
+ * conversation before its event is emitted, so a checkpoint on `tool_usage_finished` never runs that
+ * tool again. Failures of every kind become results the model reads; nothing here throws.
+ */
+export async function runPendingTools(calls: ToolCallPart[], input: ToolStepInput): Promise<void> {
+  const { conversation, tools, emit, context } = input;
+  const names = Object.keys(tools);
+  for (const call of calls) {
+    const { toolCallId, toolName } = call;
+    const source = toolSource(toolName);
+    const unparsable = input.unparsableToolCalls.get(toolCallId);
+    input.unparsableToolCalls.delete(toolCallId);
+    const outcome =
+      unparsable !== undefined && tools[toolName] !== undefined
+        ? { status: 'invalid_input' as const, message: `invalid input for tool "${toolName}": ${unparsable}` }
+        : await runTool(
+            toolName,
+            tools[toolName],
+            call.input,
+            { toolCallId, messages: conversation.messages, abortSignal: input.abortSignal },
+            names,
+            (validInput) =>
+              emit(
+                source,
+                new ToolUsageStartedEvent({ toolName, toolCallId, args: validInput, source, context }),
+              ),
+          );
+    switch (outcome.status) {
+      case 'succeeded':
+        appendResult(conversation, {
+          type: 'tool-result',
+          toolCallId,
+          toolName,
+          output: outputOf(outcome.output),
+        });
+        emit(
+          source,
+          new ToolUsageFinishedEvent({ toolName, toolCallId, result: outcome.output, source, context }),
+        );
+        break;
+      case 'unknown_tool':
+        appendResult(conversation, {
+          type: 'tool-result',
+          toolCallId,
+          toolName,
+          output: { type: 'error-text', value: outcome.message },
+        });
+        emit(
+          source,
+          new ToolSelectionErrorEvent({ toolName, toolCallId, error: outcome.message, source, context }),
+        );
+        break;
+      case 'invalid_input':
+        appendResult(conversation, {
+          type: 'tool-result',
+          toolCallId,
+          toolName,
+          output: { type: 'error-text', value: outcome.message },
+        });
+        emit(
+          source,
+          new ToolValidateInputErrorEvent({ toolName, toolCallId, error: outcome.message, source, context }),
+        );
+        break;
+      case 'failed':
+        appendResult(conversation, {
+          type: 'tool-result',
+          toolCallId,
+          toolName,
+          output: { type: 'error-text', value: outcome.message },
+        });
+        emit(
+          source,
+          new ToolUsageErrorEvent({ toolName, toolCallId, error: outcome.message, source, context }),
+        );
+        break;
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { isControlMessage } from '../../agent-loop/control-messages.js';
+import { lastUserText, messageText, toolOutputText } from './prompt-text.js';
+
+/** Every offline answer starts with this, so nobody mistakes it for a real model's work. */
+export const OFFLINE_MARKER = '[offline model]';
+
+/** A hex digest of anything: the seed that makes the offline model's answers depend on the prompt only. */
+export function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+const requestLabels = [
+  /^\s*(?:current\s+)?task(?:\s+description)?\s*:\s*(.+)$/im,
+  /^\s*description\s*:\s*(.+)$/im,
+  /^\s*request\s*:\s*(.+)$/im,
+];
+const expectedOutputLabel = /^\s*expected\s+output\s*:\s*(.+)$/im;
+
+/** What the request asks for: a labelled task line when there is one, else its first non-empty line. */
+export function requestSummary(prompt: LanguageModelV3Prompt, maximum = 160): string {
+  const text = lastUserText(prompt);
+  let summary: string | undefined;
+  for (const label of requestLabels) {
+    const match = label.exec(text);
+    if (match?.[1]) {
+      summary = match[1];
+      break;
+    }
+  }
+  summary ??= text.split('\n').find((line) => line.trim().length > 0) ?? '';
+  summary = summary.trim().replace(/\s+/g, ' ');
+  return summary.length > maximum ? `${summary.slice(0, maximum - 1)}…` : summary;
+}
+
+function expectedOutput(prompt: LanguageModelV3Prompt): string | undefined {
+  return expectedOutputLabel.exec(lastUserText(prompt))?.[1]?.trim();
+}
+
+/** Tool results seen since the last user message, as `name -> value` lines, so the answer visibly uses them. */
+function recentToolResults(prompt: LanguageModelV3Prompt): string[] {
+  const lines: string[] = [];
+  for (let index = prompt.length - 1; index >= 0; index -= 1) {
+    const message = prompt[index]!;
+    if (message.role === 'user' && !isControlMessage(messageText(message))) break;
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result') continue;
+      const value = toolOutputText(part.output).replace(/\s+/g, ' ');
+      lines.unshift(`${part.toolName} -> ${value.length > 80 ? `${value.slice(0, 79)}…` : value}`);
+    }
+  }
+  return lines;
+}
+
+const stopWords = new Set(
+  'about above after again against because been before being below between both could does doing down during each from further have having here into itself just more most other over same should some such than that their them then there these they this those through under until very what when where which while with would your yours the and for are but not you all any can had her was one our out has his how its may new now own see who'.split(
+    ' ',
+  ),
+);
+
+/** Distinct content words of the request, in order of appearance. */
+export function keywords(text: string, limit = 8): string[] {
+  const found: string[] = [];
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]{3,}/gu) ?? []) {
+    if (stopWords.has(word) || found.includes(word)) continue;
+    found.push(word);
+    if (found.length === limit) break;
+  }
+  return found;
+}
+
+const sentenceShapes = [
+  (word: string) => `${capitalize(word)} is the first thing to settle; everything else depends on it.`,
+  (word: string) => `Look at ${word} from the user's side before deciding anything.`,
+  (word: string) => `A small, checkable step on ${word} beats a large guess.`,
+  (word: string) => `Record what was assumed about ${word} so a later step can revisit it.`,
+  (word: string) => `Compare two options for ${word} and keep the simpler one.`,
+  (word: string) => `The risk around ${word} is worth one sentence in the final report.`,
+];
+
+function capitalize(word: string): string {
+  return word.length === 0 ? word : word[0]!.toUpperCase() + word.slice(1);
+}
+
+/** Cuts or pads `text` to exactly `bytes` UTF-8 bytes (never splitting a character), padding with `filler`. */
+export function fitToBytes(text: string, bytes: number, filler: string): string {
+  let result = text;
+  if (Buffer.byteLength(result) > bytes) {
+    const buffer = Buffer.from(result).subarray(0, bytes);
+    result = buffer.toString('utf8');
+    // A cut inside a multi-byte character decodes to U+FFFD, which is 3 bytes: drop it and pad instead.
+    while (Buffer.byteLength(result) > bytes || result.endsWith('\uFFFD')) result = result.slice(0, -1);
+  }
+  let index = 0;
+  while (Buffer.byteLength(result) < bytes) {
+    result += filler[index % filler.length];
+    index += 1;
+  }
+  return result;
+}
+
+export interface TextAnswerOptions {
+  modelName: string;
+  responseBytes: number;
+}
+
+/** The offline model's plain-text answer: honest header, the request, a structured body, exact size. */
+export function textAnswer(prompt: LanguageModelV3Prompt, options: TextAnswerOptions): string {
+  const summary = requestSummary(prompt);
+  const seed = digest(JSON.stringify(prompt));
+  const lines = [`${OFFLINE_MARKER} ${options.modelName} answering: ${summary || '(empty request)'}`];
+  const format = expectedOutput(prompt);
+  if (format) lines.push(`Format asked for: ${format}`);
+  const toolLines = recentToolResults(prompt);
+  if (toolLines.length > 0) lines.push('Tool results used:', ...toolLines.map((line) => `- ${line}`));
+  lines.push('Key points:');
+  const words = keywords(summary.length > 0 ? summary : lastUserText(prompt));
+  if (words.length === 0) words.push('request');
+  const start = Number.parseInt(seed.slice(0, 8), 16);
+  let body = lines.join('\n');
+  for (let point = 0; Buffer.byteLength(body) < options.responseBytes && point < 10_000; point += 1) {
+    const word = words[(start + point) % words.length]!;
+    const shape = sentenceShapes[(start + point * 7) % sentenceShapes.length]!;
+    body += `\n${point + 1}. ${shape(word)}`;
+  }
+  return fitToBytes(body, options.responseBytes, ' .');
+}

@@ -1,0 +1,426 @@
+import type {
+  JSONSchema7,
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3FinishReason,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3StreamResult,
+  LanguageModelV3ToolChoice,
+  LanguageModelV3Usage,
+  SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
+import { CrewlineError } from '@crewline/events';
+import { digest, keywords, OFFLINE_MARKER, requestSummary, textAnswer } from './offline-answer.js';
+import { estimateTokens, lastUserText, messageText, stableJson, systemText } from './prompt-text.js';
+import { sampleFromSchema } from './sample-from-schema.js';
+
+const component = 'offline-model';
+const offlineBrand = Symbol.for('crewline.offline-model');
+
+/** The provider id every offline model reports. */
+export const OFFLINE_PROVIDER = 'offline';
+
+/** One tool call the offline model makes. */
+export interface OfflineToolCall {
+  toolName: string;
+  input: unknown;
+  /** Default: derived from the prompt, so the same prompt gives the same id. */
+  toolCallId?: string;
+}
+
+/**
+ * What the model answers on one call when a script decides it: a tool call, several tool calls, or a
+ * fixed text (for example invalid JSON, to test a retry).
+ */
+export type OfflineScriptStep = OfflineToolCall | { toolCalls: OfflineToolCall[] } | { text: string };
+
+/** Token counts a `usage` function may return; missing fields fall back to the estimate. */
+export interface OfflineUsageOverride {
+  inputTokens?: number;
+  outputTokens?: number;
+  cachedInputTokens?: number;
+}
+
+/** Everything the offline model was asked on one call. Plain data, safe to compare in tests. */
+export interface OfflineModelCall {
+  /** 1-based number of this call on this model instance. */
+  index: number;
+  kind: 'generate' | 'stream';
+  /** The full prompt, system messages included, as the provider received it (deep copy). */
+  prompt: LanguageModelV3Prompt;
+  /** System messages joined with a blank line; `undefined` when there was none. */
+  system: string | undefined;
+  /** Provider options on the first system message (where Anthropic cache control is marked). */
+  systemProviderOptions: SharedV3ProviderOptions | undefined;
+  /** The prompt without system messages. */
+  messages: LanguageModelV3Message[];
+  /** Text of the last user message: the request being answered. */
+  userText: string;
+  /** Tools offered, by name, with their JSON schemas. */
+  tools: { name: string; description: string | undefined; inputSchema: JSONSchema7 | undefined }[];
+  toolChoice: LanguageModelV3ToolChoice | undefined;
+  responseFormat: LanguageModelV3CallOptions['responseFormat'];
+  settings: {
+    maxOutputTokens?: number;
+    temperature?: number;
+    topP?: number;
+    topK?: number;
+    stopSequences?: string[];
+    seed?: number;
+    presencePenalty?: number;
+    frequencyPenalty?: number;
+  };
+  providerOptions: SharedV3ProviderOptions | undefined;
+}
+
+export interface OfflineModelOptions {
+  /** The model id (`offline:<name>` in a registry). Default `'default'`. */
+  name?: string;
+  /** Simulated latency per call in milliseconds, cut short by the call's abort signal. Default `0`. */
+  latencyMs?: number | ((call: OfflineModelCall) => number);
+  /**
+   * Size of a plain-text answer in UTF-8 bytes (before `maxOutputTokens` truncation). Default `400`,
+   * minimum `32`.
+   */
+  responseBytes?: number;
+  /**
+   * Token usage: `true` estimates four characters a token from prompt and answer; `false` reports
+   * unknown (`undefined`) counts; a function overrides any count. Default `true`.
+   */
+  usage?: boolean | ((call: OfflineModelCall, answerText: string) => OfflineUsageOverride);
+  /**
+   * Simulates a provider prompt cache: a call whose system prompt starts with a system prompt this
+   * instance has already seen reports that prefix as cache-read input tokens. Default `false`.
+   */
+  promptCache?: boolean;
+  /**
+   * Tool calls to make. An array is read by position: the step used is the number of assistant turns
+   * already in the prompt, so a resumed conversation continues the script where it stopped and each
+   * new conversation starts it from the top. Tool-call steps only apply when tools are offered (and
+   * tool choice is not `'none'`); past the end of the script the model answers. A function decides per
+   * call; returning `undefined` means "answer normally". Default: no tool calls.
+   */
+  script?: OfflineScriptStep[] | ((call: OfflineModelCall) => OfflineScriptStep | undefined);
+  /**
+   * Makes calls fail: the 1-based call numbers that throw, or a function returning `true` or an error
+   * message. The call is still recorded in `calls`. Default: never fails.
+   */
+  failOn?: number[] | ((call: OfflineModelCall) => boolean | string);
+}
+
+/** A deterministic AI SDK language model that works without network or keys. */
+export interface OfflineModel extends LanguageModelV3 {
+  readonly provider: typeof OFFLINE_PROVIDER;
+  /** Every request received, in order (failed ones included). */
+  readonly calls: OfflineModelCall[];
+  /** Forgets recorded calls and the simulated prompt cache. */
+  reset(): void;
+}
+
+/** True when `value` is a model made by {@link offlineModel}. */
+export function isOfflineModel(value: unknown): value is OfflineModel {
+  return (
+    typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[offlineBrand] === true
+  );
+}
+
+interface Answer {
+  content: LanguageModelV3Content[];
+  finishReason: LanguageModelV3FinishReason;
+  usage: LanguageModelV3Usage;
+  text: string;
+}
+
+/**
+ * An offline model for tests and for running without an API key. Its answers start with
+ * `[offline model]`, are derived from the prompt only (the same prompt always gives the same answer),
+ * and follow JSON response formats with a value that satisfies the schema.
+ */
+export function offlineModel(options: OfflineModelOptions = {}): OfflineModel {
+  const name = options.name ?? 'default';
+  const responseBytes = options.responseBytes ?? 400;
+  if (!Number.isInteger(responseBytes) || responseBytes < 32) {
+    throw new CrewlineError(
+      component,
+      'invalid_argument',
+      `responseBytes must be an integer of at least 32, got ${String(responseBytes)}`,
+    );
+  }
+  const calls: OfflineModelCall[] = [];
+  const cachedSystems = new Set<string>();
+
+  async function answer(
+    callOptions: LanguageModelV3CallOptions,
+    kind: OfflineModelCall['kind'],
+  ): Promise<Answer> {
+    const call = recordCall(calls.length + 1, kind, callOptions);
+    calls.push(call);
+    const latency =
+      typeof options.latencyMs === 'function' ? options.latencyMs(call) : (options.latencyMs ?? 0);
+    await sleep(latency, callOptions.abortSignal);
+    const failure = failureFor(call, options.failOn);
+    if (failure !== undefined) {
+      throw new CrewlineError(component, 'model_error', `${OFFLINE_MARKER} ${failure}`, {
+        details: { callIndex: call.index },
+      });
+    }
+    const step = scriptStep(call, options.script);
+    const content = contentFor(call, step, { name, responseBytes });
+    return finish(call, content, options, cachedSystems);
+  }
+
+  const model: OfflineModel & { [offlineBrand]: true } = {
+    specificationVersion: 'v3',
+    provider: OFFLINE_PROVIDER,
+    modelId: name,
+    supportedUrls: {},
+    calls,
+    [offlineBrand]: true,
+    reset() {
+      calls.length = 0;
+      cachedSystems.clear();
+    },
+    async doGenerate(callOptions): Promise<LanguageModelV3GenerateResult> {
+      const result = await answer(callOptions, 'generate');
+      return {
+        content: result.content,
+        finishReason: result.finishReason,
+        usage: result.usage,
+        warnings: [],
+        response: { id: `offline-${digest(result.text).slice(0, 16)}`, modelId: name, timestamp: new Date() },
+      };
+    },
+    async doStream(callOptions): Promise<LanguageModelV3StreamResult> {
+      const result = await answer(callOptions, 'stream');
+      return { stream: streamOf(result, name) };
+    },
+  };
+  return model;
+}
+
+function recordCall(
+  index: number,
+  kind: OfflineModelCall['kind'],
+  options: LanguageModelV3CallOptions,
+): OfflineModelCall {
+  // structuredClone keeps Uint8Array file data and drops nothing the prompt can hold.
+  const prompt = structuredClone(options.prompt);
+  const settings: OfflineModelCall['settings'] = {};
+  for (const key of [
+    'maxOutputTokens',
+    'temperature',
+    'topP',
+    'topK',
+    'stopSequences',
+    'seed',
+    'presencePenalty',
+    'frequencyPenalty',
+  ] as const) {
+    if (options[key] !== undefined)
+      (settings as Record<string, unknown>)[key] = structuredClone(options[key]);
+  }
+  const firstSystem = prompt.find((message) => message.role === 'system');
+  return {
+    index,
+    kind,
+    prompt,
+    system: systemText(prompt),
+    systemProviderOptions: firstSystem?.providerOptions,
+    messages: prompt.filter((message) => message.role !== 'system'),
+    userText: lastUserText(prompt),
+    tools: (options.tools ?? []).map((tool) =>
+      tool.type === 'function'
+        ? { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
+        : { name: tool.name, description: undefined, inputSchema: undefined },
+    ),
+    toolChoice: options.toolChoice,
+    responseFormat: options.responseFormat,
+    settings,
+    providerOptions:
+      options.providerOptions === undefined ? undefined : structuredClone(options.providerOptions),
+  };
+}
+
+function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  if (milliseconds <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal!));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, milliseconds);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The offline model call was aborted', 'AbortError');
+}
+
+function failureFor(call: OfflineModelCall, failOn: OfflineModelOptions['failOn']): string | undefined {
+  if (failOn === undefined) return undefined;
+  if (Array.isArray(failOn)) {
+    return failOn.includes(call.index) ? `simulated failure on call ${call.index} (failOn)` : undefined;
+  }
+  const verdict = failOn(call);
+  if (verdict === false) return undefined;
+  return verdict === true ? `simulated failure on call ${call.index} (failOn)` : verdict;
+}
+
+function scriptStep(
+  call: OfflineModelCall,
+  script: OfflineModelOptions['script'],
+): OfflineScriptStep | undefined {
+  if (script === undefined) return undefined;
+  if (typeof script === 'function') return script(call);
+  const position = call.messages.filter((message) => message.role === 'assistant').length;
+  return script[position];
+}
+
+function toolCallsOf(step: OfflineScriptStep | undefined): OfflineToolCall[] | undefined {
+  if (step === undefined || 'text' in step) return undefined;
+  return 'toolCalls' in step ? step.toolCalls : [step];
+}
+
+function contentFor(
+  call: OfflineModelCall,
+  step: OfflineScriptStep | undefined,
+  settings: { name: string; responseBytes: number },
+): LanguageModelV3Content[] {
+  const choice = call.toolChoice?.type ?? 'auto';
+  const toolsAllowed = call.tools.length > 0 && choice !== 'none';
+  const seed = digest(JSON.stringify(call.prompt));
+  let scripted = toolsAllowed ? toolCallsOf(step) : undefined;
+  if (toolsAllowed && scripted === undefined && (choice === 'required' || choice === 'tool')) {
+    // A forced tool call with nothing scripted: call the forced (or first) tool with a schema sample.
+    const forcedName = call.toolChoice?.type === 'tool' ? call.toolChoice.toolName : call.tools[0]!.name;
+    const tool = call.tools.find((item) => item.name === forcedName);
+    scripted = [
+      {
+        toolName: forcedName,
+        input: sampleFromSchema(tool?.inputSchema, requestSummary(call.prompt, 60), 0),
+      },
+    ];
+  }
+  if (scripted !== undefined && scripted.length > 0) {
+    return scripted.map((toolCall, index) => ({
+      type: 'tool-call',
+      toolCallId: toolCall.toolCallId ?? `offline_call_${seed.slice(0, 12)}_${index}`,
+      toolName: toolCall.toolName,
+      input: JSON.stringify(toolCall.input ?? {}),
+    }));
+  }
+  if (step !== undefined && 'text' in step) return [{ type: 'text', text: step.text }];
+  return [{ type: 'text', text: answerText(call, settings, seed) }];
+}
+
+function answerText(
+  call: OfflineModelCall,
+  settings: { name: string; responseBytes: number },
+  seed: string,
+): string {
+  const format = call.responseFormat;
+  if (format?.type !== 'json')
+    return textAnswer(call.prompt, { modelName: settings.name, responseBytes: settings.responseBytes });
+  const topic = keywords(requestSummary(call.prompt), 4).join(' ');
+  if (format.schema === undefined) {
+    return JSON.stringify({ answer: `${OFFLINE_MARKER} ${requestSummary(call.prompt)}` });
+  }
+  return JSON.stringify(sampleFromSchema(format.schema, topic, Number.parseInt(seed.slice(0, 6), 16)));
+}
+
+function finish(
+  call: OfflineModelCall,
+  content: LanguageModelV3Content[],
+  options: OfflineModelOptions,
+  cachedSystems: Set<string>,
+): Answer {
+  let finishReason: LanguageModelV3FinishReason = content.some((part) => part.type === 'tool-call')
+    ? { unified: 'tool-calls', raw: 'tool_calls' }
+    : { unified: 'stop', raw: 'stop' };
+  const maximum = call.settings.maxOutputTokens;
+  let outputText = content
+    .map((part) => (part.type === 'text' ? part.text : part.type === 'tool-call' ? part.input : ''))
+    .join('');
+  if (maximum !== undefined && finishReason.unified === 'stop' && estimateTokens(outputText) > maximum) {
+    // Like a real provider: the answer is cut at the token limit and the finish reason says so.
+    outputText = outputText.slice(0, Math.max(0, maximum * 4));
+    content = [{ type: 'text', text: outputText }];
+    finishReason = { unified: 'length', raw: 'length' };
+  }
+  const promptText = [
+    ...call.prompt.map(messageText),
+    ...call.tools.map((tool) => `${tool.name} ${tool.description ?? ''} ${stableJson(tool.inputSchema)}`),
+  ].join('\n');
+  let cacheRead = 0;
+  if (options.promptCache && call.system !== undefined) {
+    for (const seen of cachedSystems) {
+      if (call.system.startsWith(seen)) cacheRead = Math.max(cacheRead, estimateTokens(seen));
+    }
+    cachedSystems.add(call.system);
+  }
+  const estimated = {
+    inputTokens: estimateTokens(promptText),
+    outputTokens: estimateTokens(outputText),
+    cachedInputTokens: cacheRead,
+  };
+  const override = typeof options.usage === 'function' ? options.usage(call, outputText) : undefined;
+  const counts = { ...estimated, ...override };
+  const known = options.usage !== false;
+  const usage: LanguageModelV3Usage = {
+    inputTokens: {
+      total: known ? counts.inputTokens : undefined,
+      noCache: known ? Math.max(0, counts.inputTokens - counts.cachedInputTokens) : undefined,
+      cacheRead: known ? counts.cachedInputTokens : undefined,
+      cacheWrite: known ? 0 : undefined,
+    },
+    outputTokens: {
+      total: known ? counts.outputTokens : undefined,
+      text: known ? counts.outputTokens : undefined,
+      reasoning: known ? 0 : undefined,
+    },
+  };
+  return { content, finishReason, usage, text: outputText };
+}
+
+function streamOf(result: Answer, name: string): ReadableStream<LanguageModelV3StreamPart> {
+  const parts: LanguageModelV3StreamPart[] = [
+    { type: 'stream-start', warnings: [] },
+    {
+      type: 'response-metadata',
+      id: `offline-${digest(result.text).slice(0, 16)}`,
+      modelId: name,
+      timestamp: new Date(),
+    },
+  ];
+  result.content.forEach((part, index) => {
+    if (part.type === 'text') {
+      const id = `text-${index}`;
+      parts.push({ type: 'text-start', id });
+      for (let offset = 0; offset < part.text.length; offset += 32) {
+        parts.push({ type: 'text-delta', id, delta: part.text.slice(offset, offset + 32) });
+      }
+      parts.push({ type: 'text-end', id });
+    } else if (part.type === 'tool-call') {
+      parts.push({ type: 'tool-input-start', id: part.toolCallId, toolName: part.toolName });
+      parts.push({ type: 'tool-input-delta', id: part.toolCallId, delta: part.input });
+      parts.push({ type: 'tool-input-end', id: part.toolCallId });
+      parts.push(part);
+    }
+  });
+  parts.push({ type: 'finish', usage: result.usage, finishReason: result.finishReason });
+  return new ReadableStream({
+    start(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
+}
