@@ -52,7 +52,7 @@ export interface OfflineModelCall {
   kind: 'generate' | 'stream';
   /** The full prompt, system messages included, as the provider received it (deep copy). */
   prompt: LanguageModelV3Prompt;
-  /** System messages joined with a blank line; `undefined` when there was none. */
+  /** System messages concatenated; `undefined` when there was none. */
   system: string | undefined;
   /** Provider options on the first system message (where Anthropic cache control is marked). */
   systemProviderOptions: SharedV3ProviderOptions | undefined;

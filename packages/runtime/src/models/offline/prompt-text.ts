@@ -31,10 +31,13 @@ export function toolOutputText(output: { type: string; value?: unknown; reason?:
   return stableJson(output.value);
 }
 
-/** Every system message of a prompt, joined the way a provider would concatenate them. */
+/**
+ * Every system message of a prompt, concatenated as is: a prompt split into cache blocks
+ * (`systemPromptFor(..., { splitAt })`) reads as the original text.
+ */
 export function systemText(prompt: LanguageModelV3Prompt): string | undefined {
   const parts = prompt.filter((message) => message.role === 'system').map((message) => message.content);
-  return parts.length === 0 ? undefined : parts.join('\n\n');
+  return parts.length === 0 ? undefined : parts.join('');
 }
 
 /**
