@@ -1,0 +1,149 @@
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { describeError, errorCode, jsonError } from './errors.js';
+
+export interface AtomicWriteOptions {
+  /** fsync the file before the rename and the directory after it. */
+  fsync: boolean;
+  /** Permission bits of the new file. */
+  mode: number;
+  /** Directories created for this write; their parents are synced too so they survive a crash. */
+  createdDirectories?: readonly string[];
+}
+
+// Windows cannot fsync a directory handle; the rename is still atomic there, only its durability
+// across a power loss is weaker. Everywhere else a failed directory sync fails the write.
+const ignorableDirectorySyncCodes = new Set(['EPERM', 'EISDIR', 'EINVAL', 'ENOTSUP', 'EBADF', 'EACCES']);
+
+function directorySyncFailureIsFatal(error: unknown): boolean {
+  return !(process.platform === 'win32' && ignorableDirectorySyncCodes.has(errorCode(error) ?? ''));
+}
+
+function syncDirectorySync(directory: string): void {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(directory, 'r');
+    fsyncSync(descriptor);
+  } catch (error) {
+    if (directorySyncFailureIsFatal(error)) throw error;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(directory, 'r');
+    await handle.sync();
+  } catch (error) {
+    if (directorySyncFailureIsFatal(error)) throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** Directories whose entries changed: the file's own, and the parent of every directory created. */
+function directoriesToSync(directory: string, created: readonly string[] = []): string[] {
+  const result = new Set<string>([directory]);
+  for (const path of created) result.add(dirname(path));
+  return [...result].reverse();
+}
+
+function writeFailed(finalPath: string, error: unknown) {
+  return jsonError(
+    'write_failed',
+    `could not write checkpoint "${finalPath}": ${describeError(error)}; check free space and permissions, then write again`,
+    { cause: error },
+  );
+}
+
+/**
+ * Writes `bytes` to `directory/finalName` so that a reader sees either no file or the whole file:
+ * exclusive temp file in the same directory, write, fsync, close, rename, fsync the directory. On
+ * any failure the temp file is removed (and a renamed file too, when only the directory sync
+ * failed) and a `write_failed` error is thrown: success is never reported after an fsync error.
+ */
+export function writeFileAtomicSync(
+  directory: string,
+  finalName: string,
+  tempName: string,
+  bytes: Uint8Array,
+  options: AtomicWriteOptions,
+): void {
+  const tempPath = join(directory, tempName);
+  const finalPath = join(directory, finalName);
+  let descriptor: number | undefined;
+  let created = false;
+  let renamed = false;
+  try {
+    descriptor = openSync(tempPath, 'wx', options.mode);
+    created = true;
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(descriptor, bytes, offset, bytes.length - offset);
+    if (options.fsync) fsyncSync(descriptor);
+    const closing = descriptor;
+    descriptor = undefined;
+    closeSync(closing);
+    renameSync(tempPath, finalPath);
+    renamed = true;
+    if (options.fsync)
+      for (const path of directoriesToSync(directory, options.createdDirectories)) syncDirectorySync(path);
+  } catch (error) {
+    if (descriptor !== undefined) {
+      try {
+        closeSync(descriptor);
+      } catch {
+        // Already failing; the original error is the one to report.
+      }
+    }
+    // Only ever remove what this write created: an existing temp name belongs to someone else.
+    if (created) removeQuietlySync(renamed ? finalPath : tempPath);
+    throw writeFailed(finalPath, error);
+  }
+}
+
+/** Async {@link writeFileAtomicSync}. */
+export async function writeFileAtomic(
+  directory: string,
+  finalName: string,
+  tempName: string,
+  bytes: Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<void> {
+  const tempPath = join(directory, tempName);
+  const finalPath = join(directory, finalName);
+  let handle: FileHandle | undefined;
+  let created = false;
+  let renamed = false;
+  try {
+    handle = await open(tempPath, 'wx', options.mode);
+    created = true;
+    let offset = 0;
+    while (offset < bytes.length) {
+      const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+      offset += bytesWritten;
+    }
+    if (options.fsync) await handle.sync();
+    const closing = handle;
+    handle = undefined;
+    await closing.close();
+    await rename(tempPath, finalPath);
+    renamed = true;
+    if (options.fsync)
+      for (const path of directoriesToSync(directory, options.createdDirectories)) await syncDirectory(path);
+  } catch (error) {
+    if (handle !== undefined) await handle.close().catch(() => undefined);
+    if (created) await unlink(renamed ? finalPath : tempPath).catch(() => undefined);
+    throw writeFailed(finalPath, error);
+  }
+}
+
+function removeQuietlySync(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Nothing to remove, or removal failed: the write is reported as failed either way.
+  }
+}

@@ -1,0 +1,141 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import {
+  CHECKPOINT_FORMAT,
+  CHECKPOINT_FORMAT_VERSION,
+  type CheckpointMetadata,
+  parseDocumentText,
+  validateDocument,
+  validateMetadata,
+} from '@crewline/runtime-state';
+import { describeError, errorCode, jsonError } from './errors.js';
+
+/** What a listing reads first: the envelope and metadata lines fit in this for any normal checkpoint. */
+const headChunkBytes = 16 * 1024;
+/** Past this, the metadata line is not searched for any more and the whole file is parsed instead. */
+const headLimitBytes = 1024 * 1024;
+const newline = 0x0a;
+
+// Never follow a link planted where a checkpoint file should be (O_NOFOLLOW does not exist on Windows).
+export const readFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
+
+/** The first bytes of a checkpoint file, up to the end of its metadata line when found. */
+interface Head {
+  text: string | undefined;
+  size: number;
+}
+
+/** Index just past the second newline (the end of the metadata line), or -1. */
+function endOfMetadataLine(buffer: Uint8Array, length: number): number {
+  const first = buffer.indexOf(newline);
+  if (first < 0 || first >= length) return -1;
+  const second = buffer.indexOf(newline, first + 1);
+  return second < 0 || second >= length ? -1 : second + 1;
+}
+
+function readFailed(path: string, error: unknown) {
+  if (errorCode(error) === 'ENOENT')
+    return jsonError('not_found', `checkpoint file "${path}" no longer exists`, { cause: error });
+  if (errorCode(error) === 'ELOOP') {
+    return jsonError(
+      'invalid_name',
+      `checkpoint file "${path}" is a symbolic link; JsonProvider does not follow links`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return jsonError('read_failed', `cannot read checkpoint file "${path}": ${describeError(error)}`, {
+    cause: error,
+  });
+}
+
+/** Reads the head of a checkpoint file synchronously. */
+export function readHeadSync(path: string): Head {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, readFlags);
+    const size = fstatSync(descriptor).size;
+    let buffer = Buffer.alloc(Math.min(headChunkBytes, size));
+    let length = readSync(descriptor, buffer, 0, buffer.length, 0);
+    let end = endOfMetadataLine(buffer, length);
+    if (end < 0 && length < size && size > headChunkBytes) {
+      buffer = Buffer.alloc(Math.min(headLimitBytes, size));
+      length = readSync(descriptor, buffer, 0, buffer.length, 0);
+      end = endOfMetadataLine(buffer, length);
+    }
+    return { text: end < 0 ? undefined : buffer.toString('utf8', 0, end), size };
+  } catch (error) {
+    throw readFailed(path, error);
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}
+
+/** Reads the head of a checkpoint file. */
+export async function readHead(path: string): Promise<Head> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(path, readFlags);
+    const size = (await handle.stat()).size;
+    let buffer = Buffer.alloc(Math.min(headChunkBytes, size));
+    let { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    let end = endOfMetadataLine(buffer, bytesRead);
+    if (end < 0 && bytesRead < size && size > headChunkBytes) {
+      buffer = Buffer.alloc(Math.min(headLimitBytes, size));
+      ({ bytesRead } = await handle.read(buffer, 0, buffer.length, 0));
+      end = endOfMetadataLine(buffer, bytesRead);
+    }
+    return { text: end < 0 ? undefined : buffer.toString('utf8', 0, end), size };
+  } catch (error) {
+    throw readFailed(path, error);
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * The metadata from the first two lines of a checkpoint as runtime-state lays it out
+ * (`{"format": ..., "formatVersion": ..., "libraryVersion": ...,` then `"metadata": {...},`).
+ * Undefined when the head does not have that shape or another format version (the caller then
+ * parses the whole file, which also upgrades older versions). Throws typed errors for `__proto__`
+ * keys and invalid metadata.
+ */
+export function metadataFromHead(head: string, origin: string): CheckpointMetadata | undefined {
+  const firstBreak = head.indexOf('\n');
+  const envelope = head.slice(0, firstBreak);
+  const metadataLine = head.slice(firstBreak + 1).trimEnd();
+  if (
+    !envelope.startsWith('{"format"') ||
+    !metadataLine.startsWith('"metadata"') ||
+    !metadataLine.endsWith(',')
+  ) {
+    return undefined;
+  }
+  let parsed: unknown;
+  let protoKey = false;
+  try {
+    // JSON.parse makes a "__proto__" key an own property (no prototype change); it is still refused.
+    parsed = JSON.parse(`${envelope}\n${metadataLine.slice(0, -1)}}`, (key, value) => {
+      if (key === '__proto__') protoKey = true;
+      return value;
+    });
+  } catch {
+    return undefined;
+  }
+  if (protoKey) {
+    throw jsonError(
+      'corrupt_checkpoint',
+      `checkpoint (${origin}) contains a "__proto__" key; refusing to load it`,
+    );
+  }
+  const record = parsed as Record<string, unknown>;
+  if (record.format !== CHECKPOINT_FORMAT || record.formatVersion !== CHECKPOINT_FORMAT_VERSION)
+    return undefined;
+  return validateMetadata(record.metadata);
+}
+
+/** The metadata of a whole checkpoint text (parsed, upgraded and validated by the core). */
+export function metadataFromText(text: string, origin: string, maxBytes: number): CheckpointMetadata {
+  return validateDocument(parseDocumentText(text, { origin, maxBytes })).metadata;
+}

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { isValidCheckpointId } from '@crewline/runtime-state';
+
+/** Separates a checkpoint's id from its parent's in a file name: `<id>_p-<parent>.json`. */
+const parentMarker = '_p-';
+const noParent = 'none';
+const checkpointSuffix = '.json';
+/** Longest file name most file systems accept (ext4, APFS, NTFS: 255). */
+export const MAX_FILE_NAME_BYTES = 255;
+
+/** `<id>_p-<parentId|none>.json`: the parent is recoverable from the name alone. */
+export function checkpointFileName(id: string, parentId: string | null): string {
+  return `${id}${parentMarker}${parentId ?? noParent}${checkpointSuffix}`;
+}
+
+/** Why an id cannot be stored by this provider (beyond the core's id rules), or undefined. */
+export function fileNameProblem(id: string, parentId: string | null): string | undefined {
+  if (id.includes(parentMarker))
+    return `checkpoint id "${id}" contains "${parentMarker}", which separates id and parent in file names`;
+  const name = checkpointFileName(id, parentId);
+  if (Buffer.byteLength(name) > MAX_FILE_NAME_BYTES) {
+    return `file name for checkpoint "${id}" (parent "${parentId}") is longer than ${MAX_FILE_NAME_BYTES} bytes`;
+  }
+  return undefined;
+}
+
+/** The id and parent a checkpoint file name carries, or undefined when it is not a checkpoint file. */
+export function parseCheckpointFileName(name: string): { id: string; parentId: string | null } | undefined {
+  if (!name.endsWith(checkpointSuffix)) return undefined;
+  const marker = name.indexOf(parentMarker);
+  if (marker <= 0) return undefined;
+  const id = name.slice(0, marker);
+  const parent = name.slice(marker + parentMarker.length, -checkpointSuffix.length);
+  if (!isValidCheckpointId(id)) return undefined;
+  if (parent === noParent) return { id, parentId: null };
+  return isValidCheckpointId(parent) ? { id, parentId: parent } : undefined;
+}
+
+/**
+ * A temp file name for a checkpoint being written: `.<id>.<pid>.<8 hex>.tmp`. The leading dot keeps
+ * it out of listings (no checkpoint name or branch starts with a dot); the pid lets a later sweep
+ * tell a dead writer's leftover from a live writer's file.
+ */
+export function tempFileName(id: string): string {
+  return `.${id}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+}
+
+const tempPattern = /^\.(.+)\.(\d{1,10})\.([0-9a-f]{8})\.tmp$/;
+
+/** The writer pid of a temp file name, or undefined when the name is not one of ours. */
+export function parseTempFileName(name: string): { pid: number } | undefined {
+  const match = tempPattern.exec(name);
+  if (!match) return undefined;
+  return { pid: Number(match[2]) };
+}

@@ -1,0 +1,2 @@
+export { JsonProvider } from './json-provider.js';
+export type { JsonProviderOptions, ResolvedJsonProviderOptions } from './options.js';

@@ -1,0 +1,87 @@
+import { statSync, unlinkSync } from 'node:fs';
+import { stat, unlink } from 'node:fs/promises';
+import { logger } from '@crewline/events';
+import { walkLocation, walkLocationSync } from './directory-walk.js';
+import { component } from './errors.js';
+
+/** A temp file younger than this is never removed, whoever wrote it. */
+export const STALE_TEMP_FILE_AGE_MS = 60_000;
+
+/** Locations already swept by this process (the sweep runs once per location per process). */
+const swept = new Set<string>();
+
+/** True when a process with this pid exists (or exists but belongs to another user). */
+export function isProcessAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function isStale(mtimeMs: number, pid: number, now: number): boolean {
+  return now - mtimeMs > STALE_TEMP_FILE_AGE_MS && !isProcessAlive(pid);
+}
+
+function report(root: string, removed: number): void {
+  if (removed > 0)
+    logger.info(component, `removed ${removed} temp file(s) left by killed writers in ${root}`);
+}
+
+/**
+ * Removes temp files left by writers that died mid-write (older than a minute and whose pid is not
+ * alive), the first time this process uses `root`. A live writer's temp file is never touched.
+ * Best-effort: a failure is logged, never thrown.
+ */
+export function sweepTempFilesOnceSync(root: string): void {
+  if (swept.has(root)) return;
+  swept.add(root);
+  try {
+    const now = Date.now();
+    let removed = 0;
+    for (const temp of walkLocationSync(root).tempFiles) {
+      try {
+        if (isStale(statSync(temp.path).mtimeMs, temp.pid, now)) {
+          unlinkSync(temp.path);
+          removed += 1;
+        }
+      } catch {
+        // Renamed or removed meanwhile by its writer: nothing to clean.
+      }
+    }
+    report(root, removed);
+  } catch (error) {
+    logger.warn(component, `could not sweep temp files in ${root}`, error);
+  }
+}
+
+/** Async {@link sweepTempFilesOnceSync}. */
+export async function sweepTempFilesOnce(root: string): Promise<void> {
+  if (swept.has(root)) return;
+  swept.add(root);
+  try {
+    const now = Date.now();
+    let removed = 0;
+    for (const temp of (await walkLocation(root)).tempFiles) {
+      try {
+        if (isStale((await stat(temp.path)).mtimeMs, temp.pid, now)) {
+          await unlink(temp.path);
+          removed += 1;
+        }
+      } catch {
+        // Renamed or removed meanwhile by its writer: nothing to clean.
+      }
+    }
+    report(root, removed);
+  } catch (error) {
+    logger.warn(component, `could not sweep temp files in ${root}`, error);
+  }
+}
+
+/** Forgets which locations were swept, so the next use sweeps again (tests, long-lived processes). */
+export function resetTempFileSweeps(): void {
+  swept.clear();
+}
