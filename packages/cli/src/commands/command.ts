@@ -1,0 +1,17 @@
+import type { CliContext } from '../core/cli-context.js';
+
+/** What every command module exports: run with the arguments after its name; resolves to the exit code. */
+export type CommandRun = (args: readonly string[], context: CliContext) => Promise<number>;
+
+export interface CommandModule {
+  run: CommandRun;
+}
+
+/** A command as listed in help. The module is imported only when the command runs. */
+export interface CommandDefinition {
+  name: string;
+  aliases?: readonly string[];
+  summary: string;
+  usage: string;
+  load(): Promise<CommandModule>;
+}

@@ -1,0 +1,30 @@
+import { parseCommandArguments } from '../core/args.js';
+import { diffCheckpoints, formatDiff } from '../core/checkpoint-diff.js';
+import type { CliContext } from '../core/cli-context.js';
+import { usageError } from '../core/cli-error.js';
+import { viewDocument } from '../core/document-view.js';
+import { openCheckpoint } from '../core/open-location.js';
+
+/** `crewline checkpoint diff A B`. */
+export async function run(args: readonly string[], context: CliContext): Promise<number> {
+  const { values, positionals } = parseCommandArguments(
+    'checkpoint diff',
+    args,
+    { location: { type: 'string' }, json: { type: 'boolean' } },
+    2,
+  );
+  const [first, second] = positionals;
+  if (first === undefined || second === undefined) {
+    throw usageError('diff needs two checkpoints: crewline checkpoint diff A B (ids, files or path#id)');
+  }
+  const a = await openCheckpoint(first, context.cwd, context.catalog, values.location);
+  const b = await openCheckpoint(second, context.cwd, context.catalog, values.location);
+  const diff = diffCheckpoints(viewDocument(a.document), viewDocument(b.document));
+  if (values.json) {
+    context.stdout.write(`${JSON.stringify(diff, null, 2)}\n`);
+    return 0;
+  }
+  const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
+  context.stdout.write(`${formatDiff(diff, width).join('\n')}\n`);
+  return 0;
+}

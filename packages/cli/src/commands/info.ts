@@ -1,0 +1,47 @@
+import { parseCommandArguments } from '../core/args.js';
+import { checkpointReport } from '../core/checkpoint-report.js';
+import type { CliContext } from '../core/cli-context.js';
+import { viewDocument } from '../core/document-view.js';
+import { openCheckpoint } from '../core/open-location.js';
+
+/** `crewline checkpoint info [REF]`. */
+export async function run(args: readonly string[], context: CliContext): Promise<number> {
+  const { values, positionals } = parseCommandArguments(
+    'checkpoint info',
+    args,
+    { location: { type: 'string' }, json: { type: 'boolean' }, full: { type: 'boolean' } },
+    1,
+  );
+  const loaded = await openCheckpoint(positionals[0], context.cwd, context.catalog, values.location);
+  const view = viewDocument(loaded.document);
+  if (values.json) {
+    const { metadata } = loaded.document;
+    context.stdout.write(
+      `${JSON.stringify(
+        {
+          reference: loaded.checkpoint.reference,
+          location: loaded.location,
+          provider: loaded.provider.kind,
+          sizeBytes: loaded.checkpoint.sizeBytes,
+          metadata,
+          format: {
+            name: loaded.document.format,
+            version: loaded.document.formatVersion,
+            libraryVersion: loaded.document.libraryVersion,
+          },
+          inputs: view.inputs,
+          placeholders: view.placeholders,
+          entities: view.entities.map(({ tasks, ...entity }) => ({ ...entity, taskCount: tasks.length })),
+          tasks: view.tasks,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return 0;
+  }
+  const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
+  const lines = checkpointReport(loaded, view, { cwd: context.cwd, full: values.full, width });
+  context.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}

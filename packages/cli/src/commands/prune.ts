@@ -1,0 +1,62 @@
+import { parseCommandArguments, parseCount } from '../core/args.js';
+import type { CliContext } from '../core/cli-context.js';
+import { usageError } from '../core/cli-error.js';
+import { parseDuration } from '../core/duration.js';
+import { formatColumns, formatTime } from '../core/format.js';
+import { displayPath } from '../core/location.js';
+import { openLocation } from '../core/open-location.js';
+
+/** `crewline checkpoint prune [LOCATION] --keep N --older-than D [--dry-run]`. */
+export async function run(args: readonly string[], context: CliContext): Promise<number> {
+  const { values, positionals } = parseCommandArguments(
+    'checkpoint prune',
+    args,
+    {
+      location: { type: 'string' },
+      keep: { type: 'string' },
+      'older-than': { type: 'string' },
+      branch: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    1,
+  );
+  const keep = values.keep === undefined ? undefined : parseCount('--keep', values.keep);
+  const olderThanMs = values['older-than'] === undefined ? undefined : parseDuration(values['older-than']);
+  if (keep === undefined && olderThanMs === undefined) {
+    throw usageError(
+      'prune needs --keep N and/or --older-than D (e.g. --keep 10, --older-than 7d); nothing was removed',
+    );
+  }
+  const opened = await openLocation(positionals[0] ?? values.location, context.cwd, context.catalog);
+  const dryRun = values['dry-run'] === true;
+  const result = await opened.provider.prune(opened.location, {
+    keep,
+    olderThan: olderThanMs === undefined ? undefined : new Date(Date.now() - olderThanMs),
+    branch: values.branch,
+    dryRun,
+  });
+  if (values.json) {
+    context.stdout.write(
+      `${JSON.stringify({ location: opened.location, dryRun, removed: result.removed.map((checkpoint) => checkpoint.id) }, null, 2)}\n`,
+    );
+    return 0;
+  }
+  const where = displayPath(opened.location, context.cwd);
+  const count = `${result.removed.length} checkpoint${result.removed.length === 1 ? '' : 's'}`;
+  if (result.removed.length === 0) {
+    context.stdout.write(`Nothing to prune in ${where}\n`);
+    return 0;
+  }
+  const rows = result.removed.map((checkpoint) => [
+    `  ${checkpoint.id}`,
+    formatTime(checkpoint.createdAt),
+    checkpoint.branch,
+  ]);
+  context.stdout.write(
+    `${dryRun ? `Would remove ${count}` : `Removed ${count}`} from ${where}:\n${formatColumns(rows).join('\n')}\n${
+      dryRun ? 'Nothing was removed (--dry-run).\n' : ''
+    }`,
+  );
+  return 0;
+}

@@ -1,0 +1,73 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { usageError } from './cli-error.js';
+
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+type Parsed<T extends OptionsConfig> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>
+>;
+
+export interface ParsedArguments<T extends OptionsConfig> {
+  values: Parsed<T>['values'];
+  positionals: string[];
+}
+
+/**
+ * `node:util` parseArgs, strict, with its errors turned into one-line usage errors that say how to
+ * get help for `command`.
+ */
+export function parseCommandArguments<const T extends OptionsConfig>(
+  command: string,
+  args: readonly string[],
+  options: T,
+  maxPositionals: number,
+): ParsedArguments<T> {
+  let parsed: Parsed<T>;
+  try {
+    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    const message = error instanceof Error ? (error.message.split('. ')[0] ?? error.message) : String(error);
+    throw usageError(`${message.replace(/\.$/, '')}; run \`crewline ${command} --help\``);
+  }
+  if (parsed.positionals.length > maxPositionals) {
+    throw usageError(
+      `unexpected argument "${parsed.positionals[maxPositionals]}"; run \`crewline ${command} --help\``,
+    );
+  }
+  return { values: parsed.values, positionals: parsed.positionals };
+}
+
+/** A non-negative integer option, or a usage error naming the option. */
+export function parseCount(option: string, value: string): number {
+  if (!/^\d+$/.test(value)) throw usageError(`${option} must be a whole number, got "${value}"`);
+  return Number(value);
+}
+
+/**
+ * `key=value` pairs of a repeatable option into an object. `key:=json` parses the value as JSON
+ * (numbers, booleans, objects); plain `key=value` is always a string.
+ */
+export function parseAssignments(
+  option: string,
+  pairs: readonly string[] | undefined,
+): Record<string, unknown> | undefined {
+  if (!pairs || pairs.length === 0) return undefined;
+  const result: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const equals = pair.indexOf('=');
+    if (equals <= 0) throw usageError(`${option} "${pair}" must look like key=value (or key:=<json>)`);
+    const asJson = pair[equals - 1] === ':';
+    const key = pair.slice(0, asJson ? equals - 1 : equals);
+    const text = pair.slice(equals + 1);
+    if (key === '' || key === '__proto__') throw usageError(`${option} "${pair}" has no usable key`);
+    let value: unknown = text;
+    if (asJson) {
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw usageError(`${option} ${key}:= expects JSON, got "${text}"; quote strings or use ${key}=text`);
+      }
+    }
+    Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return result;
+}

@@ -1,0 +1,111 @@
+import type { LoadedCheckpoint } from '@crewline/runtime-state';
+import type { DocumentView, EntityView, TaskView } from './document-view.js';
+import { formatBytes, formatTime, formatValue, oneLine, truncate } from './format.js';
+import { displayPath } from './location.js';
+
+const statusLabels: Record<TaskView['status'], string> = {
+  completed: 'done',
+  running: 'running',
+  pending: 'pending',
+  failed: 'failed',
+};
+
+/** `[done]`, `[pending]`… padded to one width so task lines align. */
+export function taskStatusLabel(status: TaskView['status']): string {
+  return `[${statusLabels[status]}]`.padEnd(9);
+}
+
+export interface ReportOptions {
+  cwd: string;
+  /** Whole outputs instead of one-line previews. Default false. */
+  full?: boolean;
+  /** Width previews are cut to. Default 100. */
+  width?: number;
+}
+
+function entityHeading(entity: EntityView): string {
+  const done = entity.tasks.filter((task) => task.status === 'completed').length;
+  const progress = entity.tasks.length > 0 ? ` - ${done}/${entity.tasks.length} tasks completed` : '';
+  return `${entity.kind} ${entity.name} (${entity.id.slice(0, 8)})${entity.status ? ` ${entity.status}` : ''}${progress}`;
+}
+
+/** The task lines of `info`: number, status, description, agent, then the output (preview or whole). */
+export function taskLines(tasks: readonly TaskView[], options: ReportOptions): string[] {
+  const width = options.width ?? 100;
+  const lines: string[] = [];
+  for (const task of tasks) {
+    const number = `${task.index + 1}.`.padStart(4);
+    const agent = task.agentRole ? ` (${task.agentRole})` : '';
+    lines.push(
+      `${number} ${taskStatusLabel(task.status)} ${truncate(oneLine(task.name ?? task.description), width - 20)}${agent}`,
+    );
+    if (task.output !== undefined) {
+      if (options.full) {
+        for (const line of task.output.split('\n')) lines.push(`       | ${line}`);
+      } else {
+        lines.push(`       -> ${truncate(oneLine(task.output), width - 10)}`);
+      }
+    }
+  }
+  return lines;
+}
+
+/** Everything `crewline checkpoint info` prints about one checkpoint. */
+export function checkpointReport(
+  loaded: LoadedCheckpoint,
+  view: DocumentView,
+  options: ReportOptions,
+): string[] {
+  const { checkpoint } = loaded;
+  const { metadata } = view.document;
+  const lines = [
+    `Checkpoint ${metadata.id}`,
+    `  Reference: ${displayPath(checkpoint.reference, options.cwd)}`,
+    `  Time:      ${formatTime(metadata.createdAt)} (${metadata.createdAt})`,
+    `  Size:      ${formatBytes(checkpoint.sizeBytes)}`,
+    `  Trigger:   ${metadata.trigger}`,
+    `  Branch:    ${metadata.branch}`,
+    `  Parent:    ${metadata.parentId ?? '(none - first checkpoint of its lineage)'}`,
+    `  Lineage:   ${metadata.lineageId}`,
+    `  Events:    ${metadata.eventCount}`,
+    `  Format:    ${view.document.format} v${view.document.formatVersion}, written by crewline ${view.document.libraryVersion}`,
+    '',
+  ];
+  const inputKeys = Object.keys(view.inputs);
+  const missing = view.placeholders.filter((name) => !inputKeys.includes(name));
+  lines.push(inputKeys.length === 0 ? 'Inputs: (none)' : 'Inputs:');
+  for (const key of inputKeys) {
+    lines.push(
+      `  ${key} = ${truncate(formatValue(view.inputs[key]), (options.width ?? 100) - key.length - 5)}`,
+    );
+  }
+  if (missing.length > 0)
+    lines.push(`  placeholders without a value: ${missing.map((name) => `{${name}}`).join(', ')}`);
+  for (const entity of view.entities) {
+    lines.push('', entityHeading(entity));
+    if (entity.kind === 'flow') {
+      lines.push(
+        `  Completed methods: ${entity.completedMethods.length > 0 ? entity.completedMethods.join(', ') : '(none)'}`,
+      );
+      if (entity.state) {
+        const keys = Object.keys(entity.state);
+        lines.push(`  State: ${keys.length} key${keys.length === 1 ? '' : 's'}`);
+        for (const key of keys.slice(0, 10)) {
+          lines.push(
+            `    ${key} = ${truncate(formatValue(entity.state[key]), (options.width ?? 100) - key.length - 7)}`,
+          );
+        }
+        if (keys.length > 10) lines.push(`    ... ${keys.length - 10} more`);
+      }
+    }
+    if (entity.kind === 'agent' && entity.agents[0]) {
+      lines.push(
+        `  Role: ${entity.agents[0].role}${entity.agents[0].goal ? ` - goal: ${oneLine(entity.agents[0].goal)}` : ''}`,
+      );
+    }
+    if (entity.messageCount !== undefined)
+      lines.push(`  Conversation: ${entity.messageCount} messages saved`);
+    lines.push(...taskLines(entity.tasks, options));
+  }
+  return lines;
+}

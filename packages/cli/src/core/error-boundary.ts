@@ -1,0 +1,82 @@
+import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
+import type { TextSink } from './cli-context.js';
+
+/** Process exit codes of `crewline`, documented in the README and `crewline --help`. */
+export const exitCodes = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  notFound: 3,
+  unreadable: 4,
+  providerMissing: 5,
+  notRebuildable: 6,
+  internal: 70,
+  interrupted: 130,
+} as const;
+
+const codeExits: Partial<Record<CrewlineErrorCode, number>> = {
+  invalid_argument: exitCodes.usage,
+  invalid_name: exitCodes.usage,
+  not_found: exitCodes.notFound,
+  ambiguous_reference: exitCodes.notFound,
+  corrupt_checkpoint: exitCodes.unreadable,
+  unsupported_version: exitCodes.unreadable,
+  too_large: exitCodes.unreadable,
+  read_failed: exitCodes.unreadable,
+  provider_unavailable: exitCodes.providerMissing,
+  not_rebuildable: exitCodes.notRebuildable,
+  aborted: exitCodes.interrupted,
+};
+
+/** The exit code for a known crewline error. */
+export function exitCodeFor(error: CrewlineError): number {
+  return codeExits[error.code] ?? exitCodes.failed;
+}
+
+/** A crewline error's message without the `[component] ` prefix, which means nothing to a CLI user. */
+export function describeKnownError(error: CrewlineError): string {
+  return error.message.replace(/^\[[^\]]+\]\s*/, '');
+}
+
+function stackOf(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+/**
+ * The one error boundary of the CLI. A known crewline error becomes one line on stderr
+ * (`crewline: <what is wrong and what to do>`) and its exit code; anything else is a bug report
+ * with the stack (70). `CREWLINE_DEBUG=1` adds the stack to known errors too.
+ */
+export async function withErrorBoundary(
+  body: () => Promise<number>,
+  stderr: TextSink,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<number> {
+  try {
+    return await body();
+  } catch (error) {
+    return reportError(error, stderr, env);
+  }
+}
+
+/** Writes the report for `error` and returns the exit code (used by the boundary and the TUI). */
+export function reportError(
+  error: unknown,
+  stderr: TextSink,
+  env: Readonly<Record<string, string | undefined>> = {},
+): number {
+  const debug = env.CREWLINE_DEBUG !== undefined && env.CREWLINE_DEBUG !== '' && env.CREWLINE_DEBUG !== '0';
+  if (CrewlineError.isInstance(error)) {
+    stderr.write(`crewline: ${describeKnownError(error)}\n`);
+    if (debug) stderr.write(`${stackOf(error)}\n`);
+    return exitCodeFor(error);
+  }
+  const lines = stackOf(error).split('\n');
+  stderr.write(
+    `crewline: unexpected error - this is a bug in crewline or a plugin; please report it with these lines:\n${lines
+      .slice(0, debug ? undefined : 12)
+      .join('\n')}\n`,
+  );
+  return exitCodes.internal;
+}

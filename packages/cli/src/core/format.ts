@@ -1,0 +1,97 @@
+/** `1.2 KB`, `3.4 MB`; `-` when unknown. */
+export function formatBytes(bytes: number | undefined): string {
+  if (bytes === undefined) return '-';
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+function pad(value: number, width = 2): string {
+  return String(value).padStart(width, '0');
+}
+
+/** `2026-11-21 09:30:00` in the local time zone (what a person at the terminal expects). */
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/** `09:30:00` local time. */
+export function formatClock(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/** `just now`, `5m ago`, `3h ago`, `2d ago`, relative to `now`. */
+export function formatAge(iso: string, now = Date.now()): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return '';
+  const seconds = Math.max(0, Math.round((now - then) / 1000));
+  if (seconds < 45) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes}m ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours}h ago`;
+  return `${Math.round(hours / 24)}d ago`;
+}
+
+/** Whitespace (newlines included) collapsed to single spaces, for one-line previews. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** At most `width` characters; longer text ends in `...`. Counts code points, not UTF-16 units. */
+export function truncate(text: string, width: number): string {
+  if (width <= 0) return '';
+  const characters = Array.from(text);
+  if (characters.length <= width) return text;
+  if (width <= 3) return characters.slice(0, width).join('');
+  return `${characters.slice(0, width - 3).join('')}...`;
+}
+
+/** `text` cut or padded with spaces to exactly `width` characters. */
+export function fit(text: string, width: number): string {
+  const cut = truncate(text, width);
+  return cut + ' '.repeat(Math.max(0, width - Array.from(cut).length));
+}
+
+/** A value as a person reads it in one line: strings quoted, everything else as JSON. */
+export function formatValue(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'bigint') return `${value}n`;
+  try {
+    return (
+      JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? `${item}n` : item)) ?? String(value)
+    );
+  } catch {
+    return String(value);
+  }
+}
+
+/** Rows of cells as columns separated by two spaces; the last column is not padded. */
+export function formatColumns(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, Array.from(cell).length);
+    });
+  }
+  return rows.map((row) =>
+    row
+      .map((cell, index) =>
+        index === row.length - 1 ? cell : cell + ' '.repeat((widths[index] ?? 0) - Array.from(cell).length),
+      )
+      .join('  ')
+      .trimEnd(),
+  );
+}

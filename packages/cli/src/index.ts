@@ -1,0 +1,6 @@
+export type { CommandDefinition, CommandModule, CommandRun } from './commands/command.js';
+export { commands, findCommand } from './commands/registry.js';
+export { type CliContext, colorEnabled, type TextSink } from './core/cli-context.js';
+export { describeKnownError, exitCodeFor, exitCodes, withErrorBoundary } from './core/error-boundary.js';
+export { type CatalogOptions, closeCatalog, createProviderCatalog } from './core/provider-catalog.js';
+export { processContext, runCli } from './main.js';

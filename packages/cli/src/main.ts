@@ -1,0 +1,68 @@
+import { browseCommand, commands, findCommand, mainHelp } from './commands/registry.js';
+import type { CliContext } from './core/cli-context.js';
+import { usageError } from './core/cli-error.js';
+import { exitCodes, withErrorBoundary } from './core/error-boundary.js';
+import { closeCatalog, createProviderCatalog } from './core/provider-catalog.js';
+import { cliVersion } from './core/version.js';
+
+/** The process's streams and environment, for {@link runCli} without a context. */
+export function processContext(): CliContext {
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    catalog: createProviderCatalog(),
+  };
+}
+
+const helpFlags = new Set(['--help', '-h', 'help']);
+
+/**
+ * Runs `crewline` with `argv` (without the node and script paths) and resolves to the exit code.
+ * Never throws: every failure goes through the one error boundary.
+ */
+export async function runCli(
+  argv: readonly string[],
+  context: CliContext = processContext(),
+): Promise<number> {
+  try {
+    return await withErrorBoundary(() => dispatch(argv, context), context.stderr, context.env);
+  } finally {
+    await closeCatalog(context.catalog).catch(() => undefined);
+  }
+}
+
+async function dispatch(argv: readonly string[], context: CliContext): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || helpFlags.has(first)) {
+    context.stdout.write(mainHelp(cliVersion()));
+    return exitCodes.ok;
+  }
+  if (first === '--version' || first === '-v') {
+    context.stdout.write(`${cliVersion()}\n`);
+    return exitCodes.ok;
+  }
+  let args: readonly string[];
+  if (first === 'checkpoint' || first === 'checkpoints') args = rest;
+  else if (findCommand(first)) args = argv;
+  else {
+    throw usageError(
+      `unknown command "${first}"; the commands are checkpoint, ${commands.map((command) => command.name).join(', ')} (see crewline --help)`,
+    );
+  }
+  const [name, ...commandArgs] = args;
+  const command = name === undefined || name.startsWith('-') ? undefined : findCommand(name);
+  if (name !== undefined && !name.startsWith('-') && !command) {
+    throw usageError(`unknown checkpoint command "${name}"; run \`crewline checkpoint --help\``);
+  }
+  const definition = command ?? browseCommand;
+  const options = command ? commandArgs : args;
+  if (options.some((arg) => arg === '--help' || arg === '-h')) {
+    context.stdout.write(`${definition.usage}\n`);
+    return exitCodes.ok;
+  }
+  const module = await definition.load();
+  return module.run(options, context);
+}

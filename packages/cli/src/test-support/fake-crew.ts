@@ -1,0 +1,140 @@
+import { TaskCompletedEvent, TaskStartedEvent } from '@crewline/events';
+import {
+  type CheckpointableEntity,
+  type CheckpointProvider,
+  type EntitySnapshot,
+  type EntitySummary,
+  RuntimeState,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
+
+export interface FakeTask {
+  description: string;
+  expectedOutput: string;
+  agentRole: string;
+  status: 'pending' | 'running' | 'completed' | 'failed';
+  output?: string;
+}
+
+/**
+ * A crew-shaped entity for fixtures: it snapshots like the runtime's crew (agents, tasks with
+ * status and `output.raw`) without running any model.
+ */
+export class FakeCrew implements CheckpointableEntity {
+  readonly entityKind = 'crew' as const;
+  readonly entityId: string;
+  readonly entityName: string;
+  readonly tasks: FakeTask[];
+
+  constructor(name: string, taskCount: number, id = `crew-${name.toLowerCase().replace(/\W+/g, '-')}`) {
+    this.entityId = id;
+    this.entityName = name;
+    this.tasks = Array.from({ length: taskCount }, (_, index) => ({
+      description: index === 0 ? 'Research {topic} for {audience}' : `Step ${index + 1} about {topic}`,
+      expectedOutput: 'A short answer',
+      agentRole: index % 2 === 0 ? 'Researcher' : 'Writer',
+      status: 'pending' as const,
+    }));
+  }
+
+  snapshotEntity(): EntitySnapshot {
+    return {
+      kind: 'crew',
+      id: this.entityId,
+      name: this.entityName,
+      data: {
+        agents: [
+          { role: 'Researcher', goal: 'Research {topic}', backstory: 'Expert', model: 'offline:test' },
+          { role: 'Writer', goal: 'Write', backstory: 'Expert', model: 'offline:test' },
+        ],
+        tasks: this.tasks.map((task, index) => ({
+          id: `task-${index}`,
+          description: task.description,
+          expectedOutput: task.expectedOutput,
+          agentRole: task.agentRole,
+          status: task.status,
+          output: task.output === undefined ? null : { raw: task.output, agentRole: task.agentRole },
+        })),
+      },
+    };
+  }
+
+  summarizeEntity(): EntitySummary {
+    return {
+      kind: 'crew',
+      id: this.entityId,
+      name: this.entityName,
+      status: this.tasks.every((task) => task.status === 'completed') ? 'completed' : 'running',
+      completed: this.tasks.filter((task) => task.status === 'completed').length,
+      total: this.tasks.length,
+    };
+  }
+}
+
+export interface FakeRunOptions {
+  provider: CheckpointProvider;
+  location: string;
+  crewName?: string;
+  taskCount?: number;
+  /** Tasks to complete (default all). */
+  complete?: number;
+  inputs?: Record<string, unknown>;
+  /** Write a checkpoint at task_started as well as task_completed. Default true. */
+  onStart?: boolean;
+}
+
+/** Simulates a crew run writing checkpoints on task events; returns what was stored, oldest first. */
+export async function writeFakeRun(options: FakeRunOptions): Promise<StoredCheckpoint[]> {
+  const crew = new FakeCrew(options.crewName ?? 'Research', options.taskCount ?? 3);
+  const state = new RuntimeState({
+    entities: [crew],
+    inputs: options.inputs ?? { topic: 'AI', audience: 'engineers' },
+    provider: options.provider,
+    location: options.location,
+  });
+  const stored: StoredCheckpoint[] = [];
+  const complete = options.complete ?? crew.tasks.length;
+  for (let index = 0; index < complete; index += 1) {
+    const task = crew.tasks[index]!;
+    task.status = 'running';
+    state.recordEvent(new TaskStartedEvent({ description: task.description }));
+    if (options.onStart !== false) stored.push(await state.writeCheckpoint({ trigger: 'task_started' }));
+    task.status = 'completed';
+    task.output = `Output ${index + 1}: findings about AI.\nSecond line of task ${index + 1}.`;
+    state.recordEvent(new TaskCompletedEvent({ description: task.description, output: task.output }));
+    stored.push(await state.writeCheckpoint({ trigger: 'task_completed' }));
+  }
+  await state.settle();
+  return stored;
+}
+
+/** Writes a fork of `from` (a document read back) on `branch`, completing its next task differently. */
+export async function writeFakeFork(
+  provider: CheckpointProvider,
+  location: string,
+  from: StoredCheckpoint,
+  branch: string,
+): Promise<StoredCheckpoint> {
+  const raw = await provider.read(location, from.id);
+  const { validateDocument, parseDocumentText } = await import('@crewline/runtime-state');
+  const document = validateDocument('text' in raw ? parseDocumentText(raw.text) : raw.document);
+  const entity = document.entities[0]!;
+  const crew = new FakeCrew(entity.name, 0, entity.id);
+  for (const task of (entity.data.tasks as unknown as Record<string, unknown>[]) ?? []) {
+    crew.tasks.push({
+      description: String(task.description),
+      expectedOutput: String(task.expectedOutput),
+      agentRole: String(task.agentRole),
+      status: task.status as FakeTask['status'],
+      output: (task.output as { raw?: string } | null)?.raw,
+    });
+  }
+  const state = RuntimeState.fromDocument(document, { entities: [crew], provider, location });
+  state.fork(branch);
+  const next = crew.tasks.find((task) => task.status !== 'completed');
+  if (next) {
+    next.status = 'completed';
+    next.output = `Forked output on ${branch}`;
+  }
+  return state.writeCheckpoint({ trigger: 'task_completed' });
+}

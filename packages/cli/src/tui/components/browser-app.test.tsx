@@ -1,0 +1,115 @@
+import { render } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryHost, waitFor } from '../../test-support/memory-host.js';
+import { sampleCheckpoints } from '../../test-support/sample-tree.js';
+import { initialState } from '../state/browser-state.js';
+import { BrowserApp } from './browser-app.js';
+
+const keys = {
+  down: '\u001B[B',
+  up: '\u001B[A',
+  right: '\u001B[C',
+  enter: '\r',
+  tab: '\t',
+  clear: '\u0015',
+  escape: '\u001B',
+};
+
+let unmount: (() => void) | undefined;
+afterEach(() => {
+  unmount?.();
+  unmount = undefined;
+});
+
+async function openApp(styling: 'full' | 'monochrome' | 'none' = 'none') {
+  const sample = await sampleCheckpoints();
+  const host = new MemoryHost(sample.provider, sample.location);
+  let exited = 0;
+  const app = render(
+    <BrowserApp
+      initial={initialState({ location: sample.location, title: './memory', providerKind: 'memory' })}
+      host={host}
+      styling={styling}
+      onExit={() => {
+        exited += 1;
+      }}
+    />,
+  );
+  unmount = app.unmount;
+  const frame = () => app.lastFrame() ?? '';
+  const press = async (...sequence: string[]) => {
+    for (const data of sequence) {
+      app.stdin.write(data);
+      // Ink reads input asynchronously; give it a moment as a terminal would.
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+  };
+  await waitFor(() => frame().includes('[x]') || frame().includes('Id '), 'the first checkpoint to load');
+  return { sample, host, app, frame, press, exited: () => exited };
+}
+
+describe('BrowserApp', () => {
+  it('shows the tree and the overview of the newest checkpoint within 24 rows', async () => {
+    const { frame, sample } = await openApp();
+    const text = frame();
+    expect(text).toContain('crewline checkpoints');
+    expect(text).toContain('11 checkpoints (memory)');
+    expect(text).toContain('crew Writing (2)');
+    expect(text).toContain('crew Research (9)');
+    expect(text).toContain('[Overview]');
+    expect(text).toContain(sample.other.at(-1)!.id);
+    expect(text.split('\n').length).toBeLessThanOrEqual(23);
+    expect(text.split('\n').every((line) => line.length <= 99)).toBe(true);
+    // No styling requested: no escape sequences at all.
+    expect(text).not.toContain('\u001B[');
+  });
+
+  it('edits an output, forks with it, shows progress and the result', async () => {
+    const { frame, press, host, sample } = await openApp();
+    const target = sample.main[3]!;
+    // Walk down to the 4th checkpoint of Research's main branch.
+    await press(keys.up, keys.up, keys.up, keys.up, keys.up, keys.up, keys.up, keys.up);
+    await press('g');
+    for (let step = 0; step < 30 && !frame().includes(target.id); step += 1) await press('j');
+    expect(frame()).toContain(target.id);
+    await press('2');
+    await waitFor(() => frame().includes('[Tasks]'), 'the tasks tab');
+    expect(frame()).toContain('[x] 1. Research {topic} for {audience}');
+    await press(keys.enter);
+    await waitFor(() => frame().includes('Edit output of task 1'), 'the editor');
+    await press(keys.clear, 'A', 'B', 'C', keys.enter);
+    await waitFor(() => frame().includes('*edited'), 'the edit mark');
+    await press('f');
+    await waitFor(() => frame().includes('Fork: name the new branch'), 'the branch prompt');
+    await press('x', '1', keys.enter);
+    await waitFor(() => host.requests.length === 1, 'the run to start');
+    expect(host.requests[0]).toMatchObject({
+      mode: 'fork',
+      branch: 'x1',
+      taskOutputs: { 0: 'ABC' },
+      checkpointId: target.id,
+    });
+    await waitFor(() => frame().includes('Forking'), 'the run screen');
+    host.progress('task 2 started: Step 2 about AI');
+    await waitFor(() => frame().includes('task 2 started'), 'a progress line');
+    host.finish({ branch: 'x1', output: 'All done offline', lastCheckpoint: sample.main[0]!.id });
+    await waitFor(() => frame().includes('Run finished on branch x1'), 'the result');
+    expect(frame()).toContain('All done offline');
+    await press(' ');
+    await waitFor(() => frame().includes('[Tasks]') && !frame().includes('Forking'), 'the browser again');
+    // The run's last checkpoint is selected after the list reloads.
+    expect(
+      frame()
+        .split('\n')
+        .find((line) => line.startsWith('>')),
+    ).toContain('task_started 0/3');
+  });
+
+  it('shows help on ? and quits on q', async () => {
+    const { frame, press, exited } = await openApp();
+    await press('?');
+    await waitFor(() => frame().includes('Press any key to close this help'), 'help');
+    await press('x', 'q');
+    await waitFor(() => exited() === 1, 'exit');
+  });
+});

@@ -1,0 +1,146 @@
+import type { StoredCheckpoint } from '@crewline/runtime-state';
+import type { DocumentView } from '../../core/document-view.js';
+import type { TextBuffer } from './text-editor.js';
+import type { GroupNode } from './tree.js';
+
+export type Tab = 'overview' | 'tasks' | 'inputs';
+export const tabs: readonly Tab[] = ['overview', 'tasks', 'inputs'];
+export type Focus = 'tree' | 'detail';
+export type RunMode = 'resume' | 'fork';
+
+/** Changes made in the browser to one checkpoint, passed along when it is resumed or forked. */
+export interface Edits {
+  /** Flat task index -> new raw output. */
+  outputs: Record<number, string>;
+  /** Input key -> new value. */
+  inputs: Record<string, unknown>;
+}
+
+export type EditTarget =
+  | { kind: 'output'; index: number }
+  | { kind: 'input'; key: string }
+  | { kind: 'branch' };
+
+export interface EditorState {
+  target: EditTarget;
+  buffer: TextBuffer;
+}
+
+/** The "run it?" panel shown after `e` or `f`. */
+export interface ConfirmState {
+  mode: RunMode;
+  checkpointId: string;
+  /** Fork only: the branch typed so far (empty: generated). */
+  branch: string;
+}
+
+export interface RunResult {
+  branch: string;
+  lastCheckpoint?: string;
+  output: string;
+}
+
+/** A resume or fork running (or finished) inside the browser. */
+export interface RunState {
+  mode: RunMode;
+  checkpointId: string;
+  status: 'running' | 'finished' | 'failed';
+  /** Progress lines, newest last (kept to the last few hundred). */
+  lines: string[];
+  result?: RunResult;
+  error?: string;
+}
+
+export interface DetailState {
+  checkpointId: string;
+  status: 'loading' | 'ready' | 'error';
+  view?: DocumentView;
+  error?: string;
+}
+
+/** Everything the checkpoint browser shows; changed only by `update`. */
+export interface BrowserState {
+  location: string;
+  /** The location as shown in the title. */
+  title: string;
+  providerKind: string;
+  listStatus: 'loading' | 'ready' | 'error';
+  listError?: string;
+  checkpoints: StoredCheckpoint[];
+  tree: GroupNode[];
+  /** Keys of collapsed nodes (everything else is expanded). */
+  collapsed: Set<string>;
+  selectedKey?: string;
+  /** Select this checkpoint once it appears in the list (after a run). */
+  selectAfterLoad?: string;
+  focus: Focus;
+  tab: Tab;
+  /** Row of the detail tab under the cursor (a task, an input, or the overview scroll offset). */
+  detailCursor: number;
+  detail?: DetailState;
+  /** By checkpoint id. */
+  edits: Record<string, Edits>;
+  editor?: EditorState;
+  confirm?: ConfirmState;
+  run?: RunState;
+  showHelp: boolean;
+  /** A one-line notice in the status bar. */
+  message?: string;
+}
+
+/** The browser before anything is loaded. */
+export function initialState(options: {
+  location: string;
+  title?: string;
+  providerKind: string;
+}): BrowserState {
+  return {
+    location: options.location,
+    title: options.title ?? options.location,
+    providerKind: options.providerKind,
+    listStatus: 'loading',
+    checkpoints: [],
+    tree: [],
+    collapsed: new Set(),
+    focus: 'tree',
+    tab: 'overview',
+    detailCursor: 0,
+    edits: {},
+    showHelp: false,
+  };
+}
+
+/** What to hand to `continueFromCheckpoint` for a run started in the browser. */
+export interface RunRequest {
+  mode: RunMode;
+  checkpointId: string;
+  reference: string;
+  branch?: string;
+  /** All kickoff inputs with the edits applied; absent when none were edited. */
+  inputs?: Record<string, unknown>;
+  /** Edited outputs by flat task index; absent when none were edited. */
+  taskOutputs?: Record<number, string>;
+}
+
+/** Work the browser asks its host to do; results come back as actions. */
+export type Effect =
+  | { type: 'load-list' }
+  | { type: 'load-detail'; checkpointId: string; reference: string }
+  | { type: 'start-run'; request: RunRequest }
+  | { type: 'interrupt-run' }
+  | { type: 'exit' };
+
+export type Action =
+  | { type: 'key'; key: import('./key-press.js').KeyPress }
+  | { type: 'list-loaded'; checkpoints: StoredCheckpoint[] }
+  | { type: 'list-failed'; error: string }
+  | { type: 'detail-loaded'; checkpointId: string; view: DocumentView }
+  | { type: 'detail-failed'; checkpointId: string; error: string }
+  | { type: 'run-progress'; line: string }
+  | { type: 'run-finished'; result: RunResult }
+  | { type: 'run-failed'; error: string };
+
+export interface Update {
+  state: BrowserState;
+  effects: Effect[];
+}

@@ -1,0 +1,205 @@
+import type { StoredCheckpoint } from '@crewline/runtime-state';
+import type { DocumentView, TaskView } from '../../core/document-view.js';
+import { formatBytes, formatClock, formatTime, formatValue, oneLine } from '../../core/format.js';
+import type { Edits } from './browser-state.js';
+import { inputKeys } from './detail-items.js';
+import type { TreeRow } from './tree.js';
+
+/** A run of text with one style. Colour is applied only when the terminal wants it. */
+export interface Segment {
+  text: string;
+  color?: 'green' | 'yellow' | 'red' | 'cyan' | 'magenta' | 'gray';
+  bold?: boolean;
+  /** Reverse video: the selected row, the cursor. */
+  inverse?: boolean;
+}
+
+export type Line = Segment[];
+
+export const plain = (text: string): Line => [{ text }];
+
+/** One line of the tree: indentation, an expand marker, and what the node is. */
+export function treeRowLine(row: TreeRow, edited: ReadonlySet<string>, now: number): Line {
+  const indent = '  '.repeat(row.depth);
+  const marker = row.expandable ? (row.expanded ? '- ' : '+ ') : '  ';
+  const node = row.node;
+  if (node.type === 'group') {
+    return [
+      { text: `${indent}${marker}` },
+      { text: `${node.kind} ${node.name}`, bold: true, color: 'cyan' },
+      { text: ` (${node.count}) ${ageText(node.latestAt, now)}`, color: 'gray' },
+    ];
+  }
+  if (node.type === 'branch') {
+    const line: Line = [
+      { text: `${indent}${marker}` },
+      { text: node.branch, color: 'magenta' },
+      { text: ` (${node.checkpoints.length})` },
+    ];
+    if (node.orphaned) line.push({ text: ' orphaned', color: 'yellow' });
+    return line;
+  }
+  const checkpoint = node.checkpoint;
+  const progress = progressText(checkpoint);
+  const line: Line = [
+    { text: `${indent}${marker}${formatClock(checkpoint.createdAt)} ` },
+    { text: checkpoint.trigger },
+    { text: progress.text ? ` ${progress.text}` : '', color: progress.complete ? 'green' : undefined },
+  ];
+  if (edited.has(checkpoint.id)) line.push({ text: ' *', color: 'yellow', bold: true });
+  return line;
+}
+
+function ageText(iso: string, now: number): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (!Number.isFinite(seconds)) return '';
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)}m ago`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)}h ago`;
+  return `${Math.round(seconds / 86_400)}d ago`;
+}
+
+/** `2/4` task progress of a checkpoint over its crews; complete when every task is done. */
+export function progressText(checkpoint: StoredCheckpoint): { text: string; complete: boolean } {
+  let completed = 0;
+  let total = 0;
+  for (const entity of checkpoint.entities) {
+    if (entity.total === undefined) continue;
+    completed += entity.completed ?? 0;
+    total += entity.total;
+  }
+  if (total === 0) return { text: '', complete: false };
+  return { text: `${completed}/${total}`, complete: completed === total };
+}
+
+const statusMarks: Record<TaskView['status'], Segment> = {
+  completed: { text: '[x]', color: 'green' },
+  running: { text: '[>]', color: 'yellow' },
+  pending: { text: '[ ]', color: 'gray' },
+  failed: { text: '[!]', color: 'red' },
+};
+
+/** The Overview tab: metadata, each entity's state, and what the run did. */
+export function overviewLines(view: DocumentView, checkpoint: StoredCheckpoint, edits: Edits): Line[] {
+  const metadata = view.document.metadata;
+  const lines: Line[] = [
+    [
+      { text: 'Id       ', color: 'gray' },
+      { text: metadata.id, bold: true },
+    ],
+    [{ text: 'Time     ', color: 'gray' }, { text: formatTime(metadata.createdAt) }],
+    [{ text: 'Trigger  ', color: 'gray' }, { text: metadata.trigger }],
+    [
+      { text: 'Branch   ', color: 'gray' },
+      { text: metadata.branch, color: 'magenta' },
+    ],
+    [{ text: 'Parent   ', color: 'gray' }, { text: metadata.parentId ?? '(none)' }],
+    [{ text: 'Events   ', color: 'gray' }, { text: String(metadata.eventCount) }],
+    [{ text: 'Size     ', color: 'gray' }, { text: formatBytes(checkpoint.sizeBytes) }],
+  ];
+  for (const entity of view.entities) {
+    lines.push(plain(''));
+    const done = entity.tasks.filter((task) => task.status === 'completed').length;
+    lines.push([
+      { text: `${entity.kind} ${entity.name}`, bold: true, color: 'cyan' },
+      { text: entity.tasks.length > 0 ? `  ${done}/${entity.tasks.length} tasks` : '' },
+      { text: entity.status ? `  ${entity.status}` : '', color: 'gray' },
+    ]);
+    for (const agent of entity.agents.slice(0, 6)) {
+      lines.push(plain(`  agent ${agent.role}${agent.model ? ` (${agent.model})` : ''}`));
+    }
+    if (entity.agents.length > 6) lines.push(plain(`  ... ${entity.agents.length - 6} more agents`));
+    if (entity.kind === 'flow') {
+      lines.push(plain(`  completed: ${entity.completedMethods.join(', ') || '(none)'}`));
+      for (const [key, value] of Object.entries(entity.state ?? {}).slice(0, 8)) {
+        lines.push(plain(`  state.${key} = ${oneLine(formatValue(value))}`));
+      }
+    }
+    if (entity.messageCount !== undefined)
+      lines.push(plain(`  conversation: ${entity.messageCount} messages`));
+    const running = entity.tasks.find((task) => task.status === 'running');
+    if (running)
+      lines.push(
+        plain(`  in progress: task ${running.index + 1} ${oneLine(running.name ?? running.description)}`),
+      );
+  }
+  const editedOutputs = Object.keys(edits.outputs).length;
+  const editedInputs = Object.keys(edits.inputs).length;
+  lines.push(plain(''));
+  lines.push(
+    editedOutputs + editedInputs > 0
+      ? [
+          {
+            text: `Edited: ${editedOutputs} output(s), ${editedInputs} input(s) - e resume / f fork to run them`,
+            color: 'yellow',
+          },
+        ]
+      : [{ text: 'e resume  f fork  (edit outputs in Tasks, inputs in Inputs)', color: 'gray' }],
+  );
+  return lines;
+}
+
+/** The Tasks tab: one line per task, a preview of each output under it. */
+export function taskLines(view: DocumentView, edits: Edits): { lines: Line[]; itemStarts: number[] } {
+  const lines: Line[] = [];
+  const itemStarts: number[] = [];
+  for (const task of view.tasks) {
+    itemStarts.push(lines.length);
+    const edited = task.index in edits.outputs;
+    lines.push([
+      statusMarks[task.status],
+      { text: ` ${task.index + 1}. ${oneLine(task.name ?? task.description)}` },
+      { text: edited ? ' *edited' : '', color: 'yellow', bold: true },
+    ]);
+    const output = edited ? edits.outputs[task.index] : task.output;
+    if (output !== undefined)
+      lines.push([{ text: `    ${oneLine(output)}`, color: edited ? 'yellow' : 'gray' }]);
+    else if (task.agentRole) lines.push([{ text: `    (${task.agentRole})`, color: 'gray' }]);
+  }
+  if (view.tasks.length === 0) lines.push(plain('(no tasks in this checkpoint)'));
+  return { lines, itemStarts };
+}
+
+/** The Inputs tab: each kickoff input and each placeholder without a value. */
+export function inputLines(view: DocumentView, edits: Edits): { lines: Line[]; itemStarts: number[] } {
+  const lines: Line[] = [];
+  const itemStarts: number[] = [];
+  for (const key of inputKeys(view)) {
+    itemStarts.push(lines.length);
+    const known = Object.hasOwn(view.inputs, key);
+    const edited = Object.hasOwn(edits.inputs, key);
+    const value = edited ? edits.inputs[key] : view.inputs[key];
+    lines.push([
+      { text: `${key} = ` },
+      {
+        text: edited || known ? oneLine(formatValue(value)) : '(no value)',
+        color: edited ? 'yellow' : known ? undefined : 'gray',
+      },
+      {
+        text: edited ? ' *edited' : known ? '' : `  placeholder {${key}}`,
+        color: edited ? 'yellow' : 'gray',
+      },
+    ]);
+  }
+  if (lines.length === 0) lines.push(plain('(no inputs and no placeholders)'));
+  return { lines, itemStarts };
+}
+
+export const helpLines: readonly string[] = [
+  'Keys',
+  '  up/down, j/k     move            pgup/pgdn, g/G   page, first/last',
+  '  left/right, h/l  collapse/expand (tree) or switch tab (detail)',
+  '  enter            open a checkpoint / edit the output or input under the cursor',
+  '  tab              switch between tree and detail   1 2 3  Overview Tasks Inputs',
+  '  u                undo the edit under the cursor',
+  '  e                resume the selected checkpoint (with your edits)',
+  '  f                fork it onto a new branch (with your edits)',
+  '  r                refresh          ?  this help     q  quit',
+  '',
+  'Editing: type to change, enter saves, esc cancels, ctrl+j new line,',
+  '  ctrl+u clears to the start, ctrl+k to the end.',
+  'Editing an output re-runs every later task; an edited input is used by',
+  '  tasks that have not run yet. * marks checkpoints with edits.',
+  '',
+  'Press any key to close this help.',
+];

@@ -1,0 +1,333 @@
+import type { BrowserState, Tab } from './browser-state.js';
+import {
+  helpLines,
+  inputLines,
+  type Line,
+  overviewLines,
+  plain,
+  type Segment,
+  taskLines,
+  treeRowLine,
+} from './panels.js';
+import { visibleRows } from './tree.js';
+import { editsFor, selectedCheckpoint } from './update.js';
+
+export interface ScreenSize {
+  width: number;
+  height: number;
+  /** "Now" for relative times. Default `Date.now()`. */
+  now?: number;
+}
+
+/** Smallest screen the browser lays out for; smaller terminals get a clipped 80×24 layout. */
+export const MINIMUM_SIZE = { width: 60, height: 12 } as const;
+
+function lineLength(line: Line): number {
+  return line.reduce((total, segment) => total + Array.from(segment.text).length, 0);
+}
+
+/** `line` cut to `width` characters (keeping styles), then padded with spaces when `pad`. */
+export function clipLine(line: Line, width: number, pad = false): Line {
+  const result: Segment[] = [];
+  let remaining = width;
+  for (const segment of line) {
+    if (remaining <= 0) break;
+    const characters = Array.from(segment.text);
+    if (characters.length <= remaining) {
+      result.push(segment);
+      remaining -= characters.length;
+    } else {
+      result.push({ ...segment, text: `${characters.slice(0, Math.max(0, remaining - 1)).join('')}~` });
+      remaining = 0;
+    }
+  }
+  if (pad && remaining > 0) result.push({ text: ' '.repeat(remaining) });
+  return result;
+}
+
+/** Hard-wraps text (keeping its line breaks) to `width` columns. */
+export function wrapText(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    const characters = Array.from(paragraph);
+    if (characters.length === 0) lines.push('');
+    for (let start = 0; start < characters.length; start += width)
+      lines.push(characters.slice(start, start + width).join(''));
+  }
+  return lines;
+}
+
+/** The slice of `lines` of `height` rows that keeps row `focus` in view (the focus near the middle). */
+function windowAround<T>(lines: readonly T[], focus: number, height: number): { start: number; rows: T[] } {
+  if (lines.length <= height) return { start: 0, rows: [...lines] };
+  const start = Math.max(0, Math.min(lines.length - height, focus - Math.floor(height / 3)));
+  return { start, rows: lines.slice(start, start + height) };
+}
+
+const tabTitles: Record<Tab, string> = { overview: 'Overview', tasks: 'Tasks', inputs: 'Inputs' };
+
+function treePanel(state: BrowserState, width: number, height: number, now: number): Line[] {
+  if (state.listStatus === 'error')
+    return [
+      [{ text: 'could not list checkpoints:', color: 'red' }],
+      ...wrapText(state.listError ?? '', width).map(plain),
+    ];
+  if (state.listStatus === 'loading' && state.tree.length === 0) return [plain('loading...')];
+  if (state.tree.length === 0)
+    return [
+      plain('no checkpoints here yet'),
+      plain(''),
+      plain('run something with'),
+      plain('checkpointing enabled,'),
+      plain('then press r'),
+    ];
+  const rows = visibleRows(state.tree, state.collapsed);
+  const selected = Math.max(
+    0,
+    rows.findIndex((row) => row.node.key === state.selectedKey),
+  );
+  const edited = new Set(
+    Object.entries(state.edits)
+      .filter(([, edits]) => Object.keys(edits.outputs).length + Object.keys(edits.inputs).length > 0)
+      .map(([id]) => id),
+  );
+  const { start, rows: shown } = windowAround(rows, selected, height);
+  return shown.map((row, offset) => {
+    const isSelected = start + offset === selected && row.node.key === state.selectedKey;
+    const line = treeRowLine(row, edited, now);
+    if (!isSelected) return [{ text: ' ' }, ...line];
+    // The `>` marker keeps the selection visible without colour (NO_COLOR, dumb terminals).
+    const focused = state.focus === 'tree';
+    return [
+      { text: '>', bold: true },
+      ...line.map((segment) => ({ ...segment, inverse: focused, bold: true })),
+    ];
+  });
+}
+
+function itemWindow(
+  content: { lines: Line[]; itemStarts: number[] },
+  cursor: number,
+  height: number,
+  focused: boolean,
+): Line[] {
+  const start = content.itemStarts[cursor] ?? 0;
+  const end = content.itemStarts[cursor + 1] ?? content.lines.length;
+  const marked = content.lines.map((line, index): Line => {
+    const inItem = content.itemStarts.length > 0 && index >= start && index < end;
+    if (!inItem) return [{ text: '  ' }, ...line];
+    return [
+      { text: index === start ? '> ' : '  ', bold: true },
+      ...(index === start && focused ? line.map((segment) => ({ ...segment, inverse: true })) : line),
+    ];
+  });
+  return windowAround(marked, start, height).rows;
+}
+
+function editorPanel(state: BrowserState, width: number, height: number): Line[] {
+  const editor = state.editor!;
+  const target = editor.target;
+  const title =
+    target.kind === 'output'
+      ? `Edit output of task ${target.index + 1}`
+      : target.kind === 'input'
+        ? `Edit input ${target.key}`
+        : 'Fork: name the new branch (empty = generated)';
+  const characters = Array.from(editor.buffer.text);
+  // The cursor is drawn as an inverse character so it shows without colour support.
+  const before = characters.slice(0, editor.buffer.cursor).join('');
+  const atCursor = characters[editor.buffer.cursor];
+  const wrapped = wrapText(`${before}${atCursor === undefined || atCursor === '\n' ? ' ' : atCursor}`, width);
+  const cursorRow = wrapped.length - 1;
+  const allLines = wrapText(
+    editor.buffer.text + (editor.buffer.cursor === characters.length ? ' ' : ''),
+    width,
+  );
+  const body: Line[] = allLines.map((text, row) => {
+    if (row !== cursorRow) return plain(text);
+    const column = Array.from(wrapped[cursorRow]!).length - 1;
+    const cells = Array.from(text.padEnd(column + 1));
+    return [
+      { text: cells.slice(0, column).join('') },
+      { text: cells[column] ?? ' ', inverse: true },
+      { text: cells.slice(column + 1).join('') },
+    ];
+  });
+  const hint =
+    target.kind === 'branch'
+      ? 'enter fork  esc cancel'
+      : 'enter save  esc cancel  ctrl+j new line  ctrl+u clear';
+  const visible = windowAround(body, cursorRow, Math.max(1, height - 3)).rows;
+  return [[{ text: title, bold: true }], [{ text: hint, color: 'gray' }], plain(''), ...visible];
+}
+
+function confirmPanel(state: BrowserState): Line[] {
+  const confirm = state.confirm!;
+  const edits = editsFor(state, confirm.checkpointId);
+  const outputs = Object.keys(edits.outputs).map((index) => Number(index) + 1);
+  const inputs = Object.keys(edits.inputs);
+  const lines: Line[] = [
+    [{ text: confirm.mode === 'resume' ? 'Resume this checkpoint?' : 'Fork this checkpoint?', bold: true }],
+    plain(`  from ${confirm.checkpointId}`),
+  ];
+  if (confirm.mode === 'fork') lines.push(plain(`  onto branch ${confirm.branch || '(generated)'}`));
+  lines.push(
+    plain(
+      `  edited outputs: ${outputs.length > 0 ? outputs.map((number) => `task ${number}`).join(', ') : 'none'}`,
+    ),
+  );
+  lines.push(plain(`  edited inputs: ${inputs.length > 0 ? inputs.join(', ') : 'none'}`));
+  if (outputs.length > 0) lines.push(plain(`  every task after task ${Math.min(...outputs)} runs again`));
+  lines.push(plain(''), [
+    {
+      text: `enter/y ${confirm.mode}   ${confirm.mode === 'fork' ? 'b branch name   ' : ''}esc/n cancel`,
+      color: 'gray',
+    },
+  ]);
+  return lines;
+}
+
+function detailPanel(state: BrowserState, width: number, height: number): Line[] {
+  if (state.showHelp) return helpLines.map(plain);
+  if (state.editor) return editorPanel(state, width, height);
+  if (state.confirm) return confirmPanel(state);
+  const tabLine: Line = [];
+  for (const tab of ['overview', 'tasks', 'inputs'] as const) {
+    const active = tab === state.tab;
+    tabLine.push({
+      text: active ? `[${tabTitles[tab]}]` : ` ${tabTitles[tab]} `,
+      bold: active,
+      color: active ? 'cyan' : undefined,
+    });
+    tabLine.push({ text: ' ' });
+  }
+  const checkpoint = selectedCheckpoint(state);
+  const body = height - 2;
+  const header = [tabLine, [{ text: '-'.repeat(width), color: 'gray' } as Segment]];
+  if (!checkpoint)
+    return [...header, plain(state.tree.length > 0 ? 'select a checkpoint (enter opens it)' : '')];
+  const detail = state.detail;
+  if (!detail || detail.status === 'loading') return [...header, plain('loading...')];
+  if (detail.status === 'error' || !detail.view) {
+    return [
+      ...header,
+      [{ text: 'cannot read this checkpoint:', color: 'red' }],
+      ...wrapText(detail.error ?? '', width).map(plain),
+    ];
+  }
+  const edits = editsFor(state, checkpoint.id);
+  const focused = state.focus === 'detail';
+  if (state.tab === 'overview') {
+    const lines = overviewLines(detail.view, checkpoint, edits);
+    const start = Math.min(state.detailCursor, Math.max(0, lines.length - body));
+    return [...header, ...lines.slice(start, start + body)];
+  }
+  const content = state.tab === 'tasks' ? taskLines(detail.view, edits) : inputLines(detail.view, edits);
+  return [...header, ...itemWindow(content, state.detailCursor, body, focused)];
+}
+
+function runScreen(state: BrowserState, width: number, height: number): Line[] {
+  const run = state.run!;
+  const title: Line = [
+    { text: run.mode === 'resume' ? 'Resuming ' : 'Forking ', bold: true },
+    { text: run.checkpointId, bold: true },
+    {
+      text: run.status === 'running' ? '  running...' : run.status === 'finished' ? '  finished' : '  failed',
+      color: run.status === 'running' ? 'yellow' : run.status === 'finished' ? 'green' : 'red',
+      bold: true,
+    },
+  ];
+  const tail: Line[] = [];
+  if (run.status === 'finished' && run.result) {
+    tail.push([{ text: `Run finished on branch ${run.result.branch}`, color: 'green', bold: true }]);
+    if (run.result.lastCheckpoint) tail.push(plain(`last checkpoint ${run.result.lastCheckpoint}`));
+    tail.push(
+      ...wrapText(`output: ${run.result.output.replace(/\s+/g, ' ').trim()}`, width)
+        .slice(0, 3)
+        .map(plain),
+    );
+    tail.push([{ text: 'press any key to go back to the checkpoints', color: 'gray' }]);
+  } else if (run.status === 'failed') {
+    tail.push(
+      ...wrapText(run.error ?? 'the run failed', width)
+        .slice(0, 4)
+        .map((text): Line => [{ text, color: 'red' }]),
+    );
+    tail.push([{ text: 'press any key to go back to the checkpoints', color: 'gray' }]);
+  } else {
+    tail.push([{ text: 'ctrl+c interrupts the run', color: 'gray' }]);
+  }
+  const room = Math.max(1, height - 2 - tail.length);
+  const progress = run.lines.slice(-room).map(plain);
+  return [
+    title,
+    plain(''),
+    ...progress,
+    ...new Array(Math.max(0, room - progress.length)).fill(0).map(() => plain('')),
+    ...tail,
+  ];
+}
+
+/**
+ * The whole screen as lines: a title, the tree and detail side by side, a status line and key
+ * hints. Never more than `height` lines nor wider than `width - 1` columns, so Ink redraws in place
+ * (at 80×24 too) and a terminal never wraps a line.
+ */
+export function renderScreen(state: BrowserState, size: ScreenSize): Line[] {
+  const width = Math.max(MINIMUM_SIZE.width, size.width) - 1;
+  const height = Math.max(MINIMUM_SIZE.height, size.height) - 1;
+  const now = size.now ?? Date.now();
+  const count = `${state.checkpoints.length} checkpoint${state.checkpoints.length === 1 ? '' : 's'}`;
+  const title = clipLine(
+    [
+      { text: 'crewline checkpoints', bold: true },
+      { text: `  ${state.title}  ` },
+      { text: `${count} (${state.providerKind})`, color: 'gray' },
+    ],
+    width,
+  );
+  const bodyHeight = height - 3;
+  let body: Line[];
+  if (state.run) {
+    body = runScreen(state, width, bodyHeight).map((line) => clipLine(line, width));
+  } else {
+    const leftWidth = Math.min(44, Math.max(24, Math.floor(width * 0.4)));
+    const rightWidth = width - leftWidth - 3;
+    const left = treePanel(state, leftWidth, bodyHeight, now);
+    const right = detailPanel(state, rightWidth, bodyHeight);
+    body = [];
+    for (let row = 0; row < bodyHeight; row += 1) {
+      const leftLine = clipLine(left[row] ?? [], leftWidth, true);
+      const rightLine = clipLine(right[row] ?? [], rightWidth);
+      body.push([...leftLine, { text: ' | ', color: 'gray' }, ...rightLine]);
+    }
+  }
+  const status: Line = state.message
+    ? [{ text: state.message, color: 'yellow' }]
+    : [{ text: state.focus === 'tree' ? 'tree' : `detail: ${tabTitles[state.tab]}`, color: 'gray' }];
+  const keys: Line = state.run
+    ? [{ text: state.run.status === 'running' ? 'ctrl+c interrupt' : 'any key: back', color: 'gray' }]
+    : state.editor || state.confirm
+      ? [{ text: 'enter confirm  esc cancel', color: 'gray' }]
+      : [
+          {
+            text: 'arrows/jk move  enter open  tab panel  e resume  f fork  r refresh  ? help  q quit',
+            color: 'gray',
+          },
+        ];
+  return [title, ...body, clipLine(status, width), clipLine(keys, width)].slice(0, height);
+}
+
+/** The screen as plain text (tests and the non-colour path). */
+export function screenText(lines: readonly Line[]): string {
+  return lines
+    .map((line) =>
+      line
+        .map((segment) => segment.text)
+        .join('')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+export { lineLength };

@@ -1,0 +1,198 @@
+import type { EntityKind, StoredCheckpoint } from '@crewline/runtime-state';
+import { primaryEntity } from '../../core/document-view.js';
+
+/** A checkpoint in the tree; `forks` are the branches that started from it. */
+export interface CheckpointNode {
+  type: 'checkpoint';
+  key: string;
+  checkpoint: StoredCheckpoint;
+  forks: BranchNode[];
+}
+
+/** One branch of one entity: its checkpoints oldest first. */
+export interface BranchNode {
+  type: 'branch';
+  key: string;
+  branch: string;
+  checkpoints: CheckpointNode[];
+  /** The checkpoint this branch started from, when it is a fork. */
+  forkedFrom?: string;
+  /** Its fork point is not in storage any more (pruned or deleted). */
+  orphaned: boolean;
+}
+
+/** All checkpoints of one entity (kind and name), e.g. every run of `crew Research`. */
+export interface GroupNode {
+  type: 'group';
+  key: string;
+  kind: EntityKind | 'unknown';
+  name: string;
+  count: number;
+  /** Time of its newest checkpoint. */
+  latestAt: string;
+  /** Id of its newest checkpoint (ids sort in creation order; breaks ties of equal times). */
+  latestId: string;
+  branches: BranchNode[];
+}
+
+export type TreeNode = GroupNode | BranchNode | CheckpointNode;
+
+const kindOrder: Record<GroupNode['kind'], number> = { flow: 0, crew: 1, agent: 2, unknown: 3 };
+
+function groupOf(checkpoint: StoredCheckpoint): { kind: GroupNode['kind']; name: string } {
+  const entity = primaryEntity(checkpoint.entities);
+  return entity ? { kind: entity.kind, name: entity.name } : { kind: 'unknown', name: '(no entity)' };
+}
+
+function byId(a: StoredCheckpoint, b: StoredCheckpoint): number {
+  // Ids sort in creation order; the time decides first so ids from other writers interleave right.
+  return a.createdAt < b.createdAt
+    ? -1
+    : a.createdAt > b.createdAt
+      ? 1
+      : a.id < b.id
+        ? -1
+        : a.id > b.id
+          ? 1
+          : 0;
+}
+
+/**
+ * Builds the browser's tree: groups by entity (flows first, then crews, then agents), then branches.
+ * A branch whose first checkpoint's parent is a checkpoint of another branch is nested under that
+ * checkpoint (forks of forks too); a branch whose parent is not in storage any more stays at the top
+ * of its group, marked orphaned. Branches at the top: `main` first, then by time.
+ */
+export function buildTree(checkpoints: readonly StoredCheckpoint[]): GroupNode[] {
+  const groups = new Map<string, { kind: GroupNode['kind']; name: string; items: StoredCheckpoint[] }>();
+  for (const checkpoint of checkpoints) {
+    const { kind, name } = groupOf(checkpoint);
+    const key = `${kind}:${name}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { kind, name, items: [] };
+      groups.set(key, group);
+    }
+    group.items.push(checkpoint);
+  }
+  const result: GroupNode[] = [];
+  for (const [groupKey, group] of groups) {
+    const items = [...group.items].sort(byId);
+    const branches = new Map<string, BranchNode>();
+    const nodes = new Map<string, CheckpointNode>();
+    for (const checkpoint of items) {
+      let branch = branches.get(checkpoint.branch);
+      if (!branch) {
+        branch = {
+          type: 'branch',
+          key: `${groupKey}/branch:${checkpoint.branch}`,
+          branch: checkpoint.branch,
+          checkpoints: [],
+          orphaned: false,
+        };
+        branches.set(checkpoint.branch, branch);
+      }
+      const node: CheckpointNode = { type: 'checkpoint', key: checkpoint.id, checkpoint, forks: [] };
+      branch.checkpoints.push(node);
+      nodes.set(checkpoint.id, node);
+    }
+    const topLevel: BranchNode[] = [];
+    for (const branch of branches.values()) {
+      const first = branch.checkpoints[0]!.checkpoint;
+      const parentId = first.parentId;
+      const parent = parentId ? nodes.get(parentId) : undefined;
+      if (parent && parent.checkpoint.branch !== branch.branch) {
+        branch.forkedFrom = parentId!;
+        parent.forks.push(branch);
+      } else {
+        // A branch that continues from an earlier checkpoint of itself or has no parent is a root;
+        // one whose parent is missing (pruned, deleted, another location) is an orphan.
+        branch.orphaned = parentId !== null && parent === undefined;
+        if (branch.orphaned) branch.forkedFrom = parentId ?? undefined;
+        topLevel.push(branch);
+      }
+    }
+    topLevel.sort((a, b) => {
+      if (a.branch === 'main' && b.branch !== 'main') return -1;
+      if (b.branch === 'main' && a.branch !== 'main') return 1;
+      return byId(a.checkpoints[0]!.checkpoint, b.checkpoints[0]!.checkpoint);
+    });
+    result.push({
+      type: 'group',
+      key: groupKey,
+      kind: group.kind,
+      name: group.name,
+      count: items.length,
+      latestAt: items.at(-1)!.createdAt,
+      latestId: items.at(-1)!.id,
+      branches: topLevel,
+    });
+  }
+  // Within a kind, the group used most recently comes first.
+  const newestFirst = (a: GroupNode, b: GroupNode) =>
+    a.latestAt !== b.latestAt
+      ? a.latestAt > b.latestAt
+        ? -1
+        : 1
+      : a.latestId > b.latestId
+        ? -1
+        : a.latestId < b.latestId
+          ? 1
+          : 0;
+  return result.sort((a, b) => kindOrder[a.kind] - kindOrder[b.kind] || newestFirst(a, b));
+}
+
+/** A line of the tree as displayed: a node and how deep it is. */
+export interface TreeRow {
+  node: TreeNode;
+  depth: number;
+  /** The node has children (it can be expanded or collapsed). */
+  expandable: boolean;
+  expanded: boolean;
+}
+
+function childrenOf(node: TreeNode): TreeNode[] {
+  if (node.type === 'group') return node.branches;
+  if (node.type === 'branch') return node.checkpoints;
+  return node.forks;
+}
+
+/** The visible rows: every node whose ancestors are all expanded, in display order. */
+export function visibleRows(groups: readonly GroupNode[], collapsed: ReadonlySet<string>): TreeRow[] {
+  const rows: TreeRow[] = [];
+  const visit = (node: TreeNode, depth: number) => {
+    const children = childrenOf(node);
+    const expanded = children.length > 0 && !collapsed.has(node.key);
+    rows.push({ node, depth, expandable: children.length > 0, expanded });
+    if (expanded) for (const child of children) visit(child, depth + 1);
+  };
+  for (const group of groups) visit(group, 0);
+  return rows;
+}
+
+/** The checkpoint node with this id, anywhere in the tree. */
+export function findCheckpointNode(groups: readonly GroupNode[], id: string): CheckpointNode | undefined {
+  const search = (nodes: readonly TreeNode[]): CheckpointNode | undefined => {
+    for (const node of nodes) {
+      if (node.type === 'checkpoint' && node.key === id) return node;
+      const found = search(childrenOf(node));
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return search(groups);
+}
+
+/** Keys of every ancestor of the node `key` (to expand them so it becomes visible). */
+export function ancestorKeys(groups: readonly GroupNode[], key: string): string[] {
+  const path: string[] = [];
+  const search = (node: TreeNode): boolean => {
+    if (node.key === key) return true;
+    path.push(node.key);
+    for (const child of childrenOf(node)) if (search(child)) return true;
+    path.pop();
+    return false;
+  };
+  for (const group of groups) if (search(group)) return path;
+  return [];
+}

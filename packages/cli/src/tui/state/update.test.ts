@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { BrowserDriver } from '../../test-support/drive-browser.js';
+import { sampleCheckpoints } from '../../test-support/sample-tree.js';
+import { initialState } from './browser-state.js';
+import { key } from './key-press.js';
+import { selectedCheckpoint, update } from './update.js';
+
+async function openBrowser() {
+  const sample = await sampleCheckpoints();
+  const driver = new BrowserDriver(
+    initialState({ location: sample.location, providerKind: 'memory' }),
+    sample.provider,
+    sample.location,
+  );
+  await driver.dispatch({ type: 'list-loaded', checkpoints: await driver.list() });
+  return { sample, driver };
+}
+
+describe('browser state machine', () => {
+  it('selects the newest checkpoint first and loads its detail', async () => {
+    const { sample, driver } = await openBrowser();
+    expect(driver.state.selectedKey).toBe(sample.other.at(-1)!.id);
+    expect(driver.effects).toContainEqual(
+      expect.objectContaining({ type: 'load-detail', checkpointId: sample.other.at(-1)!.id }),
+    );
+    expect(driver.state.detail?.status).toBe('ready');
+  });
+
+  it('moves with arrows and j/k, collapses and expands with left/right', async () => {
+    const { driver } = await openBrowser();
+    await driver.press('g');
+    expect(driver.state.selectedKey).toBe('crew:Writing');
+    await driver.press('down');
+    expect(driver.state.selectedKey).toBe('crew:Writing/branch:main');
+    await driver.press('left');
+    expect(driver.state.collapsed.has('crew:Writing/branch:main')).toBe(true);
+    await driver.press('j');
+    expect(driver.state.selectedKey).toBe('crew:Research');
+    await driver.press('k', 'right');
+    expect(driver.state.collapsed.has('crew:Writing/branch:main')).toBe(false);
+    await driver.press('up');
+    expect(driver.state.selectedKey).toBe('crew:Writing');
+    expect(selectedCheckpoint(driver.state)).toBeUndefined();
+  });
+
+  it('edits a completed task output, refuses a pending one, and undoes an edit', async () => {
+    const { sample, driver } = await openBrowser();
+    // Select the third main checkpoint of Research: task 2 started, task 1 done.
+    const target = sample.main[2]!;
+    while (driver.state.selectedKey !== target.id) await driver.press('down');
+    await driver.press('tab', 'right');
+    expect(driver.state.focus).toBe('detail');
+    expect(driver.state.tab).toBe('tasks');
+    await driver.press('down', 'return');
+    expect(driver.state.editor).toBeUndefined();
+    expect(driver.state.message).toMatch(/task 2 is running/);
+    await driver.press('up', 'return');
+    expect(driver.state.editor?.target).toEqual({ kind: 'output', index: 0 });
+    await driver.press(key('u', { ctrl: true }));
+    await driver.type('Edited findings');
+    await driver.press('return');
+    expect(driver.state.edits[target.id]?.outputs).toEqual({ 0: 'Edited findings' });
+    expect(driver.state.message).toMatch(/re-runs the 2 tasks after it/);
+    await driver.press('u');
+    expect(driver.state.edits[target.id]?.outputs).toEqual({});
+  });
+
+  it('edits inputs, keeping the type of non-string values, and lists placeholders without values', async () => {
+    const { sample, driver } = await openBrowser();
+    const target = sample.main[0]!;
+    while (driver.state.selectedKey !== target.id) await driver.press('down');
+    await driver.press('3');
+    expect(driver.state.tab).toBe('inputs');
+    const view = driver.state.detail!.view!;
+    expect(view.placeholders).toEqual(['audience', 'topic']);
+    await driver.press('return', key('u', { ctrl: true }));
+    await driver.type('robots');
+    await driver.press('return');
+    expect(driver.state.edits[target.id]?.inputs).toEqual({ topic: 'robots' });
+    await driver.press('return', 'escape');
+    expect(driver.state.message).toBe('edit cancelled');
+  });
+
+  it('fork asks for a branch and starts a run with the edits; progress and result follow', async () => {
+    const { sample, driver } = await openBrowser();
+    const target = sample.main[3]!;
+    while (driver.state.selectedKey !== target.id) await driver.press('down');
+    await driver.press('2', 'return', key('u', { ctrl: true }));
+    await driver.type('New first output');
+    await driver.press('return', 'f');
+    expect(driver.state.confirm?.mode).toBe('fork');
+    expect(driver.state.editor?.target).toEqual({ kind: 'branch' });
+    await driver.type('what-if');
+    await driver.press('return');
+    const start = driver.effects.find((effect) => effect.type === 'start-run');
+    expect(start).toEqual({
+      type: 'start-run',
+      request: {
+        mode: 'fork',
+        checkpointId: target.id,
+        reference: target.reference,
+        branch: 'what-if',
+        taskOutputs: { 0: 'New first output' },
+      },
+    });
+    expect(driver.state.run?.status).toBe('running');
+    await driver.press('q');
+    expect(driver.effects.some((effect) => effect.type === 'exit')).toBe(false);
+    await driver.dispatch({ type: 'run-progress', line: 'task 2 started' });
+    await driver.dispatch({
+      type: 'run-finished',
+      result: { branch: 'what-if', output: 'done', lastCheckpoint: sample.main[0]!.id },
+    });
+    expect(driver.state.run?.lines).toEqual(['task 2 started']);
+    expect(driver.state.edits[target.id]).toBeUndefined();
+    await driver.press('x');
+    expect(driver.state.run).toBeUndefined();
+    expect(driver.state.selectedKey).toBe(sample.main[0]!.id);
+  });
+
+  it('resume passes all inputs when one was edited, nothing extra otherwise; esc cancels', async () => {
+    const { sample, driver } = await openBrowser();
+    const target = sample.main[1]!;
+    while (driver.state.selectedKey !== target.id) await driver.press('down');
+    await driver.press('e');
+    expect(driver.state.confirm?.mode).toBe('resume');
+    await driver.press('escape');
+    expect(driver.state.confirm).toBeUndefined();
+    await driver.press('3', 'down', 'return', key('u', { ctrl: true }));
+    await driver.type('everyone');
+    await driver.press('return', 'e', 'y');
+    const start = driver.effects.find((effect) => effect.type === 'start-run');
+    expect(start).toEqual({
+      type: 'start-run',
+      request: {
+        mode: 'resume',
+        checkpointId: target.id,
+        reference: target.reference,
+        inputs: { topic: 'AI', audience: 'everyone' },
+      },
+    });
+  });
+
+  it('ignores a detail that arrives after the selection moved on, and quits on q', async () => {
+    const { sample, driver } = await openBrowser();
+    const before = driver.state;
+    const stale = update(before, { type: 'detail-failed', checkpointId: 'someone-else', error: 'x' });
+    expect(stale.state).toBe(before);
+    await driver.press('?');
+    expect(driver.state.showHelp).toBe(true);
+    await driver.press('q');
+    expect(driver.state.showHelp).toBe(false);
+    await driver.press('q');
+    expect(driver.effects.at(-1)).toEqual({ type: 'exit' });
+    expect(sample.all.length).toBeGreaterThan(0);
+  });
+
+  it('interrupts a running run on ctrl+c instead of quitting', async () => {
+    const { driver } = await openBrowser();
+    await driver.press('f', 'return');
+    expect(driver.state.run?.status).toBe('running');
+    await driver.press(key('c', { ctrl: true }));
+    expect(driver.effects.at(-1)).toEqual({ type: 'interrupt-run' });
+    await driver.dispatch({ type: 'run-failed', error: 'interrupted' });
+    expect(driver.state.run?.status).toBe('failed');
+  });
+});
