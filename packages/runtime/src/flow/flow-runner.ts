@@ -1,0 +1,261 @@
+import {
+  type BaseEvent,
+  type EventContext,
+  type EventSource,
+  FlowInputRequestedEvent,
+  HumanFeedbackRequestedEvent,
+  logger,
+  MethodExecutionFailedEvent,
+  MethodExecutionFinishedEvent,
+  MethodExecutionPausedEvent,
+  MethodExecutionStartedEvent,
+} from '@crewline/events';
+import { completedRounds } from './conditions.js';
+import { FlowMethodCallLimitError, flowComponent } from './errors.js';
+import {
+  type Activation,
+  type FlowExecution,
+  increment,
+  type NestedEntity,
+  type PauseRequest,
+} from './flow-execution.js';
+import type { FlowGraph, FlowNode } from './flow-graph.js';
+import { FlowPauseSignal, type MethodScope, methodScope } from './method-scope.js';
+
+/** What the runner needs from the flow it drives. */
+export interface RunnerHost {
+  readonly flow: object;
+  readonly flowName: string;
+  readonly graph: FlowGraph;
+  readonly execution: FlowExecution;
+  readonly maxMethodCalls: number;
+  source(): EventSource;
+  context(methodName?: string): EventContext;
+  emit(event: BaseEvent): void;
+  /** Calls the method on the flow instance. */
+  invoke(method: string, input: unknown): unknown;
+  /** Stores the live state as the state of record (after a method completed). */
+  commitState(): void;
+  /** Called after `method_execution_finished` was emitted (state persistence). */
+  afterCompletion(node: FlowNode): Promise<void>;
+  /** Nested entities (crews, agents) that joined the run so far, to attribute them to executions. */
+  nestedEntityCount(): number;
+  nestedEntitiesSince(count: number): NestedEntity[];
+}
+
+/**
+ * Drives one flow run: executes due activations (concurrently when several are due), records each
+ * completion, fires the listeners whose conditions it completes, and stops scheduling after a
+ * failure. Bookkeeping is updated before `method_execution_finished` is emitted, so a checkpoint
+ * written for that event already holds the completion and the executions it made due.
+ */
+export class FlowRunner {
+  readonly #host: RunnerHost;
+  readonly #started = new Map<string, number>();
+  #failure: { error: unknown } | undefined;
+
+  constructor(host: RunnerHost) {
+    this.#host = host;
+    for (const [method, count] of host.execution.callCounts) this.#started.set(method, count);
+  }
+
+  /** Schedules the start methods of a fresh run (before `flow_started`, so its checkpoint sees them). */
+  enqueueStarts(): void {
+    for (const method of this.#host.graph.starts) this.#enqueue(method, undefined);
+  }
+
+  /** Runs every due activation (paused ones only when an answer is waiting) until nothing is due. */
+  async run(): Promise<void> {
+    const due = this.#host.execution.pending.filter((activation) => isRunnable(activation));
+    await this.#runAll(due);
+    if (this.#failure) throw this.#failure.error;
+  }
+
+  async #runAll(activations: Activation[]): Promise<void> {
+    await Promise.all(activations.map((activation) => this.#runOne(activation)));
+  }
+
+  async #runOne(activation: Activation): Promise<void> {
+    if (this.#failure) return;
+    let next: Activation[];
+    try {
+      next = await this.#execute(activation);
+    } catch (error) {
+      this.#failure ??= { error };
+      return;
+    }
+    await this.#runAll(next);
+  }
+
+  #enqueue(method: string, input: unknown): Activation {
+    const execution = this.#host.execution;
+    const activation: Activation = {
+      id: execution.nextActivationId,
+      method,
+      input,
+      answers: [],
+      answersDelivered: 0,
+      pause: undefined,
+    };
+    execution.nextActivationId += 1;
+    execution.pending.push(activation);
+    return activation;
+  }
+
+  async #execute(activation: Activation): Promise<Activation[]> {
+    const host = this.#host;
+    const method = activation.method;
+    const node = host.graph.nodes.get(method);
+    const context = host.context(method);
+    if (!node) {
+      // A checkpoint from an older version of the flow class names a method that no longer exists.
+      logger.warn(
+        flowComponent,
+        `flow "${host.flowName}": saved execution of "${method}" skipped; the method no longer exists`,
+      );
+      this.#remove(activation);
+      return [];
+    }
+    const started = (this.#started.get(method) ?? 0) + 1;
+    if (started > host.maxMethodCalls) {
+      const error = new FlowMethodCallLimitError(host.flowName, method, host.maxMethodCalls);
+      host.emit(
+        new MethodExecutionFailedEvent({
+          flowName: host.flowName,
+          methodName: method,
+          error: error.message,
+          source: host.source(),
+          context,
+        }),
+      );
+      throw error;
+    }
+    this.#started.set(method, started);
+    activation.pause = undefined;
+    host.emit(
+      new MethodExecutionStartedEvent({
+        flowName: host.flowName,
+        methodName: method,
+        source: host.source(),
+        context,
+      }),
+    );
+    const scope: MethodScope = { flow: host.flow, activation, asked: 0, pauseRequested: undefined };
+    const entitiesBefore = host.nestedEntityCount();
+    let output: unknown;
+    try {
+      output = await methodScope.run(scope, () => host.invoke(method, activation.input));
+    } catch (error) {
+      if (error instanceof FlowPauseSignal) return this.#pause(activation, node, error.request);
+      this.#started.set(method, started - 1);
+      host.execution.status = 'failed';
+      host.emit(
+        new MethodExecutionFailedEvent({
+          flowName: host.flowName,
+          methodName: method,
+          error: error instanceof Error ? error.message : String(error),
+          source: host.source(),
+          context,
+        }),
+      );
+      throw error;
+    }
+    // The method caught the pause and carried on: the question is still unanswered, so it pauses.
+    if (scope.pauseRequested) return this.#pause(activation, node, scope.pauseRequested);
+    return this.#complete(activation, node, output, host.nestedEntitiesSince(entitiesBefore));
+  }
+
+  #remove(activation: Activation): void {
+    const pending = this.#host.execution.pending;
+    const index = pending.indexOf(activation);
+    if (index >= 0) pending.splice(index, 1);
+  }
+
+  async #complete(
+    activation: Activation,
+    node: FlowNode,
+    output: unknown,
+    nested: NestedEntity[],
+  ): Promise<Activation[]> {
+    const host = this.#host;
+    const execution = host.execution;
+    const method = node.name;
+    this.#remove(activation);
+    increment(execution.callCounts, method);
+    if (!execution.completedMethods.includes(method)) execution.completedMethods.push(method);
+    execution.outputs.set(method, output);
+    execution.lastMethod = method;
+    execution.lastOutput = output;
+    execution.nestedEntities.push(...nested);
+    host.commitState();
+    const completedNames = [method];
+    if (node.router) {
+      const label = routeLabel(host.flowName, method, output);
+      if (label !== undefined && label !== method) completedNames.push(label);
+    }
+    for (const name of completedNames) increment(execution.triggerCounts, name);
+    const next = this.#fire(completedNames, output);
+    host.emit(
+      new MethodExecutionFinishedEvent({
+        flowName: host.flowName,
+        methodName: method,
+        output,
+        source: host.source(),
+        context: host.context(method),
+      }),
+    );
+    await host.afterCompletion(node);
+    return next;
+  }
+
+  /** Listeners whose condition completes a new round with this completion, in declaration order. */
+  #fire(completedNames: string[], output: unknown): Activation[] {
+    const host = this.#host;
+    const candidates = new Set<FlowNode>();
+    for (const name of completedNames)
+      for (const listener of host.graph.listenersByName.get(name) ?? []) candidates.add(listener);
+    const fired: Activation[] = [];
+    for (const listener of [...candidates].sort((a, b) => a.order - b.order)) {
+      if (!listener.trigger) continue;
+      const rounds = completedRounds(listener.trigger, host.execution.triggerCounts);
+      if (rounds <= (host.execution.firedCounts.get(listener.name) ?? 0)) continue;
+      host.execution.firedCounts.set(listener.name, rounds);
+      fired.push(this.#enqueue(listener.name, output));
+    }
+    return fired;
+  }
+
+  #pause(activation: Activation, node: FlowNode, request: PauseRequest): Activation[] {
+    const host = this.#host;
+    activation.pause = request;
+    this.#started.set(node.name, (this.#started.get(node.name) ?? 1) - 1);
+    const base = {
+      flowName: host.flowName,
+      methodName: node.name,
+      message: request.message,
+      source: host.source(),
+      context: host.context(node.name),
+    };
+    host.emit(new MethodExecutionPausedEvent(base));
+    host.emit(
+      request.kind === 'input' ? new FlowInputRequestedEvent(base) : new HumanFeedbackRequestedEvent(base),
+    );
+    return [];
+  }
+}
+
+/** Due now: never paused, or paused and an answer has arrived since. */
+export function isRunnable(activation: Activation): boolean {
+  return activation.pause === undefined || activation.answers.length > activation.answersDelivered;
+}
+
+function routeLabel(flowName: string, method: string, output: unknown): string | undefined {
+  if (output === undefined || output === null) return undefined;
+  if (typeof output === 'string') return output;
+  if (typeof output === 'number' || typeof output === 'boolean') return String(output);
+  logger.warn(
+    flowComponent,
+    `flow "${flowName}": router "${method}" returned a ${typeof output}, not a route label; no route taken`,
+  );
+  return undefined;
+}

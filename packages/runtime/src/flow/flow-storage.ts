@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import {
+  type CheckpointProvider,
+  DEFAULT_CHECKPOINT_LOCATION,
+  isValidBranchName,
+  type LoadedCheckpoint,
+  loadCheckpoint,
+  readDocument,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
+import { defaultProvider, defaultProviderCatalog } from '../checkpointing/provider-catalog.js';
+import { flowError } from './errors.js';
+
+/** Where checkpoints are read from or written to: a location and the provider that stores it. */
+export interface StorageTarget {
+  location: string;
+  provider: CheckpointProvider;
+}
+
+/** Branch prefix of persisted flow states: `flow-states/<state id>`. */
+export const STATE_BRANCH_PREFIX = 'flow-states';
+
+/**
+ * The branch a persisted state's checkpoints are written on. Ids that are not safe as a branch
+ * segment (spaces, slashes...) are kept readable and made unique with a short hash.
+ */
+export function stateBranch(stateId: string): string {
+  const direct = `${STATE_BRANCH_PREFIX}/${stateId}`;
+  if (isValidBranchName(direct) && !stateId.includes('/')) return direct;
+  const readable = stateId
+    .replace(/[^A-Za-z0-9_.-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 60);
+  const hash = createHash('sha256').update(stateId).digest('hex').slice(0, 10);
+  return `${STATE_BRANCH_PREFIX}/${readable ? `${readable}-` : ''}${hash}`;
+}
+
+/**
+ * Loads a checkpoint reference: with `provider`, the reference is read through it (any location form
+ * it understands, `location` alone meaning its latest); without, the kind is detected (JSON file or
+ * directory, `db#id`, `postgres://...#id`) and the matching provider is loaded.
+ */
+export async function loadReference(
+  reference: string,
+  provider?: CheckpointProvider,
+): Promise<LoadedCheckpoint> {
+  if (!provider) return loadCheckpoint(reference, defaultProviderCatalog);
+  const parsed = provider.parseReference(reference) ?? { location: reference };
+  const location = provider.resolveLocation(parsed.location);
+  let checkpoint: StoredCheckpoint | undefined;
+  if (parsed.id === undefined || parsed.id === '') {
+    checkpoint = await provider.latest(location);
+  } else {
+    const all = await provider.list(location);
+    checkpoint = all.find((entry) => entry.id === parsed.id) ?? undefined;
+    if (!checkpoint) {
+      const matches = all.filter((entry) => entry.id.startsWith(parsed.id as string));
+      if (matches.length === 1) checkpoint = matches[0];
+    }
+  }
+  if (!checkpoint) {
+    throw flowError(
+      'not_found',
+      `no checkpoint found for "${reference}"; check the reference (crewline checkpoint list shows ids)`,
+    );
+  }
+  const document = await readDocument(provider, location, checkpoint.id);
+  return { provider, location, checkpoint, document };
+}
+
+/** The storage a persisted flow (or a listing) uses: explicit options, else `./.checkpoints` in JSON. */
+export function storageTarget(location?: string, provider?: CheckpointProvider): StorageTarget {
+  const chosen = provider ?? defaultProvider();
+  return { provider: chosen, location: chosen.resolveLocation(location ?? DEFAULT_CHECKPOINT_LOCATION) };
+}
+
+/** The latest checkpoint that holds the flow state `stateId` of flow `flowName`, if any. */
+export async function findStateCheckpoint(
+  target: StorageTarget,
+  flowName: string | undefined,
+  stateId: string,
+): Promise<StoredCheckpoint | undefined> {
+  const all = await target.provider.list(target.location);
+  for (let index = all.length - 1; index >= 0; index -= 1) {
+    const checkpoint = all[index] as StoredCheckpoint;
+    if (
+      checkpoint.entities.some(
+        (entity) =>
+          entity.kind === 'flow' &&
+          entity.id === stateId &&
+          (flowName === undefined || entity.name === flowName),
+      )
+    ) {
+      return checkpoint;
+    }
+  }
+  return undefined;
+}
+
+/** Loads the latest checkpoint of a flow state; `undefined` when nothing was saved under that id. */
+export async function loadStateCheckpoint(
+  target: StorageTarget,
+  flowName: string | undefined,
+  stateId: string,
+): Promise<LoadedCheckpoint | undefined> {
+  const checkpoint = await findStateCheckpoint(target, flowName, stateId);
+  if (!checkpoint) return undefined;
+  const document = await readDocument(target.provider, target.location, checkpoint.id);
+  return { provider: target.provider, location: target.location, checkpoint, document };
+}

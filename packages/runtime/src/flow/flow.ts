@@ -1,0 +1,555 @@
+import {
+  eventBus as defaultBus,
+  type EventBus,
+  type EventContext,
+  type EventSource,
+  FlowCreatedEvent,
+  FlowInputReceivedEvent,
+  HumanFeedbackReceivedEvent,
+} from '@crewline/events';
+import {
+  type CheckpointableEntity,
+  type CheckpointConfigInput,
+  type CheckpointProvider,
+  type CheckpointSetting,
+  decodeValue,
+  type EncodedValue,
+  type EntitySnapshot,
+  type EntitySummary,
+  encodeValue,
+  type LoadedCheckpoint,
+} from '@crewline/runtime-state';
+import {
+  resolveCheckpointChain,
+  storeCheckpointSetting,
+  validateCheckpointSetting,
+} from '../checkpointing/checkpoint-setting.js';
+import { flowError } from './errors.js';
+import {
+  executionFromJson,
+  executionToJson,
+  type FlowExecution,
+  firstPaused,
+  newExecution,
+} from './flow-execution.js';
+import { type FlowGraph, flowGraph } from './flow-graph.js';
+import { flowNameOf } from './flow-name.js';
+import { registeredFlowName } from './flow-registry.js';
+import { persistTarget, type RunPlan, runFlow } from './flow-run.js';
+import { findFlowSnapshot, requireReference, restoredOptions } from './flow-snapshot.js';
+import { composeState, type FlowState, newStateId, type StateInit, type StateSchema } from './flow-state.js';
+import { loadReference, loadStateCheckpoint, stateBranch, storageTarget } from './flow-storage.js';
+import { type FlowStateInfo, listFlowStates } from './list-flow-states.js';
+import { FlowPauseSignal, methodScope } from './method-scope.js';
+
+/** Options of a flow instance. */
+export interface FlowOptions<State extends object = Record<string, unknown>> {
+  /**
+   * Checkpointing: `true` = defaults (`./.checkpoints`, on `task_completed`), an object = custom
+   * config, `false` = off and not inherited, `undefined` = inherit (off for a flow that is not inside
+   * another run). Default `undefined`.
+   */
+  checkpoint?: CheckpointSetting;
+  /** State values that override the class's `initialState` for this instance. Default: none. */
+  initialState?: Partial<StateInit<State>>;
+  /** How often one method may run in one kickoff before `FlowMethodCallLimitError`. Default 100. */
+  maxMethodCalls?: number;
+  /** The bus events go through. Default: the process-wide `eventBus`. */
+  bus?: EventBus;
+  /** The flow's name in events and checkpoints. Default: `static flowName`, else the class name. */
+  name?: string;
+}
+
+/** Options of {@link Flow.kickoff}. */
+export interface KickoffOptions {
+  /** Values merged into the state (`id` picks the state id; with `@persist()` it restores that state). */
+  inputs?: Record<string, unknown>;
+  /** Continue from a checkpoint (`restoreFrom` names it) instead of starting fresh. */
+  fromCheckpoint?: CheckpointConfigInput;
+}
+
+/** Where {@link Flow.resume} continues from: a checkpoint reference, or a persisted state id. */
+export type ResumeTarget = string | { id: string; location?: string; provider?: CheckpointProvider };
+
+/** What a paused flow waits for and how to continue it. */
+export interface FlowPauseInfo {
+  methodName: string;
+  message: string;
+  kind: 'feedback' | 'input';
+  /** Reference of the checkpoint written when the flow paused (absent when nothing is stored). */
+  resumeFrom: string | undefined;
+  /** One line telling a person how to continue. */
+  hint: string;
+}
+
+interface FlowResultBase<State extends object> {
+  stateId: string;
+  state: FlowState<State>;
+  /** Output of the method that completed last. */
+  output: unknown;
+  /** The method that completed last. */
+  methodName: string | undefined;
+  completedMethods: readonly string[];
+  /** Reference of the last checkpoint written by this kickoff, if any. */
+  checkpoint: string | undefined;
+}
+
+/** The outcome of a kickoff: finished, or paused waiting for a person. */
+export type FlowResult<State extends object = Record<string, unknown>> =
+  | (FlowResultBase<State> & { status: 'completed'; pause?: undefined })
+  | (FlowResultBase<State> & { status: 'paused'; pause: FlowPauseInfo });
+
+/** A flow class, as registered in `crewline.config.ts` (`flows: { name: MyFlow }`). */
+export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
+  options?: FlowOptions<any>,
+) => F) & {
+  readonly flowName?: string;
+  readonly stateSchema?: StateSchema;
+  readonly name: string;
+};
+
+/**
+ * An event-driven workflow. Subclass it, mark entry points with `@start()`, chain methods with
+ * `@listen(...)` and branch with `@router(...)`; keep data in `this.state`.
+ *
+ * State: declare `initialState = { ... }` (a field or a method returning it), or a Standard Schema
+ * (zod) as `static stateSchema`. `state.id` is always there: generated, or given as `inputs.id`.
+ */
+export class Flow<State extends object = Record<string, unknown>> implements CheckpointableEntity {
+  /** The flow's name in events and checkpoints. Default: the class name. */
+  static flowName?: string;
+  /** Validates the state and fills its defaults (any synchronous Standard Schema, e.g. zod). */
+  static stateSchema?: StateSchema;
+
+  /**
+   * Restores a flow from a checkpoint (`config.restoreFrom`: a JSON file or directory, `db#id`,
+   * `postgres-url#id`). Called on a subclass it returns an instance of that subclass; kick it off to
+   * continue: completed methods are skipped and their outputs, counts and state restored.
+   */
+  static async fromCheckpoint<T extends Flow<any>>(
+    this: new (
+      options?: FlowOptions<any>,
+    ) => T,
+    config: CheckpointConfigInput,
+    options: FlowOptions<any> = {},
+  ): Promise<T> {
+    const loaded = await loadReference(requireReference(config, 'fromCheckpoint'), config.provider);
+    const flow = new this(
+      // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
+      await restoredOptions(this as unknown as FlowConstructor, loaded, config, options),
+    ) as Flow<any>;
+    flow.#hydrate(loaded);
+    return flow as T;
+  }
+
+  /**
+   * Like {@link Flow.fromCheckpoint}, on a new branch (given or generated) and lineage, with a new
+   * state id. The original branch is never written to.
+   */
+  static async fork<T extends Flow<any>>(
+    this: new (
+      options?: FlowOptions<any>,
+    ) => T,
+    config: CheckpointConfigInput,
+    options: FlowOptions<any> & { branch?: string } = {},
+  ): Promise<T> {
+    const { branch, ...flowOptions } = options;
+    const loaded = await loadReference(requireReference(config, 'fork'), config.provider);
+    const flow = new this(
+      // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
+      await restoredOptions(this as unknown as FlowConstructor, loaded, config, flowOptions),
+    ) as Flow<any>;
+    flow.#hydrate(loaded);
+    const newId = newStateId();
+    flow.#internals().setStateId(newId);
+    const persisted = flowGraph(flow.constructor as FlowConstructor, flow.flowName).persisted;
+    flow.#pendingRestore = {
+      loaded,
+      fork: { branch: branch ?? (persisted ? stateBranch(newId) : undefined) },
+    };
+    return flow as T;
+  }
+
+  /**
+   * Continues a paused flow with the answer to its question, in this process or a new one. `from` is
+   * the checkpoint reference from the paused result (`result.pause.resumeFrom`), or `{ id }` for a
+   * flow with `@persist()` (looked up where it persists, or at `location`).
+   */
+  static async resume<T extends Flow<any>>(
+    this: new (
+      options?: FlowOptions<any>,
+    ) => T,
+    from: ResumeTarget,
+    answer: string,
+    options: FlowOptions<any> = {},
+  ): Promise<FlowResult<T extends Flow<infer S> ? S : never>> {
+    if (typeof answer !== 'string')
+      throw flowError('invalid_argument', 'resume(from, answer): the answer must be a string');
+    let loaded: LoadedCheckpoint | undefined;
+    if (typeof from === 'string') {
+      loaded = await loadReference(from);
+    } else {
+      const probe = new this(options) as Flow<any>;
+      const graph = flowGraph(probe.constructor as FlowConstructor, probe.flowName);
+      const target =
+        from.location !== undefined || from.provider !== undefined
+          ? storageTarget(
+              from.location ?? graph.persistOptions?.location,
+              from.provider ?? graph.persistOptions?.provider,
+            )
+          : persistTarget(graph, resolveCheckpointChain([probe.checkpoint]));
+      loaded = await loadStateCheckpoint(target, probe.flowName, from.id);
+      if (!loaded) {
+        throw flowError(
+          'not_found',
+          `no saved state "${from.id}" of flow "${probe.flowName}" in ${target.location}; check the id with ${probe.flowName}.listStates()`,
+        );
+      }
+    }
+    const flow = new this(
+      // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
+      await restoredOptions(this as unknown as FlowConstructor, loaded, {}, options),
+    ) as Flow<any>;
+    flow.#hydrate(loaded);
+    if (!firstPaused(flow.#execution)) {
+      throw flowError(
+        'invalid_state',
+        `checkpoint ${loaded.checkpoint.id} of flow "${flow.flowName}" is not waiting for input; continue it with ${flow.flowName}.fromCheckpoint(...).kickoff()`,
+      );
+    }
+    return flow.#start({ inputs: {}, answer }) as Promise<FlowResult<any>>;
+  }
+
+  /**
+   * The flow states saved at a location (default: where this flow persists, else `./.checkpoints`):
+   * one entry per state id with its flow name, last completed method, time and the reference of its
+   * latest checkpoint. Called on a subclass it lists that flow's states only.
+   */
+  static async listStates(
+    options: { location?: string; provider?: CheckpointProvider } = {},
+  ): Promise<FlowStateInfo[]> {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
+    const isBase = this === Flow;
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
+    const flowClass = this as unknown as FlowConstructor;
+    const persistOptions = isBase ? undefined : flowGraph(flowClass, flowNameOf(flowClass)).persistOptions;
+    const target = storageTarget(
+      options.location ?? persistOptions?.location,
+      options.provider ?? persistOptions?.provider,
+    );
+    return listFlowStates(target.location, {
+      provider: target.provider,
+      ...(isBase ? {} : { flowName: flowNameOf(flowClass) }),
+    });
+  }
+
+  /** Initial state values (a field or a method). Read when the state is first needed. */
+  declare initialState?: StateInit<State> | (() => StateInit<State>);
+
+  readonly checkpoint: CheckpointSetting;
+  readonly #options: FlowOptions<State>;
+  readonly #bus: EventBus;
+  readonly #maxMethodCalls: number;
+  #stateId: string;
+  #state: FlowState<State> | undefined;
+  #execution: FlowExecution = newExecution();
+  #pendingRestore: { loaded: LoadedCheckpoint; fork?: { branch?: string } } | undefined;
+  #running = false;
+  #lastPause: FlowPauseInfo | undefined;
+  #lastProvider: CheckpointProvider | undefined;
+
+  constructor(options: FlowOptions<State> = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw flowError('invalid_argument', 'flow options must be an object');
+    }
+    this.#options = options;
+    this.checkpoint = validateCheckpointSetting(options.checkpoint, `flow "${this.flowName}"`);
+    this.#bus = options.bus ?? defaultBus;
+    const maxMethodCalls = options.maxMethodCalls ?? 100;
+    if (!Number.isInteger(maxMethodCalls) || maxMethodCalls < 1) {
+      throw flowError(
+        'invalid_argument',
+        `maxMethodCalls must be a whole number of at least 1 (got ${String(maxMethodCalls)})`,
+      );
+    }
+    this.#maxMethodCalls = maxMethodCalls;
+    this.#stateId = newStateId();
+    this.#bus.emit(
+      this,
+      new FlowCreatedEvent({ flowName: this.flowName, source: this.#source(), context: this.#context() }),
+    );
+  }
+
+  /** The flow's name: the `name` option, `static flowName`, or the class name. */
+  get flowName(): string {
+    return this.#options.name ?? flowNameOf(this.constructor as FlowConstructor);
+  }
+
+  /** The state the methods share. Created from `initialState` (or the schema) on first access. */
+  get state(): FlowState<State> {
+    this.#state ??= this.#composeState(this.#stateId, []);
+    return this.#state;
+  }
+
+  /** Methods that completed at least once in the current (or last) run, in order. */
+  get completedMethods(): readonly string[] {
+    return [...this.#execution.completedMethods];
+  }
+
+  /** The latest output of a method in the current (or last) run; `undefined` if it has not completed. */
+  outputOf(methodName: string): unknown {
+    return this.#execution.outputs.get(methodName);
+  }
+
+  /**
+   * Asks a person for input from inside a flow method. When an answer was given (see
+   * {@link Flow.resume}) it is returned; otherwise the flow pauses: the method stops here, the flow
+   * is checkpointed (when checkpointing or `@persist()` is on) and `kickoff` returns a paused
+   * result. On resume the method runs again from its beginning with the answer available, so keep
+   * the work before `ask()` cheap, or split it into an earlier method.
+   */
+  async ask(message: string, options: { kind?: 'feedback' | 'input' } = {}): Promise<string> {
+    const scope = methodScope.getStore();
+    if (!scope || scope.flow !== this) {
+      throw flowError(
+        'invalid_state',
+        `flow "${this.flowName}": ask() works only inside one of this flow's methods while it runs`,
+      );
+    }
+    const kind = options.kind ?? 'feedback';
+    const activation = scope.activation;
+    const index = scope.asked;
+    scope.asked += 1;
+    const answer = activation.answers[index];
+    if (answer !== undefined) {
+      if (index >= activation.answersDelivered) {
+        activation.answersDelivered = index + 1;
+        const base = {
+          flowName: this.flowName,
+          methodName: activation.method,
+          source: this.#source(),
+          context: this.#context(activation.method),
+        };
+        this.#bus.emit(
+          this,
+          kind === 'input'
+            ? new FlowInputReceivedEvent({ ...base, value: answer })
+            : new HumanFeedbackReceivedEvent({ ...base, feedback: answer }),
+        );
+      }
+      return answer;
+    }
+    const request = { message, kind };
+    scope.pauseRequested = request;
+    throw new FlowPauseSignal(request);
+  }
+
+  /** Runs the flow: fresh, or continuing a restored checkpoint or a persisted state. */
+  async kickoff(options: KickoffOptions = {}): Promise<FlowResult<State>> {
+    for (const key of Object.keys(options)) {
+      if (key !== 'inputs' && key !== 'fromCheckpoint') {
+        throw flowError(
+          'invalid_argument',
+          `kickoff(): unknown option "${key}"; use inputs or fromCheckpoint (answers go to Flow.resume)`,
+        );
+      }
+    }
+    const inputs = { ...(options.inputs ?? {}) };
+    if (options.fromCheckpoint) {
+      const reference = options.fromCheckpoint.restoreFrom;
+      if (!reference)
+        throw flowError('invalid_argument', 'kickoff({ fromCheckpoint }) needs fromCheckpoint.restoreFrom');
+      const loaded = await loadReference(reference, options.fromCheckpoint.provider);
+      this.#hydrate(loaded);
+    }
+    return this.#start({ inputs, answer: undefined });
+  }
+
+  /**
+   * Continues this paused flow with the answer to its question (same process). From another
+   * process use the static `MyFlow.resume(reference | { id }, answer)`.
+   */
+  async resume(answer: string): Promise<FlowResult<State>> {
+    if (this.#execution.status !== 'paused' && !this.#pendingRestore) {
+      throw flowError('invalid_state', `flow "${this.flowName}" is not paused; nothing to resume`);
+    }
+    if (!this.#pendingRestore && this.#lastPause?.resumeFrom) {
+      this.#hydrate(await loadReference(this.#lastPause.resumeFrom, this.#lastProvider));
+    }
+    return this.#start({ inputs: {}, answer });
+  }
+
+  async #start(request: {
+    inputs: Record<string, unknown>;
+    answer: string | undefined;
+  }): Promise<FlowResult<State>> {
+    if (this.#running)
+      throw flowError('invalid_state', `flow "${this.flowName}" is already running; await its kickoff first`);
+    this.#running = true;
+    try {
+      const plan: RunPlan = { inputs: request.inputs, answer: request.answer, restore: this.#pendingRestore };
+      this.#pendingRestore = undefined;
+      const result = await runFlow(this.#internals(), plan);
+      this.#lastPause = result.pause;
+      return result as FlowResult<State>;
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** Rebuilds this instance's state and progress from a loaded checkpoint (run on next kickoff). */
+  #hydrate(loaded: LoadedCheckpoint, fork?: { branch?: string }): void {
+    const snapshot = findFlowSnapshot(loaded, this);
+    this.#hydrateSnapshot(snapshot);
+    this.#pendingRestore = fork ? { loaded, fork } : { loaded };
+    this.#lastProvider = loaded.provider;
+  }
+
+  #hydrateSnapshot(snapshot: EntitySnapshot): void {
+    const data = snapshot.data as { stateId?: unknown; execution?: unknown };
+    if (typeof data.stateId !== 'string') {
+      throw flowError(
+        'corrupt_checkpoint',
+        `flow "${this.flowName}": the checkpoint's flow snapshot has no state id`,
+      );
+    }
+    this.#execution = executionFromJson(data.execution, this.flowName);
+    this.#stateId = data.stateId;
+    const saved = this.#execution.committedState
+      ? decodeValue<Record<string, unknown>>(this.#execution.committedState)
+      : {};
+    this.#state = this.#composeState(this.#stateId, [saved]);
+  }
+
+  #composeState(id: string, layers: unknown[]): FlowState<State> {
+    const classInit = typeof this.initialState === 'function' ? this.initialState() : this.initialState;
+    const state = composeState<State>(this.flowName, (this.constructor as FlowConstructor).stateSchema, id, [
+      classInit,
+      this.#options.initialState,
+      ...layers,
+    ]);
+    Object.defineProperty(state, 'id', { value: id, enumerable: true, writable: false, configurable: true });
+    return state;
+  }
+
+  #source(): EventSource {
+    return { kind: 'flow', id: this.#stateId, name: this.flowName };
+  }
+
+  #context(methodName?: string): EventContext {
+    return methodName === undefined ? { flowId: this.#stateId } : { flowId: this.#stateId, methodName };
+  }
+
+  /** The engine's handle on this instance (see flow-run.ts). */
+  #internals(): FlowInternals<State> {
+    return {
+      flow: this,
+      bus: this.#bus,
+      graph: () => flowGraph(this.constructor as FlowConstructor, this.flowName),
+      maxMethodCalls: this.#maxMethodCalls,
+      execution: () => this.#execution,
+      resetExecution: () => {
+        this.#execution = newExecution();
+      },
+      stateId: () => this.#stateId,
+      setStateId: (id) => {
+        this.#stateId = id;
+        if (this.#state)
+          Object.defineProperty(this.#state, 'id', {
+            value: id,
+            enumerable: true,
+            writable: false,
+            configurable: true,
+          });
+      },
+      state: () => this.state,
+      replaceState: (layers) => {
+        this.#state = this.#composeState(this.#stateId, layers);
+      },
+      commitState: () => {
+        this.#execution.committedState = encodeValue(this.state);
+      },
+      rollbackState: () => {
+        const committed = this.#execution.committedState;
+        if (committed) this.#state = this.#composeState(this.#stateId, [decodeValue(committed)]);
+      },
+      hydrateSnapshot: (snapshot) => this.#hydrateSnapshot(snapshot),
+      source: () => this.#source(),
+      context: (methodName) => this.#context(methodName),
+      invoke: (method, input) =>
+        (this as unknown as Record<string, (value: unknown) => unknown>)[method]!.call(this, input),
+      rememberProvider: (provider) => {
+        this.#lastProvider = provider;
+      },
+    };
+  }
+
+  // CheckpointableEntity -------------------------------------------------------------------------
+
+  get entityKind(): 'flow' {
+    return 'flow';
+  }
+
+  /** The flow's identity in checkpoints is its state id. */
+  get entityId(): string {
+    return this.#stateId;
+  }
+
+  get entityName(): string {
+    return this.flowName;
+  }
+
+  snapshotEntity(): EntitySnapshot {
+    const execution = this.#execution;
+    const state: EncodedValue = execution.committedState ?? encodeValue(this.state);
+    const graph = flowGraph(this.constructor as FlowConstructor, this.flowName);
+    return {
+      kind: 'flow',
+      id: this.#stateId,
+      name: this.flowName,
+      registryName: registeredFlowName(this.constructor as FlowConstructor) ?? this.flowName,
+      data: {
+        stateId: this.#stateId,
+        flowName: this.flowName,
+        state: state as unknown as Record<string, never>,
+        execution: executionToJson(execution),
+        checkpoint: storeCheckpointSetting(this.checkpoint),
+        maxMethodCalls: this.#maxMethodCalls,
+        persisted: graph.persisted,
+      },
+    };
+  }
+
+  summarizeEntity(): EntitySummary {
+    const graph = flowGraph(this.constructor as FlowConstructor, this.flowName);
+    return {
+      kind: 'flow',
+      id: this.#stateId,
+      name: this.flowName,
+      status: this.#execution.status,
+      completed: this.#execution.completedMethods.length,
+      total: graph.nodes.size,
+    };
+  }
+}
+
+/** The engine's handle on a flow instance; not part of the public API. */
+export interface FlowInternals<State extends object = Record<string, unknown>> {
+  flow: Flow<State>;
+  bus: EventBus;
+  graph(): FlowGraph;
+  maxMethodCalls: number;
+  execution(): FlowExecution;
+  resetExecution(): void;
+  stateId(): string;
+  setStateId(id: string): void;
+  state(): FlowState<State>;
+  replaceState(layers: unknown[]): void;
+  commitState(): void;
+  rollbackState(): void;
+  hydrateSnapshot(snapshot: EntitySnapshot): void;
+  source(): EventSource;
+  context(methodName?: string): EventContext;
+  invoke(method: string, input: unknown): unknown;
+  rememberProvider(provider: CheckpointProvider): void;
+}

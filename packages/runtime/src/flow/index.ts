@@ -1,0 +1,23 @@
+export { and, type ConditionInput, type FlowCondition, type MethodReference, or } from './conditions.js';
+export {
+  type FlowClassOrMethodDecorator,
+  type FlowMethodDecorator,
+  listen,
+  persist,
+  router,
+  start,
+} from './decorators.js';
+export { FlowMethodCallLimitError } from './errors.js';
+export {
+  Flow,
+  type FlowConstructor,
+  type FlowOptions,
+  type FlowPauseInfo,
+  type FlowResult,
+  type KickoffOptions,
+  type ResumeTarget,
+} from './flow.js';
+export type { FlowStatus } from './flow-execution.js';
+export type { PersistOptions } from './flow-metadata.js';
+export type { FlowState, StateInit, StateSchema } from './flow-state.js';
+export { type FlowStateInfo, type ListFlowStatesOptions, listFlowStates } from './list-flow-states.js';

@@ -1,0 +1,120 @@
+import { CrewlineError, logger } from '@crewline/events';
+import {
+  type CheckpointProvider,
+  providerForReference,
+  readDocument,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
+import { defaultProviderCatalog } from '../checkpointing/provider-catalog.js';
+import { flowComponent } from './errors.js';
+import type { FlowStatus } from './flow-execution.js';
+
+/** One saved flow state, as listed by {@link listFlowStates} and `Flow.listStates()`. */
+export interface FlowStateInfo {
+  /** The state id: pass it as `kickoff({ inputs: { id } })` (with `@persist()`) or `Flow.resume({ id }, answer)`. */
+  id: string;
+  flowName: string;
+  /** The method that completed last when the state was saved. */
+  lastMethod: string | undefined;
+  status: FlowStatus | undefined;
+  /** When the latest checkpoint of this state was written (ISO time). */
+  updatedAt: string;
+  /** Reference of the latest checkpoint of this state (for `fromCheckpoint`, `crewline checkpoint resume`). */
+  reference: string;
+  /** Branch of that checkpoint (`flow-states/<id>` for persisted states). */
+  branch: string;
+  /** How many checkpoints hold this state. */
+  checkpoints: number;
+}
+
+export interface ListFlowStatesOptions {
+  /** Provider to read with. Default: detected from the location (JSON directory, SQLite file, Postgres URL). */
+  provider?: CheckpointProvider;
+  /** Only states of this flow. Default: every flow. */
+  flowName?: string;
+}
+
+/**
+ * Lists the flow states saved at a checkpoint location, newest first: each state id with its flow
+ * name, last completed method, time and latest checkpoint. Works for states saved by `@persist()` and
+ * for any checkpointed flow. The CLI calls this for `crewline checkpoint` listings of flow states.
+ */
+export async function listFlowStates(
+  location: string,
+  options: ListFlowStatesOptions = {},
+): Promise<FlowStateInfo[]> {
+  const provider =
+    options.provider ?? (await providerForReference(location, defaultProviderCatalog)).provider;
+  const resolved = provider.resolveLocation(provider.parseReference(location)?.location ?? location);
+  let all: StoredCheckpoint[];
+  try {
+    all = await provider.list(resolved);
+  } catch (error) {
+    if (CrewlineError.hasCode(error, 'not_found')) return [];
+    throw error;
+  }
+  const latest = new Map<
+    string,
+    { checkpoint: StoredCheckpoint; flowName: string; status: FlowStatus | undefined; count: number }
+  >();
+  for (const checkpoint of all) {
+    for (const entity of checkpoint.entities) {
+      if (entity.kind !== 'flow') continue;
+      if (options.flowName !== undefined && entity.name !== options.flowName) continue;
+      const key = `${entity.name}\u0000${entity.id}`;
+      const previous = latest.get(key);
+      const count = (previous?.count ?? 0) + 1;
+      // Lists are oldest first; compare times anyway, providers may order equal ids differently.
+      if (!previous || previous.checkpoint.createdAt <= checkpoint.createdAt) {
+        latest.set(key, { checkpoint, flowName: entity.name, status: entity.status, count });
+      } else {
+        previous.count = count;
+      }
+    }
+  }
+  const states = await Promise.all(
+    [...latest.entries()].map(async ([key, entry]): Promise<FlowStateInfo> => {
+      const id = key.slice(key.indexOf('\u0000') + 1);
+      return {
+        id,
+        flowName: entry.flowName,
+        lastMethod: await readLastMethod(provider, resolved, entry.checkpoint, id),
+        status: entry.status,
+        updatedAt: entry.checkpoint.createdAt,
+        reference: entry.checkpoint.reference,
+        branch: entry.checkpoint.branch,
+        checkpoints: entry.count,
+      };
+    }),
+  );
+  return states.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+}
+
+/** The last completed method is inside the flow snapshot, not in the listing metadata: read it. */
+async function readLastMethod(
+  provider: CheckpointProvider,
+  location: string,
+  checkpoint: StoredCheckpoint,
+  stateId: string,
+): Promise<string | undefined> {
+  try {
+    const document = await readDocument(provider, location, checkpoint.id);
+    const snapshot = document.entities.find((entity) => entity.kind === 'flow' && entity.id === stateId);
+    const execution = snapshot?.data.execution;
+    if (
+      execution &&
+      typeof execution === 'object' &&
+      !Array.isArray(execution) &&
+      typeof execution.lastMethod === 'string'
+    ) {
+      return execution.lastMethod;
+    }
+  } catch (error) {
+    logger.warn(
+      flowComponent,
+      `could not read checkpoint ${checkpoint.id} to find the last method of flow state ${stateId}`,
+      error,
+    );
+  }
+  return undefined;
+}
