@@ -1,0 +1,249 @@
+import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { retryWhenBusySync } from './busy-retry.js';
+import { sqliteCode, sqliteError } from './errors.js';
+import { metadataColumns } from './metadata-row.js';
+import type { ResolvedSqliteProviderOptions } from './options.js';
+import { APPLICATION_MARKER, SCHEMA_VERSION, schemaStatements } from './schema.js';
+import type { EncodedNode } from './tree-encoder.js';
+import { insertCheckpoint } from './write-checkpoint.js';
+
+/** How many recently written heads each connection keeps to diff the next write against. */
+const cachedHeads = 16;
+
+type Statement = Database.Statement<unknown[], unknown>;
+type FilteredStatements = Record<'all' | 'branch' | 'lineage' | 'both', Statement>;
+
+/** The prepared statements of one connection (prepared once, reused by every call). */
+export interface Statements {
+  checkpointById: Statement;
+  metadataById: Statement;
+  parentOf: Statement;
+  insertCheckpoint: Statement;
+  deleteCheckpoint: Statement;
+  countCheckpoints: Statement;
+  lastEventOf: Statement;
+  eventEndBytes: Statement;
+  eventsBetween: Statement;
+  insertEvent: Statement;
+  streamById: Statement;
+  insertStream: Statement;
+  insertChunk: Statement;
+  chunkBody: Statement;
+  readMeta: Statement;
+  writeMeta: Statement;
+  list: FilteredStatements;
+  latest: FilteredStatements;
+}
+
+function prepareStatements(db: Database.Database): Statements {
+  const list = (where: string) =>
+    db.prepare(`SELECT ${metadataColumns} FROM checkpoints ${where} ORDER BY id`);
+  const latest = (where: string) =>
+    db.prepare(`SELECT ${metadataColumns} FROM checkpoints ${where} ORDER BY id DESC LIMIT 1`);
+  return {
+    checkpointById: db.prepare('SELECT * FROM checkpoints WHERE id = ?'),
+    metadataById: db.prepare(`SELECT ${metadataColumns} FROM checkpoints WHERE id = ?`),
+    parentOf: db.prepare('SELECT stream_id, event_count, head FROM checkpoints WHERE id = ?'),
+    insertCheckpoint: db.prepare(
+      `INSERT INTO checkpoints (id, created_at, lineage_id, parent_id, branch, trigger, entities, event_count,
+        size_bytes, stream_id, format_version, library_version, head, metadata_text)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    deleteCheckpoint: db.prepare('DELETE FROM checkpoints WHERE id = ?'),
+    countCheckpoints: db.prepare('SELECT count(*) FROM checkpoints').pluck(),
+    lastEventOf: db
+      .prepare('SELECT key, end_bytes FROM events WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT 1')
+      .safeIntegers(true),
+    eventEndBytes: db.prepare('SELECT end_bytes FROM events WHERE key = ?').pluck(),
+    eventsBetween: db.prepare('SELECT body FROM events WHERE key >= ? AND key < ? ORDER BY key').pluck(),
+    insertEvent: db.prepare('INSERT INTO events (key, body, end_bytes) VALUES (?, ?, ?)'),
+    streamById: db.prepare('SELECT id, parent_id, base, base_bytes FROM streams WHERE id = ?'),
+    insertStream: db.prepare('INSERT INTO streams (parent_id, base, base_bytes) VALUES (?, ?, ?)'),
+    insertChunk: db.prepare('INSERT INTO chunks (body) VALUES (?)'),
+    chunkBody: db.prepare('SELECT body FROM chunks WHERE id = ?').pluck(),
+    readMeta: db.prepare('SELECT value FROM crewline_meta WHERE key = ?').pluck(),
+    writeMeta: db.prepare('INSERT OR REPLACE INTO crewline_meta (key, value) VALUES (?, ?)'),
+    list: {
+      all: list(''),
+      branch: list('WHERE branch = ?'),
+      lineage: list('WHERE lineage_id = ?'),
+      both: list('WHERE branch = ? AND lineage_id = ?'),
+    },
+    latest: {
+      all: latest(''),
+      branch: latest('WHERE branch = ?'),
+      lineage: latest('WHERE lineage_id = ?'),
+      both: latest('WHERE branch = ? AND lineage_id = ?'),
+    },
+  };
+}
+
+/** One open database: the better-sqlite3 handle, its prepared statements and its head cache. */
+export class Connection {
+  readonly db: Database.Database;
+  readonly location: string;
+  readonly statements: Statements;
+  /** Stores one checkpoint in a `BEGIN IMMEDIATE` transaction (call `.immediate(...)`). */
+  readonly insert: Database.Transaction<
+    typeof insertCheckpoint extends (connection: Connection, ...rest: infer A) => infer R
+      ? (...rest: A) => R
+      : never
+  >;
+  readonly #heads = new Map<string, EncodedNode>();
+
+  constructor(db: Database.Database, location: string) {
+    this.db = db;
+    this.location = location;
+    this.statements = prepareStatements(db);
+    this.insert = db.transaction((checkpoint, maxCheckpointBytes) =>
+      insertCheckpoint(this, checkpoint, maxCheckpointBytes),
+    );
+  }
+
+  /** The encoded head of a checkpoint this connection wrote recently. */
+  cachedHead(id: string): EncodedNode | undefined {
+    return this.#heads.get(id);
+  }
+
+  rememberHead(id: string, head: EncodedNode): void {
+    this.#heads.delete(id);
+    this.#heads.set(id, head);
+    if (this.#heads.size > cachedHeads) this.#heads.delete(this.#heads.keys().next().value!);
+  }
+
+  forgetHeads(): void {
+    this.#heads.clear();
+  }
+
+  close(): void {
+    this.#heads.clear();
+    if (this.db.open) this.db.close();
+  }
+}
+
+function notADatabase(location: string, cause?: unknown) {
+  return sqliteError(
+    'invalid_config',
+    `"${location}" is not a SQLite database (or it is damaged); point SqliteProvider at a new or existing crewline database file, or use JsonProvider for a directory of JSON checkpoints`,
+    { cause },
+  );
+}
+
+/** True when the location is a database that lives only in this process. */
+export function isMemoryLocation(location: string): boolean {
+  return location === ':memory:';
+}
+
+/**
+ * Whether a database file exists at `location`. Refuses a directory. Only `stat` is used: opening
+ * and closing a database file with raw `fs` would drop SQLite's POSIX locks held by this process.
+ */
+export function databaseExists(location: string): boolean {
+  if (isMemoryLocation(location)) return true;
+  try {
+    const stats = statSync(location);
+    if (stats.isDirectory()) {
+      throw sqliteError(
+        'invalid_config',
+        `"${location}" is a directory; SqliteProvider needs a database file path (or use JsonProvider for a directory)`,
+      );
+    }
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** Creates the database file with owner-only permissions (SQLite gives -wal and -shm the same mode). */
+function createPrivateFile(location: string): void {
+  mkdirSync(dirname(location), { recursive: true });
+  try {
+    closeSync(openSync(location, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+/** Opens (creating when asked) the database at `location`, sets its pragmas and checks its schema. */
+export function openConnection(location: string, options: ResolvedSqliteProviderOptions): Connection {
+  if (!isMemoryLocation(location) && !databaseExists(location)) createPrivateFile(location);
+  let db: Database.Database;
+  try {
+    db = new Database(location, { timeout: options.busyTimeoutMs });
+  } catch (error) {
+    throw sqliteError('invalid_config', `cannot open database "${location}": ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  try {
+    retryWhenBusySync(
+      () => {
+        db.pragma('journal_mode = WAL');
+        db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+        db.pragma('journal_size_limit = 67108864');
+        initializeSchema(db, location);
+      },
+      options.busyRetryMs,
+      'write',
+      location,
+    );
+    return new Connection(db, location);
+  } catch (error) {
+    db.close();
+    const code = sqliteCode(error);
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw notADatabase(location, error);
+    throw error;
+  }
+}
+
+function initializeSchema(db: Database.Database, location: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) {
+    throw sqliteError(
+      'unsupported_version',
+      `database "${location}" has schema version ${version}, newer than this @crewline/provider-sqlite understands (${SCHEMA_VERSION}); upgrade @crewline/provider-sqlite`,
+    );
+  }
+  if (version === SCHEMA_VERSION) {
+    checkMarker(db, location);
+    return;
+  }
+  db.transaction(() => {
+    // Checked again inside the write lock: another process may have created the schema meanwhile.
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current === SCHEMA_VERSION) return;
+    const objects = db
+      .prepare("SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")
+      .pluck()
+      .all() as string[];
+    if (objects.length > 0 && !objects.includes('crewline_meta')) {
+      throw sqliteError(
+        'invalid_config',
+        `"${location}" is a SQLite database of another application (it has tables ${objects
+          .slice(0, 3)
+          .join(', ')}); give crewline its own database file`,
+      );
+    }
+    db.exec(schemaStatements);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+  checkMarker(db, location);
+}
+
+function checkMarker(db: Database.Database, location: string): void {
+  let marker: unknown;
+  try {
+    marker = db.prepare("SELECT value FROM crewline_meta WHERE key = 'application'").pluck().get();
+  } catch (error) {
+    if (sqliteCode(error) !== 'SQLITE_ERROR') throw error;
+  }
+  if (marker !== APPLICATION_MARKER) {
+    throw sqliteError(
+      'invalid_config',
+      `"${location}" is a SQLite database of another application (no crewline marker); give crewline its own database file`,
+    );
+  }
+}

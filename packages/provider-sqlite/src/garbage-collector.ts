@@ -1,0 +1,82 @@
+import type { Connection } from './connection.js';
+import { eventKey } from './schema.js';
+
+/** What one garbage collection removed. */
+export interface GarbageReport {
+  streams: number;
+  events: number;
+  chunks: number;
+}
+
+// Every chunk reachable from a remaining checkpoint's head: integer members of a head or node body
+// are chunk ids; inline values are wrapped in arrays and so never match. A damaged body counts as
+// empty instead of failing the collection.
+const sweepChunks = `
+WITH RECURSIVE live(id) AS (
+  SELECT member.value FROM checkpoints,
+    json_each(CASE WHEN json_valid(checkpoints.head) THEN checkpoints.head ELSE '[]' END) AS member
+  WHERE member.type = 'integer'
+  UNION
+  SELECT member.value FROM live JOIN chunks ON chunks.id = live.id,
+    json_each(CASE WHEN substr(chunks.body, 1, 1) = 'n' AND json_valid(substr(chunks.body, 2))
+      THEN substr(chunks.body, 2) ELSE '[]' END) AS member
+  WHERE member.type = 'integer'
+)
+DELETE FROM chunks WHERE id NOT IN (SELECT id FROM live)`;
+
+/**
+ * Removes the events and chunks no remaining checkpoint needs. A stream must keep its events up to
+ * the largest event count of its checkpoints and up to the fork point of every stream that
+ * continues it; a stream with neither is removed whole. Runs in one `BEGIN IMMEDIATE` transaction.
+ */
+export function collectGarbage(connection: Connection): GarbageReport {
+  const { db } = connection;
+  return db
+    .transaction((): GarbageReport => {
+      const needed = new Map<number, number>();
+      for (const row of db
+        .prepare('SELECT stream_id, max(event_count) AS count FROM checkpoints GROUP BY stream_id')
+        .all() as { stream_id: number; count: number }[]) {
+        needed.set(row.stream_id, row.count);
+      }
+      const streams = db.prepare('SELECT id, parent_id, base FROM streams ORDER BY id DESC').all() as {
+        id: number;
+        parent_id: number | null;
+        base: number;
+      }[];
+      // A stream is always created after its parent, so children come first in this order.
+      for (const stream of streams) {
+        if (needed.has(stream.id) && stream.parent_id !== null) {
+          needed.set(stream.parent_id, Math.max(needed.get(stream.parent_id) ?? 0, stream.base));
+        }
+      }
+      const deleteEvents = db.prepare('DELETE FROM events WHERE key >= ? AND key < ?');
+      const deleteStream = db.prepare('DELETE FROM streams WHERE id = ?');
+      const report: GarbageReport = { streams: 0, events: 0, chunks: 0 };
+      for (const stream of streams) {
+        const keep = needed.get(stream.id);
+        const from = keep === undefined ? 0 : Math.max(keep, stream.base);
+        report.events += deleteEvents.run(eventKey(stream.id, from), eventKey(stream.id + 1, 0)).changes;
+        if (keep === undefined) report.streams += deleteStream.run(stream.id).changes;
+      }
+      report.chunks = db.prepare(sweepChunks).run().changes;
+      connection.statements.writeMeta.run('pending_garbage', '0');
+      return report;
+    })
+    .immediate();
+}
+
+/**
+ * Counts removed checkpoints (call it inside the transaction that removed them) and tells whether a
+ * collection is due: once the removals add up to a quarter of the remaining checkpoints (at least
+ * one). A collection costs time in proportion to the database, so it is spread over many removals
+ * while the garbage stays bounded by a fraction of what is live.
+ */
+export function recordRemoved(connection: Connection, removed: number): boolean {
+  if (removed === 0) return false;
+  const { statements } = connection;
+  const pending = Number(statements.readMeta.get('pending_garbage') ?? 0) + removed;
+  statements.writeMeta.run('pending_garbage', String(pending));
+  const live = statements.countCheckpoints.get() as number;
+  return pending >= Math.max(1, Math.ceil(live / 4));
+}

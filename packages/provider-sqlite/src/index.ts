@@ -1,0 +1,5 @@
+export type { GarbageReport } from './garbage-collector.js';
+export type { ResolvedSqliteProviderOptions, SqliteProviderOptions } from './options.js';
+export { parseSqliteProviderOptions } from './options.js';
+export { APPLICATION_MARKER, SCHEMA_VERSION } from './schema.js';
+export { type DatabaseStats, SqliteProvider } from './sqlite-provider.js';

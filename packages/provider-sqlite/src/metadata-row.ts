@@ -1,0 +1,52 @@
+import type { CheckpointMetadata, EntitySummary, StoredCheckpoint } from '@crewline/runtime-state';
+import { sqliteError } from './errors.js';
+
+/** The metadata columns of the `checkpoints` table, as a list query returns them. */
+export interface MetadataRow {
+  id: string;
+  created_at: string;
+  lineage_id: string;
+  parent_id: string | null;
+  branch: string;
+  trigger: string;
+  entities: string;
+  event_count: number;
+  size_bytes: number;
+}
+
+export const metadataColumns =
+  'id, created_at, lineage_id, parent_id, branch, trigger, entities, event_count, size_bytes';
+
+/**
+ * `JSON.stringify(metadata)` rebuilt from the columns. A checkpoint whose metadata serializes
+ * differently (other key order) keeps its text verbatim in `metadata_text` instead.
+ */
+export function canonicalMetadataText(row: Omit<MetadataRow, 'size_bytes'>): string {
+  const parent = row.parent_id === null ? 'null' : JSON.stringify(row.parent_id);
+  return `{"id":${JSON.stringify(row.id)},"createdAt":${JSON.stringify(row.created_at)},"lineageId":${JSON.stringify(row.lineage_id)},"parentId":${parent},"branch":${JSON.stringify(row.branch)},"trigger":${JSON.stringify(row.trigger)},"entities":${row.entities},"eventCount":${row.event_count}}`;
+}
+
+/** A listed checkpoint from its row. */
+export function storedFromRow(row: MetadataRow, location: string): StoredCheckpoint {
+  let entities: EntitySummary[];
+  try {
+    entities = JSON.parse(row.entities) as EntitySummary[];
+  } catch (error) {
+    throw sqliteError(
+      'corrupt_checkpoint',
+      `checkpoint "${row.id}" in ${location} has damaged entity summaries; delete it with \`crewline checkpoint prune\` or restore the database from a backup`,
+      { cause: error },
+    );
+  }
+  const metadata: CheckpointMetadata = {
+    id: row.id,
+    createdAt: row.created_at,
+    lineageId: row.lineage_id,
+    parentId: row.parent_id,
+    branch: row.branch,
+    trigger: row.trigger,
+    entities,
+    eventCount: row.event_count,
+  };
+  return { ...metadata, reference: `${location}#${row.id}`, sizeBytes: row.size_bytes };
+}

@@ -1,0 +1,68 @@
+import { joinDocumentText } from '@crewline/runtime-state';
+import type { Connection } from './connection.js';
+import { documentHeader } from './document-size.js';
+import { sqliteError } from './errors.js';
+import { readEvents } from './event-streams.js';
+import { canonicalMetadataText, type MetadataRow } from './metadata-row.js';
+import { DamagedTreeError, decodeHead } from './tree-decoder.js';
+import { utf8Length } from './tree-encoder.js';
+
+interface CheckpointRow extends MetadataRow {
+  stream_id: number;
+  format_version: number;
+  library_version: string;
+  head: string;
+  metadata_text: string | null;
+}
+
+/**
+ * Rebuilds the exact text the checkpoint was written as (`CheckpointWrite.text()`), from its row,
+ * its chunk tree and its event streams. Runs inside the caller's read transaction.
+ */
+export function readCheckpointText(connection: Connection, id: string, maxCheckpointBytes: number): string {
+  const { statements, location } = connection;
+  const row = statements.checkpointById.get(id) as CheckpointRow | undefined;
+  if (row === undefined) {
+    throw sqliteError(
+      'not_found',
+      `no checkpoint "${id}" in ${location}; run \`crewline checkpoint list\` to see ids`,
+    );
+  }
+  const tooLarge = (size: number) =>
+    sqliteError(
+      'too_large',
+      `checkpoint "${id}" is ${size} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes if you trust it`,
+    );
+  if (row.size_bytes > maxCheckpointBytes) throw tooLarge(row.size_bytes);
+  try {
+    const head = decodeHead(row.head, (chunkId) => {
+      const body = statements.chunkBody.get(chunkId);
+      if (typeof body !== 'string') throw new DamagedTreeError(`chunk ${chunkId} is missing`);
+      return body;
+    });
+    const entities = head.entities;
+    if (!Array.isArray(entities) || head.inputs === null || typeof head.inputs !== 'object') {
+      throw new DamagedTreeError('the checkpoint head has no inputs or entities');
+    }
+    const text = joinDocumentText({
+      header: documentHeader(
+        row.format_version,
+        row.library_version,
+        row.metadata_text ?? canonicalMetadataText(row),
+      ),
+      inputs: JSON.stringify(head.inputs),
+      entities: entities.map((entity) => JSON.stringify(entity, null, 2)),
+      events: readEvents(statements, row.stream_id, row.event_count),
+    });
+    const size = utf8Length(text);
+    if (size > maxCheckpointBytes) throw tooLarge(size);
+    return text;
+  } catch (error) {
+    if (!(error instanceof DamagedTreeError)) throw error;
+    throw sqliteError(
+      'corrupt_checkpoint',
+      `checkpoint "${id}" in ${location} is damaged (${error.message}); delete it, or resume from another checkpoint`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,72 @@
+/** Version of the database layout below, kept in `PRAGMA user_version`. */
+export const SCHEMA_VERSION = 1;
+
+/** Marks a database as crewline's, so the provider never writes into another application's file. */
+export const APPLICATION_MARKER = 'crewline-checkpoints';
+
+/**
+ * The layout (version 1). Idempotent: every statement can run again on an existing database.
+ *
+ * - `checkpoints`: one row per checkpoint — the metadata a listing needs, where its events are
+ *   (`stream_id`, `event_count`) and its head (`head`: the root of its chunk tree). Ids sort by
+ *   creation time, so the id index doubles as the time index; branch and lineage indexes end with
+ *   the id for the same reason.
+ * - `streams`: a lineage segment of events. A stream continues its parent stream after its first
+ *   `base` events (a fork, or a resume from a checkpoint that was no longer the newest).
+ * - `events`: append-only event lines keyed by `stream * 2^32 + seq`, with the running byte total.
+ * - `chunks`: the chunk tree of heads (see tree-encoder.ts), written once and shared by every later
+ *   checkpoint whose value did not change.
+ */
+export const schemaStatements = `
+CREATE TABLE IF NOT EXISTS crewline_meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO crewline_meta (key, value) VALUES ('application', '${APPLICATION_MARKER}');
+INSERT OR IGNORE INTO crewline_meta (key, value) VALUES ('pending_garbage', '0');
+CREATE TABLE IF NOT EXISTS checkpoints (
+  id TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  lineage_id TEXT NOT NULL,
+  parent_id TEXT,
+  branch TEXT NOT NULL,
+  trigger TEXT NOT NULL,
+  entities TEXT NOT NULL,
+  event_count INTEGER NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  stream_id INTEGER NOT NULL,
+  format_version INTEGER NOT NULL,
+  library_version TEXT NOT NULL,
+  head TEXT NOT NULL,
+  metadata_text TEXT
+);
+CREATE INDEX IF NOT EXISTS checkpoints_by_branch ON checkpoints (branch, id);
+CREATE INDEX IF NOT EXISTS checkpoints_by_lineage ON checkpoints (lineage_id, id);
+CREATE TABLE IF NOT EXISTS streams (
+  id INTEGER PRIMARY KEY,
+  parent_id INTEGER,
+  base INTEGER NOT NULL,
+  base_bytes INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+  key INTEGER PRIMARY KEY,
+  body TEXT NOT NULL,
+  end_bytes INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+  id INTEGER PRIMARY KEY,
+  body TEXT NOT NULL
+);
+`;
+
+const streamSpan = 4_294_967_296n;
+
+/** Row key of event `seq` of stream `stream`. */
+export function eventKey(stream: number, seq: number): bigint {
+  return BigInt(stream) * streamSpan + BigInt(seq);
+}
+
+/** Splits an event row key into stream and sequence. */
+export function splitEventKey(key: bigint): { stream: number; seq: number } {
+  return { stream: Number(key / streamSpan), seq: Number(key % streamSpan) };
+}

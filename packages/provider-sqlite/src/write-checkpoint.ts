@@ -1,0 +1,175 @@
+import {
+  CHECKPOINT_FORMAT,
+  type CheckpointWrite,
+  isValidBranchName,
+  isValidCheckpointId,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
+import type { Connection } from './connection.js';
+import { documentHeader, documentSize } from './document-size.js';
+import { sqliteError } from './errors.js';
+import { type ParentEvents, placeEvents } from './event-streams.js';
+import { canonicalMetadataText, type MetadataRow, storedFromRow } from './metadata-row.js';
+import { seedHead } from './tree-decoder.js';
+import { type EncodedNode, prettyBytes, TreeEncoder, utf8Length } from './tree-encoder.js';
+
+/** Refuses a checkpoint whose names could escape the database's meaning, or whose shape is off. */
+export function checkWritable(checkpoint: CheckpointWrite): void {
+  const { metadata, document } = checkpoint;
+  if (typeof metadata.id !== 'string' || !isValidCheckpointId(metadata.id)) {
+    throw sqliteError(
+      'invalid_name',
+      `checkpoint id ${JSON.stringify(metadata.id)} is not allowed; ids are letters, digits, "_", "." and "-"`,
+    );
+  }
+  if (typeof metadata.branch !== 'string' || !isValidBranchName(metadata.branch)) {
+    throw sqliteError(
+      'invalid_name',
+      `branch name ${JSON.stringify(metadata.branch)} is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
+    );
+  }
+  if (
+    metadata.parentId !== null &&
+    (typeof metadata.parentId !== 'string' || !isValidCheckpointId(metadata.parentId))
+  ) {
+    throw sqliteError(
+      'invalid_name',
+      `parent id ${JSON.stringify(metadata.parentId)} is not a checkpoint id`,
+    );
+  }
+  if (
+    typeof metadata.lineageId !== 'string' ||
+    metadata.lineageId.length === 0 ||
+    metadata.lineageId.length > 200
+  ) {
+    throw sqliteError('invalid_argument', 'checkpoint lineageId must be a string of 1 to 200 characters');
+  }
+  if (
+    document.format !== CHECKPOINT_FORMAT ||
+    !Array.isArray(document.entities) ||
+    !Array.isArray(document.events)
+  ) {
+    throw sqliteError(
+      'invalid_argument',
+      'the checkpoint document is not a crewline checkpoint (format, entities, events)',
+    );
+  }
+  if (document.inputs === null || typeof document.inputs !== 'object') {
+    throw sqliteError('invalid_argument', 'the checkpoint document has no encoded inputs object');
+  }
+  if (metadata.eventCount !== document.events.length) {
+    throw sqliteError(
+      'invalid_argument',
+      `checkpoint metadata says ${metadata.eventCount} events but the document holds ${document.events.length}`,
+    );
+  }
+}
+
+interface ParentRow extends ParentEvents {
+  head: string;
+}
+
+/** The head tree the new checkpoint is compared with: the parent's, from memory or the database. */
+function previousHead(connection: Connection, parentId: string, parent: ParentRow): EncodedNode | undefined {
+  const cached = connection.cachedHead(parentId);
+  if (cached !== undefined) return cached;
+  try {
+    return seedHead(parent.head, (id) => {
+      const body = connection.statements.chunkBody.get(id);
+      if (typeof body !== 'string') throw new Error(`chunk ${id} is missing`);
+      return body;
+    });
+  } catch {
+    // A damaged parent only costs storage: the head is then written whole.
+    return undefined;
+  }
+}
+
+function childNamed(node: EncodedNode, key: string): EncodedNode {
+  return node.children![node.keys!.indexOf(key)]!;
+}
+
+/**
+ * Stores one checkpoint; runs inside the caller's `BEGIN IMMEDIATE` transaction. Returns what to
+ * list, and the encoded head to diff the next write against (undefined when nothing was written
+ * because the same checkpoint was already there).
+ */
+export function insertCheckpoint(
+  connection: Connection,
+  checkpoint: CheckpointWrite,
+  maxCheckpointBytes: number,
+): { stored: StoredCheckpoint; head: EncodedNode | undefined } {
+  const { statements, location } = connection;
+  const { metadata, document } = checkpoint;
+  const existing = statements.metadataById.get(metadata.id) as MetadataRow | undefined;
+  if (existing !== undefined) {
+    const same =
+      existing.lineage_id === metadata.lineageId &&
+      existing.branch === metadata.branch &&
+      existing.parent_id === metadata.parentId &&
+      existing.event_count === metadata.eventCount &&
+      existing.created_at === metadata.createdAt;
+    if (same) return { stored: storedFromRow(existing, location), head: undefined };
+    throw sqliteError(
+      'conflict',
+      `checkpoint id "${metadata.id}" already exists in ${location} with other content; checkpoint ids must be unique`,
+    );
+  }
+
+  const parent =
+    metadata.parentId === null
+      ? undefined
+      : (statements.parentOf.get(metadata.parentId) as ParentRow | undefined);
+  const previous = parent === undefined ? undefined : previousHead(connection, metadata.parentId!, parent);
+  const encoder = new TreeEncoder((body) => Number(statements.insertChunk.run(body).lastInsertRowid));
+  const { node, body } = encoder.encodeRoot(
+    { inputs: document.inputs, entities: document.entities },
+    previous,
+  );
+  const { streamId, eventBytes } = placeEvents(statements, checkpoint, parent);
+
+  const metadataText = JSON.stringify(metadata);
+  const entitiesText = JSON.stringify(metadata.entities);
+  const sizeBytes = documentSize({
+    headerBytes: utf8Length(documentHeader(document.formatVersion, document.libraryVersion, metadataText)),
+    inputsBytes: childNamed(node, 'inputs').bytes,
+    entityBytes: childNamed(node, 'entities').children!.map(prettyBytes),
+    eventCount: document.events.length,
+    eventBytes,
+  });
+  if (sizeBytes > maxCheckpointBytes) {
+    throw sqliteError(
+      'too_large',
+      `checkpoint "${metadata.id}" is ${sizeBytes} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes or store less per checkpoint`,
+    );
+  }
+  const row: MetadataRow = {
+    id: metadata.id,
+    created_at: metadata.createdAt,
+    lineage_id: metadata.lineageId,
+    parent_id: metadata.parentId,
+    branch: metadata.branch,
+    trigger: metadata.trigger,
+    entities: entitiesText,
+    event_count: metadata.eventCount,
+    size_bytes: sizeBytes,
+  };
+  const canonical = canonicalMetadataText(row);
+  statements.insertCheckpoint.run(
+    row.id,
+    row.created_at,
+    row.lineage_id,
+    row.parent_id,
+    row.branch,
+    row.trigger,
+    row.entities,
+    row.event_count,
+    row.size_bytes,
+    streamId,
+    document.formatVersion,
+    document.libraryVersion,
+    body,
+    canonical === metadataText ? null : metadataText,
+  );
+  return { stored: storedFromRow(row, location), head: node };
+}
