@@ -1,6 +1,7 @@
 import { lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { CrewlineError } from '@crewline/events';
 import { isValidBranchName } from '@crewline/runtime-state';
 import { describeError, errorCode, jsonError } from './errors.js';
 
@@ -45,7 +46,7 @@ export async function locationExists(root: string): Promise<boolean> {
 }
 
 function wrapStatError(root: string, error: unknown) {
-  if (errorCode(error) === undefined) return error;
+  if (CrewlineError.isInstance(error) || errorCode(error) === undefined) return error;
   if (errorCode(error) === 'ENOTDIR') return notADirectory(root);
   return jsonError('read_failed', `cannot access location "${root}": ${describeError(error)}`, {
     cause: error,

@@ -1,0 +1,130 @@
+import * as fs from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import * as fsPromises from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { JsonProvider } from './json-provider.js';
+
+// Fault injection: the file system calls the provider makes are wrapped so a test can make one fail.
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>();
+  return { ...actual, fsyncSync: vi.fn(actual.fsyncSync), renameSync: vi.fn(actual.renameSync) };
+});
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  return { ...actual, open: vi.fn(actual.open), rename: vi.fn(actual.rename) };
+});
+
+const actualFs = await vi.importActual<typeof import('node:fs')>('node:fs');
+const actualPromises = await vi.importActual<typeof import('node:fs/promises')>('node:fs/promises');
+
+function ioError(message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${message}: i/o error`), { code: 'EIO' });
+}
+
+/** Every file under a directory, hidden ones included. */
+function allFiles(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter((path) =>
+    fs.statSync(join(directory, path)).isFile(),
+  );
+}
+
+describe('atomic writes under injected failures', () => {
+  let location: string;
+  beforeEach(() => {
+    location = mkdtempSync(join(tmpdir(), 'crewline-json-faults-'));
+  });
+  afterEach(() => {
+    vi.mocked(fs.fsyncSync).mockImplementation(actualFs.fsyncSync);
+    vi.mocked(fs.renameSync).mockImplementation(actualFs.renameSync);
+    vi.mocked(fsPromises.open).mockImplementation(actualPromises.open);
+    vi.mocked(fsPromises.rename).mockImplementation(actualPromises.rename);
+    rmSync(location, { recursive: true, force: true });
+  });
+
+  it('syncs the file and its directory on every write (and nothing with fsync: false)', () => {
+    const synced = vi.mocked(fs.fsyncSync);
+    synced.mockClear();
+    new JsonProvider().writeSync(location, buildCheckpointWrite({ metadata: { branch: 'a/b' } }));
+    // The file, its directory, and the parents of the two new directories ("a" in the location, "b" in "a").
+    expect(synced.mock.calls.length).toBe(4);
+    synced.mockClear();
+    new JsonProvider({ fsync: false }).writeSync(location, buildCheckpointWrite());
+    expect(synced).not.toHaveBeenCalled();
+  });
+
+  it('a failed file fsync fails the sync write and leaves no temp file and no checkpoint', async () => {
+    vi.mocked(fs.fsyncSync).mockImplementationOnce(() => {
+      throw ioError('fsync');
+    });
+    const provider = new JsonProvider();
+    expect(() => provider.writeSync(location, buildCheckpointWrite())).toThrow(
+      expect.objectContaining({ code: 'write_failed', message: expect.stringContaining('fsync: i/o error') }),
+    );
+    expect(allFiles(location)).toEqual([]);
+    expect(await provider.list(location)).toEqual([]);
+  });
+
+  it('a failed directory fsync after the rename fails the write and removes the renamed file', async () => {
+    const real = actualFs.fsyncSync;
+    let calls = 0;
+    vi.mocked(fs.fsyncSync).mockImplementation((descriptor) => {
+      calls += 1;
+      if (calls === 2) throw ioError('directory fsync');
+      real(descriptor);
+    });
+    const provider = new JsonProvider();
+    expect(() => provider.writeSync(location, buildCheckpointWrite())).toThrow(
+      expect.objectContaining({ code: 'write_failed' }),
+    );
+    expect(allFiles(location)).toEqual([]);
+  });
+
+  it('a failed file sync fails the async write and leaves nothing behind', async () => {
+    vi.mocked(fsPromises.open).mockImplementation(async (...args: Parameters<typeof actualPromises.open>) => {
+      const handle = await actualPromises.open(...args);
+      if (String(args[0]).endsWith('.tmp')) {
+        handle.sync = () => Promise.reject(ioError('fsync'));
+      }
+      return handle;
+    });
+    const provider = new JsonProvider();
+    await expect(provider.write(location, buildCheckpointWrite())).rejects.toMatchObject({
+      code: 'write_failed',
+    });
+    expect(allFiles(location)).toEqual([]);
+  });
+
+  it('a failed rename fails the write and removes the temp file (sync and async)', async () => {
+    vi.mocked(fs.renameSync).mockImplementationOnce(() => {
+      throw Object.assign(new Error('cross-device link'), { code: 'EXDEV' });
+    });
+    vi.mocked(fsPromises.rename).mockImplementationOnce(() =>
+      Promise.reject(Object.assign(new Error('cross-device link'), { code: 'EXDEV' })),
+    );
+    const provider = new JsonProvider();
+    expect(() => provider.writeSync(location, buildCheckpointWrite())).toThrow(
+      expect.objectContaining({ code: 'write_failed' }),
+    );
+    await expect(provider.write(location, buildCheckpointWrite())).rejects.toMatchObject({
+      code: 'write_failed',
+    });
+    expect(allFiles(location)).toEqual([]);
+  });
+
+  it('a failed write does not advance the run: the next checkpoint names the last stored one as parent', async () => {
+    const { createTestRun } = await import('@crewline/provider-testkit/fixtures');
+    const provider = new JsonProvider();
+    const run = createTestRun({ provider, location });
+    const first = run.state.writeCheckpointSync();
+    vi.mocked(fs.fsyncSync).mockImplementationOnce(() => {
+      throw ioError('fsync');
+    });
+    expect(() => run.state.writeCheckpointSync()).toThrow(expect.objectContaining({ code: 'write_failed' }));
+    const next = run.state.writeCheckpointSync();
+    expect(next.parentId).toBe(first.id);
+    expect((await provider.list(location)).map((entry) => entry.id)).toEqual([first.id, next.id]);
+  });
+});

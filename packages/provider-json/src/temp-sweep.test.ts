@@ -1,0 +1,81 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseTempFileName, tempFileName } from './file-names.js';
+import { JsonProvider } from './json-provider.js';
+import { isProcessAlive, resetTempFileSweeps, STALE_TEMP_FILE_AGE_MS } from './temp-sweep.js';
+
+/** A pid above Linux's largest possible pid (2^22), so no process can have it. */
+const deadPid = 4_194_400;
+
+function plantTemp(directory: string, pid: number, ageMs: number): string {
+  const path = join(directory, `.20200101T000000000-0000abcd.${pid}.0123abcd.tmp`);
+  writeFileSync(
+    path,
+    '{"format": "crewline.checkpoint", "formatVersion": 1, "libraryVersion": "0.1.0",\n"meta',
+  );
+  const time = new Date(Date.now() - ageMs);
+  utimesSync(path, time, time);
+  return path;
+}
+
+describe('temp files of writers', () => {
+  let location: string;
+  beforeEach(() => {
+    location = mkdtempSync(join(tmpdir(), 'crewline-json-temp-'));
+    resetTempFileSweeps();
+  });
+  afterEach(() => rmSync(location, { recursive: true, force: true }));
+
+  it('names temp files .<id>.<pid>.<random>.tmp', () => {
+    const name = tempFileName('20200101T000000000-0000abcd');
+    expect(name).toMatch(/^\.20200101T000000000-0000abcd\.\d+\.[0-9a-f]{8}\.tmp$/);
+    expect(parseTempFileName(name)).toEqual({ pid: process.pid });
+    expect(parseTempFileName('20200101T000000000-0000abcd_p-none.json')).toBeUndefined();
+  });
+
+  it('knows which pids are alive', () => {
+    expect(isProcessAlive(process.pid)).toBe(true);
+    expect(isProcessAlive(process.ppid)).toBe(true);
+    expect(isProcessAlive(deadPid)).toBe(false);
+  });
+
+  it('ignores temp files when listing and reading, and sweeps only stale ones of dead writers on first use', async () => {
+    const provider = new JsonProvider();
+    const stored = await provider.write(
+      join(location, 'seed'),
+      buildCheckpointWrite({ metadata: { branch: 'fork/a' } }),
+    );
+    const branchDirectory = join(location, 'seed', 'fork', 'a');
+    mkdirSync(join(location, 'seed', 'main'));
+    const deadAndOld = plantTemp(branchDirectory, deadPid, 2 * STALE_TEMP_FILE_AGE_MS);
+    const deadInMain = plantTemp(join(location, 'seed', 'main'), deadPid, 10 * STALE_TEMP_FILE_AGE_MS);
+    const deadButYoung = plantTemp(branchDirectory, deadPid + 1, 1000);
+    const aliveAndOld = plantTemp(branchDirectory, process.ppid, 10 * STALE_TEMP_FILE_AGE_MS);
+
+    // This process already swept "seed" (before the temp files existed): nothing is removed now.
+    expect((await provider.list(join(location, 'seed'))).map((entry) => entry.id)).toEqual([stored.id]);
+    expect(existsSync(deadAndOld)).toBe(true);
+
+    // A new process (simulated by forgetting the sweeps) sweeps on its first use.
+    resetTempFileSweeps();
+    const fresh = new JsonProvider();
+    expect((await fresh.list(join(location, 'seed'))).map((entry) => entry.id)).toEqual([stored.id]);
+    expect(existsSync(deadAndOld)).toBe(false);
+    expect(existsSync(deadInMain)).toBe(false);
+    expect(existsSync(deadButYoung)).toBe(true);
+    expect(existsSync(aliveAndOld)).toBe(true);
+    expect(readdirSync(branchDirectory).filter((name) => name.endsWith('.json'))).toEqual([
+      `${stored.id}_p-none.json`,
+    ]);
+  });
+
+  it('the sync write path sweeps too', () => {
+    mkdirSync(join(location, 'main'));
+    const stale = plantTemp(join(location, 'main'), deadPid, 2 * STALE_TEMP_FILE_AGE_MS);
+    new JsonProvider().writeSync(location, buildCheckpointWrite());
+    expect(existsSync(stale)).toBe(false);
+  });
+});
