@@ -1,5 +1,5 @@
 import type { DocumentView, TaskStatus } from './document-view.js';
-import { formatTime, formatValue, oneLine, truncate } from './format.js';
+import { formatDelta, formatTime, formatValue, oneLine, truncate } from './format.js';
 
 export interface FieldChange {
   field: 'time' | 'branch' | 'trigger' | 'events' | 'parent' | 'lineage';
@@ -82,8 +82,7 @@ export function diffCheckpoints(a: DocumentView, b: DocumentView): CheckpointDif
 
 function formatField(change: FieldChange): string {
   if (change.field === 'time' && typeof change.from === 'string' && typeof change.to === 'string') {
-    const seconds = Math.round((Date.parse(change.to) - Date.parse(change.from)) / 1000);
-    return `${formatTime(change.from)} -> ${formatTime(change.to)} (${seconds >= 0 ? '+' : ''}${seconds}s)`;
+    return `${formatTime(change.from)} -> ${formatTime(change.to)} (${formatDelta(Date.parse(change.to) - Date.parse(change.from))})`;
   }
   if (change.field === 'events' && typeof change.from === 'number' && typeof change.to === 'number') {
     const delta = change.to - change.from;

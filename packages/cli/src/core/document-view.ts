@@ -138,16 +138,21 @@ function viewEntity(entity: EntitySnapshot, firstIndex: number): EntityView {
       output,
     });
   });
-  const completedMethods = (Array.isArray(data.completedMethods) ? data.completedMethods : []).filter(
-    (method): method is string => typeof method === 'string',
-  );
+  // Flows keep their progress under `execution` (completed methods, status, last method).
+  const execution = isRecord(data.execution) ? data.execution : undefined;
+  const methods = Array.isArray(data.completedMethods)
+    ? data.completedMethods
+    : Array.isArray(execution?.completedMethods)
+      ? execution.completedMethods
+      : [];
+  const completedMethods = methods.filter((method): method is string => typeof method === 'string');
   const state = decodeMaybe(data.state);
   const conversation = isRecord(data.conversation) ? data.conversation : undefined;
   return {
     kind: entity.kind,
     id: entity.id,
     name: entity.name,
-    status: stringField(data, 'status'),
+    status: stringField(data, 'status') ?? (execution ? stringField(execution, 'status') : undefined),
     tasks,
     agents,
     completedMethods,
@@ -156,6 +161,18 @@ function viewEntity(entity: EntitySnapshot, firstIndex: number): EntityView {
       conversation && Array.isArray(conversation.messages) ? conversation.messages.length : undefined,
   };
 }
+
+// Fields that hold values rather than templates: conversations (interpolated text and model
+// output), outputs, flow state and execution. Braces in them are data, not placeholders.
+const valueKeys = new Set([
+  'conversation',
+  'messages',
+  'output',
+  'delegations',
+  'state',
+  'execution',
+  'memory',
+]);
 
 const placeholderPattern = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
 

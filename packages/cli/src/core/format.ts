@@ -95,3 +95,15 @@ export function formatColumns(rows: readonly (readonly string[])[]): string[] {
       .trimEnd(),
   );
 }
+
+/** A signed time difference a person reads quickly: `+39ms`, `+12.3s`, `+3m12s`, `-2h5m`, `+1d3h`. */
+export function formatDelta(milliseconds: number): string {
+  const sign = milliseconds < 0 ? '-' : '+';
+  const value = Math.abs(milliseconds);
+  if (value < 1000) return `${sign}${Math.round(value)}ms`;
+  if (value < 60_000) return `${sign}${(value / 1000).toFixed(1)}s`;
+  const seconds = Math.round(value / 1000);
+  if (seconds < 3600) return `${sign}${Math.floor(seconds / 60)}m${seconds % 60}s`;
+  if (seconds < 86_400) return `${sign}${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}m`;
+  return `${sign}${Math.floor(seconds / 86_400)}d${Math.floor((seconds % 86_400) / 3600)}h`;
+}

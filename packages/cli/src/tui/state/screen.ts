@@ -311,7 +311,7 @@ export function renderScreen(state: BrowserState, size: ScreenSize): Line[] {
       ? [{ text: 'enter confirm  esc cancel', color: 'gray' }]
       : [
           {
-            text: 'arrows/jk move  enter open  tab panel  e resume  f fork  r refresh  ? help  q quit',
+            text: 'jk move  enter open  tab panel  e resume  f fork  r refresh  ? help  q quit',
             color: 'gray',
           },
         ];

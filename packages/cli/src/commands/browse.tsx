@@ -1,0 +1,108 @@
+import { type LogRecord, setLogSink } from '@crewline/events';
+import { readDocument } from '@crewline/runtime-state';
+import { parseCommandArguments } from '../core/args.js';
+import { type CliContext, colorEnabled } from '../core/cli-context.js';
+import { cliError } from '../core/cli-error.js';
+import { continueRun } from '../core/continue-run.js';
+import { viewDocument } from '../core/document-view.js';
+import { exitCodes } from '../core/error-boundary.js';
+import { displayPath } from '../core/location.js';
+import { openLocation } from '../core/open-location.js';
+import { loadProject } from '../core/project-config.js';
+import type { BrowserHost } from '../tui/browser-host.js';
+import type { Styling } from '../tui/components/screen-view.js';
+import { initialState } from '../tui/state/browser-state.js';
+
+function logLine(record: LogRecord): string {
+  const cause = record.error instanceof Error ? `: ${record.error.message}` : '';
+  return `${record.level} [${record.component}] ${record.message}${cause}`;
+}
+
+/** `crewline checkpoint [--location P]`: the checkpoint browser. */
+export async function run(args: readonly string[], context: CliContext): Promise<number> {
+  const { values } = parseCommandArguments('checkpoint', args, { location: { type: 'string' } }, 0);
+  const stdin = context.stdin ?? process.stdin;
+  if (!stdin.isTTY || !context.stdout.isTTY) {
+    throw cliError(
+      'invalid_argument',
+      'the checkpoint browser needs an interactive terminal; in scripts use `crewline checkpoint list` and `crewline checkpoint info`',
+    );
+  }
+  const opened = await openLocation(values.location, context.cwd, context.catalog);
+  // Registered before the browser opens, so a broken config is reported now, not mid-run.
+  await loadProject(context.cwd);
+  const [{ render }, { BrowserApp }] = await Promise.all([
+    import('ink'),
+    import('../tui/components/browser-app.js'),
+  ]);
+
+  // Log lines would tear Ink's drawing: during a run they become progress lines, otherwise they
+  // are kept and printed after the browser closes.
+  let runLine: ((line: string) => void) | undefined;
+  const heldLogs: string[] = [];
+  setLogSink((record) => {
+    if (runLine) runLine(logLine(record));
+    else heldLogs.push(logLine(record));
+  });
+  let interrupted = false;
+  const host: BrowserHost = {
+    list: () => opened.provider.list(opened.location),
+    readView: async (checkpointId) =>
+      viewDocument(await readDocument(opened.provider, opened.location, checkpointId)),
+    run: async (request, onLine) => {
+      runLine = onLine;
+      try {
+        const outcome = await continueRun({
+          reference: request.reference,
+          mode: request.mode,
+          cwd: context.cwd,
+          onLine,
+          width: Math.max(40, (context.stdout.columns ?? 80) - 2),
+          ...(request.branch !== undefined ? { branch: request.branch } : {}),
+          ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
+          ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
+        });
+        return {
+          branch: outcome.branch,
+          output: outcome.output,
+          ...(outcome.lastCheckpoint ? { lastCheckpoint: outcome.lastCheckpoint } : {}),
+        };
+      } finally {
+        runLine = undefined;
+      }
+    },
+    interrupt: () => {
+      // Behave like Ctrl+C outside the browser: the runtime's signal handling writes a checkpoint
+      // (when the run subscribes to SIGINT) and ends the process.
+      interrupted = true;
+      process.kill(process.pid, 'SIGINT');
+    },
+  };
+  const styling: Styling = colorEnabled(context) ? 'full' : 'monochrome';
+  const instance = render(
+    <BrowserApp
+      initial={initialState({
+        location: opened.location,
+        title: displayPath(opened.location, context.cwd),
+        providerKind: opened.kind,
+      })}
+      host={host}
+      styling={styling}
+    />,
+    {
+      stdin,
+      stdout: context.stdout as NodeJS.WriteStream,
+      stderr: context.stderr as NodeJS.WriteStream,
+      exitOnCtrlC: false,
+      patchConsole: true,
+    },
+  );
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    // Logs after the browser closes go to stderr again, in the logger's usual form.
+    setLogSink((record) => context.stderr.write(`crewline ${logLine(record)}\n`));
+  }
+  for (const line of heldLogs) context.stderr.write(`crewline ${line}\n`);
+  return interrupted ? exitCodes.interrupted : exitCodes.ok;
+}

@@ -1,0 +1,220 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Fixture, type FixtureKind, writeFixture } from '../test-support/fixtures.js';
+import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
+
+const kinds: FixtureKind[] = ['json'];
+
+describe.each(kinds)('commands over %s checkpoints', (kind) => {
+  let project: { path: string; remove: () => Promise<void> };
+  let fixture: Fixture;
+  const crewline = (...args: string[]) => runCommand(args, { cwd: project.path });
+
+  beforeAll(async () => {
+    project = await temporaryDirectory();
+    fixture = await writeFixture(kind, project.path);
+  });
+  afterAll(async () => {
+    await fixture.provider.close?.();
+    await project.remove();
+  });
+
+  it('list finds the default location and prints one line per checkpoint', async () => {
+    const result = await crewline('checkpoint', 'list');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe(`7 checkpoints in ./${fixture.relative} (${kind}), oldest first`);
+    expect(lines[2]).toMatch(/^ID\s+TIME\s+SIZE\s+TRIGGER\s+BRANCH\s+PROGRESS$/);
+    expect(lines).toHaveLength(3 + 7);
+    const last = fixture.main.at(-1)!;
+    const row = lines.find((line) => line.startsWith(last.id))!;
+    expect(row).toContain('task_completed');
+    expect(row).toContain('main');
+    expect(row).toContain('crew Research 3/3 tasks');
+    expect(lines.find((line) => line.startsWith(fixture.fork.id))).toContain('experiment');
+  });
+
+  it('list takes the location as an argument, filters by branch and prints JSON', async () => {
+    const result = await crewline('list', fixture.relative, '--branch', 'experiment', '--json');
+    expect(result.code).toBe(0);
+    const parsed = JSON.parse(result.stdout) as {
+      provider: string;
+      count: number;
+      checkpoints: { id: string }[];
+    };
+    expect(parsed.provider).toBe(kind);
+    expect(parsed.checkpoints.map((checkpoint) => checkpoint.id)).toEqual([fixture.fork.id]);
+  });
+
+  it('info shows the latest checkpoint by default: lineage, events, inputs, tasks with outputs', async () => {
+    const result = await crewline('checkpoint', 'info');
+    expect(result.code).toBe(0);
+    const latest = fixture.fork;
+    expect(result.stdout).toContain(`Checkpoint ${latest.id}`);
+    expect(result.stdout).toContain('Branch:    experiment');
+    expect(result.stdout).toContain(`Parent:    ${fixture.main[2]!.id}`);
+    expect(result.stdout).toMatch(/Events:\s+3/);
+    expect(result.stdout).toContain('topic = "AI"');
+    expect(result.stdout).toContain('crew Research');
+    expect(result.stdout).toContain('2/3 tasks completed');
+    expect(result.stdout).toMatch(/1\. \[done\]\s+Research \{topic\} for \{audience\} \(Researcher\)/);
+    expect(result.stdout).toContain('-> Output 1: findings about AI. Second line of task 1.');
+    expect(result.stdout).toContain('-> Forked output on experiment');
+    expect(result.stdout).toMatch(/3\. \[pending\]/);
+  });
+
+  it('info resolves a unique id prefix in the default location and prints whole outputs with --full', async () => {
+    const target = fixture.main[1]!;
+    const prefix = target.id.slice(0, target.id.length - 4);
+    const others = [...fixture.main, fixture.fork].filter((checkpoint) => checkpoint.id.startsWith(prefix));
+    const unique = others.length === 1 ? prefix : target.id;
+    const result = await crewline('info', unique, '--full');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Checkpoint ${target.id}`);
+    expect(result.stdout).toContain('| Second line of task 1.');
+  });
+
+  it('info reads a checkpoint by its reference and as JSON', async () => {
+    const target = fixture.main[3]!;
+    const result = await crewline('info', target.reference, '--json');
+    expect(result.code).toBe(0);
+    const parsed = JSON.parse(result.stdout) as {
+      metadata: { id: string };
+      inputs: Record<string, unknown>;
+      tasks: { index: number; status: string; output?: string }[];
+      placeholders: string[];
+    };
+    expect(parsed.metadata.id).toBe(target.id);
+    expect(parsed.inputs).toEqual({ topic: 'AI', audience: 'engineers' });
+    expect(parsed.tasks.map((task) => task.status)).toEqual(['completed', 'completed', 'pending']);
+    expect(parsed.placeholders).toEqual(['audience', 'topic']);
+  });
+
+  it('diff shows what changed between two checkpoints', async () => {
+    const [first, , , fourth] = fixture.main;
+    const result = await crewline('diff', first!.id, fourth!.id);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`--- ${first!.id}`);
+    expect(result.stdout).toContain(`+++ ${fourth!.id}`);
+    expect(result.stdout).toMatch(/Events:\s+1 -> 4 \(\+3\)/);
+    expect(result.stdout).toContain('1. running -> completed');
+    expect(result.stdout).toContain('2. pending -> completed');
+    expect(result.stdout).toContain('+ Output 2: findings about AI.');
+    const json = JSON.parse(
+      (await crewline('diff', fixture.main[2]!.id, fixture.fork.id, '--json')).stdout,
+    ) as {
+      fields: { field: string; to: unknown }[];
+    };
+    expect(json.fields).toContainEqual(expect.objectContaining({ field: 'branch', to: 'experiment' }));
+  });
+
+  it('prune --dry-run reports per branch and removes nothing; prune --keep removes the oldest', async () => {
+    const dry = await crewline('prune', '--keep', '2', '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('Would remove 4 checkpoints');
+    expect(dry.stdout).toContain('Nothing was removed (--dry-run).');
+    expect((await fixture.provider.list(fixture.provider.resolveLocation(fixture.location))).length).toBe(7);
+    const older = await crewline('prune', '--older-than', '1w', '--dry-run');
+    expect(older.stdout).toContain('Nothing to prune');
+  });
+});
+
+describe('errors are one line and a non-zero exit code', () => {
+  let project: { path: string; remove: () => Promise<void> };
+  let fixture: Fixture;
+  const crewline = (...args: string[]) => runCommand(args, { cwd: project.path });
+
+  beforeAll(async () => {
+    project = await temporaryDirectory();
+    fixture = await writeFixture('json', project.path);
+  });
+  afterAll(() => project.remove());
+
+  const oneLine = (text: string) => {
+    expect(text.trimEnd().split('\n')).toHaveLength(1);
+    expect(text).toMatch(/^crewline: /);
+    expect(text).not.toMatch(/\n\s+at /);
+  };
+
+  it('a missing default location says what was looked for', async () => {
+    const empty = await temporaryDirectory();
+    const result = await runCommand(['list'], { cwd: empty.path });
+    await empty.remove();
+    expect(result.code).toBe(3);
+    oneLine(result.stderr);
+    expect(result.stderr).toContain('neither ./.checkpoints nor ./.checkpoints.db exists');
+  });
+
+  it('a missing location argument', async () => {
+    const result = await crewline('list', 'nowhere/at-all');
+    expect(result.code).toBe(3);
+    oneLine(result.stderr);
+    expect(result.stderr).toContain('location nowhere/at-all does not exist');
+  });
+
+  it('an unknown id', async () => {
+    const result = await crewline('info', 'zzzz');
+    expect(result.code).toBe(3);
+    oneLine(result.stderr);
+    expect(result.stderr).toContain('no checkpoint "zzzz"');
+  });
+
+  it('an ambiguous id prefix', async () => {
+    const result = await crewline('info', fixture.main[0]!.id.slice(0, 4));
+    expect(result.code).toBe(3);
+    oneLine(result.stderr);
+    expect(result.stderr).toMatch(/matches \d+ checkpoints/);
+  });
+
+  it('a corrupt checkpoint file', async () => {
+    const path = fixture.main[0]!.reference;
+    const { readFile } = await import('node:fs/promises');
+    const text = await readFile(path, 'utf8');
+    const broken = join(project.path, '.checkpoints', 'main', path.split('/').at(-1)!);
+    await writeFile(broken, text.slice(0, Math.floor(text.length / 2)));
+    const result = await crewline('info', broken);
+    await writeFile(broken, text);
+    expect(result.code).toBe(4);
+    oneLine(result.stderr);
+    expect(result.stderr).toMatch(/truncated|not valid JSON|invalid/);
+  });
+
+  it('bad usage', async () => {
+    const unknownOption = await crewline('list', '--frobnicate');
+    expect(unknownOption.code).toBe(2);
+    oneLine(unknownOption.stderr);
+    expect(unknownOption.stderr).toContain('crewline checkpoint list --help');
+    const prune = await crewline('prune');
+    expect(prune.code).toBe(2);
+    expect(prune.stderr).toContain('--keep N and/or --older-than D');
+    const duration = await crewline('prune', '--older-than', 'soon');
+    expect(duration.code).toBe(2);
+    expect(duration.stderr).toContain('use a number and a unit s, m, h, d or w');
+    const diff = await crewline('diff', 'one');
+    expect(diff.code).toBe(2);
+    const command = await crewline('frobnicate');
+    expect(command.code).toBe(2);
+    oneLine(command.stderr);
+  });
+
+  it('a Postgres URL is not available yet', async () => {
+    const result = await crewline('list', 'postgres://user:secret@localhost/db');
+    expect(result.code).toBe(5);
+    oneLine(result.stderr);
+    expect(result.stderr).toContain('Postgres locations are not available');
+    expect(result.stderr).not.toContain('secret');
+  });
+
+  it('help and version print without loading any command', async () => {
+    const help = await crewline('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('crewline checkpoint list');
+    expect(help.stdout).toContain('Exit codes');
+    const listHelp = await crewline('checkpoint', 'list', '--help');
+    expect(listHelp.stdout).toContain('Usage: crewline checkpoint list');
+    const version = await crewline('--version');
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});

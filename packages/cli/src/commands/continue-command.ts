@@ -1,0 +1,96 @@
+import { parseAssignments, parseCommandArguments } from '../core/args.js';
+import type { CliContext } from '../core/cli-context.js';
+import { usageError } from '../core/cli-error.js';
+import { continueRun } from '../core/continue-run.js';
+import { type DocumentView, viewDocument } from '../core/document-view.js';
+import { truncate } from '../core/format.js';
+import { displayPath } from '../core/location.js';
+import { openCheckpoint } from '../core/open-location.js';
+import { formatEntities } from '../core/summaries.js';
+
+/** `--set-output N=text` values as flat task indexes, checked against the checkpoint's tasks. */
+export function parseTaskOutputs(
+  pairs: readonly string[] | undefined,
+  view: DocumentView,
+): Record<number, string> | undefined {
+  if (!pairs || pairs.length === 0) return undefined;
+  const outputs: Record<number, string> = {};
+  for (const pair of pairs) {
+    const match = /^(\d+)=([\s\S]*)$/.exec(pair);
+    if (!match)
+      throw usageError(
+        `--set-output "${truncate(pair, 40)}" must look like N=text, N being a task number from \`info\``,
+      );
+    const number = Number(match[1]);
+    const task = view.tasks[number - 1];
+    if (!task) {
+      throw usageError(
+        `--set-output ${number}: the checkpoint has ${view.tasks.length} tasks, numbered 1 to ${view.tasks.length}`,
+      );
+    }
+    if (task.status !== 'completed') {
+      throw usageError(
+        `--set-output ${number}: task ${number} is ${task.status}; only completed task outputs can be replaced`,
+      );
+    }
+    outputs[task.index] = match[2]!;
+  }
+  return outputs;
+}
+
+/** `crewline checkpoint resume|fork [REF]`: runs the continuation with progress lines. */
+export async function runContinueCommand(
+  mode: 'resume' | 'fork',
+  args: readonly string[],
+  context: CliContext,
+): Promise<number> {
+  const { values, positionals } = parseCommandArguments(
+    `checkpoint ${mode}`,
+    args,
+    {
+      location: { type: 'string' },
+      input: { type: 'string', multiple: true },
+      'set-output': { type: 'string', multiple: true },
+      quiet: { type: 'boolean' },
+      ...(mode === 'fork' ? { branch: { type: 'string' } } : {}),
+    },
+    1,
+  );
+  const branch = mode === 'fork' ? (values as { branch?: string }).branch : undefined;
+  const inputChanges = parseAssignments('--input', values.input);
+  const loaded = await openCheckpoint(positionals[0], context.cwd, context.catalog, values.location);
+  const view = viewDocument(loaded.document);
+  const taskOutputs = parseTaskOutputs(values['set-output'], view);
+  const { metadata } = loaded.document;
+  const out = (line: string) => context.stdout.write(`${line}\n`);
+  const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
+  out(
+    `${mode === 'resume' ? 'Resuming' : 'Forking'} ${metadata.id} (branch ${metadata.branch}, ${formatEntities(metadata.entities)})`,
+  );
+  out(
+    `  from ${displayPath(loaded.checkpoint.reference, context.cwd)}${branch ? ` onto branch ${branch}` : ''}`,
+  );
+  if (taskOutputs)
+    out(
+      `  replaced outputs: ${Object.keys(taskOutputs)
+        .map((index) => `task ${Number(index) + 1}`)
+        .join(', ')}`,
+    );
+  if (inputChanges) out(`  changed inputs: ${Object.keys(inputChanges).join(', ')}`);
+  const outcome = await continueRun({
+    reference: loaded.checkpoint.reference,
+    mode,
+    cwd: context.cwd,
+    width,
+    ...(branch !== undefined ? { branch } : {}),
+    ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
+    ...(taskOutputs ? { taskOutputs } : {}),
+    ...(values.quiet ? {} : { onLine: (line: string) => out(`  ${line}`) }),
+  });
+  out(
+    `Finished ${outcome.kind} ${outcome.name} on branch ${outcome.branch}${outcome.lastCheckpoint ? `; last checkpoint ${outcome.lastCheckpoint}` : ''}`,
+  );
+  out('Output:');
+  out(outcome.output.length > 0 ? outcome.output : '(empty)');
+  return 0;
+}

@@ -1,0 +1,53 @@
+import type { BaseEvent } from '@crewline/events';
+import { type ProgressEvent, progressLine } from './progress.js';
+import { loadProject } from './project-config.js';
+
+export interface ContinueRequest {
+  /** The exact reference of the checkpoint (as the provider lists it). */
+  reference: string;
+  mode: 'resume' | 'fork';
+  /** Fork only: the new branch (generated when absent). */
+  branch?: string;
+  /** All kickoff inputs with changes applied; re-templates tasks that have not run yet. */
+  inputs?: Record<string, unknown>;
+  /** Flat task index -> new raw output; every later task runs again. */
+  taskOutputs?: Record<number, string>;
+  /** Project directory: its crewline.config.ts is loaded first. */
+  cwd: string;
+  /** Receives one line per notable event while the run goes on. */
+  onLine?: (line: string) => void;
+  /** Width progress lines are cut to. Default 100. */
+  width?: number;
+}
+
+export interface ContinueOutcome {
+  kind: string;
+  name: string;
+  output: string;
+  branch: string;
+  lastCheckpoint?: string;
+}
+
+/**
+ * Resumes or forks a checkpoint for real through the runtime's `continueFromCheckpoint`, after
+ * registering the project's crewline.config.ts. The runtime is imported here, not at start-up, so
+ * listing commands never load it.
+ */
+export async function continueRun(request: ContinueRequest): Promise<ContinueOutcome> {
+  await loadProject(request.cwd);
+  const { continueFromCheckpoint } = await import('@crewline/runtime');
+  const onEvent = request.onLine
+    ? (event: BaseEvent) => {
+        const line = progressLine(event as unknown as ProgressEvent, request.width);
+        if (line !== undefined) request.onLine?.(line);
+      }
+    : undefined;
+  return continueFromCheckpoint({
+    reference: request.reference,
+    mode: request.mode,
+    ...(request.branch !== undefined ? { branch: request.branch } : {}),
+    ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
+    ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
+    ...(onEvent ? { onEvent } : {}),
+  });
+}

@@ -1,0 +1,39 @@
+import { LLMCallCompletedEvent, TaskCompletedEvent, TaskStartedEvent } from '@crewline/events';
+import { describe, expect, it } from 'vitest';
+import { type ProgressEvent, progressLine } from './progress.js';
+
+const asProgress = (event: { toJSON(): unknown }) => event.toJSON() as ProgressEvent;
+
+describe('progressLine', () => {
+  it('describes task, model and checkpoint events in one short line', () => {
+    const started = new TaskStartedEvent({
+      description: 'Write the report',
+      context: { taskIndex: 1, agentRole: 'Writer' },
+    });
+    expect(progressLine(asProgress(started))).toMatch(
+      /^\d\d:\d\d:\d\d task 2 Write the report started \(Writer\)$/,
+    );
+    const completed = new TaskCompletedEvent({
+      description: 'Write',
+      output: 'line one\nline two',
+      context: { taskIndex: 1 },
+    });
+    expect(progressLine(asProgress(completed))).toMatch(/task 2 Write completed: line one line two$/);
+    const call = new LLMCallCompletedEvent({
+      model: 'offline:test',
+      callId: 'c',
+      response: 'x',
+      usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } as never,
+    });
+    expect(progressLine(asProgress(call))).toContain('model offline:test answered (3 tokens)');
+    expect(
+      progressLine({ type: 'checkpoint_completed', checkpointId: 'abc', trigger: 'task_completed' }),
+    ).toBe('  checkpoint abc written (task_completed)');
+  });
+
+  it('skips events too small to show and bounds the width', () => {
+    expect(progressLine({ type: 'llm_stream_chunk' })).toBeUndefined();
+    const long = progressLine({ type: 'task_completed', output: 'x'.repeat(500) }, 60)!;
+    expect(long.length).toBe(60);
+  });
+});

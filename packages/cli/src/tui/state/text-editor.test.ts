@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { key } from './key-press.js';
+import { editText, type TextBuffer, textBuffer } from './text-editor.js';
+
+function apply(buffer: TextBuffer, ...presses: Parameters<typeof key>[0][]): TextBuffer {
+  let current = buffer;
+  for (const press of presses) {
+    const outcome = editText(current, key(press));
+    if (outcome.type === 'edit') current = outcome.buffer;
+  }
+  return current;
+}
+
+describe('text editor', () => {
+  it('types at the cursor, moves, deletes backwards with either key', () => {
+    let buffer = apply(textBuffer('ac'), 'left', 'b');
+    expect(buffer).toEqual({ text: 'abc', cursor: 2 });
+    buffer = apply(buffer, 'backspace');
+    expect(buffer).toEqual({ text: 'ac', cursor: 1 });
+    buffer = apply(buffer, 'end', 'delete', 'home', 'delete');
+    expect(buffer).toEqual({ text: 'a', cursor: 0 });
+  });
+
+  it('clears with ctrl+u and ctrl+k, jumps with ctrl+a and ctrl+e', () => {
+    const start = textBuffer('hello world');
+    const moved = editText(start, key('a', { ctrl: true }));
+    expect(moved).toEqual({ type: 'edit', buffer: { text: 'hello world', cursor: 0 } });
+    const killed = editText({ text: 'hello world', cursor: 5 }, key('k', { ctrl: true }));
+    expect(killed).toEqual({ type: 'edit', buffer: { text: 'hello', cursor: 5 } });
+    const cleared = editText({ text: 'hello world', cursor: 5 }, key('u', { ctrl: true }));
+    expect(cleared).toEqual({ type: 'edit', buffer: { text: ' world', cursor: 0 } });
+  });
+
+  it('inserts pasted text and line breaks, counting characters not UTF-16 units', () => {
+    const pasted = editText(textBuffer('é'), { input: 'a\r\nb' });
+    expect(pasted).toEqual({ type: 'edit', buffer: { text: 'éa\nb', cursor: 4 } });
+    const broken = editText({ text: 'ab', cursor: 1 }, key('newline'));
+    expect(broken).toEqual({ type: 'edit', buffer: { text: 'a\nb', cursor: 2 } });
+    expect(apply(textBuffer('😀x'), 'left', 'backspace')).toEqual({ text: 'x', cursor: 0 });
+  });
+
+  it('saves on enter, cancels on escape, ignores other control keys', () => {
+    expect(editText(textBuffer('x'), key('return')).type).toBe('save');
+    expect(editText(textBuffer('x'), key('escape')).type).toBe('cancel');
+    expect(editText(textBuffer('x'), key('up')).type).toBe('ignored');
+    expect(editText(textBuffer('x'), key('z', { ctrl: true })).type).toBe('ignored');
+    expect(editText(textBuffer(''), key('backspace')).type).toBe('ignored');
+  });
+});
