@@ -1,4 +1,6 @@
 // The public surface of @crewline/runtime. Other parts of the package append their exports here.
+export { Agent, type AgentKickoffOptions, type AgentOptions, defaultModelId } from './agent/agent.js';
+export type { AgentOutput } from './agent/agent-output.js';
 export {
   type AgentLoopOptions,
   type AgentLoopResult,
@@ -33,6 +35,11 @@ export {
   systemPromptText,
 } from './cache-preload/system-prompt.js';
 export { Run, type RunOptions } from './checkpointing/run.js';
+export { Crew, type CrewStatus } from './crew/crew.js';
+export type { CrewKickoffOptions, CrewOptions, CrewProcess } from './crew/crew-options.js';
+export { CrewOutput } from './crew/crew-output.js';
+export { DELEGATION_TOOL_NAME } from './crew/delegation.js';
+export { editTaskOutputsInDocument } from './crew/task-output-edit.js';
 export {
   KnowledgeBase,
   type KnowledgeBaseOptions,
@@ -65,6 +72,33 @@ export {
   type ResolveModelOptions,
   resolveModel,
 } from './models/resolve-model.js';
+export {
+  type LoadProjectConfigOptions,
+  loadProjectConfig,
+  PROJECT_CONFIG_FILES,
+} from './registry/load-project-config.js';
+export {
+  defineConfig,
+  type FlowClass,
+  type ProjectConfig,
+  ProjectRegistry,
+  projectRegistry,
+  registerProject,
+} from './registry/project-config.js';
+export {
+  type ContinueOptions,
+  type ContinueResult,
+  continueFromCheckpoint,
+} from './resume/continue-from-checkpoint.js';
+export {
+  type EntityRestorer,
+  type RestoredRunResult,
+  type RestoreRequest,
+  registerEntityRestorer,
+} from './resume/entity-restorers.js';
+export { Task, type TaskOptions, type TaskStatus } from './task/task.js';
+export { TaskOutput } from './task/task-output.js';
+export { findPlaceholders } from './templating/interpolate.js';
 export {
   type CrewlineTool,
   defineTool,

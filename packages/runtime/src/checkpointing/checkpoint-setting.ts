@@ -40,9 +40,14 @@ export function validateCheckpointSetting(setting: CheckpointSetting, owner: str
     parseCheckpointConfig(setting);
   } catch (error) {
     if (CrewlineError.isInstance(error)) {
-      throw new CrewlineError('runtime', 'invalid_config', `${owner}: ${error.message.replace(/^\[[^\]]+\]\s*/, '')}`, {
-        cause: error,
-      });
+      throw new CrewlineError(
+        'runtime',
+        'invalid_config',
+        `${owner}: ${error.message.replace(/^\[[^\]]+\]\s*/, '')}`,
+        {
+          cause: error,
+        },
+      );
     }
     throw error;
   }
@@ -57,7 +62,8 @@ export type StoredCheckpointSetting =
 export function storeCheckpointSetting(setting: CheckpointSetting): StoredCheckpointSetting | null {
   if (setting === undefined) return null;
   if (typeof setting === 'boolean') return setting;
-  const stored: { location?: string; onEvents?: string[]; maxCheckpoints?: number; providerKind?: string } = {};
+  const stored: { location?: string; onEvents?: string[]; maxCheckpoints?: number; providerKind?: string } =
+    {};
   if (setting.location !== undefined) stored.location = setting.location;
   if (setting.onEvents !== undefined) stored.onEvents = [...setting.onEvents];
   if (setting.maxCheckpoints !== undefined) stored.maxCheckpoints = setting.maxCheckpoints;

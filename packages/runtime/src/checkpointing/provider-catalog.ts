@@ -68,7 +68,9 @@ export async function loadOptionalProvider(kind: Exclude<ProviderKind, 'json'>):
 export function loadedOptionalProvider(kind: Exclude<ProviderKind, 'json'>): CheckpointProvider | undefined {
   const { packageName, exportName } = optionalPackages[kind];
   const ProviderClass = loadedModules.get(packageName)?.[exportName];
-  return typeof ProviderClass === 'function' ? new (ProviderClass as new () => CheckpointProvider)() : undefined;
+  return typeof ProviderClass === 'function'
+    ? new (ProviderClass as new () => CheckpointProvider)()
+    : undefined;
 }
 
 /** Starts importing the SQLite provider in the background so that synchronous callers find it. */

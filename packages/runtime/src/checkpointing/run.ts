@@ -1,4 +1,10 @@
-import { type BaseEvent, CrewlineError, type EventBus, eventBus as defaultBus, type RunState } from '@crewline/events';
+import {
+  type BaseEvent,
+  CrewlineError,
+  eventBus as defaultBus,
+  type EventBus,
+  type RunState,
+} from '@crewline/events';
 import {
   type CheckpointableEntity,
   type CheckpointConfig,
@@ -76,7 +82,11 @@ export class Run {
     }
     if (options.fork) {
       if (!options.restored) {
-        throw new CrewlineError(component, 'invalid_argument', 'fork needs a restored checkpoint; pass `restored` too');
+        throw new CrewlineError(
+          component,
+          'invalid_argument',
+          'fork needs a restored checkpoint; pass `restored` too',
+        );
       }
       this.state.fork(options.fork.branch);
     }
@@ -177,7 +187,10 @@ export class Run {
   /** Picks the provider for a manual `state.checkpoint(location)`. */
   #providerFor(location: string): CheckpointProvider {
     const kind = detectProviderKind(location);
-    const candidates = [this.rootConfig?.provider, ...[...this.#configs.values()].map((config) => config?.provider)];
+    const candidates = [
+      this.rootConfig?.provider,
+      ...[...this.#configs.values()].map((config) => config?.provider),
+    ];
     const configured = candidates.find((provider) => provider !== undefined && provider.kind === kind);
     if (configured) return configured;
     if (kind === 'json') return defaultProvider();

@@ -1,5 +1,5 @@
-import { type BaseEvent, logger, SigHupEvent, SigIntEvent, SigTermEvent } from '@crewline/events';
 import { constants } from 'node:os';
+import { type BaseEvent, logger, SigHupEvent, SigIntEvent, SigTermEvent } from '@crewline/events';
 import type { Run } from './run.js';
 
 const component = 'runtime';

@@ -1,0 +1,174 @@
+import { CrewlineError } from '@crewline/events';
+import type { EntitySnapshot, JsonObject, JsonValue } from '@crewline/runtime-state';
+import type { ModelMessage } from 'ai';
+import type { ModelCallSettings } from '../agent-loop/model-step.js';
+import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import {
+  asObject,
+  asString,
+  asStringArray,
+  plainData,
+  restoreConversation,
+  storeConversation,
+} from '../checkpointing/snapshot-values.js';
+import { KnowledgeBase } from '../knowledge/knowledge-base.js';
+import { ShortTermMemory } from '../memory/short-term-memory.js';
+import { resolveModel } from '../models/resolve-model.js';
+import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import type { CrewlineTool } from '../tools/define-tool.js';
+import { Agent } from './agent.js';
+
+/** An agent's definition as stored: strings and names only (model id, tool names), never objects or keys. */
+export function agentDefinitionData(agent: Agent): JsonObject {
+  const data: JsonObject = {
+    id: agent.id,
+    role: agent.role,
+    goal: agent.goal,
+    backstory: agent.backstory,
+    llm: agent.modelId,
+    tools: agent.tools.map((tool) => tool.name),
+    maxIterations: agent.maxIterations,
+    checkpoint: storeCheckpointSetting(agent.checkpoint),
+  };
+  if (agent.settings) data.settings = plainData(agent.settings);
+  data.memory = agent.memory ? (agent.memory.toJSON() as unknown as JsonValue) : null;
+  data.knowledge = agent.knowledge ? knowledgeData(agent.knowledge) : null;
+  return data;
+}
+
+const knowledgeCache = new WeakMap<KnowledgeBase, JsonValue>();
+
+/** Knowledge content never changes during a run: serialize it once. */
+function knowledgeData(knowledge: KnowledgeBase): JsonValue {
+  let data = knowledgeCache.get(knowledge);
+  if (data === undefined) {
+    data = knowledge.toJSON() as unknown as JsonValue;
+    knowledgeCache.set(knowledge, data);
+  }
+  return data;
+}
+
+/** Puts the saved memory of an agent back (the progress part of its definition). */
+export function applyAgentMemory(agent: Agent, data: JsonObject): void {
+  if (data.memory !== null && data.memory !== undefined) {
+    agent.memory = ShortTermMemory.fromJSON(data.memory);
+  }
+}
+
+/** A standalone agent as a checkpoint entity: its definition and the progress of its kickoff. */
+export function snapshotStandaloneAgent(agent: Agent): EntitySnapshot {
+  return {
+    kind: 'agent',
+    id: agent.id,
+    name: agent.role,
+    data: {
+      version: 1,
+      ...agentDefinitionData(agent),
+      status: agent.status,
+      kickoffStarted: agent.kickoffStarted,
+      kickoffMessages: (agent.kickoffMessages ?? null) as JsonValue,
+      conversation: storeConversation(agent.conversation),
+      recallAdded: agent.recallAdded,
+    },
+  };
+}
+
+/** Puts a saved standalone kickoff's progress onto an agent. */
+export function applyStandaloneAgentSnapshot(agent: Agent, snapshot: EntitySnapshot): void {
+  const data = snapshot.data;
+  agent.id = snapshot.id;
+  const status = data.status;
+  agent.status = status === 'completed' || status === 'failed' || status === 'running' ? status : 'pending';
+  agent.kickoffStarted = data.kickoffStarted === true;
+  agent.kickoffMessages = Array.isArray(data.kickoffMessages)
+    ? (structuredClone(data.kickoffMessages) as unknown as ModelMessage[])
+    : undefined;
+  agent.conversation = restoreConversation(data.conversation);
+  agent.recallAdded = data.recallAdded === true;
+  applyAgentMemory(agent, data);
+  // A failed kickoff is continued like an interrupted one: its saved calls are kept.
+  if (agent.status === 'failed') agent.status = 'running';
+}
+
+/** Names that a rebuild could not find, collected so one error lists everything to register. */
+export class MissingParts {
+  readonly tools = new Set<string>();
+  readonly models = new Set<string>();
+
+  throwIfAny(what: string): void {
+    if (this.tools.size === 0 && this.models.size === 0) return;
+    const parts: string[] = [];
+    if (this.tools.size > 0)
+      parts.push(`tools: { ${[...this.tools].map((name) => `'${name}': yourTool`).join(', ')} }`);
+    if (this.models.size > 0)
+      parts.push(`models: { ${[...this.models].map((id) => `'${id}': yourModel`).join(', ')} }`);
+    throw new CrewlineError(
+      'runtime',
+      'not_rebuildable',
+      `${what} cannot be rebuilt from the checkpoint alone: ${[
+        this.tools.size > 0 ? `tool(s) ${[...this.tools].join(', ')}` : '',
+        this.models.size > 0 ? `model(s) ${[...this.models].join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join(
+          ' and ',
+        )} are not registered; register them in crewline.config.ts: export default defineConfig({ ${parts.join(', ')} })`,
+      { details: { tools: [...this.tools], models: [...this.models] } },
+    );
+  }
+}
+
+/**
+ * Builds an agent from its stored definition. Tools are found by name in the project registry;
+ * the model id must be a built-in `provider:model` id or registered. Missing names are collected in
+ * `missing` (when given) instead of thrown, so that a crew reports all of them at once.
+ */
+export async function rebuildAgent(
+  data: JsonObject,
+  snapshot?: Pick<EntitySnapshot, 'id'>,
+  options: { registry?: ProjectRegistry; missing?: MissingParts } = {},
+): Promise<Agent> {
+  const registry = options.registry ?? projectRegistry();
+  const missing = options.missing ?? new MissingParts();
+  const tools: CrewlineTool[] = [];
+  for (const name of asStringArray(data.tools)) {
+    const tool = registry.tool(name);
+    if (tool) tools.push(tool);
+    else missing.tools.add(name);
+  }
+  const llm = asString(data.llm);
+  if (llm === '') missing.models.add('(none stored)');
+  else if (!registry.models[llm]) {
+    try {
+      resolveModel(llm, { models: registry.models, env: {} });
+    } catch (error) {
+      // Only an unknown provider makes the agent unrebuildable; a missing key is checked when it runs.
+      if (
+        CrewlineError.hasCode(error, 'not_rebuildable') ||
+        CrewlineError.hasCode(error, 'invalid_argument')
+      ) {
+        missing.models.add(llm);
+      }
+    }
+  }
+  if (!options.missing) missing.throwIfAny(`agent "${asString(data.role)}"`);
+  const settings = data.settings === undefined ? undefined : (asObject(data.settings) as ModelCallSettings);
+  const agent = new Agent({
+    role: asString(data.role),
+    goal: asString(data.goal),
+    backstory: asString(data.backstory),
+    // The id stays the agent's llm (a registered name resolves through the registry when it runs), so
+    // later checkpoints store the same name.
+    llm,
+    tools,
+    ...(typeof data.maxIterations === 'number' ? { maxIterations: data.maxIterations } : {}),
+    ...(settings ? { settings } : {}),
+    checkpoint: await restoreCheckpointSetting(data.checkpoint),
+    ...(data.memory !== null && data.memory !== undefined ? { memory: true } : {}),
+  });
+  if (data.knowledge !== null && data.knowledge !== undefined)
+    agent.knowledge = KnowledgeBase.fromJSON(data.knowledge);
+  applyAgentMemory(agent, data);
+  agent.id = snapshot?.id ?? asString(data.id, agent.id);
+  return agent;
+}

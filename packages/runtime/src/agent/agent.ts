@@ -1,0 +1,432 @@
+import { randomUUID } from 'node:crypto';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import {
+  type BaseEvent,
+  CrewlineError,
+  type EventBus,
+  LiteAgentExecutionCompletedEvent,
+  LiteAgentExecutionErrorEvent,
+  LiteAgentExecutionStartedEvent,
+} from '@crewline/events';
+import type {
+  CheckpointableEntity,
+  CheckpointConfigInput,
+  CheckpointSetting,
+  EntitySnapshot,
+  EntitySummary,
+  LoadedCheckpoint,
+} from '@crewline/runtime-state';
+import { isValidBranchName, newForkBranchName } from '@crewline/runtime-state';
+import type { LanguageModel, ModelMessage } from 'ai';
+import type { z } from 'zod';
+import { DEFAULT_MAX_ITERATIONS } from '../agent-loop/agent-loop.js';
+import { type Conversation, newConversation, type TokenUsage } from '../agent-loop/conversation.js';
+import type { ModelCallSettings } from '../agent-loop/model-step.js';
+import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import {
+  findEntitySnapshot,
+  loadRestoreTarget,
+  resumeCheckpointInput,
+  toConfig,
+} from '../checkpointing/from-checkpoint.js';
+import { Run } from '../checkpointing/run.js';
+import { KnowledgeBase } from '../knowledge/knowledge-base.js';
+import type { KnowledgeSource } from '../knowledge/knowledge-source.js';
+import { ShortTermMemory } from '../memory/short-term-memory.js';
+import { modelIdOf } from '../models/model-id.js';
+import { resolveModel } from '../models/resolve-model.js';
+import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import { interpolate } from '../templating/interpolate.js';
+import type { CrewlineTool } from '../tools/define-tool.js';
+import { toolsByName } from '../tools/define-tool.js';
+import { type AgentOutput, createAgentOutput } from './agent-output.js';
+import { applyStandaloneAgentSnapshot, rebuildAgent, snapshotStandaloneAgent } from './agent-snapshot.js';
+import { runAgentWork } from './agent-work.js';
+import { recallSections } from './recall.js';
+
+const component = 'runtime';
+
+/** Default model when an agent names none: `CREWLINE_MODEL`, else `openai:gpt-4o-mini` (needs OPENAI_API_KEY). */
+export function defaultModelId(): string {
+  return process.env.CREWLINE_MODEL?.trim() || 'openai:gpt-4o-mini';
+}
+
+export interface AgentOptions {
+  /** Who the agent is; `{placeholder}`s are filled from the kickoff inputs. */
+  role: string;
+  /** What the agent wants; `{placeholder}`s are filled. */
+  goal: string;
+  /** The agent's background; `{placeholder}`s are filled. */
+  backstory: string;
+  /**
+   * The model: an AI SDK `LanguageModel`, or a `provider:model` id (`'openai:gpt-4o-mini'`,
+   * `'anthropic:claude-sonnet-4-5'`, `'ollama:llama3.1'`, `'offline:default'`). Checkpoints store the
+   * id. Default: `CREWLINE_MODEL`, else `'openai:gpt-4o-mini'`.
+   */
+  llm?: LanguageModel | string;
+  /** Tools the agent may call. Checkpoints store their names. Default: none. */
+  tools?: CrewlineTool[];
+  /** Most LLM calls per task (or per standalone kickoff). Default `25`. */
+  maxIterations?: number;
+  /** Per-call model settings (temperature, maxOutputTokens, providerOptions). Default: the provider's. */
+  settings?: ModelCallSettings;
+  /**
+   * Remember this agent's results (short-term, keyword search) and show relevant ones in its later
+   * prompts. Saved in checkpoints. Default `false`.
+   */
+  memory?: boolean;
+  /** Knowledge the agent searches for each task; saved (with content) in checkpoints. Default: none. */
+  knowledgeSources?: KnowledgeSource[];
+  /**
+   * Checkpointing for this agent: `undefined` inherits from its crew or flow, `true` uses defaults,
+   * `false` opts this agent's events out, an object is its own config. Default `undefined`.
+   */
+  checkpoint?: CheckpointSetting;
+}
+
+export interface AgentKickoffOptions {
+  /** Fills `{placeholder}`s in role, goal and backstory. Default `{}`. */
+  inputs?: Record<string, unknown>;
+  /**
+   * With `restoreFrom`: continue the standalone agent run saved in that checkpoint. Without it: turn
+   * checkpointing on for this kickoff with this config.
+   */
+  fromCheckpoint?: CheckpointConfigInput;
+  /** Parse the final answer as JSON matching this schema; see `AgentOutput.structured`. Default: none. */
+  outputSchema?: z.ZodType;
+  /** Cancels the kickoff between steps and aborts the call in flight. */
+  abortSignal?: AbortSignal;
+  /** The bus to emit on. Default: the process-wide `eventBus`. */
+  bus?: EventBus;
+}
+
+interface PendingRestore {
+  loaded: LoadedCheckpoint;
+  fork?: { branch: string };
+}
+
+/**
+ * An agent: a role with a goal, a model and tools. It works on tasks inside a crew, or on its own
+ * with {@link Agent.kickoff} (checkpointed, resumable and forkable like a crew).
+ */
+export class Agent implements CheckpointableEntity {
+  readonly entityKind = 'agent' as const;
+  id: string;
+  readonly role: string;
+  readonly goal: string;
+  readonly backstory: string;
+  readonly llm: LanguageModel | string;
+  readonly tools: readonly CrewlineTool[];
+  readonly maxIterations: number;
+  readonly settings: ModelCallSettings | undefined;
+  checkpoint: CheckpointSetting;
+  /** The agent's own short-term memory (with `memory: true`). */
+  memory: ShortTermMemory | undefined;
+  /** The agent's knowledge (with `knowledgeSources`). */
+  knowledge: KnowledgeBase | undefined;
+
+  // Progress of a standalone kickoff (an agent in a crew keeps its progress on the crew's tasks).
+  /** @internal */ conversation: Conversation | undefined;
+  /** @internal */ kickoffStarted = false;
+  /** @internal */ status: 'pending' | 'running' | 'completed' | 'failed' = 'pending';
+  /** @internal */ inputs: Record<string, unknown> = {};
+  /** @internal */ kickoffMessages: ModelMessage[] | undefined;
+  /** @internal */ recallAdded = false;
+  #pendingRestore: PendingRestore | undefined;
+  #lastRun: Run | undefined;
+
+  constructor(options: AgentOptions) {
+    for (const field of ['role', 'goal', 'backstory'] as const) {
+      if (typeof options?.[field] !== 'string') {
+        throw new CrewlineError(component, 'invalid_config', `Agent: \`${field}\` must be a string`);
+      }
+    }
+    const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+    if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+      throw new CrewlineError(
+        component,
+        'invalid_config',
+        `Agent "${options.role}": maxIterations must be a whole number of at least 1, got ${String(maxIterations)}`,
+      );
+    }
+    this.id = randomUUID();
+    this.role = options.role;
+    this.goal = options.goal;
+    this.backstory = options.backstory;
+    this.llm = options.llm ?? defaultModelId();
+    this.tools = Object.values(toolsByName(options.tools ?? []));
+    this.maxIterations = maxIterations;
+    this.settings = options.settings;
+    this.checkpoint = validateCheckpointSetting(options.checkpoint, `Agent "${options.role}" checkpoint`);
+    this.memory = options.memory ? new ShortTermMemory() : undefined;
+    this.knowledge =
+      options.knowledgeSources && options.knowledgeSources.length > 0
+        ? new KnowledgeBase({ sources: options.knowledgeSources })
+        : undefined;
+  }
+
+  get entityId(): string {
+    return this.id;
+  }
+
+  get entityName(): string {
+    return this.role;
+  }
+
+  /** The model id checkpoints store for this agent's `llm`. */
+  get modelId(): string {
+    return modelIdOf(this.llm, projectRegistry().models);
+  }
+
+  /** The model object and its id (ids are resolved through the project registry, then the built-in providers). */
+  resolveModel(): { model: LanguageModelV3; modelId: string } {
+    const models = projectRegistry().models;
+    const modelId = modelIdOf(this.llm, models);
+    const model =
+      typeof this.llm === 'string' ? resolveModel(this.llm, { models }) : (this.llm as LanguageModelV3);
+    return { model, modelId };
+  }
+
+  /** The system prompt for this agent with placeholders filled. */
+  systemPrompt(inputs: Readonly<Record<string, unknown>>): string {
+    const role = interpolate(this.role, inputs, `agent "${this.role}" role`);
+    const goal = interpolate(this.goal, inputs, `agent "${this.role}" goal`);
+    const backstory = interpolate(this.backstory, inputs, `agent "${this.role}" backstory`);
+    return `You are ${role}. ${backstory}\nYour personal goal is: ${goal}`;
+  }
+
+  /** The run of the last kickoff (its state holds the lineage and event history). */
+  get lastRun(): Run | undefined {
+    return this.#lastRun;
+  }
+
+  /** The branch the next kickoff writes checkpoints on, when it was restored or forked. */
+  get checkpointBranch(): string | undefined {
+    return this.#pendingRestore?.fork?.branch ?? this.#pendingRestore?.loaded.document.metadata.branch;
+  }
+
+  /**
+   * Runs the agent on its own. `messages` is a user request (a string) or a conversation. Emits
+   * `lite_agent_execution_started/completed` and checkpoints per the agent's `checkpoint` setting.
+   * A restored agent continues its saved conversation (no model call whose answer was saved is made
+   * again); `messages` is then ignored.
+   */
+  async kickoff(messages?: string | ModelMessage[], options: AgentKickoffOptions = {}): Promise<AgentOutput> {
+    if (options.fromCheckpoint) {
+      if (options.fromCheckpoint.restoreFrom !== undefined) {
+        const loaded = await loadRestoreTarget(
+          options.fromCheckpoint.restoreFrom,
+          options.bus ? { bus: options.bus } : {},
+        );
+        applyStandaloneAgentSnapshot(this, findEntitySnapshot(loaded, 'agent'));
+        this.checkpoint = resumeCheckpointInput(this.checkpoint, options.fromCheckpoint, loaded);
+        this.#pendingRestore = { loaded };
+      } else {
+        this.checkpoint = toConfigInput(options.fromCheckpoint);
+      }
+    }
+    const restore = this.#pendingRestore;
+    this.#pendingRestore = undefined;
+    if (!restore && this.status !== 'running') this.#resetProgress();
+    if (options.inputs) this.inputs = { ...this.inputs, ...options.inputs };
+    if (!this.conversation) {
+      if (messages === undefined) {
+        throw new CrewlineError(
+          component,
+          'invalid_argument',
+          `Agent "${this.role}".kickoff needs messages: a string or a list of messages`,
+        );
+      }
+      this.kickoffMessages =
+        typeof messages === 'string' ? [{ role: 'user', content: messages }] : [...messages];
+      this.conversation = newConversation();
+      this.conversation.messages.push(...this.kickoffMessages);
+    }
+    const config = resolveCheckpointChain([this.checkpoint]);
+    const bus = options.bus;
+    return Run.execute(
+      {
+        root: this,
+        config,
+        inputs: this.inputs,
+        ...(restore ? { restored: restore.loaded } : {}),
+        ...(restore?.fork ? { fork: restore.fork } : {}),
+        ...(bus ? { bus } : {}),
+      },
+      async (run) => {
+        this.#lastRun = run;
+        if (run.root !== this) {
+          // Kicked off inside another run (a flow method): our own setting applies to our events.
+          run.setConfigFor(this.id, this.checkpoint === false ? null : config);
+        }
+        const source = { kind: 'agent' as const, id: this.id, name: this.role };
+        const context = { agentId: this.id, agentRole: this.role };
+        if (!this.kickoffStarted) {
+          this.kickoffStarted = true;
+          this.status = 'running';
+          run.emit(
+            source,
+            new LiteAgentExecutionStartedEvent({
+              role: this.role,
+              messages: this.kickoffMessages ?? [],
+              source,
+              context,
+            }),
+          );
+        }
+        try {
+          const emit = (eventSource: unknown, event: BaseEvent) => run.emit(eventSource, event);
+          const conversation = this.conversation!;
+          if (conversation.llmCalls === 0 && !this.recallAdded && (this.memory || this.knowledge)) {
+            // Added once, before the first call: a resumed conversation already holds it.
+            const query = requestText(conversation.messages);
+            const sections = await recallSections(query, {
+              memories: this.memory ? [this.memory] : [],
+              knowledgeBases: this.knowledge ? [this.knowledge] : [],
+              emit,
+              context,
+            });
+            if (sections.length > 0)
+              conversation.messages.push({ role: 'user', content: sections.join('\n\n') });
+            this.recallAdded = true;
+          }
+          const result = await runAgentWork({
+            agent: this,
+            run,
+            conversation,
+            prompt: '',
+            inputs: this.inputs,
+            context,
+            outputSchema: options.outputSchema,
+            abortSignal: options.abortSignal,
+          });
+          if (this.memory) {
+            this.memory.bind({ emit, context });
+            this.memory.save(result.output, { task: 'kickoff', agent: this.role });
+          }
+          this.status = 'completed';
+          run.emit(
+            source,
+            new LiteAgentExecutionCompletedEvent({ role: this.role, output: result.output, source, context }),
+          );
+          return createAgentOutput(this.role, result, this.conversation!);
+        } catch (error) {
+          this.status = 'failed';
+          run.emit(
+            source,
+            new LiteAgentExecutionErrorEvent({
+              role: this.role,
+              error: error instanceof Error ? error.message : String(error),
+              source,
+              context,
+            }),
+          );
+          throw error;
+        }
+      },
+    );
+  }
+
+  #resetProgress(): void {
+    this.conversation = undefined;
+    this.kickoffStarted = false;
+    this.status = 'pending';
+    this.kickoffMessages = undefined;
+    this.recallAdded = false;
+  }
+
+  /** Usage of the standalone conversation so far. */
+  get usage(): TokenUsage | undefined {
+    return this.conversation?.usage;
+  }
+
+  snapshotEntity(): EntitySnapshot {
+    return snapshotStandaloneAgent(this);
+  }
+
+  summarizeEntity(): EntitySummary {
+    return {
+      kind: 'agent',
+      id: this.id,
+      name: this.role,
+      status: this.status,
+      completed: this.status === 'completed' ? 1 : 0,
+      total: 1,
+    };
+  }
+
+  /**
+   * Rebuilds the standalone agent saved in a checkpoint, ready to continue with `kickoff()`. Models
+   * given as `provider:model` ids and registered tools are found by name (register custom ones in
+   * `crewline.config.ts`).
+   */
+  static async fromCheckpoint(
+    config: CheckpointConfigInput,
+    options: { bus?: EventBus } = {},
+  ): Promise<Agent> {
+    const loaded = await loadRestoreTarget(config.restoreFrom, options);
+    return Agent.fromLoaded(loaded, config);
+  }
+
+  /** Like {@link fromCheckpoint}, on a new branch and lineage (`branch` generated when omitted). */
+  static async fork(
+    config: CheckpointConfigInput,
+    options: { branch?: string; bus?: EventBus } = {},
+  ): Promise<Agent> {
+    const loaded = await loadRestoreTarget(config.restoreFrom, options.bus ? { bus: options.bus } : {});
+    return Agent.fromLoaded(loaded, config, {
+      fork: options.branch === undefined ? {} : { branch: options.branch },
+    });
+  }
+
+  /** @internal Rebuilds from an already loaded checkpoint (continueFromCheckpoint uses it). */
+  static async fromLoaded(
+    loaded: LoadedCheckpoint,
+    config: CheckpointConfigInput = {},
+    options: { fork?: { branch?: string }; registry?: ProjectRegistry } = {},
+  ): Promise<Agent> {
+    const snapshot = findEntitySnapshot(loaded, 'agent');
+    const agent = await rebuildAgent(
+      snapshot.data,
+      snapshot,
+      options.registry ? { registry: options.registry } : {},
+    );
+    applyStandaloneAgentSnapshot(agent, snapshot);
+    agent.checkpoint = resumeCheckpointInput(agent.checkpoint, config, loaded);
+    agent.#pendingRestore = {
+      loaded,
+      ...(options.fork ? { fork: { branch: forkBranch(loaded, options.fork.branch) } } : {}),
+    };
+    return agent;
+  }
+}
+
+function toConfigInput(input: CheckpointConfigInput): CheckpointConfigInput {
+  toConfig(input);
+  return input;
+}
+
+/** The branch a fork writes on: the given name (validated now), else a generated `fork/...` name. */
+export function forkBranch(loaded: LoadedCheckpoint, branch: string | undefined): string {
+  if (branch === undefined) return newForkBranchName(loaded.document.metadata.id);
+  if (!isValidBranchName(branch)) {
+    throw new CrewlineError(
+      component,
+      'invalid_name',
+      `branch name "${branch}" is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
+    );
+  }
+  return branch;
+}
+
+/** Text of the user messages of a conversation: what memory and knowledge are searched with. */
+function requestText(messages: readonly ModelMessage[]): string {
+  return messages
+    .filter((message) => message.role === 'user')
+    .map((message) =>
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' '),
+    )
+    .join('\n');
+}

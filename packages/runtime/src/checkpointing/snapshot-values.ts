@@ -1,0 +1,55 @@
+import type { JsonObject, JsonValue } from '@crewline/runtime-state';
+import { toJsonSafe } from '@crewline/runtime-state';
+import { type Conversation, emptyUsage } from '../agent-loop/conversation.js';
+
+/**
+ * A conversation as stored: a copy of the message list (and of the last message's parts, which a
+ * tool step may still append to), so that a provider writing in the background stores the state at
+ * the event, not a later one.
+ */
+export function storeConversation(conversation: Conversation | undefined): JsonValue {
+  if (!conversation) return null;
+  const messages = conversation.messages.slice();
+  const last = messages[messages.length - 1];
+  if (last && Array.isArray(last.content))
+    messages[messages.length - 1] = { ...last, content: [...last.content] } as typeof last;
+  const stored: JsonObject = {
+    messages: messages as unknown as JsonValue,
+    llmCalls: conversation.llmCalls,
+    finished: conversation.finished,
+    usage: { ...conversation.usage },
+  };
+  if (conversation.output !== undefined) stored.output = conversation.output;
+  if (conversation.structuredOutputRetries !== undefined)
+    stored.structuredOutputRetries = conversation.structuredOutputRetries;
+  return stored;
+}
+
+/** Reads a stored conversation back (a fresh copy the run may mutate). */
+export function restoreConversation(stored: JsonValue | undefined): Conversation | undefined {
+  if (stored === null || stored === undefined || typeof stored !== 'object' || Array.isArray(stored))
+    return undefined;
+  const copy = structuredClone(stored) as unknown as Conversation;
+  if (!Array.isArray(copy.messages)) return undefined;
+  copy.llmCalls = typeof copy.llmCalls === 'number' ? copy.llmCalls : 0;
+  copy.finished = copy.finished === true;
+  copy.usage = { ...emptyUsage(), ...(copy.usage ?? {}) };
+  return copy;
+}
+
+/** Plain JSON for settings and other small user objects (functions dropped, dates as text). */
+export function plainData(value: unknown): JsonValue {
+  return toJsonSafe(value) ?? null;
+}
+
+export function asObject(value: JsonValue | undefined): JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+}
+
+export function asString(value: JsonValue | undefined, fallback = ''): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+export function asStringArray(value: JsonValue | undefined): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}

@@ -1,0 +1,322 @@
+import { randomUUID } from 'node:crypto';
+import { CrewlineError, type EventBus } from '@crewline/events';
+import type {
+  CheckpointableEntity,
+  CheckpointConfigInput,
+  CheckpointSetting,
+  EntitySnapshot,
+  EntitySummary,
+  LoadedCheckpoint,
+} from '@crewline/runtime-state';
+import { Agent, forkBranch } from '../agent/agent.js';
+import { emptyUsage, type TokenUsage } from '../agent-loop/conversation.js';
+import type { CachePreloadStrategy } from '../cache-preload/preload-caches.js';
+import {
+  ownCheckpointEntry,
+  resolveCheckpointChain,
+  validateCheckpointSetting,
+} from '../checkpointing/checkpoint-setting.js';
+import { loadRestoreTarget, resumeCheckpointInput, toConfig } from '../checkpointing/from-checkpoint.js';
+import { Run } from '../checkpointing/run.js';
+import { KnowledgeBase } from '../knowledge/knowledge-base.js';
+import { ShortTermMemory } from '../memory/short-term-memory.js';
+import type { ProjectRegistry } from '../registry/project-config.js';
+import type { Task } from '../task/task.js';
+import { executeCrew } from './crew-execution.js';
+import type { CrewKickoffOptions, CrewOptions, CrewProcess } from './crew-options.js';
+import type { CrewOutput } from './crew-output.js';
+import { applyCrewSnapshot, findCrewSnapshot, rebuildCrew, snapshotCrew } from './crew-snapshot.js';
+import { setTaskOutputOnCrew } from './task-output-edit.js';
+
+const component = 'runtime';
+
+export type CrewStatus = 'pending' | 'running' | 'completed' | 'failed';
+
+interface PendingRestore {
+  loaded: LoadedCheckpoint;
+  fork?: { branch: string };
+}
+
+/**
+ * A team of agents working through tasks. Checkpoints while it runs (per its `checkpoint` setting);
+ * a checkpoint can be resumed (`kickoff({ fromCheckpoint })`, {@link Crew.fromCheckpoint}) or forked
+ * ({@link Crew.fork}) — completed tasks are skipped and an interrupted task continues from its saved
+ * conversation, so no model call whose answer was saved is made again.
+ */
+export class Crew implements CheckpointableEntity {
+  readonly entityKind = 'crew' as const;
+  id: string;
+  readonly name: string;
+  readonly agents: Agent[];
+  readonly tasks: Task[];
+  readonly process: CrewProcess;
+  readonly manager: Agent | undefined;
+  /** Whether the manager was made from `managerLlm` (rather than given). */
+  readonly managerGenerated: boolean;
+  readonly memoryEnabled: boolean;
+  memory: ShortTermMemory | undefined;
+  knowledge: KnowledgeBase | undefined;
+  checkpoint: CheckpointSetting;
+  readonly cachePreload: boolean;
+  readonly cachePreloadStrategy: CachePreloadStrategy;
+  readonly restoreKey: string | undefined;
+
+  /** @internal */ status: CrewStatus = 'pending';
+  /** @internal */ kickoffStarted = false;
+  /** @internal */ inputs: Record<string, unknown> = {};
+  /** @internal Tokens spent on cache preload probes. */ probeUsage: TokenUsage = emptyUsage();
+  #pendingRestore: PendingRestore | undefined;
+  #lastRun: Run | undefined;
+
+  constructor(options: CrewOptions) {
+    if (!options || !Array.isArray(options.tasks) || options.tasks.length === 0) {
+      throw new CrewlineError(
+        component,
+        'invalid_config',
+        'Crew: `tasks` must be a non-empty list of Task objects',
+      );
+    }
+    this.id = randomUUID();
+    this.name = options.name ?? 'crew';
+    this.process = options.process ?? 'sequential';
+    if (this.process !== 'sequential' && this.process !== 'hierarchical') {
+      throw new CrewlineError(
+        component,
+        'invalid_config',
+        `Crew "${this.name}": process must be 'sequential' or 'hierarchical', got ${JSON.stringify(options.process)}`,
+      );
+    }
+    this.tasks = [...options.tasks];
+    this.agents = [...(options.agents ?? [])];
+    for (const task of this.tasks) {
+      if (task.agent && !this.agents.includes(task.agent)) this.agents.push(task.agent);
+    }
+    validateTasks(this.name, this.tasks, this.process);
+    if (this.process === 'hierarchical') {
+      if (!options.manager && options.managerLlm === undefined) {
+        throw new CrewlineError(
+          component,
+          'invalid_config',
+          `Crew "${this.name}": a hierarchical crew needs \`manager\` (an Agent) or \`managerLlm\` (a model or 'provider:model' id)`,
+        );
+      }
+      const roles = new Set<string>();
+      for (const agent of this.agents) {
+        const key = agent.role.trim().toLowerCase();
+        if (roles.has(key)) {
+          throw new CrewlineError(
+            component,
+            'invalid_config',
+            `Crew "${this.name}": two agents have the role "${agent.role}"; a manager delegates by role, so give each agent a unique role`,
+          );
+        }
+        roles.add(key);
+      }
+    }
+    this.managerGenerated = this.process === 'hierarchical' && !options.manager;
+    this.manager =
+      this.process !== 'hierarchical'
+        ? undefined
+        : (options.manager ??
+          new Agent({
+            role: 'Crew Manager',
+            goal: 'Get every task done well by giving the work to the right coworker and checking the result.',
+            backstory: 'You are an experienced manager who knows the strengths of each coworker.',
+            ...(options.managerLlm !== undefined ? { llm: options.managerLlm } : {}),
+          }));
+    this.memoryEnabled = options.memory ?? false;
+    this.memory = this.memoryEnabled ? new ShortTermMemory() : undefined;
+    this.knowledge =
+      options.knowledgeSources && options.knowledgeSources.length > 0
+        ? new KnowledgeBase({ sources: options.knowledgeSources })
+        : undefined;
+    this.checkpoint = validateCheckpointSetting(options.checkpoint, `Crew "${this.name}" checkpoint`);
+    this.cachePreload = options.cachePreload ?? false;
+    this.cachePreloadStrategy = options.cachePreloadStrategy ?? 'parallel';
+    this.restoreKey = options.restoreKey;
+  }
+
+  get entityId(): string {
+    return this.id;
+  }
+
+  get entityName(): string {
+    return this.name;
+  }
+
+  /** The run of the last kickoff: its state holds the lineage (branch, last checkpoint) and events. */
+  get lastRun(): Run | undefined {
+    return this.#lastRun;
+  }
+
+  /** The branch the next kickoff writes on, when this crew was restored or forked. */
+  get checkpointBranch(): string | undefined {
+    return this.#pendingRestore?.fork?.branch ?? this.#pendingRestore?.loaded.document.metadata.branch;
+  }
+
+  /**
+   * Runs the crew. With `fromCheckpoint.restoreFrom`, continues the saved run instead: completed
+   * tasks are skipped (their saved outputs feed later tasks), the interrupted task continues from its
+   * saved conversation, and no `crew_kickoff_started` is emitted again.
+   */
+  async kickoff(options: CrewKickoffOptions = {}): Promise<CrewOutput> {
+    const bus = options.bus;
+    if (options.fromCheckpoint) {
+      if (options.fromCheckpoint.restoreFrom !== undefined) {
+        const loaded = await loadRestoreTarget(options.fromCheckpoint.restoreFrom, bus ? { bus } : {});
+        applyCrewSnapshot(this, findCrewSnapshot(loaded, this.name));
+        this.checkpoint = resumeCheckpointInput(this.checkpoint, options.fromCheckpoint, loaded);
+        this.#pendingRestore = { loaded };
+      } else {
+        toConfig(options.fromCheckpoint);
+        this.checkpoint = options.fromCheckpoint;
+      }
+    }
+    const restore = this.#pendingRestore;
+    this.#pendingRestore = undefined;
+    let restored = restore !== undefined;
+    const active = Run.current(bus);
+    if (!restore && active) {
+      // A crew created inside a restored flow run takes up the state it had in that run.
+      const snapshot = active.takeRestoredSnapshot('crew', this.name, this.restoreKey);
+      if (snapshot) {
+        applyCrewSnapshot(this, snapshot);
+        restored = true;
+      }
+    }
+    if (!restored) this.resetProgress();
+    this.inputs = restored ? { ...this.inputs, ...(options.inputs ?? {}) } : { ...(options.inputs ?? {}) };
+    const config = resolveCheckpointChain([this.checkpoint]);
+    return Run.execute(
+      {
+        root: this,
+        config,
+        inputs: this.inputs,
+        ...(restore ? { restored: restore.loaded } : {}),
+        ...(restore?.fork ? { fork: restore.fork } : {}),
+        ...(bus ? { bus } : {}),
+      },
+      async (run) => {
+        this.#lastRun = run;
+        if (run.root !== this) {
+          const own = ownCheckpointEntry(this.checkpoint);
+          if (own !== undefined) run.setConfigFor(this.id, own);
+        }
+        for (const agent of [...this.agents, ...(this.manager ? [this.manager] : [])]) {
+          const own = ownCheckpointEntry(agent.checkpoint);
+          if (own !== undefined) run.setConfigFor(agent.id, own);
+        }
+        return executeCrew(this, run, options.abortSignal);
+      },
+    );
+  }
+
+  /** Forgets all progress (a fresh kickoff of a crew that ran before). */
+  resetProgress(): void {
+    for (const task of this.tasks) task.resetProgress();
+    this.status = 'pending';
+    this.kickoffStarted = false;
+    this.probeUsage = emptyUsage();
+    if (this.memory) this.memory.clear();
+  }
+
+  /**
+   * Replaces a task's output (by index or Task) before resuming or forking, and invalidates every
+   * later task so that they run again against the edited context. With an `outputSchema`, `raw` must
+   * be JSON that the schema accepts.
+   */
+  setTaskOutput(task: number | Task, raw: string): void {
+    setTaskOutputOnCrew(this, task, raw);
+  }
+
+  snapshotEntity(): EntitySnapshot {
+    return snapshotCrew(this);
+  }
+
+  summarizeEntity(): EntitySummary {
+    return {
+      kind: 'crew',
+      id: this.id,
+      name: this.name,
+      status: this.status,
+      completed: this.tasks.filter((task) => task.status === 'completed').length,
+      total: this.tasks.length,
+    };
+  }
+
+  /**
+   * Rebuilds the crew saved in a checkpoint, ready to continue with `kickoff()`. Declarative crews
+   * (`provider:model` ids, registered tools) need nothing else; custom tools and models are found in
+   * the project registry (`crewline.config.ts`), or a `not_rebuildable` error names what to register.
+   */
+  static async fromCheckpoint(
+    config: CheckpointConfigInput,
+    options: { bus?: EventBus; registry?: ProjectRegistry } = {},
+  ): Promise<Crew> {
+    const loaded = await loadRestoreTarget(config.restoreFrom, options.bus ? { bus: options.bus } : {});
+    return Crew.fromLoaded(loaded, config, options.registry ? { registry: options.registry } : {});
+  }
+
+  /**
+   * Like {@link fromCheckpoint}, on a new lineage and branch (generated when omitted). The first
+   * checkpoint of the fork names the restored checkpoint as its parent; the original branch is never
+   * written to.
+   */
+  static async fork(
+    config: CheckpointConfigInput,
+    options: { branch?: string; bus?: EventBus; registry?: ProjectRegistry } = {},
+  ): Promise<Crew> {
+    const loaded = await loadRestoreTarget(config.restoreFrom, options.bus ? { bus: options.bus } : {});
+    return Crew.fromLoaded(loaded, config, {
+      fork: options.branch === undefined ? {} : { branch: options.branch },
+      ...(options.registry ? { registry: options.registry } : {}),
+    });
+  }
+
+  /** @internal Rebuilds from an already loaded (possibly edited) checkpoint. */
+  static async fromLoaded(
+    loaded: LoadedCheckpoint,
+    config: CheckpointConfigInput = {},
+    options: { fork?: { branch?: string }; registry?: ProjectRegistry; name?: string } = {},
+  ): Promise<Crew> {
+    const snapshot = findCrewSnapshot(loaded, options.name);
+    const crew = await rebuildCrew(snapshot, options.registry);
+    applyCrewSnapshot(crew, snapshot);
+    crew.checkpoint = resumeCheckpointInput(crew.checkpoint, config, loaded);
+    crew.#pendingRestore = {
+      loaded,
+      ...(options.fork ? { fork: { branch: forkBranch(loaded, options.fork.branch) } } : {}),
+    };
+    return crew;
+  }
+}
+
+function validateTasks(crewName: string, tasks: readonly Task[], process: CrewProcess): void {
+  const seen = new Set<Task>();
+  tasks.forEach((task, index) => {
+    if (seen.has(task)) {
+      throw new CrewlineError(
+        component,
+        'invalid_config',
+        `Crew "${crewName}": task ${index} ("${task.label}") appears twice; create a new Task for each step`,
+      );
+    }
+    if (process === 'sequential' && !task.agent) {
+      throw new CrewlineError(
+        component,
+        'invalid_config',
+        `Crew "${crewName}": task ${index} ("${task.label}") has no agent; give it \`agent\` or use process: 'hierarchical'`,
+      );
+    }
+    for (const earlier of task.context ?? []) {
+      if (!seen.has(earlier)) {
+        throw new CrewlineError(
+          component,
+          'invalid_config',
+          `Crew "${crewName}": task ${index} ("${task.label}") uses as context a task that does not come before it in this crew ("${earlier.label}")`,
+        );
+      }
+    }
+    seen.add(task);
+  });
+}

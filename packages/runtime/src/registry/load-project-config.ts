@@ -1,0 +1,61 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CrewlineError } from '@crewline/events';
+import { type ProjectConfig, registerProject } from './project-config.js';
+
+/** File names looked for, in order, in the project directory. */
+export const PROJECT_CONFIG_FILES = [
+  'crewline.config.ts',
+  'crewline.config.mts',
+  'crewline.config.js',
+  'crewline.config.mjs',
+] as const;
+
+export interface LoadProjectConfigOptions {
+  /** The project directory. Default: `process.cwd()`. */
+  cwd?: string;
+  /**
+   * Imports the config file (e.g. through tsx or jiti for `.ts` files in a compiled CLI). Default: the
+   * runtime's own `import()`, which handles `.ts` when Node runs with a TypeScript loader.
+   */
+  importModule?: (path: string) => Promise<unknown>;
+  /** Also register what the file names for the whole process. Default `true`. */
+  register?: boolean;
+}
+
+/**
+ * Finds and imports the project's `crewline.config.ts` (or `.mts`, `.js`, `.mjs`) and registers it.
+ * Returns `undefined` when the project has none. The path comes from the project directory, never
+ * from a checkpoint.
+ */
+export async function loadProjectConfig(
+  options: LoadProjectConfigOptions = {},
+): Promise<ProjectConfig | undefined> {
+  const directory = resolve(options.cwd ?? process.cwd());
+  const file = PROJECT_CONFIG_FILES.map((name) => join(directory, name)).find((path) => existsSync(path));
+  if (!file) return undefined;
+  const importModule = options.importModule ?? ((path: string) => import(pathToFileURL(path).href));
+  let module: unknown;
+  try {
+    module = await importModule(file);
+  } catch (error) {
+    throw new CrewlineError(
+      'runtime',
+      'invalid_config',
+      `could not load ${file}: ${error instanceof Error ? error.message : String(error)}; fix the file or run with a TypeScript loader (node --import tsx)`,
+      { cause: error },
+    );
+  }
+  const exported = module as { default?: unknown; config?: unknown } | undefined;
+  const config = (exported?.default ?? exported?.config) as ProjectConfig | undefined;
+  if (config === null || typeof config !== 'object') {
+    throw new CrewlineError(
+      'runtime',
+      'invalid_config',
+      `${file} has no default export; write export default defineConfig({ tools, models, flows })`,
+    );
+  }
+  if (options.register !== false) registerProject(config);
+  return config;
+}

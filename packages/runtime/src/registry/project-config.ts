@@ -1,0 +1,108 @@
+import { CrewlineError } from '@crewline/events';
+import type { RegisteredModel } from '../models/resolve-model.js';
+import type { CrewlineTool } from '../tools/define-tool.js';
+
+/**
+ * A class that can be rebuilt from a checkpoint by its registered name: Flow subclasses. Kept
+ * structural so that the registry does not depend on the flow module.
+ */
+export type FlowClass = abstract new (...args: any[]) => object;
+
+/**
+ * What a project registers in `crewline.config.ts` so that code-defined parts of a run can be found
+ * again when a checkpoint is resumed in a process that did not create it (the CLI, another worker).
+ * Checkpoints store only these names, never module paths.
+ */
+export interface ProjectConfig {
+  /** Custom tools by the name checkpoints store (the tool's `name`). Default: none. */
+  tools?: Record<string, CrewlineTool>;
+  /**
+   * Models by id: a model object or a factory. An agent whose `llm` is one of these objects is stored
+   * under this id. Default: none (`provider:model` ids are built in).
+   */
+  models?: Record<string, RegisteredModel>;
+  /** Flow subclasses by the name their checkpoints store. Default: none. */
+  flows?: Record<string, FlowClass>;
+}
+
+/** Identity helper that gives `crewline.config.ts` type checking: `export default defineConfig({...})`. */
+export function defineConfig(config: ProjectConfig): ProjectConfig {
+  return config;
+}
+
+/** The parts of a project registered so far; restore looks names up here. */
+export class ProjectRegistry {
+  readonly tools = new Map<string, CrewlineTool>();
+  readonly models: Record<string, RegisteredModel> = Object.create(null);
+  readonly flows = new Map<string, FlowClass>();
+
+  /** Adds everything `config` names; a later registration of the same name wins. */
+  register(config: ProjectConfig): this {
+    if (config === null || typeof config !== 'object') {
+      throw new CrewlineError(
+        'runtime',
+        'invalid_config',
+        'project config must be an object from defineConfig({...})',
+      );
+    }
+    for (const [name, tool] of Object.entries(config.tools ?? {})) {
+      if (!tool || typeof tool.execute !== 'function') {
+        throw new CrewlineError(
+          'runtime',
+          'invalid_config',
+          `project config: tools.${name} is not a tool; use defineTool({...})`,
+        );
+      }
+      this.tools.set(name, tool);
+      if (tool.name !== name) this.tools.set(tool.name, tool);
+    }
+    for (const [id, model] of Object.entries(config.models ?? {})) this.models[id] = model;
+    for (const [name, flowClass] of Object.entries(config.flows ?? {})) {
+      if (typeof flowClass !== 'function') {
+        throw new CrewlineError('runtime', 'invalid_config', `project config: flows.${name} is not a class`);
+      }
+      this.flows.set(name, flowClass);
+    }
+    return this;
+  }
+
+  /** A copy of this registry with `other` layered on top. */
+  merged(other: ProjectRegistry | undefined): ProjectRegistry {
+    const result = new ProjectRegistry();
+    for (const source of [this, other]) {
+      if (!source) continue;
+      result.register({
+        tools: Object.fromEntries(source.tools),
+        models: { ...source.models },
+        flows: Object.fromEntries(source.flows),
+      });
+    }
+    return result;
+  }
+
+  tool(name: string): CrewlineTool | undefined {
+    return this.tools.get(name);
+  }
+
+  flow(name: string): FlowClass | undefined {
+    return this.flows.get(name);
+  }
+
+  /** The registered name of a flow class (what its checkpoints store), if registered. */
+  flowName(flowClass: FlowClass): string | undefined {
+    for (const [name, candidate] of this.flows) if (candidate === flowClass) return name;
+    return undefined;
+  }
+}
+
+const processRegistry = new ProjectRegistry();
+
+/** Registers a project's tools, models and flows for the whole process (what `crewline.config.ts` does). */
+export function registerProject(config: ProjectConfig): void {
+  processRegistry.register(config);
+}
+
+/** The process-wide registry, optionally with `extra` layered on top. */
+export function projectRegistry(extra?: ProjectRegistry): ProjectRegistry {
+  return extra ? processRegistry.merged(extra) : processRegistry;
+}

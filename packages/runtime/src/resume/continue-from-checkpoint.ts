@@ -1,0 +1,144 @@
+import {
+  type BaseEvent,
+  CheckpointCompletedEvent,
+  CrewlineError,
+  eventBus as defaultBus,
+  type EventBus,
+} from '@crewline/events';
+import type { EntityKind } from '@crewline/runtime-state';
+import { Agent, forkBranch } from '../agent/agent.js';
+import { loadRestoreTarget } from '../checkpointing/from-checkpoint.js';
+import { Crew } from '../crew/crew.js';
+import { editTaskOutputsInDocument } from '../crew/task-output-edit.js';
+import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import { entityRestorer, type RestoreRequest, registerEntityRestorer } from './entity-restorers.js';
+
+export interface ContinueOptions {
+  /** A JSON file, `db-path#id`, `postgres-url#id`, a directory/database (its latest), or an id/unique prefix with `defaultLocation`. */
+  reference: string;
+  /** Where a bare id or prefix is looked up. Default: none. */
+  defaultLocation?: string;
+  /** `'resume'` continues on the checkpoint's branch; `'fork'` on a new lineage and branch. */
+  mode: 'resume' | 'fork';
+  /** Fork only: the new branch. Default: generated (`fork/<id>-<hex>`). */
+  branch?: string;
+  /** New kickoff inputs; they re-template pending tasks only. Default: the saved inputs. */
+  inputs?: Record<string, unknown>;
+  /** Flat task index (across the checkpoint's crews, in order) → edited raw output; every later task re-runs. */
+  taskOutputs?: Record<number, string>;
+  /** Code-defined parts from `crewline.config.ts` (layered over what the process registered). */
+  registry?: ProjectRegistry;
+  /** Every event of the continued run, for live progress. */
+  onEvent?: (event: BaseEvent) => void;
+  /** The bus the run emits on. Default: the process-wide `eventBus`. */
+  bus?: EventBus;
+}
+
+export interface ContinueResult {
+  kind: EntityKind;
+  name: string;
+  /** The final output as text. */
+  output: string;
+  /** The branch the continued run wrote on. */
+  branch: string;
+  /** Reference of the last checkpoint the continued run wrote, if it wrote any. */
+  lastCheckpoint?: string;
+}
+
+/**
+ * Resumes or forks whatever a checkpoint holds — a crew, a standalone agent, or a flow (once the flow
+ * module registered its restorer) — and runs it to the end. Used by the CLI and TUI.
+ */
+export async function continueFromCheckpoint(options: ContinueOptions): Promise<ContinueResult> {
+  if (options.mode !== 'resume' && options.mode !== 'fork') {
+    throw new CrewlineError(
+      'runtime',
+      'invalid_argument',
+      `mode must be 'resume' or 'fork', got ${JSON.stringify(options.mode)}`,
+    );
+  }
+  const bus = options.bus ?? defaultBus;
+  const registry = projectRegistry(options.registry);
+  let loaded = await loadRestoreTarget(options.reference, {
+    bus,
+    allowPrefix: true,
+    ...(options.defaultLocation !== undefined ? { defaultLocation: options.defaultLocation } : {}),
+  });
+  if (options.taskOutputs && Object.keys(options.taskOutputs).length > 0) {
+    loaded = { ...loaded, document: editTaskOutputsInDocument(loaded.document, options.taskOutputs) };
+  }
+  const snapshot = loaded.document.entities[0];
+  if (!snapshot) {
+    throw new CrewlineError(
+      'runtime',
+      'corrupt_checkpoint',
+      `checkpoint ${loaded.checkpoint.id} holds no entity to continue`,
+    );
+  }
+  const branch =
+    options.mode === 'fork' ? forkBranch(loaded, options.branch) : loaded.document.metadata.branch;
+  let lastCheckpoint: string | undefined;
+  const unsubscribe = bus.onAny((_source: unknown, event: BaseEvent) => {
+    if (event instanceof CheckpointCompletedEvent && event.branch === branch)
+      lastCheckpoint = event.reference;
+    options.onEvent?.(event);
+  });
+  try {
+    const request: RestoreRequest = {
+      loaded,
+      snapshot,
+      mode: options.mode,
+      ...(options.mode === 'fork' ? { branch } : {}),
+      ...(options.inputs ? { inputs: options.inputs } : {}),
+      registry,
+      bus,
+    };
+    const result = await entityRestorer(snapshot.kind)(request);
+    return {
+      kind: snapshot.kind,
+      name: snapshot.name,
+      output: result.output,
+      branch,
+      ...(lastCheckpoint !== undefined ? { lastCheckpoint } : {}),
+    };
+  } finally {
+    unsubscribe();
+  }
+}
+
+registerEntityRestorer('crew', async (request) => {
+  const crew = await Crew.fromLoaded(
+    request.loaded,
+    {},
+    {
+      registry: request.registry,
+      name: request.snapshot.name,
+      ...(request.mode === 'fork'
+        ? { fork: request.branch !== undefined ? { branch: request.branch } : {} }
+        : {}),
+    },
+  );
+  const output = await crew.kickoff({
+    ...(request.inputs ? { inputs: request.inputs } : {}),
+    ...(request.bus ? { bus: request.bus } : {}),
+  });
+  return { output: output.raw };
+});
+
+registerEntityRestorer('agent', async (request) => {
+  const agent = await Agent.fromLoaded(
+    request.loaded,
+    {},
+    {
+      registry: request.registry,
+      ...(request.mode === 'fork'
+        ? { fork: request.branch !== undefined ? { branch: request.branch } : {} }
+        : {}),
+    },
+  );
+  const output = await agent.kickoff(undefined, {
+    ...(request.inputs ? { inputs: request.inputs } : {}),
+    ...(request.bus ? { bus: request.bus } : {}),
+  });
+  return { output: output.raw };
+});

@@ -1,0 +1,46 @@
+import { CrewlineError } from '@crewline/events';
+
+const placeholderPattern = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
+
+/** The `{placeholder}` names a template uses, in order of first use. */
+export function findPlaceholders(template: string): string[] {
+  const names = new Set<string>();
+  for (const match of template.matchAll(placeholderPattern)) names.add(match[1]!);
+  return [...names];
+}
+
+function render(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  if (value === null || value === undefined) return '';
+  if (value instanceof Date) return value.toISOString();
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * Fills `{name}` placeholders from `inputs`. Without inputs the template is returned as written (so a
+ * crew without inputs may mention braces freely); with inputs, a placeholder that has no value is an
+ * error naming it, because a silently unfilled prompt wastes a paid model call.
+ */
+export function interpolate(
+  template: string,
+  inputs: Readonly<Record<string, unknown>>,
+  owner: string,
+): string {
+  if (Object.keys(inputs).length === 0) return template;
+  return template.replace(placeholderPattern, (_whole, name: string) => {
+    if (!Object.hasOwn(inputs, name)) {
+      throw new CrewlineError(
+        'runtime',
+        'invalid_argument',
+        `${owner} uses {${name}} but the inputs have no "${name}"; pass inputs: { ${name}: ... } to kickoff`,
+      );
+    }
+    return render(inputs[name]);
+  });
+}
