@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fixture, type FixtureKind, writeFixture } from '../test-support/fixtures.js';
 import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
 
-const kinds: FixtureKind[] = ['json'];
+const kinds: FixtureKind[] = ['json', 'sqlite'];
 
 describe.each(kinds)('commands over %s checkpoints', (kind) => {
   let project: { path: string; remove: () => Promise<void> };

@@ -183,10 +183,8 @@ function collectPlaceholders(value: unknown, found: Set<string>, depth = 0): voi
   } else if (Array.isArray(value)) {
     for (const item of value) collectPlaceholders(item, found, depth + 1);
   } else if (isRecord(value)) {
-    // Conversations hold interpolated text (and model output); only templates matter here.
     for (const [key, item] of Object.entries(value)) {
-      if (key !== 'conversation' && key !== 'messages' && key !== 'output')
-        collectPlaceholders(item, found, depth + 1);
+      if (!valueKeys.has(key)) collectPlaceholders(item, found, depth + 1);
     }
   }
 }

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseAssignments, parseCount } from './args.js';
 import { parseDuration } from './duration.js';
-import { fit, formatBytes, formatColumns, formatDelta, formatValue, oneLine, truncate } from './format.js';
+import {
+  formatBytes,
+  formatColumns,
+  formatDelta,
+  formatValue,
+  oneLine,
+  padToWidth,
+  truncate,
+} from './format.js';
 import { displayPath, redactUrl } from './location.js';
 
 describe('formatting', () => {
@@ -16,7 +24,7 @@ describe('formatting', () => {
     expect(truncate('hello world', 8)).toBe('hello...');
     expect(truncate('short', 8)).toBe('short');
     expect(truncate('ééééé', 4)).toBe('é...');
-    expect(fit('ab', 4)).toBe('ab  ');
+    expect(padToWidth('ab', 4)).toBe('ab  ');
     expect(oneLine(' a\n  b\tc ')).toBe('a b c');
   });
 

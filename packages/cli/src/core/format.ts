@@ -58,7 +58,7 @@ export function truncate(text: string, width: number): string {
 }
 
 /** `text` cut or padded with spaces to exactly `width` characters. */
-export function fit(text: string, width: number): string {
+export function padToWidth(text: string, width: number): string {
   const cut = truncate(text, width);
   return cut + ' '.repeat(Math.max(0, width - Array.from(cut).length));
 }
