@@ -62,17 +62,20 @@ export function conditionNames(condition: ResolvedCondition, into: Set<string> =
 }
 
 /**
- * How many "rounds" of a condition are complete, given how often each name has completed: a name
- * counts its completions, `or` the most of its parts, `and` the fewest. A listener fires when this
- * number grows past the rounds it already fired for, which gives "all of them" for `and`, "the first
- * of them" for `or`, and makes both fire again when a cycle runs their triggers again.
+ * The round a condition has reached, given the latest round each name completed in: a name gives its
+ * latest round, `or` the highest of its parts, `and` the lowest. Every execution belongs to a round:
+ * the first pass is round 1, and when a cycle runs a method again, that execution and everything it
+ * triggers belong to a later round. A listener fires when its condition reaches a round it has not
+ * fired for: `listen(x)` after every completion of x, `or(...)` on the first completion among its
+ * triggers in a round (parallel branches racing in one round fire it once), `and(...)` once every
+ * trigger has completed in that round.
  */
-export function completedRounds(
+export function conditionRound(
   condition: ResolvedCondition,
-  completions: ReadonlyMap<string, number>,
+  latestRounds: ReadonlyMap<string, number>,
 ): number {
-  if (condition.kind === 'name') return completions.get(condition.name) ?? 0;
-  const rounds = condition.conditions.map((inner) => completedRounds(inner, completions));
+  if (condition.kind === 'name') return latestRounds.get(condition.name) ?? 0;
+  const rounds = condition.conditions.map((inner) => conditionRound(inner, latestRounds));
   return condition.kind === 'and' ? Math.min(...rounds) : Math.max(...rounds);
 }
 

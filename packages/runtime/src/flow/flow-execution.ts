@@ -23,6 +23,8 @@ export interface PauseRequest {
 export interface Activation {
   id: number;
   method: string;
+  /** The round this execution belongs to (see `conditionRound`). */
+  round: number;
   /** Output of the trigger that fired it (`undefined` for start methods at kickoff). */
   input: unknown;
   /** Answers given to `ask()` calls of this execution, in order. */
@@ -48,10 +50,12 @@ export interface FlowExecution {
   completedMethods: string[];
   /** Completed executions per method. */
   callCounts: Map<string, number>;
-  /** Completions per method name and route label: what listener conditions count. */
-  triggerCounts: Map<string, number>;
-  /** Rounds each listener already fired for. */
-  firedCounts: Map<string, number>;
+  /** Latest round each method name and route label completed in: what listener conditions read. */
+  latestRounds: Map<string, number>;
+  /** Latest round each listener fired for. */
+  firedRounds: Map<string, number>;
+  /** Round of the latest execution scheduled per method (a re-execution goes to the next round). */
+  scheduledRounds: Map<string, number>;
   /** Latest output per method. */
   outputs: Map<string, unknown>;
   pending: Activation[];
@@ -68,8 +72,9 @@ export function newExecution(): FlowExecution {
     status: 'pending',
     completedMethods: [],
     callCounts: new Map(),
-    triggerCounts: new Map(),
-    firedCounts: new Map(),
+    latestRounds: new Map(),
+    firedRounds: new Map(),
+    scheduledRounds: new Map(),
     outputs: new Map(),
     pending: [],
     lastMethod: undefined,
@@ -94,12 +99,14 @@ const executionSchema = z.object({
   completedMethods: z.array(z.string()),
   methodOutputs: z.array(z.strictObject({ method: z.string(), output: encodedSchema })),
   callCounts: countsSchema,
-  triggerCounts: countsSchema,
-  firedCounts: countsSchema,
+  latestRounds: countsSchema,
+  firedRounds: countsSchema,
+  scheduledRounds: countsSchema,
   pending: z.array(
     z.strictObject({
       id: z.number().int().positive(),
       method: z.string(),
+      round: z.number().int().positive(),
       input: encodedSchema.nullable(),
       answers: z.array(z.string()),
       answersDelivered: z.number().int().nonnegative(),
@@ -125,11 +132,13 @@ export function executionToJson(execution: FlowExecution): JsonObject {
       output: encodeValue(output) as unknown as JsonObject,
     })),
     callCounts: pairs(execution.callCounts),
-    triggerCounts: pairs(execution.triggerCounts),
-    firedCounts: pairs(execution.firedCounts),
+    latestRounds: pairs(execution.latestRounds),
+    firedRounds: pairs(execution.firedRounds),
+    scheduledRounds: pairs(execution.scheduledRounds),
     pending: execution.pending.map((activation) => ({
       id: activation.id,
       method: activation.method,
+      round: activation.round,
       input: activation.input === undefined ? null : (encodeValue(activation.input) as unknown as JsonObject),
       answers: [...activation.answers],
       answersDelivered: activation.answersDelivered,
@@ -162,12 +171,14 @@ export function executionFromJson(value: unknown, flowName: string): FlowExecuti
     status: data.status,
     completedMethods: data.completedMethods,
     callCounts: new Map(data.callCounts),
-    triggerCounts: new Map(data.triggerCounts),
-    firedCounts: new Map(data.firedCounts),
+    latestRounds: new Map(data.latestRounds),
+    firedRounds: new Map(data.firedRounds),
+    scheduledRounds: new Map(data.scheduledRounds),
     outputs: new Map(data.methodOutputs.map((entry) => [entry.method, decode(entry.output)])),
     pending: data.pending.map((activation) => ({
       id: activation.id,
       method: activation.method,
+      round: activation.round,
       input: decode(activation.input),
       answers: activation.answers,
       answersDelivered: activation.answersDelivered,

@@ -10,7 +10,7 @@ import {
   MethodExecutionPausedEvent,
   MethodExecutionStartedEvent,
 } from '@crewline/events';
-import { completedRounds } from './conditions.js';
+import { conditionRound } from './conditions.js';
 import { FlowMethodCallLimitError, flowComponent } from './errors.js';
 import {
   type Activation,
@@ -61,7 +61,7 @@ export class FlowRunner {
 
   /** Schedules the start methods of a fresh run (before `flow_started`, so its checkpoint sees them). */
   enqueueStarts(): void {
-    for (const method of this.#host.graph.starts) this.#enqueue(method, undefined);
+    for (const method of this.#host.graph.starts) this.#enqueue(method, undefined, 1);
   }
 
   /** Runs every due activation (paused ones only when an answer is waiting) until nothing is due. */
@@ -87,11 +87,15 @@ export class FlowRunner {
     await this.#runAll(next);
   }
 
-  #enqueue(method: string, input: unknown): Activation {
+  #enqueue(method: string, input: unknown, triggerRound: number): Activation {
     const execution = this.#host.execution;
+    // Running a method again starts a new round for it and for everything it triggers.
+    const round = Math.max(triggerRound, (execution.scheduledRounds.get(method) ?? 0) + 1);
+    execution.scheduledRounds.set(method, round);
     const activation: Activation = {
       id: execution.nextActivationId,
       method,
+      round,
       input,
       answers: [],
       answersDelivered: 0,
@@ -188,13 +192,18 @@ export class FlowRunner {
     execution.lastOutput = output;
     execution.nestedEntities.push(...nested);
     host.commitState();
+
     const completedNames = [method];
     if (node.router) {
       const label = routeLabel(host.flowName, method, output);
       if (label !== undefined && label !== method) completedNames.push(label);
     }
-    for (const name of completedNames) increment(execution.triggerCounts, name);
-    const next = this.#fire(completedNames, output);
+    for (const name of completedNames) {
+      execution.latestRounds.set(name, Math.max(execution.latestRounds.get(name) ?? 0, activation.round));
+    }
+    const next = this.#fire(completedNames, output, activation.round);
+    // Nothing else due or running: a checkpoint written for this completion shows a finished flow.
+    if (execution.pending.length === 0 && execution.status === 'running') execution.status = 'completed';
     host.emit(
       new MethodExecutionFinishedEvent({
         flowName: host.flowName,
@@ -208,8 +217,8 @@ export class FlowRunner {
     return next;
   }
 
-  /** Listeners whose condition completes a new round with this completion, in declaration order. */
-  #fire(completedNames: string[], output: unknown): Activation[] {
+  /** Listeners whose condition reaches a round they have not fired for, in declaration order. */
+  #fire(completedNames: string[], output: unknown, round: number): Activation[] {
     const host = this.#host;
     const candidates = new Set<FlowNode>();
     for (const name of completedNames)
@@ -217,10 +226,10 @@ export class FlowRunner {
     const fired: Activation[] = [];
     for (const listener of [...candidates].sort((a, b) => a.order - b.order)) {
       if (!listener.trigger) continue;
-      const rounds = completedRounds(listener.trigger, host.execution.triggerCounts);
-      if (rounds <= (host.execution.firedCounts.get(listener.name) ?? 0)) continue;
-      host.execution.firedCounts.set(listener.name, rounds);
-      fired.push(this.#enqueue(listener.name, output));
+      const reached = conditionRound(listener.trigger, host.execution.latestRounds);
+      if (reached <= (host.execution.firedRounds.get(listener.name) ?? 0)) continue;
+      host.execution.firedRounds.set(listener.name, reached);
+      fired.push(this.#enqueue(listener.name, output, round));
     }
     return fired;
   }

@@ -68,8 +68,15 @@ export interface KickoffOptions {
   fromCheckpoint?: CheckpointConfigInput;
 }
 
-/** Where {@link Flow.resume} continues from: a checkpoint reference, or a persisted state id. */
-export type ResumeTarget = string | { id: string; location?: string; provider?: CheckpointProvider };
+/**
+ * Where {@link Flow.resume} continues from: a checkpoint reference (`result.pause.resumeFrom`), the
+ * same with the provider to read it through, or the id of a persisted state (looked up where the
+ * flow persists, or at `location`).
+ */
+export type ResumeTarget =
+  | string
+  | { restoreFrom: string; provider?: CheckpointProvider }
+  | { id: string; location?: string; provider?: CheckpointProvider };
 
 /** What a paused flow waits for and how to continue it. */
 export interface FlowPauseInfo {
@@ -188,6 +195,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     let loaded: LoadedCheckpoint | undefined;
     if (typeof from === 'string') {
       loaded = await loadReference(from);
+    } else if ('restoreFrom' in from) {
+      loaded = await loadReference(requireReference(from, 'resume'), from.provider);
     } else {
       const probe = new this(options) as Flow<any>;
       const graph = flowGraph(probe.constructor as FlowConstructor, probe.flowName);
