@@ -1,7 +1,7 @@
-import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { type BaseEvent, CrewlineError, type EventContext } from '@crewline/events';
-import type { LanguageModel, SystemModelMessage } from 'ai';
+import { type SystemModelMessage, ToolChoiceViolationError } from 'ai';
 import type { z } from 'zod';
+import type { LanguageModelObject, ModelInput } from '../models/model-id.js';
 import { type ModelRegistry, resolveModel } from '../models/resolve-model.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 import { toModelTools } from '../tools/model-tools.js';
@@ -16,7 +16,7 @@ export const DEFAULT_MAX_ITERATIONS = 25;
 
 export interface AgentLoopOptions {
   /** An AI SDK v6 model, or a `provider:model` id resolved with {@link resolveModel}. */
-  model: LanguageModel;
+  model: ModelInput;
   /** The `provider:model` id put on LLM events. */
   modelId: string;
   /**
@@ -118,10 +118,10 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   }
   if (conversation.messages.length === 0)
     conversation.messages.push({ role: 'user', content: options.prompt });
-  const model: LanguageModelV3 =
+  const model: LanguageModelObject =
     typeof options.model === 'string'
       ? resolveModel(options.model, options.models ? { models: options.models } : {})
-      : (options.model as LanguageModelV3);
+      : options.model;
   const tools = options.tools ?? {};
   const modelTools = Object.keys(tools).length > 0 ? toModelTools(tools) : undefined;
   const unparsableToolCalls = new Map<string, string>();
@@ -187,6 +187,19 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       conversation.messages.push({ role: 'user', content: FINAL_ANSWER_REQUEST });
     // Tools stay declared on the last call (providers reject tool results without tool definitions)
     // but the model may not call them.
-    await modelStep({ ...step, toolChoice: lastAllowed ? 'none' : undefined });
+    try {
+      await modelStep({ ...step, toolChoice: lastAllowed ? 'none' : undefined });
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause;
+      if (lastAllowed && ToolChoiceViolationError.isInstance(cause)) {
+        throw new CrewlineError(
+          'agent-loop',
+          'model_error',
+          `model "${options.modelId}" kept calling tools on its last allowed call (maxIterations ${maxIterations}) instead of giving a final answer; raise maxIterations or simplify the task`,
+          { cause: error, details: { modelId: options.modelId, maxIterations } },
+        );
+      }
+      throw error;
+    }
   }
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
 import {
   type BaseEvent,
   CrewlineError,
@@ -21,6 +20,7 @@ import {
   type ToolSet,
 } from 'ai';
 import type { z } from 'zod';
+import type { LanguageModelObject } from '../models/model-id.js';
 import { addUsage, type Conversation, type TokenUsage } from './conversation.js';
 import { plainJson } from './plain-json.js';
 import { jsonResponseOutput } from './structured-output.js';
@@ -42,7 +42,7 @@ export interface ModelCallSettings {
 }
 
 export interface ModelStepInput {
-  model: LanguageModelV3;
+  model: LanguageModelObject;
   modelId: string;
   system: string | SystemModelMessage | SystemModelMessage[] | undefined;
   conversation: Conversation;
@@ -125,7 +125,6 @@ export async function modelStep(input: ModelStepInput): Promise<ModelStepResult>
         cause: error,
       });
     }
-    if (CrewlineError.isInstance(error)) throw error;
     throw new CrewlineError(
       'agent-loop',
       'model_error',

@@ -7,9 +7,11 @@ import {
   LLMCallStartedEvent,
   logger,
 } from '@crewline/events';
-import { generateText, type LanguageModel } from 'ai';
+import { generateText } from 'ai';
 import { addUsage, emptyUsage, type TokenUsage } from '../agent-loop/conversation.js';
 import { errorText, llmSource, usageFrom } from '../agent-loop/model-step.js';
+import type { LanguageModelObject, ModelInput } from '../models/model-id.js';
+import { type ModelRegistry, resolveModel } from '../models/resolve-model.js';
 import { commonPrefix, MINIMUM_SHARED_PREFIX } from './common-prefix.js';
 import { type SystemPrompt, systemPromptFor, systemPromptText } from './system-prompt.js';
 
@@ -19,7 +21,8 @@ export type CachePreloadStrategy = 'parallel' | 'sequential' | 'shared_prefix';
 
 /** One agent whose prompt cache should be warm before its first task. */
 export interface CachePreloadAgent {
-  model: LanguageModel;
+  /** A model object, or a `provider:model` id resolved with `resolveModel`. */
+  model: ModelInput;
   /** The `provider:model` id (for events and logs). */
   modelId: string;
   /**
@@ -49,6 +52,8 @@ export interface PreloadCachesOptions {
   concurrency?: number;
   /** Shortest shared prefix, in characters, worth its own probe. Default `1024`. */
   minimumSharedPrefix?: number;
+  /** Registered models, for agents whose model is an id. Default: none. */
+  models?: ModelRegistry;
   /** The user message of a probe. Default `'Ready.'`. */
   probeMessage?: string;
 }
@@ -76,7 +81,7 @@ export interface CachePreloadResult {
 }
 
 interface ProbeJob {
-  model: LanguageModel;
+  model: LanguageModelObject;
   modelId: string;
   system: SystemPrompt;
   context: EventContext;
@@ -181,8 +186,12 @@ export async function preloadCaches(options: PreloadCachesOptions): Promise<Cach
       const key = `${agent.modelId}\u0000${JSON.stringify(agent.system)}`;
       if (text.length === 0 || seen.has(key)) continue;
       seen.add(key);
+      const model =
+        typeof agent.model === 'string'
+          ? resolveModel(agent.model, options.models ? { models: options.models } : {})
+          : agent.model;
       jobs.push({
-        model: agent.model,
+        model,
         modelId: agent.modelId,
         system: agent.system,
         context: agent.context ?? options.context ?? {},

@@ -1,18 +1,18 @@
-import type { LanguageModel, SystemModelMessage } from 'ai';
-import { parseModelId } from '../models/model-id.js';
+import type { SystemModelMessage } from 'ai';
+import { type ModelInput, parseModelId } from '../models/model-id.js';
 
 /** A system prompt in any form the AI SDK accepts. */
 export type SystemPrompt = string | SystemModelMessage | SystemModelMessage[];
 
 const anthropicCacheMark = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
 
-function providerOf(model: LanguageModel | string): string {
+function providerOf(model: ModelInput): string {
   if (typeof model !== 'string') return model.provider;
   return model.includes(':') ? parseModelId(model).provider : model;
 }
 
 /** True for Anthropic models (provider id `anthropic…`), the ones that cache only where the prompt is marked. */
-export function isAnthropicModel(model: LanguageModel | string): boolean {
+export function isAnthropicModel(model: ModelInput): boolean {
   return providerOf(model).toLowerCase().startsWith('anthropic');
 }
 
@@ -31,7 +31,7 @@ export interface SystemPromptOptions {
  * `cacheControl: { type: 'ephemeral' }`; other providers cache prefixes on their own and get the text.
  */
 export function systemPromptFor(
-  model: LanguageModel | string,
+  model: ModelInput,
   text: string,
   options: SystemPromptOptions = {},
 ): SystemPrompt {

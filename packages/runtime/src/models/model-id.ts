@@ -1,5 +1,16 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { CrewlineError } from '@crewline/events';
 import type { LanguageModel } from 'ai';
+
+/** A model object: an AI SDK 6 (specification v3) language model. */
+export type LanguageModelObject = LanguageModelV3;
+
+/**
+ * A model as crewline accepts it: an object, or a `provider:model` id. (The AI SDK's own
+ * `LanguageModel` type also accepts gateway ids as a very large string union, which makes object
+ * spreads too complex for the compiler; plain `string` keeps types simple.)
+ */
+export type ModelInput = LanguageModelObject | string;
 
 /** A `provider:model` id split in two. */
 export interface ParsedModelId {

@@ -1,13 +1,16 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { CrewlineError, type CrewlineErrorOptions } from '@crewline/events';
 import type { LanguageModel } from 'ai';
-import { parseModelId } from './model-id.js';
+import { type LanguageModelObject, parseModelId } from './model-id.js';
 import { offlineModel } from './offline/offline-model.js';
 
-/** A model registered by name: the model itself, or a factory called on each resolve. */
+/**
+ * A model registered by name: the model itself (an object or another id), or a factory called on each
+ * resolve. Typed as the AI SDK's `LanguageModel` so a project config can register anything it has;
+ * objects must implement specification v3 (AI SDK 6 provider packages).
+ */
 export type RegisteredModel = LanguageModel | (() => LanguageModel);
 
 /** Models registered by id (usually from `crewline.config.ts`); they win over built-in providers. */
@@ -87,7 +90,7 @@ function present(value: string | undefined): value is string {
  * `anthropic:`, `openai-compatible:`, `ollama:`, `lmstudio:`, `vllm:` and `offline:`. Checks the
  * credentials now so a missing key fails before the run starts, with the variable to set.
  */
-export function resolveModel(id: string, options: ResolveModelOptions = {}): LanguageModelV3 {
+export function resolveModel(id: string, options: ResolveModelOptions = {}): LanguageModelObject {
   const registered = options.models?.[id];
   if (registered !== undefined)
     return asModelObject(typeof registered === 'function' ? registered() : registered, id, options);
@@ -150,7 +153,7 @@ export function resolveModel(id: string, options: ResolveModelOptions = {}): Lan
   }
 }
 
-function asModelObject(model: LanguageModel, id: string, options: ResolveModelOptions): LanguageModelV3 {
+function asModelObject(model: LanguageModel, id: string, options: ResolveModelOptions): LanguageModelObject {
   if (typeof model === 'string') {
     if (model === id) {
       throw new CrewlineError(
