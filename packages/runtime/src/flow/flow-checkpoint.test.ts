@@ -55,8 +55,10 @@ describe.each([
       executions.length = 0;
       const bus = new EventBus();
       const types: string[] = [];
-      bus.onAny((_source: unknown, event: BaseEvent) => types.push(event.type));
-      const restored = await Scenario.fromCheckpoint(
+      bus.onAny((_source: unknown, event: BaseEvent) => {
+        types.push(event.type);
+      });
+      const restored = await (Scenario as typeof LinearFlow).fromCheckpoint(
         { restoreFrom: `mem#${checkpoint.id}`, provider },
         { bus },
       );
@@ -153,7 +155,7 @@ describe('fork and fromCheckpoint', () => {
 
   it('gives a static flowName to events and checkpoints', async () => {
     class Named extends Flow {
-      static override flowName = 'named-flow';
+      static flowName = 'named-flow';
       @start() only() {
         return 1;
       }

@@ -157,7 +157,7 @@ describe('Flow state', () => {
   it('validates and fills state with a static schema', async () => {
     const schema = z.object({ topic: z.string(), depth: z.number().int().default(2) });
     class Research extends Flow<z.infer<typeof schema>> {
-      static override stateSchema = schema;
+      static stateSchema = schema;
       @start() plan() {
         return `${this.state.topic}:${this.state.depth}`;
       }

@@ -119,15 +119,17 @@ export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
  * An event-driven workflow. Subclass it, mark entry points with `@start()`, chain methods with
  * `@listen(...)` and branch with `@router(...)`; keep data in `this.state`.
  *
- * State: declare `initialState = { ... }` (a field or a method returning it), or a Standard Schema
- * (zod) as `static stateSchema`. `state.id` is always there: generated, or given as `inputs.id`.
+ * Members a subclass may declare (plain declarations, no `override` needed, because the base class
+ * does not declare them):
+ * - `initialState = { ... }` — initial state values, as a field or a method returning them; read when
+ *   the state is first needed (fields of a subclass are not set yet while the base constructor runs).
+ * - `static stateSchema = z.object({ ... })` — any synchronous Standard Schema (zod 4, valibot...):
+ *   validates the state and fills its defaults at kickoff and after a restore.
+ * - `static flowName = 'research'` — the name in events and checkpoints (default: the class name).
+ *
+ * `state.id` is always there: generated, or given as `inputs.id`.
  */
 export class Flow<State extends object = Record<string, unknown>> implements CheckpointableEntity {
-  /** The flow's name in events and checkpoints. Default: the class name. */
-  static flowName?: string;
-  /** Validates the state and fills its defaults (any synchronous Standard Schema, e.g. zod). */
-  static stateSchema?: StateSchema;
-
   /**
    * Restores a flow from a checkpoint (`config.restoreFrom`: a JSON file or directory, `db#id`,
    * `postgres-url#id`). Called on a subclass it returns an instance of that subclass; kick it off to
@@ -251,9 +253,6 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       ...(isBase ? {} : { flowName: flowNameOf(flowClass) }),
     });
   }
-
-  /** Initial state values (a field or a method). Read when the state is first needed. */
-  declare initialState?: StateInit<State> | (() => StateInit<State>);
 
   readonly checkpoint: CheckpointSetting;
   readonly #options: FlowOptions<State>;
@@ -431,7 +430,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   }
 
   #composeState(id: string, layers: unknown[]): FlowState<State> {
-    const classInit = typeof this.initialState === 'function' ? this.initialState() : this.initialState;
+    const declared = (this as { initialState?: unknown }).initialState;
+    const classInit = typeof declared === 'function' ? (declared as () => unknown).call(this) : declared;
     const state = composeState<State>(this.flowName, (this.constructor as FlowConstructor).stateSchema, id, [
       classInit,
       this.#options.initialState,

@@ -11,7 +11,9 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function recordEvents(bus: EventBus): string[] {
   const seen: string[] = [];
-  bus.onAny((_source: unknown, event: BaseEvent) => seen.push(event.type));
+  bus.onAny((_source: unknown, event: BaseEvent) => {
+    seen.push(event.type);
+  });
   return seen;
 }
 
