@@ -88,7 +88,9 @@ export async function runContinueCommand(
     ...(values.quiet ? {} : { onLine: (line: string) => out(`  ${line}`) }),
   });
   out(
-    `Finished ${outcome.kind} ${outcome.name} on branch ${outcome.branch}${outcome.lastCheckpoint ? `; last checkpoint ${outcome.lastCheckpoint}` : ''}`,
+    `Finished ${outcome.kind} ${outcome.name} on branch ${outcome.branch}${
+      outcome.lastCheckpoint ? `; last checkpoint ${displayPath(outcome.lastCheckpoint, context.cwd)}` : ''
+    }`,
   );
   out('Output:');
   out(outcome.output.length > 0 ? outcome.output : '(empty)');

@@ -100,11 +100,13 @@ function taskStatus(task: JsonRecord, output: string | undefined): TaskStatus {
 }
 
 function agentRoleOf(task: JsonRecord, agents: EntityView['agents']): string | undefined {
+  // The runtime stores the agent as its index in the crew's agents; the output names its role too.
+  if (typeof task.agent === 'number') return agents[task.agent]?.role;
+  if (typeof task.agentIndex === 'number') return agents[task.agentIndex]?.role;
   const direct = stringField(task, 'agentRole', 'agent');
   if (direct !== undefined) return direct;
-  const agentIndex = task.agentIndex;
-  if (typeof agentIndex === 'number') return agents[agentIndex]?.role;
   if (isRecord(task.agent)) return stringField(task.agent, 'role');
+  if (isRecord(task.output)) return stringField(task.output, 'agentRole');
   return undefined;
 }
 

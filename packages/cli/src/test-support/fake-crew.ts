@@ -44,14 +44,14 @@ export class FakeCrew implements CheckpointableEntity {
       name: this.entityName,
       data: {
         agents: [
-          { role: 'Researcher', goal: 'Research {topic}', backstory: 'Expert', model: 'offline:test' },
-          { role: 'Writer', goal: 'Write', backstory: 'Expert', model: 'offline:test' },
+          { role: 'Researcher', goal: 'Research {topic}', backstory: 'Expert', llm: 'offline:test' },
+          { role: 'Writer', goal: 'Write', backstory: 'Expert', llm: 'offline:test' },
         ],
         tasks: this.tasks.map((task, index) => ({
           id: `task-${index}`,
           description: task.description,
           expectedOutput: task.expectedOutput,
-          agentRole: task.agentRole,
+          agent: task.agentRole === 'Researcher' ? 0 : 1,
           status: task.status,
           output: task.output === undefined ? null : { raw: task.output, agentRole: task.agentRole },
         })),
@@ -124,7 +124,7 @@ export async function writeFakeFork(
     crew.tasks.push({
       description: String(task.description),
       expectedOutput: String(task.expectedOutput),
-      agentRole: String(task.agentRole),
+      agentRole: task.agent === 0 ? 'Researcher' : 'Writer',
       status: task.status as FakeTask['status'],
       output: (task.output as { raw?: string } | null)?.raw,
     });

@@ -36,6 +36,7 @@ export interface ConfirmState {
 
 export interface RunResult {
   branch: string;
+  /** Reference (or id) of the last checkpoint the run wrote. */
   lastCheckpoint?: string;
   output: string;
 }
@@ -71,7 +72,7 @@ export interface BrowserState {
   /** Keys of collapsed nodes (everything else is expanded). */
   collapsed: Set<string>;
   selectedKey?: string;
-  /** Select this checkpoint once it appears in the list (after a run). */
+  /** Select this checkpoint (id or reference) once it appears in the list (after a run). */
   selectAfterLoad?: string;
   focus: Focus;
   tab: Tab;

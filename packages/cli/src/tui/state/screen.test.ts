@@ -3,7 +3,7 @@ import { BrowserDriver } from '../../test-support/drive-browser.js';
 import { sampleCheckpoints } from '../../test-support/sample-tree.js';
 import { initialState } from './browser-state.js';
 import { key } from './key-press.js';
-import { clipLine, renderScreen, screenText, wrapText } from './screen.js';
+import { clipLine, renderScreen, screenText, shortReference, wrapText } from './screen.js';
 
 async function browser() {
   const sample = await sampleCheckpoints();
@@ -85,6 +85,14 @@ describe('renderScreen', () => {
 });
 
 describe('line helpers', () => {
+  it('shortens references to checkpoint ids', () => {
+    expect(shortReference('/x/y.db#abc')).toBe('abc');
+    expect(shortReference('/x/.checkpoints/main/20261121T094418396-cfc5c8a5_p-none.json')).toBe(
+      '20261121T094418396-cfc5c8a5',
+    );
+    expect(shortReference('other')).toBe('other');
+  });
+
   it('clips styled lines and pads them', () => {
     expect(clipLine([{ text: 'abc' }, { text: 'def', bold: true }], 5)).toEqual([
       { text: 'abc' },

@@ -226,6 +226,14 @@ function detailPanel(state: BrowserState, width: number, height: number): Line[]
   return [...header, ...itemWindow(content, state.detailCursor, body, focused)];
 }
 
+/** The checkpoint id inside a reference (`db#id`, or a JSON file named after its id), else the reference. */
+export function shortReference(reference: string): string {
+  const hash = reference.lastIndexOf('#');
+  if (hash >= 0) return reference.slice(hash + 1);
+  const name = reference.split(/[\\/]/).at(-1) ?? reference;
+  return /\d{8}T\d{9}-[0-9a-f]{8}/.exec(name)?.[0] ?? reference;
+}
+
 function runScreen(state: BrowserState, width: number, height: number): Line[] {
   const run = state.run!;
   const title: Line = [
@@ -240,7 +248,8 @@ function runScreen(state: BrowserState, width: number, height: number): Line[] {
   const tail: Line[] = [];
   if (run.status === 'finished' && run.result) {
     tail.push([{ text: `Run finished on branch ${run.result.branch}`, color: 'green', bold: true }]);
-    if (run.result.lastCheckpoint) tail.push(plain(`last checkpoint ${run.result.lastCheckpoint}`));
+    if (run.result.lastCheckpoint)
+      tail.push(plain(`last checkpoint ${shortReference(run.result.lastCheckpoint)}`));
     tail.push(
       ...wrapText(`output: ${run.result.output.replace(/\s+/g, ' ').trim()}`, width)
         .slice(0, 3)

@@ -109,7 +109,7 @@ describe('browser state machine', () => {
     await driver.dispatch({ type: 'run-progress', line: 'task 2 started' });
     await driver.dispatch({
       type: 'run-finished',
-      result: { branch: 'what-if', output: 'done', lastCheckpoint: sample.main[0]!.id },
+      result: { branch: 'what-if', output: 'done', lastCheckpoint: sample.main[0]!.reference },
     });
     expect(driver.state.run?.lines).toEqual(['task 2 started']);
     expect(driver.state.edits[target.id]).toBeUndefined();

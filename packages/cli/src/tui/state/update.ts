@@ -63,8 +63,11 @@ function listLoaded(state: BrowserState, checkpoints: StoredCheckpoint[]): Updat
   let next: BrowserState = { ...state, listStatus: 'ready', listError: undefined, checkpoints, tree };
   const rows = visibleRows(tree, next.collapsed);
   let target = state.selectedKey;
-  const wanted = state.selectAfterLoad;
-  if (wanted !== undefined && findCheckpointNode(tree, wanted)) target = wanted;
+  // After a run the runtime names its last checkpoint by reference; listings know both.
+  const wanted = checkpoints.find(
+    (checkpoint) => checkpoint.id === state.selectAfterLoad || checkpoint.reference === state.selectAfterLoad,
+  )?.id;
+  if (wanted !== undefined) target = wanted;
   else if (target === undefined || !rows.some((row) => row.node.key === target)) {
     target = findCheckpointNode(tree, target ?? '') ? target : newest(checkpoints)?.id;
   }

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FixtureKind } from '../test-support/fixtures.js';
+import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
+import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
+
+describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew checkpoint (%s)', (kind) => {
+  let project: { path: string; remove: () => Promise<void> };
+  let run: CrewRun;
+  const crewline = (...args: string[]) => runCommand(args, { cwd: project.path });
+
+  beforeAll(async () => {
+    project = await temporaryDirectory();
+    run = await writeCrewRun(kind, project.path);
+  });
+  afterAll(async () => {
+    await run.close();
+    await project.remove();
+  });
+
+  it('wrote one checkpoint per task', () => {
+    expect(run.checkpoints.map((checkpoint) => checkpoint.trigger)).toEqual([
+      'task_completed',
+      'task_completed',
+      'task_completed',
+    ]);
+  });
+
+  it('resume continues on the same branch from the first checkpoint, with progress lines', async () => {
+    const first = run.checkpoints[0]!;
+    const result = await crewline('checkpoint', 'resume', first.id);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Resuming ${first.id} (branch main, crew Research crew 1/3 tasks)`);
+    expect(result.stdout).toMatch(/task 2 outline started/);
+    expect(result.stdout).toMatch(/task 3 write completed/);
+    expect(result.stdout).not.toMatch(/task 1 research started/);
+    expect(result.stdout).toMatch(/Finished crew Research crew on branch main; last checkpoint /);
+    expect(result.stdout).toContain('[offline model]');
+  });
+
+  it('fork with an edited output and input writes a new branch whose later tasks saw the edit', async () => {
+    const first = run.checkpoints[0]!;
+    const result = await crewline(
+      'fork',
+      first.id,
+      '--branch',
+      'what-if',
+      '--set-output',
+      '1=EDITED RESEARCH NOTES',
+      '--input',
+      'topic=coral reefs',
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('replaced outputs: task 1');
+    expect(result.stdout).toContain('changed inputs: topic');
+    expect(result.stdout).toMatch(/Finished crew Research crew on branch what-if/);
+    const list = JSON.parse((await crewline('list', '--branch', 'what-if', '--json')).stdout) as {
+      checkpoints: { id: string; parentId: string | null }[];
+    };
+    expect(list.checkpoints.length).toBeGreaterThanOrEqual(2);
+    expect(list.checkpoints[0]!.parentId).toBe(first.id);
+    const info = JSON.parse((await crewline('info', list.checkpoints.at(-1)!.id, '--json')).stdout) as {
+      inputs: Record<string, unknown>;
+      tasks: { status: string; output?: string }[];
+    };
+    expect(info.inputs.topic).toBe('coral reefs');
+    expect(info.tasks.map((task) => task.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(info.tasks[0]!.output).toBe('EDITED RESEARCH NOTES');
+    // The main branch is untouched by the fork.
+    const main = JSON.parse((await crewline('list', '--branch', 'main', '--json')).stdout) as {
+      checkpoints: unknown[];
+    };
+    expect(main.checkpoints.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('refuses to replace the output of a task that has not completed', async () => {
+    const first = run.checkpoints[0]!;
+    const result = await crewline('fork', first.id, '--set-output', '3=nope');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('task 3 is pending; only completed task outputs can be replaced');
+    const outOfRange = await crewline('resume', first.id, '--set-output', '9=nope');
+    expect(outOfRange.stderr).toContain('numbered 1 to 3');
+  });
+});
