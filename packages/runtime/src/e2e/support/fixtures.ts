@@ -1,0 +1,130 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type CheckpointDocument, validateDocument } from '@crewline/runtime-state';
+import { z } from 'zod';
+import { Agent } from '../../agent/agent.js';
+import { Crew } from '../../crew/crew.js';
+import type { CrewOptions } from '../../crew/crew-options.js';
+import {
+  type OfflineModel,
+  type OfflineModelOptions,
+  offlineModel,
+} from '../../models/offline/offline-model.js';
+import { Task } from '../../task/task.js';
+import { defineTool } from '../../tools/define-tool.js';
+
+/** A fresh temporary directory; removed by the returned cleanup. */
+export function temporaryDirectory(prefix = 'crewline-runtime-'): { path: string; cleanup: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Every checkpoint file under a JSON location, oldest first (ids sort by creation time). */
+export function checkpointFiles(location: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(location, { recursive: true }) as string[];
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.endsWith('.json') && statSync(join(location, entry)).isFile())
+    .map((entry) => join(location, entry))
+    .sort((a, b) => (basename(a) < basename(b) ? -1 : 1));
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+export function readCheckpoint(file: string): CheckpointDocument {
+  return validateDocument(JSON.parse(readFileSync(file, 'utf8')));
+}
+
+/** Every file under `location` (checkpoints, temp files, anything). */
+export function allFiles(location: string): string[] {
+  try {
+    return (readdirSync(location, { recursive: true }) as string[]).filter((entry) =>
+      statSync(join(location, entry)).isFile(),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** A tool the offline model is scripted to call once per conversation. */
+export const lookupTool = defineTool({
+  name: 'lookup',
+  description: 'Looks a subject up in the team notes',
+  inputSchema: z.object({ query: z.string() }),
+  execute: ({ query }) => `notes about ${query}: three facts, one caveat`,
+});
+
+/** An offline model that calls `lookup` once in each conversation, then answers. */
+export function toolUsingModel(options: OfflineModelOptions = {}): OfflineModel {
+  return offlineModel({ script: [{ toolName: 'lookup', input: { query: 'the subject' } }], ...options });
+}
+
+export interface ThreeTaskCrew {
+  crew: Crew;
+  researcher: Agent;
+  writer: Agent;
+  reviewer: Agent;
+}
+
+/** The crew used across the checkpoint tests: three agents, three tasks, each task one tool call. */
+export function threeTaskCrew(
+  model: OfflineModel | string,
+  options: Partial<CrewOptions> = {},
+): ThreeTaskCrew {
+  const researcher = new Agent({
+    role: 'Researcher',
+    goal: 'Research {topic}',
+    backstory: 'Expert researcher',
+    llm: model,
+    tools: [lookupTool],
+  });
+  const writer = new Agent({
+    role: 'Writer',
+    goal: 'Write about {topic}',
+    backstory: 'Expert writer',
+    llm: model,
+    tools: [lookupTool],
+  });
+  const reviewer = new Agent({
+    role: 'Reviewer',
+    goal: 'Review',
+    backstory: 'Careful editor',
+    llm: model,
+    tools: [lookupTool],
+  });
+  const crew = new Crew({
+    name: 'research-crew',
+    agents: [researcher, writer, reviewer],
+    tasks: [
+      new Task({
+        name: 'research',
+        description: 'Research {topic} trends',
+        expectedOutput: 'bullets',
+        agent: researcher,
+      }),
+      new Task({
+        name: 'write',
+        description: 'Write a summary about {topic}',
+        expectedOutput: 'paragraph',
+        agent: writer,
+      }),
+      new Task({
+        name: 'review',
+        description: 'Review the summary',
+        expectedOutput: 'final text',
+        agent: reviewer,
+      }),
+    ],
+    ...options,
+  });
+  return { crew, researcher, writer, reviewer };
+}
+
+export { offlineModel };
