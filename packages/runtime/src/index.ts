@@ -63,7 +63,13 @@ export {
   ShortTermMemory,
   type ShortTermMemorySnapshot,
 } from './memory/short-term-memory.js';
-export { modelIdOf, type ParsedModelId, parseModelId } from './models/model-id.js';
+export {
+  type LanguageModelObject,
+  type ModelInput,
+  modelIdOf,
+  type ParsedModelId,
+  parseModelId,
+} from './models/model-id.js';
 export {
   builtInModelProviders,
   MissingApiKeyError,

@@ -352,6 +352,21 @@ describe('runAgentLoop', () => {
     expect(wrong.calls).toHaveLength(2);
   });
 
+  it('does not ask again for structured output when no call is left', async () => {
+    const model = offlineModel({ script: [{ text: 'no json here' }] });
+    const failure = await runAgentLoop(
+      options({
+        model,
+        conversation: newConversation(),
+        emit: () => {},
+        outputSchema: z.object({ sum: z.number() }),
+        maxIterations: 1,
+      }),
+    ).catch((error: unknown) => error);
+    expect(CrewlineError.hasCode(failure, 'model_error')).toBe(true);
+    expect(model.calls).toHaveLength(1);
+  });
+
   it('accumulates token usage, cached input tokens included, across calls and a resume', async () => {
     const model = offlineModel({
       script: [{ toolName: 'add', input: { a: 1, b: 1 } }],

@@ -52,6 +52,8 @@ export async function runPendingTools(calls: ToolCallPart[], input: ToolStepInpu
   const { conversation, tools, emit, context } = input;
   const names = Object.keys(tools);
   for (const call of calls) {
+    // Stop between tools; the loop reports the abort and a resume runs the remaining calls.
+    if (input.abortSignal?.aborted) return;
     const { toolCallId, toolName } = call;
     const source = toolSource(toolName);
     const unparsable = input.unparsableToolCalls.get(toolCallId);

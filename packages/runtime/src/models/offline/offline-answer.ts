@@ -16,7 +16,10 @@ const requestLabels = [
   /^\s*description\s*:\s*(.+)$/im,
   /^\s*request\s*:\s*(.+)$/im,
 ];
-const expectedOutputLabel = /^\s*expected\s+output\s*:\s*(.+)$/im;
+const expectedOutputLabels = [
+  /^\s*expected\s+output\s*:\s*(.+)$/im,
+  /expected criteria for your final answer\s*:\s*(.+)$/im,
+];
 
 /** What the request asks for: a labelled task line when there is one, else its first non-empty line. */
 export function requestSummary(prompt: LanguageModelV3Prompt, maximum = 160): string {
@@ -35,7 +38,12 @@ export function requestSummary(prompt: LanguageModelV3Prompt, maximum = 160): st
 }
 
 function expectedOutput(prompt: LanguageModelV3Prompt): string | undefined {
-  return expectedOutputLabel.exec(lastUserText(prompt))?.[1]?.trim();
+  const text = lastUserText(prompt);
+  for (const label of expectedOutputLabels) {
+    const match = label.exec(text)?.[1]?.trim();
+    if (match) return match;
+  }
+  return undefined;
 }
 
 /** Tool results seen since the last user message, as `name -> value` lines, so the answer visibly uses them. */

@@ -25,6 +25,16 @@ describe('offlineModel', () => {
     expect(text).toContain('three bullet points');
   });
 
+  it('reads the task and expected output from a crew task prompt', async () => {
+    const prompt =
+      'Current task: Research electric bicycles in Oslo\n\nThis is the expected criteria for your final answer: five bullet points\nYou must return the actual complete content.';
+    const { text } = await generateText({ model: offlineModel(), prompt });
+    expect(text.split('\n').slice(0, 2)).toEqual([
+      `${OFFLINE_MARKER} default answering: Research electric bicycles in Oslo`,
+      'Format asked for: five bullet points',
+    ]);
+  });
+
   it('gives the same answer to the same prompt and a different one to a different prompt', async () => {
     const first = await generateText({ model: offlineModel(), system: 'be brief', prompt: taskPrompt });
     const again = await generateText({ model: offlineModel(), system: 'be brief', prompt: taskPrompt });

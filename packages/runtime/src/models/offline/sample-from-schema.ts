@@ -37,8 +37,8 @@ function sample(definition: JSONSchema7Definition, root: JSONSchema7, context: S
   if (definition === true || definition === false) return null;
   let schema = definition;
   if (schema.$ref) schema = { ...resolveReference(root, schema.$ref), ...withoutReference(schema) };
-  // Deep recursive schemas stop at a small depth with the simplest value they allow.
-  if (context.depth > 6) return schema.type === 'array' ? [] : null;
+  // A schema that demands infinite nesting (minItems on a recursive array) gets cut off here.
+  if (context.depth > 32) return null;
   if (schema.const !== undefined) return schema.const;
   if (schema.enum && schema.enum.length > 0) return schema.enum[0];
   if (schema.default !== undefined) return schema.default;
@@ -93,7 +93,9 @@ function sampleObject(
   context: SampleContext,
 ): Record<string, unknown> {
   const result: Record<string, unknown> = {};
+  const required = new Set(schema.required ?? []);
   for (const [key, property] of Object.entries(schema.properties ?? {})) {
+    if (context.depth > 4 && !required.has(key)) continue;
     Object.defineProperty(result, key, {
       value: sample(property, root, { ...context, depth: context.depth + 1, name: key }),
       enumerable: true,
@@ -107,7 +109,9 @@ function sampleObject(
 function sampleArray(schema: JSONSchema7, root: JSONSchema7, context: SampleContext): unknown[] {
   const minimum = schema.minItems ?? 0;
   const maximum = schema.maxItems ?? Number.POSITIVE_INFINITY;
-  const count = Math.min(Math.max(minimum, 2), maximum);
+  // Near the top, two items make a plausible list; deeper down only what the schema demands, so
+  // recursive schemas (a tree of categories) stay small and finite.
+  const count = context.depth <= 2 ? Math.min(Math.max(minimum, 2), maximum) : minimum;
   const result: unknown[] = [];
   for (let index = 0; index < count; index += 1) {
     const item = Array.isArray(schema.items) ? schema.items[index] : schema.items;
