@@ -1,3 +1,6 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource react */
+// The pragmas keep the automatic JSX runtime when tsx runs this file outside our tsconfig (a user project).
 import { type LogRecord, setLogSink } from '@crewline/events';
 import { readDocument } from '@crewline/runtime-state';
 import { parseCommandArguments } from '../core/args.js';

@@ -102,7 +102,7 @@ describe('BrowserApp', () => {
       frame()
         .split('\n')
         .find((line) => line.startsWith('>')),
-    ).toContain('task_started 0/3');
+    ).toContain('0/3 task_started');
   });
 
   it('shows help on ? and quits on q', async () => {

@@ -1,3 +1,6 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource react */
+// The pragmas keep the automatic JSX runtime when tsx runs this file outside our tsconfig (a user project).
 import { Box, Text } from 'ink';
 import type { Line, Segment } from '../state/panels.js';
 

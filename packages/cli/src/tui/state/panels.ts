@@ -41,10 +41,11 @@ export function treeRowLine(row: TreeRow, edited: ReadonlySet<string>, now: numb
   }
   const checkpoint = node.checkpoint;
   const progress = progressText(checkpoint);
+  // Progress before the trigger: in a narrow panel the trigger is what gets cut.
   const line: Line = [
     { text: `${indent}${marker}${formatClock(checkpoint.createdAt)} ` },
+    { text: progress.text ? `${progress.text} ` : '', color: progress.complete ? 'green' : undefined },
     { text: checkpoint.trigger },
-    { text: progress.text ? ` ${progress.text}` : '', color: progress.complete ? 'green' : undefined },
   ];
   if (edited.has(checkpoint.id)) line.push({ text: ' *', color: 'yellow', bold: true });
   return line;
@@ -189,8 +190,8 @@ export const helpLines: readonly string[] = [
   'Keys',
   '  up/down, j/k     move            pgup/pgdn, g/G   page, first/last',
   '  left/right, h/l  collapse/expand (tree) or switch tab (detail)',
-  '  enter            open a checkpoint / edit the output or input under the cursor',
-  '  tab              switch between tree and detail   1 2 3  Overview Tasks Inputs',
+  '  enter            open a checkpoint, or edit the output or input at the cursor',
+  '  tab              tree <-> detail      1 2 3  Overview, Tasks, Inputs tabs',
   '  u                undo the edit under the cursor',
   '  e                resume the selected checkpoint (with your edits)',
   '  f                fork it onto a new branch (with your edits)',

@@ -188,7 +188,6 @@ function confirmPanel(state: BrowserState): Line[] {
 }
 
 function detailPanel(state: BrowserState, width: number, height: number): Line[] {
-  if (state.showHelp) return helpLines.map(plain);
   if (state.editor) return editorPanel(state, width, height);
   if (state.confirm) return confirmPanel(state);
   const tabLine: Line = [];
@@ -299,8 +298,11 @@ export function renderScreen(state: BrowserState, size: ScreenSize): Line[] {
   let body: Line[];
   if (state.run) {
     body = runScreen(state, width, bodyHeight).map((line) => clipLine(line, width));
+  } else if (state.showHelp) {
+    // Help takes the whole width: at 80 columns the detail panel is too narrow for it.
+    body = helpLines.slice(0, bodyHeight).map((text) => clipLine(plain(text), width));
   } else {
-    const leftWidth = Math.min(44, Math.max(24, Math.floor(width * 0.4)));
+    const leftWidth = Math.min(44, Math.max(28, Math.floor(width * 0.42)));
     const rightWidth = width - leftWidth - 3;
     const left = treePanel(state, leftWidth, bodyHeight, now);
     const right = detailPanel(state, rightWidth, bodyHeight);
