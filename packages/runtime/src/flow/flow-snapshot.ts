@@ -5,6 +5,8 @@ import type {
   LoadedCheckpoint,
 } from '@crewline/runtime-state';
 import { restoreCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { resumeCheckpointInput } from '../checkpointing/from-checkpoint.js';
+import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
 import { flowError } from './errors.js';
 import type { Flow, FlowConstructor, FlowOptions } from './flow.js';
 import { flowNameOf } from './flow-name.js';
@@ -47,10 +49,10 @@ export function requireReference(config: CheckpointConfigInput, call: string): s
 }
 
 /**
- * The options a restored flow is built with. Its checkpoint setting, unless the caller gives one, is
- * the one saved in the checkpoint, with the provider it was read through when the kinds match (so a
- * custom or in-memory provider keeps working), overridden by any `location`, `onEvents`,
- * `maxCheckpoints` or `provider` passed next to `restoreFrom`.
+ * The options a restored flow is built with. Unless the caller gives a `checkpoint` setting, a flow
+ * that checkpointed keeps checkpointing where it was read from (same location and provider, its own
+ * `onEvents`), like a restored crew, with anything given next to `restoreFrom` winning. A flow that
+ * did not checkpoint (persisted only) stays that way unless `config` asks for checkpointing.
  */
 export async function restoredOptions(
   flowClass: FlowConstructor,
@@ -62,25 +64,58 @@ export async function restoredOptions(
   const name = options.name ?? flowNameOf(flowClass);
   const flows = loaded.document.entities.filter((entity) => entity.kind === 'flow');
   const snapshot = flows.find((entity) => entity.name === name || entity.registryName === name) ?? flows[0];
-  const stored = (snapshot?.data as { checkpoint?: JsonValue } | undefined)?.checkpoint;
-  const base = await restoreCheckpointSetting(stored);
-  const overrides: { -readonly [K in keyof CheckpointConfigInput]: CheckpointConfigInput[K] } = {};
-  if (config.location !== undefined) overrides.location = config.location;
-  if (config.onEvents !== undefined) overrides.onEvents = config.onEvents;
-  if (config.maxCheckpoints !== undefined) overrides.maxCheckpoints = config.maxCheckpoints;
-  if (config.provider !== undefined) overrides.provider = config.provider;
-  if (base === undefined || base === false) {
-    return { ...options, checkpoint: Object.keys(overrides).length > 0 ? overrides : base };
+  const saved = await restoreCheckpointSetting(
+    (snapshot?.data as { checkpoint?: JsonValue } | undefined)?.checkpoint,
+  );
+  const { restoreFrom: _restoreFrom, ...explicit } = config;
+  if ((saved === undefined || saved === false) && Object.keys(explicit).length === 0) {
+    return { ...options, checkpoint: saved };
   }
-  const setting: { -readonly [K in keyof CheckpointConfigInput]: CheckpointConfigInput[K] } =
-    base === true ? {} : { ...base };
-  const storedKind =
-    stored !== null &&
-    typeof stored === 'object' &&
-    !Array.isArray(stored) &&
-    typeof stored.providerKind === 'string'
-      ? stored.providerKind
-      : 'json';
-  if (storedKind === loaded.provider.kind) setting.provider = loaded.provider;
-  return { ...options, checkpoint: { ...setting, ...overrides } };
+  return { ...options, checkpoint: resumeCheckpointInput(saved, config, loaded) };
+}
+
+/**
+ * The flow class a checkpoint's flow is registered under (`crewline.config.ts` `flows: { name: Class }`),
+ * matched by registered name, then by flow name. A checkpoint never names a module path, so an
+ * unregistered flow cannot be rebuilt: the error says what to register.
+ */
+export function registeredClassFor(
+  loaded: LoadedCheckpoint,
+  name?: string,
+  registry: ProjectRegistry = projectRegistry(),
+): FlowConstructor {
+  const flows = loaded.document.entities.filter((entity) => entity.kind === 'flow');
+  const snapshot = flows.find(
+    (entity) => name === undefined || entity.name === name || entity.registryName === name,
+  );
+  if (!snapshot) {
+    throw flowError(
+      'not_found',
+      `checkpoint ${loaded.checkpoint.id} holds no flow${name ? ` named "${name}"` : ''}`,
+    );
+  }
+  const flowClass = findRegisteredFlow(snapshot, registry);
+  if (flowClass) return flowClass;
+  const key = snapshot.registryName ?? snapshot.name;
+  throw flowError(
+    'not_rebuildable',
+    `checkpoint ${loaded.checkpoint.id} holds flow "${snapshot.name}", whose class is not registered in this process; add it to crewline.config.ts: export default defineConfig({ flows: { '${key}': ${/^[A-Za-z_$][\w$]*$/.test(snapshot.name) ? snapshot.name : 'YourFlowClass'} } })`,
+    { details: { flowName: snapshot.name, registryName: key } },
+  );
+}
+
+function findRegisteredFlow(
+  snapshot: EntitySnapshot,
+  registry: ProjectRegistry,
+): FlowConstructor | undefined {
+  for (const key of [snapshot.registryName, snapshot.name]) {
+    if (key === undefined) continue;
+    const found = registry.flow(key);
+    if (found) return found as unknown as FlowConstructor;
+  }
+  for (const candidate of registry.flows.values()) {
+    if (flowNameOf(candidate as unknown as FlowConstructor) === snapshot.name)
+      return candidate as unknown as FlowConstructor;
+  }
+  return undefined;
 }

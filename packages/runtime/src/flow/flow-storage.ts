@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
+import type { EventBus } from '@crewline/events';
 import {
   type CheckpointProvider,
   DEFAULT_CHECKPOINT_LOCATION,
   isValidBranchName,
   type LoadedCheckpoint,
-  loadCheckpoint,
   readDocument,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import { defaultProvider, defaultProviderCatalog } from '../checkpointing/provider-catalog.js';
+import { loadRestoreTarget } from '../checkpointing/from-checkpoint.js';
+import { defaultProvider } from '../checkpointing/provider-catalog.js';
 import { flowError } from './errors.js';
 
 /** Where checkpoints are read from or written to: a location and the provider that stores it. */
@@ -43,8 +44,9 @@ export function stateBranch(stateId: string): string {
 export async function loadReference(
   reference: string,
   provider?: CheckpointProvider,
+  bus?: EventBus,
 ): Promise<LoadedCheckpoint> {
-  if (!provider) return loadCheckpoint(reference, defaultProviderCatalog);
+  if (!provider) return loadRestoreTarget(reference, bus ? { bus } : {});
   const parsed = provider.parseReference(reference) ?? { location: reference };
   const location = provider.resolveLocation(parsed.location);
   let checkpoint: StoredCheckpoint | undefined;

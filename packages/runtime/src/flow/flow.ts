@@ -19,11 +19,13 @@ import {
   encodeValue,
   type LoadedCheckpoint,
 } from '@crewline/runtime-state';
+import { forkBranch } from '../agent/agent.js';
 import {
   resolveCheckpointChain,
   storeCheckpointSetting,
   validateCheckpointSetting,
 } from '../checkpointing/checkpoint-setting.js';
+import { registerEntityRestorer } from '../resume/entity-restorers.js';
 import { flowError } from './errors.js';
 import {
   executionFromJson,
@@ -35,8 +37,9 @@ import {
 import { type FlowGraph, flowGraph } from './flow-graph.js';
 import { flowNameOf } from './flow-name.js';
 import { registeredFlowName } from './flow-registry.js';
+import { restoreFlow } from './flow-restorer.js';
 import { persistTarget, type RunPlan, runFlow } from './flow-run.js';
-import { findFlowSnapshot, requireReference, restoredOptions } from './flow-snapshot.js';
+import { findFlowSnapshot, registeredClassFor, requireReference, restoredOptions } from './flow-snapshot.js';
 import { composeState, type FlowState, newStateId, type StateInit, type StateSchema } from './flow-state.js';
 import { loadReference, loadStateCheckpoint, stateBranch, storageTarget } from './flow-storage.js';
 import { type FlowStateInfo, listFlowStates } from './list-flow-states.js';
@@ -132,8 +135,10 @@ export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
 export class Flow<State extends object = Record<string, unknown>> implements CheckpointableEntity {
   /**
    * Restores a flow from a checkpoint (`config.restoreFrom`: a JSON file or directory, `db#id`,
-   * `postgres-url#id`). Called on a subclass it returns an instance of that subclass; kick it off to
-   * continue: completed methods are skipped and their outputs, counts and state restored.
+   * `postgres-url#id`). Called on a subclass it returns an instance of that subclass (called on
+   * `Flow` itself, of the class registered under the checkpoint's flow name in `crewline.config.ts`).
+   * Kick it off to continue: completed methods are skipped and their outputs, counts and state
+   * restored. It keeps checkpointing where it was read from, like a restored crew.
    */
   static async fromCheckpoint<T extends Flow<any>>(
     this: new (
@@ -142,18 +147,18 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     config: CheckpointConfigInput,
     options: FlowOptions<any> = {},
   ): Promise<T> {
-    const loaded = await loadReference(requireReference(config, 'fromCheckpoint'), config.provider);
-    const flow = new this(
-      // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
-      await restoredOptions(this as unknown as FlowConstructor, loaded, config, options),
-    ) as Flow<any>;
-    flow.#hydrate(loaded);
-    return flow as T;
+    const loaded = await loadReference(
+      requireReference(config, 'fromCheckpoint'),
+      config.provider,
+      options.bus,
+    );
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
+    return (Flow.fromLoaded as LoadedFactory).call(this, loaded, config, options) as Promise<T>;
   }
 
   /**
-   * Like {@link Flow.fromCheckpoint}, on a new branch (given or generated) and lineage, with a new
-   * state id. The original branch is never written to.
+   * Like {@link Flow.fromCheckpoint}, on a new branch (given, else generated; `flow-states/<new id>`
+   * for a persisted flow) and lineage, with a new state id. The original branch is never written to.
    */
   static async fork<T extends Flow<any>>(
     this: new (
@@ -163,20 +168,37 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     options: FlowOptions<any> & { branch?: string } = {},
   ): Promise<T> {
     const { branch, ...flowOptions } = options;
-    const loaded = await loadReference(requireReference(config, 'fork'), config.provider);
-    const flow = new this(
-      // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
-      await restoredOptions(this as unknown as FlowConstructor, loaded, config, flowOptions),
-    ) as Flow<any>;
+    const loaded = await loadReference(requireReference(config, 'fork'), config.provider, options.bus);
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
+    return (Flow.fromLoaded as LoadedFactory).call(this, loaded, config, flowOptions, {
+      fork: { branch },
+    }) as Promise<T>;
+  }
+
+  /**
+   * @internal Rebuilds a flow from an already loaded checkpoint (used by `fromCheckpoint`, `fork`,
+   * `resume` and the CLI's `continueFromCheckpoint`).
+   */
+  static async fromLoaded(
+    loaded: LoadedCheckpoint,
+    config: CheckpointConfigInput = {},
+    options: FlowOptions<any> = {},
+    restore: { fork?: { branch?: string | undefined } } = {},
+  ): Promise<Flow<any>> {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
+    const flowClass = (this === Flow
+      ? registeredClassFor(loaded, options.name)
+      : this) as unknown as FlowConstructor;
+    const flow = new flowClass(await restoredOptions(flowClass, loaded, config, options)) as Flow<any>;
     flow.#hydrate(loaded);
-    const newId = newStateId();
-    flow.#internals().setStateId(newId);
-    const persisted = flowGraph(flow.constructor as FlowConstructor, flow.flowName).persisted;
-    flow.#pendingRestore = {
-      loaded,
-      fork: { branch: branch ?? (persisted ? stateBranch(newId) : undefined) },
-    };
-    return flow as T;
+    if (restore.fork) {
+      const newId = newStateId();
+      flow.#internals().setStateId(newId);
+      const persisted = flowGraph(flowClass, flow.flowName).persisted;
+      const branch = restore.fork.branch ?? (persisted ? stateBranch(newId) : undefined);
+      flow.#pendingRestore = { loaded, fork: { branch: forkBranch(loaded, branch) } };
+    }
+    return flow;
   }
 
   /**
@@ -196,9 +218,9 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       throw flowError('invalid_argument', 'resume(from, answer): the answer must be a string');
     let loaded: LoadedCheckpoint | undefined;
     if (typeof from === 'string') {
-      loaded = await loadReference(from);
+      loaded = await loadReference(from, undefined, options.bus);
     } else if ('restoreFrom' in from) {
-      loaded = await loadReference(requireReference(from, 'resume'), from.provider);
+      loaded = await loadReference(requireReference(from, 'resume'), from.provider, options.bus);
     } else {
       const probe = new this(options) as Flow<any>;
       const graph = flowGraph(probe.constructor as FlowConstructor, probe.flowName);
@@ -217,11 +239,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
         );
       }
     }
-    const flow = new this(
-      // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
-      await restoredOptions(this as unknown as FlowConstructor, loaded, {}, options),
-    ) as Flow<any>;
-    flow.#hydrate(loaded);
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
+    const flow = await (Flow.fromLoaded as LoadedFactory).call(this, loaded, {}, options);
     if (!firstPaused(flow.#execution)) {
       throw flowError(
         'invalid_state',
@@ -542,6 +561,14 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   }
 }
 
+type LoadedFactory = (
+  this: unknown,
+  loaded: LoadedCheckpoint,
+  config: CheckpointConfigInput,
+  options: FlowOptions<any>,
+  restore?: { fork?: { branch?: string | undefined } },
+) => Promise<Flow<any>>;
+
 /** The engine's handle on a flow instance; not part of the public API. */
 export interface FlowInternals<State extends object = Record<string, unknown>> {
   flow: Flow<State>;
@@ -562,3 +589,6 @@ export interface FlowInternals<State extends object = Record<string, unknown>> {
   invoke(method: string, input: unknown): unknown;
   rememberProvider(provider: CheckpointProvider): void;
 }
+
+// Lets `continueFromCheckpoint` (CLI, TUI) continue flow checkpoints once flows are loaded.
+registerEntityRestorer('flow', restoreFlow);

@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CrewlineError, EventBus } from '@crewline/events';
+import { JsonProvider } from '@crewline/provider-json';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ProjectRegistry, registerProject } from '../registry/project-config.js';
+import { continueFromCheckpoint } from '../resume/continue-from-checkpoint.js';
+import { Flow } from './index.js';
+import { CycleFlow, executions } from './test-support/scenarios.js';
+
+const root = mkdtempSync(join(tmpdir(), 'crewline-flow-restorer-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => {
+  executions.length = 0;
+});
+
+async function checkpointAfterFirstReview(location: string): Promise<string> {
+  await new CycleFlow({
+    bus: new EventBus(),
+    checkpoint: { location, onEvents: ['method_execution_finished'] },
+  }).kickoff();
+  const provider = new JsonProvider();
+  const checkpoints = await provider.list(provider.resolveLocation(location));
+  const afterReview = checkpoints[1];
+  if (!afterReview) throw new Error('expected checkpoints');
+  return afterReview.reference;
+}
+
+describe('continuing flow checkpoints by registered name', () => {
+  it('resumes and forks through continueFromCheckpoint with the class from the registry', async () => {
+    const location = join(root, 'continue');
+    const reference = await checkpointAfterFirstReview(location);
+    executions.length = 0;
+    const registry = new ProjectRegistry().register({ flows: { cycle: CycleFlow } });
+    const resumed = await continueFromCheckpoint({
+      reference,
+      mode: 'resume',
+      registry,
+      bus: new EventBus(),
+    });
+    expect(resumed).toMatchObject({
+      kind: 'flow',
+      name: 'CycleFlow',
+      output: 'published after 3 rounds',
+      branch: 'main',
+    });
+    expect(executions[0]).toBe('note');
+    expect(executions.filter((method) => method === 'draft')).toHaveLength(2);
+
+    const forked = await continueFromCheckpoint({
+      reference,
+      mode: 'fork',
+      branch: 'what-if',
+      registry,
+      bus: new EventBus(),
+    });
+    expect(forked.branch).toBe('what-if');
+    expect(forked.lastCheckpoint).toContain('what-if');
+  });
+
+  it('gives a not_rebuildable error naming what to register when the class is unknown', async () => {
+    const location = join(root, 'unregistered');
+    const reference = await checkpointAfterFirstReview(location);
+    const failure = await continueFromCheckpoint({
+      reference,
+      mode: 'resume',
+      registry: new ProjectRegistry(),
+      bus: new EventBus(),
+    }).catch((error: unknown) => error);
+    expect(CrewlineError.hasCode(failure, 'not_rebuildable')).toBe(true);
+    expect((failure as Error).message).toContain("flows: { 'CycleFlow': CycleFlow }");
+    const direct = await Flow.fromCheckpoint({ restoreFrom: reference }).catch((error: unknown) => error);
+    expect(CrewlineError.hasCode(direct, 'not_rebuildable')).toBe(true);
+  });
+
+  // Last: it registers CycleFlow for the whole process.
+  it('returns an instance of the registered subclass from Flow.fromCheckpoint', async () => {
+    const location = join(root, 'base-class');
+    const reference = await checkpointAfterFirstReview(location);
+    registerProject({ flows: { cycle: CycleFlow } });
+    const restored = await Flow.fromCheckpoint({ restoreFrom: reference }, { bus: new EventBus() });
+    expect(restored).toBeInstanceOf(CycleFlow);
+    executions.length = 0;
+    const result = await restored.kickoff();
+    expect(result.output).toBe('published after 3 rounds');
+    expect(executions[0]).toBe('note');
+  });
+});
