@@ -186,9 +186,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     restore: { fork?: { branch?: string | undefined } } = {},
   ): Promise<Flow<any>> {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
-    const flowClass = (this === Flow
-      ? registeredClassFor(loaded, options.name)
-      : this) as unknown as FlowConstructor;
+    const calledOn = this as unknown as FlowConstructor;
+    const flowClass = calledOn === (Flow as unknown) ? registeredClassFor(loaded, options.name) : calledOn;
     const flow = new flowClass(await restoredOptions(flowClass, loaded, config, options)) as Flow<any>;
     flow.#hydrate(loaded);
     if (restore.fork) {
