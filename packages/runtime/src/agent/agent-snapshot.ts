@@ -170,5 +170,11 @@ export async function rebuildAgent(
     agent.knowledge = KnowledgeBase.fromJSON(data.knowledge);
   applyAgentMemory(agent, data);
   agent.id = snapshot?.id ?? asString(data.id, agent.id);
+  if (registry.models[llm] !== undefined) {
+    // Registered in the registry given for this restore (maybe not the process-wide one): use the
+    // model object now, and keep storing its registered name.
+    agent.llm = resolveModel(llm, { models: registry.models });
+    agent.modelName = llm;
+  }
   return agent;
 }

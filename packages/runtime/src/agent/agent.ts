@@ -115,7 +115,7 @@ export class Agent implements CheckpointableEntity {
   readonly role: string;
   readonly goal: string;
   readonly backstory: string;
-  readonly llm: LanguageModel | string;
+  llm: LanguageModel | string;
   readonly tools: readonly CrewlineTool[];
   readonly maxIterations: number;
   readonly settings: ModelCallSettings | undefined;
@@ -173,15 +173,18 @@ export class Agent implements CheckpointableEntity {
     return this.role;
   }
 
+  /** @internal The registered name of `llm` when it was rebuilt from a registry (kept in later checkpoints). */
+  modelName: string | undefined;
+
   /** The model id checkpoints store for this agent's `llm`. */
   get modelId(): string {
-    return modelIdOf(this.llm, projectRegistry().models);
+    return this.modelName ?? modelIdOf(this.llm, projectRegistry().models);
   }
 
   /** The model object and its id (ids are resolved through the project registry, then the built-in providers). */
   resolveModel(): { model: LanguageModelV3; modelId: string } {
     const models = projectRegistry().models;
-    const modelId = modelIdOf(this.llm, models);
+    const modelId = this.modelName ?? modelIdOf(this.llm, models);
     const model =
       typeof this.llm === 'string' ? resolveModel(this.llm, { models }) : (this.llm as LanguageModelV3);
     return { model, modelId };

@@ -67,6 +67,8 @@ export class Crew implements CheckpointableEntity {
   /** @internal Tokens spent on cache preload probes. */ probeUsage: TokenUsage = emptyUsage();
   #pendingRestore: PendingRestore | undefined;
   #lastRun: Run | undefined;
+  /** Set by an edit: the next kickoff continues this crew's progress instead of starting over. */
+  #continueNext = false;
 
   constructor(options: CrewOptions) {
     if (!options || !Array.isArray(options.tasks) || options.tasks.length === 0) {
@@ -184,6 +186,8 @@ export class Crew implements CheckpointableEntity {
         restored = true;
       }
     }
+    if (this.#continueNext) restored = true;
+    this.#continueNext = false;
     if (!restored) this.resetProgress();
     this.inputs = restored ? { ...this.inputs, ...(options.inputs ?? {}) } : { ...(options.inputs ?? {}) };
     const config = resolveCheckpointChain([this.checkpoint]);
@@ -222,11 +226,13 @@ export class Crew implements CheckpointableEntity {
 
   /**
    * Replaces a task's output (by index or Task) before resuming or forking, and invalidates every
-   * later task so that they run again against the edited context. With an `outputSchema`, `raw` must
+   * later task so that they run again against the edited context. The next kickoff continues from
+   * there (a restored or forked crew on its checkpoint's lineage). With an `outputSchema`, `raw` must
    * be JSON that the schema accepts.
    */
   setTaskOutput(task: number | Task, raw: string): void {
     setTaskOutputOnCrew(this, task, raw);
+    this.#continueNext = true;
   }
 
   snapshotEntity(): EntitySnapshot {

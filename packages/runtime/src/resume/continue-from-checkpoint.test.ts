@@ -1,0 +1,152 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BaseEvent } from '@crewline/events';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Agent } from '../agent/agent.js';
+import {
+  checkpointFiles,
+  lookupTool,
+  readCheckpoint,
+  temporaryDirectory,
+  threeTaskCrew,
+  toolUsingModel,
+} from '../e2e/support/fixtures.js';
+import { loadProjectConfig } from '../registry/load-project-config.js';
+import { ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import { continueFromCheckpoint } from './continue-from-checkpoint.js';
+
+let directory: { path: string; cleanup: () => void };
+beforeEach(() => {
+  directory = temporaryDirectory();
+});
+afterEach(() => directory.cleanup());
+
+/** A crew run that stops in its review task, checkpointed on every task_completed. */
+async function interruptedRun(location: string): Promise<void> {
+  const failing = toolUsingModel({
+    failOn: (call) => JSON.stringify(call.messages[0]).includes('Current task: Review'),
+  });
+  const { crew } = threeTaskCrew(failing, { checkpoint: { location } });
+  await crew.kickoff({ inputs: { topic: 'AI' } }).catch(() => undefined);
+}
+
+// Runs first: nothing registered the custom tool yet.
+describe('a checkpoint the code cannot rebuild', () => {
+  it('fails with not_rebuildable, naming what to register in crewline.config.ts', async () => {
+    const location = join(directory.path, 'cp');
+    await interruptedRun(location);
+    const error = await continueFromCheckpoint({ reference: location, mode: 'resume' }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ code: 'not_rebuildable' });
+    expect((error as Error).message).toMatch(/lookup/);
+    expect((error as Error).message).toMatch(/crewline\.config\.ts/);
+  });
+});
+
+describe('continueFromCheckpoint', () => {
+  // The scripted offline model is a custom model: like any, it is registered under the id stored.
+  const registry = () =>
+    new ProjectRegistry().register({
+      tools: { lookup: lookupTool },
+      models: { 'offline:default': toolUsingModel() },
+    });
+
+  it('resumes a crew from a directory (its latest checkpoint) and reports progress', async () => {
+    const location = join(directory.path, 'cp');
+    await interruptedRun(location);
+    const events: BaseEvent[] = [];
+    const result = await continueFromCheckpoint({
+      reference: location,
+      mode: 'resume',
+      registry: registry(),
+      onEvent: (event) => events.push(event),
+    });
+    const { crew } = threeTaskCrew(toolUsingModel());
+    const uninterrupted = await crew.kickoff({ inputs: { topic: 'AI' } });
+    expect(result).toMatchObject({
+      kind: 'crew',
+      name: 'research-crew',
+      branch: 'main',
+      output: uninterrupted.raw,
+    });
+    expect(result.lastCheckpoint).toBe(checkpointFiles(location).at(-1));
+    expect(events.map((event) => event.type)).toContain('task_completed');
+    expect(events.map((event) => event.type)).not.toContain('crew_kickoff_started');
+  });
+
+  it('forks with an edited task output by flat index, on a generated branch', async () => {
+    const location = join(directory.path, 'cp');
+    await interruptedRun(location);
+    const first = checkpointFiles(location)[0]!; // research done
+    const result = await continueFromCheckpoint({
+      reference: first,
+      mode: 'fork',
+      taskOutputs: { 0: 'EDITED RESEARCH' },
+      registry: registry(),
+    });
+    expect(result.branch).toMatch(/^fork\//);
+    const forkFiles = checkpointFiles(location).filter((file) => file.includes('/fork/'));
+    expect(forkFiles).toHaveLength(2); // write and review
+    const last = readCheckpoint(forkFiles.at(-1)!);
+    const tasks = last.entities[0]!.data.tasks as { output: { raw: string; edited: boolean } }[];
+    expect(tasks[0]!.output).toMatchObject({ raw: 'EDITED RESEARCH', edited: true });
+    expect(readCheckpoint(forkFiles[0]!).metadata.parentId).toBe(readCheckpoint(first).metadata.id);
+  });
+
+  it('finds a checkpoint by id prefix in a default location', async () => {
+    const location = join(directory.path, 'cp');
+    await interruptedRun(location);
+    const id = readCheckpoint(checkpointFiles(location)[1]!).metadata.id;
+    const result = await continueFromCheckpoint({
+      reference: id.slice(0, 22),
+      defaultLocation: location,
+      mode: 'fork',
+      branch: 'by-prefix',
+      registry: registry(),
+    });
+    expect(result.branch).toBe('by-prefix');
+  });
+
+  it('resumes a standalone agent', async () => {
+    const location = join(directory.path, 'agent_cp');
+    const failing = toolUsingModel({
+      failOn: (call) => call.messages.some((message) => message.role === 'tool'),
+    });
+    const agent = new Agent({
+      role: 'Scout',
+      goal: 'Find facts',
+      backstory: 'Curious',
+      llm: failing,
+      tools: [lookupTool],
+      checkpoint: { location, onEvents: ['tool_usage_finished'] },
+    });
+    await expect(agent.kickoff('Find three facts about tides')).rejects.toThrow();
+    const result = await continueFromCheckpoint({
+      reference: location,
+      mode: 'resume',
+      registry: registry(),
+    });
+    expect(result.kind).toBe('agent');
+    expect(result.name).toBe('Scout');
+    expect(result.output).toContain('[offline model]');
+  });
+});
+
+describe('loadProjectConfig', () => {
+  it('registers what crewline.config.mjs exports', async () => {
+    writeFileSync(
+      join(directory.path, 'crewline.config.mjs'),
+      "export default { models: { 'team-model': () => 'offline:team' } };\n",
+    );
+    const config = await loadProjectConfig({ cwd: directory.path });
+    expect(Object.keys(config?.models ?? {})).toEqual(['team-model']);
+    expect(projectRegistry().models['team-model']).toBeTypeOf('function');
+  });
+
+  it('returns undefined without a config file and names a broken one', async () => {
+    expect(await loadProjectConfig({ cwd: directory.path })).toBeUndefined();
+    writeFileSync(join(directory.path, 'crewline.config.mjs'), 'export const nothing = 1;\n');
+    await expect(loadProjectConfig({ cwd: directory.path })).rejects.toThrow(/default export/);
+  });
+});
