@@ -3,19 +3,17 @@ import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
   LanguageModelV3Content,
-  LanguageModelV3FinishReason,
   LanguageModelV3GenerateResult,
   LanguageModelV3Message,
   LanguageModelV3Prompt,
-  LanguageModelV3StreamPart,
   LanguageModelV3StreamResult,
   LanguageModelV3ToolChoice,
-  LanguageModelV3Usage,
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
 import { CrewlineError } from '@crewline/events';
 import { digest, keywords, OFFLINE_MARKER, requestSummary, textAnswer } from './offline-answer.js';
-import { estimateTokens, lastUserText, messageText, stableJson, systemText } from './prompt-text.js';
+import { type Answer, finish, streamOf } from './offline-response.js';
+import { lastUserText, systemText } from './prompt-text.js';
 import { sampleFromSchema } from './sample-from-schema.js';
 
 const component = 'offline-model';
@@ -126,13 +124,6 @@ export function isOfflineModel(value: unknown): value is OfflineModel {
   return (
     typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[offlineBrand] === true
   );
-}
-
-interface Answer {
-  content: LanguageModelV3Content[];
-  finishReason: LanguageModelV3FinishReason;
-  usage: LanguageModelV3Usage;
-  text: string;
 }
 
 /**
@@ -335,92 +326,4 @@ function answerText(
     return JSON.stringify({ answer: `${OFFLINE_MARKER} ${requestSummary(call.prompt)}` });
   }
   return JSON.stringify(sampleFromSchema(format.schema, topic, Number.parseInt(seed.slice(0, 6), 16)));
-}
-
-function finish(
-  call: OfflineModelCall,
-  content: LanguageModelV3Content[],
-  options: OfflineModelOptions,
-  cachedSystems: Set<string>,
-): Answer {
-  let finishReason: LanguageModelV3FinishReason = content.some((part) => part.type === 'tool-call')
-    ? { unified: 'tool-calls', raw: 'tool_calls' }
-    : { unified: 'stop', raw: 'stop' };
-  const maximum = call.settings.maxOutputTokens;
-  let outputText = content
-    .map((part) => (part.type === 'text' ? part.text : part.type === 'tool-call' ? part.input : ''))
-    .join('');
-  if (maximum !== undefined && finishReason.unified === 'stop' && estimateTokens(outputText) > maximum) {
-    // Like a real provider: the answer is cut at the token limit and the finish reason says so.
-    outputText = outputText.slice(0, Math.max(0, maximum * 4));
-    content = [{ type: 'text', text: outputText }];
-    finishReason = { unified: 'length', raw: 'length' };
-  }
-  const promptText = [
-    ...call.prompt.map(messageText),
-    ...call.tools.map((tool) => `${tool.name} ${tool.description ?? ''} ${stableJson(tool.inputSchema)}`),
-  ].join('\n');
-  let cacheRead = 0;
-  if (options.promptCache && call.system !== undefined) {
-    for (const seen of cachedSystems) {
-      if (call.system.startsWith(seen)) cacheRead = Math.max(cacheRead, estimateTokens(seen));
-    }
-    cachedSystems.add(call.system);
-  }
-  const estimated = {
-    inputTokens: estimateTokens(promptText),
-    outputTokens: estimateTokens(outputText),
-    cachedInputTokens: cacheRead,
-  };
-  const override = typeof options.usage === 'function' ? options.usage(call, outputText) : undefined;
-  const counts = { ...estimated, ...override };
-  const known = options.usage !== false;
-  const usage: LanguageModelV3Usage = {
-    inputTokens: {
-      total: known ? counts.inputTokens : undefined,
-      noCache: known ? Math.max(0, counts.inputTokens - counts.cachedInputTokens) : undefined,
-      cacheRead: known ? counts.cachedInputTokens : undefined,
-      cacheWrite: known ? 0 : undefined,
-    },
-    outputTokens: {
-      total: known ? counts.outputTokens : undefined,
-      text: known ? counts.outputTokens : undefined,
-      reasoning: known ? 0 : undefined,
-    },
-  };
-  return { content, finishReason, usage, text: outputText };
-}
-
-function streamOf(result: Answer, name: string): ReadableStream<LanguageModelV3StreamPart> {
-  const parts: LanguageModelV3StreamPart[] = [
-    { type: 'stream-start', warnings: [] },
-    {
-      type: 'response-metadata',
-      id: `offline-${digest(result.text).slice(0, 16)}`,
-      modelId: name,
-      timestamp: new Date(),
-    },
-  ];
-  result.content.forEach((part, index) => {
-    if (part.type === 'text') {
-      const id = `text-${index}`;
-      parts.push({ type: 'text-start', id });
-      for (let offset = 0; offset < part.text.length; offset += 32) {
-        parts.push({ type: 'text-delta', id, delta: part.text.slice(offset, offset + 32) });
-      }
-      parts.push({ type: 'text-end', id });
-    } else if (part.type === 'tool-call') {
-      parts.push({ type: 'tool-input-start', id: part.toolCallId, toolName: part.toolName });
-      parts.push({ type: 'tool-input-delta', id: part.toolCallId, delta: part.input });
-      parts.push({ type: 'tool-input-end', id: part.toolCallId });
-      parts.push(part);
-    }
-  });
-  parts.push({ type: 'finish', usage: result.usage, finishReason: result.finishReason });
-  return new ReadableStream({
-    start(controller) {
-      for (const part of parts) controller.enqueue(part);
-      controller.close();
-    },
-  });
 }
