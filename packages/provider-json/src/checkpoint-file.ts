@@ -8,6 +8,7 @@ import {
   validateDocument,
   validateMetadata,
 } from '@crewline/runtime-state';
+import type { FoundCheckpoint } from './directory-walk.js';
 import { describeError, errorCode, jsonError } from './errors.js';
 
 /** What a listing reads first: the envelope and metadata lines fit in this for any normal checkpoint. */
@@ -138,4 +139,14 @@ export function metadataFromHead(head: string, origin: string): CheckpointMetada
 /** The metadata of a whole checkpoint text (parsed, upgraded and validated by the core). */
 export function metadataFromText(text: string, origin: string, maxBytes: number): CheckpointMetadata {
   return validateDocument(parseDocumentText(text, { origin, maxBytes })).metadata;
+}
+
+/** Throws `corrupt_checkpoint` when a file holds another id or branch than its name and directory say. */
+export function assertMatchesName(metadata: CheckpointMetadata, found: FoundCheckpoint): void {
+  if (metadata.id !== found.id || metadata.branch !== found.branch) {
+    throw jsonError(
+      'corrupt_checkpoint',
+      `file name and directory say checkpoint "${found.id}" on branch "${found.branch}" but the file holds "${metadata.id}" on "${metadata.branch}"; it was moved or renamed by hand`,
+    );
+  }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isValidCheckpointId } from '@crewline/runtime-state';
+import { jsonError } from './errors.js';
 
 /** Separates a checkpoint's id from its parent's in a file name: `<id>_p-<parent>.json`. */
 const parentMarker = '_p-';
@@ -52,4 +53,14 @@ export function parseTempFileName(name: string): { pid: number } | undefined {
   const match = tempPattern.exec(name);
   if (!match) return undefined;
   return { pid: Number(match[2]) };
+}
+
+/** Throws `invalid_name` unless `id` is a valid checkpoint id. */
+export function assertCheckpointId(id: string, what = 'checkpoint id'): void {
+  if (typeof id !== 'string' || !isValidCheckpointId(id)) {
+    throw jsonError(
+      'invalid_name',
+      `${what} ${JSON.stringify(id)} is not allowed; ids are letters, digits, "_", "." and "-" (no "..", no "/")`,
+    );
+  }
 }

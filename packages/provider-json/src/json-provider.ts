@@ -1,12 +1,11 @@
 import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { open, rmdir, unlink } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CrewlineError, logger } from '@crewline/events';
 import {
   type CheckpointMetadata,
   type CheckpointProvider,
   type CheckpointWrite,
-  isValidCheckpointId,
   type ListQuery,
   PROVIDER_CONTRACT_VERSION,
   type ProviderCapabilities,
@@ -16,10 +15,24 @@ import {
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
-import { metadataFromHead, metadataFromText, readFlags, readHead, readHeadSync } from './checkpoint-file.js';
+import {
+  assertMatchesName,
+  metadataFromHead,
+  metadataFromText,
+  readFlags,
+  readHead,
+  readHeadSync,
+} from './checkpoint-file.js';
 import { type FoundCheckpoint, walkLocation } from './directory-walk.js';
 import { component, describeError, errorCode, jsonError } from './errors.js';
-import { checkpointFileName, fileNameProblem, parseCheckpointFileName, tempFileName } from './file-names.js';
+import {
+  assertCheckpointId,
+  checkpointFileName,
+  fileNameProblem,
+  parseCheckpointFileName,
+  tempFileName,
+} from './file-names.js';
+import { mapLimited } from './map-limited.js';
 import {
   type JsonProviderOptions,
   parseJsonProviderOptions,
@@ -33,7 +46,10 @@ import {
   locationExists,
   locationExistsSync,
   resolveRoot,
+  rootFromBranchDirectory,
 } from './paths.js';
+import { assertPruneOptions, selectForPrune } from './prune-plan.js';
+import { removeEmptyDirectories, removeFile } from './removal.js';
 import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
 
 /** Files whose heads are read at once while listing (keeps file handles bounded for big locations). */
@@ -207,18 +223,7 @@ export class JsonProvider implements CheckpointProvider {
     const root = resolveRoot(location);
     assertPruneOptions(options);
     const all = await this.list(root, options.branch === undefined ? {} : { branch: options.branch });
-    const byBranch = new Map<string, StoredCheckpoint[]>();
-    for (const entry of all) byBranch.set(entry.branch, [...(byBranch.get(entry.branch) ?? []), entry]);
-    const removed: StoredCheckpoint[] = [];
-    const cutoff = options.olderThan?.getTime();
-    for (const entries of byBranch.values()) {
-      entries.forEach((entry, index) => {
-        const beyondKeep = options.keep !== undefined && index < entries.length - options.keep;
-        const tooOld = cutoff !== undefined && Date.parse(entry.createdAt) < cutoff;
-        if (beyondKeep || tooOld) removed.push(entry);
-      });
-    }
-    removed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const removed = selectForPrune(all, options);
     if (!options.dryRun) {
       for (const entry of removed) await removeFile(entry.reference);
       for (const branch of new Set(removed.map((entry) => entry.branch)))
@@ -362,54 +367,6 @@ function stored(metadata: CheckpointMetadata, path: string, sizeBytes: number): 
   return { ...structuredClone(metadata), reference: path, sizeBytes };
 }
 
-function assertCheckpointId(id: string, what = 'checkpoint id'): void {
-  if (typeof id !== 'string' || !isValidCheckpointId(id)) {
-    throw jsonError(
-      'invalid_name',
-      `${what} ${JSON.stringify(id)} is not allowed; ids are letters, digits, "_", "." and "-" (no "..", no "/")`,
-    );
-  }
-}
-
-function assertMatchesName(metadata: CheckpointMetadata, found: FoundCheckpoint): void {
-  if (metadata.id !== found.id || metadata.branch !== found.branch) {
-    throw jsonError(
-      'corrupt_checkpoint',
-      `file name and directory say checkpoint "${found.id}" on branch "${found.branch}" but the file holds "${metadata.id}" on "${metadata.branch}"; it was moved or renamed by hand`,
-    );
-  }
-}
-
-function assertPruneOptions(options: PruneOptions): void {
-  if (options.keep !== undefined && (!Number.isInteger(options.keep) || options.keep < 0)) {
-    throw jsonError(
-      'invalid_argument',
-      `prune keep must be a whole number of at least 0, got ${String(options.keep)}`,
-    );
-  }
-  if (
-    options.olderThan !== undefined &&
-    !(options.olderThan instanceof Date && !Number.isNaN(options.olderThan.getTime()))
-  ) {
-    throw jsonError('invalid_argument', 'prune olderThan must be a valid Date');
-  }
-}
-
-/** The location directory above a branch directory, checked against the branch name. */
-function rootFromBranchDirectory(directory: string, branch: string, file: string): string {
-  let current = directory;
-  for (const segment of branch.split('/').reverse()) {
-    if (basename(current) !== segment) {
-      throw jsonError(
-        'corrupt_checkpoint',
-        `checkpoint file "${file}" says branch "${branch}" but is not in a "${branch}" directory; it was moved by hand`,
-      );
-    }
-    current = dirname(current);
-  }
-  return current;
-}
-
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -428,47 +385,4 @@ function asWriteError(error: unknown, root: string): unknown {
   return jsonError('write_failed', `could not write a checkpoint in ${root}: ${describeError(error)}`, {
     cause: error,
   });
-}
-
-async function removeFile(path: string): Promise<boolean> {
-  try {
-    await unlink(path);
-    return true;
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return false;
-    throw jsonError('write_failed', `could not remove checkpoint "${path}": ${describeError(error)}`, {
-      cause: error,
-    });
-  }
-}
-
-/** Removes a branch's directory and empty parents (never the location itself); stops at the first non-empty one. */
-async function removeEmptyDirectories(root: string, branch: string): Promise<void> {
-  let directory = branchDirectory(root, branch);
-  while (directory !== root && directory.startsWith(root)) {
-    try {
-      await rmdir(directory);
-    } catch {
-      return;
-    }
-    directory = dirname(directory);
-  }
-}
-
-async function mapLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  map: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next;
-      next += 1;
-      results[index] = await map(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

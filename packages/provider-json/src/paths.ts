@@ -1,6 +1,6 @@
 import { lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CrewlineError } from '@crewline/events';
 import { isValidBranchName } from '@crewline/runtime-state';
 import { describeError, errorCode, jsonError } from './errors.js';
@@ -229,4 +229,19 @@ export async function existingBranchDirectory(root: string, branch: string): Pro
     if (!info.isDirectory()) return undefined;
   }
   return directory;
+}
+
+/** The location directory above a branch directory, checked against the branch name. */
+export function rootFromBranchDirectory(directory: string, branch: string, file: string): string {
+  let current = directory;
+  for (const segment of branch.split('/').reverse()) {
+    if (basename(current) !== segment) {
+      throw jsonError(
+        'corrupt_checkpoint',
+        `checkpoint file "${file}" says branch "${branch}" but is not in a "${branch}" directory; it was moved by hand`,
+      );
+    }
+    current = dirname(current);
+  }
+  return current;
 }
