@@ -311,6 +311,14 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     return this.#options.name ?? flowNameOf(this.constructor as FlowConstructor);
   }
 
+  /**
+   * The bus this flow emits on. Crews and agents kicked off inside its methods join the flow's run
+   * through it: pass it on (`crew.kickoff({ bus: this.bus })`) when you gave the flow its own bus.
+   */
+  get bus(): EventBus {
+    return this.#bus;
+  }
+
   /** The state the methods share. Created from `initialState` (or the schema) on first access. */
   get state(): FlowState<State> {
     this.#state ??= this.#composeState(this.#stateId, []);

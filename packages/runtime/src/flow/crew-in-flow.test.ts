@@ -1,0 +1,64 @@
+import { EventBus } from '@crewline/events';
+import { readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
+import { InMemoryProvider } from '@crewline/runtime-state/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { executions, model, TwoCrewFlow } from './test-support/crew-scenarios.js';
+
+afterEach(() => {
+  executions.length = 0;
+  model.reset();
+});
+
+async function savedTaskStatuses(
+  provider: InMemoryProvider,
+  checkpoint: StoredCheckpoint,
+): Promise<string[][]> {
+  const document = await readDocument(provider, 'mem', checkpoint.id);
+  return document.entities
+    .filter((entity) => entity.kind === 'crew')
+    .map((entity) => (entity.data.tasks as { status: string }[]).map((task) => task.status));
+}
+
+describe('crews inside flow methods', () => {
+  it('belong to the flow run: their events and checkpoints hold the flow and both crews', async () => {
+    const provider = new InMemoryProvider();
+    const flow = new TwoCrewFlow({ bus: new EventBus(), checkpoint: { location: 'mem', provider } });
+    const result = await flow.kickoff();
+    expect(result.status).toBe('completed');
+    expect(model.calls).toHaveLength(5);
+    const checkpoints = await provider.list('mem');
+    expect(checkpoints.map((checkpoint) => checkpoint.trigger)).toEqual(Array(5).fill('task_completed'));
+    const last = checkpoints.at(-1) as StoredCheckpoint;
+    expect(last.entities.map((entity) => entity.kind)).toEqual(['flow', 'crew', 'crew']);
+    expect(await savedTaskStatuses(provider, last)).toEqual([
+      ['completed', 'completed'],
+      ['completed', 'completed', 'completed'],
+    ]);
+  });
+
+  it('resumes from every checkpoint without repeating a finished method or a checkpointed LLM call', async () => {
+    const provider = new InMemoryProvider();
+    const uninterrupted = await new TwoCrewFlow({
+      bus: new EventBus(),
+      checkpoint: { location: 'mem', provider, onEvents: ['*'] },
+    }).kickoff();
+    const totalCalls = model.calls.length;
+    const checkpoints = await provider.list('mem');
+    for (const checkpoint of checkpoints) {
+      const document = await readDocument(provider, 'mem', checkpoint.id);
+      const completedCalls = document.events.filter((event) => event.type === 'llm_call_completed').length;
+      executions.length = 0;
+      model.reset();
+      const restored = await TwoCrewFlow.fromCheckpoint(
+        { restoreFrom: `mem#${checkpoint.id}`, provider },
+        { bus: new EventBus() },
+      );
+      const resumed = await restored.kickoff();
+      const context = `resumed from ${checkpoint.trigger} ${checkpoint.id}`;
+      expect(resumed.state, context).toEqual(uninterrupted.state);
+      expect(model.calls.length, context).toBe(totalCalls - completedCalls);
+      const flowData = document.entities[0]?.data.execution as { completedMethods: string[] };
+      for (const method of flowData.completedMethods) expect(executions, context).not.toContain(method);
+    }
+  });
+});
