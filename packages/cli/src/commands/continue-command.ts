@@ -6,6 +6,7 @@ import { type DocumentView, viewDocument } from '../core/document-view.js';
 import { truncate } from '../core/format.js';
 import { displayPath } from '../core/location.js';
 import { openCheckpoint } from '../core/open-location.js';
+import { loadProject } from '../core/project-config.js';
 import { formatEntities } from '../core/summaries.js';
 
 /** `--set-output N=text` values as flat task indexes, checked against the checkpoint's tasks. */
@@ -58,6 +59,8 @@ export async function runContinueCommand(
   );
   const branch = mode === 'fork' ? (values as { branch?: string }).branch : undefined;
   const inputChanges = parseAssignments('--input', values.input);
+  // The project's registrations come first: a broken config is reported before anything runs.
+  await loadProject(context.cwd);
   const loaded = await openCheckpoint(positionals[0], context.cwd, context.catalog, values.location);
   const view = viewDocument(loaded.document);
   const taskOutputs = parseTaskOutputs(values['set-output'], view);

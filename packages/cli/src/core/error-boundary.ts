@@ -35,7 +35,8 @@ export function exitCodeFor(error: CrewlineError): number {
 
 /** A crewline error's message without the `[component] ` prefix, which means nothing to a CLI user. */
 export function describeKnownError(error: CrewlineError): string {
-  return error.message.replace(/^\[[^\]]+\]\s*/, '');
+  // Causes quoted inside a message (a compiler error in crewline.config.ts) may span lines.
+  return error.message.replace(/^\[[^\]]+\]\s*/, '').replace(/\s*\n\s*/g, ' ');
 }
 
 function stackOf(error: unknown): string {

@@ -1,12 +1,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readDocument } from '@crewline/runtime-state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewDocument } from '../core/document-view.js';
 import { providerOf } from '../test-support/fixtures.js';
 import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
 import { temporaryDirectory } from '../test-support/run-command.js';
+import { sourceCommand } from '../test-support/subprocess.js';
 
 // The whole browser, for real: the crewline binary in a tmux pseudo-terminal of 80×24, keys typed
 // one at a time, the screen read back with capture-pane. CI installs tmux (.ci/run); locally:
@@ -19,8 +18,6 @@ if (!hasTmux) {
 }
 
 const session = `crewline-tui-${process.pid}`;
-const binSource = fileURLToPath(new URL('../bin.ts', import.meta.url));
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 function tmux(...args: string[]): string {
   return execFileSync('tmux', args, { encoding: 'utf8' });
