@@ -83,14 +83,7 @@ describe.skipIf(!hasTmux)('the checkpoint browser in a real terminal (tmux)', ()
 
   it('opens, selects a checkpoint, edits a task output, forks, and shows the run finish', async () => {
     const first = run.checkpoints[0]!;
-    const command = [
-      process.execPath,
-      '--conditions=@crewline/source',
-      '--import',
-      tsxLoader,
-      binSource,
-      'checkpoint',
-    ]
+    const command = [process.execPath, ...sourceCommand(['checkpoint'])]
       .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
       .join(' ');
     // remain-on-exit keeps the pane after the program ends, so its exit status can be read.
