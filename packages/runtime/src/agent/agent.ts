@@ -22,7 +22,11 @@ import type { z } from 'zod';
 import { DEFAULT_MAX_ITERATIONS } from '../agent-loop/agent-loop.js';
 import { type Conversation, newConversation, type TokenUsage } from '../agent-loop/conversation.js';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
-import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import {
+  resolveCheckpointChain,
+  restoreCheckpointSetting,
+  validateCheckpointSetting,
+} from '../checkpointing/checkpoint-setting.js';
 import {
   findEntitySnapshot,
   loadRestoreTarget,
@@ -221,8 +225,10 @@ export class Agent implements CheckpointableEntity {
           options.fromCheckpoint.restoreFrom,
           options.bus ? { bus: options.bus } : {},
         );
-        applyStandaloneAgentSnapshot(this, findEntitySnapshot(loaded, 'agent'));
-        this.checkpoint = resumeCheckpointInput(this.checkpoint, options.fromCheckpoint, loaded);
+        const snapshot = findEntitySnapshot(loaded, 'agent');
+        applyStandaloneAgentSnapshot(this, snapshot);
+        const saved = await restoreCheckpointSetting(snapshot.data.checkpoint);
+        this.checkpoint = resumeCheckpointInput(this.checkpoint, options.fromCheckpoint, loaded, saved);
         this.#pendingRestore = { loaded };
       } else {
         this.checkpoint = toConfigInput(options.fromCheckpoint);

@@ -91,16 +91,19 @@ export function findEntitySnapshot(
 
 /**
  * The config a resumed run checkpoints with. By default it keeps writing where the checkpoint was
- * read from (same location and provider, so the lineage stays together) with the entity's own
- * `onEvents`/`maxCheckpoints`; anything given next to `restoreFrom` wins.
+ * read from (same location and provider, so the lineage stays together) with the `onEvents` and
+ * `maxCheckpoints` of the entity's own config, else of the saved run's config; anything given next
+ * to `restoreFrom` wins.
  */
 export function resumeCheckpointInput(
   entitySetting: CheckpointSetting,
   fromCheckpoint: CheckpointConfigInput,
   loaded: LoadedCheckpoint,
+  savedSetting?: CheckpointSetting,
 ): CheckpointConfigInput {
   const { restoreFrom: _restoreFrom, ...explicit } = fromCheckpoint;
-  const own = typeof entitySetting === 'object' ? entitySetting : {};
+  const own =
+    typeof entitySetting === 'object' ? entitySetting : typeof savedSetting === 'object' ? savedSetting : {};
   const input: { -readonly [K in keyof CheckpointConfigInput]: CheckpointConfigInput[K] } = {
     location: explicit.location ?? loaded.location,
     provider: explicit.provider ?? loaded.provider,

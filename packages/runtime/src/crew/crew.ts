@@ -14,6 +14,7 @@ import type { CachePreloadStrategy } from '../cache-preload/preload-caches.js';
 import {
   ownCheckpointEntry,
   resolveCheckpointChain,
+  restoreCheckpointSetting,
   validateCheckpointSetting,
 } from '../checkpointing/checkpoint-setting.js';
 import { loadRestoreTarget, resumeCheckpointInput, toConfig } from '../checkpointing/from-checkpoint.js';
@@ -166,8 +167,10 @@ export class Crew implements CheckpointableEntity {
     if (options.fromCheckpoint) {
       if (options.fromCheckpoint.restoreFrom !== undefined) {
         const loaded = await loadRestoreTarget(options.fromCheckpoint.restoreFrom, bus ? { bus } : {});
-        applyCrewSnapshot(this, findCrewSnapshot(loaded, this.name));
-        this.checkpoint = resumeCheckpointInput(this.checkpoint, options.fromCheckpoint, loaded);
+        const snapshot = findCrewSnapshot(loaded, this.name);
+        applyCrewSnapshot(this, snapshot);
+        const saved = await restoreCheckpointSetting(snapshot.data.checkpoint);
+        this.checkpoint = resumeCheckpointInput(this.checkpoint, options.fromCheckpoint, loaded, saved);
         this.#pendingRestore = { loaded };
       } else {
         toConfig(options.fromCheckpoint);
