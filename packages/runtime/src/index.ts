@@ -40,6 +40,8 @@ export type { CrewKickoffOptions, CrewOptions, CrewProcess } from './crew/crew-o
 export { CrewOutput } from './crew/crew-output.js';
 export { DELEGATION_TOOL_NAME } from './crew/delegation.js';
 export { editTaskOutputsInDocument } from './crew/task-output-edit.js';
+// Flow, start, listen, router, and, or, persist (and the flow restorer for continueFromCheckpoint).
+export * from './flow/index.js';
 export {
   KnowledgeBase,
   type KnowledgeBaseOptions,
