@@ -5,19 +5,22 @@ import { Crew } from '../../crew/crew.js';
 import { Task } from '../../task/task.js';
 import { offlineModel } from '../../testing/index.js';
 import { Flow, listen, start } from '../index.js';
-import { executions, onExecution } from './scenarios.js';
+import { executions, recordExecution } from './scenarios.js';
 
-export { executions, onExecution };
+export { executions };
 
 /** Shared by both crews, so `model.calls` counts every LLM call the flow makes in this process. */
 export const model = offlineModel({ name: 'flow-crews' });
 
-function record(method: string): void {
-  executions.push(method);
-}
+const record = recordExecution;
 
-export class TwoCrewFlow extends Flow<{ topic: string; research: string; article: string }> {
-  initialState = { topic: 'tides', research: '', article: '' };
+export class TwoCrewFlow extends Flow<{
+  topic: string;
+  research: string;
+  article: string;
+  writeAttempts: number;
+}> {
+  initialState = { topic: 'tides', research: '', article: '', writeAttempts: 0 };
 
   @start()
   async research() {
@@ -51,6 +54,9 @@ export class TwoCrewFlow extends Flow<{ topic: string; research: string; article
   @listen('research')
   async write(research: string) {
     record('write');
+    // Changed before the crew runs: a checkpoint taken inside the crew must not keep this change,
+    // or resuming (which runs this method again) would count the attempt twice.
+    this.state.writeAttempts += 1;
     const writer = new Agent({ role: 'Writer', goal: 'Write about {topic}', backstory: 'Clear', llm: model });
     const crew = new Crew({
       agents: [writer],

@@ -10,11 +10,13 @@ export function onExecution(listener: ((method: string) => void) | undefined): v
   executionListener = listener;
 }
 
-function record(method: string): void {
+/** Records that a method body ran (and tells the listener). */
+export function recordExecution(method: string): void {
   executions.push(method);
   executionListener?.(method);
 }
 
+const record = recordExecution;
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /** start → listen by name → listen by method reference. */
