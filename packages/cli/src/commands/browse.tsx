@@ -16,6 +16,9 @@ import type { BrowserHost } from '../tui/browser-host.js';
 import type { Styling } from '../tui/components/screen-view.js';
 import { initialState } from '../tui/state/browser-state.js';
 
+const enterAlternateScreen = '\u001B[?1049h\u001B[H';
+const leaveAlternateScreen = '\u001B[?1049l';
+
 function logLine(record: LogRecord): string {
   const cause = record.error instanceof Error ? `: ${record.error.message}` : '';
   return `${record.level} [${record.component}] ${record.message}${cause}`;
@@ -82,6 +85,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
     },
   };
   const styling: Styling = colorEnabled(context) ? 'full' : 'monochrome';
+  // Like less or vim, draw on the terminal's alternate screen and give the user's screen (and
+  // scrollback) back untouched on exit.
+  context.stdout.write(enterAlternateScreen);
+  const restoreScreen = () => context.stdout.write(leaveAlternateScreen);
+  process.once('exit', restoreScreen);
   const instance = render(
     <BrowserApp
       initial={initialState({
@@ -103,6 +111,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
   try {
     await instance.waitUntilExit();
   } finally {
+    process.off('exit', restoreScreen);
+    restoreScreen();
     // Logs after the browser closes go to stderr again, in the logger's usual form.
     setLogSink((record) => context.stderr.write(`crewline ${logLine(record)}\n`));
   }
