@@ -1,6 +1,5 @@
 import { browseCommand, commands, findCommand, mainHelp } from './commands/registry.js';
 import type { CliContext } from './core/cli-context.js';
-import { usageError } from './core/cli-error.js';
 import { exitCodes, withErrorBoundary } from './core/error-boundary.js';
 import { closeCatalog, createProviderCatalog } from './core/provider-catalog.js';
 import { cliVersion } from './core/version.js';
@@ -48,6 +47,7 @@ async function dispatch(argv: readonly string[], context: CliContext): Promise<n
   if (first === 'checkpoint' || first === 'checkpoints') args = rest;
   else if (findCommand(first)) args = argv;
   else {
+    const { usageError } = await import('./core/cli-error.js');
     throw usageError(
       `unknown command "${first}"; the commands are checkpoint, ${commands.map((command) => command.name).join(', ')} (see crewline --help)`,
     );
@@ -55,6 +55,7 @@ async function dispatch(argv: readonly string[], context: CliContext): Promise<n
   const [name, ...commandArgs] = args;
   const command = name === undefined || name.startsWith('-') ? undefined : findCommand(name);
   if (name !== undefined && !name.startsWith('-') && !command) {
+    const { usageError } = await import('./core/cli-error.js');
     throw usageError(`unknown checkpoint command "${name}"; run \`crewline checkpoint --help\``);
   }
   const definition = command ?? browseCommand;

@@ -16,7 +16,7 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     fixture = await writeFixture(kind, project.path);
   });
   afterAll(async () => {
-    await fixture.provider.close?.();
+    await fixture?.provider.close?.();
     await project.remove();
   });
 

@@ -1,5 +1,18 @@
-import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
+import type { CrewlineError, CrewlineErrorCode } from '@crewline/events';
 import type { TextSink } from './cli-context.js';
+
+// The same brand `CrewlineError.isInstance` checks. Checked here without importing
+// @crewline/events, so `crewline --help` and `--version` load none of the library.
+const crewlineErrorBrand = Symbol.for('crewline.error');
+
+/** True for an error thrown by any crewline package (any copy of it). */
+export function isCrewlineError(value: unknown): value is CrewlineError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[crewlineErrorBrand] === true
+  );
+}
 
 /** Process exit codes of `crewline`, documented in the README and `crewline --help`. */
 export const exitCodes = {
@@ -68,7 +81,7 @@ export function reportError(
   env: Readonly<Record<string, string | undefined>> = {},
 ): number {
   const debug = env.CREWLINE_DEBUG !== undefined && env.CREWLINE_DEBUG !== '' && env.CREWLINE_DEBUG !== '0';
-  if (CrewlineError.isInstance(error)) {
+  if (isCrewlineError(error)) {
     stderr.write(`crewline: ${describeKnownError(error)}\n`);
     if (debug) stderr.write(`${stackOf(error)}\n`);
     return exitCodeFor(error);

@@ -1,5 +1,10 @@
 import type { CheckpointProvider, ProviderCatalog } from '@crewline/runtime-state';
-import { cliError } from './cli-error.js';
+
+// Errors are built on the error path only: a catalog is created for every command, `--help` too.
+async function providerUnavailable(message: string, cause?: unknown): Promise<Error> {
+  const { cliError } = await import('./cli-error.js');
+  return cliError('provider_unavailable', message, cause === undefined ? undefined : { cause });
+}
 
 /** Imports a module specifier given at run time (so TypeScript does not need it installed). */
 type ModuleImporter = (specifier: string) => Promise<Record<string, unknown>>;
@@ -23,19 +28,15 @@ async function loadProvider(
   try {
     module = await importer(specifier);
   } catch (error) {
-    if (isMissingModule(error, specifier)) throw cliError('provider_unavailable', missing, { cause: error });
-    throw cliError(
-      'provider_unavailable',
+    if (isMissingModule(error, specifier)) throw await providerUnavailable(missing, error);
+    throw await providerUnavailable(
       `${specifier} is installed but could not be loaded (${error instanceof Error ? error.message : String(error)}); reinstall it`,
-      { cause: error },
+      error,
     );
   }
   const ProviderClass = module[exportName] as (new () => CheckpointProvider) | undefined;
   if (typeof ProviderClass !== 'function') {
-    throw cliError(
-      'provider_unavailable',
-      `${specifier} does not export ${exportName}; install a matching version`,
-    );
+    throw await providerUnavailable(`${specifier} does not export ${exportName}; install a matching version`);
   }
   return new ProviderClass();
 }

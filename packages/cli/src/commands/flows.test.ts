@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import { EventBus } from '@crewline/events';
+import { Flow, listen, persist, start } from '@crewline/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureKind, providerOf } from '../test-support/fixtures.js';
+import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
+
+function orderFlow(location: string, provider: Awaited<ReturnType<typeof providerOf>>) {
+  @persist({ location, provider })
+  class OrderFlow extends Flow<{ items: number; note?: string }> {
+    initialState = { items: 0 };
+
+    @start() receive() {
+      this.state.items += 2;
+      return this.state.items;
+    }
+
+    @listen('receive') confirm(items: number) {
+      this.state.note = `confirmed {not a placeholder} ${items}`;
+      return this.state.note;
+    }
+  }
+  return OrderFlow;
+}
+
+describe.each<FixtureKind>(['json', 'sqlite'])('flows over %s', (kind) => {
+  let project: { path: string; remove: () => Promise<void> };
+  let provider: Awaited<ReturnType<typeof providerOf>>;
+  const crewline = (...args: string[]) => runCommand(args, { cwd: project.path });
+
+  beforeAll(async () => {
+    project = await temporaryDirectory();
+    provider = await providerOf(kind);
+    const location = join(project.path, kind === 'json' ? '.checkpoints' : '.checkpoints.db');
+    const OrderFlow = orderFlow(location, provider);
+    await new OrderFlow({ bus: new EventBus() }).kickoff({ inputs: { id: 'order-1' } });
+    await new OrderFlow({ bus: new EventBus() }).kickoff({ inputs: { id: 'order-2' } });
+  });
+  afterAll(async () => {
+    await provider?.close?.();
+    await project.remove();
+  });
+
+  it('lists persisted flow state ids with flow name, last method and time', async () => {
+    const result = await crewline('checkpoint', 'flows');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/^2 flow states in \.\/\.checkpoints(\.db)? \((json|sqlite)\), newest first$/);
+    const order2 = lines.findIndex((line) => line.startsWith('order-2'));
+    const order1 = lines.findIndex((line) => line.startsWith('order-1'));
+    expect(order2).toBeGreaterThan(0);
+    expect(order1).toBeGreaterThan(order2);
+    expect(lines[order1]).toMatch(/^order-1\s+OrderFlow\s+confirm\s+completed\s/);
+    const json = JSON.parse((await crewline('states', '--json')).stdout) as {
+      states: { id: string; lastMethod: string }[];
+    };
+    expect(json.states.map((state) => state.id).sort()).toEqual(['order-1', 'order-2']);
+  });
+
+  it('info shows a flow checkpoint: completed methods and state, no false placeholders', async () => {
+    const result = await crewline('info');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('flow OrderFlow');
+    expect(result.stdout).toContain('Completed methods: receive, confirm');
+    expect(result.stdout).toContain('items = 2');
+    expect(result.stdout).not.toContain('placeholders without a value');
+  });
+});
