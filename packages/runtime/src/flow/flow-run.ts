@@ -34,11 +34,11 @@ export interface RunPlan {
 }
 
 /** Where persisted states and pause checkpoints go: the flow's checkpoint config, the restored storage, or `@persist()` options. */
-export function persistTarget(
+export async function persistTarget(
   graph: FlowGraph,
   config: CheckpointConfig | undefined,
   restored?: LoadedCheckpoint,
-): StorageTarget {
+): Promise<StorageTarget> {
   if (config) {
     const provider = config.provider ?? defaultProvider();
     return { provider, location: provider.resolveLocation(config.location) };
@@ -72,7 +72,7 @@ export async function runFlow<State extends object>(
   }
 
   if (!continuing && !active && graph.persisted && typeof inputId === 'string') {
-    const loaded = await loadStateCheckpoint(persistTarget(graph, config), flowName, inputId);
+    const loaded = await loadStateCheckpoint(await persistTarget(graph, config), flowName, inputId);
     if (loaded) {
       flow.hydrateSnapshot(findFlowSnapshot(loaded, flow.flow));
       restore = { loaded };
@@ -108,7 +108,7 @@ export async function runFlow<State extends object>(
 
   const storedInputs = restore ? decodeValue<Record<string, unknown>>(restore.loaded.document.inputs) : {};
   const runInputs = { ...storedInputs, ...plan.inputs };
-  const target = persistTarget(graph, config, restore?.loaded);
+  const target = await persistTarget(graph, config, restore?.loaded);
   const written = { last: undefined as string | undefined, pause: undefined as string | undefined };
   let runState: unknown;
   const stopTracking = flow.bus.on(

@@ -5,11 +5,12 @@ import {
   DEFAULT_CHECKPOINT_LOCATION,
   isValidBranchName,
   type LoadedCheckpoint,
+  providerForReference,
   readDocument,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { loadRestoreTarget } from '../checkpointing/from-checkpoint.js';
-import { defaultProvider } from '../checkpointing/provider-catalog.js';
+import { defaultProvider, defaultProviderCatalog } from '../checkpointing/provider-catalog.js';
 import { flowError } from './errors.js';
 
 /** Where checkpoints are read from or written to: a location and the provider that stores it. */
@@ -70,10 +71,25 @@ export async function loadReference(
   return { provider, location, checkpoint, document };
 }
 
-/** The storage a persisted flow (or a listing) uses: explicit options, else `./.checkpoints` in JSON. */
-export function storageTarget(location?: string, provider?: CheckpointProvider): StorageTarget {
-  const chosen = provider ?? defaultProvider();
-  return { provider: chosen, location: chosen.resolveLocation(location ?? DEFAULT_CHECKPOINT_LOCATION) };
+/**
+ * The storage a persisted flow (or a listing) uses: the given provider, else the one the location
+ * calls for (a directory: JSON; a `.db` file: SQLite; a `postgres://` URL: Postgres), at
+ * `./.checkpoints` by default.
+ */
+export async function storageTarget(
+  location?: string,
+  provider?: CheckpointProvider,
+): Promise<StorageTarget> {
+  const where = location ?? DEFAULT_CHECKPOINT_LOCATION;
+  const chosen =
+    provider ??
+    (where === DEFAULT_CHECKPOINT_LOCATION
+      ? defaultProvider()
+      : (await providerForReference(where, defaultProviderCatalog)).provider);
+  return {
+    provider: chosen,
+    location: chosen.resolveLocation(chosen.parseReference(where)?.location ?? where),
+  };
 }
 
 /** The latest checkpoint that holds the flow state `stateId` of flow `flowName`, if any. */

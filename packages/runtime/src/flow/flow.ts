@@ -225,11 +225,11 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       const graph = flowGraph(probe.constructor as FlowConstructor, probe.flowName);
       const target =
         from.location !== undefined || from.provider !== undefined
-          ? storageTarget(
+          ? await storageTarget(
               from.location ?? graph.persistOptions?.location,
               from.provider ?? graph.persistOptions?.provider,
             )
-          : persistTarget(graph, resolveCheckpointChain([probe.checkpoint]));
+          : await persistTarget(graph, resolveCheckpointChain([probe.checkpoint]));
       loaded = await loadStateCheckpoint(target, probe.flowName, from.id);
       if (!loaded) {
         throw flowError(
@@ -262,7 +262,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
     const flowClass = this as unknown as FlowConstructor;
     const persistOptions = isBase ? undefined : flowGraph(flowClass, flowNameOf(flowClass)).persistOptions;
-    const target = storageTarget(
+    const target = await storageTarget(
       options.location ?? persistOptions?.location,
       options.provider ?? persistOptions?.provider,
     );

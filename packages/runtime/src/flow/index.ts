@@ -20,4 +20,10 @@ export {
 export type { FlowStatus } from './flow-execution.js';
 export type { PersistOptions } from './flow-metadata.js';
 export type { FlowState, StateInit, StateSchema } from './flow-state.js';
-export { type FlowStateInfo, type ListFlowStatesOptions, listFlowStates } from './list-flow-states.js';
+export {
+  type FlowStateCheckpoint,
+  type FlowStateInfo,
+  type ListFlowStatesOptions,
+  listFlowStateHistory,
+  listFlowStates,
+} from './list-flow-states.js';

@@ -90,6 +90,66 @@ export async function listFlowStates(
   return states.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
 }
 
+/** One checkpoint in the history of a flow state (see {@link listFlowStateHistory}). */
+export interface FlowStateCheckpoint {
+  /** Pass it as `restoreFrom` to continue from this point (`fromCheckpoint`) or branch off it (`fork`). */
+  reference: string;
+  checkpointId: string;
+  createdAt: string;
+  /** What caused the write (`method_execution_finished` for `@persist()`, `task_completed`...). */
+  trigger: string;
+  branch: string;
+  /** The method that completed last before this checkpoint. */
+  lastMethod: string | undefined;
+  /** Methods completed at this point, in order of first completion. */
+  completedMethods: string[];
+  status: FlowStatus | undefined;
+}
+
+/**
+ * Every checkpoint of one flow state, oldest first, with what had completed at each: pick the one
+ * after the last step you want to keep and continue from it, so only the later steps run again.
+ */
+export async function listFlowStateHistory(
+  location: string,
+  stateId: string,
+  options: ListFlowStatesOptions = {},
+): Promise<FlowStateCheckpoint[]> {
+  const provider =
+    options.provider ?? (await providerForReference(location, defaultProviderCatalog)).provider;
+  const resolved = provider.resolveLocation(provider.parseReference(location)?.location ?? location);
+  let all: StoredCheckpoint[];
+  try {
+    all = await provider.list(resolved);
+  } catch (error) {
+    if (CrewlineError.hasCode(error, 'not_found')) return [];
+    throw error;
+  }
+  const ofState = all.filter((checkpoint) =>
+    checkpoint.entities.some(
+      (entity) =>
+        entity.kind === 'flow' &&
+        entity.id === stateId &&
+        (options.flowName === undefined || entity.name === options.flowName),
+    ),
+  );
+  return Promise.all(
+    ofState.map(async (checkpoint): Promise<FlowStateCheckpoint> => {
+      const execution = await readExecution(provider, resolved, checkpoint, stateId);
+      return {
+        reference: checkpoint.reference,
+        checkpointId: checkpoint.id,
+        createdAt: checkpoint.createdAt,
+        trigger: checkpoint.trigger,
+        branch: checkpoint.branch,
+        lastMethod: execution?.lastMethod,
+        completedMethods: execution?.completedMethods ?? [],
+        status: checkpoint.entities.find((entity) => entity.kind === 'flow' && entity.id === stateId)?.status,
+      };
+    }),
+  );
+}
+
 /** The last completed method is inside the flow snapshot, not in the listing metadata: read it. */
 async function readLastMethod(
   provider: CheckpointProvider,
@@ -97,24 +157,30 @@ async function readLastMethod(
   checkpoint: StoredCheckpoint,
   stateId: string,
 ): Promise<string | undefined> {
+  return (await readExecution(provider, location, checkpoint, stateId))?.lastMethod;
+}
+
+async function readExecution(
+  provider: CheckpointProvider,
+  location: string,
+  checkpoint: StoredCheckpoint,
+  stateId: string,
+): Promise<{ lastMethod: string | undefined; completedMethods: string[] } | undefined> {
   try {
     const document = await readDocument(provider, location, checkpoint.id);
     const snapshot = document.entities.find((entity) => entity.kind === 'flow' && entity.id === stateId);
     const execution = snapshot?.data.execution;
-    if (
-      execution &&
-      typeof execution === 'object' &&
-      !Array.isArray(execution) &&
-      typeof execution.lastMethod === 'string'
-    ) {
-      return execution.lastMethod;
+    if (execution && typeof execution === 'object' && !Array.isArray(execution)) {
+      const completed = Array.isArray(execution.completedMethods)
+        ? execution.completedMethods.filter((method): method is string => typeof method === 'string')
+        : [];
+      return {
+        lastMethod: typeof execution.lastMethod === 'string' ? execution.lastMethod : undefined,
+        completedMethods: completed,
+      };
     }
   } catch (error) {
-    logger.warn(
-      flowComponent,
-      `could not read checkpoint ${checkpoint.id} to find the last method of flow state ${stateId}`,
-      error,
-    );
+    logger.warn(flowComponent, `could not read checkpoint ${checkpoint.id} of flow state ${stateId}`, error);
   }
   return undefined;
 }

@@ -167,6 +167,25 @@ describe('@persist()', () => {
     expect(state?.branch).toMatch(/^flow-states\/user-7-report-[0-9a-f]{10}$/);
   });
 
+  it('persists into a SQLite database when the location is a .db file', async () => {
+    const location = join(root, 'states.db');
+    const { PersistentCounter, calls, control } = persistentCounter(location);
+    control.failing = true;
+    await expect(
+      new PersistentCounter({ bus: new EventBus() }).kickoff({ inputs: { id: 'in-sqlite' } }),
+    ).rejects.toThrow();
+    const [state] = await listFlowStates(location);
+    expect(state).toMatchObject({ id: 'in-sqlite', lastMethod: 'double' });
+    expect(state?.reference).toContain('states.db#');
+    calls.length = 0;
+    control.failing = false;
+    const result = await new PersistentCounter({ bus: new EventBus() }).kickoff({
+      inputs: { id: 'in-sqlite' },
+    });
+    expect(calls).toEqual(['report']);
+    expect(result.output).toBe('value is 2');
+  });
+
   it('rejects unknown options', () => {
     expect(() => persist({ key: 'x' } as never)).toThrow(/unknown option "key"/);
   });

@@ -1,0 +1,76 @@
+// Runs the code of docs/flow-state-persistence.md step by step.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerProject } from '../../registry/project-config.js';
+import { countCalls, offlineModel } from '../../testing/index.js';
+import { listFlowStates } from '../index.js';
+
+const location = mkdtempSync(join(tmpdir(), 'crewline-report-flow-'));
+const previousModel = process.env.CREWLINE_MODEL;
+let outage = true;
+// Fails the draft step while `outage` is set: the "crash in the middle of step 3" of the guide.
+const model = offlineModel({
+  failOn: (call) => outage && JSON.stringify(call.messages[0]).includes('Current task: Write a draft'),
+});
+let example: typeof import('./report-flow.js');
+
+beforeAll(async () => {
+  process.env.REPORT_STATES = location;
+  process.env.CREWLINE_MODEL = 'test:report';
+  registerProject({ models: { 'test:report': model } });
+  example = await import('./report-flow.js');
+});
+
+afterAll(() => {
+  if (previousModel === undefined) delete process.env.CREWLINE_MODEL;
+  else process.env.CREWLINE_MODEL = previousModel;
+  delete process.env.REPORT_STATES;
+  rmSync(location, { recursive: true, force: true });
+});
+
+// Crew prompts name their task as "Current task: <description>".
+const calledFor = (task: string) =>
+  countCalls(model, (call) => JSON.stringify(call.messages[0]).includes(`Current task: ${task}`));
+
+describe('docs/flow-state-persistence.md', () => {
+  it('persists, finds the id, and restarts without re-running finished steps', async () => {
+    // Steps 1-2: the first run dies in the draft step.
+    await expect(example.runReport('tides-report')).rejects.toThrow();
+    expect(model.calls).toHaveLength(3); // research, outline, the failed draft
+
+    // Step 3: the id is found again, from code and with the function the CLI uses.
+    const [saved] = await example.savedReports();
+    expect(saved).toMatchObject({ id: 'tides-report', flowName: 'ReportFlow', lastMethod: 'outline' });
+    expect(await listFlowStates(location)).toEqual(await example.savedReports());
+
+    // Step 4: the same call continues at the draft; research and outline are not run again.
+    outage = false;
+    model.reset();
+    const finished = await example.runReport('tides-report');
+    expect(finished.status).toBe('completed');
+    expect(finished.completedMethods).toEqual(['research', 'outline', 'draft', 'edit']);
+    expect(calledFor('Collect facts')).toBe(0);
+    expect(calledFor('Outline a report')).toBe(0);
+    expect(calledFor('Write a draft')).toBe(1);
+    expect(calledFor('Tighten this draft')).toBe(1);
+    expect(finished.state.research).not.toBe('');
+
+    // Running it again does nothing: every step is done.
+    model.reset();
+    await example.runReport('tides-report');
+    expect(model.calls).toHaveLength(0);
+
+    // Step 5: re-run everything after the outline (e.g. after changing the draft prompt).
+    const rerun = await example.rerunAfter('tides-report', 'outline');
+    expect(rerun?.status).toBe('completed');
+    expect(calledFor('Collect facts')).toBe(0);
+    expect(calledFor('Outline a report')).toBe(0);
+    expect(calledFor('Write a draft')).toBe(1);
+    expect(calledFor('Tighten this draft')).toBe(1);
+    expect(rerun?.stateId).toBe('tides-report');
+    const [latest] = await listFlowStates(location);
+    expect(latest?.reference).not.toBe(saved?.reference);
+  });
+});
