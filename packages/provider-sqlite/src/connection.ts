@@ -12,6 +12,12 @@ import { insertCheckpoint } from './write-checkpoint.js';
 /** How many recently written heads each connection keeps to diff the next write against. */
 const cachedHeads = 16;
 
+/** WAL pages (4 KiB) after which a committing write checkpoints the WAL itself (32 MiB). */
+const autoCheckpointPages = 8192;
+
+/** Writes after which a checkpoint of the WAL is scheduled for when the event loop is idle. */
+const writesPerIdleCheckpoint = 200;
+
 type Statement = Database.Statement<unknown[], unknown>;
 type FilteredStatements = Record<'all' | 'branch' | 'lineage' | 'both', Statement>;
 
@@ -33,6 +39,7 @@ export interface Statements {
   chunkBody: Statement;
   readMeta: Statement;
   writeMeta: Statement;
+  dataVersion: Statement;
   list: FilteredStatements;
   latest: FilteredStatements;
 }
@@ -65,6 +72,7 @@ function prepareStatements(db: Database.Database): Statements {
     chunkBody: db.prepare('SELECT body FROM chunks WHERE id = ?').pluck(),
     readMeta: db.prepare('SELECT value FROM crewline_meta WHERE key = ?').pluck(),
     writeMeta: db.prepare('INSERT OR REPLACE INTO crewline_meta (key, value) VALUES (?, ?)'),
+    dataVersion: db.prepare('PRAGMA data_version').pluck(),
     list: {
       all: list(''),
       branch: list('WHERE branch = ?'),
@@ -80,6 +88,18 @@ function prepareStatements(db: Database.Database): Statements {
   };
 }
 
+/** Where this connection's last write left its checkpoint and that checkpoint's event stream. */
+export interface LastWrite {
+  id: string;
+  streamId: number;
+  eventCount: number;
+  /** Events in the stream (counting inherited ones) and their byte total, right after the write. */
+  streamLength: number;
+  streamBytes: number;
+  /** `PRAGMA data_version` when it was written: unchanged means no other connection wrote since. */
+  dataVersion: number;
+}
+
 /** One open database: the better-sqlite3 handle, its prepared statements and its head cache. */
 export class Connection {
   readonly db: Database.Database;
@@ -92,6 +112,12 @@ export class Connection {
       : never
   >;
   readonly #heads = new Map<string, EncodedNode>();
+  /**
+   * The last checkpoint this connection wrote, while nothing else has changed the database: the
+   * next write of the same run then needs no lookup of its parent. Cleared by this connection's own
+   * removals; another connection's commits show in `PRAGMA data_version`.
+   */
+  lastWrite: LastWrite | undefined;
 
   constructor(db: Database.Database, location: string) {
     this.db = db;
@@ -113,11 +139,37 @@ export class Connection {
     if (this.#heads.size > cachedHeads) this.#heads.delete(this.#heads.keys().next().value!);
   }
 
+  #writesSinceCheckpoint = 0;
+  #idleCheckpoint: NodeJS.Timeout | undefined;
+
+  /**
+   * Counts a write; every {@link writesPerIdleCheckpoint} writes, schedules a passive WAL
+   * checkpoint for the next idle turn of the event loop (a run waiting for its model), so the WAL
+   * stays short without any write paying for copying it back. The timer never keeps the process alive.
+   */
+  noteWrite(): void {
+    this.#writesSinceCheckpoint += 1;
+    if (this.#writesSinceCheckpoint < writesPerIdleCheckpoint || this.#idleCheckpoint !== undefined) return;
+    this.#idleCheckpoint = setTimeout(() => {
+      this.#idleCheckpoint = undefined;
+      this.#writesSinceCheckpoint = 0;
+      try {
+        if (this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // Best effort: SQLite's own auto-checkpoint still bounds the WAL.
+      }
+    }, 0);
+    this.#idleCheckpoint.unref();
+  }
+
   forgetHeads(): void {
     this.#heads.clear();
+    this.lastWrite = undefined;
   }
 
   close(): void {
+    if (this.#idleCheckpoint !== undefined) clearTimeout(this.#idleCheckpoint);
+    this.#idleCheckpoint = undefined;
     this.#heads.clear();
     if (this.db.open) this.db.close();
   }
@@ -183,6 +235,9 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
       () => {
         db.pragma('journal_mode = WAL');
         db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+        // A write that crosses this many WAL pages copies the WAL back into the database itself;
+        // idle-time checkpoints (below) normally run long before, off the write path.
+        db.pragma(`wal_autocheckpoint = ${autoCheckpointPages}`);
         db.pragma('journal_size_limit = 67108864');
         initializeSchema(db, location);
       },

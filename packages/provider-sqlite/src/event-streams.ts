@@ -61,13 +61,14 @@ export function placeEvents(
   statements: Statements,
   checkpoint: CheckpointWrite,
   parent: ParentEvents | undefined,
+  knownTail?: { length: number; bytes: number },
 ): { streamId: number; eventBytes: number } {
   const count = checkpoint.document.events.length;
   let shared = parent === undefined ? 0 : Math.min(checkpoint.parentEventCount, parent.event_count, count);
   let streamId: number | undefined;
   let bytes = 0;
   if (parent !== undefined && shared === parent.event_count) {
-    const tail = streamTail(statements, parent.stream_id);
+    const tail = knownTail ?? streamTail(statements, parent.stream_id);
     if (tail.length === parent.event_count) {
       streamId = parent.stream_id;
       bytes = tail.bytes;

@@ -1,5 +1,6 @@
 import type { Connection } from './connection.js';
 import { eventKey } from './schema.js';
+import { referencedChunks } from './tree-decoder.js';
 
 /** What one garbage collection removed. */
 export interface GarbageReport {
@@ -8,22 +9,6 @@ export interface GarbageReport {
   chunks: number;
 }
 
-// Every chunk reachable from a remaining checkpoint's head: integer members of a head or node body
-// are chunk ids; inline values are wrapped in arrays and so never match. A damaged body counts as
-// empty instead of failing the collection.
-const sweepChunks = `
-WITH RECURSIVE live(id) AS (
-  SELECT member.value FROM checkpoints,
-    json_each(CASE WHEN json_valid(checkpoints.head) THEN checkpoints.head ELSE '[]' END) AS member
-  WHERE member.type = 'integer'
-  UNION
-  SELECT member.value FROM live JOIN chunks ON chunks.id = live.id,
-    json_each(CASE WHEN substr(chunks.body, 1, 1) = 'n' AND json_valid(substr(chunks.body, 2))
-      THEN substr(chunks.body, 2) ELSE '[]' END) AS member
-  WHERE member.type = 'integer'
-)
-DELETE FROM chunks WHERE id NOT IN (SELECT id FROM live)`;
-
 /**
  * Removes the events and chunks no remaining checkpoint needs. A stream must keep its events up to
  * the largest event count of its checkpoints and up to the fork point of every stream that
@@ -31,6 +16,7 @@ DELETE FROM chunks WHERE id NOT IN (SELECT id FROM live)`;
  */
 export function collectGarbage(connection: Connection): GarbageReport {
   const { db } = connection;
+  connection.lastWrite = undefined;
   return db
     .transaction((): GarbageReport => {
       const needed = new Map<number, number>();
@@ -59,11 +45,47 @@ export function collectGarbage(connection: Connection): GarbageReport {
         report.events += deleteEvents.run(eventKey(stream.id, from), eventKey(stream.id + 1, 0)).changes;
         if (keep === undefined) report.streams += deleteStream.run(stream.id).changes;
       }
-      report.chunks = db.prepare(sweepChunks).run().changes;
+      report.chunks = sweepChunks(connection);
       connection.statements.writeMeta.run('pending_garbage', '0');
       return report;
     })
     .immediate();
+}
+
+/**
+ * Marks every chunk reachable from a remaining checkpoint's head, then deletes the others. A
+ * damaged head or chunk marks nothing below it (its checkpoint is unreadable anyway) instead of
+ * failing the collection.
+ */
+function sweepChunks(connection: Connection): number {
+  const { db, statements } = connection;
+  const live = new Set<number>();
+  const pending: number[] = [];
+  const mark = (body: string) => {
+    try {
+      for (const id of referencedChunks(body)) {
+        if (!live.has(id)) {
+          live.add(id);
+          pending.push(id);
+        }
+      }
+    } catch {
+      // damaged: nothing below it is marked
+    }
+  };
+  for (const head of db.prepare('SELECT head FROM checkpoints').pluck().iterate() as Iterable<string>)
+    mark(head);
+  while (pending.length > 0) {
+    const body = statements.chunkBody.get(pending.pop()!);
+    if (typeof body === 'string' && body.charAt(0) === 'n') mark(body.slice(1));
+  }
+  const doomed: number[] = [];
+  for (const id of db.prepare('SELECT id FROM chunks').pluck().iterate() as Iterable<number>) {
+    if (!live.has(id)) doomed.push(id);
+  }
+  const remove = db.prepare('DELETE FROM chunks WHERE id = ?');
+  for (const id of doomed) remove.run(id);
+  return doomed.length;
 }
 
 /**

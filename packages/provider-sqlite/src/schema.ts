@@ -8,9 +8,9 @@ export const APPLICATION_MARKER = 'crewline-checkpoints';
  * The layout (version 1). Idempotent: every statement can run again on an existing database.
  *
  * - `checkpoints`: one row per checkpoint — the metadata a listing needs, where its events are
- *   (`stream_id`, `event_count`) and its head (`head`: the root of its chunk tree). Ids sort by
- *   creation time, so the id index doubles as the time index; branch and lineage indexes end with
- *   the id for the same reason.
+ *   (`stream_id`, `event_count`) and its head (`head`: the root of its chunk tree). Keyed by id
+ *   (WITHOUT ROWID: no second index for the id). Ids sort by creation time, so the table itself is
+ *   the time index; the branch and lineage indexes end with the id for the same reason.
  * - `streams`: a lineage segment of events. A stream continues its parent stream after its first
  *   `base` events (a fork, or a resume from a checkpoint that was no longer the newest).
  * - `events`: append-only event lines keyed by `stream * 2^32 + seq`, with the running byte total.
@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS crewline_meta (
 INSERT OR IGNORE INTO crewline_meta (key, value) VALUES ('application', '${APPLICATION_MARKER}');
 INSERT OR IGNORE INTO crewline_meta (key, value) VALUES ('pending_garbage', '0');
 CREATE TABLE IF NOT EXISTS checkpoints (
-  id TEXT NOT NULL UNIQUE,
+  id TEXT NOT NULL PRIMARY KEY,
   created_at TEXT NOT NULL,
   lineage_id TEXT NOT NULL,
   parent_id TEXT,
@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS checkpoints (
   library_version TEXT NOT NULL,
   head TEXT NOT NULL,
   metadata_text TEXT
-);
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS checkpoints_by_branch ON checkpoints (branch, id);
 CREATE INDEX IF NOT EXISTS checkpoints_by_lineage ON checkpoints (lineage_id, id);
 CREATE TABLE IF NOT EXISTS streams (

@@ -26,7 +26,7 @@ import {
   type SqliteProviderOptions,
 } from './options.js';
 import { readCheckpointText } from './read-checkpoint.js';
-import { checkWritable } from './write-checkpoint.js';
+import { checkWritable, DuplicateCheckpointError, existingCheckpoint } from './write-checkpoint.js';
 
 /** What {@link SqliteProvider.stats} reports about one database. */
 export interface DatabaseStats {
@@ -93,6 +93,8 @@ export class SqliteProvider implements CheckpointProvider {
   /** The options in force, defaults applied. */
   readonly options: ResolvedSqliteProviderOptions;
   readonly #connections = new Map<string, Connection>();
+  /** The same connections by the location string callers pass (skips path resolution per write). */
+  readonly #byLocation = new Map<string, Connection>();
 
   constructor(options: SqliteProviderOptions = {}) {
     this.options = parseSqliteProviderOptions(options);
@@ -108,19 +110,34 @@ export class SqliteProvider implements CheckpointProvider {
 
   /** The cached connection for a location; opened (and the file created) when `create`. */
   #connection(location: string, create: boolean): Connection | undefined {
+    const known = this.#byLocation.get(location);
+    if (known !== undefined) return known;
     const key = isMemoryLocation(location) ? location : resolve(location);
-    const cached = this.#connections.get(key);
-    if (cached !== undefined) return cached;
-    if (!create && !databaseExists(location)) return undefined;
-    const connection = openConnection(location, this.options);
-    this.#connections.set(key, connection);
+    let connection = this.#connections.get(key);
+    if (connection === undefined) {
+      if (!create && !databaseExists(location)) return undefined;
+      connection = openConnection(location, this.options);
+      this.#connections.set(key, connection);
+    }
+    this.#byLocation.set(location, connection);
     return connection;
   }
 
   #writeIn(connection: Connection, checkpoint: CheckpointWrite): StoredCheckpoint {
-    const { stored, head } = connection.insert.immediate(checkpoint, this.options.maxCheckpointBytes);
-    if (head !== undefined) connection.rememberHead(stored.id, head);
-    return stored;
+    try {
+      const { stored, head, lastWrite } = connection.insert.immediate(
+        checkpoint,
+        this.options.maxCheckpointBytes,
+      );
+      connection.rememberHead(stored.id, head);
+      connection.lastWrite = lastWrite;
+      connection.noteWrite();
+      return stored;
+    } catch (error) {
+      connection.lastWrite = undefined;
+      if (!(error instanceof DuplicateCheckpointError)) throw error;
+      return existingCheckpoint(connection, checkpoint);
+    }
   }
 
   writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
@@ -232,6 +249,7 @@ export class SqliteProvider implements CheckpointProvider {
             .transaction(() => {
               const chosen = this.#selectPruned(connection, options);
               if (dryRun || chosen.length === 0) return { removed: chosen, collect: false };
+              connection.lastWrite = undefined;
               for (const stored of chosen) connection.statements.deleteCheckpoint.run(stored.id);
               return { removed: chosen, collect: recordRemoved(connection, chosen.length) };
             })
@@ -283,6 +301,7 @@ export class SqliteProvider implements CheckpointProvider {
         () =>
           connection.db
             .transaction(() => {
+              connection.lastWrite = undefined;
               const deleted = connection.statements.deleteCheckpoint.run(id).changes > 0;
               return { deleted, collect: deleted && recordRemoved(connection, 1) };
             })
@@ -382,5 +401,6 @@ export class SqliteProvider implements CheckpointProvider {
       }
     }
     this.#connections.clear();
+    this.#byLocation.clear();
   }
 }

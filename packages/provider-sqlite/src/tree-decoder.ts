@@ -1,12 +1,17 @@
 import {
   CHUNK_THRESHOLD_BYTES,
+  containerNode,
   type EncodedNode,
+  inlineNode,
   MAX_SPLIT_DEPTH,
   measureContainer,
   opaqueNode,
+  primitiveNode,
   Shape,
+  type ShapeCode,
   TreeEncoder,
   utf8Length,
+  withPlace,
 } from './tree-encoder.js';
 
 /** Loads the body of chunk `id`; throws when it does not exist. */
@@ -35,37 +40,90 @@ function parseJson(text: string, what: string): unknown {
   }
 }
 
-/** Rebuilds the plain JSON value of a head from its root body. */
-export function decodeHead(rootBody: string, load: ChunkLoader): Record<string, unknown> {
-  const root = parseJson(rootBody, 'the checkpoint head');
-  if (root === null || typeof root !== 'object' || Array.isArray(root))
-    damaged('the checkpoint head is not an object');
-  return decodeMembers(root as Record<string, unknown>, load, 0) as Record<string, unknown>;
+/** What a member of a node body is. */
+type Member =
+  | { kind: 'ref'; id: number }
+  | { kind: 'value'; value: unknown }
+  | { kind: 'node'; shape: ShapeCode; members: object };
+
+function classify(member: unknown): Member {
+  if (typeof member === 'number') {
+    if (!Number.isSafeInteger(member) || member <= 0) damaged('a chunk id is not a positive integer');
+    return { kind: 'ref', id: member };
+  }
+  if (Array.isArray(member)) {
+    if (member.length !== 1) damaged('an inline value is not wrapped in a one-element array');
+    return { kind: 'value', value: member[0] };
+  }
+  if (member !== null && typeof member === 'object') {
+    const wrapper = member as Record<string, unknown>;
+    const keys = Object.keys(wrapper);
+    if (keys.length === 1 && keys[0] === 'o' && isPlainObject(wrapper.o)) {
+      return { kind: 'node', shape: Shape.object, members: wrapper.o as object };
+    }
+    if (keys.length === 1 && keys[0] === 'a' && Array.isArray(wrapper.a)) {
+      return { kind: 'node', shape: Shape.array, members: wrapper.a };
+    }
+  }
+  return damaged('a chunk member is neither a chunk id, an inline value nor a node');
 }
 
-function decodeMembers(container: object, load: ChunkLoader, depth: number): unknown {
+function isPlainObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function parseNodeBody(body: string, what: string): { shape: ShapeCode; members: object } {
+  const parsed = parseJson(body, what);
+  if (Array.isArray(parsed)) return { shape: Shape.array, members: parsed };
+  if (isPlainObject(parsed)) return { shape: Shape.object, members: parsed as object };
+  return damaged(`${what} is not an object or array`);
+}
+
+/** Rebuilds the plain JSON value of a head from its root body. */
+export function decodeHead(rootBody: string, load: ChunkLoader): Record<string, unknown> {
+  const root = parseNodeBody(rootBody, 'the checkpoint head');
+  if (root.shape !== Shape.object) damaged('the checkpoint head is not an object');
+  return decodeNode(root.shape, root.members, load, 0) as Record<string, unknown>;
+}
+
+function decodeNode(shape: ShapeCode, members: object, load: ChunkLoader, depth: number): unknown {
   if (depth > maxDecodeDepth) damaged('the chunk tree is nested too deeply (a reference cycle?)');
-  if (Array.isArray(container)) return container.map((member) => decodeMember(member, load, depth));
+  if (shape === Shape.array) return (members as unknown[]).map((member) => decodeMember(member, load, depth));
   const result: Record<string, unknown> = {};
-  for (const key of Object.keys(container)) {
-    defineMember(result, key, decodeMember((container as Record<string, unknown>)[key], load, depth));
+  for (const key of Object.keys(members)) {
+    defineMember(result, key, decodeMember((members as Record<string, unknown>)[key], load, depth));
   }
   return result;
 }
 
-function decodeMember(member: unknown, load: ChunkLoader, depth: number): unknown {
-  if (typeof member === 'number') return decodeChunk(load(member), load, depth + 1);
-  if (Array.isArray(member) && member.length === 1) return member[0];
-  return damaged('a chunk member is neither a chunk id nor an inline value');
+function decodeMember(raw: unknown, load: ChunkLoader, depth: number): unknown {
+  const member = classify(raw);
+  if (member.kind === 'value') return member.value;
+  if (member.kind === 'node') return decodeNode(member.shape, member.members, load, depth + 1);
+  const body = load(member.id);
+  const marker = body.charAt(0);
+  if (marker === 'v') return parseJson(body.slice(1), `chunk ${member.id}`);
+  if (marker !== 'n') damaged(`chunk ${member.id} has an unknown marker`);
+  const node = parseNodeBody(body.slice(1), `chunk ${member.id}`);
+  return decodeNode(node.shape, node.members, load, depth + 1);
 }
 
-function decodeChunk(body: string, load: ChunkLoader, depth: number): unknown {
-  const marker = body.charAt(0);
-  if (marker === 'v') return parseJson(body.slice(1), 'a value chunk');
-  if (marker !== 'n') damaged('a chunk has an unknown marker');
-  const container = parseJson(body.slice(1), 'a node chunk');
-  if (container === null || typeof container !== 'object') damaged('a node chunk is not an object or array');
-  return decodeMembers(container as object, load, depth);
+/**
+ * The chunk ids a node body refers to directly, including those of nodes written in place inside
+ * it (for garbage collection). Values inside inline values are never ids.
+ */
+export function referencedChunks(body: string, found: number[] = []): number[] {
+  const node = parseNodeBody(body, 'a node');
+  const visit = (members: object, depth: number) => {
+    if (depth > maxDecodeDepth) damaged('inline nodes are nested too deeply');
+    for (const raw of Object.values(members)) {
+      const member = classify(raw);
+      if (member.kind === 'ref') found.push(member.id);
+      else if (member.kind === 'node') visit(member.members, depth + 1);
+    }
+  };
+  visit(node.members, 0);
+  return found;
 }
 
 const refuseToStore = (): number => {
@@ -77,43 +135,53 @@ const refuseToStore = (): number => {
  * process did not write (a resume, a fork, another process) still stores only what changed.
  */
 export function seedHead(rootBody: string, load: ChunkLoader): EncodedNode {
-  const root = parseJson(rootBody, 'the checkpoint head');
-  if (root === null || typeof root !== 'object' || Array.isArray(root))
-    damaged('the checkpoint head is not an object');
+  const root = parseNodeBody(rootBody, 'the checkpoint head');
+  if (root.shape !== Shape.object) damaged('the checkpoint head is not an object');
   const inline = new TreeEncoder(refuseToStore);
-  const node = seedContainer(root as object, undefined, load, 0, inline);
-  // The root is a row field, not a chunk: drop what seedContainer derived for a chunk.
-  return { ...node, ref: undefined, text: undefined };
+  return seedNode(root.shape, root.members, load, 0, inline);
 }
 
-function seedContainer(
-  container: object,
-  ref: number | undefined,
+function seedNode(
+  shape: ShapeCode,
+  members: object,
   load: ChunkLoader,
   depth: number,
   inline: TreeEncoder,
 ): EncodedNode {
   if (depth > maxDecodeDepth) damaged('the chunk tree is nested too deeply (a reference cycle?)');
-  const seedMember = (member: unknown): EncodedNode => {
-    if (typeof member === 'number') return seedChunk(load(member), member, load, depth + 1, inline);
-    if (Array.isArray(member) && member.length === 1) return inline.encode(member[0], undefined, depth + 1)!;
-    return damaged('a chunk member is neither a chunk id nor an inline value');
+  const seedMember = (raw: unknown): EncodedNode => {
+    const member = classify(raw);
+    if (member.kind === 'value') return inline.encode(member.value, undefined, depth + 1)!;
+    if (member.kind === 'node') {
+      const node = seedNode(member.shape, member.members, load, depth + 1, inline);
+      return withPlace(node, { inline: inlineNode(member.shape, JSON.stringify(member.members)) });
+    }
+    return seedChunk(load(member.id), member.id, load, depth + 1, inline);
   };
-  if (Array.isArray(container)) {
-    const children = container.map(seedMember);
-    return { shape: Shape.array, children, ...measureContainer(Shape.array, undefined, children), ref };
+  if (shape === Shape.array) {
+    const children = (members as unknown[]).map(seedMember);
+    return containerNode(
+      shape,
+      undefined,
+      undefined,
+      undefined,
+      children,
+      measureContainer(shape, 0, children),
+    );
   }
-  const keys = Object.keys(container);
+  const keys = Object.keys(members);
   const keyTexts = keys.map((key) => JSON.stringify(key));
-  const children = keys.map((key) => seedMember((container as Record<string, unknown>)[key]));
-  return {
-    shape: Shape.object,
+  let keysBytes = 0;
+  for (const text of keyTexts) keysBytes += utf8Length(text) + 1;
+  const children = keys.map((key) => seedMember((members as Record<string, unknown>)[key]));
+  return containerNode(
+    shape,
     keys,
     keyTexts,
+    keysBytes,
     children,
-    ...measureContainer(Shape.object, keyTexts, children),
-    ref,
-  };
+    measureContainer(shape, keysBytes, children),
+  );
 }
 
 function seedChunk(
@@ -126,21 +194,16 @@ function seedChunk(
   const marker = body.charAt(0);
   if (marker === 'v') {
     const text = body.slice(1);
-    const value = parseJson(text, 'a value chunk');
+    const value = parseJson(text, `chunk ${ref}`);
     if (value !== null && typeof value === 'object') {
-      return { ...opaqueNode(value, text, CHUNK_THRESHOLD_BYTES, () => ref), ref };
+      return withPlace(
+        opaqueNode(value, text, CHUNK_THRESHOLD_BYTES, () => ref),
+        { ref },
+      );
     }
-    return {
-      shape: Shape.primitive,
-      value: value as string | number | boolean | null,
-      bytes: utf8Length(text),
-      indentBase: 0,
-      indentPerLevel: 0,
-      ref,
-    };
+    return primitiveNode(value as string | number | boolean | null, utf8Length(text), undefined, ref);
   }
-  if (marker !== 'n') damaged('a chunk has an unknown marker');
-  const container = parseJson(body.slice(1), 'a node chunk');
-  if (container === null || typeof container !== 'object') damaged('a node chunk is not an object or array');
-  return seedContainer(container as object, ref, load, depth, inline);
+  if (marker !== 'n') damaged(`chunk ${ref} has an unknown marker`);
+  const node = parseNodeBody(body.slice(1), `chunk ${ref}`);
+  return withPlace(seedNode(node.shape, node.members, load, depth, inline), { ref });
 }

@@ -2,20 +2,27 @@ import { sqliteError } from './errors.js';
 
 /**
  * The head of a checkpoint (kickoff inputs and entities) is stored as a tree of chunks. Every JSON
- * value whose compact text is at least {@link CHUNK_THRESHOLD_BYTES} long gets a chunk of its own;
- * smaller values are written inline inside their parent's chunk. A chunk of an object or array
- * lists its members, each either a chunk id (a JSON number) or an inline value wrapped in a
- * one-element array:
+ * value whose compact text is at least {@link CHUNK_THRESHOLD_BYTES} long is a node of the tree;
+ * smaller values are written inline inside their parent. A node lists its members, each either a
+ * chunk id (a JSON number), an inline value wrapped in a one-element array, or a small node written
+ * in place (`{"o":{...}}` for an object, `{"a":[...]}` for an array):
  *
- *   `n{"status":["done"],"output":42}`   an object node; `output` lives in chunk 42
- *   `n[17,["small"],18]`                 an array node
+ *   `n{"status":["done"],"output":42}`   an object node stored as a chunk; `output` is chunk 42
+ *   `n[17,["small"],{"o":{"raw":18}}]`   an array node; its third member is an object node in place
  *   `v"...long string..."`               a value stored whole (a long string, or a deep subtree)
+ *
+ * A node whose own body (its members, with ids for the big ones) is shorter than
+ * {@link INLINE_NODE_BYTES} is written in place rather than as a chunk of its own: wrappers such as
+ * an entity around its `data` cost no extra row.
  *
  * A write compares the new head with the tree it wrote last (kept in memory, or rebuilt from the
  * database) and stores new chunks only for the values that changed and for their ancestors, so a
  * checkpoint after one more event costs a few hundred bytes, not the whole crew again.
  */
 export const CHUNK_THRESHOLD_BYTES = 256;
+
+/** A node whose body is shorter than this is written inside its parent instead of as a chunk. */
+export const INLINE_NODE_BYTES = 160;
 
 /** Containers nested deeper than this are stored as one value (keeps recursion bounded). */
 export const MAX_SPLIT_DEPTH = 32;
@@ -33,6 +40,8 @@ export interface EncodedNode {
   readonly keys?: readonly string[];
   /** `JSON.stringify(key)` for each key (computed once per changed object). */
   readonly keyTexts?: readonly string[];
+  /** UTF-8 bytes of all key texts and their colons. */
+  readonly keysBytes?: number;
   readonly children?: readonly EncodedNode[];
   /** UTF-8 bytes of the value's compact JSON text. */
   readonly bytes: number;
@@ -49,6 +58,103 @@ export interface EncodedNode {
   readonly fullText?: string;
   /** Chunk id, when the value is stored as a chunk of its own. */
   readonly ref?: number;
+  /** The node's member text written in place (`{"o":...}`/`{"a":...}`), when its body is small. */
+  readonly inline?: string;
+}
+
+/**
+ * The one class every {@link EncodedNode} is built as. All fields always exist, in one order, so
+ * every node shares one hidden class and the comparison walk's property reads stay monomorphic.
+ */
+class Node implements EncodedNode {
+  constructor(
+    readonly shape: ShapeCode,
+    readonly value: string | number | boolean | null | undefined,
+    readonly keys: readonly string[] | undefined,
+    readonly keyTexts: readonly string[] | undefined,
+    readonly keysBytes: number | undefined,
+    readonly children: readonly EncodedNode[] | undefined,
+    readonly bytes: number,
+    readonly indentBase: number,
+    readonly indentPerLevel: number,
+    readonly text: string | undefined,
+    readonly fullText: string | undefined,
+    readonly ref: number | undefined,
+    readonly inline: string | undefined,
+  ) {}
+}
+
+/** A primitive's node. */
+export function primitiveNode(
+  value: string | number | boolean | null,
+  bytes: number,
+  text: string | undefined,
+  ref: number | undefined,
+): EncodedNode {
+  return new Node(
+    Shape.primitive,
+    value,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    bytes,
+    0,
+    0,
+    text,
+    undefined,
+    ref,
+    undefined,
+  );
+}
+
+/** A container's node; exactly one of `text`, `ref`, `inline` is set, or none for a root. */
+export function containerNode(
+  shape: ShapeCode,
+  keys: readonly string[] | undefined,
+  keyTexts: readonly string[] | undefined,
+  keysBytes: number | undefined,
+  children: readonly EncodedNode[],
+  measured: { bytes: number; indentBase: number; indentPerLevel: number },
+  place: { text?: string; ref?: number; inline?: string } = {},
+): EncodedNode {
+  return new Node(
+    shape,
+    undefined,
+    keys,
+    keyTexts,
+    keysBytes,
+    children,
+    measured.bytes,
+    measured.indentBase,
+    measured.indentPerLevel,
+    place.text,
+    undefined,
+    place.ref,
+    place.inline,
+  );
+}
+
+/** The same node placed differently (written in place, or as a chunk). */
+export function withPlace(
+  node: EncodedNode,
+  place: { text?: string; ref?: number; inline?: string },
+): EncodedNode {
+  return new Node(
+    node.shape,
+    node.value,
+    node.keys,
+    node.keyTexts,
+    node.keysBytes,
+    node.children,
+    node.bytes,
+    node.indentBase,
+    node.indentPerLevel,
+    place.text,
+    node.fullText,
+    place.ref,
+    place.inline,
+  );
 }
 
 /** Stores one chunk body and returns its id. */
@@ -64,32 +170,76 @@ function isAscii(text: string): boolean {
   return true;
 }
 
-/** What JSON.stringify does to a member before writing it (toJSON, boxed primitives). */
-function normalize(value: unknown, key: string): unknown {
-  if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') {
-    const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function') value = (toJSON as (key: string) => unknown).call(value, key);
-  }
+/** What JSON.stringify does to an object member before writing it (toJSON, boxed primitives). */
+function normalizeObject(value: object, key: string): unknown {
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function')
+    return normalizePrimitive((toJSON as (key: string) => unknown).call(value, key), key);
   if (value instanceof Number || value instanceof String || value instanceof Boolean) return value.valueOf();
   return value;
 }
 
-function omitted(value: unknown): boolean {
-  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+function normalizePrimitive(value: unknown, key: string): unknown {
+  if (typeof value === 'object' && value !== null) {
+    if (value instanceof Number || value instanceof String || value instanceof Boolean)
+      return value.valueOf();
+    return value;
+  }
+  if (typeof value === 'bigint') {
+    const toJSON = (value as unknown as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') return (toJSON as (key: string) => unknown).call(value, key);
+  }
+  return value;
+}
+
+/**
+ * A member as JSON.stringify sees it. Plain objects and arrays (the whole of a JSON-safe snapshot)
+ * are taken as they are; anything else goes through toJSON and unboxing. Undefined, functions and
+ * symbols come back as they are, for the caller to leave out.
+ */
+function member(item: unknown, key: string | number): unknown {
+  if (typeof item === 'object') {
+    if (item === null) return null;
+    const prototype = Object.getPrototypeOf(item);
+    if (prototype === Object.prototype || prototype === Array.prototype || prototype === null) return item;
+    return normalizeObject(item, String(key));
+  }
+  if (typeof item === 'bigint') return normalizePrimitive(item, String(key));
+  return item;
+}
+
+function leftOut(item: unknown): boolean {
+  return item === undefined || typeof item === 'function' || typeof item === 'symbol';
+}
+
+/** True unless someone added enumerable properties to Object.prototype (then own keys are checked). */
+function prototypeIsClean(): boolean {
+  for (const _ in {}) return false;
+  return true;
+}
+
+/** What the encoding functions share for one encoding. */
+interface EncodeContext {
+  sink: ChunkSink;
+  threshold: number;
+  /** Object.prototype has no enumerable keys, so for...in needs no own-key check on plain objects. */
+  fastKeys: boolean;
 }
 
 /**
  * Encodes JSON values into chunks, reusing the nodes of a previous encoding for every value that
  * did not change. `sink` receives the bodies of new chunks; pass one that throws to build nodes
  * without storing anything (all values must then be small).
+ *
+ * The comparison walks the whole value on every write, so the functions below are plain module
+ * functions (no private-method dispatch), avoid allocating for unchanged values and iterate plain
+ * objects with `for...in`: that walk is most of what a write costs in JavaScript.
  */
 export class TreeEncoder {
-  readonly #sink: ChunkSink;
-  readonly #threshold: number;
+  readonly #context: EncodeContext;
 
   constructor(sink: ChunkSink, threshold = CHUNK_THRESHOLD_BYTES) {
-    this.#sink = sink;
-    this.#threshold = threshold;
+    this.#context = { sink, threshold, fastKeys: true };
   }
 
   /**
@@ -100,128 +250,213 @@ export class TreeEncoder {
     value: Record<string, unknown>,
     previous: EncodedNode | undefined,
   ): { node: EncodedNode; body: string } {
-    const node = this.#encodeObject(value, previous, 0, true);
-    return { node, body: this.#containerBody(node) };
+    this.#context.fastKeys = prototypeIsClean();
+    const node = encodeObject(this.#context, value, previous, 0, true);
+    return { node, body: containerBody(node) };
   }
 
   /** Encodes any JSON value at `depth`. Returns undefined for values JSON leaves out. */
   encode(value: unknown, previous: EncodedNode | undefined, depth: number): EncodedNode | undefined {
-    if (omitted(value)) return undefined;
-    if (value === null || typeof value !== 'object') return this.#encodePrimitive(value, previous);
-    if (depth >= MAX_SPLIT_DEPTH) return this.#encodeOpaque(value, previous);
-    if (Array.isArray(value)) return this.#encodeArray(value, previous, depth);
-    return this.#encodeObject(value as Record<string, unknown>, previous, depth, false);
+    this.#context.fastKeys = prototypeIsClean();
+    return encodeMember(this.#context, member(value, ''), previous, depth);
   }
+}
 
-  #encodePrimitive(value: unknown, previous: EncodedNode | undefined): EncodedNode {
-    if (typeof value === 'bigint') {
-      throw sqliteError(
-        'invalid_argument',
-        'a checkpoint contains a BigInt outside the value codec; encode it with encodeValue first',
-      );
-    }
-    const primitive = value as string | number | boolean | null;
-    if (previous !== undefined && previous.shape === Shape.primitive && previous.value === primitive)
+/** Encodes a value already passed through {@link member}. */
+function encodeMember(
+  context: EncodeContext,
+  value: unknown,
+  previous: EncodedNode | undefined,
+  depth: number,
+): EncodedNode | undefined {
+  if (typeof value === 'object') {
+    if (value === null) return encodePrimitive(context, null, previous);
+    if (depth >= MAX_SPLIT_DEPTH) return encodeOpaque(context, value, previous);
+    if (Array.isArray(value)) return encodeArray(context, value, previous, depth);
+    return encodeObject(context, value as Record<string, unknown>, previous, depth, false);
+  }
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    if (previous !== undefined && previous.value === value && previous.shape === Shape.primitive)
       return previous;
-    const text = JSON.stringify(primitive);
-    const bytes = utf8Length(text);
-    if (bytes >= this.#threshold) {
-      return {
-        shape: Shape.primitive,
-        value: primitive,
-        bytes,
-        indentBase: 0,
-        indentPerLevel: 0,
-        ref: this.#sink(`v${text}`),
-      };
+    return encodePrimitive(context, value, previous);
+  }
+  if (typeof value === 'bigint') {
+    throw sqliteError(
+      'invalid_argument',
+      'a checkpoint contains a BigInt outside the value codec; encode it with encodeValue first',
+    );
+  }
+  return undefined;
+}
+
+function encodePrimitive(
+  context: EncodeContext,
+  value: string | number | boolean | null,
+  previous: EncodedNode | undefined,
+): EncodedNode {
+  if (previous !== undefined && previous.shape === Shape.primitive && previous.value === value)
+    return previous;
+  const text = JSON.stringify(value);
+  const bytes = utf8Length(text);
+  if (bytes >= context.threshold) return primitiveNode(value, bytes, undefined, context.sink(`v${text}`));
+  return primitiveNode(value, bytes, text, undefined);
+}
+
+function encodeOpaque(context: EncodeContext, value: object, previous: EncodedNode | undefined): EncodedNode {
+  const text = JSON.stringify(value);
+  if (previous !== undefined && previous.shape === Shape.opaque && previous.fullText === text)
+    return previous;
+  return opaqueNode(value, text, context.threshold, context.sink);
+}
+
+function encodeArray(
+  context: EncodeContext,
+  value: readonly unknown[],
+  previous: EncodedNode | undefined,
+  depth: number,
+): EncodedNode {
+  const length = value.length;
+  const before = previous !== undefined && previous.shape === Shape.array ? previous.children! : undefined;
+  // Children are only copied out once a member differs: an unchanged array allocates nothing.
+  let children: EncodedNode[] | undefined = before === undefined || before.length !== length ? [] : undefined;
+  for (let index = 0; index < length; index += 1) {
+    const prior = before?.[index];
+    const raw = value[index];
+    if (
+      children === undefined &&
+      prior!.value === raw &&
+      raw !== undefined &&
+      prior!.shape === Shape.primitive
+    )
+      continue;
+    const item = typeof raw === 'object' || typeof raw === 'bigint' ? member(raw, index) : raw;
+    const child = leftOut(item)
+      ? encodePrimitive(context, null, prior)
+      : encodeMember(context, item, prior, depth + 1)!;
+    if (children === undefined) {
+      if (child === prior) continue;
+      children = before!.slice(0, index);
     }
-    return { shape: Shape.primitive, value: primitive, bytes, indentBase: 0, indentPerLevel: 0, text };
+    children.push(child);
   }
+  if (children === undefined) return previous!;
+  return finishContainer(context, Shape.array, undefined, undefined, undefined, children, false);
+}
 
-  #encodeOpaque(value: object, previous: EncodedNode | undefined): EncodedNode {
-    const text = JSON.stringify(value);
-    if (previous !== undefined && previous.shape === Shape.opaque && previous.fullText === text)
-      return previous;
-    return opaqueNode(value, text, this.#threshold, (body) => this.#sink(body));
-  }
-
-  #encodeArray(value: readonly unknown[], previous: EncodedNode | undefined, depth: number): EncodedNode {
-    const before = previous !== undefined && previous.shape === Shape.array ? previous.children! : undefined;
-    let changed = before === undefined || before.length !== value.length;
-    const children: EncodedNode[] = new Array(value.length);
-    for (let index = 0; index < value.length; index += 1) {
-      const item = normalize(value[index], String(index));
-      const prior = before?.[index];
-      const child = omitted(item) ? this.#encodePrimitive(null, prior) : this.encode(item, prior, depth + 1)!;
-      if (child !== prior) changed = true;
-      children[index] = child;
-    }
-    if (!changed) return previous!;
-    return this.#finishContainer(Shape.array, undefined, undefined, children, false);
-  }
-
-  #encodeObject(
-    value: Record<string, unknown>,
-    previous: EncodedNode | undefined,
-    depth: number,
-    isRoot: boolean,
-  ): EncodedNode {
-    const before = previous !== undefined && previous.shape === Shape.object ? previous : undefined;
-    const beforeKeys = before?.keys;
-    let changed = before === undefined;
-    const keys: string[] = [];
-    const children: EncodedNode[] = [];
-    let lookup: Map<string, number> | undefined;
-    for (const key of Object.keys(value)) {
-      const item = normalize(value[key], key);
-      if (omitted(item)) continue;
-      const position = keys.length;
-      let prior: EncodedNode | undefined;
-      if (before !== undefined) {
-        if (beforeKeys![position] === key) prior = before.children![position];
-        else {
-          changed = true;
-          lookup ??= new Map(beforeKeys!.map((name, index) => [name, index]));
-          const index = lookup.get(key);
-          prior = index === undefined ? undefined : before.children![index];
-        }
+function encodeObject(
+  context: EncodeContext,
+  value: Record<string, unknown>,
+  previous: EncodedNode | undefined,
+  depth: number,
+  isRoot: boolean,
+): EncodedNode {
+  const before = previous !== undefined && previous.shape === Shape.object ? previous : undefined;
+  const beforeKeys = before?.keys;
+  const beforeChildren = before?.children;
+  // Names and children are only copied out once a member differs from the previous encoding.
+  let names: string[] | undefined = before === undefined ? [] : undefined;
+  let children: EncodedNode[] | undefined = before === undefined ? [] : undefined;
+  let lookup: Map<string, number> | undefined;
+  let position = 0;
+  const prototype = Object.getPrototypeOf(value);
+  // for...in visits a plain object's own enumerable keys in Object.keys order, without building
+  // a key array; other objects (class instances) also get their inherited keys filtered out.
+  const checkOwn = !context.fastKeys || (prototype !== Object.prototype && prototype !== null);
+  for (const key in value) {
+    if (checkOwn && !Object.hasOwn(value, key)) continue;
+    const raw = value[key];
+    let prior: EncodedNode | undefined;
+    const samePlace = beforeKeys !== undefined && beforeKeys[position] === key;
+    if (samePlace) {
+      prior = beforeChildren![position]!;
+      // The common case, handled without a call: an unchanged string, number or boolean.
+      if (
+        children === undefined &&
+        prior.value === raw &&
+        raw !== undefined &&
+        prior.shape === Shape.primitive
+      ) {
+        position += 1;
+        continue;
       }
-      const child = this.encode(item, prior, depth + 1)!;
-      if (child !== prior) changed = true;
-      keys.push(key);
-      children.push(child);
     }
-    if (!changed && keys.length === beforeKeys!.length) return previous!;
-    const reuseKeyTexts = before !== undefined && sameKeys(beforeKeys!, keys);
-    const keyTexts = reuseKeyTexts ? before.keyTexts! : keys.map((key) => JSON.stringify(key));
-    return this.#finishContainer(Shape.object, keys, keyTexts, children, isRoot);
-  }
-
-  #finishContainer(
-    shape: ShapeCode,
-    keys: readonly string[] | undefined,
-    keyTexts: readonly string[] | undefined,
-    children: readonly EncodedNode[],
-    isRoot: boolean,
-  ): EncodedNode {
-    const measured = measureContainer(shape, keyTexts, children);
-    const base = { shape, keys, keyTexts, children, ...measured };
-    if (isRoot) return base;
-    if (measured.bytes < this.#threshold) return { ...base, text: inlineText(shape, keyTexts, children) };
-    return { ...base, ref: this.#sink(`n${this.#containerBody(base)}`) };
-  }
-
-  /** The body of a container chunk (without its `n` marker): members as ids or inline values. */
-  #containerBody(node: EncodedNode): string {
-    const children = node.children!;
-    const parts: string[] = new Array(children.length);
-    for (let index = 0; index < children.length; index += 1) {
-      const child = children[index]!;
-      const member = child.ref !== undefined ? String(child.ref) : `[${child.text!}]`;
-      parts[index] = node.shape === Shape.object ? `${node.keyTexts![index]!}:${member}` : member;
+    const item = typeof raw === 'object' || typeof raw === 'bigint' ? member(raw, key) : raw;
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    if (!samePlace && beforeKeys !== undefined) {
+      lookup ??= new Map(beforeKeys.map((name, index) => [name, index]));
+      const index = lookup.get(key);
+      prior = index === undefined ? undefined : beforeChildren![index];
     }
-    return node.shape === Shape.object ? `{${parts.join(',')}}` : `[${parts.join(',')}]`;
+    const child = encodeMember(context, item, prior, depth + 1)!;
+    if (children === undefined) {
+      if (samePlace && child === prior) {
+        position += 1;
+        continue;
+      }
+      names = beforeKeys!.slice(0, position);
+      children = beforeChildren!.slice(0, position);
+    }
+    names!.push(key);
+    children.push(child);
+    position += 1;
   }
+  if (children === undefined) {
+    if (position === beforeKeys!.length) return previous!;
+    names = beforeKeys!.slice(0, position);
+    children = beforeChildren!.slice(0, position);
+  }
+  const reuse = before !== undefined && sameKeys(beforeKeys!, names!);
+  const keyTexts = reuse ? before.keyTexts! : names!.map((key) => JSON.stringify(key));
+  let keysBytes = before?.keysBytes ?? 0;
+  if (!reuse) {
+    keysBytes = 0;
+    for (const text of keyTexts) keysBytes += utf8Length(text) + 1;
+  }
+  return finishContainer(context, Shape.object, names, keyTexts, keysBytes, children, isRoot);
+}
+
+function finishContainer(
+  context: EncodeContext,
+  shape: ShapeCode,
+  keys: readonly string[] | undefined,
+  keyTexts: readonly string[] | undefined,
+  keysBytes: number | undefined,
+  children: readonly EncodedNode[],
+  isRoot: boolean,
+): EncodedNode {
+  const measured = measureContainer(shape, keysBytes ?? 0, children);
+  if (isRoot) return containerNode(shape, keys, keyTexts, keysBytes, children, measured);
+  if (measured.bytes < context.threshold) {
+    return containerNode(shape, keys, keyTexts, keysBytes, children, measured, {
+      text: inlineText(shape, keyTexts, children),
+    });
+  }
+  const body = containerBody({ shape, keyTexts, children });
+  if (body.length < INLINE_NODE_BYTES) {
+    return containerNode(shape, keys, keyTexts, keysBytes, children, measured, {
+      inline: inlineNode(shape, body),
+    });
+  }
+  return containerNode(shape, keys, keyTexts, keysBytes, children, measured, {
+    ref: context.sink(`n${body}`),
+  });
+}
+
+/** The body of a container chunk (without its `n` marker): members as ids or inline values. */
+function containerBody(node: Pick<EncodedNode, 'shape' | 'keyTexts' | 'children'>): string {
+  const children = node.children!;
+  const parts: string[] = new Array(children.length);
+  for (let index = 0; index < children.length; index += 1) {
+    const child = children[index]!;
+    const member =
+      child.ref !== undefined
+        ? String(child.ref)
+        : child.inline !== undefined
+          ? child.inline
+          : `[${child.text!}]`;
+    parts[index] = node.shape === Shape.object ? `${node.keyTexts![index]!}:${member}` : member;
+  }
+  return node.shape === Shape.object ? `{${parts.join(',')}}` : `[${parts.join(',')}]`;
 }
 
 function sameKeys(left: readonly string[], right: readonly string[]): boolean {
@@ -237,17 +472,16 @@ function sameKeys(left: readonly string[], right: readonly string[]): boolean {
  */
 export function measureContainer(
   shape: ShapeCode,
-  keyTexts: readonly string[] | undefined,
+  keysBytes: number,
   children: readonly EncodedNode[],
 ): { bytes: number; indentBase: number; indentPerLevel: number } {
   const count = children.length;
-  let bytes = 2 + (count > 0 ? count - 1 : 0);
+  let bytes = 2 + (count > 0 ? count - 1 : 0) + keysBytes;
   let indentBase = 0;
   let indentPerLevel = 0;
   for (let index = 0; index < count; index += 1) {
     const child = children[index]!;
     bytes += child.bytes;
-    if (shape === Shape.object) bytes += utf8Length(keyTexts![index]!) + 1;
     // A child one level deeper: each of its lines gets one more level of indentation.
     indentBase += child.indentBase + child.indentPerLevel;
     indentPerLevel += child.indentPerLevel;
@@ -257,6 +491,11 @@ export function measureContainer(
     indentPerLevel += 2 * count + 2;
   }
   return { bytes, indentBase, indentPerLevel };
+}
+
+/** The member text of a node written in place. */
+export function inlineNode(shape: ShapeCode, body: string): string {
+  return shape === Shape.object ? `{"o":${body}}` : `{"a":${body}}`;
 }
 
 function inlineText(
@@ -279,10 +518,22 @@ export function opaqueNode(value: unknown, text: string, threshold: number, sink
   const nested = utf8Length(JSON.stringify([value], null, 2));
   const indentBase = pretty - bytes;
   const indentPerLevel = nested - 6 - bytes - indentBase;
-  if (bytes >= threshold) {
-    return { shape: Shape.opaque, bytes, indentBase, indentPerLevel, fullText: text, ref: sink(`v${text}`) };
-  }
-  return { shape: Shape.opaque, bytes, indentBase, indentPerLevel, fullText: text, text };
+  const stored = bytes >= threshold;
+  return new Node(
+    Shape.opaque,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    bytes,
+    indentBase,
+    indentPerLevel,
+    stored ? undefined : text,
+    text,
+    stored ? sink(`v${text}`) : undefined,
+    undefined,
+  );
 }
 
 /** Pretty-printed size (2-space indentation, depth 0) of an encoded value, in UTF-8 bytes. */

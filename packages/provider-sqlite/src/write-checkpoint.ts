@@ -5,9 +5,9 @@ import {
   isValidCheckpointId,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import type { Connection } from './connection.js';
+import type { Connection, LastWrite } from './connection.js';
 import { documentHeader, documentSize } from './document-size.js';
-import { sqliteError } from './errors.js';
+import { sqliteCode, sqliteError } from './errors.js';
 import { type ParentEvents, placeEvents } from './event-streams.js';
 import { canonicalMetadataText, type MetadataRow, storedFromRow } from './metadata-row.js';
 import { seedHead } from './tree-decoder.js';
@@ -89,35 +89,51 @@ function childNamed(node: EncodedNode, key: string): EncodedNode {
   return node.children![node.keys!.indexOf(key)]!;
 }
 
+/** Thrown (inside the transaction, which rolls back) when the checkpoint's id is already stored. */
+export class DuplicateCheckpointError extends Error {}
+
+/**
+ * A checkpoint written again (a retried write whose first attempt did commit) is accepted when it
+ * is the same one; another checkpoint under a stored id is a conflict.
+ */
+export function existingCheckpoint(connection: Connection, checkpoint: CheckpointWrite): StoredCheckpoint {
+  const { metadata } = checkpoint;
+  const existing = connection.statements.metadataById.get(metadata.id) as MetadataRow | undefined;
+  if (
+    existing !== undefined &&
+    existing.lineage_id === metadata.lineageId &&
+    existing.branch === metadata.branch &&
+    existing.parent_id === metadata.parentId &&
+    existing.event_count === metadata.eventCount &&
+    existing.created_at === metadata.createdAt
+  ) {
+    return storedFromRow(existing, connection.location);
+  }
+  throw sqliteError(
+    'conflict',
+    `checkpoint id "${metadata.id}" already exists in ${connection.location} with other content; checkpoint ids must be unique`,
+  );
+}
+
 /**
  * Stores one checkpoint; runs inside the caller's `BEGIN IMMEDIATE` transaction. Returns what to
- * list, and the encoded head to diff the next write against (undefined when nothing was written
- * because the same checkpoint was already there).
+ * list, and the encoded head to diff the next write against. Throws
+ * {@link DuplicateCheckpointError} when the id is taken (no lookup first: the primary key says so).
  */
 export function insertCheckpoint(
   connection: Connection,
   checkpoint: CheckpointWrite,
   maxCheckpointBytes: number,
-): { stored: StoredCheckpoint; head: EncodedNode | undefined } {
+): { stored: StoredCheckpoint; head: EncodedNode; lastWrite: LastWrite } {
   const { statements, location } = connection;
   const { metadata, document } = checkpoint;
-  const existing = statements.metadataById.get(metadata.id) as MetadataRow | undefined;
-  if (existing !== undefined) {
-    const same =
-      existing.lineage_id === metadata.lineageId &&
-      existing.branch === metadata.branch &&
-      existing.parent_id === metadata.parentId &&
-      existing.event_count === metadata.eventCount &&
-      existing.created_at === metadata.createdAt;
-    if (same) return { stored: storedFromRow(existing, location), head: undefined };
-    throw sqliteError(
-      'conflict',
-      `checkpoint id "${metadata.id}" already exists in ${location} with other content; checkpoint ids must be unique`,
-    );
-  }
-
-  const parent =
-    metadata.parentId === null
+  const dataVersion = statements.dataVersion.get() as number;
+  const last = connection.lastWrite;
+  const continuesLast =
+    last !== undefined && last.dataVersion === dataVersion && last.id === metadata.parentId;
+  const parent: ParentRow | undefined = continuesLast
+    ? { stream_id: last.streamId, event_count: last.eventCount, head: '' }
+    : metadata.parentId === null
       ? undefined
       : (statements.parentOf.get(metadata.parentId) as ParentRow | undefined);
   const previous = parent === undefined ? undefined : previousHead(connection, metadata.parentId!, parent);
@@ -126,7 +142,12 @@ export function insertCheckpoint(
     { inputs: document.inputs, entities: document.entities },
     previous,
   );
-  const { streamId, eventBytes } = placeEvents(statements, checkpoint, parent);
+  const { streamId, eventBytes } = placeEvents(
+    statements,
+    checkpoint,
+    parent,
+    continuesLast ? { length: last.streamLength, bytes: last.streamBytes } : undefined,
+  );
 
   const metadataText = JSON.stringify(metadata);
   const entitiesText = JSON.stringify(metadata.entities);
@@ -155,21 +176,35 @@ export function insertCheckpoint(
     size_bytes: sizeBytes,
   };
   const canonical = canonicalMetadataText(row);
-  statements.insertCheckpoint.run(
-    row.id,
-    row.created_at,
-    row.lineage_id,
-    row.parent_id,
-    row.branch,
-    row.trigger,
-    row.entities,
-    row.event_count,
-    row.size_bytes,
+  try {
+    statements.insertCheckpoint.run(
+      row.id,
+      row.created_at,
+      row.lineage_id,
+      row.parent_id,
+      row.branch,
+      row.trigger,
+      row.entities,
+      row.event_count,
+      row.size_bytes,
+      streamId,
+      document.formatVersion,
+      document.libraryVersion,
+      body,
+      canonical === metadataText ? null : metadataText,
+    );
+  } catch (error) {
+    if (sqliteCode(error)?.startsWith('SQLITE_CONSTRAINT')) throw new DuplicateCheckpointError(metadata.id);
+    throw error;
+  }
+  const stored: StoredCheckpoint = { ...metadata, reference: `${location}#${metadata.id}`, sizeBytes };
+  const lastWrite: LastWrite = {
+    id: metadata.id,
     streamId,
-    document.formatVersion,
-    document.libraryVersion,
-    body,
-    canonical === metadataText ? null : metadataText,
-  );
-  return { stored: storedFromRow(row, location), head: node };
+    eventCount: metadata.eventCount,
+    streamLength: metadata.eventCount,
+    streamBytes: eventBytes,
+    dataVersion,
+  };
+  return { stored, head: node, lastWrite };
 }

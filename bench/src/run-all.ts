@@ -1,0 +1,19 @@
+// Runs every benchmark of the repository, one after the other (`pnpm bench` at the root).
+// To add one: export an async function that prints its report, and list it below.
+import { runStorageBench } from './storage-bench.js';
+
+interface Bench {
+  name: string;
+  run: () => Promise<unknown>;
+}
+
+const benches: Bench[] = [{ name: 'storage (crew-50, SPEC §8)', run: () => runStorageBench() }];
+benches.push({
+  name: 'cli (whole-process times)',
+  run: async () => (await import('./cli-bench.js')).runCliBench(),
+});
+
+for (const bench of benches) {
+  console.log(`\n=== ${bench.name} ===\n`);
+  await bench.run();
+}

@@ -1,0 +1,254 @@
+// The storage benchmark of SPEC §8 ("crew-50"): crewline's SQLite and JSON providers and
+// LangGraph's SqliteSaver, side by side in one run, plus list/latest/restore over 10,000 checkpoints.
+// Run alone with `pnpm --filter @crewline/bench bench:storage`, or with everything via `pnpm bench`.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SqliteProvider } from '@crewline/provider-sqlite';
+import { type CheckpointProvider, readDocument } from '@crewline/runtime-state';
+import {
+  collectGarbageIfExposed,
+  formatBytes,
+  formatMs,
+  type LatencySummary,
+  markdownTable,
+  summarize,
+} from './bench-statistics.js';
+import { type Crew50Options, createCrew50Run } from './scenario/crew-50.js';
+import {
+  crewlineSubject,
+  langGraphSubject,
+  type StorageRunResult,
+  type StorageSubject,
+} from './storage-subjects.js';
+
+export interface StorageBenchOptions {
+  scenario?: Crew50Options;
+  /** Checkpoints in the list/latest database. Default 10,000. */
+  listCheckpoints?: number;
+  /** Where the markdown report is written. Default `bench/results/storage.md`. */
+  reportPath?: string;
+}
+
+/** SPEC §8 targets for SqliteProvider on crew-50. */
+const targets = { medianMs: 0.1, p99Ms: 2, bytesPerFinal: 3, speedup: 20, listMs: 200, restoreMs: 20 };
+
+async function jsonSubject(): Promise<StorageSubject | undefined> {
+  try {
+    const { JsonProvider } = (await import('@crewline/provider-json')) as {
+      JsonProvider: new () => CheckpointProvider;
+    };
+    return crewlineSubject('JsonProvider', () => new JsonProvider());
+  } catch (error) {
+    console.warn(`JsonProvider is not available, skipped: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+interface Measured {
+  subject: StorageSubject;
+  result: StorageRunResult;
+  write: LatencySummary;
+  endToEnd?: LatencySummary;
+}
+
+async function measure(subject: StorageSubject, scenario: Crew50Options): Promise<Measured> {
+  // One unmeasured run first, so every backend is measured warm (JIT, prepared statements).
+  const warmup = mkdtempSync(join(tmpdir(), 'crewline-bench-warmup-'));
+  try {
+    await subject.run(warmup, scenario);
+  } finally {
+    rmSync(warmup, { recursive: true, force: true });
+  }
+  collectGarbageIfExposed();
+  const directory = mkdtempSync(join(tmpdir(), 'crewline-bench-'));
+  try {
+    const result = await subject.run(directory, scenario);
+    return {
+      subject,
+      result,
+      write: summarize(result.writeMs),
+      endToEnd: result.endToEndMs ? summarize(result.endToEndMs) : undefined,
+    };
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+interface ListTimings {
+  checkpoints: number;
+  listMs: LatencySummary;
+  latestMs: LatencySummary;
+  restoreMs: LatencySummary;
+  storedBytes: number;
+}
+
+/** Fills one database with `count` crew-50 checkpoints, then times list, latest and a latest restore. */
+async function measureListing(count: number, scenario: Crew50Options): Promise<ListTimings> {
+  const directory = mkdtempSync(join(tmpdir(), 'crewline-bench-list-'));
+  try {
+    const writer = new SqliteProvider();
+    const location = writer.resolveLocation(join(directory, 'many'));
+    let written = 0;
+    for (let runIndex = 0; written < count; runIndex += 1) {
+      const run = createCrew50Run({
+        ...scenario,
+        seed: runIndex + 1,
+        provider: writer,
+        location,
+        branch: `run-${runIndex}`,
+      });
+      await run.play((trigger) => {
+        if (written < count) run.state.writeCheckpointSync({ trigger });
+        written += 1;
+      });
+    }
+    writer.close();
+    const reader = new SqliteProvider();
+    const time = async (repeat: number, action: () => Promise<unknown>) => {
+      const samples: number[] = [];
+      for (let index = 0; index < repeat; index += 1) {
+        const started = performance.now();
+        await action();
+        samples.push(performance.now() - started);
+      }
+      return summarize(samples);
+    };
+    const listMs = await time(7, async () => {
+      const list = await reader.list(location);
+      if (list.length !== count) throw new Error(`listed ${list.length} of ${count} checkpoints`);
+    });
+    const latestMs = await time(51, () => reader.latest(location));
+    const restoreMs = await time(11, async () => {
+      const latest = await reader.latest(location);
+      await readDocument(reader, location, latest!.id);
+    });
+    const stats = await reader.stats(location);
+    reader.close();
+    return { checkpoints: count, listMs, latestMs, restoreMs, storedBytes: stats?.databaseBytes ?? 0 };
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+function verdict(ok: boolean): string {
+  return ok ? 'met' : '**not met**';
+}
+
+/** Runs the whole storage benchmark, prints the report and writes it to `reportPath`. */
+export async function runStorageBench(options: StorageBenchOptions = {}): Promise<string> {
+  const scenario = options.scenario ?? {};
+  const subjects: StorageSubject[] = [
+    crewlineSubject('SqliteProvider (synchronous: normal, default)', () => new SqliteProvider()),
+    crewlineSubject('SqliteProvider (synchronous: full)', () => new SqliteProvider({ synchronous: 'full' })),
+  ];
+  const json = await jsonSubject();
+  if (json) subjects.push(json);
+  subjects.push(langGraphSubject());
+
+  const measured: Measured[] = [];
+  for (const subject of subjects) {
+    console.log(`measuring ${subject.name} ...`);
+    measured.push(await measure(subject, scenario));
+  }
+  const baseline = measured.find((entry) => entry.subject.name.startsWith('LangGraph'))!;
+  const rows = measured.map(({ subject, result, write, endToEnd }) => [
+    subject.name,
+    String(write.count),
+    formatMs(write.median),
+    formatMs(write.p99),
+    formatMs(write.max),
+    formatBytes(result.storedBytes),
+    formatBytes(result.bytesWritten),
+    formatBytes(result.finalCheckpointBytes),
+    `${(result.storedBytes / result.finalCheckpointBytes).toFixed(2)}×`,
+    subject === baseline.subject ? '1×' : `${(baseline.write.median / write.median).toFixed(1)}×`,
+    endToEnd ? formatMs(endToEnd.median) : 'n/a',
+  ]);
+  const crewTable = markdownTable(
+    [
+      'backend',
+      'writes',
+      'median ms',
+      'p99 ms',
+      'max ms',
+      'stored',
+      'written (syscalls)',
+      'final checkpoint',
+      'stored / final',
+      'speedup vs SqliteSaver (median)',
+      'state.checkpoint() median ms',
+    ],
+    rows,
+  );
+
+  console.log(`measuring list/latest over ${options.listCheckpoints ?? 10_000} checkpoints ...`);
+  const listing = await measureListing(options.listCheckpoints ?? 10_000, scenario);
+  const listTable = markdownTable(
+    ['operation (SqliteProvider)', 'median ms', 'p99 ms', 'runs'],
+    [
+      [
+        `list ${listing.checkpoints} (metadata)`,
+        formatMs(listing.listMs.median),
+        formatMs(listing.listMs.p99),
+        String(listing.listMs.count),
+      ],
+      [
+        `latest of ${listing.checkpoints}`,
+        formatMs(listing.latestMs.median),
+        formatMs(listing.latestMs.p99),
+        String(listing.latestMs.count),
+      ],
+      [
+        `restore latest of ${listing.checkpoints} (latest + read + validate)`,
+        formatMs(listing.restoreMs.median),
+        formatMs(listing.restoreMs.p99),
+        String(listing.restoreMs.count),
+      ],
+    ],
+  );
+
+  const sqlite = measured[0]!;
+  const ratio = sqlite.result.storedBytes / sqlite.result.finalCheckpointBytes;
+  const speedup = baseline.write.median / sqlite.write.median;
+  const targetLines = [
+    `- median write ≤ ${targets.medianMs} ms: ${formatMs(sqlite.write.median)} ms — ${verdict(sqlite.write.median <= targets.medianMs)}`,
+    `- p99 write ≤ ${targets.p99Ms} ms: ${formatMs(sqlite.write.p99)} ms — ${verdict(sqlite.write.p99 <= targets.p99Ms)}`,
+    `- stored bytes ≤ ${targets.bytesPerFinal}× the final checkpoint: ${ratio.toFixed(2)}× — ${verdict(ratio <= targets.bytesPerFinal)}`,
+    `- ≥ ${targets.speedup}× faster than SqliteSaver (median): ${speedup.toFixed(1)}× — ${verdict(speedup >= targets.speedup)}`,
+    `- list ${listing.checkpoints} ≤ ${targets.listMs} ms: ${formatMs(listing.listMs.median)} ms — ${verdict(listing.listMs.median <= targets.listMs)}`,
+    `- restore latest of ${listing.checkpoints} ≤ ${targets.restoreMs} ms: ${formatMs(listing.restoreMs.median)} ms — ${verdict(listing.restoreMs.median <= targets.restoreMs)}`,
+  ];
+  const cpu = cpus();
+  const report = [
+    '# Storage benchmark (crew-50)',
+    '',
+    `Run ${new Date().toISOString()} on ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${process.platform}.`,
+    `Scenario: ${scenario.tasks ?? 50} tasks × 10 events, one checkpoint per event, ≈${scenario.outputBytes ?? 2048} B per task output and LLM response.`,
+    'Write latency is the backend call alone (`provider.writeSync`/`write`, `SqliteSaver.put`), measured on a warm second run;',
+    '"state.checkpoint() median" adds the snapshot and redaction RuntimeState does before calling the provider.',
+    '"stored" is what the backend keeps once closed; "written (syscalls)" is every byte passed to write(2) during the run (WAL frames and checkpointing included).',
+    '',
+    crewTable,
+    '',
+    `Stored database with ${listing.checkpoints} checkpoints: ${formatBytes(listing.storedBytes)}.`,
+    '',
+    listTable,
+    '',
+    '## SPEC §8 targets for SqliteProvider (default options)',
+    '',
+    ...targetLines,
+    '',
+  ].join('\n');
+  console.log(`\n${report}`);
+  const reportPath = options.reportPath ?? fileURLToPath(new URL('../results/storage.md', import.meta.url));
+  mkdirSync(dirname(reportPath), { recursive: true });
+  writeFileSync(reportPath, report);
+  console.log(`report written to ${reportPath}`);
+  return report;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await runStorageBench();
+}
