@@ -52,7 +52,7 @@ export {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from './provider.js';
-export { redactSecrets } from './redaction.js';
+export { markRedacted, redactSecrets } from './redaction.js';
 export {
   detectProviderKind,
   type LoadedCheckpoint,

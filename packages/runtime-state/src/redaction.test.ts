@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from './redaction.js';
+import { markRedacted, redactSecrets } from './redaction.js';
 
 describe('redactSecrets', () => {
   const fakeKey = `sk-proj-${'Zq7'.repeat(15)}`;
@@ -22,5 +22,17 @@ describe('redactSecrets', () => {
   it('returns the same object when nothing needs redacting', () => {
     const value = { a: [1, 'two', { b: null }] };
     expect(redactSecrets(value)).toBe(value);
+  });
+
+  it('markRedacted redacts once and lets later calls pass the subtree through, except under a secret key', () => {
+    const task = { output: `the key ${fakeKey}`, status: 'completed' };
+    const marked = markRedacted(task);
+    expect(marked).not.toBe(task);
+    expect(marked.output).toBe('the key [REDACTED]');
+    const snapshot = { tasks: [marked] };
+    expect(redactSecrets(snapshot)).toBe(snapshot);
+    expect(redactSecrets(snapshot).tasks[0]).toBe(marked);
+    const underSecret = redactSecrets({ apiKey: marked });
+    expect(underSecret.apiKey.status).toBe('[REDACTED]');
   });
 });
