@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAssignments, parseCount } from './args.js';
 import { parseDuration } from './duration.js';
 import {
+  characterCount,
   formatBytes,
   formatColumns,
   formatDelta,
@@ -91,5 +92,13 @@ describe('argument parsing', () => {
     const parsed = parseAssignments('--input', ['constructor=x'])!;
     expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
     expect(parsed.constructor).toBe('x');
+  });
+});
+
+describe('characterCount', () => {
+  it('counts code points', () => {
+    expect(characterCount('')).toBe(0);
+    expect(characterCount('abc')).toBe(3);
+    expect(characterCount('é😀x')).toBe(3);
   });
 });

@@ -78,22 +78,42 @@ export function formatValue(value: unknown): string {
   }
 }
 
+/**
+ * Characters in `text` (code points: a surrogate pair counts once). A plain loop: listings of
+ * 10,000 checkpoints measure every cell, and `Array.from(text).length` costs ten times more.
+ */
+export function characterCount(text: string): number {
+  let count = text.length;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      count -= 1;
+      index += 1;
+    }
+  }
+  return count;
+}
+
 /** Rows of cells as columns separated by two spaces; the last column is not padded. */
 export function formatColumns(rows: readonly (readonly string[])[]): string[] {
   const widths: number[] = [];
   for (const row of rows) {
-    row.forEach((cell, index) => {
-      widths[index] = Math.max(widths[index] ?? 0, Array.from(cell).length);
-    });
+    for (let index = 0; index < row.length; index += 1) {
+      const width = characterCount(row[index]!);
+      if (width > (widths[index] ?? 0)) widths[index] = width;
+    }
   }
-  return rows.map((row) =>
-    row
-      .map((cell, index) =>
-        index === row.length - 1 ? cell : cell + ' '.repeat((widths[index] ?? 0) - Array.from(cell).length),
-      )
-      .join('  ')
-      .trimEnd(),
-  );
+  return rows.map((row) => {
+    let line = '';
+    for (let index = 0; index < row.length; index += 1) {
+      const cell = row[index]!;
+      line +=
+        index === row.length - 1
+          ? cell
+          : `${cell}${' '.repeat((widths[index] ?? 0) - characterCount(cell))}  `;
+    }
+    return line.trimEnd();
+  });
 }
 
 /** A signed time difference a person reads quickly: `+39ms`, `+12.3s`, `+3m12s`, `-2h5m`, `+1d3h`. */
