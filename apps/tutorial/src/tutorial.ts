@@ -131,6 +131,15 @@ export async function runTutorial(options: TutorialOptions, io: TutorialIO): Pro
           `Branch ${originalBranch} changed during the fork: ${before.length} -> ${after.length} checkpoints.`,
         ),
   );
+  const forkBranch = crew.lastRun?.state.lineage.branch ?? String(crew.checkpointBranch);
+  const research = [
+    [forkBranch, crew.tasks[RESEARCH_TASK]?.output?.raw],
+    [originalBranch, saved[RESEARCH_TASK]?.output],
+  ] as const;
+  const width = Math.max(...research.map(([branch]) => branch.length));
+  for (const [branch, text] of research) {
+    out(`Research the Writer read on branch ${`${branch}:`.padEnd(width + 1)} ${firstLine(text)}`);
+  }
   const original = await finishedOnBranch(loaded, originalBranch, metadata.lineageId, after);
   if (original !== undefined) {
     out(`On branch ${originalBranch} the Writer had written:`);
@@ -176,6 +185,12 @@ function describeStorage(storage: StorageChoice): string {
   return storage.kind === 'sqlite'
     ? `${storage.displayLocation} (SQLite, one database file; --sqlite)`
     : `${storage.displayLocation}/ (JSON, one file per finished task; --sqlite for SQLite)`;
+}
+
+function firstLine(text: string | undefined): string {
+  if (text === undefined) return '(none)';
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 160 ? `${line.slice(0, 159)}…` : line;
 }
 
 function indent(text: string): string {

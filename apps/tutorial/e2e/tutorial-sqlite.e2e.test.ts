@@ -1,0 +1,3 @@
+import { tutorialScenario } from './support/scenario.js';
+
+tutorialScenario('sqlite');
