@@ -2,6 +2,8 @@ import { EventBus } from '@crewline/events';
 import { readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Agent } from '../agent/agent.js';
+import { Flow, listen, start } from './index.js';
 import { executions, model, TwoCrewFlow } from './test-support/crew-scenarios.js';
 
 afterEach(() => {
@@ -60,5 +62,38 @@ describe('crews inside flow methods', () => {
       const flowData = document.entities[0]?.data.execution as { completedMethods: string[] };
       for (const method of flowData.completedMethods) expect(executions, context).not.toContain(method);
     }
+  });
+
+  it('runs a standalone agent inside a method as part of the flow run', async () => {
+    const provider = new InMemoryProvider();
+    class AskAgent extends Flow<{ answer: string }> {
+      initialState = { answer: '' };
+      @start() async consult() {
+        const agent = new Agent({ role: 'Advisor', goal: 'Advise', backstory: 'Calm', llm: model });
+        const output = await agent.kickoff('Which tide is higher?', { bus: this.bus });
+        this.state.answer = output.raw;
+        return output.raw;
+      }
+      @listen('consult') done(answer: string) {
+        return answer.length > 0;
+      }
+    }
+    const bus = new EventBus();
+    const result = await new AskAgent({
+      bus,
+      checkpoint: { location: 'mem', provider, onEvents: ['llm_call_completed'] },
+    }).kickoff();
+    expect(result.output).toBe(true);
+    const [checkpoint] = await provider.list('mem');
+    expect(checkpoint?.entities.map((entity) => entity.kind)).toEqual(['flow', 'agent']);
+    const document = await readDocument(provider, 'mem', checkpoint?.id as string);
+    expect(document.events.map((event) => event.type)).toEqual(
+      expect.arrayContaining([
+        'flow_started',
+        'method_execution_started',
+        'lite_agent_execution_started',
+        'llm_call_completed',
+      ]),
+    );
   });
 });

@@ -1,7 +1,8 @@
 import { toJsonSafe } from '@crewline/runtime-state';
 import type { EntityRestorer } from '../resume/entity-restorers.js';
-import type { Flow, FlowConstructor } from './flow.js';
+import type { Flow } from './flow.js';
 import { registeredClassFor } from './flow-snapshot.js';
+import type { FlowConstructor } from './flow-types.js';
 
 type RestorableFlowClass = FlowConstructor & {
   fromLoaded: (...args: Parameters<typeof Flow.fromLoaded>) => ReturnType<typeof Flow.fromLoaded>;

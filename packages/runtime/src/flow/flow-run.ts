@@ -17,12 +17,12 @@ import { resolveCheckpointChain } from '../checkpointing/checkpoint-setting.js';
 import { defaultProvider } from '../checkpointing/provider-catalog.js';
 import { Run } from '../checkpointing/run.js';
 import { flowComponent, flowError } from './errors.js';
-import type { FlowInternals, FlowPauseInfo, FlowResult } from './flow.js';
 import { type FlowExecution, firstPaused } from './flow-execution.js';
 import type { FlowGraph } from './flow-graph.js';
 import { FlowRunner } from './flow-runner.js';
 import { findFlowSnapshot } from './flow-snapshot.js';
 import { loadStateCheckpoint, type StorageTarget, stateBranch, storageTarget } from './flow-storage.js';
+import type { FlowInternals, FlowPauseInfo, FlowResult } from './flow-types.js';
 
 /** What one kickoff (or resume) asks for. */
 export interface RunPlan {

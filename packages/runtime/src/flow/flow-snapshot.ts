@@ -1,16 +1,21 @@
 import type {
   CheckpointConfigInput,
+  EncodedValue,
   EntitySnapshot,
+  JsonObject,
   JsonValue,
   LoadedCheckpoint,
 } from '@crewline/runtime-state';
-import { restoreCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { resumeCheckpointInput } from '../checkpointing/from-checkpoint.js';
 import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
 import { flowError } from './errors.js';
-import type { Flow, FlowConstructor, FlowOptions } from './flow.js';
+import type { Flow } from './flow.js';
+import { executionToJson, type FlowExecution } from './flow-execution.js';
+import { flowGraph } from './flow-graph.js';
 import { flowNameOf } from './flow-name.js';
 import { registeredFlowName } from './flow-registry.js';
+import type { FlowConstructor, FlowOptions } from './flow-types.js';
 
 /** The snapshot of `flow` inside a loaded checkpoint (matched by name or registered name). */
 export function findFlowSnapshot(loaded: LoadedCheckpoint, flow: Flow<any>): EntitySnapshot {
@@ -71,7 +76,7 @@ export async function restoredOptions(
   if ((saved === undefined || saved === false) && Object.keys(explicit).length === 0) {
     return { ...options, checkpoint: saved };
   }
-  return { ...options, checkpoint: resumeCheckpointInput(saved, config, loaded) };
+  return { ...options, checkpoint: resumeCheckpointInput(undefined, config, loaded, saved) };
 }
 
 /**
@@ -118,4 +123,29 @@ function findRegisteredFlow(
       return candidate as unknown as FlowConstructor;
   }
   return undefined;
+}
+
+/** The flow's entity in a checkpoint: state (as of the last completed method), progress and settings. */
+export function flowSnapshot(
+  flow: Flow<any>,
+  execution: FlowExecution,
+  stateId: string,
+  parts: { state: EncodedValue; maxMethodCalls: number },
+): EntitySnapshot {
+  const flowClass = flow.constructor as FlowConstructor;
+  return {
+    kind: 'flow',
+    id: stateId,
+    name: flow.flowName,
+    registryName: registeredFlowName(flowClass) ?? flow.flowName,
+    data: {
+      stateId,
+      flowName: flow.flowName,
+      state: parts.state as unknown as JsonObject,
+      execution: executionToJson(execution),
+      checkpoint: storeCheckpointSetting(flow.checkpoint),
+      maxMethodCalls: parts.maxMethodCalls,
+      persisted: flowGraph(flowClass, flow.flowName).persisted,
+    },
+  };
 }

@@ -4,8 +4,6 @@ import {
   type EventContext,
   type EventSource,
   FlowCreatedEvent,
-  FlowInputReceivedEvent,
-  HumanFeedbackReceivedEvent,
 } from '@crewline/events';
 import {
   type CheckpointableEntity,
@@ -13,110 +11,41 @@ import {
   type CheckpointProvider,
   type CheckpointSetting,
   decodeValue,
-  type EncodedValue,
   type EntitySnapshot,
   type EntitySummary,
   encodeValue,
   type LoadedCheckpoint,
 } from '@crewline/runtime-state';
 import { forkBranch } from '../agent/agent.js';
-import {
-  resolveCheckpointChain,
-  storeCheckpointSetting,
-  validateCheckpointSetting,
-} from '../checkpointing/checkpoint-setting.js';
+import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { registerEntityRestorer } from '../resume/entity-restorers.js';
 import { flowError } from './errors.js';
-import {
-  executionFromJson,
-  executionToJson,
-  type FlowExecution,
-  firstPaused,
-  newExecution,
-} from './flow-execution.js';
-import { type FlowGraph, flowGraph } from './flow-graph.js';
+import { executionFromJson, type FlowExecution, firstPaused, newExecution } from './flow-execution.js';
+import { flowGraph } from './flow-graph.js';
 import { flowNameOf } from './flow-name.js';
-import { registeredFlowName } from './flow-registry.js';
 import { restoreFlow } from './flow-restorer.js';
 import { persistTarget, type RunPlan, runFlow } from './flow-run.js';
-import { findFlowSnapshot, registeredClassFor, requireReference, restoredOptions } from './flow-snapshot.js';
-import { composeState, type FlowState, newStateId, type StateInit, type StateSchema } from './flow-state.js';
+import {
+  findFlowSnapshot,
+  flowSnapshot,
+  registeredClassFor,
+  requireReference,
+  restoredOptions,
+} from './flow-snapshot.js';
+import { composeState, type FlowState, newStateId } from './flow-state.js';
 import { loadReference, loadStateCheckpoint, stateBranch, storageTarget } from './flow-storage.js';
+import type {
+  FlowConstructor,
+  FlowInternals,
+  FlowOptions,
+  FlowPauseInfo,
+  FlowResult,
+  KickoffOptions,
+  LoadedFactory,
+  ResumeTarget,
+} from './flow-types.js';
+import { askPerson } from './human-input.js';
 import { type FlowStateInfo, listFlowStates } from './list-flow-states.js';
-import { FlowPauseSignal, methodScope } from './method-scope.js';
-
-/** Options of a flow instance. */
-export interface FlowOptions<State extends object = Record<string, unknown>> {
-  /**
-   * Checkpointing: `true` = defaults (`./.checkpoints`, on `task_completed`), an object = custom
-   * config, `false` = off and not inherited, `undefined` = inherit (off for a flow that is not inside
-   * another run). Default `undefined`.
-   */
-  checkpoint?: CheckpointSetting;
-  /** State values that override the class's `initialState` for this instance. Default: none. */
-  initialState?: Partial<StateInit<State>>;
-  /** How often one method may run in one kickoff before `FlowMethodCallLimitError`. Default 100. */
-  maxMethodCalls?: number;
-  /** The bus events go through. Default: the process-wide `eventBus`. */
-  bus?: EventBus;
-  /** The flow's name in events and checkpoints. Default: `static flowName`, else the class name. */
-  name?: string;
-}
-
-/** Options of {@link Flow.kickoff}. */
-export interface KickoffOptions {
-  /** Values merged into the state (`id` picks the state id; with `@persist()` it restores that state). */
-  inputs?: Record<string, unknown>;
-  /** Continue from a checkpoint (`restoreFrom` names it) instead of starting fresh. */
-  fromCheckpoint?: CheckpointConfigInput;
-}
-
-/**
- * Where {@link Flow.resume} continues from: a checkpoint reference (`result.pause.resumeFrom`), the
- * same with the provider to read it through, or the id of a persisted state (looked up where the
- * flow persists, or at `location`).
- */
-export type ResumeTarget =
-  | string
-  | { restoreFrom: string; provider?: CheckpointProvider }
-  | { id: string; location?: string; provider?: CheckpointProvider };
-
-/** What a paused flow waits for and how to continue it. */
-export interface FlowPauseInfo {
-  methodName: string;
-  message: string;
-  kind: 'feedback' | 'input';
-  /** Reference of the checkpoint written when the flow paused (absent when nothing is stored). */
-  resumeFrom: string | undefined;
-  /** One line telling a person how to continue. */
-  hint: string;
-}
-
-interface FlowResultBase<State extends object> {
-  stateId: string;
-  state: FlowState<State>;
-  /** Output of the method that completed last. */
-  output: unknown;
-  /** The method that completed last. */
-  methodName: string | undefined;
-  completedMethods: readonly string[];
-  /** Reference of the last checkpoint written by this kickoff, if any. */
-  checkpoint: string | undefined;
-}
-
-/** The outcome of a kickoff: finished, or paused waiting for a person. */
-export type FlowResult<State extends object = Record<string, unknown>> =
-  | (FlowResultBase<State> & { status: 'completed'; pause?: undefined })
-  | (FlowResultBase<State> & { status: 'paused'; pause: FlowPauseInfo });
-
-/** A flow class, as registered in `crewline.config.ts` (`flows: { name: MyFlow }`). */
-export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
-  options?: FlowOptions<any>,
-) => F) & {
-  readonly flowName?: string;
-  readonly stateSchema?: StateSchema;
-  readonly name: string;
-};
 
 /**
  * An event-driven workflow. Subclass it, mark entry points with `@start()`, chain methods with
@@ -343,39 +272,10 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
    * the work before `ask()` cheap, or split it into an earlier method.
    */
   async ask(message: string, options: { kind?: 'feedback' | 'input' } = {}): Promise<string> {
-    const scope = methodScope.getStore();
-    if (!scope || scope.flow !== this) {
-      throw flowError(
-        'invalid_state',
-        `flow "${this.flowName}": ask() works only inside one of this flow's methods while it runs`,
-      );
-    }
-    const kind = options.kind ?? 'feedback';
-    const activation = scope.activation;
-    const index = scope.asked;
-    scope.asked += 1;
-    const answer = activation.answers[index];
-    if (answer !== undefined) {
-      if (index >= activation.answersDelivered) {
-        activation.answersDelivered = index + 1;
-        const base = {
-          flowName: this.flowName,
-          methodName: activation.method,
-          source: this.#source(),
-          context: this.#context(activation.method),
-        };
-        this.#bus.emit(
-          this,
-          kind === 'input'
-            ? new FlowInputReceivedEvent({ ...base, value: answer })
-            : new HumanFeedbackReceivedEvent({ ...base, feedback: answer }),
-        );
-      }
-      return answer;
-    }
-    const request = { message, kind };
-    scope.pauseRequested = request;
-    throw new FlowPauseSignal(request);
+    return askPerson(this, message, options.kind ?? 'feedback', (activation) => ({
+      source: this.#source(),
+      context: this.#context(activation.method),
+    }));
   }
 
   /** Runs the flow: fresh, or continuing a restored checkpoint or a persisted state. */
@@ -535,24 +435,10 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   }
 
   snapshotEntity(): EntitySnapshot {
-    const execution = this.#execution;
-    const state: EncodedValue = execution.committedState ?? encodeValue(this.state);
-    const graph = flowGraph(this.constructor as FlowConstructor, this.flowName);
-    return {
-      kind: 'flow',
-      id: this.#stateId,
-      name: this.flowName,
-      registryName: registeredFlowName(this.constructor as FlowConstructor) ?? this.flowName,
-      data: {
-        stateId: this.#stateId,
-        flowName: this.flowName,
-        state: state as unknown as Record<string, never>,
-        execution: executionToJson(execution),
-        checkpoint: storeCheckpointSetting(this.checkpoint),
-        maxMethodCalls: this.#maxMethodCalls,
-        persisted: graph.persisted,
-      },
-    };
+    return flowSnapshot(this, this.#execution, this.#stateId, {
+      state: this.#execution.committedState ?? encodeValue(this.state),
+      maxMethodCalls: this.#maxMethodCalls,
+    });
   }
 
   summarizeEntity(): EntitySummary {
@@ -566,35 +452,6 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       total: graph.nodes.size,
     };
   }
-}
-
-type LoadedFactory = (
-  this: unknown,
-  loaded: LoadedCheckpoint,
-  config: CheckpointConfigInput,
-  options: FlowOptions<any>,
-  restore?: { fork?: { branch?: string | undefined } },
-) => Promise<Flow<any>>;
-
-/** The engine's handle on a flow instance; not part of the public API. */
-export interface FlowInternals<State extends object = Record<string, unknown>> {
-  flow: Flow<State>;
-  bus: EventBus;
-  graph(): FlowGraph;
-  maxMethodCalls: number;
-  execution(): FlowExecution;
-  resetExecution(): void;
-  stateId(): string;
-  setStateId(id: string): void;
-  state(): FlowState<State>;
-  replaceState(layers: unknown[]): void;
-  commitState(): void;
-  rollbackState(): void;
-  hydrateSnapshot(snapshot: EntitySnapshot): void;
-  source(): EventSource;
-  context(methodName?: string): EventContext;
-  invoke(method: string, input: unknown): unknown;
-  rememberProvider(provider: CheckpointProvider): void;
 }
 
 // Lets `continueFromCheckpoint` (CLI, TUI) continue flow checkpoints once flows are loaded.

@@ -8,18 +8,18 @@ export {
   start,
 } from './decorators.js';
 export { FlowMethodCallLimitError } from './errors.js';
-export {
-  Flow,
-  type FlowConstructor,
-  type FlowOptions,
-  type FlowPauseInfo,
-  type FlowResult,
-  type KickoffOptions,
-  type ResumeTarget,
-} from './flow.js';
+export { Flow } from './flow.js';
 export type { FlowStatus } from './flow-execution.js';
 export type { PersistOptions } from './flow-metadata.js';
 export type { FlowState, StateInit, StateSchema } from './flow-state.js';
+export type {
+  FlowConstructor,
+  FlowOptions,
+  FlowPauseInfo,
+  FlowResult,
+  KickoffOptions,
+  ResumeTarget,
+} from './flow-types.js';
 export {
   type FlowStateCheckpoint,
   type FlowStateInfo,

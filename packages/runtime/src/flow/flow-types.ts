@@ -1,0 +1,115 @@
+import type { EventBus, EventContext, EventSource } from '@crewline/events';
+import type {
+  CheckpointConfigInput,
+  CheckpointProvider,
+  CheckpointSetting,
+  EntitySnapshot,
+  LoadedCheckpoint,
+} from '@crewline/runtime-state';
+import type { Flow } from './flow.js';
+import type { FlowExecution } from './flow-execution.js';
+import type { FlowGraph } from './flow-graph.js';
+import type { FlowState, StateInit, StateSchema } from './flow-state.js';
+
+/** Options of a flow instance. */
+export interface FlowOptions<State extends object = Record<string, unknown>> {
+  /**
+   * Checkpointing: `true` = defaults (`./.checkpoints`, on `task_completed`), an object = custom
+   * config, `false` = off and not inherited, `undefined` = inherit (off for a flow that is not inside
+   * another run). Default `undefined`.
+   */
+  checkpoint?: CheckpointSetting;
+  /** State values that override the class's `initialState` for this instance. Default: none. */
+  initialState?: Partial<StateInit<State>>;
+  /** How often one method may run in one kickoff before `FlowMethodCallLimitError`. Default 100. */
+  maxMethodCalls?: number;
+  /** The bus events go through. Default: the process-wide `eventBus`. */
+  bus?: EventBus;
+  /** The flow's name in events and checkpoints. Default: `static flowName`, else the class name. */
+  name?: string;
+}
+
+/** Options of {@link Flow.kickoff}. */
+export interface KickoffOptions {
+  /** Values merged into the state (`id` picks the state id; with `@persist()` it restores that state). */
+  inputs?: Record<string, unknown>;
+  /** Continue from a checkpoint (`restoreFrom` names it) instead of starting fresh. */
+  fromCheckpoint?: CheckpointConfigInput;
+}
+
+/**
+ * Where {@link Flow.resume} continues from: a checkpoint reference (`result.pause.resumeFrom`), the
+ * same with the provider to read it through, or the id of a persisted state (looked up where the
+ * flow persists, or at `location`).
+ */
+export type ResumeTarget =
+  | string
+  | { restoreFrom: string; provider?: CheckpointProvider }
+  | { id: string; location?: string; provider?: CheckpointProvider };
+
+/** What a paused flow waits for and how to continue it. */
+export interface FlowPauseInfo {
+  methodName: string;
+  message: string;
+  kind: 'feedback' | 'input';
+  /** Reference of the checkpoint written when the flow paused (absent when nothing is stored). */
+  resumeFrom: string | undefined;
+  /** One line telling a person how to continue. */
+  hint: string;
+}
+
+interface FlowResultBase<State extends object> {
+  stateId: string;
+  state: FlowState<State>;
+  /** Output of the method that completed last. */
+  output: unknown;
+  /** The method that completed last. */
+  methodName: string | undefined;
+  completedMethods: readonly string[];
+  /** Reference of the last checkpoint written by this kickoff, if any. */
+  checkpoint: string | undefined;
+}
+
+/** The outcome of a kickoff: finished, or paused waiting for a person. */
+export type FlowResult<State extends object = Record<string, unknown>> =
+  | (FlowResultBase<State> & { status: 'completed'; pause?: undefined })
+  | (FlowResultBase<State> & { status: 'paused'; pause: FlowPauseInfo });
+
+/** A flow class, as registered in `crewline.config.ts` (`flows: { name: MyFlow }`). */
+export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
+  options?: FlowOptions<any>,
+) => F) & {
+  readonly flowName?: string;
+  readonly stateSchema?: StateSchema;
+  readonly name: string;
+};
+
+/** The engine's handle on a flow instance; not part of the public API. */
+export interface FlowInternals<State extends object = Record<string, unknown>> {
+  flow: Flow<State>;
+  bus: EventBus;
+  graph(): FlowGraph;
+  maxMethodCalls: number;
+  execution(): FlowExecution;
+  resetExecution(): void;
+  stateId(): string;
+  setStateId(id: string): void;
+  state(): FlowState<State>;
+  replaceState(layers: unknown[]): void;
+  commitState(): void;
+  rollbackState(): void;
+  hydrateSnapshot(snapshot: EntitySnapshot): void;
+  source(): EventSource;
+  context(methodName?: string): EventContext;
+  invoke(method: string, input: unknown): unknown;
+  rememberProvider(provider: CheckpointProvider): void;
+}
+
+/** `Flow.fromLoaded` called on the class a static was called on. */
+export type LoadedFactory = (
+  this: unknown,
+  loaded: LoadedCheckpoint,
+  config: CheckpointConfigInput,
+  options: FlowOptions<any>,
+  restore?: { fork?: { branch?: string | undefined } },
+) => Promise<Flow<any>>;
