@@ -1,5 +1,5 @@
 import { CrewlineError } from '@crewline/events';
-import type { EntitySnapshot, JsonObject, JsonValue } from '@crewline/runtime-state';
+import { type EntitySnapshot, type JsonObject, type JsonValue, markRedacted } from '@crewline/runtime-state';
 import type { ModelMessage } from 'ai';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
@@ -18,22 +18,58 @@ import { type ProjectRegistry, projectRegistry } from '../registry/project-confi
 import type { CrewlineTool } from '../tools/define-tool.js';
 import { Agent } from './agent.js';
 
+interface DefinitionCacheEntry {
+  id: string;
+  llm: Agent['llm'];
+  modelName: string | undefined;
+  checkpoint: Agent['checkpoint'];
+  knowledge: Agent['knowledge'];
+  data: JsonObject;
+}
+
+// An agent's definition rarely changes during a run but is stored in every checkpoint: keep its
+// redacted form while the fields it is made of stay the same.
+const definitionCache = new WeakMap<Agent, DefinitionCacheEntry>();
+
 /** An agent's definition as stored: strings and names only (model id, tool names), never objects or keys. */
 export function agentDefinitionData(agent: Agent): JsonObject {
-  const data: JsonObject = {
-    id: agent.id,
-    role: agent.role,
-    goal: agent.goal,
-    backstory: agent.backstory,
-    llm: agent.modelId,
-    tools: agent.tools.map((tool) => tool.name),
-    maxIterations: agent.maxIterations,
-    checkpoint: storeCheckpointSetting(agent.checkpoint),
-  };
-  if (agent.settings) data.settings = plainData(agent.settings);
-  data.memory = agent.memory ? (agent.memory.toJSON() as unknown as JsonValue) : null;
-  data.knowledge = agent.knowledge ? knowledgeData(agent.knowledge) : null;
-  return data;
+  const cached = definitionCache.get(agent);
+  let definition: JsonObject;
+  if (
+    cached &&
+    cached.id === agent.id &&
+    cached.llm === agent.llm &&
+    cached.modelName === agent.modelName &&
+    cached.checkpoint === agent.checkpoint &&
+    cached.knowledge === agent.knowledge
+  ) {
+    definition = cached.data;
+  } else {
+    const data: JsonObject = {
+      id: agent.id,
+      role: agent.role,
+      goal: agent.goal,
+      backstory: agent.backstory,
+      llm: agent.modelId,
+      tools: agent.tools.map((tool) => tool.name),
+      maxIterations: agent.maxIterations,
+      checkpoint: storeCheckpointSetting(agent.checkpoint),
+    };
+    if (agent.settings) data.settings = plainData(agent.settings);
+    data.knowledge = agent.knowledge ? knowledgeData(agent.knowledge) : null;
+    data.memory = null;
+    definition = markRedacted(data);
+    definitionCache.set(agent, {
+      id: agent.id,
+      llm: agent.llm,
+      modelName: agent.modelName,
+      checkpoint: agent.checkpoint,
+      knowledge: agent.knowledge,
+      data: definition,
+    });
+  }
+  // Memory changes as the agent works, so it is added fresh each time.
+  return agent.memory ? { ...definition, memory: agent.memory.toJSON() as unknown as JsonValue } : definition;
 }
 
 const knowledgeCache = new WeakMap<KnowledgeBase, JsonValue>();
@@ -42,7 +78,7 @@ const knowledgeCache = new WeakMap<KnowledgeBase, JsonValue>();
 function knowledgeData(knowledge: KnowledgeBase): JsonValue {
   let data = knowledgeCache.get(knowledge);
   if (data === undefined) {
-    data = knowledge.toJSON() as unknown as JsonValue;
+    data = markRedacted(knowledge.toJSON() as unknown as JsonValue);
     knowledgeCache.set(knowledge, data);
   }
   return data;

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '@crewline/runtime-state';
-import { toJsonSafe } from '@crewline/runtime-state';
+import { markRedacted, toJsonSafe } from '@crewline/runtime-state';
 import { type Conversation, emptyUsage } from '../agent-loop/conversation.js';
 
 /**
@@ -22,6 +22,19 @@ export function storeConversation(conversation: Conversation | undefined): JsonV
   if (conversation.output !== undefined) stored.output = conversation.output;
   if (conversation.structuredOutputRetries !== undefined)
     stored.structuredOutputRetries = conversation.structuredOutputRetries;
+  return stored;
+}
+
+// The agent loop only ever appends to a conversation (the last message may still gain tool results),
+// so every message before the last is final: redact it once, not at every checkpoint of the task.
+const storedMessages = new WeakMap<object, Conversation['messages'][number]>();
+
+function storedMessage(message: Conversation['messages'][number]): Conversation['messages'][number] {
+  let stored = storedMessages.get(message);
+  if (stored === undefined) {
+    stored = markRedacted(message);
+    storedMessages.set(message, stored);
+  }
   return stored;
 }
 

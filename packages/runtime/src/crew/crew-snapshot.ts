@@ -7,6 +7,7 @@ import {
   type JsonObject,
   type JsonValue,
   type LoadedCheckpoint,
+  markRedacted,
 } from '@crewline/runtime-state';
 import { z } from 'zod';
 import type { Agent } from '../agent/agent.js';
@@ -106,8 +107,11 @@ function taskData(crew: Crew, task: Task): JsonObject {
           Object.entries(task.delegations).map(([id, conversation]) => [id, storeConversation(conversation)]),
         ),
   };
-  if (completed) completedTaskCache.set(task, { output: task.output!, data });
-  return data;
+  if (!completed) return data;
+  // Redacted once here; checkpoint writes then pass the cached subtree through without scanning it.
+  const redacted = markRedacted(data);
+  completedTaskCache.set(task, { output: task.output!, data: redacted });
+  return redacted;
 }
 
 /** The crew as a checkpoint entity: definition (names and templates only) and progress. */
@@ -139,7 +143,7 @@ const knowledgeCache = new WeakMap<KnowledgeBase, JsonValue>();
 function knowledgeData(knowledge: KnowledgeBase): JsonValue {
   let data = knowledgeCache.get(knowledge);
   if (data === undefined) {
-    data = knowledge.toJSON() as unknown as JsonValue;
+    data = markRedacted(knowledge.toJSON() as unknown as JsonValue);
     knowledgeCache.set(knowledge, data);
   }
   return data;
