@@ -9,7 +9,9 @@ import { type Conversation, emptyUsage } from '../agent-loop/conversation.js';
  */
 export function storeConversation(conversation: Conversation | undefined): JsonValue {
   if (!conversation) return null;
-  const messages = conversation.messages.slice();
+  const messages = conversation.messages.map((message, index, all) =>
+    index < all.length - 1 ? storedMessage(message) : message,
+  );
   const last = messages[messages.length - 1];
   if (last && Array.isArray(last.content))
     messages[messages.length - 1] = { ...last, content: [...last.content] } as typeof last;
