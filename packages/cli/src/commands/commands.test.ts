@@ -207,6 +207,25 @@ describe('errors are one line and a non-zero exit code', () => {
     expect(result.stderr).not.toContain('secret');
   });
 
+  it('the browser refuses to start without a terminal', async () => {
+    const result = await crewline('checkpoint');
+    expect(result.code).toBe(2);
+    oneLine(result.stderr);
+    expect(result.stderr).toContain('needs an interactive terminal');
+  });
+
+  it('the installed binary (bin/crewline.js) runs', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const bin = new URL('../../bin/crewline.js', import.meta.url).pathname;
+    const result = spawnSync(process.execPath, [bin, 'list', '--json'], {
+      cwd: project.path,
+      encoding: 'utf8',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect((JSON.parse(result.stdout) as { count: number }).count).toBe(7);
+  });
+
   it('help and version print without loading any command', async () => {
     const help = await crewline('--help');
     expect(help.code).toBe(0);
