@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { CheckpointSetting } from '@crewline/runtime-state';
 
@@ -61,4 +62,17 @@ export function displayPath(path: string, baseDirectory: string): string {
 /** A word quoted for a POSIX shell when it needs it. */
 export function shellQuote(word: string): string {
   return /^[\w@%+=:,./#-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A checkpoint reference as typed, made absolute against the directory it was typed in: a file or
+ * directory, `database#id`, or a bare checkpoint id (or unique prefix) looked up in `location`.
+ */
+export function resolveReferenceInput(reference: string, baseDirectory: string, location: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(reference)) return reference;
+  const hash = reference.lastIndexOf('#');
+  if (hash > 0) return `${resolve(baseDirectory, reference.slice(0, hash))}${reference.slice(hash)}`;
+  const path = resolve(baseDirectory, reference);
+  if (existsSync(path) || reference.includes('/') || reference.includes('\\')) return path;
+  return `${location}#${reference}`;
 }

@@ -15,7 +15,13 @@ import { LATENCY_VARIABLE, latencyFrom, TUTORIAL_MODEL_ID, tutorialOfflineModel 
 import { DEFAULT_TOPIC, type TutorialOptions, USAGE } from './options.js';
 import { formatElapsed, ProgressView } from './progress/progress-view.js';
 import { paint, type TextOutput, terminalStyle } from './progress/terminal-style.js';
-import { chooseStorage, displayPath, type StorageChoice, shellQuote } from './storage.js';
+import {
+  chooseStorage,
+  displayPath,
+  resolveReferenceInput,
+  type StorageChoice,
+  shellQuote,
+} from './storage.js';
 
 export interface TutorialIO {
   stdout: TextOutput;
@@ -68,7 +74,7 @@ export async function runTutorial(options: TutorialOptions, io: TutorialIO): Pro
     return 0;
   }
 
-  const reference = options.reference!;
+  const reference = resolveReferenceInput(options.reference!, io.baseDirectory, storage.location);
   const loaded = await loadTutorialCheckpoint(reference);
   const metadata = loaded.document.metadata;
   const shownReference = displayPath(loaded.checkpoint.reference, io.baseDirectory);
@@ -208,6 +214,8 @@ class Session {
   #view: ProgressView | undefined;
   #lastCheckpoint: string | undefined;
   #lastCheckpointDone = 0;
+  /** Requests the offline model had received before this run. */
+  #callsBefore = 0;
   /** The first checkpoint this process wrote (shown relative to where the command was typed). */
   firstCheckpoint: string | undefined;
 
@@ -224,6 +232,7 @@ class Session {
       taskLabels: crew.tasks.map((task) => task.name ?? task.description),
     });
     this.#view = view;
+    this.#callsBefore = tutorialOfflineModel().calls.length;
     const colors = paint(this.#style.color);
     // Tasks this process has seen start, or has already reported as restored.
     const noted = new Set<number>();
@@ -306,15 +315,15 @@ class Session {
         `Crew finished in ${formatElapsed(view?.elapsedMs ?? 0)}: ${view?.modelCalls ?? 0} model call(s), ${view?.tokens ?? 0} tokens in this process.`,
       ),
     );
-    const calls = tutorialOfflineModel().calls;
+    const calls = callReport(tutorialOfflineModel()).calls.slice(this.#callsBefore);
     if (calls.length > 0) {
       const byRole = new Map<string, number>();
-      for (const call of callReport(tutorialOfflineModel()).calls) {
+      for (const call of calls) {
         const role = call.agentRole ?? 'unknown';
         byRole.set(role, (byRole.get(role) ?? 0) + 1);
       }
       const roles = crew.agents.map((agent) => `${agent.role} ${byRole.get(agent.role) ?? 0}`).join(', ');
-      out(`Requests the offline model received in this process: ${calls.length} (${roles}).`);
+      out(`Requests the offline model received in this run: ${calls.length} (${roles}).`);
     }
     out(`The Writer's result on branch ${branch}:`);
     out(indent(output.raw));

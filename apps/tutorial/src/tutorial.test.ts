@@ -1,0 +1,71 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTutorialOptions } from './options.js';
+import { runTutorial } from './tutorial.js';
+
+/** The demo in this process (no latency), writing to a temporary directory. */
+async function demo(argv: string[], base: string): Promise<string> {
+  let text = '';
+  const stdout = { isTTY: false, write: (chunk: string) => (text += chunk) };
+  const env = { CREWLINE_TUTORIAL_LATENCY_MS: '0', NO_COLOR: '1' };
+  const code = await runTutorial(parseTutorialOptions(['--location', join(base, 'cp'), ...argv], env), {
+    stdout,
+    env,
+    baseDirectory: base,
+  });
+  expect(code).toBe(0);
+  return text;
+}
+
+describe('runTutorial', () => {
+  let base: string;
+  let firstCheckpoint: string;
+
+  beforeAll(() => {
+    base = mkdtempSync(join(tmpdir(), 'crewline-tutorial-unit-'));
+  });
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it('runs both tasks, saying which model it uses and where each checkpoint went', async () => {
+    const text = await demo([], base);
+    expect(text).toContain('Model:       offline:tutorial, the offline model');
+    expect(text).toContain('Checkpoints: ./cp/ (JSON');
+    expect(text).toContain('Requests the offline model received in this run: 2 (Researcher 1, Writer 1).');
+    const saved = [...text.matchAll(/Checkpoint saved: (\S+) \(branch main\)/g)].map((match) => match[1]!);
+    expect(saved).toHaveLength(2);
+    firstCheckpoint = saved[0]!;
+    expect(firstCheckpoint).toMatch(/^\.\/cp\/main\/.+_p-none\.json$/);
+    // Only the first checkpoint has work left, so only it gets a "continue with" hint.
+    expect(text.match(/If you stop now, continue with: pnpm demo --resume/g)).toHaveLength(1);
+    expect(text).toContain(`pnpm demo --fork ${firstCheckpoint} --edit-research`);
+  });
+
+  it('forks with an edited research output: only the Writer runs, on a new branch', async () => {
+    const text = await demo(
+      ['--fork', firstCheckpoint, '--edit-research', 'Edited notes.', '--branch', 'b1'],
+      base,
+    );
+    expect(text).toContain('Forking onto branch b1; branch main stays as it is.');
+    expect(text).toContain('Task 1 of 2: research (Researcher) was edited before this run');
+    expect(text).toContain('Requests the offline model received in this run: 1 (Researcher 0, Writer 1).');
+    expect(text).toContain('Research the Writer read on branch b1:   Edited notes.');
+    expect(text).toContain('Branch main is untouched: the same 2 checkpoint(s) as before the fork.');
+    expect(readdirSync(join(base, 'cp', 'b1'))).toHaveLength(1);
+  });
+
+  it('resumes the first checkpoint without running the research again', async () => {
+    const text = await demo(['--resume', firstCheckpoint], base);
+    expect(text).toContain('1 of 2 tasks done');
+    expect(text).toContain('was done in the checkpoint: its saved output is used, it is not run again');
+    expect(text).toContain('Requests the offline model received in this run: 1 (Researcher 0, Writer 1).');
+  });
+
+  it('forks from the final checkpoint too: the edited research makes the Writer run again', async () => {
+    const text = await demo([], join(base, 'second'));
+    const last = /Last checkpoint: (\S+)/.exec(text)![1]!;
+    const forked = await demo(['--fork', last, '--edit-research', 'Later edit.'], join(base, 'second'));
+    expect(forked).toContain('Requests the offline model received in this run: 1 (Researcher 0, Writer 1).');
+  });
+});
