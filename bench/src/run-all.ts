@@ -12,6 +12,10 @@ benches.push({
   name: 'cli (whole-process times)',
   run: async () => (await import('./cli-bench.js')).runCliBench(),
 });
+benches.push({
+  name: 'run overhead (crew-50, SPEC §8)',
+  run: async () => (await import('./run-overhead.js')).runOverheadBench(),
+});
 
 for (const bench of benches) {
   console.log(`\n=== ${bench.name} ===\n`);
