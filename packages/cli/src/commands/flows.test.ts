@@ -1,13 +1,15 @@
 import { join } from 'node:path';
 import { EventBus } from '@crewline/events';
-import { Flow, listen, persist, start } from '@crewline/runtime';
+import { Flow, listen, persist, registerProject, start } from '@crewline/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FixtureKind, providerOf } from '../test-support/fixtures.js';
 import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
 
-function orderFlow(location: string, provider: Awaited<ReturnType<typeof providerOf>>) {
+/** A persisted flow named `OrderFlow-<kind>`: each provider's run registers its own class. */
+function orderFlow(location: string, provider: Awaited<ReturnType<typeof providerOf>>, kind: FixtureKind) {
   @persist({ location, provider })
   class OrderFlow extends Flow<{ items: number; note?: string }> {
+    static flowName = `OrderFlow-${kind}`;
     initialState = { items: 0 };
 
     @start() receive() {
@@ -26,13 +28,14 @@ function orderFlow(location: string, provider: Awaited<ReturnType<typeof provide
 describe.each<FixtureKind>(['json', 'sqlite'])('flows over %s', (kind) => {
   let project: { path: string; remove: () => Promise<void> };
   let provider: Awaited<ReturnType<typeof providerOf>>;
+  let OrderFlow: ReturnType<typeof orderFlow>;
   const crewline = (...args: string[]) => runCommand(args, { cwd: project.path });
 
   beforeAll(async () => {
     project = await temporaryDirectory();
     provider = await providerOf(kind);
     const location = join(project.path, kind === 'json' ? '.checkpoints' : '.checkpoints.db');
-    const OrderFlow = orderFlow(location, provider);
+    OrderFlow = orderFlow(location, provider, kind);
     await new OrderFlow({ bus: new EventBus() }).kickoff({ inputs: { id: 'order-1' } });
     await new OrderFlow({ bus: new EventBus() }).kickoff({ inputs: { id: 'order-2' } });
   });
@@ -51,17 +54,29 @@ describe.each<FixtureKind>(['json', 'sqlite'])('flows over %s', (kind) => {
     const order1 = lines.findIndex((line) => line.startsWith('order-1'));
     expect(order2).toBeGreaterThan(0);
     expect(order1).toBeGreaterThan(order2);
-    expect(lines[order1]).toMatch(/^order-1\s+OrderFlow\s+confirm\s+completed\s/);
+    expect(lines[order1]).toMatch(new RegExp(`^order-1\\s+OrderFlow-${kind}\\s+confirm\\s+completed\\s`));
     const json = JSON.parse((await crewline('states', '--json')).stdout) as {
       states: { id: string; lastMethod: string }[];
     };
     expect(json.states.map((state) => state.id).sort()).toEqual(['order-1', 'order-2']);
   });
 
+  it('resume of a flow needs its class registered; registered, it continues', async () => {
+    const unregistered = await crewline('resume');
+    expect(unregistered.code).toBe(6);
+    expect(unregistered.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(unregistered.stderr).toMatch(/OrderFlow.*crewline\.config\.ts/);
+    registerProject({ flows: { [`OrderFlow-${kind}`]: OrderFlow } });
+    const registered = await crewline('resume');
+    expect(registered.stderr).toBe('');
+    expect(registered.code).toBe(0);
+    expect(registered.stdout).toContain(`Finished flow OrderFlow-${kind}`);
+  });
+
   it('info shows a flow checkpoint: completed methods and state, no false placeholders', async () => {
     const result = await crewline('info');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('flow OrderFlow');
+    expect(result.stdout).toContain(`flow OrderFlow-${kind}`);
     expect(result.stdout).toContain('Completed methods: receive, confirm');
     expect(result.stdout).toContain('items = 2');
     expect(result.stdout).not.toContain('placeholders without a value');
