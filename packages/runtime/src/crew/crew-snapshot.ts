@@ -40,13 +40,17 @@ const component = 'runtime';
 export const CREW_DATA_VERSION = 1;
 
 interface TaskCacheEntry {
-  output: TaskOutput;
+  id: string;
+  status: TaskStatus;
+  output: TaskOutput | undefined;
+  startedEmitted: boolean;
   data: JsonObject;
 }
 
-// A completed task does not change until it is edited or reset (which replaces its output), so its
-// stored form is built once: a crew-50 run on '*' writes about 500 checkpoints of 50 tasks each.
-const completedTaskCache = new WeakMap<Task, TaskCacheEntry>();
+// A completed task does not change until it is edited or reset (which replaces its output), and a
+// task that has not started does not change until it starts, so their stored forms are built (and
+// redacted) once: a crew-50 run on '*' writes about 500 checkpoints of 50 tasks each.
+const settledTaskCache = new WeakMap<Task, TaskCacheEntry>();
 const schemaCache = new WeakMap<z.ZodType, JsonValue>();
 
 function storeSchema(schema: z.ZodType | undefined): JsonValue {
@@ -83,9 +87,23 @@ function storeOutput(output: TaskOutput): JsonObject {
 
 function taskData(crew: Crew, task: Task): JsonObject {
   const completed = task.status === 'completed' && task.output !== undefined;
-  if (completed) {
-    const cached = completedTaskCache.get(task);
-    if (cached && cached.output === task.output) return cached.data;
+  const notStarted =
+    task.status === 'pending' &&
+    !task.output &&
+    !task.conversation &&
+    Object.keys(task.delegations).length === 0;
+  const settled = completed || notStarted;
+  if (settled) {
+    const cached = settledTaskCache.get(task);
+    if (
+      cached &&
+      cached.id === task.id &&
+      cached.status === task.status &&
+      cached.output === task.output &&
+      cached.startedEmitted === task.startedEmitted
+    ) {
+      return cached.data;
+    }
   }
   const data: JsonObject = {
     id: task.id,
@@ -107,10 +125,16 @@ function taskData(crew: Crew, task: Task): JsonObject {
           Object.entries(task.delegations).map(([id, conversation]) => [id, storeConversation(conversation)]),
         ),
   };
-  if (!completed) return data;
+  if (!settled) return data;
   // Redacted once here; checkpoint writes then pass the cached subtree through without scanning it.
   const redacted = markRedacted(data);
-  completedTaskCache.set(task, { output: task.output!, data: redacted });
+  settledTaskCache.set(task, {
+    id: task.id,
+    status: task.status,
+    output: task.output,
+    startedEmitted: task.startedEmitted,
+    data: redacted,
+  });
   return redacted;
 }
 
