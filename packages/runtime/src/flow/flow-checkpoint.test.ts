@@ -121,6 +121,13 @@ describe('fork and fromCheckpoint', () => {
     const result = await flow.kickoff({ fromCheckpoint: { restoreFrom: `mem#${first.id}`, provider } });
     expect(executions).toEqual(['clean', 'publish']);
     expect(result.state.total).toBe(13);
+    const again = await LinearFlow.fromCheckpoint(
+      { restoreFrom: `mem#${first.id}`, provider },
+      { bus: new EventBus() },
+    );
+    await expect(again.kickoff({ inputs: { id: 'someone-else' } })).rejects.toThrow(
+      /cannot continue as "someone-else"/,
+    );
     await expect(JoinFlow.fromCheckpoint({ restoreFrom: `mem#${first.id}`, provider })).rejects.toThrow(
       /holds flow "LinearFlow", not "JoinFlow"/,
     );

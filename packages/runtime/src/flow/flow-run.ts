@@ -71,8 +71,17 @@ export async function runFlow<State extends object>(
     );
   }
 
-  if (!continuing && !active && graph.persisted && typeof inputId === 'string') {
-    const loaded = await loadStateCheckpoint(await persistTarget(graph, config), flowName, inputId);
+  // The state id asked for: inputs.id, else an id written into the initial state.
+  const requestedId = typeof inputId === 'string' ? inputId : flow.declaredStateId();
+  if (continuing && typeof inputId === 'string' && inputId !== flow.stateId()) {
+    throw flowError(
+      'invalid_argument',
+      `flow "${flowName}" was restored with state id "${flow.stateId()}"; it cannot continue as "${inputId}" (fork it for a new id, or drop inputs.id)`,
+    );
+  }
+
+  if (!continuing && !active && graph.persisted && requestedId !== undefined) {
+    const loaded = await loadStateCheckpoint(await persistTarget(graph, config), flowName, requestedId);
     if (loaded) {
       flow.hydrateSnapshot(findFlowSnapshot(loaded, flow.flow));
       restore = { loaded };
@@ -99,9 +108,10 @@ export async function runFlow<State extends object>(
       paused.answers.push(plan.answer);
     }
   } else {
-    const previous = flow.execution().status === 'pending' ? undefined : flow.state();
+    // State set before kickoff (or left by an earlier kickoff of this instance) is kept.
+    const previous = flow.existingState();
     flow.resetExecution();
-    if (typeof inputId === 'string') flow.setStateId(inputId);
+    if (requestedId !== undefined) flow.setStateId(requestedId);
     flow.replaceState([previous, otherInputs]);
   }
   flow.commitState();

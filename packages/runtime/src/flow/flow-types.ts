@@ -94,7 +94,11 @@ export interface FlowInternals<State extends object = Record<string, unknown>> {
   resetExecution(): void;
   stateId(): string;
   setStateId(id: string): void;
+  /** An `id` written into `initialState` (class or options), if any. */
+  declaredStateId(): string | undefined;
   state(): FlowState<State>;
+  /** The state if it was created already (read or set before kickoff, or by an earlier kickoff). */
+  existingState(): FlowState<State> | undefined;
   replaceState(layers: unknown[]): void;
   commitState(): void;
   rollbackState(): void;

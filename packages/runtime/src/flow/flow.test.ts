@@ -173,6 +173,33 @@ describe('Flow state', () => {
   });
 });
 
+describe('Flow state before and across kickoffs', () => {
+  it('keeps state set before kickoff and runs a flow kicked off inside another flow in the same run', async () => {
+    const bus = new EventBus();
+    class Inner extends Flow<{ word: string }> {
+      initialState = { word: '' };
+      @start() shout() {
+        return this.state.word.toUpperCase();
+      }
+    }
+    class Outer extends Flow<{ word: string; inner: string }> {
+      initialState = { word: 'tide', inner: '' };
+      @start() async delegate() {
+        const inner = new Inner({ bus: this.bus });
+        const result = await inner.kickoff({ inputs: { word: this.state.word } });
+        this.state.inner = String(result.output);
+        return result.output;
+      }
+    }
+    const events = recordEvents(bus);
+    const outer = new Outer({ bus });
+    outer.state.word = 'surge';
+    const result = await outer.kickoff();
+    expect(result.state.inner).toBe('SURGE');
+    expect(events.filter((type) => type === 'flow_started')).toHaveLength(2);
+  });
+});
+
 describe('Flow definition errors', () => {
   it('names a listener whose trigger does not exist', async () => {
     class Typo extends Flow {

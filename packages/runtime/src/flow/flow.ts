@@ -250,7 +250,10 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
 
   /** The state the methods share. Created from `initialState` (or the schema) on first access. */
   get state(): FlowState<State> {
-    this.#state ??= this.#composeState(this.#stateId, []);
+    if (!this.#state) {
+      this.#stateId = this.#internals().declaredStateId() ?? this.#stateId;
+      this.#state = this.#composeState(this.#stateId, []);
+    }
     return this.#state;
   }
 
@@ -397,7 +400,17 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
             configurable: true,
           });
       },
+      declaredStateId: () => {
+        const declared = (this as { initialState?: unknown }).initialState;
+        const classInit = typeof declared === 'function' ? (declared as () => unknown).call(this) : declared;
+        for (const source of [this.#options.initialState, classInit]) {
+          const id = (source as { id?: unknown } | undefined)?.id;
+          if (typeof id === 'string' && id.length > 0) return id;
+        }
+        return undefined;
+      },
       state: () => this.state,
+      existingState: () => this.#state,
       replaceState: (layers) => {
         this.#state = this.#composeState(this.#stateId, layers);
       },

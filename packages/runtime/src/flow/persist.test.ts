@@ -186,6 +186,27 @@ describe('@persist()', () => {
     expect(result.output).toBe('value is 2');
   });
 
+  it('restores an id written into initialState without passing inputs.id', async () => {
+    const location = freshLocation();
+    const runs: string[] = [];
+    @persist({ location })
+    class Fixed extends Flow<{ value: number }> {
+      initialState = { id: 'my-unique-id', value: 0 };
+      @start() increment() {
+        runs.push('increment');
+        this.state.value += 1;
+        return this.state.value;
+      }
+    }
+    const flow = new Fixed({ bus: new EventBus() });
+    expect(flow.state.id).toBe('my-unique-id');
+    await flow.kickoff();
+    const again = await new Fixed({ bus: new EventBus() }).kickoff();
+    expect(runs).toEqual(['increment']);
+    expect(again.stateId).toBe('my-unique-id');
+    expect(again.state.value).toBe(1);
+  });
+
   it('rejects unknown options', () => {
     expect(() => persist({ key: 'x' } as never)).toThrow(/unknown option "key"/);
   });
