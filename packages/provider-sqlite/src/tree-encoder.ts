@@ -24,6 +24,16 @@ export const CHUNK_THRESHOLD_BYTES = 256;
 /** A node whose body is shorter than this is written inside its parent instead of as a chunk. */
 export const INLINE_NODE_BYTES = 160;
 
+/**
+ * A body longer than this moves its in-place children (small nodes and values of at least
+ * {@link MIN_MOVED_BYTES}) out into chunks of their own, so that a long list of small items (50
+ * pending tasks) is not rewritten whole each time one of them changes.
+ */
+export const MAX_INLINE_BODY_BYTES = 1024;
+
+/** In-place children shorter than this stay in place even in a long body: an id costs as much. */
+export const MIN_MOVED_BYTES = 16;
+
 /** Containers nested deeper than this are stored as one value (keeps recursion bounded). */
 export const MAX_SPLIT_DEPTH = 32;
 
@@ -421,9 +431,10 @@ function finishContainer(
   keys: readonly string[] | undefined,
   keyTexts: readonly string[] | undefined,
   keysBytes: number | undefined,
-  children: readonly EncodedNode[],
+  initialChildren: readonly EncodedNode[],
   isRoot: boolean,
 ): EncodedNode {
+  let children = initialChildren;
   const measured = measureContainer(shape, keysBytes ?? 0, children);
   if (isRoot) return containerNode(shape, keys, keyTexts, keysBytes, children, measured);
   if (measured.bytes < context.threshold) {
@@ -431,7 +442,11 @@ function finishContainer(
       text: inlineText(shape, keyTexts, children),
     });
   }
-  const body = containerBody({ shape, keyTexts, children });
+  let body = containerBody({ shape, keyTexts, children });
+  if (body.length > MAX_INLINE_BODY_BYTES) {
+    children = children.map((child) => moveOut(context, child));
+    body = containerBody({ shape, keyTexts, children });
+  }
   if (body.length < INLINE_NODE_BYTES) {
     return containerNode(shape, keys, keyTexts, keysBytes, children, measured, {
       inline: inlineNode(shape, body),
@@ -440,6 +455,21 @@ function finishContainer(
   return containerNode(shape, keys, keyTexts, keysBytes, children, measured, {
     ref: context.sink(`n${body}`),
   });
+}
+
+/** A child that sits in place in its parent's body, stored as a chunk of its own instead. */
+function moveOut(context: EncodeContext, child: EncodedNode): EncodedNode {
+  if (child.ref !== undefined) return child;
+  if (child.inline !== undefined) {
+    if (child.inline.length < MIN_MOVED_BYTES) return child;
+    return withPlace(child, { ref: context.sink(`n${child.inline.slice(5, -1)}`) });
+  }
+  if (child.text === undefined || child.text.length < MIN_MOVED_BYTES) return child;
+  if (child.shape === Shape.primitive || child.shape === Shape.opaque) {
+    return withPlace(child, { ref: context.sink(`v${child.text}`) });
+  }
+  // A small object or array held as a value: a node chunk whose members are all in place.
+  return withPlace(child, { ref: context.sink(`n${containerBody(child)}`) });
 }
 
 /** The body of a container chunk (without its `n` marker): members as ids or inline values. */

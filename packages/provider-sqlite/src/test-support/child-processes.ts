@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 export function runScript(
   script: string,
   args: readonly string[],
+  onOutput?: (text: string) => void,
 ): {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
   pid: number;
@@ -17,7 +18,9 @@ export function runScript(
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
+    const text = chunk.toString('utf8');
+    stdout += text;
+    onOutput?.(text);
   });
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');

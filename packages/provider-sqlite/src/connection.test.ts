@@ -1,0 +1,108 @@
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteProvider } from './sqlite-provider.js';
+import { growingRun } from './test-support/growing-crew.js';
+import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function setup() {
+  const provider = new SqliteProvider();
+  const raw = temporaryDatabase();
+  cleanups.push(() => {
+    provider.close();
+    removeTemporaryDatabase(raw);
+  });
+  return { provider, raw, location: provider.resolveLocation(raw) };
+}
+
+async function expectCode(action: () => Promise<unknown>, code: CrewlineErrorCode, message: RegExp) {
+  try {
+    await action();
+  } catch (error) {
+    expect(CrewlineError.hasCode(error, code), String(error)).toBe(true);
+    expect((error as Error).message).toMatch(message);
+    return;
+  }
+  expect.fail('the call succeeded');
+}
+
+describe('opening a database', () => {
+  it('refuses a file that is not a SQLite database, and leaves it untouched', async () => {
+    const { provider, location } = setup();
+    writeFileSync(location, '{"format": "crewline.checkpoint", "not": "a database"}\n');
+    const before = statSync(location).size;
+    await expectCode(() => provider.list(location), 'invalid_config', /is not a SQLite database/);
+    const run = growingRun({ provider, location, tasks: 1 });
+    run.step();
+    await expectCode(() => run.state.writeCheckpoint(), 'invalid_config', /is not a SQLite database/);
+    expect(statSync(location).size).toBe(before);
+  });
+
+  it("refuses another application's SQLite database", async () => {
+    const { provider, location } = setup();
+    const other = new Database(location);
+    other.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
+    other.close();
+    await expectCode(() => provider.list(location), 'invalid_config', /another application/);
+  });
+
+  it('refuses a database written by a newer schema', async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 1 });
+    run.state.writeCheckpointSync({ trigger: run.step() });
+    provider.close();
+    const db = new Database(location);
+    db.pragma('user_version = 99');
+    db.close();
+    await expectCode(() => provider.list(location), 'unsupported_version', /schema version 99/);
+  });
+
+  it('refuses a directory', async () => {
+    const { provider, location } = setup();
+    mkdirSync(location);
+    await expectCode(() => provider.list(location), 'invalid_config', /is a directory/);
+  });
+
+  it('does not create a database to read from a location that does not exist', async () => {
+    const { provider, location } = setup();
+    expect(await provider.list(location)).toEqual([]);
+    expect(await provider.latest(location)).toBeUndefined();
+    expect(await provider.delete(location, '20260101T000000000-00000000')).toBe(false);
+    await expectCode(
+      () => provider.read(location, '20260101T000000000-00000000'),
+      'not_found',
+      /does not exist/,
+    );
+    expect(() => statSync(location)).toThrow();
+  });
+
+  it('creates the database readable by its owner only', () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 1 });
+    run.state.writeCheckpointSync({ trigger: run.step() });
+    expect(statSync(location).mode & 0o777).toBe(0o600);
+    expect(statSync(`${location}-wal`).mode & 0o777).toBe(0o600);
+  });
+
+  it('creates the schema once when several providers open a new database together', async () => {
+    const { location } = setup();
+    const providers = Array.from({ length: 4 }, () => new SqliteProvider());
+    cleanups.push(() => {
+      for (const provider of providers) provider.close();
+    });
+    await Promise.all(
+      providers.map(async (provider, index) => {
+        const run = growingRun({ provider, location, tasks: 1, crew: undefined });
+        run.state.lineage.branch = `writer-${index}`;
+        await run.state.writeCheckpoint({ trigger: run.step() });
+      }),
+    );
+    expect(await providers[0]!.list(location)).toHaveLength(4);
+  });
+});

@@ -1,0 +1,149 @@
+import { EventBus } from '@crewline/events';
+import { RuntimeState, readDocument } from '@crewline/runtime-state';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GrowingCrew, growingRun } from './test-support/growing-crew.js';
+import { RecordingProvider } from './test-support/recording-provider.js';
+import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function setup() {
+  const provider = new RecordingProvider();
+  const raw = temporaryDatabase();
+  const location = provider.resolveLocation(raw);
+  cleanups.push(() => {
+    provider.close();
+    removeTemporaryDatabase(raw);
+  });
+  return { provider, location };
+}
+
+function advance(run: ReturnType<typeof growingRun>, count: number): string[] {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index += 1)
+    ids.push(run.state.writeCheckpointSync({ trigger: run.step() }).id);
+  return ids;
+}
+
+async function branchFrom(provider: RecordingProvider, location: string, id: string, branch?: string) {
+  const document = await readDocument(provider, location, id);
+  const crew = GrowingCrew.fromSnapshot(document.entities[0]!);
+  const state = RuntimeState.fromDocument(document, {
+    provider,
+    location,
+    entities: [crew],
+    bus: new EventBus(),
+  });
+  if (branch !== undefined) state.fork(branch);
+  return growingRun({ crew, state });
+}
+
+/** A main line of 20, a fork of 8 from its 10th checkpoint and a resume of 6 from its 5th. */
+async function tree() {
+  const { provider, location } = setup();
+  const run = growingRun({ provider, location, tasks: 12, outputBytes: 800 });
+  const main = advance(run, 20);
+  const fork = advance(await branchFrom(provider, location, main[9]!, 'fork/a'), 8);
+  const resumed = advance(await branchFrom(provider, location, main[4]!), 6);
+  return { provider, location, main, fork, resumed };
+}
+
+describe('prune and garbage collection', () => {
+  it('keeps every remaining checkpoint readable byte for byte, including lines whose ancestors were pruned', async () => {
+    const { provider, location, main, fork, resumed } = await tree();
+    expect((await provider.stats(location))!.streams).toBe(3);
+    const result = await provider.prune(location, { keep: 2 });
+    const kept = (await provider.list(location)).map((entry) => entry.id);
+    // The resumed line stays on main and is newer than the rest of main.
+    expect(kept.sort()).toEqual([...resumed.slice(-2), ...fork.slice(-2)].sort());
+    expect(result.removed).toHaveLength(20 + 8 + 6 - 4);
+    await provider.collectGarbage(location);
+    expect(await provider.mismatches(location, kept)).toEqual([]);
+    // No checkpoint of the main stream is left, but the fork needs its first 10 events and the
+    // resumed line its first 5: the stream is cut to 10 events, the rest is freed.
+    const stats = (await provider.stats(location))!;
+    expect(stats.streams).toBe(3);
+    expect(stats.events).toBe(10 + 8 + 6);
+    void main;
+  });
+
+  it('frees the events and chunks only the removed checkpoints used', async () => {
+    const { provider, location, main, fork } = await tree();
+    const before = (await provider.stats(location))!;
+    for (const id of fork) expect(await provider.delete(location, id)).toBe(true);
+    await provider.collectGarbage(location);
+    const after = (await provider.stats(location))!;
+    expect(after.events).toBe(before.events - 8);
+    expect(after.chunks).toBeLessThan(before.chunks);
+    expect(await provider.mismatches(location, main)).toEqual([]);
+  });
+
+  it('deleting a checkpoint in the middle of a line keeps its descendants whole', async () => {
+    const { provider, location, main } = await tree();
+    for (const id of main.slice(0, 15)) await provider.delete(location, id);
+    await provider.collectGarbage(location);
+    expect(await provider.mismatches(location, main.slice(15))).toEqual([]);
+  });
+
+  it('removing everything leaves no events, streams or chunks', async () => {
+    const { provider, location } = await tree();
+    await provider.prune(location, { keep: 0 });
+    const report = await provider.collectGarbage(location);
+    const stats = (await provider.stats(location))!;
+    expect({ events: stats.events, streams: stats.streams, chunks: stats.chunks }).toEqual({
+      events: 0,
+      streams: 0,
+      chunks: 0,
+    });
+    expect(report.events + report.chunks).toBeGreaterThanOrEqual(0);
+  });
+
+  it('collects on its own once the removals add up to a quarter of what remains', async () => {
+    const { provider, location } = await tree();
+    const before = (await provider.stats(location))!;
+    // 26 checkpoints on main (20 + 6 resumed); keeping 10 removes 16, well over a quarter of the 18 left.
+    await provider.prune(location, { keep: 10, branch: 'main' });
+    const after = (await provider.stats(location))!;
+    expect(after.checkpoints).toBe(before.checkpoints - 16);
+    // Old versions of the entities are freed; events are not: the newest main checkpoint holds them all.
+    expect(after.chunks).toBeLessThan(before.chunks);
+    expect(after.events).toBe(before.events);
+    expect(
+      await provider.mismatches(
+        location,
+        (await provider.list(location)).map((entry) => entry.id),
+      ),
+    ).toEqual([]);
+  });
+
+  it('a run that keeps writing after its older checkpoints were pruned still stores and reads exactly', async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 10 });
+    advance(run, 10);
+    await provider.prune(location, { keep: 1 });
+    await provider.collectGarbage(location);
+    const later = advance(run, 10);
+    expect(await provider.mismatches(location, later)).toEqual([]);
+  });
+
+  it('with maxCheckpoints the database stays bounded while the run goes on', async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 30, outputBytes: 500 });
+    for (let index = 0; index < 60; index += 1)
+      run.state.writeCheckpointSync({ trigger: run.step(), maxCheckpoints: 3 });
+    await run.state.settle();
+    const listed = await provider.list(location);
+    expect(listed).toHaveLength(3);
+    expect(
+      await provider.mismatches(
+        location,
+        listed.map((entry) => entry.id),
+      ),
+    ).toEqual([]);
+    const stats = (await provider.stats(location))!;
+    expect(stats.streams).toBe(1);
+  });
+});

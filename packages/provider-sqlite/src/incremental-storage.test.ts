@@ -1,0 +1,96 @@
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { growingRun } from './test-support/growing-crew.js';
+import { RecordingProvider } from './test-support/recording-provider.js';
+import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function setup() {
+  const provider = new RecordingProvider();
+  const raw = temporaryDatabase();
+  const location = provider.resolveLocation(raw);
+  cleanups.push(() => {
+    provider.close();
+    removeTemporaryDatabase(raw);
+  });
+  return { provider, location };
+}
+
+/** Bytes of content stored (event lines and chunk bodies), straight from the tables. */
+function contentBytes(location: string): number {
+  const db = new Database(location, { readonly: true });
+  try {
+    const events = db.prepare('SELECT coalesce(sum(length(body)), 0) FROM events').pluck().get() as number;
+    const chunks = db.prepare('SELECT coalesce(sum(length(body)), 0) FROM chunks').pluck().get() as number;
+    const heads = db
+      .prepare('SELECT coalesce(sum(length(head)), 0) FROM checkpoints')
+      .pluck()
+      .get() as number;
+    return events + chunks + heads;
+  } finally {
+    db.close();
+  }
+}
+
+describe('incremental storage', () => {
+  it('reads every checkpoint back byte for byte, with sizeBytes equal to its text', async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 8, outputBytes: 700 });
+    for (let index = 0; index < 30; index += 1) {
+      const trigger = run.step();
+      if (index % 2 === 0) run.state.writeCheckpointSync({ trigger });
+      else await run.state.writeCheckpoint({ trigger });
+    }
+    expect(await provider.mismatches(location)).toEqual([]);
+    for (const stored of await provider.list(location)) {
+      expect(stored.sizeBytes).toBe(Buffer.byteLength(provider.written.get(stored.id)!, 'utf8'));
+    }
+  });
+
+  it('one more event costs about that event, not the history or the unchanged entities', async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 40, outputBytes: 1000 });
+    for (let index = 0; index < 90; index += 1) run.state.writeCheckpointSync({ trigger: run.step() });
+    const before = contentBytes(location);
+    const trigger = run.step(); // task started: a small event and a status change
+    const stored = run.state.writeCheckpointSync({ trigger });
+    const added = contentBytes(location) - before;
+    const eventBytes = Buffer.byteLength(JSON.stringify(run.state.events.at(-1)), 'utf8');
+    expect(stored.sizeBytes).toBeGreaterThan(100_000);
+    // The new event, the changed task and its ancestors; nothing proportional to the document.
+    expect(added).toBeLessThan(eventBytes + 1500);
+  });
+
+  it('grows linearly with the events written, not quadratically', async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 60, outputBytes: 1000 });
+    const totals: number[] = [];
+    let everyDocument = 0;
+    for (let index = 1; index <= 180; index += 1) {
+      everyDocument += run.state.writeCheckpointSync({ trigger: run.step() }).sizeBytes ?? 0;
+      if (index % 60 === 0) totals.push(contentBytes(location));
+    }
+    const [first, second, third] = totals as [number, number, number];
+    // Each third of the run adds about the same (it writes the same kind of events); rewriting
+    // the history would make the last third cost ~5 times the first.
+    expect((third - second) / first).toBeLessThan(1.5);
+    expect((second - first) / first).toBeLessThan(1.5);
+    // All 180 documents add up to ~60 times what is stored.
+    expect(third).toBeLessThan(everyDocument / 20);
+    const final = (await provider.latest(location))!.sizeBytes!;
+    expect(third).toBeLessThan(2 * final);
+  });
+
+  it('keeps the database file within 3× the final checkpoint on a crew-like run', async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 40, outputBytes: 2000 });
+    for (let index = 0; index < 120; index += 1) run.state.writeCheckpointSync({ trigger: run.step() });
+    const stats = (await provider.stats(location))!;
+    const final = (await provider.latest(location))!.sizeBytes!;
+    expect(stats.pageCount * stats.pageSize).toBeLessThan(3 * final);
+  });
+});

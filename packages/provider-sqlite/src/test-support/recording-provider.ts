@@ -1,0 +1,37 @@
+import type { CheckpointWrite, StoredCheckpoint } from '@crewline/runtime-state';
+import type { SqliteProviderOptions } from '../options.js';
+import { SqliteProvider } from '../sqlite-provider.js';
+
+/**
+ * A SqliteProvider that remembers the exact text of everything it was asked to write
+ * (`CheckpointWrite.text()`), so a test can prove that reading gives back the same bytes.
+ */
+export class RecordingProvider extends SqliteProvider {
+  readonly written = new Map<string, string>();
+
+  constructor(options: SqliteProviderOptions = {}) {
+    super(options);
+  }
+
+  override writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
+    const stored = super.writeSync(location, checkpoint);
+    this.written.set(stored.id, checkpoint.text());
+    return stored;
+  }
+
+  override async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
+    const stored = await super.write(location, checkpoint);
+    this.written.set(stored.id, checkpoint.text());
+    return stored;
+  }
+
+  /** Reads every recorded checkpoint that is still stored and returns the ids whose text differs. */
+  async mismatches(location: string, ids: Iterable<string> = this.written.keys()): Promise<string[]> {
+    const wrong: string[] = [];
+    for (const id of ids) {
+      const raw = await this.read(location, id);
+      if (!('text' in raw) || raw.text !== this.written.get(id)) wrong.push(id);
+    }
+    return wrong;
+  }
+}

@@ -1,0 +1,181 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeHead, referencedChunks, seedHead } from './tree-decoder.js';
+import { type EncodedNode, prettyBytes, TreeEncoder, utf8Length } from './tree-encoder.js';
+
+/** An in-memory chunk store standing in for the `chunks` table. */
+function chunkStore() {
+  const bodies = new Map<number, string>();
+  let next = 0;
+  return {
+    bodies,
+    sink: (body: string) => {
+      next += 1;
+      bodies.set(next, body);
+      return next;
+    },
+    load: (id: number) => {
+      const body = bodies.get(id);
+      if (body === undefined) throw new Error(`no chunk ${id}`);
+      return body;
+    },
+  };
+}
+
+// JSON values as a snapshot holds them: unicode, long strings (to make chunks), odd keys.
+const key = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.constantFrom('__proto__', 'constructor', 'prototype', '0', '10', ''),
+);
+const leaf = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.string({ minLength: 200, maxLength: 700 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+);
+const { value: jsonValue } = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, leaf, tie('array'), tie('object')),
+  array: fc.array(tie('value'), { maxLength: 6 }),
+  object: fc.dictionary(key, tie('value'), { maxKeys: 6 }),
+}));
+const head = fc.record({
+  inputs: fc.record({ json: jsonValue }),
+  entities: fc.array(jsonValue, { maxLength: 3 }),
+});
+
+function encodeHead(value: Record<string, unknown>, previous?: EncodedNode) {
+  const store = chunkStore();
+  const encoder = new TreeEncoder(store.sink);
+  return { ...encoder.encodeRoot(value, previous), store };
+}
+
+describe('TreeEncoder', () => {
+  it('decodes to a value that serializes exactly like the original, with exact sizes', () => {
+    fc.assert(
+      fc.property(head, (value) => {
+        const { node, body, store } = encodeHead(value);
+        const decoded = decodeHead(body, store.load);
+        expect(JSON.stringify(decoded)).toBe(JSON.stringify(value));
+        expect(JSON.stringify(decoded, null, 2)).toBe(JSON.stringify(value, null, 2));
+        expect(node.bytes).toBe(utf8Length(JSON.stringify(value)));
+        const entities = node.children![node.keys!.indexOf('entities')]!;
+        value.entities.forEach((entity, index) => {
+          expect(prettyBytes(entities.children![index]!)).toBe(
+            Buffer.byteLength(JSON.stringify(entity, null, 2)),
+          );
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps a "__proto__" key an own property and never touches a prototype', () => {
+    const value = {
+      inputs: { json: JSON.parse('{"__proto__": {"polluted": "yes"}, "x": 1}') },
+      entities: [],
+    };
+    const { body, store } = encodeHead(value);
+    const decoded = decodeHead(body, store.load) as { inputs: { json: Record<string, unknown> } };
+    expect(Object.getOwnPropertyDescriptor(decoded.inputs.json, '__proto__')?.value).toEqual({
+      polluted: 'yes',
+    });
+    expect(Object.getPrototypeOf(decoded.inputs.json)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('serializes what JSON.stringify would: undefined members left out, Dates through toJSON', () => {
+    const value = {
+      inputs: {
+        json: { when: new Date('2026-01-01T00:00:00.000Z'), gone: undefined, list: [undefined, () => 1] },
+      },
+      entities: [],
+    };
+    const { body, store } = encodeHead(value);
+    expect(JSON.stringify(decodeHead(body, store.load))).toBe(JSON.stringify(value));
+  });
+
+  it('re-encoding against the previous tree stores only the changed values and their ancestors', () => {
+    const tasks = Array.from({ length: 50 }, (_, index) => ({
+      id: index,
+      output: `output ${index} `.repeat(40),
+    }));
+    const first = encodeHead({ inputs: { json: {} }, entities: [{ data: { tasks, step: 1 } }] });
+    const changed = tasks.map((task) => ({ ...task }));
+    changed[7] = { ...changed[7]!, output: 'a new output '.repeat(40) };
+    const store = chunkStore();
+    const encoder = new TreeEncoder(store.sink);
+    const second = encoder.encodeRoot(
+      { inputs: { json: {} }, entities: [{ data: { tasks: changed, step: 1 } }] },
+      first.node,
+    );
+    // The new output, task 7, the tasks array, and data (the entity is small enough to sit in place).
+    const written = [...store.bodies.values()];
+    expect(written.length).toBeLessThanOrEqual(4);
+    expect(written.reduce((sum, body) => sum + body.length, 0)).toBeLessThan(1500);
+    expect(first.node.bytes).toBeGreaterThan(20_000);
+    // Unchanged: nothing at all is written.
+    const again = new TreeEncoder(store.sink).encodeRoot(
+      { inputs: { json: {} }, entities: [{ data: { tasks: changed, step: 1 } }] },
+      second.node,
+    );
+    expect(again.node).toBe(second.node);
+    expect(store.bodies.size).toBe(written.length);
+  });
+
+  it('diffs any change exactly: decoding the second encoding gives the second value', () => {
+    fc.assert(
+      fc.property(head, head, (before, after) => {
+        const store = chunkStore();
+        const encoder = new TreeEncoder(store.sink);
+        const first = encoder.encodeRoot(before, undefined);
+        const second = encoder.encodeRoot(after, first.node);
+        expect(JSON.stringify(decodeHead(second.body, store.load))).toBe(JSON.stringify(after));
+        expect(second.node.bytes).toBe(utf8Length(JSON.stringify(after)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('seeds from stored chunks a tree that re-encodes the same value without writing anything', () => {
+    fc.assert(
+      fc.property(head, (value) => {
+        const { body, store } = encodeHead(value);
+        const seeded = seedHead(body, store.load);
+        const before = store.bodies.size;
+        const again = new TreeEncoder(store.sink).encodeRoot(value, seeded);
+        expect(store.bodies.size).toBe(before);
+        expect(again.body).toBe(body);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('lists the chunks a body refers to, including those of nodes written in place', () => {
+    const value = {
+      inputs: { json: {} },
+      entities: [{ kind: 'crew', data: { long: 'x'.repeat(300), list: ['y'.repeat(300), 42] } }],
+    };
+    const { body, store } = encodeHead(value);
+    const reachable = new Set<number>();
+    const pending = referencedChunks(body);
+    while (pending.length > 0) {
+      const id = pending.pop()!;
+      reachable.add(id);
+      const chunk = store.load(id);
+      if (chunk.startsWith('n')) pending.push(...referencedChunks(chunk.slice(1)));
+    }
+    expect([...reachable].sort()).toEqual([...store.bodies.keys()].sort());
+  });
+
+  it('refuses damaged stored trees with a DamagedTreeError', () => {
+    const { body, store } = encodeHead({ inputs: { json: { text: 'z'.repeat(400) } }, entities: [] });
+    expect(() => decodeHead(body.slice(0, 10), store.load)).toThrow(/not valid JSON/);
+    expect(() => decodeHead('{"inputs":"bare"}', store.load)).toThrow(/neither a chunk id/);
+    expect(() => decodeHead('{"inputs":99999}', store.load)).toThrow(/no chunk/);
+    const cyclic = chunkStore();
+    cyclic.sink('n[1]');
+    expect(() => decodeHead('{"inputs":1}', cyclic.load)).toThrow(/too deeply/);
+  });
+});
