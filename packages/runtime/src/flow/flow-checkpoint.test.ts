@@ -133,6 +133,14 @@ describe('fork and fromCheckpoint', () => {
     );
   });
 
+  it('treats fromCheckpoint without restoreFrom as the checkpoint config of the kickoff, as a crew does', async () => {
+    const provider = new InMemoryProvider();
+    const flow = new LinearFlow({ bus: new EventBus() });
+    await flow.kickoff({ fromCheckpoint: { location: 'mem', provider, onEvents: ['flow_finished'] } });
+    const checkpoints = await provider.list('mem');
+    expect(checkpoints.map((checkpoint) => checkpoint.trigger)).toEqual(['flow_finished']);
+  });
+
   it('stores the flow as a checkpoint entity with state, methods, outputs, counts and pending work', async () => {
     const provider = new InMemoryProvider();
     await new LinearFlow({

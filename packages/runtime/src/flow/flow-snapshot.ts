@@ -1,5 +1,6 @@
 import type {
   CheckpointConfigInput,
+  CheckpointSetting,
   EncodedValue,
   EntitySnapshot,
   JsonObject,
@@ -66,17 +67,35 @@ export async function restoredOptions(
   options: FlowOptions<any>,
 ): Promise<FlowOptions<any>> {
   if (options.checkpoint !== undefined) return options;
-  const name = options.name ?? flowNameOf(flowClass);
+  return {
+    ...options,
+    checkpoint: await restoredSetting(options.name ?? flowNameOf(flowClass), loaded, config, undefined),
+  };
+}
+
+/**
+ * The checkpoint setting of a flow continuing `loaded`: off when its own setting is `false`; off
+ * when neither it, the saved run nor `config` asked for checkpointing; otherwise, as for a crew, the
+ * location and provider it was read from with its own (else the saved) `onEvents`/`maxCheckpoints`,
+ * and whatever `config` gives next to `restoreFrom` winning.
+ */
+export async function restoredSetting(
+  flowName: string,
+  loaded: LoadedCheckpoint,
+  config: CheckpointConfigInput,
+  own: CheckpointSetting,
+): Promise<CheckpointSetting> {
+  if (own === false) return false;
   const flows = loaded.document.entities.filter((entity) => entity.kind === 'flow');
-  const snapshot = flows.find((entity) => entity.name === name || entity.registryName === name) ?? flows[0];
+  const snapshot =
+    flows.find((entity) => entity.name === flowName || entity.registryName === flowName) ?? flows[0];
   const saved = await restoreCheckpointSetting(
     (snapshot?.data as { checkpoint?: JsonValue } | undefined)?.checkpoint,
   );
   const { restoreFrom: _restoreFrom, ...explicit } = config;
-  if ((saved === undefined || saved === false) && Object.keys(explicit).length === 0) {
-    return { ...options, checkpoint: saved };
-  }
-  return { ...options, checkpoint: resumeCheckpointInput(undefined, config, loaded, saved) };
+  if (own === undefined && (saved === undefined || saved === false) && Object.keys(explicit).length === 0)
+    return saved;
+  return resumeCheckpointInput(own, config, loaded, saved);
 }
 
 /**

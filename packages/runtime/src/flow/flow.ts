@@ -31,6 +31,7 @@ import {
   registeredClassFor,
   requireReference,
   restoredOptions,
+  restoredSetting,
 } from './flow-snapshot.js';
 import { composeState, type FlowState, newStateId } from './flow-state.js';
 import { loadReference, loadStateCheckpoint, stateBranch, storageTarget } from './flow-storage.js';
@@ -201,7 +202,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     });
   }
 
-  readonly checkpoint: CheckpointSetting;
+  /** The checkpoint setting (see {@link FlowOptions.checkpoint}); a restored flow's points where it was read from. */
+  checkpoint: CheckpointSetting;
   readonly #options: FlowOptions<State>;
   readonly #bus: EventBus;
   readonly #maxMethodCalls: number;
@@ -292,12 +294,19 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       }
     }
     const inputs = { ...(options.inputs ?? {}) };
-    if (options.fromCheckpoint) {
-      const reference = options.fromCheckpoint.restoreFrom;
-      if (!reference)
-        throw flowError('invalid_argument', 'kickoff({ fromCheckpoint }) needs fromCheckpoint.restoreFrom');
-      const loaded = await loadReference(reference, options.fromCheckpoint.provider);
+    const fromCheckpoint = options.fromCheckpoint;
+    if (fromCheckpoint?.restoreFrom !== undefined) {
+      // Like a crew: continue the saved run, and keep checkpointing where it was read from.
+      const loaded = await loadReference(
+        requireReference(fromCheckpoint, 'kickoff'),
+        fromCheckpoint.provider,
+        this.#bus,
+      );
       this.#hydrate(loaded);
+      this.checkpoint = await restoredSetting(this.flowName, loaded, fromCheckpoint, this.checkpoint);
+    } else if (fromCheckpoint) {
+      // Without restoreFrom it is a checkpoint config for this flow, as for a crew.
+      this.checkpoint = validateCheckpointSetting(fromCheckpoint, `flow "${this.flowName}"`);
     }
     return this.#start({ inputs, answer: undefined });
   }
