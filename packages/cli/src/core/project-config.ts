@@ -3,27 +3,36 @@ import { pathToFileURL } from 'node:url';
 
 let tsxRegistered = false;
 
-function unknownExtension(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'ERR_UNKNOWN_FILE_EXTENSION';
+/** True when node already runs with a TypeScript loader (`pnpm crewline`: `--import tsx`). */
+function typeScriptLoaderActive(): boolean {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return flags.some((flag) =>
+    /(?:^|[\\/=])tsx(?:$|[\\/])|ts-node|--experimental-(?:strip|transform)-types/.test(flag),
+  );
 }
 
 /**
- * Imports a project file, TypeScript included. Node imports `.js`/`.mjs` itself; for `.ts` the tsx
- * loader is registered once for the process (unless one is active already, as under `--import tsx`).
- * A global registration rather than `tsImport`'s namespaced one keeps `@crewline/runtime` imported by
- * the config the same module instance the CLI uses, so what the config registers is seen by resume.
+ * Imports a project file, TypeScript included. Node imports `.js`/`.mjs` itself; for `.ts`, `.mts`
+ * and `.cts` tsx is registered first (its ESM and CommonJS hooks: a project without
+ * `"type": "module"` loads `.ts` as CommonJS), unless a TypeScript loader is active already.
+ * Registration comes before the first attempt because node caches a failed import of a URL.
+ * A global registration rather than `tsImport`'s namespaced one keeps `@crewline/runtime`
+ * imported by the config the same module instance the CLI uses (Flow subclasses, tools).
  */
 export async function importProjectModule(path: string): Promise<unknown> {
-  const url = pathToFileURL(path).href;
-  try {
-    return await import(url);
-  } catch (error) {
-    if (!unknownExtension(error) || tsxRegistered) throw error;
+  if (/\.[cm]?ts$/.test(path) && !tsxRegistered && !typeScriptLoaderActive()) {
+    const [esm, commonJs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+    esm.register();
+    commonJs.register();
+    tsxRegistered = true;
   }
-  const { register } = await import('tsx/esm/api');
-  register();
-  tsxRegistered = true;
-  return import(url);
+  const module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  // A config compiled as CommonJS (a project without "type": "module") arrives as
+  // { default: { __esModule: true, default: config } }: hand back the inner module.
+  const inner = module.default as { __esModule?: unknown; default?: unknown } | undefined;
+  if (inner !== null && typeof inner === 'object' && inner.__esModule === true && 'default' in inner)
+    return inner;
+  return module;
 }
 
 let loaded: Promise<string | undefined> | undefined;
