@@ -138,6 +138,18 @@ function taskData(crew: Crew, task: Task): JsonObject {
   return redacted;
 }
 
+// A kickoff's inputs are copied into a new object at each kickoff and not changed during it.
+const inputsCache = new WeakMap<object, JsonValue>();
+
+function storedInputs(inputs: Record<string, unknown>): JsonValue {
+  let stored = inputsCache.get(inputs);
+  if (stored === undefined) {
+    stored = markRedacted(encodeValue(inputs) as unknown as JsonValue);
+    inputsCache.set(inputs, stored);
+  }
+  return stored;
+}
+
 /** The crew as a checkpoint entity: definition (names and templates only) and progress. */
 export function snapshotCrew(crew: Crew): EntitySnapshot {
   const data: JsonObject = {
@@ -150,7 +162,7 @@ export function snapshotCrew(crew: Crew): EntitySnapshot {
     checkpoint: storeCheckpointSetting(crew.checkpoint),
     status: crew.status,
     kickoffStarted: crew.kickoffStarted,
-    inputs: encodeValue(crew.inputs) as unknown as JsonValue,
+    inputs: storedInputs(crew.inputs),
     agents: crew.agents.map((agent) => agentDefinitionData(agent)),
     manager: crew.manager ? { ...agentDefinitionData(crew.manager), generated: crew.managerGenerated } : null,
     tasks: crew.tasks.map((task) => taskData(crew, task)),
