@@ -124,7 +124,9 @@ export class Run {
       return await bus.runInScope(run.state, () => body(run));
     } finally {
       untrack();
-      // Prunes and writes of providers without synchronous writes finish before kickoff returns.
+      // Async handlers (a user's `await state.acheckpoint()`), prunes and writes of providers without
+      // synchronous writes all finish before kickoff returns.
+      await run.bus.flush();
       await run.state.settle();
     }
   }

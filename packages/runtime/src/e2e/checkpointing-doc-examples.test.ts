@@ -251,7 +251,6 @@ describe('how-to guides', () => {
     try {
       const llm = offlineModel();
       await twoTaskCrew(llm, undefined).kickoff();
-      await eventBus.flush();
       expect(saved).toHaveLength(2);
       expect(checkpointFiles('my_checkpoints')).toHaveLength(2);
     } finally {
