@@ -1,5 +1,7 @@
 import { type BaseEvent, EventBus } from '@crewline/events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../agent/agent.js';
 import {
   checkpointFiles,
   lookupTool,
@@ -10,6 +12,7 @@ import {
 } from '../e2e/support/fixtures.js';
 import type { OfflineModel, OfflineModelCall } from '../models/offline/offline-model.js';
 import { registerProject } from '../registry/project-config.js';
+import { Task } from '../task/task.js';
 import { findCalls } from '../testing/call-helpers.js';
 import { Crew } from './crew.js';
 
@@ -133,6 +136,52 @@ describe('resuming a crew', () => {
     expect(last.metadata.parentId).toBe(restored.metadata.id);
     expect(last.metadata.lineageId).toBe(restored.metadata.lineageId);
     expect(last.metadata.branch).toBe('main');
+  });
+
+  it('rebuilds a declarative crew (model ids, no custom tools) from the checkpoint alone', async () => {
+    const location = `${directory.path}/cp`;
+    const researcher = new Agent({
+      role: 'Researcher',
+      goal: 'Research {topic}',
+      backstory: 'Expert',
+      llm: 'offline:declarative',
+    });
+    const writer = new Agent({
+      role: 'Writer',
+      goal: 'Write',
+      backstory: 'Expert',
+      llm: 'offline:declarative',
+      checkpoint: false,
+    });
+    const crew = new Crew({
+      name: 'declarative',
+      agents: [researcher, writer],
+      tasks: [
+        new Task({
+          name: 'research',
+          description: 'Research {topic}',
+          expectedOutput: 'bullets',
+          agent: researcher,
+          outputSchema: z.object({ points: z.array(z.string()) }),
+        }),
+        new Task({ description: 'Write it up', expectedOutput: 'paragraph', agent: writer }),
+      ],
+      memory: true,
+      checkpoint: { location, onEvents: ['task_completed'], maxCheckpoints: 3 },
+    });
+    const first = await crew.kickoff({ inputs: { topic: 'AI' } });
+    const rebuilt = await Crew.fromCheckpoint({ restoreFrom: checkpointFiles(location)[0]! });
+    expect(rebuilt.name).toBe('declarative');
+    expect(rebuilt.agents.map((agent) => [agent.role, agent.modelId, agent.checkpoint])).toEqual([
+      ['Researcher', 'offline:declarative', undefined],
+      ['Writer', 'offline:declarative', false],
+    ]);
+    expect(rebuilt.tasks[0]!.outputSchema).toBeDefined();
+    expect(rebuilt.memory!.size).toBe(1);
+    expect(rebuilt.checkpoint).toMatchObject({ onEvents: ['task_completed'], maxCheckpoints: 3 });
+    const second = await rebuilt.kickoff();
+    expect(second.raw).toBe(first.raw);
+    expect(second.tasksOutput[0]!.structured).toEqual(first.tasksOutput[0]!.structured);
   });
 
   it('refuses to apply a checkpoint to a crew of another shape', async () => {
