@@ -226,3 +226,9 @@ export function primaryEntity<T extends { kind: EntityKind }>(entities: readonly
     entities[0]
   );
 }
+
+/** Names shown in an Inputs list: the kickoff inputs, then template placeholders that have no value. */
+export function inputNames(view: DocumentView): string[] {
+  const keys = Object.keys(view.inputs);
+  return [...keys, ...view.placeholders.filter((name) => !keys.includes(name))];
+}

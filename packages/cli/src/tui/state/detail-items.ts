@@ -1,18 +1,14 @@
-import type { DocumentView } from '../../core/document-view.js';
+import { inputNames } from '../../core/document-view.js';
 import type { BrowserState } from './browser-state.js';
+import { overviewLines } from './panels.js';
 
-/** Keys shown in the Inputs tab: the kickoff inputs, then template placeholders that have no value. */
-export function inputKeys(view: DocumentView): string[] {
-  const keys = Object.keys(view.inputs);
-  return [...keys, ...view.placeholders.filter((name) => !keys.includes(name))];
-}
-
-/** How many rows the cursor can move over in the current tab. */
+/** How many rows the cursor can move over in the current tab (the Overview scrolls by line). */
 export function detailItemCount(state: BrowserState): number {
   const view = state.detail?.status === 'ready' ? state.detail.view : undefined;
   if (!view) return 0;
   if (state.tab === 'tasks') return view.tasks.length;
-  if (state.tab === 'inputs') return inputKeys(view).length;
-  // Overview: the cursor is a scroll offset; the panel clamps it to its own length.
-  return 1000;
+  if (state.tab === 'inputs') return inputNames(view).length;
+  const checkpoint = state.checkpoints.find((candidate) => candidate.id === state.detail?.checkpointId);
+  if (!checkpoint) return 0;
+  return overviewLines(view, checkpoint, state.edits[checkpoint.id] ?? { outputs: {}, inputs: {} }).length;
 }

@@ -1,8 +1,7 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
-import type { DocumentView, TaskView } from '../../core/document-view.js';
+import { type DocumentView, inputNames, type TaskView } from '../../core/document-view.js';
 import { formatBytes, formatClock, formatTime, formatValue, oneLine } from '../../core/format.js';
 import type { Edits } from './browser-state.js';
-import { inputKeys } from './detail-items.js';
 import type { TreeRow } from './tree.js';
 
 /** A run of text with one style. Colour is applied only when the terminal wants it. */
@@ -165,7 +164,7 @@ export function taskLines(view: DocumentView, edits: Edits): { lines: Line[]; it
 export function inputLines(view: DocumentView, edits: Edits): { lines: Line[]; itemStarts: number[] } {
   const lines: Line[] = [];
   const itemStarts: number[] = [];
-  for (const key of inputKeys(view)) {
+  for (const key of inputNames(view)) {
     itemStarts.push(lines.length);
     const known = Object.hasOwn(view.inputs, key);
     const edited = Object.hasOwn(edits.inputs, key);

@@ -1,4 +1,5 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
+import { inputNames } from '../../core/document-view.js';
 import { formatValue } from '../../core/format.js';
 import {
   type Action,
@@ -10,7 +11,7 @@ import {
   tabs,
   type Update,
 } from './browser-state.js';
-import { detailItemCount, inputKeys } from './detail-items.js';
+import { detailItemCount } from './detail-items.js';
 import type { KeyPress } from './key-press.js';
 import { editText, textBuffer } from './text-editor.js';
 import { ancestorKeys, buildTree, findCheckpointNode, visibleRows } from './tree.js';
@@ -149,7 +150,7 @@ function openEditor(state: BrowserState): Update {
     });
   }
   if (state.tab === 'inputs') {
-    const key = inputKeys(view)[state.detailCursor];
+    const key = inputNames(view)[state.detailCursor];
     if (key === undefined) return done(state);
     const value = Object.hasOwn(edits.inputs, key) ? edits.inputs[key] : view.inputs[key];
     const text = value === undefined ? '' : typeof value === 'string' ? value : formatValue(value);
@@ -231,7 +232,7 @@ function revertItem(state: BrowserState): Update {
     });
   }
   if (state.tab === 'inputs') {
-    const key = inputKeys(view)[state.detailCursor];
+    const key = inputNames(view)[state.detailCursor];
     if (key === undefined || !Object.hasOwn(edits.inputs, key)) return done(state);
     const inputs = { ...edits.inputs };
     delete inputs[key];
