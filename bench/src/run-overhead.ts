@@ -6,7 +6,7 @@
 // Run alone with `node --conditions=@crewline/source --import tsx bench/src/run-overhead.ts`.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { JsonProvider } from '@crewline/provider-json';
@@ -110,6 +110,7 @@ export async function runOverheadBench(
     responseBytes: input.responseBytes ?? 2048,
   };
   const runs = input.runs ?? 5;
+  const loadBefore = loadavg()[0]!;
   const variants: Variant[] = [
     { name: 'no checkpointing', setup: () => ({ checkpoint: false }) },
     {
@@ -187,6 +188,8 @@ export async function runOverheadBench(
     ...rows,
     '',
     `SQLite '*' overhead: ${ratio.toFixed(3)}× (target ≤ 1.2×): ${ratio <= 1.2 ? 'met' : 'NOT met'}.`,
+    '',
+    `Machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after (wall times grow with load; CPU time per checkpoint much less).`,
   ].join('\n');
   console.log(report);
   const reportPath =
