@@ -30,7 +30,9 @@ describe('runTutorial', () => {
 
   it('runs both tasks, saying which model it uses and where each checkpoint went', async () => {
     const text = await demo([], base);
-    expect(text).toContain('Model:       offline:tutorial, the offline model');
+    expect(text).toContain(
+      'Model:       offline:tutorial (the offline model: no key, no network, 0.0 s per call;',
+    );
     expect(text).toContain('Checkpoints: ./cp/ (JSON');
     expect(text).toContain('Requests the offline model received in this run: 2 (Researcher 1, Writer 1).');
     const saved = [...text.matchAll(/Checkpoint saved: (\S+) \(branch main\)/g)].map((match) => match[1]!);
@@ -51,7 +53,7 @@ describe('runTutorial', () => {
     expect(text).toContain('Task 1 of 2: research (Researcher) was edited before this run');
     expect(text).toContain('Requests the offline model received in this run: 1 (Researcher 0, Writer 1).');
     expect(text).toContain('Research the Writer read on branch b1:   Edited notes.');
-    expect(text).toContain('Branch main is untouched: the same 2 checkpoint(s) as before the fork.');
+    expect(text).toContain('Branch main is untouched: 2 checkpoints, the same as before the fork.');
     expect(readdirSync(join(base, 'cp', 'b1'))).toHaveLength(1);
   });
 

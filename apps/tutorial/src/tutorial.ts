@@ -132,7 +132,7 @@ export async function runTutorial(options: TutorialOptions, io: TutorialIO): Pro
   out('');
   out(
     unchanged
-      ? `Branch ${originalBranch} is untouched: the same ${before.length} checkpoint(s) as before the fork.`
+      ? `Branch ${originalBranch} is untouched: ${plural(before.length, 'checkpoint')}, the same as before the fork.`
       : colors.red(
           `Branch ${originalBranch} changed during the fork: ${before.length} -> ${after.length} checkpoints.`,
         ),
@@ -180,11 +180,14 @@ async function finishedOnBranch(
 
 function describeModel(model: ModelChoice, latencyText: string | undefined): string {
   if (!model.offline) return `${model.id} (${model.reason})`;
-  const pace =
-    model.id === TUTORIAL_MODEL_ID
-      ? `, ${formatElapsed(latencyFrom(latencyText))} per call so you can interrupt it`
-      : '';
-  return `${model.id}, the offline model: no key, no network, answers marked [offline model]${pace} (${model.reason})`;
+  const pace = model.id === TUTORIAL_MODEL_ID ? `, ${formatElapsed(latencyFrom(latencyText))} per call` : '';
+  const lines = [
+    `${model.id} (the offline model: no key, no network${pace}; answers start with [offline model])`,
+  ];
+  if (model.reason.startsWith('no ')) {
+    lines.push('For a real model set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_COMPATIBLE_BASE_URL.');
+  }
+  return lines.join('\n               ');
 }
 
 function describeStorage(storage: StorageChoice): string {
@@ -312,7 +315,7 @@ class Session {
     out('');
     out(
       colors.green(
-        `Crew finished in ${formatElapsed(view?.elapsedMs ?? 0)}: ${view?.modelCalls ?? 0} model call(s), ${view?.tokens ?? 0} tokens in this process.`,
+        `Crew finished in ${formatElapsed(view?.elapsedMs ?? 0)}: ${plural(view?.modelCalls ?? 0, 'model call')}, ${view?.tokens ?? 0} tokens in this run.`,
       ),
     );
     const calls = callReport(tutorialOfflineModel()).calls.slice(this.#callsBefore);
@@ -332,6 +335,10 @@ class Session {
       out(colors.dim('(no checkpoint was written by this process)'));
     }
   }
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 function capitalize(text: string): string {

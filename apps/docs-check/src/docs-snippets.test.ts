@@ -1,0 +1,285 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { commands } from '@crewline/cli';
+import { CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, validateMetadata } from '@crewline/runtime-state';
+import { describe, expect, it } from 'vitest';
+import { parseTutorialOptions } from '../../tutorial/src/options.js';
+import { benchMarker } from './bench-tables.js';
+import { checkedDocuments, repositoryRoot } from './documents.js';
+import { codeBlocks, localLinks, snippetMarker } from './markdown-blocks.js';
+import { snippetText } from './regions.js';
+import { shellCommands } from './shell-words.js';
+
+const packageDirectory = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const snippetsDirectory = join(packageDirectory, 'snippets');
+const require = createRequire(import.meta.url);
+const tsxLoader = pathToFileURL(require.resolve('tsx')).href;
+
+const documents = checkedDocuments().map((path) => ({
+  path,
+  text: readFileSync(join(repositoryRoot, path), 'utf8'),
+}));
+
+/** What each snippet file prints when it runs (in an empty directory, with the offline model). */
+const expectedOutput: Record<string, RegExp[]> = {
+  'quick-start.ts': [
+    /^\[offline model\] default answering: Write a summary/m,
+    /^Research on what-if: One fact only/m,
+  ],
+  'providers.ts': [/^json: \d{8}T\d{9}-[0-9a-f]{8}$/m, /^sqlite: \d{8}T\d{9}-[0-9a-f]{8}$/m],
+  'tutorial-steps.ts': [
+    /^stopped: .*simulated failure on call 2/m,
+    /^resumed with 1 model call: \[offline model\] tutorial answering: Write a summary$/m,
+    /^forked onto experiment-a: /m,
+  ],
+  'flow-state.ts': [
+    /^first run stopped: connection reset while writing$/m,
+    /^tides-report: ReportFlow, last completed outline, running$/m,
+    /^\[ 'research', 'outline', 'write' \]$/m,
+    /^model calls in the second run: 1$/m,
+  ],
+};
+
+describe('code in README.md, docs/ and the app READMEs', () => {
+  it('checks the documents it should', () => {
+    expect(documents.map((document) => document.path)).toEqual(
+      expect.arrayContaining(['README.md', 'docs/flow-state-persistence.md', 'docs/tutorial.md']),
+    );
+  });
+
+  it('shows only TypeScript that is a file or region of a compiled, tested file', () => {
+    const problems: string[] = [];
+    for (const document of documents) {
+      for (const block of codeBlocks(document.text)) {
+        if (!['ts', 'typescript', 'tsx'].includes(block.language)) continue;
+        const where = `${document.path}:${block.line}`;
+        const marker = snippetMarker(block.before);
+        if (!marker) {
+          problems.push(`${where}: a TypeScript block needs a <!-- snippet: path#region --> line above it`);
+          continue;
+        }
+        const file = join(repositoryRoot, marker.path);
+        if (!existsSync(file)) {
+          problems.push(`${where}: ${marker.path} does not exist`);
+          continue;
+        }
+        if (!isCompiledSource(marker.path)) {
+          problems.push(`${where}: ${marker.path} is not in a package whose typecheck and tests compile it`);
+        }
+        const expected = snippetText(readFileSync(file, 'utf8'), marker.region);
+        if (expected === undefined) {
+          problems.push(`${where}: ${marker.path} has no region "${marker.region}"`);
+        } else if (expected !== block.content.replace(/\s+$/, '')) {
+          problems.push(
+            `${where}: the block differs from ${marker.path}${marker.region ? `#${marker.region}` : ''}; copy it from there:\n${expected}`,
+          );
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('uses every snippet file somewhere, and knows what each prints', () => {
+    const used = new Set<string>();
+    for (const document of documents) {
+      for (const block of codeBlocks(document.text)) {
+        const marker = snippetMarker(block.before);
+        if (marker) used.add(marker.path);
+      }
+    }
+    const files = readdirSync(snippetsDirectory).filter((name) => name.endsWith('.ts'));
+    for (const name of files) {
+      expect(used, `snippets/${name} is not shown in any document`).toContain(
+        `apps/docs-check/snippets/${name}`,
+      );
+    }
+    expect(Object.keys(expectedOutput).sort()).toEqual(files.sort());
+  });
+
+  it('compiles every snippet file (tsc --noEmit on this package)', () => {
+    const result = spawnSync(
+      process.execPath,
+      [require.resolve('typescript/bin/tsc'), '--noEmit', '-p', packageDirectory],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  }, 120_000);
+
+  it.each(Object.keys(expectedOutput))(
+    'runs snippets/%s in an empty directory',
+    (name) => {
+      const directory = mkdtempSync(join(tmpdir(), 'crewline-docs-'));
+      try {
+        const result = spawnSync(
+          process.execPath,
+          ['--conditions=@crewline/source', '--import', tsxLoader, join(snippetsDirectory, name)],
+          {
+            cwd: directory,
+            encoding: 'utf8',
+            env: {
+              ...process.env,
+              NO_COLOR: '1',
+              OPENAI_API_KEY: '',
+              ANTHROPIC_API_KEY: '',
+              CREWLINE_MODEL: '',
+            },
+          },
+        );
+        expect(result.status, result.stderr).toBe(0);
+        for (const pattern of expectedOutput[name]!) expect(result.stdout).toMatch(pattern);
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+
+  it('runs only commands that exist: root scripts, demo options, crewline commands', () => {
+    const rootScripts = Object.keys(
+      (
+        JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as {
+          scripts: Record<string, string>;
+        }
+      ).scripts,
+    );
+    const pnpmBuiltins = new Set([
+      'install',
+      'i',
+      'add',
+      'exec',
+      'dlx',
+      'run',
+      '--filter',
+      '-C',
+      '--dir',
+      '-s',
+      '--silent',
+    ]);
+    const cliCommands = new Set(commands.flatMap((command) => [command.name, ...(command.aliases ?? [])]));
+    const problems: string[] = [];
+    for (const document of documents) {
+      for (const block of codeBlocks(document.text)) {
+        if (!['bash', 'sh', 'shell', 'console'].includes(block.language)) continue;
+        for (const words of shellCommands(block.content)) {
+          const where = `${document.path}:${block.line}: ${words.join(' ')}`;
+          const [program, ...args] = words;
+          let cliArgs: string[] | undefined;
+          if (program === 'pnpm') {
+            const [script, ...rest] = args;
+            if (script === undefined || pnpmBuiltins.has(script)) continue;
+            if (!rootScripts.includes(script)) problems.push(`${where}: no root script "${script}"`);
+            if (script === 'demo') {
+              try {
+                parseTutorialOptions(rest.map(placeholderValue), {});
+              } catch (error) {
+                problems.push(`${where}: ${(error as Error).message}`);
+              }
+            }
+            if (script === 'crewline') cliArgs = rest;
+          } else if (program === 'crewline') {
+            cliArgs = args;
+          }
+          if (cliArgs) {
+            const [first, second] = cliArgs;
+            const name = first === 'checkpoint' || first === 'checkpoints' ? second : first;
+            if (name !== undefined && !name.startsWith('-') && !cliCommands.has(name)) {
+              problems.push(`${where}: crewline has no command "${name}"`);
+            }
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('shows checkpoint excerpts in the format the code writes', () => {
+    let excerpts = 0;
+    for (const document of documents) {
+      for (const block of codeBlocks(document.text)) {
+        if (block.before !== '<!-- checkpoint-excerpt -->') continue;
+        excerpts += 1;
+        const [envelope, metadata] = block.content.split('\n');
+        const head = JSON.parse(`${envelope}${metadata!.replace(/,$/, '')}}`) as Record<string, unknown>;
+        expect(head.format, document.path).toBe(CHECKPOINT_FORMAT);
+        expect(head.formatVersion, document.path).toBe(CHECKPOINT_FORMAT_VERSION);
+        expect(() => validateMetadata(head.metadata)).not.toThrow();
+      }
+    }
+    expect(excerpts).toBeGreaterThan(0);
+  });
+
+  it('links only to files that exist', () => {
+    const problems: string[] = [];
+    for (const document of documents) {
+      for (const link of localLinks(document.text)) {
+        const target = resolve(repositoryRoot, dirname(document.path), link);
+        if (!existsSync(target))
+          problems.push(`${document.path}: ${link} (${relative(repositoryRoot, target)})`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+/** A markdown table row with its cells trimmed (the formatter pads columns; the figures must not change). */
+function tableRow(line: string): string {
+  return line
+    .trim()
+    .split('|')
+    .map((cell) => (/^\s*:?-+:?\s*$/.test(cell) ? '---' : cell.trim()))
+    .join('|');
+}
+
+/** `<ref>`-style placeholders of a documented command, replaced by something the parser accepts. */
+function placeholderValue(word: string): string {
+  return /^<[^>]+>$/.test(word) ? 'placeholder' : word;
+}
+
+/** Source files that a package's `typecheck` compiles and its tests run. */
+function isCompiledSource(path: string): boolean {
+  if (path.startsWith('apps/docs-check/snippets/')) return true;
+  const match = /^(apps|packages)\/([^/]+)\//.exec(path);
+  if (!match || !path.endsWith('.ts')) return false;
+  const manifest = join(repositoryRoot, match[1]!, match[2]!, 'package.json');
+  if (!existsSync(manifest)) return false;
+  const scripts =
+    (JSON.parse(readFileSync(manifest, 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+  return scripts.typecheck !== undefined && scripts.test !== undefined;
+}
+
+describe('figures copied from benchmark results', () => {
+  it('match the result files they name, row for row', () => {
+    const problems: string[] = [];
+    let tables = 0;
+    for (const document of documents) {
+      const lines = document.text.split('\n');
+      lines.forEach((line, index) => {
+        const path = benchMarker(line);
+        if (path === undefined) return;
+        tables += 1;
+        const file = join(repositoryRoot, path);
+        if (!existsSync(file)) {
+          problems.push(`${document.path}:${index + 1}: ${path} does not exist (run pnpm bench)`);
+          return;
+        }
+        const results = new Set(readFileSync(file, 'utf8').split('\n').map(tableRow));
+        for (let row = index + 1; row < lines.length && lines[row]!.startsWith('|'); row += 1) {
+          if (!results.has(tableRow(lines[row]!))) {
+            problems.push(
+              `${document.path}:${row + 1}: not in ${path} (pnpm --filter @crewline/docs-check sync-bench copies the new figures): ${lines[row]}`,
+            );
+          }
+        }
+      });
+    }
+    expect(problems).toEqual([]);
+    expect(tables).toBeGreaterThan(0);
+  });
+});
