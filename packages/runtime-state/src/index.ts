@@ -52,7 +52,7 @@ export {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from './provider.js';
-export { markRedacted, redactSecrets } from './redaction.js';
+export { isMarkedRedacted, markRedacted, redactSecrets } from './redaction.js';
 export {
   detectProviderKind,
   type LoadedCheckpoint,

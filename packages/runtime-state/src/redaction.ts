@@ -25,6 +25,15 @@ export function markRedacted<T>(value: T): T {
   return redacted;
 }
 
+/**
+ * True when `value` is a subtree returned by {@link markRedacted}: already redacted, and promised by
+ * its owner never to change again. A provider that stores what changed may then take the very same
+ * object, met again, as unchanged without comparing it member by member.
+ */
+export function isMarkedRedacted(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && redactedTrees.has(value);
+}
+
 // Object keys repeat endlessly across snapshots ("role", "content", "status"...); deciding whether a
 // key names a credential is worth remembering. Bounded so that odd keys cannot grow it forever.
 const secretKeyCache = new Map<string, boolean>();
