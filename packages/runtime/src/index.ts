@@ -1,5 +1,6 @@
 // The public surface of @crewline/runtime. Other parts of the package append their exports here.
-export { Agent, type AgentKickoffOptions, type AgentOptions, defaultModelId } from './agent/agent.js';
+export { Agent } from './agent/agent.js';
+export { type AgentKickoffOptions, type AgentOptions, defaultModelId } from './agent/agent-options.js';
 export type { AgentOutput } from './agent/agent-output.js';
 export {
   type AgentLoopOptions,

@@ -16,9 +16,7 @@ import type {
   EntitySummary,
   LoadedCheckpoint,
 } from '@crewline/runtime-state';
-import { isValidBranchName, newForkBranchName } from '@crewline/runtime-state';
 import type { LanguageModel, ModelMessage } from 'ai';
-import type { z } from 'zod';
 import { DEFAULT_MAX_ITERATIONS } from '../agent-loop/agent-loop.js';
 import { type Conversation, newConversation, type TokenUsage } from '../agent-loop/conversation.js';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
@@ -27,6 +25,7 @@ import {
   restoreCheckpointSetting,
   validateCheckpointSetting,
 } from '../checkpointing/checkpoint-setting.js';
+import { forkBranch } from '../checkpointing/fork-branch.js';
 import {
   findEntitySnapshot,
   loadRestoreTarget,
@@ -35,7 +34,6 @@ import {
 } from '../checkpointing/from-checkpoint.js';
 import { Run } from '../checkpointing/run.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
-import type { KnowledgeSource } from '../knowledge/knowledge-source.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { modelIdOf } from '../models/model-id.js';
 import { resolveModel } from '../models/resolve-model.js';
@@ -43,66 +41,13 @@ import { type ProjectRegistry, projectRegistry } from '../registry/project-confi
 import { interpolate } from '../templating/interpolate.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 import { toolsByName } from '../tools/define-tool.js';
+import { type AgentKickoffOptions, type AgentOptions, defaultModelId } from './agent-options.js';
 import { type AgentOutput, createAgentOutput } from './agent-output.js';
 import { applyStandaloneAgentSnapshot, rebuildAgent, snapshotStandaloneAgent } from './agent-snapshot.js';
 import { runAgentWork } from './agent-work.js';
 import { recallSections } from './recall.js';
 
 const component = 'runtime';
-
-/** Default model when an agent names none: `CREWLINE_MODEL`, else `openai:gpt-4o-mini` (needs OPENAI_API_KEY). */
-export function defaultModelId(): string {
-  return process.env.CREWLINE_MODEL?.trim() || 'openai:gpt-4o-mini';
-}
-
-export interface AgentOptions {
-  /** Who the agent is; `{placeholder}`s are filled from the kickoff inputs. */
-  role: string;
-  /** What the agent wants; `{placeholder}`s are filled. */
-  goal: string;
-  /** The agent's background; `{placeholder}`s are filled. */
-  backstory: string;
-  /**
-   * The model: an AI SDK `LanguageModel`, or a `provider:model` id (`'openai:gpt-4o-mini'`,
-   * `'anthropic:claude-sonnet-4-5'`, `'ollama:llama3.1'`, `'offline:default'`). Checkpoints store the
-   * id. Default: `CREWLINE_MODEL`, else `'openai:gpt-4o-mini'`.
-   */
-  llm?: LanguageModel | string;
-  /** Tools the agent may call. Checkpoints store their names. Default: none. */
-  tools?: CrewlineTool[];
-  /** Most LLM calls per task (or per standalone kickoff). Default `25`. */
-  maxIterations?: number;
-  /** Per-call model settings (temperature, maxOutputTokens, providerOptions). Default: the provider's. */
-  settings?: ModelCallSettings;
-  /**
-   * Remember this agent's results (short-term, keyword search) and show relevant ones in its later
-   * prompts. Saved in checkpoints. Default `false`.
-   */
-  memory?: boolean;
-  /** Knowledge the agent searches for each task; saved (with content) in checkpoints. Default: none. */
-  knowledgeSources?: KnowledgeSource[];
-  /**
-   * Checkpointing for this agent: `undefined` inherits from its crew or flow, `true` uses defaults,
-   * `false` opts this agent's events out, an object is its own config. Default `undefined`.
-   */
-  checkpoint?: CheckpointSetting;
-}
-
-export interface AgentKickoffOptions {
-  /** Fills `{placeholder}`s in role, goal and backstory. Default `{}`. */
-  inputs?: Record<string, unknown>;
-  /**
-   * With `restoreFrom`: continue the standalone agent run saved in that checkpoint. Without it: turn
-   * checkpointing on for this kickoff with this config.
-   */
-  fromCheckpoint?: CheckpointConfigInput;
-  /** Parse the final answer as JSON matching this schema; see `AgentOutput.structured`. Default: none. */
-  outputSchema?: z.ZodType;
-  /** Cancels the kickoff between steps and aborts the call in flight. */
-  abortSignal?: AbortSignal;
-  /** The bus to emit on. Default: the process-wide `eventBus`. */
-  bus?: EventBus;
-}
 
 interface PendingRestore {
   loaded: LoadedCheckpoint;
@@ -415,19 +360,6 @@ function toConfigInput(input: CheckpointConfigInput): CheckpointConfigInput {
   return input;
 }
 
-/** The branch a fork writes on: the given name (validated now), else a generated `fork/...` name. */
-export function forkBranch(loaded: LoadedCheckpoint, branch: string | undefined): string {
-  if (branch === undefined) return newForkBranchName(loaded.document.metadata.id);
-  if (!isValidBranchName(branch)) {
-    throw new CrewlineError(
-      component,
-      'invalid_name',
-      `branch name "${branch}" is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
-    );
-  }
-  return branch;
-}
-
 /** Text of the user messages of a conversation: what memory and knowledge are searched with. */
 function requestText(messages: readonly ModelMessage[]): string {
   return messages
@@ -439,3 +371,6 @@ function requestText(messages: readonly ModelMessage[]): string {
     )
     .join('\n');
 }
+
+// Kept here too: other modules imported it from this file before it moved.
+export { forkBranch } from '../checkpointing/fork-branch.js';

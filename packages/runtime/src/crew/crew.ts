@@ -8,7 +8,7 @@ import type {
   EntitySummary,
   LoadedCheckpoint,
 } from '@crewline/runtime-state';
-import { Agent, forkBranch } from '../agent/agent.js';
+import { Agent } from '../agent/agent.js';
 import { emptyUsage, type TokenUsage } from '../agent-loop/conversation.js';
 import type { CachePreloadStrategy } from '../cache-preload/preload-caches.js';
 import {
@@ -17,6 +17,7 @@ import {
   restoreCheckpointSetting,
   validateCheckpointSetting,
 } from '../checkpointing/checkpoint-setting.js';
+import { forkBranch } from '../checkpointing/fork-branch.js';
 import { loadRestoreTarget, resumeCheckpointInput, toConfig } from '../checkpointing/from-checkpoint.js';
 import { Run } from '../checkpointing/run.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';

@@ -6,7 +6,8 @@ import {
   type EventBus,
 } from '@crewline/events';
 import type { EntityKind } from '@crewline/runtime-state';
-import { Agent, forkBranch } from '../agent/agent.js';
+import { Agent } from '../agent/agent.js';
+import { forkBranch } from '../checkpointing/fork-branch.js';
 import { loadRestoreTarget } from '../checkpointing/from-checkpoint.js';
 import { Crew } from '../crew/crew.js';
 import { editTaskOutputsInDocument } from '../crew/task-output-edit.js';
