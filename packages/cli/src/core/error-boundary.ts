@@ -75,7 +75,7 @@ export async function withErrorBoundary(
 }
 
 /** Writes the report for `error` and returns the exit code (used by the boundary and the TUI). */
-export function reportError(
+function reportError(
   error: unknown,
   stderr: TextSink,
   env: Readonly<Record<string, string | undefined>> = {},

@@ -8,7 +8,6 @@ import {
   formatDelta,
   formatValue,
   oneLine,
-  padToWidth,
   truncate,
 } from './format.js';
 import { displayPath, redactUrl } from './location.js';
@@ -25,7 +24,6 @@ describe('formatting', () => {
     expect(truncate('hello world', 8)).toBe('hello...');
     expect(truncate('short', 8)).toBe('short');
     expect(truncate('ééééé', 4)).toBe('é...');
-    expect(padToWidth('ab', 4)).toBe('ab  ');
     expect(oneLine(' a\n  b\tc ')).toBe('a b c');
   });
 

@@ -57,12 +57,6 @@ export function truncate(text: string, width: number): string {
   return `${characters.slice(0, width - 3).join('')}...`;
 }
 
-/** `text` cut or padded with spaces to exactly `width` characters. */
-export function padToWidth(text: string, width: number): string {
-  const cut = truncate(text, width);
-  return cut + ' '.repeat(Math.max(0, width - Array.from(cut).length));
-}
-
 /** A value as a person reads it in one line: strings quoted, everything else as JSON. */
 export function formatValue(value: unknown): string {
   if (value === undefined) return 'undefined';

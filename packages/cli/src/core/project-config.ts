@@ -19,7 +19,7 @@ function typeScriptLoaderActive(): boolean {
  * A global registration rather than `tsImport`'s namespaced one keeps `@crewline/runtime`
  * imported by the config the same module instance the CLI uses (Flow subclasses, tools).
  */
-export async function importProjectModule(path: string): Promise<unknown> {
+async function importProjectModule(path: string): Promise<unknown> {
   if (/\.[cm]?ts$/.test(path) && !tsxRegistered && !typeScriptLoaderActive()) {
     const [esm, commonJs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
     esm.register();
@@ -59,9 +59,4 @@ export function loadProject(cwd: string): Promise<string | undefined> {
     return file;
   })();
   return loaded;
-}
-
-/** Forgets which project was loaded (tests load several). */
-export function forgetLoadedProject(): void {
-  loaded = undefined;
 }

@@ -13,15 +13,3 @@ export function formatEntity(entity: EntitySummary): string {
       : '';
   return `${entity.kind} ${entity.name}${progress}`;
 }
-
-/** Completed and total tasks over every entity of a checkpoint, from its summaries. */
-export function taskProgress(entities: readonly EntitySummary[]): { completed: number; total: number } {
-  let completed = 0;
-  let total = 0;
-  for (const entity of entities) {
-    if (entity.kind !== 'crew' || entity.total === undefined) continue;
-    completed += entity.completed ?? 0;
-    total += entity.total;
-  }
-  return { completed, total };
-}

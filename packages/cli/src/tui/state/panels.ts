@@ -1,6 +1,6 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { type DocumentView, inputNames, type TaskView } from '../../core/document-view.js';
-import { formatBytes, formatClock, formatTime, formatValue, oneLine } from '../../core/format.js';
+import { formatAge, formatBytes, formatClock, formatTime, formatValue, oneLine } from '../../core/format.js';
 import type { Edits } from './browser-state.js';
 import type { TreeRow } from './tree.js';
 
@@ -26,7 +26,7 @@ export function treeRowLine(row: TreeRow, edited: ReadonlySet<string>, now: numb
     return [
       { text: `${indent}${marker}` },
       { text: `${node.kind} ${node.name}`, bold: true, color: 'cyan' },
-      { text: ` (${node.count}) ${ageText(node.latestAt, now)}`, color: 'gray' },
+      { text: ` (${node.count}) ${formatAge(node.latestAt, now)}`, color: 'gray' },
     ];
   }
   if (node.type === 'branch') {
@@ -48,15 +48,6 @@ export function treeRowLine(row: TreeRow, edited: ReadonlySet<string>, now: numb
   ];
   if (edited.has(checkpoint.id)) line.push({ text: ' *', color: 'yellow', bold: true });
   return line;
-}
-
-function ageText(iso: string, now: number): string {
-  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (!Number.isFinite(seconds)) return '';
-  if (seconds < 60) return `${seconds}s ago`;
-  if (seconds < 3600) return `${Math.round(seconds / 60)}m ago`;
-  if (seconds < 172_800) return `${Math.round(seconds / 3600)}h ago`;
-  return `${Math.round(seconds / 86_400)}d ago`;
 }
 
 /** `2/4` task progress of a checkpoint over its crews; complete when every task is done. */

@@ -22,10 +22,6 @@ export interface ScreenSize {
 /** Smallest screen the browser lays out for; smaller terminals get a clipped 80×24 layout. */
 export const MINIMUM_SIZE = { width: 60, height: 12 } as const;
 
-function lineLength(line: Line): number {
-  return line.reduce((total, segment) => total + Array.from(segment.text).length, 0);
-}
-
 /** `line` cut to `width` characters (keeping styles), then padded with spaces when `pad`. */
 export function clipLine(line: Line, width: number, pad = false): Line {
   const result: Segment[] = [];
@@ -340,5 +336,3 @@ export function screenText(lines: readonly Line[]): string {
     )
     .join('\n');
 }
-
-export { lineLength };

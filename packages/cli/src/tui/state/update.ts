@@ -268,7 +268,7 @@ function detailKey(state: BrowserState, press: KeyPress): Update {
 }
 
 /** What `continueFromCheckpoint` gets for the selected checkpoint and its edits. */
-export function runRequest(
+function runRequest(
   state: BrowserState,
   mode: RunMode,
   checkpoint: StoredCheckpoint,
