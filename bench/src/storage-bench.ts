@@ -29,6 +29,8 @@ export interface StorageBenchOptions {
   listCheckpoints?: number;
   /** Where the markdown report is written. Default `bench/results/storage.md`. */
   reportPath?: string;
+  /** Measured runs per backend (after one warm-up run each); latencies are pooled. Default 3. */
+  rounds?: number;
 }
 
 /** SPEC §8 targets for SqliteProvider on crew-50. */
@@ -53,27 +55,62 @@ interface Measured {
   endToEnd?: LatencySummary;
 }
 
-async function measure(subject: StorageSubject, scenario: Crew50Options): Promise<Measured> {
-  // One unmeasured run first, so every backend is measured warm (JIT, prepared statements).
-  const warmup = mkdtempSync(join(tmpdir(), 'crewline-bench-warmup-'));
-  try {
-    await subject.run(warmup, scenario);
-  } finally {
-    rmSync(warmup, { recursive: true, force: true });
+/** One crew-50 run: after each event, each of `subjects` writes its checkpoint. */
+async function play(subjects: readonly StorageSubject[], scenario: Crew50Options, directory: string) {
+  const run = createCrew50Run(scenario);
+  const sessions = subjects.map((subject) => subject.open(directory, run));
+  await run.play(async (trigger) => {
+    for (const session of sessions) await session.afterEvent(trigger);
+  });
+  const results: StorageRunResult[] = [];
+  for (const session of sessions) results.push(await session.finish());
+  return results;
+}
+
+/**
+ * Each backend gets runs of its own (a run checkpoints to one provider, so the only other work
+ * between two writes is the run's own), after one warm-up run each. The runs go in rounds, in a
+ * rotating order, and the latencies of all rounds are pooled: a noisy neighbour on the machine
+ * during one round weighs on every backend alike.
+ */
+async function measure(subjects: readonly StorageSubject[], scenario: Crew50Options, rounds: number) {
+  for (const subject of subjects) {
+    const warmup = mkdtempSync(join(tmpdir(), 'crewline-bench-warmup-'));
+    try {
+      await play([subject], scenario, warmup);
+    } finally {
+      rmSync(warmup, { recursive: true, force: true });
+    }
   }
-  collectGarbageIfExposed();
-  const directory = mkdtempSync(join(tmpdir(), 'crewline-bench-'));
-  try {
-    const result = await subject.run(directory, scenario);
+  const pooled = subjects.map(() => ({
+    writeMs: [] as number[],
+    endToEndMs: [] as number[],
+    last: undefined as StorageRunResult | undefined,
+  }));
+  for (let round = 0; round < rounds; round += 1) {
+    for (let offset = 0; offset < subjects.length; offset += 1) {
+      const index = (round + offset) % subjects.length;
+      collectGarbageIfExposed();
+      const directory = mkdtempSync(join(tmpdir(), 'crewline-bench-'));
+      try {
+        const [result] = await play([subjects[index]!], scenario, directory);
+        pooled[index]!.writeMs.push(...result!.writeMs);
+        pooled[index]!.endToEndMs.push(...(result!.endToEndMs ?? []));
+        pooled[index]!.last = result;
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    }
+  }
+  return subjects.map((subject, index): Measured => {
+    const { writeMs, endToEndMs, last } = pooled[index]!;
     return {
       subject,
-      result,
-      write: summarize(result.writeMs),
-      endToEnd: result.endToEndMs ? summarize(result.endToEndMs) : undefined,
+      result: last!,
+      write: summarize(writeMs),
+      endToEnd: endToEndMs.length > 0 ? summarize(endToEndMs) : undefined,
     };
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
+  });
 }
 
 interface ListTimings {
@@ -145,13 +182,11 @@ export async function runStorageBench(options: StorageBenchOptions = {}): Promis
   ];
   const json = await jsonSubject();
   if (json) subjects.push(json);
-  subjects.push(langGraphSubject());
+  subjects.push(await langGraphSubject());
 
-  const measured: Measured[] = [];
-  for (const subject of subjects) {
-    console.log(`measuring ${subject.name} ...`);
-    measured.push(await measure(subject, scenario));
-  }
+  const rounds = options.rounds ?? 3;
+  console.log(`measuring ${subjects.map((subject) => subject.name).join(', ')} (${rounds} rounds) ...`);
+  const measured = await measure(subjects, scenario, rounds);
   const baseline = measured.find((entry) => entry.subject.name.startsWith('LangGraph'))!;
   const rows = measured.map(({ subject, result, write, endToEnd }) => [
     subject.name,
@@ -169,7 +204,7 @@ export async function runStorageBench(options: StorageBenchOptions = {}): Promis
   const crewTable = markdownTable(
     [
       'backend',
-      'writes',
+      'writes measured',
       'median ms',
       'p99 ms',
       'max ms',
@@ -226,9 +261,10 @@ export async function runStorageBench(options: StorageBenchOptions = {}): Promis
     '',
     `Run ${new Date().toISOString()} on ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${process.platform}.`,
     `Scenario: ${scenario.tasks ?? 50} tasks × 10 events, one checkpoint per event, ≈${scenario.outputBytes ?? 2048} B per task output and LLM response.`,
-    'Write latency is the backend call alone (`provider.writeSync`/`write`, `SqliteSaver.put`), measured on a warm second run;',
+    `Each backend stores the same state sequence in runs of its own: one warm-up run, then ${rounds} measured runs each, in rotating order; latencies pooled over the ${rounds} runs (${rounds * 500} writes), storage from the last.`,
+    'Write latency is the backend call alone (`provider.writeSync`/`write`, `SqliteSaver.put`);',
     '"state.checkpoint() median" adds the snapshot and redaction RuntimeState does before calling the provider.',
-    '"stored" is what the backend keeps once closed; "written (syscalls)" is every byte passed to write(2) during the run (WAL frames and checkpointing included).',
+    '"stored" is what the backend keeps once closed; "written (syscalls)" is every byte passed to write(2) during its writes (WAL frames and WAL checkpoints included).',
     '',
     crewTable,
     '',

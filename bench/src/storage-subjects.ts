@@ -8,7 +8,7 @@ import {
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { bytesWrittenByProcess } from './bench-statistics.js';
-import { type Crew50Options, createCrew50Run } from './scenario/crew-50.js';
+import type { Crew50Run } from './scenario/crew-50.js';
 
 /** What one measured crew-50 run of a storage backend produced. */
 export interface StorageRunResult {
@@ -18,17 +18,41 @@ export interface StorageRunResult {
   endToEndMs?: number[];
   /** Bytes the backend keeps once closed (database file, or all checkpoint files). */
   storedBytes: number;
-  /** Bytes this process passed to write(2) during the run (WAL frames, files, journal...). */
+  /** Bytes this process passed to write(2) during the backend's writes (WAL frames, files, journal...). */
   bytesWritten: number | undefined;
   /** UTF-8 size of the last checkpoint's document text. */
   finalCheckpointBytes: number;
 }
 
+/** One backend taking part in a crew-50 run: writes a checkpoint after each event, then reports. */
+export interface StorageSession {
+  afterEvent(trigger: string): Promise<void>;
+  finish(): Promise<StorageRunResult>;
+}
+
 /** A storage backend measured on the crew-50 scenario. */
 export interface StorageSubject {
   name: string;
-  /** Runs crew-50 once, into a fresh location under `directory`. */
-  run(directory: string, scenario: Crew50Options): Promise<StorageRunResult>;
+  /** Joins `run`, storing into a fresh location under `directory`. */
+  open(directory: string, run: Crew50Run): StorageSession;
+}
+
+/** Counts the bytes written(2) around each write, so backends sharing one process are told apart. */
+function writeMeter() {
+  let total: number | undefined = 0;
+  return {
+    async around<T>(action: () => Promise<T> | T): Promise<T> {
+      const before = bytesWrittenByProcess();
+      const result = await action();
+      const after = bytesWrittenByProcess();
+      if (before === undefined || after === undefined || total === undefined) total = undefined;
+      else total += after - before;
+      return result;
+    },
+    get total() {
+      return total;
+    },
+  };
 }
 
 /** Total size of the files a location left behind (a database and its siblings, or a directory). */
@@ -89,37 +113,42 @@ function timedProvider(
 }
 
 /**
- * A crewline provider on crew-50, through a real RuntimeState: `writeCheckpointSync` when the
- * provider can write synchronously (as `state.checkpoint()` and sync handlers do), else `await
- * writeCheckpoint`.
+ * A crewline provider on crew-50, through its own RuntimeState of the shared run:
+ * `writeCheckpointSync` when the provider can write synchronously (as `state.checkpoint()` and sync
+ * handlers do), else `await writeCheckpoint`.
  */
 export function crewlineSubject(name: string, createProvider: () => CheckpointProvider): StorageSubject {
   return {
     name,
-    async run(directory, scenario) {
+    open(directory, run) {
       const writeMs: number[] = [];
       const endToEndMs: number[] = [];
       const last: { write?: CheckpointWrite } = {};
+      const meter = writeMeter();
       const inner = createProvider();
       const provider = timedProvider(inner, writeMs, last);
-      const location = provider.resolveLocation(join(directory, `${inner.kind}-crew-50`));
-      const run = createCrew50Run({ ...scenario, provider, location });
-      const before = bytesWrittenByProcess();
-      await run.play(async (trigger) => {
-        const started = performance.now();
-        if (provider.writeSync) run.state.writeCheckpointSync({ trigger });
-        else await run.state.writeCheckpoint({ trigger });
-        endToEndMs.push(performance.now() - started);
-      });
-      await run.state.settle();
-      const after = bytesWrittenByProcess();
-      await inner.close?.();
+      const location = provider.resolveLocation(join(directory, `${inner.kind}-${name.length}-crew-50`));
+      const state = run.addState({ provider, location });
       return {
-        writeMs,
-        endToEndMs,
-        storedBytes: storedBytesOf(location),
-        bytesWritten: before === undefined || after === undefined ? undefined : after - before,
-        finalCheckpointBytes: Buffer.byteLength(last.write!.text(), 'utf8'),
+        async afterEvent(trigger) {
+          await meter.around(async () => {
+            const started = performance.now();
+            if (provider.writeSync) state.writeCheckpointSync({ trigger });
+            else await state.writeCheckpoint({ trigger });
+            endToEndMs.push(performance.now() - started);
+          });
+        },
+        async finish() {
+          await state.settle();
+          await inner.close?.();
+          return {
+            writeMs,
+            endToEndMs,
+            storedBytes: storedBytesOf(location),
+            bytesWritten: meter.total,
+            finalCheckpointBytes: Buffer.byteLength(last.write!.text(), 'utf8'),
+          };
+        },
       };
     },
   };
@@ -129,54 +158,61 @@ export function crewlineSubject(name: string, createProvider: () => CheckpointPr
  * LangGraph's `SqliteSaver.put` fed the same state sequence the way a LangGraph graph would store it:
  * the whole state (inputs, entities, event history) as channel values of every checkpoint.
  */
-export function langGraphSubject(): StorageSubject {
+export async function langGraphSubject(): Promise<StorageSubject> {
+  const [{ SqliteSaver }, { uuid6 }, { default: Database }] = await Promise.all([
+    import('@langchain/langgraph-checkpoint-sqlite'),
+    import('@langchain/langgraph-checkpoint'),
+    import('better-sqlite3'),
+  ]);
   return {
     name: 'LangGraph SqliteSaver',
-    async run(directory, scenario) {
-      const [{ SqliteSaver }, { uuid6 }, { default: Database }] = await Promise.all([
-        import('@langchain/langgraph-checkpoint-sqlite'),
-        import('@langchain/langgraph-checkpoint'),
-        import('better-sqlite3'),
-      ]);
+    open(directory, run) {
       const location = join(directory, 'langgraph-crew-50.sqlite');
       const db = new Database(location);
       const saver = new SqliteSaver(db);
-      const run = createCrew50Run(scenario);
       const writeMs: number[] = [];
+      const meter = writeMeter();
       let parentId: string | undefined;
       let step = 0;
       let finalCheckpointBytes = 0;
-      const before = bytesWrittenByProcess();
-      await run.play(async (trigger) => {
-        const { entities } = run.state.snapshot(trigger);
-        const channelValues = {
-          inputs: redactSecrets(encodeValue(run.state.inputs)),
-          entities,
-          events: run.state.events.slice(),
-        };
-        const checkpoint = {
-          v: 4,
-          id: uuid6(step),
-          ts: new Date().toISOString(),
-          channel_values: channelValues,
-          channel_versions: { inputs: 1, entities: step + 1, events: step + 1 },
-          versions_seen: {},
-        };
-        const config = { configurable: { thread_id: 'crew-50', checkpoint_ns: '', checkpoint_id: parentId } };
-        const started = performance.now();
-        const next = await saver.put(config, checkpoint, { source: 'loop', step, parents: {} });
-        writeMs.push(performance.now() - started);
-        parentId = next.configurable?.checkpoint_id as string;
-        step += 1;
-        finalCheckpointBytes = Buffer.byteLength(JSON.stringify(channelValues), 'utf8');
-      });
-      const after = bytesWrittenByProcess();
-      db.close();
       return {
-        writeMs,
-        storedBytes: storedBytesOf(location),
-        bytesWritten: before === undefined || after === undefined ? undefined : after - before,
-        finalCheckpointBytes,
+        async afterEvent(trigger) {
+          const { entities } = run.state.snapshot(trigger);
+          const channelValues = {
+            inputs: redactSecrets(encodeValue(run.state.inputs)),
+            entities,
+            events: run.state.events.slice(),
+          };
+          const checkpoint = {
+            v: 4,
+            id: uuid6(step),
+            ts: new Date().toISOString(),
+            channel_values: channelValues,
+            channel_versions: { inputs: 1, entities: step + 1, events: step + 1 },
+            versions_seen: {},
+          };
+          const config = {
+            configurable: { thread_id: 'crew-50', checkpoint_ns: '', checkpoint_id: parentId },
+          };
+          const next = await meter.around(async () => {
+            const started = performance.now();
+            const result = await saver.put(config, checkpoint, { source: 'loop', step, parents: {} });
+            writeMs.push(performance.now() - started);
+            return result;
+          });
+          parentId = next.configurable?.checkpoint_id as string;
+          step += 1;
+          finalCheckpointBytes = Buffer.byteLength(JSON.stringify(channelValues), 'utf8');
+        },
+        async finish() {
+          db.close();
+          return {
+            writeMs,
+            storedBytes: storedBytesOf(location),
+            bytesWritten: meter.total,
+            finalCheckpointBytes,
+          };
+        },
       };
     },
   };

@@ -1,8 +1,9 @@
-import type {
-  CheckpointableEntity,
-  EntitySnapshot,
-  EntitySummary,
-  JsonObject,
+import {
+  type CheckpointableEntity,
+  type EntitySnapshot,
+  type EntitySummary,
+  type JsonObject,
+  markRedacted,
 } from '@crewline/runtime-state';
 import { prose } from './prose.js';
 
@@ -14,9 +15,12 @@ interface BenchAgent {
   llm: string;
   tools: string[];
   maxIterations: number;
-  /** The conversation of the task in progress (cleared when the task completes). */
-  messages: { role: string; content: string; toolCallId?: string }[];
-  iterations: number;
+}
+
+interface BenchMessage {
+  role: string;
+  content: string;
+  toolCallId?: string;
 }
 
 interface BenchTask {
@@ -29,12 +33,24 @@ interface BenchTask {
   startedAt: string | null;
   completedAt: string | null;
   output: { raw: string; summary: string; agent: string; format: 'raw' } | null;
+  /** The agent's conversation while the task runs (dropped when it completes). */
+  conversation: { messages: BenchMessage[]; iterations: number } | null;
 }
 
 /**
- * A crew-like entity for benchmarks, shaped like what the runtime stores for a crew (agents with
- * their in-progress conversation, tasks with progress and outputs, usage, execution context) and
- * growing as tasks complete. Its snapshot is a fresh object every time, as a real snapshot is.
+ * How snapshots are built:
+ * - `'runtime'` (default): as `@crewline/runtime` builds them — agent definitions, completed tasks
+ *   and finished conversation messages are built and redacted once (`markRedacted`) and the same
+ *   objects come back in every later snapshot; only what is in progress is built fresh.
+ * - `'fresh'`: every snapshot is a deep copy, the worst case for a provider (nothing can be
+ *   recognized as unchanged without comparing it).
+ */
+export type SnapshotStyle = 'runtime' | 'fresh';
+
+/**
+ * A crew-like entity for benchmarks, shaped like what the runtime stores for a crew (agent
+ * definitions, tasks with progress, outputs and the running task's conversation, usage, execution
+ * context) and growing as tasks complete.
  */
 export class BenchCrew implements CheckpointableEntity {
   readonly entityKind = 'crew' as const;
@@ -48,8 +64,13 @@ export class BenchCrew implements CheckpointableEntity {
     lastEventId: null as string | null,
     emissionSequence: 0,
   };
+  readonly style: SnapshotStyle;
+  readonly #storedAgents: JsonObject[];
+  readonly #storedTasks = new Map<BenchTask, JsonObject>();
+  readonly #storedMessages = new WeakMap<BenchMessage, JsonObject>();
 
-  constructor(taskCount: number) {
+  constructor(taskCount: number, style: SnapshotStyle = 'runtime') {
+    this.style = style;
     const roles = ['Researcher', 'Analyst', 'Writer'];
     this.agents = roles.map((role, index) => ({
       id: `agent-${index + 1}`,
@@ -59,9 +80,8 @@ export class BenchCrew implements CheckpointableEntity {
       llm: 'offline:bench-model',
       tools: ['search', 'calculator'],
       maxIterations: 25,
-      messages: [],
-      iterations: 0,
     }));
+    this.#storedAgents = this.agents.map((agent) => markRedacted(copyAgent(agent)));
     this.tasks = Array.from({ length: taskCount }, (_, index) => {
       const description = `Task ${index + 1}: ${prose(300 + index, 160)} about {topic}`;
       return {
@@ -74,6 +94,7 @@ export class BenchCrew implements CheckpointableEntity {
         startedAt: null,
         completedAt: null,
         output: null,
+        conversation: null,
       };
     });
   }
@@ -82,21 +103,44 @@ export class BenchCrew implements CheckpointableEntity {
     return this.agents.find((agent) => agent.role === task.agentRole)!;
   }
 
+  #message(message: BenchMessage): JsonObject {
+    if (this.style === 'fresh') return { ...message } as unknown as JsonObject;
+    let stored = this.#storedMessages.get(message);
+    if (stored === undefined) {
+      stored = markRedacted({ ...message } as unknown as JsonObject);
+      this.#storedMessages.set(message, stored);
+    }
+    return stored;
+  }
+
+  #task(task: BenchTask): JsonObject {
+    const cached = this.#storedTasks.get(task);
+    if (cached !== undefined) return cached;
+    const data = {
+      ...task,
+      output: task.output === null ? null : { ...task.output },
+      conversation:
+        task.conversation === null
+          ? null
+          : {
+              messages: task.conversation.messages.map((message) => this.#message(message)),
+              iterations: task.conversation.iterations,
+            },
+    } as unknown as JsonObject;
+    if (this.style === 'fresh' || task.status !== 'completed') return data;
+    const stored = markRedacted(data);
+    this.#storedTasks.set(task, stored);
+    return stored;
+  }
+
   snapshotEntity(): EntitySnapshot {
     const data = {
       process: 'sequential',
       verbose: false,
       memory: false,
       templates: { topic: '{topic}' },
-      agents: this.agents.map((agent) => ({
-        ...agent,
-        tools: [...agent.tools],
-        messages: agent.messages.map((message) => ({ ...message })),
-      })),
-      tasks: this.tasks.map((task) => ({
-        ...task,
-        output: task.output === null ? null : { ...task.output },
-      })),
+      agents: this.style === 'fresh' ? this.agents.map(copyAgent) : this.#storedAgents,
+      tasks: this.tasks.map((task) => this.#task(task)),
       usage: { ...this.usage },
       executionContext: { ...this.context },
     };
@@ -127,4 +171,8 @@ export class BenchCrew implements CheckpointableEntity {
   }
 }
 
-export type { BenchAgent, BenchTask };
+function copyAgent(agent: BenchAgent): JsonObject {
+  return { ...agent, tools: [...agent.tools] } as unknown as JsonObject;
+}
+
+export type { BenchAgent, BenchMessage, BenchTask };

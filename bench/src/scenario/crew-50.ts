@@ -11,7 +11,7 @@ import {
   ToolUsageStartedEvent,
 } from '@crewline/events';
 import { type CheckpointProvider, RuntimeState } from '@crewline/runtime-state';
-import { BenchCrew } from './bench-crew.js';
+import { BenchCrew, type BenchMessage, type SnapshotStyle } from './bench-crew.js';
 import { prose } from './prose.js';
 
 /** Shape of the SPEC §8 reference scenario. */
@@ -22,14 +22,22 @@ export interface Crew50Options {
   outputBytes?: number;
   /** Seed of the generated text, so runs are repeatable. Default 1. */
   seed?: number;
+  /** How the crew builds its snapshots (see {@link SnapshotStyle}). Default `'runtime'`. */
+  snapshots?: SnapshotStyle;
 }
 
 export interface Crew50Run {
+  /** The run's state (no provider unless one was given). */
   state: RuntimeState;
   crew: BenchCrew;
   /**
-   * Plays the run one event at a time: records the event in the state, updates the crew as a real
-   * run would, then calls `afterEvent` with the event type (where the benchmark writes a checkpoint).
+   * Another state of the same run, recording the same events, writing to its own provider: lets
+   * several backends store the very same state sequence side by side.
+   */
+  addState(options: { provider: CheckpointProvider; location: string }): RuntimeState;
+  /**
+   * Plays the run one event at a time: records the event in every state, updates the crew as a
+   * real run would, then calls `afterEvent` with the event type (where a benchmark writes checkpoints).
    */
   play(afterEvent: (eventType: string) => void | Promise<void>): Promise<number>;
 }
@@ -46,20 +54,23 @@ export function createCrew50Run(
   const taskCount = options.tasks ?? 50;
   const outputBytes = options.outputBytes ?? 2048;
   const seed = options.seed ?? 1;
-  const crew = new BenchCrew(taskCount);
-  const state = new RuntimeState({
-    entities: [crew],
-    inputs: { topic: 'AI agents', audience: 'engineering leads', depth: 3 },
-    provider: options.provider,
-    location: options.location,
-    bus: new EventBus(),
-    lineage: { branch: options.branch ?? 'main' },
-  });
+  const crew = new BenchCrew(taskCount, options.snapshots ?? 'runtime');
+  const newState = (provider: CheckpointProvider | undefined, location: string | undefined) =>
+    new RuntimeState({
+      entities: [crew],
+      inputs: { topic: 'AI agents', audience: 'engineering leads', depth: 3 },
+      provider,
+      location,
+      bus: new EventBus(),
+      lineage: { branch: options.branch ?? 'main' },
+    });
+  const state = newState(options.provider, options.location);
+  const states = [state];
 
   async function play(afterEvent: (eventType: string) => void | Promise<void>): Promise<number> {
     let count = 0;
     const emit = async (event: BaseEvent) => {
-      state.recordEvent(event);
+      for (const each of states) each.recordEvent(event);
       crew.context.lastEventId = event.eventId;
       crew.context.emissionSequence = event.sequence;
       count += 1;
@@ -82,11 +93,14 @@ export function createCrew50Run(
       crew.context.currentTaskId = task.id;
       await emit(new TaskStartedEvent({ description: task.description, source, context }));
 
-      agent.messages = [
-        { role: 'system', content: `You are the ${agent.role}. ${agent.goal}` },
-        { role: 'user', content: `${task.description}\nExpected output: ${task.expectedOutput}` },
-      ];
-      agent.iterations = 0;
+      const conversation: { messages: BenchMessage[]; iterations: number } = {
+        messages: [
+          { role: 'system', content: `You are the ${agent.role}. ${agent.goal}` },
+          { role: 'user', content: `${task.description}\nExpected output: ${task.expectedOutput}` },
+        ],
+        iterations: 0,
+      };
+      task.conversation = conversation;
       await emit(
         new AgentExecutionStartedEvent({
           role: agent.role,
@@ -101,14 +115,14 @@ export function createCrew50Run(
         new LLMCallStartedEvent({
           model: agent.llm,
           callId: firstCall,
-          messageCount: agent.messages.length,
+          messageCount: conversation.messages.length,
           source,
           context,
         }),
       );
       const thought = prose(textSeed + 1, outputBytes);
-      agent.messages.push({ role: 'assistant', content: thought });
-      agent.iterations += 1;
+      conversation.messages.push({ role: 'assistant', content: thought });
+      conversation.iterations += 1;
       crew.usage.inputTokens += 900;
       crew.usage.outputTokens += 500;
       crew.usage.totalTokens += 1400;
@@ -136,7 +150,7 @@ export function createCrew50Run(
         }),
       );
       const toolResult = prose(textSeed + 2, 400);
-      agent.messages.push({ role: 'tool', content: toolResult, toolCallId });
+      conversation.messages.push({ role: 'tool', content: toolResult, toolCallId });
       await emit(
         new ToolUsageFinishedEvent({ toolName: 'search', toolCallId, result: toolResult, source, context }),
       );
@@ -146,14 +160,14 @@ export function createCrew50Run(
         new LLMCallStartedEvent({
           model: agent.llm,
           callId: secondCall,
-          messageCount: agent.messages.length,
+          messageCount: conversation.messages.length,
           source,
           context,
         }),
       );
       const answer = prose(textSeed + 3, outputBytes);
-      agent.messages.push({ role: 'assistant', content: answer });
-      agent.iterations += 1;
+      conversation.messages.push({ role: 'assistant', content: answer });
+      conversation.iterations += 1;
       crew.usage.inputTokens += 1600;
       crew.usage.outputTokens += 520;
       crew.usage.totalTokens += 2120;
@@ -175,12 +189,21 @@ export function createCrew50Run(
       task.status = 'completed';
       task.completedAt = new Date().toISOString();
       task.output = { raw: answer, summary: answer.slice(0, 120), agent: agent.role, format: 'raw' };
-      agent.messages = [];
+      task.conversation = null;
       crew.context.currentTaskId = null;
       await emit(new TaskCompletedEvent({ description: task.description, output: answer, source, context }));
     }
     return count;
   }
 
-  return { state, crew, play };
+  return {
+    state,
+    crew,
+    addState({ provider, location }) {
+      const added = newState(provider, location);
+      states.push(added);
+      return added;
+    },
+    play,
+  };
 }

@@ -179,3 +179,42 @@ describe('TreeEncoder', () => {
     expect(() => decodeHead('{"inputs":1}', cyclic.load)).toThrow(/too deeply/);
   });
 });
+
+describe('TreeEncoder and subtrees marked as never changing', () => {
+  it('reuses the node of the very same marked object without reading it again', async () => {
+    const { markRedacted } = await import('@crewline/runtime-state');
+    // A getter that counts reads shows whether the walk looks inside the object again.
+    let reads = 0;
+    const output = 'finished work '.repeat(40);
+    const done = markRedacted(
+      Object.defineProperty({ id: 1 }, 'output', { enumerable: true, get: () => ((reads += 1), output) }),
+    );
+    const store = chunkStore();
+    const encoder = new TreeEncoder(store.sink);
+    const first = encoder.encodeRoot(
+      { inputs: { json: {} }, entities: [{ tasks: [done, { id: 2 }] }] },
+      undefined,
+    );
+    const readsAfterFirst = reads;
+    const second = encoder.encodeRoot(
+      { inputs: { json: {} }, entities: [{ tasks: [done, { id: 3 }] }] },
+      first.node,
+    );
+    expect(reads).toBe(readsAfterFirst);
+    const tasksOf = (node: typeof first.node) => node.children![1]!.children![0]!.children![0]!.children!;
+    expect(tasksOf(second.node)[0]).toBe(tasksOf(first.node)[0]);
+    expect(JSON.stringify(decodeHead(second.body, store.load))).toBe(
+      JSON.stringify({ inputs: { json: {} }, entities: [{ tasks: [{ id: 1, output }, { id: 3 }] }] }),
+    );
+  });
+
+  it('walks an unmarked object again even when it is the same object (it may have changed)', () => {
+    const task = { id: 1, status: 'running' };
+    const store = chunkStore();
+    const encoder = new TreeEncoder(store.sink);
+    const first = encoder.encodeRoot({ inputs: { json: {} }, entities: [{ task }] }, undefined);
+    task.status = 'completed';
+    const second = encoder.encodeRoot({ inputs: { json: {} }, entities: [{ task }] }, first.node);
+    expect(JSON.stringify(decodeHead(second.body, store.load))).toContain('"completed"');
+  });
+});

@@ -1,3 +1,4 @@
+import { isMarkedRedacted } from '@crewline/runtime-state';
 import { sqliteError } from './errors.js';
 
 /**
@@ -53,6 +54,12 @@ export interface EncodedNode {
   /** UTF-8 bytes of all key texts and their colons. */
   readonly keysBytes?: number;
   readonly children?: readonly EncodedNode[];
+  /**
+   * For a container: each child's value when it is a primitive, else {@link NOT_A_PRIMITIVE}. Lets
+   * the walk recognize an unchanged primitive member from one dense array, without loading the
+   * child's node (most of the memory a write touches).
+   */
+  readonly childValues?: readonly unknown[];
   /** UTF-8 bytes of the value's compact JSON text. */
   readonly bytes: number;
   /**
@@ -70,6 +77,24 @@ export interface EncodedNode {
   readonly ref?: number;
   /** The node's member text written in place (`{"o":...}`/`{"a":...}`), when its body is small. */
   readonly inline?: string;
+  /**
+   * The object this node was made from, kept only when its owner marked it as never changing
+   * (`markRedacted`): meeting the very same object again, the walk reuses the node without
+   * comparing it member by member (completed tasks, agent definitions, finished messages).
+   */
+  readonly source?: object;
+}
+
+/** Stands for "not a primitive" in {@link EncodedNode.childValues}; equal to no member value. */
+export const NOT_A_PRIMITIVE: unique symbol = Symbol('not a primitive');
+
+function valuesOf(children: readonly EncodedNode[]): unknown[] {
+  const values = new Array<unknown>(children.length);
+  for (let index = 0; index < children.length; index += 1) {
+    const child = children[index]!;
+    values[index] = child.shape === Shape.primitive ? child.value : NOT_A_PRIMITIVE;
+  }
+  return values;
 }
 
 /**
@@ -84,6 +109,7 @@ class Node implements EncodedNode {
     readonly keyTexts: readonly string[] | undefined,
     readonly keysBytes: number | undefined,
     readonly children: readonly EncodedNode[] | undefined,
+    readonly childValues: readonly unknown[] | undefined,
     readonly bytes: number,
     readonly indentBase: number,
     readonly indentPerLevel: number,
@@ -91,6 +117,7 @@ class Node implements EncodedNode {
     readonly fullText: string | undefined,
     readonly ref: number | undefined,
     readonly inline: string | undefined,
+    readonly source: object | undefined,
   ) {}
 }
 
@@ -108,12 +135,14 @@ export function primitiveNode(
     undefined,
     undefined,
     undefined,
+    undefined,
     bytes,
     0,
     0,
     text,
     undefined,
     ref,
+    undefined,
     undefined,
   );
 }
@@ -135,6 +164,7 @@ export function containerNode(
     keyTexts,
     keysBytes,
     children,
+    valuesOf(children),
     measured.bytes,
     measured.indentBase,
     measured.indentPerLevel,
@@ -142,6 +172,28 @@ export function containerNode(
     undefined,
     place.ref,
     place.inline,
+    undefined,
+  );
+}
+
+/** The same node, made from `source` (an object marked as never changing). */
+function withSource(node: EncodedNode, source: object): EncodedNode {
+  return new Node(
+    node.shape,
+    node.value,
+    node.keys,
+    node.keyTexts,
+    node.keysBytes,
+    node.children,
+    node.childValues,
+    node.bytes,
+    node.indentBase,
+    node.indentPerLevel,
+    node.text,
+    node.fullText,
+    node.ref,
+    node.inline,
+    source,
   );
 }
 
@@ -157,6 +209,7 @@ export function withPlace(
     node.keyTexts,
     node.keysBytes,
     node.children,
+    node.childValues,
     node.bytes,
     node.indentBase,
     node.indentPerLevel,
@@ -164,6 +217,7 @@ export function withPlace(
     node.fullText,
     place.ref,
     place.inline,
+    node.source,
   );
 }
 
@@ -281,9 +335,18 @@ function encodeMember(
 ): EncodedNode | undefined {
   if (typeof value === 'object') {
     if (value === null) return encodePrimitive(context, null, previous);
-    if (depth >= MAX_SPLIT_DEPTH) return encodeOpaque(context, value, previous);
-    if (Array.isArray(value)) return encodeArray(context, value, previous, depth);
-    return encodeObject(context, value as Record<string, unknown>, previous, depth, false);
+    // The very object encoded last time, which its owner marked as never changing: reuse it whole.
+    if (previous !== undefined && previous.source === value) return previous;
+    const node =
+      depth >= MAX_SPLIT_DEPTH
+        ? encodeOpaque(context, value, previous)
+        : Array.isArray(value)
+          ? encodeArray(context, value, previous, depth)
+          : encodeObject(context, value as Record<string, unknown>, previous, depth, false);
+    // Only a node made now takes the object: a reused one keeps its identity, so that the parent
+    // does not look changed (and get rewritten) for nothing.
+    if (node !== previous && isMarkedRedacted(value)) return withSource(node, value);
+    return node;
   }
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
     if (previous !== undefined && previous.value === value && previous.shape === Shape.primitive)
@@ -327,18 +390,14 @@ function encodeArray(
 ): EncodedNode {
   const length = value.length;
   const before = previous !== undefined && previous.shape === Shape.array ? previous.children! : undefined;
+  const beforeValues = before === undefined ? undefined : previous!.childValues!;
   // Children are only copied out once a member differs: an unchanged array allocates nothing.
   let children: EncodedNode[] | undefined = before === undefined || before.length !== length ? [] : undefined;
   for (let index = 0; index < length; index += 1) {
-    const prior = before?.[index];
     const raw = value[index];
-    if (
-      children === undefined &&
-      prior!.value === raw &&
-      raw !== undefined &&
-      prior!.shape === Shape.primitive
-    )
-      continue;
+    // An unchanged primitive member, recognized without loading its node.
+    if (children === undefined && beforeValues![index] === raw && raw !== undefined) continue;
+    const prior = before?.[index];
     const item = typeof raw === 'object' || typeof raw === 'bigint' ? member(raw, index) : raw;
     const child = leftOut(item)
       ? encodePrimitive(context, null, prior)
@@ -363,6 +422,7 @@ function encodeObject(
   const before = previous !== undefined && previous.shape === Shape.object ? previous : undefined;
   const beforeKeys = before?.keys;
   const beforeChildren = before?.children;
+  const beforeValues = before?.childValues;
   // Names and children are only copied out once a member differs from the previous encoding.
   let names: string[] | undefined = before === undefined ? [] : undefined;
   let children: EncodedNode[] | undefined = before === undefined ? [] : undefined;
@@ -378,17 +438,12 @@ function encodeObject(
     let prior: EncodedNode | undefined;
     const samePlace = beforeKeys !== undefined && beforeKeys[position] === key;
     if (samePlace) {
-      prior = beforeChildren![position]!;
-      // The common case, handled without a call: an unchanged string, number or boolean.
-      if (
-        children === undefined &&
-        prior.value === raw &&
-        raw !== undefined &&
-        prior.shape === Shape.primitive
-      ) {
+      // The common case, handled without a call or a node load: an unchanged primitive member.
+      if (children === undefined && beforeValues![position] === raw && raw !== undefined) {
         position += 1;
         continue;
       }
+      prior = beforeChildren![position]!;
     }
     const item = typeof raw === 'object' || typeof raw === 'bigint' ? member(raw, key) : raw;
     if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
@@ -556,12 +611,14 @@ export function opaqueNode(value: unknown, text: string, threshold: number, sink
     undefined,
     undefined,
     undefined,
+    undefined,
     bytes,
     indentBase,
     indentPerLevel,
     stored ? undefined : text,
     text,
     stored ? sink(`v${text}`) : undefined,
+    undefined,
     undefined,
   );
 }
