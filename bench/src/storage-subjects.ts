@@ -8,6 +8,7 @@ import {
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { bytesWrittenByProcess } from './bench-statistics.js';
+import type { SnapshotStyle } from './scenario/bench-crew.js';
 import type { Crew50Run } from './scenario/crew-50.js';
 
 /** What one measured crew-50 run of a storage backend produced. */
@@ -33,6 +34,8 @@ export interface StorageSession {
 /** A storage backend measured on the crew-50 scenario. */
 export interface StorageSubject {
   name: string;
+  /** Snapshot style of the crew for this backend's runs, when not the scenario's. */
+  snapshots?: SnapshotStyle;
   /** Joins `run`, storing into a fresh location under `directory`. */
   open(directory: string, run: Crew50Run): StorageSession;
 }
@@ -117,9 +120,14 @@ function timedProvider(
  * `writeCheckpointSync` when the provider can write synchronously (as `state.checkpoint()` and sync
  * handlers do), else `await writeCheckpoint`.
  */
-export function crewlineSubject(name: string, createProvider: () => CheckpointProvider): StorageSubject {
+export function crewlineSubject(
+  name: string,
+  createProvider: () => CheckpointProvider,
+  snapshots?: SnapshotStyle,
+): StorageSubject {
   return {
     name,
+    snapshots,
     open(directory, run) {
       const writeMs: number[] = [];
       const endToEndMs: number[] = [];

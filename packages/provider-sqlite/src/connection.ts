@@ -45,8 +45,9 @@ export interface Statements {
 }
 
 function prepareStatements(db: Database.Database): Statements {
+  // Raw mode (rows as arrays): listings can be long, and rows are turned into listed objects anyway.
   const list = (where: string) =>
-    db.prepare(`SELECT ${metadataColumns} FROM checkpoints ${where} ORDER BY id`);
+    db.prepare(`SELECT ${metadataColumns} FROM checkpoints ${where} ORDER BY id`).raw(true);
   const latest = (where: string) =>
     db.prepare(`SELECT ${metadataColumns} FROM checkpoints ${where} ORDER BY id DESC LIMIT 1`);
   return {

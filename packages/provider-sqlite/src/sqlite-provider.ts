@@ -19,7 +19,7 @@ import { type Connection, databaseExists, isMemoryLocation, openConnection } fro
 import { component, sqliteError, toCrewlineError } from './errors.js';
 import { collectGarbage, type GarbageReport, recordRemoved } from './garbage-collector.js';
 import { parseDatabaseReference, resolveDatabaseLocation } from './location.js';
-import { type MetadataRow, metadataColumns, storedFromRow } from './metadata-row.js';
+import { type MetadataRow, metadataColumns, storedFromRawRow, storedFromRow } from './metadata-row.js';
 import {
   parseSqliteProviderOptions,
   type ResolvedSqliteProviderOptions,
@@ -209,8 +209,11 @@ export class SqliteProvider implements CheckpointProvider {
               : query.lineageId !== undefined
                 ? list.lineage.all(query.lineageId)
                 : list.all.all()
-        ) as MetadataRow[];
-        return rows.map((row) => storedFromRow(row, location));
+        ) as unknown[][];
+        const listed = new Array<StoredCheckpoint>(rows.length);
+        for (let index = 0; index < rows.length; index += 1)
+          listed[index] = storedFromRawRow(rows[index]!, location);
+        return listed;
       },
     );
   }

@@ -30,7 +30,7 @@ export const INLINE_NODE_BYTES = 160;
  * {@link MIN_MOVED_BYTES}) out into chunks of their own, so that a long list of small items (50
  * pending tasks) is not rewritten whole each time one of them changes.
  */
-export const MAX_INLINE_BODY_BYTES = 1024;
+export const MAX_INLINE_BODY_BYTES = 512;
 
 /** In-place children shorter than this stay in place even in a long body: an id costs as much. */
 export const MIN_MOVED_BYTES = 16;
