@@ -187,7 +187,13 @@ describe('TreeEncoder and subtrees marked as never changing', () => {
     let reads = 0;
     const output = 'finished work '.repeat(40);
     const done = markRedacted(
-      Object.defineProperty({ id: 1 }, 'output', { enumerable: true, get: () => ((reads += 1), output) }),
+      Object.defineProperty({ id: 1 }, 'output', {
+        enumerable: true,
+        get: () => {
+          reads += 1;
+          return output;
+        },
+      }),
     );
     const store = chunkStore();
     const encoder = new TreeEncoder(store.sink);
