@@ -125,10 +125,13 @@ describe('EventBus', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       done += 1;
     });
+    expect(bus.hasPendingHandlers).toBe(false);
     bus.emit(null, completed());
     bus.emit(null, completed());
+    expect(bus.hasPendingHandlers).toBe(true);
     await bus.flush();
     expect(done).toBe(2);
+    expect(bus.hasPendingHandlers).toBe(false);
   });
 
   it('keeps instances isolated', () => {

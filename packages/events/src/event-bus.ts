@@ -155,6 +155,11 @@ export class EventBus {
     return result.state;
   }
 
+  /** True while an async handler started by an emit has not settled yet (what {@link flush} waits for). */
+  get hasPendingHandlers(): boolean {
+    return this.#pending.size > 0;
+  }
+
   /** Waits until every async handler started so far has settled. */
   async flush(): Promise<void> {
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);

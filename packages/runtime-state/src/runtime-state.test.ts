@@ -104,8 +104,11 @@ describe('RuntimeState', () => {
 
   it('prunes to maxCheckpoints per branch after writes', async () => {
     const { provider, state } = setup();
+    expect(state.hasPendingWork).toBe(false);
     for (let index = 0; index < 5; index += 1) state.writeCheckpointSync({ maxCheckpoints: 2 });
+    expect(state.hasPendingWork).toBe(true); // the prunes
     await state.settle();
+    expect(state.hasPendingWork).toBe(false);
     expect(await provider.list('mem')).toHaveLength(2);
   });
 

@@ -342,6 +342,11 @@ export class RuntimeState implements RunState {
     return next;
   }
 
+  /** True while a write or prune started by this state is in flight (what {@link settle} waits for). */
+  get hasPendingWork(): boolean {
+    return this.#pending.size > 0;
+  }
+
   /** Waits for writes and prunes started by this state. */
   async settle(): Promise<void> {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);

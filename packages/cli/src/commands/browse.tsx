@@ -52,20 +52,6 @@ export async function run(args: readonly string[], context: CliContext): Promise
   });
   let interrupted = false;
   let instance: ReturnType<typeof render> | undefined;
-  // Checkpoint writes of the running continuation that have started and not yet finished.
-  let writesInFlight = 0;
-  const countWrites = (event: { type: string }) => {
-    if (event.type === 'checkpoint_started') writesInFlight += 1;
-    else if (event.type === 'checkpoint_completed' || event.type === 'checkpoint_failed') writesInFlight -= 1;
-  };
-  const endAfterWrites = async () => {
-    // Give the signal a moment to reach the runtime's handler, then wait for the writes (at most 10 s).
-    const deadline = Date.now() + 10_000;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    while (writesInFlight > 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    process.exit(exitCodes.interrupted);
-  };
   let onAlternateScreen = false;
   const restoreScreen = () => {
     if (onAlternateScreen) context.stdout.write(leaveAlternateScreen);
@@ -83,7 +69,6 @@ export async function run(args: readonly string[], context: CliContext): Promise
           mode: request.mode,
           cwd: context.cwd,
           onLine,
-          onEvent: countWrites,
           width: Math.max(40, (context.stdout.columns ?? 80) - 2),
           ...(request.branch !== undefined ? { branch: request.branch } : {}),
           ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
@@ -99,16 +84,15 @@ export async function run(args: readonly string[], context: CliContext): Promise
       }
     },
     interrupt: () => {
-      // Like Ctrl+C outside the browser: the runtime gets SIGINT (and writes a checkpoint when the
-      // run subscribes to it), checkpoint writes in flight finish, then the process ends. The
-      // runtime leaves ending the process to us here because the terminal library listens for
-      // SIGINT too; the terminal is given back first.
+      // Like Ctrl+C outside the browser (the terminal is in raw mode, so the key arrives as input):
+      // the terminal is given back, then the process gets SIGINT. The runtime writes a checkpoint
+      // when the run subscribes to it, waits for writes in flight, and lets the process end by the
+      // signal, next to the terminal library's own exit listener (shells report 130).
       interrupted = true;
       instance?.unmount();
       restoreScreen();
       context.stderr.write('crewline: interrupted; ending once checkpoint writes in flight are done\n');
       process.kill(process.pid, 'SIGINT');
-      void endAfterWrites();
     },
   };
   const styling: Styling = colorEnabled(context) ? 'full' : 'monochrome';

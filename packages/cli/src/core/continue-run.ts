@@ -16,8 +16,6 @@ export interface ContinueRequest {
   cwd: string;
   /** Receives one line per notable event while the run goes on. */
   onLine?: (line: string) => void;
-  /** Receives every event of the run (checkpoint lifecycle included). */
-  onEvent?: (event: BaseEvent) => void;
   /** Width progress lines are cut to. Default 100. */
   width?: number;
 }
@@ -38,15 +36,12 @@ export interface ContinueOutcome {
 export async function continueRun(request: ContinueRequest): Promise<ContinueOutcome> {
   await loadProject(request.cwd);
   const { continueFromCheckpoint } = await import('@crewline/runtime');
-  const onEvent =
-    request.onLine || request.onEvent
-      ? (event: BaseEvent) => {
-          request.onEvent?.(event);
-          if (!request.onLine) return;
-          const line = progressLine(event as unknown as ProgressEvent, request.width);
-          if (line !== undefined) request.onLine(line);
-        }
-      : undefined;
+  const onEvent = request.onLine
+    ? (event: BaseEvent) => {
+        const line = progressLine(event as unknown as ProgressEvent, request.width);
+        if (line !== undefined) request.onLine?.(line);
+      }
+    : undefined;
   return continueFromCheckpoint({
     reference: request.reference,
     mode: request.mode,

@@ -16,7 +16,29 @@ const systemSource = { kind: 'system' as const, id: 'process' };
 const handledSignals = Object.keys(eventFor) as HandledSignal[];
 const activeRuns = new Set<Run>();
 const handlers = new Map<HandledSignal, () => void>();
-let handling = false;
+/** Waiting for asynchronous writes after a signal. */
+let waiting = false;
+
+/*
+ * The rule (documented in the README, "Signals"):
+ *
+ * 1. Our listener is prepended, so it runs before listeners that were there when the run started
+ *    (an application handler calling process.exit cannot end the process before the write).
+ * 2. It emits the signal event into every active run; providers that write synchronously (JSON,
+ *    SQLite) write the checkpoint inside that call.
+ * 3. When nothing is left in flight, it steps aside at once, still inside the signal's delivery: the
+ *    listeners after it see the process as if crewline had never listened. signal-exit (which Ink
+ *    pulls in) ends the process only when it is the only listener, so it does now; an application
+ *    handler does what it does; with no other listener the signal is raised again and Node's default
+ *    action ends the process. Nobody is called twice.
+ * 4. With writes or async handlers in flight, it keeps listening (so signal-exit does not end the
+ *    process yet), waits for them, then steps aside. The other listeners were already told about
+ *    this signal; the signal is raised again only if nobody is left, or if every listener left is
+ *    signal-exit's — those did nothing on the first call by their own rule, and now end the process.
+ *    Application handlers are never called twice: they already chose what this signal does.
+ * 5. If the process goes on (an application handler chose so), we listen again on the next turn of
+ *    the event loop, so later signals reach the runs too.
+ */
 
 /**
  * Delivers process signals to the runs executing now. Our listeners exist only while at least one
@@ -24,18 +46,18 @@ let handling = false;
  */
 export function trackRunForSignals(run: Run): () => void {
   activeRuns.add(run);
-  if (handlers.size === 0) install();
+  if (handlers.size === 0 && !waiting) install();
   return () => {
     activeRuns.delete(run);
-    if (activeRuns.size === 0 && !handling) uninstall();
+    if (activeRuns.size === 0 && !waiting) uninstall();
   };
 }
 
 function install(): void {
   for (const signal of handledSignals) {
-    const handler = () => void onSignal(signal);
+    const handler = () => onSignal(signal);
     handlers.set(signal, handler);
-    process.on(signal, handler);
+    process.prependListener(signal, handler);
   }
 }
 
@@ -44,20 +66,13 @@ function uninstall(): void {
   handlers.clear();
 }
 
-/**
- * Emits the signal event into every active run (which writes a checkpoint when the run's config
- * subscribes to the signal or to '*'), waits for writes in flight, then lets the process end as it
- * would have: when nobody else listens for the signal, our listener is removed and the signal is
- * raised again so Node's default action (exit by that signal) applies.
- */
-async function onSignal(signal: HandledSignal): Promise<void> {
-  if (handling) {
-    // A second Ctrl+C while the first is being handled: stop waiting and end now.
-    uninstall();
-    process.kill(process.pid, signal);
+function onSignal(signal: HandledSignal): void {
+  if (waiting) {
+    // A second Ctrl+C while writes are in flight: stop waiting, end as without us.
+    waiting = false;
+    stepAside(signal);
     return;
   }
-  handling = true;
   const signalNumber = constants.signals[signal];
   const runs = [...activeRuns];
   for (const run of runs) {
@@ -67,15 +82,61 @@ async function onSignal(signal: HandledSignal): Promise<void> {
       logger.warn(component, `could not deliver ${signal} to run ${run.state.runId}`, error);
     }
   }
-  await Promise.allSettled(runs.map((run) => run.state.settle()));
-  await Promise.allSettled(runs.map((run) => run.bus.flush()));
-  handling = false;
-  const ours = handlers.get(signal);
-  const others = process.listeners(signal).filter((listener) => listener !== ours);
-  if (others.length > 0) {
-    if (activeRuns.size === 0) uninstall();
+  if (!runs.some((run) => run.state.hasPendingWork || run.bus.hasPendingHandlers)) {
+    stepAside(signal);
     return;
   }
+  waiting = true;
+  void endAfterWrites(signal, runs);
+}
+
+/**
+ * Stops listening while this signal is still being delivered: the listeners after ours decide, and
+ * when there are none the signal is raised again so that Node's default action applies.
+ */
+function stepAside(signal: HandledSignal): void {
   uninstall();
-  process.kill(process.pid, signal);
+  if (process.listenerCount(signal) === 0) {
+    process.kill(process.pid, signal);
+    return;
+  }
+  listenAgainIfAlive();
+}
+
+async function endAfterWrites(signal: HandledSignal, runs: Run[]): Promise<void> {
+  await Promise.allSettled(runs.map((run) => run.state.settle()));
+  await Promise.allSettled(runs.map((run) => run.bus.flush()));
+  if (!waiting) return; // a second signal ended the wait
+  waiting = false;
+  uninstall();
+  const others = process.listenerCount(signal);
+  if (others === 0 || others === exitWhenAloneListenerCount()) {
+    process.kill(process.pid, signal);
+    return;
+  }
+  listenAgainIfAlive();
+}
+
+function listenAgainIfAlive(): void {
+  setImmediate(() => {
+    if (activeRuns.size > 0 && handlers.size === 0 && !waiting) install();
+  });
+}
+
+/**
+ * How many listeners per signal belong to signal-exit (v4 announces them on a global symbol, v3 on
+ * `process.__signal_exit_emitter__`): listeners that end the process only when they are the only
+ * listener of the signal.
+ */
+function exitWhenAloneListenerCount(): number {
+  const emitters = [
+    (globalThis as Record<symbol, unknown>)[Symbol.for('signal-exit emitter')],
+    (process as { __signal_exit_emitter__?: unknown }).__signal_exit_emitter__,
+  ];
+  let count = 0;
+  for (const emitter of emitters) {
+    const value = (emitter as { count?: unknown } | undefined)?.count;
+    if (typeof value === 'number') count += value;
+  }
+  return count;
 }

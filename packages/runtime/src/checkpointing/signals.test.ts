@@ -1,0 +1,86 @@
+// Real SIGINTs to real child processes that have another SIGINT listener next to the runtime's: the
+// checkpoint is written and the process ends exactly as it would have without crewline.
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { concurrencyLimit, exited, startChild } from '../e2e/support/child-process.js';
+import { allFiles, checkpointFiles, readCheckpoint, temporaryDirectory } from '../e2e/support/fixtures.js';
+
+const script = fileURLToPath(new URL('./test-support/signal-child.ts', import.meta.url));
+const slot = concurrencyLimit(2);
+let directory: { path: string; cleanup: () => void };
+beforeAll(() => {
+  directory = temporaryDirectory('crewline-signals-');
+});
+afterAll(() => directory.cleanup());
+
+/** Starts the child, sends SIGINT once it is ready (and again per `again`), and waits for its end. */
+function interrupt(listener: string, provider: 'sync' | 'async', again?: RegExp) {
+  return slot(async () => {
+    const location = join(directory.path, `${listener}-${provider}`);
+    const started = startChild(script, [listener, provider, location]);
+    await started.waitFor(/^ready$/);
+    started.child.kill('SIGINT');
+    if (again) {
+      await started.waitFor(again);
+      // The runtime listens again from the next turn of the event loop; leave it that turn.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      started.child.kill('SIGINT');
+    }
+    const end = await exited(started.child);
+    return { ...end, lines: started.lines, stderr: started.stderr(), location };
+  });
+}
+
+/** Every file left is a whole checkpoint (no temp file), and each is valid; returns their triggers. */
+function checkpointTriggers(location: string): string[] {
+  const files = checkpointFiles(location);
+  expect(allFiles(location)).toHaveLength(files.length);
+  return files.map((file) => readCheckpoint(file).metadata.trigger);
+}
+
+describe('SIGINT with another listener in the process', { timeout: 60_000 }, () => {
+  it('lets a listener that ends the process only when alone (signal-exit, Ink) end it', async () => {
+    const result = await interrupt('exit-when-alone', 'sync');
+    expect(result.stderr).toBe('');
+    expect(result.lines).toContain('exit hooks ran on SIGINT');
+    expect(result.signal).toBe('SIGINT');
+    expect(checkpointTriggers(result.location)).toEqual(['SIGINT']);
+  });
+
+  it('does the same after an asynchronous write finished', async () => {
+    const result = await interrupt('exit-when-alone', 'async');
+    expect(result.stderr).toBe('');
+    expect(result.lines).toContain('exit hooks ran on SIGINT');
+    expect(result.signal).toBe('SIGINT');
+    expect(checkpointTriggers(result.location)).toEqual(['SIGINT']);
+  });
+
+  it('writes before a handler of the application that calls process.exit, which chooses the code', async () => {
+    const result = await interrupt('user-exit', 'sync');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(7);
+    expect(result.lines.filter((line) => line.startsWith('user handler'))).toEqual(['user handler 1']);
+    expect(checkpointTriggers(result.location)).toEqual(['SIGINT']);
+  });
+
+  it('keeps the process alive when the application handles the signal, calling its handler once per signal', async () => {
+    const result = await interrupt('user-ignore', 'sync', /^user handler 1$/);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.lines.filter((line) => line.startsWith('user handler'))).toEqual([
+      'user handler 1',
+      'user handler 2',
+    ]);
+    expect(result.lines).toContain('done after 2 user handler calls');
+    // Both signals reached the run: the runtime listens again after stepping aside for the first.
+    expect(checkpointTriggers(result.location)).toEqual(['SIGINT', 'SIGINT']);
+  });
+
+  it('exits by the signal when nobody else listens, once the asynchronous write finished', async () => {
+    const result = await interrupt('none', 'async');
+    expect(result.stderr).toBe('');
+    expect(result.signal).toBe('SIGINT');
+    expect(checkpointTriggers(result.location)).toEqual(['SIGINT']);
+  });
+});
