@@ -266,7 +266,16 @@ describe('figures copied from benchmark results', () => {
         tables += 1;
         const file = join(repositoryRoot, path);
         if (!existsSync(file)) {
-          problems.push(`${document.path}:${index + 1}: ${path} does not exist (run pnpm bench)`);
+          // No results yet: only a placeholder that says how to produce them is allowed.
+          const table = lines
+            .slice(index + 1)
+            .join('\n')
+            .split('\n\n')[0]!;
+          if (!table.includes('run `pnpm bench`')) {
+            problems.push(
+              `${document.path}:${index + 1}: ${path} does not exist; show a placeholder table saying run \`pnpm bench\``,
+            );
+          }
           return;
         }
         const results = new Set(readFileSync(file, 'utf8').split('\n').map(tableRow));
