@@ -21,6 +21,7 @@ export class RunSession {
   #view: ProgressView | undefined;
   #lastCheckpoint: string | undefined;
   #lastCheckpointDone = 0;
+  #stopReported = false;
   /** Requests the offline model had received before this run. */
   #callsBefore = 0;
   /** The first checkpoint this process wrote (shown relative to where the command was typed). */
@@ -77,11 +78,16 @@ export class RunSession {
         }
       },
     );
-    const offSignal = eventBus.on(SigIntEvent, () => this.#interrupted(crew));
+    const offSignal = eventBus.on(SigIntEvent, () => this.#stopped(crew, 'Interrupted (Ctrl+C).'));
     try {
       const output = await kickoff();
       noteSkipped(crew.tasks.length);
       return output;
+    } catch (error) {
+      // A failed model call (rate limit, network, a bad key) ends the run like Ctrl+C does: what was
+      // checkpointed is kept, so say how to continue before the error is reported.
+      this.#stopped(crew, 'The run failed (the error is below).');
+      throw error;
     } finally {
       view.stop();
       offAny();
@@ -90,15 +96,20 @@ export class RunSession {
     }
   }
 
-  /** After Ctrl+C: the runtime is about to end the process; say exactly how to continue. */
-  #interrupted(crew: Crew): void {
+  /**
+   * After Ctrl+C (the runtime is about to end the process) or a failure: say exactly how to continue.
+   * Said once, even when a failure follows the interrupt.
+   */
+  #stopped(crew: Crew, headline: string): void {
+    if (this.#stopReported) return;
+    this.#stopReported = true;
     this.#view?.stop();
     const colors = paint(this.#style.color);
     const out = (line = '') => this.#io.stdout.write(`${line}\n`);
     out('');
-    out(colors.yellow('Interrupted (Ctrl+C).'));
+    out(colors.yellow(headline));
     if (this.#lastCheckpoint === undefined) {
-      out('No checkpoint was written yet: the first task had not finished. Run `pnpm demo` again.');
+      out('No checkpoint was written by this run: its first task had not finished. Run it again.');
       return;
     }
     const reference = shellQuote(this.#lastCheckpoint);

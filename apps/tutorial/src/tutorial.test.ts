@@ -1,26 +1,41 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { registerProject } from '@crewline/runtime';
+import { offlineModel } from '@crewline/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTutorialOptions } from './options.js';
 import { runTutorial } from './tutorial.js';
 
 /** The demo in this process (no latency), writing to a temporary directory. */
 async function demo(argv: string[], base: string): Promise<string> {
-  let text = '';
-  const stdout = { isTTY: false, write: (chunk: string) => (text += chunk) };
-  const env = { CREWLINE_TUTORIAL_LATENCY_MS: '0', NO_COLOR: '1' };
-  const code = await runTutorial(parseTutorialOptions(['--location', join(base, 'cp'), ...argv], env), {
-    stdout,
-    env,
-    baseDirectory: base,
-  });
+  const { text, code } = await demoOutcome(argv, base);
   expect(code).toBe(0);
   return text;
 }
 
+async function demoOutcome(
+  argv: string[],
+  base: string,
+): Promise<{ text: string; code?: number; error?: unknown }> {
+  let text = '';
+  const stdout = { isTTY: false, write: (chunk: string) => (text += chunk) };
+  const env = { CREWLINE_TUTORIAL_LATENCY_MS: '0', NO_COLOR: '1' };
+  try {
+    const code = await runTutorial(parseTutorialOptions(['--location', join(base, 'cp'), ...argv], env), {
+      stdout,
+      env,
+      baseDirectory: base,
+    });
+    return { text, code };
+  } catch (error) {
+    return { text, error };
+  }
+}
+
 describe('runTutorial', () => {
   let base: string;
+  const directory = () => base;
   let firstCheckpoint: string;
 
   beforeAll(() => {
@@ -69,5 +84,20 @@ describe('runTutorial', () => {
     const last = /Last checkpoint: (\S+)/.exec(text)![1]!;
     const forked = await demo(['--fork', last, '--edit-research', 'Later edit.'], join(base, 'second'));
     expect(forked).toContain('Requests the offline model received in this run: 1 (Researcher 0, Writer 1).');
+  });
+
+  it('says how to continue when a model call fails after the first checkpoint', async () => {
+    // A model whose second call fails, the way a rate limit or a dropped connection does.
+    registerProject({ models: { 'offline:flaky': offlineModel({ name: 'flaky', failOn: [2] }) } });
+    const base = join(directory(), 'flaky');
+    const { text, error } = await demoOutcome(['--model', 'offline:flaky'], base);
+    expect(String(error)).toContain('simulated failure on call 2');
+    expect(text).toContain('The run failed (the error is below).');
+    const reference = /^ {2}pnpm demo --resume (\S+)$/m.exec(text)?.[1];
+    expect(reference).toMatch(/^\.\/cp\/main\/.+_p-none\.json$/);
+    expect(text).toContain(`  pnpm crewline checkpoint resume ${reference}`);
+    // The printed command works: only the Writer runs.
+    const resumed = await demo(['--resume', reference!, '--model', 'offline:flaky'], base);
+    expect(resumed).toContain('Crew finished');
   });
 });
