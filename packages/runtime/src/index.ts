@@ -103,6 +103,7 @@ export {
   type EntityRestorer,
   type RestoredRunResult,
   type RestoreRequest,
+  type RunPause,
   registerEntityRestorer,
 } from './resume/entity-restorers.js';
 export { Task, type TaskOptions, type TaskStatus } from './task/task.js';

@@ -2,11 +2,11 @@
 /** @jsxImportSource react */
 // The pragmas keep the automatic JSX runtime when tsx runs this file outside our tsconfig (a user project).
 import { type LogRecord, setLogSink } from '@crewline/events';
-import { readDocument } from '@crewline/runtime-state';
+import { type CheckpointProvider, readDocument } from '@crewline/runtime-state';
 import { parseCommandArguments } from '../core/args.js';
 import { type CliContext, colorEnabled } from '../core/cli-context.js';
 import { cliError } from '../core/cli-error.js';
-import { continueRun } from '../core/continue-run.js';
+import { type ContinueOutcome, continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
 import { exitCodes } from '../core/error-boundary.js';
 import { displayPath } from '../core/location.js';
@@ -14,7 +14,7 @@ import { openLocation } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
 import type { BrowserHost } from '../tui/browser-host.js';
 import type { Styling } from '../tui/components/screen-view.js';
-import { initialState } from '../tui/state/browser-state.js';
+import { initialState, type RunPause } from '../tui/state/browser-state.js';
 
 const enterAlternateScreen = '\u001B[?1049h\u001B[H';
 const leaveAlternateScreen = '\u001B[?1049l';
@@ -22,6 +22,20 @@ const leaveAlternateScreen = '\u001B[?1049l';
 function logLine(record: LogRecord): string {
   const cause = record.error instanceof Error ? `: ${record.error.message}` : '';
   return `${record.level} [${record.component}] ${record.message}${cause}`;
+}
+
+/** A paused run's question, with the checkpoint (id and reference) the answer continues from. */
+function runPause(
+  pause: NonNullable<ContinueOutcome['pause']>,
+  provider: Pick<CheckpointProvider, 'parseReference'>,
+): RunPause {
+  const reference = pause.resumeFrom;
+  const id = reference === undefined ? undefined : provider.parseReference(reference)?.id;
+  return {
+    methodName: pause.methodName,
+    message: pause.message,
+    ...(reference !== undefined && id !== undefined ? { checkpoint: { id, reference } } : {}),
+  };
 }
 
 /** `crewline checkpoint [--location P]`: the checkpoint browser. */
@@ -73,11 +87,13 @@ export async function run(args: readonly string[], context: CliContext): Promise
           ...(request.branch !== undefined ? { branch: request.branch } : {}),
           ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
           ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
+          ...(request.humanInput !== undefined ? { humanInput: request.humanInput } : {}),
         });
         return {
           branch: outcome.branch,
           output: outcome.output,
           ...(outcome.lastCheckpoint ? { lastCheckpoint: outcome.lastCheckpoint } : {}),
+          ...(outcome.pause ? { pause: runPause(outcome.pause, opened.provider) } : {}),
         };
       } finally {
         runLine = undefined;

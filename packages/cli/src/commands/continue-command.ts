@@ -52,6 +52,7 @@ export async function runContinueCommand(
       location: { type: 'string' },
       input: { type: 'string', multiple: true },
       'set-output': { type: 'string', multiple: true },
+      answer: { type: 'string' },
       quiet: { type: 'boolean' },
       ...(mode === 'fork' ? { branch: { type: 'string' } } : {}),
     },
@@ -80,6 +81,7 @@ export async function runContinueCommand(
         .join(', ')}`,
     );
   if (inputChanges) out(`  changed inputs: ${Object.keys(inputChanges).join(', ')}`);
+  if (values.answer !== undefined) out(`  answer: ${truncate(values.answer, 60)}`);
   const outcome = await continueRun({
     reference: loaded.checkpoint.reference,
     mode,
@@ -88,8 +90,20 @@ export async function runContinueCommand(
     ...(branch !== undefined ? { branch } : {}),
     ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
     ...(taskOutputs ? { taskOutputs } : {}),
+    ...(values.answer !== undefined ? { humanInput: values.answer } : {}),
     ...(values.quiet ? {} : { onLine: (line: string) => out(`  ${line}`) }),
   });
+  if (outcome.pause) {
+    const from = outcome.pause.resumeFrom ?? outcome.lastCheckpoint;
+    out(`Paused: ${outcome.kind} ${outcome.name} waits for an answer in ${outcome.pause.methodName}:`);
+    out(`  ${outcome.pause.message}`);
+    out(
+      from
+        ? `Answer with: crewline checkpoint resume ${shellWord(displayPath(from, context.cwd))} --answer "..."`
+        : 'No checkpoint was written for the pause; enable checkpointing to answer from the command line',
+    );
+    return 0;
+  }
   out(
     `Finished ${outcome.kind} ${outcome.name} on branch ${outcome.branch}${
       outcome.lastCheckpoint ? `; last checkpoint ${displayPath(outcome.lastCheckpoint, context.cwd)}` : ''
@@ -98,4 +112,9 @@ export async function runContinueCommand(
   out('Output:');
   out(outcome.output.length > 0 ? outcome.output : '(empty)');
   return 0;
+}
+
+/** A path as one shell word: quoted when it holds anything a shell would split or expand. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./#-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }

@@ -1,3 +1,6 @@
+import { join } from 'node:path';
+import { EventBus } from '@crewline/events';
+import { Flow, listen, registerProject, start } from '@crewline/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureKind } from '../test-support/fixtures.js';
 import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
@@ -81,5 +84,84 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
     expect(result.stderr).toContain('task 3 is pending; only completed task outputs can be replaced');
     const outOfRange = await crewline('resume', first.id, '--set-output', '9=nope');
     expect(outOfRange.stderr).toContain('numbered 1 to 3');
+  });
+});
+
+class ApprovalFlow extends Flow<{ verdict: string }> {
+  initialState = { verdict: '' };
+
+  @start() draft() {
+    return 'a short essay';
+  }
+
+  @listen('draft') async approve(draft: string) {
+    this.state.verdict = await this.ask(`Publish "${draft}"?`);
+    return this.state.verdict;
+  }
+
+  @listen('approve') publish(verdict: string) {
+    return verdict === 'yes' ? 'PUBLISHED' : 'DISCARDED';
+  }
+}
+
+describe('a paused flow from the command line', () => {
+  let project: { path: string; remove: () => Promise<void> };
+  let paused: string;
+  const crewline = (...args: string[]) => runCommand(args, { cwd: project.path });
+
+  beforeAll(async () => {
+    project = await temporaryDirectory();
+    registerProject({ flows: { ApprovalFlow } });
+    const result = await new ApprovalFlow({
+      bus: new EventBus(),
+      checkpoint: { location: join(project.path, '.checkpoints') },
+    }).kickoff();
+    if (result.status !== 'paused' || !result.pause.resumeFrom) throw new Error('expected a pause');
+    paused = result.pause.resumeFrom;
+  });
+  afterAll(() => project.remove());
+
+  it('without --answer asks again and prints the question and the command that answers it', async () => {
+    const result = await crewline('checkpoint', 'resume', paused);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Paused: flow ApprovalFlow waits for an answer in approve:');
+    expect(result.stdout).toContain('  Publish "a short essay"?');
+    expect(result.stdout).toMatch(
+      /Answer with: crewline checkpoint resume \.\/\.checkpoints\/main\/\S+\.json --answer "\.\.\."/,
+    );
+    expect(result.stdout).not.toContain('Finished');
+  });
+
+  it('resume --answer continues the flow with the answer; fork --answer on a new branch', async () => {
+    const resumed = await crewline('checkpoint', 'resume', paused, '--answer', 'yes');
+    expect(resumed.stderr).toBe('');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('  answer: yes');
+    expect(resumed.stdout).toMatch(/Finished flow ApprovalFlow on branch main/);
+    expect(resumed.stdout).toMatch(/Output:\nPUBLISHED\n/);
+
+    const forked = await crewline('checkpoint', 'fork', paused, '--branch', 'said-no', '--answer', 'no');
+    expect(forked.code).toBe(0);
+    expect(forked.stdout).toMatch(/Finished flow ApprovalFlow on branch said-no/);
+    expect(forked.stdout).toMatch(/Output:\nDISCARDED\n/);
+  });
+
+  it('refuses --answer for a checkpoint that holds no flow', async () => {
+    const location = join(project.path, 'crew');
+    const crewRun = await writeCrewRun('json', location);
+    try {
+      const result = await crewline(
+        'checkpoint',
+        'resume',
+        crewRun.checkpoints[0]!.reference,
+        '--answer',
+        'yes',
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/only continues a paused flow/);
+    } finally {
+      await crewRun.close();
+    }
   });
 });

@@ -9,6 +9,7 @@ const continueOptions = `  --location P           where bare ids are looked up
                          only tasks that have not run yet see the new value
   --set-output N=text    replace the output of completed task N (as numbered by \`info\`);
                          every later task runs again (repeatable)
+  --answer "text"        the answer a paused flow waits for (its ask()); it continues with it
   --quiet                no progress lines, only the result`;
 
 /** Every `crewline checkpoint` subcommand, in the order help lists them. */

@@ -12,6 +12,8 @@ export interface ContinueRequest {
   inputs?: Record<string, unknown>;
   /** Flat task index -> new raw output; every later task runs again. */
   taskOutputs?: Record<number, string>;
+  /** The answer a paused flow waits for. */
+  humanInput?: string;
   /** Project directory: its crewline.config.ts is loaded first. */
   cwd: string;
   /** Receives one line per notable event while the run goes on. */
@@ -26,6 +28,8 @@ export interface ContinueOutcome {
   output: string;
   branch: string;
   lastCheckpoint?: string;
+  /** Set when the run stopped to ask a person (a flow's `ask()`). */
+  pause?: { methodName: string; message: string; resumeFrom?: string };
 }
 
 /**
@@ -48,6 +52,7 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
     ...(request.branch !== undefined ? { branch: request.branch } : {}),
     ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
     ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
+    ...(request.humanInput !== undefined ? { humanInput: request.humanInput } : {}),
     ...(onEvent ? { onEvent } : {}),
   });
 }

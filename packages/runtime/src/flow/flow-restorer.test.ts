@@ -6,7 +6,7 @@ import { JsonProvider } from '@crewline/provider-json';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ProjectRegistry, registerProject } from '../registry/project-config.js';
 import { continueFromCheckpoint } from '../resume/continue-from-checkpoint.js';
-import { Flow } from './index.js';
+import { Flow, listen, start } from './index.js';
 import { CycleFlow, executions } from './test-support/scenarios.js';
 
 const root = mkdtempSync(join(tmpdir(), 'crewline-flow-restorer-'));
@@ -26,6 +26,82 @@ async function checkpointAfterFirstReview(location: string): Promise<string> {
   if (!afterReview) throw new Error('expected checkpoints');
   return afterReview.reference;
 }
+
+class Approval extends Flow<{ verdict: string }> {
+  initialState = { verdict: '' };
+
+  @start() draft() {
+    executions.push('draft');
+    return 'a short essay';
+  }
+
+  @listen('draft') async approve(draft: string) {
+    executions.push('approve');
+    this.state.verdict = await this.ask(`Publish "${draft}"?`);
+    return this.state.verdict;
+  }
+
+  @listen('approve') publish(verdict: string) {
+    executions.push('publish');
+    return verdict === 'yes' ? 'published' : 'discarded';
+  }
+}
+
+describe('continuing a paused flow with an answer', () => {
+  const registry = new ProjectRegistry().register({ flows: { Approval } });
+
+  async function pausedCheckpoint(location: string): Promise<string> {
+    const paused = await new Approval({ bus: new EventBus(), checkpoint: { location } }).kickoff();
+    if (paused.status !== 'paused' || !paused.pause.resumeFrom) throw new Error('expected a pause');
+    executions.length = 0;
+    return paused.pause.resumeFrom;
+  }
+
+  it('answers with humanInput, in resume and in fork', async () => {
+    const reference = await pausedCheckpoint(join(root, 'answer'));
+    const resumed = await continueFromCheckpoint({
+      reference,
+      mode: 'resume',
+      humanInput: 'yes',
+      registry,
+      bus: new EventBus(),
+    });
+    expect(resumed).toMatchObject({ kind: 'flow', name: 'Approval', output: 'published', branch: 'main' });
+    expect(resumed.pause).toBeUndefined();
+    // The method that asked runs again with the answer; the finished one does not.
+    expect(executions).toEqual(['approve', 'publish']);
+
+    const forked = await continueFromCheckpoint({
+      reference,
+      mode: 'fork',
+      branch: 'said-no',
+      humanInput: 'no',
+      registry,
+      bus: new EventBus(),
+    });
+    expect(forked).toMatchObject({ output: 'discarded', branch: 'said-no' });
+  });
+
+  it('without an answer asks again and says what it waits for and where to continue', async () => {
+    const reference = await pausedCheckpoint(join(root, 'no-answer'));
+    const again = await continueFromCheckpoint({ reference, mode: 'resume', registry, bus: new EventBus() });
+    expect(again.pause).toMatchObject({
+      methodName: 'approve',
+      message: 'Publish "a short essay"?',
+      kind: 'feedback',
+    });
+    expect(again.pause?.resumeFrom).toBe(again.lastCheckpoint);
+    expect(again.output).toBe('paused in approve: Publish "a short essay"?');
+    const answered = await continueFromCheckpoint({
+      reference: again.pause!.resumeFrom!,
+      mode: 'resume',
+      humanInput: 'yes',
+      registry,
+      bus: new EventBus(),
+    });
+    expect(answered.output).toBe('published');
+  });
+});
 
 describe('continuing flow checkpoints by registered name', () => {
   it('resumes and forks through continueFromCheckpoint with the class from the registry', async () => {

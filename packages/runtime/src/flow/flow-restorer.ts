@@ -11,7 +11,9 @@ type RestorableFlowClass = FlowConstructor & {
 /**
  * Continues a flow checkpoint for the CLI and TUI (`continueFromCheckpoint`): the class is found by
  * the name stored in the checkpoint in the project registry (`crewline.config.ts` `flows`), never by a
- * module path; an unregistered flow gives a `not_rebuildable` error saying what to register.
+ * module path; an unregistered flow gives a `not_rebuildable` error saying what to register. With
+ * `humanInput` a paused flow continues with that answer; without it a paused flow asks again and the
+ * result says what it waits for.
  */
 export const restoreFlow: EntityRestorer = async (request) => {
   const flowClass = registeredClassFor(
@@ -25,9 +27,17 @@ export const restoreFlow: EntityRestorer = async (request) => {
     request.bus ? { bus: request.bus } : {},
     request.mode === 'fork' ? { fork: { branch: request.branch } } : {},
   );
-  const result = await flow.kickoff(request.inputs ? { inputs: request.inputs } : {});
+  const inputs = request.inputs ? { inputs: request.inputs } : {};
+  const result =
+    request.humanInput !== undefined
+      ? await flow.resume(request.humanInput, inputs)
+      : await flow.kickoff(inputs);
   if (result.status === 'paused') {
-    return { output: `paused in ${result.pause.methodName}: ${result.pause.message} (${result.pause.hint})` };
+    const { methodName, message, kind, resumeFrom } = result.pause;
+    return {
+      output: `paused in ${methodName}: ${message}`,
+      pause: { methodName, message, kind, ...(resumeFrom !== undefined ? { resumeFrom } : {}) },
+    };
   }
   const output = result.output;
   return { output: typeof output === 'string' ? output : JSON.stringify(toJsonSafe(output) ?? null) };

@@ -312,17 +312,23 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   }
 
   /**
-   * Continues this paused flow with the answer to its question (same process). From another
-   * process use the static `MyFlow.resume(reference | { id }, answer)`.
+   * Continues this paused flow with the answer to its question (same process, or a flow restored
+   * with `fromCheckpoint`). From another process use the static `MyFlow.resume(reference | { id },
+   * answer)`. `options.inputs` are merged into the state as kickoff inputs are (default: none).
    */
-  async resume(answer: string): Promise<FlowResult<State>> {
+  async resume(
+    answer: string,
+    options: { inputs?: Record<string, unknown> } = {},
+  ): Promise<FlowResult<State>> {
+    if (typeof answer !== 'string')
+      throw flowError('invalid_argument', 'resume(answer): the answer must be a string');
     if (this.#execution.status !== 'paused' && !this.#pendingRestore) {
       throw flowError('invalid_state', `flow "${this.flowName}" is not paused; nothing to resume`);
     }
     if (!this.#pendingRestore && this.#lastPause?.resumeFrom) {
       this.#hydrate(await loadReference(this.#lastPause.resumeFrom, this.#lastProvider));
     }
-    return this.#start({ inputs: {}, answer });
+    return this.#start({ inputs: { ...(options.inputs ?? {}) }, answer });
   }
 
   async #start(request: {

@@ -94,6 +94,19 @@ describe('continueFromCheckpoint', () => {
     expect(readCheckpoint(forkFiles[0]!).metadata.parentId).toBe(readCheckpoint(first).metadata.id);
   });
 
+  it('refuses an answer for a crew instead of ignoring it', async () => {
+    const location = join(directory.path, 'cp');
+    await interruptedRun(location);
+    await expect(
+      continueFromCheckpoint({
+        reference: location,
+        mode: 'resume',
+        humanInput: 'yes',
+        registry: registry(),
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/paused flow/) });
+  });
+
   it('finds a checkpoint by id prefix in a default location', async () => {
     const location = join(directory.path, 'cp');
     await interruptedRun(location);

@@ -12,7 +12,13 @@ import { loadRestoreTarget } from '../checkpointing/from-checkpoint.js';
 import { Crew } from '../crew/crew.js';
 import { editTaskOutputsInDocument } from '../crew/task-output-edit.js';
 import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
-import { entityRestorer, type RestoreRequest, registerEntityRestorer } from './entity-restorers.js';
+import {
+  entityRestorer,
+  type RestoreRequest,
+  type RunPause,
+  refuseHumanInput,
+  registerEntityRestorer,
+} from './entity-restorers.js';
 
 export interface ContinueOptions {
   /** A JSON file, `db-path#id`, `postgres-url#id`, a directory/database (its latest), or an id/unique prefix with `defaultLocation`. */
@@ -27,6 +33,11 @@ export interface ContinueOptions {
   inputs?: Record<string, unknown>;
   /** Flat task index (across the checkpoint's crews, in order) → edited raw output; every later task re-runs. */
   taskOutputs?: Record<number, string>;
+  /**
+   * The answer to the question a paused flow waits for (its `ask()`); the flow continues with it.
+   * Default: none (a paused flow asks again and stays paused). Refused for crews and agents.
+   */
+  humanInput?: string;
   /** Code-defined parts from `crewline.config.ts` (layered over what the process registered). */
   registry?: ProjectRegistry;
   /** Every event of the continued run, for live progress. */
@@ -44,6 +55,8 @@ export interface ContinueResult {
   branch: string;
   /** Reference of the last checkpoint the continued run wrote, if it wrote any. */
   lastCheckpoint?: string;
+  /** Set when the run stopped to ask a person (a flow's `ask()`): continue with `humanInput`. */
+  pause?: RunPause;
 }
 
 /**
@@ -91,6 +104,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
       mode: options.mode,
       ...(options.mode === 'fork' ? { branch } : {}),
       ...(options.inputs ? { inputs: options.inputs } : {}),
+      ...(options.humanInput !== undefined ? { humanInput: options.humanInput } : {}),
       registry,
       bus,
     };
@@ -101,6 +115,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
       output: result.output,
       branch,
       ...(lastCheckpoint !== undefined ? { lastCheckpoint } : {}),
+      ...(result.pause ? { pause: result.pause } : {}),
     };
   } finally {
     unsubscribe();
@@ -108,6 +123,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
 }
 
 registerEntityRestorer('crew', async (request) => {
+  refuseHumanInput(request);
   const crew = await Crew.fromLoaded(
     request.loaded,
     {},
@@ -127,6 +143,7 @@ registerEntityRestorer('crew', async (request) => {
 });
 
 registerEntityRestorer('agent', async (request) => {
+  refuseHumanInput(request);
   const agent = await Agent.fromLoaded(
     request.loaded,
     {},

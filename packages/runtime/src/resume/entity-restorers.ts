@@ -13,6 +13,8 @@ export interface RestoreRequest {
   branch?: string;
   /** New kickoff inputs; they re-template pending work only. */
   inputs?: Record<string, unknown>;
+  /** The answer to the question a paused flow waits for (`flow.ask()`); only flows take one. */
+  humanInput?: string;
   /** Where code-defined parts (flows, custom tools and models) are found by name. */
   registry: ProjectRegistry;
   /** The bus the continued run emits on. */
@@ -20,8 +22,21 @@ export interface RestoreRequest {
 }
 
 export interface RestoredRunResult {
-  /** The final output as text. */
+  /** The final output as text (for a paused flow: what it is waiting for). */
   output: string;
+  /** Set when the run ended paused, waiting for a person's answer (a flow's `ask()`). */
+  pause?: RunPause;
+}
+
+/** A run that stopped to ask a person: continue it with `humanInput` set to the answer. */
+export interface RunPause {
+  /** The method that asked. */
+  methodName: string;
+  /** The question. */
+  message: string;
+  kind: 'feedback' | 'input';
+  /** The checkpoint to continue with the answer, when one was written. */
+  resumeFrom?: string;
 }
 
 /** Rebuilds one kind of entity from a checkpoint and runs it to the end. */
@@ -44,4 +59,14 @@ export function entityRestorer(kind: EntityKind): EntityRestorer {
     );
   }
   return restorer;
+}
+
+/** Restorers of entities that never ask a person refuse an answer instead of ignoring it. */
+export function refuseHumanInput(request: RestoreRequest): void {
+  if (request.humanInput === undefined) return;
+  throw new CrewlineError(
+    'runtime',
+    'invalid_argument',
+    `checkpoint ${request.loaded.checkpoint.id} holds a ${request.snapshot.kind} ("${request.snapshot.name}"), which does not wait for an answer; an answer (humanInput, --answer) only continues a paused flow`,
+  );
 }

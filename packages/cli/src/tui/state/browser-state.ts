@@ -19,7 +19,9 @@ export interface Edits {
 export type EditTarget =
   | { kind: 'output'; index: number }
   | { kind: 'input'; key: string }
-  | { kind: 'branch' };
+  | { kind: 'branch' }
+  /** The answer to the question of a flow whose run ended paused. */
+  | { kind: 'answer' };
 
 export interface EditorState {
   target: EditTarget;
@@ -39,6 +41,15 @@ export interface RunResult {
   /** Reference (or id) of the last checkpoint the run wrote. */
   lastCheckpoint?: string;
   output: string;
+  /** Set when the run ended paused: a flow waits for a person's answer. */
+  pause?: RunPause;
+}
+
+/** What a paused flow asks, and the checkpoint to continue with the answer (when one was written). */
+export interface RunPause {
+  methodName: string;
+  message: string;
+  checkpoint?: { id: string; reference: string };
 }
 
 /** A resume or fork running (or finished) inside the browser. */
@@ -121,6 +132,8 @@ export interface RunRequest {
   inputs?: Record<string, unknown>;
   /** Edited outputs by flat task index; absent when none were edited. */
   taskOutputs?: Record<number, string>;
+  /** The answer for a paused flow. */
+  humanInput?: string;
 }
 
 /** Work the browser asks its host to do; results come back as actions. */

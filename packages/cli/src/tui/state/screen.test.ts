@@ -104,4 +104,32 @@ describe('line helpers', () => {
   it('wraps keeping line breaks', () => {
     expect(wrapText('abcdef\n\nxy', 4)).toEqual(['abcd', 'ef', '', 'xy']);
   });
+  it('shows what a paused flow asks, and the answer being typed', async () => {
+    const { driver } = await browser();
+    await driver.press('e', 'return');
+    await driver.dispatch({
+      type: 'run-finished',
+      result: {
+        branch: 'main',
+        output: 'paused',
+        pause: {
+          methodName: 'approve',
+          message: 'Publish the essay?',
+          checkpoint: { id: 'paused-id', reference: '/cp/main/paused-id.json' },
+        },
+      },
+    });
+    let text = screenText(renderScreen(driver.state, size));
+    expectFits(text);
+    expect(text).toContain('Paused on branch main: approve waits for an answer');
+    expect(text).toContain('Publish the essay?');
+    expect(text).toContain('a: answer and continue');
+    await driver.press('a');
+    await driver.type('yes');
+    text = screenText(renderScreen(driver.state, size));
+    expectFits(text);
+    expect(text).toContain('Answer: Publish the essay?');
+    expect(text).toContain('enter answer and continue');
+    expect(text).toContain('yes');
+  });
 });

@@ -128,7 +128,9 @@ function editorPanel(state: BrowserState, width: number, height: number): Line[]
       ? `Edit output of task ${target.index + 1}`
       : target.kind === 'input'
         ? `Edit input ${target.key}`
-        : 'Fork: name the new branch (empty = generated)';
+        : target.kind === 'answer'
+          ? `Answer: ${state.run?.result?.pause?.message ?? ''}`
+          : 'Fork: name the new branch (empty = generated)';
   const characters = Array.from(editor.buffer.text);
   // The cursor is drawn as an inverse character so it shows without colour support.
   const before = characters.slice(0, editor.buffer.cursor).join('');
@@ -152,7 +154,9 @@ function editorPanel(state: BrowserState, width: number, height: number): Line[]
   const hint =
     target.kind === 'branch'
       ? 'enter fork  esc cancel'
-      : 'enter save  esc cancel  ctrl+j new line  ctrl+u clear';
+      : target.kind === 'answer'
+        ? 'enter answer and continue  esc cancel  ctrl+j new line'
+        : 'enter save  esc cancel  ctrl+j new line  ctrl+u clear';
   const visible = windowAround(body, cursorRow, Math.max(1, height - 3)).rows;
   return [[{ text: title, bold: true }], [{ text: hint, color: 'gray' }], plain(''), ...visible];
 }
@@ -241,7 +245,21 @@ function runScreen(state: BrowserState, width: number, height: number): Line[] {
     },
   ];
   const tail: Line[] = [];
-  if (run.status === 'finished' && run.result) {
+  const pause = run.status === 'finished' ? run.result?.pause : undefined;
+  if (run.result && pause) {
+    tail.push([
+      { text: `Paused on branch ${run.result.branch}: ${pause.methodName} waits for an answer`, bold: true },
+    ]);
+    tail.push(...wrapText(pause.message.replace(/\s+/g, ' ').trim(), width).slice(0, 3).map(plain));
+    tail.push([
+      {
+        text: pause.checkpoint
+          ? 'a: answer and continue   any other key: back'
+          : 'no checkpoint was written for the pause; any key: back',
+        color: 'gray',
+      },
+    ]);
+  } else if (run.status === 'finished' && run.result) {
     tail.push([{ text: `Run finished on branch ${run.result.branch}`, color: 'green', bold: true }]);
     if (run.result.lastCheckpoint)
       tail.push(plain(`last checkpoint ${shortReference(run.result.lastCheckpoint)}`));
@@ -293,7 +311,8 @@ export function renderScreen(state: BrowserState, size: ScreenSize): Line[] {
   const bodyHeight = height - 3;
   let body: Line[];
   if (state.run) {
-    body = runScreen(state, width, bodyHeight).map((line) => clipLine(line, width));
+    const lines = state.editor ? editorPanel(state, width, bodyHeight) : runScreen(state, width, bodyHeight);
+    body = lines.map((line) => clipLine(line, width));
   } else if (state.showHelp) {
     // Help takes the whole width: at 80 columns the detail panel is too narrow for it.
     body = helpLines.slice(0, bodyHeight).map((text) => clipLine(plain(text), width));
@@ -312,16 +331,17 @@ export function renderScreen(state: BrowserState, size: ScreenSize): Line[] {
   const status: Line = state.message
     ? [{ text: state.message, color: 'yellow' }]
     : [{ text: state.focus === 'tree' ? 'tree' : `detail: ${tabTitles[state.tab]}`, color: 'gray' }];
-  const keys: Line = state.run
-    ? [{ text: state.run.status === 'running' ? 'ctrl+c interrupt' : 'any key: back', color: 'gray' }]
-    : state.editor || state.confirm
-      ? [{ text: 'enter confirm  esc cancel', color: 'gray' }]
-      : [
-          {
-            text: 'jk move  enter open  tab panel  e resume  f fork  r refresh  ? help  q quit',
-            color: 'gray',
-          },
-        ];
+  const keys: Line =
+    state.run && !state.editor
+      ? [{ text: state.run.status === 'running' ? 'ctrl+c interrupt' : 'any key: back', color: 'gray' }]
+      : state.editor || state.confirm
+        ? [{ text: 'enter confirm  esc cancel', color: 'gray' }]
+        : [
+            {
+              text: 'jk move  enter open  tab panel  e resume  f fork  r refresh  ? help  q quit',
+              color: 'gray',
+            },
+          ];
   return [title, ...body, clipLine(status, width), clipLine(keys, width)].slice(0, height);
 }
 

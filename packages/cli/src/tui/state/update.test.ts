@@ -155,6 +155,40 @@ describe('browser state machine', () => {
     expect(sample.all.length).toBeGreaterThan(0);
   });
 
+  it('answers a flow whose run ended paused and continues it from the pause checkpoint', async () => {
+    const { driver } = await openBrowser();
+    await driver.press('e', 'return');
+    const pause = {
+      methodName: 'approve',
+      message: 'Publish the essay?',
+      checkpoint: { id: 'paused-id', reference: '/cp/main/paused-id.json' },
+    };
+    await driver.dispatch({ type: 'run-finished', result: { branch: 'main', output: 'paused', pause } });
+    await driver.press('a');
+    expect(driver.state.editor?.target).toEqual({ kind: 'answer' });
+    await driver.type('yes');
+    await driver.press('return');
+    expect(driver.effects.at(-1)).toEqual({
+      type: 'start-run',
+      request: {
+        mode: 'resume',
+        checkpointId: 'paused-id',
+        reference: '/cp/main/paused-id.json',
+        humanInput: 'yes',
+      },
+    });
+    expect(driver.state.run).toMatchObject({ status: 'running', checkpointId: 'paused-id' });
+    expect(driver.state.editor).toBeUndefined();
+
+    // Esc leaves the answer; any other key goes back to the checkpoints.
+    await driver.dispatch({ type: 'run-finished', result: { branch: 'main', output: 'paused', pause } });
+    await driver.press('a', 'escape');
+    expect(driver.state.editor).toBeUndefined();
+    expect(driver.state.run?.status).toBe('finished');
+    await driver.press('x');
+    expect(driver.state.run).toBeUndefined();
+  });
+
   it('interrupts a running run on ctrl+c instead of quitting', async () => {
     const { driver } = await openBrowser();
     await driver.press('f', 'return');

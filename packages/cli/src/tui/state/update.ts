@@ -177,6 +177,7 @@ function saveEditor(state: BrowserState): Update {
   const editor = state.editor;
   const checkpoint = selectedCheckpoint(state);
   if (!editor) return done(state);
+  if (editor.target.kind === 'answer') return answerPausedRun(state, editor.buffer.text);
   if (editor.target.kind === 'branch') {
     return done({
       ...state,
@@ -318,6 +319,31 @@ function confirmKey(state: BrowserState, press: KeyPress): Update {
   return done(state);
 }
 
+/** Continues the paused flow of the finished run with the answer typed. */
+function answerPausedRun(state: BrowserState, answer: string): Update {
+  const checkpoint = state.run?.result?.pause?.checkpoint;
+  if (!checkpoint) return done({ ...state, editor: undefined });
+  return done(
+    {
+      ...state,
+      editor: undefined,
+      run: { mode: 'resume', checkpointId: checkpoint.id, status: 'running', lines: [] },
+      message: undefined,
+    },
+    [
+      {
+        type: 'start-run',
+        request: {
+          mode: 'resume',
+          checkpointId: checkpoint.id,
+          reference: checkpoint.reference,
+          humanInput: answer,
+        },
+      },
+    ],
+  );
+}
+
 function editorKey(state: BrowserState, press: KeyPress): Update {
   const editor = state.editor!;
   const outcome = editText(editor.buffer, press);
@@ -330,6 +356,8 @@ function editorKey(state: BrowserState, press: KeyPress): Update {
     return saved;
   }
   if (outcome.type === 'cancel') {
+    if (editor.target.kind === 'answer')
+      return done({ ...state, editor: undefined, message: 'answer cancelled' });
     if (editor.target.kind === 'branch')
       return done({ ...state, editor: undefined, confirm: undefined, message: 'fork cancelled' });
     return done({ ...state, editor: undefined, message: 'edit cancelled' });
@@ -344,6 +372,13 @@ function runKey(state: BrowserState, press: KeyPress): Update {
       return done({ ...state, message: 'interrupting the run...' }, [{ type: 'interrupt-run' }]);
     return done({ ...state, message: 'a run is in progress; Ctrl+C interrupts it' });
   }
+  if (state.editor) return editorKey(state, press);
+  if (press.input === 'a' && run.result?.pause?.checkpoint)
+    return done({
+      ...state,
+      editor: { target: { kind: 'answer' }, buffer: textBuffer('') },
+      message: undefined,
+    });
   // Any key closes a finished run's panel; the list is reloaded to show the new checkpoints.
   return done(
     {
