@@ -2,7 +2,7 @@
 // LangGraph's SqliteSaver, side by side in one run, plus list/latest/restore over 10,000 checkpoints.
 // Run alone with `pnpm --filter @crewline/bench bench:storage`, or with everything via `pnpm bench`.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SqliteProvider } from '@crewline/provider-sqlite';
@@ -183,6 +183,7 @@ function verdict(ok: boolean): string {
 /** Runs the whole storage benchmark, prints the report and writes it to `reportPath`. */
 export async function runStorageBench(options: StorageBenchOptions = {}): Promise<string> {
   const scenario = options.scenario ?? {};
+  const loadBefore = loadavg()[0]!;
   const subjects: StorageSubject[] = [
     crewlineSubject('SqliteProvider (synchronous: normal, default)', () => new SqliteProvider()),
     crewlineSubject('SqliteProvider (synchronous: full)', () => new SqliteProvider({ synchronous: 'full' })),
@@ -271,7 +272,7 @@ export async function runStorageBench(options: StorageBenchOptions = {}): Promis
   const report = [
     '# Storage benchmark (crew-50)',
     '',
-    `Run ${new Date().toISOString()} on ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${process.platform}.`,
+    `Run ${new Date().toISOString()} on ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${process.platform}; load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (other work on the machine slows every backend; p99 and max suffer most).`,
     `Scenario: ${scenario.tasks ?? 50} tasks × 10 events, one checkpoint per event, ≈${scenario.outputBytes ?? 2048} B per task output and LLM response.`,
     'The crew snapshots the way `@crewline/runtime` does (agent definitions, completed tasks and finished messages built and redacted once, `markRedacted`); the "rebuilt whole" row deep-copies everything on every snapshot instead (the worst case for a provider).',
     `Each backend stores the same state sequence in runs of its own: one warm-up run, then ${rounds} measured runs each, in rotating order; latencies pooled over the ${rounds} runs (${rounds * 500} writes), storage from the last.`,
