@@ -181,7 +181,11 @@ export class Agent implements CheckpointableEntity {
     }
     const restore = this.#pendingRestore;
     this.#pendingRestore = undefined;
-    if (!restore && this.status !== 'running') this.#resetProgress();
+    // An agent kicked off inside a restored run (a flow method) takes up the state it had in that
+    // run, like a crew: its saved conversation continues, and `messages` is ignored.
+    const snapshot = restore ? undefined : Run.current(options.bus)?.takeRestoredSnapshot('agent', this.role);
+    if (snapshot) applyStandaloneAgentSnapshot(this, snapshot);
+    else if (!restore && this.status !== 'running') this.#resetProgress();
     if (options.inputs) this.inputs = { ...this.inputs, ...options.inputs };
     if (!this.conversation) {
       if (messages === undefined) {

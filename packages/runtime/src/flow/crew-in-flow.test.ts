@@ -3,6 +3,7 @@ import { readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
+import { lookupTool, toolUsingModel } from '../e2e/support/fixtures.js';
 import { Flow, listen, start } from './index.js';
 import { executions, model, TwoCrewFlow } from './test-support/crew-scenarios.js';
 
@@ -95,5 +96,53 @@ describe('crews inside flow methods', () => {
         'llm_call_completed',
       ]),
     );
+  });
+  it('continues a standalone agent of a method from its saved conversation on resume', async () => {
+    const provider = new InMemoryProvider();
+    const advisorModel = toolUsingModel(); // one tool call, then an answer: two LLM calls
+    class Consult extends Flow<{ advice: string }> {
+      initialState = { advice: '' };
+      @start() async consult() {
+        executions.push('consult');
+        const agent = new Agent({
+          role: 'Advisor',
+          goal: 'Advise',
+          backstory: 'Calm',
+          llm: advisorModel,
+          tools: [lookupTool],
+        });
+        this.state.advice = (await agent.kickoff('Which tide is higher?', { bus: this.bus })).raw;
+        return this.state.advice;
+      }
+    }
+    const uninterrupted = await new Consult({
+      bus: new EventBus(),
+      checkpoint: { location: 'mem', provider, onEvents: ['*'] },
+    }).kickoff();
+    expect(advisorModel.calls).toHaveLength(2);
+    const checkpoints = await provider.list('mem');
+    const inConversation = checkpoints.filter((checkpoint) =>
+      ['llm_call_completed', 'tool_usage_finished'].includes(checkpoint.trigger),
+    );
+    expect(inConversation).toHaveLength(3);
+    for (const checkpoint of checkpoints) {
+      const document = await readDocument(provider, 'mem', checkpoint.id);
+      const completedCalls = document.events.filter((event) => event.type === 'llm_call_completed').length;
+      const startedAgent = document.events.some((event) => event.type === 'lite_agent_execution_started');
+      advisorModel.reset();
+      const resumeBus = new EventBus();
+      const emitted: string[] = [];
+      resumeBus.onAny((_source: unknown, event: { type: string }) => void emitted.push(event.type));
+      const restored = await Consult.fromCheckpoint(
+        { restoreFrom: `mem#${checkpoint.id}`, provider },
+        { bus: resumeBus },
+      );
+      const resumed = await restored.kickoff();
+      const context = `resumed from ${checkpoint.trigger} ${checkpoint.id}`;
+      expect(resumed.state.advice, context).toBe(uninterrupted.state.advice);
+      // No LLM call whose answer was checkpointed is made again.
+      expect(advisorModel.calls.length, context).toBe(2 - completedCalls);
+      if (startedAgent) expect(emitted.includes('lite_agent_execution_started'), context).toBe(false);
+    }
   });
 });
