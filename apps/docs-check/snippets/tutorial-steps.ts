@@ -4,13 +4,11 @@
 import { readdirSync } from 'node:fs';
 // #region create
 import { Agent, Crew, Task } from '@crewline/runtime';
-// #endregion create
 import { offlineModel } from '@crewline/runtime/testing';
 
 // The second model call fails, as a real one sometimes does (rate limit, network, timeout).
 const llm = offlineModel({ name: 'tutorial', failOn: [2] });
 
-// #region create
 const researcher = new Agent({ role: 'Researcher', goal: 'Research', backstory: 'Expert', llm });
 const writer = new Agent({ role: 'Writer', goal: 'Write', backstory: 'Expert', llm });
 

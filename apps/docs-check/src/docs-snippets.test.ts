@@ -8,7 +8,7 @@ import { commands } from '@crewline/cli';
 import { CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, validateMetadata } from '@crewline/runtime-state';
 import { describe, expect, it } from 'vitest';
 import { parseTutorialOptions } from '../../tutorial/src/options.js';
-import { benchMarker } from './bench-tables.js';
+import { benchMarker, resultsAvailable } from './bench-tables.js';
 import { checkedDocuments, repositoryRoot } from './documents.js';
 import { codeBlocks, localLinks, snippetMarker } from './markdown-blocks.js';
 import { snippetText } from './regions.js';
@@ -75,7 +75,7 @@ describe('code in README.md, docs/ and the app READMEs', () => {
           problems.push(`${where}: ${marker.path} has no region "${marker.region}"`);
         } else if (expected !== block.content.replace(/\s+$/, '')) {
           problems.push(
-            `${where}: the block differs from ${marker.path}${marker.region ? `#${marker.region}` : ''}; copy it from there:\n${expected}`,
+            `${where}: the block differs from ${marker.path}${marker.region ? `#${marker.region}` : ''}; run pnpm --filter @crewline/docs-check sync to copy it:\n${expected}`,
           );
         }
       }
@@ -265,15 +265,15 @@ describe('figures copied from benchmark results', () => {
         if (path === undefined) return;
         tables += 1;
         const file = join(repositoryRoot, path);
-        if (!existsSync(file)) {
-          // No results yet: only a placeholder that says how to produce them is allowed.
+        if (!resultsAvailable(repositoryRoot, path)) {
+          // No (committed) results yet: only a placeholder that says how to produce them is allowed.
           const table = lines
             .slice(index + 1)
             .join('\n')
             .split('\n\n')[0]!;
           if (!table.includes('run `pnpm bench`')) {
             problems.push(
-              `${document.path}:${index + 1}: ${path} does not exist; show a placeholder table saying run \`pnpm bench\``,
+              `${document.path}:${index + 1}: ${path} is not committed; show a placeholder table saying run \`pnpm bench\``,
             );
           }
           return;
@@ -282,7 +282,7 @@ describe('figures copied from benchmark results', () => {
         for (let row = index + 1; row < lines.length && lines[row]!.startsWith('|'); row += 1) {
           if (!results.has(tableRow(lines[row]!))) {
             problems.push(
-              `${document.path}:${row + 1}: not in ${path} (pnpm --filter @crewline/docs-check sync-bench copies the new figures): ${lines[row]}`,
+              `${document.path}:${row + 1}: not in ${path} (pnpm --filter @crewline/docs-check sync copies the new figures): ${lines[row]}`,
             );
           }
         }

@@ -110,3 +110,26 @@ describe('withBenchTables', () => {
     }
   });
 });
+
+describe('withSnippetBlocks', () => {
+  it('replaces a marked TypeScript block with the current region of its file', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { withSnippetBlocks } = await import('./snippet-blocks.js');
+    const root = mkdtempSync(join(tmpdir(), 'snippet-blocks-'));
+    try {
+      writeFileSync(
+        join(root, 'a.ts'),
+        'setup();\n// #region shown\nconst value = 2;\n// #endregion shown\n',
+      );
+      const markdown =
+        'text\n<!-- snippet: a.ts#shown -->\n```ts\nconst value = 1;\n```\nmore\n```ts\nleft();\n```\n';
+      expect(withSnippetBlocks(markdown, root)).toBe(
+        'text\n<!-- snippet: a.ts#shown -->\n```ts\nconst value = 2;\n```\nmore\n```ts\nleft();\n```\n',
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
