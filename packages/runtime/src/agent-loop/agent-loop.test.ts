@@ -421,6 +421,72 @@ describe('runAgentLoop', () => {
     });
   });
 
+  it('stops on an abort inside a tool without recording it as a tool result, and runs the tool on resume', async () => {
+    const controller = new AbortController();
+    const stopping = defineTool({
+      name: 'add',
+      description: 'Adds two numbers',
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      execute: (_input, { abortSignal }) => {
+        controller.abort(); // e.g. Ctrl+C while the tool works
+        abortSignal?.throwIfAborted();
+        return 0;
+      },
+    });
+    const model = offlineModel({ script: [{ toolName: 'add', input: { a: 2, b: 3 } }] });
+    const conversation = newConversation();
+    const record = recorder();
+    record.watch(conversation);
+    const failure = await runAgentLoop(
+      options({
+        model,
+        conversation,
+        emit: record.emit,
+        tools: { add: stopping },
+        abortSignal: controller.signal,
+      }),
+    ).catch((error: unknown) => error);
+    expect(CrewlineError.hasCode(failure, 'aborted')).toBe(true);
+    expect(record.types()).toEqual(['llm_call_started', 'llm_call_completed', 'tool_usage_started']);
+    // The call is still pending: no result, no error result.
+    expect(conversation.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+
+    executions = 0;
+    const result = await runAgentLoop(
+      options({ model, conversation, emit: () => {}, tools: { add: countingAdd } }),
+    );
+    expect(executions).toBe(1);
+    expect(model.calls).toHaveLength(2);
+    expect(toolResultsSeen(lastCall(model))).toEqual(['add']);
+    expect(JSON.stringify(conversation.messages)).not.toContain('error-text');
+    expect(result.output).toContain('[offline model]');
+  });
+
+  it('treats an aborted nested run or an AbortError thrown by a tool as an abort, not a tool failure', async () => {
+    for (const thrown of [
+      new CrewlineError('agent-loop', 'aborted', 'the delegated work was aborted'),
+      new DOMException('The operation was aborted', 'AbortError'),
+    ]) {
+      const aborting = defineTool({
+        name: 'add',
+        description: 'Adds two numbers',
+        inputSchema: z.object({ a: z.number(), b: z.number() }),
+        execute: () => {
+          throw thrown;
+        },
+      });
+      const model = offlineModel({ script: [{ toolName: 'add', input: { a: 2, b: 3 } }] });
+      const conversation = newConversation();
+      const record = recorder();
+      const failure = await runAgentLoop(
+        options({ model, conversation, emit: record.emit, tools: { add: aborting } }),
+      ).catch((error: unknown) => error);
+      expect(CrewlineError.hasCode(failure, 'aborted'), thrown.name).toBe(true);
+      expect(record.types()).not.toContain('tool_usage_error');
+      expect(conversation.messages.at(-1)?.role).toBe('assistant');
+    }
+  });
+
   it('passes per-call settings and resolves a model given as an id', async () => {
     const conversation = newConversation();
     const model = offlineModel({ name: 'registered' });

@@ -144,14 +144,25 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     if (abortSignal?.aborted) throw abortedError(abortSignal);
     const pending = pendingToolCalls(conversation);
     if (pending.length > 0) {
-      await runPendingTools(pending, {
-        conversation,
-        tools,
-        emit: options.emit,
-        context: options.context,
-        abortSignal,
-        unparsableToolCalls,
-      });
+      try {
+        await runPendingTools(pending, {
+          conversation,
+          tools,
+          emit: options.emit,
+          context: options.context,
+          abortSignal,
+          unparsableToolCalls,
+        });
+      } catch (error) {
+        // Only aborts leave runPendingTools; the interrupted call stays pending for a resume.
+        if (CrewlineError.hasCode(error, 'aborted')) throw error;
+        throw new CrewlineError(
+          'agent-loop',
+          'aborted',
+          'a tool was aborted before it finished; resume from the last checkpoint to run it again',
+          { cause: error },
+        );
+      }
       continue;
     }
     const last = conversation.messages[conversation.messages.length - 1]!;

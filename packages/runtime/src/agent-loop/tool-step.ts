@@ -46,7 +46,8 @@ function outputOf(value: unknown): ToolResultPart['output'] {
 /**
  * Runs tool calls that have no result yet, in order. Each result (or error) is appended to the
  * conversation before its event is emitted, so a checkpoint on `tool_usage_finished` never runs that
- * tool again. Failures of every kind become results the model reads; nothing here throws.
+ * tool again. Failures of every kind become results the model reads; only an abort inside a tool is
+ * thrown, leaving that call without a result so that a resume runs it again.
  */
 export async function runPendingTools(calls: ToolCallPart[], input: ToolStepInput): Promise<void> {
   const { conversation, tools, emit, context } = input;

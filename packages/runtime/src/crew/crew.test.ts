@@ -194,6 +194,39 @@ describe('a hierarchical crew', () => {
     expect(result.raw).toContain(DELEGATION_TOOL_NAME);
   });
 
+  it('an abort inside a delegation is continued on resume, not saved as a failed delegation', async () => {
+    const location = join(directory.path, 'cp');
+    const bus = new EventBus();
+    const controller = new AbortController();
+    // Ctrl+C while the coworker's first model call is in flight, in the middle of the delegation.
+    bus.onAny((_source: unknown, event: BaseEvent) => {
+      if (event.type === 'llm_call_started' && event.context?.agentRole === 'Researcher') controller.abort();
+    });
+    const interrupted = hierarchicalCrew(
+      offlineModel({ script: managerScript }),
+      toolUsingModel({ latencyMs: 5_000 }),
+      location,
+    );
+    await expect(interrupted.kickoff({ bus, abortSignal: controller.signal })).rejects.toMatchObject({
+      code: 'aborted',
+    });
+    const last = readCheckpoint(checkpointFiles(location).at(-1)!);
+    expect(last.events.map((event) => event.type)).not.toContain('tool_usage_error');
+
+    const manager = offlineModel({ script: managerScript });
+    const worker = toolUsingModel();
+    const resumed = await hierarchicalCrew(manager, worker).kickoff({
+      fromCheckpoint: { restoreFrom: location },
+    });
+    // The delegation call was saved: the manager is not asked again until the coworker answered.
+    expect(manager.calls).toHaveLength(1);
+    expect(worker.calls).toHaveLength(2);
+    const delegationResult = JSON.stringify(manager.calls[0]!.messages.at(-1));
+    expect(delegationResult).not.toContain('error-text');
+    expect(delegationResult).toContain('[offline model]');
+    expect(resumed.raw).toContain(DELEGATION_TOOL_NAME);
+  });
+
   it('a run interrupted inside a delegation continues the coworker’s saved conversation', async () => {
     const location = join(directory.path, 'cp');
     await hierarchicalCrew(offlineModel({ script: managerScript }), toolUsingModel(), location).kickoff();

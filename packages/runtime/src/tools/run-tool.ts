@@ -1,4 +1,4 @@
-import { redactSecretsInText } from '@crewline/events';
+import { CrewlineError, redactSecretsInText } from '@crewline/events';
 import { toJsonSafe } from '@crewline/runtime-state';
 import type { CrewlineTool, ToolExecutionContext } from './define-tool.js';
 
@@ -19,7 +19,21 @@ function describeIssues(error: {
     .join('; ');
 }
 
-/** Validates the input with the tool's schema, then executes it; never throws. */
+/**
+ * True when a tool stopped because work was aborted rather than because it failed: the run's signal
+ * is aborted, a nested crewline run was aborted (a delegation), or the tool threw an `AbortError`.
+ */
+export function isAbort(error: unknown, abortSignal: AbortSignal | undefined): boolean {
+  if (abortSignal?.aborted) return true;
+  if (CrewlineError.hasCode(error, 'aborted')) return true;
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+/**
+ * Validates the input with the tool's schema, then executes it. Failures are outcomes; only an abort
+ * ({@link isAbort}) is thrown, so that aborted work is continued on resume instead of being saved as
+ * a failed result.
+ */
 export async function runTool(
   toolName: string,
   tool: CrewlineTool | undefined,
@@ -47,6 +61,7 @@ export async function runTool(
     const output = await tool.execute(parsed.data, context);
     return { status: 'succeeded', output: toJsonSafe(output) };
   } catch (error) {
+    if (isAbort(error, context.abortSignal)) throw error;
     const message = redactSecretsInText(error instanceof Error ? error.message : String(error));
     return { status: 'failed', message: `tool "${toolName}" failed: ${message}`, error };
   }
