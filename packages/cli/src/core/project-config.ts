@@ -26,13 +26,8 @@ async function importProjectModule(path: string): Promise<unknown> {
     commonJs.register();
     tsxRegistered = true;
   }
-  const module = (await import(pathToFileURL(path).href)) as { default?: unknown };
-  // A config compiled as CommonJS (a project without "type": "module") arrives as
-  // { default: { __esModule: true, default: config } }: hand back the inner module.
-  const inner = module.default as { __esModule?: unknown; default?: unknown } | undefined;
-  if (inner !== null && typeof inner === 'object' && inner.__esModule === true && 'default' in inner)
-    return inner;
-  return module;
+  // A config compiled as CommonJS is unwrapped by the runtime's loadProjectConfig.
+  return import(pathToFileURL(path).href);
 }
 
 let loaded: Promise<string | undefined> | undefined;

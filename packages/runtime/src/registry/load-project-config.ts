@@ -47,7 +47,7 @@ export async function loadProjectConfig(
       { cause: error },
     );
   }
-  const exported = module as { default?: unknown; config?: unknown } | undefined;
+  const exported = unwrapCommonJs(module) as { default?: unknown; config?: unknown } | undefined;
   const config = (exported?.default ?? exported?.config) as ProjectConfig | undefined;
   if (config === null || typeof config !== 'object') {
     throw new CrewlineError(
@@ -58,4 +58,18 @@ export async function loadProjectConfig(
   }
   if (options.register !== false) registerProject(config);
   return config;
+}
+
+/**
+ * A config compiled to CommonJS (a project without `"type": "module"`, or tsx loading `.ts` as
+ * CommonJS) arrives from `import()` as `{ default: { __esModule: true, default: config } }`: the
+ * namespace's default is `module.exports`. Hands back `module.exports`, whose `default` is the config.
+ */
+function unwrapCommonJs(module: unknown): unknown {
+  const inner = (module as { default?: unknown } | undefined)?.default as
+    | { __esModule?: unknown; default?: unknown }
+    | undefined;
+  if (inner !== null && typeof inner === 'object' && inner.__esModule === true && 'default' in inner)
+    return inner;
+  return module;
 }

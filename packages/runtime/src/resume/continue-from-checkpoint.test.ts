@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { BaseEvent } from '@crewline/events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -155,6 +156,31 @@ describe('loadProjectConfig', () => {
     const config = await loadProjectConfig({ cwd: directory.path });
     expect(Object.keys(config?.models ?? {})).toEqual(['team-model']);
     expect(projectRegistry().models['team-model']).toBeTypeOf('function');
+  });
+
+  it('unwraps a config compiled to CommonJS (exports.default next to __esModule)', async () => {
+    writeFileSync(join(directory.path, 'package.json'), '{ "type": "commonjs" }\n');
+    writeFileSync(
+      join(directory.path, 'crewline.config.js'),
+      [
+        '"use strict";',
+        'Object.defineProperty(exports, "__esModule", { value: true });',
+        "exports.default = { models: { 'compiled-model': () => 'offline:compiled' } };",
+        '',
+      ].join('\n'),
+    );
+    // What Node's import() of CommonJS gives: a namespace whose default is module.exports (vitest's
+    // own import() unwraps __esModule by itself, so the file is loaded with Node's require here).
+    const nodeRequire = createRequire(import.meta.url);
+    const config = await loadProjectConfig({
+      cwd: directory.path,
+      importModule: async (path) => {
+        const exports = nodeRequire(path) as Record<string, unknown>;
+        return { ...exports, default: exports };
+      },
+    });
+    expect(Object.keys(config?.models ?? {})).toEqual(['compiled-model']);
+    expect(projectRegistry().models['compiled-model']).toBeTypeOf('function');
   });
 
   it('returns undefined without a config file and names a broken one', async () => {
