@@ -457,7 +457,7 @@ describe('runAgentLoop', () => {
     );
     expect(executions).toBe(1);
     expect(model.calls).toHaveLength(2);
-    expect(toolResultsSeen(lastCall(model))).toEqual(['add']);
+    expect(toolResultsSeen(lastCall(model)!)).toEqual(['add']);
     expect(JSON.stringify(conversation.messages)).not.toContain('error-text');
     expect(result.output).toContain('[offline model]');
   });
