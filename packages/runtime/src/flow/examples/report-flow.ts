@@ -1,6 +1,6 @@
 // The code of docs/flow-state-persistence.md. A test (report-flow.test.ts) runs it end to end, so the
 // page cannot drift from what the library does.
-import { Agent, Crew, Flow, listen, listFlowStateHistory, persist, start, Task } from '../../index.js';
+import { Agent, Crew, Flow, listen, listFlowStateHistory, persist, start, Task } from '@crewline/runtime';
 
 /** Where states are saved: a directory (JSON files), a `.db` file (SQLite) or a `postgres://` URL. */
 export const STATES_LOCATION = process.env.REPORT_STATES ?? './.checkpoints';
