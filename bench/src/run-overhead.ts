@@ -53,7 +53,7 @@ const notes = defineTool({
 });
 
 function crew50(
-  options: Required<Omit<OverheadBenchOptions, 'reportPath' | 'runs'>>,
+  options: { tasks: number; latencyMs: number; responseBytes: number },
   checkpoint: CheckpointConfigInput | false,
 ) {
   const llm = offlineModel({
