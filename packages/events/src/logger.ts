@@ -42,13 +42,30 @@ export function setLogLevel(level: LogLevel): void {
   minimumLevel = level;
 }
 
+/** A copy of an error (and its cause chain) with secrets removed from messages and stacks. */
+function redactError(error: unknown, depth = 0): unknown {
+  if (!(error instanceof Error)) {
+    if (error === undefined || error === null) return error;
+    return redactSecretsInText(typeof error === 'string' ? error : safeString(error));
+  }
+  const copy = new Error(redactSecretsInText(error.message));
+  copy.name = error.name;
+  copy.stack = error.stack === undefined ? undefined : redactSecretsInText(error.stack);
+  if (error.cause !== undefined && depth < 5) copy.cause = redactError(error.cause, depth + 1);
+  return copy;
+}
+
+function safeString(value: unknown): string {
+  try {
+    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  } catch {
+    return String(value);
+  }
+}
+
 function write(level: LogLevel, component: string, message: string, error?: unknown): void {
   if (sink === null || order[level] < order[minimumLevel]) return;
-  const safeError =
-    error instanceof Error
-      ? Object.assign(new Error(redactSecretsInText(error.message)), { stack: error.stack })
-      : error;
-  sink({ level, component, message: redactSecretsInText(message), error: safeError });
+  sink({ level, component, message: redactSecretsInText(message), error: redactError(error) });
 }
 
 /** The one logger of crewline. Messages pass through secret redaction before reaching the sink. */

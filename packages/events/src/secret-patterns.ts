@@ -11,6 +11,11 @@ const secretValuePatterns: readonly RegExp[] = [
   /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key id
   /\bAIza[0-9A-Za-z_-]{30,}/g, // Google
   /\bhf_[A-Za-z0-9]{20,}/g, // Hugging Face
+  /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}/g, // Stripe
+  /\bglpat-[A-Za-z0-9_-]{20,}/g, // GitLab
+  /\bnpm_[A-Za-z0-9]{30,}/g, // npm
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, // PEM private keys
+  /(?<=\b(?:aws_secret_access_key|secret_access_key)\s*[=:]\s*)[A-Za-z0-9/+=]{20,}/gi,
   /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/g, // authorization header values
   /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, // JWT
   /(?<=:\/\/[^\s:/@]{1,128}:)[^\s@/]{3,}(?=@)/g, // password inside a URL's userinfo
@@ -54,6 +59,14 @@ const secretKeyWords = new Set([
   'clientsecret',
   'cookie',
   'setcookie',
+  'auth',
+  'pwd',
+  'bearer',
+  'sessionid',
+  'sessionkey',
+  'secretkey',
+  'signingkey',
+  'encryptionkey',
 ]);
 
 /**

@@ -86,3 +86,22 @@ describe('resolveCheckpointSetting', () => {
     expect(triggersOn({ onEvents: ['*'] }, 'SIGINT')).toBe(true);
   });
 });
+
+describe('onEvents and provider versions', () => {
+  it("accepts '*' alone as well as in a list", () => {
+    expect(parseCheckpointConfig({ onEvents: '*' }).onEvents).toEqual(['*']);
+    expect(parseCheckpointConfig({ onEvents: ['*'] }).onEvents).toEqual(['*']);
+  });
+
+  it('still names an unknown event type inside a list', () => {
+    const error = errorOf(() => parseCheckpointConfig({ onEvents: ['task_completed', 'nope' as 'task_completed'] }));
+    expect(error.message).toContain('"nope"');
+  });
+
+  it('refuses a provider that implements a newer contract, saying what to upgrade', () => {
+    const provider = Object.assign(new InMemoryProvider(), { contractVersion: 2 });
+    const error = errorOf(() => parseCheckpointConfig({ provider: provider as never }));
+    expect(error.code).toBe('unsupported_version');
+    expect(error.message).toContain('upgrade @crewline/runtime-state');
+  });
+});

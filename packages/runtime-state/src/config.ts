@@ -1,7 +1,7 @@
 import { type CheckpointEventType, triggerEventTypes } from '@crewline/events';
 import { z } from 'zod';
 import { stateError } from './errors.js';
-import { type CheckpointProvider, isCheckpointProvider } from './provider.js';
+import { assertSupportedProvider, type CheckpointProvider, isCheckpointProvider } from './provider.js';
 
 /** Options a user passes as `checkpoint: { ... }` or `fromCheckpoint: { ... }`. */
 export interface CheckpointConfigInput {
@@ -10,8 +10,8 @@ export interface CheckpointConfigInput {
    * suffix) or a connection string (Postgres). Default `'./.checkpoints'`.
    */
   location?: string;
-  /** Event types that trigger a write, or `'*'` for every event. Default `['task_completed']`. */
-  onEvents?: readonly CheckpointEventType[];
+  /** Event types that trigger a write, or `'*'` (alone or in the list) for every event. Default `['task_completed']`. */
+  onEvents?: readonly CheckpointEventType[] | '*';
   /** Any object that meets the provider contract. Default `new JsonProvider()`. */
   provider?: CheckpointProvider;
   /** Keep at most N checkpoints per branch; the oldest are pruned after each write. Default: keep all. */
@@ -39,7 +39,12 @@ const eventTypeValues = ['*', ...triggerEventTypes] as [string, ...string[]];
 
 const configSchema = z.strictObject({
   location: z.string().min(1, 'must not be empty').optional(),
-  onEvents: z.array(z.enum(eventTypeValues)).min(1, 'must name at least one event type or "*"').optional(),
+  onEvents: z
+    .preprocess(
+      (value) => (value === '*' ? ['*'] : value),
+      z.array(z.enum(eventTypeValues)).min(1, 'must name at least one event type or "*"'),
+    )
+    .optional(),
   provider: z
     .custom<CheckpointProvider>(
       isCheckpointProvider,
@@ -68,6 +73,8 @@ export function parseCheckpointConfig(input: CheckpointConfigInput | true): Chec
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw stateError('invalid_config', 'checkpoint config must be true, false, or an options object');
   }
+  const provider = (value as { provider?: unknown }).provider;
+  if (isCheckpointProvider(provider)) assertSupportedProvider(provider);
   const result = configSchema.safeParse(value);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => {

@@ -41,6 +41,7 @@ export {
 } from './ids.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json.js';
 export {
+  assertSupportedProvider,
   type CheckpointProvider,
   type CheckpointWrite,
   isCheckpointProvider,

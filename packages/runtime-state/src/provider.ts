@@ -1,3 +1,4 @@
+import { CrewlineError } from '@crewline/events';
 import type { CheckpointDocument, CheckpointMetadata } from './document.js';
 
 /** Version of the provider contract below. A provider states which version it implements. */
@@ -102,4 +103,19 @@ export function isCheckpointProvider(value: unknown): value is CheckpointProvide
     typeof candidate.resolveLocation === 'function' &&
     typeof candidate.parseReference === 'function'
   );
+}
+
+/**
+ * Throws a typed error when a provider implements a newer contract than this core understands, so
+ * a mismatched install fails at configuration time with a fix, not deep inside a write.
+ */
+export function assertSupportedProvider(provider: CheckpointProvider): void {
+  const version = (provider as { contractVersion?: unknown }).contractVersion;
+  if (typeof version === 'number' && version > PROVIDER_CONTRACT_VERSION) {
+    throw new CrewlineError(
+      'runtime-state',
+      'unsupported_version',
+      `provider "${provider.kind}" implements provider contract ${version}, newer than this @crewline/runtime-state understands (${PROVIDER_CONTRACT_VERSION}); upgrade @crewline/runtime-state`,
+    );
+  }
 }

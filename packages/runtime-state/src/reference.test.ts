@@ -20,6 +20,9 @@ describe('detectProviderKind', () => {
     expect(detectProviderKind(`${database}#someid`)).toBe('sqlite');
     expect(detectProviderKind('./missing.db')).toBe('sqlite');
     expect(detectProviderKind(join(directory, 'json'))).toBe('json');
+    mkdirSync(join(directory, 'named.db'));
+    expect(detectProviderKind(join(directory, 'named.db'))).toBe('json');
+    expect(detectProviderKind(`${join(directory, 'json')}#someid`)).toBe('json');
     expect(detectProviderKind(join(directory, 'json', 'main', 'x.json'))).toBe('json');
   });
 

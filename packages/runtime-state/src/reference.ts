@@ -8,6 +8,14 @@ export type ProviderKind = 'json' | 'sqlite' | 'postgres';
 
 const sqliteHeader = 'SQLite format 3\u0000';
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function readsAsSqlite(path: string): boolean {
   let descriptor: number | undefined;
   try {
@@ -31,6 +39,7 @@ export function detectProviderKind(reference: string): ProviderKind {
   if (/^postgres(?:ql)?:\/\//i.test(reference)) return 'postgres';
   const hash = reference.lastIndexOf('#');
   const path = hash >= 0 ? reference.slice(0, hash) : reference;
+  if (isDirectory(path)) return 'json';
   if (readsAsSqlite(path)) return 'sqlite';
   if (hash >= 0) return 'sqlite';
   if (/\.(?:db|sqlite|sqlite3)$/i.test(path)) return 'sqlite';
