@@ -32,17 +32,20 @@ function readsAsSqlite(path: string): boolean {
 }
 
 /**
- * Which provider a reference belongs to: a Postgres URL; a SQLite database (by its file header, a
- * `#id` suffix, or a `.db`/`.sqlite` name); else JSON (a directory or a checkpoint file).
+ * Which provider a reference belongs to: a Postgres URL; a directory is JSON; a SQLite database by
+ * a `#id` suffix, a `.db`/`.sqlite` name or, failing those, its file header; else JSON (a
+ * checkpoint file).
  */
 export function detectProviderKind(reference: string): ProviderKind {
   if (/^postgres(?:ql)?:\/\//i.test(reference)) return 'postgres';
   const hash = reference.lastIndexOf('#');
   const path = hash >= 0 ? reference.slice(0, hash) : reference;
   if (isDirectory(path)) return 'json';
-  if (readsAsSqlite(path)) return 'sqlite';
   if (hash >= 0) return 'sqlite';
   if (/\.(?:db|sqlite|sqlite3)$/i.test(path)) return 'sqlite';
+  // Reading the header opens and closes the file, which drops SQLite's POSIX locks if this process
+  // has the database open; so only do it when the name says nothing.
+  if (readsAsSqlite(path)) return 'sqlite';
   return 'json';
 }
 
