@@ -101,6 +101,7 @@ export class RuntimeState implements RunState {
   readonly #eventTexts: (string | undefined)[] = [];
   #parentEventCount: number;
   #pending = new Set<Promise<unknown>>();
+  #writeQueue: Promise<unknown> = Promise.resolve();
 
   constructor(options: RuntimeStateOptions = {}) {
     this.runId = options.runId ?? randomUUID();
@@ -295,8 +296,10 @@ export class RuntimeState implements RunState {
   /** Writes a checkpoint with explicit options; rejects on failure. */
   async writeCheckpoint(options: WriteOptions = {}): Promise<StoredCheckpoint> {
     const { provider, resolvedLocation, write, succeed, fail } = this.#prepare(options);
-    const writing = provider.write(resolvedLocation, write).then(succeed, fail);
-    this.#track(writing.catch(() => undefined));
+    // One async write at a time per run, in order: bounded work in flight, files appear in lineage order.
+    const writing = this.#writeQueue.then(() => provider.write(resolvedLocation, write)).then(succeed, fail);
+    this.#writeQueue = writing.catch(() => undefined);
+    this.#track(this.#writeQueue);
     return writing;
   }
 
