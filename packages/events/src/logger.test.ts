@@ -32,7 +32,7 @@ describe('logger', () => {
     );
     expect(text).not.toContain(key);
     expect(records).toHaveLength(3);
-    expect((records[0]?.error as Error).stack).toContain('[REDACTED]');
+    expect((records[0]!.error as Error).stack).toContain('[REDACTED]');
   });
 
   it('respects the level and can be silenced', () => {

@@ -47,12 +47,14 @@ describe('more credential shapes', () => {
       `npm_${'c'.repeat(36)}`,
       '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----',
     ];
-    for (const sample of samples) expect(redactSecretsInText(`value: ${sample} end`), sample).not.toContain(sample);
+    for (const sample of samples)
+      expect(redactSecretsInText(`value: ${sample} end`), sample).not.toContain(sample);
     expect(redactSecretsInText(`aws_secret_access_key = ${'D'.repeat(40)}`)).not.toContain('D'.repeat(40));
   });
 
   it('treats auth, pwd, bearer and session ids as credential names', () => {
-    for (const key of ['auth', 'pwd', 'bearer', 'sessionId', 'secretKey']) expect(isSecretKey(key), key).toBe(true);
+    for (const key of ['auth', 'pwd', 'bearer', 'sessionId', 'secretKey'])
+      expect(isSecretKey(key), key).toBe(true);
     for (const key of ['author', 'authorId', 'session']) expect(isSecretKey(key), key).toBe(false);
   });
 });

@@ -94,7 +94,9 @@ describe('onEvents and provider versions', () => {
   });
 
   it('still names an unknown event type inside a list', () => {
-    const error = errorOf(() => parseCheckpointConfig({ onEvents: ['task_completed', 'nope' as 'task_completed'] }));
+    const error = errorOf(() =>
+      parseCheckpointConfig({ onEvents: ['task_completed', 'nope' as 'task_completed'] }),
+    );
     expect(error.message).toContain('"nope"');
   });
 
