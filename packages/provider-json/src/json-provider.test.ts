@@ -187,7 +187,7 @@ describe('JsonProvider on disk', () => {
     expect(await provider.list(missing)).toEqual([]);
     expect(await provider.latest(missing)).toBeUndefined();
     expect(await provider.delete(missing, '20200101T000000000-00000000')).toBe(false);
-    expect((await provider.prune(missing, { keep: 0 })).removed).toEqual([]);
+    expect((await provider.prune(missing, { keep: 1 })).removed).toEqual([]);
     await expect(provider.read(missing, '20200101T000000000-00000000')).rejects.toMatchObject({
       code: 'not_found',
     });
@@ -196,14 +196,14 @@ describe('JsonProvider on disk', () => {
     expect((await provider.list(missing)).length).toBe(1);
   });
 
-  it('prune removes branch directories it empties, never the location', async () => {
+  it('delete removes branch directories it empties, never the location', async () => {
     const provider = new JsonProvider();
-    await provider.write(location, buildCheckpointWrite({ metadata: { branch: 'fork/a/b' } }));
-    await provider.write(location, buildCheckpointWrite({ metadata: { branch: 'fork/c' } }));
-    await provider.prune(location, { keep: 0, branch: 'fork/a/b' });
+    const nested = await provider.write(location, buildCheckpointWrite({ metadata: { branch: 'fork/a/b' } }));
+    const other = await provider.write(location, buildCheckpointWrite({ metadata: { branch: 'fork/c' } }));
+    await provider.delete(location, nested.id);
     expect(existsSync(join(location, 'fork', 'a'))).toBe(false);
     expect(readdirSync(join(location, 'fork'))).toEqual(['c']);
-    await provider.prune(location, { keep: 0 });
+    await provider.delete(location, other.id);
     expect(readdirSync(location)).toEqual([]);
     expect(existsSync(location)).toBe(true);
   });

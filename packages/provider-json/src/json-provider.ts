@@ -224,11 +224,8 @@ export class JsonProvider implements CheckpointProvider {
     assertPruneOptions(options);
     const all = await this.list(root, options.branch === undefined ? {} : { branch: options.branch });
     const removed = selectForPrune(all, options);
-    if (!options.dryRun) {
-      for (const entry of removed) await removeFile(entry.reference);
-      for (const branch of new Set(removed.map((entry) => entry.branch)))
-        await removeEmptyDirectories(root, branch);
-    }
+    // A prune always leaves each branch its newest checkpoint, so it never empties a directory.
+    if (!options.dryRun) for (const entry of removed) await removeFile(entry.reference);
     return { removed, dryRun: options.dryRun ?? false };
   }
 

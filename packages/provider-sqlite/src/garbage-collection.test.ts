@@ -90,7 +90,7 @@ describe('prune and garbage collection', () => {
 
   it('removing everything leaves no events, streams or chunks', async () => {
     const { provider, location } = await tree();
-    await provider.prune(location, { keep: 0 });
+    for (const checkpoint of await provider.list(location)) await provider.delete(location, checkpoint.id);
     const report = await provider.collectGarbage(location);
     const stats = (await provider.stats(location))!;
     expect({ events: stats.events, streams: stats.streams, chunks: stats.chunks }).toEqual({

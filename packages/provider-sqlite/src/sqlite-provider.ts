@@ -65,10 +65,10 @@ function checkId(id: string): void {
 }
 
 function checkPruneOptions(options: PruneOptions): void {
-  if (options.keep !== undefined && (!Number.isInteger(options.keep) || options.keep < 0)) {
+  if (options.keep !== undefined && (!Number.isInteger(options.keep) || options.keep < 1)) {
     throw sqliteError(
       'invalid_argument',
-      `prune keep must be a whole number of checkpoints (0 or more), not ${String(options.keep)}`,
+      `prune keep must be a whole number of at least 1 (each branch keeps its latest checkpoint), not ${String(options.keep)}`,
     );
   }
   if (
@@ -277,17 +277,19 @@ export class SqliteProvider implements CheckpointProvider {
             .prepare(`SELECT ${metadataColumns} FROM checkpoints WHERE branch = ? ORDER BY id`)
             .all(options.branch)
     ) as MetadataRow[];
+    // Beyond the newest `keep` AND older than `olderThan` (one option alone decides by itself);
+    // `olderThan` alone still leaves each branch its newest checkpoint.
+    const keep = options.keep ?? 1;
     const cutoff = options.olderThan?.getTime();
     const chosen: MetadataRow[] = [];
     let start = 0;
     while (start < rows.length) {
       let end = start;
       while (end < rows.length && rows[end]!.branch === rows[start]!.branch) end += 1;
-      const excess = options.keep === undefined ? 0 : Math.max(0, end - start - options.keep);
-      for (let index = start; index < end; index += 1) {
+      const excess = Math.max(0, end - start - keep);
+      for (let index = start; index < excess + start; index += 1) {
         const row = rows[index]!;
-        const tooOld = cutoff !== undefined && Date.parse(row.created_at) < cutoff;
-        if (index - start < excess || tooOld) chosen.push(row);
+        if (cutoff === undefined || Date.parse(row.created_at) < cutoff) chosen.push(row);
       }
       start = end;
     }

@@ -101,7 +101,7 @@ export function describeBadNames(harness: Harness): void {
           `latest({ branch: ${label} })`,
         );
         await expectRefusedOrEmpty(
-          () => provider.prune(location, { branch, keep: 0 }),
+          () => provider.prune(location, { branch, keep: 1 }),
           lookupCodes,
           (value) => (value as { removed: unknown[] }).removed.length === 0,
           `prune({ branch: ${label} })`,
@@ -112,12 +112,13 @@ export function describeBadNames(harness: Harness): void {
   });
 
   describe('bad input: prune options', () => {
-    it('refuses a negative, fractional or NaN keep and an invalid date, removing nothing', async () => {
+    it('refuses a keep below 1, a fractional or NaN keep and an invalid date, removing nothing', async () => {
       const { provider, location } = await harness.setup();
       await provider.write(location, buildCheckpointWrite());
       await provider.write(location, buildCheckpointWrite());
       const before = await provider.list(location);
       for (const options of [
+        { keep: 0 },
         { keep: -1 },
         { keep: 1.5 },
         { keep: Number.NaN },
@@ -125,7 +126,7 @@ export function describeBadNames(harness: Harness): void {
       ]) {
         await expectCrewlineError(
           () => provider.prune(location, options),
-          ['invalid_argument', 'invalid_config'],
+          ['invalid_argument'],
           `prune(${String(Object.entries(options)[0])})`,
         );
       }

@@ -10,9 +10,9 @@ export function describeIsolation(harness: Harness): void {
       const first = provider.resolveLocation(await harness.location());
       const second = provider.resolveLocation(await harness.location());
       const inFirst = await writePlanned(provider, first, [{ minute: 1 }, { minute: 2, branch: 'b' }]);
-      const inSecond = await writePlanned(provider, second, [{ minute: 3 }]);
+      const inSecond = await writePlanned(provider, second, [{ minute: 3 }, { minute: 4 }]);
       expect(idsOf(await provider.list(first))).toEqual(plannedIds(inFirst, [1, 2]));
-      expect(idsOf(await provider.list(second))).toEqual(plannedIds(inSecond, [3]));
+      expect(idsOf(await provider.list(second))).toEqual(plannedIds(inSecond, [3, 4]));
       const [firstId] = plannedIds(inFirst, [1]) as [string];
       await expectCrewlineError(
         () => provider.read(second, firstId),
@@ -20,9 +20,9 @@ export function describeIsolation(harness: Harness): void {
         'read from the other location',
       );
       expect(await provider.delete(second, firstId)).toBe(false);
-      await provider.prune(second, { keep: 0 });
+      expect(idsOf((await provider.prune(second, { keep: 1 })).removed)).toEqual(plannedIds(inSecond, [3]));
       expect(idsOf(await provider.list(first))).toEqual(plannedIds(inFirst, [1, 2]));
-      expect(await provider.latest(second)).toBeUndefined();
+      expect((await provider.latest(second))?.id).toBe(plannedIds(inSecond, [4])[0]);
       expect((await readBack(provider, first, firstId)).metadata.id).toBe(firstId);
     });
 

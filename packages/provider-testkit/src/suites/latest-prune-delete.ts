@@ -80,20 +80,41 @@ export function describeLatestPruneDelete(harness: Harness): void {
       expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [3, 4]));
     });
 
-    it('with keep and olderThan, removes what either selects', async () => {
+    it('olderThan alone never removes the newest checkpoint of a branch', async () => {
+      const { provider, location } = await harness.setup();
+      // Both branches have been idle for years: each keeps its latest checkpoint, so it can resume.
+      const written = await writePlanned(provider, location, [
+        { minute: 1, createdAt: '2020-01-01T00:00:00.000Z' },
+        { minute: 2, branch: 'idle', createdAt: '2020-01-01T00:00:00.000Z' },
+        { minute: 3, createdAt: '2020-02-01T00:00:00.000Z' },
+        { minute: 4, branch: 'idle', createdAt: '2020-02-01T00:00:00.000Z' },
+        { minute: 5, createdAt: '2020-03-01T00:00:00.000Z' },
+      ]);
+      const result = await provider.prune(location, { olderThan: new Date('2025-01-01T00:00:00.000Z') });
+      expect(idsOf(result.removed).sort()).toEqual(plannedIds(written, [1, 2, 3]).sort());
+      expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [4, 5]));
+      expect((await provider.latest(location, { branch: 'idle' }))?.id).toBe(plannedIds(written, [4])[0]);
+    });
+
+    it('with keep and olderThan, removes only what both select', async () => {
       const { provider, location } = await harness.setup();
       const written = await writePlanned(provider, location, [
-        { minute: 1, createdAt: '2030-01-01T00:00:00.000Z' },
+        { minute: 1, createdAt: '2020-01-01T00:00:00.000Z' },
         { minute: 2, createdAt: '2030-01-01T00:00:00.000Z' },
         { minute: 3, createdAt: '2020-01-01T00:00:00.000Z' },
-        { minute: 4, createdAt: '2030-01-01T00:00:00.000Z' },
+        { minute: 4, createdAt: '2020-01-01T00:00:00.000Z' },
+        { minute: 5, createdAt: '2030-01-01T00:00:00.000Z' },
+        { minute: 6, branch: 'idle', createdAt: '2020-01-01T00:00:00.000Z' },
+        { minute: 7, branch: 'idle', createdAt: '2020-01-01T00:00:00.000Z' },
       ]);
       const result = await provider.prune(location, {
-        keep: 3,
+        keep: 2,
         olderThan: new Date('2025-01-01T00:00:00.000Z'),
       });
+      // 2 is beyond the newest two but recent; 4 is old but among the newest two: both stay. The idle
+      // branch has nothing beyond its newest two.
       expect(idsOf(result.removed).sort()).toEqual(plannedIds(written, [1, 3]).sort());
-      expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [2, 4]));
+      expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [2, 4, 5, 6, 7]));
     });
 
     it('dryRun reports what would be removed and removes nothing', async () => {
@@ -116,18 +137,21 @@ export function describeLatestPruneDelete(harness: Harness): void {
       expect(await provider.list(location)).toEqual(before);
     });
 
-    it('keep 0 empties the branch, and the branch can be written again', async () => {
+    it('keep 1 leaves each branch its latest, and the branch can be written again', async () => {
       const { provider, location } = await harness.setup();
       const written = await writePlanned(provider, location, [
         { minute: 1, branch: 'a/b' },
         { minute: 2 },
         { minute: 3, branch: 'a/b' },
       ]);
-      const result = await provider.prune(location, { keep: 0, branch: 'a/b' });
-      expect(idsOf(result.removed).sort()).toEqual(plannedIds(written, [1, 3]).sort());
-      expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [2]));
+      const result = await provider.prune(location, { keep: 1, branch: 'a/b' });
+      expect(idsOf(result.removed)).toEqual(plannedIds(written, [1]));
+      expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [2, 3]));
       const again = await writePlanned(provider, location, [{ minute: 4, branch: 'a/b' }]);
-      expect(idsOf(await provider.list(location, { branch: 'a/b' }))).toEqual(plannedIds(again, [4]));
+      expect(idsOf(await provider.list(location, { branch: 'a/b' }))).toEqual([
+        ...plannedIds(written, [3]),
+        ...plannedIds(again, [4]),
+      ]);
     });
   });
 

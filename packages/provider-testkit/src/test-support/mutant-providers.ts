@@ -69,6 +69,22 @@ class DryRunDeletes extends Mutant {
   }
 }
 
+/** The rules before 0.2: either option selects, `olderThan` takes a branch's latest, `keep: 0` accepted. */
+class PrunesByEitherRule extends Mutant {
+  override async prune(location: string, options: PruneOptions) {
+    const listed = await super.list(location, options.branch === undefined ? {} : { branch: options.branch });
+    const cutoff = options.olderThan?.getTime();
+    const removed = listed.filter((entry) => {
+      const sameBranch = listed.filter((other) => other.branch === entry.branch);
+      const beyondKeep =
+        options.keep !== undefined && sameBranch.indexOf(entry) < sameBranch.length - options.keep;
+      return beyondKeep || (cutoff !== undefined && Date.parse(entry.createdAt) < cutoff);
+    });
+    if (!options.dryRun) for (const entry of removed) await super.delete(location, entry.id);
+    return { removed, dryRun: options.dryRun ?? false };
+  }
+}
+
 class ForgetsParents extends Mutant {
   override async list(location: string, query?: ListQuery) {
     return (await super.list(location, query)).map((entry) => ({ ...entry, parentId: null }));
@@ -146,6 +162,7 @@ export const mutants: Record<string, () => CheckpointProvider> = {
   'lists newest first': () => new ListsNewestFirst(),
   'prune ignores the branch': () => new PruneIgnoresBranch(),
   'dry run deletes': () => new DryRunDeletes(),
+  'prunes by either rule': () => new PrunesByEitherRule(),
   'forgets parents': () => new ForgetsParents(),
   'reads the latest whatever the id': () => new ReadsTheLatest(),
   'pretends to store bad names': () => new PretendsToStoreBadNames(),

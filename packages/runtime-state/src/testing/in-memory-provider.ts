@@ -86,11 +86,16 @@ export class InMemoryProvider implements CheckpointProvider {
     return (await this.list(location, query)).at(-1);
   }
 
+  /**
+   * Per branch, removes a checkpoint when it is beyond the newest `keep` AND older than `olderThan`
+   * (with one option, that option alone decides). `olderThan` alone never removes a branch's newest
+   * checkpoint, so every branch stays resumable; `keep` must be at least 1 for the same reason.
+   */
   async prune(location: string, options: PruneOptions): Promise<PruneResult> {
-    if (options.keep !== undefined && (!Number.isInteger(options.keep) || options.keep < 0)) {
+    if (options.keep !== undefined && (!Number.isInteger(options.keep) || options.keep < 1)) {
       throw stateError(
         'invalid_argument',
-        `prune keep must be a whole number of at least 0, got ${options.keep}`,
+        `prune keep must be a whole number of at least 1 (each branch keeps its latest checkpoint), got ${options.keep}`,
       );
     }
     if (options.olderThan !== undefined && Number.isNaN(options.olderThan.getTime())) {
@@ -98,14 +103,17 @@ export class InMemoryProvider implements CheckpointProvider {
     }
     const all = await this.list(location, options.branch === undefined ? {} : { branch: options.branch });
     const removed: StoredCheckpoint[] = [];
+    if (options.keep === undefined && options.olderThan === undefined)
+      return { removed, dryRun: options.dryRun ?? false };
     const byBranch = new Map<string, StoredCheckpoint[]>();
     for (const info of all) byBranch.set(info.branch, [...(byBranch.get(info.branch) ?? []), info]);
+    const keep = options.keep ?? 1;
+    const cutoff = options.olderThan?.getTime();
     for (const entries of byBranch.values()) {
       entries.forEach((info, index) => {
-        const tooMany = options.keep !== undefined && index < entries.length - options.keep;
-        const tooOld =
-          options.olderThan !== undefined && Date.parse(info.createdAt) < options.olderThan.getTime();
-        if (tooMany || tooOld) removed.push(info);
+        const beyondKeep = index < entries.length - keep;
+        const tooOld = cutoff === undefined || Date.parse(info.createdAt) < cutoff;
+        if (beyondKeep && tooOld) removed.push(info);
       });
     }
     if (!options.dryRun) {
