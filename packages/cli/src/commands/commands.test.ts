@@ -118,6 +118,11 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     expect((await fixture.provider.list(fixture.provider.resolveLocation(fixture.location))).length).toBe(7);
     const older = await crewline('prune', '--older-than', '1w', '--dry-run');
     expect(older.stdout).toContain('Nothing to prune');
+    // Both options: only what both select (beyond the newest 2 AND older than a week) goes.
+    const both = await crewline('prune', '--keep', '2', '--older-than', '1w');
+    expect(both.code).toBe(0);
+    expect(both.stdout).toContain('Nothing to prune');
+    expect((await fixture.provider.list(fixture.provider.resolveLocation(fixture.location))).length).toBe(7);
   });
 });
 
@@ -145,6 +150,16 @@ describe('errors are one line and a non-zero exit code', () => {
     expect(result.code).toBe(3);
     oneLine(result.stderr);
     expect(result.stderr).toContain('neither ./.checkpoints nor ./.checkpoints.db exists');
+  });
+
+  it('a reference that is neither a path nor an id in a location names the argument', async () => {
+    const empty = await temporaryDirectory();
+    const result = await runCommand(['info', 'nosuchdir'], { cwd: empty.path });
+    await empty.remove();
+    expect(result.code).toBe(3);
+    oneLine(result.stderr);
+    expect(result.stderr).toContain('"nosuchdir" is not a file or directory');
+    expect(result.stderr).toContain('--location');
   });
 
   it('a missing location argument', async () => {
@@ -189,6 +204,10 @@ describe('errors are one line and a non-zero exit code', () => {
     const prune = await crewline('prune');
     expect(prune.code).toBe(2);
     expect(prune.stderr).toContain('--keep N and/or --older-than D');
+    const keepNone = await crewline('prune', '--keep', '0');
+    expect(keepNone.code).toBe(2);
+    oneLine(keepNone.stderr);
+    expect(keepNone.stderr).toContain('--keep must be 1 or more');
     const duration = await crewline('prune', '--older-than', 'soon');
     expect(duration.code).toBe(2);
     expect(duration.stderr).toContain('use a number and a unit s, m, h, d or w');

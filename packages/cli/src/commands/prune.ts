@@ -6,7 +6,10 @@ import { formatColumns, formatTime } from '../core/format.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 
-/** `crewline checkpoint prune [LOCATION] --keep N --older-than D [--dry-run]`. */
+/**
+ * `crewline checkpoint prune [LOCATION] --keep N --older-than D [--dry-run]`. With both options a
+ * checkpoint is removed only when both select it; a branch's latest checkpoint always stays.
+ */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
   const { values, positionals } = parseCommandArguments(
     'checkpoint prune',
@@ -22,6 +25,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
     1,
   );
   const keep = values.keep === undefined ? undefined : parseCount('--keep', values.keep);
+  if (keep === 0) {
+    throw usageError(
+      '--keep must be 1 or more: prune always leaves each branch its latest checkpoint; nothing was removed',
+    );
+  }
   const olderThanMs = values['older-than'] === undefined ? undefined : parseDuration(values['older-than']);
   if (keep === undefined && olderThanMs === undefined) {
     throw usageError(

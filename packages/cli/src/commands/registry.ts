@@ -83,13 +83,15 @@ Options:
     summary: 'delete old checkpoints, per branch',
     usage: `Usage: crewline checkpoint prune [LOCATION] --keep N | --older-than D [options]
 
-Each branch keeps its own newest N; --older-than removes checkpoints older than D
-(a number and a unit: s, m, h, d, w, e.g. 30m, 12h, 7d, 2w). Both may be given.
+Each branch keeps its own newest N (N is 1 or more); --older-than D removes
+checkpoints older than D (a number and a unit: s, m, h, d, w, e.g. 30m, 12h, 7d,
+2w) but never a branch's latest. With both, a checkpoint goes only when it is
+beyond the newest N AND older than D.
 
 Options:
   --location P     the location (same as the LOCATION argument)
-  --keep N         keep the newest N checkpoints of each branch
-  --older-than D   remove checkpoints older than D
+  --keep N         keep the newest N checkpoints of each branch (N >= 1)
+  --older-than D   remove checkpoints older than D (each branch keeps its latest)
   --branch B       only this branch
   --dry-run        show what would be removed, remove nothing
   --json           machine-readable output`,

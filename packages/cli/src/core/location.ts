@@ -17,14 +17,17 @@ export function isUrl(value: string): boolean {
  * `./.checkpoints.db`. Fails with a message that says what was looked for and how to point elsewhere.
  */
 export function findDefaultLocation(cwd: string): string {
-  for (const candidate of DEFAULT_LOCATIONS) {
-    const path = join(cwd, candidate);
-    if (existsSync(path)) return path;
-  }
+  const found = existingDefaultLocation(cwd);
+  if (found !== undefined) return found;
   throw cliError(
     'not_found',
     `no checkpoints found: neither ./.checkpoints nor ./.checkpoints.db exists in ${cwd}; pass --location <directory or .db file>`,
   );
+}
+
+/** The first of {@link DEFAULT_LOCATIONS} that exists in `cwd`, if any. */
+function existingDefaultLocation(cwd: string): string | undefined {
+  return DEFAULT_LOCATIONS.map((candidate) => join(cwd, candidate)).find((path) => existsSync(path));
 }
 
 /** A location argument made absolute and checked to exist; undefined means the default location. */
@@ -79,6 +82,18 @@ export function normalizeReference(
       'not_found',
       `${value} does not exist; give a checkpoint file, a directory, a .db file or a checkpoint id`,
     );
+  }
+  if (location === undefined || location === '') {
+    // A bare word is a checkpoint id only when there is a location to look it up in; say so with
+    // the argument, rather than a generic "no checkpoints found".
+    const found = existingDefaultLocation(cwd);
+    if (found === undefined) {
+      throw cliError(
+        'not_found',
+        `"${value}" is not a file or directory, and there is no ./.checkpoints or ./.checkpoints.db in ${cwd} to look it up in as a checkpoint id; check the path, or pass --location <directory or .db file>`,
+      );
+    }
+    return { reference: `${found}#${value}`, location: found };
   }
   const base = resolveLocation(location, cwd);
   return { reference: `${base}#${value}`, location: base };
