@@ -16,6 +16,10 @@ benches.push({
   name: 'run overhead (crew-50, SPEC §8)',
   run: async () => (await import('./run-overhead.js')).runOverheadBench(),
 });
+benches.push({
+  name: 'crash (kill -9, SPEC §8)',
+  run: async () => (await import('./crash-trials.js')).runCrashTrials(),
+});
 
 for (const bench of benches) {
   console.log(`\n=== ${bench.name} ===\n`);

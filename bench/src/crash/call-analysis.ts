@@ -1,0 +1,104 @@
+// Which completions a checkpoint holds, and which model requests a resumed process repeated.
+// A request is identified by its prompt (the offline model is deterministic: the same prompt is the
+// same call, with the same answer) and placed by its task and its turn (assistant messages already
+// in its prompt): the completion of request (task, turn) is the conversation's assistant message
+// number turn + 1.
+import type { CheckpointDocument } from '@crewline/runtime-state';
+import type { RequestEntry } from './call-log.js';
+
+interface SavedTask {
+  status?: string;
+  conversation?: { messages?: { role?: string }[] } | null;
+}
+
+/** The tasks of the crew a checkpoint holds, as saved. */
+function savedTasks(document: CheckpointDocument): SavedTask[] {
+  const crew = document.entities.find((entity) => entity.kind === 'crew');
+  const tasks = (crew?.data as { tasks?: unknown } | undefined)?.tasks;
+  return Array.isArray(tasks) ? (tasks as SavedTask[]) : [];
+}
+
+/**
+ * Completions a checkpoint can give back, per task: every one for a completed task (its output is
+ * saved), else the assistant messages of its saved conversation. This is what a resume can reuse.
+ */
+export function savedCompletions(document: CheckpointDocument): number[] {
+  return savedTasks(document).map((task) =>
+    task.status === 'completed'
+      ? Number.POSITIVE_INFINITY
+      : (task.conversation?.messages ?? []).filter((message) => message.role === 'assistant').length,
+  );
+}
+
+/**
+ * Completions a checkpoint's event history records, per task (`llm_call_completed` events). A
+ * stricter reading of "checkpointed": the answer is in the checkpoint even if only in its history.
+ */
+export function recordedCompletions(document: CheckpointDocument): number[] {
+  const counts: number[] = [];
+  for (const event of document.events) {
+    if (event.type !== 'llm_call_completed') continue;
+    const taskIndex = Number((event.context as { taskIndex?: unknown } | undefined)?.taskIndex ?? -1);
+    if (taskIndex < 0) continue;
+    counts[taskIndex] = (counts[taskIndex] ?? 0) + 1;
+  }
+  return Array.from(counts, (count) => count ?? 0);
+}
+
+/** True when the completion of `request` is among the `completions` per task. */
+function isCovered(request: RequestEntry, completions: readonly number[]): boolean {
+  return request.taskIndex >= 0 && request.turn < (completions[request.taskIndex] ?? 0);
+}
+
+export interface CallAnalysisInput {
+  /** Requests the killed process made, in order. */
+  killed: readonly RequestEntry[];
+  /** Requests the resuming process made, in order. */
+  resumed: readonly RequestEntry[];
+  /** The checkpoint resumed from; undefined when the kill came before the first checkpoint. */
+  checkpoint: CheckpointDocument | undefined;
+  /** Prompt keys of the uninterrupted run: any other prompt means the resumed run went elsewhere. */
+  referenceKeys: ReadonlySet<string>;
+}
+
+export interface CallAnalysis {
+  /** Requests of the killed process whose completion the checkpoint holds (conversations/outputs). */
+  checkpointed: number;
+  /** Resumed requests identical to one whose completion was checkpointed (the bar: 0). */
+  repeated: RequestEntry[];
+  /** Resumed requests identical to one whose `llm_call_completed` event was checkpointed. */
+  repeatedByEvents: RequestEntry[];
+  /**
+   * Resumed requests at a position (task, turn) whose completion the checkpoint holds, whatever their
+   * prompt: catches a repeat even if the resumed prompt differs from the first one.
+   */
+  repeatedByPosition: RequestEntry[];
+  /** Resumed requests identical to a killed one whose completion was not checkpointed (expected). */
+  remade: number;
+  /** Resumed requests whose prompt the uninterrupted run never sent. */
+  unknownPrompts: RequestEntry[];
+}
+
+/** Compares the killed and the resumed process's requests against what the checkpoint holds. */
+export function analyzeCalls(input: CallAnalysisInput): CallAnalysis {
+  const saved = input.checkpoint ? savedCompletions(input.checkpoint) : [];
+  const recorded = input.checkpoint ? recordedCompletions(input.checkpoint) : [];
+  const checkpointedKeys = new Set<string>();
+  const recordedKeys = new Set<string>();
+  const killedKeys = new Set<string>();
+  for (const request of input.killed) {
+    killedKeys.add(request.key);
+    if (isCovered(request, saved)) checkpointedKeys.add(request.key);
+    if (isCovered(request, recorded)) recordedKeys.add(request.key);
+  }
+  return {
+    checkpointed: checkpointedKeys.size,
+    repeated: input.resumed.filter((request) => checkpointedKeys.has(request.key)),
+    repeatedByEvents: input.resumed.filter((request) => recordedKeys.has(request.key)),
+    repeatedByPosition: input.resumed.filter((request) => isCovered(request, saved)),
+    remade: input.resumed.filter(
+      (request) => killedKeys.has(request.key) && !checkpointedKeys.has(request.key),
+    ).length,
+    unknownPrompts: input.resumed.filter((request) => !input.referenceKeys.has(request.key)),
+  };
+}

@@ -1,0 +1,84 @@
+// The call log a crash-trial child keeps: one JSON line per model request and per checkpoint write,
+// appended with a synchronous write(2) before the request goes out (or the write starts). Once
+// write(2) returns, the bytes belong to the kernel and survive a SIGKILL of the process (an fsync
+// only matters for a machine crash, which these trials do not simulate), so after a kill the log
+// names every request the process made. Lines are small, so a kill cannot tear one in practice; a
+// torn last line is ignored all the same (the request it names had not been sent).
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+
+/** One model request: which task's conversation it belongs to and how far that conversation was. */
+export interface RequestEntry {
+  kind: 'request';
+  /** SHA-256 of the request's prompt as JSON: the offline model is deterministic, so same key = same call. */
+  key: string;
+  /** Index of the task whose conversation this request continues (from the `llm_call_started` event). */
+  taskIndex: number;
+  /** Assistant messages already in the prompt: the request's position in its conversation. */
+  turn: number;
+  /** Milliseconds since the process started (`performance.now()`). */
+  at: number;
+}
+
+/** A checkpoint write began (`checkpoint_started`) or finished (`checkpoint_completed`/`_failed`). */
+export interface WriteEntry {
+  kind: 'write-started' | 'write-finished';
+  /** Milliseconds since the process started (`performance.now()`). */
+  at: number;
+}
+
+export type CallLogEntry = RequestEntry | WriteEntry;
+
+/** The key of a request: a digest of its prompt. */
+export function requestKey(prompt: unknown): string {
+  return createHash('sha256').update(JSON.stringify(prompt)).digest('hex');
+}
+
+/** Assistant messages in a prompt (AI SDK provider prompt: a list of `{ role, content }`). */
+export function assistantTurns(prompt: readonly { role: string }[]): number {
+  return prompt.filter((message) => message.role === 'assistant').length;
+}
+
+/** Opens a call log for appending; every `append` is one synchronous write. */
+export function openCallLog(path: string): { append(entry: CallLogEntry): void; close(): void } {
+  const descriptor = openSync(path, 'a');
+  return {
+    append: (entry) => void writeSync(descriptor, `${JSON.stringify(entry)}\n`),
+    close: () => closeSync(descriptor),
+  };
+}
+
+/** Every whole entry of a call log (none when the file does not exist). */
+export function readCallLog(path: string): CallLogEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  const entries: CallLogEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    try {
+      entries.push(JSON.parse(line) as CallLogEntry);
+    } catch {
+      // A line torn by the kill: its request was never sent.
+    }
+  }
+  return entries;
+}
+
+/** The requests of a call log, in order. */
+export function requestsOf(entries: readonly CallLogEntry[]): RequestEntry[] {
+  return entries.filter((entry): entry is RequestEntry => entry.kind === 'request');
+}
+
+/** True when the log ends inside a checkpoint write: the process was killed while writing. */
+export function endsInsideWrite(entries: readonly CallLogEntry[]): boolean {
+  for (let index = entries.length - 1; index >= 0; index -= 1) {
+    const kind = entries[index]!.kind;
+    if (kind === 'write-started') return true;
+    if (kind === 'write-finished') return false;
+  }
+  return false;
+}
