@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import {
   CHECKPOINT_FORMAT,
@@ -21,9 +21,20 @@ const newline = 0x0a;
 export const readFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
 
 /** The first bytes of a checkpoint file, up to the end of its metadata line when found. */
-interface Head {
+export interface Head {
   text: string | undefined;
   size: number;
+  /** The first byte that is not white space is `{`: the file may be a JSON object at all. */
+  opensObject: boolean;
+}
+
+const whiteSpace = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+function opensObject(buffer: Uint8Array, length: number): boolean {
+  for (let index = 0; index < length; index += 1) {
+    if (!whiteSpace.has(buffer[index]!)) return buffer[index] === 0x7b;
+  }
+  return false;
 }
 
 /** Index just past the second newline (the end of the metadata line), or -1. */
@@ -65,7 +76,11 @@ export function readHeadSync(path: string): Head {
       length = readSync(descriptor, buffer, 0, buffer.length, 0);
       end = endOfMetadataLine(buffer, length);
     }
-    return { text: end < 0 ? undefined : buffer.toString('utf8', 0, end), size };
+    return {
+      text: end < 0 ? undefined : buffer.toString('utf8', 0, end),
+      size,
+      opensObject: opensObject(buffer, length),
+    };
   } catch (error) {
     throw readFailed(path, error);
   } finally {
@@ -87,7 +102,11 @@ export async function readHead(path: string): Promise<Head> {
       ({ bytesRead } = await handle.read(buffer, 0, buffer.length, 0));
       end = endOfMetadataLine(buffer, bytesRead);
     }
-    return { text: end < 0 ? undefined : buffer.toString('utf8', 0, end), size };
+    return {
+      text: end < 0 ? undefined : buffer.toString('utf8', 0, end),
+      size,
+      opensObject: opensObject(buffer, bytesRead),
+    };
   } catch (error) {
     throw readFailed(path, error);
   } finally {
@@ -139,6 +158,73 @@ export function metadataFromHead(head: string, origin: string): CheckpointMetada
 /** The metadata of a whole checkpoint text (parsed, upgraded and validated by the core). */
 export function metadataFromText(text: string, origin: string, maxBytes: number): CheckpointMetadata {
   return validateDocument(parseDocumentText(text, { origin, maxBytes })).metadata;
+}
+
+/** The `too_large` error of a file over `maxBytes`, with the limit and how to raise it. */
+export function tooLargeFile(path: string, size: number, maxBytes: number) {
+  return jsonError(
+    'too_large',
+    `checkpoint file "${path}" is ${size} bytes, over the ${maxBytes}-byte limit (maxCheckpointBytes); if you trust it, read it with new JsonProvider({ maxCheckpointBytes: ${size} }) or more`,
+  );
+}
+
+/** A checkpoint file's metadata and size, read synchronously (see {@link readMetadata}). */
+export function readMetadataSync(
+  path: string,
+  maxBytes: number,
+): { metadata: CheckpointMetadata; size: number } {
+  const head = readHeadSync(path);
+  const fromHead = head.text === undefined ? undefined : metadataFromHead(head.text, path);
+  if (fromHead) return { metadata: fromHead, size: head.size };
+  if (head.size > maxBytes) throw tooLargeFile(path, head.size, maxBytes);
+  let text: string;
+  try {
+    const descriptor = openSync(path, readFlags);
+    try {
+      text = readFileSync(descriptor, 'utf8');
+    } finally {
+      closeSync(descriptor);
+    }
+  } catch (error) {
+    throw readFailed(path, error);
+  }
+  return { metadata: metadataFromText(text, path, maxBytes), size: head.size };
+}
+
+/**
+ * A checkpoint file's metadata (validated) and size: from its first lines, or by parsing the whole
+ * file when they do not have the expected shape (a file pretty-printed by hand).
+ */
+export async function readMetadata(
+  path: string,
+  maxBytes: number,
+): Promise<{ metadata: CheckpointMetadata; size: number }> {
+  const head = await readHead(path);
+  const fromHead = head.text === undefined ? undefined : metadataFromHead(head.text, path);
+  if (fromHead) return { metadata: fromHead, size: head.size };
+  if (head.size > maxBytes) throw tooLargeFile(path, head.size, maxBytes);
+  let handle: FileHandle | undefined;
+  let text: string;
+  try {
+    handle = await open(path, readFlags);
+    text = await handle.readFile('utf8');
+  } catch (error) {
+    throw readFailed(path, error);
+  } finally {
+    await handle?.close();
+  }
+  return { metadata: metadataFromText(text, path, maxBytes), size: head.size };
+}
+
+/**
+ * The id a checkpoint text holds: from its metadata line, or (for a file laid out by hand) by
+ * parsing it whole. Throws the core's typed errors for damaged text.
+ */
+export function idInText(text: string, origin: string, maxBytes: number): string {
+  const first = text.indexOf('\n');
+  const second = first < 0 ? -1 : text.indexOf('\n', first + 1);
+  const fromHead = second < 0 ? undefined : metadataFromHead(text.slice(0, second + 1), origin);
+  return (fromHead ?? metadataFromText(text, origin, maxBytes)).id;
 }
 
 /** Throws `corrupt_checkpoint` when a file holds another id or branch than its name and directory say. */

@@ -236,7 +236,11 @@ describe('JsonProvider on disk', () => {
       run.state.fork('main-2');
       const newest = run.state.writeCheckpointSync();
 
-      expect(provider.parseReference(forked.reference)).toEqual({ location, id: forked.id });
+      expect(provider.parseReference(forked.reference)).toMatchObject({
+        location,
+        id: forked.id,
+        checkpoint: { id: forked.id, reference: forked.reference },
+      });
       expect(provider.parseReference(location)).toEqual({ location });
       expect(provider.parseReference(join(location, 'fork', 'x'))).toEqual({ location, id: forked.id });
       expect(provider.parseReference(`${location}#${first.id}`)).toEqual({ location, id: first.id });
@@ -250,13 +254,27 @@ describe('JsonProvider on disk', () => {
       expect((await loadCheckpoint(join(location, 'fork', 'x'), catalog)).checkpoint.id).toBe(forked.id);
     });
 
-    it('refuses a file that was moved out of its branch directory', async () => {
+    it('reads a file moved into another branch directory on its own, never as part of the location', async () => {
       const provider = new JsonProvider();
       const stored = provider.writeSync(location, buildCheckpointWrite({ metadata: { branch: 'a' } }));
       mkdirSync(join(location, 'b'));
       const moved = join(location, 'b', basename(stored.reference));
       renameSync(stored.reference, moved);
-      expect(() => provider.parseReference(moved)).toThrow(/says branch "a" but is not in a "a" directory/);
+      expect(provider.parseReference(moved)).toMatchObject({ location: moved, id: stored.id });
+      expect((await loadCheckpoint(moved, { json: () => provider })).document.metadata.id).toBe(stored.id);
+    });
+
+    it('a file over maxCheckpointBytes is too_large, with the limit and the option that raises it', async () => {
+      const stored = await new JsonProvider().write(location, buildCheckpointWrite());
+      const limited = new JsonProvider({ maxCheckpointBytes: 1024 });
+      await expect(limited.read(location, stored.id)).rejects.toMatchObject({
+        code: 'too_large',
+        message: expect.stringMatching(
+          new RegExp(
+            `is ${stored.sizeBytes} bytes, over the 1024-byte limit \\(maxCheckpointBytes\\); .*new JsonProvider\\(\\{ maxCheckpointBytes: ${stored.sizeBytes} \\}\\)`,
+          ),
+        ),
+      });
     });
   });
 });

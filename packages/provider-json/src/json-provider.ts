@@ -1,6 +1,6 @@
-import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import { CrewlineError, logger } from '@crewline/events';
 import {
   type CheckpointMetadata,
@@ -15,14 +15,7 @@ import {
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
-import {
-  assertMatchesName,
-  metadataFromHead,
-  metadataFromText,
-  readFlags,
-  readHead,
-  readHeadSync,
-} from './checkpoint-file.js';
+import { assertMatchesName, idInText, readFlags, readMetadata, tooLargeFile } from './checkpoint-file.js';
 import { type FoundCheckpoint, walkLocation } from './directory-walk.js';
 import { component, describeError, errorCode, jsonError } from './errors.js';
 import {
@@ -32,6 +25,13 @@ import {
   parseCheckpointFileName,
   tempFileName,
 } from './file-names.js';
+import {
+  branchDirectoryReference,
+  nameMismatch,
+  parseFileReference,
+  standaloneCheckpoint,
+  storedFile,
+} from './file-reference.js';
 import { mapLimited } from './map-limited.js';
 import {
   type JsonProviderOptions,
@@ -46,7 +46,6 @@ import {
   locationExists,
   locationExistsSync,
   resolveRoot,
-  rootFromBranchDirectory,
 } from './paths.js';
 import { assertPruneOptions, selectForPrune } from './prune-plan.js';
 import { removeEmptyDirectories, removeFile } from './removal.js';
@@ -54,6 +53,13 @@ import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
 
 /** Files whose heads are read at once while listing (keeps file handles bounded for big locations). */
 const listConcurrency = 16;
+
+/** File references remembered for the read that follows them. */
+const pinnedReferences = 64;
+
+function pinKey(root: string, id: string): string {
+  return `${root}\u0000${id}`;
+}
 
 interface WritePlan {
   metadata: CheckpointMetadata;
@@ -75,6 +81,8 @@ export class JsonProvider implements CheckpointProvider {
   readonly options: Readonly<ResolvedJsonProviderOptions>;
   /** Unreadable files already logged, so a listing repeated every second does not flood the log. */
   readonly #reported = new Set<string>();
+  /** Files that references named, by location and id: reading one of them walks no directory. */
+  readonly #pinned = new Map<string, string>();
 
   constructor(options?: JsonProviderOptions) {
     this.options = Object.freeze(parseJsonProviderOptions(options));
@@ -88,8 +96,16 @@ export class JsonProvider implements CheckpointProvider {
   /**
    * Accepts a checkpoint file path, a location directory (its latest checkpoint), a branch
    * directory (that branch's latest) and `directory#id`. Undefined for anything else.
+   *
+   * A file reference reads exactly that file, whatever its name or folder: a checkpoint file in its
+   * branch directory belongs to that location; any other file (a renamed copy, a file copied out of
+   * its location) is a standalone checkpoint, its own read-only location. A checkpoint-shaped file
+   * name must name the checkpoint the file holds (`corrupt_checkpoint` otherwise). The returned
+   * `checkpoint` lets the core resolve the reference without listing the location.
    */
-  parseReference(reference: string): { location: string; id?: string } | undefined {
+  parseReference(
+    reference: string,
+  ): { location: string; id?: string; checkpoint?: StoredCheckpoint } | undefined {
     if (typeof reference !== 'string' || reference.length === 0 || reference.includes('\u0000'))
       return undefined;
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(reference)) return undefined;
@@ -109,10 +125,12 @@ export class JsonProvider implements CheckpointProvider {
       return undefined;
     }
     if (!isFile) return this.#rootOfDirectory(path) ?? { location: path };
-    const named = parseCheckpointFileName(basename(path));
-    if (!named) return undefined;
-    const metadata = this.#metadataSync(path);
-    return { location: rootFromBranchDirectory(dirname(path), metadata.branch, path), id: metadata.id };
+    const file = parseFileReference(path, this.options.maxCheckpointBytes);
+    if (!file) return undefined;
+    const { id } = file.checkpoint;
+    if (file.home === undefined) return { location: path, id, checkpoint: file.checkpoint };
+    this.#pin(file.home, id, path);
+    return { location: file.home, id, checkpoint: file.checkpoint };
   }
 
   writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
@@ -132,7 +150,7 @@ export class JsonProvider implements CheckpointProvider {
           mode: this.options.fileMode,
           createdDirectories: created,
         });
-        return stored(plan.metadata, join(directory, plan.fileName), plan.bytes.length);
+        return storedFile(plan.metadata, join(directory, plan.fileName), plan.bytes.length);
       } catch (error) {
         if (attempt === 0 && branchDirectoryVanished(error)) continue;
         throw asWriteError(error, root);
@@ -157,7 +175,7 @@ export class JsonProvider implements CheckpointProvider {
           mode: this.options.fileMode,
           createdDirectories: created,
         });
-        return stored(plan.metadata, join(directory, plan.fileName), plan.bytes.length);
+        return storedFile(plan.metadata, join(directory, plan.fileName), plan.bytes.length);
       } catch (error) {
         // A concurrent prune may remove a branch directory it emptied between mkdir and open.
         if (attempt === 0 && branchDirectoryVanished(error)) continue;
@@ -169,37 +187,44 @@ export class JsonProvider implements CheckpointProvider {
   async read(location: string, id: string): Promise<RawCheckpoint> {
     const root = resolveRoot(location);
     assertCheckpointId(id);
-    const found = await this.#find(root, id);
-    if (!found)
+    const path = await this.#pathOf(root, id);
+    if (path === undefined)
       throw jsonError(
         'not_found',
         `no checkpoint "${id}" in ${root}; run \`crewline checkpoint list\` to see ids`,
       );
     let handle: Awaited<ReturnType<typeof open>> | undefined;
+    let text: string;
     try {
-      handle = await open(found.path, readFlags);
+      handle = await open(path, readFlags);
       const { size } = await handle.stat();
-      if (size > this.options.maxCheckpointBytes) {
-        throw jsonError(
-          'too_large',
-          `checkpoint "${found.path}" is ${size} bytes, over the ${this.options.maxCheckpointBytes}-byte limit; raise maxCheckpointBytes if you trust it`,
-        );
-      }
-      return { text: await handle.readFile('utf8') };
+      if (size > this.options.maxCheckpointBytes)
+        throw tooLargeFile(path, size, this.options.maxCheckpointBytes);
+      text = await handle.readFile('utf8');
     } catch (error) {
       if (CrewlineError.isInstance(error)) throw error;
       if (errorCode(error) === 'ENOENT')
         throw jsonError('not_found', `checkpoint "${id}" was removed while being read`);
-      throw jsonError('read_failed', `cannot read checkpoint "${found.path}": ${describeError(error)}`, {
+      throw jsonError('read_failed', `cannot read checkpoint "${path}": ${describeError(error)}`, {
         cause: error,
       });
     } finally {
       await handle?.close();
     }
+    // The file found for `id` must hold `id`: a file renamed over another is never read as it.
+    const held = idInText(text, path, this.options.maxCheckpointBytes);
+    if (held !== id) {
+      if (path === root)
+        throw jsonError('not_found', `checkpoint file "${root}" holds checkpoint "${held}", not "${id}"`);
+      throw nameMismatch(path, id, held);
+    }
+    return { text };
   }
 
   async list(location: string, query: ListQuery = {}): Promise<StoredCheckpoint[]> {
     const root = resolveRoot(location);
+    const standalone = await this.#standalone(root, query);
+    if (standalone !== undefined) return standalone;
     const found = await this.#walk(root, query.branch);
     const described = await mapLimited(found, listConcurrency, (entry) => this.#describe(entry));
     return described.filter(
@@ -210,6 +235,8 @@ export class JsonProvider implements CheckpointProvider {
 
   async latest(location: string, query: ListQuery = {}): Promise<StoredCheckpoint | undefined> {
     const root = resolveRoot(location);
+    const standalone = await this.#standalone(root, query);
+    if (standalone !== undefined) return standalone[0];
     const found = await this.#walk(root, query.branch);
     // Newest first, reading heads only until one matches: the latest of 10,000 reads one file.
     for (let index = found.length - 1; index >= 0; index -= 1) {
@@ -222,6 +249,8 @@ export class JsonProvider implements CheckpointProvider {
   async prune(location: string, options: PruneOptions): Promise<PruneResult> {
     const root = resolveRoot(location);
     assertPruneOptions(options);
+    // A standalone checkpoint file is a location to read, never to remove from.
+    await locationExists(root);
     const all = await this.list(root, options.branch === undefined ? {} : { branch: options.branch });
     const removed = selectForPrune(all, options);
     // A prune always leaves each branch its newest checkpoint, so it never empties a directory.
@@ -271,31 +300,49 @@ export class JsonProvider implements CheckpointProvider {
     return (await this.#walk(root, undefined)).find((entry) => entry.id === id);
   }
 
+  /**
+   * The file of checkpoint `id`: the location itself when it is a standalone checkpoint file, the
+   * file a reference named (remembered by `parseReference`, so reading it lists nothing), else the
+   * one found by walking the location's directories.
+   */
+  async #pathOf(root: string, id: string): Promise<string | undefined> {
+    if (await this.#standalone(root, {})) return root;
+    const pinned = this.#pinned.get(pinKey(root, id));
+    if (pinned !== undefined && parseCheckpointFileName(basename(pinned))?.id === id) {
+      try {
+        if ((await stat(pinned)).isFile()) return pinned;
+      } catch {
+        this.#pinned.delete(pinKey(root, id));
+      }
+    }
+    return (await this.#find(root, id))?.path;
+  }
+
+  /** Remembers the file a reference named, for the read that usually follows (bounded). */
+  #pin(root: string, id: string, path: string): void {
+    const key = pinKey(root, id);
+    this.#pinned.delete(key);
+    this.#pinned.set(key, path);
+    if (this.#pinned.size > pinnedReferences) this.#pinned.delete(this.#pinned.keys().next().value!);
+  }
+
+  /** The listing of a standalone checkpoint file location (filtered by `query`); undefined for a directory. */
+  async #standalone(root: string, query: ListQuery): Promise<StoredCheckpoint[] | undefined> {
+    if (query.branch !== undefined) branchDirectory(root, query.branch);
+    const checkpoint = await standaloneCheckpoint(root, this.options.maxCheckpointBytes);
+    if (checkpoint === undefined) return undefined;
+    const matches =
+      (query.branch === undefined || checkpoint.branch === query.branch) &&
+      (query.lineageId === undefined || checkpoint.lineageId === query.lineageId);
+    return matches ? [checkpoint] : [];
+  }
+
   /** Metadata of one file from its head (full parse only as a fallback); undefined and logged once when unreadable. */
   async #describe(found: FoundCheckpoint): Promise<StoredCheckpoint | undefined> {
     try {
-      const head = await readHead(found.path);
-      let metadata = head.text === undefined ? undefined : metadataFromHead(head.text, found.path);
-      if (metadata === undefined) {
-        if (head.size > this.options.maxCheckpointBytes) {
-          throw jsonError(
-            'too_large',
-            `its metadata is not on its first lines and it is too large to parse whole`,
-          );
-        }
-        const handle = await open(found.path, readFlags);
-        try {
-          metadata = metadataFromText(
-            await handle.readFile('utf8'),
-            found.path,
-            this.options.maxCheckpointBytes,
-          );
-        } finally {
-          await handle.close();
-        }
-      }
+      const { metadata, size } = await readMetadata(found.path, this.options.maxCheckpointBytes);
       assertMatchesName(metadata, found);
-      return stored(metadata, found.path, head.size);
+      return storedFile(metadata, found.path, size);
     } catch (error) {
       if (errorCode(error) === 'ENOENT' || CrewlineError.hasCode(error, 'not_found')) return undefined;
       this.#reportUnreadable(found.path, error);
@@ -303,54 +350,11 @@ export class JsonProvider implements CheckpointProvider {
     }
   }
 
-  #metadataSync(path: string): CheckpointMetadata {
-    const head = readHeadSync(path);
-    const fromHead = head.text === undefined ? undefined : metadataFromHead(head.text, path);
-    if (fromHead) return fromHead;
-    if (head.size > this.options.maxCheckpointBytes) {
-      throw jsonError('too_large', `checkpoint "${path}" is ${head.size} bytes, over maxCheckpointBytes`);
-    }
-    let text: string;
-    try {
-      const descriptor = openSync(path, readFlags);
-      try {
-        text = readFileSync(descriptor, 'utf8');
-      } finally {
-        closeSync(descriptor);
-      }
-    } catch (error) {
-      throw jsonError('read_failed', `cannot read checkpoint file "${path}": ${describeError(error)}`, {
-        cause: error,
-      });
-    }
-    return metadataFromText(text, path, this.options.maxCheckpointBytes);
-  }
-
-  /**
-   * When `directory` holds checkpoint files directly it is a branch directory: the location is found
-   * by stripping the branch (read from its newest file) and the reference means that branch's latest.
-   */
+  /** A branch directory as a reference: that branch's latest checkpoint (see file-reference.ts). */
   #rootOfDirectory(directory: string): { location: string; id: string } | undefined {
-    let names: string[];
-    try {
-      names = readdirSync(directory);
-    } catch {
-      return undefined;
-    }
-    const newest = names
-      .map((name) => ({ name, parsed: parseCheckpointFileName(name) }))
-      .filter((entry) => entry.parsed !== undefined)
-      .sort((a, b) => (a.parsed!.id < b.parsed!.id ? 1 : a.parsed!.id > b.parsed!.id ? -1 : 0));
-    for (const entry of newest) {
-      try {
-        const path = join(directory, entry.name);
-        const metadata = this.#metadataSync(path);
-        return { location: rootFromBranchDirectory(directory, metadata.branch, path), id: metadata.id };
-      } catch (error) {
-        this.#reportUnreadable(join(directory, entry.name), error);
-      }
-    }
-    return undefined;
+    return branchDirectoryReference(directory, this.options.maxCheckpointBytes, (path, error) =>
+      this.#reportUnreadable(path, error),
+    );
   }
 
   #reportUnreadable(path: string, error: unknown): void {
@@ -358,10 +362,6 @@ export class JsonProvider implements CheckpointProvider {
     this.#reported.add(path);
     logger.warn(component, `skipping unreadable checkpoint file ${path}`, error);
   }
-}
-
-function stored(metadata: CheckpointMetadata, path: string, sizeBytes: number): StoredCheckpoint {
-  return { ...structuredClone(metadata), reference: path, sizeBytes };
 }
 
 function isDirectory(path: string): boolean {

@@ -16,7 +16,8 @@ export function resolveRoot(location: string): string {
   return resolve(location);
 }
 
-function notADirectory(root: string) {
+/** The `invalid_config` error of a location that is a file (and not a checkpoint file). */
+export function notADirectory(root: string) {
   return jsonError(
     'invalid_config',
     `location "${root}" is a file, not a directory; pass a directory or use SqliteProvider`,

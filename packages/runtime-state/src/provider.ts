@@ -72,8 +72,14 @@ export interface CheckpointProvider {
   readonly capabilities: ProviderCapabilities;
   /** Canonical form of a location (SQLite appends `.db` when it has no suffix). */
   resolveLocation(location: string): string;
-  /** Splits a reference this provider understands into location and id; undefined if not its own. */
-  parseReference(reference: string): { location: string; id?: string } | undefined;
+  /**
+   * Splits a reference this provider understands into location and id; undefined if not its own.
+   * When the provider had to read the checkpoint to parse the reference (a JSON file), it may
+   * return its listing entry as `checkpoint`: resolving the reference then lists nothing.
+   */
+  parseReference(
+    reference: string,
+  ): { location: string; id?: string; checkpoint?: StoredCheckpoint } | undefined;
   /** Stores a checkpoint synchronously. Present when `capabilities.syncWrite`. */
   writeSync?(location: string, checkpoint: CheckpointWrite): StoredCheckpoint;
   write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint>;

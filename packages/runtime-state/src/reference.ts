@@ -152,6 +152,10 @@ export async function resolveReference(
     }
     return { provider, location, checkpoint: latest };
   }
+  // A file reference comes with its checkpoint already read: one file, not a listing of them all.
+  if (wantedId === undefined && parsed.checkpoint?.id === id) {
+    return { provider, location, checkpoint: parsed.checkpoint };
+  }
   const all = await provider.list(location);
   const exact = all.find((entry) => entry.id === id);
   if (exact) return { provider, location, checkpoint: exact };
