@@ -82,6 +82,44 @@ describe('opening a database', () => {
     expect(() => statSync(location)).toThrow();
   });
 
+  it('reads an empty (0-byte) database read-only: no schema is created, the file stays empty', async () => {
+    const { provider, location } = setup();
+    writeFileSync(location, '');
+    expect(provider.parseReference(location)).toEqual({ location });
+    expect(await provider.list(location)).toEqual([]);
+    expect(await provider.latest(location, { branch: 'main' })).toBeUndefined();
+    await expectCode(
+      () => provider.read(location, '20260101T000000000-00000000'),
+      'not_found',
+      /holds no checkpoints/,
+    );
+    expect((await provider.prune(location, { keep: 1 })).removed).toEqual([]);
+    expect(await provider.delete(location, '20260101T000000000-00000000')).toBe(false);
+    expect(await provider.stats(location)).toBeUndefined();
+    expect(statSync(location).size).toBe(0);
+    // A write is what creates the schema, and reads then see it through the same provider.
+    const run = growingRun({ provider, location, tasks: 1 });
+    const written = run.state.writeCheckpointSync({ trigger: run.step() });
+    expect((await provider.list(location)).map((entry) => entry.id)).toEqual([written.id]);
+  });
+
+  it('a reader of a database another provider writes opens it read-only and sees every later write', async () => {
+    const { provider: writer, location } = setup();
+    const run = growingRun({ provider: writer, location, tasks: 2 });
+    const first = run.state.writeCheckpointSync({ trigger: run.step() });
+    const reader = new SqliteProvider({ synchronous: 'full' });
+    cleanups.push(() => reader.close());
+    expect((await reader.list(location)).map((entry) => entry.id)).toEqual([first.id]);
+    expect((await reader.stats(location))?.synchronous).toBe('full');
+    const second = run.state.writeCheckpointSync({ trigger: run.step() });
+    expect((await reader.latest(location))?.id).toBe(second.id);
+    // The same provider then writes: its read-only connection is replaced by a writable one.
+    const other = growingRun({ provider: reader, location, tasks: 1 });
+    other.state.lineage.branch = 'reader';
+    const third = await other.state.writeCheckpoint({ trigger: other.step() });
+    expect((await writer.list(location)).map((entry) => entry.id)).toEqual([first.id, second.id, third.id]);
+  });
+
   it('creates the database readable by its owner only', () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 1 });

@@ -6,7 +6,7 @@ import { sqliteCode, sqliteError } from './errors.js';
 import { metadataColumns } from './metadata-row.js';
 import type { ResolvedSqliteProviderOptions } from './options.js';
 import { APPLICATION_MARKER, SCHEMA_VERSION, schemaStatements } from './schema.js';
-import type { EncodedNode } from './tree-encoder.js';
+import type { EncodedNode } from './tree-node.js';
 import { insertCheckpoint } from './write-checkpoint.js';
 
 /** How many recently written heads each connection keeps to diff the next write against. */
@@ -120,9 +120,13 @@ export class Connection {
    */
   lastWrite: LastWrite | undefined;
 
-  constructor(db: Database.Database, location: string) {
+  /** False for a connection opened read-only (reads of a database this provider did not write yet). */
+  readonly writable: boolean;
+
+  constructor(db: Database.Database, location: string, writable = true) {
     this.db = db;
     this.location = location;
+    this.writable = writable;
     this.statements = prepareStatements(db);
     this.insert = db.transaction((checkpoint, maxCheckpointBytes) =>
       insertCheckpoint(this, checkpoint, maxCheckpointBytes),
@@ -255,18 +259,88 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
   }
 }
 
-function initializeSchema(db: Database.Database, location: string): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION) {
-    throw sqliteError(
-      'unsupported_version',
-      `database "${location}" has schema version ${version}, newer than this @crewline/provider-sqlite understands (${SCHEMA_VERSION}); upgrade @crewline/provider-sqlite`,
-    );
+/**
+ * Opens an existing database read-only, for reading: nothing is created, neither the file nor the
+ * schema (a 0-byte or empty database stays as it is). Undefined when the database holds no crewline
+ * schema yet (nothing to read); typed errors for another application's database, a newer schema or a
+ * file that is not a database.
+ */
+export function openReadConnection(
+  location: string,
+  options: ResolvedSqliteProviderOptions,
+): Connection | undefined {
+  let db: Database.Database;
+  try {
+    db = new Database(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
+  } catch (error) {
+    if (sqliteCode(error) === 'SQLITE_CANTOPEN') {
+      throw sqliteError('not_found', `database "${location}" does not exist; check the path`, {
+        cause: error,
+      });
+    }
+    throw sqliteError('invalid_config', `cannot open database "${location}": ${(error as Error).message}`, {
+      cause: error,
+    });
   }
+  try {
+    const hasSchema = retryWhenBusySync(
+      () => {
+        // A connection setting, not a write: `stats()` reports what reads and writes run with.
+        db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+        return checkSchema(db, location);
+      },
+      options.busyRetryMs,
+      'read',
+      location,
+    );
+    if (hasSchema) return new Connection(db, location, false);
+    db.close();
+    return undefined;
+  } catch (error) {
+    db.close();
+    const code = sqliteCode(error);
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw notADatabase(location, error);
+    throw error;
+  }
+}
+
+/**
+ * Whether `db` holds this package's schema: true when it does, false when it holds nothing yet (a
+ * new, empty database); throws for a newer schema or another application's tables.
+ */
+function checkSchema(db: Database.Database, location: string): boolean {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) throw newerSchema(location, version);
   if (version === SCHEMA_VERSION) {
     checkMarker(db, location);
-    return;
+    return true;
   }
+  const objects = db
+    .prepare("SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")
+    .pluck()
+    .all() as string[];
+  if (objects.length > 0 && !objects.includes('crewline_meta')) throw otherApplication(location, objects);
+  return false;
+}
+
+function newerSchema(location: string, version: number) {
+  return sqliteError(
+    'unsupported_version',
+    `database "${location}" has schema version ${version}, newer than this @crewline/provider-sqlite understands (${SCHEMA_VERSION}); upgrade @crewline/provider-sqlite`,
+  );
+}
+
+function otherApplication(location: string, objects: readonly string[]) {
+  return sqliteError(
+    'invalid_config',
+    `"${location}" is a SQLite database of another application (it has tables ${objects
+      .slice(0, 3)
+      .join(', ')}); give crewline its own database file`,
+  );
+}
+
+function initializeSchema(db: Database.Database, location: string): void {
+  if (checkSchema(db, location)) return;
   db.transaction(() => {
     // Checked again inside the write lock: another process may have created the schema meanwhile.
     const current = db.pragma('user_version', { simple: true }) as number;
@@ -275,14 +349,7 @@ function initializeSchema(db: Database.Database, location: string): void {
       .prepare("SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")
       .pluck()
       .all() as string[];
-    if (objects.length > 0 && !objects.includes('crewline_meta')) {
-      throw sqliteError(
-        'invalid_config',
-        `"${location}" is a SQLite database of another application (it has tables ${objects
-          .slice(0, 3)
-          .join(', ')}); give crewline its own database file`,
-      );
-    }
+    if (objects.length > 0 && !objects.includes('crewline_meta')) throw otherApplication(location, objects);
     db.exec(schemaStatements);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();

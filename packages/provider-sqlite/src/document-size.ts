@@ -1,5 +1,5 @@
 import { CHECKPOINT_FORMAT } from '@crewline/runtime-state';
-import { utf8Length } from './tree-encoder.js';
+import { utf8Length } from './tree-node.js';
 
 /** The envelope line of a checkpoint's text, as `joinDocumentText` lays it out. */
 export function documentHeader(formatVersion: number, libraryVersion: string, metadataText: string): string {

@@ -4,8 +4,8 @@ import { documentHeader } from './document-size.js';
 import { sqliteError } from './errors.js';
 import { readEvents } from './event-streams.js';
 import { canonicalMetadataText, type MetadataRow } from './metadata-row.js';
-import { DamagedTreeError, decodeHead } from './tree-decoder.js';
-import { utf8Length } from './tree-encoder.js';
+import { damagedData, decodeHead, isDamagedData } from './tree-decoder.js';
+import { utf8Length } from './tree-node.js';
 
 interface CheckpointRow extends MetadataRow {
   stream_id: number;
@@ -37,12 +37,12 @@ export function readCheckpointText(connection: Connection, id: string, maxCheckp
   try {
     const head = decodeHead(row.head, (chunkId) => {
       const body = statements.chunkBody.get(chunkId);
-      if (typeof body !== 'string') throw new DamagedTreeError(`chunk ${chunkId} is missing`);
+      if (typeof body !== 'string') throw damagedData(`chunk ${chunkId} is missing`);
       return body;
     });
     const entities = head.entities;
     if (!Array.isArray(entities) || head.inputs === null || typeof head.inputs !== 'object') {
-      throw new DamagedTreeError('the checkpoint head has no inputs or entities');
+      throw damagedData('the checkpoint head has no inputs or entities');
     }
     const text = joinDocumentText({
       header: documentHeader(
@@ -58,10 +58,10 @@ export function readCheckpointText(connection: Connection, id: string, maxCheckp
     if (size > maxCheckpointBytes) throw tooLarge(size);
     return text;
   } catch (error) {
-    if (!(error instanceof DamagedTreeError)) throw error;
+    if (!isDamagedData(error)) throw error;
     throw sqliteError(
       'corrupt_checkpoint',
-      `checkpoint "${id}" in ${location} is damaged (${error.message}); delete it, or resume from another checkpoint`,
+      `checkpoint "${id}" in ${location} is damaged (${error.details.damaged}); delete it, or resume from another checkpoint`,
       { cause: error },
     );
   }

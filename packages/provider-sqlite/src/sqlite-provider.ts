@@ -1,11 +1,8 @@
-import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { logger } from '@crewline/events';
 import {
   type CheckpointProvider,
   type CheckpointWrite,
-  isValidBranchName,
-  isValidCheckpointId,
   type ListQuery,
   PROVIDER_CONTRACT_VERSION,
   type ProviderCapabilities,
@@ -14,70 +11,32 @@ import {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
+import { checkId, checkPruneOptions, checkQuery } from './arguments.js';
 import { retryWhenBusy, retryWhenBusySync } from './busy-retry.js';
-import { type Connection, databaseExists, isMemoryLocation, openConnection } from './connection.js';
+import {
+  type Connection,
+  databaseExists,
+  isMemoryLocation,
+  openConnection,
+  openReadConnection,
+} from './connection.js';
+import { type DatabaseStats, readDatabaseStats } from './database-stats.js';
 import { component, sqliteError, toCrewlineError } from './errors.js';
 import { collectGarbage, type GarbageReport, recordRemoved } from './garbage-collector.js';
 import { parseDatabaseReference, resolveDatabaseLocation } from './location.js';
-import { type MetadataRow, metadataColumns, storedFromRawRow, storedFromRow } from './metadata-row.js';
+import { type MetadataRow, storedFromRawRow, storedFromRow } from './metadata-row.js';
 import {
   parseSqliteProviderOptions,
   type ResolvedSqliteProviderOptions,
   type SqliteProviderOptions,
 } from './options.js';
+import { selectPruned } from './prune-selection.js';
 import { readCheckpointText } from './read-checkpoint.js';
-import { checkWritable, DuplicateCheckpointError, existingCheckpoint } from './write-checkpoint.js';
+import { checkWritable, existingCheckpoint, isDuplicateCheckpoint } from './write-checkpoint.js';
 
-/** What {@link SqliteProvider.stats} reports about one database. */
-export interface DatabaseStats {
-  schemaVersion: number;
-  journalMode: string;
-  /** The `synchronous` setting of the provider's connection: `'normal'` or `'full'`. */
-  synchronous: string;
-  pageSize: number;
-  pageCount: number;
-  freePages: number;
-  /** `pageCount * pageSize`: the size of the main database file once the WAL is checkpointed. */
-  databaseBytes: number;
-  /** Current size of the `-wal` file. */
-  walBytes: number;
-  checkpoints: number;
-  streams: number;
-  events: number;
-  chunks: number;
-}
-
-const synchronousNames = ['off', 'normal', 'full', 'extra'];
-
-function checkQuery(query: ListQuery | undefined): void {
-  if (query?.branch !== undefined && (typeof query.branch !== 'string' || !isValidBranchName(query.branch))) {
-    throw sqliteError('invalid_name', `branch name ${JSON.stringify(query.branch)} is not allowed`);
-  }
-  if (query?.lineageId !== undefined && typeof query.lineageId !== 'string') {
-    throw sqliteError('invalid_argument', 'lineageId must be a string');
-  }
-}
-
-function checkId(id: string): void {
-  if (typeof id !== 'string' || !isValidCheckpointId(id)) {
-    throw sqliteError('invalid_name', `checkpoint id ${JSON.stringify(id)} is not a checkpoint id`);
-  }
-}
-
-function checkPruneOptions(options: PruneOptions): void {
-  if (options.keep !== undefined && (!Number.isInteger(options.keep) || options.keep < 1)) {
-    throw sqliteError(
-      'invalid_argument',
-      `prune keep must be a whole number of at least 1 (each branch keeps its latest checkpoint), not ${String(options.keep)}`,
-    );
-  }
-  if (
-    options.olderThan !== undefined &&
-    (!(options.olderThan instanceof Date) || Number.isNaN(options.olderThan.getTime()))
-  ) {
-    throw sqliteError('invalid_argument', 'prune olderThan must be a valid Date');
-  }
-  if (options.branch !== undefined) checkQuery({ branch: options.branch });
+/** Connections are shared by every spelling of one database path. */
+function connectionKey(location: string): string {
+  return isMemoryLocation(location) ? location : resolve(location);
 }
 
 /**
@@ -95,6 +54,8 @@ export class SqliteProvider implements CheckpointProvider {
   readonly #connections = new Map<string, Connection>();
   /** The same connections by the location string callers pass (skips path resolution per write). */
   readonly #byLocation = new Map<string, Connection>();
+  /** Read-only connections replaced by writable ones, closed by {@link close}. */
+  #retired: Connection[] = [];
 
   constructor(options: SqliteProviderOptions = {}) {
     this.options = parseSqliteProviderOptions(options);
@@ -108,19 +69,62 @@ export class SqliteProvider implements CheckpointProvider {
     return parseDatabaseReference(reference);
   }
 
-  /** The cached connection for a location; opened (and the file created) when `create`. */
-  #connection(location: string, create: boolean): Connection | undefined {
+  /**
+   * The connection to write with: the cached one when it is writable, else a new writable one (the
+   * file and schema created as needed), which replaces a read-only connection of the same database.
+   */
+  #writable(location: string): Connection {
+    const known = this.#byLocation.get(location);
+    if (known?.writable) return known;
+    const key = connectionKey(location);
+    const cached = this.#connections.get(key);
+    if (cached?.writable) {
+      this.#byLocation.set(location, cached);
+      return cached;
+    }
+    const connection = openConnection(location, this.options);
+    if (cached) this.#forget(cached);
+    this.#connections.set(key, connection);
+    this.#byLocation.set(location, connection);
+    return connection;
+  }
+
+  /**
+   * A connection to read with: the cached one (writable or not), else the database opened
+   * read-only. Undefined when there is no database, or it holds no crewline schema yet: reads never
+   * create a file or a schema.
+   */
+  #readable(location: string): Connection | undefined {
     const known = this.#byLocation.get(location);
     if (known !== undefined) return known;
-    const key = isMemoryLocation(location) ? location : resolve(location);
+    const key = connectionKey(location);
     let connection = this.#connections.get(key);
     if (connection === undefined) {
-      if (!create && !databaseExists(location)) return undefined;
-      connection = openConnection(location, this.options);
+      if (!databaseExists(location)) return undefined;
+      connection = isMemoryLocation(location)
+        ? openConnection(location, this.options)
+        : openReadConnection(location, this.options);
+      if (connection === undefined) return undefined;
       this.#connections.set(key, connection);
     }
     this.#byLocation.set(location, connection);
     return connection;
+  }
+
+  /** A writable connection for removals, only when the database already holds checkpoints to remove. */
+  #existingWritable(location: string): Connection | undefined {
+    return this.#readable(location) === undefined ? undefined : this.#writable(location);
+  }
+
+  /**
+   * Drops every cache entry of a read-only connection that a writable one replaces. It is closed
+   * with the provider, not now: a read waiting out a busy lock may still hold it.
+   */
+  #forget(connection: Connection): void {
+    for (const [location, cached] of this.#byLocation) {
+      if (cached === connection) this.#byLocation.delete(location);
+    }
+    this.#retired.push(connection);
   }
 
   #writeIn(connection: Connection, checkpoint: CheckpointWrite): StoredCheckpoint {
@@ -135,7 +139,7 @@ export class SqliteProvider implements CheckpointProvider {
       return stored;
     } catch (error) {
       connection.lastWrite = undefined;
-      if (!(error instanceof DuplicateCheckpointError)) throw error;
+      if (!isDuplicateCheckpoint(error)) throw error;
       return existingCheckpoint(connection, checkpoint);
     }
   }
@@ -143,7 +147,7 @@ export class SqliteProvider implements CheckpointProvider {
   writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
     try {
       checkWritable(checkpoint);
-      const connection = this.#connection(location, true)!;
+      const connection = this.#writable(location);
       return retryWhenBusySync(
         () => this.#writeIn(connection, checkpoint),
         this.options.busyRetryMs,
@@ -158,7 +162,7 @@ export class SqliteProvider implements CheckpointProvider {
   async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
     try {
       checkWritable(checkpoint);
-      const connection = this.#connection(location, true)!;
+      const connection = this.#writable(location);
       // The first attempt runs before any await, so writes started in order are stored in order.
       return await retryWhenBusy(
         () => this.#writeIn(connection, checkpoint),
@@ -173,7 +177,7 @@ export class SqliteProvider implements CheckpointProvider {
 
   async #reading<T>(location: string, empty: () => T, work: (connection: Connection) => T): Promise<T> {
     try {
-      const connection = this.#connection(location, false);
+      const connection = this.#readable(location);
       if (connection === undefined) return empty();
       const transaction = connection.db.transaction(() => work(connection));
       return await retryWhenBusy(() => transaction.deferred(), this.options.busyRetryMs, 'read', location);
@@ -187,7 +191,10 @@ export class SqliteProvider implements CheckpointProvider {
     const text = await this.#reading(
       location,
       () => {
-        throw sqliteError('not_found', `no checkpoint "${id}" in ${location}: the database does not exist`);
+        throw sqliteError(
+          'not_found',
+          `no checkpoint "${id}" in ${location}: the database does not exist or holds no checkpoints`,
+        );
       },
       (connection) => readCheckpointText(connection, id, this.options.maxCheckpointBytes),
     );
@@ -244,13 +251,13 @@ export class SqliteProvider implements CheckpointProvider {
     const dryRun = options.dryRun ?? false;
     if (options.keep === undefined && options.olderThan === undefined) return { removed: [], dryRun };
     try {
-      const connection = this.#connection(location, false);
+      const connection = this.#existingWritable(location);
       if (connection === undefined) return { removed: [], dryRun };
       const { removed, collect } = await retryWhenBusy(
         () =>
           connection.db
             .transaction(() => {
-              const chosen = this.#selectPruned(connection, options);
+              const chosen = selectPruned(connection, options);
               if (dryRun || chosen.length === 0) return { removed: chosen, collect: false };
               connection.lastWrite = undefined;
               for (const stored of chosen) connection.statements.deleteCheckpoint.run(stored.id);
@@ -268,39 +275,10 @@ export class SqliteProvider implements CheckpointProvider {
     }
   }
 
-  #selectPruned(connection: Connection, options: PruneOptions): StoredCheckpoint[] {
-    const { db, location } = connection;
-    const rows = (
-      options.branch === undefined
-        ? db.prepare(`SELECT ${metadataColumns} FROM checkpoints ORDER BY branch, id`).all()
-        : db
-            .prepare(`SELECT ${metadataColumns} FROM checkpoints WHERE branch = ? ORDER BY id`)
-            .all(options.branch)
-    ) as MetadataRow[];
-    // Beyond the newest `keep` AND older than `olderThan` (one option alone decides by itself);
-    // `olderThan` alone still leaves each branch its newest checkpoint.
-    const keep = options.keep ?? 1;
-    const cutoff = options.olderThan?.getTime();
-    const chosen: MetadataRow[] = [];
-    let start = 0;
-    while (start < rows.length) {
-      let end = start;
-      while (end < rows.length && rows[end]!.branch === rows[start]!.branch) end += 1;
-      const excess = Math.max(0, end - start - keep);
-      for (let index = start; index < excess + start; index += 1) {
-        const row = rows[index]!;
-        if (cutoff === undefined || Date.parse(row.created_at) < cutoff) chosen.push(row);
-      }
-      start = end;
-    }
-    chosen.sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0));
-    return chosen.map((row) => storedFromRow(row, location));
-  }
-
   async delete(location: string, id: string): Promise<boolean> {
     checkId(id);
     try {
-      const connection = this.#connection(location, false);
+      const connection = this.#existingWritable(location);
       if (connection === undefined) return false;
       const { deleted, collect } = await retryWhenBusy(
         () =>
@@ -346,7 +324,7 @@ export class SqliteProvider implements CheckpointProvider {
    */
   async collectGarbage(location: string): Promise<GarbageReport> {
     try {
-      const connection = this.#connection(location, false);
+      const connection = this.#existingWritable(location);
       if (connection === undefined) return { streams: 0, events: 0, chunks: 0 };
       return await retryWhenBusy(
         () => collectGarbage(connection),
@@ -361,44 +339,12 @@ export class SqliteProvider implements CheckpointProvider {
 
   /** Sizes and counts of a database, for tests, benchmarks and `crewline checkpoint info`. */
   async stats(location: string): Promise<DatabaseStats | undefined> {
-    return this.#reading(
-      location,
-      () => undefined,
-      (connection) => {
-        const { db } = connection;
-        const pragma = (name: string) => db.pragma(name, { simple: true });
-        const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
-        const pageSize = pragma('page_size') as number;
-        const pageCount = pragma('page_count') as number;
-        let walBytes = 0;
-        if (!isMemoryLocation(location)) {
-          try {
-            walBytes = statSync(`${location}-wal`).size;
-          } catch {
-            walBytes = 0;
-          }
-        }
-        return {
-          schemaVersion: pragma('user_version') as number,
-          journalMode: String(pragma('journal_mode')),
-          synchronous: synchronousNames[pragma('synchronous') as number] ?? 'unknown',
-          pageSize,
-          pageCount,
-          freePages: pragma('freelist_count') as number,
-          databaseBytes: pageSize * pageCount,
-          walBytes,
-          checkpoints: count('checkpoints'),
-          streams: count('streams'),
-          events: count('events'),
-          chunks: count('chunks'),
-        };
-      },
-    );
+    return this.#reading(location, () => undefined, readDatabaseStats);
   }
 
   /** Closes every database this provider opened. The provider can be used again afterwards. */
   close(): void {
-    for (const connection of this.#connections.values()) {
+    for (const connection of [...this.#connections.values(), ...this.#retired.splice(0)]) {
       try {
         connection.close();
       } catch (error) {

@@ -1,3 +1,6 @@
+import { CrewlineError } from '@crewline/events';
+import { sqliteError } from './errors.js';
+import { TreeEncoder } from './tree-encoder.js';
 import {
   CHUNK_THRESHOLD_BYTES,
   containerNode,
@@ -9,19 +12,29 @@ import {
   primitiveNode,
   Shape,
   type ShapeCode,
-  TreeEncoder,
   utf8Length,
   withPlace,
-} from './tree-encoder.js';
+} from './tree-node.js';
 
 /** Loads the body of chunk `id`; throws when it does not exist. */
 export type ChunkLoader = (id: number) => string;
 
-/** Thrown for stored data that does not have the shape the encoder writes. */
-export class DamagedTreeError extends Error {}
+/**
+ * The `corrupt_checkpoint` error for stored data that does not have the shape the encoder writes
+ * (a missing chunk or event, a cycle...). `what` says what is wrong; the reader that catches it (see
+ * {@link isDamagedData}) names the checkpoint and how to recover.
+ */
+export function damagedData(what: string): CrewlineError {
+  return sqliteError('corrupt_checkpoint', what, { details: { damaged: what } });
+}
+
+/** True for an error made by {@link damagedData}; its `details.damaged` says what is wrong. */
+export function isDamagedData(error: unknown): error is CrewlineError & { details: { damaged: string } } {
+  return CrewlineError.hasCode(error, 'corrupt_checkpoint') && typeof error.details?.damaged === 'string';
+}
 
 function damaged(what: string): never {
-  throw new DamagedTreeError(what);
+  throw damagedData(what);
 }
 
 /** A deeper tree than the encoder can produce means a reference cycle or damage. */
@@ -127,7 +140,7 @@ export function referencedChunks(body: string, found: number[] = []): number[] {
 }
 
 const refuseToStore = (): number => {
-  throw new DamagedTreeError('a value stored inline is larger than the chunk threshold');
+  throw damagedData('a value stored inline is larger than the chunk threshold');
 };
 
 /**

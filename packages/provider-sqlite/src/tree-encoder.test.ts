@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeHead, referencedChunks, seedHead } from './tree-decoder.js';
-import { type EncodedNode, prettyBytes, TreeEncoder, utf8Length } from './tree-encoder.js';
+import { TreeEncoder } from './tree-encoder.js';
+import { type EncodedNode, prettyBytes, utf8Length } from './tree-node.js';
 
 /** An in-memory chunk store standing in for the `chunks` table. */
 function chunkStore() {
@@ -169,9 +170,16 @@ describe('TreeEncoder', () => {
     expect([...reachable].sort()).toEqual([...store.bodies.keys()].sort());
   });
 
-  it('refuses damaged stored trees with a DamagedTreeError', () => {
+  it('refuses damaged stored trees with a typed corrupt_checkpoint error', () => {
     const { body, store } = encodeHead({ inputs: { json: { text: 'z'.repeat(400) } }, entities: [] });
     expect(() => decodeHead(body.slice(0, 10), store.load)).toThrow(/not valid JSON/);
+    expect(() => decodeHead(body.slice(0, 10), store.load)).toThrow(
+      expect.objectContaining({
+        code: 'corrupt_checkpoint',
+        component: 'provider-sqlite',
+        details: { damaged: expect.stringContaining('not valid JSON') },
+      }),
+    );
     expect(() => decodeHead('{"inputs":"bare"}', store.load)).toThrow(/neither a chunk id/);
     expect(() => decodeHead('{"inputs":99999}', store.load)).toThrow(/no chunk/);
     const cyclic = chunkStore();

@@ -1,3 +1,4 @@
+import { CrewlineError } from '@crewline/events';
 import {
   CHECKPOINT_FORMAT,
   type CheckpointWrite,
@@ -10,8 +11,9 @@ import { documentHeader, documentSize } from './document-size.js';
 import { sqliteCode, sqliteError } from './errors.js';
 import { type ParentEvents, placeEvents } from './event-streams.js';
 import { canonicalMetadataText, type MetadataRow, storedFromRow } from './metadata-row.js';
-import { seedHead } from './tree-decoder.js';
-import { type EncodedNode, prettyBytes, TreeEncoder, utf8Length } from './tree-encoder.js';
+import { damagedData, seedHead } from './tree-decoder.js';
+import { TreeEncoder } from './tree-encoder.js';
+import { type EncodedNode, prettyBytes, utf8Length } from './tree-node.js';
 
 /** Refuses a checkpoint whose names could escape the database's meaning, or whose shape is off. */
 export function checkWritable(checkpoint: CheckpointWrite): void {
@@ -76,7 +78,7 @@ function previousHead(connection: Connection, parentId: string, parent: ParentRo
   try {
     return seedHead(parent.head, (id) => {
       const body = connection.statements.chunkBody.get(id);
-      if (typeof body !== 'string') throw new Error(`chunk ${id} is missing`);
+      if (typeof body !== 'string') throw damagedData(`chunk ${id} is missing`);
       return body;
     });
   } catch {
@@ -89,8 +91,20 @@ function childNamed(node: EncodedNode, key: string): EncodedNode {
   return node.children![node.keys!.indexOf(key)]!;
 }
 
-/** Thrown (inside the transaction, which rolls back) when the checkpoint's id is already stored. */
-export class DuplicateCheckpointError extends Error {}
+/**
+ * Thrown inside the insert transaction (which rolls back) when the checkpoint's id is already
+ * stored; the caller then decides with {@link existingCheckpoint} whether it is the same checkpoint.
+ */
+function duplicateCheckpoint(connection: Connection, id: string): CrewlineError {
+  return sqliteError('conflict', `checkpoint id "${id}" is already stored in ${connection.location}`, {
+    details: { duplicateId: id },
+  });
+}
+
+/** True for the error {@link insertCheckpoint} throws when the id is already stored. */
+export function isDuplicateCheckpoint(error: unknown): boolean {
+  return CrewlineError.hasCode(error, 'conflict') && typeof error.details?.duplicateId === 'string';
+}
 
 /**
  * A checkpoint written again (a retried write whose first attempt did commit) is accepted when it
@@ -118,7 +132,7 @@ export function existingCheckpoint(connection: Connection, checkpoint: Checkpoin
 /**
  * Stores one checkpoint; runs inside the caller's `BEGIN IMMEDIATE` transaction. Returns what to
  * list, and the encoded head to diff the next write against. Throws
- * {@link DuplicateCheckpointError} when the id is taken (no lookup first: the primary key says so).
+ * a `conflict` error ({@link isDuplicateCheckpoint}) when the id is taken (no lookup first: the primary key says so).
  */
 export function insertCheckpoint(
   connection: Connection,
@@ -194,7 +208,8 @@ export function insertCheckpoint(
       canonical === metadataText ? null : metadataText,
     );
   } catch (error) {
-    if (sqliteCode(error)?.startsWith('SQLITE_CONSTRAINT')) throw new DuplicateCheckpointError(metadata.id);
+    if (sqliteCode(error)?.startsWith('SQLITE_CONSTRAINT'))
+      throw duplicateCheckpoint(connection, metadata.id);
     throw error;
   }
   const stored: StoredCheckpoint = { ...metadata, reference: `${location}#${metadata.id}`, sizeBytes };
