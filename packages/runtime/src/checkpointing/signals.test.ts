@@ -3,16 +3,28 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { concurrencyLimit, exited, startChild } from '../e2e/support/child-process.js';
+import {
+  type ChildScript,
+  concurrencyLimit,
+  exited,
+  prepareChildScript,
+  startChild,
+} from '../e2e/support/child-process.js';
 import { allFiles, checkpointFiles, readCheckpoint, temporaryDirectory } from '../e2e/support/fixtures.js';
 
-const script = fileURLToPath(new URL('./test-support/signal-child.ts', import.meta.url));
 const slot = concurrencyLimit(2);
 let directory: { path: string; cleanup: () => void };
-beforeAll(() => {
+let script: ChildScript;
+beforeAll(async () => {
   directory = temporaryDirectory('crewline-signals-');
+  script = await prepareChildScript(
+    fileURLToPath(new URL('./test-support/signal-child.ts', import.meta.url)),
+  );
 });
-afterAll(() => directory.cleanup());
+afterAll(() => {
+  directory.cleanup();
+  script.dispose();
+});
 
 /** Starts the child, sends SIGINT once it is ready (and again per `again`), and waits for its end. */
 function interrupt(listener: string, provider: 'sync' | 'async', again?: RegExp) {

@@ -1,85 +1,23 @@
 // Crash trials in real child processes: a 3-task crew checkpointing on '*' is SIGKILLed right after
 // each event of its run (after that event's checkpoint was written), then resumed in a new process.
 // Also a real Ctrl+C: SIGINT mid-run leaves a SIGINT checkpoint, no partial file, and the default exit.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type BaseEvent, checkpointLifecycleEventTypes, EventBus } from '@crewline/events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ChildScript,
+  exited,
+  limited,
+  prepareChildScript,
+  startChild as startScript,
+} from './support/child-process.js';
 import { crashCrew, crashInputs, crashModel } from './support/crash-crew.js';
 import { allFiles, checkpointFiles, readCheckpoint, temporaryDirectory } from './support/fixtures.js';
 
-const packageRoot = new URL('../..', import.meta.url).pathname;
-const childScript = join(packageRoot, 'src/e2e/support/crash-child.ts');
-
-function startChild(args: string[]): {
-  child: ChildProcess;
-  lines: string[];
-  waitFor: (pattern: RegExp) => Promise<string>;
-} {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@crewline/source', '--import', 'tsx', childScript, ...args],
-    {
-      cwd: packageRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, CREWLINE_LOG_LEVEL: 'error' },
-    },
-  );
-  const lines: string[] = [];
-  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    let newline = buffered.indexOf('\n');
-    while (newline >= 0) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      lines.push(line);
-      for (const waiter of waiters.filter((candidate) => candidate.pattern.test(line))) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(line);
-      }
-      newline = buffered.indexOf('\n');
-    }
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const waitFor = (pattern: RegExp) =>
-    new Promise<string>((resolve, reject) => {
-      const found = lines.find((line) => pattern.test(line));
-      if (found) return resolve(found);
-      waiters.push({ pattern, resolve });
-      child.once('exit', () =>
-        setTimeout(() => reject(new Error(`child exited before ${pattern}: ${stderr.slice(-2000)}`)), 50),
-      );
-    });
-  return { child, lines, waitFor };
-}
-
-function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null)
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-}
-
-/** Runs `jobs` with at most `limit` at a time (the test machine has two cores). */
-async function limited<T>(limit: number, jobs: (() => Promise<T>)[]): Promise<T[]> {
-  const results: T[] = new Array(jobs.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < jobs.length) {
-        const index = next;
-        next += 1;
-        results[index] = await jobs[index]!();
-      }
-    }),
-  );
-  return results;
-}
+let childScript: ChildScript;
+const startChild = (args: string[]) => startScript(childScript, args);
 
 const lifecycle = new Set<string>(checkpointLifecycleEventTypes);
 let directory: { path: string; cleanup: () => void };
@@ -88,6 +26,7 @@ let eventCount = 0;
 
 beforeAll(async () => {
   directory = temporaryDirectory();
+  childScript = await prepareChildScript(fileURLToPath(new URL('./support/crash-child.ts', import.meta.url)));
   // The uninterrupted reference, in this process: same crew, same deterministic offline model.
   const bus = new EventBus();
   const events: BaseEvent[] = [];
@@ -105,7 +44,10 @@ beforeAll(async () => {
   eventCount = events.length;
 });
 
-afterAll(() => directory.cleanup());
+afterAll(() => {
+  directory.cleanup();
+  childScript.dispose();
+});
 
 describe('SIGKILL after every event, then resume in a new process', () => {
   it('resumes to the uninterrupted output and never repeats a checkpointed model call', {

@@ -5,14 +5,26 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus } from '@crewline/events';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChildScript, concurrencyLimit } from '../e2e/support/child-process.js';
 import { listFlowStates } from './index.js';
 import type { ChildRequest, KillPoint } from './test-support/flow-child.js';
-import { type ChildRun, runChild } from './test-support/run-child.js';
+import { type ChildRun, prepareFlowChild, runChild as runScript } from './test-support/run-child.js';
 import { CycleFlow, executions, JoinFlow, LinearFlow } from './test-support/scenarios.js';
 
 const root = mkdtempSync(join(tmpdir(), 'crewline-flow-process-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+let script: ChildScript;
+beforeAll(async () => {
+  script = await prepareFlowChild();
+});
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  script.dispose();
+});
+// Two children at a time: the test machine has two cores.
+const slot = concurrencyLimit(2);
+const runChild = (requests: ChildRequest[], env?: Record<string, string>) =>
+  slot(() => runScript(script, requests, env));
 
 function countBy(items: readonly string[]): Record<string, number> {
   const counts: Record<string, number> = {};

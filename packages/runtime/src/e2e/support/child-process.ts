@@ -1,8 +1,66 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The runtime package directory: children run from it so `@crewline/*` resolve to their sources. */
 export const packageDirectory = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** How to start a child script: the node arguments that run it, and what to remove afterwards. */
+export interface ChildScript {
+  argv: string[];
+  dispose(): void;
+}
+
+interface Bundler {
+  build(options: Record<string, unknown>): Promise<unknown>;
+}
+
+/** The esbuild that tsx runs on (tsx is what runs the children otherwise), when it can be found. */
+function findBundler(): Bundler | undefined {
+  try {
+    const tsxPackage = createRequire(import.meta.url).resolve('tsx/package.json');
+    return createRequire(tsxPackage)('esbuild') as Bundler;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Compiles a child script and the sources it imports into one ESM file, once per test file, with
+ * the compiler tsx uses. A child then starts in about a third of the CPU time of `--import tsx`,
+ * which resolves and loads every module through loader hooks; what the child runs is the same code.
+ * Falls back to `--import tsx` when esbuild cannot be found.
+ */
+export async function prepareChildScript(script: string): Promise<ChildScript> {
+  const fallback: ChildScript = {
+    argv: ['--conditions=@crewline/source', '--import', 'tsx', script],
+    dispose: () => undefined,
+  };
+  const bundler = findBundler();
+  if (!bundler) return fallback;
+  const directory = mkdtempSync(join(tmpdir(), 'crewline-child-'));
+  const outfile = join(directory, `${basename(script, '.ts')}.mjs`);
+  await bundler.build({
+    entryPoints: [script],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    conditions: ['@crewline/source'],
+    // A native module cannot be bundled; the children checkpoint as JSON and never load it.
+    external: ['better-sqlite3'],
+    // CommonJS dependencies inside an ESM bundle still call require() for Node's built-ins.
+    banner: {
+      js: "import { createRequire as createRequire_ } from 'node:module'; const require = createRequire_(import.meta.url);",
+    },
+    logLevel: 'error',
+  });
+  return { argv: [outfile], dispose: () => rmSync(directory, { recursive: true, force: true }) };
+}
 
 export interface StartedChild {
   child: ChildProcess;
@@ -14,17 +72,13 @@ export interface StartedChild {
   stderr: () => string;
 }
 
-/** Runs a TypeScript file of this package in a new Node process (`--import tsx`, sources resolved). */
-export function startChild(script: string, args: readonly string[]): StartedChild {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@crewline/source', '--import', 'tsx', script, ...args],
-    {
-      cwd: packageDirectory,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, CREWLINE_LOG_LEVEL: 'error' },
-    },
-  );
+/** Runs a child script (see {@link prepareChildScript}) in a new Node process, from this package. */
+export function startChild(script: ChildScript, args: readonly string[]): StartedChild {
+  const child = spawn(process.execPath, [...script.argv, ...args], {
+    cwd: packageDirectory,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, CREWLINE_LOG_LEVEL: 'error' },
+  });
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
   let buffered = '';
@@ -86,13 +140,15 @@ export function concurrencyLimit(limit: number): <T>(job: () => Promise<T>) => P
   let running = 0;
   const queue: (() => void)[] = [];
   return async (job) => {
+    // A finishing job hands its slot straight to the next waiter, so the limit is never exceeded.
     if (running >= limit) await new Promise<void>((resolve) => queue.push(resolve));
-    running += 1;
+    else running += 1;
     try {
       return await job();
     } finally {
-      running -= 1;
-      queue.shift()?.();
+      const next = queue.shift();
+      if (next) next();
+      else running -= 1;
     }
   };
 }

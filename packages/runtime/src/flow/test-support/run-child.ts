@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { type ChildScript, packageDirectory, prepareChildScript } from '../../e2e/support/child-process.js';
 import type { ChildRequest } from './flow-child.js';
 
 /** What one request of a child process did. */
@@ -18,23 +19,25 @@ export interface ChildRun {
   killed: boolean;
 }
 
-const packageDirectory = fileURLToPath(new URL('../../..', import.meta.url));
-const script = fileURLToPath(new URL('./flow-child.ts', import.meta.url));
+/** The flow child script, compiled once (see prepareChildScript). */
+export function prepareFlowChild(): Promise<ChildScript> {
+  return prepareChildScript(fileURLToPath(new URL('./flow-child.ts', import.meta.url)));
+}
 
 /**
- * Runs requests in one child process (`node --conditions=@crewline/source --import tsx`), killing it
- * with SIGKILL when it reports its kill point. Resolves with what each request did.
+ * Runs requests in one child process of `script` (from {@link prepareFlowChild}), killing it with
+ * SIGKILL when it reports its kill point. Resolves with what each request did.
  */
-export function runChild(requests: ChildRequest[], env: Record<string, string> = {}): Promise<ChildRun[]> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@crewline/source', '--import', 'tsx', script, JSON.stringify(requests)],
-    {
-      cwd: packageDirectory,
-      env: { ...process.env, CREWLINE_LOG_LEVEL: 'error', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+export function runChild(
+  script: ChildScript,
+  requests: ChildRequest[],
+  env: Record<string, string> = {},
+): Promise<ChildRun[]> {
+  const child = spawn(process.execPath, [...script.argv, JSON.stringify(requests)], {
+    cwd: packageDirectory,
+    env: { ...process.env, CREWLINE_LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const runs: ChildRun[] = [];
   let stdout = '';
   let stderr = '';
