@@ -276,7 +276,7 @@ export class JsonProvider implements CheckpointProvider {
     const problem = fileNameProblem(metadata.id, metadata.parentId);
     if (problem)
       throw jsonError('invalid_name', `${problem}; JsonProvider cannot store it, use SqliteProvider`);
-    const bytes = Buffer.from(checkpoint.text(), 'utf8');
+    const bytes = checkpoint.bytes();
     if (bytes.length > this.options.maxCheckpointBytes) {
       throw jsonError(
         'too_large',

@@ -19,6 +19,8 @@ export interface CheckpointWriteParts {
   parentEventCount: number;
   /** Cached text of each event; missing entries are serialized on demand and stored back. */
   eventTexts?: (string | undefined)[];
+  /** Cached UTF-8 bytes of each event line; missing entries are encoded on demand and stored back. */
+  eventBytes?: (Buffer | undefined)[];
   libraryVersion?: string;
 }
 
@@ -27,8 +29,11 @@ export interface CheckpointWriteParts {
  * that stores structure (SQLite) never pays for the whole-document text, and event lines are
  * serialized once per run rather than once per checkpoint.
  */
+const separator = Buffer.from(',\n', 'utf8');
+
 export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWrite {
   const eventTexts = parts.eventTexts ?? [];
+  const eventBytes = parts.eventBytes ?? [];
   const document: CheckpointDocument = {
     format: CHECKPOINT_FORMAT,
     formatVersion: CHECKPOINT_FORMAT_VERSION,
@@ -57,7 +62,16 @@ export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWr
     }
     return text;
   };
+  const eventByteLine = (index: number): Buffer => {
+    let bytes = eventBytes[index];
+    if (bytes === undefined) {
+      bytes = Buffer.from(eventText(index), 'utf8');
+      eventBytes[index] = bytes;
+    }
+    return bytes;
+  };
   let fullText: string | undefined;
+  let fullBytes: Buffer | undefined;
   let headText: string | undefined;
   return {
     metadata: parts.metadata,
@@ -75,6 +89,31 @@ export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWr
     headText() {
       headText ??= joinDocumentText({ ...headParts(), events: [] });
       return headText;
+    },
+    bytes() {
+      if (fullBytes !== undefined) return fullBytes;
+      if (fullText !== undefined) {
+        fullBytes = Buffer.from(fullText, 'utf8');
+        return fullBytes;
+      }
+      // Same layout as text(), but each event line is encoded once per run and reused, so a
+      // checkpoint costs the encoding of its head plus one copy, not a re-encoding of the history.
+      const count = parts.events.length;
+      if (count === 0) {
+        fullBytes = Buffer.from(joinDocumentText({ ...headParts(), events: [] }), 'utf8');
+        return fullBytes;
+      }
+      // A raw NUL cannot occur in JSON text, so the marker splits the layout exactly around the events.
+      const marker = '\u0000events\u0000';
+      const [before, after] = joinDocumentText({ ...headParts(), events: [marker] }).split(marker);
+      const chunks: Buffer[] = [Buffer.from(before ?? '', 'utf8')];
+      for (let index = 0; index < count; index += 1) {
+        if (index > 0) chunks.push(separator);
+        chunks.push(eventByteLine(index));
+      }
+      chunks.push(Buffer.from(after ?? '', 'utf8'));
+      fullBytes = Buffer.concat(chunks);
+      return fullBytes;
     },
   };
 }

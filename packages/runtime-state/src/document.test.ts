@@ -81,3 +81,40 @@ describe('checkpoint documents', () => {
     expect(codeOf(() => upgradeDocument({ formatVersion: 0 }, migrations, 3))).toBe('unsupported_version');
   });
 });
+
+describe('checkpoint bytes', () => {
+  it('are exactly the UTF-8 encoding of the text, with and without events, across writes', async () => {
+    const { createCheckpointWrite } = await import('./checkpoint-write.js');
+    const { encodeValue } = await import('./value-codec.js');
+    const eventTexts: (string | undefined)[] = [];
+    const eventBytes: (Buffer | undefined)[] = [];
+    const events = [
+      { type: 'task_started', eventId: 'a', sequence: 1, timestamp: 't', note: 'ünïcødé ✓' },
+      { type: 'task_completed', eventId: 'b', sequence: 2, timestamp: 't', output: 'line\nbreak' },
+    ];
+    const metadata = {
+      id: '20261121T000000000-aaaaaaaa',
+      createdAt: new Date(0).toISOString(),
+      lineageId: 'l',
+      parentId: null,
+      branch: 'main',
+      trigger: 'manual',
+      entities: [],
+      eventCount: 0,
+    };
+    for (const count of [0, 1, 2]) {
+      const write = createCheckpointWrite({
+        metadata: { ...metadata, eventCount: count },
+        inputs: encodeValue({ topic: 'é' }),
+        entities: [{ kind: 'crew', id: 'c', name: 'n', data: { x: 'ß' } }],
+        events: events.slice(0, count),
+        parentEventCount: 0,
+        eventTexts,
+        eventBytes,
+      });
+      const bytes = write.bytes();
+      expect(bytes.equals(Buffer.from(write.text(), 'utf8'))).toBe(true);
+      expect(validateDocument(parseDocumentText(bytes.toString('utf8'))).events).toHaveLength(count);
+    }
+  });
+});

@@ -34,6 +34,11 @@ export interface CheckpointWrite {
   eventText(index: number): string;
   /** Everything but the events, as JSON text with `"events": []` (computed once). */
   headText(): string;
+  /**
+   * `text()` as UTF-8 bytes (computed once). Cheaper than encoding `text()`: each event line is
+   * encoded once per run and reused by every later checkpoint.
+   */
+  bytes(): Buffer;
 }
 
 /** What a provider returns from `read`: the text, or an already parsed (not yet validated) object. */

@@ -99,6 +99,7 @@ export class RuntimeState implements RunState {
   readonly #providerFor: ((location: string) => CheckpointProvider | undefined) | undefined;
   readonly #bus: EventBus;
   readonly #eventTexts: (string | undefined)[] = [];
+  readonly #eventBytes: (Buffer | undefined)[] = [];
   #parentEventCount: number;
   #pending = new Set<Promise<unknown>>();
   #writeQueue: Promise<unknown> = Promise.resolve();
@@ -197,6 +198,7 @@ export class RuntimeState implements RunState {
       events: this.events.slice(),
       parentEventCount: this.#parentEventCount,
       eventTexts: this.#eventTexts,
+      eventBytes: this.#eventBytes,
     });
     const previous = {
       checkpointId: this.lineage.checkpointId,
