@@ -29,6 +29,7 @@ import { forkBranch } from '../checkpointing/fork-branch.js';
 import {
   findEntitySnapshot,
   loadRestoreTarget,
+  restoreOptions,
   resumeCheckpointInput,
   toConfig,
 } from '../checkpointing/from-checkpoint.js';
@@ -168,7 +169,7 @@ export class Agent implements CheckpointableEntity {
       if (options.fromCheckpoint.restoreFrom !== undefined) {
         const loaded = await loadRestoreTarget(
           options.fromCheckpoint.restoreFrom,
-          options.bus ? { bus: options.bus } : {},
+          restoreOptions(options.fromCheckpoint, options.bus),
         );
         const snapshot = findEntitySnapshot(loaded, 'agent');
         applyStandaloneAgentSnapshot(this, snapshot);
@@ -322,7 +323,7 @@ export class Agent implements CheckpointableEntity {
     config: CheckpointConfigInput,
     options: { bus?: EventBus } = {},
   ): Promise<Agent> {
-    const loaded = await loadRestoreTarget(config.restoreFrom, options);
+    const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
     return Agent.fromLoaded(loaded, config);
   }
 
@@ -331,7 +332,7 @@ export class Agent implements CheckpointableEntity {
     config: CheckpointConfigInput,
     options: { branch?: string; bus?: EventBus } = {},
   ): Promise<Agent> {
-    const loaded = await loadRestoreTarget(config.restoreFrom, options.bus ? { bus: options.bus } : {});
+    const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
     return Agent.fromLoaded(loaded, config, {
       fork: options.branch === undefined ? {} : { branch: options.branch },
     });

@@ -1,13 +1,20 @@
-import { CrewlineError } from '@crewline/events';
+import { CrewlineError, logger } from '@crewline/events';
+import { JsonProvider } from '@crewline/provider-json';
 import {
   type CheckpointConfig,
   type CheckpointConfigInput,
+  type CheckpointProvider,
   type CheckpointSetting,
   type JsonValue,
   parseCheckpointConfig,
   resolveCheckpointSetting,
 } from '@crewline/runtime-state';
-import { defaultProvider, loadOptionalProvider } from './provider-catalog.js';
+import {
+  defaultProvider,
+  loadOptionalProvider,
+  providerForLocation,
+  sharedOptionalProvider,
+} from './provider-catalog.js';
 
 /**
  * Resolves a `checkpoint` setting along its inheritance chain, most specific first (Task → Agent →
@@ -18,9 +25,14 @@ export function resolveCheckpointChain(chain: readonly CheckpointSetting[]): Che
   return config ? withDefaultProvider(config) : undefined;
 }
 
-/** A config with `provider` filled: the given one, or the process-wide `JsonProvider`. */
+/**
+ * A config with `provider` filled: the given one, else the one its location calls for — the
+ * process-wide `JsonProvider` for a directory, the SQLite provider for a database file (`.db`,
+ * `.sqlite`, a SQLite header; imported on first use, `provider_unavailable` naming the package when
+ * it is not installed). A Postgres URL without a provider is `provider_unavailable`.
+ */
 export function withDefaultProvider(config: CheckpointConfig): CheckpointConfig {
-  return config.provider ? config : { ...config, provider: defaultProvider() };
+  return config.provider ? config : { ...config, provider: providerForLocation(config.location) };
 }
 
 /**
@@ -54,25 +66,85 @@ export function validateCheckpointSetting(setting: CheckpointSetting, owner: str
   return setting;
 }
 
-/** The JSON form of a setting inside a checkpoint: the provider is stored by kind, never as an object. */
+/**
+ * The JSON form of a setting inside a checkpoint: the provider is stored by kind, never as an object;
+ * the options of crewline's own JSON and SQLite providers (plain numbers, strings and booleans, never
+ * credentials) are stored too, so a restored run checkpoints as the original did.
+ */
 export type StoredCheckpointSetting =
   | boolean
-  | { location?: string; onEvents?: string[]; maxCheckpoints?: number; providerKind?: string };
+  | {
+      location?: string;
+      onEvents?: string[];
+      maxCheckpoints?: number;
+      providerKind?: string;
+      providerOptions?: Record<string, string | number | boolean>;
+    };
+
+/** Kinds whose options are known to hold no credentials, and so may be stored. */
+const kindsWithStoredOptions = new Set(['json', 'sqlite']);
+
+/** A provider's options as plain primitives, when its kind allows storing them. */
+function storableOptions(
+  provider: CheckpointProvider,
+): Record<string, string | number | boolean> | undefined {
+  if (!kindsWithStoredOptions.has(provider.kind)) return undefined;
+  const options = (provider as { options?: unknown }).options;
+  if (options === null || typeof options !== 'object') return undefined;
+  const stored: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value))
+      stored[key] = value as string | number | boolean;
+  }
+  return Object.keys(stored).length > 0 ? stored : undefined;
+}
 
 export function storeCheckpointSetting(setting: CheckpointSetting): StoredCheckpointSetting | null {
   if (setting === undefined) return null;
   if (typeof setting === 'boolean') return setting;
-  const stored: { location?: string; onEvents?: string[]; maxCheckpoints?: number; providerKind?: string } =
-    {};
+  const stored: Exclude<StoredCheckpointSetting, boolean> = {};
   if (setting.location !== undefined) stored.location = setting.location;
   if (setting.onEvents !== undefined) stored.onEvents = [...setting.onEvents];
   if (setting.maxCheckpoints !== undefined) stored.maxCheckpoints = setting.maxCheckpoints;
-  if (setting.provider !== undefined) stored.providerKind = setting.provider.kind;
+  if (setting.provider !== undefined) {
+    stored.providerKind = setting.provider.kind;
+    const options = storableOptions(setting.provider);
+    if (options) stored.providerOptions = options;
+  }
   return stored;
 }
 
-/** Rebuilds a stored setting; providers are constructed again from their kind. */
-export async function restoreCheckpointSetting(stored: JsonValue | undefined): Promise<CheckpointSetting> {
+function plainOptions(value: JsonValue | undefined): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...value } : undefined;
+}
+
+/** A provider of a stored kind, with its stored options when it has some (else the shared default). */
+async function restoredProvider(
+  kind: string,
+  options: Record<string, unknown> | undefined,
+): Promise<CheckpointProvider | undefined> {
+  if (kind !== 'json' && kind !== 'sqlite' && kind !== 'postgres') return undefined;
+  if (options !== undefined) {
+    try {
+      return kind === 'json' ? new JsonProvider(options) : await loadOptionalProvider(kind, options);
+    } catch (error) {
+      if (CrewlineError.hasCode(error, 'provider_unavailable')) throw error;
+      // Options this version does not accept (written by another version): the defaults still work.
+      logger.warn('runtime', `stored ${kind} provider options are not valid here; using the defaults`, error);
+    }
+  }
+  return kind === 'json' ? defaultProvider() : sharedOptionalProvider(kind);
+}
+
+/**
+ * Rebuilds a stored setting; providers are constructed again from their kind and stored options.
+ * A provider in `reuse` of the stored kind is used as it is instead (the instance a user passed to
+ * restore with).
+ */
+export async function restoreCheckpointSetting(
+  stored: JsonValue | undefined,
+  reuse: readonly (CheckpointProvider | undefined)[] = [],
+): Promise<CheckpointSetting> {
   if (stored === null || stored === undefined) return undefined;
   if (typeof stored === 'boolean') return stored;
   if (typeof stored !== 'object' || Array.isArray(stored)) return undefined;
@@ -81,7 +153,11 @@ export async function restoreCheckpointSetting(stored: JsonValue | undefined): P
   if (Array.isArray(stored.onEvents)) input.onEvents = stored.onEvents as CheckpointConfigInput['onEvents'];
   if (typeof stored.maxCheckpoints === 'number') input.maxCheckpoints = stored.maxCheckpoints;
   const kind = stored.providerKind;
-  if (kind === 'sqlite' || kind === 'postgres') input.provider = await loadOptionalProvider(kind);
-  else if (kind === 'json') input.provider = defaultProvider();
+  if (typeof kind === 'string') {
+    const provider =
+      reuse.find((candidate) => candidate?.kind === kind) ??
+      (await restoredProvider(kind, plainOptions(stored.providerOptions)));
+    if (provider) input.provider = provider;
+  }
   return input;
 }

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import {
   CheckpointRestoreCompletedEvent,
   CheckpointRestoreFailedEvent,
@@ -9,11 +10,14 @@ import {
 import {
   type CheckpointConfig,
   type CheckpointConfigInput,
+  type CheckpointProvider,
   type CheckpointSetting,
+  DEFAULT_CHECKPOINT_LOCATION,
   type EntityKind,
   type EntitySnapshot,
   type LoadedCheckpoint,
   loadCheckpoint,
+  type ProviderCatalog,
   parseCheckpointConfig,
 } from '@crewline/runtime-state';
 import { withDefaultProvider } from './checkpoint-setting.js';
@@ -27,7 +31,17 @@ const component = 'runtime';
  */
 export async function loadRestoreTarget(
   reference: string | undefined,
-  options: { bus?: EventBus; defaultLocation?: string; allowPrefix?: boolean } = {},
+  options: {
+    bus?: EventBus;
+    defaultLocation?: string;
+    allowPrefix?: boolean;
+    /**
+     * The provider the restore config names: the reference is resolved and read with it alone
+     * (its `parseReference`, `latest`, `list`, `read`), so a third-party provider can resume what
+     * it wrote. Default: the provider the reference calls for (JSON, SQLite, Postgres).
+     */
+    provider?: CheckpointProvider;
+  } = {},
 ): Promise<LoadedCheckpoint> {
   if (typeof reference !== 'string' || reference === '') {
     throw new CrewlineError(
@@ -40,7 +54,8 @@ export async function loadRestoreTarget(
   const started = performance.now();
   bus.emit({ kind: 'checkpoint', id: reference }, new CheckpointRestoreStartedEvent({ reference }));
   try {
-    const loaded = await loadCheckpoint(reference, defaultProviderCatalog, {
+    const catalog = options.provider ? onlyProvider(options.provider) : defaultProviderCatalog;
+    const loaded = await loadCheckpoint(reference, catalog, {
       ...(options.defaultLocation !== undefined ? { defaultLocation: options.defaultLocation } : {}),
       ...(options.allowPrefix ? { allowPrefix: true } : {}),
     });
@@ -66,6 +81,20 @@ export async function loadRestoreTarget(
     );
     throw error;
   }
+}
+
+/** A catalog that answers every kind of reference with one provider. */
+function onlyProvider(provider: CheckpointProvider): ProviderCatalog {
+  const load = () => provider;
+  return { json: load, sqlite: load, postgres: load };
+}
+
+/** The options of {@link loadRestoreTarget} a restore config gives (its `provider`), with the bus. */
+export function restoreOptions(
+  config: CheckpointConfigInput,
+  bus: EventBus | undefined,
+): { bus?: EventBus; provider?: CheckpointProvider } {
+  return { ...(bus ? { bus } : {}), ...(config.provider ? { provider: config.provider } : {}) };
 }
 
 /** The first saved entity of `kind` (optionally named `name`), or a typed error. */
@@ -104,15 +133,32 @@ export function resumeCheckpointInput(
   const { restoreFrom: _restoreFrom, ...explicit } = fromCheckpoint;
   const own =
     typeof entitySetting === 'object' ? entitySetting : typeof savedSetting === 'object' ? savedSetting : {};
+  // A provider instance the user configured (with its options) is kept over a default one of its kind.
+  const ownProvider = typeof entitySetting === 'object' ? entitySetting.provider : undefined;
   const input: { -readonly [K in keyof CheckpointConfigInput]: CheckpointConfigInput[K] } = {
-    location: explicit.location ?? loaded.location,
-    provider: explicit.provider ?? loaded.provider,
+    location: explicit.location ?? continuingLocation(loaded),
+    provider:
+      explicit.provider ?? (ownProvider?.kind === loaded.provider.kind ? ownProvider : loaded.provider),
   };
   const onEvents = explicit.onEvents ?? own.onEvents;
   if (onEvents !== undefined) input.onEvents = onEvents;
   const maxCheckpoints = explicit.maxCheckpoints ?? own.maxCheckpoints;
   if (maxCheckpoints !== undefined) input.maxCheckpoints = maxCheckpoints;
   return input;
+}
+
+/**
+ * Where a restored run goes on writing: where its checkpoint was read from, except for a JSON
+ * checkpoint file read on its own (a renamed copy, a file outside its location), which is no
+ * location to write to: the run then writes to the default location.
+ */
+function continuingLocation(loaded: LoadedCheckpoint): string {
+  if (loaded.provider.kind !== 'json') return loaded.location;
+  try {
+    return statSync(loaded.location).isFile() ? DEFAULT_CHECKPOINT_LOCATION : loaded.location;
+  } catch {
+    return loaded.location;
+  }
 }
 
 /** Parses a config input into a resolved config with a provider. */

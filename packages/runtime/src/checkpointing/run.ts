@@ -18,6 +18,8 @@ import {
 } from '@crewline/runtime-state';
 import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
+import { assertNewForkBranch } from './fork-branch.js';
+import { readyProvider } from './lazy-provider.js';
 import { defaultProvider, loadedOptionalProvider, warmOptionalProviders } from './provider-catalog.js';
 import { trackRunForSignals } from './signals.js';
 
@@ -118,7 +120,20 @@ export class Run {
     }
     installAutoCheckpoint(bus);
     warmOptionalProviders();
-    const run = new Run({ ...options, bus });
+    // A provider chosen from the location is imported now: a missing package fails the kickoff, and
+    // the run's automatic checkpoints can be written synchronously from the first one.
+    const config = options.config && {
+      ...options.config,
+      provider: await readyProvider(options.config.provider ?? defaultProvider()),
+    };
+    if (options.fork?.branch !== undefined && options.restored) {
+      await assertNewForkBranch(
+        config?.provider ?? options.restored.provider,
+        config?.location ?? options.restored.location,
+        options.fork.branch,
+      );
+    }
+    const run = new Run({ ...options, config, bus });
     const untrack = trackRunForSignals(run);
     try {
       return await bus.runInScope(run.state, () => body(run));

@@ -18,7 +18,12 @@ import {
   validateCheckpointSetting,
 } from '../checkpointing/checkpoint-setting.js';
 import { forkBranch } from '../checkpointing/fork-branch.js';
-import { loadRestoreTarget, resumeCheckpointInput, toConfig } from '../checkpointing/from-checkpoint.js';
+import {
+  loadRestoreTarget,
+  restoreOptions,
+  resumeCheckpointInput,
+  toConfig,
+} from '../checkpointing/from-checkpoint.js';
 import { Run } from '../checkpointing/run.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
@@ -167,7 +172,10 @@ export class Crew implements CheckpointableEntity {
     const bus = options.bus;
     if (options.fromCheckpoint) {
       if (options.fromCheckpoint.restoreFrom !== undefined) {
-        const loaded = await loadRestoreTarget(options.fromCheckpoint.restoreFrom, bus ? { bus } : {});
+        const loaded = await loadRestoreTarget(
+          options.fromCheckpoint.restoreFrom,
+          restoreOptions(options.fromCheckpoint, bus),
+        );
         const snapshot = findCrewSnapshot(loaded, this.name);
         applyCrewSnapshot(this, snapshot);
         const saved = await restoreCheckpointSetting(snapshot.data.checkpoint);
@@ -244,12 +252,15 @@ export class Crew implements CheckpointableEntity {
   }
 
   summarizeEntity(): EntitySummary {
+    const completed = this.tasks.filter((task) => task.status === 'completed').length;
     return {
       kind: 'crew',
       id: this.id,
       name: this.name,
-      status: this.status,
-      completed: this.tasks.filter((task) => task.status === 'completed').length,
+      // The checkpoint of the last task_completed is taken while the crew is still "running", with
+      // every task done: what it holds is a finished crew (resuming it only reports the result).
+      status: this.status === 'running' && completed === this.tasks.length ? 'completed' : this.status,
+      completed,
       total: this.tasks.length,
     };
   }
@@ -263,7 +274,7 @@ export class Crew implements CheckpointableEntity {
     config: CheckpointConfigInput,
     options: { bus?: EventBus; registry?: ProjectRegistry } = {},
   ): Promise<Crew> {
-    const loaded = await loadRestoreTarget(config.restoreFrom, options.bus ? { bus: options.bus } : {});
+    const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
     return Crew.fromLoaded(loaded, config, options.registry ? { registry: options.registry } : {});
   }
 
@@ -276,7 +287,7 @@ export class Crew implements CheckpointableEntity {
     config: CheckpointConfigInput,
     options: { branch?: string; bus?: EventBus; registry?: ProjectRegistry } = {},
   ): Promise<Crew> {
-    const loaded = await loadRestoreTarget(config.restoreFrom, options.bus ? { bus: options.bus } : {});
+    const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
     return Crew.fromLoaded(loaded, config, {
       fork: options.branch === undefined ? {} : { branch: options.branch },
       ...(options.registry ? { registry: options.registry } : {}),

@@ -19,6 +19,7 @@ import {
   temporaryDirectory,
   threeTaskCrew,
 } from './support/fixtures.js';
+import { importIfInstalled } from './support/optional-package.js';
 
 let directory: { path: string; cleanup: () => void };
 let previousDirectory: string;
@@ -36,16 +37,14 @@ afterEach(() => {
 });
 
 async function loadSqliteProvider(): Promise<(new () => CheckpointProvider) | undefined> {
-  try {
-    const specifier = '@crewline/provider-sqlite';
-    const module = (await import(specifier)) as { SqliteProvider?: new () => CheckpointProvider };
-    return module.SqliteProvider;
-  } catch {
-    return undefined;
-  }
+  const module = await importIfInstalled<{ SqliteProvider?: new () => CheckpointProvider }>(
+    '@crewline/provider-sqlite',
+  );
+  return module?.SqliteProvider;
 }
 
-// Skipped (not failed) where @crewline/provider-sqlite is not installed: it is an optional peer.
+// Skipped (not failed) only where @crewline/provider-sqlite is not installed, an optional peer; an
+// install that is there but cannot load fails the file.
 const SqliteProvider = await loadSqliteProvider();
 
 function twoTaskCrew(

@@ -7,6 +7,7 @@ import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
 import { Task } from '../task/task.js';
 import { allFiles, offlineModel, temporaryDirectory } from './support/fixtures.js';
+import { importIfInstalled } from './support/optional-package.js';
 
 // Planted credentials: one in the environment, one passed in through kickoff inputs.
 const environmentKey = 'sk-proj-PLANTEDenvKEY0123456789abcdefXYZ';
@@ -31,14 +32,12 @@ afterEach(() => {
   directory.cleanup();
 });
 
+// Undefined only when the optional peer is not installed; a broken install fails the file instead.
 async function sqliteProvider(): Promise<CheckpointProvider | undefined> {
-  try {
-    const specifier = '@crewline/provider-sqlite';
-    const module = (await import(specifier)) as { SqliteProvider: new () => CheckpointProvider };
-    return new module.SqliteProvider();
-  } catch {
-    return undefined;
-  }
+  const module = await importIfInstalled<{ SqliteProvider: new () => CheckpointProvider }>(
+    '@crewline/provider-sqlite',
+  );
+  return module ? new module.SqliteProvider() : undefined;
 }
 
 const hasSqlite = (await sqliteProvider()) !== undefined;
