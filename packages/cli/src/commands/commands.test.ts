@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,6 +161,15 @@ describe('errors are one line and a non-zero exit code', () => {
     oneLine(result.stderr);
     expect(result.stderr).toContain('"nosuchdir" is not a file or directory');
     expect(result.stderr).toContain('--location');
+  });
+
+  it('listing an empty (0-byte) .db file leaves it empty: reads never create a database', async () => {
+    const empty = join(project.path, 'empty.db');
+    await writeFile(empty, '');
+    const result = await crewline('list', 'empty.db');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(statSync(empty).size).toBe(0);
   });
 
   it('a missing location argument', async () => {

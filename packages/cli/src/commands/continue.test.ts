@@ -77,6 +77,19 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
     expect(main.checkpoints.length).toBeGreaterThanOrEqual(3);
   });
 
+  it('fork onto a branch that already has checkpoints is refused: one line, exit code 1, nothing written', async () => {
+    const countAll = async () =>
+      (JSON.parse((await crewline('list', '--json')).stdout) as { count: number }).count;
+    const before = await countAll();
+    const result = await crewline('checkpoint', 'fork', run.checkpoints[0]!.id, '--branch', 'main');
+    expect(result.code).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /^crewline: branch "main" already exists in \S+; choose another name with --branch or omit it to generate one\n$/,
+    );
+    expect(await countAll()).toBe(before);
+  });
+
   it('refuses to replace the output of a task that has not completed', async () => {
     const first = run.checkpoints[0]!;
     const result = await crewline('fork', first.id, '--set-output', '3=nope');

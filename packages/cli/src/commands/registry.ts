@@ -62,7 +62,8 @@ Continues the run on a new branch; the original branch is never changed.
 ${referenceHelp}
 
 Options:
-  --branch B             name of the new branch (default: generated, fork/<id>-<hex>)
+  --branch B             name of the new branch, one with no checkpoints yet
+                         (default: generated, fork/<id>-<hex>)
 ${continueOptions}`,
     load: () => import('./fork.js'),
   },

@@ -1,4 +1,4 @@
-import { readDocument } from '@crewline/runtime-state';
+import { type CheckpointableEntity, RuntimeState, readDocument } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { describe, expect, it } from 'vitest';
 import { writeFakeRun } from '../test-support/fake-crew.js';
@@ -24,6 +24,38 @@ describe('viewDocument', () => {
     expect(view.tasks[1]!.output).toContain('Output 2');
     expect(view.placeholders).toEqual(['audience', 'topic']);
     expect(view.entities[0]!.agents.map((agent) => agent.model)).toEqual(['offline:test', 'offline:test']);
+  });
+
+  it('shows a crew saved as running with every task completed as completed', async () => {
+    const provider = new InMemoryProvider();
+    type Status = 'running' | 'completed' | 'failed';
+    const crewWith = (status: Status, taskStatuses: Status[]): CheckpointableEntity => ({
+      entityKind: 'crew',
+      entityId: `crew-${taskStatuses.join('-')}`,
+      entityName: 'Research',
+      snapshotEntity: () => ({
+        kind: 'crew',
+        id: `crew-${taskStatuses.join('-')}`,
+        name: 'Research',
+        data: {
+          status,
+          tasks: taskStatuses.map((taskStatus) => ({
+            description: 'Research {topic}',
+            status: taskStatus,
+            output: taskStatus === 'completed' ? { raw: 'done' } : null,
+          })),
+        },
+      }),
+      summarizeEntity: () => ({ kind: 'crew', id: 'crew', name: 'Research', status }),
+    });
+    const statusOf = async (entity: CheckpointableEntity) => {
+      const state = new RuntimeState({ entities: [entity], inputs: {}, provider, location: 'x' });
+      const stored = await state.writeCheckpoint();
+      return viewDocument(await readDocument(provider, 'x', stored.id)).entities[0]!.status;
+    };
+    expect(await statusOf(crewWith('running', ['completed', 'completed']))).toBe('completed');
+    expect(await statusOf(crewWith('running', ['completed', 'running']))).toBe('running');
+    expect(await statusOf(crewWith('failed', ['completed', 'failed']))).toBe('failed');
   });
 
   it('reads outputs stored as text, { raw } or encoded values', () => {

@@ -150,11 +150,16 @@ function viewEntity(entity: EntitySnapshot, firstIndex: number): EntityView {
   const completedMethods = methods.filter((method): method is string => typeof method === 'string');
   const state = decodeMaybe(data.state);
   const conversation = isRecord(data.conversation) ? data.conversation : undefined;
+  const savedStatus =
+    stringField(data, 'status') ?? (execution ? stringField(execution, 'status') : undefined);
+  // A crew's last checkpoint is taken at its last task_completed, while the crew is still "running":
+  // with every task done, what it holds is a finished crew.
+  const finished = tasks.length > 0 && tasks.every((task) => task.status === 'completed');
   return {
     kind: entity.kind,
     id: entity.id,
     name: entity.name,
-    status: stringField(data, 'status') ?? (execution ? stringField(execution, 'status') : undefined),
+    status: savedStatus === 'running' && finished ? 'completed' : savedStatus,
     tasks,
     agents,
     completedMethods,
