@@ -49,10 +49,16 @@ export interface ListQuery {
   lineageId?: string;
 }
 
+/**
+ * What a prune removes, per branch: a checkpoint beyond the newest `keep` AND created before
+ * `olderThan`; with one option, that option alone decides; with neither, nothing. A branch's newest
+ * checkpoint is never removed (`keep` is at least 1, and `olderThan` alone keeps it), so every
+ * branch stays resumable. Invalid values are an `invalid_argument` error.
+ */
 export interface PruneOptions {
-  /** Keep the newest N checkpoints (per branch when `branch` is omitted: each branch keeps N). */
+  /** Keep the newest N checkpoints of each branch; a whole number of at least 1. Default: no limit. */
   keep?: number;
-  /** Remove checkpoints created before this time. */
+  /** Remove checkpoints created before this time (never a branch's newest). Default: no limit. */
   olderThan?: Date;
   /** Only this branch. */
   branch?: string;
