@@ -118,33 +118,34 @@ function plainOptions(value: JsonValue | undefined): Record<string, unknown> | u
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...value } : undefined;
 }
 
-/** A provider of a stored kind, with its stored options when it has some (else the shared default). */
+/**
+ * A provider of a stored kind: the process-wide one when the stored options are its own (the usual
+ * case), else one built with the stored options.
+ */
 async function restoredProvider(
   kind: string,
   options: Record<string, unknown> | undefined,
 ): Promise<CheckpointProvider | undefined> {
   if (kind !== 'json' && kind !== 'sqlite' && kind !== 'postgres') return undefined;
-  if (options !== undefined) {
-    try {
-      return kind === 'json' ? new JsonProvider(options) : await loadOptionalProvider(kind, options);
-    } catch (error) {
-      if (CrewlineError.hasCode(error, 'provider_unavailable')) throw error;
-      // Options this version does not accept (written by another version): the defaults still work.
-      logger.warn('runtime', `stored ${kind} provider options are not valid here; using the defaults`, error);
-    }
+  const shared = kind === 'json' ? defaultProvider() : await sharedOptionalProvider(kind);
+  if (options === undefined || sameOptions(shared, options)) return shared;
+  try {
+    return kind === 'json' ? new JsonProvider(options) : await loadOptionalProvider(kind, options);
+  } catch (error) {
+    // Options this version does not accept (written by another version): the defaults still work.
+    logger.warn('runtime', `stored ${kind} provider options are not valid here; using the defaults`, error);
+    return shared;
   }
-  return kind === 'json' ? defaultProvider() : sharedOptionalProvider(kind);
 }
 
-/**
- * Rebuilds a stored setting; providers are constructed again from their kind and stored options.
- * A provider in `reuse` of the stored kind is used as it is instead (the instance a user passed to
- * restore with).
- */
-export async function restoreCheckpointSetting(
-  stored: JsonValue | undefined,
-  reuse: readonly (CheckpointProvider | undefined)[] = [],
-): Promise<CheckpointSetting> {
+function sameOptions(provider: CheckpointProvider, options: Record<string, unknown>): boolean {
+  const own = storableOptions(provider) ?? {};
+  const keys = Object.keys(options);
+  return keys.length === Object.keys(own).length && keys.every((key) => own[key] === options[key]);
+}
+
+/** Rebuilds a stored setting; providers are constructed again from their kind and stored options. */
+export async function restoreCheckpointSetting(stored: JsonValue | undefined): Promise<CheckpointSetting> {
   if (stored === null || stored === undefined) return undefined;
   if (typeof stored === 'boolean') return stored;
   if (typeof stored !== 'object' || Array.isArray(stored)) return undefined;
@@ -154,9 +155,7 @@ export async function restoreCheckpointSetting(
   if (typeof stored.maxCheckpoints === 'number') input.maxCheckpoints = stored.maxCheckpoints;
   const kind = stored.providerKind;
   if (typeof kind === 'string') {
-    const provider =
-      reuse.find((candidate) => candidate?.kind === kind) ??
-      (await restoredProvider(kind, plainOptions(stored.providerOptions)));
+    const provider = await restoredProvider(kind, plainOptions(stored.providerOptions));
     if (provider) input.provider = provider;
   }
   return input;
