@@ -109,6 +109,25 @@ export function fitToBytes(text: string, bytes: number, filler: string): string 
   return result;
 }
 
+const contextLabel = /(?:context you are working with|^\s*context)\s*:\s*\n?([\s\S]+)/im;
+
+/**
+ * The start of the context section of a request (earlier tasks' outputs), so an answer visibly
+ * follows what it was given: edit an upstream output and the downstream answer changes with it.
+ */
+function contextSummary(text: string, maximum = 140): string | undefined {
+  const match = contextLabel.exec(text)?.[1];
+  if (!match) return undefined;
+  const summary = match
+    .split('\n')
+    .map((line) => line.replace(OFFLINE_MARKER, '').trim())
+    .filter((line) => line.length > 0)
+    .join(' ')
+    .replace(/\s+/g, ' ');
+  if (summary.length === 0) return undefined;
+  return summary.length > maximum ? `${summary.slice(0, maximum - 1)}…` : summary;
+}
+
 export interface TextAnswerOptions {
   modelName: string;
   responseBytes: number;
@@ -121,6 +140,8 @@ export function textAnswer(prompt: LanguageModelV3Prompt, options: TextAnswerOpt
   const lines = [`${OFFLINE_MARKER} ${options.modelName} answering: ${summary || '(empty request)'}`];
   const format = expectedOutput(prompt);
   if (format) lines.push(`Format asked for: ${format}`);
+  const context = contextSummary(lastUserText(prompt));
+  if (context) lines.push(`Building on the context: ${context}`);
   const toolLines = recentToolResults(prompt);
   if (toolLines.length > 0) lines.push('Tool results used:', ...toolLines.map((line) => `- ${line}`));
   lines.push('Key points:');

@@ -35,6 +35,22 @@ describe('offlineModel', () => {
     ]);
   });
 
+  it('follows the context it is given, so an edited upstream output changes the answer', async () => {
+    const ask = (research: string) =>
+      generateText({
+        model: offlineModel(),
+        prompt: `Current task: Write a summary\n\nThis is the context you are working with:\n${research}`,
+      });
+    const original = await ask(`${OFFLINE_MARKER} default answering: Research AI\nKey points: chips`);
+    const edited = await ask('Focus on energy use of data centres');
+    expect(original.text).toContain(
+      'Building on the context: default answering: Research AI Key points: chips',
+    );
+    expect(edited.text).toContain('Building on the context: Focus on energy use of data centres');
+    const { text } = await generateText({ model: offlineModel(), prompt: taskPrompt });
+    expect(text).not.toContain('Building on the context');
+  });
+
   it('gives the same answer to the same prompt and a different one to a different prompt', async () => {
     const first = await generateText({ model: offlineModel(), system: 'be brief', prompt: taskPrompt });
     const again = await generateText({ model: offlineModel(), system: 'be brief', prompt: taskPrompt });
