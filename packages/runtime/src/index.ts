@@ -8,7 +8,6 @@ export {
   DEFAULT_MAX_ITERATIONS,
   runAgentLoop,
 } from './agent-loop/agent-loop.js';
-export { FINAL_ANSWER_REQUEST } from './agent-loop/control-messages.js';
 export {
   addUsage,
   type Conversation,
@@ -40,7 +39,6 @@ export { Crew, type CrewStatus } from './crew/crew.js';
 export type { CrewKickoffOptions, CrewOptions, CrewProcess } from './crew/crew-options.js';
 export { CrewOutput } from './crew/crew-output.js';
 export { DELEGATION_TOOL_NAME } from './crew/delegation.js';
-export { editTaskOutputsInDocument } from './crew/task-output-edit.js';
 // Flow, start, listen, router, and, or, persist (and the flow restorer for continueFromCheckpoint).
 export * from './flow/index.js';
 export {
