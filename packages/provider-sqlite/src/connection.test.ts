@@ -2,8 +2,10 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from './schema.js';
 import { SqliteProvider } from './sqlite-provider.js';
 import { growingRun } from './test-support/growing-crew.js';
+import { RecordingProvider } from './test-support/recording-provider.js';
 import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];
@@ -61,6 +63,51 @@ describe('opening a database', () => {
     db.pragma('user_version = 99');
     db.close();
     await expectCode(() => provider.list(location), 'unsupported_version', /schema version 99/);
+  });
+
+  it('reads a database of schema version 1 as it is, and upgrades it on the first write', async () => {
+    const raw = temporaryDatabase();
+    const recorder = new RecordingProvider();
+    const location = recorder.resolveLocation(raw);
+    cleanups.push(() => {
+      recorder.close();
+      removeTemporaryDatabase(raw);
+    });
+    const run = growingRun({ provider: recorder, location, tasks: 2 });
+    for (let index = 0; index < 3; index += 1) run.state.writeCheckpointSync({ trigger: run.step() });
+    recorder.close();
+    // Version 1 had two listing indexes, which version 2 dropped.
+    const old = new Database(location);
+    old.exec(
+      'CREATE INDEX checkpoints_by_branch ON checkpoints (branch, id); CREATE INDEX checkpoints_by_lineage ON checkpoints (lineage_id, id);',
+    );
+    old.pragma('user_version = 1');
+    old.close();
+    const layout = () => {
+      const db = new Database(location, { readonly: true });
+      try {
+        const names = db
+          .prepare(
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'checkpoints_by_%' ORDER BY name",
+          )
+          .pluck()
+          .all();
+        return { version: db.pragma('user_version', { simple: true }), names };
+      } finally {
+        db.close();
+      }
+    };
+
+    const reader = new SqliteProvider();
+    cleanups.push(() => reader.close());
+    const listed = await reader.list(location, { branch: 'main' });
+    expect(listed.map((checkpoint) => checkpoint.id)).toEqual([...recorder.written.keys()]);
+    expect(layout()).toEqual({ version: 1, names: ['checkpoints_by_branch', 'checkpoints_by_lineage'] });
+
+    run.state.writeCheckpointSync({ trigger: run.step() });
+    expect(layout()).toEqual({ version: SCHEMA_VERSION, names: [] });
+    expect(await recorder.mismatches(location)).toEqual([]);
+    expect(await recorder.list(location)).toHaveLength(4);
   });
 
   it('refuses a directory', async () => {

@@ -5,7 +5,13 @@ import { retryWhenBusySync } from './busy-retry.js';
 import { sqliteCode, sqliteError } from './errors.js';
 import { metadataColumns } from './metadata-row.js';
 import type { ResolvedSqliteProviderOptions } from './options.js';
-import { APPLICATION_MARKER, SCHEMA_VERSION, schemaStatements } from './schema.js';
+import {
+  APPLICATION_MARKER,
+  OLDEST_SCHEMA_VERSION,
+  SCHEMA_VERSION,
+  schemaStatements,
+  schemaUpgrades,
+} from './schema.js';
 import type { EncodedNode } from './tree-node.js';
 import { insertCheckpoint } from './write-checkpoint.js';
 
@@ -305,13 +311,14 @@ export function openReadConnection(
 }
 
 /**
- * Whether `db` holds this package's schema: true when it does, false when it holds nothing yet (a
- * new, empty database); throws for a newer schema or another application's tables.
+ * Whether `db` holds this package's schema (the current version or an older one it reads): true
+ * when it does, false when it holds nothing yet (a new, empty database); throws for a newer schema
+ * or another application's tables.
  */
 function checkSchema(db: Database.Database, location: string): boolean {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) throw newerSchema(location, version);
-  if (version === SCHEMA_VERSION) {
+  if (version >= OLDEST_SCHEMA_VERSION) {
     checkMarker(db, location);
     return true;
   }
@@ -339,12 +346,21 @@ function otherApplication(location: string, objects: readonly string[]) {
   );
 }
 
+/**
+ * Creates the schema in a new database, or upgrades an older version of it (see `schemaUpgrades`),
+ * so that a writable connection always works on the current layout.
+ */
 function initializeSchema(db: Database.Database, location: string): void {
-  if (checkSchema(db, location)) return;
+  if (checkSchema(db, location) && db.pragma('user_version', { simple: true }) === SCHEMA_VERSION) return;
   db.transaction(() => {
-    // Checked again inside the write lock: another process may have created the schema meanwhile.
+    // Checked again inside the write lock: another process may have created or upgraded the schema.
     const current = db.pragma('user_version', { simple: true }) as number;
     if (current === SCHEMA_VERSION) return;
+    if (current >= OLDEST_SCHEMA_VERSION) {
+      for (let version = current; version < SCHEMA_VERSION; version += 1) db.exec(schemaUpgrades[version]!);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      return;
+    }
     const objects = db
       .prepare("SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")
       .pluck()

@@ -1,6 +1,7 @@
 import { CrewlineError } from '@crewline/events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseSqliteProviderOptions } from './options.js';
+import { SCHEMA_VERSION } from './schema.js';
 import { SqliteProvider } from './sqlite-provider.js';
 import { growingRun } from './test-support/growing-crew.js';
 import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
@@ -54,7 +55,7 @@ describe('SqliteProvider options', () => {
       const stats = (await provider.stats(location))!;
       expect(stats.synchronous).toBe(synchronous);
       expect(stats.journalMode).toBe('wal');
-      expect(stats.schemaVersion).toBe(1);
+      expect(stats.schemaVersion).toBe(SCHEMA_VERSION);
     });
   }
 });
