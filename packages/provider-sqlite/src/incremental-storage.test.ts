@@ -1,3 +1,5 @@
+import { CrewlineError } from '@crewline/events';
+import { type CheckpointMetadata, createCheckpointWrite, encodeValue } from '@crewline/runtime-state';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { growingRun } from './test-support/growing-crew.js';
@@ -92,5 +94,65 @@ describe('incremental storage', () => {
     const stats = (await provider.stats(location))!;
     const final = (await provider.latest(location))!.sizeBytes!;
     expect(stats.pageCount * stats.pageSize).toBeLessThan(3 * final);
+  });
+
+  it('keeps metadata in another key order, or with more keys, byte for byte', async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ tasks: 2 });
+    const written: CheckpointMetadata[] = [];
+    const write = (reshape: (metadata: CheckpointMetadata) => CheckpointMetadata) => {
+      run.step();
+      const { metadata, entities } = run.state.snapshot('manual');
+      const parentId = written.at(-1)?.id ?? null;
+      const reshaped = reshape({ ...metadata, parentId });
+      provider.writeSync(
+        location,
+        createCheckpointWrite({
+          metadata: reshaped,
+          inputs: encodeValue(run.state.inputs),
+          entities,
+          events: run.state.events.slice(),
+          parentEventCount: written.at(-1)?.eventCount ?? 0,
+        }),
+      );
+      written.push(reshaped);
+    };
+    write((metadata) => metadata);
+    write(({ id, ...rest }) => ({ ...rest, id }));
+    write((metadata) => ({ ...metadata, note: 'kept' }) as CheckpointMetadata);
+    write((metadata) => metadata);
+    expect(Object.keys(written[1]!)[0]).not.toBe('id');
+    expect(provider.written.size).toBe(4);
+    expect(await provider.mismatches(location)).toEqual([]);
+  });
+
+  it('refuses an invalid branch or parent id right after valid ones', () => {
+    const { provider, location } = setup();
+    const run = growingRun({ tasks: 2 });
+    run.step();
+    const { metadata, entities } = run.state.snapshot('manual');
+    const attempt = (changes: Partial<CheckpointMetadata>) => {
+      try {
+        provider.writeSync(
+          location,
+          createCheckpointWrite({
+            metadata: { ...metadata, ...changes },
+            inputs: encodeValue(run.state.inputs),
+            entities,
+            events: run.state.events.slice(),
+            parentEventCount: 0,
+          }),
+        );
+        return 'written';
+      } catch (error) {
+        return CrewlineError.hasCode(error, 'invalid_name') ? 'invalid_name' : String(error);
+      }
+    };
+    expect(attempt({ parentId: null })).toBe('written');
+    expect(attempt({ id: `${metadata.id}-2`, parentId: metadata.id })).toBe('written');
+    expect(attempt({ id: `${metadata.id}-3`, branch: '' })).toBe('invalid_name');
+    expect(attempt({ id: `${metadata.id}-4`, branch: '../escape' })).toBe('invalid_name');
+    expect(attempt({ id: `${metadata.id}-5`, parentId: '../escape' })).toBe('invalid_name');
+    expect(attempt({ id: '' })).toBe('invalid_name');
   });
 });

@@ -26,6 +26,36 @@ export function canonicalMetadataText(row: Omit<MetadataRow, 'size_bytes'>): str
   return `{"id":${JSON.stringify(row.id)},"createdAt":${JSON.stringify(row.created_at)},"lineageId":${JSON.stringify(row.lineage_id)},"parentId":${parent},"branch":${JSON.stringify(row.branch)},"trigger":${JSON.stringify(row.trigger)},"entities":${row.entities},"eventCount":${row.event_count}}`;
 }
 
+const canonicalKeys = [
+  'id',
+  'createdAt',
+  'lineageId',
+  'parentId',
+  'branch',
+  'trigger',
+  'entities',
+  'eventCount',
+];
+
+/**
+ * True when `JSON.stringify(metadata)` is sure to equal {@link canonicalMetadataText} of its row: the
+ * canonical keys in the canonical order, and values that serialize the same way there. The write then
+ * skips serializing the metadata a second time. Expects ids, branch and event count already checked.
+ */
+export function hasCanonicalShape(metadata: CheckpointMetadata): boolean {
+  const keys = Object.keys(metadata);
+  if (keys.length !== canonicalKeys.length) return false;
+  for (let index = 0; index < keys.length; index += 1) if (keys[index] !== canonicalKeys[index]) return false;
+  const { entities } = metadata;
+  return (
+    typeof metadata.createdAt === 'string' &&
+    typeof metadata.trigger === 'string' &&
+    Number.isSafeInteger(metadata.eventCount) &&
+    Array.isArray(entities) &&
+    typeof (entities as { toJSON?: unknown }).toJSON !== 'function'
+  );
+}
+
 /**
  * A listed checkpoint from a row read in raw mode (an array, in {@link metadataColumns} order):
  * listing 10,000 checkpoints builds 10,000 of these, so no intermediate row object is made.

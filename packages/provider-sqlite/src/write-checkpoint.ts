@@ -10,7 +10,7 @@ import type { Connection, LastWrite } from './connection.js';
 import { documentHeader, documentSize } from './document-size.js';
 import { sqliteCode, sqliteError } from './errors.js';
 import { type ParentEvents, placeEvents } from './event-streams.js';
-import { canonicalMetadataText, type MetadataRow, storedFromRow } from './metadata-row.js';
+import { canonicalMetadataText, hasCanonicalShape, type MetadataRow, storedFromRow } from './metadata-row.js';
 import { damagedData, seedHead } from './tree-decoder.js';
 import { TreeEncoder } from './tree-encoder.js';
 import { type EncodedNode, prettyBytes, utf8Length } from './tree-node.js';
@@ -163,8 +163,20 @@ export function insertCheckpoint(
     continuesLast ? { length: last.streamLength, bytes: last.streamBytes } : undefined,
   );
 
-  const metadataText = JSON.stringify(metadata);
   const entitiesText = JSON.stringify(metadata.entities);
+  const row: MetadataRow = {
+    id: metadata.id,
+    created_at: metadata.createdAt,
+    lineage_id: metadata.lineageId,
+    parent_id: metadata.parentId,
+    branch: metadata.branch,
+    trigger: metadata.trigger,
+    entities: entitiesText,
+    event_count: metadata.eventCount,
+    size_bytes: 0,
+  };
+  const canonical = canonicalMetadataText(row);
+  const metadataText = hasCanonicalShape(metadata) ? canonical : JSON.stringify(metadata);
   const sizeBytes = documentSize({
     headerBytes: utf8Length(documentHeader(document.formatVersion, document.libraryVersion, metadataText)),
     inputsBytes: childNamed(node, 'inputs').bytes,
@@ -178,18 +190,7 @@ export function insertCheckpoint(
       `checkpoint "${metadata.id}" is ${sizeBytes} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes or store less per checkpoint`,
     );
   }
-  const row: MetadataRow = {
-    id: metadata.id,
-    created_at: metadata.createdAt,
-    lineage_id: metadata.lineageId,
-    parent_id: metadata.parentId,
-    branch: metadata.branch,
-    trigger: metadata.trigger,
-    entities: entitiesText,
-    event_count: metadata.eventCount,
-    size_bytes: sizeBytes,
-  };
-  const canonical = canonicalMetadataText(row);
+  row.size_bytes = sizeBytes;
   try {
     statements.insertCheckpoint.run(
       row.id,
