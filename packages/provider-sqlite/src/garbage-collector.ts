@@ -73,8 +73,17 @@ function sweepChunks(connection: Connection): number {
       // damaged: nothing below it is marked
     }
   };
-  for (const head of db.prepare('SELECT head FROM checkpoints').pluck().iterate() as Iterable<string>)
-    mark(head);
+  for (const head of db.prepare('SELECT head FROM checkpoints').pluck().iterate() as Iterable<string>) {
+    // A head is the id of its root chunk, or (rows of schema versions 1 and 2) the root body itself.
+    if (head.charAt(0) === '{') mark(head);
+    else {
+      const id = Number(head);
+      if (Number.isSafeInteger(id) && !live.has(id)) {
+        live.add(id);
+        pending.push(id);
+      }
+    }
+  }
   while (pending.length > 0) {
     const body = statements.chunkBody.get(pending.pop()!);
     if (typeof body === 'string' && body.charAt(0) === 'n') mark(body.slice(1));

@@ -4,7 +4,7 @@ import { documentHeader } from './document-size.js';
 import { sqliteError } from './errors.js';
 import { readEvents } from './event-streams.js';
 import { canonicalMetadataText, type MetadataRow } from './metadata-row.js';
-import { damagedData, decodeHead, isDamagedData } from './tree-decoder.js';
+import { damagedData, decodeHead, headBody, isDamagedData } from './tree-decoder.js';
 import { utf8Length } from './tree-node.js';
 
 interface CheckpointRow extends MetadataRow {
@@ -35,11 +35,12 @@ export function readCheckpointText(connection: Connection, id: string, maxCheckp
     );
   if (row.size_bytes > maxCheckpointBytes) throw tooLarge(row.size_bytes);
   try {
-    const head = decodeHead(row.head, (chunkId) => {
+    const load = (chunkId: number) => {
       const body = statements.chunkBody.get(chunkId);
       if (typeof body !== 'string') throw damagedData(`chunk ${chunkId} is missing`);
       return body;
-    });
+    };
+    const head = decodeHead(headBody(String(row.head), load), load);
     const entities = head.entities;
     if (!Array.isArray(entities) || head.inputs === null || typeof head.inputs !== 'object') {
       throw damagedData('the checkpoint head has no inputs or entities');

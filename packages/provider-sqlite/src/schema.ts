@@ -1,5 +1,5 @@
 /** Version of the database layout below, kept in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
  * Oldest layout this package still reads, and upgrades to {@link SCHEMA_VERSION} when it first
@@ -12,10 +12,13 @@ export const OLDEST_SCHEMA_VERSION = 1;
  * Statements that bring a database from a version to the next, run inside the write lock.
  * Version 1 → 2 drops the branch and lineage indexes of `checkpoints`: each cost every write a WAL
  * frame (about 6 µs of a 0.14 ms write), for listings filtered by branch or lineage that are rare
- * and cheap without them (see the layout below).
+ * and cheap without them (see the layout below). Version 2 → 3 changes nothing stored: new rows keep
+ * their head in a chunk (below), which older versions of this package cannot read.
  */
 export const schemaUpgrades: Readonly<Record<number, string>> = {
   1: 'DROP INDEX IF EXISTS checkpoints_by_branch; DROP INDEX IF EXISTS checkpoints_by_lineage;',
+  // Version 3 writes each head's root body as a chunk; the inline heads of older rows stay readable.
+  2: '',
 };
 
 /** Marks a database as crewline's, so the provider never writes into another application's file. */
@@ -25,7 +28,11 @@ export const APPLICATION_MARKER = 'crewline-checkpoints';
  * The layout (version 2). Idempotent: every statement can run again on an existing database.
  *
  * - `checkpoints`: one row per checkpoint — the metadata a listing needs, where its events are
- *   (`stream_id`, `event_count`) and its head (`head`: the root of its chunk tree). Keyed by id
+ *   (`stream_id`, `event_count`) and its head (`head`: the id of the chunk holding the root body of
+ *   its chunk tree; rows of versions 1 and 2 hold the root body itself, which starts with `{`). The
+ *   root body goes to `chunks` because a write adds chunks anyway: in this table it made every row
+ *   about 230 bytes longer, and this table's B-tree (WITHOUT ROWID keeps whole rows in its interior
+ *   pages too) then touched more pages per write. Keyed by id
  *   (WITHOUT ROWID: no second index for the id). Ids sort by creation time, so the table itself is
  *   the time index. It has no other index: every index is one more B-tree page (WAL frame) per
  *   write, and a write happens on every event. A listing filtered by branch or lineage reads the

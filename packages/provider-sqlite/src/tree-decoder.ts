@@ -92,6 +92,19 @@ function parseNodeBody(body: string, what: string): { shape: ShapeCode; members:
   return damaged(`${what} is not an object or array`);
 }
 
+/**
+ * The root body of a checkpoint's head from its `head` column: the id of the chunk that holds it,
+ * or (rows written by schema versions 1 and 2) the body itself, which always starts with `{`.
+ */
+export function headBody(head: string, load: ChunkLoader): string {
+  if (head.charAt(0) === '{') return head;
+  const id = Number(head);
+  if (!Number.isSafeInteger(id)) damaged('the checkpoint head is neither a body nor a chunk id');
+  const body = load(id);
+  if (body.charAt(0) !== 'n') damaged(`chunk ${id} does not hold a head`);
+  return body.slice(1);
+}
+
 /** Rebuilds the plain JSON value of a head from its root body. */
 export function decodeHead(rootBody: string, load: ChunkLoader): Record<string, unknown> {
   const root = parseNodeBody(rootBody, 'the checkpoint head');

@@ -97,8 +97,8 @@ export class TreeEncoder {
   }
 
   /**
-   * Encodes the root object of a head. The root is never a chunk: its body (without the `n`) is
-   * returned for the checkpoint row, together with the node to reuse next time.
+   * Encodes the root object of a head. The root is never stored by the encoder: its body (without
+   * the `n`) is returned for the caller to store, together with the node to reuse next time.
    */
   encodeRoot(
     value: Record<string, unknown>,

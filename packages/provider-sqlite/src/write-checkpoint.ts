@@ -11,7 +11,7 @@ import { documentHeader, documentSize } from './document-size.js';
 import { sqliteCode, sqliteError } from './errors.js';
 import { type ParentEvents, placeEvents } from './event-streams.js';
 import { canonicalMetadataText, hasCanonicalShape, type MetadataRow, storedFromRow } from './metadata-row.js';
-import { damagedData, seedHead } from './tree-decoder.js';
+import { damagedData, headBody, seedHead } from './tree-decoder.js';
 import { TreeEncoder } from './tree-encoder.js';
 import { type EncodedNode, prettyBytes, utf8Length } from './tree-node.js';
 
@@ -75,12 +75,13 @@ interface ParentRow extends ParentEvents {
 function previousHead(connection: Connection, parentId: string, parent: ParentRow): EncodedNode | undefined {
   const cached = connection.cachedHead(parentId);
   if (cached !== undefined) return cached;
+  const load = (id: number) => {
+    const body = connection.statements.chunkBody.get(id);
+    if (typeof body !== 'string') throw damagedData(`chunk ${id} is missing`);
+    return body;
+  };
   try {
-    return seedHead(parent.head, (id) => {
-      const body = connection.statements.chunkBody.get(id);
-      if (typeof body !== 'string') throw damagedData(`chunk ${id} is missing`);
-      return body;
-    });
+    return seedHead(headBody(String(parent.head), load), load);
   } catch {
     // A damaged parent only costs storage: the head is then written whole.
     return undefined;
@@ -151,7 +152,8 @@ export function insertCheckpoint(
       ? undefined
       : (statements.parentOf.get(metadata.parentId) as ParentRow | undefined);
   const previous = parent === undefined ? undefined : previousHead(connection, metadata.parentId!, parent);
-  const encoder = new TreeEncoder((body) => Number(statements.insertChunk.run(body).lastInsertRowid));
+  const storeChunk = (body: string) => Number(statements.insertChunk.run(body).lastInsertRowid);
+  const encoder = new TreeEncoder(storeChunk);
   const { node, body } = encoder.encodeRoot(
     { inputs: document.inputs, entities: document.entities },
     previous,
@@ -205,7 +207,8 @@ export function insertCheckpoint(
       streamId,
       document.formatVersion,
       document.libraryVersion,
-      body,
+      // The root body is a chunk too (see the schema): the row only names it.
+      String(storeChunk(`n${body}`)),
       canonical === metadataText ? null : metadataText,
     );
   } catch (error) {
