@@ -48,6 +48,15 @@ describe('resolveReference', () => {
     ).toBe(firstId);
   });
 
+  it('accepts a unique start of the random part after the time', async () => {
+    const suffix = secondId.slice(secondId.lastIndexOf('-') + 1, secondId.lastIndexOf('-') + 7);
+    expect((await resolveReference(`mem#${suffix}`, catalog, { allowPrefix: true })).checkpoint.id).toBe(
+      secondId,
+    );
+    const exactOnly = await resolveReference(`mem#${suffix}`, catalog).catch((error: unknown) => error);
+    expect(CrewlineError.hasCode(exactOnly, 'not_found')).toBe(true);
+  });
+
   it('reports unknown and ambiguous ids with typed errors', async () => {
     const unknown = await resolveReference('mem#nope', catalog).catch((error: unknown) => error);
     expect(CrewlineError.hasCode(unknown, 'not_found')).toBe(true);

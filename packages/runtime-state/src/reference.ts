@@ -159,13 +159,17 @@ export async function resolveReference(
   const all = await provider.list(location);
   const exact = all.find((entry) => entry.id === id);
   if (exact) return { provider, location, checkpoint: exact };
-  const matches =
-    options.allowPrefix || wantedId !== undefined ? all.filter((entry) => entry.id.startsWith(id)) : [];
+  const shortForms = options.allowPrefix || wantedId !== undefined;
+  // A unique prefix of the id, or of its random part after the time (what people copy: "3f9a2b1c").
+  let matches = shortForms ? all.filter((entry) => entry.id.startsWith(id)) : [];
+  if (shortForms && matches.length === 0 && /^[0-9a-f]{4,}$/.test(id)) {
+    matches = all.filter((entry) => entry.id.slice(entry.id.lastIndexOf('-') + 1).startsWith(id));
+  }
   if (matches.length === 1) return { provider, location, checkpoint: matches[0]! };
   if (matches.length > 1) {
     throw stateError(
       'ambiguous_reference',
-      `checkpoint id prefix "${id}" matches ${matches.length} checkpoints in ${location} (${matches
+      `checkpoint id "${id}" matches ${matches.length} checkpoints in ${location} (${matches
         .slice(0, 3)
         .map((entry) => entry.id)
         .join(', ')}${matches.length > 3 ? ', ...' : ''}); give more characters`,
