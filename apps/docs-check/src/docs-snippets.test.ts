@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { commands } from '@crewline/cli';
 import { CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, validateMetadata } from '@crewline/runtime-state';
@@ -42,9 +42,40 @@ const expectedOutput: Record<string, RegExp[]> = {
     /^\[ 'research', 'outline', 'write' \]$/m,
     /^model calls in the second run: 1$/m,
   ],
+  'events-readme.ts': [/^task done: Summarise events$/m, /^files in my_checkpoints: [1-9]\d*$/m],
+  'event-types.ts': [/^checkpoints on task_completed, llm_call_completed, SIGINT: \d{8}T\d{9}-[0-9a-f]{8}$/m],
+  'json-provider.ts': [/^json: \d{8}T\d{9}-[0-9a-f]{8}$/m],
+  'sqlite-provider.ts': [/^database written: true, resumed from \d{8}T\d{9}-[0-9a-f]{8}$/m],
+  'runtime-fork.ts': [/^forked onto shorter-summary: A shorter summary\.$/m],
+  'runtime-continue.ts': [/^checkpoint_completed$/m, /^continued: crew on what-if$/m],
+  'runtime-flow.ts': [/^MyFlow restored from \.\/flow_cp$/m],
+  'models-resolve.ts': [
+    /^openai:gpt-4o-mini -> openai:gpt-4o-mini$/m,
+    /^ollama:llama3\.1:8b -> ollama:llama3\.1:8b$/m,
+    /^offline:tutorial -> offline:tutorial$/m,
+  ],
+  'define-tool.ts': [/^tool search$/m],
+  'memory-knowledge.ts': [/^memory: 1 item\(s\)$/m, /^knowledge: .*"origin":"policy\.md"/m],
 };
 
-describe('code in README.md, docs/ and the app READMEs', () => {
+/**
+ * Snippet files that are type-checked but not run, and why: they need a network model, a project
+ * of the reader's, or a test runner, or they only list signatures.
+ */
+const compiledOnly: Record<string, string> = {
+  'cli-readme.ts': 'runs the CLI in a project directory of the reader',
+  'cli-project/crewline.config.ts': "a project's config file; the CLI loads it",
+  'provider-contract.ts': 'a declaration listing; its type test compares it with the real contract',
+  'provider-testkit/my-provider.test.ts': "registers the conformance suite; the providers' own tests run it",
+  'provider-testkit/writer-process.ts': 'a child process the conformance suite spawns with arguments',
+  'runtime-quick-start.ts': 'calls OpenAI (quick-start.ts runs the same crew offline)',
+  'runtime-options.ts': 'option lists; destructuring the options types checks every name',
+  'runtime-project/crewline.config.ts': "a project's config file; the CLI loads it",
+  'offline-model-options.ts': "asserts on the reader's crew; the runtime's tests run these options",
+  'report-flow-usage.ts': 'packages/runtime/src/flow/examples/report-flow.test.ts runs these steps',
+};
+
+describe('code in README.md, docs/, and the app and package READMEs and docs', () => {
   it('checks the documents it should', () => {
     expect(documents.map((document) => document.path)).toEqual(
       expect.arrayContaining(['README.md', 'docs/flow-state-persistence.md', 'docs/tutorial.md']),
@@ -83,21 +114,35 @@ describe('code in README.md, docs/ and the app READMEs', () => {
     expect(problems).toEqual([]);
   });
 
-  it('uses every snippet file somewhere, and knows what each prints', () => {
-    const used = new Set<string>();
+  it('uses every snippet file somewhere, and knows whether it runs or only compiles', () => {
+    const shown = new Set<string>();
     for (const document of documents) {
       for (const block of codeBlocks(document.text)) {
         const marker = snippetMarker(block.before);
-        if (marker) used.add(marker.path);
+        if (marker?.path.startsWith('apps/docs-check/snippets/')) {
+          shown.add(marker.path.slice('apps/docs-check/snippets/'.length));
+        }
       }
     }
-    const files = readdirSync(snippetsDirectory).filter((name) => name.endsWith('.ts'));
+    const files = (readdirSync(snippetsDirectory, { recursive: true }) as string[])
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => name.split(sep).join('/'));
+    // A file that is not shown must be imported by one that is (a module the shown code needs).
+    const imported = new Set(
+      [...shown].flatMap((name) => relativeImports(join(snippetsDirectory, name), snippetsDirectory)),
+    );
     for (const name of files) {
-      expect(used, `snippets/${name} is not shown in any document`).toContain(
-        `apps/docs-check/snippets/${name}`,
+      expect(shown.has(name) || imported.has(name), `snippets/${name} is not shown in any document`).toBe(
+        true,
       );
     }
-    expect(Object.keys(expectedOutput).sort()).toEqual(files.sort());
+    for (const name of shown) {
+      expect(
+        Object.hasOwn(expectedOutput, name) !== Object.hasOwn(compiledOnly, name),
+        `snippets/${name} must be in exactly one of expectedOutput and compiledOnly`,
+      ).toBe(true);
+    }
+    expect([...Object.keys(expectedOutput), ...Object.keys(compiledOnly)].sort()).toEqual([...shown].sort());
   });
 
   it('compiles every snippet file (tsc --noEmit on this package)', () => {
@@ -240,6 +285,19 @@ function tableRow(line: string): string {
 /** `<ref>`-style placeholders of a documented command, replaced by something the parser accepts. */
 function placeholderValue(word: string): string {
   return /^<[^>]+>$/.test(word) ? 'placeholder' : word;
+}
+
+/** Snippet files (relative to `root`, with `/`) that `file` imports with a relative `./` or `../` path. */
+function relativeImports(file: string, root: string): string[] {
+  const imports: string[] = [];
+  for (const match of readFileSync(file, 'utf8').matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) {
+    const target = resolve(dirname(file), `${match[1]}.ts`);
+    if (target.startsWith(root + sep) && existsSync(target)) {
+      imports.push(relative(root, target).split(sep).join('/'));
+      imports.push(...relativeImports(target, root));
+    }
+  }
+  return imports;
 }
 
 /** Source files that a package's `typecheck` compiles and its tests run. */

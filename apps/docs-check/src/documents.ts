@@ -7,7 +7,7 @@ export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '
 
 /**
  * Every markdown file whose code this package keeps honest: the root README, everything under
- * docs/, and the READMEs of the apps.
+ * docs/, the READMEs of the apps and packages, and everything under a package's docs/.
  */
 export function checkedDocuments(): string[] {
   const documents = ['README.md'];
@@ -20,6 +20,15 @@ export function checkedDocuments(): string[] {
   for (const app of readdirSync(join(repositoryRoot, 'apps'))) {
     if (existsSync(join(repositoryRoot, 'apps', app, 'README.md')))
       documents.push(join('apps', app, 'README.md'));
+  }
+  for (const name of readdirSync(join(repositoryRoot, 'packages'))) {
+    const pkg = join('packages', name);
+    if (existsSync(join(repositoryRoot, pkg, 'README.md'))) documents.push(join(pkg, 'README.md'));
+    const packageDocs = join(repositoryRoot, pkg, 'docs');
+    if (!existsSync(packageDocs)) continue;
+    for (const entry of readdirSync(packageDocs, { recursive: true }) as string[]) {
+      if (entry.endsWith('.md')) documents.push(join(pkg, 'docs', entry));
+    }
   }
   return documents.sort();
 }

@@ -1,8 +1,11 @@
 // The code of docs/flow-state-persistence.md. A test (report-flow.test.ts) runs it end to end, so the
 // page cannot drift from what the library does.
+// #region flow
 import { Agent, Crew, Flow, listen, listFlowStateHistory, persist, start, Task } from '@crewline/runtime';
+// #endregion flow
 
 /** Where states are saved: a directory (JSON files), a `.db` file (SQLite) or a `postgres://` URL. */
+// #region flow
 export const STATES_LOCATION = process.env.REPORT_STATES ?? './.checkpoints';
 
 export interface ReportState {
@@ -12,6 +15,7 @@ export interface ReportState {
   draft: string;
   final: string;
 }
+// #endregion flow
 
 /** One agent, one task. Agents use the model named by CREWLINE_MODEL (e.g. `openai:gpt-4o-mini`). */
 async function runCrew(
@@ -35,6 +39,7 @@ async function runCrew(
 }
 
 // Step 1 — `@persist()` on the class saves the state after every completed method, keyed by state.id.
+// #region flow
 @persist({ location: STATES_LOCATION })
 export class ReportFlow extends Flow<ReportState> {
   initialState = { topic: 'ocean tides', research: '', outline: '', draft: '', final: '' };
@@ -83,21 +88,27 @@ export class ReportFlow extends Flow<ReportState> {
     return this.state.final;
   }
 }
+// #endregion flow
 
 // Step 2 — run it under an id you choose (without one, read `result.stateId` afterwards).
+// #region run-report
 export async function runReport(id: string) {
   return new ReportFlow().kickoff({ inputs: { id } });
 }
+// #endregion run-report
 
 // Step 3 — find saved states later, from code. (From a shell: `crewline checkpoint flows`.)
+// #region saved-reports
 export async function savedReports() {
   return ReportFlow.listStates(); // [{ id, flowName, lastMethod, status, updatedAt, reference, ... }]
 }
+// #endregion saved-reports
 
 // Step 4 — after a crash or Ctrl+C, call runReport(id) again: finished methods are skipped.
 
 // Step 5 — changed the code of a later step? Continue from the state saved after the last step you
 // keep: only the steps after it run again.
+// #region rerun-after
 export async function rerunAfter(id: string, keepThrough: keyof ReportFlow & string) {
   const history = await listFlowStateHistory(STATES_LOCATION, id, { flowName: 'ReportFlow' });
   const point = history.filter((entry) => entry.lastMethod === keepThrough).at(-1);
@@ -105,3 +116,4 @@ export async function rerunAfter(id: string, keepThrough: keyof ReportFlow & str
   const flow = await ReportFlow.fromCheckpoint({ restoreFrom: point.reference });
   return flow.kickoff();
 }
+// #endregion rerun-after

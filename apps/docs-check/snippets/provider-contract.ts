@@ -1,0 +1,35 @@
+// The provider contract as packages/runtime-state/README.md lists it. Compiled, not run: the type
+// test at the bottom fails the typecheck when the listing and the real `CheckpointProvider` differ.
+import type {
+  CheckpointWrite,
+  CheckpointProvider as ExportedCheckpointProvider,
+  ListQuery,
+  PruneOptions,
+  PruneResult,
+  StoredCheckpoint,
+} from '@crewline/runtime-state';
+
+// #region contract
+interface CheckpointProvider {
+  readonly kind: string; // 'json', 'sqlite', ...
+  readonly contractVersion: 1;
+  readonly capabilities: { syncWrite: boolean; incremental: boolean; leases: boolean };
+  resolveLocation(location: string): string;
+  parseReference(
+    reference: string,
+  ): { location: string; id?: string; checkpoint?: StoredCheckpoint } | undefined;
+  writeSync?(location: string, checkpoint: CheckpointWrite): StoredCheckpoint;
+  write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint>;
+  read(location: string, id: string): Promise<{ text: string } | { document: unknown }>;
+  list(location: string, query?: ListQuery): Promise<StoredCheckpoint[]>; // ListQuery: { branch?, lineageId? }
+  latest(location: string, query?: ListQuery): Promise<StoredCheckpoint | undefined>;
+  prune(location: string, options: PruneOptions): Promise<PruneResult>; // { keep?, olderThan?, branch?, dryRun? } → { removed, dryRun }
+  delete(location: string, id: string): Promise<boolean>;
+  close?(): void | Promise<void>;
+}
+// #endregion contract
+
+/** True only when A and B are the same type (not merely assignable one way). */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+export const listingMatchesTheContract: Equal<CheckpointProvider, ExportedCheckpointProvider> = true;
