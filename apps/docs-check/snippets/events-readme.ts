@@ -8,9 +8,8 @@ import { agents, tasks } from './support/offline-crew.js';
 
 // #region subscribe
 
-// Two parameters: (source, event). Annotate them: the handler type is a union of the two shapes,
-// which TypeScript cannot infer the parameters of.
-const off = eventBus.on(TaskCompletedEvent, (_source: unknown, event: TaskCompletedEvent) => {
+// Two parameters: (source, event), both typed from the event class.
+const off = eventBus.on(TaskCompletedEvent, (_source, event) => {
   console.log(`task done: ${event.description}`);
 });
 

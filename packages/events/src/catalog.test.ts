@@ -65,3 +65,20 @@ describe('event catalog', () => {
     expect(typo).toBe('task_complete');
   });
 });
+
+describe('handler typing', () => {
+  it('infers parameter types for two- and three-parameter handlers', async () => {
+    const { EventBus } = await import('./event-bus.js');
+    const bus = new EventBus();
+    const offTwo = bus.on(TaskCompletedEvent, (source, event) => {
+      expectTypeOf(source).toBeUnknown();
+      expectTypeOf(event.output).toEqualTypeOf<string>();
+    });
+    const offThree = bus.on(LLMCallCompletedEvent, async (_source, event, state) => {
+      expectTypeOf(event.response).toEqualTypeOf<string>();
+      expectTypeOf(state.acheckpoint).toBeFunction();
+    });
+    offTwo();
+    offThree();
+  });
+});

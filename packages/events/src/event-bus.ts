@@ -25,9 +25,15 @@ export interface RunStateTypes {}
 
 export type HandlerState = RunStateTypes extends { state: infer S } ? S : RunState;
 
-export type EventHandler<E extends BaseEvent> =
-  | ((source: unknown, event: E) => void | Promise<void>)
-  | ((source: unknown, event: E, state: HandlerState) => void | Promise<void>);
+/**
+ * A handler. Declare two parameters to receive `(source, event)`, three to also receive the run's
+ * state; one function type (not a union) so that both forms get their parameter types inferred.
+ */
+export type EventHandler<E extends BaseEvent> = (
+  source: unknown,
+  event: E,
+  state: HandlerState,
+) => void | Promise<void>;
 
 interface Registration {
   handler: (source: unknown, event: BaseEvent, state?: RunState) => unknown;
