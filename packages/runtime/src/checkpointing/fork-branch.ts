@@ -1,4 +1,4 @@
-import { CrewlineError } from '@crewline/events';
+import { CrewlineError, logger } from '@crewline/events';
 import {
   type CheckpointProvider,
   isValidBranchName,
@@ -37,4 +37,28 @@ export async function assertNewForkBranch(
     `branch "${branch}" already exists in ${where}; choose another name with --branch or omit it to generate one`,
     { details: { branch, location: where } },
   );
+}
+
+/**
+ * Warns when a resume (not a fork) starts from a checkpoint that is no longer the newest of its
+ * branch: the resumed run writes a second chain on the branch beside the later checkpoints, and
+ * `maxCheckpoints` may prune those. Forking keeps the two apart. Best-effort: never throws.
+ */
+export async function warnIfResumingOlderCheckpoint(
+  provider: CheckpointProvider,
+  location: string,
+  loaded: LoadedCheckpoint,
+): Promise<void> {
+  const { id, branch } = loaded.document.metadata;
+  try {
+    const where = provider.resolveLocation(location);
+    const latest = await provider.latest(where, { branch });
+    if (latest === undefined || latest.id === id) return;
+    logger.warn(
+      'runtime',
+      `resuming ${id}, which is not the newest checkpoint of branch "${branch}" (newest: ${latest.id}); the new checkpoints continue "${branch}" beside the later ones — fork instead (Crew.fork, crewline checkpoint fork) to keep them apart`,
+    );
+  } catch {
+    // Only a hint: a location that cannot be listed is reported by the write that follows, if at all.
+  }
 }

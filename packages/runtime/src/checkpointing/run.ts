@@ -18,7 +18,7 @@ import {
 } from '@crewline/runtime-state';
 import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
-import { assertNewForkBranch } from './fork-branch.js';
+import { assertNewForkBranch, warnIfResumingOlderCheckpoint } from './fork-branch.js';
 import { readyProvider } from './lazy-provider.js';
 import { defaultProvider, loadedOptionalProvider, warmOptionalProviders } from './provider-catalog.js';
 import { trackRunForSignals } from './signals.js';
@@ -131,6 +131,12 @@ export class Run {
         config?.provider ?? options.restored.provider,
         config?.location ?? options.restored.location,
         options.fork.branch,
+      );
+    } else if (options.restored && options.fork === undefined) {
+      await warnIfResumingOlderCheckpoint(
+        config?.provider ?? options.restored.provider,
+        config?.location ?? options.restored.location,
+        options.restored,
       );
     }
     const run = new Run({ ...options, config, bus });
