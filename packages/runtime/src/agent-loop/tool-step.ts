@@ -87,42 +87,24 @@ export async function runPendingTools(calls: ToolCallPart[], input: ToolStepInpu
           new ToolUsageFinishedEvent({ toolName, toolCallId, result: outcome.output, source, context }),
         );
         break;
-      case 'unknown_tool':
+      default: {
+        // Every failure goes back to the model as an error result; only the event says which kind.
+        const ErrorEvent = errorEventFor[outcome.status];
         appendResult(conversation, {
           type: 'tool-result',
           toolCallId,
           toolName,
           output: { type: 'error-text', value: outcome.message },
         });
-        emit(
-          source,
-          new ToolSelectionErrorEvent({ toolName, toolCallId, error: outcome.message, source, context }),
-        );
+        emit(source, new ErrorEvent({ toolName, toolCallId, error: outcome.message, source, context }));
         break;
-      case 'invalid_input':
-        appendResult(conversation, {
-          type: 'tool-result',
-          toolCallId,
-          toolName,
-          output: { type: 'error-text', value: outcome.message },
-        });
-        emit(
-          source,
-          new ToolValidateInputErrorEvent({ toolName, toolCallId, error: outcome.message, source, context }),
-        );
-        break;
-      case 'failed':
-        appendResult(conversation, {
-          type: 'tool-result',
-          toolCallId,
-          toolName,
-          output: { type: 'error-text', value: outcome.message },
-        });
-        emit(
-          source,
-          new ToolUsageErrorEvent({ toolName, toolCallId, error: outcome.message, source, context }),
-        );
-        break;
+      }
     }
   }
 }
+
+const errorEventFor = {
+  unknown_tool: ToolSelectionErrorEvent,
+  invalid_input: ToolValidateInputErrorEvent,
+  failed: ToolUsageErrorEvent,
+} as const;

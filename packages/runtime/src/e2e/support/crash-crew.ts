@@ -2,8 +2,7 @@ import { Agent } from '../../agent/agent.js';
 import { Crew } from '../../crew/crew.js';
 import type { OfflineModel } from '../../models/offline/offline-model.js';
 import { offlineModel } from '../../models/offline/offline-model.js';
-import { Task } from '../../task/task.js';
-import { lookupTool } from './fixtures.js';
+import { lookupTool, researchWriteReview } from './fixtures.js';
 
 /** The model of the crash trials: the writer's conversation makes one tool call, others answer at once. */
 export function crashModel(latencyMs = 0): OfflineModel {
@@ -36,26 +35,7 @@ export function crashCrew(model: OfflineModel | string, checkpoint?: Crew['check
   return new Crew({
     name: 'crash-crew',
     agents: [researcher, writer, reviewer],
-    tasks: [
-      new Task({
-        name: 'research',
-        description: 'Research {topic} trends',
-        expectedOutput: 'bullets',
-        agent: researcher,
-      }),
-      new Task({
-        name: 'write',
-        description: 'Write a summary about {topic}',
-        expectedOutput: 'paragraph',
-        agent: writer,
-      }),
-      new Task({
-        name: 'review',
-        description: 'Review the summary',
-        expectedOutput: 'final text',
-        agent: reviewer,
-      }),
-    ],
+    tasks: researchWriteReview(researcher, writer, reviewer),
     ...(checkpoint !== undefined ? { checkpoint } : {}),
   });
 }

@@ -102,29 +102,34 @@ export function threeTaskCrew(
   const crew = new Crew({
     name: 'research-crew',
     agents: [researcher, writer, reviewer],
-    tasks: [
-      new Task({
-        name: 'research',
-        description: 'Research {topic} trends',
-        expectedOutput: 'bullets',
-        agent: researcher,
-      }),
-      new Task({
-        name: 'write',
-        description: 'Write a summary about {topic}',
-        expectedOutput: 'paragraph',
-        agent: writer,
-      }),
-      new Task({
-        name: 'review',
-        description: 'Review the summary',
-        expectedOutput: 'final text',
-        agent: reviewer,
-      }),
-    ],
+    tasks: researchWriteReview(researcher, writer, reviewer),
     ...options,
   });
   return { crew, researcher, writer, reviewer };
 }
 
 export { offlineModel };
+
+/** The research → write → review tasks every three-agent test crew runs. */
+export function researchWriteReview(researcher: Agent, writer: Agent, reviewer: Agent): Task[] {
+  return [
+    new Task({
+      name: 'research',
+      description: 'Research {topic} trends',
+      expectedOutput: 'bullets',
+      agent: researcher,
+    }),
+    new Task({
+      name: 'write',
+      description: 'Write a summary about {topic}',
+      expectedOutput: 'paragraph',
+      agent: writer,
+    }),
+    new Task({
+      name: 'review',
+      description: 'Review the summary',
+      expectedOutput: 'final text',
+      agent: reviewer,
+    }),
+  ];
+}
