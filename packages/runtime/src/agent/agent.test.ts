@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import { type BaseEvent, EventBus } from '@crewline/events';
+import { EventBus } from '@crewline/events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   checkpointFiles,
   lookupTool,
   readCheckpoint,
+  recordEvents,
   temporaryDirectory,
   toolUsingModel,
 } from '../e2e/support/fixtures.js';
@@ -17,12 +18,6 @@ beforeEach(() => {
   directory = temporaryDirectory();
 });
 afterEach(() => directory.cleanup());
-
-function record(bus: EventBus): BaseEvent[] {
-  const events: BaseEvent[] = [];
-  bus.onAny((_source: unknown, event: BaseEvent) => void events.push(event));
-  return events;
-}
 
 describe('Agent', () => {
   it('validates its options', () => {
@@ -38,7 +33,7 @@ describe('Agent', () => {
   it('kicks off on its own with lite_agent_execution events and templated prompts', async () => {
     const llm = offlineModel();
     const bus = new EventBus();
-    const events = record(bus);
+    const events = recordEvents(bus);
     const agent = new Agent({
       role: 'Researcher of {field}',
       goal: 'Research {field}',
@@ -77,7 +72,7 @@ describe('Agent', () => {
 
     const model = toolUsingModel();
     const bus = new EventBus();
-    const events = record(bus);
+    const events = recordEvents(bus);
     const again = new Agent({
       role: 'Scout',
       goal: 'Find',

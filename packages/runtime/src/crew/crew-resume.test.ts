@@ -1,4 +1,4 @@
-import { type BaseEvent, EventBus } from '@crewline/events';
+import { EventBus } from '@crewline/events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
@@ -6,6 +6,7 @@ import {
   checkpointFiles,
   lookupTool,
   readCheckpoint,
+  recordEvents,
   temporaryDirectory,
   threeTaskCrew,
   toolUsingModel,
@@ -21,12 +22,6 @@ beforeEach(() => {
   directory = temporaryDirectory();
 });
 afterEach(() => directory.cleanup());
-
-function recordEvents(bus: EventBus): BaseEvent[] {
-  const events: BaseEvent[] = [];
-  bus.onAny((_source: unknown, event: BaseEvent) => void events.push(event));
-  return events;
-}
 
 /** Assistant turns already in a call's prompt: how far into its conversation the call is. */
 function assistantTurns(call: OfflineModelCall): number {

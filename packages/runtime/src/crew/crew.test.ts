@@ -7,6 +7,7 @@ import {
   checkpointFiles,
   lookupTool,
   readCheckpoint,
+  recordEvents,
   temporaryDirectory,
   threeTaskCrew,
   toolUsingModel,
@@ -22,12 +23,6 @@ beforeEach(() => {
   directory = temporaryDirectory();
 });
 afterEach(() => directory.cleanup());
-
-function record(bus: EventBus): BaseEvent[] {
-  const events: BaseEvent[] = [];
-  bus.onAny((_source: unknown, event: BaseEvent) => void events.push(event));
-  return events;
-}
 
 describe('Crew construction', () => {
   const llm = offlineModel();
@@ -58,7 +53,7 @@ describe('a sequential crew', () => {
   it('runs tasks in order, each with the previous output (or its context) and emits events with ids', async () => {
     const llm = offlineModel();
     const bus = new EventBus();
-    const events = record(bus);
+    const events = recordEvents(bus);
     const writer = new Agent({ role: 'Writer', goal: 'Write', backstory: 'B', llm });
     const outline = new Task({
       name: 'outline',
@@ -121,7 +116,7 @@ describe('a sequential crew', () => {
   it('shows earlier results from short-term memory and crew knowledge in later prompts', async () => {
     const llm = offlineModel();
     const bus = new EventBus();
-    const events = record(bus);
+    const events = recordEvents(bus);
     const { crew } = threeTaskCrew(llm, {
       memory: true,
       knowledgeSources: [

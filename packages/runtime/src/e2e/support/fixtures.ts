@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { BaseEvent, EventBus } from '@crewline/events';
 import { type CheckpointDocument, validateDocument } from '@crewline/runtime-state';
 import { z } from 'zod';
 import { Agent } from '../../agent/agent.js';
@@ -132,4 +133,11 @@ export function researchWriteReview(researcher: Agent, writer: Agent, reviewer: 
       agent: reviewer,
     }),
   ];
+}
+
+/** Every event emitted on `bus` from now on, in order. */
+export function recordEvents(bus: EventBus): BaseEvent[] {
+  const events: BaseEvent[] = [];
+  bus.onAny((_source: unknown, event: BaseEvent) => void events.push(event));
+  return events;
 }
