@@ -7,34 +7,12 @@ import {
   readDocument,
   validateDocument,
 } from '@crewline/runtime-state';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GrowingCrew, growingRun } from './test-support/growing-crew.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { advance, GrowingCrew, growingRun } from './test-support/growing-crew.js';
+import { useRecordingDatabases } from './test-support/recording-database.js';
 import { RecordingProvider } from './test-support/recording-provider.js';
-import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
-
-function setup() {
-  const provider = new RecordingProvider();
-  const raw = temporaryDatabase();
-  const location = provider.resolveLocation(raw);
-  cleanups.push(() => {
-    provider.close();
-    removeTemporaryDatabase(raw);
-  });
-  return { provider, location };
-}
-
-/** Writes `count` one-event checkpoints of a run; returns their ids. */
-function advance(run: ReturnType<typeof growingRun>, count: number): string[] {
-  const ids: string[] = [];
-  for (let index = 0; index < count; index += 1)
-    ids.push(run.state.writeCheckpointSync({ trigger: run.step() }).id);
-  return ids;
-}
+const setup = useRecordingDatabases();
 
 /** A new run restored from a stored checkpoint, as resume and fork do. */
 async function restore(provider: RecordingProvider, location: string, id: string) {
@@ -147,7 +125,7 @@ describe('event streams', () => {
     const ids = advance(run, 40);
     provider.close();
     const second = new RecordingProvider();
-    cleanups.push(() => second.close());
+    onTestFinished(() => second.close());
     const before = (await second.stats(location))!;
     const resumed = await restore(second, location, ids.at(-1)!);
     resumed.state.provider = second;

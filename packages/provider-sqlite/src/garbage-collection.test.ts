@@ -1,32 +1,11 @@
 import { EventBus } from '@crewline/events';
 import { RuntimeState, readDocument } from '@crewline/runtime-state';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GrowingCrew, growingRun } from './test-support/growing-crew.js';
-import { RecordingProvider } from './test-support/recording-provider.js';
-import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
+import { describe, expect, it } from 'vitest';
+import { advance, GrowingCrew, growingRun } from './test-support/growing-crew.js';
+import { useRecordingDatabases } from './test-support/recording-database.js';
+import type { RecordingProvider } from './test-support/recording-provider.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
-
-function setup() {
-  const provider = new RecordingProvider();
-  const raw = temporaryDatabase();
-  const location = provider.resolveLocation(raw);
-  cleanups.push(() => {
-    provider.close();
-    removeTemporaryDatabase(raw);
-  });
-  return { provider, location };
-}
-
-function advance(run: ReturnType<typeof growingRun>, count: number): string[] {
-  const ids: string[] = [];
-  for (let index = 0; index < count; index += 1)
-    ids.push(run.state.writeCheckpointSync({ trigger: run.step() }).id);
-  return ids;
-}
+const setup = useRecordingDatabases();
 
 async function branchFrom(provider: RecordingProvider, location: string, id: string, branch?: string) {
   const document = await readDocument(provider, location, id);

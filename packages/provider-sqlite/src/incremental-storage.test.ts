@@ -1,26 +1,11 @@
 import { CrewlineError } from '@crewline/events';
 import { type CheckpointMetadata, createCheckpointWrite, encodeValue } from '@crewline/runtime-state';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { growingRun } from './test-support/growing-crew.js';
-import { RecordingProvider } from './test-support/recording-provider.js';
-import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
+import { useRecordingDatabases } from './test-support/recording-database.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
-
-function setup() {
-  const provider = new RecordingProvider();
-  const raw = temporaryDatabase();
-  const location = provider.resolveLocation(raw);
-  cleanups.push(() => {
-    provider.close();
-    removeTemporaryDatabase(raw);
-  });
-  return { provider, location };
-}
+const setup = useRecordingDatabases();
 
 /** Bytes of content stored (event lines and chunk bodies), straight from the tables. */
 function contentBytes(location: string): number {

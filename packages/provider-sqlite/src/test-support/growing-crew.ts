@@ -142,3 +142,11 @@ export function growingRun(options: {
     },
   };
 }
+
+/** Writes `count` one-event checkpoints of a run; returns their ids. */
+export function advance(run: ReturnType<typeof growingRun>, count: number): string[] {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index += 1)
+    ids.push(run.state.writeCheckpointSync({ trigger: run.step() }).id);
+  return ids;
+}
