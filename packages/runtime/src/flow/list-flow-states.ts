@@ -43,16 +43,7 @@ export async function listFlowStates(
   location: string,
   options: ListFlowStatesOptions = {},
 ): Promise<FlowStateInfo[]> {
-  const provider =
-    options.provider ?? (await providerForReference(location, defaultProviderCatalog)).provider;
-  const resolved = provider.resolveLocation(provider.parseReference(location)?.location ?? location);
-  let all: StoredCheckpoint[];
-  try {
-    all = await provider.list(resolved);
-  } catch (error) {
-    if (CrewlineError.hasCode(error, 'not_found')) return [];
-    throw error;
-  }
+  const { provider, resolved, all } = await listLocation(location, options);
   const latest = new Map<
     string,
     { checkpoint: StoredCheckpoint; flowName: string; status: FlowStatus | undefined; count: number }
@@ -115,16 +106,7 @@ export async function listFlowStateHistory(
   stateId: string,
   options: ListFlowStatesOptions = {},
 ): Promise<FlowStateCheckpoint[]> {
-  const provider =
-    options.provider ?? (await providerForReference(location, defaultProviderCatalog)).provider;
-  const resolved = provider.resolveLocation(provider.parseReference(location)?.location ?? location);
-  let all: StoredCheckpoint[];
-  try {
-    all = await provider.list(resolved);
-  } catch (error) {
-    if (CrewlineError.hasCode(error, 'not_found')) return [];
-    throw error;
-  }
+  const { provider, resolved, all } = await listLocation(location, options);
   const ofState = all.filter((checkpoint) =>
     checkpoint.entities.some(
       (entity) =>
@@ -183,4 +165,19 @@ async function readExecution(
     logger.warn(flowComponent, `could not read checkpoint ${checkpoint.id} of flow state ${stateId}`, error);
   }
   return undefined;
+}
+
+/** The provider and resolved location, and every checkpoint there (none when it does not exist yet). */
+async function listLocation(location: string, options: ListFlowStatesOptions) {
+  const provider =
+    options.provider ?? (await providerForReference(location, defaultProviderCatalog)).provider;
+  const resolved = provider.resolveLocation(provider.parseReference(location)?.location ?? location);
+  let all: StoredCheckpoint[];
+  try {
+    all = await provider.list(resolved);
+  } catch (error) {
+    if (!CrewlineError.hasCode(error, 'not_found')) throw error;
+    all = [];
+  }
+  return { provider, resolved, all };
 }
