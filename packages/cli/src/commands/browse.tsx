@@ -14,6 +14,7 @@ import { openLocation } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
 import type { BrowserHost } from '../tui/browser-host.js';
 import type { Styling } from '../tui/components/screen-view.js';
+import { importInteractiveInk } from '../tui/load-ink.js';
 import { initialState, type RunPause } from '../tui/state/browser-state.js';
 
 const enterAlternateScreen = '\u001B[?1049h\u001B[H';
@@ -51,10 +52,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const opened = await openLocation(values.location, context.cwd, context.catalog);
   // Registered before the browser opens, so a broken config is reported now, not mid-run.
   await loadProject(context.cwd);
-  const [{ render }, { BrowserApp }] = await Promise.all([
-    import('ink'),
-    import('../tui/components/browser-app.js'),
-  ]);
+  // Ink first, so that the components below get the interactive instance (see load-ink.ts).
+  const { render } = await importInteractiveInk();
+  const { BrowserApp } = await import('../tui/components/browser-app.js');
 
   // Log lines would tear Ink's drawing: during a run they become progress lines, otherwise they
   // are kept and printed after the browser closes.

@@ -31,7 +31,8 @@ export class TmuxSession {
     const command = [process.execPath, ...sourceCommand(args)]
       .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
       .join(' ');
-    const environment = Object.entries(options.env ?? {}).flatMap(([key, value]) => [
+    // CI=true as on CI machines, where terminal libraries may switch to non-interactive drawing.
+    const environment = Object.entries({ CI: 'true', ...options.env }).flatMap(([key, value]) => [
       '-e',
       `${key}=${value}`,
     ]);
