@@ -133,11 +133,13 @@ describe('incremental storage', () => {
         return CrewlineError.hasCode(error, 'invalid_name') ? 'invalid_name' : String(error);
       }
     };
+    expect(attempt({ id: `${metadata.id}-0`, parentId: '' })).toBe('invalid_name');
     expect(attempt({ parentId: null })).toBe('written');
     expect(attempt({ id: `${metadata.id}-2`, parentId: metadata.id })).toBe('written');
     expect(attempt({ id: `${metadata.id}-3`, branch: '' })).toBe('invalid_name');
     expect(attempt({ id: `${metadata.id}-4`, branch: '../escape' })).toBe('invalid_name');
     expect(attempt({ id: `${metadata.id}-5`, parentId: '../escape' })).toBe('invalid_name');
     expect(attempt({ id: '' })).toBe('invalid_name');
+    expect(attempt({ id: `${metadata.id}-6`, parentId: '' })).toBe('invalid_name');
   });
 });

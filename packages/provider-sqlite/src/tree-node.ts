@@ -80,6 +80,8 @@ export interface EncodedNode {
    * comparing it member by member (completed tasks, agent definitions, finished messages).
    */
   readonly source?: object;
+  /** The node as a member of its parent's body: its chunk id, in-place text or `[value]`. */
+  readonly member?: string;
 }
 
 /** Stands for "not a primitive" in {@link EncodedNode.childValues}; equal to no member value. */
@@ -115,7 +117,19 @@ class Node implements EncodedNode {
     readonly ref: number | undefined,
     readonly inline: string | undefined,
     readonly source: object | undefined,
-  ) {}
+  ) {
+    // Computed once: the body of every later parent that keeps this child reuses it.
+    this.member =
+      ref !== undefined
+        ? String(ref)
+        : inline !== undefined
+          ? inline
+          : text !== undefined
+            ? `[${text}]`
+            : undefined;
+  }
+
+  readonly member: string | undefined;
 }
 
 /** A primitive's node. */
@@ -236,13 +250,7 @@ export function containerBody(node: Pick<EncodedNode, 'shape' | 'keyTexts' | 'ch
   const children = node.children!;
   const parts: string[] = new Array(children.length);
   for (let index = 0; index < children.length; index += 1) {
-    const child = children[index]!;
-    const member =
-      child.ref !== undefined
-        ? String(child.ref)
-        : child.inline !== undefined
-          ? child.inline
-          : `[${child.text!}]`;
+    const member = children[index]!.member!;
     parts[index] = node.shape === Shape.object ? `${node.keyTexts![index]!}:${member}` : member;
   }
   return node.shape === Shape.object ? `{${parts.join(',')}}` : `[${parts.join(',')}]`;

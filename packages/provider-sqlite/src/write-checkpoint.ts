@@ -15,6 +15,10 @@ import { damagedData, headBody, seedHead } from './tree-decoder.js';
 import { TreeEncoder } from './tree-encoder.js';
 import { type EncodedNode, prettyBytes, utf8Length } from './tree-node.js';
 
+// The names the last accepted write used: a run's next write has the same branch, and the last
+// id as its parent, so most writes skip checking them again.
+let lastAccepted: { id?: string; branch?: string } = {};
+
 /** Refuses a checkpoint whose names could escape the database's meaning, or whose shape is off. */
 export function checkWritable(checkpoint: CheckpointWrite): void {
   const { metadata, document } = checkpoint;
@@ -24,7 +28,10 @@ export function checkWritable(checkpoint: CheckpointWrite): void {
       `checkpoint id ${JSON.stringify(metadata.id)} is not allowed; ids are letters, digits, "_", "." and "-"`,
     );
   }
-  if (typeof metadata.branch !== 'string' || !isValidBranchName(metadata.branch)) {
+  if (
+    typeof metadata.branch !== 'string' ||
+    (metadata.branch !== lastAccepted.branch && !isValidBranchName(metadata.branch))
+  ) {
     throw sqliteError(
       'invalid_name',
       `branch name ${JSON.stringify(metadata.branch)} is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
@@ -32,6 +39,7 @@ export function checkWritable(checkpoint: CheckpointWrite): void {
   }
   if (
     metadata.parentId !== null &&
+    metadata.parentId !== lastAccepted.id &&
     (typeof metadata.parentId !== 'string' || !isValidCheckpointId(metadata.parentId))
   ) {
     throw sqliteError(
@@ -65,6 +73,7 @@ export function checkWritable(checkpoint: CheckpointWrite): void {
       `checkpoint metadata says ${metadata.eventCount} events but the document holds ${document.events.length}`,
     );
   }
+  lastAccepted = { id: metadata.id, branch: metadata.branch };
 }
 
 interface ParentRow extends ParentEvents {
@@ -216,7 +225,23 @@ export function insertCheckpoint(
       throw duplicateCheckpoint(connection, metadata.id);
     throw error;
   }
-  const stored: StoredCheckpoint = { ...metadata, reference: `${location}#${metadata.id}`, sizeBytes };
+  const reference = `${location}#${metadata.id}`;
+  // A literal in the canonical key order builds one object shape; a spread migrates shapes per key.
+  const stored: StoredCheckpoint =
+    canonical === metadataText
+      ? {
+          id: metadata.id,
+          createdAt: metadata.createdAt,
+          lineageId: metadata.lineageId,
+          parentId: metadata.parentId,
+          branch: metadata.branch,
+          trigger: metadata.trigger,
+          entities: metadata.entities,
+          eventCount: metadata.eventCount,
+          reference,
+          sizeBytes,
+        }
+      : { ...metadata, reference, sizeBytes };
   const lastWrite: LastWrite = {
     id: metadata.id,
     streamId,
