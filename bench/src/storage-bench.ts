@@ -197,7 +197,7 @@ export async function runStorageBench(options: StorageBenchOptions = {}): Promis
   if (json) subjects.push(json);
   subjects.push(await langGraphSubject());
 
-  const rounds = options.rounds ?? 3;
+  const rounds = options.rounds ?? 7;
   console.log(`measuring ${subjects.map((subject) => subject.name).join(', ')} (${rounds} rounds) ...`);
   const measured = await measure(subjects, scenario, rounds);
   const baseline = measured.find((entry) => entry.subject.name.startsWith('LangGraph'))!;
@@ -278,7 +278,8 @@ export async function runStorageBench(options: StorageBenchOptions = {}): Promis
     `Each backend stores the same state sequence in runs of its own: one warm-up run, then ${rounds} measured runs each, in rotating order; latencies pooled over the ${rounds} runs (${rounds * 500} writes), storage from the last.`,
     'Write latency is the backend call alone (`provider.writeSync`/`write`, `SqliteSaver.put`);',
     '"state.checkpoint() median" adds the snapshot and redaction RuntimeState does before calling the provider.',
-    '"stored" is what the backend keeps once closed; "written (syscalls)" is every byte passed to write(2) during its writes (WAL frames and WAL checkpoints included).',
+    '"stored" is what the backend keeps once closed; "written (syscalls)" is every byte the process passed to write(2) from the backend\'s opening until it closed (WAL frames, WAL checkpoints, including those run while idle and at close).',
+    "Model and tool calls take no time, but complete in a later turn of the event loop, as real I/O does: timers (SqliteProvider's idle-time WAL checkpoints) run between writes as in a real run.",
     '',
     crewTable,
     '',

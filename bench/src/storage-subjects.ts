@@ -19,7 +19,7 @@ export interface StorageRunResult {
   endToEndMs?: number[];
   /** Bytes the backend keeps once closed (database file, or all checkpoint files). */
   storedBytes: number;
-  /** Bytes this process passed to write(2) during the backend's writes (WAL frames, files, journal...). */
+  /** Bytes this process passed to write(2) from the backend's opening until it closed (WAL frames, WAL checkpoints, files...). */
   bytesWritten: number | undefined;
   /** UTF-8 size of the last checkpoint's document text. */
   finalCheckpointBytes: number;
@@ -40,20 +40,17 @@ export interface StorageSubject {
   open(directory: string, run: Crew50Run): StorageSession;
 }
 
-/** Counts the bytes written(2) around each write, so backends sharing one process are told apart. */
-function writeMeter() {
-  let total: number | undefined = 0;
+/**
+ * Counts the bytes this process passes to write(2) from a backend's opening until it has closed:
+ * WAL frames, WAL checkpoints (idle-time ones included) and files. The benchmark plays one backend
+ * per run, so the count is that backend's alone.
+ */
+function runWriteMeter() {
+  const started = bytesWrittenByProcess();
   return {
-    async around<T>(action: () => Promise<T> | T): Promise<T> {
-      const before = bytesWrittenByProcess();
-      const result = await action();
-      const after = bytesWrittenByProcess();
-      if (before === undefined || after === undefined || total === undefined) total = undefined;
-      else total += after - before;
-      return result;
-    },
-    get total() {
-      return total;
+    finish(): number | undefined {
+      const ended = bytesWrittenByProcess();
+      return started === undefined || ended === undefined ? undefined : ended - started;
     },
   };
 }
@@ -132,19 +129,17 @@ export function crewlineSubject(
       const writeMs: number[] = [];
       const endToEndMs: number[] = [];
       const last: { write?: CheckpointWrite } = {};
-      const meter = writeMeter();
+      const meter = runWriteMeter();
       const inner = createProvider();
       const provider = timedProvider(inner, writeMs, last);
       const location = provider.resolveLocation(join(directory, `${inner.kind}-${name.length}-crew-50`));
       const state = run.addState({ provider, location });
       return {
         async afterEvent(trigger) {
-          await meter.around(async () => {
-            const started = performance.now();
-            if (provider.writeSync) state.writeCheckpointSync({ trigger });
-            else await state.writeCheckpoint({ trigger });
-            endToEndMs.push(performance.now() - started);
-          });
+          const started = performance.now();
+          if (provider.writeSync) state.writeCheckpointSync({ trigger });
+          else await state.writeCheckpoint({ trigger });
+          endToEndMs.push(performance.now() - started);
         },
         async finish() {
           await state.settle();
@@ -153,7 +148,7 @@ export function crewlineSubject(
             writeMs,
             endToEndMs,
             storedBytes: storedBytesOf(location),
-            bytesWritten: meter.total,
+            bytesWritten: meter.finish(),
             finalCheckpointBytes: Buffer.byteLength(last.write!.text(), 'utf8'),
           };
         },
@@ -179,7 +174,7 @@ export async function langGraphSubject(): Promise<StorageSubject> {
       const db = new Database(location);
       const saver = new SqliteSaver(db);
       const writeMs: number[] = [];
-      const meter = writeMeter();
+      const meter = runWriteMeter();
       let parentId: string | undefined;
       let step = 0;
       let finalCheckpointBytes = 0;
@@ -202,12 +197,9 @@ export async function langGraphSubject(): Promise<StorageSubject> {
           const config = {
             configurable: { thread_id: 'crew-50', checkpoint_ns: '', checkpoint_id: parentId },
           };
-          const next = await meter.around(async () => {
-            const started = performance.now();
-            const result = await saver.put(config, checkpoint, { source: 'loop', step, parents: {} });
-            writeMs.push(performance.now() - started);
-            return result;
-          });
+          const started = performance.now();
+          const next = await saver.put(config, checkpoint, { source: 'loop', step, parents: {} });
+          writeMs.push(performance.now() - started);
           parentId = next.configurable?.checkpoint_id as string;
           step += 1;
           finalCheckpointBytes = Buffer.byteLength(JSON.stringify(channelValues), 'utf8');
@@ -217,7 +209,7 @@ export async function langGraphSubject(): Promise<StorageSubject> {
           return {
             writeMs,
             storedBytes: storedBytesOf(location),
-            bytesWritten: meter.total,
+            bytesWritten: meter.finish(),
             finalCheckpointBytes,
           };
         },

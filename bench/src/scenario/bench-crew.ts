@@ -39,9 +39,10 @@ interface BenchTask {
 
 /**
  * How snapshots are built:
- * - `'runtime'` (default): as `@crewline/runtime` builds them — agent definitions, completed tasks
- *   and finished conversation messages are built and redacted once (`markRedacted`) and the same
- *   objects come back in every later snapshot; only what is in progress is built fresh.
+ * - `'runtime'` (default): as `@crewline/runtime` builds them — agent definitions, tasks not
+ *   started yet, completed tasks and finished conversation messages are built and redacted once
+ *   (`markRedacted`) and the same objects come back in every later snapshot; only what is in
+ *   progress is built fresh.
  * - `'fresh'`: every snapshot is a deep copy, the worst case for a provider (nothing can be
  *   recognized as unchanged without comparing it).
  */
@@ -115,7 +116,7 @@ export class BenchCrew implements CheckpointableEntity {
 
   #task(task: BenchTask): JsonObject {
     const cached = this.#storedTasks.get(task);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined && cached.status === task.status) return cached;
     const data = {
       ...task,
       output: task.output === null ? null : { ...task.output },
@@ -127,7 +128,8 @@ export class BenchCrew implements CheckpointableEntity {
               iterations: task.conversation.iterations,
             },
     } as unknown as JsonObject;
-    if (this.style === 'fresh' || task.status !== 'completed') return data;
+    // Like the runtime, tasks not started yet and completed tasks are settled: built once.
+    if (this.style === 'fresh' || task.status === 'running') return data;
     const stored = markRedacted(data);
     this.#storedTasks.set(task, stored);
     return stored;

@@ -43,6 +43,15 @@ export interface Crew50Run {
 }
 
 /**
+ * A model or tool call of the scenario. It has no latency, but like the network or process I/O of a
+ * real call it completes in a later turn of the event loop, where timers (a provider's idle-time
+ * housekeeping, for one) get their turn as they would in a real run.
+ */
+function modelOrToolCall(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
  * The crew-50 scenario: 3 agents and 50 tasks, each task producing ten events
  * (task_started, agent_execution_started, llm_call_started, llm_call_completed with a ≈2 KB
  * response, tool_usage_started/finished, llm_call_started/completed with the ≈2 KB answer,
@@ -120,6 +129,7 @@ export function createCrew50Run(
           context,
         }),
       );
+      await modelOrToolCall();
       const thought = prose(textSeed + 1, outputBytes);
       conversation.messages.push({ role: 'assistant', content: thought });
       conversation.iterations += 1;
@@ -149,6 +159,7 @@ export function createCrew50Run(
           context,
         }),
       );
+      await modelOrToolCall();
       const toolResult = prose(textSeed + 2, 400);
       conversation.messages.push({ role: 'tool', content: toolResult, toolCallId });
       await emit(
@@ -165,6 +176,7 @@ export function createCrew50Run(
           context,
         }),
       );
+      await modelOrToolCall();
       const answer = prose(textSeed + 3, outputBytes);
       conversation.messages.push({ role: 'assistant', content: answer });
       conversation.iterations += 1;
