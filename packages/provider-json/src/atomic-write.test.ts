@@ -128,3 +128,50 @@ describe('atomic writes under injected failures', () => {
     expect((await provider.list(location)).map((entry) => entry.id)).toEqual([first.id, next.id]);
   });
 });
+
+describe('durable removals', () => {
+  let location: string;
+  beforeEach(() => {
+    location = mkdtempSync(join(tmpdir(), 'crewline-json-removals-'));
+  });
+  afterEach(() => {
+    vi.mocked(fsPromises.open).mockImplementation(actualPromises.open);
+    rmSync(location, { recursive: true, force: true });
+  });
+
+  /** Directories opened for an fsync while `action` runs. */
+  async function directoriesSynced(action: () => Promise<unknown>): Promise<string[]> {
+    const opened = vi.mocked(fsPromises.open);
+    opened.mockClear();
+    await action();
+    return opened.mock.calls
+      .map(([path, flags]) => ({ path: String(path), flags }))
+      .filter(
+        ({ path, flags }) => flags === 'r' && fs.statSync(path, { throwIfNoEntry: false })?.isDirectory(),
+      )
+      .map(({ path }) => path);
+  }
+
+  it('syncs the directory a prune or delete removed files from, and the parent of a removed branch', async () => {
+    const provider = new JsonProvider();
+    for (let index = 0; index < 3; index += 1) provider.writeSync(location, buildCheckpointWrite());
+    const other = provider.writeSync(location, buildCheckpointWrite({ metadata: { branch: 'what-if/a' } }));
+    const main = join(location, 'main');
+
+    expect(await directoriesSynced(() => provider.prune(location, { keep: 1, branch: 'main' }))).toEqual([
+      main,
+    ]);
+    expect(allFiles(main)).toHaveLength(1);
+
+    // Deleting the only checkpoint of a branch removes its directories up to the location.
+    const synced = await directoriesSynced(() => provider.delete(location, other.id));
+    expect(synced).toEqual([location]);
+    expect(fs.existsSync(join(location, 'what-if'))).toBe(false);
+  });
+
+  it('syncs nothing with fsync: false', async () => {
+    const provider = new JsonProvider({ fsync: false });
+    for (let index = 0; index < 2; index += 1) provider.writeSync(location, buildCheckpointWrite());
+    expect(await directoriesSynced(() => provider.prune(location, { keep: 1 }))).toEqual([]);
+  });
+});

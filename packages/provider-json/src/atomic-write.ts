@@ -32,7 +32,8 @@ function syncDirectorySync(directory: string): void {
   }
 }
 
-async function syncDirectory(directory: string): Promise<void> {
+/** Makes a directory's entries (new, renamed or removed files) durable; best effort on Windows. */
+export async function syncDirectory(directory: string): Promise<void> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(directory, 'r');

@@ -48,7 +48,7 @@ import {
   resolveRoot,
 } from './paths.js';
 import { assertPruneOptions, selectForPrune } from './prune-plan.js';
-import { removeEmptyDirectories, removeFile } from './removal.js';
+import { removeEmptyDirectories, removeFiles } from './removal.js';
 import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
 
 /** Files whose heads are read at once while listing (keeps file handles bounded for big locations). */
@@ -254,7 +254,11 @@ export class JsonProvider implements CheckpointProvider {
     const all = await this.list(root, options.branch === undefined ? {} : { branch: options.branch });
     const removed = selectForPrune(all, options);
     // A prune always leaves each branch its newest checkpoint, so it never empties a directory.
-    if (!options.dryRun) for (const entry of removed) await removeFile(entry.reference);
+    if (!options.dryRun)
+      await removeFiles(
+        removed.map((entry) => entry.reference),
+        this.options.fsync,
+      );
     return { removed, dryRun: options.dryRun ?? false };
   }
 
@@ -263,9 +267,9 @@ export class JsonProvider implements CheckpointProvider {
     assertCheckpointId(id);
     const found = await this.#find(root, id);
     if (!found) return false;
-    const removed = await removeFile(found.path);
-    await removeEmptyDirectories(root, found.branch);
-    return removed;
+    const [removed] = await removeFiles([found.path], this.options.fsync);
+    await removeEmptyDirectories(root, found.branch, this.options.fsync);
+    return removed !== undefined;
   }
 
   #plan(root: string, checkpoint: CheckpointWrite): WritePlan {

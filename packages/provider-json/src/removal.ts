@@ -1,5 +1,6 @@
 import { rmdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { syncDirectory } from './atomic-write.js';
 import { describeError, errorCode, jsonError } from './errors.js';
 import { branchDirectory } from './paths.js';
 
@@ -16,15 +17,33 @@ export async function removeFile(path: string): Promise<boolean> {
   }
 }
 
-/** Removes a branch's directory and empty parents (never the location itself); stops at the first non-empty one. */
-export async function removeEmptyDirectories(root: string, branch: string): Promise<void> {
+/**
+ * Removes checkpoint files, then (with `fsync`) syncs each directory they were in once, so that a
+ * power loss right after a prune or delete cannot bring them back. Returns the paths that existed.
+ */
+export async function removeFiles(paths: readonly string[], fsync: boolean): Promise<string[]> {
+  const removed: string[] = [];
+  for (const path of paths) if (await removeFile(path)) removed.push(path);
+  if (fsync)
+    for (const directory of new Set(removed.map((path) => dirname(path)))) await syncDirectory(directory);
+  return removed;
+}
+
+/**
+ * Removes a branch's directory and empty parents (never the location itself); stops at the first
+ * non-empty one, and (with `fsync`) syncs the directory that lost an entry last.
+ */
+export async function removeEmptyDirectories(root: string, branch: string, fsync: boolean): Promise<void> {
   let directory = branchDirectory(root, branch);
+  let removedAny = false;
   while (directory !== root && directory.startsWith(root)) {
     try {
       await rmdir(directory);
     } catch {
-      return;
+      break;
     }
+    removedAny = true;
     directory = dirname(directory);
   }
+  if (fsync && removedAny) await syncDirectory(directory);
 }
