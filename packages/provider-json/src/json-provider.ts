@@ -48,7 +48,7 @@ import {
   resolveRoot,
 } from './paths.js';
 import { assertPruneOptions, selectForPrune } from './prune-plan.js';
-import { removeEmptyDirectories, removeFiles } from './removal.js';
+import { removeEmptyDirectories, removeFile, removeFiles } from './removal.js';
 import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
 
 /** Files whose heads are read at once while listing (keeps file handles bounded for big locations). */
@@ -267,9 +267,10 @@ export class JsonProvider implements CheckpointProvider {
     assertCheckpointId(id);
     const found = await this.#find(root, id);
     if (!found) return false;
-    const [removed] = await removeFiles([found.path], this.options.fsync);
+    // The directory sync comes after the empty directories are gone, on the one that remains.
+    const removed = await removeFile(found.path);
     await removeEmptyDirectories(root, found.branch, this.options.fsync);
-    return removed !== undefined;
+    return removed;
   }
 
   #plan(root: string, checkpoint: CheckpointWrite): WritePlan {

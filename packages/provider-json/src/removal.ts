@@ -30,20 +30,18 @@ export async function removeFiles(paths: readonly string[], fsync: boolean): Pro
 }
 
 /**
- * Removes a branch's directory and empty parents (never the location itself); stops at the first
- * non-empty one, and (with `fsync`) syncs the directory that lost an entry last.
+ * Removes a branch's directory and empty parents (never the location itself), stopping at the first
+ * non-empty one; then (with `fsync`) syncs that directory, the deepest one left that lost an entry.
  */
 export async function removeEmptyDirectories(root: string, branch: string, fsync: boolean): Promise<void> {
   let directory = branchDirectory(root, branch);
-  let removedAny = false;
   while (directory !== root && directory.startsWith(root)) {
     try {
       await rmdir(directory);
     } catch {
       break;
     }
-    removedAny = true;
     directory = dirname(directory);
   }
-  if (fsync && removedAny) await syncDirectory(directory);
+  if (fsync) await syncDirectory(directory);
 }
