@@ -91,9 +91,8 @@ async function measure(subjects: readonly StorageSubject[], scenario: Crew50Opti
     for (let offset = 0; offset < subjects.length; offset += 1) {
       const index = (round + offset) % subjects.length;
       // No forced collection between runs: right after a forced full gc() V8 ran the next few
-      // hundred writes slower (crew-50 on SqliteProvider: median 0.13 ms over the first 50 writes,
-      // 0.09 ms after 350, against 0.105 and 0.087 without). The incremental collections of a
-      // running process (two in 4,500 writes) showed no such slowdown.
+      // hundred writes of every backend markedly slower; the incremental collections of a running
+      // process showed no such slowdown.
       const directory = mkdtempSync(join(tmpdir(), 'crewline-bench-'));
       try {
         const subject = subjects[index]!;

@@ -24,9 +24,9 @@ const autoCheckpointPages = 8192;
 /**
  * Writes after which a checkpoint of the WAL is scheduled for when the event loop is idle. Kept
  * small so that the WAL restarts often and writes overwrite its first pages, hot in the page cache:
- * every page a write appends past the end of the WAL costs the kernel a new page and block. On
- * crew-50, 50 instead of 200 took the median of the first 250 writes of a new database from 0.103
- * to 0.094 ms (bench/, alternating runs); the checkpoints run while the run waits for its model.
+ * every page a write appends past the end of the WAL costs the kernel a new page and block (on
+ * crew-50, 200 left the first writes of a new database measurably slower). The checkpoints run
+ * while the run waits for its model.
  */
 const writesPerIdleCheckpoint = 50;
 

@@ -15,9 +15,9 @@ import { damagedData, headBody, seedHead } from './tree-decoder.js';
 import { TreeEncoder } from './tree-encoder.js';
 import { type EncodedNode, prettyBytes, utf8Length } from './tree-node.js';
 
-// The names the last accepted write used: a run's next write has the same branch, and the last
-// id as its parent, so most writes skip checking them again.
-let lastAccepted: { id?: string; branch?: string } = {};
+// The names the last write checked (and found valid): a run's next write has the same branch, and
+// the last id as its parent, so most writes skip checking them again.
+let lastChecked: { id?: string; branch?: string } = {};
 
 /** Refuses a checkpoint whose names could escape the database's meaning, or whose shape is off. */
 export function checkWritable(checkpoint: CheckpointWrite): void {
@@ -30,7 +30,7 @@ export function checkWritable(checkpoint: CheckpointWrite): void {
   }
   if (
     typeof metadata.branch !== 'string' ||
-    (metadata.branch !== lastAccepted.branch && !isValidBranchName(metadata.branch))
+    (metadata.branch !== lastChecked.branch && !isValidBranchName(metadata.branch))
   ) {
     throw sqliteError(
       'invalid_name',
@@ -39,7 +39,7 @@ export function checkWritable(checkpoint: CheckpointWrite): void {
   }
   if (
     metadata.parentId !== null &&
-    metadata.parentId !== lastAccepted.id &&
+    metadata.parentId !== lastChecked.id &&
     (typeof metadata.parentId !== 'string' || !isValidCheckpointId(metadata.parentId))
   ) {
     throw sqliteError(
@@ -73,7 +73,7 @@ export function checkWritable(checkpoint: CheckpointWrite): void {
       `checkpoint metadata says ${metadata.eventCount} events but the document holds ${document.events.length}`,
     );
   }
-  lastAccepted = { id: metadata.id, branch: metadata.branch };
+  lastChecked = { id: metadata.id, branch: metadata.branch };
 }
 
 interface ParentRow extends ParentEvents {
