@@ -139,6 +139,17 @@ describe('durable removals', () => {
     rmSync(location, { recursive: true, force: true });
   });
 
+  /** Writes `count` checkpoints of one run on `main`, each the parent of the next. */
+  function writeRun(provider: JsonProvider, count: number): void {
+    let parentId: string | null = null;
+    for (let index = 0; index < count; index += 1) {
+      parentId = provider.writeSync(
+        location,
+        buildCheckpointWrite({ metadata: { lineageId: 'one-run', parentId } }),
+      ).id;
+    }
+  }
+
   /** Directories opened for an fsync while `action` runs. */
   async function directoriesSynced(action: () => Promise<unknown>): Promise<string[]> {
     const opened = vi.mocked(fsPromises.open);
@@ -152,7 +163,7 @@ describe('durable removals', () => {
 
   it('syncs the directory a prune or delete removed files from, and the parent of a removed branch', async () => {
     const provider = new JsonProvider();
-    for (let index = 0; index < 3; index += 1) provider.writeSync(location, buildCheckpointWrite());
+    writeRun(provider, 3);
     const other = provider.writeSync(location, buildCheckpointWrite({ metadata: { branch: 'what-if/a' } }));
     const main = join(location, 'main');
 
@@ -169,7 +180,7 @@ describe('durable removals', () => {
 
   it('syncs nothing with fsync: false', async () => {
     const provider = new JsonProvider({ fsync: false });
-    for (let index = 0; index < 2; index += 1) provider.writeSync(location, buildCheckpointWrite());
+    writeRun(provider, 2);
     expect(await directoriesSynced(() => provider.prune(location, { keep: 1 }))).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import {
   type ProviderCapabilities,
   type PruneOptions,
   type PruneResult,
+  planPrune,
   type RawCheckpoint,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
@@ -47,7 +48,7 @@ import {
   locationExistsSync,
   resolveRoot,
 } from './paths.js';
-import { assertPruneOptions, selectForPrune } from './prune-plan.js';
+import { assertPruneOptions } from './prune-plan.js';
 import { removeEmptyDirectories, removeFile, removeFiles } from './removal.js';
 import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
 
@@ -251,9 +252,9 @@ export class JsonProvider implements CheckpointProvider {
     assertPruneOptions(options);
     // A standalone checkpoint file is a location to read, never to remove from.
     await locationExists(root);
-    const all = await this.list(root, options.branch === undefined ? {} : { branch: options.branch });
-    const removed = selectForPrune(all, options);
-    // A prune always leaves each branch its newest checkpoint, so it never empties a directory.
+    // The whole location, not just the branch: fork points are found across runs and branches.
+    const removed = planPrune(await this.list(root), options);
+    // A prune always leaves each run its newest checkpoint, so it never empties a directory.
     if (!options.dryRun)
       await removeFiles(
         removed.map((entry) => entry.reference),

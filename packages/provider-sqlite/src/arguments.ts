@@ -3,6 +3,7 @@ import {
   isValidCheckpointId,
   type ListQuery,
   type PruneOptions,
+  pruneOptionsProblem,
 } from '@crewline/runtime-state';
 import { sqliteError } from './errors.js';
 
@@ -25,17 +26,7 @@ export function checkId(id: string): void {
 
 /** Refuses a `keep` below 1 (or not whole), an invalid `olderThan` or branch. */
 export function checkPruneOptions(options: PruneOptions): void {
-  if (options.keep !== undefined && (!Number.isInteger(options.keep) || options.keep < 1)) {
-    throw sqliteError(
-      'invalid_argument',
-      `prune keep must be a whole number of at least 1 (each branch keeps its latest checkpoint), not ${String(options.keep)}`,
-    );
-  }
-  if (
-    options.olderThan !== undefined &&
-    (!(options.olderThan instanceof Date) || Number.isNaN(options.olderThan.getTime()))
-  ) {
-    throw sqliteError('invalid_argument', 'prune olderThan must be a valid Date');
-  }
+  const problem = pruneOptionsProblem(options);
+  if (problem !== undefined) throw sqliteError('invalid_argument', problem);
   if (options.branch !== undefined) checkQuery({ branch: options.branch });
 }

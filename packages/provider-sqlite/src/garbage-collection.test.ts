@@ -36,17 +36,18 @@ describe('prune and garbage collection', () => {
     expect((await provider.stats(location))!.streams).toBe(3);
     const result = await provider.prune(location, { keep: 2 });
     const kept = (await provider.list(location)).map((entry) => entry.id);
-    // The resumed line stays on main and is newer than the rest of main.
-    expect(kept.sort()).toEqual([...resumed.slice(-2), ...fork.slice(-2)].sort());
-    expect(result.removed).toHaveLength(20 + 8 + 6 - 4);
+    // Per run: main and the resumed line are one run (the resume kept its lineage), whose newest two
+    // are the resumed line's last two; main's last stays too (a head that run did not continue), and
+    // so does main's 10th (the fork point). The fork is a run of its own and keeps its newest two.
+    expect(kept.sort()).toEqual([main[9]!, main[19]!, ...resumed.slice(-2), ...fork.slice(-2)].sort());
+    expect(result.removed).toHaveLength(20 + 8 + 6 - 6);
     await provider.collectGarbage(location);
     expect(await provider.mismatches(location, kept)).toEqual([]);
-    // No checkpoint of the main stream is left, but the fork needs its first 10 events and the
-    // resumed line its first 5: the stream is cut to 10 events, the rest is freed.
+    // The main stream's last checkpoint still needs all its events, the fork and the resumed line
+    // theirs: no event is freed, but the old versions of the entities are.
     const stats = (await provider.stats(location))!;
     expect(stats.streams).toBe(3);
-    expect(stats.events).toBe(10 + 8 + 6);
-    void main;
+    expect(stats.events).toBe(20 + 8 + 6);
   });
 
   it('frees the events and chunks only the removed checkpoints used', async () => {
@@ -83,10 +84,11 @@ describe('prune and garbage collection', () => {
   it('collects on its own once the removals add up to a quarter of what remains', async () => {
     const { provider, location } = await tree();
     const before = (await provider.stats(location))!;
-    // 26 checkpoints on main (20 + 6 resumed); keeping 10 removes 16, well over a quarter of the 18 left.
+    // 26 checkpoints of one run on main (20 + 6 resumed); keeping 10 removes 15 (the 10th of main is
+    // the fork's origin and stays), well over a quarter of the 19 left.
     await provider.prune(location, { keep: 10, branch: 'main' });
     const after = (await provider.stats(location))!;
-    expect(after.checkpoints).toBe(before.checkpoints - 16);
+    expect(after.checkpoints).toBe(before.checkpoints - 15);
     // Old versions of the entities are freed; events are not: the newest main checkpoint holds them all.
     expect(after.chunks).toBeLessThan(before.chunks);
     expect(after.events).toBe(before.events);

@@ -53,6 +53,7 @@ export {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from './provider.js';
+export { type PruneCandidate, planPrune, pruneOptionsProblem } from './prune-plan.js';
 export { isMarkedRedacted, markRedacted, redactSecrets } from './redaction.js';
 export {
   detectProviderKind,

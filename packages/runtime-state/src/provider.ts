@@ -50,18 +50,21 @@ export interface ListQuery {
 }
 
 /**
- * What a prune removes, per branch: a checkpoint beyond the newest `keep` AND created before
- * `olderThan`; with one option, that option alone decides; with neither, nothing. A branch's newest
- * checkpoint is never removed (`keep` is at least 1, and `olderThan` alone keeps it), so every
- * branch stays resumable. Invalid values are an `invalid_argument` error.
+ * What a prune removes, **per run** (lineage): a checkpoint beyond its run's newest `keep` AND
+ * created before `olderThan`; with one option, that option alone decides; with neither, nothing.
+ * Never removed: a run's newest checkpoint (or any checkpoint its run does not continue), and a fork
+ * point (the parent of a checkpoint of another run). Every provider applies exactly this rule:
+ * `planPrune` computes it from a listing. Invalid values are an `invalid_argument` error.
  */
 export interface PruneOptions {
-  /** Keep the newest N checkpoints of each branch; a whole number of at least 1. Default: no limit. */
+  /** Keep the newest N checkpoints of each run; a whole number of at least 1. Default: no limit. */
   keep?: number;
-  /** Remove checkpoints created before this time (never a branch's newest). Default: no limit. */
+  /** Remove checkpoints created before this time (never a run's newest). Default: no limit. */
   olderThan?: Date;
-  /** Only this branch. */
+  /** Only runs on this branch. */
   branch?: string;
+  /** Only this run (what `maxCheckpoints` uses: a run prunes its own checkpoints and nothing else). */
+  lineageId?: string;
   /** Report what would be removed without removing it. */
   dryRun?: boolean;
 }
@@ -98,6 +101,7 @@ export interface CheckpointProvider {
   read(location: string, id: string): Promise<RawCheckpoint>;
   list(location: string, query?: ListQuery): Promise<StoredCheckpoint[]>;
   latest(location: string, query?: ListQuery): Promise<StoredCheckpoint | undefined>;
+  /** Removes what {@link PruneOptions} selects (see `planPrune`), oldest first in the result. */
   prune(location: string, options: PruneOptions): Promise<PruneResult>;
   /** Deletes one checkpoint; false when it did not exist. */
   delete(location: string, id: string): Promise<boolean>;

@@ -75,7 +75,7 @@ export interface WriteOptions {
   location?: string;
   /** What caused the write: an event type, or `manual` (the default). */
   trigger?: string;
-  /** Prune to this many checkpoints on the branch after the write (best-effort). */
+  /** Prune this run (its lineage) to this many checkpoints after the write (best-effort). */
   maxCheckpoints?: number;
 }
 
@@ -248,9 +248,11 @@ export class RuntimeState implements RunState {
   }
 
   #prune(provider: CheckpointProvider, location: string, keep: number): void {
-    const branch = this.lineage.branch;
+    const { branch, lineageId } = this.lineage;
+    // Retention is this run's own business: other runs in the same location (and on the same branch)
+    // keep every checkpoint, and so do fork points and the run's newest (see planPrune).
     const pruning = provider
-      .prune(location, { keep, branch })
+      .prune(location, { keep, lineageId })
       .then((result) => {
         if (result.removed.length > 0) {
           this.#bus.emit(
@@ -267,7 +269,7 @@ export class RuntimeState implements RunState {
         }
       })
       .catch((error: unknown) =>
-        logger.warn(component, `pruning ${location} (branch ${branch}) failed`, error),
+        logger.warn(component, `pruning ${location} (run ${lineageId} on branch ${branch}) failed`, error),
       );
     this.#track(pruning);
   }

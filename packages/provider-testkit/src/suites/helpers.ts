@@ -7,6 +7,8 @@ export interface PlannedCheckpoint {
   branch?: string;
   lineageId?: string;
   parentId?: string | null;
+  /** The planned checkpoint (by its minute, written earlier) that is this one's parent. */
+  parentMinute?: number;
   /** `createdAt`, when it should differ from the time in the id. */
   createdAt?: string;
 }
@@ -28,7 +30,10 @@ export async function writePlanned(
         createdAt: plan.createdAt ?? time.toISOString(),
         branch: plan.branch ?? 'main',
         ...(plan.lineageId === undefined ? {} : { lineageId: plan.lineageId }),
-        parentId: plan.parentId ?? null,
+        parentId:
+          plan.parentMinute === undefined
+            ? (plan.parentId ?? null)
+            : written.get(plan.parentMinute)!.metadata.id,
       },
     });
     const stored = await provider.write(location, write);
@@ -43,4 +48,31 @@ export function plannedIds(
   minutes: readonly number[],
 ): string[] {
   return minutes.map((minute) => written.get(minute)!.metadata.id);
+}
+
+/**
+ * A linear run: checkpoints at `minutes` of lineage `lineageId` on `branch`, each the parent of the
+ * next; the first one's parent is `firstParentMinute` (a fork) or none.
+ */
+export function plannedRun(
+  lineageId: string,
+  minutes: readonly number[],
+  options: { branch?: string; firstParentMinute?: number; createdAt?: readonly string[] } = {},
+): PlannedCheckpoint[] {
+  return minutes.map((minute, index) => ({
+    minute,
+    lineageId,
+    ...(options.branch === undefined ? {} : { branch: options.branch }),
+    ...(index > 0
+      ? { parentMinute: minutes[index - 1]! }
+      : options.firstParentMinute === undefined
+        ? {}
+        : { parentMinute: options.firstParentMinute }),
+    ...(options.createdAt?.[index] === undefined ? {} : { createdAt: options.createdAt[index] }),
+  }));
+}
+
+/** Planned checkpoints in the order of their minutes (the order they must be written in). */
+export function byMinute(...runs: readonly PlannedCheckpoint[][]): PlannedCheckpoint[] {
+  return runs.flat().sort((left, right) => left.minute - right.minute);
 }

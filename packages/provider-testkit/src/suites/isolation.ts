@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectCrewlineError, idsOf, readBack } from '../assertions.js';
 import type { Harness } from '../harness.js';
-import { plannedIds, writePlanned } from './helpers.js';
+import { plannedIds, plannedRun, writePlanned } from './helpers.js';
 
 export function describeIsolation(harness: Harness): void {
   describe('isolation', () => {
@@ -10,7 +10,7 @@ export function describeIsolation(harness: Harness): void {
       const first = provider.resolveLocation(await harness.location());
       const second = provider.resolveLocation(await harness.location());
       const inFirst = await writePlanned(provider, first, [{ minute: 1 }, { minute: 2, branch: 'b' }]);
-      const inSecond = await writePlanned(provider, second, [{ minute: 3 }, { minute: 4 }]);
+      const inSecond = await writePlanned(provider, second, plannedRun('run', [3, 4]));
       expect(idsOf(await provider.list(first))).toEqual(plannedIds(inFirst, [1, 2]));
       expect(idsOf(await provider.list(second))).toEqual(plannedIds(inSecond, [3, 4]));
       const [firstId] = plannedIds(inFirst, [1]) as [string];

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectCrewlineError, expectListed, idsOf, readBack } from '../assertions.js';
 import type { Harness } from '../harness.js';
-import { plannedIds, writePlanned } from './helpers.js';
-
-const fiveMainThreeOther = [
-  { minute: 1 },
-  { minute: 2, branch: 'other' },
-  { minute: 3 },
-  { minute: 4 },
-  { minute: 5, branch: 'other' },
-  { minute: 6 },
-  { minute: 7, branch: 'other' },
-  { minute: 8 },
-];
+import { byMinute, plannedIds, plannedRun, writePlanned } from './helpers.js';
 
 export function describeLatestPruneDelete(harness: Harness): void {
   describe('latest', () => {
@@ -34,12 +23,19 @@ export function describeLatestPruneDelete(harness: Harness): void {
   });
 
   describe('prune', () => {
-    it('keeps the newest N of every branch', async () => {
+    // Two unrelated runs on `main` (every run writes there by default) and one on `other`.
+    const twoRunsOnMainOneOther = byMinute(
+      plannedRun('run-a', [1, 3, 4, 6]),
+      plannedRun('run-b', [2, 5, 8]),
+      plannedRun('run-c', [7, 9, 10], { branch: 'other' }),
+    );
+
+    it('keeps the newest N of every run, however runs share a branch', async () => {
       const { provider, location } = await harness.setup();
-      const written = await writePlanned(provider, location, fiveMainThreeOther);
+      const written = await writePlanned(provider, location, twoRunsOnMainOneOther);
       const result = await provider.prune(location, { keep: 2 });
       expect(result.dryRun).toBe(false);
-      expect(idsOf(result.removed).sort()).toEqual(plannedIds(written, [1, 2, 3, 4]).sort());
+      expect(idsOf(result.removed)).toEqual(plannedIds(written, [1, 2, 3, 7]));
       for (const removed of result.removed) {
         expectListed(
           removed,
@@ -51,79 +47,135 @@ export function describeLatestPruneDelete(harness: Harness): void {
           'read of a pruned checkpoint',
         );
       }
-      expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [5, 6, 7, 8]));
-      for (const id of plannedIds(written, [5, 6, 7, 8]))
+      expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [4, 5, 6, 8, 9, 10]));
+      for (const id of plannedIds(written, [4, 5, 6, 8, 9, 10]))
         expect((await readBack(provider, location, id)).metadata.id).toBe(id);
     });
 
-    it('with a branch, prunes that branch only', async () => {
+    it("with a lineage id (a run's maxCheckpoints), removes that run's checkpoints and no other's", async () => {
       const { provider, location } = await harness.setup();
-      const written = await writePlanned(provider, location, fiveMainThreeOther);
-      const result = await provider.prune(location, { keep: 1, branch: 'other' });
-      expect(idsOf(result.removed).sort()).toEqual(plannedIds(written, [2, 5]).sort());
-      expect(idsOf(await provider.list(location, { branch: 'main' }))).toEqual(
-        plannedIds(written, [1, 3, 4, 6, 8]),
+      const written = await writePlanned(provider, location, twoRunsOnMainOneOther);
+      const result = await provider.prune(location, { keep: 1, lineageId: 'run-b' });
+      expect(idsOf(result.removed)).toEqual(plannedIds(written, [2, 5]));
+      expect(idsOf(await provider.list(location, { lineageId: 'run-a' }))).toEqual(
+        plannedIds(written, [1, 3, 4, 6]),
       );
-      expect(idsOf(await provider.list(location, { branch: 'other' }))).toEqual(plannedIds(written, [7]));
+      expect(idsOf(await provider.list(location, { lineageId: 'run-b' }))).toEqual(plannedIds(written, [8]));
+      expect(idsOf(await provider.list(location, { branch: 'other' }))).toEqual(
+        plannedIds(written, [7, 9, 10]),
+      );
     });
 
-    it('removes checkpoints created before olderThan, on every branch', async () => {
+    it('never removes a fork point, nor the last checkpoint of a run', async () => {
       const { provider, location } = await harness.setup();
+      // run-a: 1 → 2 → 3 → 6. A fork (its own run, on its own branch) starts from 2; a second fork
+      // on main itself starts from 3; a run of one checkpoint (4) and a run whose checkpoints all
+      // sit on fork/x.
+      const written = await writePlanned(
+        provider,
+        location,
+        byMinute(
+          plannedRun('run-a', [1, 2, 3, 6]),
+          plannedRun('fork-1', [5, 7], { branch: 'fork/x', firstParentMinute: 2 }),
+          plannedRun('fork-2', [8], { firstParentMinute: 3 }),
+          plannedRun('single', [4]),
+        ),
+      );
+      const result = await provider.prune(location, { keep: 1 });
+      expect(idsOf(result.removed)).toEqual(plannedIds(written, [1, 5]));
+      expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [2, 3, 4, 6, 7, 8]));
+    });
+
+    it('never removes a head that its run did not continue (a resume from an older checkpoint)', async () => {
+      const { provider, location } = await harness.setup();
+      // run-a: 1 → 2 → 3, then resumed from 1 again: 1 → 4 → 5. Both 3 and 5 are heads of the run.
       const written = await writePlanned(provider, location, [
-        { minute: 1, createdAt: '2020-01-01T00:00:00.000Z' },
-        { minute: 2, branch: 'other', createdAt: '2020-06-01T00:00:00.000Z' },
-        { minute: 3, createdAt: '2030-01-01T00:00:00.000Z' },
-        { minute: 4, branch: 'other', createdAt: '2030-01-01T00:00:00.000Z' },
+        ...plannedRun('run-a', [1, 2, 3]),
+        ...plannedRun('run-a', [4, 5], { firstParentMinute: 1 }),
       ]);
+      const result = await provider.prune(location, { keep: 1 });
+      expect(idsOf(result.removed)).toEqual(plannedIds(written, [1, 2, 4]));
+      expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [3, 5]));
+    });
+
+    it('with a branch, prunes the runs of that branch only', async () => {
+      const { provider, location } = await harness.setup();
+      const written = await writePlanned(provider, location, twoRunsOnMainOneOther);
+      const result = await provider.prune(location, { keep: 1, branch: 'other' });
+      expect(idsOf(result.removed)).toEqual(plannedIds(written, [7, 9]));
+      expect(idsOf(await provider.list(location, { branch: 'main' }))).toEqual(
+        plannedIds(written, [1, 2, 3, 4, 5, 6, 8]),
+      );
+      expect(idsOf(await provider.list(location, { branch: 'other' }))).toEqual(plannedIds(written, [10]));
+    });
+
+    it('removes checkpoints created before olderThan, in every run', async () => {
+      const { provider, location } = await harness.setup();
+      const written = await writePlanned(
+        provider,
+        location,
+        byMinute(
+          plannedRun('run-a', [1, 3], {
+            createdAt: ['2020-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z'],
+          }),
+          plannedRun('run-b', [2, 4], {
+            branch: 'other',
+            createdAt: ['2020-06-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z'],
+          }),
+        ),
+      );
       const result = await provider.prune(location, { olderThan: new Date('2025-01-01T00:00:00.000Z') });
-      expect(idsOf(result.removed).sort()).toEqual(plannedIds(written, [1, 2]).sort());
+      expect(idsOf(result.removed)).toEqual(plannedIds(written, [1, 2]));
       expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [3, 4]));
     });
 
-    it('olderThan alone never removes the newest checkpoint of a branch', async () => {
+    it('olderThan alone never removes the newest checkpoint of a run', async () => {
       const { provider, location } = await harness.setup();
-      // Both branches have been idle for years: each keeps its latest checkpoint, so it can resume.
-      const written = await writePlanned(provider, location, [
-        { minute: 1, createdAt: '2020-01-01T00:00:00.000Z' },
-        { minute: 2, branch: 'idle', createdAt: '2020-01-01T00:00:00.000Z' },
-        { minute: 3, createdAt: '2020-02-01T00:00:00.000Z' },
-        { minute: 4, branch: 'idle', createdAt: '2020-02-01T00:00:00.000Z' },
-        { minute: 5, createdAt: '2020-03-01T00:00:00.000Z' },
-      ]);
+      // Both runs have been idle for years: each keeps its latest checkpoint, so it can resume.
+      const old = ['2020-01-01T00:00:00.000Z', '2020-02-01T00:00:00.000Z', '2020-03-01T00:00:00.000Z'];
+      const written = await writePlanned(
+        provider,
+        location,
+        byMinute(
+          plannedRun('run-a', [1, 3, 5], { createdAt: old }),
+          plannedRun('run-b', [2, 4], { createdAt: old }),
+        ),
+      );
       const result = await provider.prune(location, { olderThan: new Date('2025-01-01T00:00:00.000Z') });
-      expect(idsOf(result.removed).sort()).toEqual(plannedIds(written, [1, 2, 3]).sort());
+      expect(idsOf(result.removed)).toEqual(plannedIds(written, [1, 2, 3]));
       expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [4, 5]));
-      expect((await provider.latest(location, { branch: 'idle' }))?.id).toBe(plannedIds(written, [4])[0]);
+      expect((await provider.latest(location, { lineageId: 'run-b' }))?.id).toBe(plannedIds(written, [4])[0]);
     });
 
     it('with keep and olderThan, removes only what both select', async () => {
       const { provider, location } = await harness.setup();
-      const written = await writePlanned(provider, location, [
-        { minute: 1, createdAt: '2020-01-01T00:00:00.000Z' },
-        { minute: 2, createdAt: '2030-01-01T00:00:00.000Z' },
-        { minute: 3, createdAt: '2020-01-01T00:00:00.000Z' },
-        { minute: 4, createdAt: '2020-01-01T00:00:00.000Z' },
-        { minute: 5, createdAt: '2030-01-01T00:00:00.000Z' },
-        { minute: 6, branch: 'idle', createdAt: '2020-01-01T00:00:00.000Z' },
-        { minute: 7, branch: 'idle', createdAt: '2020-01-01T00:00:00.000Z' },
-      ]);
+      const old = '2020-01-01T00:00:00.000Z';
+      const recent = '2030-01-01T00:00:00.000Z';
+      const written = await writePlanned(
+        provider,
+        location,
+        byMinute(
+          plannedRun('run-a', [1, 2, 3, 4, 5], { createdAt: [old, recent, old, old, recent] }),
+          plannedRun('idle', [6, 7], { branch: 'idle', createdAt: [old, old] }),
+        ),
+      );
       const result = await provider.prune(location, {
         keep: 2,
         olderThan: new Date('2025-01-01T00:00:00.000Z'),
       });
       // 2 is beyond the newest two but recent; 4 is old but among the newest two: both stay. The idle
-      // branch has nothing beyond its newest two.
-      expect(idsOf(result.removed).sort()).toEqual(plannedIds(written, [1, 3]).sort());
+      // run has nothing beyond its newest two.
+      expect(idsOf(result.removed)).toEqual(plannedIds(written, [1, 3]));
       expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [2, 4, 5, 6, 7]));
     });
 
     it('dryRun reports what would be removed and removes nothing', async () => {
       const { provider, location } = await harness.setup();
-      const written = await writePlanned(provider, location, fiveMainThreeOther);
+      const written = await writePlanned(provider, location, twoRunsOnMainOneOther);
       const before = await provider.list(location);
       const result = await provider.prune(location, { keep: 1, dryRun: true });
       expect(result.dryRun).toBe(true);
-      expect(idsOf(result.removed).sort()).toEqual(plannedIds(written, [1, 2, 3, 4, 5, 6]).sort());
+      expect(idsOf(result.removed)).toEqual(plannedIds(written, [1, 2, 3, 4, 5, 7, 9]));
       expect(await provider.list(location)).toEqual(before);
       for (const entry of before)
         expect((await readBack(provider, location, entry.id)).metadata.id).toBe(entry.id);
@@ -131,19 +183,26 @@ export function describeLatestPruneDelete(harness: Harness): void {
 
     it('without keep or olderThan removes nothing', async () => {
       const { provider, location } = await harness.setup();
-      await writePlanned(provider, location, fiveMainThreeOther);
+      await writePlanned(provider, location, twoRunsOnMainOneOther);
       const before = await provider.list(location);
       expect((await provider.prune(location, {})).removed).toEqual([]);
       expect(await provider.list(location)).toEqual(before);
     });
 
-    it('keep 1 leaves each branch its latest, and the branch can be written again', async () => {
+    it('separate runs of one checkpoint each are never pruned', async () => {
       const { provider, location } = await harness.setup();
-      const written = await writePlanned(provider, location, [
-        { minute: 1, branch: 'a/b' },
-        { minute: 2 },
-        { minute: 3, branch: 'a/b' },
-      ]);
+      await writePlanned(provider, location, [{ minute: 1 }, { minute: 2 }, { minute: 3, branch: 'x' }]);
+      expect((await provider.prune(location, { keep: 1 })).removed).toEqual([]);
+      expect(await provider.list(location)).toHaveLength(3);
+    });
+
+    it('keep 1 leaves each run its latest, and the branch can be written again', async () => {
+      const { provider, location } = await harness.setup();
+      const written = await writePlanned(
+        provider,
+        location,
+        byMinute(plannedRun('run-a', [1, 3], { branch: 'a/b' }), plannedRun('run-b', [2])),
+      );
       const result = await provider.prune(location, { keep: 1, branch: 'a/b' });
       expect(idsOf(result.removed)).toEqual(plannedIds(written, [1]));
       expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [2, 3]));

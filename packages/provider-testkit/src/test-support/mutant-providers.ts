@@ -62,6 +62,29 @@ class PruneIgnoresBranch extends Mutant {
   }
 }
 
+class PruneIgnoresLineage extends Mutant {
+  override prune(location: string, options: PruneOptions) {
+    const { lineageId: _ignored, ...rest } = options;
+    return super.prune(location, rest);
+  }
+}
+
+/** The rule before 0.2: keep N per branch, whatever run, fork point or head a checkpoint is. */
+class PrunesPerBranch extends Mutant {
+  override async prune(location: string, options: PruneOptions) {
+    const listed = await super.list(location, options.branch === undefined ? {} : { branch: options.branch });
+    const keep = options.keep ?? 1;
+    const cutoff = options.olderThan?.getTime();
+    const removed = listed.filter((entry) => {
+      const sameBranch = listed.filter((other) => other.branch === entry.branch);
+      const beyondKeep = sameBranch.indexOf(entry) < sameBranch.length - keep;
+      return beyondKeep && (cutoff === undefined || Date.parse(entry.createdAt) < cutoff);
+    });
+    if (!options.dryRun) for (const entry of removed) await super.delete(location, entry.id);
+    return { removed, dryRun: options.dryRun ?? false };
+  }
+}
+
 class DryRunDeletes extends Mutant {
   override async prune(location: string, options: PruneOptions) {
     const result = await super.prune(location, { ...options, dryRun: false });
@@ -161,6 +184,8 @@ class LosesConcurrentWrites extends Mutant {
 export const mutants: Record<string, () => CheckpointProvider> = {
   'lists newest first': () => new ListsNewestFirst(),
   'prune ignores the branch': () => new PruneIgnoresBranch(),
+  'prune ignores the lineage': () => new PruneIgnoresLineage(),
+  'prunes per branch': () => new PrunesPerBranch(),
   'dry run deletes': () => new DryRunDeletes(),
   'prunes by either rule': () => new PrunesByEitherRule(),
   'forgets parents': () => new ForgetsParents(),

@@ -186,7 +186,7 @@ describe('Run', () => {
     );
   });
 
-  it('prunes to maxCheckpoints per branch after each write', async () => {
+  it('prunes its own run to maxCheckpoints after each write, never another run in the same location', async () => {
     const location = join(directory.path, 'cp');
     const llm = offlineModel();
     const agent = new Agent({ role: 'A', goal: 'G', backstory: 'B', llm });
@@ -202,6 +202,31 @@ describe('Run', () => {
         (task) => task.status === 'completed',
       ).length;
     expect(files.map(tasksOf)).toEqual([4, 5]);
+  });
+
+  it("a run's maxCheckpoints leaves an unfinished run of another crew on the same branch whole", async () => {
+    const location = join(directory.path, 'cp');
+    const llm = offlineModel();
+    const agent = new Agent({ role: 'A', goal: 'G', backstory: 'B', llm });
+    const steps = (prefix: string, count: number) =>
+      Array.from(
+        { length: count },
+        (_, index) => new Task({ description: `${prefix} ${index}`, expectedOutput: 'y', agent }),
+      );
+    // An unfinished run: 4 checkpoints on main, no retention (as a crash would leave it).
+    const unfinished = new Crew({ name: 'Unfinished', tasks: steps('first', 4), checkpoint: { location } });
+    await unfinished.kickoff();
+    const before = checkpointFiles(location);
+    expect(before).toHaveLength(4);
+    // A second crew in the same location, same default branch, keeping 2 of its own.
+    await new Crew({
+      name: 'Second',
+      tasks: steps('second', 5),
+      checkpoint: { location, maxCheckpoints: 2 },
+    }).kickoff();
+    const after = checkpointFiles(location);
+    for (const file of before) expect(after).toContain(file);
+    expect(after).toHaveLength(4 + 2);
   });
 
   it('delivers a process signal to the active run and checkpoints when subscribed', async () => {
