@@ -1,53 +1,69 @@
 // Which completions a checkpoint holds, and which model requests a resumed process repeated.
 // A request is identified by its prompt (the offline model is deterministic: the same prompt is the
-// same call, with the same answer) and placed by its task and its turn (assistant messages already
-// in its prompt): the completion of request (task, turn) is the conversation's assistant message
-// number turn + 1.
+// same call, with the same answer) and placed by its conversation (agent role and task index) and
+// its turn (assistant messages already in its prompt): the completion of request (conversation,
+// turn) is the conversation's assistant message number turn + 1.
 import type { CheckpointDocument } from '@crewline/runtime-state';
-import type { RequestEntry } from './call-log.js';
+import { conversationKey, type RequestEntry } from './call-log.js';
 
-interface SavedTask {
-  status?: string;
-  conversation?: { messages?: { role?: string }[] } | null;
+interface SavedCrew {
+  agents?: { role?: string }[];
+  tasks?: {
+    agent?: number;
+    status?: string;
+    conversation?: { messages?: { role?: string }[] } | null;
+  }[];
 }
 
-/** The tasks of the crew a checkpoint holds, as saved. */
-function savedTasks(document: CheckpointDocument): SavedTask[] {
-  const crew = document.entities.find((entity) => entity.kind === 'crew');
-  const tasks = (crew?.data as { tasks?: unknown } | undefined)?.tasks;
-  return Array.isArray(tasks) ? (tasks as SavedTask[]) : [];
-}
+/** Completions per conversation; a conversation seen twice keeps its larger count. */
+type Completions = Map<string, number>;
 
-/**
- * Completions a checkpoint can give back, per task: every one for a completed task (its output is
- * saved), else the assistant messages of its saved conversation. This is what a resume can reuse.
- */
-export function savedCompletions(document: CheckpointDocument): number[] {
-  return savedTasks(document).map((task) =>
-    task.status === 'completed'
-      ? Number.POSITIVE_INFINITY
-      : (task.conversation?.messages ?? []).filter((message) => message.role === 'assistant').length,
-  );
+function keepLarger(completions: Completions, key: string, count: number): void {
+  if (key !== '') completions.set(key, Math.max(completions.get(key) ?? 0, count));
 }
 
 /**
- * Completions a checkpoint's event history records, per task (`llm_call_completed` events). A
- * stricter reading of "checkpointed": the answer is in the checkpoint even if only in its history.
+ * Completions a checkpoint can give back, per conversation, over every crew it holds (a flow's crews
+ * included): every one for a completed task (its output is saved), else the assistant messages of
+ * its saved conversation. This is what a resume can reuse.
  */
-export function recordedCompletions(document: CheckpointDocument): number[] {
-  const counts: number[] = [];
+export function savedCompletions(document: CheckpointDocument): Completions {
+  const completions: Completions = new Map();
+  for (const entity of document.entities) {
+    if (entity.kind !== 'crew') continue;
+    const crew = entity.data as SavedCrew;
+    for (const [index, task] of (Array.isArray(crew.tasks) ? crew.tasks : []).entries()) {
+      const role = crew.agents?.[task.agent ?? -1]?.role;
+      const assistantMessages = (task.conversation?.messages ?? []).filter(
+        (message) => message.role === 'assistant',
+      ).length;
+      keepLarger(
+        completions,
+        conversationKey(role, index),
+        task.status === 'completed' ? Number.POSITIVE_INFINITY : assistantMessages,
+      );
+    }
+  }
+  return completions;
+}
+
+/**
+ * Completions a checkpoint's event history records, per conversation (`llm_call_completed` events).
+ * A stricter reading of "checkpointed": the answer is in the checkpoint even if only in its history.
+ */
+export function recordedCompletions(document: CheckpointDocument): Completions {
+  const completions: Completions = new Map();
   for (const event of document.events) {
     if (event.type !== 'llm_call_completed') continue;
-    const taskIndex = Number((event.context as { taskIndex?: unknown } | undefined)?.taskIndex ?? -1);
-    if (taskIndex < 0) continue;
-    counts[taskIndex] = (counts[taskIndex] ?? 0) + 1;
+    const key = conversationKey(event.context?.agentRole, event.context?.taskIndex);
+    keepLarger(completions, key, (completions.get(key) ?? 0) + 1);
   }
-  return Array.from(counts, (count) => count ?? 0);
+  return completions;
 }
 
-/** True when the completion of `request` is among the `completions` per task. */
-function isCovered(request: RequestEntry, completions: readonly number[]): boolean {
-  return request.taskIndex >= 0 && request.turn < (completions[request.taskIndex] ?? 0);
+/** True when the completion of `request` is among the `completions` per conversation. */
+function isCovered(request: RequestEntry, completions: Completions): boolean {
+  return request.conversation !== '' && request.turn < (completions.get(request.conversation) ?? 0);
 }
 
 export interface CallAnalysisInput {
@@ -69,7 +85,7 @@ export interface CallAnalysis {
   /** Resumed requests identical to one whose `llm_call_completed` event was checkpointed. */
   repeatedByEvents: RequestEntry[];
   /**
-   * Resumed requests at a position (task, turn) whose completion the checkpoint holds, whatever their
+   * Resumed requests at a position (conversation, turn) whose completion the checkpoint holds, whatever their
    * prompt: catches a repeat even if the resumed prompt differs from the first one.
    */
   repeatedByPosition: RequestEntry[];
@@ -81,8 +97,8 @@ export interface CallAnalysis {
 
 /** Compares the killed and the resumed process's requests against what the checkpoint holds. */
 export function analyzeCalls(input: CallAnalysisInput): CallAnalysis {
-  const saved = input.checkpoint ? savedCompletions(input.checkpoint) : [];
-  const recorded = input.checkpoint ? recordedCompletions(input.checkpoint) : [];
+  const saved = input.checkpoint ? savedCompletions(input.checkpoint) : new Map<string, number>();
+  const recorded = input.checkpoint ? recordedCompletions(input.checkpoint) : new Map<string, number>();
   const checkpointedKeys = new Set<string>();
   const recordedKeys = new Set<string>();
   const killedKeys = new Set<string>();

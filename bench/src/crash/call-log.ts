@@ -7,13 +7,16 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 
-/** One model request: which task's conversation it belongs to and how far that conversation was. */
+/** One model request: which conversation it belongs to and how far that conversation was. */
 export interface RequestEntry {
   kind: 'request';
   /** SHA-256 of the request's prompt as JSON: the offline model is deterministic, so same key = same call. */
   key: string;
-  /** Index of the task whose conversation this request continues (from the `llm_call_started` event). */
-  taskIndex: number;
+  /**
+   * The conversation this request continues: `<agent role>#<task index>` from the `llm_call_started`
+   * event (each pair names one task in the crash scenarios); empty outside a task.
+   */
+  conversation: string;
   /** Assistant messages already in the prompt: the request's position in its conversation. */
   turn: number;
   /** Milliseconds since the process started (`performance.now()`). */
@@ -28,6 +31,11 @@ export interface WriteEntry {
 }
 
 export type CallLogEntry = RequestEntry | WriteEntry;
+
+/** The conversation of a task: its agent's role and its index in its crew. */
+export function conversationKey(agentRole: unknown, taskIndex: unknown): string {
+  return typeof agentRole === 'string' && typeof taskIndex === 'number' ? `${agentRole}#${taskIndex}` : '';
+}
 
 /** The key of a request: a digest of its prompt. */
 export function requestKey(prompt: unknown): string {

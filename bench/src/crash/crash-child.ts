@@ -1,11 +1,12 @@
 // One process of a crash trial (started by crash-trials.ts, never by hand). Arguments:
-//   run    <json|sqlite> <location> <call log> <latency ms>          a fresh '*' run of the crash crew
-//   resume <json|sqlite> <location> <call log> <latency ms> <how>    continue the location's latest
-//          checkpoint in this new process; <how> is `continue` (continueFromCheckpoint, what the CLI
-//          does) or `rebuild` (Crew.fromCheckpoint: the crew rebuilt from the checkpoint alone)
+//   run    <crew|flow> <json|sqlite> <location> <call log> <latency ms>          a fresh '*' run
+//   resume <crew|flow> <json|sqlite> <location> <call log> <latency ms> <how>    continue the
+//          location's latest checkpoint in this new process; <how> is `continue`
+//          (continueFromCheckpoint, what the CLI does) or `rebuild` (Crew.fromCheckpoint or
+//          CrashFlow.fromCheckpoint: the crew or flow rebuilt from the checkpoint alone)
 // Every model request and every checkpoint write is appended to the call log before it happens (see
 // call-log.ts). At the end the process prints one JSON line, {"output": ...}; nothing it prints is
-// used for timing: the parent kills it at a random moment of its own choosing.
+// used for timing: the parent interrupts it at a random moment of its own choosing.
 import {
   type BaseEvent,
   CheckpointCompletedEvent,
@@ -17,21 +18,30 @@ import {
 import { JsonProvider } from '@crewline/provider-json';
 import { SqliteProvider } from '@crewline/provider-sqlite';
 import { Crew, continueFromCheckpoint } from '@crewline/runtime';
-import type { CheckpointProvider } from '@crewline/runtime-state';
-import { assistantTurns, openCallLog, requestKey } from './call-log.js';
+import type { CheckpointConfigInput, CheckpointProvider } from '@crewline/runtime-state';
+import { assistantTurns, conversationKey, openCallLog, requestKey } from './call-log.js';
 import { crashCrew, crashInputs, crashModel, registerCrashProject } from './crash-crew.js';
+import { CrashFlow, crashFlow, registerCrashFlow } from './crash-flow.js';
 
-const [mode, providerKind, location, callLogPath, latency, how] = process.argv.slice(2);
-if (!location || !callLogPath || (providerKind !== 'json' && providerKind !== 'sqlite')) {
-  throw new Error(`usage: crash-child run|resume json|sqlite <location> <call log> <latency ms> [how]`);
+const [mode, scenario, providerKind, location, callLogPath, latency, how] = process.argv.slice(2);
+if (
+  !location ||
+  !callLogPath ||
+  (scenario !== 'crew' && scenario !== 'flow') ||
+  (providerKind !== 'json' && providerKind !== 'sqlite')
+) {
+  throw new Error(
+    'usage: crash-child run|resume crew|flow json|sqlite <location> <call log> <latency ms> [how]',
+  );
 }
 
 const log = openCallLog(callLogPath);
-// The task a request belongs to: the runtime announces each model call (with its task) just before
-// making it.
-let currentTask = -1;
+// The conversation a request belongs to: the runtime announces each model call (with its agent and
+// task) just before making it.
+let currentConversation = '';
 eventBus.onAny((_source: unknown, event: BaseEvent) => {
-  if (event instanceof LLMCallStartedEvent) currentTask = Number(event.context.taskIndex ?? -1);
+  if (event instanceof LLMCallStartedEvent)
+    currentConversation = conversationKey(event.context.agentRole, event.context.taskIndex);
   else if (event instanceof CheckpointStartedEvent)
     log.append({ kind: 'write-started', at: performance.now() });
   else if (event instanceof CheckpointCompletedEvent || event instanceof CheckpointFailedEvent)
@@ -44,29 +54,36 @@ const model = crashModel({
     log.append({
       kind: 'request',
       key: requestKey(prompt),
-      taskIndex: currentTask,
+      conversation: currentConversation,
       turn: assistantTurns(prompt),
       at: performance.now(),
     }),
 });
 registerCrashProject(model);
+registerCrashFlow(model);
 
-function newProvider(): CheckpointProvider {
-  return providerKind === 'sqlite' ? new SqliteProvider() : new JsonProvider();
+async function freshRun(): Promise<string> {
+  const provider: CheckpointProvider = providerKind === 'sqlite' ? new SqliteProvider() : new JsonProvider();
+  const checkpoint: CheckpointConfigInput = { location: location!, onEvents: '*', provider };
+  try {
+    if (scenario === 'flow') return String((await crashFlow(checkpoint).kickoff()).output);
+    return (await crashCrew(model, checkpoint).kickoff({ inputs: crashInputs })).raw;
+  } finally {
+    await provider.close?.();
+  }
+}
+
+async function rebuiltRun(): Promise<string> {
+  if (scenario === 'flow')
+    return String((await (await CrashFlow.fromCheckpoint({ restoreFrom: location! })).kickoff()).output);
+  return (await (await Crew.fromCheckpoint({ restoreFrom: location! })).kickoff()).raw;
 }
 
 let output: string;
-if (mode === 'run') {
-  const provider = newProvider();
-  const crew = crashCrew(model, { location, onEvents: '*', provider });
-  output = (await crew.kickoff({ inputs: crashInputs })).raw;
-  await provider.close?.();
-} else if (mode === 'resume' && how === 'continue') {
+if (mode === 'run') output = await freshRun();
+else if (mode === 'resume' && how === 'continue')
   output = (await continueFromCheckpoint({ reference: location, mode: 'resume' })).output;
-} else if (mode === 'resume' && how === 'rebuild') {
-  output = (await (await Crew.fromCheckpoint({ restoreFrom: location })).kickoff()).raw;
-} else {
-  throw new Error(`unknown mode ${mode} ${how ?? ''}`);
-}
+else if (mode === 'resume' && how === 'rebuild') output = await rebuiltRun();
+else throw new Error(`unknown mode ${mode} ${how ?? ''}`);
 log.close();
 process.stdout.write(`${JSON.stringify({ output })}\n`);

@@ -3,8 +3,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCallLog, requestsOf } from './call-log.js';
 import { type ChildScript, startChild } from './child-script.js';
-import { readFinalState } from './final-state.js';
+import { differingTasks, readFinalState } from './final-state.js';
 import { limited } from './limited.js';
+import type { ScenarioName } from './scenario.js';
 import type { ProviderName } from './storage-check.js';
 import type { ReferenceRun } from './trial.js';
 
@@ -18,8 +19,9 @@ export interface ReferenceOptions {
   scratch: string;
 }
 
-/** Runs the crew uninterrupted a few times: its output, its requests, and every run's wall time. */
+/** Runs the scenario uninterrupted a few times: its output, its requests, and every run's wall time. */
 export async function referenceRun(
+  scenario: ScenarioName,
   provider: ProviderName,
   script: ChildScript,
   options: ReferenceOptions,
@@ -27,18 +29,19 @@ export async function referenceRun(
   const runs = await limited(
     options.concurrency,
     Array.from({ length: options.runs }, (_, run) => async () => {
-      const directory = join(options.scratch, `reference-${provider}-${run}`);
+      const directory = join(options.scratch, `reference-${scenario}-${provider}-${run}`);
       mkdirSync(directory, { recursive: true });
       const location = join(directory, provider === 'json' ? 'checkpoints' : 'checkpoints.db');
       const callLog = join(directory, 'calls.jsonl');
-      const end = await startChild(script, ['run', provider, location, callLog, String(options.latencyMs)])
-        .ended;
-      if (end.code !== 0) throw new Error(`the uninterrupted ${provider} run failed: ${end.stderr}`);
+      const args = ['run', scenario, provider, location, callLog, String(options.latencyMs)];
+      const end = await startChild(script, args).ended;
+      if (end.code !== 0)
+        throw new Error(`the uninterrupted ${scenario} ${provider} run failed: ${end.stderr}`);
       const entries = readCallLog(callLog);
       return {
         wallMs: end.wallMs,
         output: (JSON.parse(end.stdout.trim().split('\n').at(-1)!) as { output: string }).output,
-        taskOutputs: (await readFinalState(provider, location)).taskOutputs,
+        taskOutputs: (await readFinalState(scenario, provider, location)).taskOutputs,
         keys: requestsOf(entries).map((request) => request.key),
         checkpoints: entries.filter((entry) => entry.kind === 'write-finished').length,
       };
@@ -50,9 +53,11 @@ export async function referenceRun(
     if (
       run.output !== first.output ||
       run.keys.join() !== first.keys.join() ||
-      run.taskOutputs.join('\u0000') !== first.taskOutputs.join('\u0000')
+      differingTasks(run.taskOutputs, first.taskOutputs).length > 0
     ) {
-      throw new Error(`two uninterrupted ${provider} runs differ; the trials cannot compare outputs`);
+      throw new Error(
+        `two uninterrupted ${scenario} ${provider} runs differ; the trials cannot compare outputs`,
+      );
     }
   }
   const wallTimesMs = runs.map((run) => run.wallMs);

@@ -1,17 +1,19 @@
-// One crash trial: a '*' run killed with SIGKILL at a chosen moment, what it left checked, the run
-// continued in a new process, and the result compared with the uninterrupted run.
+// One crash trial: a '*' run interrupted by a signal (SIGKILL, SIGINT or SIGTERM) at a chosen
+// moment, what it left checked, the run continued in a new process, and the result compared with the
+// uninterrupted run.
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeCalls, type CallAnalysis } from './call-analysis.js';
 import { endsInsideWrite, readCallLog, requestsOf } from './call-log.js';
 import { type ChildEnd, type ChildScript, startChild } from './child-script.js';
-import { readFinalState } from './final-state.js';
+import { differingTasks, readFinalState, type TaskOutputs } from './final-state.js';
+import { processSignal, type ScenarioName, type SignalName, scenarios } from './scenario.js';
 import { checkStorage, type ProviderName, type StorageCheck, tornCount } from './storage-check.js';
 
 /** The uninterrupted run every trial is compared with. */
 export interface ReferenceRun {
   output: string;
-  taskOutputs: (string | undefined)[];
+  taskOutputs: TaskOutputs;
   /** Prompt keys of its model requests. */
   keys: ReadonlySet<string>;
   /** Its wall time from spawn to exit (the median of several runs). */
@@ -21,34 +23,46 @@ export interface ReferenceRun {
 }
 
 export interface TrialSetup {
+  scenario: ScenarioName;
+  signal: SignalName;
   provider: ProviderName;
   index: number;
-  /** When to kill, in milliseconds after the child was spawned. */
+  /** When to send the signal, in milliseconds after the child was spawned. */
   delayMs: number;
-  /** How the new process continues: `continueFromCheckpoint` or `Crew.fromCheckpoint`. */
+  /** How the new process continues: `continueFromCheckpoint` or `fromCheckpoint`. */
   resumeHow: 'continue' | 'rebuild';
   latencyMs: number;
   /** An empty directory for this trial. */
   directory: string;
   script: ChildScript;
   reference: ReferenceRun;
+  /** A process still alive this long after SIGINT/SIGTERM did not end: it is killed and counted. */
+  endDeadlineMs: number;
   /** A resume that takes longer than this is killed and counted unresumable. */
   resumeTimeoutMs: number;
 }
 
 export interface TrialResult {
+  scenario: ScenarioName;
+  signal: SignalName;
   provider: ProviderName;
   index: number;
   delayMs: number;
-  /** When the kill was actually sent (timers run late on a busy machine); undefined if never sent. */
-  killedAtMs?: number;
+  /** When the signal was actually sent (timers run late on a busy machine); undefined if never sent. */
+  interruptedAtMs?: number;
+  /** How the interrupted process ended: `SIGINT`, `exit 0`... */
+  endedBy: string;
+  /** SIGINT/SIGTERM only: false when the process was still alive at the deadline (the bar: never). */
+  endedInTime: boolean;
+  /** The latest checkpoint left was written for the signal itself (trigger `SIGINT`/`SIGTERM`). */
+  signalCheckpoint: boolean;
   resumeHow: 'continue' | 'rebuild';
-  /** The run had ended on its own before the kill was due. */
-  finishedBeforeKill: boolean;
-  /** The call log ends inside a checkpoint write: the kill interrupted a write. */
+  /** The run had ended on its own before the signal was due. */
+  finishedBeforeSignal: boolean;
+  /** The call log ends inside a checkpoint write: the process ended while writing. */
   insideWrite: boolean;
-  /** Checkpoints the killed run left (0: the new process starts a fresh run). */
-  checkpointsAtKill: number;
+  /** Checkpoints the interrupted run left (0: the new process starts a fresh run). */
+  checkpointsLeft: number;
   check: Omit<StorageCheck, 'latest'>;
   torn: number;
   /** Why the state could not be resumed, if it could not. */
@@ -57,20 +71,20 @@ export interface TrialResult {
   /** What differed from the uninterrupted run. */
   mismatch?: string;
   calls: CallAnalysis;
-  /** Requests the killed and the resuming process made. */
-  killedRequests: number;
+  /** Requests the interrupted and the resuming process made. */
+  interruptedRequests: number;
   resumedRequests: number;
-  /** Anything else that broke an invariant (the run failing on its own, two kickoffs in history...). */
+  /** Anything else that broke an invariant (the run failing on its own, two starts in history...). */
   anomalies: string[];
   /**
    * Wall times (spawn to exit) of whole uninterrupted runs this trial happened to make: a run that
-   * ended before its kill, a fresh run after a kill before the first checkpoint. They tell the
-   * current length of a run under the machine's current load.
+   * ended before its signal, a fresh run after an interruption before the first checkpoint. They
+   * tell the current length of a run under the machine's current load.
    */
   wholeRunsMs: number[];
 }
 
-/** Copies a checkpoint location (directory, or database with its WAL) as the kill left it. */
+/** Copies a checkpoint location (directory, or database with its WAL) as the interruption left it. */
 function preserve(provider: ProviderName, location: string, target: string): void {
   mkdirSync(target, { recursive: true });
   if (provider === 'json') {
@@ -92,56 +106,96 @@ function lastJsonLine(stdout: string): { output?: string } | undefined {
   }
 }
 
-function describeEnd(end: ChildEnd): string {
-  const how = end.signal ? `signal ${end.signal}` : `exit code ${end.code}`;
-  return `${how}: ${end.stderr.trim().split('\n').slice(-6).join(' | ').slice(0, 800)}`;
+function endName(end: ChildEnd): string {
+  return end.signal ?? `exit ${end.code}`;
 }
 
-/** Kills a child after `delayMs` unless it ended before; resolves with its end and the kill time. */
-async function runAndKill(
-  setup: TrialSetup,
+function describeEnd(end: ChildEnd): string {
+  return `${endName(end)}: ${end.stderr.trim().split('\n').slice(-6).join(' | ').slice(0, 800)}`;
+}
+
+interface Interrupted {
+  end: ChildEnd;
+  /** When the signal was delivered; undefined when the process had ended before. */
+  interruptedAtMs?: number;
+  /** False when the process outlived the deadline after a SIGINT/SIGTERM and had to be killed. */
+  endedInTime: boolean;
+}
+
+/**
+ * Sends `signal` to a child after `delayMs` unless it ended before. After SIGINT/SIGTERM the child
+ * has `endDeadlineMs` to end; past that it is killed, and counted as a process that did not end.
+ */
+async function runAndInterrupt(
+  setup: Pick<TrialSetup, 'script' | 'endDeadlineMs'>,
   args: string[],
-): Promise<{ end: ChildEnd; killedAtMs?: number }> {
+  signal: SignalName,
+  delayMs: number,
+): Promise<Interrupted> {
   const started = startChild(setup.script, args);
-  let killedAtMs: number | undefined;
+  let interruptedAtMs: number | undefined;
+  let endedInTime = true;
+  let deadline: NodeJS.Timeout | undefined;
   const timer = setTimeout(() => {
-    if (started.child.exitCode === null && started.child.signalCode === null) {
-      killedAtMs = performance.now() - started.startedAt;
+    if (started.child.exitCode !== null || started.child.signalCode !== null) return;
+    // kill() is false when the process had already gone: then it was never interrupted.
+    if (!started.child.kill(processSignal(signal))) return;
+    interruptedAtMs = performance.now() - started.startedAt;
+    if (signal === 'KILL') return;
+    deadline = setTimeout(() => {
+      endedInTime = false;
       started.child.kill('SIGKILL');
-    }
-  }, setup.delayMs);
+    }, setup.endDeadlineMs);
+  }, delayMs);
   const end = await started.ended;
   clearTimeout(timer);
-  return { end, ...(killedAtMs !== undefined ? { killedAtMs } : {}) };
+  clearTimeout(deadline);
+  return { end, endedInTime, ...(interruptedAtMs !== undefined ? { interruptedAtMs } : {}) };
+}
+
+/** Checks how a process ended after a signal; returns the anomalies. */
+function endAnomalies(setup: TrialSetup, interrupted: Interrupted): string[] {
+  const { end } = interrupted;
+  if (interrupted.interruptedAtMs === undefined) {
+    return end.code === 0 ? [] : [`the run failed on its own: ${describeEnd(end)}`];
+  }
+  if (!interrupted.endedInTime) return [`still running ${setup.endDeadlineMs} ms after SIG${setup.signal}`];
+  // The runtime checkpoints on the signal, then lets the process end as it would have without it.
+  if (end.signal !== processSignal(setup.signal))
+    return [`ended with ${describeEnd(end)} after SIG${setup.signal}, not by the signal`];
+  return [];
 }
 
 /** Runs one trial. Never throws for what it measures: failures are counted in the result. */
 export async function runTrial(setup: TrialSetup): Promise<TrialResult> {
-  const { provider, directory } = setup;
+  const { scenario, provider, directory } = setup;
   const location = join(directory, provider === 'json' ? 'checkpoints' : 'checkpoints.db');
-  const killedLog = join(directory, 'calls-killed.jsonl');
+  const interruptedLog = join(directory, 'calls-interrupted.jsonl');
   const resumedLog = join(directory, 'calls-resumed.jsonl');
   const latency = String(setup.latencyMs);
-  const anomalies: string[] = [];
 
-  const killed = await runAndKill(setup, ['run', provider, location, killedLog, latency]);
-  const finishedBeforeKill = killed.killedAtMs === undefined;
-  if (finishedBeforeKill && killed.end.code !== 0)
-    anomalies.push(`the run failed on its own: ${describeEnd(killed.end)}`);
-  const killedEntries = readCallLog(killedLog);
+  const interrupted = await runAndInterrupt(
+    setup,
+    ['run', scenario, provider, location, interruptedLog, latency],
+    setup.signal,
+    setup.delayMs,
+  );
+  const anomalies = endAnomalies(setup, interrupted);
+  const finishedBeforeSignal = interrupted.interruptedAtMs === undefined;
+  const interruptedEntries = readCallLog(interruptedLog);
 
-  // The state exactly as the kill left it, kept with the trial in case it fails.
-  preserve(provider, location, join(directory, 'after-kill'));
+  // The state exactly as the interruption left it, kept with the trial in case it fails.
+  preserve(provider, location, join(directory, 'after-interruption'));
   const { latest, ...check } = await checkStorage(provider, location, join(directory, 'inspect'));
   const fresh = check.listed === 0;
 
   const resumeArgs = fresh
-    ? ['run', provider, location, resumedLog, latency]
-    : ['resume', provider, location, resumedLog, latency, setup.resumeHow];
-  const resumed = await runAndKill({ ...setup, delayMs: setup.resumeTimeoutMs }, resumeArgs);
+    ? ['run', scenario, provider, location, resumedLog, latency]
+    : ['resume', scenario, provider, location, resumedLog, latency, setup.resumeHow];
+  const resumed = await runAndInterrupt(setup, resumeArgs, 'KILL', setup.resumeTimeoutMs);
   const resumedRequests = requestsOf(readCallLog(resumedLog));
   const calls = analyzeCalls({
-    killed: requestsOf(killedEntries),
+    killed: requestsOf(interruptedEntries),
     resumed: resumedRequests,
     checkpoint: latest,
     referenceKeys: setup.reference.keys,
@@ -150,26 +204,22 @@ export async function runTrial(setup: TrialSetup): Promise<TrialResult> {
   let unresumable: string | undefined;
   let mismatch: string | undefined;
   const printed = lastJsonLine(resumed.end.stdout);
-  if (resumed.killedAtMs !== undefined) unresumable = `no end after ${setup.resumeTimeoutMs} ms`;
+  if (resumed.interruptedAtMs !== undefined) unresumable = `no end after ${setup.resumeTimeoutMs} ms`;
   else if (resumed.end.code !== 0 || typeof printed?.output !== 'string')
     unresumable = describeEnd(resumed.end);
   else if (check.latestError !== undefined)
     unresumable = `latest checkpoint unreadable: ${check.latestError}`;
   if (unresumable === undefined) {
     try {
-      const final = await readFinalState(provider, location);
+      const final = await readFinalState(scenario, provider, location);
+      const differing = differingTasks(final.taskOutputs, setup.reference.taskOutputs);
       if (printed!.output !== setup.reference.output) mismatch = 'final output differs';
-      else {
-        const differing = final.taskOutputs.flatMap((output, taskIndex) =>
-          output === setup.reference.taskOutputs[taskIndex] ? [] : [taskIndex],
-        );
-        if (differing.length > 0 || final.taskOutputs.length !== setup.reference.taskOutputs.length)
-          mismatch = `task outputs differ in the last checkpoint: tasks ${differing.join(', ')}`;
-      }
-      if (final.trigger !== 'crew_kickoff_completed')
-        anomalies.push(`last checkpoint's trigger is ${final.trigger}, not crew_kickoff_completed`);
-      if (final.kickoffs !== 1)
-        anomalies.push(`${final.kickoffs} crew_kickoff_started events in the history`);
+      else if (differing.length > 0)
+        mismatch = `task outputs differ in the last checkpoint: ${differing.join(', ')}`;
+      const { finalTrigger, startEvent } = scenarios[scenario];
+      if (final.trigger !== finalTrigger)
+        anomalies.push(`last checkpoint's trigger is ${final.trigger}, not ${finalTrigger}`);
+      if (final.starts !== 1) anomalies.push(`${final.starts} ${startEvent} events in the history`);
     } catch (error) {
       unresumable = `the resumed run's last checkpoint does not read: ${String(error)}`;
     }
@@ -178,25 +228,30 @@ export async function runTrial(setup: TrialSetup): Promise<TrialResult> {
     anomalies.push(`${calls.unknownPrompts.length} resumed request(s) the uninterrupted run never made`);
 
   const wholeRunsMs = [
-    ...(finishedBeforeKill && killed.end.code === 0 ? [killed.end.wallMs] : []),
-    ...(fresh && resumed.killedAtMs === undefined && resumed.end.code === 0 ? [resumed.end.wallMs] : []),
+    ...(finishedBeforeSignal && interrupted.end.code === 0 ? [interrupted.end.wallMs] : []),
+    ...(fresh && resumed.interruptedAtMs === undefined && resumed.end.code === 0 ? [resumed.end.wallMs] : []),
   ];
   return {
+    scenario,
+    signal: setup.signal,
     provider,
     index: setup.index,
     delayMs: setup.delayMs,
-    ...(killed.killedAtMs !== undefined ? { killedAtMs: killed.killedAtMs } : {}),
+    ...(interrupted.interruptedAtMs !== undefined ? { interruptedAtMs: interrupted.interruptedAtMs } : {}),
+    endedBy: endName(interrupted.end),
+    endedInTime: interrupted.endedInTime,
+    signalCheckpoint: latest?.metadata.trigger === processSignal(setup.signal),
     resumeHow: setup.resumeHow,
-    finishedBeforeKill,
-    insideWrite: !finishedBeforeKill && endsInsideWrite(killedEntries),
-    checkpointsAtKill: check.listed,
+    finishedBeforeSignal,
+    insideWrite: !finishedBeforeSignal && endsInsideWrite(interruptedEntries),
+    checkpointsLeft: check.listed,
     check,
     torn: tornCount(check),
     ...(unresumable !== undefined ? { unresumable } : {}),
     outputIdentical: unresumable === undefined && mismatch === undefined,
     ...(mismatch !== undefined ? { mismatch } : {}),
     calls,
-    killedRequests: requestsOf(killedEntries).length,
+    interruptedRequests: requestsOf(interruptedEntries).length,
     resumedRequests: resumedRequests.length,
     anomalies,
     wholeRunsMs,
