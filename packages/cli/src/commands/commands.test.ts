@@ -26,15 +26,29 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe(`7 checkpoints in ./${fixture.relative} (${kind}), oldest first`);
-    expect(lines[2]).toMatch(/^ID\s+TIME\s+SIZE\s+TRIGGER\s+BRANCH\s+PROGRESS$/);
+    expect(lines[0]).toBe(`7 checkpoints of 2 runs in ./${fixture.relative} (${kind}), oldest first`);
+    expect(lines[2]).toMatch(/^ID\s+TIME\s+SIZE\s+TRIGGER\s+BRANCH\s+RUN\s+PROGRESS$/);
     expect(lines).toHaveLength(3 + 7);
     const last = fixture.main.at(-1)!;
     const row = lines.find((line) => line.startsWith(last.id))!;
     expect(row).toContain('task_completed');
     expect(row).toContain('main');
     expect(row).toContain('crew Research 3/3 tasks');
+    expect(row).toContain(` ${last.lineageId.slice(0, 8)} `);
     expect(lines.find((line) => line.startsWith(fixture.fork.id))).toContain('experiment');
+  });
+
+  it('list --run shows one run only, by a prefix of its lineage id', async () => {
+    const run = fixture.main[0]!.lineageId.slice(0, 6);
+    const result = await crewline('checkpoint', 'list', '--run', run, '--json');
+    expect(result.code).toBe(0);
+    const parsed = JSON.parse(result.stdout) as { checkpoints: { id: string }[] };
+    expect(parsed.checkpoints.map((checkpoint) => checkpoint.id)).toEqual(
+      fixture.main.map((entry) => entry.id),
+    );
+    const none = await crewline('checkpoint', 'list', '--run', 'zzzz');
+    expect(none.stdout).toContain('No checkpoints in');
+    expect(none.stdout).toContain('of run zzzz');
   });
 
   it('list takes the location as an argument, filters by branch and prints JSON', async () => {
@@ -111,10 +125,13 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     expect(json.fields).toContainEqual(expect.objectContaining({ field: 'branch', to: 'experiment' }));
   });
 
-  it('prune --dry-run reports per branch and removes nothing; prune --keep removes the oldest', async () => {
+  it('prune --dry-run reports per run and removes nothing; prune --keep removes the oldest', async () => {
     const dry = await crewline('prune', '--keep', '2', '--dry-run');
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain('Would remove 4 checkpoints');
+    // Main's oldest four are beyond its newest two, but its third is where the fork started: it stays.
+    expect(dry.stdout).toContain('Would remove 3 checkpoints');
+    expect(dry.stdout).not.toContain(fixture.main[2]!.id);
+    expect(dry.stdout).toContain(`run ${fixture.main[0]!.lineageId.slice(0, 8)}`);
     expect(dry.stdout).toContain('Nothing was removed (--dry-run).');
     expect((await fixture.provider.list(fixture.provider.resolveLocation(fixture.location))).length).toBe(7);
     const older = await crewline('prune', '--older-than', '1w', '--dry-run');
@@ -124,6 +141,22 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     expect(both.code).toBe(0);
     expect(both.stdout).toContain('Nothing to prune');
     expect((await fixture.provider.list(fixture.provider.resolveLocation(fixture.location))).length).toBe(7);
+  });
+
+  it('prune --run prunes one run, named by a prefix of its id', async () => {
+    const fork = await crewline(
+      'prune',
+      '--keep',
+      '1',
+      '--run',
+      fixture.fork.lineageId.slice(0, 5),
+      '--dry-run',
+    );
+    expect(fork.code).toBe(0);
+    expect(fork.stdout).toContain('Nothing to prune');
+    const missing = await crewline('prune', '--keep', '1', '--run', 'zzzz');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no run "zzzz" in this location');
   });
 });
 

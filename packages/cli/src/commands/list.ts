@@ -1,23 +1,33 @@
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
-import { formatBytes, formatColumns, formatTime } from '../core/format.js';
+import { formatBytes, formatColumns, formatTime, shortRunId } from '../core/format.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { formatEntities } from '../core/summaries.js';
 
-/** `crewline checkpoint list [LOCATION]`. */
+/**
+ * `crewline checkpoint list [LOCATION] [--branch B] [--run R]`. The RUN column tells apart separate
+ * runs that share a branch (a run is a lineage: a kickoff and its resumptions; `--run` takes a prefix).
+ */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
   const { values, positionals } = parseCommandArguments(
     'checkpoint list',
     args,
-    { location: { type: 'string' }, branch: { type: 'string' }, json: { type: 'boolean' } },
+    {
+      location: { type: 'string' },
+      branch: { type: 'string' },
+      run: { type: 'string' },
+      json: { type: 'boolean' },
+    },
     1,
   );
   const opened = await openLocation(positionals[0] ?? values.location, context.cwd, context.catalog);
-  const checkpoints = await opened.provider.list(
+  const listed = await opened.provider.list(
     opened.location,
     values.branch === undefined ? undefined : { branch: values.branch },
   );
+  const checkpoints =
+    values.run === undefined ? listed : listed.filter((entry) => entry.lineageId.startsWith(values.run!));
   const where = displayPath(opened.location, context.cwd);
   if (values.json) {
     context.stdout.write(
@@ -26,23 +36,27 @@ export async function run(args: readonly string[], context: CliContext): Promise
     return 0;
   }
   if (checkpoints.length === 0) {
-    context.stdout.write(
-      `No checkpoints in ${where} (${opened.kind})${values.branch === undefined ? '' : ` on branch ${values.branch}`}\n`,
-    );
+    const scope = [
+      values.branch === undefined ? '' : ` on branch ${values.branch}`,
+      values.run === undefined ? '' : ` of run ${values.run}`,
+    ].join('');
+    context.stdout.write(`No checkpoints in ${where} (${opened.kind})${scope}\n`);
     return 0;
   }
   const rows = [
-    ['ID', 'TIME', 'SIZE', 'TRIGGER', 'BRANCH', 'PROGRESS'],
+    ['ID', 'TIME', 'SIZE', 'TRIGGER', 'BRANCH', 'RUN', 'PROGRESS'],
     ...checkpoints.map((checkpoint) => [
       checkpoint.id,
       formatTime(checkpoint.createdAt),
       formatBytes(checkpoint.sizeBytes),
       checkpoint.trigger,
       checkpoint.branch,
+      shortRunId(checkpoint.lineageId),
       formatEntities(checkpoint.entities),
     ]),
   ];
-  const count = `${checkpoints.length} checkpoint${checkpoints.length === 1 ? '' : 's'}`;
+  const runs = new Set(checkpoints.map((checkpoint) => checkpoint.lineageId)).size;
+  const count = `${checkpoints.length} checkpoint${checkpoints.length === 1 ? '' : 's'} of ${runs} run${runs === 1 ? '' : 's'}`;
   context.stdout.write(
     `${count} in ${where} (${opened.kind}), oldest first\n\n${formatColumns(rows).join('\n')}\n`,
   );

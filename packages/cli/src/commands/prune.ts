@@ -1,14 +1,16 @@
+import type { CheckpointProvider } from '@crewline/runtime-state';
 import { parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { parseDuration } from '../core/duration.js';
-import { formatColumns, formatTime } from '../core/format.js';
+import { formatColumns, formatTime, shortRunId } from '../core/format.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 
 /**
- * `crewline checkpoint prune [LOCATION] --keep N --older-than D [--dry-run]`. With both options a
- * checkpoint is removed only when both select it; a branch's latest checkpoint always stays.
+ * `crewline checkpoint prune [LOCATION] --keep N --older-than D [--dry-run]`. Counts per run (see
+ * `planPrune`): with both options a checkpoint is removed only when both select it; a run's latest
+ * checkpoint and every fork point always stay.
  */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
   const { values, positionals } = parseCommandArguments(
@@ -19,6 +21,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       keep: { type: 'string' },
       'older-than': { type: 'string' },
       branch: { type: 'string' },
+      run: { type: 'string' },
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },
     },
@@ -27,7 +30,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const keep = values.keep === undefined ? undefined : parseCount('--keep', values.keep);
   if (keep === 0) {
     throw usageError(
-      '--keep must be 1 or more: prune always leaves each branch its latest checkpoint; nothing was removed',
+      '--keep must be 1 or more: prune always leaves each run its latest checkpoint; nothing was removed',
     );
   }
   const olderThanMs = values['older-than'] === undefined ? undefined : parseDuration(values['older-than']);
@@ -38,10 +41,13 @@ export async function run(args: readonly string[], context: CliContext): Promise
   }
   const opened = await openLocation(positionals[0] ?? values.location, context.cwd, context.catalog);
   const dryRun = values['dry-run'] === true;
+  const lineageId =
+    values.run === undefined ? undefined : await findRun(opened.provider, opened.location, values.run);
   const result = await opened.provider.prune(opened.location, {
     keep,
     olderThan: olderThanMs === undefined ? undefined : new Date(Date.now() - olderThanMs),
     branch: values.branch,
+    lineageId,
     dryRun,
   });
   if (values.json) {
@@ -60,6 +66,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     `  ${checkpoint.id}`,
     formatTime(checkpoint.createdAt),
     checkpoint.branch,
+    `run ${shortRunId(checkpoint.lineageId)}`,
   ]);
   context.stdout.write(
     `${dryRun ? `Would remove ${count}` : `Removed ${count}`} from ${where}:\n${formatColumns(rows).join('\n')}\n${
@@ -67,4 +74,19 @@ export async function run(args: readonly string[], context: CliContext): Promise
     }`,
   );
   return 0;
+}
+
+/** The lineage id of the one run whose id starts with `prefix`; a usage error when none or several. */
+async function findRun(provider: CheckpointProvider, location: string, prefix: string): Promise<string> {
+  const runs = new Set(
+    (await provider.list(location))
+      .map((checkpoint) => checkpoint.lineageId)
+      .filter((lineageId) => lineageId.startsWith(prefix)),
+  );
+  if (runs.size === 1) return [...runs][0]!;
+  throw usageError(
+    runs.size === 0
+      ? `no run ${JSON.stringify(prefix)} in this location (see the RUN column of \`crewline checkpoint list\`); nothing was removed`
+      : `run ${JSON.stringify(prefix)} is ambiguous (${[...runs].map(shortRunId).join(', ')}); give more of its id; nothing was removed`,
+  );
 }

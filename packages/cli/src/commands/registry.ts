@@ -17,14 +17,17 @@ export const commands: readonly CommandDefinition[] = [
   {
     name: 'list',
     aliases: ['ls'],
-    summary: 'one line per checkpoint: id, time, size, trigger, branch, progress',
+    summary: 'one line per checkpoint: id, time, size, trigger, branch, run, progress',
     usage: `Usage: crewline checkpoint list [LOCATION] [options]
 
 Lists the checkpoints of a JSON directory, SQLite database or Postgres URL, oldest first.
+RUN tells separate runs apart: a run is one kickoff and its resumptions (its lineage);
+two runs of the same crew both write to branch main unless told otherwise.
 
 Options:
   --location P     the location (same as the LOCATION argument)
   --branch B       only this branch
+  --run R          only this run (its id as shown in RUN, or any prefix of it)
   --json           machine-readable output`,
     load: () => import('./list.js'),
   },
@@ -81,19 +84,21 @@ Options:
   },
   {
     name: 'prune',
-    summary: 'delete old checkpoints, per branch',
+    summary: 'delete old checkpoints, per run',
     usage: `Usage: crewline checkpoint prune [LOCATION] --keep N | --older-than D [options]
 
-Each branch keeps its own newest N (N is 1 or more); --older-than D removes
-checkpoints older than D (a number and a unit: s, m, h, d, w, e.g. 30m, 12h, 7d,
-2w) but never a branch's latest. With both, a checkpoint goes only when it is
-beyond the newest N AND older than D.
+Each run (a kickoff and its resumptions) keeps its own newest N (N is 1 or more);
+--older-than D removes checkpoints older than D (a number and a unit: s, m, h, d,
+w, e.g. 30m, 12h, 7d, 2w). With both, a checkpoint goes only when it is beyond the
+newest N AND older than D. Never removed: a run's latest checkpoint, and a
+checkpoint a fork started from.
 
 Options:
   --location P     the location (same as the LOCATION argument)
-  --keep N         keep the newest N checkpoints of each branch (N >= 1)
-  --older-than D   remove checkpoints older than D (each branch keeps its latest)
-  --branch B       only this branch
+  --keep N         keep the newest N checkpoints of each run (N >= 1)
+  --older-than D   remove checkpoints older than D (each run keeps its latest)
+  --branch B       only the runs on this branch
+  --run R          only this run (its id as \`list\` shows it, or a prefix)
   --dry-run        show what would be removed, remove nothing
   --json           machine-readable output`,
     load: () => import('./prune.js'),

@@ -121,3 +121,11 @@ export function formatDelta(milliseconds: number): string {
   if (seconds < 86_400) return `${sign}${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}m`;
   return `${sign}${Math.floor(seconds / 86_400)}d${Math.floor((seconds % 86_400) / 3600)}h`;
 }
+
+/**
+ * A run (lineage) id short enough for a column: its first 8 characters, which tell the runs of one
+ * location apart (a lineage id is a random UUID). `--run` accepts this prefix.
+ */
+export function shortRunId(lineageId: string): string {
+  return lineageId.slice(0, 8);
+}

@@ -10,6 +10,7 @@ import type {
   StoredCheckpoint,
 } from '../provider.js';
 import { PROVIDER_CONTRACT_VERSION } from '../provider.js';
+import { planPrune, pruneOptionsProblem } from '../prune-plan.js';
 
 interface Entry {
   info: StoredCheckpoint;
@@ -92,30 +93,9 @@ export class InMemoryProvider implements CheckpointProvider {
    * checkpoint, so every branch stays resumable; `keep` must be at least 1 for the same reason.
    */
   async prune(location: string, options: PruneOptions): Promise<PruneResult> {
-    if (options.keep !== undefined && (!Number.isInteger(options.keep) || options.keep < 1)) {
-      throw stateError(
-        'invalid_argument',
-        `prune keep must be a whole number of at least 1 (each branch keeps its latest checkpoint), got ${options.keep}`,
-      );
-    }
-    if (options.olderThan !== undefined && Number.isNaN(options.olderThan.getTime())) {
-      throw stateError('invalid_argument', 'prune olderThan is an invalid date; pass a valid Date');
-    }
-    const all = await this.list(location, options.branch === undefined ? {} : { branch: options.branch });
-    const removed: StoredCheckpoint[] = [];
-    if (options.keep === undefined && options.olderThan === undefined)
-      return { removed, dryRun: options.dryRun ?? false };
-    const byBranch = new Map<string, StoredCheckpoint[]>();
-    for (const info of all) byBranch.set(info.branch, [...(byBranch.get(info.branch) ?? []), info]);
-    const keep = options.keep ?? 1;
-    const cutoff = options.olderThan?.getTime();
-    for (const entries of byBranch.values()) {
-      entries.forEach((info, index) => {
-        const beyondKeep = index < entries.length - keep;
-        const tooOld = cutoff === undefined || Date.parse(info.createdAt) < cutoff;
-        if (beyondKeep && tooOld) removed.push(info);
-      });
-    }
+    const problem = pruneOptionsProblem(options);
+    if (problem !== undefined) throw stateError('invalid_argument', problem);
+    const removed = planPrune(await this.list(location), options);
     if (!options.dryRun) {
       const ids = new Set(removed.map((info) => info.id));
       this.#stores.set(

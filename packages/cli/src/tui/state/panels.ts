@@ -1,6 +1,14 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { type DocumentView, inputNames, type TaskView } from '../../core/document-view.js';
-import { formatAge, formatBytes, formatClock, formatTime, formatValue, oneLine } from '../../core/format.js';
+import {
+  formatAge,
+  formatBytes,
+  formatClock,
+  formatTime,
+  formatValue,
+  oneLine,
+  shortRunId,
+} from '../../core/format.js';
 import type { Edits } from './browser-state.js';
 import type { TreeRow } from './tree.js';
 
@@ -33,6 +41,7 @@ export function treeRowLine(row: TreeRow, edited: ReadonlySet<string>, now: numb
     const line: Line = [
       { text: `${indent}${marker}` },
       { text: node.branch, color: 'magenta' },
+      { text: node.sharesBranchName ? ` run ${shortRunId(node.lineageId)}` : '', color: 'gray' },
       { text: ` (${node.checkpoints.length})` },
     ];
     if (node.orphaned) line.push({ text: ' orphaned', color: 'yellow' });

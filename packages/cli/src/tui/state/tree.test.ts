@@ -1,5 +1,8 @@
+import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { describe, expect, it } from 'vitest';
+import { writeFakeRun } from '../../test-support/fake-crew.js';
 import { sampleCheckpoints } from '../../test-support/sample-tree.js';
+import { treeRowLine } from './panels.js';
 import { ancestorKeys, type BranchNode, buildTree, findCheckpointNode, visibleRows } from './tree.js';
 
 describe('buildTree', () => {
@@ -19,6 +22,31 @@ describe('buildTree', () => {
     const experiment = forkPoint.forks[0]!;
     expect(experiment.forkedFrom).toBe(sample.main[2]!.id);
     expect(experiment.checkpoints[0]!.forks.map((branch) => branch.branch)).toEqual(['experiment/deeper']);
+  });
+
+  it('shows two runs of one crew on main as two runs, each named, never interleaved', async () => {
+    const provider = new InMemoryProvider();
+    const first = await writeFakeRun({ provider, location: 'here', taskCount: 2, onStart: false });
+    const second = await writeFakeRun({ provider, location: 'here', taskCount: 3, onStart: false });
+    const research = buildTree(await provider.list('here'))[0]!;
+    expect(research.branches.map((branch) => branch.checkpoints.map((node) => node.key))).toEqual([
+      first.map((checkpoint) => checkpoint.id),
+      second.map((checkpoint) => checkpoint.id),
+    ]);
+    const labels = visibleRows([research], new Set())
+      .filter((row) => row.node.type === 'branch')
+      .map((row) =>
+        treeRowLine(row, new Set(), Date.now())
+          .map((segment) => segment.text)
+          .join(''),
+      );
+    expect(labels).toEqual([
+      `  - main run ${first[0]!.lineageId.slice(0, 8)} (2)`,
+      `  - main run ${second[0]!.lineageId.slice(0, 8)} (3)`,
+    ]);
+    // A branch name that only one run uses needs no run id.
+    const single = buildTree(first)[0]!;
+    expect(single.branches[0]!.sharesBranchName).toBe(false);
   });
 
   it('marks a branch whose fork point is gone as orphaned and keeps it at the top of its group', async () => {

@@ -9,11 +9,18 @@ export interface CheckpointNode {
   forks: BranchNode[];
 }
 
-/** One branch of one entity: its checkpoints oldest first. */
+/**
+ * One run of one entity on one branch (a lineage: a kickoff and its resumptions), its checkpoints
+ * oldest first. Separate runs that share a branch name (every run writes to `main` by default) are
+ * separate nodes, never interleaved.
+ */
 export interface BranchNode {
   type: 'branch';
   key: string;
   branch: string;
+  lineageId: string;
+  /** Another run of the same entity has the same branch name: the label names the run too. */
+  sharesBranchName: boolean;
   checkpoints: CheckpointNode[];
   /** The checkpoint this branch started from, when it is a fork. */
   forkedFrom?: string;
@@ -58,10 +65,10 @@ function byId(a: StoredCheckpoint, b: StoredCheckpoint): number {
 }
 
 /**
- * Builds the browser's tree: groups by entity (flows first, then crews, then agents), then branches.
- * A branch whose first checkpoint's parent is a checkpoint of another branch is nested under that
- * checkpoint (forks of forks too); a branch whose parent is not in storage any more stays at the top
- * of its group, marked orphaned. Branches at the top: `main` first, then by time.
+ * Builds the browser's tree: groups by entity (flows first, then crews, then agents), then runs on
+ * their branches. A run whose first checkpoint's parent is a checkpoint of another run is nested
+ * under that checkpoint (forks of forks too); a run whose parent is not in storage any more stays at
+ * the top of its group, marked orphaned. Runs at the top: `main` first, then by time.
  */
 export function buildTree(checkpoints: readonly StoredCheckpoint[]): GroupNode[] {
   const groups = new Map<string, { kind: GroupNode['kind']; name: string; items: StoredCheckpoint[] }>();
@@ -80,32 +87,41 @@ export function buildTree(checkpoints: readonly StoredCheckpoint[]): GroupNode[]
     const items = [...group.items].sort(byId);
     const branches = new Map<string, BranchNode>();
     const nodes = new Map<string, CheckpointNode>();
+    const lanes = new Map<string, BranchNode>();
     for (const checkpoint of items) {
-      let branch = branches.get(checkpoint.branch);
+      const laneKey = `${checkpoint.branch}/run:${checkpoint.lineageId}`;
+      let branch = branches.get(laneKey);
       if (!branch) {
         branch = {
           type: 'branch',
-          key: `${groupKey}/branch:${checkpoint.branch}`,
+          key: `${groupKey}/branch:${laneKey}`,
           branch: checkpoint.branch,
+          lineageId: checkpoint.lineageId,
+          sharesBranchName: false,
           checkpoints: [],
           orphaned: false,
         };
-        branches.set(checkpoint.branch, branch);
+        branches.set(laneKey, branch);
       }
       const node: CheckpointNode = { type: 'checkpoint', key: checkpoint.id, checkpoint, forks: [] };
       branch.checkpoints.push(node);
       nodes.set(checkpoint.id, node);
+      lanes.set(checkpoint.id, branch);
     }
+    const runsPerName = new Map<string, number>();
+    for (const branch of branches.values())
+      runsPerName.set(branch.branch, (runsPerName.get(branch.branch) ?? 0) + 1);
+    for (const branch of branches.values()) branch.sharesBranchName = runsPerName.get(branch.branch)! > 1;
     const topLevel: BranchNode[] = [];
     for (const branch of branches.values()) {
       const first = branch.checkpoints[0]!.checkpoint;
       const parentId = first.parentId;
       const parent = parentId ? nodes.get(parentId) : undefined;
-      if (parent && parent.checkpoint.branch !== branch.branch) {
+      if (parent && lanes.get(parentId!) !== branch) {
         branch.forkedFrom = parentId!;
         parent.forks.push(branch);
       } else {
-        // A branch that continues from an earlier checkpoint of itself or has no parent is a root;
+        // A run that continues from an earlier checkpoint of itself or has no parent is a root;
         // one whose parent is missing (pruned, deleted, another location) is an orphan.
         branch.orphaned = parentId !== null && parent === undefined;
         if (branch.orphaned) branch.forkedFrom = parentId ?? undefined;

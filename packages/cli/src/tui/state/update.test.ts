@@ -27,17 +27,18 @@ describe('browser state machine', () => {
   });
 
   it('moves with arrows and j/k, collapses and expands with left/right', async () => {
-    const { driver } = await openBrowser();
+    const { sample, driver } = await openBrowser();
+    const writingMain = `crew:Writing/branch:main/run:${sample.other[0]!.lineageId}`;
     await driver.press('g');
     expect(driver.state.selectedKey).toBe('crew:Writing');
     await driver.press('down');
-    expect(driver.state.selectedKey).toBe('crew:Writing/branch:main');
+    expect(driver.state.selectedKey).toBe(writingMain);
     await driver.press('left');
-    expect(driver.state.collapsed.has('crew:Writing/branch:main')).toBe(true);
+    expect(driver.state.collapsed.has(writingMain)).toBe(true);
     await driver.press('j');
     expect(driver.state.selectedKey).toBe('crew:Research');
     await driver.press('k', 'right');
-    expect(driver.state.collapsed.has('crew:Writing/branch:main')).toBe(false);
+    expect(driver.state.collapsed.has(writingMain)).toBe(false);
     await driver.press('up');
     expect(driver.state.selectedKey).toBe('crew:Writing');
     expect(selectedCheckpoint(driver.state)).toBeUndefined();
