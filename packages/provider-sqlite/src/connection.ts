@@ -1,17 +1,13 @@
 import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { CrewlineError } from '@crewline/events';
 import Database from 'better-sqlite3';
 import { retryWhenBusySync } from './busy-retry.js';
-import { sqliteCode, sqliteError } from './errors.js';
+import { sqliteCode, sqliteError, toCrewlineError } from './errors.js';
+import { checkIntegrity } from './integrity-check.js';
 import { metadataColumns } from './metadata-row.js';
 import type { ResolvedSqliteProviderOptions } from './options.js';
-import {
-  APPLICATION_MARKER,
-  OLDEST_SCHEMA_VERSION,
-  SCHEMA_VERSION,
-  schemaStatements,
-  schemaUpgrades,
-} from './schema.js';
+import { checkSchema, initializeSchema } from './schema-version.js';
 import type { EncodedNode } from './tree-node.js';
 import { insertCheckpoint } from './write-checkpoint.js';
 
@@ -132,13 +128,23 @@ export class Connection {
    */
   lastWrite: LastWrite | undefined;
 
-  /** False for a connection opened read-only (reads of a database this provider did not write yet). */
+  /**
+   * False for a connection opened read-only: reads of a database this provider did not write yet,
+   * or of a damaged one.
+   */
   readonly writable: boolean;
 
-  constructor(db: Database.Database, location: string, writable = true) {
+  /**
+   * Why no write may go into this database: it failed SQLite's quick_check when it was opened for
+   * writing (see integrity-check.ts). Every write fails with this error; reads still work.
+   */
+  readonly damage: CrewlineError | undefined;
+
+  constructor(db: Database.Database, location: string, writable = true, damage?: CrewlineError) {
     this.db = db;
     this.location = location;
     this.writable = writable;
+    this.damage = damage;
     this.statements = prepareStatements(db);
     this.insert = db.transaction((checkpoint, maxCheckpointBytes) =>
       insertCheckpoint(this, checkpoint, maxCheckpointBytes),
@@ -192,14 +198,6 @@ export class Connection {
   }
 }
 
-function notADatabase(location: string, cause?: unknown) {
-  return sqliteError(
-    'invalid_config',
-    `"${location}" is not a SQLite database (or it is damaged); point SqliteProvider at a new or existing crewline database file, or use JsonProvider for a directory of JSON checkpoints`,
-    { cause },
-  );
-}
-
 /** True when the location is a database that lives only in this process. */
 export function isMemoryLocation(location: string): boolean {
   return location === ':memory:';
@@ -236,9 +234,45 @@ function createPrivateFile(location: string): void {
   }
 }
 
-/** Opens (creating when asked) the database at `location`, sets its pragmas and checks its schema. */
+/**
+ * Runs the integrity check (see integrity-check.ts) through a read-only handle of its own: a
+ * read-write handle could write before the verdict, if only by copying a WAL left by a crashed writer
+ * back into the file when it closes. Returns the error writes must fail with; undefined when sound.
+ */
+function findDamage(location: string, options: ResolvedSqliteProviderOptions): CrewlineError | undefined {
+  let db: Database.Database;
+  try {
+    db = new Database(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
+  } catch (error) {
+    throw toCrewlineError(error, 'read', location);
+  }
+  try {
+    return retryWhenBusySync(() => checkIntegrity(db, location), options.busyRetryMs, 'read', location);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Opens (creating when asked) the database at `location` for writing, sets its pragmas and brings
+ * its schema to the current version. A database that fails SQLite's quick_check is opened read-only
+ * instead, with the error its writes fail with as `damage`: a user can still get its data out.
+ */
 export function openConnection(location: string, options: ResolvedSqliteProviderOptions): Connection {
-  if (!isMemoryLocation(location) && !databaseExists(location)) createPrivateFile(location);
+  const inMemory = isMemoryLocation(location);
+  if (!inMemory && !databaseExists(location)) createPrivateFile(location);
+  // A database in memory has no file to damage (and a second handle would open another database).
+  const damage = inMemory ? undefined : findDamage(location, options);
+  if (damage !== undefined) {
+    let connection: Connection | undefined;
+    try {
+      connection = openReadConnection(location, options, damage);
+    } catch {
+      // Not even the schema reads: what quick_check found says more than the error of that read.
+    }
+    if (connection === undefined) throw damage;
+    return connection;
+  }
   let db: Database.Database;
   try {
     db = new Database(location, { timeout: options.busyTimeoutMs });
@@ -250,6 +284,9 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
   try {
     retryWhenBusySync(
       () => {
+        // Read first: the switch to WAL writes the file's header, and a file refused here (another
+        // application's, a newer schema) must stay as it was.
+        checkSchema(db, location);
         db.pragma('journal_mode = WAL');
         db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
         // A write that crosses this many WAL pages copies the WAL back into the database itself;
@@ -265,9 +302,7 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
     return new Connection(db, location);
   } catch (error) {
     db.close();
-    const code = sqliteCode(error);
-    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw notADatabase(location, error);
-    throw error;
+    throw toCrewlineError(error, 'write', location);
   }
 }
 
@@ -275,11 +310,12 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
  * Opens an existing database read-only, for reading: nothing is created, neither the file nor the
  * schema (a 0-byte or empty database stays as it is). Undefined when the database holds no crewline
  * schema yet (nothing to read); typed errors for another application's database, a newer schema or a
- * file that is not a database.
+ * file that is not a database. `damage`: see {@link Connection.damage}.
  */
 export function openReadConnection(
   location: string,
   options: ResolvedSqliteProviderOptions,
+  damage?: CrewlineError,
 ): Connection | undefined {
   let db: Database.Database;
   try {
@@ -305,90 +341,11 @@ export function openReadConnection(
       'read',
       location,
     );
-    if (hasSchema) return new Connection(db, location, false);
+    if (hasSchema) return new Connection(db, location, false, damage);
     db.close();
     return undefined;
   } catch (error) {
     db.close();
-    const code = sqliteCode(error);
-    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw notADatabase(location, error);
-    throw error;
-  }
-}
-
-/**
- * Whether `db` holds this package's schema (the current version or an older one it reads): true
- * when it does, false when it holds nothing yet (a new, empty database); throws for a newer schema
- * or another application's tables.
- */
-function checkSchema(db: Database.Database, location: string): boolean {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION) throw newerSchema(location, version);
-  if (version >= OLDEST_SCHEMA_VERSION) {
-    checkMarker(db, location);
-    return true;
-  }
-  const objects = db
-    .prepare("SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")
-    .pluck()
-    .all() as string[];
-  if (objects.length > 0 && !objects.includes('crewline_meta')) throw otherApplication(location, objects);
-  return false;
-}
-
-function newerSchema(location: string, version: number) {
-  return sqliteError(
-    'unsupported_version',
-    `database "${location}" has schema version ${version}, newer than this @crewline/provider-sqlite understands (${SCHEMA_VERSION}); upgrade @crewline/provider-sqlite`,
-  );
-}
-
-function otherApplication(location: string, objects: readonly string[]) {
-  return sqliteError(
-    'invalid_config',
-    `"${location}" is a SQLite database of another application (it has tables ${objects
-      .slice(0, 3)
-      .join(', ')}); give crewline its own database file`,
-  );
-}
-
-/**
- * Creates the schema in a new database, or upgrades an older version of it (see `schemaUpgrades`),
- * so that a writable connection always works on the current layout.
- */
-function initializeSchema(db: Database.Database, location: string): void {
-  if (checkSchema(db, location) && db.pragma('user_version', { simple: true }) === SCHEMA_VERSION) return;
-  db.transaction(() => {
-    // Checked again inside the write lock: another process may have created or upgraded the schema.
-    const current = db.pragma('user_version', { simple: true }) as number;
-    if (current === SCHEMA_VERSION) return;
-    if (current >= OLDEST_SCHEMA_VERSION) {
-      for (let version = current; version < SCHEMA_VERSION; version += 1) db.exec(schemaUpgrades[version]!);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-      return;
-    }
-    const objects = db
-      .prepare("SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")
-      .pluck()
-      .all() as string[];
-    if (objects.length > 0 && !objects.includes('crewline_meta')) throw otherApplication(location, objects);
-    db.exec(schemaStatements);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
-  checkMarker(db, location);
-}
-
-function checkMarker(db: Database.Database, location: string): void {
-  let marker: unknown;
-  try {
-    marker = db.prepare("SELECT value FROM crewline_meta WHERE key = 'application'").pluck().get();
-  } catch (error) {
-    if (sqliteCode(error) !== 'SQLITE_ERROR') throw error;
-  }
-  if (marker !== APPLICATION_MARKER) {
-    throw sqliteError(
-      'invalid_config',
-      `"${location}" is a SQLite database of another application (no crewline marker); give crewline its own database file`,
-    );
+    throw toCrewlineError(error, 'read', location);
   }
 }

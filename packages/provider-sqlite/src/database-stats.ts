@@ -1,8 +1,10 @@
 import { statSync } from 'node:fs';
 import { type Connection, isMemoryLocation } from './connection.js';
+import { schemaVersionOf } from './schema-version.js';
 
 /** What `SqliteProvider.stats` reports about one database. */
 export interface DatabaseStats {
+  /** `PRAGMA user_version`, or the version the tables show when that was lost (see schema-version.ts). */
   schemaVersion: number;
   journalMode: string;
   /** The `synchronous` setting of the provider's connection: `'normal'` or `'full'`. */
@@ -38,7 +40,7 @@ export function readDatabaseStats(connection: Connection): DatabaseStats {
     }
   }
   return {
-    schemaVersion: pragma('user_version') as number,
+    schemaVersion: schemaVersionOf(db, location),
     journalMode: String(pragma('journal_mode')),
     synchronous: synchronousNames[pragma('synchronous') as number] ?? 'unknown',
     pageSize,

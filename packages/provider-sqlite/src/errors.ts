@@ -26,20 +26,39 @@ export function isBusy(error: unknown): boolean {
 }
 
 /**
- * Turns anything thrown while talking to SQLite into a typed error. Crewline errors pass through
- * untouched; SQLite's own errors become `write_failed`/`read_failed` with the original as `cause`.
+ * A database SQLite found damaged: `finding` says how (it failed the integrity check, or a statement
+ * met a malformed page, in SQLite's own words); the message then says how to get the data back.
+ */
+export function damagedDatabase(location: string, finding: string, cause?: unknown): CrewlineError {
+  return sqliteError(
+    'corrupt_checkpoint',
+    `database "${location}" ${finding}; restore it from a backup, or recover what it holds with ` +
+      `\`sqlite3 "${location}" ".recover" | sqlite3 recovered.db\` and point the location at the new file`,
+    { cause },
+  );
+}
+
+/** A file SQLite does not recognise as a database at all (`SQLITE_NOTADB`: no or a damaged header). */
+export function notADatabase(location: string, cause?: unknown): CrewlineError {
+  return sqliteError(
+    'invalid_config',
+    `"${location}" is not a SQLite database, or its header is damaged; point SqliteProvider at a new or existing crewline database file (restore this one from a backup if it held checkpoints), or use JsonProvider for a directory of JSON checkpoints`,
+    { cause },
+  );
+}
+
+/**
+ * Turns anything thrown while talking to SQLite into a typed error naming the database file.
+ * Crewline errors pass through untouched; a damaged database becomes `corrupt_checkpoint`, a file
+ * that is not a database `invalid_config`, other errors `write_failed`/`read_failed`, each with the
+ * original as `cause`.
  */
 export function toCrewlineError(error: unknown, what: 'write' | 'read', location: string): CrewlineError {
   if (CrewlineError.isInstance(error)) return error;
   const code = sqliteCode(error);
   const reason = error instanceof Error ? error.message : String(error);
-  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
-    return sqliteError(
-      'corrupt_checkpoint',
-      `database ${location} is damaged (${reason}); restore it from a backup or start a new database file`,
-      { cause: error },
-    );
-  }
+  if (code === 'SQLITE_NOTADB') return notADatabase(location, error);
+  if (code?.startsWith('SQLITE_CORRUPT')) return damagedDatabase(location, `is damaged (${reason})`, error);
   if (code === 'SQLITE_FULL') {
     return sqliteError(
       'write_failed',

@@ -72,6 +72,8 @@ export class SqliteProvider implements CheckpointProvider {
   /**
    * The connection to write with: the cached one when it is writable, else a new writable one (the
    * file and schema created as needed), which replaces a read-only connection of the same database.
+   * Throws for a database that fails SQLite's quick_check (see integrity-check.ts); the read-only
+   * connection opened instead is kept for reads.
    */
   #writable(location: string): Connection {
     const known = this.#byLocation.get(location);
@@ -82,10 +84,14 @@ export class SqliteProvider implements CheckpointProvider {
       this.#byLocation.set(location, cached);
       return cached;
     }
+    // A database found damaged when it was opened for writing stays refused: checking it again on
+    // every write would read the whole file each time.
+    if (cached?.damage !== undefined) throw cached.damage;
     const connection = openConnection(location, this.options);
     if (cached) this.#forget(cached);
     this.#connections.set(key, connection);
     this.#byLocation.set(location, connection);
+    if (connection.damage !== undefined) throw connection.damage;
     return connection;
   }
 
