@@ -54,6 +54,39 @@ describe('checkpoint documents', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('refuses kickoff inputs that are not an object of names to values', async () => {
+    for (const json of ['just a string', ['a', 'list'], 42, null]) {
+      const document = parseDocumentText(await sampleText()) as Record<string, any>;
+      document.inputs = { json };
+      expect(() => validateDocument(document)).toThrow(
+        /inputs\.json: must be an object of input names to values/,
+      );
+    }
+  });
+
+  it('refuses lineage ids that could escape a path or break a line', async () => {
+    for (const lineageId of [
+      '../../etc',
+      'a/b',
+      'nul\u0000id',
+      'line\nbreak',
+      '',
+      '.hidden',
+      'x'.repeat(300),
+    ]) {
+      const document = parseDocumentText(await sampleText()) as Record<string, any>;
+      document.metadata.lineageId = lineageId;
+      expect(
+        codeOf(() => validateDocument(document)),
+        JSON.stringify(lineageId),
+      ).toBe('corrupt_checkpoint');
+    }
+    const document = parseDocumentText(await sampleText()) as Record<string, any>;
+    expect(() =>
+      validateDocument({ ...document, metadata: { ...document.metadata, lineageId: 'a/b' } }),
+    ).toThrow(/metadata\.lineageId: must be a lineage id/);
+  });
+
   it('names the field at fault when a document is wrong-typed', async () => {
     const document = parseDocumentText(await sampleText()) as Record<string, any>;
     document.metadata.eventCount = 'many';

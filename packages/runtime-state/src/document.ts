@@ -87,7 +87,9 @@ const entitySummarySchema = z.strictObject({
 export const checkpointMetadataSchema = z.strictObject({
   id: idSchema,
   createdAt: z.iso.datetime(),
-  lineageId: z.string().min(1).max(200),
+  // Carried into every later checkpoint of the run and used in file and query names: the same safe
+  // alphabet as ids (no "/", "..", NUL or line breaks).
+  lineageId: z.string().refine(isValidCheckpointId, 'must be a lineage id (letters, digits, _ . -)'),
   parentId: idSchema.nullable(),
   branch: branchSchema,
   trigger: z.string().min(1).max(200),
@@ -107,7 +109,12 @@ const documentSchema = z.strictObject({
   formatVersion: z.literal(CHECKPOINT_FORMAT_VERSION),
   libraryVersion: z.string().max(100),
   metadata: checkpointMetadataSchema,
-  inputs: z.strictObject({ json: jsonValueSchema, meta: jsonValueSchema.optional() }),
+  // Kickoff inputs are a record of names to values; a string or an array is not something a run can
+  // be resumed with.
+  inputs: z.strictObject({
+    json: z.record(z.string(), jsonValueSchema, 'must be an object of input names to values'),
+    meta: jsonValueSchema.optional(),
+  }),
   entities: z.array(
     z.strictObject({
       kind: entityKindSchema,

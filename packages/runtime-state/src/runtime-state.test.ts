@@ -102,7 +102,14 @@ describe('RuntimeState', () => {
     expect(state.lineage.checkpointId).toBeNull();
   });
 
-  it('prunes to maxCheckpoints per branch after writes', async () => {
+  it('refuses a lineage id that could escape a path or break a line', () => {
+    for (const lineageId of ['../up', 'a/b', 'nul\u0000', 'two\nlines'])
+      expect(() => new RuntimeState({ lineage: { lineageId } }), lineageId).toThrow(
+        /lineage id .* is not allowed/,
+      );
+  });
+
+  it("prunes to maxCheckpoints within the run's own lineage after writes", async () => {
     const { provider, state } = setup();
     expect(state.hasPendingWork).toBe(false);
     for (let index = 0; index < 5; index += 1) state.writeCheckpointSync({ maxCheckpoints: 2 });

@@ -23,7 +23,13 @@ import type {
   EntitySummary,
 } from './document.js';
 import { stateError } from './errors.js';
-import { isValidBranchName, newCheckpointId, newForkBranchName, newLineageId } from './ids.js';
+import {
+  isValidBranchName,
+  isValidCheckpointId,
+  newCheckpointId,
+  newForkBranchName,
+  newLineageId,
+} from './ids.js';
 import type { CheckpointProvider, StoredCheckpoint } from './provider.js';
 import { redactSecrets } from './redaction.js';
 import { decodeValue, encodeValue, toJsonSafe } from './value-codec.js';
@@ -117,8 +123,14 @@ export class RuntimeState implements RunState {
     const branch = options.lineage?.branch ?? 'main';
     if (!isValidBranchName(branch))
       throw stateError('invalid_name', `branch name "${branch}" is not allowed`);
+    const lineageId = options.lineage?.lineageId ?? newLineageId();
+    if (!isValidCheckpointId(lineageId))
+      throw stateError(
+        'invalid_name',
+        `lineage id ${JSON.stringify(lineageId)} is not allowed; use letters, digits, "_", "." and "-"`,
+      );
     this.lineage = {
-      lineageId: options.lineage?.lineageId ?? newLineageId(),
+      lineageId,
       checkpointId: options.lineage?.checkpointId ?? null,
       parentId: options.lineage?.parentId ?? null,
       branch,
