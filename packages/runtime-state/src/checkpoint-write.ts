@@ -8,7 +8,7 @@ import {
   LIBRARY_VERSION,
 } from './document.js';
 import { joinDocumentText } from './document-text.js';
-import type { CheckpointWrite } from './provider.js';
+import type { CheckpointWrite, LeaseToken } from './provider.js';
 import type { EncodedValue } from './value-codec.js';
 
 export interface CheckpointWriteParts {
@@ -22,6 +22,8 @@ export interface CheckpointWriteParts {
   /** Cached UTF-8 bytes of each event line; missing entries are encoded on demand and stored back. */
   eventBytes?: (Buffer | undefined)[];
   libraryVersion?: string;
+  /** The lease the run writes under (providers with `capabilities.leases` check it). */
+  lease?: LeaseToken;
 }
 
 /**
@@ -77,6 +79,7 @@ export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWr
     metadata: parts.metadata,
     document,
     parentEventCount: Math.min(parts.parentEventCount, parts.events.length),
+    ...(parts.lease === undefined ? {} : { lease: parts.lease }),
     eventText,
     text() {
       if (fullText === undefined) {

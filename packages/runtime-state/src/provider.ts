@@ -10,7 +10,10 @@ export interface ProviderCapabilities {
   syncWrite: boolean;
   /** Stores only what changed since the parent checkpoint (uses `parentEventCount`). */
   incremental: boolean;
-  /** Refuses a second writer continuing the same lineage head (typed `conflict` error). */
+  /**
+   * Fences lineage heads: implements `claimLease`, `renewLease` and `releaseLease`, and every write
+   * that carries a `lease` checks it in the same transaction (see {@link LeaseRequest}).
+   */
   leases: boolean;
 }
 
@@ -39,6 +42,41 @@ export interface CheckpointWrite {
    * encoded once per run and reused by every later checkpoint.
    */
   bytes(): Buffer;
+  /**
+   * The lease this write is made under, when the run holds one (providers with `leases`). The
+   * provider stores the checkpoint only if, in the same transaction, the lineage's lease is still
+   * held by `owner` and has not expired; otherwise it stores nothing and throws `conflict`.
+   */
+  readonly lease?: LeaseToken;
+}
+
+/** Who holds a lease: the random token of one continuation of a run. */
+export interface LeaseToken {
+  lineageId: string;
+  owner: string;
+}
+
+/**
+ * A claim on a lineage head, made before a run continues it (or starts it). Granted when, in one
+ * transaction: `checkpointId` is the lineage's newest checkpoint (`null`: the lineage has none yet),
+ * and no other owner holds an unexpired lease on the lineage. Otherwise `conflict`, with `details`
+ * `{ lineageId, holder, expiresInMs }` when someone holds it, or `{ lineageId, headId }` when the
+ * checkpoint is no longer the head (someone continued it already: fork instead).
+ */
+export interface LeaseRequest extends LeaseToken {
+  /** The checkpoint to continue: must be the lineage's head. `null` for a lineage with no checkpoint. */
+  checkpointId: string | null;
+  /** Shown to whoever is refused: host, pid and what runs (never a secret). */
+  holder: string;
+  /** How long the lease lasts without a renewal, in milliseconds. */
+  ttlMs: number;
+}
+
+/** A granted lease. */
+export interface Lease extends LeaseToken {
+  holder: string;
+  /** When it runs out unless renewed (ISO time, by the store's clock). */
+  expiresAt: string;
 }
 
 /** What a provider returns from `read`: the text, or an already parsed (not yet validated) object. */
@@ -105,6 +143,15 @@ export interface CheckpointProvider {
   prune(location: string, options: PruneOptions): Promise<PruneResult>;
   /** Deletes one checkpoint; false when it did not exist. */
   delete(location: string, id: string): Promise<boolean>;
+  /** Claims a lineage head (see {@link LeaseRequest}). Present when `capabilities.leases`. */
+  claimLease?(location: string, request: LeaseRequest): Promise<Lease>;
+  /**
+   * Extends a held lease by `ttlMs` from now. `conflict` when the lease was lost (expired and taken
+   * over, or released): the holder must stop writing.
+   */
+  renewLease?(location: string, token: LeaseToken, ttlMs: number): Promise<Lease>;
+  /** Gives a lease up (the run ended or paused); nothing happens when `owner` no longer holds it. */
+  releaseLease?(location: string, token: LeaseToken): Promise<void>;
   /** Releases connections and handles. */
   close?(): void | Promise<void>;
 }
