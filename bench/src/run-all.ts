@@ -21,6 +21,11 @@ benches.push({
   run: async () => (await import('./crash-trials.js')).runCrashTrials(),
 });
 
+benches.push({
+  name: 'fuzz (hostile checkpoints and damaged databases, SPEC §8)',
+  run: async () => (await import('./fuzz-suite.js')).runFuzzSuite(),
+});
+
 for (const bench of benches) {
   console.log(`\n=== ${bench.name} ===\n`);
   await bench.run();

@@ -1,0 +1,36 @@
+// The crash trials reduced to a few per scenario and signal, for `pnpm check`: the same machinery
+// as `bench:crash` (real child processes interrupted at random moments, then resumed), not the
+// provider-level writer kills of provider-json's and provider-sqlite's own crash tests.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCrashTrials } from '../crash-trials.js';
+import { barMet } from './report.js';
+import { trialFailed } from './trial.js';
+
+/** Trials per provider of every scenario and signal: 2 providers × 2 = 4 per scenario and signal. */
+const trialsPerProvider = 2;
+
+describe('crash trials, reduced', () => {
+  it('SIGKILL, SIGINT and SIGTERM of a crew and a flow on both providers: resumable, identical, no repeated call', async () => {
+    const summaries = await runCrashTrials({
+      trials: trialsPerProvider,
+      // A shorter simulated latency keeps the runs short; the signals still land anywhere in them.
+      latencyMs: 20,
+      referenceRuns: 1,
+      print: false,
+      reportPath: join(tmpdir(), `crewline-crash-reduced-${process.pid}.md`),
+    });
+    expect(summaries).toHaveLength(12);
+    const failures = summaries.flatMap((summary) =>
+      summary.results
+        .filter(trialFailed)
+        .map(
+          (result) =>
+            `${result.scenario} SIG${result.signal} ${result.provider} trial ${result.index}: ${[result.unresumable, result.mismatch, ...result.anomalies].filter(Boolean).join('; ')} (files: ${summary.kept.join(', ')})`,
+        ),
+    );
+    expect(failures).toEqual([]);
+    expect(summaries.every((summary) => barMet(summary.results))).toBe(true);
+  });
+});
