@@ -1,0 +1,230 @@
+// Copied from @crewline/provider-sqlite (same file name); a candidate for one shared module.
+import { CrewlineError } from '@crewline/events';
+import { postgresError } from '../errors.js';
+import { TreeEncoder } from './tree-encoder.js';
+import {
+  CHUNK_THRESHOLD_BYTES,
+  containerNode,
+  type EncodedNode,
+  inlineNode,
+  MAX_SPLIT_DEPTH,
+  measureContainer,
+  opaqueNode,
+  primitiveNode,
+  Shape,
+  type ShapeCode,
+  utf8Length,
+  withPlace,
+} from './tree-node.js';
+
+/** Loads the body of chunk `id`; throws when it does not exist. */
+export type ChunkLoader = (id: number) => string;
+
+/**
+ * The `corrupt_checkpoint` error for stored data that does not have the shape the encoder writes
+ * (a missing chunk or event, a cycle...). `what` says what is wrong; the reader that catches it (see
+ * {@link isDamagedData}) names the checkpoint and how to recover.
+ */
+export function damagedData(what: string): CrewlineError {
+  return postgresError('corrupt_checkpoint', what, { details: { damaged: what } });
+}
+
+/** True for an error made by {@link damagedData}; its `details.damaged` says what is wrong. */
+export function isDamagedData(error: unknown): error is CrewlineError & { details: { damaged: string } } {
+  return CrewlineError.hasCode(error, 'corrupt_checkpoint') && typeof error.details?.damaged === 'string';
+}
+
+function damaged(what: string): never {
+  throw damagedData(what);
+}
+
+/** A deeper tree than the encoder can produce means a reference cycle or damage. */
+const maxDecodeDepth = MAX_SPLIT_DEPTH + 4;
+
+function defineMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  // defineProperty, never assignment: a stored key named "__proto__" must stay an own property.
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return damaged(`${what} is not valid JSON`);
+  }
+}
+
+/** What a member of a node body is. */
+type Member =
+  | { kind: 'ref'; id: number }
+  | { kind: 'value'; value: unknown }
+  | { kind: 'node'; shape: ShapeCode; members: object };
+
+function classify(member: unknown): Member {
+  if (typeof member === 'number') {
+    if (!Number.isSafeInteger(member) || member <= 0) damaged('a chunk id is not a positive integer');
+    return { kind: 'ref', id: member };
+  }
+  if (Array.isArray(member)) {
+    if (member.length !== 1) damaged('an inline value is not wrapped in a one-element array');
+    return { kind: 'value', value: member[0] };
+  }
+  if (member !== null && typeof member === 'object') {
+    const wrapper = member as Record<string, unknown>;
+    const keys = Object.keys(wrapper);
+    if (keys.length === 1 && keys[0] === 'o' && isPlainObject(wrapper.o)) {
+      return { kind: 'node', shape: Shape.object, members: wrapper.o as object };
+    }
+    if (keys.length === 1 && keys[0] === 'a' && Array.isArray(wrapper.a)) {
+      return { kind: 'node', shape: Shape.array, members: wrapper.a };
+    }
+  }
+  return damaged('a chunk member is neither a chunk id, an inline value nor a node');
+}
+
+function isPlainObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function parseNodeBody(body: string, what: string): { shape: ShapeCode; members: object } {
+  const parsed = parseJson(body, what);
+  if (Array.isArray(parsed)) return { shape: Shape.array, members: parsed };
+  if (isPlainObject(parsed)) return { shape: Shape.object, members: parsed as object };
+  return damaged(`${what} is not an object or array`);
+}
+
+/** The root body of a checkpoint's head: the body of its head chunk, without the `n` marker. */
+export function headBody(headId: number, load: ChunkLoader): string {
+  const body = load(headId);
+  if (body.charAt(0) !== 'n') damaged(`chunk ${headId} does not hold a head`);
+  return body.slice(1);
+}
+
+/** Rebuilds the plain JSON value of a head from its root body. */
+export function decodeHead(rootBody: string, load: ChunkLoader): Record<string, unknown> {
+  const root = parseNodeBody(rootBody, 'the checkpoint head');
+  if (root.shape !== Shape.object) damaged('the checkpoint head is not an object');
+  return decodeNode(root.shape, root.members, load, 0) as Record<string, unknown>;
+}
+
+function decodeNode(shape: ShapeCode, members: object, load: ChunkLoader, depth: number): unknown {
+  if (depth > maxDecodeDepth) damaged('the chunk tree is nested too deeply (a reference cycle?)');
+  if (shape === Shape.array) return (members as unknown[]).map((member) => decodeMember(member, load, depth));
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(members)) {
+    defineMember(result, key, decodeMember((members as Record<string, unknown>)[key], load, depth));
+  }
+  return result;
+}
+
+function decodeMember(raw: unknown, load: ChunkLoader, depth: number): unknown {
+  const member = classify(raw);
+  if (member.kind === 'value') return member.value;
+  if (member.kind === 'node') return decodeNode(member.shape, member.members, load, depth + 1);
+  const body = load(member.id);
+  const marker = body.charAt(0);
+  if (marker === 'v') return parseJson(body.slice(1), `chunk ${member.id}`);
+  if (marker !== 'n') damaged(`chunk ${member.id} has an unknown marker`);
+  const node = parseNodeBody(body.slice(1), `chunk ${member.id}`);
+  return decodeNode(node.shape, node.members, load, depth + 1);
+}
+
+/**
+ * The chunk ids a node body refers to directly, including those of nodes written in place inside
+ * it (for garbage collection). Values inside inline values are never ids.
+ */
+export function referencedChunks(body: string, found: number[] = []): number[] {
+  const node = parseNodeBody(body, 'a node');
+  const visit = (members: object, depth: number) => {
+    if (depth > maxDecodeDepth) damaged('inline nodes are nested too deeply');
+    for (const raw of Object.values(members)) {
+      const member = classify(raw);
+      if (member.kind === 'ref') found.push(member.id);
+      else if (member.kind === 'node') visit(member.members, depth + 1);
+    }
+  };
+  visit(node.members, 0);
+  return found;
+}
+
+const refuseToStore = (): number => {
+  throw damagedData('a value stored inline is larger than the chunk threshold');
+};
+
+/**
+ * Rebuilds the encoder's nodes for a stored head, so a write that continues from a checkpoint this
+ * process did not write (a resume, a fork, another process) still stores only what changed.
+ */
+export function seedHead(rootBody: string, load: ChunkLoader): EncodedNode {
+  const root = parseNodeBody(rootBody, 'the checkpoint head');
+  if (root.shape !== Shape.object) damaged('the checkpoint head is not an object');
+  const inline = new TreeEncoder(refuseToStore);
+  return seedNode(root.shape, root.members, load, 0, inline);
+}
+
+function seedNode(
+  shape: ShapeCode,
+  members: object,
+  load: ChunkLoader,
+  depth: number,
+  inline: TreeEncoder,
+): EncodedNode {
+  if (depth > maxDecodeDepth) damaged('the chunk tree is nested too deeply (a reference cycle?)');
+  const seedMember = (raw: unknown): EncodedNode => {
+    const member = classify(raw);
+    if (member.kind === 'value') return inline.encode(member.value, undefined, depth + 1)!;
+    if (member.kind === 'node') {
+      const node = seedNode(member.shape, member.members, load, depth + 1, inline);
+      return withPlace(node, { inline: inlineNode(member.shape, JSON.stringify(member.members)) });
+    }
+    return seedChunk(load(member.id), member.id, load, depth + 1, inline);
+  };
+  if (shape === Shape.array) {
+    const children = (members as unknown[]).map(seedMember);
+    return containerNode(
+      shape,
+      undefined,
+      undefined,
+      undefined,
+      children,
+      measureContainer(shape, 0, children),
+    );
+  }
+  const keys = Object.keys(members);
+  const keyTexts = keys.map((key) => JSON.stringify(key));
+  let keysBytes = 0;
+  for (const text of keyTexts) keysBytes += utf8Length(text) + 1;
+  const children = keys.map((key) => seedMember((members as Record<string, unknown>)[key]));
+  return containerNode(
+    shape,
+    keys,
+    keyTexts,
+    keysBytes,
+    children,
+    measureContainer(shape, keysBytes, children),
+  );
+}
+
+function seedChunk(
+  body: string,
+  ref: number,
+  load: ChunkLoader,
+  depth: number,
+  inline: TreeEncoder,
+): EncodedNode {
+  const marker = body.charAt(0);
+  if (marker === 'v') {
+    const text = body.slice(1);
+    const value = parseJson(text, `chunk ${ref}`);
+    if (value !== null && typeof value === 'object') {
+      return withPlace(
+        opaqueNode(value, text, CHUNK_THRESHOLD_BYTES, () => ref),
+        { ref },
+      );
+    }
+    return primitiveNode(value as string | number | boolean | null, utf8Length(text), undefined, ref);
+  }
+  if (marker !== 'n') damaged(`chunk ${ref} has an unknown marker`);
+  const node = parseNodeBody(body.slice(1), `chunk ${ref}`);
+  return withPlace(seedNode(node.shape, node.members, load, depth, inline), { ref });
+}

@@ -1,0 +1,90 @@
+import { CrewlineError, type CrewlineErrorCode, type CrewlineErrorOptions } from '@crewline/events';
+
+/** The component name every error of this package carries. */
+export const component = 'provider-postgres';
+
+/** A {@link CrewlineError} from the Postgres provider. */
+export function postgresError(
+  code: CrewlineErrorCode,
+  message: string,
+  options?: CrewlineErrorOptions,
+): CrewlineError {
+  return new CrewlineError(component, code, message, options);
+}
+
+/** The SQLSTATE of an error the server sent (`23505`, ...), or the Node code of a socket error. */
+export function errorCode(error: unknown): string | undefined {
+  if (error === null || typeof error !== 'object') return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** SQLSTATEs the provider's own functions raise (see schema.ts). */
+export const raised = {
+  tooLarge: 'CL001',
+  leaseLost: 'CL002',
+  parentMissing: 'CL003',
+  needEvents: 'CL004',
+  damaged: 'CL005',
+} as const;
+
+const unreachable = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENOENT',
+]);
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Turns anything thrown while talking to Postgres into a typed error naming the location (always the
+ * redacted URL: a password never reaches a message). Crewline errors pass through untouched.
+ */
+export function toCrewlineError(error: unknown, what: 'write' | 'read', location: string): CrewlineError {
+  if (CrewlineError.isInstance(error)) return error;
+  const code = errorCode(error);
+  const reason = reasonOf(error);
+  const failed = what === 'write' ? 'write_failed' : 'read_failed';
+  if (code !== undefined && unreachable.has(code)) {
+    return postgresError(
+      failed,
+      `cannot reach the Postgres server of ${location} (${reason}); check that it runs and that host and port are right`,
+      { cause: error },
+    );
+  }
+  if (code === '28P01' || code === '28000') {
+    return postgresError(
+      'invalid_config',
+      `the Postgres server of ${location} refused the login (${reason}); put the password in the URL or in PGPASSWORD (or ~/.pgpass)`,
+      { cause: error },
+    );
+  }
+  if (code === '3D000') {
+    return postgresError(
+      'invalid_config',
+      `the database of ${location} does not exist (${reason}); create it (createdb) or point the URL at an existing one`,
+      { cause: error },
+    );
+  }
+  if (code === '42501') {
+    return postgresError(
+      failed,
+      `the Postgres user of ${location} lacks a privilege (${reason}); grant it USAGE and CREATE on the schema (or on the database, for the first write)`,
+      { cause: error },
+    );
+  }
+  if (code === '53300' || code === '57P03') {
+    return postgresError(
+      failed,
+      `the Postgres server of ${location} accepts no more connections now (${reason}); lower poolSize or raise max_connections`,
+      { cause: error },
+    );
+  }
+  return postgresError(failed, `${what} of ${location} failed: ${reason}`, { cause: error });
+}

@@ -1,0 +1,85 @@
+import { DEFAULT_MAX_CHECKPOINT_BYTES, formatIssues } from '@crewline/runtime-state';
+import { z } from 'zod';
+import { postgresError } from './errors.js';
+import { checkSchemaName, DEFAULT_SCHEMA } from './location.js';
+
+/** Options of `new PostgresProvider(options)`. */
+export interface PostgresProviderOptions {
+  /**
+   * Schema that holds crewline's tables when the location names none (`?schema=` in the URL wins).
+   * Letters, digits and `_`. Default `'crewline'`.
+   */
+  schema?: string;
+  /** Most connections one provider opens to one server (a `pg.Pool`'s `max`). Default `10`. */
+  poolSize?: number;
+  /** How long to wait for a connection before failing, in milliseconds. Default `10000`. */
+  connectionTimeoutMs?: number;
+  /**
+   * Whether a write waits until the server has flushed its commit to disk (Postgres's
+   * `synchronous_commit`). Default `'on'`. `'off'` makes a write about one disk flush faster; a
+   * crash of the *server* may then lose the last fraction of a second of checkpoints (never corrupt
+   * them), a crash of the writing process loses nothing either way.
+   */
+  synchronousCommit?: 'on' | 'off';
+  /**
+   * Largest checkpoint (its full document text, in bytes) this provider writes or reads back; larger
+   * ones are refused with a `too_large` error. Default `134217728` (128 MiB, the core's own limit).
+   */
+  maxCheckpointBytes?: number;
+  /** `application_name` the connections report (visible in `pg_stat_activity`). Default `'crewline'`. */
+  applicationName?: string;
+}
+
+/** {@link PostgresProviderOptions} with defaults applied. */
+export interface ResolvedPostgresProviderOptions {
+  schema: string;
+  poolSize: number;
+  connectionTimeoutMs: number;
+  synchronousCommit: 'on' | 'off';
+  maxCheckpointBytes: number;
+  applicationName: string;
+}
+
+const optionsSchema = z.strictObject({
+  schema: z.string().optional(),
+  poolSize: z.number().int('must be a whole number').min(1).max(1000).optional(),
+  connectionTimeoutMs: z
+    .number()
+    .int('must be a whole number of milliseconds')
+    .min(1)
+    .max(3_600_000)
+    .optional(),
+  synchronousCommit: z.enum(['on', 'off']).optional(),
+  maxCheckpointBytes: z.number().int('must be a whole number of bytes').positive().optional(),
+  applicationName: z
+    .string()
+    .max(63)
+    .regex(/^[\x20-\x7e]*$/, 'must be printable ASCII')
+    .optional(),
+});
+
+const optionNames = Object.keys(optionsSchema.shape).join(', ');
+
+/** Validates provider options and applies defaults; an unknown or bad option is an `invalid_config` error. */
+export function parsePostgresProviderOptions(input: unknown = {}): ResolvedPostgresProviderOptions {
+  const result = optionsSchema.safeParse(input ?? {});
+  if (!result.success) {
+    const unknownKeys = result.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys' ? issue.keys : [],
+    );
+    const hint =
+      unknownKeys.length > 0
+        ? `unknown option ${unknownKeys.map((key) => `"${key}"`).join(', ')}; the options are ${optionNames} (put the connection string in the checkpoint location)`
+        : formatIssues(result.error.issues);
+    throw postgresError('invalid_config', `PostgresProvider options: ${hint}`);
+  }
+  const options = result.data;
+  return {
+    schema: checkSchemaName(options.schema ?? DEFAULT_SCHEMA, 'PostgresProvider option schema'),
+    poolSize: options.poolSize ?? 10,
+    connectionTimeoutMs: options.connectionTimeoutMs ?? 10_000,
+    synchronousCommit: options.synchronousCommit ?? 'on',
+    maxCheckpointBytes: options.maxCheckpointBytes ?? DEFAULT_MAX_CHECKPOINT_BYTES,
+    applicationName: options.applicationName ?? 'crewline',
+  };
+}

@@ -1,0 +1,38 @@
+import { logger } from '@crewline/events';
+import pg from 'pg';
+import { parse } from 'pg-connection-string';
+import { component } from './errors.js';
+import { credentialsOf } from './location.js';
+import type { ResolvedPostgresProviderOptions } from './options.js';
+
+/**
+ * A `pg.Pool` for one server (the redacted URL without `schema`). The password is looked up at
+ * connect time — from the URL the location was given as, else `PGPASSWORD` or `~/.pgpass` (pg's own
+ * fallbacks) — and never stored in the pool's configuration under the URL's name.
+ */
+export function createPool(server: string, options: ResolvedPostgresProviderOptions): pg.Pool {
+  const parsed = parse(server) as Record<string, unknown>;
+  const { schema: _schema, password: _password, ...connection } = parsed;
+  const config: pg.PoolConfig = {
+    ...(connection as pg.PoolConfig),
+    // An empty user or database in the URL means "use the default" (PGUSER, the user name...).
+    user: (connection.user as string | undefined) || undefined,
+    database: (connection.database as string | undefined) || undefined,
+    host: (connection.host as string | undefined) || undefined,
+    port: connection.port ? Number(connection.port) : undefined,
+    password: () => credentialsOf(server).get('password') ?? process.env.PGPASSWORD ?? '',
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectionTimeoutMs,
+    idleTimeoutMillis: 10_000,
+    application_name: options.applicationName,
+    // Idle connections must not keep a finished program alive; close() ends them anyway.
+    allowExitOnIdle: true,
+    ...(options.synchronousCommit === 'off' ? { options: '-c synchronous_commit=off' } : {}),
+  };
+  const pool = new pg.Pool(config);
+  pool.on('error', (error) => {
+    // An idle connection the server closed: the pool drops it and opens another when needed.
+    logger.warn(component, `an idle connection to ${server} failed and was dropped`, error);
+  });
+  return pool;
+}

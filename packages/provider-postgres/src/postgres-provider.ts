@@ -1,0 +1,399 @@
+import { logger } from '@crewline/events';
+import {
+  type CheckpointProvider,
+  type CheckpointWrite,
+  type Lease,
+  type LeaseRequest,
+  type LeaseToken,
+  type ListQuery,
+  PROVIDER_CONTRACT_VERSION,
+  type ProviderCapabilities,
+  type PruneOptions,
+  type PruneResult,
+  type RawCheckpoint,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
+import type pg from 'pg';
+import {
+  checkId,
+  checkLeaseDuration,
+  checkLeaseRequest,
+  checkLeaseToken,
+  checkPruneOptions,
+  checkQuery,
+} from './arguments.js';
+import { type DatabaseStats, readDatabaseStats } from './database-stats.js';
+import { component, postgresError, toCrewlineError } from './errors.js';
+import { collectGarbage, type GarbageReport, recordRemoved } from './garbage-collector.js';
+import { claimLease, leaseLost, releaseLease, renewLease } from './leases.js';
+import { type PostgresLocation, parseLocation, parseReference } from './location.js';
+import { metadataColumns, storedFromRawRow } from './metadata-row.js';
+import { inspectSchema, migrateSchema, refuseUnusable } from './migrations.js';
+import {
+  type PostgresProviderOptions,
+  parsePostgresProviderOptions,
+  type ResolvedPostgresProviderOptions,
+} from './options.js';
+import { createPool } from './pool.js';
+import { selectPruned } from './prune-selection.js';
+import { readCheckpointText } from './read-checkpoint.js';
+import { lockKey } from './schema.js';
+import { SchemaHandle } from './schema-handle.js';
+import { checkWritable, writeCheckpoint } from './write-checkpoint.js';
+
+/** A listing query, with paging: `list` of 100,000 checkpoints never has to load them at once. */
+export interface PostgresListQuery extends ListQuery {
+  /**
+   * At most this many checkpoints: the newest ones that match (still listed oldest first). Default:
+   * no limit.
+   */
+  limit?: number;
+  /**
+   * Only checkpoints whose id sorts before this one (ids sort by creation time). The next page of a
+   * listing is `{ limit, before: page[0].id }`. Default: no bound.
+   */
+  before?: string;
+}
+
+/** Resolved locations remembered per provider (a write resolves its location each time). */
+const rememberedLocations = 256;
+
+/**
+ * Stores checkpoints in a Postgres schema through a `pg.Pool`, for many processes and machines: each
+ * write is one call of a server-side function (one round trip, one transaction) that stores only
+ * what changed since the parent checkpoint (new events, changed parts of the entities), and checks
+ * the run's lease on its lineage head when the write carries one (`capabilities.leases`).
+ */
+export class PostgresProvider implements CheckpointProvider {
+  readonly kind = 'postgres';
+  readonly contractVersion = PROVIDER_CONTRACT_VERSION;
+  readonly capabilities: ProviderCapabilities = { syncWrite: false, incremental: true, leases: true };
+  /** The options in force, defaults applied. */
+  readonly options: ResolvedPostgresProviderOptions;
+  readonly #pools = new Map<string, pg.Pool>();
+  readonly #handles = new Map<string, SchemaHandle>();
+  readonly #locations = new Map<string, PostgresLocation>();
+
+  constructor(options: PostgresProviderOptions = {}) {
+    this.options = parsePostgresProviderOptions(options);
+  }
+
+  #parse(location: string): PostgresLocation {
+    const known = this.#locations.get(location);
+    if (known !== undefined) return known;
+    const parsed = parseLocation(location, this.options.schema);
+    if (this.#locations.size >= rememberedLocations) this.#locations.clear();
+    this.#locations.set(location, parsed);
+    // The canonical form parses to itself: remember it too, so writes skip parsing it again.
+    this.#locations.set(parsed.location, parsed);
+    return parsed;
+  }
+
+  /**
+   * Canonical form of a location: the connection string without password (it is kept in memory for
+   * connecting, never written), with `?schema=` naming the schema.
+   */
+  resolveLocation(location: string): string {
+    return this.#parse(location).location;
+  }
+
+  parseReference(reference: string): { location: string; id?: string } | undefined {
+    return parseReference(reference, this.options.schema);
+  }
+
+  #handle(location: string): SchemaHandle {
+    const parsed = this.#parse(location);
+    let handle = this.#handles.get(parsed.location);
+    if (handle === undefined) {
+      let pool = this.#pools.get(parsed.server);
+      if (pool === undefined) {
+        pool = createPool(parsed.server, this.options);
+        this.#pools.set(parsed.server, pool);
+      }
+      handle = new SchemaHandle(parsed.location, parsed.schema, pool);
+      this.#handles.set(parsed.location, handle);
+    }
+    return handle;
+  }
+
+  /** Runs `work` on a pooled connection; a connection that failed is closed rather than reused. */
+  async #withClient<T>(handle: SchemaHandle, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await handle.pool.connect();
+    let failed: Error | undefined;
+    try {
+      return await work(client);
+    } catch (error) {
+      // Errors of the server (they have a SQLSTATE) leave the connection usable; others may not.
+      if (!(error instanceof Error) || typeof (error as { severity?: unknown }).severity !== 'string') {
+        failed = error instanceof Error ? error : new Error(String(error));
+      }
+      throw error;
+    } finally {
+      client.release(failed);
+    }
+  }
+
+  /** Creates or upgrades the layout once per location (the first write, claim or removal). */
+  #ensureWritable(handle: SchemaHandle): Promise<void> {
+    handle.writable ??= this.#withClient(handle, async (client) => {
+      await migrateSchema(client, handle.schema, handle.location);
+      handle.readable = true;
+    }).catch((error: unknown) => {
+      handle.writable = undefined;
+      throw error;
+    });
+    return handle.writable;
+  }
+
+  /** Whether the location holds crewline's layout (refused when unusable). Reads never create it. */
+  async #isReadable(handle: SchemaHandle, client: pg.PoolClient): Promise<boolean> {
+    if (handle.readable) return true;
+    const state = await inspectSchema(client, handle.schema);
+    refuseUnusable(state, handle.schema, handle.location);
+    handle.readable = state.kind === 'crewline';
+    return handle.readable;
+  }
+
+  async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
+    const handle = this.#handle(location);
+    try {
+      checkWritable(checkpoint);
+      await this.#ensureWritable(handle);
+      return await handle.inOrder(checkpoint.metadata.lineageId, () =>
+        this.#withClient(handle, (client) =>
+          writeCheckpoint(client, handle, checkpoint, this.options.maxCheckpointBytes),
+        ),
+      );
+    } catch (error) {
+      throw toCrewlineError(error, 'write', handle.location);
+    }
+  }
+
+  async #reading<T>(
+    location: string,
+    empty: () => T,
+    work: (client: pg.PoolClient, handle: SchemaHandle) => Promise<T>,
+  ) {
+    const handle = this.#handle(location);
+    try {
+      return await this.#withClient(handle, async (client) =>
+        (await this.#isReadable(handle, client)) ? work(client, handle) : empty(),
+      );
+    } catch (error) {
+      throw toCrewlineError(error, 'read', handle.location);
+    }
+  }
+
+  async read(location: string, id: string): Promise<RawCheckpoint> {
+    checkId(id);
+    const text = await this.#reading(
+      location,
+      () => {
+        throw postgresError(
+          'not_found',
+          `no checkpoint "${id}" in ${this.resolveLocation(location)}: its schema holds no checkpoints`,
+        );
+      },
+      (client, handle) => readCheckpointText(client, handle, id, this.options.maxCheckpointBytes),
+    );
+    return { text };
+  }
+
+  async list(location: string, query: PostgresListQuery = {}): Promise<StoredCheckpoint[]> {
+    checkQuery(query);
+    const { limit, before } = query;
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+      throw postgresError(
+        'invalid_argument',
+        `list limit must be a whole number of at least 1, got ${String(limit)}`,
+      );
+    }
+    if (before !== undefined) checkId(before);
+    return this.#reading(
+      location,
+      () => [],
+      async (client, handle) => {
+        const conditions: string[] = [];
+        const values: unknown[] = [];
+        const where = (condition: string, value: unknown) => {
+          values.push(value);
+          conditions.push(`${condition} $${values.length}`);
+        };
+        if (query.branch !== undefined) where('branch =', query.branch);
+        if (query.lineageId !== undefined) where('lineage_id =', query.lineageId);
+        if (before !== undefined) where('id <', before);
+        const filter = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+        let text = `SELECT ${metadataColumns} FROM ${handle.quoted}.checkpoints ${filter} ORDER BY id`;
+        if (limit !== undefined) {
+          values.push(limit);
+          text = `SELECT * FROM (${text} DESC LIMIT $${values.length}) page ORDER BY id`;
+        }
+        const { rows } = await client.query<unknown[]>({ text, values, rowMode: 'array' });
+        const listed = new Array<StoredCheckpoint>(rows.length);
+        for (let index = 0; index < rows.length; index += 1)
+          listed[index] = storedFromRawRow(rows[index]!, handle.location);
+        return listed;
+      },
+    );
+  }
+
+  async latest(location: string, query: ListQuery = {}): Promise<StoredCheckpoint | undefined> {
+    return (await this.list(location, { ...query, limit: 1 }))[0];
+  }
+
+  async prune(location: string, options: PruneOptions): Promise<PruneResult> {
+    checkPruneOptions(options);
+    const dryRun = options.dryRun ?? false;
+    if (options.keep === undefined && options.olderThan === undefined) return { removed: [], dryRun };
+    const planned = await this.#reading(
+      location,
+      () => [] as StoredCheckpoint[],
+      (client, handle) => selectPruned(client, handle, options),
+    );
+    if (dryRun || planned.length === 0) return { removed: planned, dryRun };
+    const handle = this.#handle(location);
+    try {
+      await this.#ensureWritable(handle);
+      const { removed, collect } = await this.#withClient(handle, async (client) => {
+        await client.query('BEGIN');
+        try {
+          // Chosen again under the lock: no write can fork from a checkpoint while it is removed.
+          await client.query(`SELECT pg_advisory_xact_lock(${lockKey(handle.schema)})`);
+          const chosen = await selectPruned(client, handle, options);
+          await client.query(`DELETE FROM ${handle.quoted}.checkpoints WHERE id = ANY($1::text[])`, [
+            chosen.map((stored) => stored.id),
+          ]);
+          const collect = await recordRemoved(client, handle, chosen.length);
+          await client.query('COMMIT');
+          return { removed: chosen, collect };
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      });
+      for (const stored of removed) handle.forgetHead(stored.id);
+      if (collect) await this.#collectQuietly(handle);
+      return { removed, dryRun };
+    } catch (error) {
+      throw toCrewlineError(error, 'write', handle.location);
+    }
+  }
+
+  async delete(location: string, id: string): Promise<boolean> {
+    checkId(id);
+    const exists = await this.#reading(
+      location,
+      () => false,
+      async () => true,
+    );
+    if (!exists) return false;
+    const handle = this.#handle(location);
+    try {
+      await this.#ensureWritable(handle);
+      const { deleted, collect } = await this.#withClient(handle, async (client) => {
+        await client.query('BEGIN');
+        try {
+          const result = await client.query(`DELETE FROM ${handle.quoted}.checkpoints WHERE id = $1`, [id]);
+          const deleted = (result.rowCount ?? 0) > 0;
+          const collect = deleted && (await recordRemoved(client, handle, 1));
+          await client.query('COMMIT');
+          return { deleted, collect };
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      });
+      handle.forgetHead(id);
+      if (collect) await this.#collectQuietly(handle);
+      return deleted;
+    } catch (error) {
+      throw toCrewlineError(error, 'write', handle.location);
+    }
+  }
+
+  /** Garbage collection after a removal is housekeeping: its failure must not fail the removal. */
+  async #collectQuietly(handle: SchemaHandle): Promise<void> {
+    try {
+      await this.#withClient(handle, (client) => collectGarbage(client, handle));
+    } catch (error) {
+      logger.warn(
+        component,
+        `garbage collection of ${handle.location} failed; it will be retried later`,
+        error,
+      );
+    }
+  }
+
+  /**
+   * Removes now every event and chunk that no remaining checkpoint needs (prune and delete do this
+   * on their own once enough has been removed). Returns what was removed.
+   */
+  async collectGarbage(location: string): Promise<GarbageReport> {
+    const exists = await this.#reading(
+      location,
+      () => false,
+      async () => true,
+    );
+    const handle = this.#handle(location);
+    if (!exists) return { streams: 0, events: 0, chunks: 0 };
+    try {
+      await this.#ensureWritable(handle);
+      return await this.#withClient(handle, (client) => collectGarbage(client, handle));
+    } catch (error) {
+      throw toCrewlineError(error, 'write', handle.location);
+    }
+  }
+
+  /** Counts and sizes of a location's tables, for tests, benchmarks and `crewline checkpoint info`. */
+  async stats(location: string): Promise<DatabaseStats | undefined> {
+    return this.#reading(location, () => undefined, readDatabaseStats);
+  }
+
+  async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
+    checkLeaseRequest(request);
+    const handle = this.#handle(location);
+    try {
+      await this.#ensureWritable(handle);
+      return await this.#withClient(handle, (client) => claimLease(client, handle, request));
+    } catch (error) {
+      throw toCrewlineError(error, 'write', handle.location);
+    }
+  }
+
+  async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
+    checkLeaseToken(token);
+    checkLeaseDuration(ttlMs);
+    return this.#reading(
+      location,
+      () => {
+        throw leaseLost(
+          token.lineageId,
+          { held: false, mine: false, holder: null, expiresInMs: null },
+          'the lease was not renewed',
+        );
+      },
+      (client, handle) => renewLease(client, handle, token, ttlMs),
+    );
+  }
+
+  async releaseLease(location: string, token: LeaseToken): Promise<void> {
+    checkLeaseToken(token);
+    await this.#reading(
+      location,
+      () => undefined,
+      (client, handle) => releaseLease(client, handle, token),
+    );
+  }
+
+  /** Closes every pool this provider opened. The provider can be used again afterwards. */
+  async close(): Promise<void> {
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    this.#handles.clear();
+    await Promise.all(
+      pools.map((pool) =>
+        pool.end().catch((error: unknown) => logger.warn(component, 'closing a Postgres pool failed', error)),
+      ),
+    );
+  }
+}

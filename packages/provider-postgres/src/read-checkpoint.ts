@@ -1,0 +1,108 @@
+import { joinDocumentText } from '@crewline/runtime-state';
+import type pg from 'pg';
+import { damagedData, decodeHead, headBody, isDamagedData } from './chunk-tree/tree-decoder.js';
+import { utf8Length } from './chunk-tree/tree-node.js';
+import { documentHeader } from './document-size.js';
+import { postgresError } from './errors.js';
+import { canonicalMetadataText } from './metadata-row.js';
+import { type SchemaHandle, statementName } from './schema-handle.js';
+
+/** The checkpoint row as the read query returns it (a JSON array, see schema-handle.ts). */
+type CheckpointRow = [
+  id: string,
+  createdAt: string,
+  lineageId: string,
+  parentId: string | null,
+  branch: string,
+  trigger: string,
+  entities: string,
+  eventCount: number,
+  sizeBytes: number,
+  formatVersion: number,
+  libraryVersion: string,
+  head: number,
+  metadataText: string | null,
+];
+
+/**
+ * Rebuilds the exact text the checkpoint was written as (`CheckpointWrite.text()`), from its row,
+ * its chunk tree and its event streams, all fetched by one statement (one snapshot).
+ */
+export async function readCheckpointText(
+  client: pg.PoolClient,
+  handle: SchemaHandle,
+  id: string,
+  maxCheckpointBytes: number,
+): Promise<string> {
+  const { rows } = await client.query<[number, string, string]>({
+    name: statementName(handle.sql.read),
+    text: handle.sql.read,
+    values: [id],
+    rowMode: 'array',
+  });
+  const first = rows[0];
+  if (first === undefined || first[0] !== 0) {
+    throw postgresError(
+      'not_found',
+      `no checkpoint "${id}" in ${handle.location}; run \`crewline checkpoint list\` to see ids`,
+    );
+  }
+  const tooLarge = (size: number) =>
+    postgresError(
+      'too_large',
+      `checkpoint "${id}" is ${size} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes if you trust it`,
+    );
+  try {
+    const row = JSON.parse(first[2]) as CheckpointRow;
+    const [, createdAt, lineageId, parentId, branch, trigger, entitiesText, eventCount, sizeBytes] = row;
+    if (sizeBytes > maxCheckpointBytes) throw tooLarge(sizeBytes);
+    const chunks = new Map<number, string>();
+    const events: string[] = [];
+    for (let index = 1; index < rows.length; index += 1) {
+      const [kind, key, body] = rows[index]!;
+      if (kind === 1) chunks.set(Number(key), body);
+      else events.push(body);
+    }
+    if (events.length !== eventCount) {
+      throw damagedData(`its event streams hold ${events.length} of its ${eventCount} events`);
+    }
+    const load = (chunkId: number) => {
+      const body = chunks.get(chunkId);
+      if (body === undefined) throw damagedData(`chunk ${chunkId} is missing`);
+      return body;
+    };
+    const head = decodeHead(headBody(row[11], load), load);
+    const entities = head.entities;
+    if (!Array.isArray(entities) || head.inputs === null || typeof head.inputs !== 'object') {
+      throw damagedData('the checkpoint head has no inputs or entities');
+    }
+    const metadataText =
+      row[12] ??
+      canonicalMetadataText({
+        id,
+        created_at: createdAt,
+        lineage_id: lineageId,
+        parent_id: parentId,
+        branch,
+        trigger,
+        entities: entitiesText,
+        event_count: eventCount,
+      });
+    const text = joinDocumentText({
+      header: documentHeader(row[9], row[10], metadataText),
+      inputs: JSON.stringify(head.inputs),
+      entities: entities.map((entity) => JSON.stringify(entity, null, 2)),
+      events,
+    });
+    const size = utf8Length(text);
+    if (size > maxCheckpointBytes) throw tooLarge(size);
+    return text;
+  } catch (error) {
+    if (!isDamagedData(error)) throw error;
+    throw postgresError(
+      'corrupt_checkpoint',
+      `checkpoint "${id}" in ${handle.location} is damaged (${error.details.damaged}); delete it, or resume from another checkpoint`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,342 @@
+import {
+  CHECKPOINT_FORMAT,
+  type CheckpointWrite,
+  isValidBranchName,
+  isValidCheckpointId,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
+import type pg from 'pg';
+import { checkLeaseToken } from './arguments.js';
+import { headBody, referencedChunks, seedHead } from './chunk-tree/tree-decoder.js';
+import { TreeEncoder } from './chunk-tree/tree-encoder.js';
+import { type EncodedNode, prettyBytes, utf8Length } from './chunk-tree/tree-node.js';
+import { documentHeader, documentSize } from './document-size.js';
+import { errorCode, postgresError, raised } from './errors.js';
+import { type LeaseState, leaseLost } from './leases.js';
+import { canonicalMetadataText, hasCanonicalShape, type MetadataRow, storedFromRow } from './metadata-row.js';
+import { type SchemaHandle, statementName } from './schema-handle.js';
+
+/** Refuses a checkpoint whose names could escape their meaning, or whose shape is off. */
+export function checkWritable(checkpoint: CheckpointWrite): void {
+  const { metadata, document } = checkpoint;
+  if (typeof metadata.id !== 'string' || !isValidCheckpointId(metadata.id)) {
+    throw postgresError(
+      'invalid_name',
+      `checkpoint id ${JSON.stringify(metadata.id)} is not allowed; ids are letters, digits, "_", "." and "-"`,
+    );
+  }
+  if (typeof metadata.branch !== 'string' || !isValidBranchName(metadata.branch)) {
+    throw postgresError(
+      'invalid_name',
+      `branch name ${JSON.stringify(metadata.branch)} is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
+    );
+  }
+  if (
+    metadata.parentId !== null &&
+    (typeof metadata.parentId !== 'string' || !isValidCheckpointId(metadata.parentId))
+  ) {
+    throw postgresError(
+      'invalid_name',
+      `parent id ${JSON.stringify(metadata.parentId)} is not a checkpoint id`,
+    );
+  }
+  if (
+    typeof metadata.lineageId !== 'string' ||
+    metadata.lineageId.length === 0 ||
+    metadata.lineageId.length > 200
+  ) {
+    throw postgresError('invalid_argument', 'checkpoint lineageId must be a string of 1 to 200 characters');
+  }
+  if (
+    document.format !== CHECKPOINT_FORMAT ||
+    !Array.isArray(document.entities) ||
+    !Array.isArray(document.events)
+  ) {
+    throw postgresError(
+      'invalid_argument',
+      'the checkpoint document is not a crewline checkpoint (format, entities, events)',
+    );
+  }
+  if (document.inputs === null || typeof document.inputs !== 'object') {
+    throw postgresError('invalid_argument', 'the checkpoint document has no encoded inputs object');
+  }
+  if (metadata.eventCount !== document.events.length) {
+    throw postgresError(
+      'invalid_argument',
+      `checkpoint metadata says ${metadata.eventCount} events but the document holds ${document.events.length}`,
+    );
+  }
+  if (checkpoint.lease !== undefined) {
+    checkLeaseToken(checkpoint.lease);
+    if (checkpoint.lease.lineageId !== metadata.lineageId) {
+      throw postgresError(
+        'invalid_argument',
+        `checkpoint "${metadata.id}" of run "${metadata.lineageId}" was written under the lease of run "${checkpoint.lease.lineageId}"; a lease fences its own run only`,
+      );
+    }
+  }
+}
+
+/** Thrown by the chunk sink when the reserved block of ids is used up. */
+class OutOfIds extends Error {}
+
+/** A head encoded for one write: its tree, and the chunks it adds. */
+interface EncodedHead {
+  node: EncodedNode;
+  root: number;
+  ids: number[];
+  bodies: string[];
+  refs: string[];
+  sizeBase: number;
+  metadataText: string | null;
+}
+
+function childNamed(node: EncodedNode, key: string): EncodedNode {
+  return node.children![node.keys!.indexOf(key)]!;
+}
+
+/** Encodes the head of `checkpoint` against `previous`, taking chunk ids from the handle's block. */
+function encodeHead(
+  handle: SchemaHandle,
+  checkpoint: CheckpointWrite,
+  previous: EncodedNode | undefined,
+): EncodedHead {
+  const { metadata, document } = checkpoint;
+  const ids: number[] = [];
+  const bodies: string[] = [];
+  const refs: string[] = [];
+  const store = (body: string): number => {
+    const id = handle.takeId();
+    if (id === undefined) throw new OutOfIds();
+    ids.push(id);
+    bodies.push(body);
+    refs.push(body.charAt(0) === 'n' ? `{${referencedChunks(body.slice(1)).join(',')}}` : '{}');
+    return id;
+  };
+  const encoder = new TreeEncoder(store);
+  const { node, body } = encoder.encodeRoot(
+    { inputs: document.inputs, entities: document.entities },
+    previous,
+  );
+  const root = store(`n${body}`);
+  const row = {
+    id: metadata.id,
+    created_at: metadata.createdAt,
+    lineage_id: metadata.lineageId,
+    parent_id: metadata.parentId,
+    branch: metadata.branch,
+    trigger: metadata.trigger,
+    entities: JSON.stringify(metadata.entities),
+    event_count: metadata.eventCount,
+  };
+  const canonical = canonicalMetadataText(row);
+  const metadataText = hasCanonicalShape(metadata) ? canonical : JSON.stringify(metadata);
+  // The document's size without its event lines; the write function adds those (it knows them).
+  const sizeBase = documentSize({
+    headerBytes: utf8Length(documentHeader(document.formatVersion, document.libraryVersion, metadataText)),
+    inputsBytes: childNamed(node, 'inputs').bytes,
+    entityBytes: childNamed(node, 'entities').children!.map(prettyBytes),
+    eventCount: document.events.length,
+    eventBytes: 0,
+  });
+  return {
+    node,
+    root,
+    ids,
+    bodies,
+    refs,
+    sizeBase,
+    metadataText: canonical === metadataText ? null : metadataText,
+  };
+}
+
+/** The head tree of a stored checkpoint, rebuilt from the database; undefined when it cannot be. */
+async function loadHead(
+  client: pg.PoolClient,
+  handle: SchemaHandle,
+  id: string,
+): Promise<EncodedNode | undefined> {
+  const { rows } = await client.query<{ id: string; body: string }>({
+    name: statementName(handle.sql.headTree),
+    text: handle.sql.headTree,
+    values: [id],
+  });
+  if (rows.length === 0) return undefined;
+  const bodies = new Map<number, string>();
+  for (const row of rows) bodies.set(Number(row.id), row.body);
+  const head = await client.query<{ head: string }>(
+    `SELECT head FROM ${handle.quoted}.checkpoints WHERE id = $1`,
+    [id],
+  );
+  if (head.rows.length === 0) return undefined;
+  const load = (chunkId: number) => {
+    const body = bodies.get(chunkId);
+    if (body === undefined) throw new Error(`chunk ${chunkId} is missing`);
+    return body;
+  };
+  try {
+    return seedHead(headBody(Number(head.rows[0]!.head), load), load);
+  } catch {
+    // A damaged parent only costs storage: the head is then written whole.
+    return undefined;
+  }
+}
+
+async function reserveBlocks(client: pg.PoolClient, handle: SchemaHandle, count: number): Promise<void> {
+  const { rows } = await client.query<{ block: string }>(handle.sql.reserveBlocks, [count]);
+  handle.addBlocks(rows.map((row) => Number(row.block)));
+}
+
+/**
+ * A checkpoint written again (a retried write whose first attempt did commit) is accepted when it
+ * is the same one; another checkpoint under a stored id is a conflict.
+ */
+async function existingCheckpoint(
+  client: pg.PoolClient,
+  handle: SchemaHandle,
+  checkpoint: CheckpointWrite,
+): Promise<StoredCheckpoint> {
+  const { metadata } = checkpoint;
+  const { rows } = await client.query<MetadataRow>(handle.sql.metadataById, [metadata.id]);
+  const existing = rows[0];
+  if (
+    existing !== undefined &&
+    existing.lineage_id === metadata.lineageId &&
+    existing.branch === metadata.branch &&
+    existing.parent_id === metadata.parentId &&
+    existing.event_count === metadata.eventCount &&
+    existing.created_at === metadata.createdAt
+  ) {
+    return storedFromRow(existing, handle.location);
+  }
+  throw postgresError(
+    'conflict',
+    `checkpoint id "${metadata.id}" already exists in ${handle.location} with other content; checkpoint ids must be unique`,
+  );
+}
+
+function detailOf(error: unknown): string {
+  const detail = (error as { detail?: unknown }).detail;
+  return typeof detail === 'string' ? detail : '';
+}
+
+/**
+ * Stores one checkpoint: encodes what changed since its parent's head (kept in memory, or rebuilt from
+ * the database), then makes the whole write one call of `crewline_write` — one round trip, one
+ * transaction — which checks the lease, places the events and inserts chunks, events and the row.
+ * The rare answers that need another attempt (a block of chunk ids used up, a parent that is gone, a
+ * parent that shares fewer events than assumed) are handled here.
+ */
+export async function writeCheckpoint(
+  client: pg.PoolClient,
+  handle: SchemaHandle,
+  checkpoint: CheckpointWrite,
+  maxCheckpointBytes: number,
+): Promise<StoredCheckpoint> {
+  const { metadata, document } = checkpoint;
+  const count = document.events.length;
+  const parentId = metadata.parentId;
+  let previous =
+    parentId === null
+      ? undefined
+      : (handle.cachedHead(parentId) ?? (await loadHead(client, handle, parentId)));
+  let eventsFrom = parentId === null ? 0 : Math.min(checkpoint.parentEventCount, count);
+  let encoded: EncodedHead | undefined;
+  for (let attempt = 0; attempt < 4; attempt += 1) {
+    // A head needing more ids than are left is encoded again with more blocks (twice as many each time).
+    for (let blocks = 1; encoded === undefined; blocks *= 2) {
+      try {
+        encoded = encodeHead(handle, checkpoint, previous);
+      } catch (error) {
+        if (!(error instanceof OutOfIds)) throw error;
+        await reserveBlocks(client, handle, blocks);
+      }
+    }
+    const events: string[] = [];
+    for (let index = eventsFrom; index < count; index += 1) events.push(checkpoint.eventText(index));
+    try {
+      const { rows } = await client.query<{ o_stream: string; o_size: string }>({
+        name: statementName(handle.sql.write),
+        text: handle.sql.write,
+        values: [
+          metadata.id,
+          metadata.createdAt,
+          metadata.lineageId,
+          parentId,
+          metadata.branch,
+          metadata.trigger,
+          JSON.stringify(metadata.entities),
+          metadata.eventCount,
+          document.formatVersion,
+          document.libraryVersion,
+          encoded.metadataText,
+          encoded.root,
+          encoded.ids,
+          encoded.bodies,
+          encoded.refs,
+          previous !== undefined,
+          checkpoint.parentEventCount,
+          eventsFrom,
+          events,
+          encoded.sizeBase,
+          maxCheckpointBytes,
+          checkpoint.lease?.owner ?? null,
+        ],
+      });
+      handle.rememberHead(metadata.id, encoded.node);
+      const sizeBytes = Number(rows[0]!.o_size);
+      const reference = `${handle.location}#${metadata.id}`;
+      return hasCanonicalShape(metadata)
+        ? {
+            id: metadata.id,
+            createdAt: metadata.createdAt,
+            lineageId: metadata.lineageId,
+            parentId: metadata.parentId,
+            branch: metadata.branch,
+            trigger: metadata.trigger,
+            entities: metadata.entities,
+            eventCount: metadata.eventCount,
+            reference,
+            sizeBytes,
+          }
+        : { ...metadata, reference, sizeBytes };
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === raised.needEvents) {
+        eventsFrom = Number(detailOf(error));
+        continue;
+      }
+      if (code === raised.parentMissing) {
+        // The parent was deleted (and its chunks collected) since its head was read: write it whole.
+        if (parentId !== null) handle.forgetHead(parentId);
+        previous = undefined;
+        encoded = undefined;
+        eventsFrom = 0;
+        continue;
+      }
+      if (code === raised.leaseLost) {
+        const state = JSON.parse(detailOf(error) || '{}') as LeaseState;
+        throw leaseLost(metadata.lineageId, state, `checkpoint "${metadata.id}" was not stored`);
+      }
+      if (code === raised.tooLarge) {
+        throw postgresError(
+          'too_large',
+          `checkpoint "${metadata.id}" is ${detailOf(error)} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes or store less per checkpoint`,
+        );
+      }
+      if (code === raised.damaged) {
+        throw postgresError(
+          'corrupt_checkpoint',
+          `the parent of checkpoint "${metadata.id}" in ${handle.location} is damaged (${(error as Error).message}); resume from another checkpoint`,
+          { cause: error },
+        );
+      }
+      if (code === '23505') return existingCheckpoint(client, handle, checkpoint);
+      throw error;
+    }
+  }
+  throw postgresError(
+    'write_failed',
+    `checkpoint "${metadata.id}" could not be placed in ${handle.location} after several attempts; try again`,
+  );
+}
