@@ -51,7 +51,7 @@ function readFailed(path: string, error: unknown) {
   if (errorCode(error) === 'ELOOP') {
     return jsonError(
       'invalid_name',
-      `checkpoint file "${path}" is a symbolic link; JsonProvider does not follow links`,
+      `checkpoint file "${path}" is a symbolic link, and JsonProvider never follows links; copy the file it leads to in its place, or give the real file's path`,
       {
         cause: error,
       },

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { parseDocumentText, validateDocument } from '@crewline/runtime-state';
+import { parseDocumentText, readDocument, validateDocument } from '@crewline/runtime-state';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseCheckpointFileName, parseTempFileName } from './file-names.js';
 import { JsonProvider } from './json-provider.js';
@@ -89,6 +89,8 @@ describe('crash safety', () => {
     const listed = await provider.list(location);
     expect(listed.length).toBe(checkpoints.length);
     for (const entry of listed) expect(entry.reference.endsWith('.json')).toBe(true);
+    // A kill between the rename and the id index entry (or inside it) never breaks a read by id.
+    for (const id of acknowledged) expect((await readDocument(provider, location, id)).metadata.id).toBe(id);
 
     // Leftover temp files of the killed writers are swept once they are stale.
     const stale = new Date(Date.now() - 2 * STALE_TEMP_FILE_AGE_MS);

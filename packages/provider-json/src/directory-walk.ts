@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { isValidBranchName } from '@crewline/runtime-state';
 import { describeError, errorCode, jsonError } from './errors.js';
 import { parseCheckpointFileName, parseTempFileName } from './file-names.js';
+import { symlinkError } from './paths.js';
 
 /** A checkpoint file found on disk, described by its path and name alone (nothing read yet). */
 export interface FoundCheckpoint {
@@ -18,7 +19,11 @@ export interface WalkResult {
   checkpoints: FoundCheckpoint[];
   /** Temp files of writers (finished, killed or in flight). */
   tempFiles: { path: string; pid: number }[];
-  /** Symbolic links met where a branch directory or checkpoint could be; never followed. */
+  /**
+   * Symbolic links met where the walk would have found a checkpoint file or a branch directory to
+   * visit, sorted; never followed. Other links (hidden names, names that are no checkpoint) are ignored
+   * like other files.
+   */
   links: string[];
 }
 
@@ -36,12 +41,15 @@ function classify(
   segments: readonly string[],
   entries: Dirent[],
   result: WalkResult,
+  recurse: boolean,
 ): string[] {
   const subdirectories: string[] = [];
   for (const entry of entries) {
     const path = join(directory, entry.name);
     if (entry.isSymbolicLink()) {
-      result.links.push(path);
+      const couldBeBranch = recurse && isValidBranchName(entry.name);
+      const couldBeCheckpoint = segments.length > 0 && parseCheckpointFileName(entry.name) !== undefined;
+      if (couldBeBranch || couldBeCheckpoint) result.links.push(path);
     } else if (entry.isDirectory()) {
       if (isValidBranchName(entry.name)) subdirectories.push(entry.name);
     } else if (entry.isFile()) {
@@ -57,6 +65,16 @@ function classify(
     }
   }
   return subdirectories;
+}
+
+/**
+ * The checkpoints a walk found, unless it met a link where a checkpoint or a branch could be: then
+ * the `symlinkError` naming it, as a write to that branch would throw.
+ */
+export function refuseLinks(root: string, walked: WalkResult): FoundCheckpoint[] {
+  const link = walked.links[0];
+  if (link !== undefined) throw symlinkError(root, link);
+  return walked.checkpoints;
 }
 
 function listFailed(directory: string, error: unknown) {
@@ -86,7 +104,7 @@ export async function walkLocation(
       if (errorCode(error) === 'ENOENT' || (errorCode(error) === 'ENOTDIR' && segments.length > 0)) return;
       throw listFailed(directory, error);
     }
-    const subdirectories = classify(directory, segments, entries, result);
+    const subdirectories = classify(directory, segments, entries, result, recurse);
     if (recurse) {
       for (const name of subdirectories) await visit(join(directory, name), [...segments, name], true);
     }
@@ -94,6 +112,7 @@ export async function walkLocation(
   if (start) await visit(start.directory, start.branch.split('/'), false);
   else await visit(root, [], true);
   result.checkpoints.sort(compareIds);
+  result.links.sort();
   return result;
 }
 
@@ -108,11 +127,12 @@ export function walkLocationSync(root: string, start?: { directory: string; bran
       if (errorCode(error) === 'ENOENT' || (errorCode(error) === 'ENOTDIR' && segments.length > 0)) return;
       throw listFailed(directory, error);
     }
-    const subdirectories = classify(directory, segments, entries, result);
+    const subdirectories = classify(directory, segments, entries, result, recurse);
     if (recurse) for (const name of subdirectories) visit(join(directory, name), [...segments, name], true);
   };
   if (start) visit(start.directory, start.branch.split('/'), false);
   else visit(root, [], true);
   result.checkpoints.sort(compareIds);
+  result.links.sort();
   return result;
 }

@@ -55,6 +55,15 @@ describe('JsonProvider file references', () => {
     expect(listings.count).toBe(0);
   });
 
+  it('resolves and reads a file of a location written without the id index, still without listing it', async () => {
+    rmSync(join(location, '.ids'), { recursive: true, force: true });
+    const target = written[20]!;
+    listings.count = 0;
+    const loaded = await loadCheckpoint(target.reference, catalog());
+    expect(loaded.document.metadata.id).toBe(target.id);
+    expect(listings.count).toBe(0);
+  });
+
   it('reads a renamed copy by its path, in the location or anywhere else, as a standalone checkpoint', async () => {
     const target = written[3]!;
     const elsewhere = join(directory, 'saved');

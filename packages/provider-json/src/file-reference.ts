@@ -5,7 +5,7 @@ import type { CheckpointMetadata, StoredCheckpoint } from '@crewline/runtime-sta
 import { readHead, readHeadSync, readMetadata, readMetadataSync } from './checkpoint-file.js';
 import { describeError, errorCode, jsonError } from './errors.js';
 import { parseCheckpointFileName } from './file-names.js';
-import { notADirectory, rootFromBranchDirectory } from './paths.js';
+import { existingBranchDirectorySync, notADirectory, rootFromBranchDirectory } from './paths.js';
 
 /**
  * A checkpoint file given as a reference. The name decides what it means:
@@ -60,6 +60,9 @@ export function parseFileReference(path: string, maxBytes: number): FileReferenc
   const { metadata, size } = readMetadataSync(path, maxBytes);
   if (named && named.id !== metadata.id) throw nameMismatch(path, named.id, metadata.id);
   const home = named ? homeOf(dirname(path), metadata.branch) : undefined;
+  // A file reached through a linked branch directory is refused here, as a write to that branch
+  // would be: resumed into the location, the run could not write a single checkpoint.
+  if (home !== undefined) existingBranchDirectorySync(home, metadata.branch);
   return { path, checkpoint: storedFile(metadata, path, size), home };
 }
 
@@ -91,7 +94,8 @@ export async function standaloneCheckpoint(
 /**
  * When `directory` holds checkpoint files directly it is a branch directory: the location is found
  * by stripping the branch (read from its newest file) and the reference means that branch's latest.
- * Files that cannot be used are handed to `reportUnreadable` and the next newest is tried.
+ * Files that cannot be used are handed to `reportUnreadable` and the next newest is tried. A branch
+ * directory reached through a link is refused (see `symlinkError`).
  */
 export function branchDirectoryReference(
   directory: string,
@@ -110,13 +114,18 @@ export function branchDirectoryReference(
     .sort((a, b) => (a.parsed!.id < b.parsed!.id ? 1 : a.parsed!.id > b.parsed!.id ? -1 : 0));
   for (const entry of newest) {
     const path = join(directory, entry.name);
+    let found: { location: string; branch: string; id: string };
     try {
       const { metadata } = readMetadataSync(path, maxBytes);
       if (metadata.id !== entry.parsed!.id) throw nameMismatch(path, entry.parsed!.id, metadata.id);
-      return { location: rootFromBranchDirectory(directory, metadata.branch, path), id: metadata.id };
+      const location = rootFromBranchDirectory(directory, metadata.branch, path);
+      found = { location, branch: metadata.branch, id: metadata.id };
     } catch (error) {
       reportUnreadable(path, error);
+      continue;
     }
+    existingBranchDirectorySync(found.location, found.branch);
+    return { location: found.location, id: found.id };
   }
   return undefined;
 }

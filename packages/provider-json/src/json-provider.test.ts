@@ -204,7 +204,9 @@ describe('JsonProvider on disk', () => {
     expect(existsSync(join(location, 'fork', 'a'))).toBe(false);
     expect(readdirSync(join(location, 'fork'))).toEqual(['c']);
     await provider.delete(location, other.id);
-    expect(readdirSync(location)).toEqual([]);
+    // What remains is the id index directory, now empty (see id-index.ts).
+    expect(readdirSync(location)).toEqual(['.ids']);
+    expect(readdirSync(join(location, '.ids'))).toEqual([]);
     expect(existsSync(location)).toBe(true);
   });
 

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { CrewlineError, logger } from '@crewline/events';
 import {
@@ -17,15 +17,9 @@ import {
 } from '@crewline/runtime-state';
 import { writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
 import { assertMatchesName, idInText, readFlags, readMetadata, tooLargeFile } from './checkpoint-file.js';
-import { type FoundCheckpoint, walkLocation } from './directory-walk.js';
+import { type FoundCheckpoint, refuseLinks, type WalkResult, walkLocation } from './directory-walk.js';
 import { component, describeError, errorCode, jsonError } from './errors.js';
-import {
-  assertCheckpointId,
-  checkpointFileName,
-  fileNameProblem,
-  parseCheckpointFileName,
-  tempFileName,
-} from './file-names.js';
+import { assertCheckpointId, checkpointFileName, fileNameProblem, tempFileName } from './file-names.js';
 import {
   branchDirectoryReference,
   nameMismatch,
@@ -33,6 +27,13 @@ import {
   standaloneCheckpoint,
   storedFile,
 } from './file-reference.js';
+import {
+  findInIdIndex,
+  type IdIndexEntry,
+  removeIdIndexEntry,
+  writeIdIndexEntry,
+  writeIdIndexEntrySync,
+} from './id-index.js';
 import { mapLimited } from './map-limited.js';
 import {
   type JsonProviderOptions,
@@ -55,13 +56,6 @@ import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
 /** Files whose heads are read at once while listing (keeps file handles bounded for big locations). */
 const listConcurrency = 16;
 
-/** File references remembered for the read that follows them. */
-const pinnedReferences = 64;
-
-function pinKey(root: string, id: string): string {
-  return `${root}\u0000${id}`;
-}
-
 interface WritePlan {
   metadata: CheckpointMetadata;
   fileName: string;
@@ -82,8 +76,8 @@ export class JsonProvider implements CheckpointProvider {
   readonly options: Readonly<ResolvedJsonProviderOptions>;
   /** Unreadable files already logged, so a listing repeated every second does not flood the log. */
   readonly #reported = new Set<string>();
-  /** Files that references named, by location and id: reading one of them walks no directory. */
-  readonly #pinned = new Map<string, string>();
+  /** Locations whose id index could not be written, already logged (one warning, not one per write). */
+  readonly #indexFailures = new Set<string>();
 
   constructor(options?: JsonProviderOptions) {
     this.options = Object.freeze(parseJsonProviderOptions(options));
@@ -102,7 +96,9 @@ export class JsonProvider implements CheckpointProvider {
    * branch directory belongs to that location; any other file (a renamed copy, a file copied out of
    * its location) is a standalone checkpoint, its own read-only location. A checkpoint-shaped file
    * name must name the checkpoint the file holds (`corrupt_checkpoint` otherwise). The returned
-   * `checkpoint` lets the core resolve the reference without listing the location.
+   * `checkpoint` lets the core resolve the reference without listing the location, and the file is
+   * recorded in the location's id index (when it is writable) so the read that follows opens it by
+   * name. A file or branch directory reached through a symbolic link inside its location is refused.
    */
   parseReference(
     reference: string,
@@ -130,7 +126,7 @@ export class JsonProvider implements CheckpointProvider {
     if (!file) return undefined;
     const { id } = file.checkpoint;
     if (file.home === undefined) return { location: path, id, checkpoint: file.checkpoint };
-    this.#pin(file.home, id, path);
+    this.#recordSync(file.home, { id, branch: file.checkpoint.branch, fileName: basename(path) }, false);
     return { location: file.home, id, checkpoint: file.checkpoint };
   }
 
@@ -151,6 +147,7 @@ export class JsonProvider implements CheckpointProvider {
           mode: this.options.fileMode,
           createdDirectories: created,
         });
+        this.#recordSync(root, indexEntryOf(plan), true);
         return storedFile(plan.metadata, join(directory, plan.fileName), plan.bytes.length);
       } catch (error) {
         if (attempt === 0 && branchDirectoryVanished(error)) continue;
@@ -176,6 +173,7 @@ export class JsonProvider implements CheckpointProvider {
           mode: this.options.fileMode,
           createdDirectories: created,
         });
+        await this.#record(root, indexEntryOf(plan), true);
         return storedFile(plan.metadata, join(directory, plan.fileName), plan.bytes.length);
       } catch (error) {
         // A concurrent prune may remove a branch directory it emptied between mkdir and open.
@@ -226,7 +224,7 @@ export class JsonProvider implements CheckpointProvider {
     const root = resolveRoot(location);
     const standalone = await this.#standalone(root, query);
     if (standalone !== undefined) return standalone;
-    const found = await this.#walk(root, query.branch);
+    const found = refuseLinks(root, await this.#walk(root, query.branch));
     const described = await mapLimited(found, listConcurrency, (entry) => this.#describe(entry));
     return described.filter(
       (entry): entry is StoredCheckpoint =>
@@ -238,7 +236,7 @@ export class JsonProvider implements CheckpointProvider {
     const root = resolveRoot(location);
     const standalone = await this.#standalone(root, query);
     if (standalone !== undefined) return standalone[0];
-    const found = await this.#walk(root, query.branch);
+    const found = refuseLinks(root, await this.#walk(root, query.branch));
     // Newest first, reading heads only until one matches: the latest of 10,000 reads one file.
     for (let index = found.length - 1; index >= 0; index -= 1) {
       const entry = await this.#describe(found[index]!);
@@ -266,10 +264,11 @@ export class JsonProvider implements CheckpointProvider {
   async delete(location: string, id: string): Promise<boolean> {
     const root = resolveRoot(location);
     assertCheckpointId(id);
-    const found = await this.#find(root, id);
+    const found = await this.#locate(root, id);
     if (!found) return false;
     // The directory sync comes after the empty directories are gone, on the one that remains.
     const removed = await removeFile(found.path);
+    await removeIdIndexEntry(root, id);
     await removeEmptyDirectories(root, found.branch, this.options.fsync);
     return removed;
   }
@@ -293,43 +292,72 @@ export class JsonProvider implements CheckpointProvider {
   }
 
   /** Checkpoint files of the location (or of one branch), oldest first. Missing location: none. */
-  async #walk(root: string, branch: string | undefined): Promise<FoundCheckpoint[]> {
+  async #walk(root: string, branch: string | undefined): Promise<WalkResult> {
+    const nothing: WalkResult = { checkpoints: [], tempFiles: [], links: [] };
     if (branch !== undefined) branchDirectory(root, branch);
-    if (!(await locationExists(root))) return [];
+    if (!(await locationExists(root))) return nothing;
     await sweepTempFilesOnce(root);
-    if (branch === undefined) return (await walkLocation(root)).checkpoints;
+    if (branch === undefined) return walkLocation(root);
     const directory = await existingBranchDirectory(root, branch);
-    return directory === undefined ? [] : (await walkLocation(root, { directory, branch })).checkpoints;
-  }
-
-  async #find(root: string, id: string): Promise<FoundCheckpoint | undefined> {
-    return (await this.#walk(root, undefined)).find((entry) => entry.id === id);
+    return directory === undefined ? nothing : walkLocation(root, { directory, branch });
   }
 
   /**
-   * The file of checkpoint `id`: the location itself when it is a standalone checkpoint file, the
-   * file a reference named (remembered by `parseReference`, so reading it lists nothing), else the
-   * one found by walking the location's directories.
+   * The file of checkpoint `id` in a location directory: where its id index entry says (a constant
+   * number of file system calls, however many checkpoints the location holds), else found by walking
+   * the location, after which the entry is written again. Throws `symlinkError` when the way to it
+   * is a link, or when it is not found and the location holds links (it may be behind one).
    */
-  async #pathOf(root: string, id: string): Promise<string | undefined> {
-    if (await this.#standalone(root, {})) return root;
-    const pinned = this.#pinned.get(pinKey(root, id));
-    if (pinned !== undefined && parseCheckpointFileName(basename(pinned))?.id === id) {
-      try {
-        if ((await stat(pinned)).isFile()) return pinned;
-      } catch {
-        this.#pinned.delete(pinKey(root, id));
-      }
+  async #locate(root: string, id: string): Promise<FoundCheckpoint | undefined> {
+    const indexed = await findInIdIndex(root, id);
+    if (indexed !== undefined) return indexed;
+    const walked = await this.#walk(root, undefined);
+    const found = walked.checkpoints.find((checkpoint) => checkpoint.id === id);
+    if (found !== undefined) {
+      await this.#record(root, { id, branch: found.branch, fileName: basename(found.path) }, false);
+      return found;
     }
-    return (await this.#find(root, id))?.path;
+    await removeIdIndexEntry(root, id);
+    refuseLinks(root, walked);
+    return undefined;
   }
 
-  /** Remembers the file a reference named, for the read that usually follows (bounded). */
-  #pin(root: string, id: string, path: string): void {
-    const key = pinKey(root, id);
-    this.#pinned.delete(key);
-    this.#pinned.set(key, path);
-    if (this.#pinned.size > pinnedReferences) this.#pinned.delete(this.#pinned.keys().next().value!);
+  /** The file of checkpoint `id`: the location itself when it is a standalone checkpoint file. */
+  async #pathOf(root: string, id: string): Promise<string | undefined> {
+    if (await this.#standalone(root, {})) return root;
+    return (await this.#locate(root, id))?.path;
+  }
+
+  /**
+   * Writes an id index entry; never fails the operation, since reads work without it (they scan).
+   * After a write, a failure is logged once per location; a read that repairs an entry stays quiet,
+   * since the location may be read-only on purpose (a backup).
+   */
+  async #record(root: string, entry: IdIndexEntry, afterWrite: boolean): Promise<void> {
+    try {
+      await writeIdIndexEntry(root, entry, this.options);
+    } catch (error) {
+      if (afterWrite) this.#reportIndexFailure(root, error);
+    }
+  }
+
+  /** Sync {@link #record}. */
+  #recordSync(root: string, entry: IdIndexEntry, afterWrite: boolean): void {
+    try {
+      writeIdIndexEntrySync(root, entry, this.options);
+    } catch (error) {
+      if (afterWrite) this.#reportIndexFailure(root, error);
+    }
+  }
+
+  #reportIndexFailure(root: string, error: unknown): void {
+    if (this.#indexFailures.has(root)) return;
+    this.#indexFailures.add(root);
+    logger.warn(
+      component,
+      `could not write the id index of ${root} (${describeError(error)}); checkpoints are stored, but reading one by id scans the location until the index can be written`,
+      error,
+    );
   }
 
   /** The listing of a standalone checkpoint file location (filtered by `query`); undefined for a directory. */
@@ -368,6 +396,10 @@ export class JsonProvider implements CheckpointProvider {
     this.#reported.add(path);
     logger.warn(component, `skipping unreadable checkpoint file ${path}`, error);
   }
+}
+
+function indexEntryOf(plan: WritePlan): IdIndexEntry {
+  return { id: plan.metadata.id, branch: plan.metadata.branch, fileName: plan.fileName };
 }
 
 function isDirectory(path: string): boolean {

@@ -1,7 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
+import { loadCheckpoint } from '@crewline/runtime-state';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonProvider } from './json-provider.js';
 import { assertInside, branchDirectory } from './paths.js';
@@ -46,18 +56,84 @@ describe('paths never leave the location', () => {
     await expect(provider.list(location, { branch: 'evil' })).rejects.toMatchObject({ code: 'invalid_name' });
   });
 
-  it('never lists or reads checkpoints reached through links', async () => {
+  /** The typed error of a link inside the location: it names the link and says how to fix it. */
+  const linkRefused = (link: string) => ({
+    code: 'invalid_name',
+    message: expect.stringContaining(
+      `[provider-json] "${link}" inside the location "${location}" is a symbolic link`,
+    ),
+  });
+
+  it('refuses a checkpoint reached through a linked branch directory, for reads and writes alike', async () => {
     const provider = new JsonProvider();
-    // A real checkpoint outside, made visible inside through a directory link and a file link.
+    // A real checkpoint elsewhere, made to look like the location's "main" branch through a link.
     const foreign = await provider.write(outside, buildCheckpointWrite({ metadata: { branch: 'main' } }));
-    symlinkSync(join(outside, 'main'), join(location, 'linked'), 'dir');
+    const link = join(location, 'main');
+    symlinkSync(join(outside, 'main'), link, 'dir');
+    const file = join(link, basename(foreign.reference));
+    const refused = linkRefused(link);
+
+    expect(() => provider.parseReference(file)).toThrow(expect.objectContaining(refused));
+    expect(() => provider.parseReference(file)).toThrow(
+      /copy the files it leads to into the location, or point the location at the real directory/,
+    );
+    expect(() => provider.parseReference(link)).toThrow(expect.objectContaining(refused));
+    expect(() => provider.parseReference(`${link}#${foreign.id}`)).toThrow(expect.objectContaining(refused));
+    await expect(loadCheckpoint(file, { json: () => provider })).rejects.toMatchObject(refused);
+    await expect(provider.read(location, foreign.id)).rejects.toMatchObject(refused);
+    await expect(provider.list(location)).rejects.toMatchObject(refused);
+    await expect(provider.list(location, { branch: 'main' })).rejects.toMatchObject(refused);
+    await expect(provider.latest(location)).rejects.toMatchObject(refused);
+    await expect(provider.write(location, buildCheckpointWrite())).rejects.toMatchObject(refused);
+    expect(() => provider.writeSync(location, buildCheckpointWrite())).toThrow(
+      expect.objectContaining(refused),
+    );
+    expect(readdirSync(join(outside, 'main'))).toEqual([basename(foreign.reference)]);
+  });
+
+  it('refuses a branch directory that became a link after its checkpoints were written', async () => {
+    const provider = new JsonProvider();
+    const own = await provider.write(location, buildCheckpointWrite({ metadata: { branch: 'fork/a' } }));
+    renameSync(join(location, 'fork', 'a'), join(outside, 'a'));
+    symlinkSync(join(outside, 'a'), join(location, 'fork', 'a'), 'dir');
+    const refused = linkRefused(join(location, 'fork', 'a'));
+    await expect(provider.read(location, own.id)).rejects.toMatchObject(refused);
+    await expect(new JsonProvider().read(location, own.id)).rejects.toMatchObject(refused);
+    expect(() => provider.parseReference(join(location, 'fork', 'a', basename(own.reference)))).toThrow(
+      expect.objectContaining(refused),
+    );
+    await expect(provider.delete(location, own.id)).rejects.toMatchObject(refused);
+  });
+
+  it('refuses a checkpoint file that is a link', async () => {
+    const provider = new JsonProvider();
+    const foreign = await provider.write(outside, buildCheckpointWrite());
     mkdirSync(join(location, 'main'));
-    const fileLink = join(location, 'main', `${foreign.id.slice(0, -1)}0_p-none.json`);
+    const fileLink = join(location, 'main', basename(foreign.reference));
     symlinkSync(foreign.reference, fileLink);
-    expect(await provider.list(location)).toEqual([]);
-    await expect(provider.read(location, foreign.id)).rejects.toMatchObject({ code: 'not_found' });
-    const own = await provider.write(location, buildCheckpointWrite());
-    expect((await provider.list(location)).map((entry) => entry.id)).toEqual([own.id]);
+    await expect(provider.read(location, foreign.id)).rejects.toMatchObject(linkRefused(fileLink));
+    await expect(provider.list(location)).rejects.toMatchObject(linkRefused(fileLink));
+  });
+
+  it('accepts a location that is itself a link: links are refused only inside it', async () => {
+    const provider = new JsonProvider();
+    const linkedLocation = join(sandbox, 'linked-location');
+    symlinkSync(location, linkedLocation, 'dir');
+    const stored = await provider.write(
+      linkedLocation,
+      buildCheckpointWrite({ metadata: { branch: 'fork/x' } }),
+    );
+    expect(stored.reference).toBe(join(linkedLocation, 'fork', 'x', basename(stored.reference)));
+    expect(provider.parseReference(stored.reference)).toMatchObject({
+      location: linkedLocation,
+      id: stored.id,
+    });
+    expect(provider.parseReference(join(location, 'fork', 'x'))).toEqual({ location, id: stored.id });
+    for (const spelling of [linkedLocation, location]) {
+      expect((await provider.list(spelling)).map((entry) => entry.id)).toEqual([stored.id]);
+      expect((await new JsonProvider().read(spelling, stored.id)).constructor).toBe(Object);
+    }
+    expect((await loadCheckpoint(stored.reference, { json: () => provider })).location).toBe(linkedLocation);
   });
 
   it('refuses a branch whose directory position is taken by a file', async () => {

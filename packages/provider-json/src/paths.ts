@@ -85,10 +85,16 @@ export function assertInside(root: string, path: string, what: string): void {
   }
 }
 
-function symlinkError(root: string, path: string) {
+/**
+ * The one error for a symbolic link met inside a location, whatever meets it (a write, a read, a
+ * listing or a reference): a link could lead a branch outside the location, and a checkpoint read
+ * through one would be resumed into a location that then refuses every write. The location itself
+ * may be a link; only what is inside it is checked.
+ */
+export function symlinkError(root: string, path: string) {
   return jsonError(
     'invalid_name',
-    `"${path}" inside the location "${root}" is a symbolic link; JsonProvider never follows links in a location (a branch could point outside it); replace it with a directory`,
+    `"${path}" inside the location "${root}" is a symbolic link, and JsonProvider never follows links inside a location; copy the files it leads to into the location, or point the location at the real directory (the location itself may be a link)`,
   );
 }
 

@@ -1,0 +1,170 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
+import type { StoredCheckpoint } from '@crewline/runtime-state';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { JsonProvider } from './json-provider.js';
+
+// Counts directory listings: a read by id must open the checkpoint's file by name, never list the
+// directories around it (a scan costs time in proportion to the checkpoints the location holds).
+const listings = vi.hoisted(() => ({ count: 0 }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const original = await importOriginal<typeof import('node:fs/promises')>();
+  const count =
+    <F extends (...args: never[]) => unknown>(call: F) =>
+    (...args: Parameters<F>) => {
+      listings.count += 1;
+      return call(...args);
+    };
+  return { ...original, readdir: count(original.readdir), opendir: count(original.opendir) };
+});
+vi.mock('node:fs', async (importOriginal) => {
+  const original = await importOriginal<typeof import('node:fs')>();
+  const count =
+    <F extends (...args: never[]) => unknown>(call: F) =>
+    (...args: Parameters<F>) => {
+      listings.count += 1;
+      return call(...args);
+    };
+  return {
+    ...original,
+    readdirSync: count(original.readdirSync),
+    opendirSync: count(original.opendirSync),
+  };
+});
+
+const branches = ['main', 'fork/a', 'fork/a/b', 'other'];
+
+describe('JsonProvider reads a checkpoint by its id alone', () => {
+  let sandbox: string;
+  let location: string;
+  let written: StoredCheckpoint[];
+
+  beforeEach(async () => {
+    sandbox = mkdtempSync(join(tmpdir(), 'crewline-json-ids-'));
+    location = join(sandbox, 'checkpoints');
+    const writer = new JsonProvider({ fsync: false });
+    written = [];
+    for (let index = 0; index < 40; index += 1) {
+      const write = buildCheckpointWrite({ metadata: { branch: branches[index % branches.length]! } });
+      written.push(index % 2 === 0 ? writer.writeSync(location, write) : await writer.write(location, write));
+    }
+  });
+  afterEach(() => rmSync(sandbox, { recursive: true, force: true }));
+
+  it('reads any checkpoint without listing a directory, however many the location holds', async () => {
+    // A fresh provider: nothing remembered from the writes.
+    const provider = new JsonProvider();
+    listings.count = 0;
+    for (const stored of written) {
+      const { text } = (await provider.read(location, stored.id)) as { text: string };
+      expect(text).toBe(readFileSync(stored.reference, 'utf8'));
+    }
+    expect(listings.count).toBe(0);
+  });
+
+  it('keeps the id index beside the branches: .ids/<id> holds the file path relative to the location', async () => {
+    const nested = written[2]!;
+    expect(nested.branch).toBe('fork/a/b');
+    expect(readFileSync(join(location, '.ids', nested.id), 'utf8')).toBe(
+      `fork/a/b/${basename(nested.reference)}`,
+    );
+    expect(readdirSync(join(location, '.ids')).sort()).toEqual(written.map((entry) => entry.id).sort());
+  });
+
+  it('lists exactly the checkpoints of the branches: the index is no branch', async () => {
+    const provider = new JsonProvider();
+    const listed = await provider.list(location);
+    expect(listed.map((entry) => entry.id)).toEqual(written.map((entry) => entry.id).sort());
+    expect(new Set(listed.map((entry) => entry.branch))).toEqual(new Set(branches));
+    expect((await provider.latest(location))?.id).toBe(listed.at(-1)!.id);
+  });
+
+  it('reads a location written without the index by scanning once, then fills the entry', async () => {
+    rmSync(join(location, '.ids'), { recursive: true });
+    const provider = new JsonProvider();
+    const target = written[7]!;
+    listings.count = 0;
+    await provider.read(location, target.id);
+    expect(listings.count).toBeGreaterThan(0);
+    expect(readFileSync(join(location, '.ids', target.id), 'utf8')).toBe(
+      `${target.branch}/${basename(target.reference)}`,
+    );
+    listings.count = 0;
+    await new JsonProvider().read(location, target.id);
+    expect(listings.count).toBe(0);
+  });
+
+  it('falls back to the scan for a damaged, stale or planted entry, and repairs it', async () => {
+    const provider = new JsonProvider();
+    const target = written[5]!;
+    const entry = join(location, '.ids', target.id);
+    const expected = `${target.branch}/${basename(target.reference)}`;
+    const other = written[6]!;
+    // A checkpoint outside the location, and entries trying to lead there or to another checkpoint.
+    const outside = await new JsonProvider().write(join(sandbox, 'outside'), buildCheckpointWrite());
+    for (const planted of [
+      '',
+      'not a path',
+      `main/${target.id}_p-none.json`,
+      `${other.branch}/${basename(other.reference)}`,
+      `../outside/main/${basename(outside.reference)}`,
+      `/${outside.reference}`,
+      'x'.repeat(100_000),
+    ]) {
+      writeFileSync(entry, planted);
+      const { text } = (await provider.read(location, target.id)) as { text: string };
+      expect(text, planted.slice(0, 80)).toBe(readFileSync(target.reference, 'utf8'));
+      expect(readFileSync(entry, 'utf8')).toBe(expected);
+    }
+    // An entry that is a link is not followed (and never written through).
+    rmSync(entry);
+    symlinkSync(outside.reference, entry);
+    await provider.read(location, target.id);
+    await provider.write(location, buildCheckpointWrite({ metadata: { id: target.id } }));
+    expect(readFileSync(outside.reference, 'utf8').startsWith('{"format"')).toBe(true);
+  });
+
+  it('a read of a removed checkpoint is not_found, and its stale entry goes', async () => {
+    const provider = new JsonProvider();
+    const target = written[3]!;
+    rmSync(target.reference);
+    await expect(provider.read(location, target.id)).rejects.toMatchObject({ code: 'not_found' });
+    expect(existsSync(join(location, '.ids', target.id))).toBe(false);
+  });
+
+  it('delete finds the file by its id and removes the entry with it', async () => {
+    const provider = new JsonProvider();
+    const target = written[9]!;
+    listings.count = 0;
+    expect(await provider.delete(location, target.id)).toBe(true);
+    expect(listings.count).toBe(0);
+    expect(existsSync(target.reference)).toBe(false);
+    expect(existsSync(join(location, '.ids', target.id))).toBe(false);
+    await expect(provider.read(location, target.id)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await provider.delete(location, target.id)).toBe(false);
+  });
+
+  it('never writes through an index directory that is a link', async () => {
+    const outside = join(sandbox, 'elsewhere');
+    mkdirSync(outside);
+    rmSync(join(location, '.ids'), { recursive: true });
+    symlinkSync(outside, join(location, '.ids'), 'dir');
+    const provider = new JsonProvider();
+    const stored = await provider.write(location, buildCheckpointWrite());
+    provider.writeSync(location, buildCheckpointWrite());
+    expect(readdirSync(outside)).toEqual([]);
+    const { text } = (await provider.read(location, stored.id)) as { text: string };
+    expect(text).toBe(readFileSync(stored.reference, 'utf8'));
+  });
+});
