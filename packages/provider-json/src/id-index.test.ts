@@ -155,6 +155,25 @@ describe('JsonProvider reads a checkpoint by its id alone', () => {
     expect(await provider.delete(location, target.id)).toBe(false);
   });
 
+  it('prune removes the index entries of the checkpoints it removed, and only those', async () => {
+    const provider = new JsonProvider({ fsync: false });
+    const run: StoredCheckpoint[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      const parentId: string | null = run.at(-1)?.id ?? null;
+      run.push(
+        await provider.write(
+          location,
+          buildCheckpointWrite({ metadata: { lineageId: 'pruned-run', parentId } }),
+        ),
+      );
+    }
+    const { removed } = await provider.prune(location, { keep: 1, lineageId: 'pruned-run' });
+    expect(removed.map((entry) => entry.id)).toEqual(run.slice(0, 3).map((entry) => entry.id));
+    for (const entry of run.slice(0, 3)) expect(existsSync(join(location, '.ids', entry.id))).toBe(false);
+    expect(existsSync(join(location, '.ids', run[3]!.id))).toBe(true);
+    expect(existsSync(join(location, '.ids', written[0]!.id))).toBe(true);
+  });
+
   it('never writes through an index directory that is a link', async () => {
     const outside = join(sandbox, 'elsewhere');
     mkdirSync(outside);

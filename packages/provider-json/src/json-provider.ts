@@ -253,11 +253,13 @@ export class JsonProvider implements CheckpointProvider {
     // The whole location, not just the branch: fork points are found across runs and branches.
     const removed = planPrune(await this.list(root), options);
     // A prune always leaves each run its newest checkpoint, so it never empties a directory.
-    if (!options.dryRun)
+    if (!options.dryRun) {
       await removeFiles(
         removed.map((entry) => entry.reference),
         this.options.fsync,
       );
+      for (const entry of removed) await removeIdIndexEntry(root, entry.id);
+    }
     return { removed, dryRun: options.dryRun ?? false };
   }
 

@@ -46,8 +46,9 @@ export function readCheckpoint(file: string): CheckpointDocument {
 /** Every file under `location` (checkpoints, temp files, anything). */
 export function allFiles(location: string): string[] {
   try {
-    return (readdirSync(location, { recursive: true }) as string[]).filter((entry) =>
-      statSync(join(location, entry)).isFile(),
+    // `.ids/` is JsonProvider's id index, not checkpoints.
+    return (readdirSync(location, { recursive: true }) as string[]).filter(
+      (entry) => !entry.startsWith('.ids') && statSync(join(location, entry)).isFile(),
     );
   } catch {
     return [];
