@@ -74,6 +74,7 @@ export {
 } from './reference.js';
 export {
   type CheckpointableEntity,
+  type HeldLease,
   type Lineage,
   RuntimeState,
   type RuntimeStateOptions,

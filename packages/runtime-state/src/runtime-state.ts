@@ -7,6 +7,7 @@ import {
   CheckpointForkStartedEvent,
   CheckpointPrunedEvent,
   CheckpointStartedEvent,
+  CrewlineError,
   checkpointLifecycleEventTypes,
   eventBus as defaultBus,
   type EventBus,
@@ -30,7 +31,7 @@ import {
   newForkBranchName,
   newLineageId,
 } from './ids.js';
-import type { CheckpointProvider, StoredCheckpoint } from './provider.js';
+import type { CheckpointProvider, LeaseToken, StoredCheckpoint } from './provider.js';
 import { redactSecrets } from './redaction.js';
 import { decodeValue, encodeValue, toJsonSafe } from './value-codec.js';
 
@@ -76,6 +77,20 @@ export interface RuntimeStateOptions {
   events?: EventRecord[];
 }
 
+/**
+ * The lease a run holds on its lineage head in one store. Writes to that provider and location
+ * carry the token, so the store refuses them once the lease is lost; writes elsewhere (a manual
+ * `state.checkpoint('./copy')`) do not.
+ */
+export interface HeldLease {
+  provider: CheckpointProvider;
+  /** The resolved location (as `provider.resolveLocation` returns it). */
+  location: string;
+  token: LeaseToken;
+  /** Called when a write under the lease was refused with `conflict`: the lease is lost. */
+  onLost?: (error: unknown) => void;
+}
+
 export interface WriteOptions {
   provider?: CheckpointProvider;
   location?: string;
@@ -103,6 +118,8 @@ export class RuntimeState implements RunState {
   provider: CheckpointProvider | undefined;
   location: string;
   readonly #providerFor: ((location: string) => CheckpointProvider | undefined) | undefined;
+  /** The lease on this run's lineage head, when its store fences heads (see {@link HeldLease}). */
+  lease: HeldLease | undefined;
   readonly #bus: EventBus;
   readonly #eventTexts: (string | undefined)[] = [];
   readonly #eventBytes: (Buffer | undefined)[] = [];
@@ -211,6 +228,11 @@ export class RuntimeState implements RunState {
       parentEventCount: this.#parentEventCount,
       eventTexts: this.#eventTexts,
       eventBytes: this.#eventBytes,
+      ...(this.lease !== undefined &&
+      this.lease.provider === provider &&
+      this.lease.location === resolvedLocation
+        ? { lease: this.lease.token }
+        : {}),
     });
     const previous = {
       checkpointId: this.lineage.checkpointId,
@@ -248,6 +270,7 @@ export class RuntimeState implements RunState {
       return stored;
     };
     const fail = (error: unknown): never => {
+      if (write.lease !== undefined && CrewlineError.hasCode(error, 'conflict')) this.lease?.onLost?.(error);
       if (this.lineage.checkpointId === metadata.id) {
         this.lineage.checkpointId = previous.checkpointId;
         this.lineage.parentId = previous.parentId;
@@ -353,6 +376,8 @@ export class RuntimeState implements RunState {
     );
     this.lineage.branch = next;
     this.lineage.lineageId = newLineageId();
+    // A lease fences the lineage it was granted for; the new lineage needs a claim of its own.
+    this.lease = undefined;
     this.#bus.emit(
       this,
       new CheckpointForkCompletedEvent({ branch: next, parentBranch, parentCheckpointId }),

@@ -53,7 +53,20 @@ export async function runAgentWork(work: AgentWork): Promise<AgentLoopResult> {
     ...(work.outputSchema ? { outputSchema: work.outputSchema } : {}),
     emit: (source, event) => run.emit(source, event),
     context: work.context,
-    ...(work.abortSignal ? { abortSignal: work.abortSignal } : {}),
+    ...abortSignalOf(work.abortSignal, run.fenceSignal),
     ...(agent.settings ? { settings: agent.settings } : {}),
   });
+}
+
+/**
+ * The caller's abort signal, the run's fence (aborted when another process took the run over), both
+ * or neither.
+ */
+function abortSignalOf(
+  caller: AbortSignal | undefined,
+  fence: AbortSignal | undefined,
+): { abortSignal?: AbortSignal } {
+  if (caller && fence) return { abortSignal: AbortSignal.any([caller, fence]) };
+  const only = caller ?? fence;
+  return only ? { abortSignal: only } : {};
 }

@@ -3,6 +3,7 @@ import {
   CrewlineError,
   eventBus as defaultBus,
   type EventBus,
+  logger,
   type RunState,
 } from '@crewline/events';
 import {
@@ -20,6 +21,7 @@ import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
 import { assertNewForkBranch, warnIfResumingOlderCheckpoint } from './fork-branch.js';
 import { readyProvider } from './lazy-provider.js';
+import { DEFAULT_LEASE_TTL_MS, LineageLease } from './lineage-lease.js';
 import { defaultProvider, loadedOptionalProvider, warmOptionalProviders } from './provider-catalog.js';
 import { trackRunForSignals } from './signals.js';
 
@@ -38,6 +40,14 @@ export interface RunOptions {
   fork?: { branch?: string };
   /** The bus events go through. Default: the process-wide `eventBus`. */
   bus?: EventBus;
+  /**
+   * When the store fences lineage heads and another process holds (or already continued) the head
+   * this run would continue: `'error'` (default) rejects with the store's `conflict` error; `'fork'`
+   * continues on a new branch instead.
+   */
+  onConflict?: 'error' | 'fork';
+  /** How long the lease on the lineage head lasts without renewal. Default 20 s. */
+  leaseTtlMs?: number;
 }
 
 const runsByState = new WeakMap<RunState, Run>();
@@ -57,6 +67,7 @@ export class Run {
   rootConfig: CheckpointConfig | undefined;
   readonly #configs = new Map<string, CheckpointConfig | null>();
   readonly #unclaimedSnapshots: EntitySnapshot[];
+  #lease: LineageLease | undefined;
 
   private constructor(options: RunOptions) {
     this.bus = options.bus ?? defaultBus;
@@ -140,16 +151,36 @@ export class Run {
       );
     }
     const run = new Run({ ...options, config, bus });
+    if (config !== undefined || options.restored !== undefined) run.#lease = await claimHead(run, options);
     const untrack = trackRunForSignals(run);
     try {
       return await bus.runInScope(run.state, () => body(run));
+    } catch (error) {
+      // A run stopped because another process took its lineage over says so, not "aborted".
+      throw run.#lease?.lostBecause ?? error;
     } finally {
       untrack();
       // Async handlers (a user's `await state.acheckpoint()`), prunes and writes of providers without
       // synchronous writes all finish before kickoff returns.
       await run.bus.flush();
       await run.state.settle();
+      await run.#lease?.release();
     }
+  }
+
+  /** Aborted when this run lost the lease on its lineage head: it must stop calling models. */
+  get fenceSignal(): AbortSignal | undefined {
+    return this.#lease?.signal;
+  }
+
+  /** True while this run holds a lease on its lineage head. */
+  get holdsLease(): boolean {
+    return this.#lease !== undefined && !this.#lease.signal.aborted;
+  }
+
+  /** Gives up the lease now (the process is about to end on a signal); nothing without one. */
+  async releaseLease(): Promise<void> {
+    await this.#lease?.release();
   }
 
   /** Emits an event inside this run: recorded in its history; triggers automatic checkpoints. */
@@ -224,5 +255,42 @@ export class Run {
       'provider_unavailable',
       `"${location}" is a ${kind} location but no ${kind} provider is loaded in this run; configure one in the checkpoint config or use acheckpoint()`,
     );
+  }
+}
+
+/**
+ * Claims the lineage head a run is about to write to, in stores that fence heads: the restored
+ * checkpoint when the run continues one, else its new lineage. On a refusal, `onConflict: 'fork'`
+ * moves the run to a new branch and claims that instead.
+ */
+async function claimHead(run: Run, options: RunOptions): Promise<LineageLease | undefined> {
+  const { state } = run;
+  const provider = state.provider;
+  if (provider === undefined) return undefined;
+  const claim = (checkpointId: string | null) =>
+    LineageLease.claim({
+      provider,
+      location: state.location,
+      state,
+      checkpointId,
+      what: `${run.root.entityKind} ${run.root.entityName}`,
+      ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+    });
+  const restored = options.restored;
+  // The head is the restored checkpoint only in the store it came from; a run restored from one
+  // location and writing to another starts its lineage there.
+  const continues =
+    restored !== undefined &&
+    options.fork === undefined &&
+    restored.provider.kind === provider.kind &&
+    restored.location === provider.resolveLocation(state.location);
+  if (!continues) return claim(null);
+  try {
+    return await claim(restored.document.metadata.id);
+  } catch (error) {
+    if (options.onConflict !== 'fork' || !CrewlineError.hasCode(error, 'conflict')) throw error;
+    const branch = state.fork();
+    logger.warn(component, `${error.message}; continuing on a new branch, ${branch}, instead`);
+    return claim(null);
   }
 }

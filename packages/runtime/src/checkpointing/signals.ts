@@ -82,7 +82,9 @@ function onSignal(signal: HandledSignal): void {
       logger.warn(component, `could not deliver ${signal} to run ${run.state.runId}`, error);
     }
   }
-  if (!runs.some((run) => run.state.hasPendingWork || run.bus.hasPendingHandlers)) {
+  // A run holding a lease on its lineage head gives it up before the process ends, so that the
+  // next process can continue at once instead of waiting out the lease: that takes a turn.
+  if (!runs.some((run) => run.state.hasPendingWork || run.bus.hasPendingHandlers || run.holdsLease)) {
     stepAside(signal);
     return;
   }
@@ -111,6 +113,8 @@ async function endAfterWrites(signal: HandledSignal, runs: Run[]): Promise<void>
   uninstall();
   const others = process.listenerCount(signal);
   if (others === 0 || others === exitWhenAloneListenerCount()) {
+    // The process ends now; a process that goes on (an application handler's choice) keeps its leases.
+    await Promise.allSettled(runs.map((run) => run.releaseLease()));
     process.kill(process.pid, signal);
     return;
   }
