@@ -65,6 +65,13 @@ export function toCrewlineError(error: unknown, what: 'write' | 'read', location
       { cause: error },
     );
   }
+  if (/client password must be/.test(reason)) {
+    return postgresError(
+      'invalid_config',
+      `the Postgres server of ${location} asks for a password and none was given; put it in the URL (postgres://user:password@host/database) or in PGPASSWORD`,
+      { cause: error },
+    );
+  }
   if (code === '3D000') {
     return postgresError(
       'invalid_config',

@@ -38,18 +38,23 @@ export async function inspectSchema(client: PoolClient, schema: string): Promise
 }
 
 /** Refuses a schema this package cannot use: another application's tables, or a newer layout. */
-export function refuseUnusable(state: SchemaState, schema: string, location: string): void {
+export function refuseUnusable(
+  state: SchemaState,
+  schema: string,
+  location: string,
+  supported: number = SCHEMA_VERSION,
+): void {
   if (state.kind === 'foreign') {
     throw postgresError(
       'invalid_config',
       `schema "${schema}" of ${location} holds a table "${state.table}" that is not crewline's; point the location at another schema (?schema=crewline_checkpoints)`,
     );
   }
-  if (state.kind === 'crewline' && state.version > SCHEMA_VERSION) {
+  if (state.kind === 'crewline' && state.version > supported) {
     throw postgresError(
       'unsupported_version',
-      `schema "${schema}" of ${location} has crewline layout version ${state.version}, newer than this @crewline/provider-postgres understands (${SCHEMA_VERSION}); upgrade @crewline/provider-postgres`,
-      { details: { schemaVersion: state.version, supportedVersion: SCHEMA_VERSION } },
+      `schema "${schema}" of ${location} has crewline layout version ${state.version}, newer than this @crewline/provider-postgres understands (${supported}); upgrade @crewline/provider-postgres`,
+      { details: { schemaVersion: state.version, supportedVersion: supported } },
     );
   }
 }
@@ -66,15 +71,16 @@ export async function migrateSchema(
   steps: readonly Migration[] = migrations,
 ): Promise<number> {
   const quoted = quoteIdentifier(schema);
+  const supported = steps.at(-1)?.version ?? 0;
   await client.query('BEGIN');
   try {
     // Checked before taking the lock: the lock is of no use in a schema that cannot be ours.
-    refuseUnusable(await inspectSchema(client, schema), schema, location);
+    refuseUnusable(await inspectSchema(client, schema), schema, location, supported);
     await client.query(`SELECT pg_advisory_xact_lock(${lockKey(schema)})`);
     const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     if (exists.rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
     let state = await inspectSchema(client, schema);
-    refuseUnusable(state, schema, location);
+    refuseUnusable(state, schema, location, supported);
     if (state.kind === 'missing') {
       await client.query(
         `CREATE TABLE ${quoted}.crewline_meta (key text PRIMARY KEY, value text NOT NULL);
@@ -91,7 +97,7 @@ export async function migrateSchema(
       ]);
     }
     await client.query('COMMIT');
-    return Math.max(from, steps.at(-1)?.version ?? 0);
+    return Math.max(from, supported);
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
