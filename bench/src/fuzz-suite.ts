@@ -30,7 +30,7 @@ export interface FuzzOptions {
   resumeShare?: number;
   /** Run this one case only (`json:17`, `database:3`), to replay a failure. Default: all. */
   only?: { suite: 'json' | 'database'; index: number };
-  /** Where the markdown report goes. Default `bench/results/fuzz.md`. */
+  /** Where the markdown report goes. Default `bench/results/fuzz.md` (none when replaying one case). */
   reportPath?: string;
   /** Print the report and the progress. Default true. */
   print?: boolean;
@@ -139,10 +139,14 @@ export async function runFuzzSuite(input: FuzzOptions = {}): Promise<FuzzRun> {
       failuresListed: 25,
     });
     if (print) console.log(report);
+    // A replayed case is not a run of the suite: it leaves the results page alone unless told.
     const reportPath =
-      input.reportPath ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'results', 'fuzz.md');
-    mkdirSync(dirname(reportPath), { recursive: true });
-    writeFileSync(reportPath, `${report}\n`);
+      input.reportPath ??
+      (input.only ? undefined : join(dirname(fileURLToPath(import.meta.url)), '..', 'results', 'fuzz.md'));
+    if (reportPath !== undefined) {
+      mkdirSync(dirname(reportPath), { recursive: true });
+      writeFileSync(reportPath, `${report}\n`);
+    }
     return { seed, json, database, report };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

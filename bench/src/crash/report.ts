@@ -105,7 +105,7 @@ function barRow(summary: CombinationSummary): string {
 }
 
 function signalRow(summary: CombinationSummary): string {
-  const signalled = summary.results.filter((result) => result.interruptedAtMs !== undefined);
+  const signalled = summary.results.filter((result) => !result.finishedBeforeSignal);
   const name = `SIG${summary.signal}`;
   return `${label(summary)} | ${signalled.length} | ${count(signalled, (result) => result.endedBy === name)} | ${count(signalled, (result) => !result.endedInTime)} | ${count(signalled, (result) => result.signalCheckpoint)} |`;
 }

@@ -3,6 +3,7 @@
 // uninterrupted run.
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CheckpointDocument } from '@crewline/runtime-state';
 import { analyzeCalls, type CallAnalysis } from './call-analysis.js';
 import { endsInsideWrite, readCallLog, requestsOf } from './call-log.js';
 import { type ChildEnd, type ChildScript, startChild } from './child-script.js';
@@ -57,7 +58,7 @@ export interface TrialResult {
   /** The latest checkpoint left was written for the signal itself (trigger `SIGINT`/`SIGTERM`). */
   signalCheckpoint: boolean;
   resumeHow: 'continue' | 'rebuild';
-  /** The run had ended on its own before the signal was due. */
+  /** The run had ended on its own before the signal reached it. */
   finishedBeforeSignal: boolean;
   /** The call log ends inside a checkpoint write: the process ended while writing. */
   insideWrite: boolean;
@@ -153,17 +154,29 @@ async function runAndInterrupt(
   return { end, endedInTime, ...(interruptedAtMs !== undefined ? { interruptedAtMs } : {}) };
 }
 
+/**
+ * True when the process ran to the end: it printed its output and exited 0. A signal "sent" after
+ * that reached a process that had already exited but was not reaped yet (kill() still succeeds on
+ * it), so the run finished before the signal.
+ */
+function ranToTheEnd(end: ChildEnd): boolean {
+  return end.code === 0 && typeof lastJsonLine(end.stdout)?.output === 'string';
+}
+
 /** Checks how a process ended after a signal; returns the anomalies. */
-function endAnomalies(setup: TrialSetup, interrupted: Interrupted): string[] {
+function endAnomalies(setup: TrialSetup, interrupted: Interrupted, finishedBeforeSignal: boolean): string[] {
   const { end } = interrupted;
-  if (interrupted.interruptedAtMs === undefined) {
-    return end.code === 0 ? [] : [`the run failed on its own: ${describeEnd(end)}`];
-  }
+  if (finishedBeforeSignal) return end.code === 0 ? [] : [`the run failed on its own: ${describeEnd(end)}`];
   if (!interrupted.endedInTime) return [`still running ${setup.endDeadlineMs} ms after SIG${setup.signal}`];
   // The runtime checkpoints on the signal, then lets the process end as it would have without it.
   if (end.signal !== processSignal(setup.signal))
     return [`ended with ${describeEnd(end)} after SIG${setup.signal}, not by the signal`];
   return [];
+}
+
+/** The signal's own event in a checkpoint's history: the runtime delivered the signal to the run. */
+function signalDelivered(signal: SignalName, latest: CheckpointDocument | undefined): boolean {
+  return latest?.events.some((event) => event.type === processSignal(signal)) ?? false;
 }
 
 /** Runs one trial. Never throws for what it measures: failures are counted in the result. */
@@ -180,13 +193,20 @@ export async function runTrial(setup: TrialSetup): Promise<TrialResult> {
     setup.signal,
     setup.delayMs,
   );
-  const anomalies = endAnomalies(setup, interrupted);
-  const finishedBeforeSignal = interrupted.interruptedAtMs === undefined;
+  const finishedBeforeSignal = interrupted.interruptedAtMs === undefined || ranToTheEnd(interrupted.end);
+  const anomalies = endAnomalies(setup, interrupted, finishedBeforeSignal);
   const interruptedEntries = readCallLog(interruptedLog);
 
   // The state exactly as the interruption left it, kept with the trial in case it fails.
   preserve(provider, location, join(directory, 'after-interruption'));
   const { latest, ...check } = await checkStorage(provider, location, join(directory, 'inspect'));
+  // A run that went on to its end although the runtime had handed it the signal ignored it.
+  if (
+    interrupted.interruptedAtMs !== undefined &&
+    ranToTheEnd(interrupted.end) &&
+    signalDelivered(setup.signal, latest)
+  )
+    anomalies.push(`the run received SIG${setup.signal} and still ran to its end`);
   const fresh = check.listed === 0;
 
   const resumeArgs = fresh

@@ -67,6 +67,12 @@ function totalRow(results: readonly CaseResult[], withResumes: boolean): string 
   return `| **all** | **${results.length}** | **${count('accepted')}** | **${count('refused')}** | **${count('failed')}** | |${resumes} ${milliseconds(results)} |`;
 }
 
+function summaryRow(suite: string, results: readonly CaseResult[], wallMs: number): string {
+  const count = (outcome: CaseResult['outcome']) =>
+    results.filter((result) => result.outcome === outcome).length;
+  return `| ${suite} | ${results.length} | ${count('accepted')} | ${count('refused')} | ${count('failed')} | ${seconds(wallMs)} |`;
+}
+
 function failureKindRows(results: readonly CaseResult[]): string[] {
   const kinds = new Map<string, { cases: Set<string>; classes: Set<string> }>();
   for (const result of results) {
@@ -118,6 +124,11 @@ export function renderFuzzReport(
     '```sh',
     context.command,
     '```',
+    '',
+    '| suite | cases | accepted | refused (typed error) | failed | wall time |',
+    '| --- | --- | --- | --- | --- | --- |',
+    summaryRow('hostile checkpoint files', json, context.wallMs.json),
+    summaryRow('damaged SQLite databases', database, context.wallMs.database),
     '',
     `Seed ${context.seed}: every case is generated from it and its index alone, so \`--seed ${context.seed} --case json:N\` (or \`database:N\`) replays one case. The cases start from real checkpoints written by real runs of the crash trials' crew and flow (offline model, \`'*'\`): ${context.seedFiles} JSON checkpoint files and a ${(context.seedDatabaseBytes / 1024).toFixed(0)} KB SQLite database holding both runs, written afresh by each run of the suite.`,
     '',
