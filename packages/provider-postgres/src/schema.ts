@@ -44,7 +44,8 @@ export interface Migration {
  *   `UPDATE … WHERE length = <parent's count>` that two concurrent continuations cannot both pass.
  * - `events`: append-only event lines, keyed by stream and position, with the running byte total.
  * - `chunks`: the chunk tree of heads (chunk-tree/tree-node.ts), written once and shared by every later
- *   checkpoint whose value did not change; `refs` lists the chunks a node's body names, so that reads
+ *   checkpoint whose value did not change; `refs` lists the chunks a node's body names (NULL for a
+ *   value, which names none), so that reads
  *   and garbage collection walk a tree in one recursive query. Ids are allocated by the writers, in
  *   blocks of {@link CHUNK_BLOCK_SIZE} from the `chunk_blocks` sequence: a node's body names its
  *   children's ids, so they must be known before the write's one round trip.
@@ -93,7 +94,7 @@ CREATE TABLE ${s}.events (
 CREATE TABLE ${s}.chunks (
   id bigint PRIMARY KEY,
   body text NOT NULL,
-  refs bigint[] NOT NULL
+  refs bigint[]
 );
 CREATE SEQUENCE ${s}.chunk_blocks;
 CREATE TABLE ${s}.leases (
@@ -204,7 +205,7 @@ BEGIN
            v_base_bytes + sum(octet_length(e.body)) OVER (ORDER BY e.ord)
       FROM unnest(p_events[v_offset + 1 :]) WITH ORDINALITY AS e(body, ord);
   INSERT INTO ${s}.chunks (id, body, refs)
-    SELECT c.id, c.body, c.refs::bigint[] FROM unnest(p_chunk_ids, p_chunk_bodies, p_chunk_refs) AS c(id, body, refs);
+    SELECT c.id, c.body, NULLIF(c.refs, '{}')::bigint[] FROM unnest(p_chunk_ids, p_chunk_bodies, p_chunk_refs) AS c(id, body, refs);
   INSERT INTO ${s}.checkpoints (id, created_at, lineage_id, parent_id, branch, "trigger", entities, event_count,
       size_bytes, stream_id, format_version, library_version, head, metadata_text)
     VALUES (p_id, p_created_at, p_lineage_id, p_parent_id, p_branch, p_trigger, p_entities, p_event_count,

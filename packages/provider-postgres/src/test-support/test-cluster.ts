@@ -60,10 +60,14 @@ export interface TestCluster {
 /**
  * Runs `initdb` in a fresh temporary directory and starts the server on a free port, listening on
  * 127.0.0.1 (password required) and on a unix socket in that directory (trusted), without fsync
- * (nothing in it outlives the tests). Postgres refuses to run as root: as root, the cluster belongs to the `postgres` user that
- * Debian's package creates, and every command runs through `runuser`.
+ * (nothing in it outlives the tests) unless `durable` (benchmarks: Postgres's own defaults).
+ * Postgres refuses to run as root: as root, the cluster belongs to the `postgres` user that Debian's
+ * package creates, and every command runs through `runuser`.
  */
-export async function startCluster(binaries: string): Promise<TestCluster> {
+export async function startCluster(
+  binaries: string,
+  options: { durable?: boolean } = {},
+): Promise<TestCluster> {
   const directory = mkdtempSync(join(tmpdir(), 'crewline-pg-'));
   const data = join(directory, 'data');
   const asRoot = process.getuid?.() === 0;
@@ -119,8 +123,7 @@ export async function startCluster(binaries: string): Promise<TestCluster> {
         '-c listen_addresses=127.0.0.1',
         `-p ${port}`,
         `-k ${directory}`,
-        '-c fsync=off',
-        '-c full_page_writes=off',
+        ...(options.durable ? [] : ['-c fsync=off', '-c full_page_writes=off']),
         '-c max_connections=300',
         '-c shared_buffers=64MB',
       ].join(' ');
