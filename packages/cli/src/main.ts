@@ -1,5 +1,5 @@
 import { browseCommand, commands, findCommand, mainHelp } from './commands/registry.js';
-import type { CliContext } from './core/cli-context.js';
+import type { CliContext, TextSink } from './core/cli-context.js';
 import { exitCodes, withErrorBoundary } from './core/error-boundary.js';
 import { closeCatalog, createProviderCatalog } from './core/provider-catalog.js';
 import { cliVersion } from './core/version.js';
@@ -26,8 +26,20 @@ export async function runCli(
   argv: readonly string[],
   context: CliContext = processContext(),
 ): Promise<number> {
+  // What the boundary reports (a message, or a stack for a bug report) may quote a credential: it goes
+  // through redaction, loaded only once something failed so that `crewline --help` stays fast.
+  let redact: ((text: string) => string) | undefined;
+  const stderr: TextSink = { write: (text: string) => context.stderr.write(redact ? redact(text) : text) };
+  const body = async () => {
+    try {
+      return await dispatch(argv, context);
+    } catch (error) {
+      redact = (await import('@crewline/events')).redactSecretsInText;
+      throw error;
+    }
+  };
   try {
-    return await withErrorBoundary(() => dispatch(argv, context), context.stderr, context.env);
+    return await withErrorBoundary(body, stderr, context.env);
   } finally {
     await closeCatalog(context.catalog).catch(() => undefined);
   }

@@ -1,3 +1,5 @@
+import { redactSecretsInText } from './secret-patterns.js';
+
 const brand = Symbol.for('crewline.error');
 
 /**
@@ -30,9 +32,37 @@ export interface CrewlineErrorOptions {
 }
 
 /**
+ * Scrubs credentials, in place, from the strings of an error and its causes: message, stack, and the
+ * fields an HTTP client error carries (`responseBody`, the parsed `data` of a response...), plain
+ * objects and arrays included. The cause of a crewline error is often such an error quoting what a
+ * server echoed back, key included, and whoever prints the crewline error prints its causes too.
+ * Changing text in place keeps each cause's class and other fields for programs that inspect them.
+ */
+function redactCauses(value: unknown, depth = 0, seen = new Set<object>()): unknown {
+  if (value === null || typeof value !== 'object' || depth > 6 || seen.has(value)) return value;
+  const prototype = Object.getPrototypeOf(value);
+  const plain = Array.isArray(value) || prototype === Object.prototype || prototype === null;
+  if (!plain && !(value instanceof Error)) return value;
+  seen.add(value);
+  for (const name of Object.getOwnPropertyNames(value)) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, name);
+    if (descriptor === undefined || !('value' in descriptor)) continue;
+    if (typeof descriptor.value === 'string') {
+      const redacted = redactSecretsInText(descriptor.value);
+      if (redacted !== descriptor.value && descriptor.writable)
+        (value as Record<string, unknown>)[name] = redacted;
+    } else {
+      redactCauses(descriptor.value, depth + 1, seen);
+    }
+  }
+  return value;
+}
+
+/**
  * Base of every error crewline throws. The message starts with the component in brackets, names what
- * is wrong and says how to fix it. Use {@link CrewlineError.isInstance} rather than `instanceof`:
- * two copies of a package in one install break `instanceof`, the brand survives it.
+ * is wrong and says how to fix it; credentials are scrubbed from it and from its causes. Use
+ * {@link CrewlineError.isInstance} rather than `instanceof`: two copies of a package in one install
+ * break `instanceof`, the brand survives it.
  */
 export class CrewlineError extends Error {
   readonly code: CrewlineErrorCode;
@@ -46,7 +76,10 @@ export class CrewlineError extends Error {
     message: string,
     options: CrewlineErrorOptions = {},
   ) {
-    super(`[${component}] ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      `[${component}] ${redactSecretsInText(message)}`,
+      options.cause === undefined ? undefined : { cause: redactCauses(options.cause) },
+    );
     this.name = 'CrewlineError';
     this.code = code;
     this.component = component;

@@ -1,3 +1,4 @@
+export { addRedaction, type RedactionOptions } from './add-redaction.js';
 export type { EventClass, EventContext, EventInit, EventRecord, EventSource } from './base-event.js';
 export { BaseEvent, defineEvent } from './base-event.js';
 export * from './catalog.js';
@@ -22,4 +23,12 @@ export {
 } from './event-types.js';
 export type { LogLevel, LogRecord, LogSink } from './logger.js';
 export { logger, setLogLevel, setLogSink } from './logger.js';
-export { isSecretKey, REDACTED, redactSecretsInText } from './secret-patterns.js';
+export { redactionGeneration } from './redaction-registry.js';
+export { isSecretKey } from './secret-names.js';
+export { REDACTED, redactSecretsInText } from './secret-patterns.js';
+export {
+  MINIMUM_SECRET_LENGTH,
+  registerEnvironmentSecrets,
+  registerSecretValue,
+  registerSecretValues,
+} from './secret-values.js';

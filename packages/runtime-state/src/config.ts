@@ -1,4 +1,10 @@
-import { type CheckpointEventType, triggerEventTypes } from '@crewline/events';
+import {
+  addRedaction,
+  type CheckpointEventType,
+  MINIMUM_SECRET_LENGTH,
+  type RedactionOptions,
+  triggerEventTypes,
+} from '@crewline/events';
 import { z } from 'zod';
 import { stateError } from './errors.js';
 import { assertSupportedProvider, type CheckpointProvider, isCheckpointProvider } from './provider.js';
@@ -18,6 +24,13 @@ export interface CheckpointConfigInput {
   maxCheckpoints?: number;
   /** The checkpoint to restore when this config is passed as `fromCheckpoint`. Default: none. */
   restoreFrom?: string;
+  /**
+   * More to redact than the built-in rules: credential `names` (matched by their parts), `patterns`
+   * (every match replaced) and exact `values` (at least 8 characters). Added to the process-wide
+   * redaction when the config is parsed, so they are kept out of the logs and errors of other runs
+   * too. Default: nothing more.
+   */
+  redact?: RedactionOptions;
 }
 
 /** A validated config with defaults applied. */
@@ -53,7 +66,42 @@ const configSchema = z.strictObject({
     .optional(),
   maxCheckpoints: z.number().int('must be a whole number').positive('must be at least 1').optional(),
   restoreFrom: z.string().min(1, 'must not be empty').optional(),
+  redact: z
+    .strictObject({
+      names: z
+        .array(z.string().regex(/[A-Za-z0-9]/, 'must be a property name such as "employeeSsn"'))
+        .optional(),
+      patterns: z
+        .array(
+          z
+            .union([z.instanceof(RegExp), z.string()])
+            .refine(
+              isUsablePattern,
+              'must be a valid regular expression that does not match the empty string',
+            ),
+        )
+        .optional(),
+      values: z
+        .array(
+          z
+            .string()
+            .min(
+              MINIMUM_SECRET_LENGTH,
+              `must be at least ${MINIMUM_SECRET_LENGTH} characters (shorter values would blank ordinary words; redact by name or pattern instead)`,
+            ),
+        )
+        .optional(),
+    })
+    .optional(),
 });
+
+function isUsablePattern(pattern: RegExp | string): boolean {
+  try {
+    return !new RegExp(pattern instanceof RegExp ? pattern.source : pattern).test('');
+  } catch {
+    return false;
+  }
+}
 
 const renamedKeys: Record<string, string> = {
   directory: 'use `location`',
@@ -93,6 +141,7 @@ export function parseCheckpointConfig(input: CheckpointConfigInput | true): Chec
     throw stateError('invalid_config', `checkpoint config: ${lines.join('; ')}`);
   }
   const parsed = result.data;
+  if (parsed.redact !== undefined) addRedaction(parsed.redact);
   return {
     location: parsed.location ?? DEFAULT_CHECKPOINT_LOCATION,
     onEvents: (parsed.onEvents as CheckpointEventType[] | undefined) ?? DEFAULT_ON_EVENTS,

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { CrewlineError, registerSecretValue } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
+import { type CheckpointConfigInput, parseCheckpointConfig } from './config.js';
 import { markRedacted, redactSecrets } from './redaction.js';
 
 describe('redactSecrets', () => {
@@ -34,5 +37,80 @@ describe('redactSecrets', () => {
     expect(redactSecrets(snapshot).tasks[0]).toBe(marked);
     const underSecret = redactSecrets({ apiKey: marked });
     expect(underSecret.apiKey.status).toBe('[REDACTED]');
+  });
+});
+
+describe('redactSecrets: names by their parts, values, text', () => {
+  it('redacts the credential names reported stored verbatim, and keeps counters', () => {
+    const names = [
+      'secretAccessKey',
+      'aws_secret_access_key',
+      'accessKey',
+      'access_key',
+      'accessKeyId',
+      'apiKeys',
+      'api_keys',
+      'subscriptionKey',
+      'Ocp-Apim-Subscription-Key',
+      'serviceAccountKey',
+      'masterKey',
+      'tokens',
+      'connectionString',
+      'passcode',
+    ];
+    const value = Object.fromEntries(names.map((name, index) => [name, `plain-value-${index}`]));
+    const usage = { inputTokens: 12, outputTokens: 3, totalTokens: 15, maxTokens: 100, keyword: 'kept' };
+    const redacted = redactSecrets({ ...value, usage, tokensOfWords: ['a'] });
+    for (const name of names) expect(redacted[name as keyof typeof redacted], name).toBe('[REDACTED]');
+    expect(redacted.usage).toBe(usage);
+  });
+
+  it('scrubs a registered value wherever it appears, even in a subtree marked before it was registered', () => {
+    const value = `q${randomBytes(16).toString('hex')}`;
+    const task = markRedacted({ output: `the server echoed ${value}`, status: 'completed' });
+    expect(task.output).toContain(value);
+    registerSecretValue(value);
+    const snapshot = redactSecrets({ tasks: [task], note: `again ${value}` });
+    expect(JSON.stringify(snapshot)).not.toContain(value);
+    expect(snapshot.tasks[0]!.output).toBe('the server echoed [REDACTED]');
+  });
+
+  it('replaces only the value of a credential quoted in a model answer', () => {
+    const answer = 'Use this config: {"api_key": "abc123def456", "model": "gpt-4o"}';
+    expect(redactSecrets({ content: answer }).content).toBe(
+      'Use this config: {"api_key": "[REDACTED]", "model": "gpt-4o"}',
+    );
+  });
+});
+
+describe('the redact checkpoint option', () => {
+  it('adds names, patterns and values to redaction when the config is parsed', () => {
+    const value = `v${randomBytes(16).toString('hex')}`;
+    parseCheckpointConfig({
+      location: './somewhere',
+      redact: { names: ['patientNumber'], patterns: ['CASE-[0-9]{5}'], values: [value] },
+    });
+    const redacted = redactSecrets({
+      patient_number: 'P-1',
+      note: `case CASE-12345 uses ${value}`,
+    });
+    expect(redacted).toEqual({ patient_number: '[REDACTED]', note: 'case [REDACTED] uses [REDACTED]' });
+  });
+
+  it('refuses bad entries with an invalid_config error that names them', () => {
+    const message = (redact: unknown) => {
+      try {
+        parseCheckpointConfig({ redact } as CheckpointConfigInput);
+      } catch (error) {
+        expect(CrewlineError.hasCode(error, 'invalid_config')).toBe(true);
+        return (error as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(message({ values: ['short'] })).toMatch(/redact\.values\.0: .*at least 8 characters/);
+    expect(message({ patterns: ['(open'] })).toMatch(/redact\.patterns\.0: .*regular expression/);
+    expect(message({ patterns: [/x*/] })).toMatch(/redact\.patterns\.0: .*empty string/);
+    expect(message({ names: [''] })).toMatch(/redact\.names\.0: /);
+    expect(message({ value: ['x'] })).toMatch(/unknown option "value"/);
   });
 });

@@ -1,18 +1,20 @@
-import { isSecretKey, REDACTED, redactSecretsInText } from '@crewline/events';
+import { isSecretKey, REDACTED, redactionGeneration, redactSecretsInText } from '@crewline/events';
 
 /**
  * Returns a copy of a JSON-safe value in which every string under a credential-named key
- * (`apiKey`, `authorization`, `password`, ...) and every substring that looks like a known API key
- * is replaced by `[REDACTED]`. The input is not modified; unchanged subtrees are shared.
+ * (`apiKey`, `secretAccessKey`, `authorization`, `password`, ...) is replaced by `[REDACTED]`, and
+ * every other string is scrubbed of credentials (`redactSecretsInText`: registered values, known key
+ * shapes, `api_key=…` assignments). The input is not modified; unchanged subtrees are shared.
  */
 export function redactSecrets<T>(value: T): T {
-  return redact(value, false) as T;
+  return redact(value, false, redactionGeneration()) as T;
 }
 
 // Subtrees already redacted that their owner promises never to change again (a completed task's
-// stored form, for instance). A run checkpointing on every event snapshots the same completed work
-// hundreds of times; scanning it once is enough.
-const redactedTrees = new WeakSet<object>();
+// stored form, for instance), with the redaction generation they were scanned under. A run
+// checkpointing on every event snapshots the same completed work hundreds of times; scanning it once
+// is enough, until a secret registered since then asks for one more scan.
+const redactedTrees = new WeakMap<object, number>();
 
 /**
  * Redacts `value` once and remembers the result: later {@link redactSecrets} calls return that
@@ -20,8 +22,9 @@ const redactedTrees = new WeakSet<object>();
  * values that are never mutated afterwards.
  */
 export function markRedacted<T>(value: T): T {
-  const redacted = redact(value, false) as T;
-  if (redacted !== null && typeof redacted === 'object') redactedTrees.add(redacted as object);
+  const generation = redactionGeneration();
+  const redacted = redact(value, false, generation) as T;
+  if (redacted !== null && typeof redacted === 'object') redactedTrees.set(redacted as object, generation);
   return redacted;
 }
 
@@ -34,23 +37,11 @@ export function isMarkedRedacted(value: unknown): boolean {
   return value !== null && typeof value === 'object' && redactedTrees.has(value);
 }
 
-// Object keys repeat endlessly across snapshots ("role", "content", "status"...); deciding whether a
-// key names a credential is worth remembering. Bounded so that odd keys cannot grow it forever.
-const secretKeyCache = new Map<string, boolean>();
-
-function isSecretKeyCached(key: string): boolean {
-  let known = secretKeyCache.get(key);
-  if (known === undefined) {
-    known = isSecretKey(key);
-    if (secretKeyCache.size >= 10_000) secretKeyCache.clear();
-    secretKeyCache.set(key, known);
-  }
-  return known;
-}
-
-function redact(value: unknown, underSecretKey: boolean): unknown {
-  if (!underSecretKey && value !== null && typeof value === 'object' && redactedTrees.has(value))
-    return value;
+function redact(value: unknown, underSecretKey: boolean, generation: number): unknown {
+  // The generation a marked subtree was last scanned under (undefined when not marked).
+  const marked =
+    !underSecretKey && value !== null && typeof value === 'object' ? redactedTrees.get(value) : undefined;
+  if (marked === generation) return value;
   if (typeof value === 'string') {
     if (underSecretKey && value.length > 0) return REDACTED;
     return redactSecretsInText(value);
@@ -58,17 +49,18 @@ function redact(value: unknown, underSecretKey: boolean): unknown {
   if (Array.isArray(value)) {
     let changed = false;
     const result = value.map((item) => {
-      const next = redact(item, underSecretKey);
+      const next = redact(item, underSecretKey, generation);
       if (next !== item) changed = true;
       return next;
     });
+    if (!changed && marked !== undefined) redactedTrees.set(value, generation);
     return changed ? result : value;
   }
   if (value !== null && typeof value === 'object') {
     let result: Record<string, unknown> | undefined;
     for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key];
-      const next = redact(item, underSecretKey || isSecretKeyCached(key));
+      const next = redact(item, underSecretKey || isSecretKey(key), generation);
       if (next !== item) {
         result ??= copyOwn(value as Record<string, unknown>);
         Object.defineProperty(result, key, {
@@ -79,6 +71,8 @@ function redact(value: unknown, underSecretKey: boolean): unknown {
         });
       }
     }
+    // A marked subtree scanned again under a newer generation and found clean: once is enough.
+    if (result === undefined && marked !== undefined) redactedTrees.set(value, generation);
     return result ?? value;
   }
   return value;

@@ -1,7 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { CrewlineError, type CrewlineErrorOptions } from '@crewline/events';
+import { CrewlineError, type CrewlineErrorOptions, registerEnvironmentSecrets } from '@crewline/events';
 import type { LanguageModel } from 'ai';
 import { type LanguageModelObject, parseModelId } from './model-id.js';
 import { offlineModel } from './offline/offline-model.js';
@@ -81,6 +81,16 @@ export const builtInModelProviders = [
   ...Object.keys(openAICompatibleServers),
 ] as const;
 
+/**
+ * Registers the credentials among the variables a provider is built from (its key, and the password
+ * of a base URL that has one) for redaction by value: a server may quote them back in an error, and
+ * a key set in `process.env` after crewline first read it, or given in a custom `env`, is not yet
+ * known there.
+ */
+function registerCredentials(env: Record<string, string | undefined>, ...names: string[]): void {
+  registerEnvironmentSecrets(Object.fromEntries(names.map((name) => [name, env[name]])));
+}
+
 function present(value: string | undefined): value is string {
   return value !== undefined && value.trim().length > 0;
 }
@@ -102,6 +112,7 @@ export function resolveModel(id: string, options: ResolveModelOptions = {}): Lan
       return offlineModel({ name: model });
     case 'openai': {
       if (!present(env.OPENAI_API_KEY)) throw new MissingApiKeyError(provider, 'OPENAI_API_KEY', id);
+      registerCredentials(env, 'OPENAI_API_KEY', 'OPENAI_BASE_URL');
       const openai = createOpenAI({
         ...(fromProcess ? {} : { apiKey: env.OPENAI_API_KEY }),
         ...(present(env.OPENAI_BASE_URL) ? { baseURL: env.OPENAI_BASE_URL } : {}),
@@ -111,6 +122,7 @@ export function resolveModel(id: string, options: ResolveModelOptions = {}): Lan
     }
     case 'anthropic': {
       if (!present(env.ANTHROPIC_API_KEY)) throw new MissingApiKeyError(provider, 'ANTHROPIC_API_KEY', id);
+      registerCredentials(env, 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL');
       const anthropic = createAnthropic({
         ...(fromProcess ? {} : { apiKey: env.ANTHROPIC_API_KEY }),
         ...(present(env.ANTHROPIC_BASE_URL) ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
@@ -141,6 +153,7 @@ export function resolveModel(id: string, options: ResolveModelOptions = {}): Lan
         );
       }
       const apiKey = env[server.keyVariable];
+      registerCredentials(env, server.keyVariable, server.urlVariable, 'OPENAI_COMPATIBLE_BASE_URL');
       // The compatible package does not read keys from the environment itself, so it is handed over.
       const compatible = createOpenAICompatible({
         name: provider,

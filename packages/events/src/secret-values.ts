@@ -1,0 +1,200 @@
+import { type RedactionRegistry, redactionRegistry } from './redaction-registry.js';
+import { isCredentialVariable } from './secret-names.js';
+
+/**
+ * Shortest value redacted by value. Shorter strings are ordinary words and numbers too often
+ * (`ollama`, `changeme`), and would blank them out of every text.
+ */
+export const MINIMUM_SECRET_LENGTH = 8;
+
+// Settings that happen to sit under a credential-like name (`AUTH_ENABLED=true`, `MAX_TOKENS=4096`).
+const nonSecretValue = /^(?:true|false|yes|no|on|off|null|none|undefined|[+-]?[0-9]+(?:\.[0-9]+)?)$/i;
+
+function isSecretLooking(value: string): boolean {
+  return value.length >= MINIMUM_SECRET_LENGTH && !nonSecretValue.test(value);
+}
+
+/**
+ * The base64 text that every base64 encoding containing `bytes` includes, whatever the byte offset
+ * at which `bytes` starts (HTTP Basic credentials put a password after `user:`): for each of the three
+ * offsets, the encoded groups made of `bytes` alone.
+ */
+function base64Cores(bytes: Buffer): string[] {
+  const cores: string[] = [];
+  for (let skip = 0; skip < 3; skip += 1) {
+    const rest = bytes.subarray(skip);
+    const whole = rest.length - (rest.length % 3);
+    // Below 6 bytes (8 characters) a core would be too short to be a safe needle.
+    if (whole >= 6) cores.push(rest.subarray(0, whole).toString('base64'));
+  }
+  return cores;
+}
+
+function addValue(registry: RedactionRegistry, value: string): boolean {
+  if (registry.values.has(value)) return false;
+  registry.values.add(value);
+  const encoded = encodeURIComponent(value);
+  if (encoded !== value) registry.values.add(encoded);
+  for (const core of base64Cores(Buffer.from(value, 'utf8'))) registry.encodedValues.add(core);
+  return true;
+}
+
+/** Registers values (already checked); true when one was new. */
+export function addSecretValues(values: Iterable<string>): boolean {
+  const registry = redactionRegistry();
+  let added = false;
+  for (const value of values) if (addValue(registry, value)) added = true;
+  if (added) registry.generation += 1;
+  return added;
+}
+
+/**
+ * Adds credential values to the process-wide registry: from then on every string crewline writes
+ * (checkpoints, events, logs, error messages) has them, their URL-encoded and their base64 forms,
+ * replaced by `[REDACTED]`. Values shorter than {@link MINIMUM_SECRET_LENGTH}, booleans and numbers
+ * are ignored (`undefined`, `null` and `''` too), so a credential setting can be passed as read.
+ */
+export function registerSecretValues(values: Iterable<string | null | undefined>): void {
+  const accepted: string[] = [];
+  for (const value of values) {
+    if (typeof value !== 'string') continue;
+    const trimmed = value.trim();
+    if (isSecretLooking(value)) accepted.push(value);
+    if (trimmed !== value && isSecretLooking(trimmed)) accepted.push(trimmed);
+  }
+  addSecretValues(accepted);
+}
+
+/** One value; see {@link registerSecretValues}. */
+export function registerSecretValue(value: string | null | undefined): void {
+  registerSecretValues([value]);
+}
+
+const urlWithPassword = /^[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:([^\s/@]+)@/i;
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The credentials among environment variables: the whole value of a variable whose name says it is
+ * a credential (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `PGPASSWORD`, `SENTRY_DSN`...), and the password of
+ * any value that is a URL with one (`DATABASE_URL=postgres://app:…@db/app`).
+ */
+export function credentialsOfEnvironment(
+  environment: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const credentials: string[] = [];
+  for (const [name, value] of Object.entries(environment)) {
+    if (value === undefined || value.length < MINIMUM_SECRET_LENGTH) continue;
+    const password = urlWithPassword.exec(value)?.[1];
+    if (password !== undefined) credentials.push(password, decoded(password));
+    if (!isCredentialVariable(name)) continue;
+    // A URL under a credential name (`AUTH_URL`) is an address; its password was taken above. A DSN
+    // is the credential itself.
+    if (password === undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !/dsn[0-9]*$/i.test(name))
+      continue;
+    credentials.push(value);
+  }
+  return credentials;
+}
+
+/**
+ * Registers the credentials of an environment (default `process.env`; see
+ * {@link credentialsOfEnvironment}). `process.env` is read once, the first time a string is
+ * redacted; call this again after setting a credential in `process.env` later, or to register the
+ * credentials of another map of variables your code reads.
+ */
+export function registerEnvironmentSecrets(
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+): void {
+  if (environment === process.env) redactionRegistry().environmentRead = true;
+  registerSecretValues(credentialsOfEnvironment(environment));
+}
+
+// Finding values: every needle (a value, its URL-encoded form, a base64 core) is at least
+// MINIMUM_SECRET_LENGTH (8) characters long, so each occurrence holds, at one of its first five
+// offsets, a 4-character gram that starts at a multiple of 5 in the text. Only those positions are
+// looked at: one hash and one table load per five characters, whatever the number and the alphabet of
+// the values (one alternation of 30 random keys costs several times more: V8 can skip nothing).
+const gramLength = 4;
+const stride = MINIMUM_SECRET_LENGTH - gramLength + 1;
+
+interface Needle {
+  value: string;
+  /** Where the gram starts inside the value. */
+  offset: number;
+}
+
+interface ValueIndex {
+  generation: number;
+  /** Gram hashes that some needle has (a cheap first filter before the exact lookup). */
+  hashes: Uint8Array;
+  needles: Map<string, Needle[]>;
+}
+
+let index: ValueIndex | undefined;
+
+// Measured faster than integer-only mixing (Math.imul, FNV): V8 keeps this in float registers. Spread
+// well enough that prose hits a needle's hash at under 1% of the positions looked at.
+function gramHash(text: string, at: number): number {
+  return (
+    (((text.charCodeAt(at) * 31 + text.charCodeAt(at + 1)) * 31 + text.charCodeAt(at + 2)) * 31 +
+      text.charCodeAt(at + 3)) &
+    0xffff
+  );
+}
+
+function currentIndex(registry: RedactionRegistry): ValueIndex {
+  if (index?.generation === registry.generation) return index;
+  const hashes = new Uint8Array(0x10000);
+  const needles = new Map<string, Needle[]>();
+  for (const value of [...registry.values, ...registry.encodedValues]) {
+    for (let offset = 0; offset < stride; offset += 1) {
+      hashes[gramHash(value, offset)] = 1;
+      const gram = value.slice(offset, offset + gramLength);
+      const list = needles.get(gram);
+      if (list === undefined) needles.set(gram, [{ value, offset }]);
+      else list.push({ value, offset });
+    }
+  }
+  index = { generation: registry.generation, hashes, needles };
+  return index;
+}
+
+/** `text` with every registered credential value (and encoded form) replaced by `replacement`. */
+export function redactSecretValues(text: string, replacement: string): string {
+  const registry = redactionRegistry();
+  if (!registry.environmentRead) registerEnvironmentSecrets();
+  if (registry.values.size === 0 || text.length < MINIMUM_SECRET_LENGTH) return text;
+  const { hashes, needles } = currentIndex(registry);
+  const found: [start: number, end: number][] = [];
+  for (let at = 0; at <= text.length - gramLength; at += stride) {
+    if (hashes[gramHash(text, at)] === 0) continue;
+    const candidates = needles.get(text.slice(at, at + gramLength));
+    if (candidates === undefined) continue;
+    for (const { value, offset } of candidates) {
+      const start = at - offset;
+      if (start >= 0 && text.startsWith(value, start)) found.push([start, start + value.length]);
+    }
+  }
+  if (found.length === 0) return text;
+  found.sort((left, right) => left[0] - right[0]);
+  let result = '';
+  let copied = 0;
+  for (let item = 0; item < found.length; ) {
+    const start = found[item]![0];
+    let end = found[item]![1];
+    // Overlapping occurrences (values sharing characters) become one replacement: nothing of either
+    // is left behind.
+    for (item += 1; item < found.length && found[item]![0] <= end; item += 1)
+      end = Math.max(end, found[item]![1]);
+    result += text.slice(copied, start) + replacement;
+    copied = end;
+  }
+  return result + text.slice(copied);
+}
