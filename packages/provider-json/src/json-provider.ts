@@ -6,6 +6,9 @@ import {
   type CheckpointMetadata,
   type CheckpointProvider,
   type CheckpointWrite,
+  type Lease,
+  type LeaseRequest,
+  type LeaseToken,
   type ListQuery,
   PROVIDER_CONTRACT_VERSION,
   type ProviderCapabilities,
@@ -34,6 +37,12 @@ import {
   writeIdIndexEntry,
   writeIdIndexEntrySync,
 } from './id-index.js';
+import {
+  assertHoldsLineageLock,
+  claimLineageLock,
+  releaseLineageLock,
+  renewLineageLock,
+} from './lineage-lock.js';
 import { mapLimited } from './map-limited.js';
 import {
   type JsonProviderOptions,
@@ -133,6 +142,7 @@ export class JsonProvider implements CheckpointProvider {
   writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
     const root = resolveRoot(location);
     const plan = this.#plan(root, checkpoint);
+    if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
     locationExistsSync(root);
     sweepTempFilesOnceSync(root);
     for (let attempt = 0; ; attempt += 1) {
@@ -159,6 +169,7 @@ export class JsonProvider implements CheckpointProvider {
   async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
     const root = resolveRoot(location);
     const plan = this.#plan(root, checkpoint);
+    if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
     await locationExists(root);
     await sweepTempFilesOnce(root);
     for (let attempt = 0; ; attempt += 1) {
@@ -263,6 +274,29 @@ export class JsonProvider implements CheckpointProvider {
     return { removed, dryRun: options.dryRun ?? false };
   }
 
+  /**
+   * Locks a lineage for one continuation on this machine (a lock file; see lineage-lock.ts). Files
+   * cannot fence across machines, so `capabilities.leases` stays false.
+   */
+  async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
+    const root = resolveRoot(location);
+    // A new lineage (a fresh run, a fork) has a random id nobody else writes to: only a continued
+    // checkpoint needs the head check, and that reads only the newer files of its own branch.
+    const headId =
+      request.checkpointId === null
+        ? null
+        : await this.#headOf(root, request.checkpointId, request.lineageId);
+    return claimLineageLock(root, request, headId);
+  }
+
+  async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
+    return renewLineageLock(resolveRoot(location), token, ttlMs);
+  }
+
+  async releaseLease(location: string, token: LeaseToken): Promise<void> {
+    releaseLineageLock(resolveRoot(location), token);
+  }
+
   async delete(location: string, id: string): Promise<boolean> {
     const root = resolveRoot(location);
     assertCheckpointId(id);
@@ -322,6 +356,23 @@ export class JsonProvider implements CheckpointProvider {
     await removeIdIndexEntry(root, id);
     refuseLinks(root, walked);
     return undefined;
+  }
+
+  /**
+   * The newest checkpoint of `lineageId` at or after checkpoint `id` on its branch (a lineage never
+   * leaves its branch): `id` itself when nothing continued it. `null` when `id` does not exist.
+   */
+  async #headOf(root: string, id: string, lineageId: string): Promise<string | null> {
+    const found = await this.#locate(root, id);
+    if (found === undefined) return null;
+    const later = (await this.#walk(root, found.branch)).checkpoints.filter(
+      (entry) => entry.branch === found.branch && entry.id > id,
+    );
+    for (let index = later.length - 1; index >= 0; index -= 1) {
+      const entry = await this.#describe(later[index]!);
+      if (entry?.lineageId === lineageId) return entry.id;
+    }
+    return id;
   }
 
   /** The file of checkpoint `id`: the location itself when it is a standalone checkpoint file. */

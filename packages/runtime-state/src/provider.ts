@@ -143,7 +143,11 @@ export interface CheckpointProvider {
   prune(location: string, options: PruneOptions): Promise<PruneResult>;
   /** Deletes one checkpoint; false when it did not exist. */
   delete(location: string, id: string): Promise<boolean>;
-  /** Claims a lineage head (see {@link LeaseRequest}). Present when `capabilities.leases`. */
+  /**
+   * Claims a lineage head (see {@link LeaseRequest}). Present when `capabilities.leases`; a provider
+   * that can only keep out other processes of one machine (JsonProvider's lock files) may offer the
+   * three lease methods while declaring `leases: false`. The runtime claims whenever they exist.
+   */
   claimLease?(location: string, request: LeaseRequest): Promise<Lease>;
   /**
    * Extends a held lease by `ttlMs` from now. `conflict` when the lease was lost (expired and taken

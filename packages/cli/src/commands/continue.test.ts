@@ -28,17 +28,25 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
     ]);
   });
 
-  it('resume continues on the same branch from the first checkpoint, with progress lines', async () => {
+  it('resume of a checkpoint its run went past continues on a new branch, with progress lines', async () => {
     const first = run.checkpoints[0]!;
     const result = await crewline('checkpoint', 'resume', first.id);
-    expect(result.stderr).toBe('');
+    // The run already continued past the first checkpoint: continuing it on main would grow a second
+    // head there, so the continuation gets a branch of its own (the warning that says so is checked
+    // in a real process, project-config.test.ts).
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Resuming ${first.id} (branch main, crew Research crew 1/3 tasks)`);
     expect(result.stdout).toMatch(/task 2 outline started/);
     expect(result.stdout).toMatch(/task 3 write completed/);
     expect(result.stdout).not.toMatch(/task 1 research started/);
-    expect(result.stdout).toMatch(/Finished crew Research crew on branch main; last checkpoint /);
+    expect(result.stdout).toMatch(/Finished crew Research crew on branch fork\/\S+; last checkpoint /);
     expect(result.stdout).toContain('[offline model]');
+    const main = JSON.parse((await crewline('list', '--branch', 'main', '--json')).stdout) as {
+      checkpoints: { id: string }[];
+    };
+    expect(main.checkpoints.map((checkpoint) => checkpoint.id)).toEqual(
+      run.checkpoints.map((checkpoint) => checkpoint.id),
+    );
   });
 
   it('fork with an edited output and input writes a new branch whose later tasks saw the edit', async () => {
@@ -147,7 +155,12 @@ describe('a paused flow from the command line', () => {
   });
 
   it('resume --answer continues the flow with the answer; fork --answer on a new branch', async () => {
-    const resumed = await crewline('checkpoint', 'resume', paused, '--answer', 'yes');
+    // Asking again (above) continued the run: its latest checkpoint is the one that waits now.
+    const listed = JSON.parse((await crewline('checkpoint', 'list', '--json')).stdout) as {
+      checkpoints: { reference: string }[];
+    };
+    const waiting = listed.checkpoints.at(-1)!.reference;
+    const resumed = await crewline('checkpoint', 'resume', waiting, '--answer', 'yes');
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain('  answer: yes');

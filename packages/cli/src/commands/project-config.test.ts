@@ -49,11 +49,11 @@ describe('crewline.config.ts is loaded before resume and fork', () => {
 
   it('resumes a crew whose model is registered only in crewline.config.ts', async () => {
     const result = await runCrewlineProcess(['checkpoint', 'resume', checkpoints[0]!.id], { cwd: project });
-    // The first checkpoint is no longer the newest of its branch: the only thing said on stderr is
-    // the warning that the resumed run grows a second chain there.
+    // The first checkpoint is no longer the newest of its run: the only thing said on stderr is that
+    // the continuation goes to a new branch.
     expect(result.stderr.trimEnd().split('\n')).toEqual([
       expect.stringMatching(
-        /^crewline warn \[runtime\] resuming .* not the newest checkpoint of branch "main"/,
+        /^crewline warn \[runtime\] checkpoint .* is not the latest of its run .*new branch/,
       ),
     ]);
     expect(result.code).toBe(0);

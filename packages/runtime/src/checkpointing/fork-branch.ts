@@ -49,6 +49,8 @@ export async function warnIfResumingOlderCheckpoint(
   location: string,
   loaded: LoadedCheckpoint,
 ): Promise<void> {
+  // A store with leases answers this itself when the run claims its head (it moves to a new branch).
+  if (typeof provider.claimLease === 'function') return;
   const { id, branch } = loaded.document.metadata;
   try {
     const where = provider.resolveLocation(location);

@@ -5,6 +5,7 @@ import { Crew } from '../crew/crew.js';
 import {
   checkpointFiles,
   lookupTool,
+  readCheckpoint,
   temporaryDirectory,
   threeTaskCrew,
   toolUsingModel,
@@ -26,18 +27,28 @@ afterEach(() => {
   directory.cleanup();
 });
 
-const olderWarning = (record: LogRecord) => record.message.includes('which is not the newest checkpoint');
+const olderWarning = (record: LogRecord) => record.message.includes('is not the latest of its run');
 
-describe('resuming a checkpoint that is not the newest of its branch', () => {
-  it('warns that a second chain will grow on the branch, and says to fork instead', async () => {
+describe('resuming a checkpoint that is not the newest of its run', () => {
+  it('continues on a new branch, says so, and leaves the run it came from as it was', async () => {
     const location = join(directory.path, 'cp');
     const { crew } = threeTaskCrew(toolUsingModel(), { checkpoint: { location } });
     await crew.kickoff({ inputs: { topic: 'AI' } });
-    const [first] = checkpointFiles(location);
-    const restored = await Crew.fromCheckpoint({ restoreFrom: first!, location });
+    const before = checkpointFiles(location);
+    const restored = await Crew.fromCheckpoint({ restoreFrom: before[0]!, location });
     await restored.kickoff();
     const warning = records.find(olderWarning);
-    expect(warning?.message).toContain('fork instead');
+    expect(warning?.message).toContain('continuing on a new branch');
+    const after = checkpointFiles(location);
+    for (const file of before) expect(after).toContain(file);
+    const added = after.filter((file) => !before.includes(file)).map((file) => readCheckpoint(file).metadata);
+    expect(added.length).toBeGreaterThan(0);
+    expect(new Set(added.map((metadata) => metadata.branch)).size).toBe(1);
+    expect(added[0]!.branch).toMatch(/^fork\//);
+    expect(added[0]!.lineageId).not.toBe(readCheckpoint(before[0]!).metadata.lineageId);
+    expect(
+      added.find((metadata) => metadata.parentId === readCheckpoint(before[0]!).metadata.id),
+    ).toBeDefined();
   });
 
   it('stays quiet when resuming the newest checkpoint', async () => {

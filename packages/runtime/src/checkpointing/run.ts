@@ -288,9 +288,20 @@ async function claimHead(run: Run, options: RunOptions): Promise<LineageLease | 
   try {
     return await claim(restored.document.metadata.id);
   } catch (error) {
-    if (options.onConflict !== 'fork' || !CrewlineError.hasCode(error, 'conflict')) throw error;
+    if (!CrewlineError.hasCode(error, 'conflict')) throw error;
+    // A checkpoint its run already went past is continued the only way that leaves that run's own
+    // history whole: on a new branch. A run someone is continuing right now is theirs, unless the
+    // caller asked to fork in that case too.
+    const continuedAlready = typeof error.details?.headId === 'string';
+    if (!continuedAlready && options.onConflict !== 'fork') throw error;
     const branch = state.fork();
-    logger.warn(component, `${error.message}; continuing on a new branch, ${branch}, instead`);
+    const why = continuedAlready
+      ? `checkpoint ${restored.document.metadata.id} is not the latest of its run (${String(error.details?.headId)} is)`
+      : error.message;
+    logger.warn(
+      component,
+      `${why}; continuing on a new branch, ${branch}, so nothing of that run is overwritten`,
+    );
     return claim(null);
   }
 }

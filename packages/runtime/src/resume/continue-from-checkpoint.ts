@@ -1,6 +1,7 @@
 import {
   type BaseEvent,
   CheckpointCompletedEvent,
+  CheckpointForkCompletedEvent,
   CrewlineError,
   eventBus as defaultBus,
   type EventBus,
@@ -89,10 +90,13 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
       `checkpoint ${loaded.checkpoint.id} holds no entity to continue`,
     );
   }
-  const branch =
+  const requestedBranch =
     options.mode === 'fork' ? forkBranch(loaded, options.branch) : loaded.document.metadata.branch;
+  // A resume moves to a new branch when its checkpoint was continued already (see Run's claim).
+  let branch = requestedBranch;
   let lastCheckpoint: string | undefined;
   const unsubscribe = bus.onAny((_source: unknown, event: BaseEvent) => {
+    if (event instanceof CheckpointForkCompletedEvent) branch = event.branch;
     if (event instanceof CheckpointCompletedEvent && event.branch === branch)
       lastCheckpoint = event.reference;
     options.onEvent?.(event);
@@ -102,7 +106,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
       loaded,
       snapshot,
       mode: options.mode,
-      ...(options.mode === 'fork' ? { branch } : {}),
+      ...(options.mode === 'fork' ? { branch: requestedBranch } : {}),
       ...(options.inputs ? { inputs: options.inputs } : {}),
       ...(options.humanInput !== undefined ? { humanInput: options.humanInput } : {}),
       registry,

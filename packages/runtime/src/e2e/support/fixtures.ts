@@ -46,9 +46,10 @@ export function readCheckpoint(file: string): CheckpointDocument {
 /** Every file under `location` (checkpoints, temp files, anything). */
 export function allFiles(location: string): string[] {
   try {
-    // `.ids/` is JsonProvider's id index, not checkpoints.
+    // `.ids/` and `.leases/` are JsonProvider's id index and run locks (temp files of checkpoint
+    // writes sit inside branch directories and are still counted).
     return (readdirSync(location, { recursive: true }) as string[]).filter(
-      (entry) => !entry.startsWith('.ids') && statSync(join(location, entry)).isFile(),
+      (entry) => !entry.startsWith('.') && statSync(join(location, entry)).isFile(),
     );
   } catch {
     return [];

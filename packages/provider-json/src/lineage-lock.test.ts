@@ -1,0 +1,120 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
+import type { LeaseRequest } from '@crewline/runtime-state';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JsonProvider } from './json-provider.js';
+
+describe('JsonProvider lineage locks (one machine)', () => {
+  let sandbox: string;
+  let location: string;
+  const provider = new JsonProvider({ fsync: false });
+  const request = (owner: string, checkpointId: string | null, ttlMs = 10_000): LeaseRequest => ({
+    lineageId: 'run-1',
+    owner,
+    checkpointId,
+    holder: `crew Research, ${owner}`,
+    ttlMs,
+  });
+  const writeInRun = (parentId: string | null, lease?: { lineageId: string; owner: string }) =>
+    provider.write(location, {
+      ...buildCheckpointWrite({ metadata: { lineageId: 'run-1', parentId } }),
+      ...(lease ? { lease } : {}),
+    });
+
+  beforeEach(() => {
+    sandbox = mkdtempSync(join(tmpdir(), 'crewline-json-locks-'));
+    location = join(sandbox, 'checkpoints');
+  });
+  afterEach(() => rmSync(sandbox, { recursive: true, force: true }));
+
+  it('grants one continuation of a head; a second one is refused, naming the holder', async () => {
+    const head = await writeInRun(null);
+    await provider.claimLease(location, request('first', head.id));
+    const refused = provider.claimLease(location, request('second', head.id));
+    await expect(refused).rejects.toMatchObject({ code: 'conflict' });
+    await expect(refused).rejects.toThrow(/being continued by crew Research, first \(lease ends in 10 s/);
+    // The same owner may claim again (a retried claim).
+    await expect(provider.claimLease(location, request('first', head.id))).resolves.toMatchObject({
+      owner: 'first',
+    });
+  });
+
+  it('refuses to continue a checkpoint that is no longer the head of its run', async () => {
+    const first = await writeInRun(null);
+    const second = await writeInRun(first.id);
+    await expect(provider.claimLease(location, request('late', first.id))).rejects.toMatchObject({
+      code: 'conflict',
+      details: { lineageId: 'run-1', headId: second.id },
+    });
+  });
+
+  it('stores a write only under the held lock; a lost or foreign lock stores nothing', async () => {
+    const head = await writeInRun(null);
+    await provider.claimLease(location, request('holder', head.id));
+    const next = await writeInRun(head.id, { lineageId: 'run-1', owner: 'holder' });
+    await expect(writeInRun(next.id, { lineageId: 'run-1', owner: 'intruder' })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    expect((await provider.list(location)).map((entry) => entry.id)).toEqual([head.id, next.id]);
+    // A write that carries no lease (a run that does not fence) is not checked.
+    await expect(writeInRun(next.id)).resolves.toBeDefined();
+  });
+
+  it('a released lock lets the next process continue at once; a release by another does nothing', async () => {
+    const head = await writeInRun(null);
+    await provider.claimLease(location, request('first', head.id));
+    await provider.releaseLease(location, { lineageId: 'run-1', owner: 'someone-else' });
+    await expect(provider.claimLease(location, request('second', head.id))).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    await provider.releaseLease(location, { lineageId: 'run-1', owner: 'first' });
+    await expect(provider.claimLease(location, request('second', head.id))).resolves.toMatchObject({
+      owner: 'second',
+    });
+  });
+
+  it('takes over the lock of a process that is gone, and one whose time ran out', async () => {
+    const head = await writeInRun(null);
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const deadPid = Number(gone.stdout.toString());
+    mkdirSync(join(location, '.leases'), { recursive: true });
+    writeFileSync(
+      join(location, '.leases', 'run-1.lock'),
+      JSON.stringify({
+        owner: 'dead',
+        holder: 'a killed run',
+        host: hostname(),
+        pid: deadPid,
+        expiresAt: Date.now() + 60_000,
+      }),
+    );
+    await expect(provider.claimLease(location, request('next', head.id))).resolves.toMatchObject({
+      owner: 'next',
+    });
+    await expect(writeInRun(head.id, { lineageId: 'run-1', owner: 'dead' })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+
+    await provider.releaseLease(location, { lineageId: 'run-1', owner: 'next' });
+    await provider.claimLease(location, request('short', (await provider.latest(location))!.id, 50));
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await expect(
+      provider.renewLease(location, { lineageId: 'run-1', owner: 'short' }, 1000),
+    ).rejects.toMatchObject({ code: 'conflict' });
+    await expect(
+      provider.claimLease(location, request('after', (await provider.latest(location))!.id)),
+    ).resolves.toMatchObject({ owner: 'after' });
+  });
+
+  it('renewing extends the lock; lock files never show as branches or checkpoints', async () => {
+    const head = await writeInRun(null);
+    const lease = await provider.claimLease(location, request('holder', head.id, 1000));
+    const renewed = await provider.renewLease(location, { lineageId: 'run-1', owner: 'holder' }, 60_000);
+    expect(Date.parse(renewed.expiresAt)).toBeGreaterThan(Date.parse(lease.expiresAt));
+    expect(readdirSync(join(location, '.leases'))).toEqual(['run-1.lock']);
+    expect((await provider.list(location)).map((entry) => entry.id)).toEqual([head.id]);
+  });
+});
