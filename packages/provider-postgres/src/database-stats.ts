@@ -1,19 +1,7 @@
 import type pg from 'pg';
+import type { DatabaseStats } from './reports.js';
 import { SCHEMA_VERSION } from './schema.js';
 import type { SchemaHandle } from './schema-handle.js';
-
-/** Counts and sizes of one location's tables. */
-export interface DatabaseStats {
-  schema: string;
-  schemaVersion: number;
-  checkpoints: number;
-  streams: number;
-  events: number;
-  chunks: number;
-  leases: number;
-  /** `pg_total_relation_size` of the schema's tables (rows, TOAST and indexes), in bytes. */
-  totalBytes: number;
-}
 
 export async function readDatabaseStats(client: pg.PoolClient, handle: SchemaHandle): Promise<DatabaseStats> {
   const s = handle.quoted;

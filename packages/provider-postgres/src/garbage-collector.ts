@@ -1,13 +1,7 @@
 import type pg from 'pg';
+import type { GarbageReport } from './reports.js';
 import { lockKey } from './schema.js';
 import type { SchemaHandle } from './schema-handle.js';
-
-/** What one garbage collection removed. */
-export interface GarbageReport {
-  streams: number;
-  events: number;
-  chunks: number;
-}
 
 /**
  * Removes the events and chunks no remaining checkpoint needs, in one transaction holding the

@@ -22,9 +22,9 @@ import {
   checkPruneOptions,
   checkQuery,
 } from './arguments.js';
-import { type DatabaseStats, readDatabaseStats } from './database-stats.js';
+import { readDatabaseStats } from './database-stats.js';
 import { component, postgresError, toCrewlineError } from './errors.js';
-import { collectGarbage, type GarbageReport, recordRemoved } from './garbage-collector.js';
+import { collectGarbage, recordRemoved } from './garbage-collector.js';
 import { claimLease, leaseLost, releaseLease, renewLease } from './leases.js';
 import { type PostgresLocation, parseLocation, parseReference } from './location.js';
 import { metadataColumns, storedFromRawRow } from './metadata-row.js';
@@ -37,6 +37,7 @@ import {
 import { createPool } from './pool.js';
 import { selectPruned } from './prune-selection.js';
 import { readCheckpointText } from './read-checkpoint.js';
+import type { DatabaseStats, GarbageReport } from './reports.js';
 import { lockKey } from './schema.js';
 import { SchemaHandle } from './schema-handle.js';
 import { checkWritable, writeCheckpoint } from './write-checkpoint.js';
