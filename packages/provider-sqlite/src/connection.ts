@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { retryWhenBusySync } from './busy-retry.js';
 import { sqliteCode, sqliteError, toCrewlineError } from './errors.js';
 import { checkIntegrity } from './integrity-check.js';
+import { type KnownLease, type LeaseStatements, prepareLeaseStatements } from './leases.js';
 import { metadataColumns } from './metadata-row.js';
 import type { ResolvedSqliteProviderOptions } from './options.js';
 import { checkSchema, initializeSchema } from './schema-version.js';
@@ -140,12 +141,23 @@ export class Connection {
    */
   readonly damage: CrewlineError | undefined;
 
+  /** The statements of the `leases` table: writable connections only (see leases.ts). */
+  readonly leases: LeaseStatements | undefined;
+
+  /**
+   * The lease row a fenced write of this connection last read, while no other connection has
+   * committed since (`PRAGMA data_version`): the next fenced write then needs no lookup. Cleared by
+   * this connection's own claims, renewals and releases.
+   */
+  knownLease: KnownLease | undefined;
+
   constructor(db: Database.Database, location: string, writable = true, damage?: CrewlineError) {
     this.db = db;
     this.location = location;
     this.writable = writable;
     this.damage = damage;
     this.statements = prepareStatements(db);
+    this.leases = writable ? prepareLeaseStatements(db) : undefined;
     this.insert = db.transaction((checkpoint, maxCheckpointBytes) =>
       insertCheckpoint(this, checkpoint, maxCheckpointBytes),
     );
@@ -188,6 +200,7 @@ export class Connection {
   forgetHeads(): void {
     this.#heads.clear();
     this.lastWrite = undefined;
+    this.knownLease = undefined;
   }
 
   close(): void {

@@ -78,8 +78,9 @@ describe('a database whose user_version was lost', () => {
     const ids = advance(growingRun({ provider: writer, location, tasks: 2 }), 3);
     writer.close();
     changeDatabase(location, (db) => {
+      // Version 1 had these indexes, and no leases table (version 4 added it).
       db.exec(
-        'CREATE INDEX checkpoints_by_branch ON checkpoints (branch, id); CREATE INDEX checkpoints_by_lineage ON checkpoints (lineage_id, id);',
+        'CREATE INDEX checkpoints_by_branch ON checkpoints (branch, id); CREATE INDEX checkpoints_by_lineage ON checkpoints (lineage_id, id); DROP TABLE leases;',
       );
       db.pragma('user_version = 0');
     });

@@ -14,6 +14,9 @@ const crewlineTables = ['crewline_meta', 'checkpoints', 'streams', 'events', 'ch
 /** Indexes only version 1 has: the upgrade to version 2 drops them. */
 const versionOneIndexes = ['checkpoints_by_branch', 'checkpoints_by_lineage'];
 
+/** The table version 4 added (the upgrade from version 3 creates it). */
+const versionFourTable = 'leases';
+
 function userVersion(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
@@ -34,8 +37,9 @@ function readMarker(db: Database.Database): unknown {
  * The schema version of the database: `PRAGMA user_version`, or 0 for a database that holds nothing
  * yet. When `user_version` reads 0 although the database holds tables (a tool or a user reset it, a
  * copy lost it), the version is recognised from the tables: crewline's five tables and its marker,
- * with version 1's indexes or without them. Reading 0 there would list none of the checkpoints and
- * let the first write lay the schema over them. Tables that are not crewline's are refused.
+ * with version 1's indexes, without them, or with version 4's `leases` table. Reading 0 there would
+ * list none of the checkpoints and let the first write lay the schema over them. Tables that are not
+ * crewline's are refused.
  */
 export function schemaVersionOf(db: Database.Database, location: string): number {
   const stored = userVersion(db);
@@ -49,10 +53,11 @@ export function schemaVersionOf(db: Database.Database, location: string): number
     throw otherApplication(location, `it has tables ${names.slice(0, 3).join(', ')}`);
   }
   if (readMarker(db) !== APPLICATION_MARKER) throw otherApplication(location, 'no crewline marker');
+  if (names.includes(versionFourTable)) return 4;
   // Versions 2 and 3 have the same tables. Taking a version 2 database for version 3 is safe: this
   // package reads both kinds of rows, and older packages then refuse the file. Taking a version 3
   // database for version 2 would let those older packages misread its rows.
-  return versionOneIndexes.some((index) => names.includes(index)) ? 1 : SCHEMA_VERSION;
+  return versionOneIndexes.some((index) => names.includes(index)) ? 1 : 3;
 }
 
 function newerSchema(location: string, version: number) {

@@ -1,31 +1,51 @@
 /** Version of the database layout below, kept in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * Oldest layout this package still reads, and upgrades to {@link SCHEMA_VERSION} when it first
- * writes. Older layouts only differ from the current one by what {@link schemaUpgrades} removes, so
- * reads (read-only, no upgrade) work on them as they are.
+ * writes. Older layouts only differ from the current one by what {@link schemaUpgrades} removes, and
+ * by the `leases` table that only writes and claims use, so reads (read-only, no upgrade) work on
+ * them as they are.
  */
 export const OLDEST_SCHEMA_VERSION = 1;
+
+/**
+ * One row per fenced lineage head: who continues the run (`owner`, a random token per continuation),
+ * how to name them to whoever is refused (`holder`), and until when (`expires_at`, milliseconds since
+ * the epoch by this machine's clock; every process sharing the file shares that clock). Keyed by the
+ * lineage (WITHOUT ROWID: the key is the only index), so the check a leased write makes is one
+ * primary-key lookup. Rows outlive their checkpoints: deleting or pruning never touches a lease.
+ */
+const leasesTable = `
+CREATE TABLE IF NOT EXISTS leases (
+  lineage_id TEXT NOT NULL PRIMARY KEY,
+  owner TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
 
 /**
  * Statements that bring a database from a version to the next, run inside the write lock.
  * Version 1 → 2 drops the branch and lineage indexes of `checkpoints`: each cost every write a WAL
  * frame (about 6 µs of a 0.14 ms write), for listings filtered by branch or lineage that are rare
  * and cheap without them (see the layout below). Version 2 → 3 changes nothing stored: new rows keep
- * their head in a chunk (below), which older versions of this package cannot read.
+ * their head in a chunk (below), which older versions of this package cannot read. Version 3 → 4 adds
+ * the `leases` table (fenced lineage heads); older versions of this package would write without
+ * checking it, so they refuse a version 4 database.
  */
 export const schemaUpgrades: Readonly<Record<number, string>> = {
   1: 'DROP INDEX IF EXISTS checkpoints_by_branch; DROP INDEX IF EXISTS checkpoints_by_lineage;',
   // Version 3 writes each head's root body as a chunk; the inline heads of older rows stay readable.
   2: '',
+  3: leasesTable,
 };
 
 /** Marks a database as crewline's, so the provider never writes into another application's file. */
 export const APPLICATION_MARKER = 'crewline-checkpoints';
 
 /**
- * The layout (version 2). Idempotent: every statement can run again on an existing database.
+ * The layout (version 4). Idempotent: every statement can run again on an existing database.
  *
  * - `checkpoints`: one row per checkpoint — the metadata a listing needs, where its events are
  *   (`stream_id`, `event_count`) and its head (`head`: the id of the chunk holding the root body of
@@ -43,6 +63,7 @@ export const APPLICATION_MARKER = 'crewline-checkpoints';
  * - `events`: append-only event lines keyed by `stream * 2^32 + seq`, with the running byte total.
  * - `chunks`: the chunk tree of heads (see tree-node.ts), written once and shared by every later
  *   checkpoint whose value did not change.
+ * - `leases`: see {@link leasesTable}.
  */
 export const schemaStatements = `
 CREATE TABLE IF NOT EXISTS crewline_meta (
@@ -82,7 +103,7 @@ CREATE TABLE IF NOT EXISTS chunks (
   id INTEGER PRIMARY KEY,
   body TEXT NOT NULL
 );
-`;
+${leasesTable}`;
 
 const streamSpan = 4_294_967_296n;
 

@@ -3,6 +3,9 @@ import { logger } from '@crewline/events';
 import {
   type CheckpointProvider,
   type CheckpointWrite,
+  type Lease,
+  type LeaseRequest,
+  type LeaseToken,
   type ListQuery,
   PROVIDER_CONTRACT_VERSION,
   type ProviderCapabilities,
@@ -11,7 +14,14 @@ import {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import { checkId, checkPruneOptions, checkQuery } from './arguments.js';
+import {
+  checkId,
+  checkLeaseDuration,
+  checkLeaseRequest,
+  checkLeaseToken,
+  checkPruneOptions,
+  checkQuery,
+} from './arguments.js';
 import { retryWhenBusy, retryWhenBusySync } from './busy-retry.js';
 import {
   type Connection,
@@ -23,6 +33,7 @@ import {
 import { type DatabaseStats, readDatabaseStats } from './database-stats.js';
 import { component, sqliteError, toCrewlineError } from './errors.js';
 import { collectGarbage, type GarbageReport, recordRemoved } from './garbage-collector.js';
+import { claimLeaseIn, noLeaseWithoutDatabase, noSuchHead, releaseLeaseIn, renewLeaseIn } from './leases.js';
 import { parseDatabaseReference, resolveDatabaseLocation } from './location.js';
 import { type MetadataRow, storedFromRawRow, storedFromRow } from './metadata-row.js';
 import {
@@ -43,12 +54,14 @@ function connectionKey(location: string): string {
  * Stores checkpoints in one SQLite database file (better-sqlite3), built for checkpointing on every
  * event: each write is one `BEGIN IMMEDIATE` transaction that stores only what changed since the
  * parent checkpoint (new events, changed parts of the entities), in WAL mode, safe for several
- * processes writing the same file.
+ * processes writing the same file. Fences lineage heads (`capabilities.leases`): claims, renewals and
+ * releases are `BEGIN IMMEDIATE` transactions on the `leases` table, and a write that carries a lease
+ * checks it in its own transaction.
  */
 export class SqliteProvider implements CheckpointProvider {
   readonly kind = 'sqlite';
   readonly contractVersion = PROVIDER_CONTRACT_VERSION;
-  readonly capabilities: ProviderCapabilities = { syncWrite: true, incremental: true, leases: false };
+  readonly capabilities: ProviderCapabilities = { syncWrite: true, incremental: true, leases: true };
   /** The options in force, defaults applied. */
   readonly options: ResolvedSqliteProviderOptions;
   readonly #connections = new Map<string, Connection>();
@@ -301,6 +314,59 @@ export class SqliteProvider implements CheckpointProvider {
       );
       if (collect) this.#collectQuietly(connection);
       return deleted;
+    } catch (error) {
+      throw toCrewlineError(error, 'write', location);
+    }
+  }
+
+  /** Runs `work` in a `BEGIN IMMEDIATE` transaction, retried while the database is busy. */
+  #leaseTransaction<T>(connection: Connection, work: () => T): Promise<T> {
+    return retryWhenBusy(
+      () => connection.db.transaction(work).immediate(),
+      this.options.busyRetryMs,
+      'write',
+      connection.location,
+    );
+  }
+
+  /**
+   * Claims a lineage head (see `LeaseRequest`): granted when `checkpointId` is the lineage's newest
+   * checkpoint and no other owner holds an unexpired lease. Creates the database for a claim of a
+   * new lineage (`checkpointId: null`), never for a claim that cannot succeed.
+   */
+  async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
+    checkLeaseRequest(request);
+    try {
+      if (request.checkpointId !== null && this.#readable(location) === undefined) {
+        throw noSuchHead(request.lineageId, request.checkpointId);
+      }
+      const connection = this.#writable(location);
+      return await this.#leaseTransaction(connection, () => claimLeaseIn(connection, request));
+    } catch (error) {
+      throw toCrewlineError(error, 'write', location);
+    }
+  }
+
+  /** Extends a held lease by `ttlMs` from now; `conflict` when it was taken over or released. */
+  async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
+    checkLeaseToken(token);
+    checkLeaseDuration(ttlMs);
+    try {
+      const connection = this.#existingWritable(location);
+      if (connection === undefined) throw noLeaseWithoutDatabase(location, token.lineageId);
+      return await this.#leaseTransaction(connection, () => renewLeaseIn(connection, token, ttlMs));
+    } catch (error) {
+      throw toCrewlineError(error, 'write', location);
+    }
+  }
+
+  /** Gives a lease up; nothing happens when `owner` does not hold it (or there is no database). */
+  async releaseLease(location: string, token: LeaseToken): Promise<void> {
+    checkLeaseToken(token);
+    try {
+      const connection = this.#existingWritable(location);
+      if (connection === undefined) return;
+      await this.#leaseTransaction(connection, () => releaseLeaseIn(connection, token));
     } catch (error) {
       throw toCrewlineError(error, 'write', location);
     }

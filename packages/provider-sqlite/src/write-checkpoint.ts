@@ -10,6 +10,7 @@ import type { Connection, LastWrite } from './connection.js';
 import { documentHeader, documentSize } from './document-size.js';
 import { sqliteCode, sqliteError } from './errors.js';
 import { type ParentEvents, placeEvents } from './event-streams.js';
+import { checkWriteLease } from './leases.js';
 import { canonicalMetadataText, hasCanonicalShape, type MetadataRow, storedFromRow } from './metadata-row.js';
 import { damagedData, headBody, seedHead } from './tree-decoder.js';
 import { TreeEncoder } from './tree-encoder.js';
@@ -142,7 +143,8 @@ export function existingCheckpoint(connection: Connection, checkpoint: Checkpoin
 /**
  * Stores one checkpoint; runs inside the caller's `BEGIN IMMEDIATE` transaction. Returns what to
  * list, and the encoded head to diff the next write against. Throws
- * a `conflict` error ({@link isDuplicateCheckpoint}) when the id is taken (no lookup first: the primary key says so).
+ * a `conflict` error ({@link isDuplicateCheckpoint}) when the id is taken (no lookup first: the primary key says so),
+ * and a `conflict` error before storing anything when the write carries a lease its run no longer holds.
  */
 export function insertCheckpoint(
   connection: Connection,
@@ -152,6 +154,8 @@ export function insertCheckpoint(
   const { statements, location } = connection;
   const { metadata, document } = checkpoint;
   const dataVersion = statements.dataVersion.get() as number;
+  if (checkpoint.lease !== undefined)
+    checkWriteLease(connection, checkpoint.lease, metadata.lineageId, metadata.id, dataVersion);
   const last = connection.lastWrite;
   const continuesLast =
     last !== undefined && last.dataVersion === dataVersion && last.id === metadata.parentId;

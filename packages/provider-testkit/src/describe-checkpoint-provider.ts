@@ -6,6 +6,7 @@ import { describeBadStorage } from './suites/bad-storage.js';
 import { describeConcurrency } from './suites/concurrency.js';
 import { describeIsolation } from './suites/isolation.js';
 import { describeLatestPruneDelete } from './suites/latest-prune-delete.js';
+import { describeLeases } from './suites/leases.js';
 import { describeLineage } from './suites/lineage.js';
 import { describeList } from './suites/list.js';
 import { describeSecrets } from './suites/secrets.js';
@@ -36,5 +37,6 @@ export function describeCheckpointProvider(options: ProviderTestkitOptions): voi
     describeBadNames(harness);
     describeBadStorage(harness);
     describeSecrets(harness);
+    describeLeases(harness);
   });
 }

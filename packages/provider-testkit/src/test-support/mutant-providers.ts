@@ -2,7 +2,11 @@ import { CrewlineError } from '@crewline/events';
 import type {
   CheckpointProvider,
   CheckpointWrite,
+  Lease,
+  LeaseRequest,
+  LeaseToken,
   ListQuery,
+  ProviderCapabilities,
   PruneOptions,
   PruneResult,
   RawCheckpoint,
@@ -17,7 +21,7 @@ import { InMemoryProvider } from '@crewline/runtime-state/testing';
 class Mutant implements CheckpointProvider {
   readonly kind = 'mutant';
   readonly contractVersion = 1 as const;
-  readonly capabilities = { syncWrite: true, incremental: false, leases: false };
+  readonly capabilities: ProviderCapabilities = { syncWrite: true, incremental: false, leases: false };
   protected readonly inner = new InMemoryProvider();
 
   resolveLocation(location: string): string {
@@ -181,7 +185,162 @@ class LosesConcurrentWrites extends Mutant {
   }
 }
 
+/** A provider that fences heads (the in-memory provider's leases), for the lease mutants below. */
+class LeaseMutant extends Mutant {
+  override readonly capabilities: ProviderCapabilities = {
+    syncWrite: true,
+    incremental: false,
+    leases: true,
+  };
+  /** The owner of each lineage's latest granted claim, as the mutants below need to know it. */
+  protected readonly owners = new Map<string, string>();
+
+  claimLease(location: string, request: LeaseRequest): Promise<Lease> {
+    return this.inner.claimLease(location, request).then((lease) => {
+      this.owners.set(`${location}\u0000${request.lineageId}`, request.owner);
+      return lease;
+    });
+  }
+  renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
+    return this.inner.renewLease(location, token, ttlMs);
+  }
+  releaseLease(location: string, token: LeaseToken): Promise<void> {
+    return this.inner.releaseLease(location, token);
+  }
+  protected ownerOf(location: string, lineageId: string): string | undefined {
+    return this.owners.get(`${location}\u0000${lineageId}`);
+  }
+}
+
+function fakeLease(request: LeaseRequest): Lease {
+  return {
+    lineageId: request.lineageId,
+    owner: request.owner,
+    holder: request.holder,
+    expiresAt: new Date(Date.now() + request.ttlMs).toISOString(),
+  };
+}
+
+/** Says yes to every claim: two runs continue one head. */
+class GrantsEveryClaim extends LeaseMutant {
+  override async claimLease(location: string, request: LeaseRequest) {
+    try {
+      return await super.claimLease(location, request);
+    } catch {
+      return fakeLease(request);
+    }
+  }
+}
+
+/** Stores every write, lease or not: a run that lost its head keeps writing. */
+class IgnoresTheLeaseOnWrite extends LeaseMutant {
+  override writeSync(location: string, checkpoint: CheckpointWrite) {
+    return super.writeSync(location, { ...checkpoint, lease: undefined });
+  }
+  override write(location: string, checkpoint: CheckpointWrite) {
+    return super.write(location, { ...checkpoint, lease: undefined });
+  }
+}
+
+/** Grants a claim of any checkpoint of the run, not only its head: a stale resume continues. */
+class IgnoresTheHead extends LeaseMutant {
+  override async claimLease(location: string, request: LeaseRequest) {
+    const head = (await this.inner.latest(location, { lineageId: request.lineageId }))?.id ?? null;
+    return super.claimLease(location, { ...request, checkpointId: head });
+  }
+}
+
+/** Leases never run out: a dead holder's run can never be taken over. */
+class LeasesNeverExpire extends LeaseMutant {
+  override claimLease(location: string, request: LeaseRequest) {
+    return super.claimLease(location, { ...request, ttlMs: 3_600_000 });
+  }
+  override renewLease(location: string, token: LeaseToken) {
+    return super.renewLease(location, token, 3_600_000);
+  }
+}
+
+/** Renews whatever is asked: a holder that lost its lease believes it still holds it. */
+class RenewsLostLeases extends LeaseMutant {
+  override async renewLease(location: string, token: LeaseToken, ttlMs: number) {
+    try {
+      return await super.renewLease(location, token, ttlMs);
+    } catch {
+      return fakeLease({ ...token, checkpointId: null, holder: 'unknown', ttlMs });
+    }
+  }
+}
+
+/** Releases the lease whoever asks. */
+class ReleasedByAnyone extends LeaseMutant {
+  override releaseLease(location: string, token: LeaseToken) {
+    const owner = this.ownerOf(location, token.lineageId) ?? token.owner;
+    return super.releaseLease(location, { ...token, owner });
+  }
+}
+
+/** Refuses claims with a `conflict` that does not say who holds the head. */
+class ConflictsWithoutTheHolder extends LeaseMutant {
+  override async claimLease(location: string, request: LeaseRequest) {
+    try {
+      return await super.claimLease(location, request);
+    } catch (error) {
+      if (!CrewlineError.hasCode(error, 'conflict')) throw error;
+      throw new CrewlineError('mutant', 'conflict', 'the head is taken');
+    }
+  }
+}
+
+/** Deleting a checkpoint releases its run's lease. */
+class DeleteReleasesTheLease extends LeaseMutant {
+  override async delete(location: string, id: string) {
+    const listed = (await this.inner.list(location)).find((entry) => entry.id === id);
+    const owner = listed === undefined ? undefined : this.ownerOf(location, listed.lineageId);
+    if (listed !== undefined && owner !== undefined)
+      await super.releaseLease(location, { lineageId: listed.lineageId, owner });
+    return super.delete(location, id);
+  }
+}
+
+/** One lease per location whatever the run: claims on different runs block each other. */
+class OneLeasePerLocation extends LeaseMutant {
+  override async claimLease(location: string, request: LeaseRequest) {
+    for (const [key, owner] of this.owners) {
+      const [where, lineageId] = key.split('\u0000');
+      if (where !== location || lineageId === request.lineageId || owner === request.owner) continue;
+      throw new CrewlineError('mutant', 'conflict', `${request.lineageId} waits for ${lineageId}`, {
+        details: { lineageId: request.lineageId, holder: 'another run', expiresInMs: 1 },
+      });
+    }
+    return super.claimLease(location, request);
+  }
+}
+
+/** A run's lease in one location blocks the same run id in every other location. */
+class LeasesShareLocations extends LeaseMutant {
+  override async claimLease(location: string, request: LeaseRequest) {
+    for (const [key, owner] of this.owners) {
+      const [where, lineageId] = key.split('\u0000');
+      if (where === location || lineageId !== request.lineageId || owner === request.owner) continue;
+      throw new CrewlineError('mutant', 'conflict', `${lineageId} is held in ${where}`, {
+        details: { lineageId, holder: 'elsewhere', expiresInMs: 1 },
+      });
+    }
+    return super.claimLease(location, request);
+  }
+}
+
 export const mutants: Record<string, () => CheckpointProvider> = {
+  'grants every claim': () => new GrantsEveryClaim(),
+  'ignores the lease on write': () => new IgnoresTheLeaseOnWrite(),
+  'ignores the head': () => new IgnoresTheHead(),
+  'leases never expire': () => new LeasesNeverExpire(),
+  'renews lost leases': () => new RenewsLostLeases(),
+  'released by anyone': () => new ReleasedByAnyone(),
+  'conflicts without the holder': () => new ConflictsWithoutTheHolder(),
+  'delete releases the lease': () => new DeleteReleasesTheLease(),
+  'one lease per location': () => new OneLeasePerLocation(),
+  'leases share locations': () => new LeasesShareLocations(),
   'lists newest first': () => new ListsNewestFirst(),
   'prune ignores the branch': () => new PruneIgnoresBranch(),
   'prune ignores the lineage': () => new PruneIgnoresLineage(),

@@ -3,6 +3,9 @@ import { isValidBranchName, isValidCheckpointId } from '../ids.js';
 import type {
   CheckpointProvider,
   CheckpointWrite,
+  Lease,
+  LeaseRequest,
+  LeaseToken,
   ListQuery,
   PruneOptions,
   PruneResult,
@@ -17,15 +20,53 @@ interface Entry {
   text: string;
 }
 
+interface HeldLease {
+  owner: string;
+  holder: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+function seconds(ms: number): string {
+  return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+}
+
+/** Refuses a lease token without a lineage id or owner. */
+function checkToken(token: LeaseToken): void {
+  const problem =
+    token === null || typeof token !== 'object'
+      ? 'a lease token must be an object { lineageId, owner }'
+      : typeof token.lineageId !== 'string' || token.lineageId.length === 0
+        ? 'lease lineageId must be a non-empty string'
+        : typeof token.owner !== 'string' || token.owner.length === 0
+          ? 'lease owner must be a non-empty string'
+          : undefined;
+  if (problem !== undefined) throw stateError('invalid_argument', problem);
+}
+
+/** Refuses a lease duration that is not a whole number of milliseconds, at least 1. */
+function checkDuration(ttlMs: number): void {
+  if (!Number.isInteger(ttlMs) || ttlMs < 1) {
+    throw stateError(
+      'invalid_argument',
+      `lease ttlMs ${String(ttlMs)} is not allowed; pass a whole number of milliseconds, at least 1`,
+    );
+  }
+}
+
 /**
  * A provider that keeps checkpoints in memory, for tests of your own crews and flows. Locations are
- * independent namespaces; nothing touches the disk.
+ * independent namespaces; nothing touches the disk. It fences lineage heads like the database
+ * providers (`capabilities.leases`), within this one provider instance: each call runs to its end
+ * before another starts, so a claim, a renewal or a fenced write is atomic.
  */
 export class InMemoryProvider implements CheckpointProvider {
   readonly kind = 'memory';
   readonly contractVersion = PROVIDER_CONTRACT_VERSION;
-  readonly capabilities = { syncWrite: true, incremental: false, leases: false };
+  readonly capabilities = { syncWrite: true, incremental: false, leases: true };
   readonly #stores = new Map<string, Entry[]>();
+  /** Leases by location, then by lineage. Deleting or pruning checkpoints leaves them alone. */
+  readonly #leases = new Map<string, Map<string, HeldLease>>();
 
   resolveLocation(location: string): string {
     return location;
@@ -49,6 +90,7 @@ export class InMemoryProvider implements CheckpointProvider {
         `checkpoint id "${metadata.id}", parent "${metadata.parentId}" or branch "${metadata.branch}" is not allowed`,
       );
     }
+    if (checkpoint.lease !== undefined) this.#checkWriteLease(location, checkpoint);
     const text = checkpoint.text();
     const info: StoredCheckpoint = {
       ...metadata,
@@ -104,6 +146,126 @@ export class InMemoryProvider implements CheckpointProvider {
       );
     }
     return { removed, dryRun: options.dryRun ?? false };
+  }
+
+  #leasesOf(location: string): Map<string, HeldLease> {
+    let leases = this.#leases.get(location);
+    if (leases === undefined) {
+      leases = new Map();
+      this.#leases.set(location, leases);
+    }
+    return leases;
+  }
+
+  #heldByOther(lineageId: string, lease: HeldLease, now: number, consequence: string) {
+    const expiresInMs = lease.expiresAt - now;
+    return stateError(
+      'conflict',
+      `run "${lineageId}" is being continued by ${lease.holder}, whose lease has ${seconds(expiresInMs)} left; ${consequence}`,
+      { details: { lineageId, holder: lease.holder, expiresInMs } },
+    );
+  }
+
+  #lost(lineageId: string, owner: string, lease: HeldLease | undefined, now: number, what: string) {
+    if (lease !== undefined && lease.owner !== owner && lease.expiresAt > now) {
+      return this.#heldByOther(lineageId, lease, now, `${what}; this run must stop writing`);
+    }
+    const why =
+      lease === undefined
+        ? 'it was released'
+        : lease.owner === owner
+          ? `it ran out ${seconds(now - lease.expiresAt)} ago without a renewal`
+          : `it was taken over by ${lease.holder}, whose lease has run out too`;
+    return stateError(
+      'conflict',
+      `this run no longer holds the lease on run "${lineageId}" (${why}); ${what}; stop writing, and claim the head again to continue`,
+      { details: { lineageId } },
+    );
+  }
+
+  #checkWriteLease(location: string, checkpoint: CheckpointWrite): void {
+    const { lease, metadata } = checkpoint;
+    if (lease!.lineageId !== metadata.lineageId) {
+      throw stateError(
+        'invalid_argument',
+        `checkpoint "${metadata.id}" of run "${metadata.lineageId}" was written under the lease of run "${lease!.lineageId}"; a lease fences its own run only`,
+      );
+    }
+    const held = this.#leases.get(location)?.get(metadata.lineageId);
+    const now = Date.now();
+    if (held !== undefined && held.owner === lease!.owner && held.expiresAt > now) return;
+    throw this.#lost(
+      metadata.lineageId,
+      lease!.owner,
+      held,
+      now,
+      `checkpoint "${metadata.id}" was not stored`,
+    );
+  }
+
+  /** Claims a lineage head: see `LeaseRequest` in the provider contract. */
+  async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
+    checkToken(request);
+    checkDuration(request.ttlMs);
+    if (typeof request.holder !== 'string')
+      throw stateError('invalid_argument', 'lease holder must be a string');
+    const { lineageId, owner, checkpointId, holder, ttlMs } = request;
+    const leases = this.#leasesOf(location);
+    const now = Date.now();
+    const current = leases.get(lineageId);
+    if (current !== undefined && current.owner !== owner && current.expiresAt > now) {
+      throw this.#heldByOther(
+        lineageId,
+        current,
+        now,
+        "wait for it to end (a holder that died stops renewing and its lease runs out), or fork instead (onConflict: 'fork')",
+      );
+    }
+    // Found without awaiting anything: the check and the grant must run in one turn.
+    let headId: string | null = null;
+    for (const entry of this.#stores.get(location) ?? []) {
+      if (entry.info.lineageId === lineageId && (headId === null || entry.info.id > headId))
+        headId = entry.info.id;
+    }
+    if (headId !== checkpointId) {
+      const claimed = checkpointId === null ? 'a new run' : `checkpoint "${checkpointId}"`;
+      const head = headId === null ? 'it has no checkpoint' : `its head is "${headId}"`;
+      throw stateError(
+        'conflict',
+        `${claimed} is not the head of run "${lineageId}" (${head}); fork instead (onConflict: 'fork'), or continue the head`,
+        { details: { lineageId, headId } },
+      );
+    }
+    const expiresAt = now + ttlMs;
+    leases.set(lineageId, { owner, holder, expiresAt });
+    return { lineageId, owner, holder, expiresAt: new Date(expiresAt).toISOString() };
+  }
+
+  /** Extends a held lease; `conflict` when it was taken over or released. */
+  async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
+    checkToken(token);
+    checkDuration(ttlMs);
+    const current = this.#leases.get(location)?.get(token.lineageId);
+    const now = Date.now();
+    if (current === undefined || current.owner !== token.owner) {
+      throw this.#lost(token.lineageId, token.owner, current, now, 'the lease was not renewed');
+    }
+    // Ran out but still this owner's: a claim would have changed the owner and a release removed the
+    // entry, so nobody else can have written under it since.
+    current.expiresAt = now + ttlMs;
+    return {
+      lineageId: token.lineageId,
+      owner: token.owner,
+      holder: current.holder,
+      expiresAt: new Date(current.expiresAt).toISOString(),
+    };
+  }
+
+  /** Gives a lease up; nothing happens when `owner` does not hold it. */
+  async releaseLease(location: string, token: LeaseToken): Promise<void> {
+    checkToken(token);
+    const leases = this.#leases.get(location);
+    if (leases?.get(token.lineageId)?.owner === token.owner) leases.delete(token.lineageId);
   }
 
   async delete(location: string, id: string): Promise<boolean> {
