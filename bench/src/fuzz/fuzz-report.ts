@@ -88,6 +88,11 @@ function failureKindRows(results: readonly CaseResult[]): string[] {
   );
 }
 
+/** Text on one line: a list item of the report must not be broken by a message's own newlines. */
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ⏎ ');
+}
+
 /** One line per failing case (the first `limit`), each with the command that replays it. */
 function failureLines(results: readonly CaseResult[], context: FuzzReportContext): string[] {
   const failing = results.filter((result) => result.outcome === 'failed');
@@ -105,7 +110,7 @@ function failureLines(results: readonly CaseResult[], context: FuzzReportContext
   return listed.map((result) => {
     const failure = result.failures[0]!;
     const more = result.failures.length > 1 ? ` (and ${result.failures.length - 1} more)` : '';
-    return `- ${result.suite} case ${result.index} (${result.mutation}): ${result.detail} — **${failure.kind}** in ${failure.operation}: ${failure.message}${more} — replay: \`pnpm --filter @crewline/bench bench:fuzz --seed ${context.seed} --case ${result.suite}:${result.index}\``;
+    return `- ${result.suite} case ${result.index} (${result.mutation}): ${oneLine(result.detail)} — **${failure.kind}** in ${failure.operation}: ${oneLine(failure.message)}${more} — replay: \`pnpm --filter @crewline/bench bench:fuzz --seed ${context.seed} --case ${result.suite}:${result.index}\``;
   });
 }
 
