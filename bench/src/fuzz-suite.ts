@@ -95,7 +95,6 @@ export async function runFuzzSuite(input: FuzzOptions = {}): Promise<FuzzRun> {
           mutation: jsonMutations[index % jsonMutations.length]!,
           seed: seedCheckpoint,
           resume: random() < resumeShare,
-          throughCli: true,
           random,
           root: join(scratch, `json-${index}`),
           forbidden: material.runLocations,
@@ -114,7 +113,6 @@ export async function runFuzzSuite(input: FuzzOptions = {}): Promise<FuzzRun> {
           document: material.document,
           random: caseRandom(seed ^ databaseStream, index),
           root: join(scratch, `database-${index}`),
-          throughCli: true,
           forbidden: material.runLocations,
         }),
       );

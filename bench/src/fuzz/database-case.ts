@@ -33,7 +33,6 @@ export interface DatabaseCaseSetup {
   random: Random;
   /** A directory of its own for the case (removed afterwards). */
   root: string;
-  throughCli: boolean;
   forbidden: readonly string[];
 }
 
@@ -84,13 +83,11 @@ export async function runDatabaseCase(setup: DatabaseCaseSetup): Promise<CaseRes
       : provider.write(location, freshWrite(setup.document)),
   );
   await recorder.attempt('close', () => provider.close());
-  if (setup.throughCli) {
-    const run = await recorder.attempt('crewline list', () =>
-      runCliQuietly(['checkpoint', 'list', location], root),
-    );
-    if (run.value && isInternalError(run.value))
-      recorder.fail('CLI internal error', 'crewline list', run.value.stderr.slice(0, 400));
-  }
+  const run = await recorder.attempt('crewline list', () =>
+    runCliQuietly(['checkpoint', 'list', location], root),
+  );
+  if (run.value && isInternalError(run.value))
+    recorder.fail('CLI internal error', 'crewline list', run.value.stderr.slice(0, 400));
 
   if (written.result.done) {
     const operation = synchronous ? 'writeSync' : 'write';

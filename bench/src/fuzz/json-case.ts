@@ -23,8 +23,6 @@ export interface JsonCaseSetup {
   root: string;
   /** Resume the checkpoint to the end when it loads. */
   resume: boolean;
-  /** Also read it through the CLI. */
-  throughCli: boolean;
   /** Paths that must not exist after the case (the seed runs' deleted locations). */
   forbidden: readonly string[];
 }
@@ -56,15 +54,13 @@ export async function runJsonCase(setup: JsonCaseSetup): Promise<CaseResult> {
   const loaded = await recorder.attempt('load the file', () => loadCheckpoint(file, catalog));
   await recorder.attempt('load the latest of the location', () => loadCheckpoint(sandbox.location, catalog));
   await recorder.attempt('list the location', () => new JsonProvider().list(sandbox.location));
-  if (setup.throughCli) {
-    for (const argv of [
-      ['checkpoint', 'info', file, '--json'],
-      ['checkpoint', 'list', sandbox.location],
-    ]) {
-      const run = await recorder.attempt(`crewline ${argv[1]}`, () => runCliQuietly(argv, setup.root));
-      if (run.value && isInternalError(run.value))
-        recorder.fail('CLI internal error', `crewline ${argv[1]}`, run.value.stderr.slice(0, 400));
-    }
+  for (const argv of [
+    ['checkpoint', 'info', file, '--json'],
+    ['checkpoint', 'list', sandbox.location],
+  ]) {
+    const run = await recorder.attempt(`crewline ${argv[1]}`, () => runCliQuietly(argv, setup.root));
+    if (run.value && isInternalError(run.value))
+      recorder.fail('CLI internal error', `crewline ${argv[1]}`, run.value.stderr.slice(0, 400));
   }
   let resumed = false;
   if (loaded.value) {
