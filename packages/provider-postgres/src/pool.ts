@@ -29,6 +29,11 @@ export function createPool(server: string, options: ResolvedPostgresProviderOpti
     allowExitOnIdle: true,
     ...(options.synchronousCommit === 'off' ? { options: '-c synchronous_commit=off' } : {}),
   };
+  // The passphrase of an encrypted client key (`sslkey`): libpq's `sslpassword`, node's `passphrase`.
+  const sslPassword = credentialsOf(server).get('sslpassword');
+  if (sslPassword !== undefined && typeof config.ssl === 'object' && config.ssl !== null) {
+    config.ssl = { ...config.ssl, passphrase: sslPassword };
+  }
   const pool = new pg.Pool(config);
   pool.on('error', (error) => {
     // An idle connection the server closed: the pool drops it and opens another when needed.

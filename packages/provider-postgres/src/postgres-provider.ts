@@ -1,4 +1,4 @@
-import { logger } from '@crewline/events';
+import { CrewlineError, logger } from '@crewline/events';
 import {
   type CheckpointProvider,
   type CheckpointWrite,
@@ -124,8 +124,12 @@ export class PostgresProvider implements CheckpointProvider {
     try {
       return await work(client);
     } catch (error) {
-      // Errors of the server (they have a SQLSTATE) leave the connection usable; others may not.
-      if (!(error instanceof Error) || typeof (error as { severity?: unknown }).severity !== 'string') {
+      // Errors of the server (they have a severity) and the provider's own leave the connection
+      // usable; others (a broken socket, a timeout) may not.
+      if (
+        !CrewlineError.isInstance(error) &&
+        (!(error instanceof Error) || typeof (error as { severity?: unknown }).severity !== 'string')
+      ) {
         failed = error instanceof Error ? error : new Error(String(error));
       }
       throw error;
