@@ -20,10 +20,25 @@ export interface CheckpointConfigInput {
   onEvents?: readonly CheckpointEventType[] | '*';
   /** Any object that meets the provider contract. Default `new JsonProvider()`. */
   provider?: CheckpointProvider;
-  /** Keep at most N checkpoints per branch; the oldest are pruned after each write. Default: keep all. */
+  /**
+   * Keep at most N of this run's checkpoints (its lineage); its oldest are pruned after each write.
+   * Never another run's, a fork point or a run's latest. Default: keep all.
+   */
   maxCheckpoints?: number;
   /** The checkpoint to restore when this config is passed as `fromCheckpoint`. Default: none. */
   restoreFrom?: string;
+  /**
+   * When another process is continuing the run this one would continue (stores that fence lineage
+   * heads): `'error'` rejects with a `conflict` naming the holder; `'fork'` continues on a new branch.
+   * Default `'error'`.
+   */
+  onConflict?: 'error' | 'fork';
+  /**
+   * How long the run's hold on its lineage head lasts without renewal (renewed every third of it
+   * while the run lives); after a crash another process can take the run over once it runs out.
+   * Default 20,000 ms.
+   */
+  leaseTtlMs?: number;
   /**
    * More to redact than the built-in rules: credential `names` (matched by their parts), `patterns`
    * (every match replaced) and exact `values` (at least 8 characters). Added to the process-wide
@@ -40,6 +55,8 @@ export interface CheckpointConfig {
   provider: CheckpointProvider | undefined;
   maxCheckpoints: number | undefined;
   restoreFrom: string | undefined;
+  onConflict: 'error' | 'fork';
+  leaseTtlMs: number | undefined;
 }
 
 /** The `checkpoint` field of Crew, Flow and Agent: inherit, defaults, opt out, or a config. */
@@ -66,6 +83,12 @@ const configSchema = z.strictObject({
     .optional(),
   maxCheckpoints: z.number().int('must be a whole number').positive('must be at least 1').optional(),
   restoreFrom: z.string().min(1, 'must not be empty').optional(),
+  onConflict: z.enum(['error', 'fork']).optional(),
+  leaseTtlMs: z
+    .number()
+    .int('must be a whole number of milliseconds')
+    .min(1000, 'must be at least 1000 (a renewal every third of it)')
+    .optional(),
   redact: z
     .strictObject({
       names: z
@@ -148,6 +171,8 @@ export function parseCheckpointConfig(input: CheckpointConfigInput | true): Chec
     provider: parsed.provider,
     maxCheckpoints: parsed.maxCheckpoints,
     restoreFrom: parsed.restoreFrom,
+    onConflict: parsed.onConflict ?? 'error',
+    leaseTtlMs: parsed.leaseTtlMs,
   };
 }
 

@@ -53,6 +53,7 @@ export async function runContinueCommand(
       input: { type: 'string', multiple: true },
       'set-output': { type: 'string', multiple: true },
       answer: { type: 'string' },
+      'on-conflict': { type: 'string' },
       quiet: { type: 'boolean' },
       ...(mode === 'fork' ? { branch: { type: 'string' } } : {}),
     },
@@ -60,6 +61,9 @@ export async function runContinueCommand(
   );
   const branch = mode === 'fork' ? (values as { branch?: string }).branch : undefined;
   const inputChanges = parseAssignments('--input', values.input);
+  const onConflict = values['on-conflict'];
+  if (onConflict !== undefined && onConflict !== 'error' && onConflict !== 'fork')
+    throw usageError(`--on-conflict must be "error" or "fork", not ${JSON.stringify(onConflict)}`);
   // The project's registrations come first: a broken config is reported before anything runs.
   await loadProject(context.cwd);
   const loaded = await openCheckpoint(positionals[0], context.cwd, context.catalog, values.location);
@@ -91,6 +95,7 @@ export async function runContinueCommand(
     ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
     ...(taskOutputs ? { taskOutputs } : {}),
     ...(values.answer !== undefined ? { humanInput: values.answer } : {}),
+    ...(onConflict !== undefined ? { onConflict } : {}),
     ...(values.quiet ? {} : { onLine: (line: string) => out(`  ${line}`) }),
   });
   if (outcome.pause) {

@@ -10,6 +10,9 @@ const continueOptions = `  --location P           where bare ids are looked up
   --set-output N=text    replace the output of completed task N (as numbered by \`info\`);
                          every later task runs again (repeatable)
   --answer "text"        the answer a paused flow waits for (its ask()); it continues with it
+  --on-conflict fork     when another process is continuing this run right now (SQLite,
+                         Postgres; JSON on this machine), continue on a new branch instead
+                         of stopping with the holder's name (default: error)
   --quiet                no progress lines, only the result`;
 
 /** Every `crewline checkpoint` subcommand, in the order help lists them. */

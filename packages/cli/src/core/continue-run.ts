@@ -14,6 +14,8 @@ export interface ContinueRequest {
   taskOutputs?: Record<number, string>;
   /** The answer a paused flow waits for. */
   humanInput?: string;
+  /** When another process is continuing the same run: refuse (default) or continue on a new branch. */
+  onConflict?: 'error' | 'fork';
   /** Project directory: its crewline.config.ts is loaded first. */
   cwd: string;
   /** Receives one line per notable event while the run goes on. */
@@ -53,6 +55,7 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
     ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
     ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
     ...(request.humanInput !== undefined ? { humanInput: request.humanInput } : {}),
+    ...(request.onConflict !== undefined ? { onConflict: request.onConflict } : {}),
     ...(onEvent ? { onEvent } : {}),
   });
 }

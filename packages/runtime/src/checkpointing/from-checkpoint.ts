@@ -144,6 +144,10 @@ export function resumeCheckpointInput(
   if (onEvents !== undefined) input.onEvents = onEvents;
   const maxCheckpoints = explicit.maxCheckpoints ?? own.maxCheckpoints;
   if (maxCheckpoints !== undefined) input.maxCheckpoints = maxCheckpoints;
+  // How to continue (not what was saved): only what the caller gives now.
+  if (explicit.onConflict !== undefined) input.onConflict = explicit.onConflict;
+  const leaseTtlMs = explicit.leaseTtlMs ?? own.leaseTtlMs;
+  if (leaseTtlMs !== undefined) input.leaseTtlMs = leaseTtlMs;
   return input;
 }
 

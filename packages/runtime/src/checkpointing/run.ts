@@ -151,7 +151,13 @@ export class Run {
       );
     }
     const run = new Run({ ...options, config, bus });
-    if (config !== undefined || options.restored !== undefined) run.#lease = await claimHead(run, options);
+    if (config !== undefined || options.restored !== undefined) {
+      run.#lease = await claimHead(run, {
+        ...options,
+        onConflict: options.onConflict ?? config?.onConflict,
+        leaseTtlMs: options.leaseTtlMs ?? config?.leaseTtlMs,
+      });
+    }
     const untrack = trackRunForSignals(run);
     try {
       return await bus.runInScope(run.state, () => body(run));

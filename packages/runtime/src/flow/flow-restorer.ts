@@ -23,7 +23,7 @@ export const restoreFlow: EntityRestorer = async (request) => {
   ) as RestorableFlowClass;
   const flow = await flowClass.fromLoaded(
     request.loaded,
-    {},
+    request.onConflict !== undefined ? { onConflict: request.onConflict } : {},
     request.bus ? { bus: request.bus } : {},
     request.mode === 'fork' ? { fork: { branch: request.branch } } : {},
   );

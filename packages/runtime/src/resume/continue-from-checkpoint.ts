@@ -6,7 +6,7 @@ import {
   eventBus as defaultBus,
   type EventBus,
 } from '@crewline/events';
-import type { EntityKind } from '@crewline/runtime-state';
+import type { CheckpointConfigInput, EntityKind } from '@crewline/runtime-state';
 import { Agent } from '../agent/agent.js';
 import { forkBranch } from '../checkpointing/fork-branch.js';
 import { loadRestoreTarget } from '../checkpointing/from-checkpoint.js';
@@ -45,6 +45,11 @@ export interface ContinueOptions {
   onEvent?: (event: BaseEvent) => void;
   /** The bus the run emits on. Default: the process-wide `eventBus`. */
   bus?: EventBus;
+  /**
+   * When another process is continuing the same run (stores that fence lineage heads): `'error'`
+   * (default) rejects with `conflict` naming the holder; `'fork'` continues on a new branch.
+   */
+  onConflict?: 'error' | 'fork';
 }
 
 export interface ContinueResult {
@@ -109,6 +114,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
       ...(options.mode === 'fork' ? { branch: requestedBranch } : {}),
       ...(options.inputs ? { inputs: options.inputs } : {}),
       ...(options.humanInput !== undefined ? { humanInput: options.humanInput } : {}),
+      ...(options.onConflict !== undefined ? { onConflict: options.onConflict } : {}),
       registry,
       bus,
     };
@@ -128,17 +134,13 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
 
 registerEntityRestorer('crew', async (request) => {
   refuseHumanInput(request);
-  const crew = await Crew.fromLoaded(
-    request.loaded,
-    {},
-    {
-      registry: request.registry,
-      name: request.snapshot.name,
-      ...(request.mode === 'fork'
-        ? { fork: request.branch !== undefined ? { branch: request.branch } : {} }
-        : {}),
-    },
-  );
+  const crew = await Crew.fromLoaded(request.loaded, continuation(request), {
+    registry: request.registry,
+    name: request.snapshot.name,
+    ...(request.mode === 'fork'
+      ? { fork: request.branch !== undefined ? { branch: request.branch } : {} }
+      : {}),
+  });
   const output = await crew.kickoff({
     ...(request.inputs ? { inputs: request.inputs } : {}),
     ...(request.bus ? { bus: request.bus } : {}),
@@ -148,19 +150,20 @@ registerEntityRestorer('crew', async (request) => {
 
 registerEntityRestorer('agent', async (request) => {
   refuseHumanInput(request);
-  const agent = await Agent.fromLoaded(
-    request.loaded,
-    {},
-    {
-      registry: request.registry,
-      ...(request.mode === 'fork'
-        ? { fork: request.branch !== undefined ? { branch: request.branch } : {} }
-        : {}),
-    },
-  );
+  const agent = await Agent.fromLoaded(request.loaded, continuation(request), {
+    registry: request.registry,
+    ...(request.mode === 'fork'
+      ? { fork: request.branch !== undefined ? { branch: request.branch } : {} }
+      : {}),
+  });
   const output = await agent.kickoff(undefined, {
     ...(request.inputs ? { inputs: request.inputs } : {}),
     ...(request.bus ? { bus: request.bus } : {}),
   });
   return { output: output.raw };
 });
+
+/** The restore config a continuation adds to the entity's own: how to meet a run someone else holds. */
+export function continuation(request: RestoreRequest): CheckpointConfigInput {
+  return request.onConflict !== undefined ? { onConflict: request.onConflict } : {};
+}

@@ -19,6 +19,8 @@ export interface RestoreRequest {
   registry: ProjectRegistry;
   /** The bus the continued run emits on. */
   bus?: EventBus;
+  /** What to do when another process is continuing the same run (see `CheckpointConfigInput`). */
+  onConflict?: 'error' | 'fork';
 }
 
 export interface RestoredRunResult {
