@@ -1,10 +1,10 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
+import { growingRun } from '@crewline/provider-testkit/fixtures';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from './schema.js';
 import { SqliteProvider } from './sqlite-provider.js';
-import { growingRun } from './test-support/growing-crew.js';
 import { RecordingProvider } from './test-support/recording-provider.js';
 import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 

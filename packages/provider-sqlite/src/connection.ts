@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CrewlineError } from '@crewline/events';
+import type { EncodedNode } from '@crewline/runtime-state/internal';
 import Database from 'better-sqlite3';
 import { retryWhenBusySync } from './busy-retry.js';
 import { sqliteCode, sqliteError, toCrewlineError } from './errors.js';
@@ -9,7 +10,6 @@ import { type KnownLease, type LeaseStatements, prepareLeaseStatements } from '.
 import { metadataColumns } from './metadata-row.js';
 import type { ResolvedSqliteProviderOptions } from './options.js';
 import { checkSchema, initializeSchema } from './schema-version.js';
-import type { EncodedNode } from './tree-node.js';
 import { insertCheckpoint } from './write-checkpoint.js';
 
 /** How many recently written heads each connection keeps to diff the next write against. */

@@ -1,4 +1,5 @@
 import { EventBus, TaskStartedEvent } from '@crewline/events';
+import { GrowingCrew, growingRun, writeGrowingCheckpointsSync } from '@crewline/provider-testkit/fixtures';
 import {
   createCheckpointWrite,
   encodeValue,
@@ -8,7 +9,6 @@ import {
   validateDocument,
 } from '@crewline/runtime-state';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { advance, GrowingCrew, growingRun } from './test-support/growing-crew.js';
 import { useRecordingDatabases } from './test-support/recording-database.js';
 import { RecordingProvider } from './test-support/recording-provider.js';
 
@@ -31,7 +31,7 @@ describe('event streams', () => {
   it('a linear run keeps every event once, in one stream', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 5 });
-    advance(run, 25);
+    writeGrowingCheckpointsSync(run, 25);
     const stats = (await provider.stats(location))!;
     expect(stats.streams).toBe(1);
     expect(stats.events).toBe(25);
@@ -41,9 +41,9 @@ describe('event streams', () => {
   it('resuming from an older checkpoint starts a new stream; both lines read back exactly', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 6 });
-    const main = advance(run, 12);
+    const main = writeGrowingCheckpointsSync(run, 12);
     const resumed = await restore(provider, location, main[4]!);
-    const side = advance(resumed, 7);
+    const side = writeGrowingCheckpointsSync(resumed, 7);
     const stats = (await provider.stats(location))!;
     expect(stats.streams).toBe(2);
     // The resumed line shares the first 5 events and stores only its 7 new ones.
@@ -59,13 +59,13 @@ describe('event streams', () => {
   it('a fork continues the stream of a newest checkpoint; the original line resumed later branches off', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 6 });
-    const main = advance(run, 6);
+    const main = writeGrowingCheckpointsSync(run, 6);
     const forked = await restore(provider, location, main[5]!);
     forked.state.fork('experiment/a');
-    const fork = advance(forked, 4);
+    const fork = writeGrowingCheckpointsSync(forked, 4);
     expect((await provider.stats(location))!.streams).toBe(1);
     const again = await restore(provider, location, main[5]!);
-    const more = advance(again, 3);
+    const more = writeGrowingCheckpointsSync(again, 3);
     const stats = (await provider.stats(location))!;
     expect(stats.streams).toBe(2);
     expect(stats.events).toBe(6 + 4 + 3);
@@ -78,7 +78,7 @@ describe('event streams', () => {
   it('a checkpoint sharing fewer events than its parent holds forks the stream at that point', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 4 });
-    const [, , parent] = advance(run, 3);
+    const [, , parent] = writeGrowingCheckpointsSync(run, 3);
     const document = await readDocument(provider, location, parent!);
     // Two events kept, then a different third and fourth (an edited history).
     const events = [
@@ -122,14 +122,14 @@ describe('event streams', () => {
   it('a second provider instance resuming the run stores only what changed (head rebuilt from the database)', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 30, outputBytes: 1500 });
-    const ids = advance(run, 40);
+    const ids = writeGrowingCheckpointsSync(run, 40);
     provider.close();
     const second = new RecordingProvider();
     onTestFinished(() => second.close());
     const before = (await second.stats(location))!;
     const resumed = await restore(second, location, ids.at(-1)!);
     resumed.state.provider = second;
-    const next = advance(resumed, 1);
+    const next = writeGrowingCheckpointsSync(resumed, 1);
     const after = (await second.stats(location))!;
     expect(after.streams).toBe(1);
     expect(after.chunks - before.chunks).toBeLessThanOrEqual(4);

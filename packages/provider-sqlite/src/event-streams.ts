@@ -1,8 +1,8 @@
 import type { CheckpointWrite } from '@crewline/runtime-state';
+import { damagedData, utf8Length } from '@crewline/runtime-state/internal';
 import type { Statements } from './connection.js';
+import { component } from './errors.js';
 import { eventKey, splitEventKey } from './schema.js';
-import { damagedData } from './tree-decoder.js';
-import { utf8Length } from './tree-node.js';
 
 /** Where a checkpoint's parent keeps its events. */
 export interface ParentEvents {
@@ -19,7 +19,7 @@ interface StreamRow {
 
 function streamById(statements: Statements, id: number): StreamRow {
   const row = statements.streamById.get(id) as StreamRow | undefined;
-  if (row === undefined) throw damagedData(`event stream ${id} is missing`);
+  if (row === undefined) throw damagedData(component, `event stream ${id} is missing`);
   return row;
 }
 
@@ -40,13 +40,14 @@ function bytesBefore(statements: Statements, id: number, count: number): number 
     const stream = streamById(statements, streamId);
     if (count > stream.base) {
       const bytes = statements.eventEndBytes.get(eventKey(streamId, count - 1));
-      if (typeof bytes !== 'number') throw damagedData(`event ${count - 1} of stream ${streamId} is missing`);
+      if (typeof bytes !== 'number')
+        throw damagedData(component, `event ${count - 1} of stream ${streamId} is missing`);
       return bytes;
     }
     if (count === stream.base) return stream.base_bytes;
     streamId = stream.parent_id;
   }
-  if (count > 0) throw damagedData('an event stream has a base but no parent');
+  if (count > 0) throw damagedData(component, 'an event stream has a base but no parent');
   return 0;
 }
 
@@ -97,8 +98,8 @@ export function readEvents(statements: Statements, id: number, count: number): s
   let upTo = count;
   const visited = new Set<number>();
   while (upTo > 0) {
-    if (streamId === null) throw damagedData('an event stream has a base but no parent');
-    if (visited.has(streamId)) throw damagedData('event streams form a cycle');
+    if (streamId === null) throw damagedData(component, 'an event stream has a base but no parent');
+    if (visited.has(streamId)) throw damagedData(component, 'event streams form a cycle');
     visited.add(streamId);
     const stream = streamById(statements, streamId);
     if (upTo > stream.base) {
@@ -107,7 +108,10 @@ export function readEvents(statements: Statements, id: number, count: number): s
         eventKey(streamId, upTo),
       ) as string[];
       if (lines.length !== upTo - stream.base) {
-        throw damagedData(`stream ${streamId} holds ${lines.length} of its ${upTo - stream.base} events`);
+        throw damagedData(
+          component,
+          `stream ${streamId} holds ${lines.length} of its ${upTo - stream.base} events`,
+        );
       }
       segments.push(lines);
       upTo = stream.base;

@@ -1,7 +1,7 @@
 import { EventBus } from '@crewline/events';
+import { GrowingCrew, growingRun, writeGrowingCheckpointsSync } from '@crewline/provider-testkit/fixtures';
 import { RuntimeState, readDocument } from '@crewline/runtime-state';
 import { describe, expect, it } from 'vitest';
-import { advance, GrowingCrew, growingRun } from './test-support/growing-crew.js';
 import { useRecordingDatabases } from './test-support/recording-database.js';
 import type { RecordingProvider } from './test-support/recording-provider.js';
 
@@ -24,9 +24,9 @@ async function branchFrom(provider: RecordingProvider, location: string, id: str
 async function tree() {
   const { provider, location } = setup();
   const run = growingRun({ provider, location, tasks: 12, outputBytes: 800 });
-  const main = advance(run, 20);
-  const fork = advance(await branchFrom(provider, location, main[9]!, 'fork/a'), 8);
-  const resumed = advance(await branchFrom(provider, location, main[4]!), 6);
+  const main = writeGrowingCheckpointsSync(run, 20);
+  const fork = writeGrowingCheckpointsSync(await branchFrom(provider, location, main[9]!, 'fork/a'), 8);
+  const resumed = writeGrowingCheckpointsSync(await branchFrom(provider, location, main[4]!), 6);
   return { provider, location, main, fork, resumed };
 }
 
@@ -103,10 +103,10 @@ describe('prune and garbage collection', () => {
   it('a run that keeps writing after its older checkpoints were pruned still stores and reads exactly', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 10 });
-    advance(run, 10);
+    writeGrowingCheckpointsSync(run, 10);
     await provider.prune(location, { keep: 1 });
     await provider.collectGarbage(location);
-    const later = advance(run, 10);
+    const later = writeGrowingCheckpointsSync(run, 10);
     expect(await provider.mismatches(location, later)).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
+import { referencedChunks } from '@crewline/runtime-state/internal';
 import type { Connection } from './connection.js';
+import { component } from './errors.js';
 import { eventKey } from './schema.js';
-import { referencedChunks } from './tree-decoder.js';
 
 /** What one garbage collection removed. */
 export interface GarbageReport {
@@ -63,7 +64,7 @@ function sweepChunks(connection: Connection): number {
   const pending: number[] = [];
   const mark = (body: string) => {
     try {
-      for (const id of referencedChunks(body)) {
+      for (const id of referencedChunks(component, body)) {
         if (!live.has(id)) {
           live.add(id);
           pending.push(id);

@@ -1,8 +1,8 @@
 import { CrewlineError } from '@crewline/events';
+import { growingRun } from '@crewline/provider-testkit/fixtures';
 import { type CheckpointMetadata, createCheckpointWrite, encodeValue } from '@crewline/runtime-state';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { growingRun } from './test-support/growing-crew.js';
 import { useRecordingDatabases } from './test-support/recording-database.js';
 
 const setup = useRecordingDatabases();

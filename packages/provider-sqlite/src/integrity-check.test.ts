@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrewlineError } from '@crewline/events';
+import { growingRun, writeGrowingCheckpointsSync } from '@crewline/provider-testkit/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteProvider } from './sqlite-provider.js';
 import { damagedVariants, databaseImage, quickCheckOf } from './test-support/damaged-variants.js';
-import { advance, growingRun } from './test-support/growing-crew.js';
 import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];
@@ -22,7 +22,7 @@ function healthyDatabase() {
   cleanups.push(() => removeTemporaryDatabase(raw));
   const writer = new SqliteProvider();
   const location = writer.resolveLocation(raw);
-  const ids = advance(growingRun({ provider: writer, location, tasks: 20 }), 40);
+  const ids = writeGrowingCheckpointsSync(growingRun({ provider: writer, location, tasks: 20 }), 40);
   writer.close();
   return { directory: join(raw, '..'), image: databaseImage(location), ids };
 }

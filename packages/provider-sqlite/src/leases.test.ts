@@ -1,13 +1,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrewlineError } from '@crewline/events';
+import { growingRun, writeGrowingCheckpointsSync } from '@crewline/provider-testkit/fixtures';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from './schema.js';
 import { SqliteProvider } from './sqlite-provider.js';
 import { runScript } from './test-support/child-processes.js';
 import { damagedVariants, databaseImage } from './test-support/damaged-variants.js';
-import { advance, growingRun } from './test-support/growing-crew.js';
 import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];
@@ -34,7 +34,7 @@ function setup() {
 function databaseWithRun(location: string, count: number) {
   const writer = new SqliteProvider();
   const run = growingRun({ provider: writer, location, tasks: count });
-  const ids = advance(run, count);
+  const ids = writeGrowingCheckpointsSync(run, count);
   writer.close();
   return { lineageId: run.state.lineage.lineageId, ids };
 }

@@ -1,8 +1,15 @@
 import type { CrewlineError } from '@crewline/events';
 import type { Lease, LeaseRequest, LeaseToken } from '@crewline/runtime-state';
+import {
+  foreignLease,
+  type LeaseState,
+  leaseHeldByOther,
+  leaseLost,
+  notTheHead,
+} from '@crewline/runtime-state/internal';
 import type Database from 'better-sqlite3';
 import type { Connection } from './connection.js';
-import { sqliteError } from './errors.js';
+import { component, sqliteError } from './errors.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -46,43 +53,12 @@ function leaseStatements(connection: Connection): LeaseStatements {
   return connection.leases!;
 }
 
-/** "850 ms", "12.3 s", "4 min 5 s": how long a lease has left, for people. */
-function durationText(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
-  if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
-  const seconds = Math.floor(ms / 1000);
-  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-}
-
-function heldByOther(
-  lineageId: string,
-  holder: string,
-  expiresInMs: number,
-  consequence: string,
-): CrewlineError {
-  return sqliteError(
-    'conflict',
-    `run "${lineageId}" is being continued by ${holder}, whose lease has ${durationText(expiresInMs)} left; ${consequence}`,
-    { details: { lineageId, holder, expiresInMs } },
-  );
-}
-
-function notTheHead(lineageId: string, checkpointId: string | null, headId: string | null): CrewlineError {
-  const message =
-    checkpointId === null
-      ? `run "${lineageId}" already has checkpoints (its head is "${headId}"); claim its head to continue it, or start a new run`
-      : headId === null
-        ? `checkpoint "${checkpointId}" is not the head of run "${lineageId}", which has no checkpoint; fork from it instead (onConflict: 'fork')`
-        : `checkpoint "${checkpointId}" is no longer the head of run "${lineageId}" (someone continued it: its head is "${headId}"); fork from it instead (onConflict: 'fork'), or continue the head`;
-  return sqliteError('conflict', message, { details: { lineageId, headId } });
-}
-
 /**
  * The refusal of a claim of a checkpoint in a database that does not exist yet (no file is created
  * for a claim that cannot succeed).
  */
 export function noSuchHead(lineageId: string, checkpointId: string): CrewlineError {
-  return notTheHead(lineageId, checkpointId, null);
+  return notTheHead(component, lineageId, checkpointId, null);
 }
 
 /** The refusal of a renewal in a database that does not exist (nothing is created for it). */
@@ -110,22 +86,17 @@ export function claimLeaseIn(connection: Connection, request: LeaseRequest): Lea
   const now = Date.now();
   const current = leaseOf(connection, lineageId);
   if (current !== undefined && current[0] !== owner && current[2] > now) {
-    throw heldByOther(
-      lineageId,
-      current[1],
-      current[2] - now,
-      "wait for it to end (a holder that died stops renewing and its lease runs out), or fork instead (onConflict: 'fork')",
-    );
+    throw leaseHeldByOther(component, lineageId, current[1], current[2] - now);
   }
   const head = connection.statements.latest.lineage.get(lineageId) as { id: string } | undefined;
   const headId = head?.id ?? null;
-  if (headId !== checkpointId) throw notTheHead(lineageId, checkpointId, headId);
+  if (headId !== checkpointId) throw notTheHead(component, lineageId, checkpointId, headId);
   const expiresAt = now + ttlMs;
   leaseStatements(connection).put.run(lineageId, owner, holder, expiresAt);
   return { lineageId, owner, holder, expiresAt: new Date(expiresAt).toISOString() };
 }
 
-/** Why `owner` no longer holds the lease of `lineageId`, as the conflict its writes and renewals get. */
+/** Why `owner` does not hold the lease of `lineageId`, as the conflict its writes and renewals get. */
 function lost(
   lineageId: string,
   owner: string,
@@ -133,20 +104,11 @@ function lost(
   now: number,
   what: string,
 ): CrewlineError {
-  if (current !== undefined && current[0] !== owner && current[2] > now) {
-    return heldByOther(lineageId, current[1], current[2] - now, `${what}; this run must stop writing`);
-  }
-  const why =
+  const state: LeaseState =
     current === undefined
-      ? 'it was released'
-      : current[0] === owner
-        ? `it ran out ${durationText(now - current[2])} ago without a renewal`
-        : `it was taken over by ${current[1]}, whose lease has run out too`;
-  return sqliteError(
-    'conflict',
-    `this run no longer holds the lease on run "${lineageId}" (${why}); ${what}; stop writing, and claim the head again to continue`,
-    { details: { lineageId } },
-  );
+      ? { held: false, mine: false, holder: null, expiresInMs: null }
+      : { held: true, mine: current[0] === owner, holder: current[1], expiresInMs: current[2] - now };
+  return leaseLost(component, lineageId, state, what);
 }
 
 /**
@@ -188,12 +150,7 @@ export function checkWriteLease(
   id: string,
   dataVersion: number,
 ): void {
-  if (lease.lineageId !== lineageId) {
-    throw sqliteError(
-      'invalid_argument',
-      `checkpoint "${id}" of run "${lineageId}" was written under the lease of run "${lease.lineageId}"; a lease fences its own run only`,
-    );
-  }
+  if (lease.lineageId !== lineageId) throw foreignLease(component, id, lineageId, lease.lineageId);
   const known = connection.knownLease;
   let current: LeaseRow | undefined;
   if (known !== undefined && known.dataVersion === dataVersion && known.lineageId === lineageId) {

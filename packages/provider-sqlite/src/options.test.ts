@@ -1,9 +1,9 @@
 import { CrewlineError } from '@crewline/events';
+import { growingRun } from '@crewline/provider-testkit/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseSqliteProviderOptions } from './options.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { SqliteProvider } from './sqlite-provider.js';
-import { growingRun } from './test-support/growing-crew.js';
 import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];

@@ -1,6 +1,7 @@
-import { DEFAULT_MAX_CHECKPOINT_BYTES, formatIssues } from '@crewline/runtime-state';
+import { DEFAULT_MAX_CHECKPOINT_BYTES } from '@crewline/runtime-state';
+import { invalidOptions } from '@crewline/runtime-state/internal';
 import { z } from 'zod';
-import { sqliteError } from './errors.js';
+import { component } from './errors.js';
 
 /** Options of `new SqliteProvider(options)`. */
 export interface SqliteProviderOptions {
@@ -50,14 +51,12 @@ const optionsSchema = z.strictObject({
 export function parseSqliteProviderOptions(input: unknown = {}): ResolvedSqliteProviderOptions {
   const result = optionsSchema.safeParse(input ?? {});
   if (!result.success) {
-    const unknownKeys = result.error.issues.flatMap((issue) =>
-      issue.code === 'unrecognized_keys' ? issue.keys : [],
+    throw invalidOptions(
+      component,
+      'SqliteProvider',
+      result.error.issues,
+      'the options are synchronous, busyTimeoutMs, busyRetryMs and maxCheckpointBytes',
     );
-    const hint =
-      unknownKeys.length > 0
-        ? `unknown option ${unknownKeys.map((key) => `"${key}"`).join(', ')}; the options are synchronous, busyTimeoutMs, busyRetryMs and maxCheckpointBytes`
-        : formatIssues(result.error.issues);
-    throw sqliteError('invalid_config', `SqliteProvider options: ${hint}`);
   }
   const options = result.data;
   return {

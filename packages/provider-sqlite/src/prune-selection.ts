@@ -4,8 +4,9 @@ import {
   planPrune,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
+import { storedFromRow } from '@crewline/runtime-state/internal';
 import type { Connection } from './connection.js';
-import { type MetadataRow, metadataColumns, storedFromRow } from './metadata-row.js';
+import { damagedSummaries, type MetadataRow, metadataColumns } from './metadata-row.js';
 
 interface CandidateRow {
   id: string;
@@ -36,5 +37,7 @@ export function selectPruned(connection: Connection, options: PruneOptions): Sto
   const chosen = planPrune(candidates, options);
   if (chosen.length === 0) return [];
   const select = db.prepare(`SELECT ${metadataColumns} FROM checkpoints WHERE id = ?`);
-  return chosen.map((candidate) => storedFromRow(select.get(candidate.id) as MetadataRow, location));
+  return chosen.map((candidate) =>
+    storedFromRow(select.get(candidate.id) as MetadataRow, location, damagedSummaries),
+  );
 }

@@ -1,11 +1,17 @@
 import { joinDocumentText } from '@crewline/runtime-state';
+import {
+  canonicalMetadataText,
+  damagedData,
+  decodeHead,
+  documentHeader,
+  isDamagedData,
+  utf8Length,
+} from '@crewline/runtime-state/internal';
 import type { Connection } from './connection.js';
-import { documentHeader } from './document-size.js';
-import { sqliteError } from './errors.js';
+import { component, sqliteError } from './errors.js';
 import { readEvents } from './event-streams.js';
-import { canonicalMetadataText, type MetadataRow } from './metadata-row.js';
-import { damagedData, decodeHead, headBody, isDamagedData } from './tree-decoder.js';
-import { utf8Length } from './tree-node.js';
+import { headColumnBody } from './head-column.js';
+import type { MetadataRow } from './metadata-row.js';
 
 interface CheckpointRow extends MetadataRow {
   stream_id: number;
@@ -37,13 +43,13 @@ export function readCheckpointText(connection: Connection, id: string, maxCheckp
   try {
     const load = (chunkId: number) => {
       const body = statements.chunkBody.get(chunkId);
-      if (typeof body !== 'string') throw damagedData(`chunk ${chunkId} is missing`);
+      if (typeof body !== 'string') throw damagedData(component, `chunk ${chunkId} is missing`);
       return body;
     };
-    const head = decodeHead(headBody(String(row.head), load), load);
+    const head = decodeHead(component, headColumnBody(String(row.head), load), load);
     const entities = head.entities;
     if (!Array.isArray(entities) || head.inputs === null || typeof head.inputs !== 'object') {
-      throw damagedData('the checkpoint head has no inputs or entities');
+      throw damagedData(component, 'the checkpoint head has no inputs or entities');
     }
     const text = joinDocumentText({
       header: documentHeader(

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { CrewlineError } from '@crewline/events';
+import { growingRun, writeGrowingCheckpointsSync } from '@crewline/provider-testkit/fixtures';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from './schema.js';
 import { SqliteProvider } from './sqlite-provider.js';
-import { advance, growingRun } from './test-support/growing-crew.js';
 import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];
@@ -55,7 +55,7 @@ describe('a database whose user_version was lost', () => {
     const { provider, location } = setup();
     const writer = provider();
     const run = growingRun({ provider: writer, location, tasks: 5 });
-    const ids = advance(run, 12);
+    const ids = writeGrowingCheckpointsSync(run, 12);
     writer.close();
     changeDatabase(location, (db) => db.pragma('user_version = 0'));
 
@@ -75,7 +75,7 @@ describe('a database whose user_version was lost', () => {
   it('treats the tables of a version 1 layout as version 1, and upgrades them on the first write', async () => {
     const { provider, location } = setup();
     const writer = provider();
-    const ids = advance(growingRun({ provider: writer, location, tasks: 2 }), 3);
+    const ids = writeGrowingCheckpointsSync(growingRun({ provider: writer, location, tasks: 2 }), 3);
     writer.close();
     changeDatabase(location, (db) => {
       // Version 1 had these indexes, and no leases table (version 4 added it).

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { EventBus, LLMCallCompletedEvent } from '@crewline/events';
+import { GrowingCrew } from '@crewline/provider-testkit/fixtures';
 import { RuntimeState } from '@crewline/runtime-state';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteProvider } from './sqlite-provider.js';
-import { GrowingCrew } from './test-support/growing-crew.js';
 import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];

@@ -21,7 +21,9 @@ import {
   checkLeaseToken,
   checkPruneOptions,
   checkQuery,
-} from './arguments.js';
+  storedFromRawRow,
+  storedFromRow,
+} from '@crewline/runtime-state/internal';
 import { retryWhenBusy, retryWhenBusySync } from './busy-retry.js';
 import {
   type Connection,
@@ -35,7 +37,7 @@ import { component, sqliteError, toCrewlineError } from './errors.js';
 import { collectGarbage, type GarbageReport, recordRemoved } from './garbage-collector.js';
 import { claimLeaseIn, noLeaseWithoutDatabase, noSuchHead, releaseLeaseIn, renewLeaseIn } from './leases.js';
 import { parseDatabaseReference, resolveDatabaseLocation } from './location.js';
-import { type MetadataRow, storedFromRawRow, storedFromRow } from './metadata-row.js';
+import { damagedSummaries, type MetadataRow } from './metadata-row.js';
 import {
   parseSqliteProviderOptions,
   type ResolvedSqliteProviderOptions,
@@ -206,7 +208,7 @@ export class SqliteProvider implements CheckpointProvider {
   }
 
   async read(location: string, id: string): Promise<RawCheckpoint> {
-    checkId(id);
+    checkId(component, id);
     const text = await this.#reading(
       location,
       () => {
@@ -221,7 +223,7 @@ export class SqliteProvider implements CheckpointProvider {
   }
 
   async list(location: string, query: ListQuery = {}): Promise<StoredCheckpoint[]> {
-    checkQuery(query);
+    checkQuery(component, query);
     return this.#reading(
       location,
       () => [],
@@ -238,14 +240,14 @@ export class SqliteProvider implements CheckpointProvider {
         ) as unknown[][];
         const listed = new Array<StoredCheckpoint>(rows.length);
         for (let index = 0; index < rows.length; index += 1)
-          listed[index] = storedFromRawRow(rows[index]!, location);
+          listed[index] = storedFromRawRow(rows[index]!, location, damagedSummaries);
         return listed;
       },
     );
   }
 
   async latest(location: string, query: ListQuery = {}): Promise<StoredCheckpoint | undefined> {
-    checkQuery(query);
+    checkQuery(component, query);
     return this.#reading(
       location,
       () => undefined,
@@ -260,13 +262,13 @@ export class SqliteProvider implements CheckpointProvider {
                 ? latest.lineage.get(query.lineageId)
                 : latest.all.get()
         ) as MetadataRow | undefined;
-        return row === undefined ? undefined : storedFromRow(row, location);
+        return row === undefined ? undefined : storedFromRow(row, location, damagedSummaries);
       },
     );
   }
 
   async prune(location: string, options: PruneOptions): Promise<PruneResult> {
-    checkPruneOptions(options);
+    checkPruneOptions(component, options);
     const dryRun = options.dryRun ?? false;
     if (options.keep === undefined && options.olderThan === undefined) return { removed: [], dryRun };
     try {
@@ -295,7 +297,7 @@ export class SqliteProvider implements CheckpointProvider {
   }
 
   async delete(location: string, id: string): Promise<boolean> {
-    checkId(id);
+    checkId(component, id);
     try {
       const connection = this.#existingWritable(location);
       if (connection === undefined) return false;
@@ -335,7 +337,7 @@ export class SqliteProvider implements CheckpointProvider {
    * new lineage (`checkpointId: null`), never for a claim that cannot succeed.
    */
   async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
-    checkLeaseRequest(request);
+    checkLeaseRequest(component, request);
     try {
       if (request.checkpointId !== null && this.#readable(location) === undefined) {
         throw noSuchHead(request.lineageId, request.checkpointId);
@@ -349,8 +351,8 @@ export class SqliteProvider implements CheckpointProvider {
 
   /** Extends a held lease by `ttlMs` from now; `conflict` when it was taken over or released. */
   async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
-    checkLeaseToken(token);
-    checkLeaseDuration(ttlMs);
+    checkLeaseToken(component, token);
+    checkLeaseDuration(component, ttlMs);
     try {
       const connection = this.#existingWritable(location);
       if (connection === undefined) throw noLeaseWithoutDatabase(location, token.lineageId);
@@ -362,7 +364,7 @@ export class SqliteProvider implements CheckpointProvider {
 
   /** Gives a lease up; nothing happens when `owner` does not hold it (or there is no database). */
   async releaseLease(location: string, token: LeaseToken): Promise<void> {
-    checkLeaseToken(token);
+    checkLeaseToken(component, token);
     try {
       const connection = this.#existingWritable(location);
       if (connection === undefined) return;

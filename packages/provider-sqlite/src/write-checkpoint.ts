@@ -1,80 +1,36 @@
 import { CrewlineError } from '@crewline/events';
+import type { CheckpointWrite, StoredCheckpoint } from '@crewline/runtime-state';
 import {
-  CHECKPOINT_FORMAT,
-  type CheckpointWrite,
-  isValidBranchName,
-  isValidCheckpointId,
-  type StoredCheckpoint,
-} from '@crewline/runtime-state';
+  type CheckedNames,
+  canonicalMetadataText,
+  checkCheckpointWrite,
+  damagedData,
+  documentHeader,
+  documentSize,
+  type EncodedNode,
+  hasCanonicalShape,
+  prettyBytes,
+  seedHead,
+  storedFromRow,
+  TreeEncoder,
+  utf8Length,
+  writtenCheckpoint,
+} from '@crewline/runtime-state/internal';
 import type { Connection, LastWrite } from './connection.js';
-import { documentHeader, documentSize } from './document-size.js';
-import { sqliteCode, sqliteError } from './errors.js';
+import { component, sqliteCode, sqliteError } from './errors.js';
 import { type ParentEvents, placeEvents } from './event-streams.js';
+import { headColumnBody } from './head-column.js';
 import { checkWriteLease } from './leases.js';
-import { canonicalMetadataText, hasCanonicalShape, type MetadataRow, storedFromRow } from './metadata-row.js';
-import { damagedData, headBody, seedHead } from './tree-decoder.js';
-import { TreeEncoder } from './tree-encoder.js';
-import { type EncodedNode, prettyBytes, utf8Length } from './tree-node.js';
+import { damagedSummaries, type MetadataRow } from './metadata-row.js';
 
 // The names the last write checked (and found valid): a run's next write has the same branch, and
 // the last id as its parent, so most writes skip checking them again.
-let lastChecked: { id?: string; branch?: string } = {};
+let lastChecked: CheckedNames = {};
 
 /** Refuses a checkpoint whose names could escape the database's meaning, or whose shape is off. */
 export function checkWritable(checkpoint: CheckpointWrite): void {
-  const { metadata, document } = checkpoint;
-  if (typeof metadata.id !== 'string' || !isValidCheckpointId(metadata.id)) {
-    throw sqliteError(
-      'invalid_name',
-      `checkpoint id ${JSON.stringify(metadata.id)} is not allowed; ids are letters, digits, "_", "." and "-"`,
-    );
-  }
-  if (
-    typeof metadata.branch !== 'string' ||
-    (metadata.branch !== lastChecked.branch && !isValidBranchName(metadata.branch))
-  ) {
-    throw sqliteError(
-      'invalid_name',
-      `branch name ${JSON.stringify(metadata.branch)} is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
-    );
-  }
-  if (
-    metadata.parentId !== null &&
-    metadata.parentId !== lastChecked.id &&
-    (typeof metadata.parentId !== 'string' || !isValidCheckpointId(metadata.parentId))
-  ) {
-    throw sqliteError(
-      'invalid_name',
-      `parent id ${JSON.stringify(metadata.parentId)} is not a checkpoint id`,
-    );
-  }
-  if (
-    typeof metadata.lineageId !== 'string' ||
-    metadata.lineageId.length === 0 ||
-    metadata.lineageId.length > 200
-  ) {
-    throw sqliteError('invalid_argument', 'checkpoint lineageId must be a string of 1 to 200 characters');
-  }
-  if (
-    document.format !== CHECKPOINT_FORMAT ||
-    !Array.isArray(document.entities) ||
-    !Array.isArray(document.events)
-  ) {
-    throw sqliteError(
-      'invalid_argument',
-      'the checkpoint document is not a crewline checkpoint (format, entities, events)',
-    );
-  }
-  if (document.inputs === null || typeof document.inputs !== 'object') {
-    throw sqliteError('invalid_argument', 'the checkpoint document has no encoded inputs object');
-  }
-  if (metadata.eventCount !== document.events.length) {
-    throw sqliteError(
-      'invalid_argument',
-      `checkpoint metadata says ${metadata.eventCount} events but the document holds ${document.events.length}`,
-    );
-  }
-  lastChecked = { id: metadata.id, branch: metadata.branch };
+  checkCheckpointWrite(component, checkpoint, lastChecked);
+  lastChecked = { id: checkpoint.metadata.id, branch: checkpoint.metadata.branch };
 }
 
 interface ParentRow extends ParentEvents {
@@ -87,11 +43,11 @@ function previousHead(connection: Connection, parentId: string, parent: ParentRo
   if (cached !== undefined) return cached;
   const load = (id: number) => {
     const body = connection.statements.chunkBody.get(id);
-    if (typeof body !== 'string') throw damagedData(`chunk ${id} is missing`);
+    if (typeof body !== 'string') throw damagedData(component, `chunk ${id} is missing`);
     return body;
   };
   try {
-    return seedHead(headBody(String(parent.head), load), load);
+    return seedHead(component, headColumnBody(String(parent.head), load), load);
   } catch {
     // A damaged parent only costs storage: the head is then written whole.
     return undefined;
@@ -132,7 +88,7 @@ export function existingCheckpoint(connection: Connection, checkpoint: Checkpoin
     existing.event_count === metadata.eventCount &&
     existing.created_at === metadata.createdAt
   ) {
-    return storedFromRow(existing, connection.location);
+    return storedFromRow(existing, connection.location, damagedSummaries);
   }
   throw sqliteError(
     'conflict',
@@ -166,7 +122,7 @@ export function insertCheckpoint(
       : (statements.parentOf.get(metadata.parentId) as ParentRow | undefined);
   const previous = parent === undefined ? undefined : previousHead(connection, metadata.parentId!, parent);
   const storeChunk = (body: string) => Number(statements.insertChunk.run(body).lastInsertRowid);
-  const encoder = new TreeEncoder(storeChunk);
+  const encoder = new TreeEncoder(component, storeChunk);
   const { node, body } = encoder.encodeRoot(
     { inputs: document.inputs, entities: document.entities },
     previous,
@@ -230,22 +186,7 @@ export function insertCheckpoint(
     throw error;
   }
   const reference = `${location}#${metadata.id}`;
-  // A literal in the canonical key order builds one object shape; a spread migrates shapes per key.
-  const stored: StoredCheckpoint =
-    canonical === metadataText
-      ? {
-          id: metadata.id,
-          createdAt: metadata.createdAt,
-          lineageId: metadata.lineageId,
-          parentId: metadata.parentId,
-          branch: metadata.branch,
-          trigger: metadata.trigger,
-          entities: metadata.entities,
-          eventCount: metadata.eventCount,
-          reference,
-          sizeBytes,
-        }
-      : { ...metadata, reference, sizeBytes };
+  const stored = writtenCheckpoint(metadata, reference, sizeBytes, canonical === metadataText);
   const lastWrite: LastWrite = {
     id: metadata.id,
     streamId,

@@ -1,8 +1,9 @@
 // A child process of the crash trials: writes checkpoints as fast as it can (sync and async
 // writes, pruning as it goes) until it is killed. Prints "ready" after its first checkpoint.
 // Usage: node --conditions=@crewline/source --import tsx crash-writer.ts <location> <branch>
+
+import { growingRun } from '@crewline/provider-testkit/fixtures';
 import { SqliteProvider } from '../sqlite-provider.js';
-import { growingRun } from './growing-crew.js';
 
 const [location, branch] = process.argv.slice(2);
 const provider = new SqliteProvider();

@@ -14,7 +14,7 @@
  * an entity around its `data` cost no extra row.
  *
  * A write compares the new head with the tree it wrote last (kept in memory, or rebuilt from the
- * database) and stores new chunks only for the values that changed and for their ancestors, so a
+ * stored chunks) and stores new chunks only for the values that changed and for their ancestors, so a
  * checkpoint after one more event costs a few hundred bytes, not the whole crew again.
  */
 export const CHUNK_THRESHOLD_BYTES = 256;

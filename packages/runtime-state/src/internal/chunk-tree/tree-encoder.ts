@@ -1,5 +1,5 @@
-import { isMarkedRedacted } from '@crewline/runtime-state';
-import { sqliteError } from './errors.js';
+import { CrewlineError } from '@crewline/events';
+import { isMarkedRedacted } from '../../redaction.js';
 import {
   CHUNK_THRESHOLD_BYTES,
   type ChunkSink,
@@ -74,6 +74,8 @@ function prototypeIsClean(): boolean {
 
 /** What the encoding functions share for one encoding. */
 interface EncodeContext {
+  /** The provider whose errors this encoding throws (`provider-sqlite`...). */
+  component: string;
   sink: ChunkSink;
   threshold: number;
   /** Object.prototype has no enumerable keys, so for...in needs no own-key check on plain objects. */
@@ -83,7 +85,8 @@ interface EncodeContext {
 /**
  * Encodes JSON values into chunks, reusing the nodes of a previous encoding for every value that
  * did not change. `sink` receives the bodies of new chunks; pass one that throws to build nodes
- * without storing anything (all values must then be small).
+ * without storing anything (all values must then be small). `component` names the provider in the
+ * errors the encoding throws.
  *
  * The comparison walks the whole value on every write, so the functions below are plain module
  * functions (no private-method dispatch), avoid allocating for unchanged values and iterate plain
@@ -92,8 +95,8 @@ interface EncodeContext {
 export class TreeEncoder {
   readonly #context: EncodeContext;
 
-  constructor(sink: ChunkSink, threshold = CHUNK_THRESHOLD_BYTES) {
-    this.#context = { sink, threshold, fastKeys: true };
+  constructor(component: string, sink: ChunkSink, threshold = CHUNK_THRESHOLD_BYTES) {
+    this.#context = { component, sink, threshold, fastKeys: true };
   }
 
   /**
@@ -144,7 +147,8 @@ function encodeMember(
     return encodePrimitive(context, value, previous);
   }
   if (typeof value === 'bigint') {
-    throw sqliteError(
+    throw new CrewlineError(
+      context.component,
       'invalid_argument',
       'a checkpoint contains a BigInt outside the value codec; encode it with encodeValue first',
     );

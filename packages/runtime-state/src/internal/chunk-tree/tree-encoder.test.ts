@@ -1,10 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeHead, referencedChunks, seedHead } from './tree-decoder.js';
+import { markRedacted } from '../../redaction.js';
+import { decodeHead, headBody, referencedChunks, seedHead } from './tree-decoder.js';
 import { TreeEncoder } from './tree-encoder.js';
 import { type EncodedNode, prettyBytes, utf8Length } from './tree-node.js';
 
-/** An in-memory chunk store standing in for the `chunks` table. */
+/** The provider the errors of these encodings and decodings name. */
+const component = 'provider-under-test';
+
+/** An in-memory chunk store standing in for a provider's table of chunks. */
 function chunkStore() {
   const bodies = new Map<number, string>();
   let next = 0;
@@ -48,7 +52,7 @@ const head = fc.record({
 
 function encodeHead(value: Record<string, unknown>, previous?: EncodedNode) {
   const store = chunkStore();
-  const encoder = new TreeEncoder(store.sink);
+  const encoder = new TreeEncoder(component, store.sink);
   return { ...encoder.encodeRoot(value, previous), store };
 }
 
@@ -57,7 +61,7 @@ describe('TreeEncoder', () => {
     fc.assert(
       fc.property(head, (value) => {
         const { node, body, store } = encodeHead(value);
-        const decoded = decodeHead(body, store.load);
+        const decoded = decodeHead(component, body, store.load);
         expect(JSON.stringify(decoded)).toBe(JSON.stringify(value));
         expect(JSON.stringify(decoded, null, 2)).toBe(JSON.stringify(value, null, 2));
         expect(node.bytes).toBe(utf8Length(JSON.stringify(value)));
@@ -78,7 +82,7 @@ describe('TreeEncoder', () => {
       entities: [],
     };
     const { body, store } = encodeHead(value);
-    const decoded = decodeHead(body, store.load) as { inputs: { json: Record<string, unknown> } };
+    const decoded = decodeHead(component, body, store.load) as { inputs: { json: Record<string, unknown> } };
     expect(Object.getOwnPropertyDescriptor(decoded.inputs.json, '__proto__')?.value).toEqual({
       polluted: 'yes',
     });
@@ -94,7 +98,7 @@ describe('TreeEncoder', () => {
       entities: [],
     };
     const { body, store } = encodeHead(value);
-    expect(JSON.stringify(decodeHead(body, store.load))).toBe(JSON.stringify(value));
+    expect(JSON.stringify(decodeHead(component, body, store.load))).toBe(JSON.stringify(value));
   });
 
   it('re-encoding against the previous tree stores only the changed values and their ancestors', () => {
@@ -106,7 +110,7 @@ describe('TreeEncoder', () => {
     const changed = tasks.map((task) => ({ ...task }));
     changed[7] = { ...changed[7]!, output: 'a new output '.repeat(40) };
     const store = chunkStore();
-    const encoder = new TreeEncoder(store.sink);
+    const encoder = new TreeEncoder(component, store.sink);
     const second = encoder.encodeRoot(
       { inputs: { json: {} }, entities: [{ data: { tasks: changed, step: 1 } }] },
       first.node,
@@ -117,7 +121,7 @@ describe('TreeEncoder', () => {
     expect(written.reduce((sum, body) => sum + body.length, 0)).toBeLessThan(1500);
     expect(first.node.bytes).toBeGreaterThan(20_000);
     // Unchanged: nothing at all is written.
-    const again = new TreeEncoder(store.sink).encodeRoot(
+    const again = new TreeEncoder(component, store.sink).encodeRoot(
       { inputs: { json: {} }, entities: [{ data: { tasks: changed, step: 1 } }] },
       second.node,
     );
@@ -129,10 +133,10 @@ describe('TreeEncoder', () => {
     fc.assert(
       fc.property(head, head, (before, after) => {
         const store = chunkStore();
-        const encoder = new TreeEncoder(store.sink);
+        const encoder = new TreeEncoder(component, store.sink);
         const first = encoder.encodeRoot(before, undefined);
         const second = encoder.encodeRoot(after, first.node);
-        expect(JSON.stringify(decodeHead(second.body, store.load))).toBe(JSON.stringify(after));
+        expect(JSON.stringify(decodeHead(component, second.body, store.load))).toBe(JSON.stringify(after));
         expect(second.node.bytes).toBe(utf8Length(JSON.stringify(after)));
       }),
       { numRuns: 200 },
@@ -143,9 +147,9 @@ describe('TreeEncoder', () => {
     fc.assert(
       fc.property(head, (value) => {
         const { body, store } = encodeHead(value);
-        const seeded = seedHead(body, store.load);
+        const seeded = seedHead(component, body, store.load);
         const before = store.bodies.size;
-        const again = new TreeEncoder(store.sink).encodeRoot(value, seeded);
+        const again = new TreeEncoder(component, store.sink).encodeRoot(value, seeded);
         expect(store.bodies.size).toBe(before);
         expect(again.body).toBe(body);
       }),
@@ -160,37 +164,59 @@ describe('TreeEncoder', () => {
     };
     const { body, store } = encodeHead(value);
     const reachable = new Set<number>();
-    const pending = referencedChunks(body);
+    const pending = referencedChunks(component, body);
     while (pending.length > 0) {
       const id = pending.pop()!;
       reachable.add(id);
       const chunk = store.load(id);
-      if (chunk.startsWith('n')) pending.push(...referencedChunks(chunk.slice(1)));
+      if (chunk.startsWith('n')) pending.push(...referencedChunks(component, chunk.slice(1)));
     }
     expect([...reachable].sort()).toEqual([...store.bodies.keys()].sort());
   });
 
   it('refuses damaged stored trees with a typed corrupt_checkpoint error', () => {
     const { body, store } = encodeHead({ inputs: { json: { text: 'z'.repeat(400) } }, entities: [] });
-    expect(() => decodeHead(body.slice(0, 10), store.load)).toThrow(/not valid JSON/);
-    expect(() => decodeHead(body.slice(0, 10), store.load)).toThrow(
+    expect(() => decodeHead(component, body.slice(0, 10), store.load)).toThrow(/not valid JSON/);
+    expect(() => decodeHead(component, body.slice(0, 10), store.load)).toThrow(
       expect.objectContaining({
         code: 'corrupt_checkpoint',
-        component: 'provider-sqlite',
+        component,
         details: { damaged: expect.stringContaining('not valid JSON') },
       }),
     );
-    expect(() => decodeHead('{"inputs":"bare"}', store.load)).toThrow(/neither a chunk id/);
-    expect(() => decodeHead('{"inputs":99999}', store.load)).toThrow(/no chunk/);
+    expect(() => decodeHead(component, '{"inputs":"bare"}', store.load)).toThrow(/neither a chunk id/);
+    expect(() => decodeHead(component, '{"inputs":99999}', store.load)).toThrow(/no chunk/);
     const cyclic = chunkStore();
     cyclic.sink('n[1]');
-    expect(() => decodeHead('{"inputs":1}', cyclic.load)).toThrow(/too deeply/);
+    expect(() => decodeHead(component, '{"inputs":1}', cyclic.load)).toThrow(/too deeply/);
+  });
+
+  it('finds a root body only in a head chunk, and names the provider in what it refuses', () => {
+    const { body, store } = encodeHead({ inputs: { json: { text: 'y'.repeat(400) } }, entities: [] });
+    const root = store.sink(`n${body}`);
+    expect(headBody(component, root, store.load)).toBe(body);
+    const value = store.sink('v"not a head"');
+    expect(() => headBody(component, value, store.load)).toThrow(
+      expect.objectContaining({
+        code: 'corrupt_checkpoint',
+        component,
+        message: expect.stringMatching(/does not hold a head/),
+      }),
+    );
+    expect(() =>
+      new TreeEncoder(component, store.sink).encodeRoot({ inputs: { json: { count: 1n } } }, undefined),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'invalid_argument',
+        component,
+        message: expect.stringMatching(/BigInt/),
+      }),
+    );
   });
 });
 
 describe('TreeEncoder and subtrees marked as never changing', () => {
-  it('reuses the node of the very same marked object without reading it again', async () => {
-    const { markRedacted } = await import('@crewline/runtime-state');
+  it('reuses the node of the very same marked object without reading it again', () => {
     // A getter that counts reads shows whether the walk looks inside the object again.
     let reads = 0;
     const output = 'finished work '.repeat(40);
@@ -204,7 +230,7 @@ describe('TreeEncoder and subtrees marked as never changing', () => {
       }),
     );
     const store = chunkStore();
-    const encoder = new TreeEncoder(store.sink);
+    const encoder = new TreeEncoder(component, store.sink);
     const first = encoder.encodeRoot(
       { inputs: { json: {} }, entities: [{ tasks: [done, { id: 2 }] }] },
       undefined,
@@ -217,7 +243,7 @@ describe('TreeEncoder and subtrees marked as never changing', () => {
     expect(reads).toBe(readsAfterFirst);
     const tasksOf = (node: typeof first.node) => node.children![1]!.children![0]!.children![0]!.children!;
     expect(tasksOf(second.node)[0]).toBe(tasksOf(first.node)[0]);
-    expect(JSON.stringify(decodeHead(second.body, store.load))).toBe(
+    expect(JSON.stringify(decodeHead(component, second.body, store.load))).toBe(
       JSON.stringify({ inputs: { json: {} }, entities: [{ tasks: [{ id: 1, output }, { id: 3 }] }] }),
     );
   });
@@ -225,10 +251,10 @@ describe('TreeEncoder and subtrees marked as never changing', () => {
   it('walks an unmarked object again even when it is the same object (it may have changed)', () => {
     const task = { id: 1, status: 'running' };
     const store = chunkStore();
-    const encoder = new TreeEncoder(store.sink);
+    const encoder = new TreeEncoder(component, store.sink);
     const first = encoder.encodeRoot({ inputs: { json: {} }, entities: [{ task }] }, undefined);
     task.status = 'completed';
     const second = encoder.encodeRoot({ inputs: { json: {} }, entities: [{ task }] }, first.node);
-    expect(JSON.stringify(decodeHead(second.body, store.load))).toContain('"completed"');
+    expect(JSON.stringify(decodeHead(component, second.body, store.load))).toContain('"completed"');
   });
 });

@@ -1,5 +1,4 @@
 import { CrewlineError } from '@crewline/events';
-import { sqliteError } from './errors.js';
 import { TreeEncoder } from './tree-encoder.js';
 import {
   CHUNK_THRESHOLD_BYTES,
@@ -20,12 +19,12 @@ import {
 export type ChunkLoader = (id: number) => string;
 
 /**
- * The `corrupt_checkpoint` error for stored data that does not have the shape the encoder writes
- * (a missing chunk or event, a cycle...). `what` says what is wrong; the reader that catches it (see
- * {@link isDamagedData}) names the checkpoint and how to recover.
+ * The `corrupt_checkpoint` error of `component` (a provider) for stored data that does not have the
+ * shape the encoder writes (a missing chunk or event, a cycle...). `what` says what is wrong; the
+ * reader that catches it (see {@link isDamagedData}) names the checkpoint and how to recover.
  */
-export function damagedData(what: string): CrewlineError {
-  return sqliteError('corrupt_checkpoint', what, { details: { damaged: what } });
+export function damagedData(component: string, what: string): CrewlineError {
+  return new CrewlineError(component, 'corrupt_checkpoint', what, { details: { damaged: what } });
 }
 
 /** True for an error made by {@link damagedData}; its `details.damaged` says what is wrong. */
@@ -33,8 +32,14 @@ export function isDamagedData(error: unknown): error is CrewlineError & { detail
   return CrewlineError.hasCode(error, 'corrupt_checkpoint') && typeof error.details?.damaged === 'string';
 }
 
-function damaged(what: string): never {
-  throw damagedData(what);
+/** What reading one stored tree needs: its chunks, and the provider its errors name. */
+interface TreeSource {
+  readonly component: string;
+  readonly load: ChunkLoader;
+}
+
+function damaged(component: string, what: string): never {
+  throw damagedData(component, what);
 }
 
 /** A deeper tree than the encoder can produce means a reference cycle or damage. */
@@ -45,11 +50,11 @@ function defineMember(target: Record<string, unknown>, key: string, value: unkno
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function parseJson(text: string, what: string): unknown {
+function parseJson(component: string, text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return damaged(`${what} is not valid JSON`);
+    return damaged(component, `${what} is not valid JSON`);
   }
 }
 
@@ -59,13 +64,14 @@ type Member =
   | { kind: 'value'; value: unknown }
   | { kind: 'node'; shape: ShapeCode; members: object };
 
-function classify(member: unknown): Member {
+function classify(component: string, member: unknown): Member {
   if (typeof member === 'number') {
-    if (!Number.isSafeInteger(member) || member <= 0) damaged('a chunk id is not a positive integer');
+    if (!Number.isSafeInteger(member) || member <= 0)
+      damaged(component, 'a chunk id is not a positive integer');
     return { kind: 'ref', id: member };
   }
   if (Array.isArray(member)) {
-    if (member.length !== 1) damaged('an inline value is not wrapped in a one-element array');
+    if (member.length !== 1) damaged(component, 'an inline value is not wrapped in a one-element array');
     return { kind: 'value', value: member[0] };
   }
   if (member !== null && typeof member === 'object') {
@@ -78,72 +84,69 @@ function classify(member: unknown): Member {
       return { kind: 'node', shape: Shape.array, members: wrapper.a };
     }
   }
-  return damaged('a chunk member is neither a chunk id, an inline value nor a node');
+  return damaged(component, 'a chunk member is neither a chunk id, an inline value nor a node');
 }
 
 function isPlainObject(value: unknown): boolean {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function parseNodeBody(body: string, what: string): { shape: ShapeCode; members: object } {
-  const parsed = parseJson(body, what);
+function parseNodeBody(component: string, body: string, what: string): { shape: ShapeCode; members: object } {
+  const parsed = parseJson(component, body, what);
   if (Array.isArray(parsed)) return { shape: Shape.array, members: parsed };
   if (isPlainObject(parsed)) return { shape: Shape.object, members: parsed as object };
-  return damaged(`${what} is not an object or array`);
+  return damaged(component, `${what} is not an object or array`);
 }
 
-/**
- * The root body of a checkpoint's head from its `head` column: the id of the chunk that holds it,
- * or (rows written by schema versions 1 and 2) the body itself, which always starts with `{`.
- */
-export function headBody(head: string, load: ChunkLoader): string {
-  if (head.charAt(0) === '{') return head;
-  const id = Number(head);
-  if (!Number.isSafeInteger(id)) damaged('the checkpoint head is neither a body nor a chunk id');
-  const body = load(id);
-  if (body.charAt(0) !== 'n') damaged(`chunk ${id} does not hold a head`);
+/** The root body of a checkpoint's head (without the `n` marker) from the chunk `headId` that holds it. */
+export function headBody(component: string, headId: number, load: ChunkLoader): string {
+  const body = load(headId);
+  if (body.charAt(0) !== 'n') damaged(component, `chunk ${headId} does not hold a head`);
   return body.slice(1);
 }
 
-/** Rebuilds the plain JSON value of a head from its root body. */
-export function decodeHead(rootBody: string, load: ChunkLoader): Record<string, unknown> {
-  const root = parseNodeBody(rootBody, 'the checkpoint head');
-  if (root.shape !== Shape.object) damaged('the checkpoint head is not an object');
-  return decodeNode(root.shape, root.members, load, 0) as Record<string, unknown>;
+/** Rebuilds the plain JSON value of a head from its root body; errors name `component`. */
+export function decodeHead(component: string, rootBody: string, load: ChunkLoader): Record<string, unknown> {
+  const root = parseNodeBody(component, rootBody, 'the checkpoint head');
+  if (root.shape !== Shape.object) damaged(component, 'the checkpoint head is not an object');
+  return decodeNode(root.shape, root.members, { component, load }, 0) as Record<string, unknown>;
 }
 
-function decodeNode(shape: ShapeCode, members: object, load: ChunkLoader, depth: number): unknown {
-  if (depth > maxDecodeDepth) damaged('the chunk tree is nested too deeply (a reference cycle?)');
-  if (shape === Shape.array) return (members as unknown[]).map((member) => decodeMember(member, load, depth));
+function decodeNode(shape: ShapeCode, members: object, source: TreeSource, depth: number): unknown {
+  if (depth > maxDecodeDepth)
+    damaged(source.component, 'the chunk tree is nested too deeply (a reference cycle?)');
+  if (shape === Shape.array)
+    return (members as unknown[]).map((member) => decodeMember(member, source, depth));
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(members)) {
-    defineMember(result, key, decodeMember((members as Record<string, unknown>)[key], load, depth));
+    defineMember(result, key, decodeMember((members as Record<string, unknown>)[key], source, depth));
   }
   return result;
 }
 
-function decodeMember(raw: unknown, load: ChunkLoader, depth: number): unknown {
-  const member = classify(raw);
+function decodeMember(raw: unknown, source: TreeSource, depth: number): unknown {
+  const { component } = source;
+  const member = classify(component, raw);
   if (member.kind === 'value') return member.value;
-  if (member.kind === 'node') return decodeNode(member.shape, member.members, load, depth + 1);
-  const body = load(member.id);
+  if (member.kind === 'node') return decodeNode(member.shape, member.members, source, depth + 1);
+  const body = source.load(member.id);
   const marker = body.charAt(0);
-  if (marker === 'v') return parseJson(body.slice(1), `chunk ${member.id}`);
-  if (marker !== 'n') damaged(`chunk ${member.id} has an unknown marker`);
-  const node = parseNodeBody(body.slice(1), `chunk ${member.id}`);
-  return decodeNode(node.shape, node.members, load, depth + 1);
+  if (marker === 'v') return parseJson(component, body.slice(1), `chunk ${member.id}`);
+  if (marker !== 'n') damaged(component, `chunk ${member.id} has an unknown marker`);
+  const node = parseNodeBody(component, body.slice(1), `chunk ${member.id}`);
+  return decodeNode(node.shape, node.members, source, depth + 1);
 }
 
 /**
  * The chunk ids a node body refers to directly, including those of nodes written in place inside
  * it (for garbage collection). Values inside inline values are never ids.
  */
-export function referencedChunks(body: string, found: number[] = []): number[] {
-  const node = parseNodeBody(body, 'a node');
+export function referencedChunks(component: string, body: string, found: number[] = []): number[] {
+  const node = parseNodeBody(component, body, 'a node');
   const visit = (members: object, depth: number) => {
-    if (depth > maxDecodeDepth) damaged('inline nodes are nested too deeply');
+    if (depth > maxDecodeDepth) damaged(component, 'inline nodes are nested too deeply');
     for (const raw of Object.values(members)) {
-      const member = classify(raw);
+      const member = classify(component, raw);
       if (member.kind === 'ref') found.push(member.id);
       else if (member.kind === 'node') visit(member.members, depth + 1);
     }
@@ -152,37 +155,36 @@ export function referencedChunks(body: string, found: number[] = []): number[] {
   return found;
 }
 
-const refuseToStore = (): number => {
-  throw damagedData('a value stored inline is larger than the chunk threshold');
-};
-
 /**
  * Rebuilds the encoder's nodes for a stored head, so a write that continues from a checkpoint this
  * process did not write (a resume, a fork, another process) still stores only what changed.
  */
-export function seedHead(rootBody: string, load: ChunkLoader): EncodedNode {
-  const root = parseNodeBody(rootBody, 'the checkpoint head');
-  if (root.shape !== Shape.object) damaged('the checkpoint head is not an object');
-  const inline = new TreeEncoder(refuseToStore);
-  return seedNode(root.shape, root.members, load, 0, inline);
+export function seedHead(component: string, rootBody: string, load: ChunkLoader): EncodedNode {
+  const root = parseNodeBody(component, rootBody, 'the checkpoint head');
+  if (root.shape !== Shape.object) damaged(component, 'the checkpoint head is not an object');
+  const inline = new TreeEncoder(component, () =>
+    damaged(component, 'a value stored inline is larger than the chunk threshold'),
+  );
+  return seedNode(root.shape, root.members, { component, load }, 0, inline);
 }
 
 function seedNode(
   shape: ShapeCode,
   members: object,
-  load: ChunkLoader,
+  source: TreeSource,
   depth: number,
   inline: TreeEncoder,
 ): EncodedNode {
-  if (depth > maxDecodeDepth) damaged('the chunk tree is nested too deeply (a reference cycle?)');
+  if (depth > maxDecodeDepth)
+    damaged(source.component, 'the chunk tree is nested too deeply (a reference cycle?)');
   const seedMember = (raw: unknown): EncodedNode => {
-    const member = classify(raw);
+    const member = classify(source.component, raw);
     if (member.kind === 'value') return inline.encode(member.value, undefined, depth + 1)!;
     if (member.kind === 'node') {
-      const node = seedNode(member.shape, member.members, load, depth + 1, inline);
+      const node = seedNode(member.shape, member.members, source, depth + 1, inline);
       return withPlace(node, { inline: inlineNode(member.shape, JSON.stringify(member.members)) });
     }
-    return seedChunk(load(member.id), member.id, load, depth + 1, inline);
+    return seedChunk(source.load(member.id), member.id, source, depth + 1, inline);
   };
   if (shape === Shape.array) {
     const children = (members as unknown[]).map(seedMember);
@@ -213,14 +215,15 @@ function seedNode(
 function seedChunk(
   body: string,
   ref: number,
-  load: ChunkLoader,
+  source: TreeSource,
   depth: number,
   inline: TreeEncoder,
 ): EncodedNode {
+  const { component } = source;
   const marker = body.charAt(0);
   if (marker === 'v') {
     const text = body.slice(1);
-    const value = parseJson(text, `chunk ${ref}`);
+    const value = parseJson(component, text, `chunk ${ref}`);
     if (value !== null && typeof value === 'object') {
       return withPlace(
         opaqueNode(value, text, CHUNK_THRESHOLD_BYTES, () => ref),
@@ -229,7 +232,7 @@ function seedChunk(
     }
     return primitiveNode(value as string | number | boolean | null, utf8Length(text), undefined, ref);
   }
-  if (marker !== 'n') damaged(`chunk ${ref} has an unknown marker`);
-  const node = parseNodeBody(body.slice(1), `chunk ${ref}`);
-  return withPlace(seedNode(node.shape, node.members, load, depth, inline), { ref });
+  if (marker !== 'n') damaged(component, `chunk ${ref} has an unknown marker`);
+  const node = parseNodeBody(component, body.slice(1), `chunk ${ref}`);
+  return withPlace(seedNode(node.shape, node.members, source, depth, inline), { ref });
 }

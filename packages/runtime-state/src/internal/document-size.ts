@@ -1,7 +1,9 @@
-import { CHECKPOINT_FORMAT } from '@crewline/runtime-state';
-import { utf8Length } from './tree-node.js';
+import { CHECKPOINT_FORMAT } from '../document.js';
 
-/** The envelope line of a checkpoint's text, as `joinDocumentText` lays it out. */
+/**
+ * The envelope line of a checkpoint's text, as `joinDocumentText` lays it out (the `header` of its
+ * parts): what a provider that stores structure rebuilds the exact text from.
+ */
 export function documentHeader(formatVersion: number, libraryVersion: string, metadataText: string): string {
   return `"format": ${JSON.stringify(CHECKPOINT_FORMAT)}, "formatVersion": ${formatVersion}, "libraryVersion": ${JSON.stringify(libraryVersion)},\n"metadata": ${metadataText}`;
 }
@@ -30,5 +32,3 @@ export function documentSize(parts: DocumentSizeParts): number {
   const events = parts.eventCount === 0 ? 2 : 4 + 2 * (parts.eventCount - 1) + parts.eventBytes;
   return 1 + parts.headerBytes + 12 + parts.inputsBytes + 14 + entities + 12 + events + 3;
 }
-
-export { utf8Length };

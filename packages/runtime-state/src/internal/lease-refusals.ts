@@ -1,0 +1,116 @@
+import { CrewlineError } from '@crewline/events';
+
+// The `conflict` errors of fenced lineage heads (see `LeaseRequest` in the provider contract), in the
+// words every provider uses; `component` is the provider that refuses (`provider-sqlite`...).
+
+/** "850 ms", "12.3 s", "4 min 5 s": how long a lease has left, for people. */
+export function durationText(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
+  const seconds = Math.floor(ms / 1000);
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/** Someone else continues the run: names the holder and how long its lease has left (at least 1 ms). */
+function heldByOther(
+  component: string,
+  lineageId: string,
+  holder: string,
+  expiresInMs: number,
+  consequence: string,
+): CrewlineError {
+  const left = Math.max(1, Math.round(expiresInMs));
+  return new CrewlineError(
+    component,
+    'conflict',
+    `run "${lineageId}" is being continued by ${holder}, whose lease has ${durationText(left)} left; ${consequence}`,
+    { details: { lineageId, holder, expiresInMs: left } },
+  );
+}
+
+/** The refusal of a claim while `holder`'s lease on the run has `expiresInMs` left. */
+export function leaseHeldByOther(
+  component: string,
+  lineageId: string,
+  holder: string,
+  expiresInMs: number,
+): CrewlineError {
+  return heldByOther(
+    component,
+    lineageId,
+    holder,
+    expiresInMs,
+    "wait for it to end (a holder that died stops renewing and its lease runs out), or fork instead (onConflict: 'fork')",
+  );
+}
+
+/**
+ * The refusal of a claim of `checkpointId` (`null`: a new run) when the run's newest checkpoint is
+ * `headId` (`null`: it has none); `details.headId` tells the runtime where the run went.
+ */
+export function notTheHead(
+  component: string,
+  lineageId: string,
+  checkpointId: string | null,
+  headId: string | null,
+): CrewlineError {
+  const message =
+    checkpointId === null
+      ? `run "${lineageId}" already has checkpoints (its head is "${headId}"); claim its head to continue it, or start a new run`
+      : headId === null
+        ? `checkpoint "${checkpointId}" is not the head of run "${lineageId}", which has no checkpoint; fork from it instead (onConflict: 'fork')`
+        : `checkpoint "${checkpointId}" is no longer the head of run "${lineageId}" (someone continued it: its head is "${headId}"); fork from it instead (onConflict: 'fork'), or continue the head`;
+  return new CrewlineError(component, 'conflict', message, { details: { lineageId, headId } });
+}
+
+/** The lease of a run as a refused write or renewal of one owner sees it. */
+export interface LeaseState {
+  /** Someone (this owner or another) has the lease. */
+  held: boolean;
+  /** The lease is this owner's. */
+  mine: boolean;
+  holder: string | null;
+  /** Milliseconds left (negative: ran out that long ago). */
+  expiresInMs: number | null;
+}
+
+/**
+ * Why an owner does not hold the lease of `lineageId` (any more): the `conflict` its writes and
+ * renewals get. `what` says what was refused (`checkpoint "…" was not stored`).
+ */
+export function leaseLost(
+  component: string,
+  lineageId: string,
+  state: LeaseState,
+  what: string,
+): CrewlineError {
+  const left = state.expiresInMs ?? 0;
+  if (state.held && !state.mine && left > 0 && state.holder !== null) {
+    return heldByOther(component, lineageId, state.holder, left, `${what}; this run must stop writing`);
+  }
+  const why = !state.held
+    ? 'it was never granted, or was released'
+    : state.mine
+      ? `it ran out ${durationText(-left)} ago without a renewal`
+      : `it was taken over by ${state.holder}, whose lease has run out too`;
+  return new CrewlineError(
+    component,
+    'conflict',
+    `this run does not hold the lease on run "${lineageId}" (${why}); ${what}; stop writing, and claim the head again to continue`,
+    { details: { lineageId } },
+  );
+}
+
+/** The refusal of a checkpoint of one run written under the lease of another. */
+export function foreignLease(
+  component: string,
+  checkpointId: string,
+  lineageId: string,
+  leaseLineageId: string,
+): CrewlineError {
+  return new CrewlineError(
+    component,
+    'invalid_argument',
+    `checkpoint "${checkpointId}" of run "${lineageId}" was written under the lease of run "${leaseLineageId}"; a lease fences its own run only`,
+  );
+}
