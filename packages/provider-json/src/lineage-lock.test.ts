@@ -51,6 +51,16 @@ describe('JsonProvider lineage locks (one machine)', () => {
     });
   });
 
+  it('a live holder is reported before a moved head: a late continuer is refused, not sent to a branch', async () => {
+    const first = await writeInRun(null);
+    await provider.claimLease(location, request('holder', first.id));
+    await writeInRun(first.id, { lineageId: 'run-1', owner: 'holder' });
+    await expect(provider.claimLease(location, request('late', first.id))).rejects.toMatchObject({
+      code: 'conflict',
+      details: { lineageId: 'run-1', holder: 'crew Research, holder' },
+    });
+  });
+
   it('stores a write only under the held lock; a lost or foreign lock stores nothing', async () => {
     const head = await writeInRun(null);
     await provider.claimLease(location, request('holder', head.id));

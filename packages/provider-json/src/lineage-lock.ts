@@ -154,6 +154,11 @@ function withTakeoverMutex(path: string, action: () => void): boolean {
 export function claimLineageLock(root: string, request: LeaseRequest, headId: string | null): Lease {
   const { lineageId } = request;
   const path = lockPath(root, lineageId);
+  // Someone else's live lock is reported before a moved head, as SQLite and Postgres do: the run is
+  // being continued right now, so a second continuer is refused, not sent to pay for it on a branch.
+  const held = readLock(path);
+  if (held !== undefined && held.owner !== request.owner && !isStale(held, Date.now()))
+    throw heldError(lineageId, held, Date.now());
   if (request.checkpointId !== headId) {
     throw jsonError(
       'conflict',
