@@ -3,6 +3,9 @@
 import type {
   CheckpointWrite,
   CheckpointProvider as ExportedCheckpointProvider,
+  Lease,
+  LeaseRequest,
+  LeaseToken,
   ListQuery,
   PruneOptions,
   PruneResult,
@@ -23,8 +26,11 @@ interface CheckpointProvider {
   read(location: string, id: string): Promise<{ text: string } | { document: unknown }>;
   list(location: string, query?: ListQuery): Promise<StoredCheckpoint[]>; // ListQuery: { branch?, lineageId? }
   latest(location: string, query?: ListQuery): Promise<StoredCheckpoint | undefined>;
-  prune(location: string, options: PruneOptions): Promise<PruneResult>; // { keep?, olderThan?, branch?, dryRun? } → { removed, dryRun }
+  prune(location: string, options: PruneOptions): Promise<PruneResult>; // { keep?, olderThan?, branch?, lineageId?, dryRun? } → { removed, dryRun }, per run (planPrune)
   delete(location: string, id: string): Promise<boolean>;
+  claimLease?(location: string, request: LeaseRequest): Promise<Lease>; // { lineageId, owner, checkpointId, holder, ttlMs }
+  renewLease?(location: string, token: LeaseToken, ttlMs: number): Promise<Lease>; // token: { lineageId, owner }
+  releaseLease?(location: string, token: LeaseToken): Promise<void>;
   close?(): void | Promise<void>;
 }
 // #endregion contract
