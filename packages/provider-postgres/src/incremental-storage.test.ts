@@ -1,8 +1,8 @@
 import { EventBus } from '@crewline/events';
+import { GrowingCrew, growingRun, writeGrowingCheckpoints } from '@crewline/provider-testkit/fixtures';
 import { RuntimeState, readDocument } from '@crewline/runtime-state';
 import { afterEach, expect, it } from 'vitest';
 import type { PostgresProvider } from './postgres-provider.js';
-import { advance, GrowingCrew, growingRun } from './test-support/growing-crew.js';
 import { RecordingProvider } from './test-support/recording-provider.js';
 import {
   describeWithPostgres,
@@ -42,7 +42,7 @@ describeWithPostgres('incremental storage', () => {
   it('reads every checkpoint back byte for byte, with sizeBytes equal to its text', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 8, outputBytes: 700 });
-    await advance(run, 30);
+    await writeGrowingCheckpoints(run, 30);
     expect(await provider.mismatches(location)).toEqual([]);
     for (const stored of await provider.list(location)) {
       expect(stored.sizeBytes).toBe(Buffer.byteLength(provider.written.get(stored.id)!, 'utf8'));
@@ -52,7 +52,7 @@ describeWithPostgres('incremental storage', () => {
   it('one more event costs about that event, not the history or the unchanged entities', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 40, outputBytes: 1000 });
-    await advance(run, 90);
+    await writeGrowingCheckpoints(run, 90);
     const before = await contentBytes(location);
     const trigger = run.step(); // task started: a small event and a status change
     const stored = await run.state.writeCheckpoint({ trigger });
@@ -65,7 +65,7 @@ describeWithPostgres('incremental storage', () => {
   it('stores a crew-like run within 3× its final checkpoint (content and whole tables)', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 40, outputBytes: 2000 });
-    await advance(run, 120);
+    await writeGrowingCheckpoints(run, 120);
     const final = (await provider.latest(location))!.sizeBytes!;
     expect(await contentBytes(location)).toBeLessThan(2 * final);
     // Whole relations (rows, indexes, TOAST, free space): fixed page overhead dominates small runs.
@@ -77,7 +77,7 @@ describeWithPostgres('incremental storage', () => {
   it('forks, resumes from older checkpoints and other processes read back exactly, and share what they can', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 10, outputBytes: 800 });
-    const ids = await advance(run, 20);
+    const ids = await writeGrowingCheckpoints(run, 20);
     // Another provider (as another process would) resumes the run from an older checkpoint: its
     // head is rebuilt from the database and the events it shares are not stored again.
     const other = new RecordingProvider();
@@ -94,7 +94,7 @@ describeWithPostgres('incremental storage', () => {
       if (index === 1) state.fork(`fork-${index}`);
       const continued = growingRun({ crew, state });
       const before = await contentBytes(location);
-      await advance(continued, 6);
+      await writeGrowingCheckpoints(continued, 6);
       const added = (await contentBytes(location)) - before;
       // Six events and the changed parts: far less than six whole documents.
       expect(added).toBeLessThan((await other.latest(location))!.sizeBytes! * 1.5);
@@ -107,7 +107,7 @@ describeWithPostgres('incremental storage', () => {
   it('after pruning and garbage collection, the remaining checkpoints read back exactly', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 12, outputBytes: 600 });
-    const ids = await advance(run, 36);
+    const ids = await writeGrowingCheckpoints(run, 36);
     const before = await contentBytes(location);
     const { removed } = await provider.prune(location, { keep: 5 });
     expect(removed.length).toBe(31);
@@ -117,7 +117,7 @@ describeWithPostgres('incremental storage', () => {
     expect((await provider.list(location)).map((entry) => entry.id)).toEqual(kept);
     expect(await provider.mismatches(location, kept)).toEqual([]);
     // The run goes on from its head after the collection trimmed its streams.
-    await advance(run, 4);
+    await writeGrowingCheckpoints(run, 4);
     expect(
       await provider.mismatches(
         location,
@@ -131,10 +131,10 @@ describeWithPostgres('incremental storage', () => {
   it('deleting a parent under a running run makes the next write store its head whole, still exact', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 6, outputBytes: 500 });
-    const ids = await advance(run, 8);
+    const ids = await writeGrowingCheckpoints(run, 8);
     await provider.delete(location, ids.at(-1)!);
     await provider.collectGarbage(location);
-    const next = await advance(run, 3);
+    const next = await writeGrowingCheckpoints(run, 3);
     expect(await provider.mismatches(location, [...ids.slice(0, -1), ...next])).toEqual([]);
   });
 });

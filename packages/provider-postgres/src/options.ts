@@ -1,6 +1,7 @@
-import { DEFAULT_MAX_CHECKPOINT_BYTES, formatIssues } from '@crewline/runtime-state';
+import { DEFAULT_MAX_CHECKPOINT_BYTES } from '@crewline/runtime-state';
+import { invalidOptions } from '@crewline/runtime-state/internal';
 import { z } from 'zod';
-import { postgresError } from './errors.js';
+import { component } from './errors.js';
 import { checkSchemaName, DEFAULT_SCHEMA } from './location.js';
 
 /** Options of `new PostgresProvider(options)`. */
@@ -64,14 +65,12 @@ const optionNames = Object.keys(optionsSchema.shape).join(', ');
 export function parsePostgresProviderOptions(input: unknown = {}): ResolvedPostgresProviderOptions {
   const result = optionsSchema.safeParse(input ?? {});
   if (!result.success) {
-    const unknownKeys = result.error.issues.flatMap((issue) =>
-      issue.code === 'unrecognized_keys' ? issue.keys : [],
+    throw invalidOptions(
+      component,
+      'PostgresProvider',
+      result.error.issues,
+      `the options are ${optionNames} (put the connection string in the checkpoint location)`,
     );
-    const hint =
-      unknownKeys.length > 0
-        ? `unknown option ${unknownKeys.map((key) => `"${key}"`).join(', ')}; the options are ${optionNames} (put the connection string in the checkpoint location)`
-        : formatIssues(result.error.issues);
-    throw postgresError('invalid_config', `PostgresProvider options: ${hint}`);
   }
   const options = result.data;
   return {

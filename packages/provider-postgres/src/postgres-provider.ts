@@ -13,7 +13,6 @@ import {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import type pg from 'pg';
 import {
   checkId,
   checkLeaseDuration,
@@ -21,13 +20,16 @@ import {
   checkLeaseToken,
   checkPruneOptions,
   checkQuery,
-} from './arguments.js';
+  leaseLost,
+  storedFromRawRow,
+} from '@crewline/runtime-state/internal';
+import type pg from 'pg';
 import { readDatabaseStats } from './database-stats.js';
 import { component, postgresError, toCrewlineError } from './errors.js';
 import { collectGarbage, recordRemoved } from './garbage-collector.js';
-import { claimLease, leaseLost, releaseLease, renewLease } from './leases.js';
+import { claimLease, releaseLease, renewLease } from './leases.js';
 import { type PostgresLocation, parseLocation, parseReference } from './location.js';
-import { metadataColumns, storedFromRawRow } from './metadata-row.js';
+import { damagedSummaries, metadataColumns } from './metadata-row.js';
 import { inspectSchema, migrateSchema, refuseUnusable } from './migrations.js';
 import {
   type PostgresProviderOptions,
@@ -190,7 +192,7 @@ export class PostgresProvider implements CheckpointProvider {
   }
 
   async read(location: string, id: string): Promise<RawCheckpoint> {
-    checkId(id);
+    checkId(component, id);
     const text = await this.#reading(
       location,
       () => {
@@ -205,7 +207,7 @@ export class PostgresProvider implements CheckpointProvider {
   }
 
   async list(location: string, query: PostgresListQuery = {}): Promise<StoredCheckpoint[]> {
-    checkQuery(query);
+    checkQuery(component, query);
     const { limit, before } = query;
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
       throw postgresError(
@@ -213,7 +215,7 @@ export class PostgresProvider implements CheckpointProvider {
         `list limit must be a whole number of at least 1, got ${String(limit)}`,
       );
     }
-    if (before !== undefined) checkId(before);
+    if (before !== undefined) checkId(component, before);
     return this.#reading(
       location,
       () => [],
@@ -236,7 +238,7 @@ export class PostgresProvider implements CheckpointProvider {
         const { rows } = await client.query<unknown[]>({ text, values, rowMode: 'array' });
         const listed = new Array<StoredCheckpoint>(rows.length);
         for (let index = 0; index < rows.length; index += 1)
-          listed[index] = storedFromRawRow(rows[index]!, handle.location);
+          listed[index] = storedFromRawRow(rows[index]!, handle.location, damagedSummaries);
         return listed;
       },
     );
@@ -247,7 +249,7 @@ export class PostgresProvider implements CheckpointProvider {
   }
 
   async prune(location: string, options: PruneOptions): Promise<PruneResult> {
-    checkPruneOptions(options);
+    checkPruneOptions(component, options);
     const dryRun = options.dryRun ?? false;
     if (options.keep === undefined && options.olderThan === undefined) return { removed: [], dryRun };
     const planned = await this.#reading(
@@ -276,7 +278,7 @@ export class PostgresProvider implements CheckpointProvider {
           throw error;
         }
       });
-      for (const stored of removed) handle.forgetHead(stored.id);
+      for (const stored of removed) handle.heads.forget(stored.id);
       if (collect) await this.#collectQuietly(handle);
       return { removed, dryRun };
     } catch (error) {
@@ -285,7 +287,7 @@ export class PostgresProvider implements CheckpointProvider {
   }
 
   async delete(location: string, id: string): Promise<boolean> {
-    checkId(id);
+    checkId(component, id);
     const exists = await this.#reading(
       location,
       () => false,
@@ -308,7 +310,7 @@ export class PostgresProvider implements CheckpointProvider {
           throw error;
         }
       });
-      handle.forgetHead(id);
+      handle.heads.forget(id);
       if (collect) await this.#collectQuietly(handle);
       return deleted;
     } catch (error) {
@@ -355,7 +357,7 @@ export class PostgresProvider implements CheckpointProvider {
   }
 
   async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
-    checkLeaseRequest(request);
+    checkLeaseRequest(component, request);
     const handle = this.#handle(location);
     try {
       await this.#ensureWritable(handle);
@@ -366,12 +368,13 @@ export class PostgresProvider implements CheckpointProvider {
   }
 
   async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
-    checkLeaseToken(token);
-    checkLeaseDuration(ttlMs);
+    checkLeaseToken(component, token);
+    checkLeaseDuration(component, ttlMs);
     return this.#reading(
       location,
       () => {
         throw leaseLost(
+          component,
           token.lineageId,
           { held: false, mine: false, holder: null, expiresInMs: null },
           'the lease was not renewed',
@@ -382,7 +385,7 @@ export class PostgresProvider implements CheckpointProvider {
   }
 
   async releaseLease(location: string, token: LeaseToken): Promise<void> {
-    checkLeaseToken(token);
+    checkLeaseToken(component, token);
     await this.#reading(
       location,
       () => undefined,

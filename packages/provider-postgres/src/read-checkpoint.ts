@@ -1,10 +1,16 @@
 import { joinDocumentText } from '@crewline/runtime-state';
+import {
+  canonicalMetadataText,
+  damagedCheckpoint,
+  damagedData,
+  decodeHead,
+  documentHeader,
+  headBody,
+  isDamagedData,
+  utf8Length,
+} from '@crewline/runtime-state/internal';
 import type pg from 'pg';
-import { damagedData, decodeHead, headBody, isDamagedData } from './chunk-tree/tree-decoder.js';
-import { utf8Length } from './chunk-tree/tree-node.js';
-import { documentHeader } from './document-size.js';
-import { postgresError } from './errors.js';
-import { canonicalMetadataText } from './metadata-row.js';
+import { component, postgresError } from './errors.js';
 import { type SchemaHandle, statementName } from './schema-handle.js';
 
 /** The checkpoint row as the read query returns it (a JSON array, see schema-handle.ts). */
@@ -64,17 +70,17 @@ export async function readCheckpointText(
       else events.push(body);
     }
     if (events.length !== eventCount) {
-      throw damagedData(`its event streams hold ${events.length} of its ${eventCount} events`);
+      throw damagedData(component, `its event streams hold ${events.length} of its ${eventCount} events`);
     }
     const load = (chunkId: number) => {
       const body = chunks.get(chunkId);
-      if (body === undefined) throw damagedData(`chunk ${chunkId} is missing`);
+      if (body === undefined) throw damagedData(component, `chunk ${chunkId} is missing`);
       return body;
     };
-    const head = decodeHead(headBody(row[11], load), load);
+    const head = decodeHead(component, headBody(component, row[11], load), load);
     const entities = head.entities;
     if (!Array.isArray(entities) || head.inputs === null || typeof head.inputs !== 'object') {
-      throw damagedData('the checkpoint head has no inputs or entities');
+      throw damagedData(component, 'the checkpoint head has no inputs or entities');
     }
     const metadataText =
       row[12] ??
@@ -99,10 +105,6 @@ export async function readCheckpointText(
     return text;
   } catch (error) {
     if (!isDamagedData(error)) throw error;
-    throw postgresError(
-      'corrupt_checkpoint',
-      `checkpoint "${id}" in ${handle.location} is damaged (${error.details.damaged}); delete it, or resume from another checkpoint`,
-      { cause: error },
-    );
+    throw damagedCheckpoint(component, id, handle.location, error);
   }
 }

@@ -1,11 +1,8 @@
 import { createHash } from 'node:crypto';
+import { HeadCache } from '@crewline/runtime-state/internal';
 import type pg from 'pg';
-import type { EncodedNode } from './chunk-tree/tree-node.js';
 import { metadataColumns } from './metadata-row.js';
 import { CHUNK_BLOCK_SIZE, quoteIdentifier } from './schema.js';
-
-/** How many recently written heads a location keeps to diff the next write against. */
-const cachedHeads = 16;
 
 /** The SQL texts of one schema (its name quoted into them once). */
 export interface SchemaSql {
@@ -93,8 +90,8 @@ export class SchemaHandle {
   readable = false;
   /** Chunk ids this provider may still use: ranges `[next, end)` of reserved blocks. */
   readonly #ids: { next: number; end: number }[] = [];
-  /** Head trees of recent writes, by checkpoint id (oldest first, for eviction). */
-  readonly #heads = new Map<string, EncodedNode>();
+  /** Head trees of recent writes, by checkpoint id. */
+  readonly heads = new HeadCache();
   /** The tail of each run's write queue. */
   readonly queues = new Map<string, Promise<void>>();
 
@@ -105,25 +102,6 @@ export class SchemaHandle {
   ) {
     this.sql = schemaSql(schema);
     this.quoted = quoteIdentifier(schema);
-  }
-
-  /** The head tree this provider wrote for `id`, when it still remembers it. */
-  cachedHead(id: string): EncodedNode | undefined {
-    return this.#heads.get(id);
-  }
-
-  rememberHead(id: string, head: EncodedNode): void {
-    this.#heads.delete(id);
-    this.#heads.set(id, head);
-    if (this.#heads.size > cachedHeads) this.#heads.delete(this.#heads.keys().next().value!);
-  }
-
-  forgetHead(id: string): void {
-    this.#heads.delete(id);
-  }
-
-  forgetHeads(): void {
-    this.#heads.clear();
   }
 
   /** Takes one chunk id; undefined when the block is used up (reserve another and encode again). */

@@ -43,10 +43,10 @@ export interface Migration {
  *   A write appends to its parent's stream when the parent is the stream's newest checkpoint, with an
  *   `UPDATE … WHERE length = <parent's count>` that two concurrent continuations cannot both pass.
  * - `events`: append-only event lines, keyed by stream and position, with the running byte total.
- * - `chunks`: the chunk tree of heads (chunk-tree/tree-node.ts), written once and shared by every later
- *   checkpoint whose value did not change; `refs` lists the chunks a node's body names (NULL for a
- *   value, which names none), so that reads
- *   and garbage collection walk a tree in one recursive query. Ids are allocated by the writers, in
+ * - `chunks`: the chunk tree of heads (chunk-tree/tree-node.ts in @crewline/runtime-state), written
+ *   once and shared by every later checkpoint whose value did not change; `refs` lists the chunks a
+ *   node's body names (NULL for a value, which names none), so that reads and garbage collection
+ *   walk a tree in one recursive query. Ids are allocated by the writers, in
  *   blocks of {@link CHUNK_BLOCK_SIZE} from the `chunk_blocks` sequence: a node's body names its
  *   children's ids, so they must be known before the write's one round trip.
  * - `leases`: one row per fenced lineage head (owner token, holder, expiry by the server's clock).

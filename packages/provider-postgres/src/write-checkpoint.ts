@@ -1,78 +1,37 @@
+import type { CheckpointWrite, StoredCheckpoint } from '@crewline/runtime-state';
 import {
-  CHECKPOINT_FORMAT,
-  type CheckpointWrite,
-  isValidBranchName,
-  isValidCheckpointId,
-  type StoredCheckpoint,
-} from '@crewline/runtime-state';
+  canonicalMetadataText,
+  checkCheckpointWrite,
+  checkLeaseToken,
+  type EncodedNode,
+  encodedDocumentSize,
+  foreignLease,
+  hasCanonicalShape,
+  headBody,
+  type LeaseState,
+  leaseLost,
+  referencedChunks,
+  rewrittenCheckpoint,
+  seedHead,
+  TreeEncoder,
+  writtenCheckpoint,
+} from '@crewline/runtime-state/internal';
 import type pg from 'pg';
-import { checkLeaseToken } from './arguments.js';
-import { headBody, referencedChunks, seedHead } from './chunk-tree/tree-decoder.js';
-import { TreeEncoder } from './chunk-tree/tree-encoder.js';
-import { type EncodedNode, prettyBytes, utf8Length } from './chunk-tree/tree-node.js';
-import { documentHeader, documentSize } from './document-size.js';
-import { errorCode, postgresError, raised } from './errors.js';
-import { type LeaseState, leaseLost } from './leases.js';
-import { canonicalMetadataText, hasCanonicalShape, type MetadataRow, storedFromRow } from './metadata-row.js';
+import { component, errorCode, postgresError, raised } from './errors.js';
+import { damagedSummaries, type MetadataRow } from './metadata-row.js';
 import { type SchemaHandle, statementName } from './schema-handle.js';
 
-/** Refuses a checkpoint whose names could escape their meaning, or whose shape is off. */
+/**
+ * Refuses a checkpoint whose names could escape their meaning, or whose shape is off, and a lease
+ * token that is not one or that fences another run.
+ */
 export function checkWritable(checkpoint: CheckpointWrite): void {
-  const { metadata, document } = checkpoint;
-  if (typeof metadata.id !== 'string' || !isValidCheckpointId(metadata.id)) {
-    throw postgresError(
-      'invalid_name',
-      `checkpoint id ${JSON.stringify(metadata.id)} is not allowed; ids are letters, digits, "_", "." and "-"`,
-    );
-  }
-  if (typeof metadata.branch !== 'string' || !isValidBranchName(metadata.branch)) {
-    throw postgresError(
-      'invalid_name',
-      `branch name ${JSON.stringify(metadata.branch)} is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
-    );
-  }
-  if (
-    metadata.parentId !== null &&
-    (typeof metadata.parentId !== 'string' || !isValidCheckpointId(metadata.parentId))
-  ) {
-    throw postgresError(
-      'invalid_name',
-      `parent id ${JSON.stringify(metadata.parentId)} is not a checkpoint id`,
-    );
-  }
-  if (
-    typeof metadata.lineageId !== 'string' ||
-    metadata.lineageId.length === 0 ||
-    metadata.lineageId.length > 200
-  ) {
-    throw postgresError('invalid_argument', 'checkpoint lineageId must be a string of 1 to 200 characters');
-  }
-  if (
-    document.format !== CHECKPOINT_FORMAT ||
-    !Array.isArray(document.entities) ||
-    !Array.isArray(document.events)
-  ) {
-    throw postgresError(
-      'invalid_argument',
-      'the checkpoint document is not a crewline checkpoint (format, entities, events)',
-    );
-  }
-  if (document.inputs === null || typeof document.inputs !== 'object') {
-    throw postgresError('invalid_argument', 'the checkpoint document has no encoded inputs object');
-  }
-  if (metadata.eventCount !== document.events.length) {
-    throw postgresError(
-      'invalid_argument',
-      `checkpoint metadata says ${metadata.eventCount} events but the document holds ${document.events.length}`,
-    );
-  }
-  if (checkpoint.lease !== undefined) {
-    checkLeaseToken(checkpoint.lease);
-    if (checkpoint.lease.lineageId !== metadata.lineageId) {
-      throw postgresError(
-        'invalid_argument',
-        `checkpoint "${metadata.id}" of run "${metadata.lineageId}" was written under the lease of run "${checkpoint.lease.lineageId}"; a lease fences its own run only`,
-      );
+  checkCheckpointWrite(component, checkpoint);
+  const { metadata, lease } = checkpoint;
+  if (lease !== undefined) {
+    checkLeaseToken(component, lease);
+    if (lease.lineageId !== metadata.lineageId) {
+      throw foreignLease(component, metadata.id, metadata.lineageId, lease.lineageId);
     }
   }
 }
@@ -91,10 +50,6 @@ interface EncodedHead {
   metadataText: string | null;
 }
 
-function childNamed(node: EncodedNode, key: string): EncodedNode {
-  return node.children![node.keys!.indexOf(key)]!;
-}
-
 /** Encodes the head of `checkpoint` against `previous`, taking chunk ids from the handle's block. */
 function encodeHead(
   handle: SchemaHandle,
@@ -110,10 +65,10 @@ function encodeHead(
     if (id === undefined) throw new OutOfIds();
     ids.push(id);
     bodies.push(body);
-    refs.push(body.charAt(0) === 'n' ? `{${referencedChunks(body.slice(1)).join(',')}}` : '{}');
+    refs.push(body.charAt(0) === 'n' ? `{${referencedChunks(component, body.slice(1)).join(',')}}` : '{}');
     return id;
   };
-  const encoder = new TreeEncoder(store);
+  const encoder = new TreeEncoder(component, store);
   const { node, body } = encoder.encodeRoot(
     { inputs: document.inputs, entities: document.entities },
     previous,
@@ -132,13 +87,7 @@ function encodeHead(
   const canonical = canonicalMetadataText(row);
   const metadataText = hasCanonicalShape(metadata) ? canonical : JSON.stringify(metadata);
   // The document's size without its event lines; the write function adds those (it knows them).
-  const sizeBase = documentSize({
-    headerBytes: utf8Length(documentHeader(document.formatVersion, document.libraryVersion, metadataText)),
-    inputsBytes: childNamed(node, 'inputs').bytes,
-    entityBytes: childNamed(node, 'entities').children!.map(prettyBytes),
-    eventCount: document.events.length,
-    eventBytes: 0,
-  });
+  const sizeBase = encodedDocumentSize(document, metadataText, node, 0);
   return {
     node,
     root,
@@ -175,7 +124,7 @@ async function loadHead(
     return body;
   };
   try {
-    return seedHead(headBody(Number(head.rows[0]!.head), load), load);
+    return seedHead(component, headBody(component, Number(head.rows[0]!.head), load), load);
   } catch {
     // A damaged parent only costs storage: the head is then written whole.
     return undefined;
@@ -198,21 +147,7 @@ async function existingCheckpoint(
 ): Promise<StoredCheckpoint> {
   const { metadata } = checkpoint;
   const { rows } = await client.query<MetadataRow>(handle.sql.metadataById, [metadata.id]);
-  const existing = rows[0];
-  if (
-    existing !== undefined &&
-    existing.lineage_id === metadata.lineageId &&
-    existing.branch === metadata.branch &&
-    existing.parent_id === metadata.parentId &&
-    existing.event_count === metadata.eventCount &&
-    existing.created_at === metadata.createdAt
-  ) {
-    return storedFromRow(existing, handle.location);
-  }
-  throw postgresError(
-    'conflict',
-    `checkpoint id "${metadata.id}" already exists in ${handle.location} with other content; checkpoint ids must be unique`,
-  );
+  return rewrittenCheckpoint(component, rows[0], metadata, handle.location, damagedSummaries);
 }
 
 function detailOf(error: unknown): string {
@@ -239,7 +174,7 @@ export async function writeCheckpoint(
   let previous =
     parentId === null
       ? undefined
-      : (handle.cachedHead(parentId) ?? (await loadHead(client, handle, parentId)));
+      : (handle.heads.get(parentId) ?? (await loadHead(client, handle, parentId)));
   let eventsFrom = parentId === null ? 0 : Math.min(checkpoint.parentEventCount, count);
   let encoded: EncodedHead | undefined;
   for (let attempt = 0; attempt < 4; attempt += 1) {
@@ -283,23 +218,10 @@ export async function writeCheckpoint(
           checkpoint.lease?.owner ?? null,
         ],
       });
-      handle.rememberHead(metadata.id, encoded.node);
+      handle.heads.remember(metadata.id, encoded.node);
       const sizeBytes = Number(rows[0]!.o_size);
       const reference = `${handle.location}#${metadata.id}`;
-      return hasCanonicalShape(metadata)
-        ? {
-            id: metadata.id,
-            createdAt: metadata.createdAt,
-            lineageId: metadata.lineageId,
-            parentId: metadata.parentId,
-            branch: metadata.branch,
-            trigger: metadata.trigger,
-            entities: metadata.entities,
-            eventCount: metadata.eventCount,
-            reference,
-            sizeBytes,
-          }
-        : { ...metadata, reference, sizeBytes };
+      return writtenCheckpoint(metadata, reference, sizeBytes, hasCanonicalShape(metadata));
     } catch (error) {
       const code = errorCode(error);
       if (code === raised.needEvents) {
@@ -308,7 +230,7 @@ export async function writeCheckpoint(
       }
       if (code === raised.parentMissing) {
         // The parent was deleted (and its chunks collected) since its head was read: write it whole.
-        if (parentId !== null) handle.forgetHead(parentId);
+        if (parentId !== null) handle.heads.forget(parentId);
         previous = undefined;
         encoded = undefined;
         eventsFrom = 0;
@@ -316,7 +238,7 @@ export async function writeCheckpoint(
       }
       if (code === raised.leaseLost) {
         const state = JSON.parse(detailOf(error) || '{}') as LeaseState;
-        throw leaseLost(metadata.lineageId, state, `checkpoint "${metadata.id}" was not stored`);
+        throw leaseLost(component, metadata.lineageId, state, `checkpoint "${metadata.id}" was not stored`);
       }
       if (code === raised.tooLarge) {
         throw postgresError(

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CrewlineError } from '@crewline/events';
-import type { EncodedNode } from '@crewline/runtime-state/internal';
+import { HeadCache } from '@crewline/runtime-state/internal';
 import Database from 'better-sqlite3';
 import { retryWhenBusySync } from './busy-retry.js';
 import { sqliteCode, sqliteError, toCrewlineError } from './errors.js';
@@ -11,9 +11,6 @@ import { metadataColumns } from './metadata-row.js';
 import type { ResolvedSqliteProviderOptions } from './options.js';
 import { checkSchema, initializeSchema } from './schema-version.js';
 import { insertCheckpoint } from './write-checkpoint.js';
-
-/** How many recently written heads each connection keeps to diff the next write against. */
-const cachedHeads = 16;
 
 /** WAL pages (4 KiB) after which a committing write checkpoints the WAL itself (32 MiB). */
 const autoCheckpointPages = 8192;
@@ -121,7 +118,8 @@ export class Connection {
       ? (...rest: A) => R
       : never
   >;
-  readonly #heads = new Map<string, EncodedNode>();
+  /** Head trees of the checkpoints this connection wrote recently. */
+  readonly heads = new HeadCache();
   /**
    * The last checkpoint this connection wrote, while nothing else has changed the database: the
    * next write of the same run then needs no lookup of its parent. Cleared by this connection's own
@@ -163,17 +161,6 @@ export class Connection {
     );
   }
 
-  /** The encoded head of a checkpoint this connection wrote recently. */
-  cachedHead(id: string): EncodedNode | undefined {
-    return this.#heads.get(id);
-  }
-
-  rememberHead(id: string, head: EncodedNode): void {
-    this.#heads.delete(id);
-    this.#heads.set(id, head);
-    if (this.#heads.size > cachedHeads) this.#heads.delete(this.#heads.keys().next().value!);
-  }
-
   #writesSinceCheckpoint = 0;
   #idleCheckpoint: NodeJS.Timeout | undefined;
 
@@ -197,16 +184,10 @@ export class Connection {
     this.#idleCheckpoint.unref();
   }
 
-  forgetHeads(): void {
-    this.#heads.clear();
-    this.lastWrite = undefined;
-    this.knownLease = undefined;
-  }
-
   close(): void {
     if (this.#idleCheckpoint !== undefined) clearTimeout(this.#idleCheckpoint);
     this.#idleCheckpoint = undefined;
-    this.#heads.clear();
+    this.heads.clear();
     if (this.db.open) this.db.close();
   }
 }

@@ -1,6 +1,7 @@
 import { joinDocumentText } from '@crewline/runtime-state';
 import {
   canonicalMetadataText,
+  damagedCheckpoint,
   damagedData,
   decodeHead,
   documentHeader,
@@ -66,10 +67,6 @@ export function readCheckpointText(connection: Connection, id: string, maxCheckp
     return text;
   } catch (error) {
     if (!isDamagedData(error)) throw error;
-    throw sqliteError(
-      'corrupt_checkpoint',
-      `checkpoint "${id}" in ${location} is damaged (${error.details.damaged}); delete it, or resume from another checkpoint`,
-      { cause: error },
-    );
+    throw damagedCheckpoint(component, id, location, error);
   }
 }

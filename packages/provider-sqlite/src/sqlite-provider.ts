@@ -154,7 +154,7 @@ export class SqliteProvider implements CheckpointProvider {
         checkpoint,
         this.options.maxCheckpointBytes,
       );
-      connection.rememberHead(stored.id, head);
+      connection.heads.remember(stored.id, head);
       connection.lastWrite = lastWrite;
       connection.noteWrite();
       return stored;

@@ -5,15 +5,12 @@ import {
   canonicalMetadataText,
   checkCheckpointWrite,
   damagedData,
-  documentHeader,
-  documentSize,
   type EncodedNode,
+  encodedDocumentSize,
   hasCanonicalShape,
-  prettyBytes,
+  rewrittenCheckpoint,
   seedHead,
-  storedFromRow,
   TreeEncoder,
-  utf8Length,
   writtenCheckpoint,
 } from '@crewline/runtime-state/internal';
 import type { Connection, LastWrite } from './connection.js';
@@ -39,7 +36,7 @@ interface ParentRow extends ParentEvents {
 
 /** The head tree the new checkpoint is compared with: the parent's, from memory or the database. */
 function previousHead(connection: Connection, parentId: string, parent: ParentRow): EncodedNode | undefined {
-  const cached = connection.cachedHead(parentId);
+  const cached = connection.heads.get(parentId);
   if (cached !== undefined) return cached;
   const load = (id: number) => {
     const body = connection.statements.chunkBody.get(id);
@@ -52,10 +49,6 @@ function previousHead(connection: Connection, parentId: string, parent: ParentRo
     // A damaged parent only costs storage: the head is then written whole.
     return undefined;
   }
-}
-
-function childNamed(node: EncodedNode, key: string): EncodedNode {
-  return node.children![node.keys!.indexOf(key)]!;
 }
 
 /**
@@ -80,20 +73,7 @@ export function isDuplicateCheckpoint(error: unknown): boolean {
 export function existingCheckpoint(connection: Connection, checkpoint: CheckpointWrite): StoredCheckpoint {
   const { metadata } = checkpoint;
   const existing = connection.statements.metadataById.get(metadata.id) as MetadataRow | undefined;
-  if (
-    existing !== undefined &&
-    existing.lineage_id === metadata.lineageId &&
-    existing.branch === metadata.branch &&
-    existing.parent_id === metadata.parentId &&
-    existing.event_count === metadata.eventCount &&
-    existing.created_at === metadata.createdAt
-  ) {
-    return storedFromRow(existing, connection.location, damagedSummaries);
-  }
-  throw sqliteError(
-    'conflict',
-    `checkpoint id "${metadata.id}" already exists in ${connection.location} with other content; checkpoint ids must be unique`,
-  );
+  return rewrittenCheckpoint(component, existing, metadata, connection.location, damagedSummaries);
 }
 
 /**
@@ -148,13 +128,7 @@ export function insertCheckpoint(
   };
   const canonical = canonicalMetadataText(row);
   const metadataText = hasCanonicalShape(metadata) ? canonical : JSON.stringify(metadata);
-  const sizeBytes = documentSize({
-    headerBytes: utf8Length(documentHeader(document.formatVersion, document.libraryVersion, metadataText)),
-    inputsBytes: childNamed(node, 'inputs').bytes,
-    entityBytes: childNamed(node, 'entities').children!.map(prettyBytes),
-    eventCount: document.events.length,
-    eventBytes,
-  });
+  const sizeBytes = encodedDocumentSize(document, metadataText, node, eventBytes);
   if (sizeBytes > maxCheckpointBytes) {
     throw sqliteError(
       'too_large',

@@ -1,4 +1,5 @@
-import { CHECKPOINT_FORMAT } from '../document.js';
+import { CHECKPOINT_FORMAT, type CheckpointDocument } from '../document.js';
+import { type EncodedNode, prettyBytes, utf8Length } from './chunk-tree/tree-node.js';
 
 /**
  * The envelope line of a checkpoint's text, as `joinDocumentText` lays it out (the `header` of its
@@ -31,4 +32,27 @@ export function documentSize(parts: DocumentSizeParts): number {
   }
   const events = parts.eventCount === 0 ? 2 : 4 + 2 * (parts.eventCount - 1) + parts.eventBytes;
   return 1 + parts.headerBytes + 12 + parts.inputsBytes + 14 + entities + 12 + events + 3;
+}
+
+function childNamed(node: EncodedNode, key: string): EncodedNode {
+  return node.children![node.keys!.indexOf(key)]!;
+}
+
+/**
+ * {@link documentSize} of a checkpoint being written, from its encoded head (the root node of
+ * `{ inputs, entities }`), the metadata text it is stored with and the bytes of its event lines.
+ */
+export function encodedDocumentSize(
+  document: CheckpointDocument,
+  metadataText: string,
+  head: EncodedNode,
+  eventBytes: number,
+): number {
+  return documentSize({
+    headerBytes: utf8Length(documentHeader(document.formatVersion, document.libraryVersion, metadataText)),
+    inputsBytes: childNamed(head, 'inputs').bytes,
+    entityBytes: childNamed(head, 'entities').children!.map(prettyBytes),
+    eventCount: document.events.length,
+    eventBytes,
+  });
 }

@@ -10,8 +10,10 @@ export {
   checkQuery,
 } from './arguments.js';
 export { type CheckedNames, checkCheckpointWrite } from './checkpoint-checks.js';
+export { HeadCache } from './chunk-tree/head-cache.js';
 export {
   type ChunkLoader,
+  damagedCheckpoint,
   damagedData,
   decodeHead,
   headBody,
@@ -20,10 +22,9 @@ export {
   seedHead,
 } from './chunk-tree/tree-decoder.js';
 export { TreeEncoder } from './chunk-tree/tree-encoder.js';
-export { type ChunkSink, type EncodedNode, prettyBytes, utf8Length } from './chunk-tree/tree-node.js';
-export { type DocumentSizeParts, documentHeader, documentSize } from './document-size.js';
+export { type EncodedNode, utf8Length } from './chunk-tree/tree-node.js';
+export { documentHeader, encodedDocumentSize } from './document-size.js';
 export {
-  durationText,
   foreignLease,
   type LeaseState,
   leaseHeldByOther,
@@ -32,11 +33,11 @@ export {
 } from './lease-refusals.js';
 export {
   canonicalMetadataText,
-  type DamagedSummaries,
   hasCanonicalShape,
   type MetadataColumns,
+  rewrittenCheckpoint,
   storedFromRawRow,
   storedFromRow,
   writtenCheckpoint,
 } from './metadata-columns.js';
-export { invalidOptions, type OptionIssue } from './provider-options.js';
+export { invalidOptions } from './provider-options.js';

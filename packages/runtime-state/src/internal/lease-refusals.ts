@@ -4,7 +4,7 @@ import { CrewlineError } from '@crewline/events';
 // words every provider uses; `component` is the provider that refuses (`provider-sqlite`...).
 
 /** "850 ms", "12.3 s", "4 min 5 s": how long a lease has left, for people. */
-export function durationText(ms: number): string {
+function durationText(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
   if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
   const seconds = Math.floor(ms / 1000);

@@ -1,4 +1,4 @@
-import type { CrewlineError } from '@crewline/events';
+import { CrewlineError } from '@crewline/events';
 import type { CheckpointMetadata, EntitySummary } from '../document.js';
 import type { StoredCheckpoint } from '../provider.js';
 
@@ -148,4 +148,33 @@ export function storedFromRow(
     eventCount: row.event_count,
   };
   return { ...metadata, reference: `${location}#${row.id}`, sizeBytes: Number(row.size_bytes) };
+}
+
+/**
+ * What a write finds under its id when the id is taken: a retried write whose first attempt did
+ * commit gets the stored checkpoint back, when `existing` (the row under the id) is that checkpoint;
+ * another checkpoint under a stored id is a `conflict` of `component`.
+ */
+export function rewrittenCheckpoint(
+  component: string,
+  existing: (MetadataColumns & { size_bytes: number | string }) | undefined,
+  metadata: CheckpointMetadata,
+  location: string,
+  damagedSummaries: DamagedSummaries,
+): StoredCheckpoint {
+  if (
+    existing !== undefined &&
+    existing.lineage_id === metadata.lineageId &&
+    existing.branch === metadata.branch &&
+    existing.parent_id === metadata.parentId &&
+    existing.event_count === metadata.eventCount &&
+    existing.created_at === metadata.createdAt
+  ) {
+    return storedFromRow(existing, location, damagedSummaries);
+  }
+  throw new CrewlineError(
+    component,
+    'conflict',
+    `checkpoint id "${metadata.id}" already exists in ${location} with other content; checkpoint ids must be unique`,
+  );
 }

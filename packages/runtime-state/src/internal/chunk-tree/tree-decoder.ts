@@ -32,6 +32,24 @@ export function isDamagedData(error: unknown): error is CrewlineError & { detail
   return CrewlineError.hasCode(error, 'corrupt_checkpoint') && typeof error.details?.damaged === 'string';
 }
 
+/**
+ * The `corrupt_checkpoint` error a read of checkpoint `id` gives when its stored data was found
+ * damaged ({@link isDamagedData}): names the checkpoint, what is wrong and how to go on.
+ */
+export function damagedCheckpoint(
+  component: string,
+  id: string,
+  location: string,
+  damage: CrewlineError & { details: { damaged: string } },
+): CrewlineError {
+  return new CrewlineError(
+    component,
+    'corrupt_checkpoint',
+    `checkpoint "${id}" in ${location} is damaged (${damage.details.damaged}); delete it, or resume from another checkpoint`,
+    { cause: damage },
+  );
+}
+
 /** What reading one stored tree needs: its chunks, and the provider its errors name. */
 interface TreeSource {
   readonly component: string;
