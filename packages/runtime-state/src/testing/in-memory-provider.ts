@@ -1,5 +1,12 @@
 import { stateError } from '../errors.js';
 import { isValidBranchName, isValidCheckpointId } from '../ids.js';
+import {
+  foreignLease,
+  type LeaseState,
+  leaseHeldByOther,
+  leaseLost,
+  notTheHead,
+} from '../internal/lease-refusals.js';
 import type {
   CheckpointProvider,
   CheckpointWrite,
@@ -27,9 +34,8 @@ interface HeldLease {
   expiresAt: number;
 }
 
-function seconds(ms: number): string {
-  return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
-}
+/** The component of this provider's errors. */
+const component = 'runtime-state';
 
 /** Refuses a lease token without a lineage id or owner. */
 function checkToken(token: LeaseToken): void {
@@ -157,39 +163,23 @@ export class InMemoryProvider implements CheckpointProvider {
     return leases;
   }
 
-  #heldByOther(lineageId: string, lease: HeldLease, now: number, consequence: string) {
-    const expiresInMs = lease.expiresAt - now;
-    return stateError(
-      'conflict',
-      `run "${lineageId}" is being continued by ${lease.holder}, whose lease has ${seconds(expiresInMs)} left; ${consequence}`,
-      { details: { lineageId, holder: lease.holder, expiresInMs } },
-    );
-  }
-
   #lost(lineageId: string, owner: string, lease: HeldLease | undefined, now: number, what: string) {
-    if (lease !== undefined && lease.owner !== owner && lease.expiresAt > now) {
-      return this.#heldByOther(lineageId, lease, now, `${what}; this run must stop writing`);
-    }
-    const why =
+    const state: LeaseState =
       lease === undefined
-        ? 'it was released'
-        : lease.owner === owner
-          ? `it ran out ${seconds(now - lease.expiresAt)} ago without a renewal`
-          : `it was taken over by ${lease.holder}, whose lease has run out too`;
-    return stateError(
-      'conflict',
-      `this run no longer holds the lease on run "${lineageId}" (${why}); ${what}; stop writing, and claim the head again to continue`,
-      { details: { lineageId } },
-    );
+        ? { held: false, mine: false, holder: null, expiresInMs: null }
+        : {
+            held: true,
+            mine: lease.owner === owner,
+            holder: lease.holder,
+            expiresInMs: lease.expiresAt - now,
+          };
+    return leaseLost(component, lineageId, state, what);
   }
 
   #checkWriteLease(location: string, checkpoint: CheckpointWrite): void {
     const { lease, metadata } = checkpoint;
     if (lease!.lineageId !== metadata.lineageId) {
-      throw stateError(
-        'invalid_argument',
-        `checkpoint "${metadata.id}" of run "${metadata.lineageId}" was written under the lease of run "${lease!.lineageId}"; a lease fences its own run only`,
-      );
+      throw foreignLease(component, metadata.id, metadata.lineageId, lease!.lineageId);
     }
     const held = this.#leases.get(location)?.get(metadata.lineageId);
     const now = Date.now();
@@ -214,12 +204,7 @@ export class InMemoryProvider implements CheckpointProvider {
     const now = Date.now();
     const current = leases.get(lineageId);
     if (current !== undefined && current.owner !== owner && current.expiresAt > now) {
-      throw this.#heldByOther(
-        lineageId,
-        current,
-        now,
-        "wait for it to end (a holder that died stops renewing and its lease runs out), or fork instead (onConflict: 'fork')",
-      );
+      throw leaseHeldByOther(component, lineageId, current.holder, current.expiresAt - now);
     }
     // Found without awaiting anything: the check and the grant must run in one turn.
     let headId: string | null = null;
@@ -227,15 +212,7 @@ export class InMemoryProvider implements CheckpointProvider {
       if (entry.info.lineageId === lineageId && (headId === null || entry.info.id > headId))
         headId = entry.info.id;
     }
-    if (headId !== checkpointId) {
-      const claimed = checkpointId === null ? 'a new run' : `checkpoint "${checkpointId}"`;
-      const head = headId === null ? 'it has no checkpoint' : `its head is "${headId}"`;
-      throw stateError(
-        'conflict',
-        `${claimed} is not the head of run "${lineageId}" (${head}); fork instead (onConflict: 'fork'), or continue the head`,
-        { details: { lineageId, headId } },
-      );
-    }
+    if (headId !== checkpointId) throw notTheHead(component, lineageId, checkpointId, headId);
     const expiresAt = now + ttlMs;
     leases.set(lineageId, { owner, holder, expiresAt });
     return { lineageId, owner, holder, expiresAt: new Date(expiresAt).toISOString() };
