@@ -30,7 +30,17 @@ export interface WriteEntry {
   at: number;
 }
 
-export type CallLogEntry = RequestEntry | WriteEntry;
+/**
+ * The resume found the run's lineage still held by the interrupted process (a SIGKILLed run stops
+ * renewing its lease but does not release it) and waited `waitedMs` for the lease to run out.
+ */
+export interface LeaseWaitEntry {
+  kind: 'lease-wait';
+  waitedMs: number;
+  at: number;
+}
+
+export type CallLogEntry = RequestEntry | WriteEntry | LeaseWaitEntry;
 
 /** The conversation of a task: its agent's role and its index in its crew. */
 export function conversationKey(agentRole: unknown, taskIndex: unknown): string {
@@ -79,6 +89,11 @@ export function readCallLog(path: string): CallLogEntry[] {
 /** The requests of a call log, in order. */
 export function requestsOf(entries: readonly CallLogEntry[]): RequestEntry[] {
   return entries.filter((entry): entry is RequestEntry => entry.kind === 'request');
+}
+
+/** Milliseconds a resuming process waited for leases to run out. */
+export function leaseWaitOf(entries: readonly CallLogEntry[]): number {
+  return entries.reduce((total, entry) => total + (entry.kind === 'lease-wait' ? entry.waitedMs : 0), 0);
 }
 
 /** True when the log ends inside a checkpoint write: the process was killed while writing. */

@@ -7,11 +7,13 @@
 // Every model request and every checkpoint write is appended to the call log before it happens (see
 // call-log.ts). At the end the process prints one JSON line, {"output": ...}; nothing it prints is
 // used for timing: the parent interrupts it at a random moment of its own choosing.
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type BaseEvent,
   CheckpointCompletedEvent,
   CheckpointFailedEvent,
   CheckpointStartedEvent,
+  CrewlineError,
   eventBus,
   LLMCallStartedEvent,
 } from '@crewline/events';
@@ -62,9 +64,16 @@ const model = crashModel({
 registerCrashProject(model);
 registerCrashFlow(model);
 
+/**
+ * How long a run's hold on its lineage lasts without renewal. A SIGKILLed run stops renewing, and a
+ * resume waits for its lease to run out (as a user's would): the shortest lease the runtime accepts
+ * keeps that wait short; renewals every third of it still leave a busy machine's event loop ample room.
+ */
+const leaseTtlMs = 3000;
+
 async function freshRun(): Promise<string> {
   const provider: CheckpointProvider = providerKind === 'sqlite' ? new SqliteProvider() : new JsonProvider();
-  const checkpoint: CheckpointConfigInput = { location: location!, onEvents: '*', provider };
+  const checkpoint: CheckpointConfigInput = { location: location!, onEvents: '*', provider, leaseTtlMs };
   try {
     if (scenario === 'flow') return String((await crashFlow(checkpoint).kickoff()).output);
     return (await crashCrew(model, checkpoint).kickoff({ inputs: crashInputs })).raw;
@@ -79,11 +88,32 @@ async function rebuiltRun(): Promise<string> {
   return (await (await Crew.fromCheckpoint({ restoreFrom: location! })).kickoff()).raw;
 }
 
+/**
+ * Resumes; when the interrupted process still holds the run (`conflict` with the time its lease has
+ * left), waits for the lease to run out and tries again, logging the wait.
+ */
+async function resumeAfterLease(resume: () => Promise<string>): Promise<string> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await resume();
+    } catch (error) {
+      const expiresInMs = CrewlineError.hasCode(error, 'conflict')
+        ? Number(error.details?.expiresInMs)
+        : Number.NaN;
+      if (!Number.isFinite(expiresInMs) || attempt > 3) throw error;
+      log.append({ kind: 'lease-wait', waitedMs: expiresInMs, at: performance.now() });
+      await sleep(expiresInMs + 50);
+    }
+  }
+}
+
 let output: string;
 if (mode === 'run') output = await freshRun();
 else if (mode === 'resume' && how === 'continue')
-  output = (await continueFromCheckpoint({ reference: location, mode: 'resume' })).output;
-else if (mode === 'resume' && how === 'rebuild') output = await rebuiltRun();
+  output = await resumeAfterLease(
+    async () => (await continueFromCheckpoint({ reference: location, mode: 'resume' })).output,
+  );
+else if (mode === 'resume' && how === 'rebuild') output = await resumeAfterLease(rebuiltRun);
 else throw new Error(`unknown mode ${mode} ${how ?? ''}`);
 log.close();
 process.stdout.write(`${JSON.stringify({ output })}\n`);

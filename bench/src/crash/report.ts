@@ -131,13 +131,19 @@ function progressRow(summary: CombinationSummary): string {
   return `${label(summary)} | ${cells.join(' | ')} |`;
 }
 
+/** Resumes that waited for the interrupted run's lease to run out, and the longest wait. */
+function leaseWaits(results: readonly TrialResult[]): string {
+  const waits = results.map((result) => result.leaseWaitMs).filter((wait) => wait > 0);
+  return waits.length === 0 ? '0' : `${waits.length} (longest ${seconds(Math.max(...waits))})`;
+}
+
 function detailRow(summary: CombinationSummary): string {
   const { results, referenceMs, runLengthsMs, provider } = summary;
   const shortest = Math.min(...runLengthsMs);
   const longest = Math.max(...runLengthsMs);
   const resumed = (how: TrialResult['resumeHow']) =>
     count(results, (result) => result.checkpointsLeft > 0 && result.resumeHow === how);
-  return `${label(summary)} | ${referenceMs.toFixed(0)} ms | ${shortest.toFixed(0)}–${longest.toFixed(0)} ms | ${count(results, (result) => result.insideWrite)} | ${provider === 'json' ? sum(results, (result) => result.check.tempFiles) : '-'} | ${sum(results, (result) => result.calls.checkpointed)} | ${sum(results, (result) => result.calls.remade)} | ${sum(results, (result) => result.calls.repeatedByEvents.length)} | ${sum(results, (result) => result.calls.repeatedByPosition.length)} | ${resumed('continue')} / ${resumed('rebuild')} |`;
+  return `${label(summary)} | ${referenceMs.toFixed(0)} ms | ${shortest.toFixed(0)}–${longest.toFixed(0)} ms | ${count(results, (result) => result.insideWrite)} | ${provider === 'json' ? sum(results, (result) => result.check.tempFiles) : '-'} | ${sum(results, (result) => result.calls.checkpointed)} | ${sum(results, (result) => result.calls.remade)} | ${sum(results, (result) => result.calls.repeatedByEvents.length)} | ${sum(results, (result) => result.calls.repeatedByPosition.length)} | ${resumed('continue')} / ${resumed('rebuild')} | ${leaseWaits(results)} |`;
 }
 
 function scenarioLines(summaries: readonly CombinationSummary[]): string[] {
@@ -202,11 +208,11 @@ export function renderReport(summaries: readonly CombinationSummary[], context: 
     '',
     'Where the signals landed and what the resumes did:',
     '',
-    `${head} | uninterrupted run (median of the first runs) | run length the delays were drawn against | signals inside a checkpoint write | temp files left | checkpointed completions at the signal | uncheckpointed calls made again | calls made again whose \`llm_call_completed\` was checkpointed | calls made again at a checkpointed position | resumed via continueFromCheckpoint / fromCheckpoint |`,
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `${head} | uninterrupted run (median of the first runs) | run length the delays were drawn against | signals inside a checkpoint write | temp files left | checkpointed completions at the signal | uncheckpointed calls made again | calls made again whose \`llm_call_completed\` was checkpointed | calls made again at a checkpointed position | resumed via continueFromCheckpoint / fromCheckpoint | resumes that waited for the interrupted run's lease |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...summaries.map(detailRow),
     '',
-    'The run length follows the machine\'s load: it is the median wall time of the latest whole runs of the scenario and provider (the first uninterrupted runs, then every run a trial happened to complete), since a figure measured once is wrong as soon as the load changes. "Signals inside a checkpoint write" come from the call log (a `checkpoint_started` without its `checkpoint_completed`). "Uncheckpointed calls made again" are requests the interrupted process had sent whose answer was not yet in a checkpoint: paying for them again is expected. The next two columns are stricter readings of "repeated": by the event history rather than the saved conversation, and by position (conversation and turn) rather than identical prompt.',
+    'The run length follows the machine\'s load: it is the median wall time of the latest whole runs of the scenario and provider (the first uninterrupted runs, then every run a trial happened to complete), since a figure measured once is wrong as soon as the load changes. "Signals inside a checkpoint write" come from the call log (a `checkpoint_started` without its `checkpoint_completed`). "Uncheckpointed calls made again" are requests the interrupted process had sent whose answer was not yet in a checkpoint: paying for them again is expected. The next two columns are stricter readings of "repeated": by the event history rather than the saved conversation, and by position (conversation and turn) rather than identical prompt. A run holds its lineage while it runs (a lease it renews; the runs here take the shortest, 3 s): SIGINT and SIGTERM release it before the process ends, SIGKILL leaves it held, and a resume that finds it held waits for it to run out, as a user would — the last column counts those.',
     '',
     ...(failures.length > 0 ? ['Failed trials:', '', ...failures, ''] : ['No trial failed.', '']),
     `Machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, children ${context.childStart}; 1-minute load average ${context.loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after.`,

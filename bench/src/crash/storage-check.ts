@@ -1,9 +1,9 @@
 // What a killed run left behind, checked the way a reader would see it: every visible checkpoint file
 // (JSON) or every listed checkpoint (SQLite) must read and validate; a SQLite database must pass
 // `PRAGMA integrity_check`. Temp files a killed JSON writer leaves are hidden by design (dot names);
-// they are counted, not treated as torn.
+// they are counted, not treated as torn. The JSON provider's own dot directories are not checkpoints.
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { JsonProvider } from '@crewline/provider-json';
 import { SqliteProvider } from '@crewline/provider-sqlite';
 import {
@@ -45,27 +45,38 @@ function catalogWith(provider: CheckpointProvider): ProviderCatalog {
   return { [provider.kind]: () => provider };
 }
 
-/** Every file under a directory, as paths relative to it (none when it does not exist). */
-function filesUnder(directory: string): string[] {
-  if (!existsSync(directory)) return [];
-  return readdirSync(directory, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name));
+/**
+ * Every visible file under a directory, as paths (none when it does not exist), and the number of
+ * temp files a killed writer left. Dot names are hidden by the provider's design — its temp files,
+ * and its own bookkeeping directories (the id index `.ids/`, the lock files `.leases/`) — so a file
+ * under a dot-named directory is not a checkpoint anyone is shown.
+ */
+function visibleFilesUnder(directory: string): { files: string[]; tempFiles: number } {
+  if (!existsSync(directory)) return { files: [], tempFiles: 0 };
+  const files: string[] = [];
+  let tempFiles = 0;
+  for (const entry of readdirSync(directory, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    if (entry.name.startsWith('.') && entry.name.endsWith('.tmp')) tempFiles += 1;
+    else if (
+      !relative(directory, path)
+        .split(sep)
+        .some((segment) => segment.startsWith('.'))
+    )
+      files.push(path);
+  }
+  return { files, tempFiles };
 }
 
 async function checkJson(location: string): Promise<StorageCheck> {
   const provider = new JsonProvider();
   const catalog = catalogWith(provider);
   const torn: TornCheckpoint[] = [];
-  let tempFiles = 0;
+  const { files, tempFiles } = visibleFilesUnder(location);
   // Every visible file, whether the provider lists it or not: a torn file that listing skips is
   // still a torn file a user (or another tool) can see.
-  for (const file of filesUnder(location)) {
-    const name = basename(file);
-    if (name.startsWith('.') && name.endsWith('.tmp')) {
-      tempFiles += 1;
-      continue;
-    }
+  for (const file of files) {
     try {
       await loadCheckpoint(file, catalog);
     } catch (error) {

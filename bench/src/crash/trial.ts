@@ -5,7 +5,7 @@ import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CheckpointDocument } from '@crewline/runtime-state';
 import { analyzeCalls, type CallAnalysis } from './call-analysis.js';
-import { endsInsideWrite, readCallLog, requestsOf } from './call-log.js';
+import { endsInsideWrite, leaseWaitOf, readCallLog, requestsOf } from './call-log.js';
 import { type ChildEnd, type ChildScript, startChild } from './child-script.js';
 import { differingTasks, readFinalState, type TaskOutputs } from './final-state.js';
 import { processSignal, type ScenarioName, type SignalName, scenarios } from './scenario.js';
@@ -72,6 +72,8 @@ export interface TrialResult {
   /** What differed from the uninterrupted run. */
   mismatch?: string;
   calls: CallAnalysis;
+  /** How long the resume waited for the interrupted run's lease to run out (SIGKILL leaves it held). */
+  leaseWaitMs: number;
   /** Requests the interrupted and the resuming process made. */
   interruptedRequests: number;
   resumedRequests: number;
@@ -213,7 +215,12 @@ export async function runTrial(setup: TrialSetup): Promise<TrialResult> {
     ? ['run', scenario, provider, location, resumedLog, latency]
     : ['resume', scenario, provider, location, resumedLog, latency, setup.resumeHow];
   const resumed = await runAndInterrupt(setup, resumeArgs, 'KILL', setup.resumeTimeoutMs);
-  const resumedRequests = requestsOf(readCallLog(resumedLog));
+  const resumedEntries = readCallLog(resumedLog);
+  const resumedRequests = requestsOf(resumedEntries);
+  const leaseWaitMs = leaseWaitOf(resumedEntries);
+  // The runtime releases the run's lease before SIGINT/SIGTERM ends the process.
+  if (leaseWaitMs > 0 && setup.signal !== 'KILL' && !finishedBeforeSignal)
+    anomalies.push(`the resume waited ${leaseWaitMs} ms for a lease SIG${setup.signal} should have released`);
   const calls = analyzeCalls({
     killed: requestsOf(interruptedEntries),
     resumed: resumedRequests,
@@ -271,6 +278,7 @@ export async function runTrial(setup: TrialSetup): Promise<TrialResult> {
     outputIdentical: unresumable === undefined && mismatch === undefined,
     ...(mismatch !== undefined ? { mismatch } : {}),
     calls,
+    leaseWaitMs,
     interruptedRequests: requestsOf(interruptedEntries).length,
     resumedRequests: resumedRequests.length,
     anomalies,
