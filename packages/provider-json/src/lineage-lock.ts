@@ -12,7 +12,8 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isValidCheckpointId, type Lease, type LeaseRequest, type LeaseToken } from '@crewline/runtime-state';
-import { errorCode, jsonError } from './errors.js';
+import { notTheHead } from '@crewline/runtime-state/internal';
+import { component, errorCode, jsonError } from './errors.js';
 
 /**
  * Lock files for runs that continue a lineage in a JSON location: `<location>/.leases/<lineage>.lock`
@@ -159,13 +160,7 @@ export function claimLineageLock(root: string, request: LeaseRequest, headId: st
   const held = readLock(path);
   if (held !== undefined && held.owner !== request.owner && !isStale(held, Date.now()))
     throw heldError(lineageId, held, Date.now());
-  if (request.checkpointId !== headId) {
-    throw jsonError(
-      'conflict',
-      `checkpoint ${request.checkpointId} is no longer the latest of run ${lineageId} (${headId ?? 'nothing'} is): it was continued already; fork it to continue on a new branch`,
-      { details: { lineageId, headId } },
-    );
-  }
+  if (request.checkpointId !== headId) throw notTheHead(component, lineageId, request.checkpointId, headId);
   mkdirSync(join(root, leaseDirectory), { recursive: true });
   const content: LockContent = {
     owner: request.owner,
