@@ -1,5 +1,10 @@
 import { EventBus } from '@crewline/events';
-import { GrowingCrew, growingRun, writeGrowingCheckpoints } from '@crewline/provider-testkit/fixtures';
+import {
+  costOfOneMoreCheckpoint,
+  GrowingCrew,
+  growingRun,
+  writeGrowingCheckpoints,
+} from '@crewline/provider-testkit/fixtures';
 import { RuntimeState, readDocument } from '@crewline/runtime-state';
 import { afterEach, expect, it } from 'vitest';
 import type { PostgresProvider } from './postgres-provider.js';
@@ -53,13 +58,12 @@ describeWithPostgres('incremental storage', () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 40, outputBytes: 1000 });
     await writeGrowingCheckpoints(run, 90);
-    const before = await contentBytes(location);
-    const trigger = run.step(); // task started: a small event and a status change
-    const stored = await run.state.writeCheckpoint({ trigger });
-    const added = (await contentBytes(location)) - before;
-    const eventBytes = Buffer.byteLength(JSON.stringify(run.state.events.at(-1)), 'utf8');
+    // Step 91 starts a task: a small event and a status change.
+    const { stored, addedBytes, eventBytes } = await costOfOneMoreCheckpoint(run, () =>
+      contentBytes(location),
+    );
     expect(stored.sizeBytes).toBeGreaterThan(100_000);
-    expect(added).toBeLessThan(eventBytes + 1500);
+    expect(addedBytes).toBeLessThan(eventBytes + 1500);
   });
 
   it('stores a crew-like run within 3× its final checkpoint (content and whole tables)', async () => {

@@ -10,6 +10,7 @@ import {
   headBody,
   type LeaseState,
   leaseLost,
+  metadataColumnsOf,
   referencedChunks,
   rewrittenCheckpoint,
   seedHead,
@@ -74,17 +75,7 @@ function encodeHead(
     previous,
   );
   const root = store(`n${body}`);
-  const row = {
-    id: metadata.id,
-    created_at: metadata.createdAt,
-    lineage_id: metadata.lineageId,
-    parent_id: metadata.parentId,
-    branch: metadata.branch,
-    trigger: metadata.trigger,
-    entities: JSON.stringify(metadata.entities),
-    event_count: metadata.eventCount,
-  };
-  const canonical = canonicalMetadataText(row);
+  const canonical = canonicalMetadataText(metadataColumnsOf(metadata, JSON.stringify(metadata.entities)));
   const metadataText = hasCanonicalShape(metadata) ? canonical : JSON.stringify(metadata);
   // The document's size without its event lines; the write function adds those (it knows them).
   const sizeBase = encodedDocumentSize(document, metadataText, node, 0);

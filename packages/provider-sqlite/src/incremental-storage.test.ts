@@ -1,5 +1,5 @@
 import { CrewlineError } from '@crewline/events';
-import { growingRun } from '@crewline/provider-testkit/fixtures';
+import { costOfOneMoreCheckpoint, growingRun } from '@crewline/provider-testkit/fixtures';
 import { type CheckpointMetadata, createCheckpointWrite, encodeValue } from '@crewline/runtime-state';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -42,14 +42,15 @@ describe('incremental storage', () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 40, outputBytes: 1000 });
     for (let index = 0; index < 90; index += 1) run.state.writeCheckpointSync({ trigger: run.step() });
-    const before = contentBytes(location);
-    const trigger = run.step(); // task started: a small event and a status change
-    const stored = run.state.writeCheckpointSync({ trigger });
-    const added = contentBytes(location) - before;
-    const eventBytes = Buffer.byteLength(JSON.stringify(run.state.events.at(-1)), 'utf8');
+    // Step 91 starts a task: a small event and a status change.
+    const { stored, addedBytes, eventBytes } = await costOfOneMoreCheckpoint(
+      run,
+      () => contentBytes(location),
+      { sync: true },
+    );
     expect(stored.sizeBytes).toBeGreaterThan(100_000);
     // The new event, the changed task and its ancestors; nothing proportional to the document.
-    expect(added).toBeLessThan(eventBytes + 1500);
+    expect(addedBytes).toBeLessThan(eventBytes + 1500);
   });
 
   it('grows linearly with the events written, not quadratically', async () => {

@@ -8,6 +8,7 @@ import {
   type EncodedNode,
   encodedDocumentSize,
   hasCanonicalShape,
+  metadataColumnsOf,
   rewrittenCheckpoint,
   seedHead,
   TreeEncoder,
@@ -114,18 +115,7 @@ export function insertCheckpoint(
     continuesLast ? { length: last.streamLength, bytes: last.streamBytes } : undefined,
   );
 
-  const entitiesText = JSON.stringify(metadata.entities);
-  const row: MetadataRow = {
-    id: metadata.id,
-    created_at: metadata.createdAt,
-    lineage_id: metadata.lineageId,
-    parent_id: metadata.parentId,
-    branch: metadata.branch,
-    trigger: metadata.trigger,
-    entities: entitiesText,
-    event_count: metadata.eventCount,
-    size_bytes: 0,
-  };
+  const row = metadataColumnsOf(metadata, JSON.stringify(metadata.entities));
   const canonical = canonicalMetadataText(row);
   const metadataText = hasCanonicalShape(metadata) ? canonical : JSON.stringify(metadata);
   const sizeBytes = encodedDocumentSize(document, metadataText, node, eventBytes);
@@ -135,7 +125,6 @@ export function insertCheckpoint(
       `checkpoint "${metadata.id}" is ${sizeBytes} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes or store less per checkpoint`,
     );
   }
-  row.size_bytes = sizeBytes;
   try {
     statements.insertCheckpoint.run(
       row.id,
@@ -146,7 +135,7 @@ export function insertCheckpoint(
       row.trigger,
       row.entities,
       row.event_count,
-      row.size_bytes,
+      sizeBytes,
       streamId,
       document.formatVersion,
       document.libraryVersion,

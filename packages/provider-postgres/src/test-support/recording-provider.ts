@@ -1,3 +1,4 @@
+import { readBackMismatches } from '@crewline/provider-testkit/fixtures';
 import type { CheckpointWrite, StoredCheckpoint } from '@crewline/runtime-state';
 import type { PostgresProviderOptions } from '../options.js';
 import { PostgresProvider } from '../postgres-provider.js';
@@ -19,17 +20,12 @@ export class RecordingProvider extends PostgresProvider {
     return stored;
   }
 
-  /** Reads every recorded checkpoint that is still stored and returns the ids whose text differs. */
-  async mismatches(
+  /** Reads every recorded checkpoint that is still stored (through `reader`) and returns the ids whose text differs. */
+  mismatches(
     location: string,
     ids: Iterable<string> = this.written.keys(),
     reader: PostgresProvider = this,
-  ) {
-    const wrong: string[] = [];
-    for (const id of ids) {
-      const raw = await reader.read(location, id);
-      if (!('text' in raw) || raw.text !== this.written.get(id)) wrong.push(id);
-    }
-    return wrong;
+  ): Promise<string[]> {
+    return readBackMismatches(reader, location, this.written, ids);
   }
 }

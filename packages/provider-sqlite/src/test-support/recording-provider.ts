@@ -1,3 +1,4 @@
+import { readBackMismatches } from '@crewline/provider-testkit/fixtures';
 import type { CheckpointWrite, StoredCheckpoint } from '@crewline/runtime-state';
 import type { SqliteProviderOptions } from '../options.js';
 import { SqliteProvider } from '../sqlite-provider.js';
@@ -26,12 +27,7 @@ export class RecordingProvider extends SqliteProvider {
   }
 
   /** Reads every recorded checkpoint that is still stored and returns the ids whose text differs. */
-  async mismatches(location: string, ids: Iterable<string> = this.written.keys()): Promise<string[]> {
-    const wrong: string[] = [];
-    for (const id of ids) {
-      const raw = await this.read(location, id);
-      if (!('text' in raw) || raw.text !== this.written.get(id)) wrong.push(id);
-    }
-    return wrong;
+  mismatches(location: string, ids: Iterable<string> = this.written.keys()): Promise<string[]> {
+    return readBackMismatches(this, location, this.written, ids);
   }
 }

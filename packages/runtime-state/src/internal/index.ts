@@ -35,6 +35,7 @@ export {
   canonicalMetadataText,
   hasCanonicalShape,
   type MetadataColumns,
+  metadataColumnsOf,
   rewrittenCheckpoint,
   storedFromRawRow,
   storedFromRow,

@@ -17,6 +17,20 @@ export interface MetadataColumns {
   event_count: number;
 }
 
+/** The columns of `metadata`; `entitiesText` is `JSON.stringify(metadata.entities)`. */
+export function metadataColumnsOf(metadata: CheckpointMetadata, entitiesText: string): MetadataColumns {
+  return {
+    id: metadata.id,
+    created_at: metadata.createdAt,
+    lineage_id: metadata.lineageId,
+    parent_id: metadata.parentId,
+    branch: metadata.branch,
+    trigger: metadata.trigger,
+    entities: entitiesText,
+    event_count: metadata.eventCount,
+  };
+}
+
 /**
  * `JSON.stringify(metadata)` rebuilt from the columns. A checkpoint whose metadata serializes
  * differently (other key order) keeps its text verbatim instead.
