@@ -1,13 +1,12 @@
 import { CrewlineError } from '@crewline/events';
 import { createTestRun, writeTestCheckpoint } from '@crewline/provider-testkit/fixtures';
 import { readDocument } from '@crewline/runtime-state';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { PostgresProvider } from './postgres-provider.js';
 import {
   describeWithPostgres,
-  dropLocation,
-  temporaryLocation,
   testServerUrl,
+  useTemporaryLocations,
   withServer,
 } from './test-support/test-server.js';
 
@@ -30,17 +29,10 @@ function passwordOf(url: string): string {
   return decodeURIComponent(new URL(url).password);
 }
 
-const providers: PostgresProvider[] = [];
-const locations: string[] = [];
-afterEach(async () => {
-  for (const provider of providers.splice(0)) await provider.close();
-  for (const location of locations.splice(0)) await dropLocation(location);
-});
+const temporary = useTemporaryLocations();
 
 function provider(): PostgresProvider {
-  const created = new PostgresProvider({ poolSize: 2 });
-  providers.push(created);
-  return created;
+  return temporary.track(new PostgresProvider({ poolSize: 2 }));
 }
 
 describeWithPostgres('credentials in the connection string', () => {
@@ -76,8 +68,7 @@ describeWithPostgres('credentials in the connection string', () => {
   it('never reaches a checkpoint, a listing, a reference, a log line, an error or a stored byte', async () => {
     const url = testServerUrl()!;
     const password = passwordOf(url);
-    const location = temporaryLocation();
-    locations.push(location);
+    const location = temporary.location();
     const writer = provider();
     const { result, logged } = await capturingStderr(async () => {
       const resolved = writer.resolveLocation(location);
@@ -143,8 +134,7 @@ describeWithPostgres('credentials in the connection string', () => {
   });
 
   it('a listed reference reads back through parseReference in another provider of the same process', async () => {
-    const location = temporaryLocation();
-    locations.push(location);
+    const location = temporary.location();
     const writer = provider();
     const run = createTestRun({ provider: writer, location });
     const stored = await writeTestCheckpoint(run);

@@ -3,32 +3,19 @@ import {
   costOfOneMoreCheckpoint,
   GrowingCrew,
   growingRun,
+  listedSizeMismatches,
   writeGrowingCheckpoints,
 } from '@crewline/provider-testkit/fixtures';
 import { RuntimeState, readDocument } from '@crewline/runtime-state';
-import { afterEach, expect, it } from 'vitest';
-import type { PostgresProvider } from './postgres-provider.js';
+import { expect, it } from 'vitest';
 import { RecordingProvider } from './test-support/recording-provider.js';
-import {
-  describeWithPostgres,
-  dropLocation,
-  temporaryLocation,
-  withServer,
-} from './test-support/test-server.js';
+import { describeWithPostgres, useTemporaryLocations, withServer } from './test-support/test-server.js';
 
-const providers: PostgresProvider[] = [];
-const locations: string[] = [];
-afterEach(async () => {
-  for (const provider of providers.splice(0)) await provider.close();
-  for (const location of locations.splice(0)) await dropLocation(location);
-});
+const temporary = useTemporaryLocations();
 
 function setup(): { provider: RecordingProvider; location: string } {
-  const provider = new RecordingProvider();
-  providers.push(provider);
-  const location = temporaryLocation();
-  locations.push(location);
-  return { provider, location: provider.resolveLocation(location) };
+  const provider = temporary.track(new RecordingProvider());
+  return { provider, location: provider.resolveLocation(temporary.location()) };
 }
 
 /** Bytes of content stored (event lines and chunk bodies), straight from the tables. */
@@ -49,9 +36,7 @@ describeWithPostgres('incremental storage', () => {
     const run = growingRun({ provider, location, tasks: 8, outputBytes: 700 });
     await writeGrowingCheckpoints(run, 30);
     expect(await provider.mismatches(location)).toEqual([]);
-    for (const stored of await provider.list(location)) {
-      expect(stored.sizeBytes).toBe(Buffer.byteLength(provider.written.get(stored.id)!, 'utf8'));
-    }
+    expect(await listedSizeMismatches(provider, location, provider.written)).toEqual([]);
   });
 
   it('one more event costs about that event, not the history or the unchanged entities', async () => {
@@ -84,8 +69,7 @@ describeWithPostgres('incremental storage', () => {
     const ids = await writeGrowingCheckpoints(run, 20);
     // Another provider (as another process would) resumes the run from an older checkpoint: its
     // head is rebuilt from the database and the events it shares are not stored again.
-    const other = new RecordingProvider();
-    providers.push(other);
+    const other = temporary.track(new RecordingProvider());
     for (const [index, from] of [ids[9]!, ids[14]!, ids.at(-1)!].entries()) {
       const document = await readDocument(other, location, from);
       const crew = GrowingCrew.fromSnapshot(document.entities[0]!);

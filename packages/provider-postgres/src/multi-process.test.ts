@@ -1,29 +1,17 @@
 import { readDocument } from '@crewline/runtime-state';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { PostgresProvider } from './postgres-provider.js';
 import { spawnWriters } from './test-support/child-processes.js';
-import {
-  describeWithPostgres,
-  dropLocation,
-  temporaryLocation,
-  testServerUrl,
-} from './test-support/test-server.js';
+import { describeWithPostgres, testServerUrl, useTemporaryLocations } from './test-support/test-server.js';
 
-const providers: PostgresProvider[] = [];
-const locations: string[] = [];
-afterEach(async () => {
-  for (const provider of providers.splice(0)) await provider.close();
-  for (const location of locations.splice(0)) await dropLocation(location);
-});
+const temporary = useTemporaryLocations();
 
 describeWithPostgres('many processes, one database', () => {
   it('4 processes × 500 checkpoints into one schema: none lost, every chain unbroken, no error surfaced', {
     timeout: 300_000,
   }, async () => {
-    const provider = new PostgresProvider({ poolSize: 2 });
-    providers.push(provider);
-    const location = temporaryLocation();
-    locations.push(location);
+    const provider = temporary.track(new PostgresProvider({ poolSize: 2 }));
+    const location = temporary.location();
     const resolved = provider.resolveLocation(location);
     const writers = 4;
     const perWriter = 500;

@@ -5,36 +5,27 @@ import {
   writeTestCheckpoint,
 } from '@crewline/provider-testkit/fixtures';
 import type pg from 'pg';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { migrateSchema } from './migrations.js';
 import { PostgresProvider } from './postgres-provider.js';
 import { migrations, SCHEMA_VERSION } from './schema.js';
 import {
   describeWithPostgres,
-  dropLocation,
-  temporaryLocation,
   temporarySchemaName,
   testServerUrl,
+  useTemporaryLocations,
   withServer,
 } from './test-support/test-server.js';
 
-const providers: PostgresProvider[] = [];
-const schemas: string[] = [];
-afterEach(async () => {
-  for (const provider of providers.splice(0)) await provider.close();
-  for (const schema of schemas.splice(0)) await dropLocation(temporaryLocation(schema));
-});
+const temporary = useTemporaryLocations();
 
 function provider(options: ConstructorParameters<typeof PostgresProvider>[0] = {}): PostgresProvider {
-  const created = new PostgresProvider({ poolSize: 2, ...options });
-  providers.push(created);
-  return created;
+  return temporary.track(new PostgresProvider({ poolSize: 2, ...options }));
 }
 
 function freshSchema(): { schema: string; location: string } {
   const schema = temporarySchemaName();
-  schemas.push(schema);
-  return { schema, location: temporaryLocation(schema) };
+  return { schema, location: temporary.location(schema) };
 }
 
 async function schemaExists(schema: string): Promise<boolean> {

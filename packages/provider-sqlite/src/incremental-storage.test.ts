@@ -1,5 +1,9 @@
 import { CrewlineError } from '@crewline/events';
-import { costOfOneMoreCheckpoint, growingRun } from '@crewline/provider-testkit/fixtures';
+import {
+  costOfOneMoreCheckpoint,
+  growingRun,
+  listedSizeMismatches,
+} from '@crewline/provider-testkit/fixtures';
 import { type CheckpointMetadata, createCheckpointWrite, encodeValue } from '@crewline/runtime-state';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -33,9 +37,7 @@ describe('incremental storage', () => {
       else await run.state.writeCheckpoint({ trigger });
     }
     expect(await provider.mismatches(location)).toEqual([]);
-    for (const stored of await provider.list(location)) {
-      expect(stored.sizeBytes).toBe(Buffer.byteLength(provider.written.get(stored.id)!, 'utf8'));
-    }
+    expect(await listedSizeMismatches(provider, location, provider.written)).toEqual([]);
   });
 
   it('one more event costs about that event, not the history or the unchanged entities', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CorruptionMode } from '@crewline/provider-testkit';
 import pg from 'pg';
-import { describe, inject } from 'vitest';
+import { afterEach, describe, inject } from 'vitest';
 import { parseLocation } from '../location.js';
 
 /** The server of this test run (see global-setup.ts); undefined when there is none. */
@@ -81,4 +81,31 @@ export async function corruptCheckpoint(location: string, id: string, mode: Corr
       );
     }
   });
+}
+
+/**
+ * Registers cleanup after each test of the calling file: the providers passed to `track` are closed,
+ * and the schemas of the locations made by `location` dropped.
+ */
+export function useTemporaryLocations(): {
+  track<T extends { close(): Promise<void> }>(provider: T): T;
+  location(schema?: string): string;
+} {
+  const providers: { close(): Promise<void> }[] = [];
+  const locations: string[] = [];
+  afterEach(async () => {
+    for (const provider of providers.splice(0)) await provider.close();
+    for (const location of locations.splice(0)) await dropLocation(location);
+  });
+  return {
+    track(provider) {
+      providers.push(provider);
+      return provider;
+    },
+    location(schema) {
+      const location = temporaryLocation(schema);
+      locations.push(location);
+      return location;
+    },
+  };
 }
