@@ -261,11 +261,11 @@ describe('errors are one line and a non-zero exit code', () => {
     oneLine(command.stderr);
   });
 
-  it('a Postgres URL is not available yet', async () => {
-    const result = await crewline('list', 'postgres://user:secret@localhost/db');
-    expect(result.code).toBe(5);
+  it('a Postgres server that cannot be reached is one line, without the password', async () => {
+    const result = await crewline('list', 'postgres://user:secret@127.0.0.1:1/db');
+    expect(result.code).toBe(4);
     oneLine(result.stderr);
-    expect(result.stderr).toContain('Postgres locations are not available');
+    expect(result.stderr).toContain('cannot reach the Postgres server of postgres://user@127.0.0.1:1/db');
     expect(result.stderr).not.toContain('secret');
   });
 

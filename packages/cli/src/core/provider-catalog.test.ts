@@ -59,10 +59,20 @@ describe('provider catalog', () => {
     expect(closed).toBe(1);
   });
 
-  it('Postgres is not available yet', async () => {
-    const error = await Promise.resolve(createProviderCatalog().postgres!()).catch(
-      (caught: unknown) => caught,
-    );
-    expect((error as Error).message).toContain('Postgres locations are not available');
+  it('says to install @crewline/provider-postgres when it is missing, and loads it when installed', async () => {
+    const missingCatalog = createProviderCatalog({
+      importer: async (specifier) => {
+        throw missing(specifier);
+      },
+    });
+    const error = await Promise.resolve(missingCatalog.postgres!()).catch((caught: unknown) => caught);
+    expect(CrewlineError.hasCode(error, 'provider_unavailable')).toBe(true);
+    expect((error as Error).message).toContain('install @crewline/provider-postgres');
+    // The real package: constructing the provider connects to nothing.
+    const catalog = createProviderCatalog();
+    const provider = await catalog.postgres!();
+    expect(provider.kind).toBe('postgres');
+    expect(provider.capabilities.leases).toBe(true);
+    await closeCatalog(catalog);
   });
 });

@@ -85,7 +85,7 @@ export function createProviderCatalog(options: CatalogOptions = {}): ProviderCat
       loadProvider(
         '@crewline/provider-postgres',
         'PostgresProvider',
-        'Postgres locations are not available in this crewline CLI yet; install @crewline/provider-postgres when it is released, or copy the checkpoints to a JSON directory or SQLite database',
+        'this location is a Postgres connection string; install @crewline/provider-postgres (npm install @crewline/provider-postgres) to read it',
         importer,
       ),
     ),
@@ -96,7 +96,7 @@ export function createProviderCatalog(options: CatalogOptions = {}): ProviderCat
 
 const openedProviders = new WeakMap<ProviderCatalog, Map<string, Promise<CheckpointProvider>>>();
 
-/** Closes every provider a catalog made by {@link createProviderCatalog} has opened (SQLite handles). */
+/** Closes every provider a catalog made by {@link createProviderCatalog} has opened (SQLite handles, Postgres pools). */
 export async function closeCatalog(catalog: ProviderCatalog): Promise<void> {
   const cache = openedProviders.get(catalog);
   if (!cache) return;
