@@ -20,7 +20,7 @@ afterEach(async () => {
 
 /**
  * A run stopped after its first task; 8 processes, loaded and waiting at a barrier, resume its
- * checkpoint at once. The winner's calls take 300 ms each, so the others claim while it runs (a
+ * checkpoint at once. The winner's calls take 500 ms each, so the others claim while it runs (a
  * process that came after the run ended would continue on a new branch, by design).
  */
 async function eightResumers(kind: ProviderKind): Promise<void> {
@@ -36,7 +36,7 @@ async function eightResumers(kind: ProviderKind): Promise<void> {
           kind,
           reference: resumed.reference,
           callLog: store.callLog,
-          latencyMs: taskDescriptions.map(() => 300),
+          latencyMs: taskDescriptions.map(() => 500),
           barrier: true,
         }),
       ],
