@@ -61,8 +61,8 @@ export const APPLICATION_MARKER = 'crewline-checkpoints';
  * - `streams`: a lineage segment of events. A stream continues its parent stream after its first
  *   `base` events (a fork, or a resume from a checkpoint that was no longer the newest).
  * - `events`: append-only event lines keyed by `stream * 2^32 + seq`, with the running byte total.
- * - `chunks`: the chunk tree of heads (see tree-node.ts), written once and shared by every later
- *   checkpoint whose value did not change.
+ * - `chunks`: the chunk tree of heads (chunk-tree/tree-node.ts in @crewline/runtime-state), written
+ *   once and shared by every later checkpoint whose value did not change.
  * - `leases`: see {@link leasesTable}.
  */
 export const schemaStatements = `
