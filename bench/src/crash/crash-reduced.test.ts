@@ -1,15 +1,20 @@
 // The crash trials reduced to a few per scenario and signal, for `pnpm check`: the same machinery
 // as `bench:crash` (real child processes interrupted at random moments, then resumed), not the
 // provider-level writer kills of provider-json's and provider-sqlite's own crash tests.
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCrashTrials } from '../crash-trials.js';
 import { barMet } from './report.js';
 import { trialFailed } from './trial.js';
 
 /** Trials per provider of every scenario and signal: 2 providers × 2 = 4 per scenario and signal. */
 const trialsPerProvider = 2;
+
+/** The report is written, as by the full command, then removed: the committed results stay the full run's. */
+const reportPath = join(tmpdir(), `crewline-crash-reduced-${process.pid}.md`);
+afterAll(() => rmSync(reportPath, { force: true }));
 
 describe('crash trials, reduced', () => {
   it('SIGKILL, SIGINT and SIGTERM of a crew and a flow on both providers: resumable, identical, no repeated call', async () => {
@@ -19,7 +24,7 @@ describe('crash trials, reduced', () => {
       latencyMs: 20,
       referenceRuns: 1,
       print: false,
-      reportPath: join(tmpdir(), `crewline-crash-reduced-${process.pid}.md`),
+      reportPath,
     });
     expect(summaries).toHaveLength(12);
     const failures = summaries.flatMap((summary) =>

@@ -1,9 +1,10 @@
 // The fuzz suite reduced to a few hundred cases, for `pnpm check`: every class of hostile
 // checkpoint file and damaged database, with the same oracles as `bench:fuzz`. The seed is new on
 // every run (more ground covered over time) and printed in the failure, with the replay command.
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runFuzzSuite } from '../fuzz-suite.js';
 import { randomSeed } from '../random-source.js';
 import { databaseDamages } from './database-damage.js';
@@ -13,6 +14,10 @@ import { jsonMutations } from './json-mutations.js';
 const filesPerClass = 20;
 const databasesPerClass = 10;
 
+/** The report is written, as by the full command, then removed: the committed results stay the full run's. */
+const reportPath = join(tmpdir(), `crewline-fuzz-reduced-${process.pid}.md`);
+afterAll(() => rmSync(reportPath, { force: true }));
+
 describe('fuzz suite, reduced', () => {
   it('hostile checkpoint files and damaged databases: typed errors only, no prototype change, no write outside, no write into a damaged database', async () => {
     const seed = randomSeed();
@@ -21,7 +26,7 @@ describe('fuzz suite, reduced', () => {
       cases: filesPerClass * jsonMutations.length,
       databaseCases: databasesPerClass * databaseDamages.length,
       print: false,
-      reportPath: join(tmpdir(), `crewline-fuzz-reduced-${process.pid}.md`),
+      reportPath,
     });
     const failing = [...run.json, ...run.database]
       .filter((result) => result.outcome === 'failed')
