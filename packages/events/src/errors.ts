@@ -1,6 +1,9 @@
 import { redactSecretsInText } from './secret-patterns.js';
 
-const brand = Symbol.for('crewline.error');
+// Symbol.for: every copy of this package in a process brands with the same symbol, so isInstance holds
+// across copies. The version names the shape the brand promises (code, component, details); a change
+// to it takes a new key. The CLI checks the same key without loading this package.
+const brand = Symbol.for('crewline.error.v1');
 
 /**
  * Every code a crewline package may put on an error. One closed union so that callers can switch on

@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BaseEvent, EventClass } from './base-event.js';
+import { registerCopy } from './duplicate-copies.js';
 import { logger } from './logger.js';
+import { processSlot } from './process-slot.js';
 
 /**
  * The state of one run as the bus sees it. `@crewline/runtime-state`'s `RuntimeState` implements it
@@ -182,5 +184,16 @@ function toRegistration(handler: Registration['handler']): Registration {
   return { handler, wantsState: handler.length >= 3 };
 }
 
-/** The process-wide bus the runtime emits on. Create your own `new EventBus()` to isolate tests. */
-export const eventBus = new EventBus();
+// Bump the version in this key when a change to EventBus would break a copy of this package that
+// still calls the old methods: copies that disagree then keep separate buses (and say so) rather
+// than call methods the other's bus lacks.
+const busKey = 'crewline.event-bus.v1';
+
+/**
+ * The process-wide bus the runtime emits on: one per process, shared by every copy of this package
+ * that the process loads. Create your own `new EventBus()` to isolate tests.
+ */
+export const eventBus: EventBus = processSlot(busKey, () => new EventBus());
+
+// The package directory (this file sits in its dist/ or src/); a bundle may have no file URL.
+registerCopy(typeof import.meta.url === 'string' ? new URL('..', import.meta.url) : undefined, busKey);

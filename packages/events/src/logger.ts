@@ -1,3 +1,4 @@
+import { processSlot } from './process-slot.js';
 import { redactSecretsInText } from './secret-patterns.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -29,17 +30,26 @@ const defaultSink: LogSink = (record) => {
   process.stderr.write(`crewline ${record.level} [${record.component}] ${record.message}${cause}\n`);
 };
 
-let sink: LogSink | null = defaultSink;
-let minimumLevel: LogLevel = levelFromEnvironment();
+interface LoggerSettings {
+  sink: LogSink | null;
+  minimumLevel: LogLevel;
+}
+
+// One setting per process: a project that silences crewline through its own copy of this package
+// silences the copy the runtime logs through too.
+const settings = processSlot<LoggerSettings>('crewline.logger.v1', () => ({
+  sink: defaultSink,
+  minimumLevel: levelFromEnvironment(),
+}));
 
 /** Redirect crewline's logs (e.g. into your own logger), or silence them with `null`. */
 export function setLogSink(next: LogSink | null): void {
-  sink = next;
+  settings.sink = next;
 }
 
 /** Lowest level that is emitted. Defaults to `CREWLINE_LOG_LEVEL` or `warn`. */
 export function setLogLevel(level: LogLevel): void {
-  minimumLevel = level;
+  settings.minimumLevel = level;
 }
 
 /** A copy of an error (and its cause chain) with secrets removed from messages and stacks. */
@@ -64,7 +74,8 @@ function safeString(value: unknown): string {
 }
 
 function write(level: LogLevel, component: string, message: string, error?: unknown): void {
-  if (sink === null || order[level] < order[minimumLevel]) return;
+  const sink = settings.sink;
+  if (sink === null || order[level] < order[settings.minimumLevel]) return;
   sink({ level, component, message: redactSecretsInText(message), error: redactError(error) });
 }
 

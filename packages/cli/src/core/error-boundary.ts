@@ -3,7 +3,7 @@ import type { TextSink } from './cli-context.js';
 
 // The same brand `CrewlineError.isInstance` checks. Checked here without importing
 // @crewline/events, so `crewline --help` and `--version` load none of the library.
-const crewlineErrorBrand = Symbol.for('crewline.error');
+const crewlineErrorBrand = Symbol.for('crewline.error.v1');
 
 /** True for an error thrown by any crewline package (any copy of it). */
 export function isCrewlineError(value: unknown): value is CrewlineError {
