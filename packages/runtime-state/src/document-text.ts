@@ -1,4 +1,5 @@
 import { stateError } from './errors.js';
+import { nestingError } from './nesting-depth.js';
 
 /** Largest checkpoint text the core will parse, unless told otherwise (128 MiB). */
 export const DEFAULT_MAX_CHECKPOINT_BYTES = 128 * 1024 * 1024;
@@ -54,6 +55,9 @@ export function parseDocumentText(text: string, options: ParseOptions = {}): unk
         `checkpoint${origin} contains a "__proto__" key; refusing to load it`,
       );
     }
+    // JSON.parse nests without limit, but calling a reviver recurses once per level: parse again
+    // without one (a "__proto__" key then stays an own property) to say where the text nests too deeply.
+    if (error instanceof RangeError) throw nestingError(JSON.parse(text), origin, error);
     const truncated = text.trimEnd().length === 0 || !text.trimEnd().endsWith('}');
     throw stateError(
       'corrupt_checkpoint',

@@ -2,6 +2,7 @@ import { CrewlineError } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
 import { type Migration, upgradeDocument, validateDocument } from './document.js';
 import { parseDocumentText } from './document-text.js';
+import { MAX_NESTING_DEPTH } from './nesting-depth.js';
 import { RuntimeState } from './runtime-state.js';
 import { FakeCrew } from './test-support/fake-crew.js';
 import { InMemoryProvider } from './testing/in-memory-provider.js';
@@ -96,6 +97,39 @@ describe('checkpoint documents', () => {
     } catch (error) {
       expect((error as Error).message).toContain('metadata.eventCount');
     }
+  });
+
+  it('refuses nesting past MAX_NESTING_DEPTH with a typed error naming the field, whatever the depth', async () => {
+    const nested = (levels: number, open: string, close: string) =>
+      `${open.repeat(levels)}1${close.repeat(levels)}`;
+    // Arrays and objects, just past the limit and far past where recursive validation overflows.
+    for (const [levels, open, close] of [
+      [MAX_NESTING_DEPTH - 2, '[', ']'],
+      [2000, '[', ']'],
+      [2000, '{"a":', '}'],
+      [20000, '[', ']'],
+    ] as const) {
+      const text = (await sampleText()).replace(
+        '"inputs": {"json":{',
+        `"inputs": {"json":{"deep": ${nested(levels, open, close)}, `,
+      );
+      let refusal: unknown;
+      try {
+        validateDocument(parseDocumentText(text));
+      } catch (error) {
+        refusal = error;
+      }
+      expect(CrewlineError.isInstance(refusal), `${levels} levels of ${open}: ${String(refusal)}`).toBe(true);
+      expect((refusal as CrewlineError).code).toBe('too_large');
+      expect((refusal as Error).message).toContain(`nested more than ${MAX_NESTING_DEPTH} levels deep`);
+      expect((refusal as Error).message).toContain('inputs.json.deep');
+    }
+    // The limit itself is accepted (the document, inputs and inputs.json are three levels).
+    const text = (await sampleText()).replace(
+      '"inputs": {"json":{',
+      `"inputs": {"json":{"deep": ${nested(MAX_NESTING_DEPTH - 3, '[', ']')}, `,
+    );
+    expect(validateDocument(parseDocumentText(text)).inputs.json).toHaveProperty('deep');
   });
 
   it('refuses a newer format version and an unknown format', async () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { formatIssues, stateError } from './errors.js';
 import { isValidBranchName, isValidCheckpointId } from './ids.js';
 import type { JsonObject, JsonValue } from './json.js';
+import { findNestingOverflow, nestingError } from './nesting-depth.js';
 import type { EncodedValue } from './value-codec.js';
 
 export const CHECKPOINT_FORMAT = 'crewline.checkpoint';
@@ -172,7 +173,10 @@ export function upgradeDocument(
   return document;
 }
 
-/** Validates a parsed checkpoint document (after upgrading it) and returns it typed. */
+/**
+ * Validates a parsed checkpoint document (after upgrading it) and returns it typed. Refuses documents
+ * nested more than `MAX_NESTING_DEPTH` levels deep.
+ */
 export function validateDocument(
   raw: unknown,
   migrations: Readonly<Record<number, Migration>> = builtinMigrations,
@@ -187,6 +191,8 @@ export function validateDocument(
       `not a crewline checkpoint (format is ${JSON.stringify(record.format ?? null)}, expected "${CHECKPOINT_FORMAT}")`,
     );
   }
+  // Before anything recursive (migrations, the schema below, every later reader) walks it.
+  if (findNestingOverflow(record)) throw nestingError(record, '');
   const upgraded = upgradeDocument(record, migrations);
   const parsed = documentSchema.safeParse(upgraded);
   if (!parsed.success) {

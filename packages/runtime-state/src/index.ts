@@ -40,6 +40,7 @@ export {
   newLineageId,
 } from './ids.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json.js';
+export { MAX_NESTING_DEPTH } from './nesting-depth.js';
 export {
   assertSupportedProvider,
   type CheckpointProvider,

@@ -1,5 +1,8 @@
+import { CrewlineError } from '@crewline/events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { JsonValue } from './json.js';
+import { MAX_NESTING_DEPTH } from './nesting-depth.js';
 import { decodeValue, encodeValue, toJsonSafe } from './value-codec.js';
 
 describe('encodeValue / decodeValue', () => {
@@ -61,6 +64,31 @@ describe('encodeValue / decodeValue', () => {
       ),
       { numRuns: 1000 },
     );
+  });
+
+  it('refuses stored references that chain a shallow value into one deeper than MAX_NESTING_DEPTH', () => {
+    // Each link is one level deep as stored; superjson's referentialEqualities hang a(i+1) under a(i).
+    const links = 20000;
+    const json: Record<string, JsonValue> = {};
+    const references: Record<string, JsonValue> = {};
+    for (let index = 0; index < links; index += 1) json[`a${index}`] = {};
+    for (let index = 1; index < links; index += 1) references[`a${index}`] = [`a${index - 1}.next`];
+    let refusal: unknown;
+    try {
+      decodeValue({ json, meta: { referentialEqualities: references } });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(CrewlineError.isInstance(refusal), String(refusal)).toBe(true);
+    expect((refusal as CrewlineError).code).toBe('corrupt_checkpoint');
+    expect((refusal as Error).message).toContain(`more than ${MAX_NESTING_DEPTH} levels deep`);
+    // Shared and cyclic values as encodeValue writes them still round-trip.
+    const shared = { name: 'shared' };
+    const cyclic: Record<string, unknown> = { left: shared, right: shared };
+    cyclic.self = cyclic;
+    const decoded = decodeValue<typeof cyclic>(JSON.parse(JSON.stringify(encodeValue(cyclic))));
+    expect(decoded.left).toBe(decoded.right);
+    expect(decoded.self).toBe(decoded);
   });
 
   it('drops functions and symbols instead of failing', () => {

@@ -1,6 +1,7 @@
 import superjson from 'superjson';
 import { stateError } from './errors.js';
 import type { JsonValue } from './json.js';
+import { MAX_NESTING_DEPTH } from './nesting-depth.js';
 
 /**
  * A user value (flow state, kickoff inputs, task outputs) in storable form: superjson's `json` and
@@ -32,26 +33,37 @@ function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
-function mapKeys(value: unknown, rename: (key: string) => string, seen: Map<object, unknown>): unknown {
+/** Thrown by {@link mapKeys} past its `levelsLeft`; decodeValue turns it into a typed refusal. */
+class TooDeepError extends Error {}
+
+function mapKeys(
+  value: unknown,
+  rename: (key: string) => string,
+  seen: Map<object, unknown>,
+  levelsLeft = Number.POSITIVE_INFINITY,
+): unknown {
   if (value === null || typeof value !== 'object') return value;
   const known = seen.get(value);
   if (known !== undefined) return known;
+  if (levelsLeft <= 0) throw new TooDeepError();
+  const next = levelsLeft - 1;
   if (Array.isArray(value)) {
     const result: unknown[] = [];
     seen.set(value, result);
-    for (const item of value) result.push(mapKeys(item, rename, seen));
+    for (const item of value) result.push(mapKeys(item, rename, seen, next));
     return result;
   }
   if (value instanceof Map) {
     const result = new Map();
     seen.set(value, result);
-    for (const [key, item] of value) result.set(mapKeys(key, rename, seen), mapKeys(item, rename, seen));
+    for (const [key, item] of value)
+      result.set(mapKeys(key, rename, seen, next), mapKeys(item, rename, seen, next));
     return result;
   }
   if (value instanceof Set) {
     const result = new Set();
     seen.set(value, result);
-    for (const item of value) result.add(mapKeys(item, rename, seen));
+    for (const item of value) result.add(mapKeys(item, rename, seen, next));
     return result;
   }
   if (!isPlainObject(value)) {
@@ -66,7 +78,7 @@ function mapKeys(value: unknown, rename: (key: string) => string, seen: Map<obje
   for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
     if (typeof item === 'function' || typeof item === 'symbol') continue;
-    defineOwn(result, rename(key), mapKeys(item, rename, seen));
+    defineOwn(result, rename(key), mapKeys(item, rename, seen, next));
   }
   return result;
 }
@@ -92,7 +104,10 @@ export function encodeValue(value: unknown): EncodedValue {
   }
 }
 
-/** Decodes what {@link encodeValue} produced. Never changes a prototype, whatever the input. */
+/**
+ * Decodes what {@link encodeValue} produced. Never changes a prototype, whatever the input; refuses a
+ * value nested more than `MAX_NESTING_DEPTH` levels deep (references followed once each).
+ */
 export function decodeValue<T = unknown>(encoded: EncodedValue): T {
   let decoded: unknown;
   try {
@@ -106,7 +121,18 @@ export function decodeValue<T = unknown>(encoded: EncodedValue): T {
       cause: error,
     });
   }
-  return mapKeys(decoded, unescapeKey, new Map()) as T;
+  try {
+    // The stored text was nested at most MAX_NESTING_DEPTH levels, but superjson's references can
+    // alias one stored object under another: a chain of them builds a value of any depth.
+    return mapKeys(decoded, unescapeKey, new Map(), MAX_NESTING_DEPTH) as T;
+  } catch (error) {
+    if (!(error instanceof TooDeepError)) throw error;
+    throw stateError(
+      'corrupt_checkpoint',
+      `a stored value is nested more than ${MAX_NESTING_DEPTH} levels deep once its references are resolved; the checkpoint is damaged`,
+      { details: { limit: MAX_NESTING_DEPTH } },
+    );
+  }
 }
 
 /**
