@@ -97,12 +97,11 @@ export {
   type ContinueResult,
   continueFromCheckpoint,
 } from './resume/continue-from-checkpoint.js';
-export {
-  type EntityRestorer,
-  type RestoredRunResult,
-  type RestoreRequest,
-  type RunPause,
-  registerEntityRestorer,
+export type {
+  EntityRestorer,
+  RestoredRunResult,
+  RestoreRequest,
+  RunPause,
 } from './resume/entity-restorers.js';
 export { Task, type TaskOptions, type TaskStatus } from './task/task.js';
 export { TaskOutput } from './task/task-output.js';

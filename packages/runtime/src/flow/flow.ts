@@ -18,12 +18,10 @@ import {
 } from '@crewline/runtime-state';
 import { forkBranch } from '../agent/agent.js';
 import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
-import { registerEntityRestorer } from '../resume/entity-restorers.js';
 import { flowError } from './errors.js';
 import { executionFromJson, type FlowExecution, firstPaused, newExecution } from './flow-execution.js';
 import { flowGraph } from './flow-graph.js';
 import { flowNameOf } from './flow-name.js';
-import { restoreFlow } from './flow-restorer.js';
 import { persistTarget, type RunPlan, runFlow } from './flow-run.js';
 import {
   findFlowSnapshot,
@@ -481,6 +479,3 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     };
   }
 }
-
-// Lets `continueFromCheckpoint` (CLI, TUI) continue flow checkpoints once flows are loaded.
-registerEntityRestorer('flow', restoreFlow);

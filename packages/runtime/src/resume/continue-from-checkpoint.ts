@@ -12,13 +12,13 @@ import { forkBranch } from '../checkpointing/fork-branch.js';
 import { loadRestoreTarget } from '../checkpointing/from-checkpoint.js';
 import { Crew } from '../crew/crew.js';
 import { editTaskOutputsInDocument } from '../crew/task-output-edit.js';
+import { restoreFlow } from '../flow/flow-restorer.js';
 import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
 import {
-  entityRestorer,
+  type EntityRestorer,
   type RestoreRequest,
   type RunPause,
   refuseHumanInput,
-  registerEntityRestorer,
 } from './entity-restorers.js';
 
 export interface ContinueOptions {
@@ -66,8 +66,8 @@ export interface ContinueResult {
 }
 
 /**
- * Resumes or forks whatever a checkpoint holds — a crew, a standalone agent, or a flow (once the flow
- * module registered its restorer) — and runs it to the end. Used by the CLI and TUI.
+ * Resumes or forks whatever a checkpoint holds — a crew, a standalone agent, or a flow — and runs it
+ * to the end. Used by the CLI and TUI.
  */
 export async function continueFromCheckpoint(options: ContinueOptions): Promise<ContinueResult> {
   if (options.mode !== 'resume' && options.mode !== 'fork') {
@@ -101,9 +101,13 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
   let branch = requestedBranch;
   let lastCheckpoint: string | undefined;
   const unsubscribe = bus.onAny((_source: unknown, event: BaseEvent) => {
-    if (event instanceof CheckpointForkCompletedEvent) branch = event.branch;
-    if (event instanceof CheckpointCompletedEvent && event.branch === branch)
-      lastCheckpoint = event.reference;
+    // By type, not instanceof: the bus is shared with other copies of @crewline/events.
+    if (event.type === CheckpointForkCompletedEvent.type)
+      branch = (event as CheckpointForkCompletedEvent).branch;
+    if (event.type === CheckpointCompletedEvent.type) {
+      const completed = event as CheckpointCompletedEvent;
+      if (completed.branch === branch) lastCheckpoint = completed.reference;
+    }
     options.onEvent?.(event);
   });
   try {
@@ -118,7 +122,15 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
       registry,
       bus,
     };
-    const result = await entityRestorer(snapshot.kind)(request);
+    const restorer = restorers[snapshot.kind];
+    if (restorer === undefined) {
+      throw new CrewlineError(
+        'runtime',
+        'corrupt_checkpoint',
+        `checkpoint ${loaded.checkpoint.id} holds a ${JSON.stringify(snapshot.kind)}, which is not a crew, flow or agent; it cannot be continued`,
+      );
+    }
+    const result = await restorer(request);
     return {
       kind: snapshot.kind,
       name: snapshot.name,
@@ -132,7 +144,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
   }
 }
 
-registerEntityRestorer('crew', async (request) => {
+const restoreCrew: EntityRestorer = async (request) => {
   refuseHumanInput(request);
   const crew = await Crew.fromLoaded(request.loaded, continuation(request), {
     registry: request.registry,
@@ -146,9 +158,9 @@ registerEntityRestorer('crew', async (request) => {
     ...(request.bus ? { bus: request.bus } : {}),
   });
   return { output: output.raw };
-});
+};
 
-registerEntityRestorer('agent', async (request) => {
+const restoreAgent: EntityRestorer = async (request) => {
   refuseHumanInput(request);
   const agent = await Agent.fromLoaded(request.loaded, continuation(request), {
     registry: request.registry,
@@ -161,7 +173,15 @@ registerEntityRestorer('agent', async (request) => {
     ...(request.bus ? { bus: request.bus } : {}),
   });
   return { output: output.raw };
-});
+};
+
+// A table the caller's module holds, not registrations made as a module loads: a bundler that trusts
+// `"sideEffects": false` may drop a module imported only for what it registers.
+const restorers: Readonly<Partial<Record<EntityKind, EntityRestorer>>> = {
+  crew: restoreCrew,
+  agent: restoreAgent,
+  flow: restoreFlow,
+};
 
 /** The restore config a continuation adds to the entity's own: how to meet a run someone else holds. */
 export function continuation(request: RestoreRequest): CheckpointConfigInput {

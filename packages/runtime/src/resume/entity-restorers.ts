@@ -44,25 +44,6 @@ export interface RunPause {
 /** Rebuilds one kind of entity from a checkpoint and runs it to the end. */
 export type EntityRestorer = (request: RestoreRequest) => Promise<RestoredRunResult>;
 
-const restorers = new Map<EntityKind, EntityRestorer>();
-
-/** Registers how entities of `kind` are continued (the flow module registers `'flow'`). */
-export function registerEntityRestorer(kind: EntityKind, restorer: EntityRestorer): void {
-  restorers.set(kind, restorer);
-}
-
-export function entityRestorer(kind: EntityKind): EntityRestorer {
-  const restorer = restorers.get(kind);
-  if (!restorer) {
-    throw new CrewlineError(
-      'runtime',
-      'not_rebuildable',
-      `this process cannot continue a ${kind} checkpoint: nothing registered a ${kind} restorer; import @crewline/runtime (its ${kind} support) before continuing`,
-    );
-  }
-  return restorer;
-}
-
 /** Restorers of entities that never ask a person refuse an answer instead of ignoring it. */
 export function refuseHumanInput(request: RestoreRequest): void {
   if (request.humanInput === undefined) return;
