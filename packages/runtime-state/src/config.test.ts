@@ -26,6 +26,8 @@ describe('parseCheckpointConfig', () => {
       provider: undefined,
       maxCheckpoints: undefined,
       restoreFrom: undefined,
+      onConflict: 'error',
+      leaseTtlMs: undefined,
     });
   });
 
