@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-let tsxRegistered = false;
-
 /** True when node already runs with a TypeScript loader (`pnpm crewline`: `--import tsx`). */
 function typeScriptLoaderActive(): boolean {
   const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
@@ -12,20 +10,22 @@ function typeScriptLoaderActive(): boolean {
 }
 
 /**
- * Imports a project file, TypeScript included. Node imports `.js`/`.mjs` itself; for `.ts`, `.mts`
- * and `.cts` tsx is registered first (its ESM and CommonJS hooks: a project without
- * `"type": "module"` loads `.ts` as CommonJS), unless a TypeScript loader is active already.
- * Registration comes before the first attempt because node caches a failed import of a URL.
- * A global registration rather than `tsImport`'s namespaced one keeps `@crewline/runtime`
- * imported by the config the same module instance the CLI uses (Flow subclasses, tools).
+ * Imports a TypeScript file with jiti: it strips types in JavaScript (no native binary to install,
+ * unlike esbuild) and loads `.ts` in a project with or without `"type": "module"`. What the file
+ * imports from packages is imported natively, so `@crewline/runtime` in the config is the same module
+ * instance the CLI uses (Flow subclasses, tools, the registry).
+ */
+export async function importWithJiti(path: string): Promise<unknown> {
+  const { createJiti } = await import('jiti');
+  return createJiti(import.meta.url, { interopDefault: false }).import(path);
+}
+
+/**
+ * Imports a project file, TypeScript included: node imports `.js`/`.mjs` itself, and `.ts` too when a
+ * TypeScript loader is active already; otherwise `.ts`, `.mts` and `.cts` go through jiti.
  */
 async function importProjectModule(path: string): Promise<unknown> {
-  if (/\.[cm]?ts$/.test(path) && !tsxRegistered && !typeScriptLoaderActive()) {
-    const [esm, commonJs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
-    esm.register();
-    commonJs.register();
-    tsxRegistered = true;
-  }
+  if (/\.[cm]?ts$/.test(path) && !typeScriptLoaderActive()) return importWithJiti(path);
   // A config compiled as CommonJS is unwrapped by the runtime's loadProjectConfig.
   return import(pathToFileURL(path).href);
 }
