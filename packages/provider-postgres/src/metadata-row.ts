@@ -11,11 +11,17 @@ export interface MetadataRow extends MetadataColumns {
 export const metadataColumns =
   'id, created_at, lineage_id, parent_id, branch, "trigger", entities, event_count, size_bytes';
 
-/** A row whose entity summaries are not JSON: the checkpoint cannot be listed. */
-export function damagedSummaries(id: string, location: string, cause: unknown) {
+/**
+ * A row that is not what a write stores (a damaged or tampered schema): names the schema, the
+ * checkpoint when its id is still readable, the column at fault, and how to recover. Listing,
+ * `latest` and prune refuse with it rather than hand their callers a row that breaks them.
+ */
+export function damagedRow(id: string | undefined, location: string, problem: string, cause?: unknown) {
+  const which = id === undefined ? 'a checkpoint row' : `the row of checkpoint "${id}"`;
+  const deleteHint = id === undefined ? '' : `, or delete that checkpoint (PostgresProvider.delete)`;
   return postgresError(
     'corrupt_checkpoint',
-    `checkpoint "${id}" in ${location} has damaged entity summaries; delete it with \`crewline checkpoint prune\` or restore the schema from a backup`,
+    `schema ${location} is damaged: ${which} is not what crewline writes (${problem}); restore the schema from a backup${deleteHint}`,
     { cause },
   );
 }

@@ -29,7 +29,7 @@ import { component, postgresError, toCrewlineError } from './errors.js';
 import { collectGarbage, recordRemoved } from './garbage-collector.js';
 import { claimLease, releaseLease, renewLease } from './leases.js';
 import { type PostgresLocation, parseLocation, parseReference } from './location.js';
-import { damagedSummaries, metadataColumns } from './metadata-row.js';
+import { damagedRow, metadataColumns } from './metadata-row.js';
 import { inspectSchema, migrateSchema, refuseUnusable } from './migrations.js';
 import {
   type PostgresProviderOptions,
@@ -238,7 +238,7 @@ export class PostgresProvider implements CheckpointProvider {
         const { rows } = await client.query<unknown[]>({ text, values, rowMode: 'array' });
         const listed = new Array<StoredCheckpoint>(rows.length);
         for (let index = 0; index < rows.length; index += 1)
-          listed[index] = storedFromRawRow(rows[index]!, handle.location, damagedSummaries);
+          listed[index] = storedFromRawRow(rows[index]!, handle.location, damagedRow);
         return listed;
       },
     );

@@ -6,7 +6,7 @@ import {
 } from '@crewline/runtime-state';
 import { storedFromRow } from '@crewline/runtime-state/internal';
 import type pg from 'pg';
-import { damagedSummaries, type MetadataRow, metadataColumns } from './metadata-row.js';
+import { damagedRow, type MetadataRow, metadataColumns } from './metadata-row.js';
 import type { SchemaHandle } from './schema-handle.js';
 
 type CandidateRow = [
@@ -58,5 +58,5 @@ export async function selectPruned(
     `SELECT ${metadataColumns} FROM ${s}.checkpoints WHERE id = ANY($1::text[]) ORDER BY id`,
     [chosen.map((candidate) => candidate.id)],
   );
-  return metadata.rows.map((row) => storedFromRow(row, handle.location, damagedSummaries));
+  return metadata.rows.map((row) => storedFromRow(row, handle.location, damagedRow));
 }

@@ -19,7 +19,7 @@ import {
 } from '@crewline/runtime-state/internal';
 import type pg from 'pg';
 import { component, errorCode, postgresError, raised } from './errors.js';
-import { damagedSummaries, type MetadataRow } from './metadata-row.js';
+import { damagedRow, type MetadataRow } from './metadata-row.js';
 import { type SchemaHandle, statementName } from './schema-handle.js';
 
 /**
@@ -138,7 +138,7 @@ async function existingCheckpoint(
 ): Promise<StoredCheckpoint> {
   const { metadata } = checkpoint;
   const { rows } = await client.query<MetadataRow>(handle.sql.metadataById, [metadata.id]);
-  return rewrittenCheckpoint(component, rows[0], metadata, handle.location, damagedSummaries);
+  return rewrittenCheckpoint(component, rows[0], metadata, handle.location, damagedRow);
 }
 
 function detailOf(error: unknown): string {

@@ -6,7 +6,7 @@ import {
 } from '@crewline/runtime-state';
 import { storedFromRow } from '@crewline/runtime-state/internal';
 import type { Connection } from './connection.js';
-import { damagedSummaries, type MetadataRow, metadataColumns } from './metadata-row.js';
+import { damagedRow, type MetadataRow, metadataColumns } from './metadata-row.js';
 
 interface CandidateRow {
   id: string;
@@ -38,6 +38,6 @@ export function selectPruned(connection: Connection, options: PruneOptions): Sto
   if (chosen.length === 0) return [];
   const select = db.prepare(`SELECT ${metadataColumns} FROM checkpoints WHERE id = ?`);
   return chosen.map((candidate) =>
-    storedFromRow(select.get(candidate.id) as MetadataRow, location, damagedSummaries),
+    storedFromRow(select.get(candidate.id) as MetadataRow, location, damagedRow),
   );
 }

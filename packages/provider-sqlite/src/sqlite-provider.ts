@@ -37,7 +37,7 @@ import { component, sqliteError, toCrewlineError } from './errors.js';
 import { collectGarbage, type GarbageReport, recordRemoved } from './garbage-collector.js';
 import { claimLeaseIn, noLeaseWithoutDatabase, noSuchHead, releaseLeaseIn, renewLeaseIn } from './leases.js';
 import { parseDatabaseReference, resolveDatabaseLocation } from './location.js';
-import { damagedSummaries, type MetadataRow } from './metadata-row.js';
+import { damagedRow, type MetadataRow } from './metadata-row.js';
 import {
   parseSqliteProviderOptions,
   type ResolvedSqliteProviderOptions,
@@ -240,7 +240,7 @@ export class SqliteProvider implements CheckpointProvider {
         ) as unknown[][];
         const listed = new Array<StoredCheckpoint>(rows.length);
         for (let index = 0; index < rows.length; index += 1)
-          listed[index] = storedFromRawRow(rows[index]!, location, damagedSummaries);
+          listed[index] = storedFromRawRow(rows[index]!, location, damagedRow);
         return listed;
       },
     );
@@ -262,7 +262,7 @@ export class SqliteProvider implements CheckpointProvider {
                 ? latest.lineage.get(query.lineageId)
                 : latest.all.get()
         ) as MetadataRow | undefined;
-        return row === undefined ? undefined : storedFromRow(row, location, damagedSummaries);
+        return row === undefined ? undefined : storedFromRow(row, location, damagedRow);
       },
     );
   }

@@ -19,7 +19,7 @@ import { component, sqliteCode, sqliteError } from './errors.js';
 import { type ParentEvents, placeEvents } from './event-streams.js';
 import { headColumnBody } from './head-column.js';
 import { checkWriteLease } from './leases.js';
-import { damagedSummaries, type MetadataRow } from './metadata-row.js';
+import { damagedRow, type MetadataRow } from './metadata-row.js';
 
 // The names the last write checked (and found valid): a run's next write has the same branch, and
 // the last id as its parent, so most writes skip checking them again.
@@ -74,7 +74,7 @@ export function isDuplicateCheckpoint(error: unknown): boolean {
 export function existingCheckpoint(connection: Connection, checkpoint: CheckpointWrite): StoredCheckpoint {
   const { metadata } = checkpoint;
   const existing = connection.statements.metadataById.get(metadata.id) as MetadataRow | undefined;
-  return rewrittenCheckpoint(component, existing, metadata, connection.location, damagedSummaries);
+  return rewrittenCheckpoint(component, existing, metadata, connection.location, damagedRow);
 }
 
 /**

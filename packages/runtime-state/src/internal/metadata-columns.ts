@@ -1,5 +1,6 @@
 import { CrewlineError } from '@crewline/events';
 import type { CheckpointMetadata, EntitySummary } from '../document.js';
+import { isValidBranchName, isValidCheckpointId } from '../ids.js';
 import type { StoredCheckpoint } from '../provider.js';
 
 /**
@@ -103,65 +104,143 @@ export function writtenCheckpoint(
 }
 
 /**
- * The provider's error for the row of checkpoint `id` in `location` whose entity summaries are not
- * JSON: names the checkpoint and how to recover.
+ * The provider's error for a row of `location` that is not what the provider writes (a damaged or
+ * tampered database): `id` is the row's checkpoint id when that column is still a valid id, `problem`
+ * says which column holds what. The message names the database and how to recover.
  */
-export type DamagedSummaries = (id: string, location: string, cause: unknown) => CrewlineError;
+export type DamagedRow = (
+  id: string | undefined,
+  location: string,
+  problem: string,
+  cause?: unknown,
+) => CrewlineError;
+
+/** What a damaged column holds, for a message: its type, never its (possibly huge, or binary) content. */
+function describeColumn(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (value instanceof Uint8Array) return 'a blob';
+  if (typeof value === 'string') return value.length === 0 ? 'empty text' : 'text';
+  return `a ${typeof value}`;
+}
+
+function isSummary(value: unknown): value is EntitySummary {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const summary = value as Record<string, unknown>;
+  return (
+    (summary.kind === 'crew' || summary.kind === 'flow' || summary.kind === 'agent') &&
+    typeof summary.id === 'string' &&
+    typeof summary.name === 'string' &&
+    (summary.status === undefined || typeof summary.status === 'string') &&
+    (summary.completed === undefined || Number.isSafeInteger(summary.completed)) &&
+    (summary.total === undefined || Number.isSafeInteger(summary.total))
+  );
+}
+
+/**
+ * A listed checkpoint from the values of a row, in {@link MetadataColumns} order then `size_bytes`
+ * (a number, or a bigint column's string). Every column is checked to be what a write stores, so a
+ * damaged database gives a typed error naming the row and column, never a listing that breaks its
+ * readers; plain type checks, since a listing may build tens of thousands of these.
+ */
+function storedFromValues(
+  id: unknown,
+  createdAt: unknown,
+  lineageId: unknown,
+  parentId: unknown,
+  branch: unknown,
+  trigger: unknown,
+  entitiesText: unknown,
+  eventCount: unknown,
+  sizeBytes: unknown,
+  location: string,
+  damagedRow: DamagedRow,
+): StoredCheckpoint {
+  if (typeof id !== 'string' || !isValidCheckpointId(id))
+    throw damagedRow(undefined, location, `its id is ${describeColumn(id)} that is not a checkpoint id`);
+  const damaged = (column: string, value: unknown, expected: string) =>
+    damagedRow(id, location, `${column} is ${describeColumn(value)}, not ${expected}`);
+  // As strict as a write is (checkCheckpointWrite), no stricter: a listing must not refuse rows a
+  // provider accepted.
+  if (typeof createdAt !== 'string') throw damaged('created_at', createdAt, 'text');
+  if (typeof lineageId !== 'string' || lineageId.length === 0 || lineageId.length > 200)
+    throw damaged('lineage_id', lineageId, 'a lineage id');
+  if (parentId !== null && (typeof parentId !== 'string' || !isValidCheckpointId(parentId)))
+    throw damaged('parent_id', parentId, 'a checkpoint id or NULL');
+  if (typeof branch !== 'string' || !isValidBranchName(branch))
+    throw damaged('branch', branch, 'a branch name');
+  if (typeof trigger !== 'string') throw damaged('trigger', trigger, 'text');
+  if (typeof eventCount !== 'number' || !Number.isSafeInteger(eventCount) || eventCount < 0)
+    throw damaged('event_count', eventCount, 'a count');
+  const size =
+    typeof sizeBytes === 'number' || typeof sizeBytes === 'string' ? Number(sizeBytes) : Number.NaN;
+  if (!Number.isSafeInteger(size) || size < 0) throw damaged('size_bytes', sizeBytes, 'a size');
+  if (typeof entitiesText !== 'string') throw damaged('entities', entitiesText, 'JSON text');
+  let entities: unknown;
+  try {
+    entities = JSON.parse(entitiesText);
+  } catch (error) {
+    throw damagedRow(id, location, 'entities is not JSON', error);
+  }
+  if (!Array.isArray(entities) || !entities.every(isSummary))
+    throw damagedRow(id, location, 'entities is not a list of entity summaries');
+  return {
+    id,
+    createdAt,
+    lineageId,
+    parentId,
+    branch,
+    trigger,
+    entities,
+    eventCount,
+    reference: `${location}#${id}`,
+    sizeBytes: size,
+  };
+}
 
 /**
  * A listed checkpoint from a row read as an array, in {@link MetadataColumns} order then `size_bytes`
  * (a number, or a bigint column's string): listing 10,000 checkpoints builds 10,000 of these, so no
- * intermediate row object is made.
+ * intermediate row object is made. A damaged row throws `damagedRow`'s error.
  */
 export function storedFromRawRow(
   row: readonly unknown[],
   location: string,
-  damagedSummaries: DamagedSummaries,
+  damagedRow: DamagedRow,
 ): StoredCheckpoint {
-  const id = row[0] as string;
-  let entities: EntitySummary[];
-  try {
-    entities = JSON.parse(row[6] as string) as EntitySummary[];
-  } catch (error) {
-    throw damagedSummaries(id, location, error);
-  }
-  return {
-    id,
-    createdAt: row[1] as string,
-    lineageId: row[2] as string,
-    parentId: row[3] as string | null,
-    branch: row[4] as string,
-    trigger: row[5] as string,
-    entities,
-    eventCount: row[7] as number,
-    reference: `${location}#${id}`,
-    sizeBytes: Number(row[8]),
-  };
+  return storedFromValues(
+    row[0],
+    row[1],
+    row[2],
+    row[3],
+    row[4],
+    row[5],
+    row[6],
+    row[7],
+    row[8],
+    location,
+    damagedRow,
+  );
 }
 
 /** A listed checkpoint from its row (`size_bytes` a number, or a bigint column's string). */
 export function storedFromRow(
   row: MetadataColumns & { size_bytes: number | string },
   location: string,
-  damagedSummaries: DamagedSummaries,
+  damagedRow: DamagedRow,
 ): StoredCheckpoint {
-  let entities: EntitySummary[];
-  try {
-    entities = JSON.parse(row.entities) as EntitySummary[];
-  } catch (error) {
-    throw damagedSummaries(row.id, location, error);
-  }
-  const metadata: CheckpointMetadata = {
-    id: row.id,
-    createdAt: row.created_at,
-    lineageId: row.lineage_id,
-    parentId: row.parent_id,
-    branch: row.branch,
-    trigger: row.trigger,
-    entities,
-    eventCount: row.event_count,
-  };
-  return { ...metadata, reference: `${location}#${row.id}`, sizeBytes: Number(row.size_bytes) };
+  return storedFromValues(
+    row.id,
+    row.created_at,
+    row.lineage_id,
+    row.parent_id,
+    row.branch,
+    row.trigger,
+    row.entities,
+    row.event_count,
+    row.size_bytes,
+    location,
+    damagedRow,
+  );
 }
 
 /**
@@ -174,7 +253,7 @@ export function rewrittenCheckpoint(
   existing: (MetadataColumns & { size_bytes: number | string }) | undefined,
   metadata: CheckpointMetadata,
   location: string,
-  damagedSummaries: DamagedSummaries,
+  damagedRow: DamagedRow,
 ): StoredCheckpoint {
   if (
     existing !== undefined &&
@@ -184,7 +263,7 @@ export function rewrittenCheckpoint(
     existing.event_count === metadata.eventCount &&
     existing.created_at === metadata.createdAt
   ) {
-    return storedFromRow(existing, location, damagedSummaries);
+    return storedFromRow(existing, location, damagedRow);
   }
   throw new CrewlineError(
     component,
