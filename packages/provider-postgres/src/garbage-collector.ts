@@ -75,7 +75,8 @@ export async function collectGarbage(client: pg.PoolClient, handle: SchemaHandle
       await client.query(
         `WITH RECURSIVE live(id) AS (
             SELECT head FROM ${s}.checkpoints
-            UNION SELECT r.id FROM live l JOIN ${s}.chunks c ON c.id = l.id CROSS JOIN LATERAL unnest(c.refs) AS r(id))
+            UNION SELECT c.id - r.offset_by FROM live l JOIN ${s}.chunks c ON c.id = l.id
+              CROSS JOIN LATERAL unnest(string_to_array(c.refs, ',')::bigint[]) AS r(offset_by))
           DELETE FROM ${s}.chunks c WHERE NOT EXISTS (SELECT 1 FROM live WHERE live.id = c.id)`,
       )
     ).rowCount!;

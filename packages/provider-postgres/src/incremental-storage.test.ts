@@ -7,6 +7,7 @@ import {
   writeGrowingCheckpoints,
 } from '@crewline/provider-testkit/fixtures';
 import { RuntimeState, readDocument } from '@crewline/runtime-state';
+import { referencedChunks } from '@crewline/runtime-state/internal';
 import { expect, it } from 'vitest';
 import { RecordingProvider } from './test-support/recording-provider.js';
 import { describeWithPostgres, useTemporaryLocations, withServer } from './test-support/test-server.js';
@@ -31,6 +32,27 @@ async function contentBytes(location: string): Promise<number> {
 }
 
 describeWithPostgres('incremental storage', () => {
+  it('refs holds the ids each node names, as offsets from its own id', async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 12, outputBytes: 900 });
+    await writeGrowingCheckpoints(run, 40);
+    const schema = new URL(location).searchParams.get('schema')!;
+    const nodes = await withServer(async (client) => {
+      const { rows } = await client.query<{ body: string; refs: string[] | null }>(
+        `SELECT body, ARRAY(SELECT c.id - r.offset_by FROM unnest(string_to_array(c.refs, ',')::bigint[]) AS r(offset_by)) AS refs
+           FROM "${schema}".chunks c WHERE left(body, 1) = 'n'`,
+      );
+      return rows;
+    });
+    expect(nodes.length).toBeGreaterThan(50);
+    expect(nodes.some((node) => (node.refs ?? []).length > 5)).toBe(true);
+    for (const node of nodes) {
+      const expected = referencedChunks('test', node.body.slice(1)).sort((left, right) => left - right);
+      const actual = (node.refs ?? []).map(Number).sort((left, right) => left - right);
+      expect(actual, node.body).toEqual(expected);
+    }
+  });
+
   it('reads every checkpoint back byte for byte, with sizeBytes equal to its text', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 8, outputBytes: 700 });

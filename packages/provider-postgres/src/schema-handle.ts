@@ -42,9 +42,9 @@ function schemaSql(schema: string): SchemaSql {
   ]
     .map((type, index) => `$${index + 1}::${type}`)
     .join(', ');
-  // The chunk tree of a head, in one recursive query over `refs`.
+  // The chunk tree of a head, in one recursive query over `refs` (offsets from the node's id).
   const tree = (root: string) =>
-    `tree(id) AS (${root} UNION SELECT r.id FROM tree t JOIN ${s}.chunks c ON c.id = t.id CROSS JOIN LATERAL unnest(c.refs) AS r(id))`;
+    `tree(id) AS (${root} UNION SELECT c.id - r.offset_by FROM tree t JOIN ${s}.chunks c ON c.id = t.id CROSS JOIN LATERAL unnest(string_to_array(c.refs, ',')::bigint[]) AS r(offset_by))`;
   return {
     write: `SELECT o_stream, o_size FROM ${s}.crewline_write(${parameters})`,
     claim: `SELECT o_status, o_holder, o_expires_at, o_left_ms, o_head FROM ${s}.crewline_claim_lease($1::text, $2::text, $3::text, $4::text, $5::bigint)`,

@@ -165,6 +165,33 @@ describeWithPostgres('the migration runner', () => {
   });
 });
 
+describeWithPostgres('version 2', () => {
+  it('turns the refs of a version 1 schema into offsets from each node, and its checkpoints read back', async () => {
+    const { schema, location } = freshSchema();
+    const refs = await withServer(async (client) => {
+      const asPoolClient = client as unknown as pg.PoolClient;
+      await migrateSchema(asPoolClient, schema, location, migrations.slice(0, 1));
+      await client.query(
+        `INSERT INTO "${schema}".chunks (id, body, refs) VALUES (10, 'v1', NULL), (11, 'v2', NULL), (200, 'n[10,11]', '{10,11}')`,
+      );
+      await migrateSchema(asPoolClient, schema, location);
+      const { rows } = await client.query<{ id: string; refs: string | null }>(
+        `SELECT id, refs FROM "${schema}".chunks ORDER BY id`,
+      );
+      return rows;
+    });
+    expect(refs).toEqual([
+      { id: '10', refs: null },
+      { id: '11', refs: null },
+      { id: '200', refs: '190,189' },
+    ]);
+    const writer = provider();
+    const checkpoint = buildCheckpointWrite();
+    const stored = await writer.write(location, checkpoint);
+    expect(await writer.read(location, stored.id)).toEqual({ text: checkpoint.text() });
+  });
+});
+
 describeWithPostgres('schemas keep users of one database apart', () => {
   it('two schemas of one database never see each other, and the option names the default schema', async () => {
     const first = freshSchema();
@@ -175,7 +202,9 @@ describeWithPostgres('schemas keep users of one database apart', () => {
     // Same URL, two providers with different default schemas; and the same run id in both.
     const run = createTestRun({ provider: one, location: server });
     const inFirst = await writeTestCheckpoint(run);
-    const copy = buildCheckpointWrite({ run, metadata: { id: `${inFirst.id.slice(0, -1)}0` } });
+    // Another id (its last character changed), so reading it from the first schema finds nothing.
+    const otherId = `${inFirst.id.slice(0, -1)}${inFirst.id.endsWith('0') ? '1' : '0'}`;
+    const copy = buildCheckpointWrite({ run, metadata: { id: otherId } });
     await two.write(server, copy);
     expect(one.resolveLocation(server)).toBe(first.location.replace(/:[^:@/]*@/, '@'));
     expect((await one.list(server)).map((entry) => entry.id)).toEqual([inFirst.id]);

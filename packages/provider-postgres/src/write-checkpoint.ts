@@ -66,7 +66,14 @@ function encodeHead(
     if (id === undefined) throw new OutOfIds();
     ids.push(id);
     bodies.push(body);
-    refs.push(body.charAt(0) === 'n' ? `{${referencedChunks(component, body.slice(1)).join(',')}}` : '{}');
+    // The ids a node names, as offsets back from its own (short: children come just before it).
+    refs.push(
+      body.charAt(0) === 'n'
+        ? referencedChunks(component, body.slice(1))
+            .map((child) => id - child)
+            .join(',')
+        : '',
+    );
     return id;
   };
   const encoder = new TreeEncoder(component, store);
