@@ -48,7 +48,7 @@ async function jsonSubject(): Promise<StorageSubject | undefined> {
   }
 }
 
-interface Measured {
+export interface Measured {
   subject: StorageSubject;
   result: StorageRunResult;
   write: LatencySummary;
@@ -73,7 +73,7 @@ async function play(subjects: readonly StorageSubject[], scenario: Crew50Options
  * rotating order, and the latencies of all rounds are pooled: a noisy neighbour on the machine
  * during one round weighs on every backend alike.
  */
-async function measure(subjects: readonly StorageSubject[], scenario: Crew50Options, rounds: number) {
+export async function measure(subjects: readonly StorageSubject[], scenario: Crew50Options, rounds: number) {
   for (const subject of subjects) {
     const warmup = mkdtempSync(join(tmpdir(), 'crewline-bench-warmup-'));
     try {

@@ -74,7 +74,7 @@ export function storedBytesOf(location: string): number {
 }
 
 /** Wraps a provider so that each write is timed (the backend's own time, nothing around it). */
-function timedProvider(
+export function timedProvider(
   inner: CheckpointProvider,
   samples: number[],
   last: { write?: CheckpointWrite },
