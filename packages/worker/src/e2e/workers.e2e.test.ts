@@ -1,0 +1,237 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PostgresProvider } from '@crewline/provider-postgres';
+import { expect, it } from 'vitest';
+import { RunQueue } from '../run-queue.js';
+import { startWorkerChild, type WorkerChild } from '../test-support/children.js';
+import {
+  describeWithPostgres,
+  dropLocation,
+  serverPassword,
+  temporaryLocation,
+  testServerUrl,
+  withServer,
+} from '../test-support/postgres.js';
+import { type LoggedCall, taskDescriptions, uninterruptedOutput } from '../test-support/report-crew.js';
+import type { HoldChange } from '../worker.js';
+
+/**
+ * SPEC §8 "Workers": 3 worker processes take queued runs of a four-task crew while workers are
+ * killed (SIGKILL) and stopped (SIGTERM), each replaced by a new one as a deployment would. The
+ * reduced size runs in `pnpm check`; `pnpm --filter @crewline/worker bench` runs the full one.
+ */
+const full = process.env.CREWLINE_WORKER_FULL === '1';
+const runCount = full ? 30 : 9;
+const sigkills = full ? 5 : 2;
+const sigterms = 1;
+const workerCount = 3;
+const leaseTtlMs = 1500;
+const latencyMs = 120;
+
+interface Interruption {
+  pid: number;
+  signal: 'SIGKILL' | 'SIGTERM';
+  at: number;
+}
+
+describeWithPostgres('workers on many processes', () => {
+  it(`${runCount} runs, ${sigkills} SIGKILLs and ${sigterms} SIGTERM: every run completes once, as uninterrupted, nothing checkpointed paid twice, one holder at a time`, {
+    timeout: full ? 600_000 : 120_000,
+  }, async () => {
+    const location = temporaryLocation();
+    const schema = new URL(location).searchParams.get('schema')!;
+    const directory = mkdtempSync(join(tmpdir(), 'crewline-worker-e2e-'));
+    const callLog = join(directory, 'calls.log');
+    const queue = new RunQueue({ location });
+    const children: WorkerChild[] = [];
+    const interruptions: Interruption[] = [];
+    const environment = { PGPASSWORD: serverPassword(testServerUrl()!) };
+    // Children get the URL without its password, as a worker on another machine would (PGPASSWORD).
+    const childLocation = (() => {
+      const url = new URL(location);
+      url.password = '';
+      return url.href;
+    })();
+    const spawnWorker = async () => {
+      const child = startWorkerChild(
+        { location: childLocation, callLog, concurrency: 2, leaseTtlMs, latencyMs },
+        environment,
+      );
+      children.push(child);
+      await child.waitFor(/^ready$/);
+      return child;
+    };
+    try {
+      const topics = Array.from({ length: runCount }, (_, index) => `topic ${index % 3}`);
+      const expected = new Map<string, string>();
+      for (const topic of new Set(topics)) expected.set(topic, await uninterruptedOutput(topic));
+      const enqueued = [];
+      for (const [index, topic] of topics.entries()) {
+        enqueued.push(
+          (
+            await queue.enqueue('report', {
+              inputs: { topic },
+              idempotencyKey: `e2e-${index}`,
+              priority: index % 2,
+            })
+          ).run,
+        );
+      }
+      const started = Date.now();
+      const live: WorkerChild[] = [];
+      for (let index = 0; index < workerCount; index += 1) live.push(await spawnWorker());
+
+      // Interrupt a worker in the middle of a model call, then start a replacement.
+      const plan: ('SIGKILL' | 'SIGTERM')[] = [];
+      for (let index = 0; index < sigkills + sigterms; index += 1)
+        plan.push(index === 1 ? 'SIGTERM' : 'SIGKILL');
+      for (const signal of plan) {
+        const victim = live.shift()!;
+        const callsSoFar = victim.lines.filter((line) => line.startsWith('call ')).length;
+        await Promise.race([
+          (async () => {
+            while (victim.lines.filter((line) => line.startsWith('call ')).length <= callsSoFar)
+              await sleep(10);
+          })(),
+          sleep(8000),
+        ]);
+        await sleep(Math.floor(Math.random() * latencyMs));
+        interruptions.push({ pid: victim.pid, signal, at: Date.now() });
+        victim.process.kill(signal);
+        if (signal === 'SIGTERM') {
+          const ended = await victim.exit;
+          expect(ended, ended.stderr).toMatchObject({ code: 0 });
+          expect(victim.lines).toContain('stopped');
+        } else {
+          expect((await victim.exit).signal).toBe('SIGKILL');
+        }
+        live.push(await spawnWorker());
+      }
+
+      const ended = await queue.waitForEnd(
+        enqueued.map((run) => run.id),
+        { timeoutMs: full ? 500_000 : 90_000 },
+      );
+      const elapsedMs = Date.now() - started;
+      for (const child of live) child.process.kill('SIGTERM');
+      for (const child of live) expect((await child.exit).code, child.stderr()).toBe(0);
+
+      // Every run completed, with the output of an uninterrupted run.
+      for (const [index, run] of ended.entries()) {
+        expect(run, run.error ?? '').toMatchObject({ status: 'completed' });
+        expect(run.output).toBe(expected.get(topics[index]!));
+      }
+
+      // Completed once: each run's last hold (and only it) ended in "completed".
+      const holds = children.flatMap((child) =>
+        child.lines
+          .filter((line) => line.startsWith('hold '))
+          .map((line) => ({ pid: child.pid, ...(JSON.parse(line.slice(5)) as HoldChange) })),
+      );
+      for (const run of ended) {
+        const completions = holds.filter((hold) => hold.runId === run.id && hold.outcome === 'completed');
+        expect(completions, run.id).toHaveLength(1);
+      }
+
+      // The interruptions hit runs in flight: each SIGKILLed worker died holding a run (taken over
+      // later), the SIGTERMed one handed at least one back.
+      for (const { pid, signal } of interruptions) {
+        const ofPid = holds.filter((hold) => hold.pid === pid);
+        if (signal === 'SIGTERM') {
+          expect(
+            ofPid.some((hold) => hold.outcome === 'handed-back'),
+            `worker ${pid} handed nothing back`,
+          ).toBe(true);
+        } else {
+          const released = new Set(
+            ofPid.filter((hold) => hold.change === 'released').map((hold) => `${hold.runId} ${hold.attempt}`),
+          );
+          expect(
+            ofPid.some((hold) => hold.change === 'claimed' && !released.has(`${hold.runId} ${hold.attempt}`)),
+            `worker ${pid} died holding nothing`,
+          ).toBe(true);
+        }
+      }
+
+      // Never two holders of one run at once: per run, the holds (claimed → released, or → the
+      // holder's death) do not overlap.
+      const killedAt = new Map(
+        interruptions.filter((entry) => entry.signal === 'SIGKILL').map((entry) => [entry.pid, entry.at]),
+      );
+      for (const run of ended) {
+        const intervals = holds
+          .filter((hold) => hold.runId === run.id && hold.change === 'claimed')
+          .map((claim) => {
+            const release = holds.find(
+              (hold) =>
+                hold.runId === run.id &&
+                hold.pid === claim.pid &&
+                hold.change === 'released' &&
+                hold.attempt === claim.attempt,
+            );
+            const end = release?.at ?? killedAt.get(claim.pid);
+            expect(end, `hold of ${run.id} by ${claim.pid} never ended`).toBeDefined();
+            return { start: claim.at, end: end! };
+          })
+          .sort((a, b) => a.start - b.start);
+        for (let index = 1; index < intervals.length; index += 1) {
+          expect(intervals[index]!.start).toBeGreaterThanOrEqual(intervals[index - 1]!.end);
+        }
+      }
+
+      // Storage agrees: each run's lineage is one unbroken chain on one branch, with one head.
+      const provider = new PostgresProvider();
+      try {
+        for (const run of ended) {
+          const checkpoints = await provider.list(location, { lineageId: run.lineageId! });
+          expect(new Set(checkpoints.map((checkpoint) => checkpoint.branch))).toEqual(new Set(['main']));
+          const parents = new Set(checkpoints.map((checkpoint) => checkpoint.parentId));
+          expect(
+            checkpoints.filter((checkpoint) => !parents.has(checkpoint.id)),
+            run.id,
+          ).toHaveLength(1);
+        }
+      } finally {
+        await provider.close();
+      }
+
+      // Paid once each, except a call a SIGKILLed worker died in (never answered, so never
+      // checkpointed): the only call that may be made twice is a killed worker's last one on that run.
+      const calls = readFileSync(callLog, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as LoggedCall);
+      let repeated = 0;
+      for (const run of ended) {
+        const ofRun = calls.filter((call) => call.runId === run.id);
+        for (const task of taskDescriptions.keys()) {
+          const ofTask = ofRun.filter((call) => call.task === task);
+          expect(ofTask.length, `${run.id} task ${task}`).toBeGreaterThanOrEqual(1);
+          for (const call of ofTask.slice(0, -1)) {
+            repeated += 1;
+            // An earlier call of a task that was asked again: made by a worker killed with SIGKILL,
+            // as its last call on this run (its answer was never checkpointed).
+            expect(killedAt.has(call.pid), `call of ${run.id} task ${task} by ${call.pid} repeated`).toBe(
+              true,
+            );
+            const lastOfPid = ofRun.filter((candidate) => candidate.pid === call.pid).at(-1);
+            expect(lastOfPid).toBe(call);
+          }
+        }
+      }
+      expect(repeated).toBeLessThanOrEqual(sigkills * 2);
+      const perMinute = (runCount / elapsedMs) * 60_000;
+      process.stdout.write(
+        `[worker e2e] ${runCount} runs, ${sigkills} SIGKILL + ${sigterms} SIGTERM, ${workerCount} workers × 2: ${elapsedMs} ms (${perMinute.toFixed(1)} runs/min), ${calls.length} model calls, ${repeated} repeated (uncheckpointed, in killed workers)\n`,
+      );
+    } finally {
+      for (const child of children) child.process.kill('SIGKILL');
+      await queue.close();
+      await dropLocation(location);
+      await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});

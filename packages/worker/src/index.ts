@@ -1,0 +1,20 @@
+// The public surface of @crewline/worker.
+export {
+  type EnqueueOptions,
+  type EnqueueResult,
+  type ListRunsOptions,
+  RunQueue,
+  type RunQueueOptions,
+} from './run-queue.js';
+export type { RunKind, RunRecord, RunStatus, RunTokens } from './run-record.js';
+export { runStatuses } from './run-record.js';
+export {
+  type CrewFactory,
+  defineRuns,
+  type FlowFactory,
+  type RegisteredRun,
+  type RunContext,
+  type RunDefinitions,
+  RunRegistry,
+} from './run-registry.js';
+export { type HoldChange, Worker, type WorkerOptions } from './worker.js';

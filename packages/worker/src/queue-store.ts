@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import PgBoss from 'pg-boss';
+import { inTransaction, openPool, type QueueLocation } from './connection.js';
+import { workerError } from './errors.js';
+import { type RunRecord, type RunRow, recordOf } from './run-record.js';
+import { migrateRunsTable, runsTable } from './schema.js';
+
+/** The pg-boss queue every run is delivered through. */
+export const RUNS_QUEUE = 'crewline-runs';
+
+/** pg-boss's limit is 24 h; a job is only the delivery, the run's own lease says whether it lives. */
+const MAX_JOB_EXPIRY_SECONDS = 23 * 3600;
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/** pg-boss's `db` option over one of our clients: its sends join our transaction. */
+function bossDb(client: Queryable): PgBoss.Db {
+  return { executeSql: (text, values) => client.query(text, values) };
+}
+
+/**
+ * The runs table and pg-boss over one pool. The runs table is the source of truth for a run (status,
+ * holder, attempts, lineage, progress); a pg-boss job only delivers "run R, attempt N" to a worker,
+ * and every attempt gets a new job, sent in the same transaction that sets the row's `job_id`.
+ */
+export class QueueStore {
+  readonly location: QueueLocation;
+  readonly pool: pg.Pool;
+  readonly boss: PgBoss;
+  readonly table: string;
+  #started: Promise<void> | undefined;
+
+  constructor(
+    location: QueueLocation,
+    options: { poolSize: number; applicationName: string; maintenance: boolean },
+  ) {
+    this.location = location;
+    this.pool = openPool(location, options.poolSize, options.applicationName);
+    this.table = runsTable(location.schema);
+    this.boss = new PgBoss({
+      db: bossDb(this.pool as unknown as Queryable),
+      schema: location.queueSchema,
+      // Maintenance (expiring and archiving jobs) is the workers' business; a client that only
+      // enqueues or lists starts none.
+      supervise: options.maintenance,
+      schedule: false,
+      migrate: true,
+    });
+    this.boss.on('error', () => undefined);
+  }
+
+  /** Creates what is missing (runs table, pg-boss's schema and queue); once per store. */
+  start(): Promise<void> {
+    this.#started ??= (async () => {
+      try {
+        await migrateRunsTable(this.pool, this.location.schema);
+        await this.boss.start();
+        await this.boss.createQueue(RUNS_QUEUE, { name: RUNS_QUEUE, policy: 'standard', retryLimit: 0 });
+      } catch (error) {
+        this.#started = undefined;
+        throw unreachable(this.location, error);
+      }
+    })();
+    return this.#started;
+  }
+
+  /** Sends the job that delivers the run's next attempt (in `client`'s transaction). */
+  async sendAttempt(
+    client: Queryable,
+    run: { id: string; priority: number; timeoutMs: number | null },
+    startAfterSeconds = 0,
+  ): Promise<string> {
+    const jobId = randomUUID();
+    const expireInSeconds = Math.min(
+      MAX_JOB_EXPIRY_SECONDS,
+      Math.max(60, Math.ceil((run.timeoutMs ?? MAX_JOB_EXPIRY_SECONDS * 1000) / 1000) + 60),
+    );
+    await this.boss.send(
+      RUNS_QUEUE,
+      { runId: run.id },
+      {
+        id: jobId,
+        priority: run.priority,
+        retryLimit: 0,
+        expireInSeconds,
+        ...(startAfterSeconds > 0 ? { startAfter: startAfterSeconds } : {}),
+        db: bossDb(client),
+      },
+    );
+    return jobId;
+  }
+
+  async get(runId: string): Promise<RunRecord | undefined> {
+    await this.start();
+    const { rows } = await this.pool.query<RunRow>(`SELECT * FROM ${this.table} WHERE id = $1`, [runId]);
+    return rows[0] && recordOf(rows[0]);
+  }
+
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work);
+  }
+
+  async close(): Promise<void> {
+    await this.boss.stop({ graceful: false, close: false, wait: true }).catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+    this.#started = undefined;
+  }
+}
+
+function unreachable(location: QueueLocation, error: unknown) {
+  return workerError(
+    'provider_unavailable',
+    `could not open the run queue at ${location.display}: ${error instanceof Error ? error.message : String(error)}; check the server is up and the URL (PGPASSWORD for the password)`,
+    { cause: error },
+  );
+}

@@ -1,0 +1,228 @@
+import type { CheckpointEventType } from '@crewline/events';
+import { type BaseEvent, CrewlineError, EventBus } from '@crewline/events';
+import type { CheckpointProvider, RuntimeState } from '@crewline/runtime-state';
+import { workerError } from './errors.js';
+import type { RegisteredRun, RunContext } from './run-registry.js';
+
+/** Why an attempt was stopped from outside (the abort reason the worker gives). */
+export type StopReason = 'hand-back' | 'cancelled' | 'timed-out' | 'lost';
+
+/** Live progress of an attempt; the worker writes it to the run's row at each renewal. */
+export interface AttemptProgress {
+  lineageId: string | undefined;
+  lastCheckpoint: string | undefined;
+  currentTask: string | undefined;
+  /** Tokens since the last time the worker took them (see {@link AttemptTracker.takeTokens}). */
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type AttemptOutcome =
+  | { kind: 'completed'; output: string }
+  | { kind: 'stopped'; reason: StopReason }
+  | { kind: 'failed'; error: unknown; retryable: boolean };
+
+export interface AttemptOptions {
+  entry: RegisteredRun;
+  context: RunContext;
+  provider: CheckpointProvider;
+  /** The checkpoint location (the queue's URL with its schema). */
+  location: string;
+  /** The checkpoint of the run's lineage to continue; none for a first attempt. */
+  restoreFrom: string | undefined;
+  onEvents: readonly CheckpointEventType[] | '*';
+  leaseTtlMs: number;
+  tracker: AttemptTracker;
+}
+
+/** Codes that say the run itself is wrong, not the moment: retrying cannot help. */
+const unretryableCodes = new Set([
+  'invalid_argument',
+  'invalid_config',
+  'invalid_name',
+  'not_found',
+  'not_rebuildable',
+]);
+
+/**
+ * Follows one attempt's events on its own bus: lineage, newest checkpoint, current task, tokens, and
+ * whether a model call is in flight; stops the attempt (through its abort signal) when asked, at the
+ * right moment for a hand-back: not in the middle of a model call.
+ */
+export class AttemptTracker {
+  readonly bus = new EventBus();
+  readonly controller = new AbortController();
+  readonly progress: AttemptProgress = {
+    lineageId: undefined,
+    lastCheckpoint: undefined,
+    currentTask: undefined,
+    inputTokens: 0,
+    outputTokens: 0,
+  };
+  #callsInFlight = 0;
+  #handBackRequested = false;
+  /** Told when the attempt's lineage becomes known or changes (it is recorded before any model call ends). */
+  onLineage: ((lineageId: string) => void) | undefined;
+
+  constructor() {
+    // Three parameters: the handler gets the run's state, whose lineage is the run's from its first event.
+    this.bus.onAny((_source: unknown, event: BaseEvent, state: RuntimeState | undefined) =>
+      this.#observe(event, state),
+    );
+  }
+
+  get stopReason(): StopReason | undefined {
+    return this.controller.signal.aborted
+      ? (this.controller.signal.reason as { stop: StopReason }).stop
+      : undefined;
+  }
+
+  /** Stops now (cancel, timeout, lost hold): a model call in flight is aborted. */
+  stop(reason: StopReason): void {
+    if (this.controller.signal.aborted) return;
+    const error = workerError('aborted', `run stopped: ${reason}`);
+    Object.assign(error, { stop: reason });
+    this.controller.abort(error);
+  }
+
+  /**
+   * Hands the run back: the model call in flight (if any) is let finish and its completion
+   * checkpointed, then the run stops between steps.
+   */
+  handBack(): void {
+    this.#handBackRequested = true;
+    if (this.#callsInFlight === 0) this.stop('hand-back');
+  }
+
+  #observe(event: BaseEvent, state: RuntimeState | undefined): void {
+    const lineageId = state?.lineage?.lineageId;
+    if (lineageId !== undefined && lineageId !== this.progress.lineageId) {
+      this.progress.lineageId = lineageId;
+      this.onLineage?.(lineageId);
+    }
+    const fields = event as unknown as Record<string, unknown>;
+    switch (event.type) {
+      case 'task_started':
+        this.progress.currentTask = String(fields.description ?? event.context.taskName ?? '');
+        break;
+      case 'method_execution_started':
+        this.progress.currentTask = String(fields.methodName ?? '');
+        break;
+      case 'llm_call_started':
+        this.#callsInFlight += 1;
+        break;
+      case 'llm_call_completed':
+      case 'llm_call_failed': {
+        this.#callsInFlight = Math.max(0, this.#callsInFlight - 1);
+        const usage = fields.usage as { inputTokens?: number; outputTokens?: number } | undefined;
+        this.progress.inputTokens += usage?.inputTokens ?? 0;
+        this.progress.outputTokens += usage?.outputTokens ?? 0;
+        // The completion's checkpoint was started inside this event (the automatic checkpoint handler
+        // ran before us or runs right after, synchronously); stopping now lets the run settle it.
+        if (this.#handBackRequested && this.#callsInFlight === 0)
+          queueMicrotask(() => this.stop('hand-back'));
+        break;
+      }
+      case 'checkpoint_completed':
+        this.progress.lastCheckpoint = String(fields.reference);
+        break;
+    }
+  }
+
+  /** Tokens counted since the last call (the worker adds them to the row). */
+  takeTokens(): { input: number; output: number } {
+    const taken = { input: this.progress.inputTokens, output: this.progress.outputTokens };
+    this.progress.inputTokens = 0;
+    this.progress.outputTokens = 0;
+    return taken;
+  }
+}
+
+/** Runs one attempt of a run to its end, a stop, or a failure (classified retryable or not). */
+export async function runAttempt(options: AttemptOptions): Promise<AttemptOutcome> {
+  const { entry, tracker } = options;
+  const checkpoint = options.restoreFrom
+    ? {
+        restoreFrom: options.restoreFrom,
+        provider: options.provider,
+        leaseTtlMs: options.leaseTtlMs,
+        onConflict: 'error' as const,
+      }
+    : {
+        location: options.location,
+        provider: options.provider,
+        onEvents: options.onEvents === '*' ? ['*' as const] : [...options.onEvents],
+        leaseTtlMs: options.leaseTtlMs,
+        onConflict: 'error' as const,
+      };
+  let start: () => Promise<unknown>;
+  try {
+    start = await prepare(options, checkpoint);
+  } catch (error) {
+    // The factory refused the inputs, or built nothing runnable: the run is wrong, not the moment.
+    return {
+      kind: 'failed',
+      error: CrewlineError.isInstance(error)
+        ? error
+        : workerError(
+            'invalid_argument',
+            `building "${entry.name}" failed: ${String((error as Error)?.message ?? error)}`,
+            {
+              cause: error,
+            },
+          ),
+      retryable: false,
+    };
+  }
+  try {
+    const result = await start();
+    if (tracker.stopReason !== undefined) return { kind: 'stopped', reason: tracker.stopReason };
+    return { kind: 'completed', output: outputText(result) };
+  } catch (error) {
+    if (tracker.stopReason !== undefined) return { kind: 'stopped', reason: tracker.stopReason };
+    const code = CrewlineError.isInstance(error) ? error.code : undefined;
+    return { kind: 'failed', error, retryable: code === undefined || !unretryableCodes.has(code) };
+  }
+}
+
+async function prepare(
+  options: AttemptOptions,
+  checkpoint: Record<string, unknown>,
+): Promise<() => Promise<unknown>> {
+  const { entry, tracker, context } = options;
+  const bus = tracker.bus;
+  if (entry.kind === 'crew') {
+    const crew = await entry.build(context);
+    if (!crew || typeof (crew as { kickoff?: unknown }).kickoff !== 'function') {
+      throw workerError(
+        'invalid_config',
+        `the factory of crew "${entry.name}" returned no crew; return new Crew({...})`,
+      );
+    }
+    return () =>
+      crew.kickoff({
+        ...(options.restoreFrom ? {} : { inputs: context.inputs }),
+        fromCheckpoint: checkpoint,
+        abortSignal: tracker.controller.signal,
+        bus,
+      });
+  }
+  const FlowClass = entry.build as new (flowOptions: {
+    bus: EventBus;
+  }) => {
+    kickoff(kickoffOptions: {
+      inputs?: Record<string, unknown>;
+      fromCheckpoint?: Record<string, unknown>;
+    }): Promise<unknown>;
+  };
+  const flow = new FlowClass({ bus });
+  return () =>
+    flow.kickoff({ ...(options.restoreFrom ? {} : { inputs: context.inputs }), fromCheckpoint: checkpoint });
+}
+
+function outputText(result: unknown): string {
+  if (typeof result === 'string') return result;
+  const raw = (result as { raw?: unknown } | null)?.raw;
+  if (typeof raw === 'string') return raw;
+  return JSON.stringify(result ?? null);
+}

@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { parseQueueLocation } from './connection.js';
+import { workerError } from './errors.js';
+import { QueueStore, RUNS_QUEUE } from './queue-store.js';
+import { type RunRecord, type RunRow, type RunStatus, recordOf, runStatuses } from './run-record.js';
+import { assertRunName } from './run-registry.js';
+
+export interface RunQueueOptions {
+  /** `postgres://user@host:5432/database` (`?schema=` optional; the password from PGPASSWORD or the URL). */
+  location: string;
+  /** Schema of the runs table and the checkpoints when the URL names none. Default `'crewline'`. */
+  schema?: string;
+  /** Most connections this client opens. Default `4`. */
+  poolSize?: number;
+}
+
+export interface EnqueueOptions {
+  /** Kickoff inputs of the crew or flow. Default `{}`. */
+  inputs?: Record<string, unknown>;
+  /** The same key enqueued again returns the run it made the first time (whatever its status). Default: none. */
+  idempotencyKey?: string;
+  /** Higher runs are taken first. Default `0`. */
+  priority?: number;
+  /** An attempt running longer is stopped and the run fails (unretried). Default: no limit. */
+  timeoutMs?: number;
+  /** Failed attempts (crashes of the run, not of its worker... see README) before the run fails. Default `5`. */
+  maxAttempts?: number;
+}
+
+export interface EnqueueResult {
+  run: RunRecord;
+  /** False when the idempotency key named a run enqueued before. */
+  created: boolean;
+}
+
+export interface ListRunsOptions {
+  status?: RunStatus;
+  /** Newest first, at most this many. Default `50`. */
+  limit?: number;
+}
+
+const enqueueSchema = z.strictObject({
+  inputs: z.record(z.string(), z.unknown()).optional(),
+  idempotencyKey: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(512, 'must be at most 512 characters')
+    .optional(),
+  priority: z.number().int('must be a whole number').min(-1000).max(1000).optional(),
+  timeoutMs: z.number().int('must be a whole number').positive('must be positive').optional(),
+  maxAttempts: z.number().int('must be a whole number').min(1, 'must be at least 1').max(100).optional(),
+});
+
+/** Enqueues, lists, shows and cancels runs. Workers take them (see {@link Worker}). */
+export class RunQueue {
+  readonly #store: QueueStore;
+
+  constructor(options: RunQueueOptions) {
+    const location = parseQueueLocation(options.location, options.schema);
+    this.#store = new QueueStore(location, {
+      poolSize: options.poolSize ?? 4,
+      applicationName: 'crewline-queue',
+      maintenance: false,
+    });
+  }
+
+  /** Queues a run of the crew or flow registered as `name`. */
+  async enqueue(name: string, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+    assertRunName(name);
+    const parsed = enqueueSchema.safeParse(options);
+    if (!parsed.success) {
+      throw workerError(
+        'invalid_argument',
+        `enqueue("${name}"): ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`).join('; ')}`,
+      );
+    }
+    let inputsText: string;
+    try {
+      inputsText = JSON.stringify(options.inputs ?? {});
+    } catch (error) {
+      throw workerError('invalid_argument', `enqueue("${name}"): inputs must be JSON (plain values)`, {
+        cause: error,
+      });
+    }
+    await this.#store.start();
+    const store = this.#store;
+    return store.transaction(async (client) => {
+      const id = randomUUID();
+      const inserted = await client.query<RunRow>(
+        `INSERT INTO ${store.table} (id, name, inputs, idempotency_key, priority, timeout_ms, max_attempts, status)
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, 'queued')
+         ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
+        [
+          id,
+          name,
+          inputsText,
+          options.idempotencyKey ?? null,
+          options.priority ?? 0,
+          options.timeoutMs ?? null,
+          options.maxAttempts ?? 5,
+        ],
+      );
+      const row = inserted.rows[0];
+      if (row === undefined) {
+        // The key was used before (possibly by a transaction that committed after our snapshot began:
+        // ON CONFLICT waited for it, so this read sees it).
+        const existing = await client.query<RunRow>(
+          `SELECT * FROM ${store.table} WHERE idempotency_key = $1`,
+          [options.idempotencyKey],
+        );
+        const found = existing.rows[0];
+        if (found === undefined)
+          throw workerError('conflict', `enqueue("${name}"): idempotency key race; try again`);
+        if (found.name !== name) {
+          throw workerError(
+            'conflict',
+            `idempotency key ${JSON.stringify(options.idempotencyKey)} was used for a run of "${found.name}" (${found.id}), not "${name}"; use another key`,
+          );
+        }
+        return { run: recordOf(found), created: false };
+      }
+      const jobId = await store.sendAttempt(client, {
+        id,
+        priority: row.priority,
+        timeoutMs: row.timeout_ms,
+      });
+      const updated = await client.query<RunRow>(
+        `UPDATE ${store.table} SET job_id = $2 WHERE id = $1 RETURNING *`,
+        [id, jobId],
+      );
+      return { run: recordOf(updated.rows[0]!), created: true };
+    });
+  }
+
+  /** One run: status, holder, attempts, lineage, current task, tokens so far, output or error. */
+  get(runId: string): Promise<RunRecord | undefined> {
+    return this.#store.get(runId);
+  }
+
+  /** Like {@link get}; a typed `not_found` when there is no such run. */
+  async require(runId: string): Promise<RunRecord> {
+    const run = await this.get(runId);
+    if (!run)
+      throw workerError(
+        'not_found',
+        `no run ${runId} in ${this.#store.location.display}; list them with crewline runs list`,
+      );
+    return run;
+  }
+
+  async list(options: ListRunsOptions = {}): Promise<RunRecord[]> {
+    if (options.status !== undefined && !runStatuses.includes(options.status)) {
+      throw workerError(
+        'invalid_argument',
+        `status must be one of ${runStatuses.join(', ')}, got ${JSON.stringify(options.status)}`,
+      );
+    }
+    await this.#store.start();
+    const { rows } = await this.#store.pool.query<RunRow>(
+      `SELECT * FROM ${this.#store.table} WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2`,
+      [options.status ?? null, options.limit ?? 50],
+    );
+    return rows.map(recordOf);
+  }
+
+  /**
+   * Cancels a run that has not ended: a queued run is never taken; a running one is stopped by its
+   * worker at its next lease renewal (the model call in flight is aborted). Returns the run; an
+   * ended run is returned unchanged.
+   */
+  async cancel(runId: string, reason = 'cancelled'): Promise<RunRecord> {
+    await this.#store.start();
+    const { rows } = await this.#store.pool.query<RunRow>(
+      `UPDATE ${this.#store.table}
+          SET status = 'cancelled', error = $2, finished_at = now(), updated_at = now(), holder_token = NULL
+        WHERE id = $1 AND status IN ('queued', 'running') RETURNING *`,
+      [runId, reason],
+    );
+    const row = rows[0];
+    if (row === undefined) return this.require(runId);
+    if (row.job_id) await this.#store.boss.cancel(RUNS_QUEUE, row.job_id).catch(() => undefined);
+    return recordOf(row);
+  }
+
+  /** Resolves when every run named has ended (completed, failed or cancelled), polling every `intervalMs`. */
+  async waitForEnd(
+    runIds: readonly string[],
+    options: { intervalMs?: number; timeoutMs?: number } = {},
+  ): Promise<RunRecord[]> {
+    const deadline = Date.now() + (options.timeoutMs ?? Number.POSITIVE_INFINITY);
+    for (;;) {
+      await this.#store.start();
+      const { rows } = await this.#store.pool.query<RunRow>(
+        `SELECT * FROM ${this.#store.table} WHERE id = ANY($1)`,
+        [runIds],
+      );
+      const records = rows.map(recordOf);
+      if (
+        records.length === runIds.length &&
+        records.every((run) => ['completed', 'failed', 'cancelled'].includes(run.status))
+      ) {
+        return runIds.map((id) => records.find((run) => run.id === id)!);
+      }
+      if (Date.now() > deadline) {
+        throw workerError(
+          'aborted',
+          `runs did not end within ${options.timeoutMs} ms: ${records
+            .filter((run) => !['completed', 'failed', 'cancelled'].includes(run.status))
+            .map((run) => `${run.id} ${run.status}`)
+            .join(', ')}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));
+    }
+  }
+
+  /** Where the queue is, without a password. */
+  get location(): string {
+    return this.#store.location.display;
+  }
+
+  async close(): Promise<void> {
+    await this.#store.close();
+  }
+}

@@ -1,0 +1,113 @@
+/** Where a run is. `queued` includes a run handed back or waiting out a retry's back-off. */
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export const runStatuses: readonly RunStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+
+/** What a registered name builds. */
+export type RunKind = 'crew' | 'flow';
+
+/** Tokens a run's model calls used so far, over every attempt's checkpointed and live calls. */
+export interface RunTokens {
+  input: number;
+  output: number;
+  total: number;
+}
+
+/** One run of the queue, as its row in `<schema>.worker_runs` holds it. */
+export interface RunRecord {
+  id: string;
+  /** The registered crew or flow. */
+  name: string;
+  inputs: Record<string, unknown>;
+  idempotencyKey: string | null;
+  /** Higher runs first. */
+  priority: number;
+  /** Each attempt is stopped and the run failed after this long; `null`: no limit. */
+  timeoutMs: number | null;
+  /** Failed attempts (not hand-backs) after which the run fails. */
+  maxAttempts: number;
+  status: RunStatus;
+  /** Attempts started (a hand-back on SIGTERM and a takeover after a crash each start one more). */
+  attempts: number;
+  /** Attempts that failed for a reason worth retrying. */
+  failures: number;
+  /** The worker holding the run (`host, pid N, worker <id>`), while it runs. */
+  worker: string | null;
+  /** When the holder's hold runs out unless renewed (server clock). */
+  leaseExpiresAt: Date | null;
+  /** The run's checkpoint lineage, once its first attempt has started writing. */
+  lineageId: string | null;
+  /** Reference of the newest checkpoint the run wrote (`postgres-url#id`, no password). */
+  lastCheckpoint: string | null;
+  /** The task or flow method being worked on. */
+  currentTask: string | null;
+  tokens: RunTokens;
+  /** The final output as text (completed runs). */
+  output: string | null;
+  /** Why the run failed or was cancelled, one line; on a run that went on, why its last retried attempt failed. */
+  error: string | null;
+  /** The crewline error code of that reason, when it had one. */
+  errorCode: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  /** The pg-boss job that currently delivers the run (a new one per attempt). */
+  jobId: string | null;
+}
+
+export interface RunRow {
+  id: string;
+  name: string;
+  inputs: Record<string, unknown>;
+  idempotency_key: string | null;
+  priority: number;
+  timeout_ms: number | null;
+  max_attempts: number;
+  status: RunStatus;
+  attempts: number;
+  failures: number;
+  worker: string | null;
+  lease_expires_at: Date | null;
+  lineage_id: string | null;
+  last_checkpoint: string | null;
+  current_task: string | null;
+  input_tokens: string | number;
+  output_tokens: string | number;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  output: string | null;
+  error: string | null;
+  error_code: string | null;
+  job_id: string | null;
+}
+
+export function recordOf(row: RunRow): RunRecord {
+  const input = Number(row.input_tokens);
+  const output = Number(row.output_tokens);
+  return {
+    id: row.id,
+    name: row.name,
+    inputs: row.inputs,
+    idempotencyKey: row.idempotency_key,
+    priority: row.priority,
+    timeoutMs: row.timeout_ms,
+    maxAttempts: row.max_attempts,
+    status: row.status,
+    attempts: row.attempts,
+    failures: row.failures,
+    worker: row.worker,
+    leaseExpiresAt: row.lease_expires_at,
+    lineageId: row.lineage_id,
+    lastCheckpoint: row.last_checkpoint,
+    currentTask: row.current_task,
+    tokens: { input, output, total: input + output },
+    output: row.output,
+    error: row.error,
+    errorCode: row.error_code,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    jobId: row.job_id,
+  };
+}

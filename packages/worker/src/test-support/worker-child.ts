@@ -1,0 +1,48 @@
+// A worker process of the end-to-end test, run as a user's worker would run (compiled by
+// bundle-worker-child.ts). Usage: node worker-child.mjs <options as JSON>
+// Prints (synchronously, so a SIGKILL loses nothing printed): "ready", "call <runId> <task>" when a
+// model call starts, "hold <JSON HoldChange>" for every hold taken and given up, and "stopped" after
+// a SIGTERM handed its runs back.
+import { writeSync } from 'node:fs';
+import { Worker } from '../worker.js';
+import { reportCrewFactory } from './report-crew.js';
+
+export interface WorkerChildOptions {
+  location: string;
+  callLog: string;
+  concurrency: number;
+  leaseTtlMs: number;
+  latencyMs: number;
+}
+
+function print(line: string): void {
+  writeSync(1, `${line}\n`);
+}
+
+const options = JSON.parse(process.argv[2] ?? '{}') as WorkerChildOptions;
+const worker = new Worker({
+  location: options.location,
+  runs: {
+    crews: {
+      report: reportCrewFactory({
+        callLog: options.callLog,
+        latencyMs: options.latencyMs,
+        onCall: (runId, task) => print(`call ${runId} ${task}`),
+      }),
+    },
+  },
+  concurrency: options.concurrency,
+  leaseTtlMs: options.leaseTtlMs,
+  pollIntervalMs: 200,
+  retryDelayMs: 500,
+  onHold: (change) => print(`hold ${JSON.stringify(change)}`),
+});
+process.once('SIGTERM', () => {
+  print('sigterm');
+  void worker.stop({ handBack: true }).then(() => {
+    print('stopped');
+    process.exit(0);
+  });
+});
+await worker.start();
+print('ready');
