@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newerEventsBesideRuntime, twoCopiesShareOneBus } from './scenarios/event-bus.js';
+import { publint, typesResolve } from './scenarios/linters.js';
+import { readmeExampleAndCli } from './scenarios/readme-example.js';
+import { tarballContents } from './scenarios/tarball-contents.js';
+import { type CheckContext, prepareContext, removeContext, seconds } from './support/context.js';
+
+/**
+ * One function per scenario, each given the packed tarballs and a place outside the workspace; a new
+ * scenario is one more line here.
+ */
+const scenarios: [name: string, scenario: (context: CheckContext) => Promise<void>][] = [
+  [
+    'tarballs hold LICENSE, metadata, every export target and source-map source',
+    async (context) => {
+      expect(await tarballContents(context)).toEqual([]);
+    },
+  ],
+  [
+    'publint finds nothing in any tarball',
+    async (context) => {
+      expect(await publint(context)).toEqual([]);
+    },
+  ],
+  [
+    'types resolve in every tarball (are the types wrong, ESM-only profile)',
+    async (context) => {
+      expect(await typesResolve(context)).toEqual([]);
+    },
+  ],
+  ['the README example and the CLI work in a fresh npm project', readmeExampleAndCli],
+  [
+    'a newer @crewline/events beside the runtime: one copy, every event reaches the handlers',
+    newerEventsBesideRuntime,
+  ],
+  ['two copies of @crewline/events share one bus and warn once', twoCopiesShareOneBus],
+];
+
+let context: CheckContext | undefined;
+const started = Date.now();
+
+beforeAll(async () => {
+  context = await prepareContext();
+});
+
+afterAll(async () => {
+  if (context) {
+    context.report(`total ${seconds(Date.now() - started)}`);
+    process.stdout.write(`packaging check:\n  ${context.reportLines.join('\n  ')}\n`);
+  }
+  await removeContext(context);
+});
+
+describe('packages as users install them', () => {
+  for (const [name, scenario] of scenarios) {
+    it(name, async () => {
+      const scenarioStarted = Date.now();
+      await scenario(context!);
+      context!.report(`${name}: ${seconds(Date.now() - scenarioStarted)}`);
+    });
+  }
+});

@@ -1,0 +1,77 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runOrThrow } from './commands.js';
+import { UserProject, userEnvironment } from './project.js';
+import { type PackedPackage, packPublicPackages } from './tarballs.js';
+
+/** What every scenario gets: the packed tarballs and a place outside the workspace to use them. */
+export interface CheckContext {
+  workspaceRoot: string;
+  /** A fresh directory under os.tmpdir(), removed at the end. */
+  work: string;
+  /** Kept between runs (under os.tmpdir()) so that npm fetches ai, zod and the rest once. */
+  npmCache: string;
+  /** Public package name → its tarball. */
+  packed: Map<string, PackedPackage>;
+  /** Binaries of this package's devDependencies (publint, attw). */
+  binaries: string;
+  /** A new user project in `work` (a name per scenario). */
+  project(name: string): Promise<UserProject>;
+  /** The tarballs of these packages, for `npm install`. */
+  tarballs(...names: string[]): string[];
+  /** Lines for the summary printed at the end (sizes, times). */
+  report(line: string): void;
+  readonly reportLines: string[];
+}
+
+export async function prepareContext(): Promise<CheckContext> {
+  const workspaceRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+  const work = await mkdtemp(join(tmpdir(), 'crewline-packaging-'));
+  const npmCache = join(tmpdir(), 'crewline-packaging-npm-cache');
+  await mkdir(npmCache, { recursive: true });
+  const started = Date.now();
+  // One build of every package first (turbo runs them two at a time); each package's prepack then
+  // runs the same turbo build and finds it done.
+  await runOrThrow(
+    'pnpm',
+    ['exec', 'turbo', 'run', 'build', '--filter=./packages/*', '--output-logs=errors-only'],
+    {
+      cwd: workspaceRoot,
+      env: userEnvironment(),
+      timeoutMs: 300_000,
+    },
+  );
+  const built = Date.now();
+  const packed = await packPublicPackages(workspaceRoot, join(work, 'tarballs'), userEnvironment());
+  const reportLines = [
+    `built in ${seconds(built - started)}, packed ${packed.size} packages in ${seconds(Date.now() - built)}`,
+  ];
+  return {
+    workspaceRoot,
+    work,
+    npmCache,
+    packed,
+    binaries: fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url)),
+    project: (name) => UserProject.create(work, name, npmCache),
+    tarballs: (...names) =>
+      names.map((name) => {
+        const found = packed.get(name);
+        if (!found)
+          throw new Error(`${name} was not packed; public packages: ${[...packed.keys()].join(', ')}`);
+        return found.tarball;
+      }),
+    report: (line) => reportLines.push(line),
+    reportLines,
+  };
+}
+
+export async function removeContext(context: CheckContext | undefined): Promise<void> {
+  if (!context || process.env.CREWLINE_PACKAGING_KEEP === '1') return;
+  await rm(context.work, { recursive: true, force: true });
+}
+
+export function seconds(milliseconds: number): string {
+  return `${(milliseconds / 1000).toFixed(1)} s`;
+}
