@@ -1,6 +1,11 @@
 // The public surface of @crewline/runtime. Other parts of the package append their exports here.
 export { Agent } from './agent/agent.js';
-export { type AgentKickoffOptions, type AgentOptions, defaultModelId } from './agent/agent-options.js';
+export {
+  type AgentKickoffOptions,
+  type AgentOptions,
+  type AgentRestoreOptions,
+  defaultModelId,
+} from './agent/agent-options.js';
 export type { AgentOutput } from './agent/agent-output.js';
 export {
   type AgentLoopOptions,
@@ -36,7 +41,12 @@ export {
 } from './cache-preload/system-prompt.js';
 export { Run, type RunOptions } from './checkpointing/run.js';
 export { Crew, type CrewStatus } from './crew/crew.js';
-export type { CrewKickoffOptions, CrewOptions, CrewProcess } from './crew/crew-options.js';
+export type {
+  CrewKickoffOptions,
+  CrewOptions,
+  CrewProcess,
+  CrewRestoreOptions,
+} from './crew/crew-options.js';
 export { CrewOutput } from './crew/crew-output.js';
 export { DELEGATION_TOOL_NAME } from './crew/delegation.js';
 // Flow, start, listen, router, and, or, persist (and the flow restorer for continueFromCheckpoint).
@@ -64,6 +74,7 @@ export {
   ShortTermMemory,
   type ShortTermMemorySnapshot,
 } from './memory/short-term-memory.js';
+export type { PackageLoader } from './models/built-in-providers.js';
 export {
   type LanguageModelObject,
   type ModelInput,
@@ -71,6 +82,7 @@ export {
   type ParsedModelId,
   parseModelId,
 } from './models/model-id.js';
+export type { ModelProviderMap, ModelProviderRegistry, ModelProviders } from './models/model-providers.js';
 export {
   builtInModelProviders,
   MissingApiKeyError,
@@ -79,6 +91,7 @@ export {
   type ResolveModelOptions,
   resolveModel,
 } from './models/resolve-model.js';
+export type { StoredModelSettings } from './models/stored-model.js';
 export {
   type LoadProjectConfigOptions,
   loadProjectConfig,

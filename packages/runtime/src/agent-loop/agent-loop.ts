@@ -1,5 +1,5 @@
 import { type BaseEvent, CrewlineError, type EventContext } from '@crewline/events';
-import { type SystemModelMessage, ToolChoiceViolationError } from 'ai';
+import { type SystemModelMessage, type TelemetrySettings, ToolChoiceViolationError } from 'ai';
 import type { z } from 'zod';
 import type { LanguageModelObject, ModelInput } from '../models/model-id.js';
 import { type ModelRegistry, resolveModel } from '../models/resolve-model.js';
@@ -46,6 +46,8 @@ export interface AgentLoopOptions {
   abortSignal?: AbortSignal;
   /** Per-call settings (temperature, maxOutputTokens, providerOptions…). Default: the provider's. */
   settings?: ModelCallSettings;
+  /** AI SDK telemetry for every model call (`experimental_telemetry`). Default: none. */
+  telemetry?: TelemetrySettings;
   /** Retries of one model call on errors the AI SDK deems transient (rate limits, 5xx). Default `2`. */
   maxRetries?: number;
   /** Registered models, used when `model` is an id string. Default: none. */
@@ -133,6 +135,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     tools: modelTools,
     outputSchema,
     settings: options.settings,
+    telemetry: options.telemetry,
     maxRetries: options.maxRetries ?? 2,
     emit: options.emit,
     context: options.context,

@@ -15,6 +15,7 @@ import {
   type ModelMessage,
   type ProviderMetadata,
   type SystemModelMessage,
+  type TelemetrySettings,
   type ToolCallPart,
   type ToolChoice,
   type ToolSet,
@@ -50,6 +51,8 @@ export interface ModelStepInput {
   toolChoice: ToolChoice<ToolSet> | undefined;
   outputSchema: z.ZodType | undefined;
   settings: ModelCallSettings | undefined;
+  /** AI SDK telemetry for the call (`experimental_telemetry`); never stored. */
+  telemetry?: TelemetrySettings | undefined;
   maxRetries: number;
   emit: (source: unknown, event: BaseEvent) => void;
   context: EventContext;
@@ -114,6 +117,7 @@ export async function modelStep(input: ModelStepInput): Promise<ModelStepResult>
       ...(input.tools && input.toolChoice ? { toolChoice: input.toolChoice } : {}),
       ...(input.outputSchema ? { output: jsonResponseOutput(input.outputSchema) } : {}),
       ...input.settings,
+      ...(input.telemetry ? { experimental_telemetry: input.telemetry } : {}),
       maxRetries: input.maxRetries,
       ...(input.abortSignal ? { abortSignal: input.abortSignal } : {}),
     });

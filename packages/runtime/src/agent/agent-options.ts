@@ -1,9 +1,10 @@
 import type { EventBus } from '@crewline/events';
 import type { CheckpointConfigInput, CheckpointSetting } from '@crewline/runtime-state';
-import type { LanguageModel } from 'ai';
+import type { LanguageModel, TelemetrySettings } from 'ai';
 import type { z } from 'zod';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import type { KnowledgeSource } from '../knowledge/knowledge-source.js';
+import type { ProjectRegistry } from '../registry/project-config.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 
 /** Default model when an agent names none: `CREWLINE_MODEL`, else `openai:gpt-4o-mini` (needs OPENAI_API_KEY). */
@@ -31,6 +32,12 @@ export interface AgentOptions {
   /** Per-call model settings (temperature, maxOutputTokens, providerOptions). Default: the provider's. */
   settings?: ModelCallSettings;
   /**
+   * AI SDK telemetry for this agent's model calls, passed as `experimental_telemetry` (e.g.
+   * `{ isEnabled: true, tracer }`). Never stored in a checkpoint: pass it again (the `telemetry`
+   * option of `fromCheckpoint` / `fork`) when you resume or fork. Default: none (the crew's, if any).
+   */
+  telemetry?: TelemetrySettings;
+  /**
    * Remember this agent's results (short-term, keyword search) and show relevant ones in its later
    * prompts. Saved in checkpoints. Default `false`.
    */
@@ -42,6 +49,16 @@ export interface AgentOptions {
    * `false` opts this agent's events out, an object is its own config. Default `undefined`.
    */
   checkpoint?: CheckpointSetting;
+}
+
+/** What `Agent.fromCheckpoint` and `Agent.fork` accept besides the checkpoint config. */
+export interface AgentRestoreOptions {
+  /** The bus to emit on. Default: the process-wide `eventBus`. */
+  bus?: EventBus;
+  /** Tools, models and model providers to rebuild the agent with. Default: what the process registered. */
+  registry?: ProjectRegistry;
+  /** Telemetry for the continued run's model calls (never stored, so given again here). Default: none. */
+  telemetry?: TelemetrySettings;
 }
 
 export interface AgentKickoffOptions {

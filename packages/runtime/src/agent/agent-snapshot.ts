@@ -1,19 +1,26 @@
-import { CrewlineError } from '@crewline/events';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { CrewlineError, logger } from '@crewline/events';
 import { type EntitySnapshot, type JsonObject, type JsonValue, markRedacted } from '@crewline/runtime-state';
 import type { ModelMessage } from 'ai';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import {
-  asObject,
   asString,
   asStringArray,
-  plainData,
   restoreConversation,
   storeConversation,
 } from '../checkpointing/snapshot-values.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
+import { servesPrefix } from '../models/model-providers.js';
 import { resolveModel } from '../models/resolve-model.js';
+import {
+  readStoredModelSettings,
+  type StoredModelSettings,
+  storableCallSettings,
+  storableModel,
+  storedModelSettingsData,
+} from '../models/stored-model.js';
 import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 import { Agent } from './agent.js';
@@ -30,6 +37,50 @@ interface DefinitionCacheEntry {
 // An agent's definition rarely changes during a run but is stored in every checkpoint: keep its
 // redacted form while the fields it is made of stay the same.
 const definitionCache = new WeakMap<Agent, DefinitionCacheEntry>();
+// The warning about settings a checkpoint cannot hold, last given per agent: said once, not per write.
+const unstoredWarnings = new WeakMap<Agent, string>();
+
+/**
+ * The model settings and call settings of an agent as a checkpoint stores them, and the names of
+ * those it cannot store. A model made by a registered provider is rebuilt by that provider, so what
+ * only the provider holds (its `fetch`, its headers) is not lost and not reported.
+ */
+function storableAgentModel(
+  agent: Agent,
+  modelId: string,
+): {
+  llmSettings: StoredModelSettings | undefined;
+  settings: JsonObject | undefined;
+  unstored: string[];
+} {
+  let llmSettings = agent.modelSettings;
+  const unstored: string[] = [];
+  if (typeof agent.llm !== 'string' && agent.modelName === undefined) {
+    const storable = storableModel(agent.llm as LanguageModelV3);
+    llmSettings = storable.settings;
+    const registry = projectRegistry();
+    const prefix = modelId.slice(0, modelId.indexOf(':'));
+    const rebuiltByRegistry =
+      registry.models[modelId] !== undefined ||
+      registry.modelProviders.some((providers) => servesPrefix(providers, prefix));
+    if (!rebuiltByRegistry) unstored.push(...storable.unstored.map((name) => `model ${name}`));
+  }
+  let settings: JsonObject | undefined;
+  if (agent.settings) {
+    const storable = storableCallSettings(agent.settings);
+    settings = storable.settings;
+    unstored.push(...storable.unstored);
+  }
+  return { llmSettings, settings, unstored };
+}
+
+function warnUnstored(agent: Agent, unstored: string[]): void {
+  if (unstored.length === 0) return;
+  const message = `agent "${agent.role}": checkpoints cannot store ${unstored.join(', ')}; a resume or fork from them runs without these — give the model through modelProviders in crewline.config.ts (or in code), and telemetry with the \`telemetry\` option, again when you continue`;
+  if (unstoredWarnings.get(agent) === message) return;
+  unstoredWarnings.set(agent, message);
+  logger.warn('runtime', message);
+}
 
 /** An agent's definition as stored: strings and names only (model id, tool names), never objects or keys. */
 export function agentDefinitionData(agent: Agent): JsonObject {
@@ -45,17 +96,22 @@ export function agentDefinitionData(agent: Agent): JsonObject {
   ) {
     definition = cached.data;
   } else {
+    const modelId = agent.modelId;
+    const model = storableAgentModel(agent, modelId);
+    warnUnstored(agent, model.unstored);
+    const llmSettings = storedModelSettingsData(model.llmSettings);
     const data: JsonObject = {
       id: agent.id,
       role: agent.role,
       goal: agent.goal,
       backstory: agent.backstory,
-      llm: agent.modelId,
+      llm: modelId,
+      ...(llmSettings ? { llmSettings } : {}),
       tools: agent.tools.map((tool) => tool.name),
       maxIterations: agent.maxIterations,
       checkpoint: storeCheckpointSetting(agent.checkpoint),
     };
-    if (agent.settings) data.settings = plainData(agent.settings);
+    if (model.settings) data.settings = model.settings;
     data.knowledge = agent.knowledge ? knowledgeData(agent.knowledge) : null;
     data.memory = null;
     definition = markRedacted(data);
@@ -136,8 +192,17 @@ export class MissingParts {
     const parts: string[] = [];
     if (this.tools.size > 0)
       parts.push(`tools: { ${[...this.tools].map((name) => `'${name}': yourTool`).join(', ')} }`);
-    if (this.models.size > 0)
-      parts.push(`models: { ${[...this.models].map((id) => `'${id}': yourModel`).join(', ')} }`);
+    if (this.models.size > 0) {
+      // A prefix is served by an AI SDK provider; an id without one can only be registered as a model.
+      const prefixes = [...new Set([...this.models].map((id) => id.slice(0, Math.max(0, id.indexOf(':')))))];
+      const servable = prefixes.filter((prefix) => prefix !== '');
+      if (servable.length > 0)
+        parts.push(
+          `modelProviders: { ${servable.map((prefix) => `'${prefix}': create…({...})`).join(', ')} }`,
+        );
+      const bare = [...this.models].filter((id) => !id.includes(':'));
+      if (bare.length > 0) parts.push(`models: { ${bare.map((id) => `'${id}': yourModel`).join(', ')} }`);
+    }
     throw new CrewlineError(
       'runtime',
       'not_rebuildable',
@@ -173,12 +238,28 @@ export async function rebuildAgent(
     else missing.tools.add(name);
   }
   const llm = asString(data.llm);
+  const modelSettings = readStoredModelSettings(data.llmSettings);
+  const resolveOptions = {
+    models: registry.models,
+    modelProviders: registry.modelProviders,
+    ...(modelSettings ? { settings: modelSettings } : {}),
+  };
+  let servedByRegistry = false;
   if (llm === '') missing.models.add('(none stored)');
-  else if (!registry.models[llm]) {
+  else if (registry.models[llm] !== undefined) servedByRegistry = true;
+  else {
+    const separator = llm.indexOf(':');
+    servedByRegistry =
+      separator > 0 &&
+      registry.modelProviders.some((providers) =>
+        servesPrefix(providers, llm.slice(0, separator).toLowerCase()),
+      );
     try {
-      resolveModel(llm, { models: registry.models, env: {} });
+      resolveModel(llm, { ...resolveOptions, env: {} });
     } catch (error) {
-      // Only an unknown provider makes the agent unrebuildable; a missing key is checked when it runs.
+      // Only an unknown provider makes the agent unrebuildable; a missing key is checked when it runs,
+      // and a provider package that is not installed says what to add.
+      if (CrewlineError.hasCode(error, 'provider_unavailable')) throw error;
       if (
         CrewlineError.hasCode(error, 'not_rebuildable') ||
         CrewlineError.hasCode(error, 'invalid_argument')
@@ -188,7 +269,12 @@ export async function rebuildAgent(
     }
   }
   if (!options.missing) missing.throwIfAny(`agent "${asString(data.role)}"`);
-  const settings = data.settings === undefined ? undefined : (asObject(data.settings) as ModelCallSettings);
+  // Only the generation settings crewline knows are read back: a checkpoint written before they were
+  // filtered may hold a half-copied object (a tracer without its methods) that must not reach a call.
+  const settings =
+    data.settings !== null && typeof data.settings === 'object' && !Array.isArray(data.settings)
+      ? (storableCallSettings(data.settings).settings as ModelCallSettings)
+      : undefined;
   const agent = new Agent({
     role: asString(data.role),
     goal: asString(data.goal),
@@ -206,10 +292,11 @@ export async function rebuildAgent(
     agent.knowledge = KnowledgeBase.fromJSON(data.knowledge);
   applyAgentMemory(agent, data);
   agent.id = snapshot?.id ?? asString(data.id, agent.id);
-  if (registry.models[llm] !== undefined) {
+  agent.modelSettings = modelSettings;
+  if (servedByRegistry) {
     // Registered in the registry given for this restore (maybe not the process-wide one): use the
-    // model object now, and keep storing its registered name.
-    agent.llm = resolveModel(llm, { models: registry.models });
+    // model object now, and keep storing its registered name and settings.
+    agent.llm = resolveModel(llm, resolveOptions);
     agent.modelName = llm;
   }
   return agent;

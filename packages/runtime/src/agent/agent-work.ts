@@ -1,4 +1,5 @@
 import type { EventContext } from '@crewline/events';
+import type { TelemetrySettings } from 'ai';
 import type { z } from 'zod';
 import type { AgentLoopResult } from '../agent-loop/agent-loop.js';
 import { runAgentLoop } from '../agent-loop/agent-loop.js';
@@ -27,6 +28,8 @@ export interface AgentWork {
   /** Tools added for this piece of work only (the delegation tool of a manager). */
   extraTools?: readonly CrewlineTool[];
   abortSignal?: AbortSignal | undefined;
+  /** Telemetry of the crew the work is for; the agent's own wins. */
+  telemetry?: TelemetrySettings | undefined;
 }
 
 /**
@@ -55,7 +58,12 @@ export async function runAgentWork(work: AgentWork): Promise<AgentLoopResult> {
     context: work.context,
     ...abortSignalOf(work.abortSignal, run.fenceSignal),
     ...(agent.settings ? { settings: agent.settings } : {}),
+    ...telemetryOf(agent.telemetry ?? work.telemetry),
   });
+}
+
+function telemetryOf(telemetry: TelemetrySettings | undefined): { telemetry?: TelemetrySettings } {
+  return telemetry ? { telemetry } : {};
 }
 
 /**

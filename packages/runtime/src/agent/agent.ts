@@ -16,7 +16,7 @@ import type {
   EntitySummary,
   LoadedCheckpoint,
 } from '@crewline/runtime-state';
-import type { LanguageModel, ModelMessage } from 'ai';
+import type { LanguageModel, ModelMessage, TelemetrySettings } from 'ai';
 import { DEFAULT_MAX_ITERATIONS } from '../agent-loop/agent-loop.js';
 import { type Conversation, newConversation, type TokenUsage } from '../agent-loop/conversation.js';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
@@ -38,11 +38,17 @@ import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { modelIdOf } from '../models/model-id.js';
 import { resolveModel } from '../models/resolve-model.js';
+import type { StoredModelSettings } from '../models/stored-model.js';
 import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
 import { interpolate } from '../templating/interpolate.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 import { toolsByName } from '../tools/define-tool.js';
-import { type AgentKickoffOptions, type AgentOptions, defaultModelId } from './agent-options.js';
+import {
+  type AgentKickoffOptions,
+  type AgentOptions,
+  type AgentRestoreOptions,
+  defaultModelId,
+} from './agent-options.js';
 import { type AgentOutput, createAgentOutput } from './agent-output.js';
 import { applyStandaloneAgentSnapshot, rebuildAgent, snapshotStandaloneAgent } from './agent-snapshot.js';
 import { runAgentWork } from './agent-work.js';
@@ -69,6 +75,11 @@ export class Agent implements CheckpointableEntity {
   readonly tools: readonly CrewlineTool[];
   readonly maxIterations: number;
   readonly settings: ModelCallSettings | undefined;
+  /**
+   * AI SDK telemetry for this agent's model calls (`experimental_telemetry`). Never stored in a
+   * checkpoint: give it again when resuming or forking (the `telemetry` option of `fromCheckpoint`).
+   */
+  telemetry: TelemetrySettings | undefined;
   checkpoint: CheckpointSetting;
   /** The agent's own short-term memory (with `memory: true`). */
   memory: ShortTermMemory | undefined;
@@ -107,6 +118,7 @@ export class Agent implements CheckpointableEntity {
     this.tools = Object.values(toolsByName(options.tools ?? []));
     this.maxIterations = maxIterations;
     this.settings = options.settings;
+    this.telemetry = options.telemetry;
     this.checkpoint = validateCheckpointSetting(options.checkpoint, `Agent "${options.role}" checkpoint`);
     this.memory = options.memory ? new ShortTermMemory() : undefined;
     this.knowledge =
@@ -126,17 +138,33 @@ export class Agent implements CheckpointableEntity {
   /** @internal The registered name of `llm` when it was rebuilt from a registry (kept in later checkpoints). */
   modelName: string | undefined;
 
+  /**
+   * @internal The model settings a checkpoint stored for `llm` when it is an id (its base URL...): the
+   * model is rebuilt with them, and later checkpoints store them again.
+   */
+  modelSettings: StoredModelSettings | undefined;
+
   /** The model id checkpoints store for this agent's `llm`. */
   get modelId(): string {
-    return this.modelName ?? modelIdOf(this.llm, projectRegistry().models);
+    const registry = projectRegistry();
+    return this.modelName ?? modelIdOf(this.llm, registry.models, registry.modelProviders);
   }
 
-  /** The model object and its id (ids are resolved through the project registry, then the built-in providers). */
+  /**
+   * The model object and its id (ids are resolved through the project registry's models and model
+   * providers, then the built-in prefixes).
+   */
   resolveModel(): { model: LanguageModelV3; modelId: string } {
-    const models = projectRegistry().models;
-    const modelId = this.modelName ?? modelIdOf(this.llm, models);
+    const { models, modelProviders } = projectRegistry();
+    const modelId = this.modelName ?? modelIdOf(this.llm, models, modelProviders);
     const model =
-      typeof this.llm === 'string' ? resolveModel(this.llm, { models }) : (this.llm as LanguageModelV3);
+      typeof this.llm === 'string'
+        ? resolveModel(this.llm, {
+            models,
+            modelProviders,
+            ...(this.modelSettings ? { settings: this.modelSettings } : {}),
+          })
+        : (this.llm as LanguageModelV3);
     return { model, modelId };
   }
 
@@ -321,20 +349,21 @@ export class Agent implements CheckpointableEntity {
    */
   static async fromCheckpoint(
     config: CheckpointConfigInput,
-    options: { bus?: EventBus } = {},
+    options: AgentRestoreOptions = {},
   ): Promise<Agent> {
     const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
-    return Agent.fromLoaded(loaded, config);
+    return Agent.fromLoaded(loaded, config, restoreParts(options));
   }
 
   /** Like {@link fromCheckpoint}, on a new branch and lineage (`branch` generated when omitted). */
   static async fork(
     config: CheckpointConfigInput,
-    options: { branch?: string; bus?: EventBus } = {},
+    options: AgentRestoreOptions & { branch?: string } = {},
   ): Promise<Agent> {
     const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
     return Agent.fromLoaded(loaded, config, {
       fork: options.branch === undefined ? {} : { branch: options.branch },
+      ...restoreParts(options),
     });
   }
 
@@ -342,7 +371,7 @@ export class Agent implements CheckpointableEntity {
   static async fromLoaded(
     loaded: LoadedCheckpoint,
     config: CheckpointConfigInput = {},
-    options: { fork?: { branch?: string }; registry?: ProjectRegistry } = {},
+    options: { fork?: { branch?: string }; registry?: ProjectRegistry; telemetry?: TelemetrySettings } = {},
   ): Promise<Agent> {
     const snapshot = findEntitySnapshot(loaded, 'agent');
     const agent = await rebuildAgent(
@@ -351,6 +380,7 @@ export class Agent implements CheckpointableEntity {
       options.registry ? { registry: options.registry } : {},
     );
     applyStandaloneAgentSnapshot(agent, snapshot);
+    if (options.telemetry) agent.telemetry = options.telemetry;
     agent.checkpoint = resumeCheckpointInput(agent.checkpoint, config, loaded);
     agent.#pendingRestore = {
       loaded,
@@ -358,6 +388,16 @@ export class Agent implements CheckpointableEntity {
     };
     return agent;
   }
+}
+
+function restoreParts(options: AgentRestoreOptions): {
+  registry?: ProjectRegistry;
+  telemetry?: TelemetrySettings;
+} {
+  return {
+    ...(options.registry ? { registry: options.registry } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+  };
 }
 
 function toConfigInput(input: CheckpointConfigInput): CheckpointConfigInput {

@@ -228,6 +228,7 @@ async function runTask(
         ? { extraTools: [delegationTool({ crew, run, task, context, abortSignal })] }
         : {}),
       abortSignal,
+      telemetry: crew.telemetry,
     });
     emit(
       agentSource,

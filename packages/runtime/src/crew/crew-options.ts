@@ -1,9 +1,10 @@
 import type { EventBus } from '@crewline/events';
 import type { CheckpointConfigInput, CheckpointSetting } from '@crewline/runtime-state';
-import type { LanguageModel } from 'ai';
+import type { LanguageModel, TelemetrySettings } from 'ai';
 import type { Agent } from '../agent/agent.js';
 import type { CachePreloadStrategy } from '../cache-preload/preload-caches.js';
 import type { KnowledgeSource } from '../knowledge/knowledge-source.js';
+import type { ProjectRegistry } from '../registry/project-config.js';
 import type { Task } from '../task/task.js';
 
 /** How a crew works through its tasks. */
@@ -43,6 +44,25 @@ export interface CrewOptions {
    * saved state when the flow resumes. Default: none (creation order).
    */
   restoreKey?: string;
+  /**
+   * AI SDK telemetry (`experimental_telemetry`, e.g. `{ isEnabled: true, tracer }`) for the model calls
+   * of agents that have none of their own. Never stored in a checkpoint: pass it again to
+   * `Crew.fromCheckpoint` / `Crew.fork` when you continue. Default: none.
+   */
+  telemetry?: TelemetrySettings;
+}
+
+/** What `Crew.fromCheckpoint` and `Crew.fork` accept besides the checkpoint config. */
+export interface CrewRestoreOptions {
+  /** The bus to emit on. Default: the process-wide `eventBus`. */
+  bus?: EventBus;
+  /**
+   * Tools, models and model providers to rebuild the crew with, e.g. `new ProjectRegistry().register(
+   * config)`. Default: what the process registered (`crewline.config.ts`).
+   */
+  registry?: ProjectRegistry;
+  /** Telemetry for the continued run's model calls (never stored, so given again here). Default: none. */
+  telemetry?: TelemetrySettings;
 }
 
 export interface CrewKickoffOptions {

@@ -8,6 +8,7 @@ import type {
   EntitySummary,
   LoadedCheckpoint,
 } from '@crewline/runtime-state';
+import type { TelemetrySettings } from 'ai';
 import { Agent } from '../agent/agent.js';
 import { emptyUsage, type TokenUsage } from '../agent-loop/conversation.js';
 import type { CachePreloadStrategy } from '../cache-preload/preload-caches.js';
@@ -30,7 +31,7 @@ import { ShortTermMemory } from '../memory/short-term-memory.js';
 import type { ProjectRegistry } from '../registry/project-config.js';
 import type { Task } from '../task/task.js';
 import { executeCrew } from './crew-execution.js';
-import type { CrewKickoffOptions, CrewOptions, CrewProcess } from './crew-options.js';
+import type { CrewKickoffOptions, CrewOptions, CrewProcess, CrewRestoreOptions } from './crew-options.js';
 import type { CrewOutput } from './crew-output.js';
 import { applyCrewSnapshot, findCrewSnapshot, rebuildCrew, snapshotCrew } from './crew-snapshot.js';
 import { setTaskOutputOnCrew } from './task-output-edit.js';
@@ -67,6 +68,8 @@ export class Crew implements CheckpointableEntity {
   readonly cachePreload: boolean;
   readonly cachePreloadStrategy: CachePreloadStrategy;
   readonly restoreKey: string | undefined;
+  /** AI SDK telemetry for the model calls of agents without their own; never stored in a checkpoint. */
+  telemetry: TelemetrySettings | undefined;
 
   /** @internal */ status: CrewStatus = 'pending';
   /** @internal */ kickoffStarted = false;
@@ -143,6 +146,7 @@ export class Crew implements CheckpointableEntity {
     this.cachePreload = options.cachePreload ?? false;
     this.cachePreloadStrategy = options.cachePreloadStrategy ?? 'parallel';
     this.restoreKey = options.restoreKey;
+    this.telemetry = options.telemetry;
   }
 
   get entityId(): string {
@@ -272,10 +276,13 @@ export class Crew implements CheckpointableEntity {
    */
   static async fromCheckpoint(
     config: CheckpointConfigInput,
-    options: { bus?: EventBus; registry?: ProjectRegistry } = {},
+    options: CrewRestoreOptions = {},
   ): Promise<Crew> {
     const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
-    return Crew.fromLoaded(loaded, config, options.registry ? { registry: options.registry } : {});
+    return Crew.fromLoaded(loaded, config, {
+      ...(options.registry ? { registry: options.registry } : {}),
+      ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+    });
   }
 
   /**
@@ -285,12 +292,13 @@ export class Crew implements CheckpointableEntity {
    */
   static async fork(
     config: CheckpointConfigInput,
-    options: { branch?: string; bus?: EventBus; registry?: ProjectRegistry } = {},
+    options: CrewRestoreOptions & { branch?: string } = {},
   ): Promise<Crew> {
     const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
     return Crew.fromLoaded(loaded, config, {
       fork: options.branch === undefined ? {} : { branch: options.branch },
       ...(options.registry ? { registry: options.registry } : {}),
+      ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     });
   }
 
@@ -298,11 +306,17 @@ export class Crew implements CheckpointableEntity {
   static async fromLoaded(
     loaded: LoadedCheckpoint,
     config: CheckpointConfigInput = {},
-    options: { fork?: { branch?: string }; registry?: ProjectRegistry; name?: string } = {},
+    options: {
+      fork?: { branch?: string };
+      registry?: ProjectRegistry;
+      name?: string;
+      telemetry?: TelemetrySettings;
+    } = {},
   ): Promise<Crew> {
     const snapshot = findCrewSnapshot(loaded, options.name);
     const crew = await rebuildCrew(snapshot, options.registry);
     applyCrewSnapshot(crew, snapshot);
+    crew.telemetry = options.telemetry;
     crew.checkpoint = resumeCheckpointInput(crew.checkpoint, config, loaded);
     crew.#pendingRestore = {
       loaded,

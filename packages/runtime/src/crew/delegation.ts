@@ -82,6 +82,7 @@ export function delegationTool(options: DelegationToolOptions): CrewlineTool {
         inputs: crew.inputs,
         context,
         abortSignal: options.abortSignal,
+        telemetry: crew.telemetry,
       });
       run.emit(
         source,

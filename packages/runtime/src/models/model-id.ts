@@ -1,6 +1,8 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { CrewlineError } from '@crewline/events';
 import type { LanguageModel } from 'ai';
+import { type ModelProviders, registeredPrefixOf } from './model-providers.js';
+import { modelAddress } from './stored-model.js';
 
 /** A model object: an AI SDK 6 (specification v3) language model. */
 export type LanguageModelObject = LanguageModelV3;
@@ -32,15 +34,28 @@ export function parseModelId(id: string): ParsedModelId {
 }
 
 /**
- * The `provider:model` id to store for a model. The AI SDK's provider ids carry an API suffix
- * (`openai.responses`, `anthropic.messages`, `ollama.chat`); only the part before the dot names the
- * provider. A model registered under a name in `models` gets that name, which is what restore looks up.
+ * The `provider:model` id to store for a model. A model registered under a name in `models` gets that
+ * name; a model made by one of `modelProviders` gets that provider's prefix (so `createOpenAI({ name,
+ * baseURL })` registered as `myproxy` is stored as `myproxy:…`), which is what restore looks up.
+ * Otherwise the AI SDK provider id gives the prefix: it carries an API suffix (`openai.responses`,
+ * `google.generative-ai`, `azure.chat`), and only the part before the first dot names the provider.
  */
-export function modelIdOf(model: LanguageModel, models?: Record<string, unknown>): string {
+export function modelIdOf(
+  model: LanguageModel,
+  models?: Record<string, unknown>,
+  modelProviders?: ModelProviders | readonly ModelProviders[],
+): string {
   if (models !== undefined) {
     for (const [name, entry] of Object.entries(models)) if (entry === model) return name;
   }
   if (typeof model === 'string') return model;
+  if (modelProviders !== undefined) {
+    const list: readonly ModelProviders[] = Array.isArray(modelProviders)
+      ? modelProviders
+      : [modelProviders as ModelProviders];
+    const prefix = registeredPrefixOf(model as LanguageModelV3, list, modelAddress);
+    if (prefix !== undefined) return `${prefix}:${model.modelId}`;
+  }
   const provider = model.provider.split('.')[0]!.toLowerCase();
   return `${provider}:${model.modelId}`;
 }

@@ -1,10 +1,18 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { CrewlineError, type CrewlineErrorOptions, registerEnvironmentSecrets } from '@crewline/events';
+import { CrewlineError } from '@crewline/events';
 import type { LanguageModel } from 'ai';
+import {
+  builtInModel,
+  isBuiltInProvider,
+  MissingApiKeyError,
+  openAICompatibleServers,
+  type PackageLoader,
+} from './built-in-providers.js';
 import { type LanguageModelObject, parseModelId } from './model-id.js';
+import { type ModelProviders, modelFromProviders, providerPrefixes } from './model-providers.js';
 import { offlineModel } from './offline/offline-model.js';
+import type { StoredModelSettings } from './stored-model.js';
+
+export { MissingApiKeyError, openAICompatibleServers };
 
 /**
  * A model registered by name: the model itself (an object or another id), or a factory called on each
@@ -20,6 +28,14 @@ export interface ResolveModelOptions {
   /** Registered models, looked up first by the exact id. Default: none. */
   models?: ModelRegistry;
   /**
+   * AI SDK providers by prefix (`{ google: createGoogleGenerativeAI() }`) or a
+   * `createProviderRegistry(...)`, or several of them (later ones win): any `prefix:model` whose prefix
+   * they serve is built by them, before the built-in prefixes. Default: none.
+   */
+  modelProviders?: ModelProviders | readonly ModelProviders[];
+  /** Settings a checkpoint stored for the model (its base URL...); used by the built-in prefixes. Default: none. */
+  settings?: StoredModelSettings;
+  /**
    * Where credentials and base URLs are read from. Default `process.env`. With the default, keys are
    * only checked here and the provider package reads them again at request time, so crewline never
    * holds a key; with a custom map the key is handed to the provider package.
@@ -27,51 +43,12 @@ export interface ResolveModelOptions {
   env?: Record<string, string | undefined>;
   /** A `fetch` for the provider packages (tests, proxies). Default: the global `fetch`. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * How the built-in prefixes load their AI SDK package (`@ai-sdk/openai`...). Default: `require` from
+   * where @crewline/runtime is installed.
+   */
+  loadPackage?: PackageLoader;
 }
-
-/** Thrown when a provider's key is not set: names the environment variable to set. */
-export class MissingApiKeyError extends CrewlineError {
-  readonly envVar: string;
-  readonly provider: string;
-
-  constructor(provider: string, envVar: string, modelId: string, options: CrewlineErrorOptions = {}) {
-    super(
-      'models',
-      'invalid_config',
-      `model "${modelId}" needs an API key: set the ${envVar} environment variable (crewline never stores keys, so it is read from the environment each run)`,
-      { ...options, details: { provider, envVar, modelId } },
-    );
-    this.name = 'MissingApiKeyError';
-    this.envVar = envVar;
-    this.provider = provider;
-  }
-}
-
-interface CompatibleServer {
-  urlVariable: string;
-  defaultURL: string | undefined;
-  keyVariable: string;
-}
-
-/** OpenAI-compatible servers: where their base URL and (optional) key come from. */
-export const openAICompatibleServers: Record<string, CompatibleServer> = {
-  'openai-compatible': {
-    urlVariable: 'OPENAI_COMPATIBLE_BASE_URL',
-    defaultURL: undefined,
-    keyVariable: 'OPENAI_COMPATIBLE_API_KEY',
-  },
-  ollama: {
-    urlVariable: 'OLLAMA_BASE_URL',
-    defaultURL: 'http://localhost:11434/v1',
-    keyVariable: 'OLLAMA_API_KEY',
-  },
-  lmstudio: {
-    urlVariable: 'LMSTUDIO_BASE_URL',
-    defaultURL: 'http://localhost:1234/v1',
-    keyVariable: 'LMSTUDIO_API_KEY',
-  },
-  vllm: { urlVariable: 'VLLM_BASE_URL', defaultURL: 'http://localhost:8000/v1', keyVariable: 'VLLM_API_KEY' },
-};
 
 /** Every provider prefix {@link resolveModel} knows without a registration. */
 export const builtInModelProviders = [
@@ -81,89 +58,50 @@ export const builtInModelProviders = [
   ...Object.keys(openAICompatibleServers),
 ] as const;
 
-/**
- * Registers the credentials among the variables a provider is built from (its key, and the password
- * of a base URL that has one) for redaction by value: a server may quote them back in an error, and
- * a key set in `process.env` after crewline first read it, or given in a custom `env`, is not yet
- * known there.
- */
-function registerCredentials(env: Record<string, string | undefined>, ...names: string[]): void {
-  registerEnvironmentSecrets(Object.fromEntries(names.map((name) => [name, env[name]])));
-}
-
-function present(value: string | undefined): value is string {
-  return value !== undefined && value.trim().length > 0;
+function providerList(options: ResolveModelOptions): readonly ModelProviders[] {
+  const given = options.modelProviders;
+  if (given === undefined) return [];
+  return Array.isArray(given) ? given : [given as ModelProviders];
 }
 
 /**
- * Turns a `provider:model` id into an AI SDK model: a registered model first, then `openai:`,
- * `anthropic:`, `openai-compatible:`, `ollama:`, `lmstudio:`, `vllm:` and `offline:`. Checks the
- * credentials now so a missing key fails before the run starts, with the variable to set.
+ * Turns a `provider:model` id into an AI SDK model: a model registered under the exact id first, then
+ * the `modelProviders` that serve the prefix, then the built-in prefixes `openai:`, `anthropic:`,
+ * `openai-compatible:`, `ollama:`, `lmstudio:`, `vllm:` (their AI SDK package loaded on first use) and
+ * `offline:`. Checks the credentials now so a missing key fails before the run starts, with the
+ * variable to set.
  */
 export function resolveModel(id: string, options: ResolveModelOptions = {}): LanguageModelObject {
   const registered = options.models?.[id];
   if (registered !== undefined)
     return asModelObject(typeof registered === 'function' ? registered() : registered, id, options);
   const { provider, model } = parseModelId(id);
-  const env = options.env ?? process.env;
-  const fromProcess = options.env === undefined || options.env === process.env;
-  switch (provider) {
-    case 'offline':
-      return offlineModel({ name: model });
-    case 'openai': {
-      if (!present(env.OPENAI_API_KEY)) throw new MissingApiKeyError(provider, 'OPENAI_API_KEY', id);
-      registerCredentials(env, 'OPENAI_API_KEY', 'OPENAI_BASE_URL');
-      const openai = createOpenAI({
-        ...(fromProcess ? {} : { apiKey: env.OPENAI_API_KEY }),
-        ...(present(env.OPENAI_BASE_URL) ? { baseURL: env.OPENAI_BASE_URL } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      });
-      return openai(model);
-    }
-    case 'anthropic': {
-      if (!present(env.ANTHROPIC_API_KEY)) throw new MissingApiKeyError(provider, 'ANTHROPIC_API_KEY', id);
-      registerCredentials(env, 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL');
-      const anthropic = createAnthropic({
-        ...(fromProcess ? {} : { apiKey: env.ANTHROPIC_API_KEY }),
-        ...(present(env.ANTHROPIC_BASE_URL) ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      });
-      return anthropic(model);
-    }
-    default: {
-      const server = openAICompatibleServers[provider];
-      if (server === undefined) {
-        throw new CrewlineError(
-          'models',
-          'not_rebuildable',
-          `no model provider "${provider}" for model id "${id}"; use one of ${builtInModelProviders.join(', ')}, or register the model in crewline.config.ts: export default defineConfig({ models: { '${id}': yourModel } })`,
-          { details: { modelId: id, provider } },
-        );
-      }
-      const baseURL =
-        env[server.urlVariable] ??
-        (provider === 'openai-compatible' ? undefined : env.OPENAI_COMPATIBLE_BASE_URL) ??
-        server.defaultURL;
-      if (!present(baseURL)) {
-        throw new CrewlineError(
-          'models',
-          'invalid_config',
-          `model "${id}" needs a server address: set ${server.urlVariable} to the server's OpenAI-compatible base URL (for example http://localhost:8000/v1)`,
-          { details: { modelId: id, envVar: server.urlVariable } },
-        );
-      }
-      const apiKey = env[server.keyVariable];
-      registerCredentials(env, server.keyVariable, server.urlVariable, 'OPENAI_COMPATIBLE_BASE_URL');
-      // The compatible package does not read keys from the environment itself, so it is handed over.
-      const compatible = createOpenAICompatible({
-        name: provider,
-        baseURL,
-        ...(present(apiKey) ? { apiKey } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      });
-      return compatible.chatModel(model);
-    }
+  const providers = providerList(options);
+  const fromProviders = modelFromProviders(providers, provider, model);
+  if (fromProviders !== undefined) return asModelObject(fromProviders, id, options);
+  if (provider === 'offline') return offlineModel({ name: model });
+  if (isBuiltInProvider(provider)) {
+    const env = options.env ?? process.env;
+    return builtInModel({
+      id,
+      provider,
+      model,
+      env,
+      fromProcess: options.env === undefined || options.env === process.env,
+      settings: options.settings,
+      fetch: options.fetch,
+      loadPackage: options.loadPackage,
+    });
   }
+  const registeredPrefixes = providerPrefixes(providers);
+  throw new CrewlineError(
+    'models',
+    'not_rebuildable',
+    `no model provider "${provider}" for model id "${id}"; built in: ${builtInModelProviders.join(', ')}${
+      registeredPrefixes.length > 0 ? `; registered: ${registeredPrefixes.join(', ')}` : ''
+    }. Add its AI SDK provider in crewline.config.ts: export default defineConfig({ modelProviders: { '${provider}': create…({...}) } }), or pass the same modelProviders in code`,
+    { details: { modelId: id, provider } },
+  );
 }
 
 function asModelObject(model: LanguageModel, id: string, options: ResolveModelOptions): LanguageModelObject {

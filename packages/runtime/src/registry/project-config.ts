@@ -1,4 +1,5 @@
 import { CrewlineError } from '@crewline/events';
+import { type ModelProviders, validateModelProviders } from '../models/model-providers.js';
 import type { RegisteredModel } from '../models/resolve-model.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 
@@ -21,6 +22,14 @@ export interface ProjectConfig {
    * under this id. Default: none (`provider:model` ids are built in).
    */
   models?: Record<string, RegisteredModel>;
+  /**
+   * AI SDK providers by the prefix of the model ids they serve, or an AI SDK
+   * `createProviderRegistry(...)`: `{ google: createGoogleGenerativeAI(), myproxy: createOpenAI({
+   * baseURL, name: 'myproxy' }) }`. Any `prefix:model` they serve is rebuilt with them on restore, and
+   * a model they made is stored under their prefix. They win over the built-in prefixes (`openai`,
+   * `anthropic`, ...). Default: none.
+   */
+  modelProviders?: ModelProviders;
   /** Flow subclasses by the name their checkpoints store. Default: none. */
   flows?: Record<string, FlowClass>;
 }
@@ -34,6 +43,8 @@ export function defineConfig(config: ProjectConfig): ProjectConfig {
 export class ProjectRegistry {
   readonly tools = new Map<string, CrewlineTool>();
   readonly models: Record<string, RegisteredModel> = Object.create(null);
+  /** Model providers in the order registered (a later one wins for a prefix both serve). */
+  readonly modelProviders: ModelProviders[] = [];
   readonly flows = new Map<string, FlowClass>();
 
   /** Adds everything `config` names; a later registration of the same name wins. */
@@ -57,6 +68,10 @@ export class ProjectRegistry {
       if (tool.name !== name) this.tools.set(tool.name, tool);
     }
     for (const [id, model] of Object.entries(config.models ?? {})) this.models[id] = model;
+    if (config.modelProviders !== undefined)
+      this.modelProviders.push(
+        validateModelProviders(config.modelProviders, 'project config: modelProviders'),
+      );
     for (const [name, flowClass] of Object.entries(config.flows ?? {})) {
       if (typeof flowClass !== 'function') {
         throw new CrewlineError('runtime', 'invalid_config', `project config: flows.${name} is not a class`);
@@ -76,6 +91,7 @@ export class ProjectRegistry {
         models: { ...source.models },
         flows: Object.fromEntries(source.flows),
       });
+      result.modelProviders.push(...source.modelProviders);
     }
     return result;
   }

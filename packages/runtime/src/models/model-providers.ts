@@ -1,0 +1,151 @@
+import type { LanguageModelV3, ProviderV3 } from '@ai-sdk/provider';
+import { CrewlineError } from '@crewline/events';
+import { NoSuchProviderError } from 'ai';
+
+/** AI SDK providers by the prefix of the `prefix:model` ids they serve: `{ google: createGoogleGenerativeAI() }`. */
+export type ModelProviderMap = Record<string, ProviderV3>;
+
+/**
+ * An AI SDK provider registry (`createProviderRegistry({...})` from `ai`), or anything else that
+ * turns a `prefix:model` id into a language model.
+ */
+export interface ModelProviderRegistry {
+  languageModel(id: string): LanguageModelV3;
+}
+
+/** Where `prefix:model` ids find their AI SDK provider: providers by prefix, or a provider registry. */
+export type ModelProviders = ModelProviderMap | ModelProviderRegistry;
+
+function isRegistry(value: ModelProviders): value is ModelProviderRegistry {
+  return typeof (value as { languageModel?: unknown }).languageModel === 'function';
+}
+
+/**
+ * Checks what a config or an option gives as `modelProviders`. A single provider (rather than a map of
+ * them) is refused, because nothing would say which prefix it serves.
+ */
+export function validateModelProviders(value: unknown, where: string): ModelProviders {
+  if (value === null || typeof value !== 'object') {
+    throw new CrewlineError(
+      'models',
+      'invalid_config',
+      `${where} must be an object of AI SDK providers by prefix ({ google: createGoogleGenerativeAI() }) or createProviderRegistry({...})`,
+    );
+  }
+  const candidate = value as ModelProviders;
+  if (isRegistry(candidate)) {
+    if ((candidate as { specificationVersion?: unknown }).specificationVersion !== undefined) {
+      throw new CrewlineError(
+        'models',
+        'invalid_config',
+        `${where} is a single AI SDK provider; name the prefix it serves: { myprefix: provider }`,
+      );
+    }
+    return candidate;
+  }
+  for (const [prefix, provider] of Object.entries(candidate)) {
+    if (typeof (provider as { languageModel?: unknown } | null)?.languageModel !== 'function') {
+      throw new CrewlineError(
+        'models',
+        'invalid_config',
+        `${where}.${prefix} is not an AI SDK provider (it has no languageModel function); pass for example createOpenAI({ baseURL })`,
+      );
+    }
+    if (prefix.includes(':') || prefix !== prefix.trim().toLowerCase()) {
+      throw new CrewlineError(
+        'models',
+        'invalid_config',
+        `${where}: prefix "${prefix}" must be lower case without ':' (ids are "prefix:model"); rename it`,
+      );
+    }
+  }
+  return candidate;
+}
+
+/** The providers a registry holds (`createProviderRegistry` keeps them in `providers`), if it shows them. */
+function registryEntries(registry: ModelProviderRegistry): ModelProviderMap {
+  const providers = (registry as { providers?: unknown }).providers;
+  return providers !== null && typeof providers === 'object' ? (providers as ModelProviderMap) : {};
+}
+
+function separatorOf(registry: ModelProviderRegistry): string {
+  const separator = (registry as { separator?: unknown }).separator;
+  return typeof separator === 'string' && separator.length > 0 ? separator : ':';
+}
+
+/**
+ * The model `prefix:model` names in the first of `providers` (searched last to first: later ones win)
+ * that serves `prefix`; `undefined` when none does.
+ */
+export function modelFromProviders(
+  providers: readonly ModelProviders[],
+  prefix: string,
+  model: string,
+): LanguageModelV3 | undefined {
+  for (let index = providers.length - 1; index >= 0; index -= 1) {
+    const entry = providers[index]!;
+    if (isRegistry(entry)) {
+      try {
+        return entry.languageModel(`${prefix}${separatorOf(entry)}${model}`);
+      } catch (error) {
+        if (NoSuchProviderError.isInstance(error)) continue;
+        throw error;
+      }
+    }
+    const provider = Object.hasOwn(entry, prefix) ? entry[prefix] : undefined;
+    if (provider) return provider.languageModel(model);
+  }
+  return undefined;
+}
+
+/** Every prefix the providers serve, as far as they show them (for messages). */
+export function providerPrefixes(providers: readonly ModelProviders[]): string[] {
+  const prefixes = new Set<string>();
+  for (const entry of providers)
+    for (const prefix of Object.keys(isRegistry(entry) ? registryEntries(entry) : entry))
+      prefixes.add(prefix);
+  return [...prefixes];
+}
+
+/**
+ * The registered prefix whose provider makes models like `model` (the same AI SDK provider id and
+ * the same address), so that `createOpenAI({ baseURL, name })` registered as `myproxy` is stored as
+ * `myproxy:…`. `undefined` when no registered provider made it.
+ */
+export function registeredPrefixOf(
+  model: LanguageModelV3,
+  providers: readonly ModelProviders[],
+  addressOf: (model: LanguageModelV3) => string | undefined,
+): string | undefined {
+  const address = addressOf(model);
+  const natural = model.provider.split('.')[0]!.toLowerCase();
+  for (let index = providers.length - 1; index >= 0; index -= 1) {
+    const entry = providers[index]!;
+    const candidates = Object.entries(isRegistry(entry) ? registryEntries(entry) : entry);
+    // The prefix the provider id itself suggests is tried first: `google` for `google.generative-ai`.
+    candidates.sort(([left], [right]) => Number(right === natural) - Number(left === natural));
+    for (const [prefix, provider] of candidates) {
+      let twin: LanguageModelV3 | undefined;
+      try {
+        twin = provider.languageModel(model.modelId);
+      } catch {
+        continue;
+      }
+      if (twin?.provider === model.provider && addressOf(twin) === address) return prefix;
+    }
+  }
+  return undefined;
+}
+
+/** True when `providers` serve the prefix (without building a model where they show their prefixes). */
+export function servesPrefix(providers: ModelProviders, prefix: string): boolean {
+  if (!isRegistry(providers)) return Object.hasOwn(providers, prefix);
+  if (Object.hasOwn(registryEntries(providers), prefix)) return true;
+  try {
+    providers.languageModel(`${prefix}${separatorOf(providers)}probe`);
+    return true;
+  } catch (error) {
+    // Any other refusal (no such *model*) still means the prefix has a provider.
+    return !NoSuchProviderError.isInstance(error);
+  }
+}
