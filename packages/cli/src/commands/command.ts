@@ -13,5 +13,7 @@ export interface CommandDefinition {
   aliases?: readonly string[];
   summary: string;
   usage: string;
+  /** Called as `crewline <name>` (not a `checkpoint` subcommand): the worker and the queue of runs. */
+  topLevel?: boolean;
   load(): Promise<CommandModule>;
 }

@@ -120,6 +120,47 @@ Options:
   --json           machine-readable output`,
     load: () => import('./flows.js'),
   },
+  {
+    name: 'worker',
+    topLevel: true,
+    summary: 'take queued runs from Postgres and run them (needs @crewline/worker)',
+    usage: `Usage: crewline worker [options]
+
+Takes runs of the crews and flows that crewline.config.ts registers (runs: defineRuns({...}))
+from the queue in Postgres, up to --concurrency at once, checkpointing each under its own
+lineage. SIGTERM or Ctrl+C: each run lets its model call in flight finish, checkpoints it and
+goes back to the queue for another worker; then the worker exits 0.
+
+Options:
+  --location URL      the queue's Postgres URL (default: CREWLINE_WORKER_LOCATION;
+                      the password from PGPASSWORD)
+  --concurrency N     runs at once (default 1)
+  --lease-ttl-ms MS   how long a hold lasts without renewal (default 20000)
+  --json              one JSON line per event`,
+    load: () => import('./worker.js'),
+  },
+  {
+    name: 'runs',
+    topLevel: true,
+    summary: 'the queue of runs: list, show, cancel, enqueue (needs @crewline/worker)',
+    usage: `Usage: crewline runs list|show|cancel|enqueue [options]
+
+  crewline runs list [--status S] [--limit N]   newest first: status, attempts, task, tokens
+  crewline runs show RUN                        one run: status, worker, attempts, current
+                                                task, tokens so far, lineage, output or error
+  crewline runs cancel RUN                      a queued run is never taken; a running one stops
+  crewline runs enqueue NAME [options]          queue a run of the crew or flow registered as NAME
+      --input key=value       a kickoff input (repeatable; key:=<json> for non-strings)
+      --idempotency-key K     the same key again gives the same run
+      --priority N            higher runs first (default 0)
+      --timeout-ms MS         fail an attempt running longer (default: none)
+      --max-attempts N        failed attempts before the run fails (default 5)
+
+Options:
+  --location URL   the queue's Postgres URL (default: CREWLINE_WORKER_LOCATION)
+  --json           machine-readable output`,
+    load: () => import('./runs.js'),
+  },
 ];
 
 /** The TUI: what `crewline checkpoint` does without a subcommand. */
@@ -141,8 +182,10 @@ export function findCommand(name: string): CommandDefinition | undefined {
 
 export function mainHelp(version: string): string {
   const width = Math.max(...commands.map((command) => command.name.length));
-  const lines = commands.map(
-    (command) => `  crewline checkpoint ${command.name.padEnd(width)}  ${command.summary}`,
+  const lines = commands.map((command) =>
+    command.topLevel
+      ? `  crewline ${command.name.padEnd(width + 11)}  ${command.summary}`
+      : `  crewline checkpoint ${command.name.padEnd(width)}  ${command.summary}`,
   );
   return `crewline ${version} - browse, inspect, resume and fork crewline checkpoints
 

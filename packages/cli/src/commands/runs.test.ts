@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+// The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
+import type {} from '../../node_modules/@crewline/provider-postgres/src/test-support/global-setup.js';
+import {
+  describeWithPostgres,
+  dropLocation,
+  temporaryLocation,
+  withServer,
+} from '../../node_modules/@crewline/provider-postgres/src/test-support/test-server.js';
+import { runCommand } from '../test-support/run-command.js';
+
+describeWithPostgres('crewline runs (the queue of @crewline/worker)', () => {
+  let url: string;
+  let project: string;
+  const crewline = (...args: string[]) =>
+    runCommand(args, { cwd: project, env: { CREWLINE_WORKER_LOCATION: url } });
+
+  beforeAll(() => {
+    url = temporaryLocation();
+    project = mkdtempSync(join(tmpdir(), 'crewline-cli-runs-'));
+  });
+  afterAll(async () => {
+    await dropLocation(url);
+    const schema = new URL(url).searchParams.get('schema');
+    await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
+    rmSync(project, { recursive: true, force: true });
+  });
+
+  it('enqueues by registered name (idempotently), lists, shows and cancels, in text and JSON', async () => {
+    const enqueued = await crewline(
+      'runs',
+      'enqueue',
+      'report',
+      '--input',
+      'topic=tides',
+      '--input',
+      'pages:=3',
+      '--idempotency-key',
+      'k-1',
+      '--priority',
+      '2',
+      '--json',
+    );
+    expect(enqueued.stderr).toBe('');
+    expect(enqueued.code).toBe(0);
+    const { created, run } = JSON.parse(enqueued.stdout);
+    expect(created).toBe(true);
+    expect(run).toMatchObject({
+      name: 'report',
+      status: 'queued',
+      inputs: { topic: 'tides', pages: 3 },
+      priority: 2,
+      attempts: 0,
+    });
+
+    const again = await crewline(
+      'runs',
+      'enqueue',
+      'report',
+      '--input',
+      'topic=other',
+      '--idempotency-key',
+      'k-1',
+    );
+    expect(again.stdout).toContain(`run ${run.id} already exists for that idempotency key (queued)`);
+
+    const listed = JSON.parse((await crewline('runs', 'list', '--json')).stdout);
+    expect(listed.runs.map((entry: { id: string }) => entry.id)).toEqual([run.id]);
+    expect(listed.location).not.toContain(decodeURIComponent(new URL(url).password));
+    const table = await crewline('runs', 'list');
+    expect(table.stdout).toMatch(new RegExp(`${run.id}\\s+report\\s+queued\\s+0`));
+
+    const shown = await crewline('runs', 'show', run.id);
+    expect(shown.stdout).toContain('status     queued');
+    expect(shown.stdout).toContain('inputs     {"pages":3,"topic":"tides"}');
+
+    const cancelled = JSON.parse((await crewline('runs', 'cancel', run.id, '--json')).stdout);
+    expect(cancelled).toMatchObject({ id: run.id, status: 'cancelled' });
+    expect(JSON.parse((await crewline('runs', 'list', '--status', 'queued', '--json')).stdout).runs).toEqual(
+      [],
+    );
+  });
+
+  it('says what is wrong: a missing run, a module path for a name, no location, no subcommand', async () => {
+    const missing = await crewline('runs', 'show', 'no-such-run');
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('no run no-such-run');
+    const path = await crewline('runs', 'enqueue', './crews/report.ts');
+    expect(path.code).toBe(2);
+    expect(path.stderr).toContain('not a module path');
+    const noLocation = await runCommand(['runs', 'list'], { cwd: project, env: {} });
+    expect(noLocation.code).toBe(2);
+    expect(noLocation.stderr).toContain('CREWLINE_WORKER_LOCATION');
+    expect((await crewline('runs')).code).toBe(2);
+    const help = await runCommand(['--help'], { cwd: project });
+    expect(help.stdout).toMatch(/crewline worker\s+take queued runs/);
+    expect(help.stdout).toMatch(/crewline runs\s+the queue of runs/);
+  });
+});

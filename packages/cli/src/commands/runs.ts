@@ -1,0 +1,121 @@
+import { parseAssignments, parseCommandArguments, parseCount } from '../core/args.js';
+import type { CliContext } from '../core/cli-context.js';
+import { usageError } from '../core/cli-error.js';
+import { formatColumns, formatTime } from '../core/format.js';
+import { loadWorkerPackage, queueLocation } from './worker-package.js';
+
+type RunRecord = import('@crewline/worker').RunRecord;
+
+const subcommands = ['list', 'show', 'cancel', 'enqueue'] as const;
+
+/** `crewline runs list|show|cancel|enqueue`: the queue of runs that workers take. */
+export async function run(args: readonly string[], context: CliContext): Promise<number> {
+  const [subcommand, ...rest] = args;
+  if (!subcommands.includes(subcommand as (typeof subcommands)[number])) {
+    throw usageError(`crewline runs needs one of ${subcommands.join(', ')}; run \`crewline runs --help\``);
+  }
+  const { values, positionals } = parseCommandArguments(
+    `runs ${subcommand}`,
+    rest,
+    {
+      location: { type: 'string' },
+      json: { type: 'boolean' },
+      status: { type: 'string' },
+      limit: { type: 'string' },
+      input: { type: 'string', multiple: true },
+      'idempotency-key': { type: 'string' },
+      priority: { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      'max-attempts': { type: 'string' },
+    },
+    1,
+  );
+  const { RunQueue } = await loadWorkerPackage();
+  const queue = new RunQueue({ location: queueLocation(values.location, context.env, `runs ${subcommand}`) });
+  const print = (json: unknown, text: string) =>
+    context.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+  const target = () => {
+    const id = positionals[0];
+    if (id === undefined)
+      throw usageError(`crewline runs ${subcommand} needs a run id; list them with crewline runs list`);
+    return id;
+  };
+  try {
+    if (subcommand === 'list') {
+      const runs = await queue.list({
+        ...(values.status !== undefined ? { status: values.status as RunRecord['status'] } : {}),
+        ...(values.limit !== undefined ? { limit: parseCount('--limit', values.limit) } : {}),
+      });
+      const rows = [
+        ['RUN', 'NAME', 'STATUS', 'ATTEMPTS', 'TASK', 'TOKENS', 'CREATED'],
+        ...runs.map((record) => [
+          record.id,
+          record.name,
+          record.status,
+          String(record.attempts),
+          record.currentTask ?? '-',
+          String(record.tokens.total),
+          formatTime(record.createdAt.toISOString()),
+        ]),
+      ];
+      print(
+        { location: queue.location, runs },
+        runs.length === 0 ? `No runs in ${queue.location}` : formatColumns(rows).join('\n'),
+      );
+      return 0;
+    }
+    if (subcommand === 'show') {
+      const record = await queue.require(target());
+      print(record, describe(record));
+      return 0;
+    }
+    if (subcommand === 'cancel') {
+      const record = await queue.cancel(target());
+      print(record, `run ${record.id}: ${record.status}`);
+      return 0;
+    }
+    const name = positionals[0];
+    if (name === undefined)
+      throw usageError('crewline runs enqueue needs the registered name of a crew or flow');
+    const inputs = parseAssignments('--input', values.input) ?? {};
+    const result = await queue.enqueue(name, {
+      inputs,
+      ...(values['idempotency-key'] !== undefined ? { idempotencyKey: values['idempotency-key'] } : {}),
+      ...(values.priority !== undefined ? { priority: Number.parseInt(values.priority, 10) } : {}),
+      ...(values['timeout-ms'] !== undefined
+        ? { timeoutMs: parseCount('--timeout-ms', values['timeout-ms']) }
+        : {}),
+      ...(values['max-attempts'] !== undefined
+        ? { maxAttempts: parseCount('--max-attempts', values['max-attempts']) }
+        : {}),
+    });
+    print(
+      { created: result.created, run: result.run },
+      result.created
+        ? `queued run ${result.run.id} (${name})`
+        : `run ${result.run.id} already exists for that idempotency key (${result.run.status})`,
+    );
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}
+
+function describe(record: RunRecord): string {
+  const lines = [
+    `run        ${record.id}`,
+    `name       ${record.name}`,
+    `status     ${record.status}`,
+    `attempts   ${record.attempts} (failed ${record.failures} of at most ${record.maxAttempts})`,
+    `worker     ${record.worker ?? '-'}`,
+    `task       ${record.currentTask ?? '-'}`,
+    `tokens     ${record.tokens.total} (${record.tokens.input} in, ${record.tokens.output} out)`,
+    `lineage    ${record.lineageId ?? '-'}`,
+    `checkpoint ${record.lastCheckpoint ?? '-'}`,
+    `inputs     ${JSON.stringify(record.inputs)}`,
+    `created    ${formatTime(record.createdAt.toISOString())}`,
+  ];
+  if (record.error) lines.push(`error      ${record.error}`);
+  if (record.output !== null) lines.push('', record.output);
+  return lines.join('\n');
+}

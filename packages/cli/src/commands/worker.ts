@@ -1,0 +1,71 @@
+import { parseCommandArguments, parseCount } from '../core/args.js';
+import type { CliContext } from '../core/cli-context.js';
+import { cliError } from '../core/cli-error.js';
+import { loadProject } from '../core/project-config.js';
+import { loadWorkerPackage, queueLocation } from './worker-package.js';
+
+/**
+ * `crewline worker --concurrency N`: takes runs from the queue until SIGTERM or SIGINT, then hands
+ * the runs it holds back (each lets its model call in flight finish and checkpoints it) and exits 0.
+ */
+export async function run(args: readonly string[], context: CliContext): Promise<number> {
+  const { values } = parseCommandArguments(
+    'worker',
+    args,
+    {
+      location: { type: 'string' },
+      concurrency: { type: 'string' },
+      'lease-ttl-ms': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    0,
+  );
+  const location = queueLocation(values.location, context.env, 'worker');
+  const concurrency = values.concurrency === undefined ? 1 : parseCount('--concurrency', values.concurrency);
+  const leaseTtlMs =
+    values['lease-ttl-ms'] === undefined ? undefined : parseCount('--lease-ttl-ms', values['lease-ttl-ms']);
+  const config = (await loadProject(context.cwd)) as { runs?: unknown } | undefined;
+  if (config?.runs === undefined) {
+    throw cliError(
+      'invalid_config',
+      `no runs to work on: crewline.config.ts in ${context.cwd} must export runs, e.g. export default { ...defineConfig({ models }), runs: defineRuns({ crews: { report: (run) => new Crew(...) } }) }`,
+    );
+  }
+  const { Worker } = await loadWorkerPackage();
+  const say = (line: Record<string, unknown>, text: string) =>
+    context.stdout.write(values.json ? `${JSON.stringify(line)}\n` : `${text}\n`);
+  const worker = new Worker({
+    location,
+    runs: config.runs as ConstructorParameters<typeof Worker>[0]['runs'],
+    concurrency,
+    ...(leaseTtlMs !== undefined ? { leaseTtlMs } : {}),
+    onHold: (change) =>
+      say(
+        { event: change.change, runId: change.runId, attempt: change.attempt, outcome: change.outcome },
+        change.change === 'claimed'
+          ? `took run ${change.runId} (attempt ${change.attempt})`
+          : `run ${change.runId}: ${change.outcome}`,
+      ),
+  });
+  await worker.start();
+  say(
+    { event: 'started', worker: worker.id, concurrency },
+    `worker ${worker.id} taking runs (concurrency ${concurrency}); SIGTERM or Ctrl+C hands its runs back`,
+  );
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const onSignal = (received: NodeJS.Signals) => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      resolve(received);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  say(
+    { event: 'stopping', signal, runs: worker.activeRunIds },
+    `${signal}: handing back ${worker.activeRunIds.length} run(s)`,
+  );
+  await worker.stop({ handBack: true });
+  say({ event: 'stopped' }, 'stopped');
+  return 0;
+}
