@@ -8,6 +8,7 @@ import {
 import { z } from 'zod';
 import { stateError } from './errors.js';
 import { assertSupportedProvider, type CheckpointProvider, isCheckpointProvider } from './provider.js';
+import { isProviderRegistry, type ProviderRegistry } from './provider-registry.js';
 
 /** Options a user passes as `checkpoint: { ... }` or `fromCheckpoint: { ... }`. */
 export interface CheckpointConfigInput {
@@ -18,8 +19,18 @@ export interface CheckpointConfigInput {
   location?: string;
   /** Event types that trigger a write, or `'*'` (alone or in the list) for every event. Default `['task_completed']`. */
   onEvents?: readonly CheckpointEventType[] | '*';
-  /** Any object that meets the provider contract. Default `new JsonProvider()`. */
+  /**
+   * Any object that meets the provider contract. Default: the provider whose registry entry claims
+   * `location` (`JsonProvider` for a directory).
+   */
   provider?: CheckpointProvider;
+  /**
+   * Where providers come from when `provider` is not given: the entry that claims `location` makes
+   * it, a restore reads `restoreFrom` through it, and a restored run rebuilds the provider its
+   * checkpoint stored from it. Build it with `providerRegistry([...yours])` of `@crewline/runtime`.
+   * Default: crewline's built-in JSON, SQLite and Postgres entries.
+   */
+  providers?: ProviderRegistry;
   /**
    * Keep at most N of this run's checkpoints (its lineage); its oldest are pruned after each write.
    * Never another run's, a fork point or a run's latest. Default: keep all.
@@ -53,6 +64,7 @@ export interface CheckpointConfig {
   location: string;
   onEvents: readonly CheckpointEventType[];
   provider: CheckpointProvider | undefined;
+  providers: ProviderRegistry | undefined;
   maxCheckpoints: number | undefined;
   restoreFrom: string | undefined;
   onConflict: 'error' | 'fork';
@@ -79,6 +91,12 @@ const configSchema = z.strictObject({
     .custom<CheckpointProvider>(
       isCheckpointProvider,
       'must be a checkpoint provider (kind, write, read, list, latest, prune, delete)',
+    )
+    .optional(),
+  providers: z
+    .custom<ProviderRegistry>(
+      isProviderRegistry,
+      'must be a provider registry (createProviderRegistry or providerRegistry of @crewline/runtime)',
     )
     .optional(),
   maxCheckpoints: z.number().int('must be a whole number').positive('must be at least 1').optional(),
@@ -169,6 +187,7 @@ export function parseCheckpointConfig(input: CheckpointConfigInput | true): Chec
     location: parsed.location ?? DEFAULT_CHECKPOINT_LOCATION,
     onEvents: (parsed.onEvents as CheckpointEventType[] | undefined) ?? DEFAULT_ON_EVENTS,
     provider: parsed.provider,
+    providers: parsed.providers,
     maxCheckpoints: parsed.maxCheckpoints,
     restoreFrom: parsed.restoreFrom,
     onConflict: parsed.onConflict ?? 'error',

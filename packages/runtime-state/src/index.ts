@@ -1,3 +1,11 @@
+export {
+  type BuiltinProvidersOptions,
+  builtinProviders,
+  claimsJson,
+  claimsPostgres,
+  claimsSqlite,
+  type ModuleImporter,
+} from './builtin-providers.js';
 export { type CheckpointWriteParts, createCheckpointWrite } from './checkpoint-write.js';
 export {
   type CheckpointConfig,
@@ -40,6 +48,7 @@ export {
   newLineageId,
 } from './ids.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json.js';
+export { LazyProvider, readyProvider } from './lazy-provider.js';
 export { MAX_NESTING_DEPTH } from './nesting-depth.js';
 export {
   assertSupportedProvider,
@@ -57,16 +66,19 @@ export {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from './provider.js';
+export {
+  createProviderRegistry,
+  isProviderRegistry,
+  type ProviderEntry,
+  type ProviderRegistry,
+  providerEntryOf,
+  type StoredProviderOptions,
+} from './provider-registry.js';
 export { type PruneCandidate, planPrune, pruneOptionsProblem } from './prune-plan.js';
 export { isMarkedRedacted, markRedacted, redactSecrets } from './redaction.js';
 export {
-  detectProviderKind,
   type LoadedCheckpoint,
   loadCheckpoint,
-  type ProviderCatalog,
-  type ProviderKind,
-  type ProviderLoader,
-  providerForReference,
   type ReadOptions,
   type ResolvedReference,
   type ResolveOptions,

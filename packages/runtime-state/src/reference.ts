@@ -1,81 +1,9 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { type CheckpointDocument, validateDocument } from './document.js';
 import { parseDocumentText } from './document-text.js';
 import { stateError } from './errors.js';
 import type { CheckpointProvider, StoredCheckpoint } from './provider.js';
-
-export type ProviderKind = 'json' | 'sqlite' | 'postgres';
-
-const sqliteHeader = 'SQLite format 3\u0000';
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function readsAsSqlite(path: string): boolean {
-  let descriptor: number | undefined;
-  try {
-    if (!statSync(path).isFile()) return false;
-    descriptor = openSync(path, 'r');
-    const buffer = Buffer.alloc(16);
-    const bytes = readSync(descriptor, buffer, 0, 16, 0);
-    return bytes === 16 && buffer.toString('latin1') === sqliteHeader;
-  } catch {
-    return false;
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
-  }
-}
-
-/**
- * Which provider a reference belongs to: a Postgres URL; a directory is JSON; a SQLite database by
- * a `#id` suffix, a `.db`/`.sqlite` name or, failing those, its file header; else JSON (a
- * checkpoint file).
- */
-export function detectProviderKind(reference: string): ProviderKind {
-  if (/^postgres(?:ql)?:\/\//i.test(reference)) return 'postgres';
-  const hash = reference.lastIndexOf('#');
-  const path = hash >= 0 ? reference.slice(0, hash) : reference;
-  if (isDirectory(path)) return 'json';
-  if (hash >= 0) return 'sqlite';
-  if (/\.(?:db|sqlite|sqlite3)$/i.test(path)) return 'sqlite';
-  // Reading the header opens and closes the file, which drops SQLite's POSIX locks if this process
-  // has the database open; so only do it when the name says nothing.
-  if (readsAsSqlite(path)) return 'sqlite';
-  return 'json';
-}
-
-export type ProviderLoader = () => CheckpointProvider | Promise<CheckpointProvider>;
-
-/** How to get a provider of each kind; the runtime and CLI pass loaders that import lazily. */
-export type ProviderCatalog = Partial<Record<ProviderKind, ProviderLoader>> &
-  Record<string, ProviderLoader | undefined>;
-
-const installHints: Record<ProviderKind, string> = {
-  json: '@crewline/provider-json',
-  sqlite: '@crewline/provider-sqlite',
-  postgres: '@crewline/provider-postgres',
-};
-
-/** Gets the provider for a reference's kind, or a typed error saying which package to install. */
-export async function providerForReference(
-  reference: string,
-  catalog: ProviderCatalog,
-): Promise<{ kind: ProviderKind; provider: CheckpointProvider }> {
-  const kind = detectProviderKind(reference);
-  const loader = catalog[kind];
-  if (!loader) {
-    throw stateError(
-      'provider_unavailable',
-      `"${reference}" is a ${kind} checkpoint location but no ${kind} provider is available; install ${installHints[kind]}`,
-    );
-  }
-  return { kind, provider: await loader() };
-}
+import type { ProviderRegistry } from './provider-registry.js';
 
 export interface ResolveOptions {
   /** Accept a unique prefix of a checkpoint id (CLI convenience). Default false. */
@@ -88,6 +16,8 @@ export interface ResolveOptions {
 
 export interface ResolvedReference {
   provider: CheckpointProvider;
+  /** The registry the reference was resolved through (a restore rebuilds stored providers from it). */
+  providers: ProviderRegistry;
   location: string;
   checkpoint: StoredCheckpoint;
 }
@@ -103,18 +33,20 @@ function pathExists(path: string): boolean {
 
 /**
  * Resolves a checkpoint reference — a JSON file, `db-path#id`, `postgres-url#id`, a directory or
- * database meaning its latest checkpoint, or (with `defaultLocation`) a bare id or unique id prefix.
+ * database meaning its latest checkpoint, any form a registered provider claims, or (with
+ * `defaultLocation`) a bare id or unique id prefix. The provider is the registry entry that claims
+ * the reference.
  */
 export async function resolveReference(
   reference: string,
-  catalog: ProviderCatalog,
+  providers: ProviderRegistry,
   options: ResolveOptions = {},
 ): Promise<ResolvedReference> {
   const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(reference);
   const looksLikeId =
     !isUrl && !reference.includes('#') && !reference.includes('/') && !pathExists(reference);
   if (looksLikeId && options.defaultLocation !== undefined) {
-    return resolveReference(`${options.defaultLocation}#${reference}`, catalog, {
+    return resolveReference(`${options.defaultLocation}#${reference}`, providers, {
       ...options,
       defaultLocation: undefined,
     });
@@ -132,7 +64,7 @@ export async function resolveReference(
     effective = reference.slice(0, hash);
     wantedId = reference.slice(hash + 1);
   }
-  const { provider } = await providerForReference(effective, catalog);
+  const { provider } = await providers.open(effective);
   const parsed = provider.parseReference(effective);
   if (!parsed) {
     throw stateError(
@@ -150,22 +82,22 @@ export async function resolveReference(
         `no checkpoints in ${location}; run something with checkpointing enabled first`,
       );
     }
-    return { provider, location, checkpoint: latest };
+    return { provider, providers, location, checkpoint: latest };
   }
   // A file reference comes with its checkpoint already read: one file, not a listing of them all.
   if (wantedId === undefined && parsed.checkpoint?.id === id) {
-    return { provider, location, checkpoint: parsed.checkpoint };
+    return { provider, providers, location, checkpoint: parsed.checkpoint };
   }
   const all = await provider.list(location);
   const exact = all.find((entry) => entry.id === id);
-  if (exact) return { provider, location, checkpoint: exact };
+  if (exact) return { provider, providers, location, checkpoint: exact };
   const shortForms = options.allowPrefix || wantedId !== undefined;
   // A unique prefix of the id, or of its random part after the time (what people copy: "3f9a2b1c").
   let matches = shortForms ? all.filter((entry) => entry.id.startsWith(id)) : [];
   if (shortForms && matches.length === 0 && /^[0-9a-f]{4,}$/.test(id)) {
     matches = all.filter((entry) => entry.id.slice(entry.id.lastIndexOf('-') + 1).startsWith(id));
   }
-  if (matches.length === 1) return { provider, location, checkpoint: matches[0]! };
+  if (matches.length === 1) return { provider, providers, location, checkpoint: matches[0]! };
   if (matches.length > 1) {
     throw stateError(
       'ambiguous_reference',
@@ -207,10 +139,10 @@ export interface LoadedCheckpoint extends ResolvedReference {
 /** Resolves a reference and reads its document. */
 export async function loadCheckpoint(
   reference: string,
-  catalog: ProviderCatalog,
+  providers: ProviderRegistry,
   options: ResolveOptions & ReadOptions = {},
 ): Promise<LoadedCheckpoint> {
-  const resolved = await resolveReference(reference, catalog, options);
+  const resolved = await resolveReference(reference, providers, options);
   const document = await readDocument(resolved.provider, resolved.location, resolved.checkpoint.id, options);
   return { ...resolved, document };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { validateDocument } from './document.js';
 import { parseDocumentText } from './document-text.js';
 import type { CheckpointProvider } from './provider.js';
+import { createProviderRegistry, providerEntryOf } from './provider-registry.js';
 import { readDocument, resolveReference } from './reference.js';
 import { RuntimeState } from './runtime-state.js';
 import { FakeCrew } from './test-support/fake-crew.js';
@@ -57,11 +58,7 @@ describe('RuntimeState', () => {
   it('forks onto a new branch and lineage whose first write names the restored checkpoint', async () => {
     const { provider, state, crew } = setup();
     const origin = state.checkpoint();
-    const loaded = await resolveReference(origin, {
-      memory: () => provider,
-      json: () => provider,
-      sqlite: () => provider,
-    });
+    const loaded = await resolveReference(origin, createProviderRegistry([providerEntryOf(provider)]));
     const document = await readDocument(provider, loaded.location, loaded.checkpoint.id);
     const restored = RuntimeState.fromDocument(document, { provider, location: 'mem', entities: [crew] });
     expect(restored.inputs).toEqual({ topic: 'AI' });
