@@ -1,22 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { MethodExecutionFinishedEvent } from '@crewline/events';
-import { JsonProvider } from '@crewline/provider-json';
-import { SqliteProvider } from '@crewline/provider-sqlite';
+import * as providerJson from '@crewline/provider-json';
+import * as providerSqlite from '@crewline/provider-sqlite';
 import {
+  builtinProviders,
   type CheckpointProvider,
+  createProviderRegistry,
   type LoadedCheckpoint,
   loadCheckpoint,
-  type ProviderCatalog,
   RuntimeState,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { ShoppingList } from './shopping-list.js';
 
-/** Both providers, for `loadCheckpoint` to pick from by the reference's kind. */
-export const catalog: ProviderCatalog = {
-  json: () => new JsonProvider(),
-  sqlite: () => new SqliteProvider(),
-};
+/**
+ * The built-in provider entries, for `loadCheckpoint` to pick the one that claims a reference. Both
+ * packages are imported here already; anything else (Postgres) would be imported on first use.
+ */
+export const catalog = createProviderRegistry(
+  builtinProviders({
+    importModule: (specifier) => import(specifier),
+    modules: { '@crewline/provider-json': providerJson, '@crewline/provider-sqlite': providerSqlite },
+  }),
+);
 
 /** What one pass of the example did, for printing and for the test. */
 export interface ExampleReport {

@@ -1,22 +1,18 @@
-import { JsonProvider } from '@crewline/provider-json';
+import { providerRegistry } from '@crewline/runtime';
 import {
   type CheckpointDocument,
   type LoadedCheckpoint,
   loadCheckpoint,
-  type ProviderCatalog,
   readDocument,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 
-/** Providers by kind, SQLite imported only when a SQLite checkpoint is read. */
-export const tutorialCatalog: ProviderCatalog = {
-  json: () => new JsonProvider(),
-  sqlite: async () => new (await import('@crewline/provider-sqlite')).SqliteProvider(),
-};
+/** The runtime's built-in providers: JSON at once, SQLite imported only when a SQLite checkpoint is read. */
+export const tutorialProviders = providerRegistry();
 
 /** Reads the checkpoint a reference names (file, `db#id`, a directory/database for its latest). */
 export function loadTutorialCheckpoint(reference: string): Promise<LoadedCheckpoint> {
-  return loadCheckpoint(reference, tutorialCatalog, { allowPrefix: true });
+  return loadCheckpoint(reference, tutorialProviders, { allowPrefix: true });
 }
 
 /** The checkpoints of one branch of the location a loaded checkpoint came from, oldest first. */

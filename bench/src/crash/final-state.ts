@@ -1,7 +1,13 @@
 // The end state of a run as its last checkpoint holds it: what the resumed run is compared on.
 import { JsonProvider } from '@crewline/provider-json';
 import { SqliteProvider } from '@crewline/provider-sqlite';
-import { type CheckpointDocument, type CheckpointProvider, loadCheckpoint } from '@crewline/runtime-state';
+import {
+  type CheckpointDocument,
+  type CheckpointProvider,
+  createProviderRegistry,
+  loadCheckpoint,
+  providerEntryOf,
+} from '@crewline/runtime-state';
 import { type ScenarioName, scenarios } from './scenario.js';
 import type { ProviderName } from './storage-check.js';
 
@@ -41,7 +47,7 @@ export async function readFinalState(
 ): Promise<FinalState> {
   const instance: CheckpointProvider = provider === 'sqlite' ? new SqliteProvider() : new JsonProvider();
   try {
-    const { document } = await loadCheckpoint(location, { [provider]: () => instance });
+    const { document } = await loadCheckpoint(location, createProviderRegistry([providerEntryOf(instance)]));
     return {
       taskOutputs: taskOutputsOf(document),
       trigger: document.metadata.trigger,

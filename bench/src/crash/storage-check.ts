@@ -9,8 +9,10 @@ import { SqliteProvider } from '@crewline/provider-sqlite';
 import {
   type CheckpointDocument,
   type CheckpointProvider,
+  createProviderRegistry,
   loadCheckpoint,
-  type ProviderCatalog,
+  type ProviderRegistry,
+  providerEntryOf,
 } from '@crewline/runtime-state';
 import Database from 'better-sqlite3';
 
@@ -41,8 +43,8 @@ function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-function catalogWith(provider: CheckpointProvider): ProviderCatalog {
-  return { [provider.kind]: () => provider };
+function catalogWith(provider: CheckpointProvider): ProviderRegistry {
+  return createProviderRegistry([providerEntryOf(provider)]);
 }
 
 /**
@@ -140,7 +142,7 @@ async function checkSqlite(location: string, scratch: string): Promise<StorageCh
 async function latestOf(
   location: string,
   listed: number,
-  catalog: ProviderCatalog,
+  catalog: ProviderRegistry,
 ): Promise<Pick<StorageCheck, 'latest' | 'latestError'>> {
   if (listed === 0) return {};
   try {

@@ -1,7 +1,7 @@
 // The CLI's read path, run in this process: `crewline checkpoint <command> ...` through the CLI's
 // one error boundary, which turns a typed error into a one-line message and anything else into an
 // internal-error report with exit code 70 — the one outcome a hostile file must never produce.
-import { createProviderCatalog, exitCodes, runCli } from '@crewline/cli';
+import { exitCodes, runCli } from '@crewline/cli';
 
 export interface CliRun {
   exitCode: number;
@@ -21,7 +21,6 @@ export async function runCliQuietly(argv: readonly string[], cwd: string): Promi
         return true;
       },
     },
-    catalog: createProviderCatalog(),
   });
   return { exitCode, stderr };
 }

@@ -10,9 +10,11 @@ import {
   type CheckpointDocument,
   type CheckpointWrite,
   createCheckpointWrite,
+  createProviderRegistry,
   loadCheckpoint,
   newCheckpointId,
   newLineageId,
+  providerEntryOf,
   readDocument,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
@@ -76,7 +78,9 @@ export async function runDatabaseCase(setup: DatabaseCaseSetup): Promise<CaseRes
   const entries: StoredCheckpoint[] = listed.value ?? [];
   const reads = entries.length === 0 ? [] : [entries[0]!, entries.at(-1)!, pick(random, entries)];
   for (const entry of reads) await recorder.attempt('read', () => readDocument(provider, location, entry.id));
-  await recorder.attempt('load the latest', () => loadCheckpoint(location, { sqlite: () => provider }));
+  await recorder.attempt('load the latest', () =>
+    loadCheckpoint(location, createProviderRegistry([providerEntryOf(provider)])),
+  );
   const written = await recorder.attempt(synchronous ? 'writeSync' : 'write', () =>
     synchronous
       ? provider.writeSync(location, freshWrite(setup.document))

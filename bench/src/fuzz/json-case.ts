@@ -6,7 +6,12 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JsonProvider } from '@crewline/provider-json';
 import { Crew, continueFromCheckpoint, Flow } from '@crewline/runtime';
-import { type LoadedCheckpoint, loadCheckpoint } from '@crewline/runtime-state';
+import {
+  createProviderRegistry,
+  type LoadedCheckpoint,
+  loadCheckpoint,
+  providerEntryOf,
+} from '@crewline/runtime-state';
 import { CaseRecorder, entriesOutside, prototypeChanges, snapshotPrototypes } from './case-oracle.js';
 import { type CaseResult, outcomeOf, refusalCode } from './case-result.js';
 import { isInternalError, runCliQuietly } from './cli-read.js';
@@ -50,7 +55,7 @@ export async function runJsonCase(setup: JsonCaseSetup): Promise<CaseResult> {
 
   const recorder = new CaseRecorder();
   const prototypes = snapshotPrototypes();
-  const catalog = { json: () => new JsonProvider() };
+  const catalog = createProviderRegistry([providerEntryOf(new JsonProvider())]);
   const loaded = await recorder.attempt('load the file', () => loadCheckpoint(file, catalog));
   await recorder.attempt('load the latest of the location', () => loadCheckpoint(sandbox.location, catalog));
   await recorder.attempt('list the location', () => new JsonProvider().list(sandbox.location));

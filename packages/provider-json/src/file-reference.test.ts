@@ -2,7 +2,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { advanceTestRun, createTestRun } from '@crewline/provider-testkit/fixtures';
-import { loadCheckpoint, type StoredCheckpoint } from '@crewline/runtime-state';
+import {
+  createProviderRegistry,
+  loadCheckpoint,
+  providerEntryOf,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JsonProvider } from './json-provider.js';
 
@@ -39,7 +44,7 @@ describe('JsonProvider file references', () => {
   });
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
-  const catalog = () => ({ json: () => provider });
+  const catalog = () => createProviderRegistry([providerEntryOf(provider)]);
 
   it('resolves and reads a checkpoint file without listing or walking the location', async () => {
     const target = written[12]!;

@@ -13,7 +13,12 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describeCheckpointProvider } from '@crewline/provider-testkit';
 import { advanceTestRun, buildCheckpointWrite, createTestRun } from '@crewline/provider-testkit/fixtures';
-import { loadCheckpoint, readDocument } from '@crewline/runtime-state';
+import {
+  createProviderRegistry,
+  loadCheckpoint,
+  providerEntryOf,
+  readDocument,
+} from '@crewline/runtime-state';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonProvider } from './json-provider.js';
 import { corruptCheckpointFile } from './test-support/corrupt.js';
@@ -249,7 +254,7 @@ describe('JsonProvider on disk', () => {
       expect(provider.parseReference(join(location, 'missing.json'))).toBeUndefined();
       expect(provider.parseReference('postgres://user@host/db#x')).toBeUndefined();
 
-      const catalog = { json: () => provider };
+      const catalog = createProviderRegistry([providerEntryOf(provider)]);
       expect((await loadCheckpoint(forked.reference, catalog)).document.metadata.id).toBe(forked.id);
       expect((await loadCheckpoint(location, catalog)).checkpoint.id).toBe(newest.id);
       expect((await loadCheckpoint(`${location}#${first.id}`, catalog)).checkpoint.id).toBe(first.id);
@@ -263,7 +268,10 @@ describe('JsonProvider on disk', () => {
       const moved = join(location, 'b', basename(stored.reference));
       renameSync(stored.reference, moved);
       expect(provider.parseReference(moved)).toMatchObject({ location: moved, id: stored.id });
-      expect((await loadCheckpoint(moved, { json: () => provider })).document.metadata.id).toBe(stored.id);
+      expect(
+        (await loadCheckpoint(moved, createProviderRegistry([providerEntryOf(provider)]))).document.metadata
+          .id,
+      ).toBe(stored.id);
     });
 
     it('a file over maxCheckpointBytes is too_large, with the limit and the option that raises it', async () => {

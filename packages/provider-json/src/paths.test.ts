@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
-import { loadCheckpoint } from '@crewline/runtime-state';
+import { createProviderRegistry, loadCheckpoint, providerEntryOf } from '@crewline/runtime-state';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonProvider } from './json-provider.js';
 import { assertInside, branchDirectory } from './paths.js';
@@ -79,7 +79,9 @@ describe('paths never leave the location', () => {
     );
     expect(() => provider.parseReference(link)).toThrow(expect.objectContaining(refused));
     expect(() => provider.parseReference(`${link}#${foreign.id}`)).toThrow(expect.objectContaining(refused));
-    await expect(loadCheckpoint(file, { json: () => provider })).rejects.toMatchObject(refused);
+    await expect(
+      loadCheckpoint(file, createProviderRegistry([providerEntryOf(provider)])),
+    ).rejects.toMatchObject(refused);
     await expect(provider.read(location, foreign.id)).rejects.toMatchObject(refused);
     await expect(provider.list(location)).rejects.toMatchObject(refused);
     await expect(provider.list(location, { branch: 'main' })).rejects.toMatchObject(refused);
@@ -133,7 +135,9 @@ describe('paths never leave the location', () => {
       expect((await provider.list(spelling)).map((entry) => entry.id)).toEqual([stored.id]);
       expect((await new JsonProvider().read(spelling, stored.id)).constructor).toBe(Object);
     }
-    expect((await loadCheckpoint(stored.reference, { json: () => provider })).location).toBe(linkedLocation);
+    expect(
+      (await loadCheckpoint(stored.reference, createProviderRegistry([providerEntryOf(provider)]))).location,
+    ).toBe(linkedLocation);
   });
 
   it('refuses a branch whose directory position is taken by a file', async () => {
