@@ -8,7 +8,7 @@ const damagedRow: DamagedRow = (id, location, problem, cause) =>
   });
 
 // What a provider's list query returns for a sound row: the MetadataColumns order, then size_bytes.
-const sound = [
+const sound: unknown[] = [
   '20261121T000000000-aaaaaaaa',
   '2026-11-21T00:00:00.000Z',
   'lineage-1',
