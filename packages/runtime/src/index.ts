@@ -39,6 +39,7 @@ export {
   systemPromptFor,
   systemPromptText,
 } from './cache-preload/system-prompt.js';
+export { providerRegistry } from './checkpointing/provider-registry.js';
 export { Run, type RunOptions } from './checkpointing/run.js';
 export { Crew, type CrewStatus } from './crew/crew.js';
 export type {

@@ -1,20 +1,16 @@
 import { CrewlineError, logger } from '@crewline/events';
-import { JsonProvider } from '@crewline/provider-json';
 import {
   type CheckpointConfig,
   type CheckpointConfigInput,
   type CheckpointProvider,
   type CheckpointSetting,
   type JsonValue,
+  type ProviderRegistry,
   parseCheckpointConfig,
   resolveCheckpointSetting,
+  type StoredProviderOptions,
 } from '@crewline/runtime-state';
-import {
-  defaultProvider,
-  loadOptionalProvider,
-  providerForLocation,
-  sharedOptionalProvider,
-} from './provider-catalog.js';
+import { builtinRegistry, registryOf } from './provider-registry.js';
 
 /**
  * Resolves a `checkpoint` setting along its inheritance chain, most specific first (Task → Agent →
@@ -26,13 +22,17 @@ export function resolveCheckpointChain(chain: readonly CheckpointSetting[]): Che
 }
 
 /**
- * A config with `provider` filled: the given one, else the one its location calls for — the
- * process-wide `JsonProvider` for a directory, the SQLite provider for a database file (`.db`,
- * `.sqlite`, a SQLite header; imported on first use, `provider_unavailable` naming the package when
- * it is not installed). A Postgres URL without a provider is `provider_unavailable`.
+ * A config with `provider` filled: the given one, else the shared provider of the registry entry
+ * that claims its location (the config's `providers`, else the built-ins) — the process-wide
+ * `JsonProvider` for a directory, the SQLite provider for a database file, the Postgres provider for
+ * a `postgres://` URL. SQLite and Postgres are imported on first use (a stand-in until then that the
+ * run waits for at kickoff: `provider_unavailable` naming the package when it is not installed). A
+ * location no entry claims is `provider_unavailable`.
  */
 export function withDefaultProvider(config: CheckpointConfig): CheckpointConfig {
-  return config.provider ? config : { ...config, provider: providerForLocation(config.location) };
+  if (config.provider) return config;
+  const registry = registryOf(config);
+  return { ...config, provider: registry.provider(registry.requireEntryFor(config.location).name) };
 }
 
 /**
@@ -67,9 +67,10 @@ export function validateCheckpointSetting(setting: CheckpointSetting, owner: str
 }
 
 /**
- * The JSON form of a setting inside a checkpoint: the provider is stored by kind, never as an object;
- * the options of crewline's own JSON and SQLite providers (plain numbers, strings and booleans, never
- * credentials) are stored too, so a restored run checkpoints as the original did.
+ * The JSON form of a setting inside a checkpoint: the provider is stored by kind (its registry
+ * entry's name), never as an object, with the options its entry says may be stored (plain values,
+ * never credentials: JSON's and SQLite's options, none of Postgres's), so a restored run checkpoints
+ * as the original did.
  */
 export type StoredCheckpointSetting =
   | boolean
@@ -78,26 +79,8 @@ export type StoredCheckpointSetting =
       onEvents?: string[];
       maxCheckpoints?: number;
       providerKind?: string;
-      providerOptions?: Record<string, string | number | boolean>;
+      providerOptions?: StoredProviderOptions;
     };
-
-/** Kinds whose options are known to hold no credentials, and so may be stored. */
-const kindsWithStoredOptions = new Set(['json', 'sqlite']);
-
-/** A provider's options as plain primitives, when its kind allows storing them. */
-function storableOptions(
-  provider: CheckpointProvider,
-): Record<string, string | number | boolean> | undefined {
-  if (!kindsWithStoredOptions.has(provider.kind)) return undefined;
-  const options = (provider as { options?: unknown }).options;
-  if (options === null || typeof options !== 'object') return undefined;
-  const stored: Record<string, string | number | boolean> = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value))
-      stored[key] = value as string | number | boolean;
-  }
-  return Object.keys(stored).length > 0 ? stored : undefined;
-}
 
 export function storeCheckpointSetting(setting: CheckpointSetting): StoredCheckpointSetting | null {
   if (setting === undefined) return null;
@@ -108,44 +91,58 @@ export function storeCheckpointSetting(setting: CheckpointSetting): StoredCheckp
   if (setting.maxCheckpoints !== undefined) stored.maxCheckpoints = setting.maxCheckpoints;
   if (setting.provider !== undefined) {
     stored.providerKind = setting.provider.kind;
-    const options = storableOptions(setting.provider);
+    const options = registryOf(setting).storedOptionsOf(setting.provider);
     if (options) stored.providerOptions = options;
   }
   return stored;
 }
 
-function plainOptions(value: JsonValue | undefined): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...value } : undefined;
+function storedOptions(value: JsonValue | undefined): StoredProviderOptions | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const options: StoredProviderOptions = {};
+  for (const [key, option] of Object.entries(value)) {
+    if (typeof option === 'string' || typeof option === 'number' || typeof option === 'boolean')
+      options[key] = option;
+  }
+  return options;
 }
 
 /**
- * A provider of a stored kind: the process-wide one when the stored options are its own (the usual
- * case), else one built with the stored options.
+ * The provider a checkpoint's setting names, from the registry the checkpoint was read through: the
+ * shared one when the stored options are its own (the usual case), else one built with them.
+ * `undefined` (with a warning) when no entry of that kind is registered: the run then writes with
+ * the provider it was read with.
  */
 async function restoredProvider(
   kind: string,
-  options: Record<string, unknown> | undefined,
+  options: StoredProviderOptions | undefined,
+  registry: ProviderRegistry,
 ): Promise<CheckpointProvider | undefined> {
-  if (kind !== 'json' && kind !== 'sqlite' && kind !== 'postgres') return undefined;
-  const shared = kind === 'json' ? defaultProvider() : await sharedOptionalProvider(kind);
-  if (options === undefined || sameOptions(shared, options)) return shared;
+  if (!registry.entry(kind)) {
+    logger.warn(
+      'runtime',
+      `the checkpoint was written with a "${kind}" provider, which is not registered here; add its entry to \`providers\` in crewline.config.ts to rebuild it`,
+    );
+    return undefined;
+  }
   try {
-    return kind === 'json' ? new JsonProvider(options) : await loadOptionalProvider(kind, options);
+    return await registry.rebuild(kind, options);
   } catch (error) {
+    if (options === undefined || !CrewlineError.hasCode(error, 'invalid_config')) throw error;
     // Options this version does not accept (written by another version): the defaults still work.
     logger.warn('runtime', `stored ${kind} provider options are not valid here; using the defaults`, error);
-    return shared;
+    return registry.load(kind);
   }
 }
 
-function sameOptions(provider: CheckpointProvider, options: Record<string, unknown>): boolean {
-  const own = storableOptions(provider) ?? {};
-  const keys = Object.keys(options);
-  return keys.length === Object.keys(own).length && keys.every((key) => own[key] === options[key]);
-}
-
-/** Rebuilds a stored setting; providers are constructed again from their kind and stored options. */
-export async function restoreCheckpointSetting(stored: JsonValue | undefined): Promise<CheckpointSetting> {
+/**
+ * Rebuilds a stored setting: its provider is made again from its kind and stored options by the
+ * registry the checkpoint was read through (default: the built-ins), which the setting keeps.
+ */
+export async function restoreCheckpointSetting(
+  stored: JsonValue | undefined,
+  registry: ProviderRegistry = builtinRegistry,
+): Promise<CheckpointSetting> {
   if (stored === null || stored === undefined) return undefined;
   if (typeof stored === 'boolean') return stored;
   if (typeof stored !== 'object' || Array.isArray(stored)) return undefined;
@@ -155,8 +152,9 @@ export async function restoreCheckpointSetting(stored: JsonValue | undefined): P
   if (typeof stored.maxCheckpoints === 'number') input.maxCheckpoints = stored.maxCheckpoints;
   const kind = stored.providerKind;
   if (typeof kind === 'string') {
-    const provider = await restoredProvider(kind, plainOptions(stored.providerOptions));
+    const provider = await restoredProvider(kind, storedOptions(stored.providerOptions), registry);
     if (provider) input.provider = provider;
   }
+  if (registry !== builtinRegistry) input.providers = registry;
   return input;
 }

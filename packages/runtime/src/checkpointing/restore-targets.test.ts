@@ -4,7 +4,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrewlineError, EventBus } from '@crewline/events';
 import { SqliteProvider } from '@crewline/provider-sqlite';
-import { type CheckpointProvider, readDocument } from '@crewline/runtime-state';
+import { type CheckpointProvider, LazyProvider, readDocument, readyProvider } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Agent } from '../agent/agent.js';
@@ -21,7 +21,7 @@ import {
 import { CycleFlow } from '../flow/test-support/scenarios.js';
 import { registerProject } from '../registry/project-config.js';
 import { continueFromCheckpoint } from '../resume/continue-from-checkpoint.js';
-import { LazyProvider } from './lazy-provider.js';
+import { resolveCheckpointChain } from './checkpoint-setting.js';
 
 let directory: { path: string; cleanup: () => void };
 let previousDirectory: string;
@@ -157,13 +157,20 @@ describe('the provider a location calls for, when the config names none', () => 
     }
   });
 
-  it('a Postgres URL is provider_unavailable until there is a Postgres provider, without its password', async () => {
-    const { crew } = threeTaskCrew(toolUsingModel(), {
-      checkpoint: { location: 'postgres://crew:hunter2@localhost/runs' },
-    });
+  it('a Postgres URL is the Postgres provider, imported on first use like SQLite', async () => {
+    const location = 'postgres://crew:hunter2@127.0.0.1:1/runs';
+    const config = resolveCheckpointChain([{ location }])!;
+    expect(config.provider).toBeInstanceOf(LazyProvider);
+    const provider = await readyProvider(config.provider!);
+    providers.push(provider);
+    expect(provider.kind).toBe('postgres');
+    expect(provider.capabilities.leases).toBe(true);
+    // Nothing listens there: the kickoff fails on the connection, not for want of a provider, and
+    // the password stays out of the error.
+    const { crew } = threeTaskCrew(toolUsingModel(), { checkpoint: { location } });
     const failure = await crew.kickoff({ inputs: { topic: 'AI' } }).catch((error: unknown) => error);
-    expect(failure).toMatchObject({ code: 'provider_unavailable' });
-    expect(String((failure as Error).message)).toContain('@crewline/provider-postgres');
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure).not.toMatchObject({ code: 'provider_unavailable' });
     expect(String((failure as Error).message)).not.toContain('hunter2');
   });
 

@@ -149,8 +149,10 @@ describe('Run', () => {
       });
       reference = run.state.writeCheckpointSync({ provider, location: 'memory-location' }).reference;
     });
-    const { loadCheckpoint } = await import('@crewline/runtime-state');
-    const restored = await loadCheckpoint(reference, { json: () => provider, sqlite: () => provider });
+    const { createProviderRegistry, loadCheckpoint, providerEntryOf } = await import(
+      '@crewline/runtime-state'
+    );
+    const restored = await loadCheckpoint(reference, createProviderRegistry([providerEntryOf(provider)]));
     await Run.execute({ root: entity('flow'), config: undefined, inputs: {}, bus, restored }, async (run) => {
       expect(run.takeRestoredSnapshot('crew', 'crew-x', 'k2')?.id).toBe('second');
       expect(run.takeRestoredSnapshot('crew', 'crew-x')?.id).toBe('crew-x-id');

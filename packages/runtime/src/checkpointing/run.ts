@@ -11,18 +11,18 @@ import {
   type CheckpointConfig,
   type CheckpointProvider,
   DEFAULT_CHECKPOINT_LOCATION,
-  detectProviderKind,
   type EntityKind,
   type EntitySnapshot,
   type LoadedCheckpoint,
+  type ProviderRegistry,
   RuntimeState,
+  readyProvider,
 } from '@crewline/runtime-state';
 import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
 import { assertNewForkBranch, warnIfResumingOlderCheckpoint } from './fork-branch.js';
-import { readyProvider } from './lazy-provider.js';
 import { DEFAULT_LEASE_TTL_MS, LineageLease } from './lineage-lease.js';
-import { defaultProvider, loadedOptionalProvider, warmOptionalProviders } from './provider-catalog.js';
+import { builtinRegistry, defaultProvider } from './provider-registry.js';
 import { trackRunForSignals } from './signals.js';
 
 const component = 'runtime';
@@ -65,6 +65,8 @@ export class Run {
   readonly restored: LoadedCheckpoint | undefined;
   /** Config for events no entity claims (signals, flow events): the root's. */
   rootConfig: CheckpointConfig | undefined;
+  /** Where a manual `state.checkpoint(location)` finds the provider a location calls for. */
+  readonly providers: ProviderRegistry;
   readonly #configs = new Map<string, CheckpointConfig | null>();
   readonly #unclaimedSnapshots: EntitySnapshot[];
   #lease: LineageLease | undefined;
@@ -74,6 +76,7 @@ export class Run {
     this.root = options.root;
     this.restored = options.restored;
     this.rootConfig = options.config;
+    this.providers = options.config?.providers ?? options.restored?.providers ?? builtinRegistry;
     const provider = options.config?.provider ?? options.restored?.provider ?? defaultProvider();
     const location = options.config?.location ?? options.restored?.location ?? DEFAULT_CHECKPOINT_LOCATION;
     const stateOptions = {
@@ -130,7 +133,9 @@ export class Run {
       return body(active);
     }
     installAutoCheckpoint(bus);
-    warmOptionalProviders();
+    // SQLite is imported in the background, so that a synchronous `state.checkpoint('x.db')` of
+    // this run finds it loaded.
+    void (options.config?.providers ?? builtinRegistry).load('sqlite').catch(() => undefined);
     // A provider chosen from the location is imported now: a missing package fails the kickoff, and
     // the run's automatic checkpoints can be written synchronously from the first one.
     const config = options.config && {
@@ -244,23 +249,20 @@ export class Run {
     return snapshot;
   }
 
-  /** Picks the provider for a manual `state.checkpoint(location)`. */
+  /**
+   * Picks the provider for a manual `state.checkpoint(location)`: a configured provider of the kind
+   * the run's registry says the location is, else that entry's shared provider (a stand-in while its
+   * package is still being imported: `acheckpoint()` waits for it, `checkpoint()` says so).
+   */
   #providerFor(location: string): CheckpointProvider {
-    const kind = detectProviderKind(location);
+    const kind = this.providers.requireEntryFor(location).name;
     const candidates = [
       this.rootConfig?.provider,
       ...[...this.#configs.values()].map((config) => config?.provider),
     ];
     const configured = candidates.find((provider) => provider !== undefined && provider.kind === kind);
     if (configured) return configured;
-    if (kind === 'json') return defaultProvider();
-    const loaded = loadedOptionalProvider(kind);
-    if (loaded) return loaded;
-    throw new CrewlineError(
-      component,
-      'provider_unavailable',
-      `"${location}" is a ${kind} location but no ${kind} provider is loaded in this run; configure one in the checkpoint config or use acheckpoint()`,
-    );
+    return this.providers.provider(kind);
   }
 }
 

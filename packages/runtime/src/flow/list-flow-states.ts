@@ -1,11 +1,11 @@
 import { CrewlineError, logger } from '@crewline/events';
 import {
   type CheckpointProvider,
-  providerForReference,
+  type ProviderRegistry,
   readDocument,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import { defaultProviderCatalog } from '../checkpointing/provider-catalog.js';
+import { registryOf } from '../checkpointing/provider-registry.js';
 import { flowComponent } from './errors.js';
 import type { FlowStatus } from './flow-execution.js';
 
@@ -28,8 +28,10 @@ export interface FlowStateInfo {
 }
 
 export interface ListFlowStatesOptions {
-  /** Provider to read with. Default: detected from the location (JSON directory, SQLite file, Postgres URL). */
+  /** Provider to read with. Default: the one of the `providers` entry that claims the location. */
   provider?: CheckpointProvider;
+  /** Where to find the provider for the location. Default: the built-ins (JSON, SQLite, Postgres). */
+  providers?: ProviderRegistry;
   /** Only states of this flow. Default: every flow. */
   flowName?: string;
 }
@@ -169,8 +171,7 @@ async function readExecution(
 
 /** The provider and resolved location, and every checkpoint there (none when it does not exist yet). */
 async function listLocation(location: string, options: ListFlowStatesOptions) {
-  const provider =
-    options.provider ?? (await providerForReference(location, defaultProviderCatalog)).provider;
+  const provider = options.provider ?? (await registryOf(options).open(location)).provider;
   const resolved = provider.resolveLocation(provider.parseReference(location)?.location ?? location);
   let all: StoredCheckpoint[];
   try {

@@ -1,4 +1,5 @@
 import { CrewlineError } from '@crewline/events';
+import type { ProviderEntry } from '@crewline/runtime-state';
 import { type ModelProviders, validateModelProviders } from '../models/model-providers.js';
 import type { RegisteredModel } from '../models/resolve-model.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
@@ -32,6 +33,13 @@ export interface ProjectConfig {
   modelProviders?: ModelProviders;
   /** Flow subclasses by the name their checkpoints store. Default: none. */
   flows?: Record<string, FlowClass>;
+  /**
+   * Checkpoint providers beyond crewline's JSON, SQLite and Postgres: registry entries (see the
+   * provider registry in the @crewline/runtime-state README). The CLI opens the locations they claim
+   * and a resume rebuilds the provider a checkpoint stored; in code, pass
+   * `providerRegistry(config.providers)` as a checkpoint config's `providers`. Default: none.
+   */
+  providers?: readonly ProviderEntry[];
 }
 
 /** Identity helper that gives `crewline.config.ts` type checking: `export default defineConfig({...})`. */
