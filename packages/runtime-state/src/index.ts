@@ -93,4 +93,10 @@ export {
   type RuntimeStateOptions,
   type WriteOptions,
 } from './runtime-state.js';
-export { decodeValue, type EncodedValue, encodeValue, toJsonSafe } from './value-codec.js';
+export {
+  decodeValue,
+  type EncodedValue,
+  encodeValue,
+  MAX_VALUE_DEPTH,
+  toJsonSafe,
+} from './value-codec.js';

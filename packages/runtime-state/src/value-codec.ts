@@ -33,7 +33,14 @@ function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
-/** Thrown by {@link mapKeys} past its `levelsLeft`; decodeValue turns it into a typed refusal. */
+/**
+ * How deeply a value of the run (state, inputs, outputs) may nest when it is encoded: the read limit
+ * less the levels a document itself takes to reach a value (entities, tasks, `json`, ...), so that
+ * whatever is written can be read back.
+ */
+export const MAX_VALUE_DEPTH = MAX_NESTING_DEPTH - 32;
+
+/** Thrown by {@link mapKeys} past its `levelsLeft`; the codec turns it into a typed refusal. */
 class TooDeepError extends Error {}
 
 function mapKeys(
@@ -88,8 +95,20 @@ function mapKeys(
  * (escaped), functions and symbols are dropped, cycles are preserved.
  */
 export function encodeValue(value: unknown): EncodedValue {
+  let mapped: unknown;
   try {
-    const { json, meta } = superjson.serialize(mapKeys(value, escapeKey, new Map()));
+    mapped = mapKeys(value, escapeKey, new Map(), MAX_VALUE_DEPTH);
+  } catch (error) {
+    if (!(error instanceof TooDeepError)) throw error;
+    // Refused here rather than written: a checkpoint nested past MAX_NESTING_DEPTH is refused on read.
+    throw stateError(
+      'too_large',
+      `a value is nested more than ${MAX_VALUE_DEPTH} levels deep and could not be restored from a checkpoint; flatten it (or store it as a string)`,
+      { details: { limit: MAX_VALUE_DEPTH } },
+    );
+  }
+  try {
+    const { json, meta } = superjson.serialize(mapped);
     return meta === undefined
       ? { json: json as JsonValue }
       : { json: json as JsonValue, meta: meta as JsonValue };
