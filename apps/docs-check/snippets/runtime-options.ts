@@ -11,6 +11,7 @@ export function agentWith({
   tools,
   maxIterations,
   settings,
+  telemetry,
   memory,
   knowledgeSources,
   checkpoint,
@@ -24,6 +25,7 @@ export function agentWith({
     tools,
     maxIterations,
     settings,
+    telemetry,
     memory,
     knowledgeSources,
     checkpoint,
@@ -50,6 +52,7 @@ export function crewWith({
   cachePreload,
   cachePreloadStrategy,
   restoreKey,
+  telemetry,
 }: CrewOptions) {
   // #region crew
   new Crew({
@@ -65,6 +68,7 @@ export function crewWith({
     cachePreload,
     cachePreloadStrategy,
     restoreKey,
+    telemetry,
   });
   // #endregion crew
 }

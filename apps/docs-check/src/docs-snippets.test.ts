@@ -54,6 +54,7 @@ const expectedOutput: Record<string, RegExp[]> = {
     /^ollama:llama3\.1:8b -> ollama:llama3\.1:8b$/m,
     /^offline:tutorial -> offline:tutorial$/m,
   ],
+  'models-registry.ts': [/^myproxy:gpt-4o-mini -> myproxy\.responses$/m],
   'define-tool.ts': [/^tool search$/m],
   'memory-knowledge.ts': [/^memory: 1 item\(s\)$/m, /^knowledge: .*"origin":"policy\.md"/m],
 };
