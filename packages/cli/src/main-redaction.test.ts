@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { registerSecretValue } from '@crewline/events';
+import { createProviderRegistry } from '@crewline/runtime-state';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCommand, temporaryDirectory } from './test-support/run-command.js';
 
@@ -17,11 +18,15 @@ describe('the error boundary', () => {
     registerSecretValue(secret);
     const result = await runCommand(['checkpoint', 'list', directory.path], {
       cwd: directory.path,
-      catalog: {
-        json: async () => {
-          throw new Error(`could not connect with password ${secret}`);
+      providers: createProviderRegistry([
+        {
+          name: 'json',
+          claims: () => true,
+          create: async () => {
+            throw new Error(`could not connect with password ${secret}`);
+          },
         },
-      },
+      ]),
     });
     expect(result.code).toBe(70);
     expect(result.stderr).toContain('could not connect with password [REDACTED]');

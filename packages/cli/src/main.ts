@@ -1,7 +1,7 @@
 import { browseCommand, commands, findCommand, mainHelp } from './commands/registry.js';
 import type { CliContext, TextSink } from './core/cli-context.js';
 import { exitCodes, withErrorBoundary } from './core/error-boundary.js';
-import { closeCatalog, createProviderCatalog } from './core/provider-catalog.js';
+import { closeProviders } from './core/providers.js';
 import { cliVersion } from './core/version.js';
 
 /** The process's streams and environment, for {@link runCli} without a context. */
@@ -12,7 +12,6 @@ export function processContext(): CliContext {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
-    catalog: createProviderCatalog(),
   };
 }
 
@@ -41,7 +40,7 @@ export async function runCli(
   try {
     return await withErrorBoundary(body, stderr, context.env);
   } finally {
-    await closeCatalog(context.catalog).catch(() => undefined);
+    await closeProviders(context).catch(() => undefined);
   }
 }
 

@@ -12,6 +12,7 @@ import { exitCodes } from '../core/error-boundary.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
+import { providersOf } from '../core/providers.js';
 import type { BrowserHost } from '../tui/browser-host.js';
 import type { Styling } from '../tui/components/screen-view.js';
 import { importInteractiveInk } from '../tui/load-ink.js';
@@ -49,7 +50,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
       'the checkpoint browser needs an interactive terminal; in scripts use `crewline checkpoint list` and `crewline checkpoint info`',
     );
   }
-  const opened = await openLocation(values.location, context.cwd, context.catalog);
+  const providers = await providersOf(context);
+  const opened = await openLocation(values.location, context.cwd, providers);
   // Registered before the browser opens, so a broken config is reported now, not mid-run.
   await loadProject(context.cwd);
   // Ink first, so that the components below get the interactive instance (see load-ink.ts).
@@ -82,6 +84,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
           reference: request.reference,
           mode: request.mode,
           cwd: context.cwd,
+          providers,
           onLine,
           width: Math.max(40, (context.stdout.columns ?? 80) - 2),
           ...(request.branch !== undefined ? { branch: request.branch } : {}),

@@ -7,6 +7,7 @@ import { truncate } from '../core/format.js';
 import { displayPath } from '../core/location.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
+import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
 
 /** `--set-output N=text` values as flat task indexes, checked against the checkpoint's tasks. */
@@ -66,7 +67,8 @@ export async function runContinueCommand(
     throw usageError(`--on-conflict must be "error" or "fork", not ${JSON.stringify(onConflict)}`);
   // The project's registrations come first: a broken config is reported before anything runs.
   await loadProject(context.cwd);
-  const loaded = await openCheckpoint(positionals[0], context.cwd, context.catalog, values.location);
+  const providers = await providersOf(context);
+  const loaded = await openCheckpoint(positionals[0], context.cwd, providers, values.location);
   const view = viewDocument(loaded.document);
   const taskOutputs = parseTaskOutputs(values['set-output'], view);
   const { metadata } = loaded.document;
@@ -90,6 +92,7 @@ export async function runContinueCommand(
     reference: loaded.checkpoint.reference,
     mode,
     cwd: context.cwd,
+    providers,
     width,
     ...(branch !== undefined ? { branch } : {}),
     ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),

@@ -4,6 +4,7 @@ import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { viewDocument } from '../core/document-view.js';
 import { openCheckpoint } from '../core/open-location.js';
+import { providersOf } from '../core/providers.js';
 
 /** `crewline checkpoint diff A B`. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
@@ -17,8 +18,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
   if (first === undefined || second === undefined) {
     throw usageError('diff needs two checkpoints: crewline checkpoint diff A B (ids, files or path#id)');
   }
-  const a = await openCheckpoint(first, context.cwd, context.catalog, values.location);
-  const b = await openCheckpoint(second, context.cwd, context.catalog, values.location);
+  const providers = await providersOf(context);
+  const a = await openCheckpoint(first, context.cwd, providers, values.location);
+  const b = await openCheckpoint(second, context.cwd, providers, values.location);
   const diff = diffCheckpoints(viewDocument(a.document), viewDocument(b.document));
   if (values.json) {
     context.stdout.write(`${JSON.stringify(diff, null, 2)}\n`);

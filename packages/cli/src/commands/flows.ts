@@ -3,6 +3,7 @@ import type { CliContext } from '../core/cli-context.js';
 import { formatColumns, formatTime } from '../core/format.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
+import { providersOf } from '../core/providers.js';
 
 /** `crewline checkpoint flows [LOCATION]`: saved flow state ids, newest first. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
@@ -12,7 +13,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
     { location: { type: 'string' }, flow: { type: 'string' }, json: { type: 'boolean' } },
     1,
   );
-  const opened = await openLocation(positionals[0] ?? values.location, context.cwd, context.catalog);
+  const opened = await openLocation(
+    positionals[0] ?? values.location,
+    context.cwd,
+    await providersOf(context),
+  );
   // The runtime knows how flows store their state; it is loaded only for this command.
   const { listFlowStates } = await import('@crewline/runtime');
   const states = await listFlowStates(opened.location, {

@@ -3,6 +3,7 @@ import { checkpointReport } from '../core/checkpoint-report.js';
 import type { CliContext } from '../core/cli-context.js';
 import { viewDocument } from '../core/document-view.js';
 import { openCheckpoint } from '../core/open-location.js';
+import { providersOf } from '../core/providers.js';
 
 /** `crewline checkpoint info [REF]`. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
@@ -12,7 +13,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
     { location: { type: 'string' }, json: { type: 'boolean' }, full: { type: 'boolean' } },
     1,
   );
-  const loaded = await openCheckpoint(positionals[0], context.cwd, context.catalog, values.location);
+  const loaded = await openCheckpoint(
+    positionals[0],
+    context.cwd,
+    await providersOf(context),
+    values.location,
+  );
   const view = viewDocument(loaded.document);
   if (values.json) {
     const { metadata } = loaded.document;

@@ -3,6 +3,7 @@ import type { CliContext } from '../core/cli-context.js';
 import { formatBytes, formatColumns, formatTime, shortRunId } from '../core/format.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
+import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
 
 /**
@@ -21,7 +22,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
     },
     1,
   );
-  const opened = await openLocation(positionals[0] ?? values.location, context.cwd, context.catalog);
+  const opened = await openLocation(
+    positionals[0] ?? values.location,
+    context.cwd,
+    await providersOf(context),
+  );
   const listed = await opened.provider.list(
     opened.location,
     values.branch === undefined ? undefined : { branch: values.branch },

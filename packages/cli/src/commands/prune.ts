@@ -6,6 +6,7 @@ import { parseDuration } from '../core/duration.js';
 import { formatColumns, formatTime, shortRunId } from '../core/format.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
+import { providersOf } from '../core/providers.js';
 
 /**
  * `crewline checkpoint prune [LOCATION] --keep N --older-than D [--dry-run]`. Counts per run (see
@@ -39,7 +40,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
       'prune needs --keep N and/or --older-than D (e.g. --keep 10, --older-than 7d); nothing was removed',
     );
   }
-  const opened = await openLocation(positionals[0] ?? values.location, context.cwd, context.catalog);
+  const opened = await openLocation(
+    positionals[0] ?? values.location,
+    context.cwd,
+    await providersOf(context),
+  );
   const dryRun = values['dry-run'] === true;
   const lineageId =
     values.run === undefined ? undefined : await findRun(opened.provider, opened.location, values.run);

@@ -1,4 +1,4 @@
-import type { ProviderCatalog } from '@crewline/runtime-state';
+import type { ProviderRegistry } from '@crewline/runtime-state';
 
 /** Something text can be written to: `process.stdout`, or a buffer in tests. */
 export interface TextSink {
@@ -23,8 +23,11 @@ export interface CliContext {
   stderr: TextSink;
   /** Terminal input for the TUI. Default `process.stdin`. */
   stdin?: NodeJS.ReadStream;
-  /** How providers are found for each kind of location. Default: the lazy catalog of this package. */
-  catalog: ProviderCatalog;
+  /**
+   * Where the provider of each location comes from. Default: crewline's built-in providers plus the
+   * `providers` of the project's crewline.config.ts (see `providersOf`).
+   */
+  providers?: ProviderRegistry;
 }
 
 /** True when coloured output is wanted: a terminal, and `NO_COLOR` not set (https://no-color.org). */

@@ -1,4 +1,5 @@
 import type { BaseEvent } from '@crewline/events';
+import type { ProviderRegistry } from '@crewline/runtime-state';
 import { type ProgressEvent, progressLine } from './progress.js';
 import { loadProject } from './project-config.js';
 
@@ -18,6 +19,8 @@ export interface ContinueRequest {
   onConflict?: 'error' | 'fork';
   /** Project directory: its crewline.config.ts is loaded first. */
   cwd: string;
+  /** The registry the checkpoint was opened with: the run finds and rebuilds its providers there. */
+  providers?: ProviderRegistry;
   /** Receives one line per notable event while the run goes on. */
   onLine?: (line: string) => void;
   /** Width progress lines are cut to. Default 100. */
@@ -56,6 +59,7 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
     ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
     ...(request.humanInput !== undefined ? { humanInput: request.humanInput } : {}),
     ...(request.onConflict !== undefined ? { onConflict: request.onConflict } : {}),
+    ...(request.providers ? { providers: request.providers } : {}),
     ...(onEvent ? { onEvent } : {}),
   });
 }

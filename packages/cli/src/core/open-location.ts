@@ -2,15 +2,14 @@ import {
   type CheckpointProvider,
   type LoadedCheckpoint,
   loadCheckpoint,
-  type ProviderCatalog,
-  type ProviderKind,
-  providerForReference,
+  type ProviderRegistry,
 } from '@crewline/runtime-state';
 import { cliError } from './cli-error.js';
 import { normalizeReference, resolveLocation } from './location.js';
 
 export interface OpenedLocation {
-  kind: ProviderKind;
+  /** The name of the registry entry that claimed the location (`json`, `sqlite`, a plugin's own). */
+  kind: string;
   provider: CheckpointProvider;
   /** The provider's canonical form of the location. */
   location: string;
@@ -20,10 +19,10 @@ export interface OpenedLocation {
 export async function openLocation(
   value: string | undefined,
   cwd: string,
-  catalog: ProviderCatalog,
+  providers: ProviderRegistry,
 ): Promise<OpenedLocation> {
   const path = resolveLocation(value, cwd);
-  const { kind, provider } = await providerForReference(path, catalog);
+  const { entry, provider } = await providers.open(path);
   const parsed = provider.parseReference(path);
   if (!parsed) {
     throw cliError(
@@ -31,7 +30,7 @@ export async function openLocation(
       `${value ?? path} is not a checkpoint directory or database; pass a directory, a .db file or a URL`,
     );
   }
-  return { kind, provider, location: parsed.location };
+  return { kind: entry.name, provider, location: parsed.location };
 }
 
 /**
@@ -41,9 +40,9 @@ export async function openLocation(
 export async function openCheckpoint(
   reference: string | undefined,
   cwd: string,
-  catalog: ProviderCatalog,
+  providers: ProviderRegistry,
   location?: string,
 ): Promise<LoadedCheckpoint> {
   const normalized = normalizeReference(reference, cwd, location);
-  return loadCheckpoint(normalized.reference, catalog, { allowPrefix: true });
+  return loadCheckpoint(normalized.reference, providers, { allowPrefix: true });
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import type { ProjectConfig } from '@crewline/runtime';
 
 /** True when node already runs with a TypeScript loader (`pnpm crewline`: `--import tsx`). */
 function typeScriptLoaderActive(): boolean {
@@ -30,7 +31,7 @@ async function importProjectModule(path: string): Promise<unknown> {
   return import(pathToFileURL(path).href);
 }
 
-let loaded: Promise<string | undefined> | undefined;
+let loaded: Promise<ProjectConfig | undefined> | undefined;
 
 /** Config file names the runtime looks for, in order (kept in step with its `loadProjectConfig`). */
 const configFiles = [
@@ -42,16 +43,16 @@ const configFiles = [
 
 /**
  * Loads and registers the project's `crewline.config.ts` from `cwd` (once per process) so that
- * resume, fork and the browser can rebuild custom tools, models and flows. Resolves to the file
- * loaded, or undefined when the project has none.
+ * resume, fork and the browser can rebuild custom tools, models and flows, and every command can
+ * open the locations of its `providers`. Resolves to the config, or undefined when the project has
+ * none (the runtime is then not even imported).
  */
-export function loadProject(cwd: string): Promise<string | undefined> {
+export function loadProject(cwd: string): Promise<ProjectConfig | undefined> {
   loaded ??= (async () => {
     const file = configFiles.map((name) => `${cwd}/${name}`).find((path) => existsSync(path));
     if (!file) return undefined;
     const runtime = await import('@crewline/runtime');
-    await runtime.loadProjectConfig({ cwd, importModule: importProjectModule });
-    return file;
+    return runtime.loadProjectConfig({ cwd, importModule: importProjectModule });
   })();
   return loaded;
 }

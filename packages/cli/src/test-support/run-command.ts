@@ -1,9 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ProviderCatalog } from '@crewline/runtime-state';
+import type { ProviderRegistry } from '@crewline/runtime-state';
 import type { CliContext, TextSink } from '../core/cli-context.js';
-import { createProviderCatalog } from '../core/provider-catalog.js';
 import { runCli } from '../main.js';
 
 /** A text sink that keeps what is written. */
@@ -26,7 +25,7 @@ export interface CommandResult {
 /** Runs `crewline <args>` in-process in `cwd` and captures its output and exit code. */
 export async function runCommand(
   args: readonly string[],
-  options: { cwd: string; env?: Record<string, string>; catalog?: ProviderCatalog },
+  options: { cwd: string; env?: Record<string, string>; providers?: ProviderRegistry },
 ): Promise<CommandResult> {
   const stdout = new CapturedOutput();
   const stderr = new CapturedOutput();
@@ -35,7 +34,7 @@ export async function runCommand(
     env: options.env ?? {},
     stdout,
     stderr,
-    catalog: options.catalog ?? createProviderCatalog(),
+    ...(options.providers ? { providers: options.providers } : {}),
   };
   const code = await runCli(args, context);
   return { code, stdout: stdout.text, stderr: stderr.text };
