@@ -142,6 +142,33 @@ export class Worker {
     if (this.#ownsProvider) await this.#provider.close?.();
   }
 
+  /**
+   * Hands the runs back and stops on the first of `signals` (default SIGTERM and SIGINT); resolves
+   * with that signal once stopped. The listeners stay until then: the runtime, which also listens
+   * while a run is active, raises the signal again (ending the process) when it finds no other
+   * listener, so a `process.once` handler would let the process die before the hand-back.
+   */
+  stopOnSignal(signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): Promise<NodeJS.Signals> {
+    return new Promise((resolve, reject) => {
+      let received: NodeJS.Signals | undefined;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (received !== undefined) return;
+        received = signal;
+        this.stop({ handBack: true }).then(
+          () => {
+            for (const name of signals) process.off(name, onSignal);
+            resolve(signal);
+          },
+          (error) => {
+            for (const name of signals) process.off(name, onSignal);
+            reject(error);
+          },
+        );
+      };
+      for (const name of signals) process.on(name, onSignal);
+    });
+  }
+
   async #slotLoop(): Promise<void> {
     while (!this.#stopping) {
       let jobs: PgBoss.Job<{ runId: string }>[] = [];

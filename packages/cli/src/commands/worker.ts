@@ -52,6 +52,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
     { event: 'started', worker: worker.id, concurrency },
     `worker ${worker.id} taking runs (concurrency ${concurrency}); SIGTERM or Ctrl+C hands its runs back`,
   );
+  // Runs in flight let their model call finish, checkpoint it and go back to the queue.
+  const stopped = worker.stopOnSignal(['SIGTERM', 'SIGINT']);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     const onSignal = (received: NodeJS.Signals) => {
       process.off('SIGTERM', onSignal);
@@ -65,7 +67,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     { event: 'stopping', signal, runs: worker.activeRunIds },
     `${signal}: handing back ${worker.activeRunIds.length} run(s)`,
   );
-  await worker.stop({ handBack: true });
+  await stopped;
   say({ event: 'stopped' }, 'stopped');
   return 0;
 }

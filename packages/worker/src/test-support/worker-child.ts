@@ -37,12 +37,8 @@ const worker = new Worker({
   retryDelayMs: 500,
   onHold: (change) => print(`hold ${JSON.stringify(change)}`),
 });
-process.once('SIGTERM', () => {
-  print('sigterm');
-  void worker.stop({ handBack: true }).then(() => {
-    print('stopped');
-    process.exit(0);
-  });
-});
 await worker.start();
 print('ready');
+await worker.stopOnSignal(['SIGTERM']);
+print('stopped');
+process.exit(0);
