@@ -1,6 +1,12 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { CrewlineError, logger } from '@crewline/events';
-import { type EntitySnapshot, type JsonObject, type JsonValue, markRedacted } from '@crewline/runtime-state';
+import {
+  type EntitySnapshot,
+  type JsonObject,
+  type JsonValue,
+  markRedacted,
+  type ProviderRegistry,
+} from '@crewline/runtime-state';
 import type { ModelMessage } from 'ai';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
@@ -227,7 +233,7 @@ export class MissingParts {
 export async function rebuildAgent(
   data: JsonObject,
   snapshot?: Pick<EntitySnapshot, 'id'>,
-  options: { registry?: ProjectRegistry; missing?: MissingParts } = {},
+  options: { registry?: ProjectRegistry; missing?: MissingParts; providers?: ProviderRegistry } = {},
 ): Promise<Agent> {
   const registry = options.registry ?? projectRegistry();
   const missing = options.missing ?? new MissingParts();
@@ -285,7 +291,7 @@ export async function rebuildAgent(
     tools,
     ...(typeof data.maxIterations === 'number' ? { maxIterations: data.maxIterations } : {}),
     ...(settings ? { settings } : {}),
-    checkpoint: await restoreCheckpointSetting(data.checkpoint),
+    checkpoint: await restoreCheckpointSetting(data.checkpoint, options.providers),
     ...(data.memory !== null && data.memory !== undefined ? { memory: true } : {}),
   });
   if (data.knowledge !== null && data.knowledge !== undefined)

@@ -201,7 +201,7 @@ export class Agent implements CheckpointableEntity {
         );
         const snapshot = findEntitySnapshot(loaded, 'agent');
         applyStandaloneAgentSnapshot(this, snapshot);
-        const saved = await restoreCheckpointSetting(snapshot.data.checkpoint);
+        const saved = await restoreCheckpointSetting(snapshot.data.checkpoint, loaded.providers);
         this.checkpoint = resumeCheckpointInput(this.checkpoint, options.fromCheckpoint, loaded, saved);
         this.#pendingRestore = { loaded };
       } else {
@@ -377,7 +377,7 @@ export class Agent implements CheckpointableEntity {
     const agent = await rebuildAgent(
       snapshot.data,
       snapshot,
-      options.registry ? { registry: options.registry } : {},
+      { ...(options.registry ? { registry: options.registry } : {}), providers: loaded.providers },
     );
     applyStandaloneAgentSnapshot(agent, snapshot);
     if (options.telemetry) agent.telemetry = options.telemetry;

@@ -17,11 +17,11 @@ import {
   type EntitySnapshot,
   type LoadedCheckpoint,
   loadCheckpoint,
-  type ProviderCatalog,
+  type ProviderRegistry,
   parseCheckpointConfig,
 } from '@crewline/runtime-state';
 import { withDefaultProvider } from './checkpoint-setting.js';
-import { defaultProviderCatalog } from './provider-catalog.js';
+import { onlyProvider, registryOf } from './provider-registry.js';
 
 const component = 'runtime';
 
@@ -37,10 +37,12 @@ export async function loadRestoreTarget(
     allowPrefix?: boolean;
     /**
      * The provider the restore config names: the reference is resolved and read with it alone
-     * (its `parseReference`, `latest`, `list`, `read`), so a third-party provider can resume what
-     * it wrote. Default: the provider the reference calls for (JSON, SQLite, Postgres).
+     * (its `parseReference`, `latest`, `list`, `read`). Default: the provider of the registry entry
+     * that claims the reference.
      */
     provider?: CheckpointProvider;
+    /** The registry to find the provider in (and rebuild stored providers from). Default: the built-ins. */
+    providers?: ProviderRegistry;
   } = {},
 ): Promise<LoadedCheckpoint> {
   if (typeof reference !== 'string' || reference === '') {
@@ -54,8 +56,9 @@ export async function loadRestoreTarget(
   const started = performance.now();
   bus.emit({ kind: 'checkpoint', id: reference }, new CheckpointRestoreStartedEvent({ reference }));
   try {
-    const catalog = options.provider ? onlyProvider(options.provider) : defaultProviderCatalog;
-    const loaded = await loadCheckpoint(reference, catalog, {
+    // A given provider reads every reference, and checkpoints keep storing what its kind's entry stores.
+    const registry = options.provider ? onlyProvider(options.provider, registryOf(options)) : registryOf(options);
+    const loaded = await loadCheckpoint(reference, registry, {
       ...(options.defaultLocation !== undefined ? { defaultLocation: options.defaultLocation } : {}),
       ...(options.allowPrefix ? { allowPrefix: true } : {}),
     });
@@ -83,18 +86,16 @@ export async function loadRestoreTarget(
   }
 }
 
-/** A catalog that answers every kind of reference with one provider. */
-function onlyProvider(provider: CheckpointProvider): ProviderCatalog {
-  const load = () => provider;
-  return { json: load, sqlite: load, postgres: load };
-}
-
-/** The options of {@link loadRestoreTarget} a restore config gives (its `provider`), with the bus. */
+/** The options of {@link loadRestoreTarget} a restore config gives (`provider`, `providers`), with the bus. */
 export function restoreOptions(
   config: CheckpointConfigInput,
   bus: EventBus | undefined,
-): { bus?: EventBus; provider?: CheckpointProvider } {
-  return { ...(bus ? { bus } : {}), ...(config.provider ? { provider: config.provider } : {}) };
+): { bus?: EventBus; provider?: CheckpointProvider; providers?: ProviderRegistry } {
+  return {
+    ...(bus ? { bus } : {}),
+    ...(config.provider ? { provider: config.provider } : {}),
+    ...(config.providers ? { providers: config.providers } : {}),
+  };
 }
 
 /** The first saved entity of `kind` (optionally named `name`), or a typed error. */
@@ -140,6 +141,9 @@ export function resumeCheckpointInput(
     provider:
       explicit.provider ?? (ownProvider?.kind === loaded.provider.kind ? ownProvider : loaded.provider),
   };
+  // Providers for other locations the run may write to (a manual `state.checkpoint(location)`).
+  const providers = explicit.providers ?? own.providers ?? loaded.providers;
+  if (providers !== undefined) input.providers = providers;
   const onEvents = explicit.onEvents ?? own.onEvents;
   if (onEvents !== undefined) input.onEvents = onEvents;
   const maxCheckpoints = explicit.maxCheckpoints ?? own.maxCheckpoints;

@@ -8,6 +8,7 @@ import {
   type JsonValue,
   type LoadedCheckpoint,
   markRedacted,
+  type ProviderRegistry,
 } from '@crewline/runtime-state';
 import { z } from 'zod';
 import type { Agent } from '../agent/agent.js';
@@ -311,16 +312,17 @@ function rebuildSchema(stored: JsonValue | undefined, taskLabel: string): z.ZodT
 export async function rebuildCrew(
   snapshot: EntitySnapshot,
   registry: ProjectRegistry = projectRegistry(),
+  providers?: ProviderRegistry,
 ): Promise<Crew> {
   const data = snapshot.data;
   const missing = new MissingParts();
   const agents: Agent[] = [];
   for (const stored of Array.isArray(data.agents) ? data.agents : []) {
-    agents.push(await rebuildAgent(asObject(stored), undefined, { registry, missing }));
+    agents.push(await rebuildAgent(asObject(stored), undefined, { registry, missing, providers }));
   }
   const storedManager = data.manager ? asObject(data.manager) : undefined;
   const manager = storedManager
-    ? await rebuildAgent(storedManager, undefined, { registry, missing })
+    ? await rebuildAgent(storedManager, undefined, { registry, missing, providers })
     : undefined;
   missing.throwIfAny(`crew "${snapshot.name}"`);
   const tasks: Task[] = [];
@@ -357,7 +359,7 @@ export async function rebuildCrew(
         : { manager }
       : {}),
     memory: data.memory === true,
-    checkpoint: await restoreCheckpointSetting(data.checkpoint),
+    checkpoint: await restoreCheckpointSetting(data.checkpoint, providers),
     cachePreload: data.cachePreload === true,
     cachePreloadStrategy: readStrategy(data.cachePreloadStrategy),
     ...(typeof data.restoreKey === 'string' ? { restoreKey: data.restoreKey } : {}),

@@ -182,7 +182,7 @@ export class Crew implements CheckpointableEntity {
         );
         const snapshot = findCrewSnapshot(loaded, this.name);
         applyCrewSnapshot(this, snapshot);
-        const saved = await restoreCheckpointSetting(snapshot.data.checkpoint);
+        const saved = await restoreCheckpointSetting(snapshot.data.checkpoint, loaded.providers);
         this.checkpoint = resumeCheckpointInput(this.checkpoint, options.fromCheckpoint, loaded, saved);
         this.#pendingRestore = { loaded };
       } else {
@@ -314,7 +314,7 @@ export class Crew implements CheckpointableEntity {
     } = {},
   ): Promise<Crew> {
     const snapshot = findCrewSnapshot(loaded, options.name);
-    const crew = await rebuildCrew(snapshot, options.registry);
+    const crew = await rebuildCrew(snapshot, options.registry, loaded.providers);
     applyCrewSnapshot(crew, snapshot);
     crew.telemetry = options.telemetry;
     crew.checkpoint = resumeCheckpointInput(crew.checkpoint, config, loaded);

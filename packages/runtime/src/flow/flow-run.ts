@@ -14,7 +14,7 @@ import {
   triggersOn,
 } from '@crewline/runtime-state';
 import { resolveCheckpointChain } from '../checkpointing/checkpoint-setting.js';
-import { defaultProvider } from '../checkpointing/provider-catalog.js';
+import { defaultProvider } from '../checkpointing/provider-registry.js';
 import { Run } from '../checkpointing/run.js';
 import { flowComponent, flowError } from './errors.js';
 import { type FlowExecution, firstPaused } from './flow-execution.js';

@@ -91,6 +91,7 @@ export async function restoredSetting(
     flows.find((entity) => entity.name === flowName || entity.registryName === flowName) ?? flows[0];
   const saved = await restoreCheckpointSetting(
     (snapshot?.data as { checkpoint?: JsonValue } | undefined)?.checkpoint,
+    loaded.providers,
   );
   const { restoreFrom: _restoreFrom, ...explicit } = config;
   if (own === undefined && (saved === undefined || saved === false) && Object.keys(explicit).length === 0)

@@ -5,12 +5,12 @@ import {
   DEFAULT_CHECKPOINT_LOCATION,
   isValidBranchName,
   type LoadedCheckpoint,
-  providerForReference,
+  type ProviderRegistry,
   readDocument,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { loadRestoreTarget } from '../checkpointing/from-checkpoint.js';
-import { defaultProvider, defaultProviderCatalog } from '../checkpointing/provider-catalog.js';
+import { builtinRegistry, defaultProvider, onlyProvider } from '../checkpointing/provider-registry.js';
 import { flowError } from './errors.js';
 
 /** Where checkpoints are read from or written to: a location and the provider that stores it. */
@@ -39,15 +39,21 @@ export function stateBranch(stateId: string): string {
 
 /**
  * Loads a checkpoint reference: with `provider`, the reference is read through it (any location form
- * it understands, `location` alone meaning its latest); without, the kind is detected (JSON file or
- * directory, `db#id`, `postgres://...#id`) and the matching provider is loaded.
+ * it understands, `location` alone meaning its latest); without, through the provider of the entry
+ * of `providers` (default: the built-ins) that claims it.
  */
 export async function loadReference(
   reference: string,
-  provider?: CheckpointProvider,
+  source: { provider?: CheckpointProvider | undefined; providers?: ProviderRegistry | undefined } = {},
   bus?: EventBus,
 ): Promise<LoadedCheckpoint> {
-  if (!provider) return loadRestoreTarget(reference, bus ? { bus } : {});
+  const provider = source.provider;
+  if (!provider) {
+    return loadRestoreTarget(reference, {
+      ...(bus ? { bus } : {}),
+      ...(source.providers ? { providers: source.providers } : {}),
+    });
+  }
   const parsed = provider.parseReference(reference) ?? { location: reference };
   const location = provider.resolveLocation(parsed.location);
   let checkpoint: StoredCheckpoint | undefined;
@@ -68,7 +74,7 @@ export async function loadReference(
     );
   }
   const document = await readDocument(provider, location, checkpoint.id);
-  return { provider, location, checkpoint, document };
+  return { provider, providers: onlyProvider(provider), location, checkpoint, document };
 }
 
 /**
@@ -85,7 +91,7 @@ export async function storageTarget(
     provider ??
     (where === DEFAULT_CHECKPOINT_LOCATION
       ? defaultProvider()
-      : (await providerForReference(where, defaultProviderCatalog)).provider);
+      : (await builtinRegistry.open(where)).provider);
   return {
     provider: chosen,
     location: chosen.resolveLocation(chosen.parseReference(where)?.location ?? where),
@@ -124,5 +130,11 @@ export async function loadStateCheckpoint(
   const checkpoint = await findStateCheckpoint(target, flowName, stateId);
   if (!checkpoint) return undefined;
   const document = await readDocument(target.provider, target.location, checkpoint.id);
-  return { provider: target.provider, location: target.location, checkpoint, document };
+  return {
+    provider: target.provider,
+    providers: onlyProvider(target.provider),
+    location: target.location,
+    checkpoint,
+    document,
+  };
 }

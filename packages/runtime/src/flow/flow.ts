@@ -75,11 +75,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     config: CheckpointConfigInput,
     options: FlowOptions<any> = {},
   ): Promise<T> {
-    const loaded = await loadReference(
-      requireReference(config, 'fromCheckpoint'),
-      config.provider,
-      options.bus,
-    );
+    const loaded = await loadReference(requireReference(config, 'fromCheckpoint'), config, options.bus);
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
     return (Flow.fromLoaded as LoadedFactory).call(this, loaded, config, options) as Promise<T>;
   }
@@ -96,7 +92,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     options: FlowOptions<any> & { branch?: string } = {},
   ): Promise<T> {
     const { branch, ...flowOptions } = options;
-    const loaded = await loadReference(requireReference(config, 'fork'), config.provider, options.bus);
+    const loaded = await loadReference(requireReference(config, 'fork'), config, options.bus);
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
     return (Flow.fromLoaded as LoadedFactory).call(this, loaded, config, flowOptions, {
       fork: { branch },
@@ -145,9 +141,9 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       throw flowError('invalid_argument', 'resume(from, answer): the answer must be a string');
     let loaded: LoadedCheckpoint | undefined;
     if (typeof from === 'string') {
-      loaded = await loadReference(from, undefined, options.bus);
+      loaded = await loadReference(from, {}, options.bus);
     } else if ('restoreFrom' in from) {
-      loaded = await loadReference(requireReference(from, 'resume'), from.provider, options.bus);
+      loaded = await loadReference(requireReference(from, 'resume'), from, options.bus);
     } else {
       const probe = new this(options) as Flow<any>;
       const graph = flowGraph(probe.constructor as FlowConstructor, probe.flowName);
@@ -295,11 +291,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     const fromCheckpoint = options.fromCheckpoint;
     if (fromCheckpoint?.restoreFrom !== undefined) {
       // Like a crew: continue the saved run, and keep checkpointing where it was read from.
-      const loaded = await loadReference(
-        requireReference(fromCheckpoint, 'kickoff'),
-        fromCheckpoint.provider,
-        this.#bus,
-      );
+      const loaded = await loadReference(requireReference(fromCheckpoint, 'kickoff'), fromCheckpoint, this.#bus);
       this.#hydrate(loaded);
       this.checkpoint = await restoredSetting(this.flowName, loaded, fromCheckpoint, this.checkpoint);
     } else if (fromCheckpoint) {
@@ -324,7 +316,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       throw flowError('invalid_state', `flow "${this.flowName}" is not paused; nothing to resume`);
     }
     if (!this.#pendingRestore && this.#lastPause?.resumeFrom) {
-      this.#hydrate(await loadReference(this.#lastPause.resumeFrom, this.#lastProvider));
+      this.#hydrate(await loadReference(this.#lastPause.resumeFrom, { provider: this.#lastProvider }));
     }
     return this.#start({ inputs: { ...(options.inputs ?? {}) }, answer });
   }

@@ -6,7 +6,7 @@ import {
   eventBus as defaultBus,
   type EventBus,
 } from '@crewline/events';
-import type { CheckpointConfigInput, EntityKind } from '@crewline/runtime-state';
+import type { CheckpointConfigInput, EntityKind, ProviderRegistry } from '@crewline/runtime-state';
 import { Agent } from '../agent/agent.js';
 import { forkBranch } from '../checkpointing/fork-branch.js';
 import { loadRestoreTarget } from '../checkpointing/from-checkpoint.js';
@@ -41,6 +41,12 @@ export interface ContinueOptions {
   humanInput?: string;
   /** Code-defined parts from `crewline.config.ts` (layered over what the process registered). */
   registry?: ProjectRegistry;
+  /**
+   * Where the checkpoint's provider is found (the entry that claims `reference`) and the provider its
+   * stored setting names is rebuilt from: `providerRegistry(config.providers)` for the providers of
+   * `crewline.config.ts`. Default: the built-ins (JSON, SQLite, Postgres).
+   */
+  providers?: ProviderRegistry;
   /** Every event of the continued run, for live progress. */
   onEvent?: (event: BaseEvent) => void;
   /** The bus the run emits on. Default: the process-wide `eventBus`. */
@@ -82,6 +88,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
   let loaded = await loadRestoreTarget(options.reference, {
     bus,
     allowPrefix: true,
+    ...(options.providers ? { providers: options.providers } : {}),
     ...(options.defaultLocation !== undefined ? { defaultLocation: options.defaultLocation } : {}),
   });
   if (options.taskOutputs && Object.keys(options.taskOutputs).length > 0) {
