@@ -1,6 +1,10 @@
-// For crewline's own providers (SQLite, Postgres, JSON) and nothing else: what they share about the
-// layout of a stored checkpoint and the words of their refusals. Not part of the public API — any
-// name here may change or go in any release, minor and patch included. Build on `.` instead.
+// For crewline's own packages and nothing else: what the providers (SQLite, Postgres, JSON) share
+// about the layout of a stored checkpoint and the words of their refusals, and the data a checkpoint
+// holds for each entity (crew, agent, flow) that the runtime, CLI and TUI read and edit. Not part of
+// the public API — any name here may change or go in any release, minor and patch included. Build on
+// `.` instead.
+
+export * from '../entity-data/index.js';
 export {
   checkId,
   checkLeaseDuration,
