@@ -7,15 +7,17 @@ import {
   markRedacted,
   type ProviderRegistry,
 } from '@crewline/runtime-state';
+import {
+  type AgentData,
+  type AgentDefinitionData,
+  parseAgentData,
+  type ShortTermMemoryData,
+  toAgentData,
+} from '@crewline/runtime-state/internal';
 import type { ModelMessage } from 'ai';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
-import {
-  asString,
-  asStringArray,
-  restoreConversation,
-  storeConversation,
-} from '../checkpointing/snapshot-values.js';
+import { restoreConversation, storeConversation } from '../checkpointing/snapshot-values.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { servesPrefix } from '../models/model-providers.js';
@@ -37,7 +39,7 @@ interface DefinitionCacheEntry {
   modelName: string | undefined;
   checkpoint: Agent['checkpoint'];
   knowledge: Agent['knowledge'];
-  data: JsonObject;
+  data: AgentDefinitionData;
 }
 
 // An agent's definition rarely changes during a run but is stored in every checkpoint: keep its
@@ -89,9 +91,9 @@ function warnUnstored(agent: Agent, unstored: string[]): void {
 }
 
 /** An agent's definition as stored: strings and names only (model id, tool names), never objects or keys. */
-export function agentDefinitionData(agent: Agent): JsonObject {
+export function agentDefinitionData(agent: Agent): AgentDefinitionData {
   const cached = definitionCache.get(agent);
-  let definition: JsonObject;
+  let definition: AgentDefinitionData;
   if (
     cached &&
     cached.id === agent.id &&
@@ -106,7 +108,7 @@ export function agentDefinitionData(agent: Agent): JsonObject {
     const model = storableAgentModel(agent, modelId);
     warnUnstored(agent, model.unstored);
     const llmSettings = storedModelSettingsData(model.llmSettings);
-    const data: JsonObject = {
+    const data: AgentDefinitionData = {
       id: agent.id,
       role: agent.role,
       goal: agent.goal,
@@ -115,11 +117,11 @@ export function agentDefinitionData(agent: Agent): JsonObject {
       ...(llmSettings ? { llmSettings } : {}),
       tools: agent.tools.map((tool) => tool.name),
       maxIterations: agent.maxIterations,
-      checkpoint: storeCheckpointSetting(agent.checkpoint),
+      checkpoint: storeCheckpointSetting(agent.checkpoint) as JsonValue,
+      ...(model.settings ? { settings: model.settings } : {}),
+      knowledge: agent.knowledge ? knowledgeData(agent.knowledge) : null,
+      memory: null,
     };
-    if (model.settings) data.settings = model.settings;
-    data.knowledge = agent.knowledge ? knowledgeData(agent.knowledge) : null;
-    data.memory = null;
     definition = markRedacted(data);
     definitionCache.set(agent, {
       id: agent.id,
@@ -131,7 +133,7 @@ export function agentDefinitionData(agent: Agent): JsonObject {
     });
   }
   // Memory changes as the agent works, so it is added fresh each time.
-  return agent.memory ? { ...definition, memory: agent.memory.toJSON() as unknown as JsonValue } : definition;
+  return agent.memory ? { ...definition, memory: agent.memory.toJSON() } : definition;
 }
 
 const knowledgeCache = new WeakMap<KnowledgeBase, JsonValue>();
@@ -147,10 +149,8 @@ function knowledgeData(knowledge: KnowledgeBase): JsonValue {
 }
 
 /** Puts the saved memory of an agent back (the progress part of its definition). */
-export function applyAgentMemory(agent: Agent, data: JsonObject): void {
-  if (data.memory !== null && data.memory !== undefined) {
-    agent.memory = ShortTermMemory.fromJSON(data.memory);
-  }
+export function applyAgentMemory(agent: Agent, data: { memory: ShortTermMemoryData | null }): void {
+  if (data.memory !== null) agent.memory = ShortTermMemory.fromJSON(data.memory);
 }
 
 /** A standalone agent as a checkpoint entity: its definition and the progress of its kickoff. */
@@ -159,30 +159,29 @@ export function snapshotStandaloneAgent(agent: Agent): EntitySnapshot {
     kind: 'agent',
     id: agent.id,
     name: agent.role,
-    data: {
-      version: 1,
+    data: toAgentData({
       ...agentDefinitionData(agent),
       status: agent.status,
       kickoffStarted: agent.kickoffStarted,
-      kickoffMessages: (agent.kickoffMessages ?? null) as JsonValue,
-      conversation: storeConversation(agent.conversation),
+      kickoffMessages: (agent.kickoffMessages ?? null) as JsonValue[] | null,
+      conversation: storeConversation(agent.conversation) as AgentData['conversation'],
       recallAdded: agent.recallAdded,
-    },
+    }),
   };
 }
 
 /** Puts a saved standalone kickoff's progress onto an agent. */
 export function applyStandaloneAgentSnapshot(agent: Agent, snapshot: EntitySnapshot): void {
-  const data = snapshot.data;
+  const data = parseAgentData(snapshot);
   agent.id = snapshot.id;
-  const status = data.status;
-  agent.status = status === 'completed' || status === 'failed' || status === 'running' ? status : 'pending';
-  agent.kickoffStarted = data.kickoffStarted === true;
-  agent.kickoffMessages = Array.isArray(data.kickoffMessages)
-    ? (structuredClone(data.kickoffMessages) as unknown as ModelMessage[])
-    : undefined;
-  agent.conversation = restoreConversation(data.conversation);
-  agent.recallAdded = data.recallAdded === true;
+  agent.status = data.status;
+  agent.kickoffStarted = data.kickoffStarted;
+  agent.kickoffMessages =
+    data.kickoffMessages === null
+      ? undefined
+      : (structuredClone(data.kickoffMessages) as unknown as ModelMessage[]);
+  agent.conversation = restoreConversation(data.conversation as JsonValue);
+  agent.recallAdded = data.recallAdded;
   applyAgentMemory(agent, data);
   // A failed kickoff is continued like an interrupted one: its saved calls are kept.
   if (agent.status === 'failed') agent.status = 'running';
@@ -231,20 +230,20 @@ export class MissingParts {
  * `missing` (when given) instead of thrown, so that a crew reports all of them at once.
  */
 export async function rebuildAgent(
-  data: JsonObject,
+  data: AgentDefinitionData,
   snapshot?: Pick<EntitySnapshot, 'id'>,
   options: { registry?: ProjectRegistry; missing?: MissingParts; providers?: ProviderRegistry } = {},
 ): Promise<Agent> {
   const registry = options.registry ?? projectRegistry();
   const missing = options.missing ?? new MissingParts();
   const tools: CrewlineTool[] = [];
-  for (const name of asStringArray(data.tools)) {
+  for (const name of data.tools) {
     const tool = registry.tool(name);
     if (tool) tools.push(tool);
     else missing.tools.add(name);
   }
-  const llm = asString(data.llm);
-  const modelSettings = readStoredModelSettings(data.llmSettings);
+  const llm = data.llm;
+  const modelSettings = readStoredModelSettings(data.llmSettings as JsonValue | undefined);
   const resolveOptions = {
     models: registry.models,
     modelProviders: registry.modelProviders,
@@ -274,7 +273,7 @@ export async function rebuildAgent(
       }
     }
   }
-  if (!options.missing) missing.throwIfAny(`agent "${asString(data.role)}"`);
+  if (!options.missing) missing.throwIfAny(`agent "${data.role}"`);
   // Only the generation settings crewline knows are read back: a checkpoint written before they were
   // filtered may hold a half-copied object (a tracer without its methods) that must not reach a call.
   const settings =
@@ -282,22 +281,21 @@ export async function rebuildAgent(
       ? (storableCallSettings(data.settings).settings as ModelCallSettings)
       : undefined;
   const agent = new Agent({
-    role: asString(data.role),
-    goal: asString(data.goal),
-    backstory: asString(data.backstory),
+    role: data.role,
+    goal: data.goal,
+    backstory: data.backstory,
     // The id stays the agent's llm (a registered name resolves through the registry when it runs), so
     // later checkpoints store the same name.
     llm,
     tools,
-    ...(typeof data.maxIterations === 'number' ? { maxIterations: data.maxIterations } : {}),
+    maxIterations: data.maxIterations,
     ...(settings ? { settings } : {}),
     checkpoint: await restoreCheckpointSetting(data.checkpoint, options.providers),
-    ...(data.memory !== null && data.memory !== undefined ? { memory: true } : {}),
+    ...(data.memory !== null ? { memory: true } : {}),
   });
-  if (data.knowledge !== null && data.knowledge !== undefined)
-    agent.knowledge = KnowledgeBase.fromJSON(data.knowledge);
+  if (data.knowledge !== null) agent.knowledge = KnowledgeBase.fromJSON(data.knowledge);
   applyAgentMemory(agent, data);
-  agent.id = snapshot?.id ?? asString(data.id, agent.id);
+  agent.id = snapshot?.id ?? data.id;
   agent.modelSettings = modelSettings;
   if (servedByRegistry) {
     // Registered in the registry given for this restore (maybe not the process-wide one): use the

@@ -16,6 +16,7 @@ import type {
   EntitySummary,
   LoadedCheckpoint,
 } from '@crewline/runtime-state';
+import { parseAgentData } from '@crewline/runtime-state/internal';
 import type { LanguageModel, ModelMessage, TelemetrySettings } from 'ai';
 import { DEFAULT_MAX_ITERATIONS } from '../agent-loop/agent-loop.js';
 import { type Conversation, newConversation, type TokenUsage } from '../agent-loop/conversation.js';
@@ -375,7 +376,7 @@ export class Agent implements CheckpointableEntity {
   ): Promise<Agent> {
     const snapshot = findEntitySnapshot(loaded, 'agent');
     const agent = await rebuildAgent(
-      snapshot.data,
+      parseAgentData(snapshot),
       snapshot,
       { ...(options.registry ? { registry: options.registry } : {}), providers: loaded.providers },
     );

@@ -56,15 +56,3 @@ export function restoreConversation(stored: JsonValue | undefined): Conversation
 export function plainData(value: unknown): JsonValue {
   return toJsonSafe(value) ?? null;
 }
-
-export function asObject(value: JsonValue | undefined): JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-}
-
-export function asString(value: JsonValue | undefined, fallback = ''): string {
-  return typeof value === 'string' ? value : fallback;
-}
-
-export function asStringArray(value: JsonValue | undefined): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-}

@@ -4,12 +4,19 @@ import {
   type EncodedValue,
   type EntitySnapshot,
   encodeValue,
-  type JsonObject,
   type JsonValue,
   type LoadedCheckpoint,
   markRedacted,
   type ProviderRegistry,
 } from '@crewline/runtime-state';
+import {
+  type CrewData,
+  parseCrewData,
+  type TaskData,
+  type TaskOutputData,
+  toCrewData,
+  type UsageData,
+} from '@crewline/runtime-state/internal';
 import { z } from 'zod';
 import type { Agent } from '../agent/agent.js';
 import {
@@ -18,34 +25,25 @@ import {
   MissingParts,
   rebuildAgent,
 } from '../agent/agent-snapshot.js';
-import { emptyUsage, type TokenUsage } from '../agent-loop/conversation.js';
+import type { Conversation, TokenUsage } from '../agent-loop/conversation.js';
 import { jsonSchemaOf } from '../agent-loop/structured-output.js';
-import type { CachePreloadStrategy } from '../cache-preload/preload-caches.js';
 import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
-import {
-  asObject,
-  asString,
-  restoreConversation,
-  storeConversation,
-} from '../checkpointing/snapshot-values.js';
+import { restoreConversation, storeConversation } from '../checkpointing/snapshot-values.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
-import { Task, type TaskStatus } from '../task/task.js';
+import { Task } from '../task/task.js';
 import { TaskOutput } from '../task/task-output.js';
 import { Crew } from './crew.js';
 
 const component = 'runtime';
 
-/** Version of the crew entity data inside a checkpoint (the envelope has its own). */
-export const CREW_DATA_VERSION = 1;
-
 interface TaskCacheEntry {
   id: string;
-  status: TaskStatus;
+  status: Task['status'];
   output: TaskOutput | undefined;
   startedEmitted: boolean;
-  data: JsonObject;
+  data: TaskData;
 }
 
 // A completed task does not change until it is edited or reset (which replaces its output), and a
@@ -68,12 +66,17 @@ function storeSchema(schema: z.ZodType | undefined): JsonValue {
   return stored;
 }
 
-function storeUsage(usage: TokenUsage): JsonObject {
+function storeUsage(usage: TokenUsage): UsageData {
   return { ...usage };
 }
 
-function storeOutput(output: TaskOutput): JsonObject {
-  const stored: JsonObject = {
+// Conversations are stored by the agent loop's writer, in the shape the crew data schema checks.
+function storedConversation(conversation: Conversation | undefined): TaskData['conversation'] {
+  return storeConversation(conversation) as TaskData['conversation'];
+}
+
+function storeOutput(output: TaskOutput): TaskOutputData {
+  const stored: TaskOutputData = {
     raw: output.raw,
     description: output.description,
     expectedOutput: output.expectedOutput,
@@ -81,12 +84,11 @@ function storeOutput(output: TaskOutput): JsonObject {
     usage: storeUsage(output.usage),
     edited: output.edited,
   };
-  if (output.structured !== undefined)
-    stored.structured = encodeValue(output.structured) as unknown as JsonValue;
+  if (output.structured !== undefined) stored.structured = encodeValue(output.structured);
   return stored;
 }
 
-function taskData(crew: Crew, task: Task): JsonObject {
+function taskData(crew: Crew, task: Task): TaskData {
   const completed = task.status === 'completed' && task.output !== undefined;
   const notStarted =
     task.status === 'pending' &&
@@ -106,7 +108,7 @@ function taskData(crew: Crew, task: Task): JsonObject {
       return cached.data;
     }
   }
-  const data: JsonObject = {
+  const data: TaskData = {
     id: task.id,
     name: task.name ?? null,
     description: task.description,
@@ -119,11 +121,14 @@ function taskData(crew: Crew, task: Task): JsonObject {
     output: task.output ? storeOutput(task.output) : null,
     // Only unfinished work needs its conversation to resume; a completed task's output is enough.
     systemPrompt: completed ? null : (task.systemPrompt ?? null),
-    conversation: completed ? null : storeConversation(task.conversation),
+    conversation: completed ? null : storedConversation(task.conversation),
     delegations: completed
       ? {}
       : Object.fromEntries(
-          Object.entries(task.delegations).map(([id, conversation]) => [id, storeConversation(conversation)]),
+          Object.entries(task.delegations).map(([id, conversation]) => [
+            id,
+            storedConversation(conversation)!,
+          ]),
         ),
   };
   if (!settled) return data;
@@ -140,12 +145,12 @@ function taskData(crew: Crew, task: Task): JsonObject {
 }
 
 // A kickoff's inputs are copied into a new object at each kickoff and not changed during it.
-const inputsCache = new WeakMap<object, JsonValue>();
+const inputsCache = new WeakMap<object, EncodedValue>();
 
-function storedInputs(inputs: Record<string, unknown>): JsonValue {
+function storedInputs(inputs: Record<string, unknown>): EncodedValue {
   let stored = inputsCache.get(inputs);
   if (stored === undefined) {
-    stored = markRedacted(encodeValue(inputs) as unknown as JsonValue);
+    stored = markRedacted(encodeValue(inputs));
     inputsCache.set(inputs, stored);
   }
   return stored;
@@ -153,26 +158,29 @@ function storedInputs(inputs: Record<string, unknown>): JsonValue {
 
 /** The crew as a checkpoint entity: definition (names and templates only) and progress. */
 export function snapshotCrew(crew: Crew): EntitySnapshot {
-  const data: JsonObject = {
-    version: CREW_DATA_VERSION,
+  return { kind: 'crew', id: crew.id, name: crew.name, data: toCrewData(crewData(crew)) };
+}
+
+/** The crew's data as a checkpoint holds it (typed; see `CrewData` in runtime-state). */
+export function crewData(crew: Crew): Omit<CrewData, 'version'> {
+  return {
     name: crew.name,
     process: crew.process,
     memory: crew.memoryEnabled,
     cachePreload: crew.cachePreload,
     cachePreloadStrategy: crew.cachePreloadStrategy,
-    checkpoint: storeCheckpointSetting(crew.checkpoint),
+    checkpoint: storeCheckpointSetting(crew.checkpoint) as JsonValue,
     status: crew.status,
     kickoffStarted: crew.kickoffStarted,
     inputs: storedInputs(crew.inputs),
     agents: crew.agents.map((agent) => agentDefinitionData(agent)),
     manager: crew.manager ? { ...agentDefinitionData(crew.manager), generated: crew.managerGenerated } : null,
     tasks: crew.tasks.map((task) => taskData(crew, task)),
-    memoryState: crew.memory ? (crew.memory.toJSON() as unknown as JsonValue) : null,
+    memoryState: crew.memory ? crew.memory.toJSON() : null,
     knowledge: crew.knowledge ? knowledgeData(crew.knowledge) : null,
     probeUsage: storeUsage(crew.probeUsage),
+    ...(crew.restoreKey !== undefined ? { restoreKey: crew.restoreKey } : {}),
   };
-  if (crew.restoreKey !== undefined) data.restoreKey = crew.restoreKey;
-  return { kind: 'crew', id: crew.id, name: crew.name, data };
 }
 
 const knowledgeCache = new WeakMap<KnowledgeBase, JsonValue>();
@@ -203,35 +211,34 @@ export function findCrewSnapshot(loaded: LoadedCheckpoint, name?: string): Entit
   return snapshot;
 }
 
-function readUsage(value: JsonValue | undefined): TokenUsage {
-  const stored = asObject(value);
-  const usage = emptyUsage();
-  for (const key of Object.keys(usage) as (keyof TokenUsage)[]) {
-    if (typeof stored[key] === 'number') usage[key] = stored[key] as number;
-  }
-  return usage;
-}
-
-function readStatus(value: JsonValue | undefined): TaskStatus {
-  return value === 'running' || value === 'completed' || value === 'failed' ? value : 'pending';
-}
-
-function readOutput(task: Task, value: JsonValue | undefined): TaskOutput | undefined {
-  if (value === null || value === undefined || typeof value !== 'object' || Array.isArray(value))
-    return undefined;
+function readOutput(task: Task, stored: TaskOutputData | null): TaskOutput | undefined {
+  if (stored === null) return undefined;
   return new TaskOutput({
     taskId: task.id,
     name: task.name,
-    description: asString(value.description, task.description),
-    expectedOutput: asString(value.expectedOutput, task.expectedOutput),
-    agentRole: asString(value.agentRole),
-    raw: asString(value.raw),
-    ...(value.structured !== undefined
-      ? { structured: decodeValue(value.structured as unknown as EncodedValue) }
-      : {}),
-    usage: readUsage(value.usage),
-    edited: value.edited === true,
+    description: stored.description,
+    expectedOutput: stored.expectedOutput,
+    agentRole: stored.agentRole,
+    raw: stored.raw,
+    ...(stored.structured !== undefined ? { structured: decodeValue(stored.structured) } : {}),
+    usage: { ...stored.usage },
+    edited: stored.edited,
   });
+}
+
+/** Puts one task's saved progress onto a task: status, output, the in-progress conversation. */
+export function applyTaskData(task: Task, stored: TaskData): void {
+  task.id = stored.id;
+  task.status = stored.status;
+  task.startedEmitted = stored.startedEmitted;
+  task.output = readOutput(task, stored.output);
+  task.systemPrompt = stored.systemPrompt ?? undefined;
+  task.conversation = restoreConversation(stored.conversation as JsonValue);
+  task.delegations = {};
+  for (const [id, conversation] of Object.entries(stored.delegations)) {
+    const restored = restoreConversation(conversation as JsonValue);
+    if (restored) task.delegations[id] = restored;
+  }
 }
 
 /**
@@ -239,59 +246,37 @@ function readOutput(task: Task, value: JsonValue | undefined): TaskOutput | unde
  * ids, statuses, outputs, the in-progress conversation, memory and inputs.
  */
 export function applyCrewSnapshot(crew: Crew, snapshot: EntitySnapshot): void {
-  const data = snapshot.data;
-  const tasks = Array.isArray(data.tasks) ? data.tasks : [];
-  const agents = Array.isArray(data.agents) ? data.agents : [];
-  if (tasks.length !== crew.tasks.length) {
+  const data = parseCrewData(snapshot);
+  if (data.tasks.length !== crew.tasks.length) {
     throw new CrewlineError(
       component,
       'invalid_state',
-      `the checkpoint's crew "${snapshot.name}" has ${tasks.length} tasks but this crew has ${crew.tasks.length}; restore it with Crew.fromCheckpoint() to rebuild it as saved`,
+      `the checkpoint's crew "${snapshot.name}" has ${data.tasks.length} tasks but this crew has ${crew.tasks.length}; restore it with Crew.fromCheckpoint() to rebuild it as saved`,
     );
   }
   crew.id = snapshot.id;
-  crew.status = readCrewStatus(data.status);
-  crew.kickoffStarted = data.kickoffStarted === true;
-  crew.inputs = data.inputs
-    ? decodeValue<Record<string, unknown>>(data.inputs as unknown as EncodedValue)
-    : {};
-  crew.probeUsage = readUsage(data.probeUsage);
-  agents.forEach((stored, index) => {
+  // A crew saved while failed continues like an interrupted one; the tasks say what is left.
+  crew.status = data.status === 'failed' ? 'running' : data.status;
+  crew.kickoffStarted = data.kickoffStarted;
+  crew.inputs = decodeValue<Record<string, unknown>>(data.inputs);
+  crew.probeUsage = { ...data.probeUsage };
+  data.agents.forEach((stored, index) => {
     const agent = crew.agents[index];
     if (!agent) return;
-    const storedAgent = asObject(stored);
-    agent.id = asString(storedAgent.id, agent.id);
-    applyAgentMemory(agent, storedAgent);
+    agent.id = stored.id;
+    applyAgentMemory(agent, stored);
   });
-  if (crew.manager && data.manager) crew.manager.id = asString(asObject(data.manager).id, crew.manager.id);
-  tasks.forEach((stored, index) => {
-    const task = crew.tasks[index]!;
-    const storedTask = asObject(stored);
-    task.id = asString(storedTask.id, task.id);
-    task.status = readStatus(storedTask.status);
-    task.startedEmitted = storedTask.startedEmitted === true;
-    task.output = readOutput(task, storedTask.output);
-    if (task.status === 'completed' && !task.output) task.status = 'pending';
-    task.systemPrompt = typeof storedTask.systemPrompt === 'string' ? storedTask.systemPrompt : undefined;
-    task.conversation = restoreConversation(storedTask.conversation);
-    task.delegations = {};
-    for (const [id, conversation] of Object.entries(asObject(storedTask.delegations))) {
-      const restored = restoreConversation(conversation);
-      if (restored) task.delegations[id] = restored;
-    }
+  if (crew.manager && data.manager) crew.manager.id = data.manager.id;
+  data.tasks.forEach((stored, index) => {
+    applyTaskData(crew.tasks[index]!, stored);
   });
   if (crew.memoryEnabled) {
     crew.memory = data.memoryState ? ShortTermMemory.fromJSON(data.memoryState) : new ShortTermMemory();
   }
 }
 
-function readCrewStatus(value: JsonValue | undefined): Crew['status'] {
-  // A crew saved while running (or failed) continues; the tasks say what is left.
-  return value === 'completed' ? 'completed' : value === 'pending' ? 'pending' : 'running';
-}
-
-function rebuildSchema(stored: JsonValue | undefined, taskLabel: string): z.ZodType | undefined {
-  if (stored === null || stored === undefined) return undefined;
+function rebuildSchema(stored: JsonValue, taskLabel: string): z.ZodType | undefined {
+  if (stored === null) return undefined;
   try {
     return z.fromJSONSchema(stored as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (error) {
@@ -314,61 +299,49 @@ export async function rebuildCrew(
   registry: ProjectRegistry = projectRegistry(),
   providers?: ProviderRegistry,
 ): Promise<Crew> {
-  const data = snapshot.data;
+  const data = parseCrewData(snapshot);
   const missing = new MissingParts();
   const agents: Agent[] = [];
-  for (const stored of Array.isArray(data.agents) ? data.agents : []) {
-    agents.push(await rebuildAgent(asObject(stored), undefined, { registry, missing, providers }));
+  for (const stored of data.agents) {
+    agents.push(await rebuildAgent(stored, undefined, { registry, missing, providers }));
   }
-  const storedManager = data.manager ? asObject(data.manager) : undefined;
-  const manager = storedManager
-    ? await rebuildAgent(storedManager, undefined, { registry, missing, providers })
+  const manager = data.manager
+    ? await rebuildAgent(data.manager, undefined, { registry, missing, providers })
     : undefined;
   missing.throwIfAny(`crew "${snapshot.name}"`);
   const tasks: Task[] = [];
-  for (const stored of Array.isArray(data.tasks) ? data.tasks : []) {
-    const storedTask = asObject(stored);
-    const agentIndex = typeof storedTask.agent === 'number' ? storedTask.agent : -1;
-    const context = Array.isArray(storedTask.context)
-      ? storedTask.context
-          .map((index) => (typeof index === 'number' ? tasks[index] : undefined))
-          .filter((task) => task !== undefined)
-      : undefined;
-    const description = asString(storedTask.description);
-    const outputSchema = rebuildSchema(storedTask.outputSchema, description.slice(0, 60));
+  for (const stored of data.tasks) {
+    const context = stored.context?.map((index) => tasks[index]).filter((task) => task !== undefined);
+    const outputSchema = rebuildSchema(stored.outputSchema, stored.description.slice(0, 60));
+    const agent = stored.agent === null ? undefined : agents[stored.agent];
     tasks.push(
       new Task({
-        description,
-        expectedOutput: asString(storedTask.expectedOutput),
-        ...(agents[agentIndex] ? { agent: agents[agentIndex] } : {}),
+        description: stored.description,
+        expectedOutput: stored.expectedOutput,
+        ...(agent ? { agent } : {}),
         ...(context ? { context } : {}),
         ...(outputSchema ? { outputSchema } : {}),
-        ...(typeof storedTask.name === 'string' ? { name: storedTask.name } : {}),
+        ...(stored.name !== null ? { name: stored.name } : {}),
       }),
     );
   }
-  const process = data.process === 'hierarchical' ? 'hierarchical' : 'sequential';
   const crew = new Crew({
     name: snapshot.name,
     agents,
     tasks,
-    process,
-    ...(process === 'hierarchical' && manager
-      ? storedManager?.generated === true
+    process: data.process,
+    ...(data.process === 'hierarchical' && manager
+      ? data.manager?.generated === true
         ? { managerLlm: manager.llm }
         : { manager }
       : {}),
-    memory: data.memory === true,
+    memory: data.memory,
     checkpoint: await restoreCheckpointSetting(data.checkpoint, providers),
-    cachePreload: data.cachePreload === true,
-    cachePreloadStrategy: readStrategy(data.cachePreloadStrategy),
-    ...(typeof data.restoreKey === 'string' ? { restoreKey: data.restoreKey } : {}),
+    cachePreload: data.cachePreload,
+    cachePreloadStrategy: data.cachePreloadStrategy,
+    ...(data.restoreKey !== undefined ? { restoreKey: data.restoreKey } : {}),
   });
   if (data.knowledge) crew.knowledge = KnowledgeBase.fromJSON(data.knowledge);
   if (crew.manager && manager) crew.manager.id = manager.id;
   return crew;
-}
-
-function readStrategy(value: JsonValue | undefined): CachePreloadStrategy {
-  return value === 'sequential' || value === 'shared_prefix' ? value : 'parallel';
 }

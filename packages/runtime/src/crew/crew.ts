@@ -8,6 +8,7 @@ import type {
   EntitySummary,
   LoadedCheckpoint,
 } from '@crewline/runtime-state';
+import { shownCrewStatus } from '@crewline/runtime-state/internal';
 import type { TelemetrySettings } from 'ai';
 import { Agent } from '../agent/agent.js';
 import { emptyUsage, type TokenUsage } from '../agent-loop/conversation.js';
@@ -261,9 +262,8 @@ export class Crew implements CheckpointableEntity {
       kind: 'crew',
       id: this.id,
       name: this.name,
-      // The checkpoint of the last task_completed is taken while the crew is still "running", with
-      // every task done: what it holds is a finished crew (resuming it only reports the result).
-      status: this.status === 'running' && completed === this.tasks.length ? 'completed' : this.status,
+      // Resuming a crew shown as completed only reports its result.
+      status: shownCrewStatus(this.status, completed, this.tasks.length),
       completed,
       total: this.tasks.length,
     };

@@ -114,4 +114,47 @@ describe('editing a completed task output', () => {
     expect((document.entities[0]!.data.tasks as { status: string }[])[1]!.status).toBe('completed'); // input untouched
     expect(() => editTaskOutputsInDocument(document, { 3: 'x' })).toThrow(/out of range/);
   });
+
+  it("a document edit puts the edited text into the memory of the crew and the task's agent, as setTaskOutput does", async () => {
+    const location = `${directory.path}/cp`;
+    const llm = offlineModel();
+    const researcher = new Agent({ role: 'Researcher', goal: 'Research', backstory: 'b', llm, memory: true });
+    const writer = new Agent({ role: 'Writer', goal: 'Write', backstory: 'b', llm, memory: true });
+    const crew = new Crew({
+      name: 'memory-crew',
+      agents: [researcher, writer],
+      tasks: [
+        new Task({
+          name: 'research',
+          description: 'Research it',
+          expectedOutput: 'notes',
+          agent: researcher,
+        }),
+        new Task({ name: 'write', description: 'Write it', expectedOutput: 'text', agent: writer }),
+      ],
+      memory: true,
+      checkpoint: { location, onEvents: ['crew_kickoff_completed'] },
+    });
+    await crew.kickoff();
+    const document = readCheckpoint(checkpointFiles(location)[0]!);
+    const edited = editTaskOutputsInDocument(document, { 0: 'EDITED RESEARCH' });
+    crew.setTaskOutput(0, 'EDITED RESEARCH');
+
+    type StoredMemory = { items: { text: string; metadata: Record<string, unknown> }[] } | null;
+    const data = edited.entities[0]!.data as {
+      memoryState: StoredMemory;
+      agents: { role: string; memory: StoredMemory }[];
+    };
+    const texts = (memory: StoredMemory) => memory!.items.map((item) => item.text);
+    const metadata = (memory: StoredMemory) => memory!.items.map((item) => item.metadata);
+    // The researcher did the edited task: its memory holds the new text and not the old; the writer's
+    // item (a later task, invalidated) is gone from both.
+    expect(texts(data.agents[0]!.memory)).toEqual(['EDITED RESEARCH']);
+    expect(texts(data.agents[1]!.memory)).toEqual([]);
+    expect(texts(data.memoryState)).toEqual(['EDITED RESEARCH']);
+    // The same items, with the same metadata, as the edit of the live crew.
+    expect(metadata(data.agents[0]!.memory)).toEqual(researcher.memory!.items().map((item) => item.metadata));
+    expect(texts(data.agents[0]!.memory)).toEqual(researcher.memory!.items().map((item) => item.text));
+    expect(texts(data.memoryState)).toEqual(crew.memory!.items().map((item) => item.text));
+  });
 });

@@ -1,16 +1,7 @@
-import {
-  decodeValue,
-  type EncodedValue,
-  type EntityKind,
-  encodeValue,
-  formatIssues,
-  type JsonObject,
-  type JsonValue,
-} from '@crewline/runtime-state';
-import { z } from 'zod';
-import { flowError } from './errors.js';
+import { decodeValue, type EncodedValue, type EntityKind, encodeValue } from '@crewline/runtime-state';
+import type { FlowExecutionData, FlowStatus } from '@crewline/runtime-state/internal';
 
-export type FlowStatus = 'pending' | 'running' | 'completed' | 'failed' | 'paused';
+export type { FlowStatus };
 
 /** What a paused method waits for. */
 export interface PauseRequest {
@@ -91,45 +82,15 @@ export function increment(map: Map<string, number>, key: string): number {
   return next;
 }
 
-const encodedSchema = z.strictObject({ json: z.json(), meta: z.json().optional() });
-const countsSchema = z.array(z.tuple([z.string(), z.number().int().nonnegative()]));
-
-const executionSchema = z.object({
-  status: z.enum(['pending', 'running', 'completed', 'failed', 'paused']),
-  completedMethods: z.array(z.string()),
-  methodOutputs: z.array(z.strictObject({ method: z.string(), output: encodedSchema })),
-  callCounts: countsSchema,
-  latestRounds: countsSchema,
-  firedRounds: countsSchema,
-  scheduledRounds: countsSchema,
-  pending: z.array(
-    z.strictObject({
-      id: z.number().int().positive(),
-      method: z.string(),
-      round: z.number().int().positive(),
-      input: encodedSchema.nullable(),
-      answers: z.array(z.string()),
-      answersDelivered: z.number().int().nonnegative(),
-      pause: z.strictObject({ message: z.string(), kind: z.enum(['feedback', 'input']) }).nullable(),
-    }),
-  ),
-  lastMethod: z.string().nullable(),
-  lastOutput: encodedSchema.nullable(),
-  committedState: encodedSchema.nullable(),
-  nextActivationId: z.number().int().positive(),
-  nestedEntities: z.array(z.strictObject({ kind: z.enum(['crew', 'flow', 'agent']), name: z.string() })),
-});
-
 /** The JSON form of an execution, as stored under `execution` in the flow's entity snapshot. */
-export function executionToJson(execution: FlowExecution): JsonObject {
-  const pairs = (map: Map<string, number>): JsonValue =>
-    [...map.entries()].map(([key, count]) => [key, count]);
+export function executionToJson(execution: FlowExecution): FlowExecutionData {
+  const pairs = (map: Map<string, number>): [string, number][] => [...map.entries()];
   return {
     status: execution.status,
     completedMethods: [...execution.completedMethods],
     methodOutputs: [...execution.outputs.entries()].map(([method, output]) => ({
       method,
-      output: encodeValue(output) as unknown as JsonObject,
+      output: encodeValue(output),
     })),
     callCounts: pairs(execution.callCounts),
     latestRounds: pairs(execution.latestRounds),
@@ -139,34 +100,23 @@ export function executionToJson(execution: FlowExecution): JsonObject {
       id: activation.id,
       method: activation.method,
       round: activation.round,
-      input: activation.input === undefined ? null : (encodeValue(activation.input) as unknown as JsonObject),
+      input: activation.input === undefined ? null : encodeValue(activation.input),
       answers: [...activation.answers],
       answersDelivered: activation.answersDelivered,
       pause: activation.pause ? { ...activation.pause } : null,
     })),
     lastMethod: execution.lastMethod ?? null,
-    lastOutput:
-      execution.lastOutput === undefined
-        ? null
-        : (encodeValue(execution.lastOutput) as unknown as JsonObject),
-    committedState: (execution.committedState as unknown as JsonObject | undefined) ?? null,
+    lastOutput: execution.lastOutput === undefined ? null : encodeValue(execution.lastOutput),
+    committedState: execution.committedState ?? null,
     nextActivationId: execution.nextActivationId,
     nestedEntities: execution.nestedEntities.map((entity) => ({ ...entity })),
   };
 }
 
-/** Reads an execution back from a checkpoint; a damaged one gives a `corrupt_checkpoint` error. */
-export function executionFromJson(value: unknown, flowName: string): FlowExecution {
-  const parsed = executionSchema.safeParse(value);
-  if (!parsed.success) {
-    throw flowError(
-      'corrupt_checkpoint',
-      `flow "${flowName}": the saved execution in the checkpoint is invalid: ${formatIssues(parsed.error.issues)}`,
-    );
-  }
-  const data = parsed.data;
-  const decode = (encoded: { json: unknown; meta?: unknown } | null): unknown =>
-    encoded === null ? undefined : decodeValue(encoded as EncodedValue);
+/** Puts a saved execution (read by `parseFlowData`) back into its working form. */
+export function executionFromData(data: FlowExecutionData): FlowExecution {
+  const decode = (encoded: EncodedValue | null): unknown =>
+    encoded === null ? undefined : decodeValue(encoded);
   return {
     status: data.status,
     completedMethods: data.completedMethods,
@@ -186,7 +136,7 @@ export function executionFromJson(value: unknown, flowName: string): FlowExecuti
     })),
     lastMethod: data.lastMethod ?? undefined,
     lastOutput: decode(data.lastOutput),
-    committedState: (data.committedState as EncodedValue | null) ?? undefined,
+    committedState: data.committedState ?? undefined,
     nextActivationId: data.nextActivationId,
     nestedEntities: data.nestedEntities,
   };

@@ -3,10 +3,10 @@ import type {
   CheckpointSetting,
   EncodedValue,
   EntitySnapshot,
-  JsonObject,
   JsonValue,
   LoadedCheckpoint,
 } from '@crewline/runtime-state';
+import { toFlowData } from '@crewline/runtime-state/internal';
 import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { resumeCheckpointInput } from '../checkpointing/from-checkpoint.js';
 import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
@@ -158,14 +158,14 @@ export function flowSnapshot(
     id: stateId,
     name: flow.flowName,
     registryName: registeredFlowName(flowClass) ?? flow.flowName,
-    data: {
+    data: toFlowData({
       stateId,
       flowName: flow.flowName,
-      state: parts.state as unknown as JsonObject,
+      state: parts.state,
       execution: executionToJson(execution),
-      checkpoint: storeCheckpointSetting(flow.checkpoint),
+      checkpoint: storeCheckpointSetting(flow.checkpoint) as JsonValue,
       maxMethodCalls: parts.maxMethodCalls,
       persisted: flowGraph(flowClass, flow.flowName).persisted,
-    },
+    }),
   };
 }

@@ -16,10 +16,11 @@ import {
   encodeValue,
   type LoadedCheckpoint,
 } from '@crewline/runtime-state';
+import { parseFlowData } from '@crewline/runtime-state/internal';
 import { forkBranch } from '../agent/agent.js';
 import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { flowError } from './errors.js';
-import { executionFromJson, type FlowExecution, firstPaused, newExecution } from './flow-execution.js';
+import { executionFromData, type FlowExecution, firstPaused, newExecution } from './flow-execution.js';
 import { flowGraph } from './flow-graph.js';
 import { flowNameOf } from './flow-name.js';
 import { persistTarget, type RunPlan, runFlow } from './flow-run.js';
@@ -348,14 +349,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   }
 
   #hydrateSnapshot(snapshot: EntitySnapshot): void {
-    const data = snapshot.data as { stateId?: unknown; execution?: unknown };
-    if (typeof data.stateId !== 'string') {
-      throw flowError(
-        'corrupt_checkpoint',
-        `flow "${this.flowName}": the checkpoint's flow snapshot has no state id`,
-      );
-    }
-    this.#execution = executionFromJson(data.execution, this.flowName);
+    const data = parseFlowData(snapshot);
+    this.#execution = executionFromData(data.execution);
     this.#stateId = data.stateId;
     const saved = this.#execution.committedState
       ? decodeValue<Record<string, unknown>>(this.#execution.committedState)

@@ -5,6 +5,7 @@ import {
   readDocument,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
+import { parseFlowData } from '@crewline/runtime-state/internal';
 import { registryOf } from '../checkpointing/provider-registry.js';
 import { flowComponent } from './errors.js';
 import type { FlowStatus } from './flow-execution.js';
@@ -153,15 +154,9 @@ async function readExecution(
   try {
     const document = await readDocument(provider, location, checkpoint.id);
     const snapshot = document.entities.find((entity) => entity.kind === 'flow' && entity.id === stateId);
-    const execution = snapshot?.data.execution;
-    if (execution && typeof execution === 'object' && !Array.isArray(execution)) {
-      const completed = Array.isArray(execution.completedMethods)
-        ? execution.completedMethods.filter((method): method is string => typeof method === 'string')
-        : [];
-      return {
-        lastMethod: typeof execution.lastMethod === 'string' ? execution.lastMethod : undefined,
-        completedMethods: completed,
-      };
+    if (snapshot) {
+      const { execution } = parseFlowData(snapshot);
+      return { lastMethod: execution.lastMethod ?? undefined, completedMethods: execution.completedMethods };
     }
   } catch (error) {
     logger.warn(flowComponent, `could not read checkpoint ${checkpoint.id} of flow state ${stateId}`, error);

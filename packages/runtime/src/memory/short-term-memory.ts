@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   type BaseEvent,
   CrewlineError,
@@ -13,20 +12,18 @@ import {
   MemorySaveStartedEvent,
 } from '@crewline/events';
 import { toJsonSafe } from '@crewline/runtime-state';
+import {
+  type MemoryItem,
+  memoryItemId,
+  parseMemoryData,
+  type ShortTermMemoryData,
+} from '@crewline/runtime-state/internal';
 import MiniSearch from 'minisearch';
-import { z } from 'zod';
 
 const component = 'memory';
 const source: EventSource = { kind: 'memory', id: 'short-term-memory', name: 'short-term memory' };
 
-/** One remembered text (an earlier task's result, usually). */
-export interface MemoryItem {
-  id: string;
-  text: string;
-  /** JSON-safe details, e.g. `{ task: 'Research', agent: 'Researcher' }`. */
-  metadata: Record<string, unknown>;
-  createdAt: string;
-}
+export type { MemoryItem } from '@crewline/runtime-state/internal';
 
 export interface MemorySearchResult extends MemoryItem {
   /** Relevance; higher is better. Only comparable within one search. */
@@ -34,11 +31,7 @@ export interface MemorySearchResult extends MemoryItem {
 }
 
 /** The stored form of a memory, kept in checkpoints. */
-export interface ShortTermMemorySnapshot {
-  kind: 'short-term-memory';
-  version: 1;
-  items: MemoryItem[];
-}
+export type ShortTermMemorySnapshot = ShortTermMemoryData;
 
 /** Where memory events go and what context they carry. */
 export interface MemoryEventOptions {
@@ -46,30 +39,6 @@ export interface MemoryEventOptions {
   emit?: (source: unknown, event: BaseEvent) => void;
   /** Put on every memory event. Default `{}`. */
   context?: EventContext;
-}
-
-const snapshotSchema = z.object({
-  kind: z.literal('short-term-memory'),
-  version: z.literal(1),
-  items: z.array(
-    z.object({
-      id: z.string(),
-      text: z.string(),
-      // Passed through as parsed (no key-by-key copy), so a `__proto__` key stays a plain own property.
-      metadata: z.custom<Record<string, unknown>>(
-        (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-        'expected an object',
-      ),
-      createdAt: z.string(),
-    }),
-  ),
-});
-
-function itemId(text: string, metadata: Record<string, unknown>): string {
-  return createHash('sha256')
-    .update(JSON.stringify([text, metadata]))
-    .digest('hex')
-    .slice(0, 16);
 }
 
 /**
@@ -118,7 +87,7 @@ export class ShortTermMemory {
       throw new CrewlineError(component, 'invalid_argument', message);
     }
     const safeMetadata = (toJsonSafe(metadata) ?? {}) as Record<string, unknown>;
-    const id = itemId(text, safeMetadata);
+    const id = memoryItemId(text, safeMetadata);
     let item = this.#items.get(id);
     if (item === undefined) {
       item = { id, text, metadata: safeMetadata, createdAt: new Date().toISOString() };
@@ -166,19 +135,9 @@ export class ShortTermMemory {
 
   /** Rebuilds a memory from {@link toJSON} output (a checkpoint's), validating it. */
   static fromJSON(snapshot: unknown, options: MemoryEventOptions = {}): ShortTermMemory {
-    const parsed = snapshotSchema.safeParse(snapshot);
-    if (!parsed.success) {
-      const issues = parsed.error.issues
-        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-        .join('; ');
-      throw new CrewlineError(
-        component,
-        'corrupt_checkpoint',
-        `saved short-term memory is not valid (${issues}); the checkpoint may be damaged`,
-      );
-    }
+    const parsed = parseMemoryData(snapshot);
     const memory = new ShortTermMemory(options);
-    for (const item of parsed.data.items) {
+    for (const item of parsed.items) {
       if (!memory.#items.has(item.id)) memory.#add({ ...item, metadata: { ...item.metadata } });
     }
     return memory;

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { CrewlineError } from '@crewline/events';
+import { type TaskStatus, taskLabel } from '@crewline/runtime-state/internal';
 import type { z } from 'zod';
 import type { Agent } from '../agent/agent.js';
 import type { Conversation } from '../agent-loop/conversation.js';
 import { findPlaceholders, interpolate } from '../templating/interpolate.js';
 import type { TaskOutput } from './task-output.js';
 
-export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed';
+export type { TaskStatus };
 
 export interface TaskOptions {
   /** What to do; `{placeholder}`s are filled from the kickoff inputs. */
@@ -100,9 +101,4 @@ export class Task {
     this.startedEmitted = false;
     this.systemPrompt = undefined;
   }
-}
-
-/** How a task is named in messages and memory: its name, else the start of its description. */
-export function taskLabel(name: string | undefined, description: string): string {
-  return name ?? (description.length > 60 ? `${description.slice(0, 57)}...` : description);
 }

@@ -1,13 +1,7 @@
 import { CrewlineError } from '@crewline/events';
+import { placeholderPattern } from '@crewline/runtime-state/internal';
 
-const placeholderPattern = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
-
-/** The `{placeholder}` names a template uses, in order of first use. */
-export function findPlaceholders(template: string): string[] {
-  const names = new Set<string>();
-  for (const match of template.matchAll(placeholderPattern)) names.add(match[1]!);
-  return [...names];
-}
+export { findPlaceholders } from '@crewline/runtime-state/internal';
 
 function render(value: unknown): string {
   if (typeof value === 'string') return value;
