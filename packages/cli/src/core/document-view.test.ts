@@ -1,8 +1,8 @@
 import { type CheckpointableEntity, RuntimeState, readDocument } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { describe, expect, it } from 'vitest';
-import { writeFakeRun } from '../test-support/fake-crew.js';
-import { outputText, primaryEntity, viewDocument } from './document-view.js';
+import { fakeCrewData, writeFakeRun } from '../test-support/fake-crew.js';
+import { primaryEntity, viewDocument } from './document-view.js';
 
 describe('viewDocument', () => {
   it('turns a crew checkpoint into inputs, flat tasks with status and outputs, and placeholders', async () => {
@@ -29,25 +29,28 @@ describe('viewDocument', () => {
   it('shows a crew saved as running with every task completed as completed', async () => {
     const provider = new InMemoryProvider();
     type Status = 'running' | 'completed' | 'failed';
-    const crewWith = (status: Status, taskStatuses: Status[]): CheckpointableEntity => ({
-      entityKind: 'crew',
-      entityId: `crew-${taskStatuses.join('-')}`,
-      entityName: 'Research',
-      snapshotEntity: () => ({
-        kind: 'crew',
-        id: `crew-${taskStatuses.join('-')}`,
-        name: 'Research',
-        data: {
-          status,
-          tasks: taskStatuses.map((taskStatus) => ({
-            description: 'Research {topic}',
-            status: taskStatus,
-            output: taskStatus === 'completed' ? { raw: 'done' } : null,
-          })),
-        },
-      }),
-      summarizeEntity: () => ({ kind: 'crew', id: 'crew', name: 'Research', status }),
-    });
+    const crewWith = (status: Status, taskStatuses: Status[]): CheckpointableEntity => {
+      const id = `crew-${taskStatuses.join('-')}`;
+      const tasks = taskStatuses.map((taskStatus) => ({
+        description: 'Research {topic}',
+        expectedOutput: 'notes',
+        agentRole: 'Researcher' as const,
+        status: taskStatus,
+        ...(taskStatus === 'completed' ? { output: 'done' } : {}),
+      }));
+      return {
+        entityKind: 'crew',
+        entityId: id,
+        entityName: 'Research',
+        snapshotEntity: () => ({
+          kind: 'crew',
+          id,
+          name: 'Research',
+          data: fakeCrewData('Research', tasks, status),
+        }),
+        summarizeEntity: () => ({ kind: 'crew', id, name: 'Research', status }),
+      };
+    };
     const statusOf = async (entity: CheckpointableEntity) => {
       const state = new RuntimeState({ entities: [entity], inputs: {}, provider, location: 'x' });
       const stored = await state.writeCheckpoint();
@@ -58,12 +61,17 @@ describe('viewDocument', () => {
     expect(await statusOf(crewWith('failed', ['completed', 'failed']))).toBe('failed');
   });
 
-  it('reads outputs stored as text, { raw } or encoded values', () => {
-    expect(outputText('plain')).toBe('plain');
-    expect(outputText({ raw: 'raw text', agentRole: 'x' })).toBe('raw text');
-    expect(outputText({ json: { raw: 'encoded' } })).toBe('encoded');
-    expect(outputText(null)).toBeUndefined();
-    expect(outputText({ other: 1 })).toBe('{"other":1}');
+  it('refuses a crew whose data is damaged with corrupt_checkpoint naming the field, not a guess', async () => {
+    const provider = new InMemoryProvider();
+    const stored = await writeFakeRun({ provider, location: 'x', taskCount: 2, complete: 1 });
+    const document = await readDocument(provider, 'x', stored.at(-1)!.id);
+    (document.entities[0]!.data.tasks as { status: unknown }[])[0]!.status = 'done';
+    expect(() => viewDocument(document)).toThrow(
+      expect.objectContaining({
+        code: 'corrupt_checkpoint',
+        message: expect.stringMatching(/tasks\.0\.status/),
+      }),
+    );
   });
 
   it('picks the flow of a checkpoint as its primary entity, else the first crew', () => {

@@ -1,13 +1,20 @@
 import {
   type CheckpointDocument,
   decodeValue,
-  type EncodedValue,
   type EntityKind,
   type EntitySnapshot,
-  type JsonValue,
 } from '@crewline/runtime-state';
+import {
+  type AgentDefinitionData,
+  findPlaceholders,
+  parseAgentData,
+  parseCrewData,
+  parseFlowData,
+  shownCrewStatus,
+  type TaskStatus,
+} from '@crewline/runtime-state/internal';
 
-export type TaskStatus = 'completed' | 'running' | 'pending' | 'failed';
+export type { TaskStatus };
 
 /** One task of a crew as the CLI shows it. */
 export interface TaskView {
@@ -50,173 +57,104 @@ export interface DocumentView {
   placeholders: string[];
 }
 
-type JsonRecord = Record<string, JsonValue>;
+type AgentView = EntityView['agents'][number];
 
-function isRecord(value: unknown): value is JsonRecord {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+function agentView(agent: AgentDefinitionData): AgentView {
+  return { role: agent.role, goal: agent.goal, model: agent.llm };
 }
 
-function stringField(record: JsonRecord, ...keys: string[]): string | undefined {
-  for (const key of keys) {
-    const value = record[key];
-    if (typeof value === 'string') return value;
-  }
-  return undefined;
-}
-
-function isEncodedValue(value: unknown): value is EncodedValue {
-  if (!isRecord(value) || !('json' in value)) return false;
-  return Object.keys(value).every((key) => key === 'json' || key === 'meta');
-}
-
-/** Decodes an `EncodedValue` and leaves anything else as it is (the runtime may store either). */
-function decodeMaybe(value: unknown): unknown {
-  if (isEncodedValue(value)) {
-    try {
-      return decodeValue(value);
-    } catch {
-      return value.json;
-    }
-  }
-  return value;
-}
-
-/** The text of a task output however the runtime stored it: a string, `{ raw }`, or an encoded value. */
-export function outputText(value: unknown): string | undefined {
-  const decoded = decodeMaybe(value);
-  if (decoded === undefined || decoded === null) return undefined;
-  if (typeof decoded === 'string') return decoded;
-  if (isRecord(decoded) && typeof decoded.raw === 'string') return decoded.raw;
-  return JSON.stringify(decoded);
-}
-
-function taskStatus(task: JsonRecord, output: string | undefined): TaskStatus {
-  const status = task.status;
-  if (status === 'completed' || status === 'done') return 'completed';
-  if (status === 'running' || status === 'in_progress' || status === 'started') return 'running';
-  if (status === 'failed') return 'failed';
-  if (status === 'pending') return 'pending';
-  return output !== undefined ? 'completed' : 'pending';
-}
-
-function agentRoleOf(task: JsonRecord, agents: EntityView['agents']): string | undefined {
-  // The runtime stores the agent as its index in the crew's agents; the output names its role too.
-  if (typeof task.agent === 'number') return agents[task.agent]?.role;
-  if (typeof task.agentIndex === 'number') return agents[task.agentIndex]?.role;
-  const direct = stringField(task, 'agentRole', 'agent');
-  if (direct !== undefined) return direct;
-  if (isRecord(task.agent)) return stringField(task.agent, 'role');
-  if (isRecord(task.output)) return stringField(task.output, 'agentRole');
-  return undefined;
-}
-
-function viewEntity(entity: EntitySnapshot, firstIndex: number): EntityView {
-  const data = entity.data as JsonRecord;
-  const agents: EntityView['agents'] = [];
-  const agentList = Array.isArray(data.agents) ? data.agents : [];
-  for (const agent of agentList) {
-    if (!isRecord(agent)) continue;
-    const model = stringField(agent, 'model', 'llm', 'modelId');
-    agents.push({ role: stringField(agent, 'role') ?? '(agent)', goal: stringField(agent, 'goal'), model });
-  }
-  if (entity.kind === 'agent' && agents.length === 0) {
-    const role = stringField(data, 'role');
-    if (role !== undefined)
-      agents.push({ role, goal: stringField(data, 'goal'), model: stringField(data, 'model', 'llm') });
-  }
-  const tasks: TaskView[] = [];
-  const taskList = Array.isArray(data.tasks) ? data.tasks : [];
-  taskList.forEach((task, indexInCrew) => {
-    if (!isRecord(task)) return;
-    const output = outputText(task.output);
-    tasks.push({
-      index: firstIndex + tasks.length,
+function crewView(entity: EntitySnapshot, firstIndex: number, found: Set<string>): EntityView {
+  const data = parseCrewData(entity);
+  const agents = data.agents.map(agentView);
+  const templates = [...data.agents, ...(data.manager ? [data.manager] : [])].flatMap((agent) => [
+    agent.role,
+    agent.goal,
+    agent.backstory,
+  ]);
+  const tasks = data.tasks.map((task, indexInCrew): TaskView => {
+    templates.push(task.description, task.expectedOutput);
+    const agentRole = task.agent === null ? task.output?.agentRole : data.agents[task.agent]?.role;
+    return {
+      index: firstIndex + indexInCrew,
       indexInCrew,
       crewName: entity.name,
-      name: stringField(task, 'name'),
-      description: stringField(task, 'description', 'descriptionTemplate') ?? '(no description)',
-      agentRole: agentRoleOf(task, agents),
-      status: taskStatus(task, output),
-      output,
-    });
+      ...(task.name !== null ? { name: task.name } : {}),
+      description: task.description,
+      ...(agentRole !== undefined ? { agentRole } : {}),
+      status: task.status,
+      ...(task.output ? { output: task.output.raw } : {}),
+    };
   });
-  // Flows keep their progress under `execution` (completed methods, status, last method).
-  const execution = isRecord(data.execution) ? data.execution : undefined;
-  const methods = Array.isArray(data.completedMethods)
-    ? data.completedMethods
-    : Array.isArray(execution?.completedMethods)
-      ? execution.completedMethods
-      : [];
-  const completedMethods = methods.filter((method): method is string => typeof method === 'string');
-  const state = decodeMaybe(data.state);
-  const conversation = isRecord(data.conversation) ? data.conversation : undefined;
-  const savedStatus =
-    stringField(data, 'status') ?? (execution ? stringField(execution, 'status') : undefined);
-  // A crew's last checkpoint is taken at its last task_completed, while the crew is still "running":
-  // with every task done, what it holds is a finished crew.
-  const finished = tasks.length > 0 && tasks.every((task) => task.status === 'completed');
+  for (const template of templates) for (const name of findPlaceholders(template)) found.add(name);
+  const completed = tasks.filter((task) => task.status === 'completed').length;
   return {
-    kind: entity.kind,
+    kind: 'crew',
     id: entity.id,
     name: entity.name,
-    status: savedStatus === 'running' && finished ? 'completed' : savedStatus,
+    status: shownCrewStatus(data.status, completed, tasks.length),
     tasks,
     agents,
-    completedMethods,
-    state: isRecord(state) ? (state as Record<string, unknown>) : undefined,
-    messageCount:
-      conversation && Array.isArray(conversation.messages) ? conversation.messages.length : undefined,
+    completedMethods: [],
   };
 }
 
-// Fields that hold values rather than templates: conversations (interpolated text and model
-// output), outputs, flow state and execution. Braces in them are data, not placeholders.
-const valueKeys = new Set([
-  'conversation',
-  'messages',
-  'output',
-  'delegations',
-  'state',
-  'execution',
-  'memory',
-]);
-
-const placeholderPattern = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
-
-function collectPlaceholders(value: unknown, found: Set<string>, depth = 0): void {
-  if (depth > 12) return;
-  if (typeof value === 'string') {
-    for (const match of value.matchAll(placeholderPattern)) found.add(match[1]!);
-  } else if (Array.isArray(value)) {
-    for (const item of value) collectPlaceholders(item, found, depth + 1);
-  } else if (isRecord(value)) {
-    for (const [key, item] of Object.entries(value)) {
-      if (!valueKeys.has(key)) collectPlaceholders(item, found, depth + 1);
-    }
-  }
+function agentEntityView(entity: EntitySnapshot, found: Set<string>): EntityView {
+  const data = parseAgentData(entity);
+  for (const template of [data.role, data.goal, data.backstory])
+    for (const name of findPlaceholders(template)) found.add(name);
+  return {
+    kind: 'agent',
+    id: entity.id,
+    name: entity.name,
+    status: data.status,
+    tasks: [],
+    agents: [agentView(data)],
+    completedMethods: [],
+    ...(data.conversation ? { messageCount: data.conversation.messages.length } : {}),
+  };
 }
 
-/** Builds the view of a checkpoint: decoded inputs, entities, flat tasks and template placeholders. */
+function flowView(entity: EntitySnapshot): EntityView {
+  const data = parseFlowData(entity);
+  const state = decodeValue<unknown>(data.state);
+  return {
+    kind: 'flow',
+    id: entity.id,
+    name: entity.name,
+    status: data.execution.status,
+    tasks: [],
+    agents: [],
+    completedMethods: data.execution.completedMethods,
+    ...(isRecord(state) ? { state } : {}),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Builds the view of a checkpoint: decoded inputs, entities, flat tasks and template placeholders.
+ * Entity data is read through its owner's parser: a damaged field is a `corrupt_checkpoint` error.
+ */
 export function viewDocument(document: CheckpointDocument): DocumentView {
-  let inputs: Record<string, unknown>;
-  try {
-    const decoded = decodeValue<unknown>(document.inputs);
-    inputs = isRecord(decoded) ? (decoded as Record<string, unknown>) : {};
-  } catch {
-    inputs = isRecord(document.inputs.json) ? (document.inputs.json as Record<string, unknown>) : {};
-  }
+  const inputs = decodeValue<unknown>(document.inputs);
+  const found = new Set<string>();
   const entities: EntityView[] = [];
   let nextIndex = 0;
   for (const entity of document.entities) {
-    const view = viewEntity(entity, nextIndex);
+    const view =
+      entity.kind === 'crew'
+        ? crewView(entity, nextIndex, found)
+        : entity.kind === 'agent'
+          ? agentEntityView(entity, found)
+          : flowView(entity);
     nextIndex += view.tasks.length;
     entities.push(view);
   }
-  const found = new Set<string>();
-  for (const entity of document.entities) collectPlaceholders(entity.data, found);
   return {
     document,
-    inputs,
+    inputs: isRecord(inputs) ? inputs : {},
     entities,
     tasks: entities.flatMap((entity) => entity.tasks),
     placeholders: [...found].sort(),

@@ -4,21 +4,97 @@ import {
   type CheckpointProvider,
   type EntitySnapshot,
   type EntitySummary,
+  type JsonObject,
   RuntimeState,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
+import {
+  type CrewStatus,
+  parseCrewData,
+  type TaskStatus,
+  toCrewData,
+} from '@crewline/runtime-state/internal';
 
 export interface FakeTask {
   description: string;
   expectedOutput: string;
-  agentRole: string;
-  status: 'pending' | 'running' | 'completed' | 'failed';
+  agentRole: 'Researcher' | 'Writer';
+  status: TaskStatus;
   output?: string;
 }
 
+const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedInputTokens: 0 };
+
+function fakeAgent(role: string, goal: string) {
+  return {
+    id: `agent-${role.toLowerCase()}`,
+    role,
+    goal,
+    backstory: 'Expert',
+    llm: 'offline:test',
+    tools: [],
+    maxIterations: 10,
+    checkpoint: null,
+    knowledge: null,
+    memory: null,
+  };
+}
+
 /**
- * A crew-shaped entity for fixtures: it snapshots like the runtime's crew (agents, tasks with
- * status and `output.raw`) without running any model.
+ * A crew's data as the runtime's writer stores it (through `toCrewData`), for fixtures that need a
+ * crew without running one: two agents (Researcher, Writer) and the tasks given.
+ */
+export function fakeCrewData(
+  name: string,
+  tasks: readonly FakeTask[],
+  status: CrewStatus = tasks.every((task) => task.status === 'completed') ? 'completed' : 'running',
+): JsonObject {
+  return toCrewData({
+    name,
+    process: 'sequential',
+    memory: false,
+    cachePreload: false,
+    cachePreloadStrategy: 'parallel',
+    checkpoint: null,
+    status,
+    kickoffStarted: true,
+    inputs: { json: {} },
+    agents: [fakeAgent('Researcher', 'Research {topic}'), fakeAgent('Writer', 'Write')],
+    manager: null,
+    tasks: tasks.map((task, index) => ({
+      id: `task-${index}`,
+      name: null,
+      description: task.description,
+      expectedOutput: task.expectedOutput,
+      agent: task.agentRole === 'Researcher' ? 0 : 1,
+      context: null,
+      outputSchema: null,
+      status: task.status,
+      startedEmitted: task.status !== 'pending',
+      output:
+        task.output === undefined
+          ? null
+          : {
+              raw: task.output,
+              description: task.description,
+              expectedOutput: task.expectedOutput,
+              agentRole: task.agentRole,
+              usage,
+              edited: false,
+            },
+      systemPrompt: null,
+      conversation: null,
+      delegations: {},
+    })),
+    memoryState: null,
+    knowledge: null,
+    probeUsage: usage,
+  });
+}
+
+/**
+ * A crew entity for fixtures: it snapshots through the runtime's crew data writer (agents, tasks
+ * with status and output) without running any model.
  */
 export class FakeCrew implements CheckpointableEntity {
   readonly entityKind = 'crew' as const;
@@ -42,20 +118,7 @@ export class FakeCrew implements CheckpointableEntity {
       kind: 'crew',
       id: this.entityId,
       name: this.entityName,
-      data: {
-        agents: [
-          { role: 'Researcher', goal: 'Research {topic}', backstory: 'Expert', llm: 'offline:test' },
-          { role: 'Writer', goal: 'Write', backstory: 'Expert', llm: 'offline:test' },
-        ],
-        tasks: this.tasks.map((task, index) => ({
-          id: `task-${index}`,
-          description: task.description,
-          expectedOutput: task.expectedOutput,
-          agent: task.agentRole === 'Researcher' ? 0 : 1,
-          status: task.status,
-          output: task.output === undefined ? null : { raw: task.output, agentRole: task.agentRole },
-        })),
-      },
+      data: fakeCrewData(this.entityName, this.tasks),
     };
   }
 
@@ -120,13 +183,14 @@ export async function writeFakeFork(
   const document = validateDocument('text' in raw ? parseDocumentText(raw.text) : raw.document);
   const entity = document.entities[0]!;
   const crew = new FakeCrew(entity.name, 0, entity.id);
-  for (const task of (entity.data.tasks as unknown as Record<string, unknown>[]) ?? []) {
+  const data = parseCrewData(entity);
+  for (const task of data.tasks) {
     crew.tasks.push({
-      description: String(task.description),
-      expectedOutput: String(task.expectedOutput),
+      description: task.description,
+      expectedOutput: task.expectedOutput,
       agentRole: task.agent === 0 ? 'Researcher' : 'Writer',
-      status: task.status as FakeTask['status'],
-      output: (task.output as { raw?: string } | null)?.raw,
+      status: task.status,
+      ...(task.output ? { output: task.output.raw } : {}),
     });
   }
   const state = RuntimeState.fromDocument(document, { entities: [crew], provider, location });
