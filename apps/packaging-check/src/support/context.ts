@@ -1,10 +1,11 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runOrThrow } from './commands.js';
 import { UserProject, userEnvironment } from './project.js';
-import { type PackedPackage, packPublicPackages } from './tarballs.js';
+import { type PackedPackage, packPublicPackages, publicPackages } from './tarballs.js';
 
 /** What every scenario gets: the packed tarballs and a place outside the workspace to use them. */
 export interface CheckContext {
@@ -24,6 +25,8 @@ export interface CheckContext {
   /** Lines for the summary printed at the end (sizes, times). */
   report(line: string): void;
   readonly reportLines: string[];
+  /** Build output (dist/, build info) that did not exist before the check, removed at its end. */
+  readonly createdOutputs: readonly string[];
 }
 
 export async function prepareContext(): Promise<CheckContext> {
@@ -32,19 +35,25 @@ export async function prepareContext(): Promise<CheckContext> {
   const npmCache = join(tmpdir(), 'crewline-packaging-npm-cache');
   await mkdir(npmCache, { recursive: true });
   const started = Date.now();
-  // One build of every package first (turbo runs them two at a time); each package's prepack then
-  // runs the same turbo build and finds it done.
-  await runOrThrow(
-    'pnpm',
-    ['exec', 'turbo', 'run', 'build', '--filter=./packages/*', '--output-logs=errors-only'],
-    {
-      cwd: workspaceRoot,
-      env: userEnvironment(),
-      timeoutMs: 300_000,
-    },
-  );
-  const built = Date.now();
-  const packed = await packPublicPackages(workspaceRoot, join(work, 'tarballs'), userEnvironment());
+  // Build output this check makes, removed again at the end: a dist/ left behind goes stale with the
+  // next source change, and bin/crewline.js in a source checkout prefers dist/ to src/.
+  const createdOutputs = await missingBuildOutputs(workspaceRoot);
+  let packed: Map<string, PackedPackage>;
+  let built: number;
+  try {
+    // One build of every package first (turbo runs them two at a time); each package's prepack then
+    // runs the same turbo build and finds it done.
+    await runOrThrow(
+      'pnpm',
+      ['exec', 'turbo', 'run', 'build', '--filter=./packages/*', '--output-logs=errors-only'],
+      { cwd: workspaceRoot, env: userEnvironment(), timeoutMs: 300_000 },
+    );
+    built = Date.now();
+    packed = await packPublicPackages(workspaceRoot, join(work, 'tarballs'), userEnvironment());
+  } catch (error) {
+    await removePaths(createdOutputs);
+    throw error;
+  }
   const reportLines = [
     `built in ${seconds(built - started)}, packed ${packed.size} packages in ${seconds(Date.now() - built)}`,
   ];
@@ -64,12 +73,27 @@ export async function prepareContext(): Promise<CheckContext> {
       }),
     report: (line) => reportLines.push(line),
     reportLines,
+    createdOutputs,
   };
 }
 
+/** Each public package's dist/ and build info that does not exist yet. */
+async function missingBuildOutputs(workspaceRoot: string): Promise<string[]> {
+  const outputs = (await publicPackages(workspaceRoot)).flatMap(({ directory }) => [
+    join(directory, 'dist'),
+    join(directory, 'tsconfig.build.tsbuildinfo'),
+  ]);
+  return outputs.filter((path) => !existsSync(path));
+}
+
+function removePaths(paths: readonly string[]): Promise<unknown> {
+  return Promise.all(paths.map((path) => rm(path, { recursive: true, force: true })));
+}
+
 export async function removeContext(context: CheckContext | undefined): Promise<void> {
-  if (!context || process.env.CREWLINE_PACKAGING_KEEP === '1') return;
-  await rm(context.work, { recursive: true, force: true });
+  if (!context) return;
+  await removePaths(context.createdOutputs);
+  if (process.env.CREWLINE_PACKAGING_KEEP !== '1') await rm(context.work, { recursive: true, force: true });
 }
 
 export function seconds(milliseconds: number): string {
