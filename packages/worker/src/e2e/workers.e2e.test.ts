@@ -184,6 +184,16 @@ describeWithPostgres('workers on many processes', () => {
         }
       }
 
+      // Every attempt continued its run's lineage (none started over): one lineage per run in the store.
+      const lister = new PostgresProvider();
+      try {
+        const lineages = new Set((await lister.list(location)).map((checkpoint) => checkpoint.lineageId));
+        expect(lineages).toEqual(new Set(ended.map((run) => run.lineageId)));
+        expect(lineages.size).toBe(runCount);
+      } finally {
+        await lister.close();
+      }
+
       // Storage agrees: each run's lineage is one unbroken chain on one branch, with one head.
       const provider = new PostgresProvider();
       try {
