@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '@crewline/runtime-state';
-import { markRedacted, toJsonSafe } from '@crewline/runtime-state';
+import { markRedacted } from '@crewline/runtime-state';
 import { type Conversation, emptyUsage } from '../agent-loop/conversation.js';
 
 /**
@@ -50,9 +50,4 @@ export function restoreConversation(stored: JsonValue | undefined): Conversation
   copy.finished = copy.finished === true;
   copy.usage = { ...emptyUsage(), ...(copy.usage ?? {}) };
   return copy;
-}
-
-/** Plain JSON for settings and other small user objects (functions dropped, dates as text). */
-export function plainData(value: unknown): JsonValue {
-  return toJsonSafe(value) ?? null;
 }
