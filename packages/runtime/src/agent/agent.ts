@@ -375,11 +375,10 @@ export class Agent implements CheckpointableEntity {
     options: { fork?: { branch?: string }; registry?: ProjectRegistry; telemetry?: TelemetrySettings } = {},
   ): Promise<Agent> {
     const snapshot = findEntitySnapshot(loaded, 'agent');
-    const agent = await rebuildAgent(
-      parseAgentData(snapshot),
-      snapshot,
-      { ...(options.registry ? { registry: options.registry } : {}), providers: loaded.providers },
-    );
+    const agent = await rebuildAgent(parseAgentData(snapshot), snapshot, {
+      ...(options.registry ? { registry: options.registry } : {}),
+      providers: loaded.providers,
+    });
     applyStandaloneAgentSnapshot(agent, snapshot);
     if (options.telemetry) agent.telemetry = options.telemetry;
     agent.checkpoint = resumeCheckpointInput(agent.checkpoint, config, loaded);

@@ -57,7 +57,9 @@ export async function loadRestoreTarget(
   bus.emit({ kind: 'checkpoint', id: reference }, new CheckpointRestoreStartedEvent({ reference }));
   try {
     // A given provider reads every reference, and checkpoints keep storing what its kind's entry stores.
-    const registry = options.provider ? onlyProvider(options.provider, registryOf(options)) : registryOf(options);
+    const registry = options.provider
+      ? onlyProvider(options.provider, registryOf(options))
+      : registryOf(options);
     const loaded = await loadCheckpoint(reference, registry, {
       ...(options.defaultLocation !== undefined ? { defaultLocation: options.defaultLocation } : {}),
       ...(options.allowPrefix ? { allowPrefix: true } : {}),

@@ -292,7 +292,11 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     const fromCheckpoint = options.fromCheckpoint;
     if (fromCheckpoint?.restoreFrom !== undefined) {
       // Like a crew: continue the saved run, and keep checkpointing where it was read from.
-      const loaded = await loadReference(requireReference(fromCheckpoint, 'kickoff'), fromCheckpoint, this.#bus);
+      const loaded = await loadReference(
+        requireReference(fromCheckpoint, 'kickoff'),
+        fromCheckpoint,
+        this.#bus,
+      );
       this.#hydrate(loaded);
       this.checkpoint = await restoredSetting(this.flowName, loaded, fromCheckpoint, this.checkpoint);
     } else if (fromCheckpoint) {
