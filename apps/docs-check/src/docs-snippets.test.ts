@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { commands } from '@crewline/cli';
+import { JsonProvider } from '@crewline/provider-json';
 import { CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, validateMetadata } from '@crewline/runtime-state';
 import { describe, expect, it } from 'vitest';
 import { parseTutorialOptions } from '../../tutorial/src/options.js';
@@ -28,7 +29,7 @@ const documents = checkedDocuments().map((path) => ({
 const expectedOutput: Record<string, RegExp[]> = {
   'quick-start.ts': [
     /^\[offline model\] default answering: Write a summary/m,
-    /^Research on what-if: One fact only/m,
+    /^Research on fork\/[\w.-]+: One fact only/m,
   ],
   'providers.ts': [/^json: \d{8}T\d{9}-[0-9a-f]{8}$/m, /^sqlite: \d{8}T\d{9}-[0-9a-f]{8}$/m],
   'tutorial-steps.ts': [
@@ -186,6 +187,45 @@ describe('code in README.md, docs/, and the app and package READMEs and docs', (
     },
     60_000,
   );
+
+  it('runs snippets/quick-start.ts twice in one directory: each run forks its own checkpoint', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'crewline-docs-'));
+    const runQuickStart = () =>
+      spawnSync(
+        process.execPath,
+        ['--conditions=@crewline/source', '--import', tsxLoader, join(snippetsDirectory, 'quick-start.ts')],
+        {
+          cwd: directory,
+          encoding: 'utf8',
+          env: {
+            ...process.env,
+            NO_COLOR: '1',
+            OPENAI_API_KEY: '',
+            ANTHROPIC_API_KEY: '',
+            CREWLINE_MODEL: '',
+          },
+        },
+      );
+    try {
+      for (const run of [1, 2]) {
+        const result = runQuickStart();
+        expect(result.status, `run ${run}: ${result.stderr}`).toBe(0);
+        for (const pattern of expectedOutput['quick-start.ts']!) expect(result.stdout).toMatch(pattern);
+      }
+      const checkpoints = await new JsonProvider().list(join(directory, '.checkpoints'));
+      const runs = new Map<string, typeof checkpoints>();
+      for (const checkpoint of checkpoints) {
+        runs.set(checkpoint.lineageId, [...(runs.get(checkpoint.lineageId) ?? []), checkpoint]);
+      }
+      // Two kickoffs on main and two forks; each fork starts from the first checkpoint of its own kickoff.
+      const kickoffs = [...runs.values()].filter((run) => run[0]!.parentId === null);
+      const forks = [...runs.values()].filter((run) => run[0]!.parentId !== null);
+      expect(kickoffs).toHaveLength(2);
+      expect(forks.map((fork) => fork[0]!.parentId).sort()).toEqual(kickoffs.map((run) => run[0]!.id).sort());
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('runs only commands that exist: root scripts, demo options, crewline commands', () => {
     const rootScripts = Object.keys(

@@ -43,13 +43,13 @@ export async function readmeExampleAndCli(context: CheckContext): Promise<void> 
   expect(quickStart.stderr).toBe('');
   expect(quickStart.code).toBe(0);
   expect(quickStart.stdout).toContain('[offline model]');
-  expect(quickStart.stdout).toContain('Research on what-if: One fact only');
+  expect(quickStart.stdout).toMatch(/^Research on fork\/[\w.-]+: One fact only/m);
 
   await project.write('crewline.config.ts', projectConfig);
   const list = await project.bin('crewline', ['checkpoint', 'list']);
   expect(list.stderr).toBe('');
   expect(list.code).toBe(0);
-  expect(list.stdout).toContain('what-if');
+  expect(list.stdout).toContain('fork/');
   const ids = [...list.stdout.matchAll(/\b(\d{8}T\d{9}-[0-9a-f]{8})\b/g)].map((match) => match[1]!);
   expect(ids.length).toBeGreaterThanOrEqual(3);
 

@@ -1,6 +1,7 @@
+import { CrewlineError } from '@crewline/events';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
-import { usageError } from '../core/cli-error.js';
+import { cliError, usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
 import { type DocumentView, viewDocument } from '../core/document-view.js';
 import { truncate } from '../core/format.js';
@@ -88,19 +89,22 @@ export async function runContinueCommand(
     );
   if (inputChanges) out(`  changed inputs: ${Object.keys(inputChanges).join(', ')}`);
   if (values.answer !== undefined) out(`  answer: ${truncate(values.answer, 60)}`);
-  const outcome = await continueRun({
-    reference: loaded.checkpoint.reference,
-    mode,
-    cwd: context.cwd,
-    providers,
-    width,
-    ...(branch !== undefined ? { branch } : {}),
-    ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
-    ...(taskOutputs ? { taskOutputs } : {}),
-    ...(values.answer !== undefined ? { humanInput: values.answer } : {}),
-    ...(onConflict !== undefined ? { onConflict } : {}),
-    ...(values.quiet ? {} : { onLine: (line: string) => out(`  ${line}`) }),
-  });
+  const outcome = await inCliWords(
+    continueRun({
+      reference: loaded.checkpoint.reference,
+      mode,
+      cwd: context.cwd,
+      providers,
+      width,
+      ...(branch !== undefined ? { branch } : {}),
+      ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
+      ...(taskOutputs ? { taskOutputs } : {}),
+      ...(values.answer !== undefined ? { humanInput: values.answer } : {}),
+      ...(onConflict !== undefined ? { onConflict } : {}),
+      ...(values.quiet ? {} : { onLine: (line: string) => out(`  ${line}`) }),
+    }),
+    branch,
+  );
   if (outcome.pause) {
     const from = outcome.pause.resumeFrom ?? outcome.lastCheckpoint;
     out(`Paused: ${outcome.kind} ${outcome.name} waits for an answer in ${outcome.pause.methodName}:`);
@@ -120,6 +124,25 @@ export async function runContinueCommand(
   out('Output:');
   out(outcome.output.length > 0 ? outcome.output : '(empty)');
   return 0;
+}
+
+/**
+ * The runtime's refusal of a fork onto a branch that already has checkpoints names its `branch`
+ * option; here the user's way to choose another name is the `--branch` flag.
+ */
+async function inCliWords<T>(continuation: Promise<T>, branch: string | undefined): Promise<T> {
+  try {
+    return await continuation;
+  } catch (error) {
+    if (branch === undefined || !CrewlineError.hasCode(error, 'conflict') || error.details?.branch !== branch)
+      throw error;
+    const where = typeof error.details.location === 'string' ? error.details.location : 'this location';
+    throw cliError(
+      'conflict',
+      `branch "${branch}" already exists in ${where}; choose another name with --branch or omit it to generate one`,
+      { cause: error, details: error.details },
+    );
+  }
 }
 
 /** A path as one shell word: quoted when it holds anything a shell would split or expand. */

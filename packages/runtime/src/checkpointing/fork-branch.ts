@@ -34,7 +34,7 @@ export async function assertNewForkBranch(
   throw new CrewlineError(
     'runtime',
     'conflict',
-    `branch "${branch}" already exists in ${where}; choose another name with --branch or omit it to generate one`,
+    `branch "${branch}" already exists in ${where}; fork onto another branch (the \`branch\` option) or leave it out to generate one`,
     { details: { branch, location: where } },
   );
 }
