@@ -44,6 +44,22 @@ describe('browser state machine', () => {
     expect(selectedCheckpoint(driver.state)).toBeUndefined();
   });
 
+  it('takes letters that arrive together (held key, paste, SSH) as one key each', async () => {
+    const { driver } = await openBrowser();
+    await driver.press('g', 'down', 'down', 'down');
+    const afterThreeDowns = driver.state.selectedKey;
+    await driver.press('g', 'jjj');
+    expect(driver.state.selectedKey).toBe(afterThreeDowns);
+    await driver.press('kk');
+    await driver.press('down', 'down');
+    expect(driver.state.selectedKey).toBe(afterThreeDowns);
+    // Once a chunk opens an editor, the rest of it is text typed into that editor.
+    await driver.press('fmy-branch');
+    expect(driver.state.confirm?.mode).toBe('fork');
+    expect(driver.state.editor?.target).toEqual({ kind: 'branch' });
+    expect(driver.state.editor?.buffer.text).toBe('my-branch');
+  });
+
   it('edits a completed task output, refuses a pending one, and undoes an edit', async () => {
     const { sample, driver } = await openBrowser();
     // Select the third main checkpoint of Research: task 2 started, task 1 done.

@@ -392,6 +392,27 @@ function runKey(state: BrowserState, press: KeyPress): Update {
   );
 }
 
+/**
+ * Characters that arrive in one chunk (a held key, a paste, a slow SSH link) are separate key
+ * presses: `jjj` moves three rows. Once one of them opens an editor, the rest of the chunk is text
+ * typed into it, kept whole (a pasted output stays one edit).
+ */
+function keyChunk(state: BrowserState, press: KeyPress): Update {
+  const characters = Array.from(press.input);
+  if (press.name !== undefined || press.ctrl || characters.length < 2 || state.editor)
+    return keyPress(state, press);
+  let current = state;
+  const effects: Effect[] = [];
+  for (const [index, character] of characters.entries()) {
+    const rest = current.editor ? characters.slice(index).join('') : character;
+    const next = keyPress(current, { input: rest });
+    current = next.state;
+    effects.push(...next.effects);
+    if (rest !== character || effects.some((effect) => effect.type === 'exit')) break;
+  }
+  return done(current, effects);
+}
+
 function keyPress(state: BrowserState, press: KeyPress): Update {
   if (state.run) return runKey(state, press);
   if (press.ctrl && press.input === 'c') return done(state, [{ type: 'exit' }]);
@@ -418,7 +439,7 @@ function keyPress(state: BrowserState, press: KeyPress): Update {
 export function update(state: BrowserState, action: Action): Update {
   switch (action.type) {
     case 'key':
-      return keyPress(state, action.key);
+      return keyChunk(state, action.key);
     case 'list-loaded':
       return listLoaded(
         { ...state, message: state.message === 'refreshing...' ? undefined : state.message },
