@@ -110,13 +110,8 @@ export {
   type ContinueOptions,
   type ContinueResult,
   continueFromCheckpoint,
-} from './resume/continue-from-checkpoint.js';
-export type {
-  EntityRestorer,
-  RestoredRunResult,
-  RestoreRequest,
-  RunPause,
-} from './resume/entity-restorers.js';
+  type RunPause,
+} from './restore/continue-from-checkpoint.js';
 export { Task, type TaskOptions, type TaskStatus } from './task/task.js';
 export { TaskOutput } from './task/task-output.js';
 export { findPlaceholders } from './templating/interpolate.js';

@@ -31,7 +31,8 @@ import {
 } from '../models/stored-model.js';
 import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
-import { Agent } from './agent.js';
+import type { Agent } from './agent.js';
+import type { AgentOptions } from './agent-options.js';
 
 interface DefinitionCacheEntry {
   id: string;
@@ -230,6 +231,9 @@ export class MissingParts {
  * `missing` (when given) instead of thrown, so that a crew reports all of them at once.
  */
 export async function rebuildAgent(
+  // The class is passed in (Agent.fromLoaded passes itself) so that agent.ts and this module do not
+  // import each other.
+  agentClass: new (options: AgentOptions) => Agent,
   data: AgentDefinitionData,
   snapshot?: Pick<EntitySnapshot, 'id'>,
   options: { registry?: ProjectRegistry; missing?: MissingParts; providers?: ProviderRegistry } = {},
@@ -280,7 +284,7 @@ export async function rebuildAgent(
     data.settings !== null && typeof data.settings === 'object' && !Array.isArray(data.settings)
       ? (storableCallSettings(data.settings).settings as ModelCallSettings)
       : undefined;
-  const agent = new Agent({
+  const agent = new agentClass({
     role: data.role,
     goal: data.goal,
     backstory: data.backstory,

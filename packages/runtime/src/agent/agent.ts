@@ -3,7 +3,6 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import {
   type BaseEvent,
   CrewlineError,
-  type EventBus,
   LiteAgentExecutionCompletedEvent,
   LiteAgentExecutionErrorEvent,
   LiteAgentExecutionStartedEvent,
@@ -21,19 +20,7 @@ import type { LanguageModel, ModelMessage, TelemetrySettings } from 'ai';
 import { DEFAULT_MAX_ITERATIONS } from '../agent-loop/agent-loop.js';
 import { type Conversation, newConversation, type TokenUsage } from '../agent-loop/conversation.js';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
-import {
-  resolveCheckpointChain,
-  restoreCheckpointSetting,
-  validateCheckpointSetting,
-} from '../checkpointing/checkpoint-setting.js';
-import { forkBranch } from '../checkpointing/fork-branch.js';
-import {
-  findEntitySnapshot,
-  loadRestoreTarget,
-  restoreOptions,
-  resumeCheckpointInput,
-  toConfig,
-} from '../checkpointing/from-checkpoint.js';
+import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { Run } from '../checkpointing/run.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
@@ -41,6 +28,13 @@ import { modelIdOf } from '../models/model-id.js';
 import { resolveModel } from '../models/resolve-model.js';
 import type { StoredModelSettings } from '../models/stored-model.js';
 import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import {
+  type PendingRestore,
+  type RestoreSubject,
+  rebuildFromCheckpoint,
+  restoreAtKickoff,
+  restoreFromCheckpoint,
+} from '../restore/pending-restore.js';
 import { interpolate } from '../templating/interpolate.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 import { toolsByName } from '../tools/define-tool.js';
@@ -56,11 +50,6 @@ import { runAgentWork } from './agent-work.js';
 import { recallSections } from './recall.js';
 
 const component = 'runtime';
-
-interface PendingRestore {
-  loaded: LoadedCheckpoint;
-  fork?: { branch: string };
-}
 
 /**
  * An agent: a role with a goal, a model and tools. It works on tasks inside a crew, or on its own
@@ -194,28 +183,18 @@ export class Agent implements CheckpointableEntity {
    * again); `messages` is then ignored.
    */
   async kickoff(messages?: string | ModelMessage[], options: AgentKickoffOptions = {}): Promise<AgentOutput> {
-    if (options.fromCheckpoint) {
-      if (options.fromCheckpoint.restoreFrom !== undefined) {
-        const loaded = await loadRestoreTarget(
-          options.fromCheckpoint.restoreFrom,
-          restoreOptions(options.fromCheckpoint, options.bus),
-        );
-        const snapshot = findEntitySnapshot(loaded, 'agent');
-        applyStandaloneAgentSnapshot(this, snapshot);
-        const saved = await restoreCheckpointSetting(snapshot.data.checkpoint, loaded.providers);
-        this.checkpoint = resumeCheckpointInput(this.checkpoint, options.fromCheckpoint, loaded, saved);
-        this.#pendingRestore = { loaded };
-      } else {
-        this.checkpoint = toConfigInput(options.fromCheckpoint);
-      }
-    }
-    const restore = this.#pendingRestore;
+    const decided = await restoreAtKickoff(this.#restoreSubject(), {
+      fromCheckpoint: options.fromCheckpoint,
+      pending: this.#pendingRestore,
+      bus: options.bus,
+    });
     this.#pendingRestore = undefined;
+    this.checkpoint = decided.checkpoint;
+    const restore = decided.restore;
     // An agent kicked off inside a restored run (a flow method) takes up the state it had in that
-    // run, like a crew: its saved conversation continues, and `messages` is ignored.
-    const snapshot = restore ? undefined : Run.current(options.bus)?.takeRestoredSnapshot('agent', this.role);
-    if (snapshot) applyStandaloneAgentSnapshot(this, snapshot);
-    else if (!restore && this.status !== 'running') this.#resetProgress();
+    // run, like a crew (restoreAtKickoff applied it): its saved conversation continues, and
+    // `messages` is ignored.
+    if (!decided.continuing && this.status !== 'running') this.#resetProgress();
     if (options.inputs) this.inputs = { ...this.inputs, ...options.inputs };
     if (!this.conversation) {
       if (messages === undefined) {
@@ -315,6 +294,18 @@ export class Agent implements CheckpointableEntity {
     );
   }
 
+  /** What the restore path needs of this agent. */
+  #restoreSubject(): RestoreSubject {
+    return {
+      kind: 'agent',
+      names: [this.role],
+      anyName: true,
+      checkpoint: this.checkpoint,
+      owner: `Agent "${this.role}" checkpoint`,
+      apply: (snapshot) => applyStandaloneAgentSnapshot(this, snapshot),
+    };
+  }
+
   #resetProgress(): void {
     this.conversation = undefined;
     this.kickoffStarted = false;
@@ -352,8 +343,9 @@ export class Agent implements CheckpointableEntity {
     config: CheckpointConfigInput,
     options: AgentRestoreOptions = {},
   ): Promise<Agent> {
-    const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
-    return Agent.fromLoaded(loaded, config, restoreParts(options));
+    return restoreFromCheckpoint(config, options, (loaded) =>
+      Agent.fromLoaded(loaded, config, restoreParts(options)),
+    );
   }
 
   /** Like {@link fromCheckpoint}, on a new branch and lineage (`branch` generated when omitted). */
@@ -361,11 +353,12 @@ export class Agent implements CheckpointableEntity {
     config: CheckpointConfigInput,
     options: AgentRestoreOptions & { branch?: string } = {},
   ): Promise<Agent> {
-    const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
-    return Agent.fromLoaded(loaded, config, {
-      fork: options.branch === undefined ? {} : { branch: options.branch },
-      ...restoreParts(options),
-    });
+    return restoreFromCheckpoint(config, options, (loaded) =>
+      Agent.fromLoaded(loaded, config, {
+        fork: options.branch === undefined ? {} : { branch: options.branch },
+        ...restoreParts(options),
+      }),
+    );
   }
 
   /** @internal Rebuilds from an already loaded checkpoint (continueFromCheckpoint uses it). */
@@ -374,18 +367,21 @@ export class Agent implements CheckpointableEntity {
     config: CheckpointConfigInput = {},
     options: { fork?: { branch?: string }; registry?: ProjectRegistry; telemetry?: TelemetrySettings } = {},
   ): Promise<Agent> {
-    const snapshot = findEntitySnapshot(loaded, 'agent');
-    const agent = await rebuildAgent(parseAgentData(snapshot), snapshot, {
-      ...(options.registry ? { registry: options.registry } : {}),
-      providers: loaded.providers,
-    });
-    applyStandaloneAgentSnapshot(agent, snapshot);
-    if (options.telemetry) agent.telemetry = options.telemetry;
-    agent.checkpoint = resumeCheckpointInput(agent.checkpoint, config, loaded);
-    agent.#pendingRestore = {
+    const { entity: agent, pending } = await rebuildFromCheckpoint(
       loaded,
-      ...(options.fork ? { fork: { branch: forkBranch(loaded, options.fork.branch) } } : {}),
-    };
+      config,
+      { kind: 'agent' },
+      async (snapshot) => {
+        const rebuilt = await rebuildAgent(Agent, parseAgentData(snapshot), snapshot, {
+          ...(options.registry ? { registry: options.registry } : {}),
+          providers: loaded.providers,
+        });
+        return { entity: rebuilt, apply: (saved) => applyStandaloneAgentSnapshot(rebuilt, saved) };
+      },
+      options.fork,
+    );
+    if (options.telemetry) agent.telemetry = options.telemetry;
+    agent.#pendingRestore = pending;
     return agent;
   }
 }
@@ -400,11 +396,6 @@ function restoreParts(options: AgentRestoreOptions): {
   };
 }
 
-function toConfigInput(input: CheckpointConfigInput): CheckpointConfigInput {
-  toConfig(input);
-  return input;
-}
-
 /** Text of the user messages of a conversation: what memory and knowledge are searched with. */
 function requestText(messages: readonly ModelMessage[]): string {
   return messages
@@ -416,6 +407,3 @@ function requestText(messages: readonly ModelMessage[]): string {
     )
     .join('\n');
 }
-
-// Kept here too: other modules imported it from this file before it moved.
-export { forkBranch } from '../checkpointing/fork-branch.js';

@@ -6,7 +6,7 @@ import {
   logger,
 } from '@crewline/events';
 import { type CheckpointConfig, triggersOn } from '@crewline/runtime-state';
-import { Run } from './run.js';
+import type { Run } from './run.js';
 
 const component = 'runtime';
 const lifecycle: ReadonlySet<string> = new Set(checkpointLifecycleEventTypes);
@@ -16,14 +16,18 @@ const installed = new WeakSet<EventBus>();
  * Registers, once per bus, the listener that writes automatic checkpoints. Unlike a listener keyed
  * on the event's source object, it resolves every event to the run it happened in (through the
  * state the bus passes) and to the config of the entity named in the event's context, so LLM, tool,
- * memory and signal events trigger checkpoints too.
+ * memory and signal events trigger checkpoints too. `runOfState` is `Run.ofState` (passed in, so
+ * this module and run.ts do not import each other).
  */
-export function installAutoCheckpoint(bus: EventBus): void {
+export function installAutoCheckpoint(
+  bus: EventBus,
+  runOfState: (state: HandlerState) => Run | undefined,
+): void {
   if (installed.has(bus)) return;
   installed.add(bus);
   bus.onAny((_source: unknown, event: BaseEvent, state: HandlerState) => {
     if (lifecycle.has(event.type)) return;
-    const run = Run.ofState(state);
+    const run = runOfState(state);
     if (!run) return;
     const config = run.configForEvent(event);
     if (!config || !triggersOn(config, event.type)) return;

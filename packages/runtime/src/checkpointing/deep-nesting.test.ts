@@ -13,7 +13,7 @@ import {
   threeTaskCrew,
   toolUsingModel,
 } from '../e2e/support/fixtures.js';
-import { continueFromCheckpoint } from '../resume/continue-from-checkpoint.js';
+import { continueFromCheckpoint } from '../restore/continue-from-checkpoint.js';
 
 let directory: { path: string; cleanup: () => void };
 

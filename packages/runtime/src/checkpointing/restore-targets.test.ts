@@ -20,7 +20,7 @@ import {
 } from '../e2e/support/fixtures.js';
 import { CycleFlow } from '../flow/test-support/scenarios.js';
 import { registerProject } from '../registry/project-config.js';
-import { continueFromCheckpoint } from '../resume/continue-from-checkpoint.js';
+import { continueFromCheckpoint } from '../restore/continue-from-checkpoint.js';
 import { resolveCheckpointChain } from './checkpoint-setting.js';
 
 let directory: { path: string; cleanup: () => void };
@@ -51,7 +51,8 @@ function interruptedCrew(checkpoint: Crew['checkpoint']) {
 }
 
 function conflictMessage(branch: string, location: string): string {
-  return `[runtime] branch "${branch}" already exists in ${location}; choose another name with --branch or omit it to generate one`;
+  // Library wording: a code user has no `--branch` flag to pass (the CLI says that one itself).
+  return `[runtime] branch "${branch}" already exists in ${location}; fork onto another branch (the \`branch\` option) or leave it out to generate one`;
 }
 
 describe('a fork onto a branch that already has checkpoints', () => {

@@ -132,7 +132,7 @@ export class Run {
       if (options.config) active.setConfigFor(options.root.entityId, options.config);
       return body(active);
     }
-    installAutoCheckpoint(bus);
+    installAutoCheckpoint(bus, Run.ofState);
     // SQLite is imported in the background, so that a synchronous `state.checkpoint('x.db')` of
     // this run finds it loaded.
     void (options.config?.providers ?? builtinRegistry).load('sqlite').catch(() => undefined);

@@ -5,7 +5,6 @@ import {
   type EntitySnapshot,
   encodeValue,
   type JsonValue,
-  type LoadedCheckpoint,
   markRedacted,
   type ProviderRegistry,
 } from '@crewline/runtime-state';
@@ -18,7 +17,7 @@ import {
   type UsageData,
 } from '@crewline/runtime-state/internal';
 import { z } from 'zod';
-import type { Agent } from '../agent/agent.js';
+import { Agent } from '../agent/agent.js';
 import {
   agentDefinitionData,
   applyAgentMemory,
@@ -34,7 +33,8 @@ import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
 import { Task } from '../task/task.js';
 import { TaskOutput } from '../task/task-output.js';
-import { Crew } from './crew.js';
+import type { Crew } from './crew.js';
+import type { CrewOptions } from './crew-options.js';
 
 const component = 'runtime';
 
@@ -194,23 +194,6 @@ function knowledgeData(knowledge: KnowledgeBase): JsonValue {
   return data;
 }
 
-/** The crew entity of a checkpoint: the one named `name`, else the first crew. */
-export function findCrewSnapshot(loaded: LoadedCheckpoint, name?: string): EntitySnapshot {
-  const crews = loaded.document.entities.filter((entity) => entity.kind === 'crew');
-  const snapshot =
-    (name !== undefined ? crews.find((entity) => entity.name === name) : undefined) ?? crews[0];
-  if (!snapshot) {
-    const present =
-      loaded.document.entities.map((entity) => `${entity.kind} "${entity.name}"`).join(', ') || 'nothing';
-    throw new CrewlineError(
-      component,
-      'not_found',
-      `checkpoint ${loaded.document.metadata.id} holds no crew (it holds ${present}); restore it with the class that wrote it`,
-    );
-  }
-  return snapshot;
-}
-
 function readOutput(task: Task, stored: TaskOutputData | null): TaskOutput | undefined {
   if (stored === null) return undefined;
   return new TaskOutput({
@@ -295,6 +278,9 @@ function rebuildSchema(stored: JsonValue, taskLabel: string): z.ZodType | undefi
  * reported at once in a `not_rebuildable` error.
  */
 export async function rebuildCrew(
+  // The class is passed in (Crew.fromLoaded passes itself) so that crew.ts and this module do not
+  // import each other.
+  crewClass: new (options: CrewOptions) => Crew,
   snapshot: EntitySnapshot,
   registry: ProjectRegistry = projectRegistry(),
   providers?: ProviderRegistry,
@@ -303,10 +289,10 @@ export async function rebuildCrew(
   const missing = new MissingParts();
   const agents: Agent[] = [];
   for (const stored of data.agents) {
-    agents.push(await rebuildAgent(stored, undefined, { registry, missing, providers }));
+    agents.push(await rebuildAgent(Agent, stored, undefined, { registry, missing, providers }));
   }
   const manager = data.manager
-    ? await rebuildAgent(data.manager, undefined, { registry, missing, providers })
+    ? await rebuildAgent(Agent, data.manager, undefined, { registry, missing, providers })
     : undefined;
   missing.throwIfAny(`crew "${snapshot.name}"`);
   const tasks: Task[] = [];
@@ -325,7 +311,7 @@ export async function rebuildCrew(
       }),
     );
   }
-  const crew = new Crew({
+  const crew = new crewClass({
     name: snapshot.name,
     agents,
     tasks,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CrewlineError, type EventBus } from '@crewline/events';
+import { CrewlineError } from '@crewline/events';
 import type {
   CheckpointableEntity,
   CheckpointConfigInput,
@@ -16,35 +16,29 @@ import type { CachePreloadStrategy } from '../cache-preload/preload-caches.js';
 import {
   ownCheckpointEntry,
   resolveCheckpointChain,
-  restoreCheckpointSetting,
   validateCheckpointSetting,
 } from '../checkpointing/checkpoint-setting.js';
-import { forkBranch } from '../checkpointing/fork-branch.js';
-import {
-  loadRestoreTarget,
-  restoreOptions,
-  resumeCheckpointInput,
-  toConfig,
-} from '../checkpointing/from-checkpoint.js';
 import { Run } from '../checkpointing/run.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import type { ProjectRegistry } from '../registry/project-config.js';
+import {
+  type PendingRestore,
+  type RestoreSubject,
+  rebuildFromCheckpoint,
+  restoreAtKickoff,
+  restoreFromCheckpoint,
+} from '../restore/pending-restore.js';
 import type { Task } from '../task/task.js';
 import { executeCrew } from './crew-execution.js';
 import type { CrewKickoffOptions, CrewOptions, CrewProcess, CrewRestoreOptions } from './crew-options.js';
 import type { CrewOutput } from './crew-output.js';
-import { applyCrewSnapshot, findCrewSnapshot, rebuildCrew, snapshotCrew } from './crew-snapshot.js';
+import { applyCrewSnapshot, rebuildCrew, snapshotCrew } from './crew-snapshot.js';
 import { setTaskOutputOnCrew } from './task-output-edit.js';
 
 const component = 'runtime';
 
 export type CrewStatus = 'pending' | 'running' | 'completed' | 'failed';
-
-interface PendingRestore {
-  loaded: LoadedCheckpoint;
-  fork?: { branch: string };
-}
 
 /**
  * A team of agents working through tasks. Checkpoints while it runs (per its `checkpoint` setting);
@@ -175,34 +169,15 @@ export class Crew implements CheckpointableEntity {
    */
   async kickoff(options: CrewKickoffOptions = {}): Promise<CrewOutput> {
     const bus = options.bus;
-    if (options.fromCheckpoint) {
-      if (options.fromCheckpoint.restoreFrom !== undefined) {
-        const loaded = await loadRestoreTarget(
-          options.fromCheckpoint.restoreFrom,
-          restoreOptions(options.fromCheckpoint, bus),
-        );
-        const snapshot = findCrewSnapshot(loaded, this.name);
-        applyCrewSnapshot(this, snapshot);
-        const saved = await restoreCheckpointSetting(snapshot.data.checkpoint, loaded.providers);
-        this.checkpoint = resumeCheckpointInput(this.checkpoint, options.fromCheckpoint, loaded, saved);
-        this.#pendingRestore = { loaded };
-      } else {
-        toConfig(options.fromCheckpoint);
-        this.checkpoint = options.fromCheckpoint;
-      }
-    }
-    const restore = this.#pendingRestore;
+    const decided = await restoreAtKickoff(this.#restoreSubject(), {
+      fromCheckpoint: options.fromCheckpoint,
+      pending: this.#pendingRestore,
+      bus,
+    });
     this.#pendingRestore = undefined;
-    let restored = restore !== undefined;
-    const active = Run.current(bus);
-    if (!restore && active) {
-      // A crew created inside a restored flow run takes up the state it had in that run.
-      const snapshot = active.takeRestoredSnapshot('crew', this.name, this.restoreKey);
-      if (snapshot) {
-        applyCrewSnapshot(this, snapshot);
-        restored = true;
-      }
-    }
+    this.checkpoint = decided.checkpoint;
+    const restore = decided.restore;
+    let restored = decided.continuing;
     if (this.#continueNext) restored = true;
     this.#continueNext = false;
     if (!restored) this.resetProgress();
@@ -230,6 +205,20 @@ export class Crew implements CheckpointableEntity {
         return executeCrew(this, run, options.abortSignal);
       },
     );
+  }
+
+  /** What the restore path needs of this crew. */
+  #restoreSubject(): RestoreSubject {
+    return {
+      kind: 'crew',
+      names: [this.name],
+      // A crew renamed since (or made without a name) still takes the checkpoint's crew.
+      anyName: true,
+      checkpoint: this.checkpoint,
+      owner: `Crew "${this.name}" checkpoint`,
+      restoreKey: this.restoreKey,
+      apply: (snapshot) => applyCrewSnapshot(this, snapshot),
+    };
   }
 
   /** Forgets all progress (a fresh kickoff of a crew that ran before). */
@@ -278,11 +267,12 @@ export class Crew implements CheckpointableEntity {
     config: CheckpointConfigInput,
     options: CrewRestoreOptions = {},
   ): Promise<Crew> {
-    const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
-    return Crew.fromLoaded(loaded, config, {
-      ...(options.registry ? { registry: options.registry } : {}),
-      ...(options.telemetry ? { telemetry: options.telemetry } : {}),
-    });
+    return restoreFromCheckpoint(config, options, (loaded) =>
+      Crew.fromLoaded(loaded, config, {
+        ...(options.registry ? { registry: options.registry } : {}),
+        ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+      }),
+    );
   }
 
   /**
@@ -294,12 +284,13 @@ export class Crew implements CheckpointableEntity {
     config: CheckpointConfigInput,
     options: CrewRestoreOptions & { branch?: string } = {},
   ): Promise<Crew> {
-    const loaded = await loadRestoreTarget(config.restoreFrom, restoreOptions(config, options.bus));
-    return Crew.fromLoaded(loaded, config, {
-      fork: options.branch === undefined ? {} : { branch: options.branch },
-      ...(options.registry ? { registry: options.registry } : {}),
-      ...(options.telemetry ? { telemetry: options.telemetry } : {}),
-    });
+    return restoreFromCheckpoint(config, options, (loaded) =>
+      Crew.fromLoaded(loaded, config, {
+        fork: options.branch === undefined ? {} : { branch: options.branch },
+        ...(options.registry ? { registry: options.registry } : {}),
+        ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+      }),
+    );
   }
 
   /** @internal Rebuilds from an already loaded (possibly edited) checkpoint. */
@@ -313,15 +304,18 @@ export class Crew implements CheckpointableEntity {
       telemetry?: TelemetrySettings;
     } = {},
   ): Promise<Crew> {
-    const snapshot = findCrewSnapshot(loaded, options.name);
-    const crew = await rebuildCrew(snapshot, options.registry, loaded.providers);
-    applyCrewSnapshot(crew, snapshot);
-    crew.telemetry = options.telemetry;
-    crew.checkpoint = resumeCheckpointInput(crew.checkpoint, config, loaded);
-    crew.#pendingRestore = {
+    const { entity: crew, pending } = await rebuildFromCheckpoint(
       loaded,
-      ...(options.fork ? { fork: { branch: forkBranch(loaded, options.fork.branch) } } : {}),
-    };
+      config,
+      { kind: 'crew', ...(options.name !== undefined ? { names: [options.name] } : {}), anyName: true },
+      async (snapshot) => {
+        const rebuilt = await rebuildCrew(Crew, snapshot, options.registry, loaded.providers);
+        return { entity: rebuilt, apply: (saved) => applyCrewSnapshot(rebuilt, saved) };
+      },
+      options.fork,
+    );
+    crew.telemetry = options.telemetry;
+    crew.#pendingRestore = pending;
     return crew;
   }
 }

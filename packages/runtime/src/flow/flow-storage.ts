@@ -1,17 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { EventBus } from '@crewline/events';
 import {
   type CheckpointProvider,
   DEFAULT_CHECKPOINT_LOCATION,
   isValidBranchName,
   type LoadedCheckpoint,
-  type ProviderRegistry,
   readDocument,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import { loadRestoreTarget } from '../checkpointing/from-checkpoint.js';
 import { builtinRegistry, defaultProvider, onlyProvider } from '../checkpointing/provider-registry.js';
-import { flowError } from './errors.js';
 
 /** Where checkpoints are read from or written to: a location and the provider that stores it. */
 export interface StorageTarget {
@@ -35,46 +31,6 @@ export function stateBranch(stateId: string): string {
     .slice(0, 60);
   const hash = createHash('sha256').update(stateId).digest('hex').slice(0, 10);
   return `${STATE_BRANCH_PREFIX}/${readable ? `${readable}-` : ''}${hash}`;
-}
-
-/**
- * Loads a checkpoint reference: with `provider`, the reference is read through it (any location form
- * it understands, `location` alone meaning its latest); without, through the provider of the entry
- * of `providers` (default: the built-ins) that claims it.
- */
-export async function loadReference(
-  reference: string,
-  source: { provider?: CheckpointProvider | undefined; providers?: ProviderRegistry | undefined } = {},
-  bus?: EventBus,
-): Promise<LoadedCheckpoint> {
-  const provider = source.provider;
-  if (!provider) {
-    return loadRestoreTarget(reference, {
-      ...(bus ? { bus } : {}),
-      ...(source.providers ? { providers: source.providers } : {}),
-    });
-  }
-  const parsed = provider.parseReference(reference) ?? { location: reference };
-  const location = provider.resolveLocation(parsed.location);
-  let checkpoint: StoredCheckpoint | undefined;
-  if (parsed.id === undefined || parsed.id === '') {
-    checkpoint = await provider.latest(location);
-  } else {
-    const all = await provider.list(location);
-    checkpoint = all.find((entry) => entry.id === parsed.id) ?? undefined;
-    if (!checkpoint) {
-      const matches = all.filter((entry) => entry.id.startsWith(parsed.id as string));
-      if (matches.length === 1) checkpoint = matches[0];
-    }
-  }
-  if (!checkpoint) {
-    throw flowError(
-      'not_found',
-      `no checkpoint found for "${reference}"; check the reference (crewline checkpoint list shows ids)`,
-    );
-  }
-  const document = await readDocument(provider, location, checkpoint.id);
-  return { provider, providers: onlyProvider(provider), location, checkpoint, document };
 }
 
 /**

@@ -1,14 +1,11 @@
-import type { EventBus, EventContext, EventSource } from '@crewline/events';
+import type { EventBus } from '@crewline/events';
 import type {
   CheckpointConfigInput,
   CheckpointProvider,
   CheckpointSetting,
-  EntitySnapshot,
   LoadedCheckpoint,
 } from '@crewline/runtime-state';
 import type { Flow } from './flow.js';
-import type { FlowExecution } from './flow-execution.js';
-import type { FlowGraph } from './flow-graph.js';
 import type { FlowState, StateInit, StateSchema } from './flow-state.js';
 
 /** Options of a flow instance. */
@@ -83,31 +80,6 @@ export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
   readonly stateSchema?: StateSchema;
   readonly name: string;
 };
-
-/** The engine's handle on a flow instance; not part of the public API. */
-export interface FlowInternals<State extends object = Record<string, unknown>> {
-  flow: Flow<State>;
-  bus: EventBus;
-  graph(): FlowGraph;
-  maxMethodCalls: number;
-  execution(): FlowExecution;
-  resetExecution(): void;
-  stateId(): string;
-  setStateId(id: string): void;
-  /** An `id` written into `initialState` (class or options), if any. */
-  declaredStateId(): string | undefined;
-  state(): FlowState<State>;
-  /** The state if it was created already (read or set before kickoff, or by an earlier kickoff). */
-  existingState(): FlowState<State> | undefined;
-  replaceState(layers: unknown[]): void;
-  commitState(): void;
-  rollbackState(): void;
-  hydrateSnapshot(snapshot: EntitySnapshot): void;
-  source(): EventSource;
-  context(methodName?: string): EventContext;
-  invoke(method: string, input: unknown): unknown;
-  rememberProvider(provider: CheckpointProvider): void;
-}
 
 /** `Flow.fromLoaded` called on the class a static was called on. */
 export type LoadedFactory = (

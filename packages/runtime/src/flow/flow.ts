@@ -1,42 +1,34 @@
-import {
-  eventBus as defaultBus,
-  type EventBus,
-  type EventContext,
-  type EventSource,
-  FlowCreatedEvent,
-} from '@crewline/events';
+import { eventBus as defaultBus, type EventBus, FlowCreatedEvent } from '@crewline/events';
 import {
   type CheckpointableEntity,
   type CheckpointConfigInput,
   type CheckpointProvider,
   type CheckpointSetting,
-  decodeValue,
   type EntitySnapshot,
   type EntitySummary,
   encodeValue,
   type LoadedCheckpoint,
 } from '@crewline/runtime-state';
-import { parseFlowData } from '@crewline/runtime-state/internal';
-import { forkBranch } from '../agent/agent.js';
 import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
+import { loadRestoreTarget } from '../restore/load-restore-target.js';
+import {
+  kickoffCheckpoint,
+  type PendingRestore,
+  type RestoreSubject,
+  rebuildFromCheckpoint,
+  restoreFromCheckpoint,
+} from '../restore/pending-restore.js';
 import { flowError } from './errors.js';
-import { executionFromData, type FlowExecution, firstPaused, newExecution } from './flow-execution.js';
+import { FlowEngine, persistTarget, type RunPlan } from './flow-engine.js';
 import { flowGraph } from './flow-graph.js';
 import { flowNameOf } from './flow-name.js';
-import { persistTarget, type RunPlan, runFlow } from './flow-run.js';
-import {
-  findFlowSnapshot,
-  flowSnapshot,
-  registeredClassFor,
-  requireReference,
-  restoredOptions,
-  restoredSetting,
-} from './flow-snapshot.js';
-import { composeState, type FlowState, newStateId } from './flow-state.js';
-import { loadReference, loadStateCheckpoint, stateBranch, storageTarget } from './flow-storage.js';
+import { registeredFlowName } from './flow-registry.js';
+import { flowSnapshot, registeredClassFor } from './flow-snapshot.js';
+import { type FlowState, newStateId } from './flow-state.js';
+import { loadStateCheckpoint, stateBranch, storageTarget } from './flow-storage.js';
 import type {
   FlowConstructor,
-  FlowInternals,
   FlowOptions,
   FlowPauseInfo,
   FlowResult,
@@ -46,6 +38,7 @@ import type {
 } from './flow-types.js';
 import { askPerson } from './human-input.js';
 import { type FlowStateInfo, listFlowStates } from './list-flow-states.js';
+import { firstPaused } from './run-progress.js';
 
 /**
  * An event-driven workflow. Subclass it, mark entry points with `@start()`, chain methods with
@@ -76,9 +69,12 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     config: CheckpointConfigInput,
     options: FlowOptions<any> = {},
   ): Promise<T> {
-    const loaded = await loadReference(requireReference(config, 'fromCheckpoint'), config, options.bus);
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
-    return (Flow.fromLoaded as LoadedFactory).call(this, loaded, config, options) as Promise<T>;
+    return restoreFromCheckpoint(
+      config,
+      options,
+      // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
+      (loaded) => (Flow.fromLoaded as LoadedFactory).call(this, loaded, config, options) as Promise<T>,
+    );
   }
 
   /**
@@ -93,11 +89,15 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     options: FlowOptions<any> & { branch?: string } = {},
   ): Promise<T> {
     const { branch, ...flowOptions } = options;
-    const loaded = await loadReference(requireReference(config, 'fork'), config, options.bus);
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
-    return (Flow.fromLoaded as LoadedFactory).call(this, loaded, config, flowOptions, {
-      fork: { branch },
-    }) as Promise<T>;
+    return restoreFromCheckpoint(
+      config,
+      options,
+      (loaded) =>
+        // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
+        (Flow.fromLoaded as LoadedFactory).call(this, loaded, config, flowOptions, {
+          fork: { branch },
+        }) as Promise<T>,
+    );
   }
 
   /**
@@ -113,15 +113,29 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
     const calledOn = this as unknown as FlowConstructor;
     const flowClass = calledOn === (Flow as unknown) ? registeredClassFor(loaded, options.name) : calledOn;
-    const flow = new flowClass(await restoredOptions(flowClass, loaded, config, options)) as Flow<any>;
-    flow.#hydrate(loaded);
-    if (restore.fork) {
-      const newId = newStateId();
-      flow.#internals().setStateId(newId);
-      const persisted = flowGraph(flowClass, flow.flowName).persisted;
-      const branch = restore.fork.branch ?? (persisted ? stateBranch(newId) : undefined);
-      flow.#pendingRestore = { loaded, fork: { branch: forkBranch(loaded, branch) } };
-    }
+    const flowName = options.name ?? flowNameOf(flowClass);
+    // A fork continues under a new state id (a persisted flow: on the branch of that id by default).
+    const forkId = restore.fork ? newStateId() : undefined;
+    const fork = restore.fork && {
+      branch:
+        restore.fork.branch ??
+        (forkId !== undefined && flowGraph(flowClass, flowName).persisted ? stateBranch(forkId) : undefined),
+    };
+    const { entity: flow, pending } = await rebuildFromCheckpoint(
+      loaded,
+      config,
+      { kind: 'flow', names: flowSnapshotNames(flowClass, flowName), offStaysOff: true },
+      async () => {
+        const rebuilt = new flowClass(options) as Flow<any>;
+        return { entity: rebuilt, apply: (snapshot) => rebuilt.#engine.hydrate(snapshot) };
+      },
+      fork,
+    );
+    // A checkpoint setting the caller gives is used as given.
+    if (options.checkpoint !== undefined) flow.checkpoint = options.checkpoint;
+    flow.#lastProvider = loaded.provider;
+    flow.#pendingRestore = pending;
+    if (forkId !== undefined) flow.#engine.setStateId(forkId);
     return flow;
   }
 
@@ -142,9 +156,12 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       throw flowError('invalid_argument', 'resume(from, answer): the answer must be a string');
     let loaded: LoadedCheckpoint | undefined;
     if (typeof from === 'string') {
-      loaded = await loadReference(from, {}, options.bus);
+      loaded = await loadRestoreTarget(from, options.bus ? { bus: options.bus } : {});
     } else if ('restoreFrom' in from) {
-      loaded = await loadReference(requireReference(from, 'resume'), from, options.bus);
+      loaded = await loadRestoreTarget(from.restoreFrom, {
+        ...(options.bus ? { bus: options.bus } : {}),
+        ...(from.provider ? { provider: from.provider } : {}),
+      });
     } else {
       const probe = new this(options) as Flow<any>;
       const graph = flowGraph(probe.constructor as FlowConstructor, probe.flowName);
@@ -165,7 +182,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     }
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
     const flow = await (Flow.fromLoaded as LoadedFactory).call(this, loaded, {}, options);
-    if (!firstPaused(flow.#execution)) {
+    if (!firstPaused(flow.#engine.execution)) {
       throw flowError(
         'invalid_state',
         `checkpoint ${loaded.checkpoint.id} of flow "${flow.flowName}" is not waiting for input; continue it with ${flow.flowName}.fromCheckpoint(...).kickoff()`,
@@ -200,12 +217,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   /** The checkpoint setting (see {@link FlowOptions.checkpoint}); a restored flow's points where it was read from. */
   checkpoint: CheckpointSetting;
   readonly #options: FlowOptions<State>;
-  readonly #bus: EventBus;
-  readonly #maxMethodCalls: number;
-  #stateId: string;
-  #state: FlowState<State> | undefined;
-  #execution: FlowExecution = newExecution();
-  #pendingRestore: { loaded: LoadedCheckpoint; fork?: { branch?: string } } | undefined;
+  readonly #engine: FlowEngine<State>;
+  #pendingRestore: PendingRestore | undefined;
   #running = false;
   #lastPause: FlowPauseInfo | undefined;
   #lastProvider: CheckpointProvider | undefined;
@@ -216,7 +229,6 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     }
     this.#options = options;
     this.checkpoint = validateCheckpointSetting(options.checkpoint, `flow "${this.flowName}"`);
-    this.#bus = options.bus ?? defaultBus;
     const maxMethodCalls = options.maxMethodCalls ?? 100;
     if (!Number.isInteger(maxMethodCalls) || maxMethodCalls < 1) {
       throw flowError(
@@ -224,11 +236,15 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
         `maxMethodCalls must be a whole number of at least 1 (got ${String(maxMethodCalls)})`,
       );
     }
-    this.#maxMethodCalls = maxMethodCalls;
-    this.#stateId = newStateId();
-    this.#bus.emit(
+    const bus = options.bus ?? defaultBus;
+    this.#engine = new FlowEngine(this, { bus, maxMethodCalls, initialState: options.initialState });
+    bus.emit(
       this,
-      new FlowCreatedEvent({ flowName: this.flowName, source: this.#source(), context: this.#context() }),
+      new FlowCreatedEvent({
+        flowName: this.flowName,
+        source: this.#engine.source(),
+        context: this.#engine.context(),
+      }),
     );
   }
 
@@ -242,26 +258,22 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
    * through it: pass it on (`crew.kickoff({ bus: this.bus })`) when you gave the flow its own bus.
    */
   get bus(): EventBus {
-    return this.#bus;
+    return this.#engine.bus;
   }
 
   /** The state the methods share. Created from `initialState` (or the schema) on first access. */
   get state(): FlowState<State> {
-    if (!this.#state) {
-      this.#stateId = this.#internals().declaredStateId() ?? this.#stateId;
-      this.#state = this.#composeState(this.#stateId, []);
-    }
-    return this.#state;
+    return this.#engine.state;
   }
 
   /** Methods that completed at least once in the current (or last) run, in order. */
   get completedMethods(): readonly string[] {
-    return [...this.#execution.completedMethods];
+    return [...this.#engine.execution.completedMethods];
   }
 
   /** The latest output of a method in the current (or last) run; `undefined` if it has not completed. */
   outputOf(methodName: string): unknown {
-    return this.#execution.outputs.get(methodName);
+    return this.#engine.execution.outputs.get(methodName);
   }
 
   /**
@@ -273,8 +285,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
    */
   async ask(message: string, options: { kind?: 'feedback' | 'input' } = {}): Promise<string> {
     return askPerson(this, message, options.kind ?? 'feedback', (activation) => ({
-      source: this.#source(),
-      context: this.#context(activation.method),
+      source: this.#engine.source(),
+      context: this.#engine.context(activation.method),
     }));
   }
 
@@ -289,19 +301,17 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       }
     }
     const inputs = { ...(options.inputs ?? {}) };
-    const fromCheckpoint = options.fromCheckpoint;
-    if (fromCheckpoint?.restoreFrom !== undefined) {
-      // Like a crew: continue the saved run, and keep checkpointing where it was read from.
-      const loaded = await loadReference(
-        requireReference(fromCheckpoint, 'kickoff'),
-        fromCheckpoint,
-        this.#bus,
-      );
-      this.#hydrate(loaded);
-      this.checkpoint = await restoredSetting(this.flowName, loaded, fromCheckpoint, this.checkpoint);
-    } else if (fromCheckpoint) {
-      // Without restoreFrom it is a checkpoint config for this flow, as for a crew.
-      this.checkpoint = validateCheckpointSetting(fromCheckpoint, `flow "${this.flowName}"`);
+    // Like a crew: continue the saved run and keep checkpointing where it was read from; without
+    // restoreFrom it is a checkpoint config for this flow.
+    const { checkpoint, restore } = await kickoffCheckpoint(
+      this.#restoreSubject(),
+      options.fromCheckpoint,
+      this.#engine.bus,
+    );
+    this.checkpoint = checkpoint;
+    if (restore) {
+      this.#pendingRestore = restore;
+      this.#lastProvider = restore.loaded.provider;
     }
     return this.#start({ inputs, answer: undefined });
   }
@@ -317,11 +327,16 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   ): Promise<FlowResult<State>> {
     if (typeof answer !== 'string')
       throw flowError('invalid_argument', 'resume(answer): the answer must be a string');
-    if (this.#execution.status !== 'paused' && !this.#pendingRestore) {
+    if (this.#engine.execution.status !== 'paused' && !this.#pendingRestore) {
       throw flowError('invalid_state', `flow "${this.flowName}" is not paused; nothing to resume`);
     }
     if (!this.#pendingRestore && this.#lastPause?.resumeFrom) {
-      this.#hydrate(await loadReference(this.#lastPause.resumeFrom, { provider: this.#lastProvider }));
+      const loaded = await loadRestoreTarget(this.#lastPause.resumeFrom, {
+        bus: this.#engine.bus,
+        provider: this.#lastProvider,
+      });
+      this.#engine.hydrate(findEntitySnapshot(loaded, this.#restoreSubject()));
+      this.#pendingRestore = { loaded };
     }
     return this.#start({ inputs: { ...(options.inputs ?? {}) }, answer });
   }
@@ -336,7 +351,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     try {
       const plan: RunPlan = { inputs: request.inputs, answer: request.answer, restore: this.#pendingRestore };
       this.#pendingRestore = undefined;
-      const result = await runFlow(this.#internals(), plan);
+      const result = await this.#engine.run(plan);
       this.#lastPause = result.pause;
       return result as FlowResult<State>;
     } finally {
@@ -344,95 +359,15 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     }
   }
 
-  /** Rebuilds this instance's state and progress from a loaded checkpoint (run on next kickoff). */
-  #hydrate(loaded: LoadedCheckpoint, fork?: { branch?: string }): void {
-    const snapshot = findFlowSnapshot(loaded, this);
-    this.#hydrateSnapshot(snapshot);
-    this.#pendingRestore = fork ? { loaded, fork } : { loaded };
-    this.#lastProvider = loaded.provider;
-  }
-
-  #hydrateSnapshot(snapshot: EntitySnapshot): void {
-    const data = parseFlowData(snapshot);
-    this.#execution = executionFromData(data.execution);
-    this.#stateId = data.stateId;
-    const saved = this.#execution.committedState
-      ? decodeValue<Record<string, unknown>>(this.#execution.committedState)
-      : {};
-    this.#state = this.#composeState(this.#stateId, [saved]);
-  }
-
-  #composeState(id: string, layers: unknown[]): FlowState<State> {
-    const declared = (this as { initialState?: unknown }).initialState;
-    const classInit = typeof declared === 'function' ? (declared as () => unknown).call(this) : declared;
-    const state = composeState<State>(this.flowName, (this.constructor as FlowConstructor).stateSchema, id, [
-      classInit,
-      this.#options.initialState,
-      ...layers,
-    ]);
-    Object.defineProperty(state, 'id', { value: id, enumerable: true, writable: false, configurable: true });
-    return state;
-  }
-
-  #source(): EventSource {
-    return { kind: 'flow', id: this.#stateId, name: this.flowName };
-  }
-
-  #context(methodName?: string): EventContext {
-    return methodName === undefined ? { flowId: this.#stateId } : { flowId: this.#stateId, methodName };
-  }
-
-  /** The engine's handle on this instance (see flow-run.ts). */
-  #internals(): FlowInternals<State> {
+  /** What the restore path needs of this flow. */
+  #restoreSubject(): RestoreSubject {
     return {
-      flow: this,
-      bus: this.#bus,
-      graph: () => flowGraph(this.constructor as FlowConstructor, this.flowName),
-      maxMethodCalls: this.#maxMethodCalls,
-      execution: () => this.#execution,
-      resetExecution: () => {
-        this.#execution = newExecution();
-      },
-      stateId: () => this.#stateId,
-      setStateId: (id) => {
-        this.#stateId = id;
-        if (this.#state)
-          Object.defineProperty(this.#state, 'id', {
-            value: id,
-            enumerable: true,
-            writable: false,
-            configurable: true,
-          });
-      },
-      declaredStateId: () => {
-        const declared = (this as { initialState?: unknown }).initialState;
-        const classInit = typeof declared === 'function' ? (declared as () => unknown).call(this) : declared;
-        for (const source of [this.#options.initialState, classInit]) {
-          const id = (source as { id?: unknown } | undefined)?.id;
-          if (typeof id === 'string' && id.length > 0) return id;
-        }
-        return undefined;
-      },
-      state: () => this.state,
-      existingState: () => this.#state,
-      replaceState: (layers) => {
-        this.#state = this.#composeState(this.#stateId, layers);
-      },
-      commitState: () => {
-        this.#execution.committedState = encodeValue(this.state);
-      },
-      rollbackState: () => {
-        const committed = this.#execution.committedState;
-        if (committed) this.#state = this.#composeState(this.#stateId, [decodeValue(committed)]);
-      },
-      hydrateSnapshot: (snapshot) => this.#hydrateSnapshot(snapshot),
-      source: () => this.#source(),
-      context: (methodName) => this.#context(methodName),
-      invoke: (method, input) =>
-        (this as unknown as Record<string, (value: unknown) => unknown>)[method]!.call(this, input),
-      rememberProvider: (provider) => {
-        this.#lastProvider = provider;
-      },
+      kind: 'flow',
+      names: flowSnapshotNames(this.constructor as FlowConstructor, this.flowName),
+      checkpoint: this.checkpoint,
+      owner: `flow "${this.flowName}"`,
+      offStaysOff: true,
+      apply: (snapshot) => this.#engine.hydrate(snapshot),
     };
   }
 
@@ -444,7 +379,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
 
   /** The flow's identity in checkpoints is its state id. */
   get entityId(): string {
-    return this.#stateId;
+    return this.#engine.stateId;
   }
 
   get entityName(): string {
@@ -452,9 +387,9 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   }
 
   snapshotEntity(): EntitySnapshot {
-    return flowSnapshot(this, this.#execution, this.#stateId, {
-      state: this.#execution.committedState ?? encodeValue(this.state),
-      maxMethodCalls: this.#maxMethodCalls,
+    return flowSnapshot(this, this.#engine.execution, this.#engine.stateId, {
+      state: this.#engine.execution.committedState ?? encodeValue(this.state),
+      maxMethodCalls: this.#engine.maxMethodCalls,
     });
   }
 
@@ -462,11 +397,17 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     const graph = flowGraph(this.constructor as FlowConstructor, this.flowName);
     return {
       kind: 'flow',
-      id: this.#stateId,
+      id: this.#engine.stateId,
       name: this.flowName,
-      status: this.#execution.status,
-      completed: this.#execution.completedMethods.length,
+      status: this.#engine.execution.status,
+      completed: this.#engine.execution.completedMethods.length,
       total: graph.nodes.size,
     };
   }
+}
+
+/** The names a flow's snapshot may carry: its flow name, and the name its class is registered under. */
+function flowSnapshotNames(flowClass: FlowConstructor, flowName: string): string[] {
+  const registered = registeredFlowName(flowClass);
+  return registered !== undefined && registered !== flowName ? [flowName, registered] : [flowName];
 }

@@ -1,8 +1,8 @@
+import type { EventBus } from '@crewline/events';
 import { FlowInputReceivedEvent, HumanFeedbackReceivedEvent } from '@crewline/events';
 import { flowError } from './errors.js';
-import type { Flow } from './flow.js';
-import type { Activation } from './flow-execution.js';
 import { FlowPauseSignal, methodScope } from './method-scope.js';
+import type { Activation } from './run-progress.js';
 
 /**
  * `flow.ask()`: the answer given for this question when there is one (its "received" event emitted
@@ -10,7 +10,7 @@ import { FlowPauseSignal, methodScope } from './method-scope.js';
  * questions by their order within one execution of the method.
  */
 export async function askPerson(
-  flow: Flow<any>,
+  flow: { readonly flowName: string; readonly bus: EventBus },
   message: string,
   kind: 'feedback' | 'input',
   header: (

@@ -9,7 +9,6 @@ export {
 } from './decorators.js';
 export { FlowMethodCallLimitError } from './errors.js';
 export { Flow } from './flow.js';
-export type { FlowStatus } from './flow-execution.js';
 export type { PersistOptions } from './flow-metadata.js';
 export type { FlowState, StateInit, StateSchema } from './flow-state.js';
 export type {
@@ -27,3 +26,4 @@ export {
   listFlowStateHistory,
   listFlowStates,
 } from './list-flow-states.js';
+export type { FlowStatus } from './run-progress.js';

@@ -8,7 +8,7 @@ import {
 import { parseFlowData } from '@crewline/runtime-state/internal';
 import { registryOf } from '../checkpointing/provider-registry.js';
 import { flowComponent } from './errors.js';
-import type { FlowStatus } from './flow-execution.js';
+import type { FlowStatus } from './run-progress.js';
 
 /** One saved flow state, as listed by {@link listFlowStates} and `Flow.listStates()`. */
 export interface FlowStateInfo {

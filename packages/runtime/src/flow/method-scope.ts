@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Activation, PauseRequest } from './flow-execution.js';
+import type { Activation, PauseRequest } from './run-progress.js';
 
 /** The flow method executing in the current async context. */
 export interface MethodScope {

@@ -6,6 +6,7 @@
 import { writeSync } from 'node:fs';
 import { type BaseEvent, eventBus } from '@crewline/events';
 import { installAutoCheckpoint } from '../../checkpointing/auto-checkpoint.js';
+import { Run } from '../../checkpointing/run.js';
 import type { Flow, FlowResult } from '../index.js';
 import { model, TwoCrewFlow } from './crew-scenarios.js';
 import { PausingFlow, PersistentFlow } from './process-scenarios.js';
@@ -43,7 +44,7 @@ const parsed = JSON.parse(process.argv[2] ?? '[]') as ChildRequest | ChildReques
 const requests = Array.isArray(parsed) ? parsed : [parsed];
 let request: ChildRequest = requests[0] as ChildRequest;
 // The auto-checkpoint listener must come first: a kill point fires after the checkpoint of its event.
-installAutoCheckpoint(eventBus);
+installAutoCheckpoint(eventBus, Run.ofState);
 const seen = new Map<string, number>();
 const matches = (key: string, occurrence = 1) => {
   const count = (seen.get(key) ?? 0) + 1;

@@ -6,20 +6,22 @@ import {
   eventBus as defaultBus,
   type EventBus,
 } from '@crewline/events';
-import type { CheckpointConfigInput, EntityKind, ProviderRegistry } from '@crewline/runtime-state';
+import {
+  type CheckpointConfigInput,
+  type EntityKind,
+  type EntitySnapshot,
+  type LoadedCheckpoint,
+  type ProviderRegistry,
+  toJsonSafe,
+} from '@crewline/runtime-state';
 import { Agent } from '../agent/agent.js';
 import { forkBranch } from '../checkpointing/fork-branch.js';
-import { loadRestoreTarget } from '../checkpointing/from-checkpoint.js';
 import { Crew } from '../crew/crew.js';
 import { editTaskOutputsInDocument } from '../crew/task-output-edit.js';
-import { restoreFlow } from '../flow/flow-restorer.js';
+import { Flow } from '../flow/flow.js';
+import { registeredClassFor } from '../flow/flow-snapshot.js';
 import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
-import {
-  type EntityRestorer,
-  type RestoreRequest,
-  type RunPause,
-  refuseHumanInput,
-} from './entity-restorers.js';
+import { loadRestoreTarget } from './load-restore-target.js';
 
 export interface ContinueOptions {
   /** A JSON file, `db-path#id`, `postgres-url#id`, a directory/database (its latest), or an id/unique prefix with `defaultLocation`. */
@@ -87,7 +89,6 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
   const registry = projectRegistry(options.registry);
   let loaded = await loadRestoreTarget(options.reference, {
     bus,
-    allowPrefix: true,
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.defaultLocation !== undefined ? { defaultLocation: options.defaultLocation } : {}),
   });
@@ -151,14 +152,47 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
   }
 }
 
+/** What a restorer is asked to continue. */
+interface RestoreRequest {
+  /** The checkpoint, with edited task outputs already applied to its document. */
+  loaded: LoadedCheckpoint;
+  /** The entity that owns the run (the first entity of the checkpoint). */
+  snapshot: EntitySnapshot;
+  mode: 'resume' | 'fork';
+  /** Fork only: the branch to write on (already chosen and validated). */
+  branch?: string;
+  /** New kickoff inputs; they re-template pending work only. */
+  inputs?: Record<string, unknown>;
+  /** The answer to the question a paused flow waits for (`flow.ask()`); only flows take one. */
+  humanInput?: string;
+  /** Where code-defined parts (flows, custom tools and models) are found by name. */
+  registry: ProjectRegistry;
+  /** The bus the continued run emits on. */
+  bus?: EventBus;
+  /** What to do when another process is continuing the same run (see `CheckpointConfigInput`). */
+  onConflict?: 'error' | 'fork';
+}
+
+/** A run that stopped to ask a person: continue it with `humanInput` set to the answer. */
+export interface RunPause {
+  /** The method that asked. */
+  methodName: string;
+  /** The question. */
+  message: string;
+  kind: 'feedback' | 'input';
+  /** The checkpoint to continue with the answer, when one was written. */
+  resumeFrom?: string;
+}
+
+/** Rebuilds one kind of entity from a checkpoint and runs it to the end. */
+type EntityRestorer = (request: RestoreRequest) => Promise<{ output: string; pause?: RunPause }>;
+
 const restoreCrew: EntityRestorer = async (request) => {
   refuseHumanInput(request);
   const crew = await Crew.fromLoaded(request.loaded, continuation(request), {
     registry: request.registry,
     name: request.snapshot.name,
-    ...(request.mode === 'fork'
-      ? { fork: request.branch !== undefined ? { branch: request.branch } : {} }
-      : {}),
+    ...(request.mode === 'fork' ? { fork: { branch: request.branch } } : {}),
   });
   const output = await crew.kickoff({
     ...(request.inputs ? { inputs: request.inputs } : {}),
@@ -171,9 +205,7 @@ const restoreAgent: EntityRestorer = async (request) => {
   refuseHumanInput(request);
   const agent = await Agent.fromLoaded(request.loaded, continuation(request), {
     registry: request.registry,
-    ...(request.mode === 'fork'
-      ? { fork: request.branch !== undefined ? { branch: request.branch } : {} }
-      : {}),
+    ...(request.mode === 'fork' ? { fork: { branch: request.branch } } : {}),
   });
   const output = await agent.kickoff(undefined, {
     ...(request.inputs ? { inputs: request.inputs } : {}),
@@ -182,7 +214,38 @@ const restoreAgent: EntityRestorer = async (request) => {
   return { output: output.raw };
 };
 
-// A table the caller's module holds, not registrations made as a module loads: a bundler that trusts
+/**
+ * The flow class is found by the name stored in the checkpoint in the project registry
+ * (`crewline.config.ts` `flows`), never by a module path; an unregistered flow gives a
+ * `not_rebuildable` error saying what to register. With `humanInput` a paused flow continues with that
+ * answer; without it a paused flow asks again and the result says what it waits for.
+ */
+const restoreFlow: EntityRestorer = async (request) => {
+  const flowClass = registeredClassFor(request.loaded, request.snapshot.name, request.registry);
+  const flow = await (Flow.fromLoaded as typeof Flow.fromLoaded).call(
+    flowClass,
+    request.loaded,
+    continuation(request),
+    request.bus ? { bus: request.bus } : {},
+    request.mode === 'fork' ? { fork: { branch: request.branch } } : {},
+  );
+  const inputs = request.inputs ? { inputs: request.inputs } : {};
+  const result =
+    request.humanInput !== undefined
+      ? await flow.resume(request.humanInput, inputs)
+      : await flow.kickoff(inputs);
+  if (result.status === 'paused') {
+    const { methodName, message, kind, resumeFrom } = result.pause;
+    return {
+      output: `paused in ${methodName}: ${message}`,
+      pause: { methodName, message, kind, ...(resumeFrom !== undefined ? { resumeFrom } : {}) },
+    };
+  }
+  const output = result.output;
+  return { output: typeof output === 'string' ? output : JSON.stringify(toJsonSafe(output) ?? null) };
+};
+
+// A table this module holds, not registrations made as a module loads: a bundler that trusts
 // `"sideEffects": false` may drop a module imported only for what it registers.
 const restorers: Readonly<Partial<Record<EntityKind, EntityRestorer>>> = {
   crew: restoreCrew,
@@ -191,6 +254,16 @@ const restorers: Readonly<Partial<Record<EntityKind, EntityRestorer>>> = {
 };
 
 /** The restore config a continuation adds to the entity's own: how to meet a run someone else holds. */
-export function continuation(request: RestoreRequest): CheckpointConfigInput {
+function continuation(request: RestoreRequest): CheckpointConfigInput {
   return request.onConflict !== undefined ? { onConflict: request.onConflict } : {};
+}
+
+/** Crews and agents never ask a person: an answer is refused instead of ignored. */
+function refuseHumanInput(request: RestoreRequest): void {
+  if (request.humanInput === undefined) return;
+  throw new CrewlineError(
+    'runtime',
+    'invalid_argument',
+    `checkpoint ${request.loaded.checkpoint.id} holds a ${request.snapshot.kind} ("${request.snapshot.name}"), which does not wait for an answer; an answer (humanInput, --answer) only continues a paused flow`,
+  );
 }

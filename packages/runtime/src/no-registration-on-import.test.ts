@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const sourceRoot = fileURLToPath(new URL('..', import.meta.url));
+const sourceRoot = fileURLToPath(new URL('.', import.meta.url));
 // What is published (tsconfig.build.json leaves these out).
 const unpublished = new Set(['test-support', 'e2e', 'examples']);
 

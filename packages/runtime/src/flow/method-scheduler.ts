@@ -12,18 +12,18 @@ import {
 } from '@crewline/events';
 import { conditionRound } from './conditions.js';
 import { FlowMethodCallLimitError, flowComponent } from './errors.js';
+import type { FlowGraph, FlowNode } from './flow-graph.js';
+import { FlowPauseSignal, type MethodScope, methodScope } from './method-scope.js';
 import {
   type Activation,
   type FlowExecution,
   increment,
   type NestedEntity,
   type PauseRequest,
-} from './flow-execution.js';
-import type { FlowGraph, FlowNode } from './flow-graph.js';
-import { FlowPauseSignal, type MethodScope, methodScope } from './method-scope.js';
+} from './run-progress.js';
 
-/** What the runner needs from the flow it drives. */
-export interface RunnerHost {
+/** What the scheduler needs from the run of the flow it drives (given once per run). */
+export interface SchedulerHost {
   readonly flow: object;
   readonly flowName: string;
   readonly graph: FlowGraph;
@@ -49,12 +49,12 @@ export interface RunnerHost {
  * failure. Bookkeeping is updated before `method_execution_finished` is emitted, so a checkpoint
  * written for that event already holds the completion and the executions it made due.
  */
-export class FlowRunner {
-  readonly #host: RunnerHost;
+export class MethodScheduler {
+  readonly #host: SchedulerHost;
   readonly #started = new Map<string, number>();
   #failure: { error: unknown } | undefined;
 
-  constructor(host: RunnerHost) {
+  constructor(host: SchedulerHost) {
     this.#host = host;
     for (const [method, count] of host.execution.callCounts) this.#started.set(method, count);
   }
@@ -254,7 +254,7 @@ export class FlowRunner {
 }
 
 /** Due now: never paused, or paused and an answer has arrived since. */
-export function isRunnable(activation: Activation): boolean {
+function isRunnable(activation: Activation): boolean {
   return activation.pause === undefined || activation.answers.length > activation.answersDelivered;
 }
 

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { CrewlineError, EventBus } from '@crewline/events';
 import { JsonProvider } from '@crewline/provider-json';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { Flow, listen, start } from '../flow/index.js';
+import { CycleFlow, executions } from '../flow/test-support/scenarios.js';
 import { ProjectRegistry, registerProject } from '../registry/project-config.js';
-import { continueFromCheckpoint } from '../resume/continue-from-checkpoint.js';
-import { Flow, listen, start } from './index.js';
-import { CycleFlow, executions } from './test-support/scenarios.js';
+import { continueFromCheckpoint } from './continue-from-checkpoint.js';
 
-const root = mkdtempSync(join(tmpdir(), 'crewline-flow-restorer-'));
+const root = mkdtempSync(join(tmpdir(), 'crewline-continue-flow-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 afterEach(() => {
   executions.length = 0;

@@ -1,0 +1,426 @@
+import {
+  CheckpointCompletedEvent,
+  type EventBus,
+  type EventContext,
+  type EventSource,
+  FlowFinishedEvent,
+  FlowPausedEvent,
+  FlowStartedEvent,
+  logger,
+} from '@crewline/events';
+import {
+  type CheckpointableEntity,
+  type CheckpointConfig,
+  type CheckpointSetting,
+  decodeValue,
+  type EntitySnapshot,
+  type EntitySummary,
+  encodeValue,
+  type LoadedCheckpoint,
+  triggersOn,
+} from '@crewline/runtime-state';
+import { parseFlowData } from '@crewline/runtime-state/internal';
+import { resolveCheckpointChain } from '../checkpointing/checkpoint-setting.js';
+import { defaultProvider } from '../checkpointing/provider-registry.js';
+import { Run } from '../checkpointing/run.js';
+import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
+import { joinRestoredRun, type PendingRestore } from '../restore/pending-restore.js';
+import { flowComponent, flowError } from './errors.js';
+import { type FlowGraph, flowGraph } from './flow-graph.js';
+import { composeState, type FlowState, newStateId } from './flow-state.js';
+import { loadStateCheckpoint, type StorageTarget, stateBranch, storageTarget } from './flow-storage.js';
+import type { FlowConstructor, FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
+import { MethodScheduler } from './method-scheduler.js';
+import { executionFromData, type FlowExecution, firstPaused, newExecution } from './run-progress.js';
+
+/** What one kickoff (or resume) asks for. */
+export interface RunPlan {
+  inputs: Record<string, unknown>;
+  /** The answer to the first paused `ask()`. */
+  answer: string | undefined;
+  /** A checkpoint the flow was hydrated from (and whether to fork it). */
+  restore: PendingRestore | undefined;
+}
+
+/** Where persisted states and pause checkpoints go: the flow's checkpoint config, the restored storage, or `@persist()` options. */
+export async function persistTarget(
+  graph: FlowGraph,
+  config: CheckpointConfig | undefined,
+  restored?: LoadedCheckpoint,
+): Promise<StorageTarget> {
+  if (config) {
+    const provider = config.provider ?? defaultProvider();
+    return { provider, location: provider.resolveLocation(config.location) };
+  }
+  if (restored) return { provider: restored.provider, location: restored.location };
+  return storageTarget(graph.persistOptions?.location, graph.persistOptions?.provider);
+}
+
+/** What the engine sees of the Flow instance it drives (its methods are called by name). */
+export interface EngineFlow extends CheckpointableEntity {
+  readonly flowName: string;
+  readonly checkpoint: CheckpointSetting;
+}
+
+/**
+ * The one engine behind a `Flow`: it owns the flow's state, its state id and the progress of
+ * its run (what a checkpoint stores), and runs kickoffs and resumes. The Flow class is its public
+ * face; subclasses never see the engine (their members could collide with its names).
+ */
+export class FlowEngine<State extends object> {
+  readonly flow: EngineFlow;
+  readonly bus: EventBus;
+  readonly maxMethodCalls: number;
+  readonly #initialState: FlowOptions<State>['initialState'];
+  stateId = newStateId();
+  /** The progress of the current (or last) run. */
+  execution: FlowExecution = newExecution();
+  #state: FlowState<State> | undefined;
+
+  constructor(
+    flow: EngineFlow,
+    options: { bus: EventBus; maxMethodCalls: number; initialState: FlowOptions<State>['initialState'] },
+  ) {
+    this.flow = flow;
+    this.bus = options.bus;
+    this.maxMethodCalls = options.maxMethodCalls;
+    this.#initialState = options.initialState;
+  }
+
+  get graph(): FlowGraph {
+    return flowGraph(this.flow.constructor as FlowConstructor, this.flow.flowName);
+  }
+
+  /** The state the methods share, created from `initialState` (or the schema) on first access. */
+  get state(): FlowState<State> {
+    if (!this.#state) {
+      this.stateId = this.declaredStateId() ?? this.stateId;
+      this.#state = this.#compose([]);
+    }
+    return this.#state;
+  }
+
+  /** The state if it was created already (read or set before kickoff, or by an earlier kickoff). */
+  existingState(): FlowState<State> | undefined {
+    return this.#state;
+  }
+
+  setStateId(id: string): void {
+    this.stateId = id;
+    if (this.#state) defineId(this.#state, id);
+  }
+
+  /** An `id` written into `initialState` (class or options), if any. */
+  declaredStateId(): string | undefined {
+    for (const source of [this.#initialState, this.#classInitialState()]) {
+      const id = (source as { id?: unknown } | undefined)?.id;
+      if (typeof id === 'string' && id.length > 0) return id;
+    }
+    return undefined;
+  }
+
+  replaceState(layers: unknown[]): void {
+    this.#state = this.#compose(layers);
+  }
+
+  /** Stores the live state as the state of record (after a method completed). */
+  commitState(): void {
+    this.execution.committedState = encodeValue(this.state);
+  }
+
+  /** Drops state changes made since the last completed method. */
+  rollbackState(): void {
+    const committed = this.execution.committedState;
+    if (committed) this.#state = this.#compose([decodeValue(committed)]);
+  }
+
+  /** Puts a saved flow snapshot back: progress, state id and state as of its last completed method. */
+  hydrate(snapshot: EntitySnapshot): void {
+    const data = parseFlowData(snapshot);
+    this.execution = executionFromData(data.execution);
+    this.stateId = data.stateId;
+    const saved = this.execution.committedState
+      ? decodeValue<Record<string, unknown>>(this.execution.committedState)
+      : {};
+    this.#state = this.#compose([saved]);
+  }
+
+  source(): EventSource {
+    return { kind: 'flow', id: this.stateId, name: this.flow.flowName };
+  }
+
+  context(methodName?: string): EventContext {
+    return methodName === undefined ? { flowId: this.stateId } : { flowId: this.stateId, methodName };
+  }
+
+  /** Calls a method of the flow instance. */
+  invoke(method: string, input: unknown): unknown {
+    return (this.flow as unknown as Record<string, (value: unknown) => unknown>)[method]!.call(
+      this.flow,
+      input,
+    );
+  }
+
+  #classInitialState(): unknown {
+    const declared = (this.flow as { initialState?: unknown }).initialState;
+    return typeof declared === 'function' ? (declared as () => unknown).call(this.flow) : declared;
+  }
+
+  #compose(layers: unknown[]): FlowState<State> {
+    const flowClass = this.flow.constructor as FlowConstructor;
+    const state = composeState<State>(this.flow.flowName, flowClass.stateSchema, this.stateId, [
+      this.#classInitialState(),
+      this.#initialState,
+      ...layers,
+    ]);
+    defineId(state, this.stateId);
+    return state;
+  }
+
+  /**
+   * Runs the flow inside a {@link Run}: prepares the state (fresh, restored, or found by persisted
+   * id), executes due methods, and ends as completed (`flow_finished`) or paused (`flow_paused`, with
+   * a checkpoint when checkpointing or persistence is on).
+   */
+  async run(plan: RunPlan): Promise<FlowResult<State>> {
+    const graph = this.graph;
+    const flowName = this.flow.flowName;
+    const config = resolveCheckpointChain([this.flow.checkpoint]);
+    const active = Run.current(this.bus);
+    let restore = plan.restore;
+    let continuing =
+      restore !== undefined || (plan.answer !== undefined && this.execution.status === 'paused');
+    const { id: inputId, ...otherInputs } = plan.inputs;
+    if (inputId !== undefined && (typeof inputId !== 'string' || inputId.length === 0)) {
+      throw flowError(
+        'invalid_argument',
+        `flow "${flowName}": inputs.id must be a non-empty string (the state id)`,
+      );
+    }
+
+    // The state id asked for: inputs.id, else an id written into the initial state.
+    const requestedId = typeof inputId === 'string' ? inputId : this.declaredStateId();
+    if (continuing && typeof inputId === 'string' && inputId !== this.stateId) {
+      throw flowError(
+        'invalid_argument',
+        `flow "${flowName}" was restored with state id "${this.stateId}"; it cannot continue as "${inputId}" (fork it for a new id, or drop inputs.id)`,
+      );
+    }
+
+    if (!continuing && !active && graph.persisted && requestedId !== undefined) {
+      const loaded = await loadStateCheckpoint(await persistTarget(graph, config), flowName, requestedId);
+      if (loaded) {
+        this.hydrate(findEntitySnapshot(loaded, { kind: 'flow', names: [flowName] }));
+        restore = { loaded };
+        continuing = true;
+      }
+    }
+    if (!continuing && active?.restored) {
+      // A flow kicked off inside a restored run (e.g. from another flow's method) takes its own snapshot.
+      continuing = joinRestoredRun(
+        { kind: 'flow', names: [flowName], apply: (snapshot) => this.hydrate(snapshot) },
+        this.bus,
+      );
+    }
+
+    if (continuing) {
+      // State changes made by an execution that did not complete are dropped: it runs again.
+      this.rollbackState();
+      if (Object.keys(otherInputs).length > 0) this.replaceState([this.state, otherInputs]);
+      if (plan.answer !== undefined) {
+        const paused = firstPaused(this.execution);
+        if (!paused)
+          throw flowError('invalid_state', `flow "${flowName}" is not waiting for input; nothing to answer`);
+        paused.answers.push(plan.answer);
+      }
+    } else {
+      // State set before kickoff (or left by an earlier kickoff of this instance) is kept.
+      const previous = this.existingState();
+      this.execution = newExecution();
+      if (requestedId !== undefined) this.setStateId(requestedId);
+      this.replaceState([previous, otherInputs]);
+    }
+    this.commitState();
+
+    const storedInputs = restore ? decodeValue<Record<string, unknown>>(restore.loaded.document.inputs) : {};
+    const runInputs = { ...storedInputs, ...plan.inputs };
+    const target = await persistTarget(graph, config, restore?.loaded);
+    const written = { last: undefined as string | undefined, pause: undefined as string | undefined };
+    let runState: unknown;
+    const stopTracking = this.bus.on(
+      CheckpointCompletedEvent,
+      (source: unknown, event: CheckpointCompletedEvent) => {
+        if (source !== runState) return;
+        written.last = event.reference;
+        if (event.trigger === 'flow_paused') written.pause = event.reference;
+      },
+    );
+
+    try {
+      const outcome = await Run.execute(
+        {
+          root: this.flow,
+          config,
+          inputs: runInputs,
+          ...(restore ? { restored: restore.loaded } : {}),
+          ...(restore?.fork ? { fork: restore.fork } : {}),
+          bus: this.bus,
+        },
+        async (run) => {
+          runState = run.state;
+          const isRoot = run.root === this.flow;
+          if (isRoot && graph.persisted && !run.restored && run.state.lineage.checkpointId === null) {
+            // One lineage per persisted state: its checkpoints are easy to find by branch as well as by id.
+            run.state.lineage.branch = stateBranch(this.stateId);
+          }
+          const execution = this.execution;
+          if (isRoot && run.restored) carryNestedSnapshots(run, execution, run.restored);
+          const emit = (event: Parameters<Run['emit']>[1]) => run.emit(this.flow, event);
+          const writeTo = async (trigger: string) => {
+            try {
+              await run.state.writeCheckpoint({
+                provider: target.provider,
+                location: target.location,
+                trigger,
+                ...(config?.maxCheckpoints !== undefined ? { maxCheckpoints: config.maxCheckpoints } : {}),
+              });
+            } catch (error) {
+              logger.warn(
+                flowComponent,
+                `flow "${flowName}": saving state ${this.stateId} on ${trigger} to ${target.location} failed; the flow continues`,
+                error,
+              );
+            }
+          };
+          const runner = new MethodScheduler({
+            flow: this.flow,
+            flowName,
+            graph,
+            execution,
+            maxMethodCalls: this.maxMethodCalls,
+            source: () => this.source(),
+            context: (methodName) => this.context(methodName),
+            emit,
+            invoke: (method, input) => this.invoke(method, input),
+            commitState: () => this.commitState(),
+            afterCompletion: async (node) => {
+              if (!node.persisted) return;
+              if (config && triggersOn(config, 'method_execution_finished')) return; // already written by auto-checkpoint
+              await writeTo('method_execution_finished');
+            },
+            nestedEntityCount: () => run.state.entities.length,
+            nestedEntitiesSince: (count) =>
+              run.state.entities
+                .slice(count)
+                .filter((entity) => entity !== this.flow)
+                .map((entity) => ({ kind: entity.entityKind, name: entity.entityName })),
+          });
+          execution.status = 'running';
+          if (!continuing) {
+            runner.enqueueStarts();
+            emit(
+              new FlowStartedEvent({
+                flowName,
+                inputs: plan.inputs,
+                source: this.source(),
+                context: this.context(),
+              }),
+            );
+          }
+          try {
+            await runner.run();
+          } catch (error) {
+            execution.status = 'failed';
+            throw error;
+          }
+          const paused = firstPaused(execution);
+          if (paused?.pause) {
+            execution.status = 'paused';
+            emit(
+              new FlowPausedEvent({
+                flowName,
+                methodName: paused.method,
+                message: paused.pause.message,
+                source: this.source(),
+                context: this.context(paused.method),
+              }),
+            );
+            const autoWritten = config !== undefined && triggersOn(config, 'flow_paused');
+            if (!autoWritten && (config || graph.persisted)) await writeTo('flow_paused');
+            return { paused };
+          }
+          execution.status = 'completed';
+          emit(
+            new FlowFinishedEvent({
+              flowName,
+              result: execution.lastOutput,
+              source: this.source(),
+              context: this.context(),
+            }),
+          );
+          return { paused: undefined };
+        },
+      );
+      const execution = this.execution;
+      const base = {
+        stateId: this.stateId,
+        state: this.state,
+        output: execution.lastOutput,
+        methodName: execution.lastMethod,
+        completedMethods: [...execution.completedMethods],
+        checkpoint: written.last,
+      };
+      if (outcome.paused?.pause) {
+        const pause: FlowPauseInfo = {
+          methodName: outcome.paused.method,
+          message: outcome.paused.pause.message,
+          kind: outcome.paused.pause.kind,
+          resumeFrom: written.pause,
+          hint: resumeHint(flowName, this.stateId, written.pause, graph.persisted),
+        };
+        return { ...base, status: 'paused', pause };
+      }
+      return { ...base, status: 'completed' };
+    } finally {
+      stopTracking();
+    }
+  }
+}
+
+function defineId(state: object, id: string): void {
+  Object.defineProperty(state, 'id', { value: id, enumerable: true, writable: false, configurable: true });
+}
+
+function resumeHint(
+  flowName: string,
+  stateId: string,
+  reference: string | undefined,
+  persisted: boolean,
+): string {
+  if (persisted) return `continue with ${flowName}.resume({ id: '${stateId}' }, answer)`;
+  if (reference) return `continue with ${flowName}.resume('${reference}', answer)`;
+  return 'continue in this process with flow.resume(answer); enable checkpoint or @persist() to continue from another process';
+}
+
+/**
+ * Crews and agents that ran inside methods which already completed are not run again, so nobody
+ * claims their saved snapshots: claim them here (so a later crew of the same name gets its own) and
+ * keep them in the run, so every checkpoint still holds every entity of the run.
+ */
+function carryNestedSnapshots(run: Run, execution: FlowExecution, restored: LoadedCheckpoint): void {
+  for (const nested of execution.nestedEntities) {
+    const snapshot = run.takeRestoredSnapshot(nested.kind, nested.name);
+    if (!snapshot) continue;
+    const summary: EntitySummary = restored.document.metadata.entities.find(
+      (entity) => entity.kind === snapshot.kind && entity.id === snapshot.id,
+    ) ?? { kind: snapshot.kind, id: snapshot.id, name: snapshot.name };
+    const preserved: CheckpointableEntity = {
+      entityKind: snapshot.kind,
+      entityId: snapshot.id,
+      entityName: snapshot.name,
+      snapshotEntity: () => snapshot,
+      summarizeEntity: () => summary,
+    };
+    run.state.addEntity(preserved);
+  }
+}
