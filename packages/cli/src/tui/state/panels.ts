@@ -45,18 +45,49 @@ export function treeRowLine(row: TreeRow, edited: ReadonlySet<string>, now: numb
       { text: ` (${node.checkpoints.length})` },
     ];
     if (node.orphaned) line.push({ text: ' orphaned', color: 'yellow' });
+    if (node.resumedFrom !== undefined) line.push({ text: ' resumed again', color: 'yellow' });
     return line;
   }
   const checkpoint = node.checkpoint;
   const progress = progressText(checkpoint);
-  // Progress before the trigger: in a narrow panel the trigger is what gets cut.
+  // The number in its run tells apart checkpoints written within one second (a `'*'` run); the edit
+  // mark and progress come before the trigger, which is what a narrow panel cuts.
   const line: Line = [
-    { text: `${indent}${marker}${formatClock(checkpoint.createdAt)} ` },
+    { text: `${indent}${marker}` },
+    { text: `#${node.sequence} `, color: 'gray' },
+    { text: `${formatClock(checkpoint.createdAt)} ` },
     { text: progress.text ? `${progress.text} ` : '', color: progress.complete ? 'green' : undefined },
-    { text: checkpoint.trigger },
   ];
-  if (edited.has(checkpoint.id)) line.push({ text: ' *', color: 'yellow', bold: true });
+  if (edited.has(checkpoint.id)) line.push({ text: '* ', color: 'yellow', bold: true });
+  line.push({ text: triggerLabel(checkpoint.trigger) });
   return line;
+}
+
+const triggerSubjects: Record<string, string> = {
+  llm_call: 'llm',
+  tool_usage: 'tool',
+  method_execution: 'method',
+  crew_kickoff: 'kickoff',
+  agent_execution: 'agent',
+};
+
+const triggerOutcomes: Record<string, string> = {
+  completed: 'done',
+  finished: 'done',
+  started: 'start',
+  failed: 'failed',
+};
+
+/**
+ * A trigger as a short label for a narrow column: `llm_call_started` → `llm start`,
+ * `task_completed` → `task done`, `method_execution_finished` → `method done`; signals and names
+ * it does not know keep their words (underscores as spaces).
+ */
+export function triggerLabel(trigger: string): string {
+  const match = /^(.*)_(completed|finished|started|failed)$/.exec(trigger);
+  if (!match) return trigger.replaceAll('_', ' ');
+  const subject = triggerSubjects[match[1]!] ?? match[1]!.replaceAll('_', ' ');
+  return `${subject} ${triggerOutcomes[match[2]!]}`;
 }
 
 /** `2/4` task progress of a checkpoint over its crews; complete when every task is done. */

@@ -1,8 +1,10 @@
+import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { describe, expect, it } from 'vitest';
 import { writeFakeRun } from '../../test-support/fake-crew.js';
 import { sampleCheckpoints } from '../../test-support/sample-tree.js';
-import { treeRowLine } from './panels.js';
+import { type Line, treeRowLine, triggerLabel } from './panels.js';
+import { clipLine } from './screen.js';
 import { ancestorKeys, type BranchNode, buildTree, findCheckpointNode, visibleRows } from './tree.js';
 
 describe('buildTree', () => {
@@ -80,5 +82,62 @@ describe('buildTree', () => {
     expect(path).toContain(sample.main[2]!.id);
     expect(path).toContain(sample.fork.id);
     expect(ancestorKeys(tree, 'missing')).toEqual([]);
+  });
+
+  it('nests a second continuation of one checkpoint under it: two children are not drawn as a line', async () => {
+    const provider = new InMemoryProvider();
+    const [first, second] = await writeFakeRun({ provider, location: 'here', taskCount: 2, onStart: false });
+    // Resuming `first` again on its own run (JSON without leases allows it) writes a sibling of `second`.
+    const sibling: StoredCheckpoint = {
+      ...second!,
+      id: second!.id.replace(/^(\d{8}T)\d{9}/, '$1235959999'),
+      createdAt: new Date(Date.parse(second!.createdAt) + 60_000).toISOString(),
+      parentId: first!.id,
+    };
+    const research = buildTree([first!, second!, sibling])[0]!;
+    const main = research.branches[0]!;
+    expect(main.checkpoints.map((node) => node.key)).toEqual([first!.id, second!.id]);
+    const again = main.checkpoints[0]!.forks[0]!;
+    expect(again.resumedFrom).toBe(first!.id);
+    expect(again.checkpoints.map((node) => node.key)).toEqual([sibling.id]);
+    expect(again.checkpoints[0]!.sequence).toBe(3);
+    const text = visibleRows([research], new Set()).map((row) => textOf(treeRowLine(row, new Set(), 0)));
+    expect(text[3]).toBe('      - main (1) resumed again');
+    expect(text[4]).toMatch(/^ {10}#3 \d\d:\d\d:\d\d 2\/2 task done$/);
+  });
+});
+
+function textOf(line: Line): string {
+  return line.map((segment) => segment.text).join('');
+}
+
+describe('treeRowLine for a checkpoint', () => {
+  it('tells the triggers of a `*` run apart in a 33-column panel, rows by number, the edit mark kept', async () => {
+    const provider = new InMemoryProvider();
+    const [checkpoint] = await writeFakeRun({ provider, location: 'here', taskCount: 2, onStart: false });
+    const rowOf = (trigger: string, sequence: number) => {
+      const node = {
+        type: 'checkpoint' as const,
+        key: checkpoint!.id,
+        checkpoint: { ...checkpoint!, trigger },
+        forks: [],
+        sequence,
+      };
+      return textOf(
+        clipLine(
+          treeRowLine({ node, depth: 2, expandable: false, expanded: false }, new Set([checkpoint!.id]), 0),
+          33,
+        ),
+      );
+    };
+    const started = rowOf('llm_call_started', 2);
+    const completed = rowOf('llm_call_completed', 3);
+    expect(started).toMatch(/^ {6}#2 \d\d:\d\d:\d\d 1\/2 \* llm start$/);
+    expect(completed).toMatch(/^ {6}#3 \d\d:\d\d:\d\d 1\/2 \* llm done$/);
+    expect(rowOf('task_completed', 1)).toContain('* task done');
+    expect(triggerLabel('method_execution_finished')).toBe('method done');
+    expect(triggerLabel('tool_usage_failed')).toBe('tool failed');
+    expect(triggerLabel('memory_save_started')).toBe('memory save start');
+    expect(rowOf('SIGINT', 12)).toContain('#12 ');
   });
 });

@@ -6,6 +6,9 @@ export interface CheckpointNode {
   type: 'checkpoint';
   key: string;
   checkpoint: StoredCheckpoint;
+  /** Its place in its run, 1 for the run's first checkpoint: tells apart rows written in one second. */
+  sequence: number;
+  /** Branches that started from it: forks, and further continuations of it on its own run. */
   forks: BranchNode[];
 }
 
@@ -26,6 +29,11 @@ export interface BranchNode {
   forkedFrom?: string;
   /** Its fork point is not in storage any more (pruned or deleted). */
   orphaned: boolean;
+  /**
+   * Set on a second continuation of a checkpoint of the same run (resumed twice, or resumed after the
+   * run had gone past it): the checkpoints written from it, nested under it beside the first one.
+   */
+  resumedFrom?: string;
 }
 
 /** All checkpoints of one entity (kind and name), e.g. every run of `crew Research`. */
@@ -65,6 +73,41 @@ function byId(a: StoredCheckpoint, b: StoredCheckpoint): number {
 }
 
 /**
+ * The chain of its run that `node` continues: its lane, unless its parent is an earlier checkpoint
+ * of the run that another one already continues (the same checkpoint resumed twice); then a chain
+ * nested under that parent, so the tree shows the two children side by side, not as one line.
+ * `chains` maps each checkpoint of the group to the chain it is in.
+ */
+function chainOf(
+  lane: BranchNode,
+  node: CheckpointNode,
+  parent: CheckpointNode | undefined,
+  chains: Map<string, BranchNode>,
+): BranchNode {
+  const parentChain = parent && chains.get(parent.key);
+  if (
+    parent === undefined ||
+    parentChain === undefined ||
+    parentChain.lineageId !== lane.lineageId ||
+    parentChain.branch !== lane.branch
+  )
+    return lane;
+  if (parentChain.checkpoints.at(-1) === parent) return parentChain;
+  const chain: BranchNode = {
+    type: 'branch',
+    key: `${lane.key}/from:${node.key}`,
+    branch: lane.branch,
+    lineageId: lane.lineageId,
+    sharesBranchName: false,
+    checkpoints: [],
+    orphaned: false,
+    resumedFrom: parent.key,
+  };
+  parent.forks.push(chain);
+  return chain;
+}
+
+/**
  * Builds the browser's tree: groups by entity (flows first, then crews, then agents), then runs on
  * their branches. A run whose first checkpoint's parent is a checkpoint of another run is nested
  * under that checkpoint (forks of forks too); a run whose parent is not in storage any more stays at
@@ -88,6 +131,8 @@ export function buildTree(checkpoints: readonly StoredCheckpoint[]): GroupNode[]
     const branches = new Map<string, BranchNode>();
     const nodes = new Map<string, CheckpointNode>();
     const lanes = new Map<string, BranchNode>();
+    const sequences = new Map<string, number>();
+    const chains = new Map<string, BranchNode>();
     for (const checkpoint of items) {
       const laneKey = `${checkpoint.branch}/run:${checkpoint.lineageId}`;
       let branch = branches.get(laneKey);
@@ -103,10 +148,20 @@ export function buildTree(checkpoints: readonly StoredCheckpoint[]): GroupNode[]
         };
         branches.set(laneKey, branch);
       }
-      const node: CheckpointNode = { type: 'checkpoint', key: checkpoint.id, checkpoint, forks: [] };
-      branch.checkpoints.push(node);
+      const node: CheckpointNode = {
+        type: 'checkpoint',
+        key: checkpoint.id,
+        checkpoint,
+        sequence: (sequences.get(laneKey) ?? 0) + 1,
+        forks: [],
+      };
+      sequences.set(laneKey, node.sequence);
       nodes.set(checkpoint.id, node);
       lanes.set(checkpoint.id, branch);
+      const parent = checkpoint.parentId === null ? undefined : nodes.get(checkpoint.parentId);
+      const chain = chainOf(branch, node, parent, chains);
+      chain.checkpoints.push(node);
+      chains.set(checkpoint.id, chain);
     }
     const runsPerName = new Map<string, number>();
     for (const branch of branches.values())
