@@ -208,7 +208,12 @@ export class FlowEngine<State extends object> {
     }
 
     if (!continuing && !active && graph.persisted && requestedId !== undefined) {
-      const loaded = await loadStateCheckpoint(await persistTarget(graph, config), flowName, requestedId);
+      const loaded = await loadStateCheckpoint(
+        await persistTarget(graph, config),
+        flowName,
+        requestedId,
+        this.bus,
+      );
       if (loaded) {
         this.hydrate(findEntitySnapshot(loaded, { kind: 'flow', names: [flowName] }));
         restore = { loaded };

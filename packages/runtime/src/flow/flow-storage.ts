@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
+import type { EventBus } from '@crewline/events';
 import {
   type CheckpointProvider,
   DEFAULT_CHECKPOINT_LOCATION,
   isValidBranchName,
   type LoadedCheckpoint,
-  readDocument,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import { builtinRegistry, defaultProvider, onlyProvider } from '../checkpointing/provider-registry.js';
+import { builtinRegistry, defaultProvider } from '../checkpointing/provider-registry.js';
+import { loadRestoreTarget } from '../restore/load-restore-target.js';
 
 /** Where checkpoints are read from or written to: a location and the provider that stores it. */
 export interface StorageTarget {
@@ -77,20 +78,17 @@ export async function findStateCheckpoint(
   return undefined;
 }
 
-/** Loads the latest checkpoint of a flow state; `undefined` when nothing was saved under that id. */
+/**
+ * Loads the latest checkpoint of a flow state through the one restore loader (restore events
+ * included); `undefined` when nothing was saved under that id.
+ */
 export async function loadStateCheckpoint(
   target: StorageTarget,
   flowName: string | undefined,
   stateId: string,
+  bus?: EventBus,
 ): Promise<LoadedCheckpoint | undefined> {
   const checkpoint = await findStateCheckpoint(target, flowName, stateId);
   if (!checkpoint) return undefined;
-  const document = await readDocument(target.provider, target.location, checkpoint.id);
-  return {
-    provider: target.provider,
-    providers: onlyProvider(target.provider),
-    location: target.location,
-    checkpoint,
-    document,
-  };
+  return loadRestoreTarget(checkpoint.reference, { provider: target.provider, ...(bus ? { bus } : {}) });
 }

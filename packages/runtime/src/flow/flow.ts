@@ -172,7 +172,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
               from.provider ?? graph.persistOptions?.provider,
             )
           : await persistTarget(graph, resolveCheckpointChain([probe.checkpoint]));
-      loaded = await loadStateCheckpoint(target, probe.flowName, from.id);
+      loaded = await loadStateCheckpoint(target, probe.flowName, from.id, options.bus);
       if (!loaded) {
         throw flowError(
           'not_found',

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
 import { lookupTool, offlineModel, threeTaskCrew, toolUsingModel } from '../e2e/support/fixtures.js';
+import { Flow, listen, persist, start } from '../flow/index.js';
 import { executions, LinearFlow } from '../flow/test-support/scenarios.js';
 import { registerProject } from '../registry/project-config.js';
 
@@ -96,6 +97,35 @@ describe('restore events', () => {
       types.push(event.type);
     });
     await LinearFlow.fromCheckpoint({ restoreFrom: 'flows', provider }, { bus });
+    expect(types.filter((type) => type.startsWith('checkpoint_restore'))).toEqual([
+      CheckpointRestoreStartedEvent.type,
+      CheckpointRestoreCompletedEvent.type,
+    ]);
+  });
+
+  it('are emitted when a persisted flow state is found by its id, as for a reference', async () => {
+    const provider = new InMemoryProvider();
+    const control = { failing: true };
+    @persist({ location: 'states', provider })
+    class Counter extends Flow<{ value: number }> {
+      initialState = { value: 0 };
+      @start() increment() {
+        this.state.value += 1;
+      }
+      @listen('increment') report() {
+        if (control.failing) throw new Error('network down');
+        return this.state.value;
+      }
+    }
+    await expect(new Counter({ bus: new EventBus() }).kickoff({ inputs: { id: 'one' } })).rejects.toThrow();
+    control.failing = false;
+    const bus = new EventBus();
+    const types: string[] = [];
+    bus.onAny((_source, event) => {
+      types.push(event.type);
+    });
+    const result = await new Counter({ bus }).kickoff({ inputs: { id: 'one' } });
+    expect(result.output).toBe(1);
     expect(types.filter((type) => type.startsWith('checkpoint_restore'))).toEqual([
       CheckpointRestoreStartedEvent.type,
       CheckpointRestoreCompletedEvent.type,
