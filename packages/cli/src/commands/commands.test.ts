@@ -27,7 +27,7 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`7 checkpoints of 2 runs in ./${fixture.relative} (${kind}), oldest first`);
-    expect(lines[2]).toMatch(/^ID\s+TIME\s+SIZE\s+TRIGGER\s+BRANCH\s+RUN\s+PROGRESS$/);
+    expect(lines[2]).toMatch(/^ID\s+TIME\s+SIZE\s+TRIGGER\s+BRANCH\s+PARENT\s+RUN\s+PROGRESS$/);
     expect(lines).toHaveLength(3 + 7);
     const last = fixture.main.at(-1)!;
     const row = lines.find((line) => line.startsWith(last.id))!;
@@ -36,6 +36,18 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     expect(row).toContain('crew Research 3/3 tasks');
     expect(row).toContain(` ${last.lineageId.slice(0, 8)} `);
     expect(lines.find((line) => line.startsWith(fixture.fork.id))).toContain('experiment');
+  });
+
+  it('list shows each parent and marks siblings: two checkpoints continue one', async () => {
+    const lines = (await crewline('checkpoint', 'list')).stdout.trimEnd().split('\n');
+    const rowOf = (id: string) => lines.find((line) => line.startsWith(id))!;
+    const forkPoint = fixture.main[2]!.id.slice(-8);
+    expect(rowOf(fixture.main[0]!.id)).toMatch(/ main {2,}- {2,}/);
+    expect(rowOf(fixture.main[1]!.id)).toContain(` ${fixture.main[0]!.id.slice(-8)} `);
+    // main[3] and the fork both start from main[2]: the listing says they are siblings.
+    expect(rowOf(fixture.main[3]!.id)).toContain(` ${forkPoint} (+1 sibling) `);
+    expect(rowOf(fixture.fork.id)).toContain(` ${forkPoint} (+1 sibling) `);
+    expect(rowOf(fixture.main[4]!.id)).not.toContain('sibling');
   });
 
   it('list --run shows one run only, by a prefix of its lineage id', async () => {
@@ -107,6 +119,26 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     expect(parsed.placeholders).toEqual(['audience', 'topic']);
   });
 
+  it('info marks a parent that is not in the location any more as pruned', async () => {
+    const directory = await temporaryDirectory();
+    try {
+      const own = await writeFixture(kind, directory.path);
+      await own.provider.delete(own.provider.resolveLocation(own.location), own.main[0]!.id);
+      const run = (...args: string[]) => runCommand(args, { cwd: directory.path });
+      const orphan = await run('info', own.main[1]!.id);
+      expect(orphan.stdout).toContain(`Parent:    ${own.main[0]!.id} (pruned)`);
+      const kept = await run('info', own.main[2]!.id);
+      expect(kept.stdout).toContain(`Parent:    ${own.main[1]!.id}\n`);
+      const json = JSON.parse((await run('info', own.main[1]!.id, '--json')).stdout) as {
+        parentPruned: boolean;
+      };
+      expect(json.parentPruned).toBe(true);
+      await own.provider.close?.();
+    } finally {
+      await directory.remove();
+    }
+  });
+
   it('diff shows what changed between two checkpoints', async () => {
     const [first, , , fourth] = fixture.main;
     const result = await crewline('diff', first!.id, fourth!.id);
@@ -130,9 +162,16 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     expect(dry.code).toBe(0);
     // Main's oldest four are beyond its newest two, but its third is where the fork started: it stays.
     expect(dry.stdout).toContain('Would remove 3 checkpoints');
-    expect(dry.stdout).not.toContain(fixture.main[2]!.id);
+    expect(dry.stdout.split('Kept')[0]).not.toContain(fixture.main[2]!.id);
     expect(dry.stdout).toContain(`run ${fixture.main[0]!.lineageId.slice(0, 8)}`);
     expect(dry.stdout).toContain('Nothing was removed (--dry-run).');
+    // It says which checkpoint it kept because a fork starts from it, and the fork's branch.
+    expect(dry.stdout).toContain('Kept 1 checkpoint that a fork starts from (prune never removes one):');
+    expect(dry.stdout).toMatch(new RegExp(`^  ${fixture.main[2]!.id}  .*  forked to experiment$`, 'm'));
+    const json = JSON.parse((await crewline('prune', '--keep', '2', '--dry-run', '--json')).stdout) as {
+      keptForkPoints: string[];
+    };
+    expect(json.keptForkPoints).toEqual([fixture.main[2]!.id]);
     expect((await fixture.provider.list(fixture.provider.resolveLocation(fixture.location))).length).toBe(7);
     const older = await crewline('prune', '--older-than', '1w', '--dry-run');
     expect(older.stdout).toContain('Nothing to prune');

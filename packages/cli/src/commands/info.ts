@@ -1,3 +1,4 @@
+import type { LoadedCheckpoint } from '@crewline/runtime-state';
 import { parseCommandArguments } from '../core/args.js';
 import { checkpointReport } from '../core/checkpoint-report.js';
 import type { CliContext } from '../core/cli-context.js';
@@ -20,6 +21,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     values.location,
   );
   const view = viewDocument(loaded.document);
+  const parentPruned = await parentIsGone(loaded);
   if (values.json) {
     const { metadata } = loaded.document;
     context.stdout.write(
@@ -30,6 +32,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
           provider: loaded.provider.kind,
           sizeBytes: loaded.checkpoint.sizeBytes,
           metadata,
+          parentPruned,
           format: {
             name: loaded.document.format,
             version: loaded.document.formatVersion,
@@ -47,7 +50,26 @@ export async function run(args: readonly string[], context: CliContext): Promise
     return 0;
   }
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
-  const lines = checkpointReport(loaded, view, { cwd: context.cwd, full: values.full, width });
+  const lines = checkpointReport(loaded, view, { cwd: context.cwd, full: values.full, width, parentPruned });
   context.stdout.write(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/**
+ * True when the checkpoint names a parent that its location no longer holds (pruned or deleted). A
+ * file read on its own (not in a location's listing) says nothing about its parent: false.
+ */
+async function parentIsGone(loaded: LoadedCheckpoint): Promise<boolean> {
+  const { id, parentId, lineageId } = loaded.document.metadata;
+  if (parentId === null) return false;
+  try {
+    // The parent is usually in the same run; only a fork's first checkpoint needs the whole listing.
+    const run = await loaded.provider.list(loaded.location, { lineageId });
+    if (run.some((checkpoint) => checkpoint.id === parentId)) return false;
+    if (!run.some((checkpoint) => checkpoint.id === id)) return false;
+    const all = await loaded.provider.list(loaded.location);
+    return !all.some((checkpoint) => checkpoint.id === parentId);
+  } catch {
+    return false;
+  }
 }

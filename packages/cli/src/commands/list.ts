@@ -1,6 +1,6 @@
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
-import { formatBytes, formatColumns, formatTime, shortRunId } from '../core/format.js';
+import { formatBytes, formatColumns, formatTime, shortCheckpointId, shortRunId } from '../core/format.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
@@ -48,14 +48,31 @@ export async function run(args: readonly string[], context: CliContext): Promise
     context.stdout.write(`No checkpoints in ${where} (${opened.kind})${scope}\n`);
     return 0;
   }
+  // Children per parent over the whole listing: two checkpoints that continue one (two resumes of
+  // it, or a fork and the run going on) are siblings, and the PARENT column says so.
+  const children = new Map<string, number>();
+  for (const checkpoint of listed)
+    if (checkpoint.parentId !== null)
+      children.set(checkpoint.parentId, (children.get(checkpoint.parentId) ?? 0) + 1);
+  const ids = new Set(listed.map((checkpoint) => checkpoint.id));
+  const parentCell = (parentId: string | null): string => {
+    if (parentId === null) return '-';
+    const siblings = (children.get(parentId) ?? 1) - 1;
+    // Only a listing of the whole location can tell that a parent is gone.
+    const gone = values.branch === undefined && !ids.has(parentId);
+    return `${shortCheckpointId(parentId)}${gone ? ' (pruned)' : ''}${
+      siblings > 0 ? ` (+${siblings} sibling${siblings === 1 ? '' : 's'})` : ''
+    }`;
+  };
   const rows = [
-    ['ID', 'TIME', 'SIZE', 'TRIGGER', 'BRANCH', 'RUN', 'PROGRESS'],
+    ['ID', 'TIME', 'SIZE', 'TRIGGER', 'BRANCH', 'PARENT', 'RUN', 'PROGRESS'],
     ...checkpoints.map((checkpoint) => [
       checkpoint.id,
       formatTime(checkpoint.createdAt),
       formatBytes(checkpoint.sizeBytes),
       checkpoint.trigger,
       checkpoint.branch,
+      parentCell(checkpoint.parentId),
       shortRunId(checkpoint.lineageId),
       formatEntities(checkpoint.entities),
     ]),

@@ -1,4 +1,9 @@
-import type { CheckpointProvider } from '@crewline/runtime-state';
+import {
+  type CheckpointProvider,
+  type PruneOptions,
+  planPrune,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
 import { parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
@@ -48,23 +53,45 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const dryRun = values['dry-run'] === true;
   const lineageId =
     values.run === undefined ? undefined : await findRun(opened.provider, opened.location, values.run);
-  const result = await opened.provider.prune(opened.location, {
+  const options: PruneOptions = {
     keep,
     olderThan: olderThanMs === undefined ? undefined : new Date(Date.now() - olderThanMs),
     branch: values.branch,
     lineageId,
-    dryRun,
-  });
+  };
+  const before = await opened.provider.list(opened.location);
+  const result = await opened.provider.prune(opened.location, { ...options, dryRun });
+  const kept = keptForkPoints(before, options, result.removed);
   if (values.json) {
     context.stdout.write(
-      `${JSON.stringify({ location: opened.location, dryRun, removed: result.removed.map((checkpoint) => checkpoint.id) }, null, 2)}\n`,
+      `${JSON.stringify(
+        {
+          location: opened.location,
+          dryRun,
+          removed: result.removed.map((checkpoint) => checkpoint.id),
+          keptForkPoints: kept.map(({ checkpoint }) => checkpoint.id),
+        },
+        null,
+        2,
+      )}\n`,
     );
     return 0;
   }
   const where = displayPath(opened.location, context.cwd);
   const count = `${result.removed.length} checkpoint${result.removed.length === 1 ? '' : 's'}`;
+  const keptLines =
+    kept.length === 0
+      ? ''
+      : `Kept ${kept.length} checkpoint${kept.length === 1 ? ' that a fork starts' : 's that forks start'} from (prune never removes one):\n${formatColumns(
+          kept.map(({ checkpoint, branches }) => [
+            `  ${checkpoint.id}`,
+            formatTime(checkpoint.createdAt),
+            checkpoint.branch,
+            `forked to ${branches.join(', ')}`,
+          ]),
+        ).join('\n')}\n`;
   if (result.removed.length === 0) {
-    context.stdout.write(`Nothing to prune in ${where}\n`);
+    context.stdout.write(`Nothing to prune in ${where}\n${keptLines}`);
     return 0;
   }
   const rows = result.removed.map((checkpoint) => [
@@ -74,11 +101,44 @@ export async function run(args: readonly string[], context: CliContext): Promise
     `run ${shortRunId(checkpoint.lineageId)}`,
   ]);
   context.stdout.write(
-    `${dryRun ? `Would remove ${count}` : `Removed ${count}`} from ${where}:\n${formatColumns(rows).join('\n')}\n${
+    `${dryRun ? `Would remove ${count}` : `Removed ${count}`} from ${where}:\n${formatColumns(rows).join('\n')}\n${keptLines}${
       dryRun ? 'Nothing was removed (--dry-run).\n' : ''
     }`,
   );
   return 0;
+}
+
+/**
+ * The checkpoints the retention options select but prune kept because a fork starts from them
+ * (`planPrune` never removes a fork point), each with the branches forked from it. Found with
+ * `planPrune` itself over the listing without the forks' links, so the rule stays in one place.
+ */
+function keptForkPoints(
+  all: readonly StoredCheckpoint[],
+  options: PruneOptions,
+  removed: readonly { id: string }[],
+): { checkpoint: StoredCheckpoint; branches: string[] }[] {
+  const lineageOf = new Map(all.map((checkpoint) => [checkpoint.id, checkpoint.lineageId]));
+  const isForkStart = (checkpoint: StoredCheckpoint) => {
+    const parentLineage = checkpoint.parentId === null ? undefined : lineageOf.get(checkpoint.parentId);
+    return parentLineage !== undefined && parentLineage !== checkpoint.lineageId;
+  };
+  const removedIds = new Set(removed.map((checkpoint) => checkpoint.id));
+  return planPrune(
+    all.filter((checkpoint) => !isForkStart(checkpoint)),
+    options,
+  )
+    .filter((checkpoint) => !removedIds.has(checkpoint.id))
+    .map((checkpoint) => ({
+      checkpoint,
+      branches: [
+        ...new Set(
+          all
+            .filter((fork) => fork.parentId === checkpoint.id && isForkStart(fork))
+            .map((fork) => fork.branch),
+        ),
+      ],
+    }));
 }
 
 /** The lineage id of the one run whose id starts with `prefix`; a usage error when none or several. */

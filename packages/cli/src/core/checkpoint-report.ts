@@ -21,6 +21,8 @@ export interface ReportOptions {
   full?: boolean;
   /** Width previews are cut to. Default 100. */
   width?: number;
+  /** The parent is not in the location any more: marked `(pruned)`. Default false. */
+  parentPruned?: boolean;
 }
 
 function entityHeading(entity: EntityView): string {
@@ -65,7 +67,11 @@ export function checkpointReport(
     `  Size:      ${formatBytes(checkpoint.sizeBytes)}`,
     `  Trigger:   ${metadata.trigger}`,
     `  Branch:    ${metadata.branch}`,
-    `  Parent:    ${metadata.parentId ?? '(none - first checkpoint of its lineage)'}`,
+    `  Parent:    ${
+      metadata.parentId === null
+        ? '(none - first checkpoint of its lineage)'
+        : `${metadata.parentId}${options.parentPruned ? ' (pruned)' : ''}`
+    }`,
     `  Lineage:   ${metadata.lineageId}`,
     `  Events:    ${metadata.eventCount}`,
     `  Format:    ${view.document.format} v${view.document.formatVersion}, written by crewline ${view.document.libraryVersion}`,

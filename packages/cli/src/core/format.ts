@@ -129,3 +129,11 @@ export function formatDelta(milliseconds: number): string {
 export function shortRunId(lineageId: string): string {
   return lineageId.slice(0, 8);
 }
+
+/**
+ * A checkpoint id short enough for a column: the random part of a generated id
+ * (`3f9a2b1c` of `20261121T093000123-3f9a2b1c`), which the CLI accepts as a reference; other ids whole.
+ */
+export function shortCheckpointId(id: string): string {
+  return /^\d{8}T\d{9}-([0-9a-f]{8})$/.exec(id)?.[1] ?? id;
+}
