@@ -1,0 +1,211 @@
+// The lineage explorer page: loads the graph, opens checkpoints, compares two, starts runs, and
+// follows the server's event stream. Every request carries the URL's token.
+import { detailView } from './detail-view.js';
+import { diffView } from './diff-view.js';
+import { h, replace } from './dom.js';
+import { drawGraph, panAndZoom } from './graph.js';
+
+const token = new URLSearchParams(window.location.search).get('token') ?? '';
+// The token stays in memory; the address bar keeps no copy that a screenshot or history would show.
+window.history.replaceState(null, '', window.location.pathname);
+
+async function api(path, init = {}) {
+  const response = await fetch(path, {
+    ...init,
+    headers: { 'x-crewline-token': token, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+  });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
+  return body;
+}
+
+const state = {
+  session: undefined,
+  graph: undefined,
+  expanded: new Set(),
+  open: undefined,
+  compare: [],
+  runs: new Map(),
+};
+
+const svg = document.getElementById('graph');
+const view = panAndZoom(svg);
+const panels = {
+  detail: document.getElementById('detail'),
+  diff: document.getElementById('diff'),
+  runs: document.getElementById('runs'),
+};
+const status = document.getElementById('status');
+
+function showPanel(name) {
+  for (const [key, panel] of Object.entries(panels)) panel.hidden = key !== name;
+  for (const tab of document.querySelectorAll('[data-panel]'))
+    tab.setAttribute('aria-selected', String(tab.dataset.panel === name));
+}
+
+function selection() {
+  return { open: state.open, compare: state.compare };
+}
+
+function redraw() {
+  if (!state.graph) return undefined;
+  return drawGraph(svg, state.graph, selection());
+}
+
+async function loadGraph({ fit = false } = {}) {
+  const expand = [...state.expanded].join(',');
+  state.graph = await api(`/api/graph${expand ? `?expand=${encodeURIComponent(expand)}` : ''}`);
+  const layout = redraw();
+  const { count, nodeCount } = state.graph;
+  status.textContent = `${count} checkpoint${count === 1 ? '' : 's'}, ${nodeCount} node${nodeCount === 1 ? '' : 's'}`;
+  document.body.dataset.checkpoints = String(count);
+  if (fit && layout) view.fit({ width: layout.width, height: layout.height });
+}
+
+async function openCheckpoint(id) {
+  state.open = id;
+  redraw();
+  showPanel('detail');
+  replace(panels.detail, h('p', { class: 'muted' }, 'loading…'));
+  try {
+    const detail = await api(`/api/checkpoints/${encodeURIComponent(id)}`);
+    replace(
+      panels.detail,
+      detailView(detail, { readOnly: state.session.readOnly, onCompare: addToComparison, onRun: startRun }),
+    );
+  } catch (error) {
+    replace(panels.detail, h('p', { class: 'error' }, error.message));
+  }
+}
+
+async function addToComparison(id) {
+  state.compare = [...state.compare.filter((other) => other !== id), id].slice(-2);
+  redraw();
+  if (state.compare.length < 2) {
+    showPanel('diff');
+    replace(
+      panels.diff,
+      h('p', { class: 'muted' }, `A: ${id}. Shift+click (or "Add to comparison") a second checkpoint.`),
+    );
+    return;
+  }
+  const [a, b] = state.compare;
+  showPanel('diff');
+  replace(panels.diff, h('p', { class: 'muted' }, 'comparing…'));
+  try {
+    replace(
+      panels.diff,
+      diffView(await api(`/api/diff?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`)),
+    );
+  } catch (error) {
+    replace(panels.diff, h('p', { class: 'error' }, error.message));
+  }
+}
+
+function drawRuns() {
+  const runs = [...state.runs.values()].reverse();
+  replace(
+    panels.runs,
+    h('h2', null, 'Runs'),
+    runs.length === 0 ? h('p', { class: 'muted' }, 'No runs started from this page yet.') : null,
+    runs.map((run) =>
+      h(
+        'section',
+        { class: `run status-${run.status}`, 'data-run': run.id },
+        h(
+          'h3',
+          null,
+          `${run.mode} of ${run.checkpoint} `,
+          h('span', { class: `badge status-${run.status}` }, run.status),
+        ),
+        run.branch ? h('p', null, `branch ${run.branch}`) : null,
+        h('pre', { class: 'lines' }, run.lines.join('\n')),
+        run.error ? h('p', { class: 'error' }, run.error) : null,
+        run.output !== undefined
+          ? h('details', null, h('summary', null, 'Output'), h('pre', null, run.output))
+          : null,
+      ),
+    ),
+  );
+}
+
+async function startRun(request) {
+  const run = await api('/api/runs', { method: 'POST', body: JSON.stringify(request) });
+  state.runs.set(run.id, run);
+  drawRuns();
+  showPanel('runs');
+}
+
+svg.addEventListener('click', (event) => {
+  const node = event.target.closest('.node');
+  if (!node) return;
+  const { id, key } = node.dataset;
+  if (event.shiftKey || event.ctrlKey || event.metaKey) {
+    void addToComparison(id);
+    return;
+  }
+  if (node.classList.contains('collapsed')) {
+    state.expanded.add(key);
+    void loadGraph();
+  }
+  void openCheckpoint(id);
+});
+svg.addEventListener('keydown', (event) => {
+  const node = event.target.closest?.('.node');
+  if (node && (event.key === 'Enter' || event.key === ' ')) {
+    event.preventDefault();
+    void openCheckpoint(node.dataset.id);
+  }
+});
+document.getElementById('zoom-in').addEventListener('click', () => view.zoom(1 / 1.3));
+document.getElementById('zoom-out').addEventListener('click', () => view.zoom(1.3));
+document.getElementById('fit').addEventListener('click', () => {
+  state.expanded.clear();
+  void loadGraph({ fit: true });
+});
+for (const tab of document.querySelectorAll('[data-panel]'))
+  tab.addEventListener('click', () => showPanel(tab.dataset.panel));
+
+function follow() {
+  const events = new EventSource('/api/events');
+  const live = document.getElementById('live');
+  events.addEventListener('open', () => {
+    live.textContent = 'live';
+    live.className = 'badge live';
+  });
+  events.addEventListener('error', () => {
+    live.textContent = 'reconnecting';
+    live.className = 'badge';
+  });
+  events.addEventListener('checkpoints', () => void loadGraph());
+  events.addEventListener('progress', (event) => {
+    const { run, line } = JSON.parse(event.data);
+    state.runs.get(run)?.lines.push(line);
+    drawRuns();
+  });
+  events.addEventListener('run', (event) => {
+    const run = JSON.parse(event.data);
+    state.runs.set(run.id, run);
+    drawRuns();
+  });
+}
+
+async function start() {
+  try {
+    state.session = await api('/api/session');
+  } catch (error) {
+    replace(document.getElementById('graph-pane'), h('p', { class: 'error' }, error.message));
+    return;
+  }
+  document.getElementById('location').textContent = `${state.session.location} (${state.session.provider})`;
+  const mode = document.getElementById('mode');
+  mode.textContent = state.session.readOnly ? 'read-only' : 'resume allowed';
+  mode.className = `badge ${state.session.readOnly ? '' : 'writable'}`;
+  drawRuns();
+  showPanel('detail');
+  await loadGraph({ fit: true });
+  follow();
+  document.body.dataset.ready = 'true';
+}
+
+void start();

@@ -1,0 +1,204 @@
+// One checkpoint: summary, tokens, inputs, each entity and its tasks (outputs as Markdown), the
+// flow state, the event timeline; with resume allowed, the form that edits and continues it.
+import { formatTime, h, valueText } from './dom.js';
+import { renderMarkdown } from './markdown.js';
+
+function row(label, value) {
+  return h('tr', null, h('th', null, label), h('td', null, value));
+}
+
+function tokens(usage) {
+  return `${usage.totalTokens} (${usage.inputTokens} in, ${usage.outputTokens} out${usage.cachedInputTokens ? `, ${usage.cachedInputTokens} cached` : ''})`;
+}
+
+function taskView(task) {
+  return h(
+    'article',
+    { class: `task status-${task.status}`, 'data-task': task.number },
+    h(
+      'header',
+      null,
+      h('span', { class: `badge status-${task.status}` }, task.status),
+      ` ${task.number}. `,
+      h('strong', null, task.name ?? task.description),
+      task.agentRole ? h('span', { class: 'muted' }, ` · ${task.agentRole}`) : null,
+      task.usage ? h('span', { class: 'muted' }, ` · ${task.usage.totalTokens} tokens`) : null,
+      task.edited ? h('span', { class: 'badge edited' }, 'edited') : null,
+    ),
+    task.name ? h('p', { class: 'muted description' }, task.description) : null,
+    task.output !== undefined ? h('div', { class: 'output' }, renderMarkdown(task.output)) : null,
+  );
+}
+
+function entityView(entity) {
+  return h(
+    'section',
+    { class: 'entity' },
+    h(
+      'h3',
+      null,
+      `${entity.kind} ${entity.name}`,
+      entity.status ? h('span', { class: `badge status-${entity.status}` }, entity.status) : null,
+    ),
+    entity.kind === 'flow'
+      ? [
+          h('p', null, 'Completed methods: ', entity.completedMethods.join(', ') || '(none)'),
+          h('h4', null, 'Flow state'),
+          h('pre', { class: 'state' }, JSON.stringify(entity.state ?? {}, null, 2)),
+        ]
+      : null,
+    entity.messageCount !== undefined
+      ? h('p', null, `Conversation: ${entity.messageCount} messages saved`)
+      : null,
+    entity.tasks.map(taskView),
+  );
+}
+
+function timeline(detail) {
+  const hidden = detail.eventCount - detail.events.length;
+  return h(
+    'section',
+    { class: 'timeline' },
+    h('h3', null, `Events (${detail.eventCount})`),
+    hidden > 0
+      ? h('p', { class: 'muted' }, `the newest ${detail.events.length} of ${detail.eventCount}`)
+      : null,
+    h(
+      'ol',
+      null,
+      detail.events.map((event) =>
+        h(
+          'li',
+          { class: `event type-${event.type}` },
+          h('time', null, formatTime(event.timestamp).slice(11)),
+          h('span', { class: 'event-type' }, event.type),
+          event.subject ? h('span', { class: 'muted' }, event.subject) : null,
+        ),
+      ),
+    ),
+  );
+}
+
+/** The form that forks or resumes the checkpoint, optionally with changed inputs and task outputs. */
+function runForm(detail, onRun) {
+  const inputFields = Object.entries(detail.inputs).map(([key, value]) => {
+    const field = h('textarea', { rows: 1, 'data-input': key, class: 'input-field' });
+    field.value = valueText(value);
+    return { key, value, field };
+  });
+  const outputFields = [];
+  for (const entity of detail.entities)
+    for (const task of entity.tasks)
+      if (task.status === 'completed') {
+        const field = h('textarea', { rows: 4, 'data-output': task.number, class: 'output-field' });
+        field.value = task.output ?? '';
+        outputFields.push({ task, field });
+      }
+  const mode = h(
+    'select',
+    { name: 'mode' },
+    h('option', { value: 'fork' }, 'fork onto a new branch'),
+    h('option', { value: 'resume' }, 'resume on its branch'),
+  );
+  const branch = h('input', { name: 'branch', placeholder: 'new branch name (optional)' });
+  mode.addEventListener('change', () => {
+    branch.disabled = mode.value !== 'fork';
+  });
+  const message = h('p', { class: 'form-message', role: 'status' });
+  const form = h(
+    'form',
+    { class: 'run-form' },
+    h('h3', null, 'Continue from here'),
+    h('label', null, 'Mode ', mode),
+    h('label', null, 'Branch ', branch),
+    inputFields.length > 0 ? h('h4', null, 'Inputs') : null,
+    inputFields.map(({ key, field }) => h('label', { class: 'block' }, key, field)),
+    outputFields.length > 0 ? h('h4', null, 'Outputs of completed tasks (later tasks run again)') : null,
+    outputFields.map(({ task, field }) =>
+      h('details', null, h('summary', null, `${task.number}. ${task.name ?? task.description}`), field),
+    ),
+    h('button', { type: 'submit', class: 'primary' }, 'Run'),
+    message,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const inputs = [];
+    for (const { key, value, field } of inputFields) {
+      if (field.value === valueText(value)) continue;
+      inputs.push(typeof value === 'string' ? `${key}=${field.value}` : `${key}:=${field.value}`);
+    }
+    const outputs = outputFields
+      .filter(({ task, field }) => field.value !== (task.output ?? ''))
+      .map(({ task, field }) => `${task.number}=${field.value}`);
+    message.textContent = 'starting…';
+    try {
+      await onRun({
+        checkpoint: detail.metadata.id,
+        mode: mode.value,
+        ...(mode.value === 'fork' && branch.value.trim() !== '' ? { branch: branch.value.trim() } : {}),
+        ...(inputs.length > 0 ? { inputs } : {}),
+        ...(outputs.length > 0 ? { outputs } : {}),
+      });
+      message.textContent = 'started: see Runs';
+    } catch (error) {
+      message.textContent = error.message;
+    }
+  });
+  return form;
+}
+
+/** The detail panel's contents. */
+export function detailView(detail, { readOnly, onCompare, onRun }) {
+  const m = detail.metadata;
+  const missing = detail.placeholders.filter((name) => !Object.hasOwn(detail.inputs, name));
+  return h(
+    'div',
+    { class: 'detail', 'data-checkpoint': m.id },
+    h('h2', null, 'Checkpoint ', h('code', null, m.id)),
+    h(
+      'button',
+      { type: 'button', class: 'compare-button', onclick: () => onCompare(m.id) },
+      'Add to comparison',
+    ),
+    h(
+      'table',
+      { class: 'summary' },
+      row('Time', formatTime(m.createdAt)),
+      row('Branch', m.branch),
+      row('Trigger', m.trigger),
+      row('Parent', m.parentId ?? '(none: first checkpoint of its run)'),
+      row('Run', m.lineageId),
+      row('Events', String(m.eventCount)),
+      row('Size', m.sizeBytes === undefined ? '(unknown)' : `${m.sizeBytes} bytes`),
+      row('Tokens', tokens(detail.usage)),
+      row(
+        'Format',
+        `${detail.format.name} v${detail.format.version}, crewline ${detail.format.libraryVersion}`,
+      ),
+    ),
+    h('h3', null, 'Inputs'),
+    Object.keys(detail.inputs).length === 0
+      ? h('p', { class: 'muted' }, '(none)')
+      : h(
+          'table',
+          { class: 'inputs' },
+          Object.entries(detail.inputs).map(([key, value]) => row(key, h('pre', null, valueText(value)))),
+        ),
+    missing.length > 0
+      ? h(
+          'p',
+          { class: 'muted' },
+          `placeholders without a value: ${missing.map((name) => `{${name}}`).join(', ')}`,
+        )
+      : null,
+    detail.entities.map(entityView),
+    readOnly
+      ? h(
+          'p',
+          { class: 'muted read-only' },
+          'Read-only: start with --allow-resume to edit, resume and fork here.',
+        )
+      : runForm(detail, onRun),
+    timeline(detail),
+  );
+}

@@ -1,0 +1,222 @@
+// The lineage graph as SVG: one lane per run of a branch, forks drawn from the checkpoint they came
+// from, heads and pruned parents marked. Zoom with the wheel or the buttons, pan by dragging.
+import { formatClock, formatTime, s } from './dom.js';
+
+const columnWidth = 120;
+const rowHeight = 84;
+const labelWidth = 190;
+const groupGap = 40;
+const top = 36;
+
+function shortTrigger(trigger) {
+  return trigger.replace(/^task_/, '').replace(/_/g, ' ');
+}
+
+/** Positions every node: `{ x, y }` by node key, and by checkpoint id for every id a node holds. */
+export function positions(graph) {
+  const byKey = new Map();
+  const byId = new Map();
+  const lanes = [];
+  graph.groups.forEach((group, groupIndex) => {
+    for (const lane of group.lanes) {
+      const y = top + lane.row * rowHeight + groupIndex * groupGap + groupGap;
+      lanes.push({ lane, group, y });
+      for (const node of lane.nodes) {
+        const place = { x: labelWidth + node.column * columnWidth + columnWidth / 2, y, node, lane };
+        byKey.set(node.key, place);
+        for (const id of node.ids) byId.set(id, place);
+      }
+    }
+  });
+  const width = labelWidth + Math.max(1, graph.columns) * columnWidth + 40;
+  const height = top + graph.rows * rowHeight + graph.groups.length * groupGap + groupGap + 20;
+  return { byKey, byId, lanes, width, height };
+}
+
+function nodeClasses(node, selection) {
+  return [
+    'node',
+    node.head && 'head',
+    node.forkPoint && 'fork-point',
+    node.ids.length > 1 && 'collapsed',
+    node.status && `status-${node.status}`,
+    node.ids.includes(selection.open) && 'open',
+    selection.compare.some((id) => node.ids.includes(id)) && 'compared',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+function drawNode(place, selection) {
+  const { node } = place;
+  const title = `${node.ids.length > 1 ? `${node.ids.length} checkpoints, ${formatTime(node.firstAt)} to ` : ''}${formatTime(node.createdAt)}\n${node.id}\n${node.trigger}${node.progress ? `, ${node.progress} tasks` : ''}`;
+  const mark =
+    node.ids.length > 1
+      ? [
+          s('rect', { x: -18, y: -12, width: 36, height: 24, rx: 8, class: 'shape' }),
+          s('text', { class: 'count', y: 4 }, `×${node.ids.length}`),
+        ]
+      : [s('circle', { r: node.head ? 11 : 8, class: 'shape' })];
+  return s(
+    'g',
+    {
+      class: nodeClasses(node, selection),
+      transform: `translate(${place.x} ${place.y})`,
+      'data-id': node.id,
+      'data-key': node.key,
+      'data-branch': place.lane.branch,
+      tabindex: 0,
+      role: 'button',
+      'aria-label': `checkpoint ${node.id} on ${place.lane.branch}`,
+    },
+    s('title', null, title),
+    mark,
+    node.head ? s('text', { class: 'head-label', y: -18 }, 'HEAD') : null,
+    s('text', { class: 'trigger', y: 26 }, shortTrigger(node.trigger)),
+    s('text', { class: 'time', y: 39 }, formatClock(node.createdAt)),
+    node.progress ? s('text', { class: 'progress', y: 52 }, `${node.progress} tasks`) : null,
+  );
+}
+
+/** Draws the whole graph into `svg` (its contents are replaced). */
+export function drawGraph(svg, graph, selection) {
+  const layout = positions(graph);
+  const edges = s('g', { class: 'edges' });
+  const nodes = s('g', { class: 'nodes' });
+  const labels = s('g', { class: 'labels' });
+  graph.groups.forEach((group, groupIndex) => {
+    const first = group.lanes[0];
+    if (!first) return;
+    const y = top + first.row * rowHeight + groupIndex * groupGap + groupGap - rowHeight / 2 - 4;
+    labels.append(
+      s(
+        'text',
+        { class: 'group-label', x: 12, y: Math.max(16, y) },
+        `${group.kind} ${group.name} · ${group.count} checkpoints`,
+      ),
+    );
+  });
+  for (const { lane, y } of layout.lanes) {
+    labels.append(
+      s(
+        'g',
+        { class: `lane-label${lane.orphaned ? ' orphaned' : ''}`, 'data-branch': lane.branch },
+        s('text', { x: 12, y: y - 4, class: 'branch' }, lane.branch),
+        s('text', { x: 12, y: y + 12, class: 'run' }, `run ${lane.run}`),
+      ),
+    );
+    const placed = lane.nodes.map((node) => layout.byKey.get(node.key));
+    for (let index = 1; index < placed.length; index += 1) {
+      const from = placed[index - 1];
+      const to = placed[index];
+      edges.append(
+        s('line', {
+          x1: from.x,
+          y1: y,
+          x2: to.x,
+          y2: y,
+          class: to.node.parentMissing ? 'edge gap' : 'edge',
+        }),
+      );
+      if (to.node.parentMissing)
+        edges.append(s('text', { class: 'pruned-label', x: (from.x + to.x) / 2, y: y - 6 }, 'pruned'));
+    }
+    const head = placed[0];
+    if (!head) continue;
+    if (lane.orphaned) {
+      const x = head.x - columnWidth;
+      edges.append(s('line', { x1: x, y1: y, x2: head.x, y2: y, class: 'edge gap' }));
+      edges.append(
+        s(
+          'text',
+          { class: 'pruned-label', x, y: y - 8 },
+          `parent ${lane.forkedFrom ?? ''} pruned`,
+          s('title', null, 'the checkpoint this branch came from is not in storage any more'),
+        ),
+      );
+    } else if (lane.forkedFrom) {
+      const parent = layout.byId.get(lane.forkedFrom);
+      if (parent) {
+        const middle = (parent.x + head.x) / 2;
+        edges.append(
+          s('path', {
+            class: 'edge fork',
+            d: `M ${parent.x} ${parent.y} C ${middle} ${parent.y}, ${middle} ${head.y}, ${head.x} ${head.y}`,
+          }),
+        );
+      }
+    }
+  }
+  for (const place of layout.byKey.values()) nodes.append(drawNode(place, selection));
+  svg.replaceChildren(edges, labels, nodes);
+  return layout;
+}
+
+/** Zoom and pan by changing the `viewBox` of `svg`; returns `fit()` to show the whole graph. */
+export function panAndZoom(svg) {
+  let box = { x: 0, y: 0, width: 800, height: 500 };
+  let content = { width: 800, height: 500 };
+  const apply = () => svg.setAttribute('viewBox', `${box.x} ${box.y} ${box.width} ${box.height}`);
+  const zoom = (factor, centerX = box.x + box.width / 2, centerY = box.y + box.height / 2) => {
+    const width = Math.min(Math.max(box.width * factor, 100), Math.max(content.width, content.height) * 4);
+    const scale = width / box.width;
+    box = {
+      x: centerX - (centerX - box.x) * scale,
+      y: centerY - (centerY - box.y) * scale,
+      width,
+      height: box.height * scale,
+    };
+    apply();
+  };
+  const toGraph = (event) => {
+    const rect = svg.getBoundingClientRect();
+    return {
+      x: box.x + ((event.clientX - rect.left) / rect.width) * box.width,
+      y: box.y + ((event.clientY - rect.top) / rect.height) * box.height,
+    };
+  };
+  svg.addEventListener(
+    'wheel',
+    (event) => {
+      event.preventDefault();
+      const point = toGraph(event);
+      zoom(event.deltaY > 0 ? 1.15 : 1 / 1.15, point.x, point.y);
+    },
+    { passive: false },
+  );
+  let drag;
+  svg.addEventListener('pointerdown', (event) => {
+    if (event.target.closest('.node')) return;
+    drag = { x: event.clientX, y: event.clientY, box: { ...box } };
+    svg.setPointerCapture(event.pointerId);
+    svg.classList.add('panning');
+  });
+  svg.addEventListener('pointermove', (event) => {
+    if (!drag) return;
+    const rect = svg.getBoundingClientRect();
+    box = {
+      ...drag.box,
+      x: drag.box.x - ((event.clientX - drag.x) / rect.width) * drag.box.width,
+      y: drag.box.y - ((event.clientY - drag.y) / rect.height) * drag.box.height,
+    };
+    apply();
+  });
+  const end = () => {
+    drag = undefined;
+    svg.classList.remove('panning');
+  };
+  svg.addEventListener('pointerup', end);
+  svg.addEventListener('pointercancel', end);
+  return {
+    zoom,
+    /** Shows the whole graph; a graph too wide to read whole starts at its left, readable. */
+    fit(size) {
+      content = size;
+      const rect = svg.getBoundingClientRect();
+      const aspect = rect.width > 0 && rect.height > 0 ? rect.height / rect.width : 0.6;
+      const width = Math.min(Math.max(size.width, size.height / aspect), 2400);
+      box = { x: 0, y: 0, width, height: width * aspect };
+      apply();
+    },
+  };
+}

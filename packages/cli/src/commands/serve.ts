@@ -1,0 +1,57 @@
+import { parseCommandArguments, parseCount } from '../core/args.js';
+import type { CliContext } from '../core/cli-context.js';
+import { usageError } from '../core/cli-error.js';
+import { displayPath } from '../core/location.js';
+import { openLocation } from '../core/open-location.js';
+import { providersOf } from '../core/providers.js';
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilStopped(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** `crewline checkpoint serve [LOCATION] [--port N] [--allow-resume]`: the lineage explorer. */
+export async function run(args: readonly string[], context: CliContext): Promise<number> {
+  const { values, positionals } = parseCommandArguments(
+    'checkpoint serve',
+    args,
+    {
+      location: { type: 'string' },
+      port: { type: 'string' },
+      'allow-resume': { type: 'boolean' },
+    },
+    1,
+  );
+  const port = values.port === undefined ? 0 : parseCount('--port', values.port);
+  if (port > 65_535) throw usageError(`--port must be 0 to 65535, got ${port}`);
+  const providers = await providersOf(context);
+  const opened = await openLocation(positionals[0] ?? values.location, context.cwd, providers);
+  const { startExplorer } = await import('../serve/explorer-server.js');
+  const explorer = await startExplorer({
+    opened,
+    providers,
+    cwd: context.cwd,
+    port,
+    allowResume: values['allow-resume'] === true,
+  });
+  const out = (line: string) => context.stdout.write(`${line}\n`);
+  out(`Lineage explorer of ${displayPath(opened.location, context.cwd)} (${opened.kind})`);
+  out(
+    explorer.readOnly
+      ? '  read-only: start with --allow-resume to edit, resume and fork from the page'
+      : '  resume, fork and edits allowed from the page',
+  );
+  out(`  open ${explorer.url}`);
+  out('  the token in the URL is needed by every request; Ctrl+C stops the server');
+  await untilStopped();
+  await explorer.close();
+  return 0;
+}

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { type CheckpointProvider, type ProviderRegistry, readDocument } from '@crewline/runtime-state';
+import { parseTaskOutputs } from '../commands/continue-command.js';
+import { parseAssignments } from '../core/args.js';
+import { usageError } from '../core/cli-error.js';
+import { continueRun } from '../core/continue-run.js';
+import { viewDocument } from '../core/document-view.js';
+
+/** What the page asks for: the CLI's `resume`/`fork` options, in the same words. */
+export interface RunRequest {
+  /** Id of the checkpoint to continue. */
+  checkpoint: string;
+  mode: 'resume' | 'fork';
+  /** Fork only: the new branch (generated when absent). */
+  branch?: string;
+  /** `--input` values: `key=value` or `key:=<json>`. */
+  inputs?: string[];
+  /** `--set-output` values: `N=text`, N the task number `info` shows. */
+  outputs?: string[];
+}
+
+export interface RunRecord {
+  id: string;
+  checkpoint: string;
+  mode: 'resume' | 'fork';
+  status: 'running' | 'finished' | 'paused' | 'failed';
+  /** Progress lines, as `crewline checkpoint resume` prints them. */
+  lines: string[];
+  branch?: string;
+  lastCheckpoint?: string;
+  output?: string;
+  error?: string;
+}
+
+function stringList(value: unknown, name: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+    throw usageError(`${name} must be a list of strings`);
+  return value as string[];
+}
+
+/** Checks the body of a run request; a wrong field is a usage error naming it. */
+export function parseRunRequest(body: unknown): RunRequest {
+  if (body === null || typeof body !== 'object') throw usageError('a run request is a JSON object');
+  const record = body as Record<string, unknown>;
+  if (typeof record.checkpoint !== 'string' || record.checkpoint === '')
+    throw usageError('checkpoint must be the id of the checkpoint to continue');
+  if (record.mode !== 'resume' && record.mode !== 'fork') throw usageError('mode must be "resume" or "fork"');
+  if (record.branch !== undefined && (typeof record.branch !== 'string' || record.mode !== 'fork'))
+    throw usageError('branch is a string, and only for a fork');
+  const inputs = stringList(record.inputs, 'inputs');
+  const outputs = stringList(record.outputs, 'outputs');
+  return {
+    checkpoint: record.checkpoint,
+    mode: record.mode,
+    ...(typeof record.branch === 'string' && record.branch !== '' ? { branch: record.branch } : {}),
+    ...(inputs ? { inputs } : {}),
+    ...(outputs ? { outputs } : {}),
+  };
+}
+
+export interface ExplorerRunsOptions {
+  /** Project directory: its crewline.config.ts is loaded before a run. */
+  cwd: string;
+  providers: ProviderRegistry;
+  provider: CheckpointProvider;
+  location: string;
+  /** The reference a checkpoint id is continued from (its listing entry's). */
+  reference: (id: string) => Promise<string>;
+  onUpdate: (event: 'progress' | 'run', data: unknown) => void;
+}
+
+/**
+ * The runs a page started: each goes through the same path as `crewline checkpoint resume|fork`
+ * (`--input` and `--set-output` parsed and checked by the CLI's own functions, then `continueRun`),
+ * in this process, its progress lines handed to `onUpdate` as they come.
+ */
+export class ExplorerRuns {
+  readonly #runs = new Map<string, RunRecord>();
+  readonly #options: ExplorerRunsOptions;
+
+  constructor(options: ExplorerRunsOptions) {
+    this.#options = options;
+  }
+
+  list(): RunRecord[] {
+    return [...this.#runs.values()];
+  }
+
+  get running(): number {
+    return this.list().filter((run) => run.status === 'running').length;
+  }
+
+  /** Checks the request against the checkpoint, starts the run, and returns its record at once. */
+  async start(request: RunRequest): Promise<RunRecord> {
+    const reference = await this.#options.reference(request.checkpoint);
+    const document = await readDocument(this.#options.provider, this.#options.location, request.checkpoint);
+    const view = viewDocument(document);
+    const inputChanges = parseAssignments('--input', request.inputs);
+    const taskOutputs = parseTaskOutputs(request.outputs, view);
+    const record: RunRecord = {
+      id: randomUUID(),
+      checkpoint: request.checkpoint,
+      mode: request.mode,
+      status: 'running',
+      lines: [],
+      ...(request.branch !== undefined ? { branch: request.branch } : {}),
+    };
+    this.#runs.set(record.id, record);
+    const { onUpdate } = this.#options;
+    continueRun({
+      reference,
+      mode: request.mode,
+      cwd: this.#options.cwd,
+      providers: this.#options.providers,
+      ...(request.branch !== undefined ? { branch: request.branch } : {}),
+      ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
+      ...(taskOutputs ? { taskOutputs } : {}),
+      onLine: (line) => {
+        record.lines.push(line);
+        onUpdate('progress', { run: record.id, line });
+      },
+    }).then(
+      (outcome) => {
+        record.status = outcome.pause ? 'paused' : 'finished';
+        record.branch = outcome.branch;
+        record.output = outcome.output;
+        if (outcome.lastCheckpoint !== undefined) record.lastCheckpoint = outcome.lastCheckpoint;
+        onUpdate('run', record);
+      },
+      async (error: unknown) => {
+        const { redactSecretsInText } = await import('@crewline/events');
+        record.status = 'failed';
+        record.error = redactSecretsInText(error instanceof Error ? error.message : String(error));
+        onUpdate('run', record);
+      },
+    );
+    onUpdate('run', record);
+    return record;
+  }
+}

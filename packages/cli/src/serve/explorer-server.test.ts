@@ -1,0 +1,168 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLocation } from '../core/open-location.js';
+import { cliProviderRegistry } from '../core/providers.js';
+import { type Fixture, type FixtureKind, writeFixture } from '../test-support/fixtures.js';
+import { temporaryDirectory } from '../test-support/run-command.js';
+import type { CheckpointComparison } from './checkpoint-comparison.js';
+import type { CheckpointDetail } from './checkpoint-detail.js';
+import { type RunningExplorer, startExplorer } from './explorer-server.js';
+import type { LineageGraph } from './lineage-graph.js';
+
+/** A raw HTTP request, so the Host header can be anything (fetch does not let a caller set it). */
+function rawRequest(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port, path, method, headers }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body, headers: response.headers }),
+      );
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %s', (kind) => {
+  let directory: Awaited<ReturnType<typeof temporaryDirectory>>;
+  let fixture: Fixture;
+  let explorer: RunningExplorer;
+  const registry = cliProviderRegistry();
+
+  beforeAll(async () => {
+    directory = await temporaryDirectory('crewline-serve-');
+    fixture = await writeFixture(kind, directory.path);
+    explorer = await startExplorer({
+      opened: await openLocation(fixture.location, directory.path, registry),
+      providers: registry,
+      cwd: directory.path,
+    });
+  });
+  afterAll(async () => {
+    await explorer?.close();
+    await fixture?.provider.close?.();
+    await registry.close();
+    await directory?.remove();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`http://127.0.0.1:${explorer.port}${path}`, {
+      headers: { 'x-crewline-token': explorer.token, ...headers },
+    });
+
+  it('binds 127.0.0.1 and prints a URL with its token', () => {
+    expect(explorer.hostname).toBe('127.0.0.1');
+    expect(explorer.url).toBe(`http://127.0.0.1:${explorer.port}/?token=${explorer.token}`);
+    expect(explorer.token.length).toBeGreaterThanOrEqual(32);
+  });
+
+  it('refuses a request without the token, or with a wrong one (401)', async () => {
+    for (const path of ['/', '/api/graph', '/api/events', '/assets/app.js']) {
+      const response = await fetch(`http://127.0.0.1:${explorer.port}${path}`);
+      expect(response.status, path).toBe(401);
+    }
+    const wrong = await fetch(`http://127.0.0.1:${explorer.port}/api/graph?token=${'x'.repeat(32)}`);
+    expect(wrong.status).toBe(401);
+  });
+
+  it('refuses a foreign Origin and a Host that is not 127.0.0.1 or localhost with its port (403)', async () => {
+    const foreign = await get('/api/graph', { origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    const otherPort = await get('/api/graph', { origin: `http://127.0.0.1:${explorer.port + 1}` });
+    expect(otherPort.status).toBe(403);
+    const rebound = await rawRequest(explorer.port, `/api/graph?token=${explorer.token}`, {
+      host: `evil.example:${explorer.port}`,
+    });
+    expect(rebound.status).toBe(403);
+    const localhost = await rawRequest(explorer.port, `/api/graph?token=${explorer.token}`, {
+      host: `localhost:${explorer.port}`,
+      origin: `http://localhost:${explorer.port}`,
+    });
+    expect(localhost.status).toBe(200);
+    expect(localhost.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('serves the page with the token, and sets a cookie scoped to this port for its own requests', async () => {
+    const page = await fetch(explorer.url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('crewline lineage');
+    const cookie = page.headers.get('set-cookie')!;
+    expect(cookie).toContain(`crewline_explorer_${explorer.port}=${explorer.token}`);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
+    const script = await fetch(`http://127.0.0.1:${explorer.port}/assets/app.js`, {
+      headers: { cookie: cookie.split(';')[0]! },
+    });
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toContain('text/javascript');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
+  it('refuses resume and fork on a read-only server (403)', async () => {
+    const response = await fetch(`http://127.0.0.1:${explorer.port}/api/runs`, {
+      method: 'POST',
+      headers: { 'x-crewline-token': explorer.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ checkpoint: fixture.main[2]!.id, mode: 'fork' }),
+    });
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { error: string }).error).toContain('--allow-resume');
+  });
+
+  it('a change needs the token header, not only the cookie', async () => {
+    const response = await fetch(`http://127.0.0.1:${explorer.port}/api/runs`, {
+      method: 'POST',
+      headers: {
+        cookie: `crewline_explorer_${explorer.port}=${explorer.token}`,
+        'content-type': 'application/json',
+      },
+      body: '{}',
+    });
+    expect(response.status).toBe(401);
+  });
+
+  it('lays out both branches, the fork drawn from the checkpoint it came from', async () => {
+    const graph = (await (await get('/api/graph')).json()) as LineageGraph;
+    const lanes = graph.groups[0]!.lanes;
+    expect(lanes.map((lane) => lane.branch)).toEqual(['main', 'experiment']);
+    expect(lanes[1]!.forkedFrom).toBe(fixture.main[2]!.id);
+    expect(graph.count).toBe(fixture.main.length + 1);
+  });
+
+  it('shows a checkpoint: inputs, tasks with whole outputs, events', async () => {
+    const detail = (await (await get(`/api/checkpoints/${fixture.fork.id}`)).json()) as CheckpointDetail;
+    expect(detail.metadata.branch).toBe('experiment');
+    expect(detail.inputs).toEqual({ topic: 'AI', audience: 'engineers' });
+    const tasks = detail.entities[0]!.tasks;
+    expect(tasks.map((task) => task.status)).toEqual(['completed', 'completed', 'pending']);
+    expect(tasks[1]!.output).toBe('Forked output on experiment');
+    expect(tasks[0]!.output).toContain('Second line of task 1.');
+    expect(detail.events.length).toBeGreaterThan(0);
+    const missing = await get('/api/checkpoints/nope');
+    expect(missing.status).toBe(404);
+  });
+
+  it('compares two checkpoints with the CLI diff, outputs as side-by-side lines', async () => {
+    const a = fixture.main[3]!.id;
+    const b = fixture.fork.id;
+    const diff = (await (await get(`/api/diff?a=${a}&b=${b}`)).json()) as CheckpointComparison;
+    expect(diff.from).toBe(a);
+    expect(diff.fields.map((field) => field.field)).toContain('branch');
+    const task = diff.tasks.find((change) => change.index === 1)!;
+    expect(task.outputChanged).toBe(true);
+    expect(task.rows[0]).toEqual({
+      left: 'Output 2: findings about AI.',
+      right: 'Forked output on experiment',
+      kind: 'changed',
+    });
+    expect(task.rows[1]).toEqual({ left: 'Second line of task 2.', kind: 'removed' });
+  });
+});

@@ -1,0 +1,246 @@
+import { readdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type ProviderRegistry, readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { streamSSE } from 'hono/streaming';
+import { usageError } from '../core/cli-error.js';
+import { viewDocument } from '../core/document-view.js';
+import { isCrewlineError } from '../core/error-boundary.js';
+import type { OpenedLocation } from '../core/open-location.js';
+import { compareCheckpoints } from './checkpoint-comparison.js';
+import { checkpointDetail } from './checkpoint-detail.js';
+import { ExplorerRuns, parseRunRequest } from './explorer-runs.js';
+import { layoutLineage } from './lineage-graph.js';
+import { LiveUpdates } from './live-updates.js';
+import { newToken, refuseRequest, tokenCookieName } from './request-guard.js';
+
+/** Where the page's static files are: `explorer-page/` of this package, from `src/serve` or `dist/serve`. */
+export const pageDirectory = fileURLToPath(new URL('../../explorer-page/', import.meta.url));
+
+const contentTypes: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+export interface ExplorerOptions {
+  opened: OpenedLocation;
+  providers: ProviderRegistry;
+  /** Project directory: resume and fork load its crewline.config.ts. */
+  cwd: string;
+  /** Port on 127.0.0.1. Default 0: a free one. */
+  port?: number;
+  /** Allow resume, fork and edits from the page. Default false: read-only. */
+  allowResume?: boolean;
+  /** The URL token. Default: 24 random bytes. */
+  token?: string;
+  /** How often the location is checked for new checkpoints while a page listens. Default 1000 ms. */
+  pollIntervalMs?: number;
+}
+
+export interface RunningExplorer {
+  /** The URL to open, token included. */
+  url: string;
+  port: number;
+  hostname: string;
+  token: string;
+  readOnly: boolean;
+  close(): Promise<void>;
+}
+
+function statusOf(error: unknown): 400 | 403 | 404 | 409 | 500 {
+  if (!isCrewlineError(error)) return 500;
+  switch (error.code) {
+    case 'invalid_argument':
+      return 400;
+    case 'not_found':
+    case 'ambiguous_reference':
+      return 404;
+    case 'conflict':
+      return 409;
+    default:
+      return 500;
+  }
+}
+
+async function pageFiles(): Promise<Map<string, { type: string; body: Buffer }>> {
+  const files = new Map<string, { type: string; body: Buffer }>();
+  for (const name of await readdir(pageDirectory)) {
+    const type = contentTypes[extname(name)];
+    if (type) files.set(name, { type, body: await readFile(join(pageDirectory, name)) });
+  }
+  return files;
+}
+
+/**
+ * Starts the lineage explorer over an opened location: a page and a small JSON API on 127.0.0.1,
+ * every request checked by {@link refuseRequest} (token, Host, Origin). It reads through the same
+ * provider and views as `crewline checkpoint list`, `info` and `diff`; with `allowResume`, resume
+ * and fork go through the path of `crewline checkpoint resume|fork`.
+ */
+export async function startExplorer(options: ExplorerOptions): Promise<RunningExplorer> {
+  const { opened, providers } = options;
+  const token = options.token ?? newToken();
+  const readOnly = options.allowResume !== true;
+  const files = await pageFiles();
+  let port = 0;
+  let listing: Promise<StoredCheckpoint[]> | undefined;
+  const checkpoints = () => {
+    if (!listing) {
+      listing = opened.provider.list(opened.location);
+      listing.catch(() => {
+        listing = undefined;
+      });
+    }
+    return listing;
+  };
+  const find = async (id: string): Promise<StoredCheckpoint> => {
+    const found = (await checkpoints()).find((checkpoint) => checkpoint.id === id);
+    if (found) return found;
+    // Written since the listing was taken: list again once.
+    listing = undefined;
+    const again = (await checkpoints()).find((checkpoint) => checkpoint.id === id);
+    if (!again) {
+      const { cliError } = await import('../core/cli-error.js');
+      throw cliError('not_found', `no checkpoint ${JSON.stringify(id)} in ${opened.location}`);
+    }
+    return again;
+  };
+  const view = async (id: string) => {
+    const checkpoint = await find(id);
+    return { checkpoint, view: viewDocument(await readDocument(opened.provider, opened.location, id)) };
+  };
+  const live = new LiveUpdates({
+    latest: async () => (await opened.provider.latest(opened.location))?.id,
+    onChange: () => {
+      listing = undefined;
+    },
+    intervalMs: options.pollIntervalMs ?? 1000,
+  });
+  const runs = new ExplorerRuns({
+    cwd: options.cwd,
+    providers,
+    provider: opened.provider,
+    location: opened.location,
+    reference: async (id) => (await find(id)).reference,
+    onUpdate: (event, data) => {
+      live.broadcast(event, data);
+      if (event === 'run') void live.poll(true);
+    },
+  });
+  await live.poll(true);
+
+  const app = new Hono();
+  app.use(async (context, next) => {
+    const refusal = refuseRequest(
+      {
+        method: context.req.method,
+        url: new URL(context.req.url),
+        header: (name) => context.req.header(name),
+      },
+      port,
+      token,
+    );
+    if (refusal) return context.json({ error: refusal.message }, refusal.status);
+    await next();
+    context.header('Cache-Control', 'no-store');
+    context.header('X-Content-Type-Options', 'nosniff');
+    context.header('Referrer-Policy', 'no-referrer');
+    context.header('X-Frame-Options', 'DENY');
+    context.header(
+      'Content-Security-Policy',
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
+  });
+  app.onError(async (error, context) => {
+    const { redactSecretsInText } = await import('@crewline/events');
+    const message = redactSecretsInText(error instanceof Error ? error.message : String(error));
+    return context.json({ error: message }, statusOf(error));
+  });
+
+  app.get('/', (context) => {
+    const page = files.get('index.html')!;
+    // The page's own later requests (its module imports, the event stream) carry the token as a
+    // cookie that only this host and port's pages send (SameSite=Strict).
+    context.header('Set-Cookie', `${tokenCookieName(port)}=${token}; Path=/; HttpOnly; SameSite=Strict`);
+    return context.body(new Uint8Array(page.body), 200, { 'Content-Type': page.type });
+  });
+  app.get('/assets/:name', (context) => {
+    const file = files.get(context.req.param('name'));
+    if (!file || context.req.param('name') === 'index.html')
+      return context.json({ error: 'no such file' }, 404);
+    return context.body(new Uint8Array(file.body), 200, { 'Content-Type': file.type });
+  });
+  app.get('/api/session', (context) =>
+    context.json({ readOnly, location: opened.location, provider: opened.kind }),
+  );
+  app.get('/api/graph', async (context) => {
+    const expand = new Set((context.req.query('expand') ?? '').split(',').filter((key) => key !== ''));
+    return context.json(layoutLineage(await checkpoints(), { expand }));
+  });
+  app.get('/api/checkpoints/:id', async (context) => {
+    const { checkpoint, view: shown } = await view(context.req.param('id'));
+    return context.json(checkpointDetail(checkpoint, shown));
+  });
+  app.get('/api/diff', async (context) => {
+    const a = context.req.query('a');
+    const b = context.req.query('b');
+    if (!a || !b) throw usageError('diff needs two checkpoints: /api/diff?a=ID&b=ID');
+    const [first, second] = await Promise.all([view(a), view(b)]);
+    return context.json(compareCheckpoints(first.view, second.view));
+  });
+  app.get('/api/runs', (context) => context.json(runs.list()));
+  app.post('/api/runs', bodyLimit({ maxSize: 4 * 1024 * 1024 }), async (context) => {
+    if (readOnly) {
+      return context.json(
+        { error: 'this explorer is read-only; start it with `crewline checkpoint serve --allow-resume`' },
+        403,
+      );
+    }
+    let body: unknown;
+    try {
+      body = await context.req.json();
+    } catch {
+      throw usageError('the request body must be JSON');
+    }
+    return context.json(await runs.start(parseRunRequest(body)), 202);
+  });
+  app.get('/api/events', (context) =>
+    streamSSE(context, async (stream) => {
+      const remove = live.add({
+        send: (event, data) => stream.writeSSE({ event, data: JSON.stringify(data) }),
+      });
+      await stream.writeSSE({ event: 'hello', data: JSON.stringify({ readOnly }) });
+      const ping = setInterval(() => void stream.write(': ping\n\n').catch(() => undefined), 15_000);
+      await new Promise<void>((resolve) => stream.onAbort(resolve));
+      clearInterval(ping);
+      remove();
+    }),
+  );
+
+  const hostname = '127.0.0.1';
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const created = serve({ fetch: app.fetch, port: options.port ?? 0, hostname }, () => resolve(created));
+    created.once('error', reject);
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${hostname}:${port}/?token=${token}`,
+    port,
+    hostname,
+    token,
+    readOnly,
+    close: async () => {
+      live.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    },
+  };
+}

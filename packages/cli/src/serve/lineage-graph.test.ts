@@ -1,0 +1,100 @@
+import type { StoredCheckpoint } from '@crewline/runtime-state';
+import { describe, expect, it } from 'vitest';
+import { sampleCheckpoints } from '../test-support/sample-tree.js';
+import { layoutLineage } from './lineage-graph.js';
+
+function checkpoint(
+  id: string,
+  parentId: string | null,
+  completed: number,
+  options: { branch?: string; lineageId?: string } = {},
+): StoredCheckpoint {
+  return {
+    id,
+    reference: `memory#${id}`,
+    createdAt: `2026-01-01T00:00:${id.padStart(2, '0').slice(-2)}.000Z`,
+    lineageId: options.lineageId ?? 'run-main',
+    parentId,
+    branch: options.branch ?? 'main',
+    trigger: 'llm_call_completed',
+    entities: [{ kind: 'crew', id: 'crew-1', name: 'Long', status: 'running', completed, total: 3 }],
+    eventCount: 1,
+  };
+}
+
+describe('layoutLineage', () => {
+  it('puts each run of a branch on its own lane, forks below their parent starting one column right', async () => {
+    const sample = await sampleCheckpoints();
+    const graph = layoutLineage(sample.all);
+    const research = graph.groups.find((group) => group.name === 'Research')!;
+    const lanes = new Map(research.lanes.map((lane) => [lane.branch, lane]));
+    expect([...lanes.keys()]).toEqual(['main', 'experiment', 'experiment/deeper', 'orphan']);
+    const main = lanes.get('main')!;
+    expect(main.nodes.map((node) => node.id)).toEqual(sample.main.map((entry) => entry.id));
+    expect(main.nodes.at(-1)!.head).toBe(true);
+    expect(main.nodes[2]!.forkPoint).toBe(true);
+    const experiment = lanes.get('experiment')!;
+    expect(experiment.forkedFrom).toBe(sample.main[2]!.id);
+    expect(experiment.nodes[0]!.column).toBe(main.nodes[2]!.column + 1);
+    expect(experiment.row).toBeGreaterThan(main.row);
+    expect(lanes.get('experiment/deeper')!.forkedFrom).toBe(sample.fork.id);
+    const orphan = lanes.get('orphan')!;
+    expect(orphan.orphaned).toBe(true);
+    expect(orphan.forkedFrom).toBeDefined();
+    expect(graph.groups.map((group) => group.name)).toContain('Writing');
+    expect(graph.count).toBe(sample.all.length);
+  });
+
+  it('collapses consecutive checkpoints of one task into a node with a count, never the head or a fork point', () => {
+    const main = [
+      checkpoint('1', null, 0),
+      checkpoint('2', '1', 0),
+      checkpoint('3', '2', 0),
+      checkpoint('4', '3', 0),
+      checkpoint('5', '4', 1),
+      checkpoint('6', '5', 1),
+      checkpoint('7', '6', 1),
+      checkpoint('8', '7', 1),
+    ];
+    const fork = checkpoint('9', '6', 2, { branch: 'what-if', lineageId: 'run-fork' });
+    const graph = layoutLineage([...main, fork]);
+    const [mainLane, forkLane] = graph.groups[0]!.lanes;
+    expect(mainLane!.nodes.map((node) => node.ids)).toEqual([
+      ['1', '2', '3', '4'],
+      ['5'],
+      ['6'],
+      ['7'],
+      ['8'],
+    ]);
+    expect(mainLane!.nodes[0]!.id).toBe('4');
+    expect(mainLane!.nodes[2]!.forkPoint).toBe(true);
+    expect(forkLane!.nodes[0]!.column).toBe(3);
+    expect(graph.nodeCount).toBe(6);
+    const expanded = layoutLineage([...main, fork], { expand: new Set(['1']) });
+    expect(expanded.groups[0]!.lanes[0]!.nodes[0]!.ids).toEqual(['1']);
+    expect(expanded.nodeCount).toBe(9);
+  });
+
+  it('marks a checkpoint whose parent was pruned from the middle of its run', () => {
+    const graph = layoutLineage([checkpoint('1', null, 0), checkpoint('4', '3', 1), checkpoint('5', '4', 2)]);
+    const nodes = graph.groups[0]!.lanes[0]!.nodes;
+    expect(nodes.map((node) => node.parentMissing)).toEqual([false, true, false]);
+  });
+
+  it('keeps 10,000 checkpoints of a long run to a few nodes', () => {
+    const many: StoredCheckpoint[] = [];
+    for (let index = 0; index < 10_000; index += 1)
+      many.push({
+        ...checkpoint(String(index + 1), index === 0 ? null : String(index), Math.floor(index / 200)),
+        createdAt: new Date(Date.UTC(2026, 0, 1) + index * 1000).toISOString(),
+        id: `c${String(index + 1).padStart(6, '0')}`,
+        parentId: index === 0 ? null : `c${String(index).padStart(6, '0')}`,
+      });
+    const started = performance.now();
+    const graph = layoutLineage(many);
+    const took = performance.now() - started;
+    expect(graph.count).toBe(10_000);
+    expect(graph.nodeCount).toBeLessThanOrEqual(52);
+    expect(took).toBeLessThan(2000);
+  });
+});
