@@ -182,6 +182,22 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     expect((await fixture.provider.list(fixture.provider.resolveLocation(fixture.location))).length).toBe(7);
   });
 
+  it('every --json output starts with its schemaVersion', async () => {
+    const outputs = [
+      await crewline('list', '--json'),
+      await crewline('info', '--json'),
+      await crewline('diff', fixture.main[0]!.id, fixture.main[1]!.id, '--json'),
+      await crewline('prune', '--keep', '100', '--dry-run', '--json'),
+      await crewline('flows', '--json'),
+    ];
+    for (const output of outputs) {
+      expect(output.code, output.stderr).toBe(0);
+      const parsed = JSON.parse(output.stdout) as Record<string, unknown>;
+      expect(Object.keys(parsed)[0]).toBe('schemaVersion');
+      expect(parsed.schemaVersion).toBe(1);
+    }
+  });
+
   it('prune --run prunes one run, named by a prefix of its id', async () => {
     const fork = await crewline(
       'prune',

@@ -5,6 +5,7 @@ import { cliError, usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
 import { type DocumentView, viewDocument } from '../core/document-view.js';
 import { truncate } from '../core/format.js';
+import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
@@ -57,6 +58,7 @@ export async function runContinueCommand(
       answer: { type: 'string' },
       'on-conflict': { type: 'string' },
       quiet: { type: 'boolean' },
+      json: { type: 'boolean' },
       ...(mode === 'fork' ? { branch: { type: 'string' } } : {}),
     },
     1,
@@ -73,7 +75,8 @@ export async function runContinueCommand(
   const view = viewDocument(loaded.document);
   const taskOutputs = parseTaskOutputs(values['set-output'], view);
   const { metadata } = loaded.document;
-  const out = (line: string) => context.stdout.write(`${line}\n`);
+  // With --json, stdout is one JSON document written at the end: no progress or heading lines.
+  const out = values.json ? () => undefined : (line: string) => context.stdout.write(`${line}\n`);
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
   out(
     `${mode === 'resume' ? 'Resuming' : 'Forking'} ${metadata.id} (branch ${metadata.branch}, ${formatEntities(metadata.entities)})`,
@@ -101,10 +104,25 @@ export async function runContinueCommand(
       ...(taskOutputs ? { taskOutputs } : {}),
       ...(values.answer !== undefined ? { humanInput: values.answer } : {}),
       ...(onConflict !== undefined ? { onConflict } : {}),
-      ...(values.quiet ? {} : { onLine: (line: string) => out(`  ${line}`) }),
+      ...(values.quiet || values.json ? {} : { onLine: (line: string) => out(`  ${line}`) }),
     }),
     branch,
   );
+  if (values.json) {
+    context.stdout.write(
+      jsonDocument({
+        mode,
+        from: metadata.id,
+        kind: outcome.kind,
+        name: outcome.name,
+        branch: outcome.branch,
+        lastCheckpoint: outcome.lastCheckpoint ?? null,
+        output: outcome.output,
+        pause: outcome.pause ?? null,
+      }),
+    );
+    return 0;
+  }
   if (outcome.pause) {
     const from = outcome.pause.resumeFrom ?? outcome.lastCheckpoint;
     out(`Paused: ${outcome.kind} ${outcome.name} waits for an answer in ${outcome.pause.methodName}:`);

@@ -49,6 +49,30 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
     );
   });
 
+  it('resume and fork --json print one JSON document: no progress lines, the outcome, a schemaVersion', async () => {
+    const last = run.checkpoints.at(-1)!;
+    const forked = await crewline('fork', run.checkpoints[1]!.id, '--json');
+    expect(forked.stderr).toBe('');
+    expect(forked.code).toBe(0);
+    const fork = JSON.parse(forked.stdout) as Record<string, unknown>;
+    expect(fork).toMatchObject({
+      schemaVersion: 1,
+      mode: 'fork',
+      from: run.checkpoints[1]!.id,
+      kind: 'crew',
+      name: 'Research crew',
+      branch: expect.stringMatching(/^fork\//),
+      lastCheckpoint: expect.any(String),
+      output: expect.stringContaining('[offline model]'),
+    });
+    expect(Object.keys(fork)[0]).toBe('schemaVersion');
+    const resumed = JSON.parse((await crewline('resume', last.id, '--json')).stdout) as Record<
+      string,
+      unknown
+    >;
+    expect(resumed).toMatchObject({ schemaVersion: 1, mode: 'resume', from: last.id });
+  });
+
   it('fork with an edited output and input writes a new branch whose later tasks saw the edit', async () => {
     const first = run.checkpoints[0]!;
     const result = await crewline(

@@ -3,6 +3,7 @@ import { diffCheckpoints, formatDiff } from '../core/checkpoint-diff.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { viewDocument } from '../core/document-view.js';
+import { jsonDocument } from '../core/json-output.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 
@@ -23,7 +24,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const b = await openCheckpoint(second, context.cwd, providers, values.location);
   const diff = diffCheckpoints(viewDocument(a.document), viewDocument(b.document));
   if (values.json) {
-    context.stdout.write(`${JSON.stringify(diff, null, 2)}\n`);
+    context.stdout.write(jsonDocument({ ...diff }));
     return 0;
   }
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));

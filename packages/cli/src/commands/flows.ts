@@ -1,6 +1,7 @@
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { formatColumns, formatTime } from '../core/format.js';
+import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
@@ -25,9 +26,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     ...(values.flow !== undefined ? { flowName: values.flow } : {}),
   });
   if (values.json) {
-    context.stdout.write(
-      `${JSON.stringify({ location: opened.location, provider: opened.kind, states }, null, 2)}\n`,
-    );
+    context.stdout.write(jsonDocument({ location: opened.location, provider: opened.kind, states }));
     return 0;
   }
   const where = displayPath(opened.location, context.cwd);

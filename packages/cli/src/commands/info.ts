@@ -3,6 +3,7 @@ import { parseCommandArguments } from '../core/args.js';
 import { checkpointReport } from '../core/checkpoint-report.js';
 import type { CliContext } from '../core/cli-context.js';
 import { viewDocument } from '../core/document-view.js';
+import { jsonDocument } from '../core/json-output.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 
@@ -25,27 +26,23 @@ export async function run(args: readonly string[], context: CliContext): Promise
   if (values.json) {
     const { metadata } = loaded.document;
     context.stdout.write(
-      `${JSON.stringify(
-        {
-          reference: loaded.checkpoint.reference,
-          location: loaded.location,
-          provider: loaded.provider.kind,
-          sizeBytes: loaded.checkpoint.sizeBytes,
-          metadata,
-          parentPruned,
-          format: {
-            name: loaded.document.format,
-            version: loaded.document.formatVersion,
-            libraryVersion: loaded.document.libraryVersion,
-          },
-          inputs: view.inputs,
-          placeholders: view.placeholders,
-          entities: view.entities.map(({ tasks, ...entity }) => ({ ...entity, taskCount: tasks.length })),
-          tasks: view.tasks,
+      jsonDocument({
+        reference: loaded.checkpoint.reference,
+        location: loaded.location,
+        provider: loaded.provider.kind,
+        sizeBytes: loaded.checkpoint.sizeBytes,
+        metadata,
+        parentPruned,
+        format: {
+          name: loaded.document.format,
+          version: loaded.document.formatVersion,
+          libraryVersion: loaded.document.libraryVersion,
         },
-        null,
-        2,
-      )}\n`,
+        inputs: view.inputs,
+        placeholders: view.placeholders,
+        entities: view.entities.map(({ tasks, ...entity }) => ({ ...entity, taskCount: tasks.length })),
+        tasks: view.tasks,
+      }),
     );
     return 0;
   }

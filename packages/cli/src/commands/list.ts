@@ -1,6 +1,7 @@
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { formatBytes, formatColumns, formatTime, shortCheckpointId, shortRunId } from '../core/format.js';
+import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
@@ -36,7 +37,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const where = displayPath(opened.location, context.cwd);
   if (values.json) {
     context.stdout.write(
-      `${JSON.stringify({ location: opened.location, provider: opened.kind, count: checkpoints.length, checkpoints }, null, 2)}\n`,
+      jsonDocument({
+        location: opened.location,
+        provider: opened.kind,
+        count: checkpoints.length,
+        checkpoints,
+      }),
     );
     return 0;
   }

@@ -9,6 +9,7 @@ import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { parseDuration } from '../core/duration.js';
 import { formatColumns, formatTime, shortRunId } from '../core/format.js';
+import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
@@ -64,16 +65,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const kept = keptForkPoints(before, options, result.removed);
   if (values.json) {
     context.stdout.write(
-      `${JSON.stringify(
-        {
-          location: opened.location,
-          dryRun,
-          removed: result.removed.map((checkpoint) => checkpoint.id),
-          keptForkPoints: kept.map(({ checkpoint }) => checkpoint.id),
-        },
-        null,
-        2,
-      )}\n`,
+      jsonDocument({
+        location: opened.location,
+        dryRun,
+        removed: result.removed.map((checkpoint) => checkpoint.id),
+        keptForkPoints: kept.map(({ checkpoint }) => checkpoint.id),
+      }),
     );
     return 0;
   }
