@@ -5,8 +5,16 @@ import {
   type HandlerState,
   logger,
 } from '@crewline/events';
-import { type CheckpointConfig, triggersOn } from '@crewline/runtime-state';
-import type { Run } from './run.js';
+import { type CheckpointConfig, type RuntimeState, triggersOn } from '@crewline/runtime-state';
+
+/**
+ * What automatic checkpoints need of a run: a `Run` (described here, so that run.ts and this module
+ * do not import each other).
+ */
+export interface AutoCheckpointRun {
+  readonly state: Pick<RuntimeState, 'writeCheckpoint' | 'writeCheckpointSync'>;
+  configForEvent(event: BaseEvent): CheckpointConfig | undefined;
+}
 
 const component = 'runtime';
 const lifecycle: ReadonlySet<string> = new Set(checkpointLifecycleEventTypes);
@@ -16,12 +24,11 @@ const installed = new WeakSet<EventBus>();
  * Registers, once per bus, the listener that writes automatic checkpoints. Unlike a listener keyed
  * on the event's source object, it resolves every event to the run it happened in (through the
  * state the bus passes) and to the config of the entity named in the event's context, so LLM, tool,
- * memory and signal events trigger checkpoints too. `runOfState` is `Run.ofState` (passed in, so
- * this module and run.ts do not import each other).
+ * memory and signal events trigger checkpoints too. `runOfState` is `Run.ofState`.
  */
 export function installAutoCheckpoint(
   bus: EventBus,
-  runOfState: (state: HandlerState) => Run | undefined,
+  runOfState: (state: HandlerState) => AutoCheckpointRun | undefined,
 ): void {
   if (installed.has(bus)) return;
   installed.add(bus);
@@ -41,7 +48,11 @@ export function installAutoCheckpoint(
  * and is durable before the run moves on; others write in the background and the run (and the
  * signal handler) waits for them before ending.
  */
-export function writeAutomaticCheckpoint(run: Run, config: CheckpointConfig, trigger: string): void {
+export function writeAutomaticCheckpoint(
+  run: AutoCheckpointRun,
+  config: CheckpointConfig,
+  trigger: string,
+): void {
   const provider = config.provider;
   const options = {
     location: config.location,

@@ -1,6 +1,25 @@
 import { constants } from 'node:os';
-import { type BaseEvent, logger, SigHupEvent, SigIntEvent, SigTermEvent } from '@crewline/events';
-import type { Run } from './run.js';
+import {
+  type BaseEvent,
+  type EventBus,
+  logger,
+  SigHupEvent,
+  SigIntEvent,
+  SigTermEvent,
+} from '@crewline/events';
+import type { RuntimeState } from '@crewline/runtime-state';
+
+/**
+ * What signal delivery needs of a run: a `Run` (described here, so that run.ts and this module do
+ * not import each other).
+ */
+export interface SignalledRun {
+  readonly state: Pick<RuntimeState, 'runId' | 'hasPendingWork' | 'settle'>;
+  readonly bus: Pick<EventBus, 'hasPendingHandlers' | 'flush'>;
+  readonly holdsLease: boolean;
+  emit(source: unknown, event: BaseEvent): unknown;
+  releaseLease(): Promise<void>;
+}
 
 const component = 'runtime';
 
@@ -14,7 +33,7 @@ const eventFor: Record<HandledSignal, (signalNumber: number) => BaseEvent> = {
 
 const systemSource = { kind: 'system' as const, id: 'process' };
 const handledSignals = Object.keys(eventFor) as HandledSignal[];
-const activeRuns = new Set<Run>();
+const activeRuns = new Set<SignalledRun>();
 const handlers = new Map<HandledSignal, () => void>();
 /** Waiting for asynchronous writes after a signal. */
 let waiting = false;
@@ -44,7 +63,7 @@ let waiting = false;
  * Delivers process signals to the runs executing now. Our listeners exist only while at least one
  * run is active, so outside runs the process behaves exactly as without crewline.
  */
-export function trackRunForSignals(run: Run): () => void {
+export function trackRunForSignals(run: SignalledRun): () => void {
   activeRuns.add(run);
   if (handlers.size === 0 && !waiting) install();
   return () => {
@@ -105,7 +124,7 @@ function stepAside(signal: HandledSignal): void {
   listenAgainIfAlive();
 }
 
-async function endAfterWrites(signal: HandledSignal, runs: Run[]): Promise<void> {
+async function endAfterWrites(signal: HandledSignal, runs: SignalledRun[]): Promise<void> {
   await Promise.allSettled(runs.map((run) => run.state.settle()));
   await Promise.allSettled(runs.map((run) => run.bus.flush()));
   if (!waiting) return; // a second signal ended the wait
