@@ -9,7 +9,7 @@ const groupGap = 40;
 const top = 36;
 
 function shortTrigger(trigger) {
-  return trigger.replace(/^task_/, '').replace(/_/g, ' ');
+  return trigger.replace(/_/g, ' ');
 }
 
 /** Positions every node: `{ x, y }` by node key, and by checkpoint id for every id a node holds. */
@@ -70,6 +70,8 @@ function drawNode(place, selection) {
       'aria-label': `checkpoint ${node.id} on ${place.lane.branch}`,
     },
     s('title', null, title),
+    // The whole node area answers clicks, not only the circle and the letters.
+    s('rect', { class: 'hit', x: -columnWidth / 2 + 6, y: -30, width: columnWidth - 12, height: 88 }),
     mark,
     node.head ? s('text', { class: 'head-label', y: -18 }, 'HEAD') : null,
     s('text', { class: 'trigger', y: 26 }, shortTrigger(node.trigger)),
