@@ -148,7 +148,11 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     expect(result.stdout).toMatch(/Events:\s+1 -> 4 \(\+3\)/);
     expect(result.stdout).toContain('1. running -> completed');
     expect(result.stdout).toContain('2. pending -> completed');
-    expect(result.stdout).toContain('+ Output 2: findings about AI.');
+    // Task 2's output is new in the fourth: its lines, not one line cut short.
+    expect(result.stdout).toContain('     + Output 2: findings about AI.\n     + Second line of task 2.');
+    const full = await crewline('diff', first!.id, fourth!.id, '--full');
+    expect(full.code).toBe(0);
+    expect(full.stdout).toContain('     + Second line of task 2.');
     const json = JSON.parse(
       (await crewline('diff', fixture.main[2]!.id, fixture.fork.id, '--json')).stdout,
     ) as {

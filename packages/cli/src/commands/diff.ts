@@ -7,12 +7,12 @@ import { jsonDocument } from '../core/json-output.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 
-/** `crewline checkpoint diff A B`. */
+/** `crewline checkpoint diff A B [--full]`: changed outputs as line diffs (`--full`: every line, whole). */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
   const { values, positionals } = parseCommandArguments(
     'checkpoint diff',
     args,
-    { location: { type: 'string' }, json: { type: 'boolean' } },
+    { location: { type: 'string' }, json: { type: 'boolean' }, full: { type: 'boolean' } },
     2,
   );
   const [first, second] = positionals;
@@ -28,6 +28,6 @@ export async function run(args: readonly string[], context: CliContext): Promise
     return 0;
   }
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
-  context.stdout.write(`${formatDiff(diff, width).join('\n')}\n`);
+  context.stdout.write(`${formatDiff(diff, width, { full: values.full === true }).join('\n')}\n`);
   return 0;
 }

@@ -13,7 +13,8 @@ const continueOptions = `  --location P           where bare ids are looked up
   --on-conflict fork     when another process is continuing this run right now (SQLite,
                          Postgres; JSON on this machine), continue on a new branch instead
                          of stopping with the holder's name (default: error)
-  --quiet                no progress lines, only the result`;
+  --quiet                no progress lines, only the result
+  --json                 no progress lines; the outcome as one JSON document`;
 
 /** Every `crewline checkpoint` subcommand, in the order help lists them. */
 export const commands: readonly CommandDefinition[] = [
@@ -78,10 +79,13 @@ ${continueOptions}`,
     summary: 'compare two checkpoints: time, branch, events, inputs, tasks',
     usage: `Usage: crewline checkpoint diff A B [options]
 
-A and B are checkpoint references (see \`crewline checkpoint info --help\`).
+A and B are checkpoint references (see \`crewline checkpoint info --help\`). A changed
+output is shown as a line diff: the changed lines with two lines of context, each cut to
+the terminal's width around where it differs.
 
 Options:
   --location P     where bare ids are looked up
+  --full           every line of changed outputs, whole
   --json           machine-readable output`,
     load: () => import('./diff.js'),
   },

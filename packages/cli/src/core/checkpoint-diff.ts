@@ -1,3 +1,5 @@
+import { isDeepStrictEqual } from 'node:util';
+import { diffLines } from 'diff';
 import type { DocumentView, TaskStatus } from './document-view.js';
 import { formatDelta, formatTime, formatValue, oneLine, truncate } from './format.js';
 
@@ -33,8 +35,9 @@ export interface CheckpointDiff {
   tasks: TaskChange[];
 }
 
+/** Equal as data: the order of an object's keys is no change (`{lang, year}` is `{year, lang}`). */
 function sameValue(a: unknown, b: unknown): boolean {
-  return formatValue(a) === formatValue(b);
+  return isDeepStrictEqual(a, b);
 }
 
 /** Compares two checkpoints: metadata, kickoff inputs, each task's status and output (by flat index). */
@@ -91,8 +94,118 @@ function formatField(change: FieldChange): string {
   return `${change.from ?? '(none)'} -> ${change.to ?? '(none)'}`;
 }
 
-/** The diff as lines a person reads: `---`/`+++` headers, changed fields, inputs, tasks. */
-export function formatDiff(diff: CheckpointDiff, width = 100): string[] {
+export interface FormatDiffOptions {
+  /** Every line of changed outputs, none cut to the width. Default false: changed lines with context. */
+  full?: boolean;
+}
+
+/** Unchanged lines shown around each changed one. */
+const CONTEXT_LINES = 2;
+/** How far into a line a cut starts before the first character that differs. */
+const LEAD_IN = 12;
+const OUTPUT_INDENT = '     ';
+
+interface OutputRow {
+  mark: ' ' | '-' | '+';
+  text: string;
+  /** Code points at the start this line shares with the line it replaces (or replaced). */
+  shared: number;
+}
+
+function textLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+function sharedPrefix(a: string, b: string): number {
+  const left = Array.from(a);
+  const right = Array.from(b);
+  let index = 0;
+  while (index < left.length && index < right.length && left[index] === right[index]) index += 1;
+  return index;
+}
+
+/** The rows of a line diff of two outputs; a removed line and the added line in its place know their shared start. */
+function outputRows(from: string | undefined, to: string | undefined): OutputRow[] {
+  const rows: OutputRow[] = [];
+  // Both end in a line break, so a last line followed by more text is not a changed line.
+  const ended = (text: string | undefined) =>
+    text === undefined || text.endsWith('\n') ? (text ?? '') : `${text}\n`;
+  const parts = diffLines(ended(from), ended(to));
+  for (let index = 0; index < parts.length; index += 1) {
+    const part = parts[index]!;
+    if (part.removed && parts[index + 1]?.added) {
+      const removed = textLines(part.value);
+      const added = textLines(parts[index + 1]!.value);
+      const shared = removed.map((line, at) =>
+        added[at] === undefined ? 0 : sharedPrefix(line, added[at]!),
+      );
+      for (const [at, text] of removed.entries()) rows.push({ mark: '-', text, shared: shared[at]! });
+      for (const [at, text] of added.entries()) rows.push({ mark: '+', text, shared: shared[at] ?? 0 });
+      index += 1;
+      continue;
+    }
+    const mark = part.added ? '+' : part.removed ? '-' : ' ';
+    // An output that is absent on one side (a task added or removed) has no lines there.
+    if (part.value === '' || (mark === '-' && from === undefined) || (mark === '+' && to === undefined))
+      continue;
+    for (const text of textLines(part.value)) rows.push({ mark, text, shared: 0 });
+  }
+  return rows;
+}
+
+/** A line cut to `room` columns; when what differs lies beyond the cut, the cut starts just before it. */
+function excerpt(text: string, shared: number, room: number): string {
+  const characters = Array.from(text);
+  if (characters.length <= room) return text;
+  const start = shared > room - LEAD_IN * 2 ? shared - LEAD_IN : 0;
+  return start === 0 ? truncate(text, room) : truncate(`...${characters.slice(start).join('')}`, room);
+}
+
+/**
+ * A changed output as a line diff, indented under its task. By default the changed lines with
+ * {@link CONTEXT_LINES} of context, each cut to the width around where it differs; `full` shows
+ * every line whole. Returns whether anything was left out or cut.
+ */
+function outputDiff(
+  from: string | undefined,
+  to: string | undefined,
+  width: number,
+  full: boolean,
+): { lines: string[]; shortened: boolean } {
+  const rows = outputRows(from, to);
+  if (full) return { lines: rows.map((row) => `${OUTPUT_INDENT}${row.mark} ${row.text}`), shortened: false };
+  const room = Math.max(20, width - OUTPUT_INDENT.length - 2);
+  const shown = rows.map(() => false);
+  rows.forEach((row, index) => {
+    if (row.mark === ' ') return;
+    for (let near = index - CONTEXT_LINES; near <= index + CONTEXT_LINES; near += 1)
+      if (near >= 0 && near < rows.length) shown[near] = true;
+  });
+  const lines: string[] = [];
+  let shortened = false;
+  rows.forEach((row, index) => {
+    if (!shown[index]) {
+      shortened = true;
+      if (index === 0 || shown[index - 1]) lines.push(`${OUTPUT_INDENT}  ...`);
+      return;
+    }
+    const text = excerpt(row.text, row.shared, room);
+    if (text !== row.text) shortened = true;
+    lines.push(`${OUTPUT_INDENT}${row.mark} ${text}`);
+  });
+  return { lines, shortened };
+}
+
+/**
+ * The diff as lines a person reads: `---`/`+++` headers, changed fields, inputs, tasks; a changed
+ * output as a line diff (see `full` in {@link FormatDiffOptions}).
+ */
+export function formatDiff(diff: CheckpointDiff, width = 100, options: FormatDiffOptions = {}): string[] {
+  const full = options.full === true;
+  const fitWidth = (text: string) => (full ? text : truncate(text, width));
+  let shortened = false;
   const lines = [`--- ${diff.from}`, `+++ ${diff.to}`];
   for (const change of diff.fields) {
     lines.push(
@@ -108,7 +221,8 @@ export function formatDiff(diff: CheckpointDiff, width = 100): string[] {
           : input.change === 'removed'
             ? `  - ${input.key} = ${formatValue(input.from)}`
             : `  ~ ${input.key}: ${formatValue(input.from)} -> ${formatValue(input.to)}`;
-      lines.push(truncate(text, width));
+      if (fitWidth(text) !== text) shortened = true;
+      lines.push(fitWidth(text));
     }
   }
   if (diff.tasks.length > 0) {
@@ -122,11 +236,13 @@ export function formatDiff(diff: CheckpointDiff, width = 100): string[] {
         ),
       );
       if (task.outputChanged) {
-        if (task.fromOutput !== undefined) lines.push(truncate(`     - ${oneLine(task.fromOutput)}`, width));
-        if (task.toOutput !== undefined) lines.push(truncate(`     + ${oneLine(task.toOutput)}`, width));
+        const output = outputDiff(task.fromOutput, task.toOutput, width, full);
+        lines.push(...output.lines);
+        if (output.shortened) shortened = true;
       }
     }
   }
   if (diff.inputs.length === 0 && diff.tasks.length === 0) lines.push('Inputs and tasks are the same.');
+  if (shortened) lines.push('(--full shows whole outputs and values)');
   return lines;
 }
