@@ -23,13 +23,14 @@ import { parseFlowData } from '@crewline/runtime-state/internal';
 import { resolveCheckpointChain } from '../checkpointing/checkpoint-setting.js';
 import { defaultProvider } from '../checkpointing/provider-registry.js';
 import { Run } from '../checkpointing/run.js';
+import type { FlowClass } from '../registry/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { joinRestoredRun, type PendingRestore } from '../restore/pending-restore.js';
 import { flowComponent, flowError } from './errors.js';
 import { type FlowGraph, flowGraph } from './flow-graph.js';
-import { composeState, type FlowState, newStateId } from './flow-state.js';
+import { composeState, type FlowState, newStateId, type StateSchema } from './flow-state.js';
 import { loadStateCheckpoint, type StorageTarget, stateBranch, storageTarget } from './flow-storage.js';
-import type { FlowConstructor, FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
+import type { FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
 import { MethodScheduler } from './method-scheduler.js';
 import { executionFromData, type FlowExecution, firstPaused, newExecution } from './run-progress.js';
 
@@ -88,7 +89,7 @@ export class FlowEngine<State extends object> {
   }
 
   get graph(): FlowGraph {
-    return flowGraph(this.flow.constructor as FlowConstructor, this.flow.flowName);
+    return flowGraph(this.flow.constructor as FlowClass, this.flow.flowName);
   }
 
   /** The state the methods share, created from `initialState` (or the schema) on first access. */
@@ -167,7 +168,7 @@ export class FlowEngine<State extends object> {
   }
 
   #compose(layers: unknown[]): FlowState<State> {
-    const flowClass = this.flow.constructor as FlowConstructor;
+    const flowClass = this.flow.constructor as { readonly stateSchema?: StateSchema };
     const state = composeState<State>(this.flow.flowName, flowClass.stateSchema, this.stateId, [
       this.#classInitialState(),
       this.#initialState,

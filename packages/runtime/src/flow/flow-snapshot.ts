@@ -1,14 +1,18 @@
-import type { EncodedValue, EntitySnapshot, JsonValue, LoadedCheckpoint } from '@crewline/runtime-state';
+import type {
+  CheckpointSetting,
+  EncodedValue,
+  EntitySnapshot,
+  JsonValue,
+  LoadedCheckpoint,
+} from '@crewline/runtime-state';
 import { toFlowData } from '@crewline/runtime-state/internal';
 import { storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
-import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import { type FlowClass, type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { flowError } from './errors.js';
-import type { Flow } from './flow.js';
 import { flowGraph } from './flow-graph.js';
 import { flowNameOf } from './flow-name.js';
 import { registeredFlowName } from './flow-registry.js';
-import type { FlowConstructor } from './flow-types.js';
 import { executionToJson, type FlowExecution } from './run-progress.js';
 
 /**
@@ -20,7 +24,7 @@ export function registeredClassFor(
   loaded: LoadedCheckpoint,
   name?: string,
   registry: ProjectRegistry = projectRegistry(),
-): FlowConstructor {
+): FlowClass {
   const snapshot = findEntitySnapshot(loaded, {
     kind: 'flow',
     ...(name !== undefined ? { names: [name] } : {}),
@@ -35,30 +39,26 @@ export function registeredClassFor(
   );
 }
 
-function findRegisteredFlow(
-  snapshot: EntitySnapshot,
-  registry: ProjectRegistry,
-): FlowConstructor | undefined {
+function findRegisteredFlow(snapshot: EntitySnapshot, registry: ProjectRegistry): FlowClass | undefined {
   for (const key of [snapshot.registryName, snapshot.name]) {
     if (key === undefined) continue;
     const found = registry.flow(key);
-    if (found) return found as unknown as FlowConstructor;
+    if (found) return found;
   }
   for (const candidate of registry.flows.values()) {
-    if (flowNameOf(candidate as unknown as FlowConstructor) === snapshot.name)
-      return candidate as unknown as FlowConstructor;
+    if (flowNameOf(candidate) === snapshot.name) return candidate;
   }
   return undefined;
 }
 
 /** The flow's entity in a checkpoint: state (as of the last completed method), progress and settings. */
 export function flowSnapshot(
-  flow: Flow<any>,
+  flow: { readonly flowName: string; readonly checkpoint: CheckpointSetting },
   execution: FlowExecution,
   stateId: string,
   parts: { state: EncodedValue; maxMethodCalls: number },
 ): EntitySnapshot {
-  const flowClass = flow.constructor as FlowConstructor;
+  const flowClass = flow.constructor as FlowClass;
   return {
     kind: 'flow',
     id: stateId,

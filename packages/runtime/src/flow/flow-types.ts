@@ -1,12 +1,6 @@
 import type { EventBus } from '@crewline/events';
-import type {
-  CheckpointConfigInput,
-  CheckpointProvider,
-  CheckpointSetting,
-  LoadedCheckpoint,
-} from '@crewline/runtime-state';
-import type { Flow } from './flow.js';
-import type { FlowState, StateInit, StateSchema } from './flow-state.js';
+import type { CheckpointConfigInput, CheckpointProvider, CheckpointSetting } from '@crewline/runtime-state';
+import type { FlowState, StateInit } from './flow-state.js';
 
 /** Options of a flow instance. */
 export interface FlowOptions<State extends object = Record<string, unknown>> {
@@ -26,7 +20,7 @@ export interface FlowOptions<State extends object = Record<string, unknown>> {
   name?: string;
 }
 
-/** Options of {@link Flow.kickoff}. */
+/** Options of `Flow.kickoff`. */
 export interface KickoffOptions {
   /** Values merged into the state (`id` picks the state id; with `@persist()` it restores that state). */
   inputs?: Record<string, unknown>;
@@ -35,7 +29,7 @@ export interface KickoffOptions {
 }
 
 /**
- * Where {@link Flow.resume} continues from: a checkpoint reference (`result.pause.resumeFrom`), the
+ * Where `Flow.resume` continues from: a checkpoint reference (`result.pause.resumeFrom`), the
  * same with the provider to read it through, or the id of a persisted state (looked up where the
  * flow persists, or at `location`).
  */
@@ -71,21 +65,3 @@ interface FlowResultBase<State extends object> {
 export type FlowResult<State extends object = Record<string, unknown>> =
   | (FlowResultBase<State> & { status: 'completed'; pause?: undefined })
   | (FlowResultBase<State> & { status: 'paused'; pause: FlowPauseInfo });
-
-/** A flow class, as registered in `crewline.config.ts` (`flows: { name: MyFlow }`). */
-export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
-  options?: FlowOptions<any>,
-) => F) & {
-  readonly flowName?: string;
-  readonly stateSchema?: StateSchema;
-  readonly name: string;
-};
-
-/** `Flow.fromLoaded` called on the class a static was called on. */
-export type LoadedFactory = (
-  this: unknown,
-  loaded: LoadedCheckpoint,
-  config: CheckpointConfigInput,
-  options: FlowOptions<any>,
-  restore?: { fork?: { branch?: string | undefined } },
-) => Promise<Flow<any>>;

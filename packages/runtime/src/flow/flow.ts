@@ -25,20 +25,30 @@ import { flowGraph } from './flow-graph.js';
 import { flowNameOf } from './flow-name.js';
 import { registeredFlowName } from './flow-registry.js';
 import { flowSnapshot, registeredClassFor } from './flow-snapshot.js';
-import { type FlowState, newStateId } from './flow-state.js';
+import { type FlowState, newStateId, type StateSchema } from './flow-state.js';
 import { loadStateCheckpoint, stateBranch, storageTarget } from './flow-storage.js';
-import type {
-  FlowConstructor,
-  FlowOptions,
-  FlowPauseInfo,
-  FlowResult,
-  KickoffOptions,
-  LoadedFactory,
-  ResumeTarget,
-} from './flow-types.js';
+import type { FlowOptions, FlowPauseInfo, FlowResult, KickoffOptions, ResumeTarget } from './flow-types.js';
 import { askPerson } from './human-input.js';
 import { type FlowStateInfo, listFlowStates } from './list-flow-states.js';
 import { firstPaused } from './run-progress.js';
+
+/** A flow class, as registered in `crewline.config.ts` (`flows: { name: MyFlow }`). */
+export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
+  options?: FlowOptions<any>,
+) => F) & {
+  readonly flowName?: string;
+  readonly stateSchema?: StateSchema;
+  readonly name: string;
+};
+
+/** `Flow.fromLoaded` called on the class a static was called on. */
+export type LoadedFactory = (
+  this: unknown,
+  loaded: LoadedCheckpoint,
+  config: CheckpointConfigInput,
+  options: FlowOptions<any>,
+  restore?: { fork?: { branch?: string | undefined } },
+) => Promise<Flow<any>>;
 
 /**
  * An event-driven workflow. Subclass it, mark entry points with `@start()`, chain methods with
@@ -112,7 +122,10 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   ): Promise<Flow<any>> {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
     const calledOn = this as unknown as FlowConstructor;
-    const flowClass = calledOn === (Flow as unknown) ? registeredClassFor(loaded, options.name) : calledOn;
+    const flowClass =
+      calledOn === (Flow as unknown)
+        ? (registeredClassFor(loaded, options.name) as unknown as FlowConstructor)
+        : calledOn;
     const flowName = options.name ?? flowNameOf(flowClass);
     // A fork continues under a new state id (a persisted flow: on the branch of that id by default).
     const forkId = restore.fork ? newStateId() : undefined;

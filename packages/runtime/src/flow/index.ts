@@ -8,11 +8,10 @@ export {
   start,
 } from './decorators.js';
 export { FlowMethodCallLimitError } from './errors.js';
-export { Flow } from './flow.js';
+export { Flow, type FlowConstructor } from './flow.js';
 export type { PersistOptions } from './flow-metadata.js';
 export type { FlowState, StateInit, StateSchema } from './flow-state.js';
 export type {
-  FlowConstructor,
   FlowOptions,
   FlowPauseInfo,
   FlowResult,
