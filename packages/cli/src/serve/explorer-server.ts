@@ -10,6 +10,7 @@ import { streamSSE } from 'hono/streaming';
 import { usageError } from '../core/cli-error.js';
 import { viewDocument } from '../core/document-view.js';
 import { isCrewlineError } from '../core/error-boundary.js';
+import { displayPath } from '../core/location.js';
 import type { OpenedLocation } from '../core/open-location.js';
 import { compareCheckpoints } from './checkpoint-comparison.js';
 import { checkpointDetail } from './checkpoint-detail.js';
@@ -177,7 +178,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     return context.body(new Uint8Array(file.body), 200, { 'Content-Type': file.type });
   });
   app.get('/api/session', (context) =>
-    context.json({ readOnly, location: opened.location, provider: opened.kind }),
+    context.json({ readOnly, location: displayPath(opened.location, options.cwd), provider: opened.kind }),
   );
   app.get('/api/graph', async (context) => {
     const expand = new Set((context.req.query('expand') ?? '').split(',').filter((key) => key !== ''));
