@@ -52,14 +52,14 @@ function redraw() {
   return drawGraph(svg, state.graph, selection());
 }
 
-async function loadGraph({ fit = false } = {}) {
+async function loadGraph({ fit = false, whole = false } = {}) {
   const expand = [...state.expanded].join(',');
   state.graph = await api(`/api/graph${expand ? `?expand=${encodeURIComponent(expand)}` : ''}`);
   const layout = redraw();
   const { count, nodeCount } = state.graph;
   status.textContent = `${count} checkpoint${count === 1 ? '' : 's'}, ${nodeCount} node${nodeCount === 1 ? '' : 's'}`;
   document.body.dataset.checkpoints = String(count);
-  if (fit && layout) view.fit({ width: layout.width, height: layout.height });
+  if (fit && layout) view.fit({ width: layout.width, height: layout.height }, { whole });
 }
 
 async function openCheckpoint(id) {
@@ -161,7 +161,7 @@ document.getElementById('zoom-in').addEventListener('click', () => view.zoom(1 /
 document.getElementById('zoom-out').addEventListener('click', () => view.zoom(1.3));
 document.getElementById('fit').addEventListener('click', () => {
   state.expanded.clear();
-  void loadGraph({ fit: true });
+  void loadGraph({ fit: true, whole: true });
 });
 for (const tab of document.querySelectorAll('[data-panel]'))
   tab.addEventListener('click', () => showPanel(tab.dataset.panel));

@@ -211,12 +211,16 @@ export function panAndZoom(svg) {
   svg.addEventListener('pointercancel', end);
   return {
     zoom,
-    /** Shows the whole graph; a graph too wide to read whole starts at its left, readable. */
-    fit(size) {
+    /**
+     * Shows the whole graph (`whole`), or as much of it as fits at a readable size: a graph wider
+     * than the window starts at its left at 1:1, the rest a drag away.
+     */
+    fit(size, { whole = false } = {}) {
       content = size;
       const rect = svg.getBoundingClientRect();
       const aspect = rect.width > 0 && rect.height > 0 ? rect.height / rect.width : 0.6;
-      const width = Math.min(Math.max(size.width, size.height / aspect), 2400);
+      const everything = Math.max(size.width, size.height / aspect);
+      const width = whole ? everything : Math.min(everything, Math.max(rect.width, 400));
       box = { x: 0, y: 0, width, height: width * aspect };
       apply();
     },
