@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fixture, type FixtureKind, writeFixture } from '../test-support/fixtures.js';
@@ -216,6 +216,52 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     const missing = await crewline('prune', '--keep', '1', '--run', 'zzzz');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no run "zzzz" in this location');
+  });
+});
+
+/** C0 controls other than line feed and tab, DEL and C1 controls, as their codes. */
+function controlCharacters(text: string): number[] {
+  return Array.from(text)
+    .map((character) => character.charCodeAt(0))
+    .filter((code) => (code < 0x20 && code !== 0x0a && code !== 0x09) || (code >= 0x7f && code <= 0x9f));
+}
+
+describe('stored strings reach the terminal without control characters', () => {
+  it('list, info, diff and --json escape C0 and C1 controls of a tampered checkpoint file', async () => {
+    const project = await temporaryDirectory();
+    try {
+      const fixture = await writeFixture('json', project.path);
+      const target = fixture.main[3]!;
+      // A tampered file: an escape sequence in the trigger and in a task output, a C1 CSI in the output too.
+      const file = target.reference;
+      const text = await readFile(file, 'utf8');
+      await writeFile(
+        file,
+        text
+          .replace('"trigger":"task_completed"', '"trigger":"task_\\u001b]0;owned\\u0007started"')
+          .replace('Output 1: findings about AI.', 'Output 1: \\u001b[2J\\u009b31m cleared'),
+      );
+      const crewline = (...args: string[]) => runCommand(args, { cwd: project.path });
+      const outputs = [
+        await crewline('list'),
+        await crewline('info', target.id),
+        await crewline('info', target.id, '--full'),
+        await crewline('diff', fixture.main[0]!.id, target.id),
+        await crewline('list', '--json'),
+        await crewline('info', target.id, '--json'),
+      ];
+      for (const output of outputs) {
+        expect(output.code, output.stderr).toBe(0);
+        expect(controlCharacters(output.stdout)).toEqual([]);
+      }
+      expect(outputs[0]!.stdout).toContain('task_\\x1b]0;owned\\x07started');
+      expect(outputs[1]!.stdout).toContain('Output 1: \\x1b[2J\\x9b31m cleared');
+      // JSON keeps the value (escaped the JSON way), so a script reads what was stored.
+      const parsed = JSON.parse(outputs[5]!.stdout) as { metadata: { trigger: string } };
+      expect(parsed.metadata.trigger).toBe('task_\u001b]0;owned\u0007started');
+    } finally {
+      await project.remove();
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import type { CliContext } from '../core/cli-context.js';
 import { cliError, usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
 import { type DocumentView, viewDocument } from '../core/document-view.js';
-import { truncate } from '../core/format.js';
+import { printable, truncate } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openCheckpoint } from '../core/open-location.js';
@@ -76,7 +76,7 @@ export async function runContinueCommand(
   const taskOutputs = parseTaskOutputs(values['set-output'], view);
   const { metadata } = loaded.document;
   // With --json, stdout is one JSON document written at the end: no progress or heading lines.
-  const out = values.json ? () => undefined : (line: string) => context.stdout.write(`${line}\n`);
+  const out = values.json ? () => undefined : (line: string) => context.stdout.write(printable(`${line}\n`));
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
   out(
     `${mode === 'resume' ? 'Resuming' : 'Forking'} ${metadata.id} (branch ${metadata.branch}, ${formatEntities(metadata.entities)})`,

@@ -3,6 +3,7 @@ import { diffCheckpoints, formatDiff } from '../core/checkpoint-diff.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { viewDocument } from '../core/document-view.js';
+import { printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
@@ -28,6 +29,6 @@ export async function run(args: readonly string[], context: CliContext): Promise
     return 0;
   }
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
-  context.stdout.write(`${formatDiff(diff, width, { full: values.full === true }).join('\n')}\n`);
+  context.stdout.write(printable(`${formatDiff(diff, width, { full: values.full === true }).join('\n')}\n`));
   return 0;
 }

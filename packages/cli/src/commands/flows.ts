@@ -1,6 +1,6 @@
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
-import { formatColumns, formatTime } from '../core/format.js';
+import { formatColumns, formatTime, printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
@@ -31,7 +31,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   }
   const where = displayPath(opened.location, context.cwd);
   if (states.length === 0) {
-    context.stdout.write(`No flow states in ${where} (${opened.kind})\n`);
+    context.stdout.write(printable(`No flow states in ${where} (${opened.kind})\n`));
     return 0;
   }
   const rows = [
@@ -46,7 +46,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
     ]),
   ];
   context.stdout.write(
-    `${states.length} flow state${states.length === 1 ? '' : 's'} in ${where} (${opened.kind}), newest first\n\n${formatColumns(rows).join('\n')}\n\nRestore one with flow.kickoff({ inputs: { id: '<state id>' } }).\n`,
+    printable(
+      `${states.length} flow state${states.length === 1 ? '' : 's'} in ${where} (${opened.kind}), newest first\n\n${formatColumns(rows).join('\n')}\n\nRestore one with flow.kickoff({ inputs: { id: '<state id>' } }).\n`,
+    ),
   );
   return 0;
 }

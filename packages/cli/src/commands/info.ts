@@ -3,6 +3,7 @@ import { parseCommandArguments } from '../core/args.js';
 import { checkpointReport } from '../core/checkpoint-report.js';
 import type { CliContext } from '../core/cli-context.js';
 import { viewDocument } from '../core/document-view.js';
+import { printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
@@ -48,7 +49,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   }
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
   const lines = checkpointReport(loaded, view, { cwd: context.cwd, full: values.full, width, parentPruned });
-  context.stdout.write(`${lines.join('\n')}\n`);
+  context.stdout.write(printable(`${lines.join('\n')}\n`));
   return 0;
 }
 

@@ -1,6 +1,13 @@
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
-import { formatBytes, formatColumns, formatTime, shortCheckpointId, shortRunId } from '../core/format.js';
+import {
+  formatBytes,
+  formatColumns,
+  formatTime,
+  printable,
+  shortCheckpointId,
+  shortRunId,
+} from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
@@ -51,7 +58,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       values.branch === undefined ? '' : ` on branch ${values.branch}`,
       values.run === undefined ? '' : ` of run ${values.run}`,
     ].join('');
-    context.stdout.write(`No checkpoints in ${where} (${opened.kind})${scope}\n`);
+    context.stdout.write(printable(`No checkpoints in ${where} (${opened.kind})${scope}\n`));
     return 0;
   }
   // Children per parent over the whole listing: two checkpoints that continue one (two resumes of
@@ -72,21 +79,24 @@ export async function run(args: readonly string[], context: CliContext): Promise
   };
   const rows = [
     ['ID', 'TIME', 'SIZE', 'TRIGGER', 'BRANCH', 'PARENT', 'RUN', 'PROGRESS'],
-    ...checkpoints.map((checkpoint) => [
-      checkpoint.id,
-      formatTime(checkpoint.createdAt),
-      formatBytes(checkpoint.sizeBytes),
-      checkpoint.trigger,
-      checkpoint.branch,
-      parentCell(checkpoint.parentId),
-      shortRunId(checkpoint.lineageId),
-      formatEntities(checkpoint.entities),
-    ]),
+    // Stored strings are escaped cell by cell, so the columns line up around an escaped control.
+    ...checkpoints.map((checkpoint) =>
+      [
+        checkpoint.id,
+        formatTime(checkpoint.createdAt),
+        formatBytes(checkpoint.sizeBytes),
+        checkpoint.trigger,
+        checkpoint.branch,
+        parentCell(checkpoint.parentId),
+        shortRunId(checkpoint.lineageId),
+        formatEntities(checkpoint.entities),
+      ].map((cell) => printable(cell, false)),
+    ),
   ];
   const runs = new Set(checkpoints.map((checkpoint) => checkpoint.lineageId)).size;
   const count = `${checkpoints.length} checkpoint${checkpoints.length === 1 ? '' : 's'} of ${runs} run${runs === 1 ? '' : 's'}`;
   context.stdout.write(
-    `${count} in ${where} (${opened.kind}), oldest first\n\n${formatColumns(rows).join('\n')}\n`,
+    `${printable(`${count} in ${where} (${opened.kind}), oldest first`)}\n\n${formatColumns(rows).join('\n')}\n`,
   );
   return 0;
 }

@@ -8,7 +8,7 @@ import { parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { parseDuration } from '../core/duration.js';
-import { formatColumns, formatTime, shortRunId } from '../core/format.js';
+import { formatColumns, formatTime, printable, shortRunId } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
@@ -88,7 +88,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
           ]),
         ).join('\n')}\n`;
   if (result.removed.length === 0) {
-    context.stdout.write(`Nothing to prune in ${where}\n${keptLines}`);
+    context.stdout.write(printable(`Nothing to prune in ${where}\n${keptLines}`));
     return 0;
   }
   const rows = result.removed.map((checkpoint) => [
@@ -98,9 +98,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
     `run ${shortRunId(checkpoint.lineageId)}`,
   ]);
   context.stdout.write(
-    `${dryRun ? `Would remove ${count}` : `Removed ${count}`} from ${where}:\n${formatColumns(rows).join('\n')}\n${keptLines}${
-      dryRun ? 'Nothing was removed (--dry-run).\n' : ''
-    }`,
+    printable(
+      `${dryRun ? `Would remove ${count}` : `Removed ${count}`} from ${where}:\n${formatColumns(rows).join('\n')}\n${keptLines}${
+        dryRun ? 'Nothing was removed (--dry-run).\n' : ''
+      }`,
+    ),
   );
   return 0;
 }

@@ -137,3 +137,31 @@ export function shortRunId(lineageId: string): string {
 export function shortCheckpointId(id: string): string {
   return /^\d{8}T\d{9}-([0-9a-f]{8})$/.exec(id)?.[1] ?? id;
 }
+
+/** A control character as text a terminal shows and does not act on: `\x1b`, `\x9b`. */
+function escapedControl(code: number): string {
+  return `\\x${code.toString(16).padStart(2, '0')}`;
+}
+
+function isControl(code: number, keepLayout: boolean): boolean {
+  if (keepLayout && (code === 0x0a || code === 0x09)) return false;
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
+}
+
+/**
+ * Text safe to write to a terminal: every C0 and C1 control character (ESC, CSI, BEL, CR, DEL…) is
+ * shown escaped (`\x1b`) instead of acting, so a checkpoint's stored strings (a tampered file's
+ * trigger, a model's output) cannot move the cursor, clear the screen or retitle the window. Line
+ * feeds and tabs stay unless `keepLayout` is false (a TUI cell, where they would break the layout).
+ */
+export function printable(text: string, keepLayout = true): string {
+  let result = '';
+  let copiedUpTo = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (!isControl(code, keepLayout)) continue;
+    result += text.slice(copiedUpTo, index) + escapedControl(code);
+    copiedUpTo = index + 1;
+  }
+  return copiedUpTo === 0 ? text : result + text.slice(copiedUpTo);
+}

@@ -4,7 +4,20 @@
  */
 export const JSON_SCHEMA_VERSION = 1;
 
-/** A `--json` document: `schemaVersion` first, then `body`, indented, ending in a newline. */
+/**
+ * A `--json` document: `schemaVersion` first, then `body`, indented, ending in a newline. JSON
+ * already escapes C0 controls inside strings; DEL and C1 controls (U+007F-U+009F, which a terminal
+ * may act on) are escaped the JSON way too (`\u009b`), so the document parses to the same values.
+ */
 export function jsonDocument(body: Record<string, unknown>): string {
-  return `${JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...body }, null, 2)}\n`;
+  const text = JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...body }, null, 2);
+  let result = '';
+  let copiedUpTo = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x7f || code > 0x9f) continue;
+    result += `${text.slice(copiedUpTo, index)}\\u00${code.toString(16)}`;
+    copiedUpTo = index + 1;
+  }
+  return `${copiedUpTo === 0 ? text : result + text.slice(copiedUpTo)}\n`;
 }

@@ -25,6 +25,24 @@ function expectFits(text: string, width = 80, height = 24) {
 }
 
 describe('renderScreen', () => {
+  it('escapes control characters of stored strings: a tampered trigger or branch cannot drive the terminal', async () => {
+    const { driver, sample } = await browser();
+    const tampered = sample.all.map((checkpoint) =>
+      checkpoint.id === sample.other.at(-1)!.id
+        ? { ...checkpoint, trigger: 'task_\u001b[2J\u009b31mdone', branch: 'main\u0007\ttab' }
+        : checkpoint,
+    );
+    await driver.dispatch({ type: 'list-loaded', checkpoints: tampered });
+    await driver.press('g');
+    const text = screenText(renderScreen(driver.state, size));
+    const controls = Array.from(text)
+      .map((character) => character.charCodeAt(0))
+      .filter((code) => (code < 0x20 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f));
+    expect(controls).toEqual([]);
+    expect(text).toContain('main\\x07\\x09tab');
+    expect(screenText([clipLine([{ text: 'a\u001bb\tc\nd' }], 40)])).toBe('a\\x1bb\\x09c\\x0ad');
+  });
+
   it('fits 80x24 with the tree and the detail side by side', async () => {
     const { driver, sample } = await browser();
     const text = screenText(renderScreen(driver.state, size));

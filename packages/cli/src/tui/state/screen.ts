@@ -1,3 +1,4 @@
+import { printable } from '../../core/format.js';
 import type { BrowserState, Tab } from './browser-state.js';
 import {
   helpLines,
@@ -22,12 +23,19 @@ export interface ScreenSize {
 /** Smallest screen the browser lays out for; smaller terminals get a clipped 80×24 layout. */
 export const MINIMUM_SIZE = { width: 60, height: 12 } as const;
 
-/** `line` cut to `width` characters (keeping styles), then padded with spaces when `pad`. */
+/**
+ * `line` cut to `width` characters (keeping styles), then padded with spaces when `pad`. Every line
+ * of the screen passes through here, so this is where control characters of stored strings (a
+ * tampered checkpoint's trigger, a model's output) are escaped: they would move the cursor or clear
+ * the screen, and a tab or line feed would break the layout.
+ */
 export function clipLine(line: Line, width: number, pad = false): Line {
   const result: Segment[] = [];
   let remaining = width;
-  for (const segment of line) {
+  for (const original of line) {
     if (remaining <= 0) break;
+    const text = printable(original.text, false);
+    const segment = text === original.text ? original : { ...original, text };
     const characters = Array.from(segment.text);
     if (characters.length <= remaining) {
       result.push(segment);
