@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { stateError } from './errors.js';
+import { installCommand } from './internal/install-command.js';
 import type { CheckpointProvider } from './provider.js';
 import type { ProviderEntry, StoredProviderOptions } from './provider-registry.js';
 
@@ -162,7 +163,7 @@ async function importPackage(spec: PackageProvider, importModule: ModuleImporter
     if (isMissingPackage(error, spec.packageName)) {
       throw stateError(
         'provider_unavailable',
-        `${spec.locations} need ${spec.packageName}, which is not installed; install ${spec.packageName} (npm install ${spec.packageName})`,
+        `${spec.locations} need ${spec.packageName}, which is not installed; install ${spec.packageName} (${installCommand(spec.packageName)})`,
         { cause: error },
       );
     }

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CrewlineError } from '@crewline/events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { builtinProviders } from './builtin-providers.js';
 import { LazyProvider, readyProvider } from './lazy-provider.js';
 import type { CheckpointProvider } from './provider.js';
@@ -83,6 +83,33 @@ describe('the built-in entries', () => {
     );
     const brokenError = await broken.load('sqlite').catch((caught: unknown) => caught);
     expect((brokenError as Error).message).toContain('is installed but could not be loaded');
+  });
+
+  it("name the install command of the project's package manager, not always npm's", async () => {
+    const absent = createProviderRegistry(
+      builtinProviders({
+        importModule: async (specifier) => {
+          throw missing(specifier);
+        },
+      }),
+    );
+    const messageWith = async (agent: string) => {
+      vi.stubEnv('npm_config_user_agent', agent);
+      try {
+        return ((await absent.open(database).catch((caught: unknown) => caught)) as Error).message;
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    };
+    expect(await messageWith('yarn/4.5.0 npm/? node/v20.19.0')).toContain(
+      '(yarn add @crewline/provider-sqlite)',
+    );
+    expect(await messageWith('pnpm/10.4.1 npm/? node/v20.19.0')).toContain(
+      '(pnpm add @crewline/provider-sqlite)',
+    );
+    expect(await messageWith('npm/10.8.2 node/v20.19.0')).toContain(
+      '(npm install @crewline/provider-sqlite)',
+    );
   });
 
   it('import nothing until asked, once per entry, and again after a failure', async () => {

@@ -29,6 +29,12 @@ export { TreeEncoder } from './chunk-tree/tree-encoder.js';
 export { type EncodedNode, utf8Length } from './chunk-tree/tree-node.js';
 export { documentHeader, encodedDocumentSize } from './document-size.js';
 export {
+  type DetectPackageManagerOptions,
+  detectPackageManager,
+  installCommand,
+  type PackageManager,
+} from './install-command.js';
+export {
   foreignLease,
   type LeaseState,
   leaseHeldByOther,

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { CrewlineError, type CrewlineErrorOptions, registerEnvironmentSecrets } from '@crewline/events';
-import { installCommand } from './install-command.js';
+import { installCommand } from '@crewline/runtime-state/internal';
 import type { StoredModelSettings } from './stored-model.js';
 
 /** Loads a package by name, synchronously (the runtime's `require`; tests pass another one). */

@@ -1,3 +1,5 @@
+// The package manager of the project a message speaks to: the runtime's model hints and the
+// provider registry's "not installed" errors both name the command that project would use.
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
