@@ -9,6 +9,11 @@ describe('sideBySide', () => {
       { left: 'c', right: 'c', kind: 'same' },
       { right: 'd', kind: 'added' },
     ]);
+    expect(sideBySide('a\nb', 'a\nb\nc')).toEqual([
+      { left: 'a', right: 'a', kind: 'same' },
+      { left: 'b', right: 'b', kind: 'same' },
+      { right: 'c', kind: 'added' },
+    ]);
     expect(sideBySide('one\ntwo', undefined)).toEqual([
       { left: 'one', kind: 'removed' },
       { left: 'two', kind: 'removed' },

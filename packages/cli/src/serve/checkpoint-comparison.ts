@@ -53,7 +53,10 @@ function lines(text: string): string[] {
 /** Two texts as aligned rows: equal lines side by side, a removed block paired with the added block after it. */
 export function sideBySide(from: string | undefined, to: string | undefined): SideBySideRow[] {
   const rows: SideBySideRow[] = [];
-  const parts = diffLines(from ?? '', to ?? '');
+  // Both end in a line break, so a last line followed by more text is not a changed line.
+  const ended = (text: string | undefined) =>
+    text === undefined || text === '' || text.endsWith('\n') ? (text ?? '') : `${text}\n`;
+  const parts = diffLines(ended(from), ended(to));
   for (let index = 0; index < parts.length; index += 1) {
     const part = parts[index]!;
     if (!part.added && !part.removed) {
