@@ -125,7 +125,11 @@ function contextSummary(text: string, maximum = 140): string | undefined {
     .join(' ')
     .replace(/\s+/g, ' ');
   if (summary.length === 0) return undefined;
-  return summary.length > maximum ? `${summary.slice(0, maximum - 1)}…` : summary;
+  if (summary.length <= maximum) return summary;
+  // A quote of the context: shortened where a word ends, and marked as shortened.
+  const cut = summary.slice(0, maximum - 1);
+  const wordEnd = cut.lastIndexOf(' ');
+  return `${wordEnd > maximum / 2 ? cut.slice(0, wordEnd) : cut}…`;
 }
 
 export interface TextAnswerOptions {
@@ -149,10 +153,41 @@ export function textAnswer(prompt: LanguageModelV3Prompt, options: TextAnswerOpt
   if (words.length === 0) words.push('request');
   const start = Number.parseInt(seed.slice(0, 8), 16);
   let body = lines.join('\n');
-  for (let point = 0; Buffer.byteLength(body) < options.responseBytes && point < 10_000; point += 1) {
+  // Whole key points only: the answer ends on a finished sentence, and spaces make up the size.
+  for (let point = 0; point < 10_000; point += 1) {
     const word = words[(start + point) % words.length]!;
     const shape = sentenceShapes[(start + point * 7) % sentenceShapes.length]!;
-    body += `\n${point + 1}. ${shape(word)}`;
+    const next = `${body}\n${point + 1}. ${shape(word)}`;
+    if (Buffer.byteLength(next) > options.responseBytes) break;
+    body = next;
   }
-  return fitToBytes(body, options.responseBytes, ' .');
+  if (Buffer.byteLength(body) > options.responseBytes) {
+    // A request summary longer than the whole answer: cut it where a sentence or word ends.
+    let characters = options.responseBytes;
+    while (Buffer.byteLength(cutAtSentence(body, characters)) > options.responseBytes) characters -= 1;
+    body = cutAtSentence(body, characters);
+  }
+  return fitToBytes(body, options.responseBytes, ' ');
+}
+
+/**
+ * `text` cut to at most `maximum` characters where a sentence ends (`.`, `!` or `?` before a space
+ * or the end; a list number such as `3.` is no sentence), else where a line or word ends, so an
+ * answer cut at a limit never stops inside a word.
+ */
+export function cutAtSentence(text: string, maximum: number): string {
+  if (text.length <= maximum) return text;
+  const slice = text.slice(0, maximum);
+  const within = (end: number) => end > 0 && (end === slice.length || /\s/.test(text[end] ?? ''));
+  let sentenceEnd = -1;
+  for (const match of slice.matchAll(/[.!?](?=\s|$)/g)) {
+    const lineStart = slice.lastIndexOf('\n', match.index) + 1;
+    if (/^\s*\d+$/.test(slice.slice(lineStart, match.index))) continue;
+    if (within(match.index + 1)) sentenceEnd = match.index + 1;
+  }
+  if (sentenceEnd > 0) return slice.slice(0, sentenceEnd);
+  const lineEnd = slice.lastIndexOf('\n');
+  if (lineEnd > 0) return slice.slice(0, lineEnd);
+  const wordEnd = slice.lastIndexOf(' ');
+  return wordEnd > 0 ? slice.slice(0, wordEnd) : slice;
 }

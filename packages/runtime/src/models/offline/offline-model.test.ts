@@ -75,6 +75,40 @@ describe('offlineModel', () => {
     expect(() => offlineModel({ responseBytes: 8 })).toThrow(/responseBytes/);
   });
 
+  it('ends a text answer on a whole key point: no sentence or word cut at responseBytes', async () => {
+    for (const responseBytes of [400, 700, 2048]) {
+      const { text } = await generateText({ model: offlineModel({ responseBytes }), prompt: taskPrompt });
+      expect(Buffer.byteLength(text)).toBe(responseBytes);
+      const lastLine = text.trimEnd().split('\n').at(-1)!;
+      expect(lastLine).toMatch(/^\d+\. [A-Z].*\.$/);
+    }
+  });
+
+  it('quotes a long context shortened where a word ends', async () => {
+    const context = 'A small, checkable step on agents beats a large guess. '.repeat(5);
+    const { text } = await generateText({
+      model: offlineModel(),
+      prompt: `Task: Write a summary\nContext:\n${context}`,
+    });
+    const quote = text.split('\n').find((line) => line.startsWith('Building on the context: '))!;
+    expect(quote).toMatch(/ (A|small,|checkable|step|on|agents|beats|a|large|guess\.)…$/);
+  });
+
+  it('cuts at maxOutputTokens after the last whole sentence that fits, never inside a word', async () => {
+    const full = await generateText({ model: offlineModel({ responseBytes: 2048 }), prompt: taskPrompt });
+    for (const maxOutputTokens of [90, 120, 200]) {
+      const result = await generateText({
+        model: offlineModel({ responseBytes: 2048 }),
+        prompt: taskPrompt,
+        maxOutputTokens,
+      });
+      expect(result.finishReason).toBe('length');
+      expect(result.text.length).toBeLessThanOrEqual(maxOutputTokens * 4);
+      expect(result.text).toMatch(/[a-z]\.$/);
+      expect(full.text.startsWith(result.text)).toBe(true);
+    }
+  });
+
   it('records every request with its settings, tools and provider options', async () => {
     const model = offlineModel();
     await generateText({

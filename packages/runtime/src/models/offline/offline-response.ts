@@ -4,7 +4,7 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import { digest } from './offline-answer.js';
+import { cutAtSentence, digest } from './offline-answer.js';
 import type { OfflineModelCall, OfflineModelOptions } from './offline-model.js';
 import { estimateTokens, messageText, stableJson } from './prompt-text.js';
 
@@ -34,8 +34,9 @@ export function finish(
     .map((part) => (part.type === 'text' ? part.text : part.type === 'tool-call' ? part.input : ''))
     .join('');
   if (maximum !== undefined && finishReason.unified === 'stop' && estimateTokens(outputText) > maximum) {
-    // Like a real provider: the answer is cut at the token limit and the finish reason says so.
-    outputText = outputText.slice(0, Math.max(0, maximum * 4));
+    // Like a real provider, the answer stops at the token limit and the finish reason says so; unlike
+    // a bare cut, it stops after the last whole sentence that fits (never inside a word).
+    outputText = cutAtSentence(outputText, Math.max(0, maximum * 4));
     content = [{ type: 'text', text: outputText }];
     finishReason = { unified: 'length', raw: 'length' };
   }
