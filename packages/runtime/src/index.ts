@@ -97,7 +97,7 @@ export {
   type LoadProjectConfigOptions,
   loadProjectConfig,
   PROJECT_CONFIG_FILES,
-} from './registry/load-project-config.js';
+} from './project-config/load-project-config.js';
 export {
   defineConfig,
   type FlowClass,
@@ -105,7 +105,7 @@ export {
   ProjectRegistry,
   projectRegistry,
   registerProject,
-} from './registry/project-config.js';
+} from './project-config/project-config.js';
 export {
   type ContinueOptions,
   type ContinueResult,

@@ -4,7 +4,7 @@ import type { LanguageModel, TelemetrySettings } from 'ai';
 import type { z } from 'zod';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import type { KnowledgeSource } from '../knowledge/knowledge-source.js';
-import type { ProjectRegistry } from '../registry/project-config.js';
+import type { ProjectRegistry } from '../project-config/project-config.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 
 /** Default model when an agent names none: `CREWLINE_MODEL`, else `openai:gpt-4o-mini` (needs OPENAI_API_KEY). */

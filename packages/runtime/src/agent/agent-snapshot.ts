@@ -29,7 +29,7 @@ import {
   storableModel,
   storedModelSettingsData,
 } from '../models/stored-model.js';
-import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 import type { Agent } from './agent.js';
 import type { AgentOptions } from './agent-options.js';

@@ -27,7 +27,7 @@ import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { modelIdOf } from '../models/model-id.js';
 import { resolveModel } from '../models/resolve-model.js';
 import type { StoredModelSettings } from '../models/stored-model.js';
-import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import {
   type PendingRestore,
   type RestoreSubject,

@@ -19,7 +19,7 @@ import {
   toolUsingModel,
 } from '../e2e/support/fixtures.js';
 import { CycleFlow } from '../flow/test-support/scenarios.js';
-import { registerProject } from '../registry/project-config.js';
+import { registerProject } from '../project-config/project-config.js';
 import { continueFromCheckpoint } from '../restore/continue-from-checkpoint.js';
 import { resolveCheckpointChain } from './checkpoint-setting.js';
 

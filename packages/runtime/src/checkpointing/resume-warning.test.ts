@@ -10,7 +10,7 @@ import {
   threeTaskCrew,
   toolUsingModel,
 } from '../e2e/support/fixtures.js';
-import { registerProject } from '../registry/project-config.js';
+import { registerProject } from '../project-config/project-config.js';
 
 let directory: { path: string; cleanup: () => void };
 let records: LogRecord[];

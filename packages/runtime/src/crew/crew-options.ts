@@ -4,7 +4,7 @@ import type { LanguageModel, TelemetrySettings } from 'ai';
 import type { Agent } from '../agent/agent.js';
 import type { CachePreloadStrategy } from '../cache-preload/preload-caches.js';
 import type { KnowledgeSource } from '../knowledge/knowledge-source.js';
-import type { ProjectRegistry } from '../registry/project-config.js';
+import type { ProjectRegistry } from '../project-config/project-config.js';
 import type { Task } from '../task/task.js';
 
 /** How a crew works through its tasks. */

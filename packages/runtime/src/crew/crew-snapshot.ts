@@ -30,7 +30,7 @@ import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointi
 import { restoreConversation, storeConversation } from '../checkpointing/snapshot-values.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
-import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import { Task } from '../task/task.js';
 import { TaskOutput } from '../task/task-output.js';
 import type { Crew } from './crew.js';

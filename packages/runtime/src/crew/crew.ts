@@ -21,7 +21,7 @@ import {
 import { Run } from '../checkpointing/run.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
-import type { ProjectRegistry } from '../registry/project-config.js';
+import type { ProjectRegistry } from '../project-config/project-config.js';
 import {
   type PendingRestore,
   type RestoreSubject,

@@ -10,7 +10,7 @@ import {
   toolUsingModel,
 } from '../e2e/support/fixtures.js';
 import { type OfflineModel, offlineModel } from '../models/offline/offline-model.js';
-import { registerProject } from '../registry/project-config.js';
+import { registerProject } from '../project-config/project-config.js';
 import { Task } from '../task/task.js';
 import { findCalls } from '../testing/call-helpers.js';
 import { Crew } from './crew.js';

@@ -8,7 +8,7 @@ import type { CheckpointProvider } from '@crewline/runtime-state';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
-import { registerProject } from '../registry/project-config.js';
+import { registerProject } from '../project-config/project-config.js';
 import { Task } from '../task/task.js';
 import { countCalls } from '../testing/call-helpers.js';
 import {

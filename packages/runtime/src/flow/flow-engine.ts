@@ -23,7 +23,7 @@ import { parseFlowData } from '@crewline/runtime-state/internal';
 import { resolveCheckpointChain } from '../checkpointing/checkpoint-setting.js';
 import { defaultProvider } from '../checkpointing/provider-registry.js';
 import { Run } from '../checkpointing/run.js';
-import type { FlowClass } from '../registry/project-config.js';
+import type { FlowClass } from '../project-config/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { joinRestoredRun, type PendingRestore } from '../restore/pending-restore.js';
 import { flowComponent, flowError } from './errors.js';

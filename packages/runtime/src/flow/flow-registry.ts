@@ -1,4 +1,4 @@
-import { type FlowClass, projectRegistry } from '../registry/project-config.js';
+import { type FlowClass, projectRegistry } from '../project-config/project-config.js';
 
 /**
  * The name a flow class is registered under in the project registry (`crewline.config.ts`

@@ -7,7 +7,7 @@ import type {
 } from '@crewline/runtime-state';
 import { toFlowData } from '@crewline/runtime-state/internal';
 import { storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
-import { type FlowClass, type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import { type FlowClass, type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { flowError } from './errors.js';
 import { flowGraph } from './flow-graph.js';

@@ -7,7 +7,7 @@ import { Agent } from '../agent/agent.js';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { Crew } from '../crew/crew.js';
 import { checkpointFiles, readCheckpoint, temporaryDirectory } from '../e2e/support/fixtures.js';
-import { defineConfig, ProjectRegistry } from '../registry/project-config.js';
+import { defineConfig, ProjectRegistry } from '../project-config/project-config.js';
 import { Task } from '../task/task.js';
 import { fakeOpenAIServer, fakeProvider, RecordingTracer } from './test-support/fake-providers.js';
 

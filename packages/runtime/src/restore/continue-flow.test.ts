@@ -6,7 +6,7 @@ import { JsonProvider } from '@crewline/provider-json';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Flow, listen, start } from '../flow/index.js';
 import { CycleFlow, executions } from '../flow/test-support/scenarios.js';
-import { ProjectRegistry, registerProject } from '../registry/project-config.js';
+import { ProjectRegistry, registerProject } from '../project-config/project-config.js';
 import { continueFromCheckpoint } from './continue-from-checkpoint.js';
 
 const root = mkdtempSync(join(tmpdir(), 'crewline-continue-flow-'));

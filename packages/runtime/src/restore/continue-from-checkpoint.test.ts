@@ -12,8 +12,8 @@ import {
   threeTaskCrew,
   toolUsingModel,
 } from '../e2e/support/fixtures.js';
-import { loadProjectConfig } from '../registry/load-project-config.js';
-import { ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import { loadProjectConfig } from '../project-config/load-project-config.js';
+import { ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import { continueFromCheckpoint } from './continue-from-checkpoint.js';
 
 let directory: { path: string; cleanup: () => void };

@@ -20,7 +20,7 @@ import { Crew } from '../crew/crew.js';
 import { editTaskOutputsInDocument } from '../crew/task-output-edit.js';
 import { Flow } from '../flow/flow.js';
 import { registeredClassFor } from '../flow/flow-snapshot.js';
-import { type ProjectRegistry, projectRegistry } from '../registry/project-config.js';
+import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import { loadRestoreTarget } from './load-restore-target.js';
 
 export interface ContinueOptions {

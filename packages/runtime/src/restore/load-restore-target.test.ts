@@ -8,7 +8,7 @@ import { Crew } from '../crew/crew.js';
 import { lookupTool, offlineModel, threeTaskCrew, toolUsingModel } from '../e2e/support/fixtures.js';
 import { Flow, listen, persist, start } from '../flow/index.js';
 import { executions, LinearFlow } from '../flow/test-support/scenarios.js';
-import { registerProject } from '../registry/project-config.js';
+import { registerProject } from '../project-config/project-config.js';
 
 beforeEach(() => {
   registerProject({ tools: { lookup: lookupTool } });

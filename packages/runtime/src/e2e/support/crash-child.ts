@@ -11,7 +11,7 @@ import type { CheckpointableEntity } from '@crewline/runtime-state';
 import { Run } from '../../checkpointing/run.js';
 import { Crew } from '../../crew/crew.js';
 import type { OfflineModelCall } from '../../models/offline/offline-model.js';
-import { registerProject } from '../../registry/project-config.js';
+import { registerProject } from '../../project-config/project-config.js';
 import { crashCrew, crashInputs, crashModel } from './crash-crew.js';
 import { checkpointFiles, lookupTool, readCheckpoint } from './fixtures.js';
 

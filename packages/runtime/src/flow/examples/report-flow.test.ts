@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerProject } from '../../registry/project-config.js';
+import { registerProject } from '../../project-config/project-config.js';
 import { countCalls, offlineModel } from '../../testing/index.js';
 import { listFlowStates } from '../index.js';
 
