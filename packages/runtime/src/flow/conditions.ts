@@ -79,6 +79,17 @@ export function conditionRound(
   return condition.kind === 'and' ? Math.min(...rounds) : Math.max(...rounds);
 }
 
+/**
+ * Whether a completion of `name` alone satisfies the condition (it is the condition, or an
+ * alternative of an `or`): a router runs on every such completion. Inside an `and`, one name is
+ * never enough: the other parts must complete again first.
+ */
+export function satisfiedBy(condition: ResolvedCondition, name: string): boolean {
+  if (condition.kind === 'name') return condition.name === name;
+  if (condition.kind === 'or') return condition.conditions.some((inner) => satisfiedBy(inner, name));
+  return false;
+}
+
 /** `a`, `and(a, or(b, c))`: for messages. */
 export function describeCondition(condition: ResolvedCondition): string {
   if (condition.kind === 'name') return JSON.stringify(condition.name);

@@ -3,9 +3,21 @@ import { readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Flow, type FlowResult, start } from './index.js';
-import { CycleFlow, executions, JoinFlow, LinearFlow } from './test-support/scenarios.js';
+import {
+  CycleFlow,
+  executions,
+  JoinFlow,
+  LinearFlow,
+  LoopFlow,
+  PassFlow,
+} from './test-support/scenarios.js';
 
-type ScenarioClass = typeof LinearFlow | typeof JoinFlow | typeof CycleFlow;
+type ScenarioClass =
+  | typeof LinearFlow
+  | typeof JoinFlow
+  | typeof CycleFlow
+  | typeof LoopFlow
+  | typeof PassFlow;
 
 afterEach(() => {
   executions.length = 0;
@@ -36,6 +48,8 @@ describe.each([
   ['LinearFlow', LinearFlow],
   ['JoinFlow', JoinFlow],
   ['CycleFlow', CycleFlow],
+  ['LoopFlow', LoopFlow],
+  ['PassFlow', PassFlow],
 ] as [string, ScenarioClass][])('%s resumed from every checkpoint of a "*" run', (_name, Scenario) => {
   it('ends like the uninterrupted run and re-runs only what had not completed', async () => {
     const provider = new InMemoryProvider();

@@ -25,6 +25,11 @@ export interface FlowGraph {
   starts: string[];
   /** Listeners (and routers) by each name their condition mentions, in declaration order. */
   listenersByName: Map<string, FlowNode[]>;
+  /**
+   * Per method, the methods its completion can lead to (transitively, itself included when it is on
+   * a cycle): through listeners of its name and, for a router, through listeners of route labels.
+   */
+  downstream: Map<string, Set<string>>;
   /** Some method is persisted (or the whole class is). */
   persisted: boolean;
   persistOptions: PersistOptions | undefined;
@@ -110,9 +115,39 @@ function buildGraph(flowClass: FlowClass, flowName: string): FlowGraph {
     nodes,
     starts,
     listenersByName,
+    downstream: downstreamMethods(nodes, listenersByName),
     persisted: [...nodes.values()].some((node) => node.persisted),
     persistOptions: persistClass ?? persistMethodOptions,
   };
+}
+
+function downstreamMethods(
+  nodes: Map<string, FlowNode>,
+  listenersByName: Map<string, FlowNode[]>,
+): Map<string, Set<string>> {
+  // A router may return any label, so it leads to every listener of a name that is not a method.
+  const labelListeners = new Set<string>();
+  for (const [name, listeners] of listenersByName)
+    if (!nodes.has(name)) for (const listener of listeners) labelListeners.add(listener.name);
+  const direct = new Map<string, Set<string>>();
+  for (const node of nodes.values()) {
+    const next = new Set((listenersByName.get(node.name) ?? []).map((listener) => listener.name));
+    if (node.router) for (const name of labelListeners) next.add(name);
+    direct.set(node.name, next);
+  }
+  const downstream = new Map<string, Set<string>>();
+  for (const name of nodes.keys()) {
+    const seen = new Set<string>();
+    const queue = [...(direct.get(name) ?? [])];
+    while (queue.length > 0) {
+      const current = queue.pop() as string;
+      if (seen.has(current)) continue;
+      seen.add(current);
+      queue.push(...(direct.get(current) ?? []));
+    }
+    downstream.set(name, seen);
+  }
+  return downstream;
 }
 
 function resolveCondition(

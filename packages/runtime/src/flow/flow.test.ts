@@ -1,8 +1,15 @@
-import { type BaseEvent, CrewlineError, EventBus } from '@crewline/events';
+import { type BaseEvent, CrewlineError, EventBus, type LogRecord, setLogSink } from '@crewline/events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { and, Flow, FlowMethodCallLimitError, listen, or, router, start } from './index.js';
-import { CycleFlow, executions, JoinFlow, LinearFlow } from './test-support/scenarios.js';
+import {
+  CycleFlow,
+  executions,
+  JoinFlow,
+  LinearFlow,
+  LoopFlow,
+  PassFlow,
+} from './test-support/scenarios.js';
 
 function recordEvents(bus: EventBus): string[] {
   const seen: string[] = [];
@@ -70,6 +77,80 @@ describe('Flow execution', () => {
       'publish',
     ]);
     expect(result.state.notes).toEqual(['retry@1', 'retry@2', 'approved@3']);
+  });
+
+  it('loops through a router that listens to its own route with or(), then takes the exit route', async () => {
+    const flow = new LoopFlow({ bus: new EventBus() });
+    const result = await flow.kickoff();
+    expect(result.status).toBe('completed');
+    expect(executions).toEqual(['init', 'check', 'tick', 'check', 'tick', 'check', 'finish']);
+    expect(result.state.log).toEqual(['tick@1', 'tick@2']);
+    expect(result.output).toBe('finished after 3 passes');
+    expect(result.methodName).toBe('finish');
+  });
+
+  it('joins with and() once per pass of a cycle: a branch done in an earlier pass does not count', async () => {
+    const flow = new PassFlow({ bus: new EventBus() });
+    const result = await flow.kickoff();
+    expect(result.output).toBe('fast@1,slow@1,join@1,fast@2,slow@2,join@2,fast@3,slow@3,join@3');
+    expect(executions.filter((method) => method === 'join')).toHaveLength(3);
+  });
+
+  it('runs a router every time one of its or() triggers fires, even two in the same pass', async () => {
+    class Decide extends Flow<{ routed: string[] }> {
+      initialState = { routed: [] as string[] };
+      @start() left() {
+        return 'L';
+      }
+      @start() async right() {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return 'R';
+      }
+      @router(or('left', 'right')) decide(input: string) {
+        this.state.routed.push(input);
+        return 'next';
+      }
+      @listen('next') after() {
+        return this.state.routed.length;
+      }
+    }
+    const result = await new Decide({ bus: new EventBus() }).kickoff();
+    expect(result.state.routed).toEqual(['L', 'R']);
+  });
+
+  it('warns, naming the route, when a flow ends on a route no method listens to', async () => {
+    const logs: LogRecord[] = [];
+    setLogSink((record) => void logs.push(record));
+    try {
+      class Misspelled extends Flow {
+        @start() @router() decide() {
+          return 'aproved';
+        }
+        @listen('approved') publish() {
+          return 'published';
+        }
+      }
+      const result = await new Misspelled({ bus: new EventBus() }).kickoff();
+      expect(result.status).toBe('completed');
+      const warnings = logs.filter((record) => record.level === 'warn');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.message).toContain('router "decide" returned the route "aproved"');
+      expect(warnings[0]?.message).toContain('"approved"');
+      logs.length = 0;
+      // A route somebody listens to, or a flow that goes on elsewhere, is not worth a warning.
+      class Fine extends Flow {
+        @start() @router() decide() {
+          return 'approved';
+        }
+        @listen('approved') publish() {
+          return 'published';
+        }
+      }
+      await new Fine({ bus: new EventBus() }).kickoff();
+      expect(logs.filter((record) => record.level === 'warn')).toEqual([]);
+    } finally {
+      setLogSink(null);
+    }
   });
 
   it('stops a cycle that never exits with a typed error and a method_execution_failed event', async () => {

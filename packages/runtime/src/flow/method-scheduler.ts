@@ -10,7 +10,7 @@ import {
   MethodExecutionPausedEvent,
   MethodExecutionStartedEvent,
 } from '@crewline/events';
-import { conditionRound } from './conditions.js';
+import { conditionRound, satisfiedBy } from './conditions.js';
 import { FlowMethodCallLimitError, flowComponent } from './errors.js';
 import type { FlowGraph, FlowNode } from './flow-graph.js';
 import { FlowPauseSignal, type MethodScope, methodScope } from './method-scope.js';
@@ -194,14 +194,15 @@ export class MethodScheduler {
     host.commitState();
 
     const completedNames = [method];
-    if (node.router) {
-      const label = routeLabel(host.flowName, method, output);
-      if (label !== undefined && label !== method) completedNames.push(label);
-    }
+    const label = node.router ? routeLabel(host.flowName, method, output) : undefined;
+    if (label !== undefined && label !== method) completedNames.push(label);
+    const round = this.#completionRound(method, completedNames, activation.round);
     for (const name of completedNames) {
-      execution.latestRounds.set(name, Math.max(execution.latestRounds.get(name) ?? 0, activation.round));
+      execution.latestRounds.set(name, Math.max(execution.latestRounds.get(name) ?? 0, round));
     }
-    const next = this.#fire(completedNames, output, activation.round);
+    const next = this.#fire(completedNames, output, round);
+    if (label !== undefined && label !== method && execution.pending.length === 0)
+      this.#warnIfUnheard(method, label);
     // Nothing else due or running: a checkpoint written for this completion shows a finished flow.
     if (execution.pending.length === 0 && execution.status === 'running') execution.status = 'completed';
     host.emit(
@@ -217,7 +218,28 @@ export class MethodScheduler {
     return next;
   }
 
-  /** Listeners whose condition reaches a round they have not fired for, in declaration order. */
+  /**
+   * The round a completion belongs to. When it triggers a method that already ran in this round and
+   * whose run can lead to this method, it closes a cycle (a router sending the flow back, or to
+   * itself): the completion and what it triggers start the next round, so `or()` listeners fire
+   * again and `and()` joins wait for every part to complete again.
+   */
+  #completionRound(method: string, completedNames: string[], round: number): number {
+    const { graph, execution } = this.#host;
+    for (const name of completedNames) {
+      for (const listener of graph.listenersByName.get(name) ?? []) {
+        const ranThisRound = (execution.scheduledRounds.get(listener.name) ?? 0) >= round;
+        if (ranThisRound && graph.downstream.get(listener.name)?.has(method)) return round + 1;
+      }
+    }
+    return round;
+  }
+
+  /**
+   * Listeners whose condition reaches a round they have not fired for, in declaration order. A
+   * router also runs on every completion that alone satisfies its condition (a name, or one
+   * alternative of an `or()`): a router is a decision point, taken each time it is reached.
+   */
   #fire(completedNames: string[], output: unknown, round: number): Activation[] {
     const host = this.#host;
     const candidates = new Set<FlowNode>();
@@ -225,13 +247,32 @@ export class MethodScheduler {
       for (const listener of host.graph.listenersByName.get(name) ?? []) candidates.add(listener);
     const fired: Activation[] = [];
     for (const listener of [...candidates].sort((a, b) => a.order - b.order)) {
-      if (!listener.trigger) continue;
-      const reached = conditionRound(listener.trigger, host.execution.latestRounds);
-      if (reached <= (host.execution.firedRounds.get(listener.name) ?? 0)) continue;
-      host.execution.firedRounds.set(listener.name, reached);
+      const trigger = listener.trigger;
+      if (!trigger) continue;
+      const reached = conditionRound(trigger, host.execution.latestRounds);
+      const firedRound = host.execution.firedRounds.get(listener.name) ?? 0;
+      const decisionReached =
+        listener.router && completedNames.some((name) => satisfiedBy(trigger, name));
+      if (reached <= firedRound && !decisionReached) continue;
+      host.execution.firedRounds.set(listener.name, Math.max(reached, firedRound));
       fired.push(this.#enqueue(listener.name, output, round));
     }
     return fired;
+  }
+
+  /** The flow ends on a route nobody listens to: almost always a misspelt label, so say so. */
+  #warnIfUnheard(router: string, label: string): void {
+    const graph = this.#host.graph;
+    if ((graph.listenersByName.get(label) ?? []).length > 0) return;
+    const heard = [...graph.listenersByName.keys()].filter((name) => !graph.nodes.has(name));
+    const known =
+      heard.length === 0
+        ? 'no method listens to any route'
+        : `the routes methods listen to are ${heard.map((name) => JSON.stringify(name)).join(', ')}`;
+    logger.warn(
+      flowComponent,
+      `flow "${this.#host.flowName}": router "${router}" returned the route ${JSON.stringify(label)}, which no method listens to, and nothing else is left to run, so the flow ends here (${known}); return one of those routes, or add @listen(${JSON.stringify(label)}) to the method that should run next`,
+    );
   }
 
   #pause(activation: Activation, node: FlowNode, request: PauseRequest): Activation[] {

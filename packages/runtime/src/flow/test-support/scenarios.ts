@@ -127,5 +127,83 @@ export class CycleFlow extends Flow<{ round: number; notes: string[]; target: nu
   }
 }
 
-export const scenarios = { LinearFlow, JoinFlow, CycleFlow } as const;
+/**
+ * The loop users write in crewAI: a router that listens to its own route (`or('init', 'again')`)
+ * and decides each pass whether to go round again.
+ */
+export class LoopFlow extends Flow<{ count: number; target: number; log: string[] }> {
+  initialState = { count: 0, target: 3, log: [] as string[] };
+
+  @start()
+  init() {
+    record('init');
+    return 'ready';
+  }
+
+  // Declared before the router, so it runs before the next pass starts.
+  @listen('again')
+  tick() {
+    record('tick');
+    this.state.log.push(`tick@${this.state.count}`);
+  }
+
+  @router(or('init', 'again'))
+  async check() {
+    record('check');
+    await sleep(1);
+    // After the await: `tick` of the previous pass completes (and is saved) while this runs.
+    this.state.count += 1;
+    return this.state.count < this.state.target ? 'again' : 'done';
+  }
+
+  @listen('done')
+  finish() {
+    record('finish');
+    return `finished after ${this.state.count} passes`;
+  }
+}
+
+/**
+ * Each pass fans out to two branches and joins them with `and()`: the join must wait for both
+ * branches of the same pass (a branch completed in an earlier pass does not count).
+ */
+export class PassFlow extends Flow<{ passes: number; log: string[] }> {
+  initialState = { passes: 0, log: [] as string[] };
+
+  @start('again')
+  begin() {
+    record('begin');
+    this.state.passes += 1;
+    return this.state.passes;
+  }
+
+  @listen('begin')
+  async fast(pass: number) {
+    record('fast');
+    await sleep(1);
+    this.state.log.push(`fast@${pass}`);
+  }
+
+  @listen('begin')
+  async slow(pass: number) {
+    record('slow');
+    await sleep(15);
+    this.state.log.push(`slow@${pass}`);
+  }
+
+  @router(and('fast', 'slow'))
+  join() {
+    record('join');
+    this.state.log.push(`join@${this.state.passes}`);
+    return this.state.passes < 3 ? 'again' : 'done';
+  }
+
+  @listen('done')
+  finish() {
+    record('finish');
+    return this.state.log.join(',');
+  }
+}
+
+export const scenarios = { LinearFlow, JoinFlow, CycleFlow, LoopFlow, PassFlow } as const;
 export type ScenarioName = keyof typeof scenarios;
