@@ -3,14 +3,7 @@ import { readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Flow, type FlowResult, start } from './index.js';
-import {
-  CycleFlow,
-  executions,
-  JoinFlow,
-  LinearFlow,
-  LoopFlow,
-  PassFlow,
-} from './test-support/scenarios.js';
+import { CycleFlow, executions, JoinFlow, LinearFlow, LoopFlow, PassFlow } from './test-support/scenarios.js';
 
 type ScenarioClass =
   | typeof LinearFlow

@@ -2,14 +2,7 @@ import { type BaseEvent, CrewlineError, EventBus, type LogRecord, setLogSink } f
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { and, Flow, FlowMethodCallLimitError, listen, or, router, start } from './index.js';
-import {
-  CycleFlow,
-  executions,
-  JoinFlow,
-  LinearFlow,
-  LoopFlow,
-  PassFlow,
-} from './test-support/scenarios.js';
+import { CycleFlow, executions, JoinFlow, LinearFlow, LoopFlow, PassFlow } from './test-support/scenarios.js';
 
 function recordEvents(bus: EventBus): string[] {
   const seen: string[] = [];

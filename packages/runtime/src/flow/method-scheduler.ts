@@ -251,8 +251,7 @@ export class MethodScheduler {
       if (!trigger) continue;
       const reached = conditionRound(trigger, host.execution.latestRounds);
       const firedRound = host.execution.firedRounds.get(listener.name) ?? 0;
-      const decisionReached =
-        listener.router && completedNames.some((name) => satisfiedBy(trigger, name));
+      const decisionReached = listener.router && completedNames.some((name) => satisfiedBy(trigger, name));
       if (reached <= firedRound && !decisionReached) continue;
       host.execution.firedRounds.set(listener.name, Math.max(reached, firedRound));
       fired.push(this.#enqueue(listener.name, output, round));
