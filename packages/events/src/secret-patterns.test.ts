@@ -101,3 +101,27 @@ describe('credentials written as text', () => {
     expect(redactSecretsInText(text)).toBe(text);
   });
 });
+
+describe('long texts scanned once', () => {
+  it('scans a long text again once a secret is registered after it was first seen', async () => {
+    const { registerSecretValue } = await import('./secret-values.js');
+    const { addRedaction } = await import('./add-redaction.js');
+    const value = `cached-${Math.random().toString(36).slice(2)}-credential-value`;
+    const text = `${'a long note that a run checkpoints many times. '.repeat(4)}It holds ${value} and employee 4711-AX-99.`;
+    expect(redactSecretsInText(text)).toBe(text);
+    expect(redactSecretsInText(`${text}`)).toBe(text); // the cached answer, same content
+    registerSecretValue(value);
+    expect(redactSecretsInText(text)).not.toContain(value);
+    addRedaction({ patterns: [/\d{4}-AX-\d{2}/g] });
+    expect(redactSecretsInText(text)).not.toContain('4711-AX-99');
+    expect(redactSecretsInText(text)).not.toContain(value);
+  });
+
+  it('redacts a long text with a key the same way every time it is met', () => {
+    const key = `sk-proj-${'Zq7'.repeat(10)}`;
+    const text = `${'context '.repeat(20)} key ${key}`;
+    const first = redactSecretsInText(text);
+    expect(first).not.toContain(key);
+    expect(redactSecretsInText(text.slice(0))).toBe(first);
+  });
+});

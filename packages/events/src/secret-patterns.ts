@@ -180,6 +180,43 @@ function redactAssignments(text: string): string {
  */
 export function redactSecretsInText(text: string): string {
   if (text.length < 8) return text;
+  if (text.length < cachedTextMinimumLength) return scanText(text);
+  const generation = redactionRegistry().generation;
+  if (cacheGeneration !== generation) {
+    scannedTexts.clear();
+    cachedCharacters = 0;
+    cacheGeneration = generation;
+  }
+  const known = scannedTexts.get(text);
+  if (known !== undefined) return known;
+  const result = scanText(text);
+  if (text.length <= cachedTextMaximumLength) remember(text, result);
+  return result;
+}
+
+// A run checkpoints the same long strings again and again (a flow's state, the conversation of the
+// task in progress, completed outputs held by several entities): each is scanned once and its result
+// looked up after that, by content (V8 keeps a string's hash once computed, so a lookup of the same
+// string is a pointer comparison). Bounded by characters held; emptied when what is redacted changes.
+const cachedTextMinimumLength = 64;
+const cachedTextMaximumLength = 1 << 20;
+const cacheCharacterBudget = 16 << 20;
+const scannedTexts = new Map<string, string>();
+let cachedCharacters = 0;
+let cacheGeneration = -1;
+
+function remember(text: string, result: string): void {
+  scannedTexts.set(text, result);
+  cachedCharacters += text.length;
+  // Oldest first (a Map keeps insertion order): a run's texts of long ago are the least likely to come back.
+  for (const [oldest] of scannedTexts) {
+    if (cachedCharacters <= cacheCharacterBudget) break;
+    scannedTexts.delete(oldest);
+    cachedCharacters -= oldest.length;
+  }
+}
+
+function scanText(text: string): string {
   // Values first: a pattern that matched part of one would leave the rest behind.
   let result = redactSecretValues(text, REDACTED);
   result = result.replace(shapesStartingLowerCase, REDACTED).replace(shapesStartingUpperCase, REDACTED);

@@ -47,14 +47,16 @@ function redact(value: unknown, underSecretKey: boolean, generation: number): un
     return redactSecretsInText(value);
   }
   if (Array.isArray(value)) {
-    let changed = false;
-    const result = value.map((item) => {
+    // Copied only from the first item that changes: most arrays come back unchanged.
+    let result: unknown[] | undefined;
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
       const next = redact(item, underSecretKey, generation);
-      if (next !== item) changed = true;
-      return next;
-    });
-    if (!changed && marked !== undefined) redactedTrees.set(value, generation);
-    return changed ? result : value;
+      if (next !== item && result === undefined) result = value.slice(0, index);
+      if (result !== undefined) result.push(next);
+    }
+    if (result === undefined && marked !== undefined) redactedTrees.set(value, generation);
+    return result ?? value;
   }
   if (value !== null && typeof value === 'object') {
     let result: Record<string, unknown> | undefined;
