@@ -1,46 +1,16 @@
-// The public surface of @crewline/runtime. Other parts of the package append their exports here.
+// The public surface of @crewline/runtime, one name at a time: what SPEC §2 names, the options and
+// results of those, the errors users catch, and what a project builds with (tools, models, memory,
+// knowledge, crewline.config.ts, continuing a checkpoint). Everything else is internal to the package;
+// what crewline's own packages need besides lives in ./internal (src/internal/index.ts). Sorted by
+// module path, as biome keeps it.
+
 export { Agent } from './agent/agent.js';
-export {
-  type AgentKickoffOptions,
-  type AgentOptions,
-  type AgentRestoreOptions,
-  defaultModelId,
-} from './agent/agent-options.js';
+export type { AgentKickoffOptions, AgentOptions, AgentRestoreOptions } from './agent/agent-options.js';
 export type { AgentOutput } from './agent/agent-output.js';
-export {
-  type AgentLoopOptions,
-  type AgentLoopResult,
-  DEFAULT_MAX_ITERATIONS,
-  runAgentLoop,
-} from './agent-loop/agent-loop.js';
-export {
-  addUsage,
-  type Conversation,
-  emptyUsage,
-  newConversation,
-  pendingToolCalls,
-  sumUsage,
-  type TokenUsage,
-} from './agent-loop/conversation.js';
+export type { Conversation, TokenUsage } from './agent-loop/conversation.js';
 export type { ModelCallSettings } from './agent-loop/model-step.js';
-export { commonPrefix, MINIMUM_SHARED_PREFIX, sharedPrefixLength } from './cache-preload/common-prefix.js';
-export {
-  type CachePreloadAgent,
-  type CachePreloadProbe,
-  type CachePreloadResult,
-  type CachePreloadStrategy,
-  type PreloadCachesOptions,
-  preloadCaches,
-} from './cache-preload/preload-caches.js';
-export {
-  isAnthropicModel,
-  type SystemPrompt,
-  type SystemPromptOptions,
-  systemPromptFor,
-  systemPromptText,
-} from './cache-preload/system-prompt.js';
+export type { CachePreloadStrategy } from './cache-preload/preload-caches.js';
 export { providerRegistry } from './checkpointing/provider-registry.js';
-export { Run, type RunOptions } from './checkpointing/run.js';
 export { Crew, type CrewStatus } from './crew/crew.js';
 export type {
   CrewKickoffOptions,
@@ -49,9 +19,38 @@ export type {
   CrewRestoreOptions,
 } from './crew/crew-options.js';
 export { CrewOutput } from './crew/crew-output.js';
-export { DELEGATION_TOOL_NAME } from './crew/delegation.js';
-// Flow, start, listen, router, and, or, persist (and the flow restorer for continueFromCheckpoint).
-export * from './flow/index.js';
+export {
+  and,
+  type ConditionInput,
+  findRerunPoint,
+  Flow,
+  type FlowClassOrMethodDecorator,
+  type FlowCondition,
+  type FlowConstructor,
+  FlowMethodCallLimitError,
+  type FlowMethodDecorator,
+  type FlowOptions,
+  type FlowPauseInfo,
+  type FlowResult,
+  type FlowState,
+  type FlowStateCheckpoint,
+  type FlowStateInfo,
+  type FlowStatus,
+  type KickoffOptions,
+  type ListFlowStatesOptions,
+  listen,
+  listFlowStateHistory,
+  listFlowStates,
+  type MethodReference,
+  or,
+  type PersistOptions,
+  persist,
+  type ResumeTarget,
+  router,
+  type StateInit,
+  type StateSchema,
+  start,
+} from './flow/index.js';
 export {
   KnowledgeBase,
   type KnowledgeBaseOptions,
@@ -62,7 +61,6 @@ export {
   type KnowledgeDocument,
   type KnowledgeSource,
   type KnowledgeSourceSnapshot,
-  knowledgeSourceFromJSON,
   StringKnowledgeSource,
   type StringKnowledgeSourceOptions,
   TextFileKnowledgeSource,
@@ -76,16 +74,9 @@ export {
   type ShortTermMemorySnapshot,
 } from './memory/short-term-memory.js';
 export type { PackageLoader } from './models/built-in-providers.js';
-export {
-  type LanguageModelObject,
-  type ModelInput,
-  modelIdOf,
-  type ParsedModelId,
-  parseModelId,
-} from './models/model-id.js';
+export { type LanguageModelObject, type ModelInput, modelIdOf } from './models/model-id.js';
 export type { ModelProviderMap, ModelProviderRegistry, ModelProviders } from './models/model-providers.js';
 export {
-  builtInModelProviders,
   MissingApiKeyError,
   type ModelRegistry,
   type RegisteredModel,
@@ -93,17 +84,12 @@ export {
   resolveModel,
 } from './models/resolve-model.js';
 export type { StoredModelSettings } from './models/stored-model.js';
-export {
-  type LoadProjectConfigOptions,
-  loadProjectConfig,
-  PROJECT_CONFIG_FILES,
-} from './project-config/load-project-config.js';
+export { type LoadProjectConfigOptions, loadProjectConfig } from './project-config/load-project-config.js';
 export {
   defineConfig,
   type FlowClass,
   type ProjectConfig,
   ProjectRegistry,
-  projectRegistry,
   registerProject,
 } from './project-config/project-config.js';
 export {
@@ -114,12 +100,9 @@ export {
 } from './restore/continue-from-checkpoint.js';
 export { Task, type TaskOptions, type TaskStatus } from './task/task.js';
 export { TaskOutput } from './task/task-output.js';
-export { findPlaceholders } from './templating/interpolate.js';
 export {
   type CrewlineTool,
   defineTool,
-  isCrewlineTool,
   type ToolDefinition,
   type ToolExecutionContext,
-  toolsByName,
 } from './tools/define-tool.js';

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { ProjectConfig } from '@crewline/runtime';
+import { findProjectConfigFile } from '@crewline/runtime/internal';
 
 /** True when node already runs with a TypeScript loader (`pnpm crewline`: `--import tsx`). */
 function typeScriptLoaderActive(): boolean {
@@ -33,14 +33,6 @@ async function importProjectModule(path: string): Promise<unknown> {
 
 let loaded: Promise<ProjectConfig | undefined> | undefined;
 
-/** Config file names the runtime looks for, in order (kept in step with its `loadProjectConfig`). */
-const configFiles = [
-  'crewline.config.ts',
-  'crewline.config.mts',
-  'crewline.config.js',
-  'crewline.config.mjs',
-];
-
 /**
  * Loads and registers the project's `crewline.config.ts` from `cwd` (once per process) so that
  * resume, fork and the browser can rebuild custom tools, models and flows, and every command can
@@ -49,8 +41,7 @@ const configFiles = [
  */
 export function loadProject(cwd: string): Promise<ProjectConfig | undefined> {
   loaded ??= (async () => {
-    const file = configFiles.map((name) => `${cwd}/${name}`).find((path) => existsSync(path));
-    if (!file) return undefined;
+    if (!findProjectConfigFile(cwd)) return undefined;
     const runtime = await import('@crewline/runtime');
     return runtime.loadProjectConfig({ cwd, importModule: importProjectModule });
   })();

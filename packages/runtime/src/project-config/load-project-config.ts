@@ -1,16 +1,7 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CrewlineError } from '@crewline/events';
+import { findProjectConfigFile } from './config-file.js';
 import { type ProjectConfig, registerProject } from './project-config.js';
-
-/** File names looked for, in order, in the project directory. */
-export const PROJECT_CONFIG_FILES = [
-  'crewline.config.ts',
-  'crewline.config.mts',
-  'crewline.config.js',
-  'crewline.config.mjs',
-] as const;
 
 export interface LoadProjectConfigOptions {
   /** The project directory. Default: `process.cwd()`. */
@@ -32,8 +23,7 @@ export interface LoadProjectConfigOptions {
 export async function loadProjectConfig(
   options: LoadProjectConfigOptions = {},
 ): Promise<ProjectConfig | undefined> {
-  const directory = resolve(options.cwd ?? process.cwd());
-  const file = PROJECT_CONFIG_FILES.map((name) => join(directory, name)).find((path) => existsSync(path));
+  const file = findProjectConfigFile(options.cwd ?? process.cwd());
   if (!file) return undefined;
   const importModule = options.importModule ?? ((path: string) => import(pathToFileURL(path).href));
   let module: unknown;
