@@ -26,6 +26,13 @@ export interface KickoffOptions {
   inputs?: Record<string, unknown>;
   /** Continue from a checkpoint (`restoreFrom` names it) instead of starting fresh. */
   fromCheckpoint?: CheckpointConfigInput;
+  /**
+   * Run this method again, and everything after it, for the saved state `inputs.id` (or the id in
+   * `initialState`): the state is restored from its save made before the method first completed,
+   * so the methods before it are not run (nor paid for) again. Looked up where the flow persists or
+   * checkpoints (see `findRerunPoint`). Default: none.
+   */
+  rerunFrom?: string;
 }
 
 /**

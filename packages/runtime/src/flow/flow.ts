@@ -29,7 +29,7 @@ import { type FlowState, newStateId, type StateSchema } from './flow-state.js';
 import { loadStateCheckpoint, stateBranch, storageTarget } from './flow-storage.js';
 import type { FlowOptions, FlowPauseInfo, FlowResult, KickoffOptions, ResumeTarget } from './flow-types.js';
 import { askPerson } from './human-input.js';
-import { type FlowStateInfo, listFlowStates } from './list-flow-states.js';
+import { type FlowStateInfo, findRerunPoint, listFlowStates } from './list-flow-states.js';
 import { firstPaused } from './run-progress.js';
 
 /** A flow class, as registered in `crewline.config.ts` (`flows: { name: MyFlow }`). */
@@ -306,19 +306,23 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   /** Runs the flow: fresh, or continuing a restored checkpoint or a persisted state. */
   async kickoff(options: KickoffOptions = {}): Promise<FlowResult<State>> {
     for (const key of Object.keys(options)) {
-      if (key !== 'inputs' && key !== 'fromCheckpoint') {
+      if (key !== 'inputs' && key !== 'fromCheckpoint' && key !== 'rerunFrom') {
         throw flowError(
           'invalid_argument',
-          `kickoff(): unknown option "${key}"; use inputs or fromCheckpoint (answers go to Flow.resume)`,
+          `kickoff(): unknown option "${key}"; use inputs, fromCheckpoint or rerunFrom (answers go to Flow.resume)`,
         );
       }
     }
     const inputs = { ...(options.inputs ?? {}) };
+    const fromCheckpoint =
+      options.rerunFrom === undefined
+        ? options.fromCheckpoint
+        : await this.#rerunCheckpoint(options.rerunFrom, inputs, options.fromCheckpoint);
     // Like a crew: continue the saved run and keep checkpointing where it was read from; without
     // restoreFrom it is a checkpoint config for this flow.
     const { checkpoint, restore } = await kickoffCheckpoint(
       this.#restoreSubject(),
-      options.fromCheckpoint,
+      fromCheckpoint,
       this.#engine.bus,
     );
     this.checkpoint = checkpoint;
@@ -370,6 +374,40 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     } finally {
       this.#running = false;
     }
+  }
+
+  /** The checkpoint `kickoff({ rerunFrom })` continues from: the state's save before that method. */
+  async #rerunCheckpoint(
+    method: string,
+    inputs: Record<string, unknown>,
+    fromCheckpoint: CheckpointConfigInput | undefined,
+  ): Promise<CheckpointConfigInput> {
+    const graph = flowGraph(this.constructor as FlowConstructor, this.flowName);
+    if (typeof method !== 'string' || !graph.nodes.has(method)) {
+      throw flowError(
+        'invalid_argument',
+        `kickoff(): rerunFrom ${JSON.stringify(method)} is not a method of flow "${this.flowName}"; its methods are ${[...graph.nodes.keys()].join(', ')}`,
+      );
+    }
+    if (fromCheckpoint !== undefined) {
+      throw flowError(
+        'invalid_argument',
+        'kickoff(): give rerunFrom or fromCheckpoint, not both; rerunFrom picks the checkpoint itself and keeps saving where the flow saves',
+      );
+    }
+    const id = typeof inputs.id === 'string' ? inputs.id : this.#engine.declaredStateId();
+    if (id === undefined) {
+      throw flowError(
+        'invalid_argument',
+        `kickoff(): rerunFrom needs the state to re-run: pass inputs.id (ids are listed by ${this.flowName}.listStates())`,
+      );
+    }
+    const target = await persistTarget(graph, resolveCheckpointChain([this.checkpoint]));
+    const point = await findRerunPoint(target.location, id, method, {
+      provider: target.provider,
+      flowName: this.flowName,
+    });
+    return { restoreFrom: point.reference, provider: target.provider };
   }
 
   /** What the restore path needs of this flow. */

@@ -21,6 +21,7 @@ export type {
 export {
   type FlowStateCheckpoint,
   type FlowStateInfo,
+  findRerunPoint,
   type ListFlowStatesOptions,
   listFlowStateHistory,
   listFlowStates,

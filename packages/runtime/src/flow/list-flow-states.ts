@@ -7,7 +7,7 @@ import {
 } from '@crewline/runtime-state';
 import { parseFlowData } from '@crewline/runtime-state/internal';
 import { registryOf } from '../checkpointing/provider-registry.js';
-import { flowComponent } from './errors.js';
+import { flowComponent, flowError } from './errors.js';
 import type { FlowStatus } from './run-progress.js';
 
 /** One saved flow state, as listed by {@link listFlowStates} and `Flow.listStates()`. */
@@ -133,6 +133,46 @@ export async function listFlowStateHistory(
       };
     }),
   );
+}
+
+/**
+ * The save to continue from so that `method` and everything after it run again, while the steps
+ * before it are restored, not re-run: the newest save of the state made before `method` first
+ * completed, preferring saves written when a method completed (a save made while `method` itself
+ * was running would continue inside it). Throws `not_found` when the state has no saves, and
+ * `invalid_argument` when `method` never completed in them or no save precedes it.
+ */
+export async function findRerunPoint(
+  location: string,
+  stateId: string,
+  method: string,
+  options: ListFlowStatesOptions = {},
+): Promise<FlowStateCheckpoint> {
+  const history = await listFlowStateHistory(location, stateId, options);
+  const which = `flow state "${stateId}"${options.flowName === undefined ? '' : ` of ${options.flowName}`}`;
+  if (history.length === 0) {
+    throw flowError(
+      'not_found',
+      `no saves of ${which} in ${location}; list the saved states with \`crewline checkpoint flows\` or Flow.listStates()`,
+    );
+  }
+  if (!history.some((entry) => entry.completedMethods.includes(method))) {
+    const completed = [...new Set(history.flatMap((entry) => entry.completedMethods))];
+    throw flowError(
+      'invalid_argument',
+      `"${method}" never completed in ${which} (completed: ${completed.join(', ') || 'nothing'}); re-run from one of those, or resume the state to run what is still due`,
+    );
+  }
+  const before = history.filter((entry) => !entry.completedMethods.includes(method));
+  const point =
+    before.filter((entry) => entry.trigger === 'method_execution_finished').at(-1) ?? before.at(-1);
+  if (!point) {
+    throw flowError(
+      'invalid_argument',
+      `every save of ${which} already holds "${method}" completed, so none comes before it; to run it again, kick the flow off under a new id`,
+    );
+  }
+  return point;
 }
 
 /** The last completed method is inside the flow snapshot, not in the listing metadata: read it. */

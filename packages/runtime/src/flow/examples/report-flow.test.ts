@@ -73,4 +73,33 @@ describe('docs/flow-state-persistence.md', () => {
     const [latest] = await listFlowStates(location);
     expect(latest?.reference).not.toBe(saved?.reference);
   });
+
+  it('re-runs one step and everything after it with one call, kickoff({ inputs: { id }, rerunFrom })', async () => {
+    outage = false;
+    await example.runReport('rerun-report');
+    model.reset();
+    const rerun = await example.rerunFromStep('rerun-report', 'draft');
+    expect(rerun.status).toBe('completed');
+    expect(rerun.stateId).toBe('rerun-report');
+    expect(rerun.completedMethods).toEqual(['research', 'outline', 'draft', 'edit']);
+    expect(calledFor('Collect facts')).toBe(0);
+    expect(calledFor('Outline a report')).toBe(0);
+    expect(calledFor('Write a draft')).toBe(1);
+    expect(calledFor('Tighten this draft')).toBe(1);
+    expect(rerun.state.research).not.toBe('');
+
+    // Only the last step, twice in a row: each time from the save made after the draft.
+    model.reset();
+    await example.rerunFromStep('rerun-report', 'edit');
+    await example.rerunFromStep('rerun-report', 'edit');
+    expect(model.calls).toHaveLength(2);
+    expect(calledFor('Tighten this draft')).toBe(2);
+
+    await expect(example.rerunFromStep('rerun-report', 'polish' as never)).rejects.toThrow(
+      /rerunFrom "polish" is not a method of flow "ReportFlow"; its methods are research, outline, draft, edit/,
+    );
+    await expect(example.rerunFromStep('no-such-report', 'draft')).rejects.toThrow(
+      /no saves of flow state "no-such-report" of ReportFlow/,
+    );
+  });
 });

@@ -117,3 +117,10 @@ export async function rerunAfter(id: string, keepThrough: keyof ReportFlow & str
   return flow.kickoff();
 }
 // #endregion rerun-after
+
+// The same in one call: re-run a step and everything after it; the steps before it are restored.
+// #region rerun-from
+export async function rerunFromStep(id: string, step: keyof ReportFlow & string) {
+  return new ReportFlow().kickoff({ inputs: { id }, rerunFrom: step });
+}
+// #endregion rerun-from
