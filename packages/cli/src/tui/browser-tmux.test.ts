@@ -50,8 +50,9 @@ describe.skipIf(!hasTmux)('the checkpoint browser in a real terminal (tmux)', ()
     expect(text).toContain('crewline checkpoints');
     expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(24);
 
-    // The newest checkpoint (3/3) is selected; move up to the first one (1/3).
-    await browser.send('k', 'k');
+    // The newest checkpoint (3/3) is selected; move up to the first one (1/3). Both `k`s in one
+    // write, as a held key or a slow SSH link delivers them: each one moves.
+    await browser.send('kk');
     text = await browser.waitForScreen(
       (current) => current.includes(`Id       ${first.id}`),
       'the first checkpoint',
