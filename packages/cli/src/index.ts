@@ -1,11 +1,6 @@
-export type { CommandDefinition, CommandModule, CommandRun } from './commands/command.js';
-export { commands, findCommand } from './commands/registry.js';
-export { type CliContext, colorEnabled, type TextSink } from './core/cli-context.js';
-export { describeKnownError, exitCodeFor, exitCodes, withErrorBoundary } from './core/error-boundary.js';
-export {
-  type CliProvidersOptions,
-  cliProviderRegistry,
-  closeProviders,
-  providersOf,
-} from './core/providers.js';
+// The public surface of @crewline/cli besides the `crewline` binary: running a command in-process.
+export type { CommandDefinition } from './commands/command.js';
+export { commands } from './commands/registry.js';
+export type { CliContext, TextSink } from './core/cli-context.js';
+export { exitCodes } from './core/error-boundary.js';
 export { processContext, runCli } from './main.js';
