@@ -1,5 +1,6 @@
 import type { CrewlineError, CrewlineErrorCode } from '@crewline/events';
 import type { TextSink } from './cli-context.js';
+import { printable } from './format.js';
 
 // The same brand `CrewlineError.isInstance` checks. Checked here without importing
 // @crewline/events, so `crewline --help` and `--version` load none of the library.
@@ -82,15 +83,18 @@ function reportError(
 ): number {
   const debug = env.CREWLINE_DEBUG !== undefined && env.CREWLINE_DEBUG !== '' && env.CREWLINE_DEBUG !== '0';
   if (isCrewlineError(error)) {
-    stderr.write(`crewline: ${describeKnownError(error)}\n`);
-    if (debug) stderr.write(`${stackOf(error)}\n`);
+    // A message may quote what a checkpoint holds: its control characters are shown, not acted on.
+    stderr.write(`crewline: ${printable(describeKnownError(error))}\n`);
+    if (debug) stderr.write(`${printable(stackOf(error))}\n`);
     return exitCodeFor(error);
   }
   const lines = stackOf(error).split('\n');
   stderr.write(
-    `crewline: unexpected error - this is a bug in crewline or a plugin; please report it with these lines:\n${lines
-      .slice(0, debug ? undefined : 12)
-      .join('\n')}\n`,
+    printable(
+      `crewline: unexpected error - this is a bug in crewline or a plugin; please report it with these lines:\n${lines
+        .slice(0, debug ? undefined : 12)
+        .join('\n')}\n`,
+    ),
   );
   return exitCodes.internal;
 }
