@@ -1,12 +1,11 @@
-import { joinDocumentText } from '@crewline/runtime-state';
 import {
   canonicalMetadataText,
   damagedCheckpoint,
   damagedData,
   decodeHead,
-  documentHeader,
   headBody,
   isDamagedData,
+  storedDocumentText,
   utf8Length,
 } from '@crewline/runtime-state/internal';
 import type pg from 'pg';
@@ -78,10 +77,6 @@ export async function readCheckpointText(
       return body;
     };
     const head = decodeHead(component, headBody(component, row[11], load), load);
-    const entities = head.entities;
-    if (!Array.isArray(entities) || head.inputs === null || typeof head.inputs !== 'object') {
-      throw damagedData(component, 'the checkpoint head has no inputs or entities');
-    }
     const metadataText =
       row[12] ??
       canonicalMetadataText({
@@ -94,12 +89,12 @@ export async function readCheckpointText(
         entities: entitiesText,
         event_count: eventCount,
       });
-    const text = joinDocumentText({
-      header: documentHeader(row[9], row[10], metadataText),
-      inputs: JSON.stringify(head.inputs),
-      entities: entities.map((entity) => JSON.stringify(entity, null, 2)),
+    const text = storedDocumentText(
+      component,
+      { formatVersion: row[9], libraryVersion: row[10], metadataText },
+      head,
       events,
-    });
+    );
     const size = utf8Length(text);
     if (size > maxCheckpointBytes) throw tooLarge(size);
     return text;

@@ -1,11 +1,10 @@
-import { joinDocumentText } from '@crewline/runtime-state';
 import {
   canonicalMetadataText,
   damagedCheckpoint,
   damagedData,
   decodeHead,
-  documentHeader,
   isDamagedData,
+  storedDocumentText,
   utf8Length,
 } from '@crewline/runtime-state/internal';
 import type { Connection } from './connection.js';
@@ -48,20 +47,16 @@ export function readCheckpointText(connection: Connection, id: string, maxCheckp
       return body;
     };
     const head = decodeHead(component, headColumnBody(String(row.head), load), load);
-    const entities = head.entities;
-    if (!Array.isArray(entities) || head.inputs === null || typeof head.inputs !== 'object') {
-      throw damagedData(component, 'the checkpoint head has no inputs or entities');
-    }
-    const text = joinDocumentText({
-      header: documentHeader(
-        row.format_version,
-        row.library_version,
-        row.metadata_text ?? canonicalMetadataText(row),
-      ),
-      inputs: JSON.stringify(head.inputs),
-      entities: entities.map((entity) => JSON.stringify(entity, null, 2)),
-      events: readEvents(statements, row.stream_id, row.event_count),
-    });
+    const text = storedDocumentText(
+      component,
+      {
+        formatVersion: row.format_version,
+        libraryVersion: row.library_version,
+        metadataText: row.metadata_text ?? canonicalMetadataText(row),
+      },
+      head,
+      readEvents(statements, row.stream_id, row.event_count),
+    );
     const size = utf8Length(text);
     if (size > maxCheckpointBytes) throw tooLarge(size);
     return text;

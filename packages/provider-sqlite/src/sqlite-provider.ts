@@ -15,6 +15,7 @@ import {
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import {
+  type CheckedNames,
   checkId,
   checkLeaseDuration,
   checkLeaseRequest,
@@ -71,6 +72,8 @@ export class SqliteProvider implements CheckpointProvider {
   readonly #byLocation = new Map<string, Connection>();
   /** Read-only connections replaced by writable ones, closed by {@link close}. */
   #retired: Connection[] = [];
+  /** The names this provider's last write checked (see `checkWritable`). */
+  #checked: CheckedNames = {};
 
   constructor(options: SqliteProviderOptions = {}) {
     this.options = parseSqliteProviderOptions(options);
@@ -167,7 +170,7 @@ export class SqliteProvider implements CheckpointProvider {
 
   writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
     try {
-      checkWritable(checkpoint);
+      this.#checked = checkWritable(checkpoint, this.#checked);
       const connection = this.#writable(location);
       return retryWhenBusySync(
         () => this.#writeIn(connection, checkpoint),
@@ -182,7 +185,7 @@ export class SqliteProvider implements CheckpointProvider {
 
   async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
     try {
-      checkWritable(checkpoint);
+      this.#checked = checkWritable(checkpoint, this.#checked);
       const connection = this.#writable(location);
       // The first attempt runs before any await, so writes started in order are stored in order.
       return await retryWhenBusy(

@@ -21,14 +21,15 @@ import { headColumnBody } from './head-column.js';
 import { checkWriteLease } from './leases.js';
 import { damagedRow, type MetadataRow } from './metadata-row.js';
 
-// The names the last write checked (and found valid): a run's next write has the same branch, and
-// the last id as its parent, so most writes skip checking them again.
-let lastChecked: CheckedNames = {};
-
-/** Refuses a checkpoint whose names could escape the database's meaning, or whose shape is off. */
-export function checkWritable(checkpoint: CheckpointWrite): void {
-  checkCheckpointWrite(component, checkpoint, lastChecked);
-  lastChecked = { id: checkpoint.metadata.id, branch: checkpoint.metadata.branch };
+/**
+ * Refuses a checkpoint whose names could escape the database's meaning, or whose shape is off.
+ * `checked` are the names the caller's previous write checked (and found valid): a run's next write
+ * has the same branch, and the last id as its parent, so most writes skip checking them again.
+ * Returns the names to pass with the next write.
+ */
+export function checkWritable(checkpoint: CheckpointWrite, checked: CheckedNames): CheckedNames {
+  checkCheckpointWrite(component, checkpoint, checked);
+  return { id: checkpoint.metadata.id, branch: checkpoint.metadata.branch };
 }
 
 interface ParentRow extends ParentEvents {

@@ -7,7 +7,7 @@ import {
   type EntitySnapshot,
   LIBRARY_VERSION,
 } from './document.js';
-import { joinDocumentText } from './document-text.js';
+import { documentHeader, documentTextAround, entityText, joinDocumentText } from './document-text.js';
 import type { CheckpointWrite, LeaseToken } from './provider.js';
 import type { EncodedValue } from './value-codec.js';
 
@@ -31,8 +31,6 @@ export interface CheckpointWriteParts {
  * that stores structure (SQLite) never pays for the whole-document text, and event lines are
  * serialized once per run rather than once per checkpoint.
  */
-const separator = Buffer.from(',\n', 'utf8');
-
 export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWrite {
   const eventTexts = parts.eventTexts ?? [];
   const eventBytes = parts.eventBytes ?? [];
@@ -48,9 +46,13 @@ export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWr
   let head: { header: string; inputs: string; entities: string[] } | undefined;
   const headParts = () => {
     head ??= {
-      header: `"format": ${JSON.stringify(document.format)}, "formatVersion": ${document.formatVersion}, "libraryVersion": ${JSON.stringify(document.libraryVersion)},\n"metadata": ${JSON.stringify(document.metadata)}`,
+      header: documentHeader(
+        document.formatVersion,
+        document.libraryVersion,
+        JSON.stringify(document.metadata),
+      ),
       inputs: JSON.stringify(document.inputs),
-      entities: document.entities.map((entity) => JSON.stringify(entity, null, 2)),
+      entities: document.entities.map(entityText),
     };
     return head;
   };
@@ -99,22 +101,17 @@ export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWr
         fullBytes = Buffer.from(fullText, 'utf8');
         return fullBytes;
       }
-      // Same layout as text(), but each event line is encoded once per run and reused, so a
+      // The layout of text(), but each event line is encoded once per run and reused, so a
       // checkpoint costs the encoding of its head plus one copy, not a re-encoding of the history.
       const count = parts.events.length;
-      if (count === 0) {
-        fullBytes = Buffer.from(joinDocumentText({ ...headParts(), events: [] }), 'utf8');
-        return fullBytes;
-      }
-      // A raw NUL cannot occur in JSON text, so the marker splits the layout exactly around the events.
-      const marker = '\u0000events\u0000';
-      const [before, after] = joinDocumentText({ ...headParts(), events: [marker] }).split(marker);
-      const chunks: Buffer[] = [Buffer.from(before ?? '', 'utf8')];
+      const { before, separator, after } = documentTextAround(headParts(), count);
+      const separatorBytes = Buffer.from(separator, 'utf8');
+      const chunks: Buffer[] = [Buffer.from(before, 'utf8')];
       for (let index = 0; index < count; index += 1) {
-        if (index > 0) chunks.push(separator);
+        if (index > 0) chunks.push(separatorBytes);
         chunks.push(eventByteLine(index));
       }
-      chunks.push(Buffer.from(after ?? '', 'utf8'));
+      chunks.push(Buffer.from(after, 'utf8'));
       fullBytes = Buffer.concat(chunks);
       return fullBytes;
     },

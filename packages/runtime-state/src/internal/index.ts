@@ -27,7 +27,8 @@ export {
 } from './chunk-tree/tree-decoder.js';
 export { TreeEncoder } from './chunk-tree/tree-encoder.js';
 export { type EncodedNode, utf8Length } from './chunk-tree/tree-node.js';
-export { documentHeader, encodedDocumentSize } from './document-size.js';
+export { documentHeader } from '../document-text.js';
+export { encodedDocumentSize, type StoredEnvelope, storedDocumentText } from './document-size.js';
 export {
   type DetectPackageManagerOptions,
   detectPackageManager,

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CHECKPOINT_FORMAT } from '../document.js';
-import { joinDocumentText } from '../document-text.js';
-import { documentHeader, documentSize } from './document-size.js';
+import { CHECKPOINT_FORMAT } from './document.js';
+import { documentHeader, documentTextAround, documentTextSize, joinDocumentText } from './document-text.js';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 
-describe('documentSize', () => {
+describe('documentTextSize', () => {
   it('equals the size of the text joinDocumentText lays out, empty lists and unicode included', () => {
     const header = documentHeader(1, '0.1.0', '{"id":"ü"}');
     expect(header.startsWith(`"format": "${CHECKPOINT_FORMAT}"`)).toBe(true);
@@ -18,7 +17,7 @@ describe('documentSize', () => {
       const inputs = '{"json":{"topic":"naïve"}}';
       const text = joinDocumentText({ header, inputs, entities, events });
       expect(
-        documentSize({
+        documentTextSize({
           headerBytes: bytes(header),
           inputsBytes: bytes(inputs),
           entityBytes: entities.map(bytes),
@@ -26,6 +25,8 @@ describe('documentSize', () => {
           eventBytes: events.reduce((total, event) => total + bytes(event), 0),
         }),
       ).toBe(bytes(text));
+      const around = documentTextAround({ header, inputs, entities }, events.length);
+      expect(`${around.before}${events.join(around.separator)}${around.after}`).toBe(text);
     }
   });
 });
