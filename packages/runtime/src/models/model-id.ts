@@ -2,7 +2,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { CrewlineError } from '@crewline/events';
 import type { LanguageModel } from 'ai';
 import { type ModelProviders, registeredPrefixOf } from './model-providers.js';
-import { modelAddress } from './stored-model.js';
+import { modelAddress } from './provider-config.js';
 
 /** A model object: an AI SDK 6 (specification v3) language model. */
 export type LanguageModelObject = LanguageModelV3;

@@ -2,6 +2,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { isSecretKey } from '@crewline/events';
 import type { JsonObject, JsonValue } from '@crewline/runtime-state';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
+import { configOf, modelAddress, type ProviderConfig } from './provider-config.js';
 
 /**
  * The settings of a model object that a checkpoint stores next to its `provider:model` id, so that a
@@ -37,38 +38,6 @@ const providerHeaders = new Set([
   'api-key',
   'authorization',
 ]);
-
-interface ProviderConfig {
-  baseURL?: unknown;
-  url?: unknown;
-  fetch?: unknown;
-  headers?: unknown;
-}
-
-function configOf(model: LanguageModelV3): ProviderConfig | undefined {
-  const config = (model as { config?: unknown }).config;
-  return config !== null && typeof config === 'object' ? (config as ProviderConfig) : undefined;
-}
-
-/**
- * The base URL a model sends its requests to, as its provider package built it (`config.baseURL`,
- * or `config.url` asked for the empty path); `undefined` when the model does not show it.
- */
-export function modelAddress(model: LanguageModelV3): string | undefined {
-  const config = configOf(model);
-  if (!config) return undefined;
-  if (typeof config.baseURL === 'string') return config.baseURL;
-  if (typeof config.url !== 'function') return undefined;
-  try {
-    const url = (config.url as (options: { path: string; modelId: string }) => unknown)({
-      path: '',
-      modelId: model.modelId,
-    });
-    return typeof url === 'string' ? url : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A URL without its user name, password and credential-named query parameters. */
 export function withoutCredentials(address: string): { address: string; removed: boolean } {
