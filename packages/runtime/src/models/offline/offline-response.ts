@@ -5,7 +5,7 @@ import type {
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { cutAtSentence, digest } from './offline-answer.js';
-import type { OfflineModelCall, OfflineModelOptions } from './offline-model.js';
+import type { OfflineModelCall, OfflineModelOptions } from './offline-options.js';
 import { estimateTokens, messageText, stableJson } from './prompt-text.js';
 
 /** One offline answer, ready to be returned by `doGenerate` or replayed by `doStream`. */
