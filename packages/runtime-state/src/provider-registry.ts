@@ -164,6 +164,24 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
     return provider;
   };
 
+  /**
+   * The one provider of `entry`'s name once `made` resolves, meanwhile the load every caller of that
+   * name waits for. A failed load is not remembered: installing the package and trying again works.
+   */
+  const share = (entry: ProviderEntry, made: PromiseLike<unknown>): Promise<CheckpointProvider> => {
+    const pending = Promise.resolve(made).then((provider) => {
+      const accepted = accept(entry, provider);
+      shared.set(entry.name, accepted);
+      return accepted;
+    });
+    pending.then(
+      () => loading.delete(entry.name),
+      () => loading.delete(entry.name),
+    );
+    loading.set(entry.name, pending);
+    return pending;
+  };
+
   const registry: ProviderRegistry = {
     entries: ordered,
     entry: (name) => byName.get(name),
@@ -190,19 +208,10 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
         } catch (error) {
           return Promise.reject(error);
         }
-        pending = Promise.resolve()
-          .then(() => entry.create())
-          .then((provider) => {
-            const accepted = accept(entry, provider);
-            shared.set(name, accepted);
-            return accepted;
-          });
-        // A failed load is not remembered: installing the package and trying again works.
-        pending.then(
-          () => loading.delete(name),
-          () => loading.delete(name),
+        pending = share(
+          entry,
+          Promise.resolve().then(() => entry.create()),
         );
-        loading.set(name, pending);
       }
       return pending;
     },
@@ -223,18 +232,7 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
           shared.set(name, accepted);
           return accepted;
         }
-        if (isThenable(made)) {
-          const pending = made.then((provider) => {
-            const accepted = accept(entry, provider);
-            shared.set(name, accepted);
-            return accepted;
-          });
-          pending.then(
-            () => loading.delete(name),
-            () => loading.delete(name),
-          );
-          loading.set(name, pending);
-        }
+        if (isThenable(made)) share(entry, made);
       }
       return new LazyProvider(
         name,
