@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FixtureKind, providerOf } from '../test-support/fixtures.js';
 import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
 
+/** Every method execution of the flows below, as `<kind>:<method>`. */
+const calls: string[] = [];
+
 /** A persisted flow named `OrderFlow-<kind>`: each provider's run registers its own class. */
 function orderFlow(location: string, provider: Awaited<ReturnType<typeof providerOf>>, kind: FixtureKind) {
   @persist({ location, provider })
@@ -13,11 +16,13 @@ function orderFlow(location: string, provider: Awaited<ReturnType<typeof provide
     initialState = { items: 0 };
 
     @start() receive() {
+      calls.push(`${kind}:receive`);
       this.state.items += 2;
       return this.state.items;
     }
 
     @listen('receive') confirm(items: number) {
+      calls.push(`${kind}:confirm`);
       this.state.note = `confirmed {not a placeholder} ${items}`;
       return this.state.note;
     }
@@ -71,6 +76,27 @@ describe.each<FixtureKind>(['json', 'sqlite'])('flows over %s', (kind) => {
     expect(registered.stderr).toBe('');
     expect(registered.code).toBe(0);
     expect(registered.stdout).toContain(`Finished flow OrderFlow-${kind}`);
+  });
+
+  it('flows rerun <id> --from <method> runs that method and what follows, not the methods before it', async () => {
+    registerProject({ flows: { [`OrderFlow-${kind}`]: OrderFlow } });
+    calls.length = 0;
+    const result = await crewline('checkpoint', 'flows', 'rerun', 'order-1', '--from', 'confirm');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(calls).toEqual([`${kind}:confirm`]);
+    expect(result.stdout).toContain('Re-running flow state order-1 from confirm');
+    expect(result.stdout).toContain('(completed: receive)');
+    expect(result.stdout).toContain('confirmed {not a placeholder} 2');
+
+    const unknown = await crewline('checkpoint', 'flows', 'rerun', 'order-1', '--from', 'ship');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(
+      /"ship" never completed in flow state "order-1" \(completed: receive, confirm\)/,
+    );
+    const missing = await crewline('checkpoint', 'flows', 'rerun', 'order-1');
+    expect(missing.stderr).toMatch(/--from <method>/);
+    expect(calls).toEqual([`${kind}:confirm`]);
   });
 
   it('info shows a flow checkpoint: completed methods and state, no false placeholders', async () => {

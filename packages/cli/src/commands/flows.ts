@@ -8,6 +8,7 @@ import { providersOf } from '../core/providers.js';
 
 /** `crewline checkpoint flows [LOCATION]`: saved flow state ids, newest first. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
+  if (args[0] === 'rerun') return (await import('./flows-rerun.js')).runRerun(args.slice(1), context);
   const { values, positionals } = parseCommandArguments(
     'checkpoint flows',
     args,
@@ -47,7 +48,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   ];
   context.stdout.write(
     printable(
-      `${states.length} flow state${states.length === 1 ? '' : 's'} in ${where} (${opened.kind}), newest first\n\n${formatColumns(rows).join('\n')}\n\nRestore one with flow.kickoff({ inputs: { id: '<state id>' } }).\n`,
+      `${states.length} flow state${states.length === 1 ? '' : 's'} in ${where} (${opened.kind}), newest first\n\n${formatColumns(rows).join('\n')}\n\nRestore one with flow.kickoff({ inputs: { id: '<state id>' } }); re-run a step and what follows with crewline checkpoint flows rerun <state id> --from <method>.\n`,
     ),
   );
   return 0;

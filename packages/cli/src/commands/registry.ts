@@ -132,12 +132,21 @@ Options:
     aliases: ['states'],
     summary: 'persisted flow states (@persist): state id, flow, last method, time',
     usage: `Usage: crewline checkpoint flows [LOCATION] [options]
+       crewline checkpoint flows rerun <STATE ID> --from <METHOD> [options]
 
-Lists the flow state ids saved by @persist(), newest last. Resume one with
+Lists the flow state ids saved by @persist(), newest first. Resume one with
 flow.kickoff({ inputs: { id } }).
+
+rerun runs METHOD of that saved state again, and every method after it, from the
+save made before METHOD: the methods before it are restored, not run (nor paid for)
+again. The same as flow.kickoff({ inputs: { id }, rerunFrom: METHOD }). The flow class
+must be registered in crewline.config.ts.
 
 Options:
   --location P     the location (same as the LOCATION argument)
+  --flow NAME      only states of this flow
+  --from METHOD    rerun: the method to run again
+  --quiet          rerun: no progress lines, only the result
   --json           machine-readable output`,
     load: () => import('./flows.js'),
   },
