@@ -276,7 +276,7 @@ export async function runStorageBench(options: StorageBenchOptions = {}): Promis
     '',
     `Run ${new Date().toISOString()} on ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${process.platform}; load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (other work on the machine slows every backend; p99 and max suffer most).`,
     `Scenario: ${scenario.tasks ?? 50} tasks × 10 events, one checkpoint per event, ≈${scenario.outputBytes ?? 2048} B per task output and LLM response.`,
-    'The crew snapshots the way `@crewline/runtime` does (agent definitions, completed tasks and finished messages built and redacted once, `markRedacted`); the "rebuilt whole" row deep-copies everything on every snapshot instead (the worst case for a provider).',
+    'The crew snapshots the way `@crewline/runtime` does (agent definitions, completed tasks and finished messages built once and settled in the run, `SettledValues`); the "rebuilt whole" row deep-copies everything on every snapshot instead (the worst case for a provider).',
     `Each backend stores the same state sequence in runs of its own: one warm-up run, then ${rounds} measured runs each, in rotating order; latencies pooled over the ${rounds} runs (${rounds * 500} writes), storage from the last.`,
     'Write latency is the backend call alone (`provider.writeSync`/`write`, `SqliteSaver.put`);',
     '"state.checkpoint() median" adds the snapshot and redaction RuntimeState does before calling the provider.',

@@ -3,7 +3,8 @@ import {
   type EntitySnapshot,
   type EntitySummary,
   type JsonObject,
-  markRedacted,
+  redactSecrets,
+  type SettledValues,
 } from '@crewline/runtime-state';
 import { prose } from './prose.js';
 
@@ -40,9 +41,9 @@ interface BenchTask {
 /**
  * How snapshots are built:
  * - `'runtime'` (default): as `@crewline/runtime` builds them — agent definitions, tasks not
- *   started yet, completed tasks and finished conversation messages are built and redacted once
- *   (`markRedacted`) and the same objects come back in every later snapshot; only what is in
- *   progress is built fresh.
+ *   started yet, completed tasks and finished conversation messages are built once and settled in
+ *   the run (`SettledValues`: redacted once, stored once) and the same objects come back in every
+ *   later snapshot; only what is in progress is built fresh.
  * - `'fresh'`: every snapshot is a deep copy, the worst case for a provider (nothing can be
  *   recognized as unchanged without comparing it).
  */
@@ -67,6 +68,8 @@ export class BenchCrew implements CheckpointableEntity {
   };
   readonly style: SnapshotStyle;
   readonly #storedAgents: JsonObject[];
+  /** How this snapshot settles what will not change (the run's, or redaction alone without one). */
+  #settle: <T>(value: T) => T = (value) => redactSecrets(value);
   readonly #storedTasks = new Map<BenchTask, JsonObject>();
   readonly #storedMessages = new WeakMap<BenchMessage, JsonObject>();
 
@@ -82,7 +85,7 @@ export class BenchCrew implements CheckpointableEntity {
       tools: ['search', 'calculator'],
       maxIterations: 25,
     }));
-    this.#storedAgents = this.agents.map((agent) => markRedacted(copyAgent(agent)));
+    this.#storedAgents = this.agents.map((agent) => copyAgent(agent));
     this.tasks = Array.from({ length: taskCount }, (_, index) => {
       const description = `Task ${index + 1}: ${prose(300 + index, 160)} about {topic}`;
       return {
@@ -108,15 +111,15 @@ export class BenchCrew implements CheckpointableEntity {
     if (this.style === 'fresh') return { ...message } as unknown as JsonObject;
     let stored = this.#storedMessages.get(message);
     if (stored === undefined) {
-      stored = markRedacted({ ...message } as unknown as JsonObject);
+      stored = { ...message } as unknown as JsonObject;
       this.#storedMessages.set(message, stored);
     }
-    return stored;
+    return this.#settle(stored);
   }
 
   #task(task: BenchTask): JsonObject {
     const cached = this.#storedTasks.get(task);
-    if (cached !== undefined && cached.status === task.status) return cached;
+    if (cached !== undefined && cached.status === task.status) return this.#settle(cached);
     const data = {
       ...task,
       output: task.output === null ? null : { ...task.output },
@@ -130,18 +133,21 @@ export class BenchCrew implements CheckpointableEntity {
     } as unknown as JsonObject;
     // Like the runtime, tasks not started yet and completed tasks are settled: built once.
     if (this.style === 'fresh' || task.status === 'running') return data;
-    const stored = markRedacted(data);
-    this.#storedTasks.set(task, stored);
-    return stored;
+    this.#storedTasks.set(task, data);
+    return this.#settle(data);
   }
 
-  snapshotEntity(): EntitySnapshot {
+  snapshotEntity(settled?: SettledValues): EntitySnapshot {
+    this.#settle = settled === undefined ? (value) => redactSecrets(value) : (value) => settled.settle(value);
     const data = {
       process: 'sequential',
       verbose: false,
       memory: false,
       templates: { topic: '{topic}' },
-      agents: this.style === 'fresh' ? this.agents.map(copyAgent) : this.#storedAgents,
+      agents:
+        this.style === 'fresh'
+          ? this.agents.map(copyAgent)
+          : this.#storedAgents.map((agent) => this.#settle(agent)),
       tasks: this.tasks.map((task) => this.#task(task)),
       usage: { ...this.usage },
       executionContext: { ...this.context },

@@ -54,7 +54,7 @@ export function redactionRegistry(): RedactionRegistry {
 
 /**
  * A number that changes whenever names, patterns or values are added to redaction. Whoever keeps
- * already-redacted data (`markRedacted` in `@crewline/runtime-state`) compares it to know whether that
+ * already-redacted data (a run's `SettledValues` in `@crewline/runtime-state`) compares it to know whether that
  * data must be scanned again.
  */
 export function redactionGeneration(): number {

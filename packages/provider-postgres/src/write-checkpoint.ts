@@ -80,6 +80,7 @@ function encodeHead(
   const { node, body } = encoder.encodeRoot(
     { inputs: document.inputs, entities: document.entities },
     previous,
+    checkpoint.settled,
   );
   const root = store(`n${body}`);
   const canonical = canonicalMetadataText(metadataColumnsOf(metadata, JSON.stringify(metadata.entities)));

@@ -108,6 +108,7 @@ export function insertCheckpoint(
   const { node, body } = encoder.encodeRoot(
     { inputs: document.inputs, entities: document.entities },
     previous,
+    checkpoint.settled,
   );
   const { streamId, eventBytes } = placeEvents(
     statements,

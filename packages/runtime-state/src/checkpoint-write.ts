@@ -8,7 +8,7 @@ import {
   LIBRARY_VERSION,
 } from './document.js';
 import { documentHeader, documentTextAround, entityText, joinDocumentText } from './document-text.js';
-import type { CheckpointWrite, LeaseToken } from './provider.js';
+import type { CheckpointWrite, LeaseToken, SettledParts } from './provider.js';
 import type { EncodedValue } from './value-codec.js';
 
 export interface CheckpointWriteParts {
@@ -24,6 +24,8 @@ export interface CheckpointWriteParts {
   libraryVersion?: string;
   /** The lease the run writes under (providers with `capabilities.leases` check it). */
   lease?: LeaseToken;
+  /** The run's settled objects (see `CheckpointWrite.settled`). */
+  settled?: SettledParts;
 }
 
 /**
@@ -82,6 +84,7 @@ export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWr
     document,
     parentEventCount: Math.min(parts.parentEventCount, parts.events.length),
     ...(parts.lease === undefined ? {} : { lease: parts.lease }),
+    ...(parts.settled === undefined ? {} : { settled: parts.settled }),
     eventText,
     text() {
       if (fullText === undefined) {

@@ -48,6 +48,19 @@ export interface CheckpointWrite {
    * held by `owner` and has not expired; otherwise it stores nothing and throws `conflict`.
    */
   readonly lease?: LeaseToken;
+  /**
+   * The objects of `document` the run has settled: each holds what it held when the run first
+   * handed it out and never changes. A provider that stores what changed may take the very same
+   * object, met again in a later write of the run, as unchanged and reuse what it stored for it
+   * without comparing (SQLite and Postgres do). Others ignore it.
+   */
+  readonly settled?: SettledParts;
+}
+
+/** What a run promises about the objects of its checkpoints (see {@link CheckpointWrite.settled}). */
+export interface SettledParts {
+  /** True when `value` is settled: the same object always holds the same value. */
+  has(value: object): boolean;
 }
 
 /** Who holds a lease: the random token of one continuation of a run. */

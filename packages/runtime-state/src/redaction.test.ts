@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { CrewlineError, registerSecretValue } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
 import { type CheckpointConfigInput, parseCheckpointConfig } from './config.js';
-import { markRedacted, redactSecrets } from './redaction.js';
+import { redactSecrets } from './redaction.js';
+import { SettledValues } from './settled-values.js';
 
 describe('redactSecrets', () => {
   const fakeKey = `sk-proj-${'Zq7'.repeat(15)}`;
@@ -27,16 +28,27 @@ describe('redactSecrets', () => {
     expect(redactSecrets(value)).toBe(value);
   });
 
-  it('markRedacted redacts once and lets later calls pass the subtree through, except under a secret key', () => {
+  it('a settled subtree is redacted once and passed through by later calls of its run, except under a secret key', () => {
+    const settled = new SettledValues();
     const task = { output: `the key ${fakeKey}`, status: 'completed' };
-    const marked = markRedacted(task);
+    const marked = settled.settle(task);
     expect(marked).not.toBe(task);
     expect(marked.output).toBe('the key [REDACTED]');
+    expect(settled.settle(task)).toBe(marked);
+    expect(settled.settle(marked)).toBe(marked);
     const snapshot = { tasks: [marked] };
-    expect(redactSecrets(snapshot)).toBe(snapshot);
-    expect(redactSecrets(snapshot).tasks[0]).toBe(marked);
-    const underSecret = redactSecrets({ apiKey: marked });
+    expect(redactSecrets(snapshot, settled)).toBe(snapshot);
+    expect(redactSecrets(snapshot, settled).tasks[0]).toBe(marked);
+    const underSecret = redactSecrets({ apiKey: marked }, settled);
     expect(underSecret.apiKey.status).toBe('[REDACTED]');
+  });
+
+  it('settles per run: another run, and a provider told nothing, see a plain object', () => {
+    const run = new SettledValues();
+    const other = new SettledValues();
+    const task = run.settle({ output: 'done', status: 'completed' });
+    expect(run.has(task)).toBe(true);
+    expect(other.has(task)).toBe(false);
   });
 });
 
@@ -67,10 +79,11 @@ describe('redactSecrets: names by their parts, values, text', () => {
 
   it('scrubs a registered value wherever it appears, even in a subtree marked before it was registered', () => {
     const value = `q${randomBytes(16).toString('hex')}`;
-    const task = markRedacted({ output: `the server echoed ${value}`, status: 'completed' });
+    const settled = new SettledValues();
+    const task = settled.settle({ output: `the server echoed ${value}`, status: 'completed' });
     expect(task.output).toContain(value);
     registerSecretValue(value);
-    const snapshot = redactSecrets({ tasks: [task], note: `again ${value}` });
+    const snapshot = redactSecrets({ tasks: [task], note: `again ${value}` }, settled);
     expect(JSON.stringify(snapshot)).not.toContain(value);
     expect(snapshot.tasks[0]!.output).toBe('the server echoed [REDACTED]');
   });

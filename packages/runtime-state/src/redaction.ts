@@ -5,42 +5,49 @@ import { isSecretKey, REDACTED, redactionGeneration, redactSecretsInText } from 
  * (`apiKey`, `secretAccessKey`, `authorization`, `password`, ...) is replaced by `[REDACTED]`, and
  * every other string is scrubbed of credentials (`redactSecretsInText`: registered values, known key
  * shapes, `api_key=…` assignments). The input is not modified; unchanged subtrees are shared.
+ * Subtrees a run settled (see `SettledValues`) and that were scanned under the current rules are
+ * passed through without scanning them again.
  */
-export function redactSecrets<T>(value: T): T {
-  return redact(value, false, redactionGeneration()) as T;
-}
-
-// Subtrees already redacted that their owner promises never to change again (a completed task's
-// stored form, for instance), with the redaction generation they were scanned under. A run
-// checkpointing on every event snapshots the same completed work hundreds of times; scanning it once
-// is enough, until a secret registered since then asks for one more scan.
-const redactedTrees = new WeakMap<object, number>();
-
-/**
- * Redacts `value` once and remembers the result: later {@link redactSecrets} calls return that
- * subtree as is instead of scanning it again (unless it sits under a credential-named key). Only for
- * values that are never mutated afterwards.
- */
-export function markRedacted<T>(value: T): T {
-  const generation = redactionGeneration();
-  const redacted = redact(value, false, generation) as T;
-  if (redacted !== null && typeof redacted === 'object') redactedTrees.set(redacted as object, generation);
-  return redacted;
+export function redactSecrets<T>(value: T, settled?: RedactionMarks): T {
+  return redact(value, false, redactionGeneration(), settled) as T;
 }
 
 /**
- * True when `value` is a subtree returned by {@link markRedacted}: already redacted, and promised by
- * its owner never to change again. A provider that stores what changed may then take the very same
- * object, met again, as unchanged without comparing it member by member.
+ * What redaction reads and records about subtrees already redacted that their owner promises never
+ * to change again: the redaction generation each was last scanned under. A run checkpointing on
+ * every event snapshots the same completed work hundreds of times; scanning it once is enough,
+ * until a secret registered since then asks for one more scan. One run owns them (`SettledValues`):
+ * nothing is marked process-wide.
  */
-export function isMarkedRedacted(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && redactedTrees.has(value);
+export interface RedactionMarks {
+  /** The generation `value` was last scanned under, when it is settled. */
+  scannedUnder(value: object): number | undefined;
+  /** `value`, settled, was scanned again under `generation` and found clean. */
+  rescanned(value: object, generation: number): void;
 }
 
-function redact(value: unknown, underSecretKey: boolean, generation: number): unknown {
+/**
+ * Redacts `value` under the current rules with `marks`, and records every object of the result as
+ * scanned under `generation` (`marks.rescanned`): settling a tree settles each of its subtrees, so a
+ * later tree that shares one of them (a flow state that grew by one entry) is scanned only where
+ * it is new.
+ */
+export function redactAndSettle(value: unknown, generation: number, marks: RedactionMarks): unknown {
+  return redact(value, false, generation, marks, true);
+}
+
+function redact(
+  value: unknown,
+  underSecretKey: boolean,
+  generation: number,
+  marks: RedactionMarks | undefined,
+  settling = false,
+): unknown {
   // The generation a marked subtree was last scanned under (undefined when not marked).
   const marked =
-    !underSecretKey && value !== null && typeof value === 'object' ? redactedTrees.get(value) : undefined;
+    marks !== undefined && !underSecretKey && value !== null && typeof value === 'object'
+      ? marks.scannedUnder(value)
+      : undefined;
   if (marked === generation) return value;
   if (typeof value === 'string') {
     if (underSecretKey && value.length > 0) return REDACTED;
@@ -51,18 +58,19 @@ function redact(value: unknown, underSecretKey: boolean, generation: number): un
     let result: unknown[] | undefined;
     for (let index = 0; index < value.length; index += 1) {
       const item: unknown = value[index];
-      const next = redact(item, underSecretKey, generation);
+      const next = redact(item, underSecretKey, generation, marks, settling);
       if (next !== item && result === undefined) result = value.slice(0, index);
       if (result !== undefined) result.push(next);
     }
-    if (result === undefined && marked !== undefined) redactedTrees.set(value, generation);
+    if (settling) marks!.rescanned(result ?? value, generation);
+    else if (result === undefined && marked !== undefined) marks!.rescanned(value, generation);
     return result ?? value;
   }
   if (value !== null && typeof value === 'object') {
     let result: Record<string, unknown> | undefined;
     for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key];
-      const next = redact(item, underSecretKey || isSecretKey(key), generation);
+      const next = redact(item, underSecretKey || isSecretKey(key), generation, marks, settling);
       if (next !== item) {
         result ??= copyOwn(value as Record<string, unknown>);
         Object.defineProperty(result, key, {
@@ -74,7 +82,8 @@ function redact(value: unknown, underSecretKey: boolean, generation: number): un
       }
     }
     // A marked subtree scanned again under a newer generation and found clean: once is enough.
-    if (result === undefined && marked !== undefined) redactedTrees.set(value, generation);
+    if (settling) marks!.rescanned(result ?? value, generation);
+    else if (result === undefined && marked !== undefined) marks!.rescanned(value, generation);
     return result ?? value;
   }
   return value;

@@ -33,6 +33,7 @@ import {
 } from './ids.js';
 import type { CheckpointProvider, LeaseToken, StoredCheckpoint } from './provider.js';
 import { redactSecrets } from './redaction.js';
+import { SettledValues } from './settled-values.js';
 import { decodeValue, encodeValue, toJsonSafe } from './value-codec.js';
 
 declare module '@crewline/events' {
@@ -46,8 +47,13 @@ export interface CheckpointableEntity {
   readonly entityKind: EntityKind;
   readonly entityId: string;
   readonly entityName: string;
-  /** JSON-safe snapshot of the entity now. Values must be plain JSON (use `encodeValue` for user data). */
-  snapshotEntity(): EntitySnapshot;
+  /**
+   * JSON-safe snapshot of the entity now. Values must be plain JSON (use `encodeValue` for user data).
+   * `settled` is the run's (see {@link SettledValues}): pass the parts that will not change again
+   * through `settled.settle` and give the same objects back in later snapshots, so that they are
+   * redacted once and stored once.
+   */
+  snapshotEntity(settled?: SettledValues): EntitySnapshot;
   summarizeEntity(): EntitySummary;
 }
 
@@ -115,6 +121,8 @@ export class RuntimeState implements RunState {
   readonly lineage: Lineage;
   /** The trigger of the last write. */
   lastTrigger: string | undefined;
+  /** What this run's entities settled: redacted once, and handed to the provider with each write. */
+  readonly settled = new SettledValues();
   provider: CheckpointProvider | undefined;
   location: string;
   readonly #providerFor: ((location: string) => CheckpointProvider | undefined) | undefined;
@@ -191,7 +199,9 @@ export class RuntimeState implements RunState {
 
   /** Builds the metadata and document of a checkpoint of this run as it is now. */
   snapshot(trigger = 'manual'): { metadata: CheckpointMetadata; entities: EntitySnapshot[] } {
-    const entities = this.entities.map((entity) => redactSecrets(entity.snapshotEntity()));
+    const entities = this.entities.map((entity) =>
+      redactSecrets(entity.snapshotEntity(this.settled), this.settled),
+    );
     const metadata: CheckpointMetadata = {
       id: newCheckpointId(),
       createdAt: new Date().toISOString(),
@@ -228,6 +238,7 @@ export class RuntimeState implements RunState {
       parentEventCount: this.#parentEventCount,
       eventTexts: this.#eventTexts,
       eventBytes: this.#eventBytes,
+      settled: this.settled,
       ...(this.lease !== undefined &&
       this.lease.provider === provider &&
       this.lease.location === resolvedLocation

@@ -1,11 +1,11 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { CrewlineError, logger } from '@crewline/events';
-import {
-  type EntitySnapshot,
-  type JsonObject,
-  type JsonValue,
-  markRedacted,
-  type ProviderRegistry,
+import type {
+  EntitySnapshot,
+  JsonObject,
+  JsonValue,
+  ProviderRegistry,
+  SettledValues,
 } from '@crewline/runtime-state';
 import {
   type AgentData,
@@ -17,7 +17,12 @@ import {
 import type { ModelMessage } from 'ai';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
-import { restoreConversation, storeConversation } from '../checkpointing/snapshot-values.js';
+import {
+  restoreConversation,
+  type Settle,
+  settlerOf,
+  storeConversation,
+} from '../checkpointing/snapshot-values.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { servesPrefix } from '../models/model-providers.js';
@@ -92,7 +97,7 @@ function warnUnstored(agent: Agent, unstored: string[]): void {
 }
 
 /** An agent's definition as stored: strings and names only (model id, tool names), never objects or keys. */
-export function agentDefinitionData(agent: Agent): AgentDefinitionData {
+export function agentDefinitionData(agent: Agent, settle: Settle): AgentDefinitionData {
   const cached = definitionCache.get(agent);
   let definition: AgentDefinitionData;
   if (
@@ -103,7 +108,7 @@ export function agentDefinitionData(agent: Agent): AgentDefinitionData {
     cached.checkpoint === agent.checkpoint &&
     cached.knowledge === agent.knowledge
   ) {
-    definition = cached.data;
+    definition = settle(cached.data);
   } else {
     const modelId = agent.modelId;
     const model = storableAgentModel(agent, modelId);
@@ -120,17 +125,17 @@ export function agentDefinitionData(agent: Agent): AgentDefinitionData {
       maxIterations: agent.maxIterations,
       checkpoint: storeCheckpointSetting(agent.checkpoint) as JsonValue,
       ...(model.settings ? { settings: model.settings } : {}),
-      knowledge: agent.knowledge ? knowledgeData(agent.knowledge) : null,
+      knowledge: agent.knowledge ? knowledgeData(agent.knowledge, settle) : null,
       memory: null,
     };
-    definition = markRedacted(data);
+    definition = settle(data);
     definitionCache.set(agent, {
       id: agent.id,
       llm: agent.llm,
       modelName: agent.modelName,
       checkpoint: agent.checkpoint,
       knowledge: agent.knowledge,
-      data: definition,
+      data,
     });
   }
   // Memory changes as the agent works, so it is added fresh each time.
@@ -140,13 +145,13 @@ export function agentDefinitionData(agent: Agent): AgentDefinitionData {
 const knowledgeCache = new WeakMap<KnowledgeBase, JsonValue>();
 
 /** Knowledge content never changes during a run: serialize it once. */
-function knowledgeData(knowledge: KnowledgeBase): JsonValue {
+function knowledgeData(knowledge: KnowledgeBase, settle: Settle): JsonValue {
   let data = knowledgeCache.get(knowledge);
   if (data === undefined) {
-    data = markRedacted(knowledge.toJSON() as unknown as JsonValue);
+    data = knowledge.toJSON() as unknown as JsonValue;
     knowledgeCache.set(knowledge, data);
   }
-  return data;
+  return settle(data);
 }
 
 /** Puts the saved memory of an agent back (the progress part of its definition). */
@@ -155,17 +160,18 @@ export function applyAgentMemory(agent: Agent, data: { memory: ShortTermMemoryDa
 }
 
 /** A standalone agent as a checkpoint entity: its definition and the progress of its kickoff. */
-export function snapshotStandaloneAgent(agent: Agent): EntitySnapshot {
+export function snapshotStandaloneAgent(agent: Agent, settled?: SettledValues): EntitySnapshot {
+  const settle = settlerOf(settled);
   return {
     kind: 'agent',
     id: agent.id,
     name: agent.role,
     data: toAgentData({
-      ...agentDefinitionData(agent),
+      ...agentDefinitionData(agent, settle),
       status: agent.status,
       kickoffStarted: agent.kickoffStarted,
       kickoffMessages: (agent.kickoffMessages ?? null) as JsonValue[] | null,
-      conversation: storeConversation(agent.conversation) as AgentData['conversation'],
+      conversation: storeConversation(agent.conversation, settle) as AgentData['conversation'],
       recallAdded: agent.recallAdded,
     }),
   };

@@ -14,6 +14,7 @@ import type {
   EntitySnapshot,
   EntitySummary,
   LoadedCheckpoint,
+  SettledValues,
 } from '@crewline/runtime-state';
 import { parseAgentData } from '@crewline/runtime-state/internal';
 import type { LanguageModel, ModelMessage, TelemetrySettings } from 'ai';
@@ -319,8 +320,8 @@ export class Agent implements CheckpointableEntity {
     return this.conversation?.usage;
   }
 
-  snapshotEntity(): EntitySnapshot {
-    return snapshotStandaloneAgent(this);
+  snapshotEntity(settled?: SettledValues): EntitySnapshot {
+    return snapshotStandaloneAgent(this, settled);
   }
 
   summarizeEntity(): EntitySummary {

@@ -1,16 +1,29 @@
-import type { JsonObject, JsonValue } from '@crewline/runtime-state';
-import { markRedacted } from '@crewline/runtime-state';
+import type { JsonObject, JsonValue, SettledValues } from '@crewline/runtime-state';
+import { redactSecrets } from '@crewline/runtime-state';
 import { type Conversation, emptyUsage } from '../agent-loop/conversation.js';
+
+/**
+ * Settles a part of a snapshot that will not change again in the run the snapshot is for (see
+ * `SettledValues`): redacted once, stored once. Without a run (a snapshot read for an edit, say)
+ * the part is only redacted.
+ */
+export type Settle = <T>(value: T) => T;
+
+export function settlerOf(settled: SettledValues | undefined): Settle {
+  return settled === undefined ? (value) => redactSecrets(value) : (value) => settled.settle(value);
+}
 
 /**
  * A conversation as stored: a copy of the message list (and of the last message's parts, which a
  * tool step may still append to), so that a provider writing in the background stores the state at
  * the event, not a later one.
  */
-export function storeConversation(conversation: Conversation | undefined): JsonValue {
+export function storeConversation(conversation: Conversation | undefined, settle: Settle): JsonValue {
   if (!conversation) return null;
+  // The agent loop only ever appends to a conversation (the last message may still gain tool
+  // results), so every message before the last is final: settled, redacted once for the run.
   const messages = conversation.messages.map((message, index, all) =>
-    index < all.length - 1 ? storedMessage(message) : message,
+    index < all.length - 1 ? settle(message) : message,
   );
   const last = messages[messages.length - 1];
   if (last && Array.isArray(last.content))
@@ -24,19 +37,6 @@ export function storeConversation(conversation: Conversation | undefined): JsonV
   if (conversation.output !== undefined) stored.output = conversation.output;
   if (conversation.structuredOutputRetries !== undefined)
     stored.structuredOutputRetries = conversation.structuredOutputRetries;
-  return stored;
-}
-
-// The agent loop only ever appends to a conversation (the last message may still gain tool results),
-// so every message before the last is final: redact it once, not at every checkpoint of the task.
-const storedMessages = new WeakMap<object, Conversation['messages'][number]>();
-
-function storedMessage(message: Conversation['messages'][number]): Conversation['messages'][number] {
-  let stored = storedMessages.get(message);
-  if (stored === undefined) {
-    stored = markRedacted(message);
-    storedMessages.set(message, stored);
-  }
   return stored;
 }
 

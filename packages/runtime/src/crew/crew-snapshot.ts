@@ -5,8 +5,8 @@ import {
   type EntitySnapshot,
   encodeValue,
   type JsonValue,
-  markRedacted,
   type ProviderRegistry,
+  type SettledValues,
 } from '@crewline/runtime-state';
 import {
   type CrewData,
@@ -27,7 +27,12 @@ import {
 import type { Conversation, TokenUsage } from '../agent-loop/conversation.js';
 import { jsonSchemaOf } from '../agent-loop/structured-output.js';
 import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
-import { restoreConversation, storeConversation } from '../checkpointing/snapshot-values.js';
+import {
+  restoreConversation,
+  type Settle,
+  settlerOf,
+  storeConversation,
+} from '../checkpointing/snapshot-values.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
@@ -71,8 +76,11 @@ function storeUsage(usage: TokenUsage): UsageData {
 }
 
 // Conversations are stored by the agent loop's writer, in the shape the crew data schema checks.
-function storedConversation(conversation: Conversation | undefined): TaskData['conversation'] {
-  return storeConversation(conversation) as TaskData['conversation'];
+function storedConversation(
+  conversation: Conversation | undefined,
+  settle: Settle,
+): TaskData['conversation'] {
+  return storeConversation(conversation, settle) as TaskData['conversation'];
 }
 
 function storeOutput(output: TaskOutput): TaskOutputData {
@@ -88,7 +96,7 @@ function storeOutput(output: TaskOutput): TaskOutputData {
   return stored;
 }
 
-function taskData(crew: Crew, task: Task): TaskData {
+function taskData(crew: Crew, task: Task, settle: Settle): TaskData {
   const completed = task.status === 'completed' && task.output !== undefined;
   const notStarted =
     task.status === 'pending' &&
@@ -105,7 +113,7 @@ function taskData(crew: Crew, task: Task): TaskData {
       cached.output === task.output &&
       cached.startedEmitted === task.startedEmitted
     ) {
-      return cached.data;
+      return settle(cached.data);
     }
   }
   const data: TaskData = {
@@ -121,48 +129,48 @@ function taskData(crew: Crew, task: Task): TaskData {
     output: task.output ? storeOutput(task.output) : null,
     // Only unfinished work needs its conversation to resume; a completed task's output is enough.
     systemPrompt: completed ? null : (task.systemPrompt ?? null),
-    conversation: completed ? null : storedConversation(task.conversation),
+    conversation: completed ? null : storedConversation(task.conversation, settle),
     delegations: completed
       ? {}
       : Object.fromEntries(
           Object.entries(task.delegations).map(([id, conversation]) => [
             id,
-            storedConversation(conversation)!,
+            storedConversation(conversation, settle)!,
           ]),
         ),
   };
   if (!settled) return data;
-  // Redacted once here; checkpoint writes then pass the cached subtree through without scanning it.
-  const redacted = markRedacted(data);
+  // Built once here and settled in the run: redacted once, and stored once by providers that can.
   settledTaskCache.set(task, {
     id: task.id,
     status: task.status,
     output: task.output,
     startedEmitted: task.startedEmitted,
-    data: redacted,
+    data,
   });
-  return redacted;
+  return settle(data);
 }
 
 // A kickoff's inputs are copied into a new object at each kickoff and not changed during it.
 const inputsCache = new WeakMap<object, EncodedValue>();
 
-function storedInputs(inputs: Record<string, unknown>): EncodedValue {
+function storedInputs(inputs: Record<string, unknown>, settle: Settle): EncodedValue {
   let stored = inputsCache.get(inputs);
   if (stored === undefined) {
-    stored = markRedacted(encodeValue(inputs));
+    stored = encodeValue(inputs);
     inputsCache.set(inputs, stored);
   }
-  return stored;
+  return settle(stored);
 }
 
 /** The crew as a checkpoint entity: definition (names and templates only) and progress. */
-export function snapshotCrew(crew: Crew): EntitySnapshot {
-  return { kind: 'crew', id: crew.id, name: crew.name, data: toCrewData(crewData(crew)) };
+export function snapshotCrew(crew: Crew, settled?: SettledValues): EntitySnapshot {
+  return { kind: 'crew', id: crew.id, name: crew.name, data: toCrewData(crewData(crew, settled)) };
 }
 
 /** The crew's data as a checkpoint holds it (typed; see `CrewData` in runtime-state). */
-export function crewData(crew: Crew): Omit<CrewData, 'version'> {
+export function crewData(crew: Crew, settled?: SettledValues): Omit<CrewData, 'version'> {
+  const settle = settlerOf(settled);
   return {
     name: crew.name,
     process: crew.process,
@@ -172,12 +180,14 @@ export function crewData(crew: Crew): Omit<CrewData, 'version'> {
     checkpoint: storeCheckpointSetting(crew.checkpoint) as JsonValue,
     status: crew.status,
     kickoffStarted: crew.kickoffStarted,
-    inputs: storedInputs(crew.inputs),
-    agents: crew.agents.map((agent) => agentDefinitionData(agent)),
-    manager: crew.manager ? { ...agentDefinitionData(crew.manager), generated: crew.managerGenerated } : null,
-    tasks: crew.tasks.map((task) => taskData(crew, task)),
+    inputs: storedInputs(crew.inputs, settle),
+    agents: crew.agents.map((agent) => agentDefinitionData(agent, settle)),
+    manager: crew.manager
+      ? { ...agentDefinitionData(crew.manager, settle), generated: crew.managerGenerated }
+      : null,
+    tasks: crew.tasks.map((task) => taskData(crew, task, settle)),
     memoryState: crew.memory ? crew.memory.toJSON() : null,
-    knowledge: crew.knowledge ? knowledgeData(crew.knowledge) : null,
+    knowledge: crew.knowledge ? knowledgeData(crew.knowledge, settle) : null,
     probeUsage: storeUsage(crew.probeUsage),
     ...(crew.restoreKey !== undefined ? { restoreKey: crew.restoreKey } : {}),
   };
@@ -185,13 +195,13 @@ export function crewData(crew: Crew): Omit<CrewData, 'version'> {
 
 const knowledgeCache = new WeakMap<KnowledgeBase, JsonValue>();
 
-function knowledgeData(knowledge: KnowledgeBase): JsonValue {
+function knowledgeData(knowledge: KnowledgeBase, settle: Settle): JsonValue {
   let data = knowledgeCache.get(knowledge);
   if (data === undefined) {
-    data = markRedacted(knowledge.toJSON() as unknown as JsonValue);
+    data = knowledge.toJSON() as unknown as JsonValue;
     knowledgeCache.set(knowledge, data);
   }
-  return data;
+  return settle(data);
 }
 
 function readOutput(task: Task, stored: TaskOutputData | null): TaskOutput | undefined {

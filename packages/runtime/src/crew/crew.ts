@@ -7,6 +7,7 @@ import type {
   EntitySnapshot,
   EntitySummary,
   LoadedCheckpoint,
+  SettledValues,
 } from '@crewline/runtime-state';
 import { shownCrewStatus } from '@crewline/runtime-state/internal';
 import type { TelemetrySettings } from 'ai';
@@ -241,8 +242,8 @@ export class Crew implements CheckpointableEntity {
     this.#continueNext = true;
   }
 
-  snapshotEntity(): EntitySnapshot {
-    return snapshotCrew(this);
+  snapshotEntity(settled?: SettledValues): EntitySnapshot {
+    return snapshotCrew(this, settled);
   }
 
   summarizeEntity(): EntitySummary {

@@ -13,7 +13,7 @@ import { flowError } from './errors.js';
 import { flowGraph } from './flow-graph.js';
 import { flowNameOf } from './flow-name.js';
 import { registeredFlowName } from './flow-registry.js';
-import { executionToJson, type FlowExecution } from './run-progress.js';
+import { executionToJson, type FlowExecution, type StoredValues } from './run-progress.js';
 
 /**
  * The flow class a checkpoint's flow is registered under (`crewline.config.ts` `flows: { name: Class }`),
@@ -56,7 +56,7 @@ export function flowSnapshot(
   flow: { readonly flowName: string; readonly checkpoint: CheckpointSetting },
   execution: FlowExecution,
   stateId: string,
-  parts: { state: EncodedValue; maxMethodCalls: number },
+  parts: { state: EncodedValue; maxMethodCalls: number; stored?: StoredValues },
 ): EntitySnapshot {
   const flowClass = flow.constructor as FlowClass;
   return {
@@ -68,7 +68,7 @@ export function flowSnapshot(
       stateId,
       flowName: flow.flowName,
       state: parts.state,
-      execution: executionToJson(execution),
+      execution: executionToJson(execution, parts.stored),
       checkpoint: storeCheckpointSetting(flow.checkpoint) as JsonValue,
       maxMethodCalls: parts.maxMethodCalls,
       persisted: flowGraph(flowClass, flow.flowName).persisted,

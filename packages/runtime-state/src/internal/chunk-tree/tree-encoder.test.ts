@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { markRedacted } from '../../redaction.js';
+import { SettledValues } from '../../settled-values.js';
 import { decodeHead, headBody, referencedChunks, seedHead } from './tree-decoder.js';
 import { TreeEncoder } from './tree-encoder.js';
 import { type EncodedNode, prettyBytes, utf8Length } from './tree-node.js';
@@ -215,12 +215,13 @@ describe('TreeEncoder', () => {
   });
 });
 
-describe('TreeEncoder and subtrees marked as never changing', () => {
-  it('reuses the node of the very same marked object without reading it again', () => {
+describe('TreeEncoder and subtrees the writing run settled', () => {
+  it('reuses the node of the very same settled object without reading it again', () => {
     // A getter that counts reads shows whether the walk looks inside the object again.
     let reads = 0;
     const output = 'finished work '.repeat(40);
-    const done = markRedacted(
+    const settled = new SettledValues();
+    const done = settled.settle(
       Object.defineProperty({ id: 1 }, 'output', {
         enumerable: true,
         get: () => {
@@ -234,11 +235,13 @@ describe('TreeEncoder and subtrees marked as never changing', () => {
     const first = encoder.encodeRoot(
       { inputs: { json: {} }, entities: [{ tasks: [done, { id: 2 }] }] },
       undefined,
+      settled,
     );
     const readsAfterFirst = reads;
     const second = encoder.encodeRoot(
       { inputs: { json: {} }, entities: [{ tasks: [done, { id: 3 }] }] },
       first.node,
+      settled,
     );
     expect(reads).toBe(readsAfterFirst);
     const tasksOf = (node: typeof first.node) => node.children![1]!.children![0]!.children![0]!.children!;
@@ -248,7 +251,7 @@ describe('TreeEncoder and subtrees marked as never changing', () => {
     );
   });
 
-  it('walks an unmarked object again even when it is the same object (it may have changed)', () => {
+  it('walks an object its run did not settle again, even the same object (it may have changed)', () => {
     const task = { id: 1, status: 'running' };
     const store = chunkStore();
     const encoder = new TreeEncoder(component, store.sink);

@@ -1,5 +1,5 @@
 import { CrewlineError } from '@crewline/events';
-import { isMarkedRedacted } from '../../redaction.js';
+import type { SettledParts } from '../../provider.js';
 import {
   CHUNK_THRESHOLD_BYTES,
   type ChunkSink,
@@ -80,6 +80,8 @@ interface EncodeContext {
   threshold: number;
   /** Object.prototype has no enumerable keys, so for...in needs no own-key check on plain objects. */
   fastKeys: boolean;
+  /** The writing run's settled objects (`CheckpointWrite.settled`), when it says. */
+  settled: SettledParts | undefined;
 }
 
 /**
@@ -96,18 +98,22 @@ export class TreeEncoder {
   readonly #context: EncodeContext;
 
   constructor(component: string, sink: ChunkSink, threshold = CHUNK_THRESHOLD_BYTES) {
-    this.#context = { component, sink, threshold, fastKeys: true };
+    this.#context = { component, sink, threshold, fastKeys: true, settled: undefined };
   }
 
   /**
    * Encodes the root object of a head. The root is never stored by the encoder: its body (without
-   * the `n`) is returned for the caller to store, together with the node to reuse next time.
+   * the `n`) is returned for the caller to store, together with the node to reuse next time. The
+   * nodes made for objects in `settled` (the write's `CheckpointWrite.settled`) keep them, and are
+   * reused whole when a later encoding meets the very same object.
    */
   encodeRoot(
     value: Record<string, unknown>,
     previous: EncodedNode | undefined,
+    settled?: SettledParts,
   ): { node: EncodedNode; body: string } {
     this.#context.fastKeys = prototypeIsClean();
+    this.#context.settled = settled;
     const node = encodeObject(this.#context, value, previous, 0, true);
     return { node, body: containerBody(node) };
   }
@@ -115,6 +121,7 @@ export class TreeEncoder {
   /** Encodes any JSON value at `depth`. Returns undefined for values JSON leaves out. */
   encode(value: unknown, previous: EncodedNode | undefined, depth: number): EncodedNode | undefined {
     this.#context.fastKeys = prototypeIsClean();
+    this.#context.settled = undefined;
     return encodeMember(this.#context, member(value, ''), previous, depth);
   }
 }
@@ -128,7 +135,7 @@ function encodeMember(
 ): EncodedNode | undefined {
   if (typeof value === 'object') {
     if (value === null) return encodePrimitive(context, null, previous);
-    // The very object encoded last time, which its owner marked as never changing: reuse it whole.
+    // The very object encoded last time, which its run settled (it never changes): reuse it whole.
     if (previous !== undefined && previous.source === value) return previous;
     const node =
       depth >= MAX_SPLIT_DEPTH
@@ -138,7 +145,7 @@ function encodeMember(
           : encodeObject(context, value as Record<string, unknown>, previous, depth, false);
     // Only a node made now takes the object: a reused one keeps its identity, so that the parent
     // does not look changed (and get rewritten) for nothing.
-    if (node !== previous && isMarkedRedacted(value)) return withSource(node, value);
+    if (node !== previous && context.settled?.has(value)) return withSource(node, value);
     return node;
   }
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {

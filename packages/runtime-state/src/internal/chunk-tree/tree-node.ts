@@ -75,8 +75,8 @@ export interface EncodedNode {
   /** The node's member text written in place (`{"o":...}`/`{"a":...}`), when its body is small. */
   readonly inline?: string;
   /**
-   * The object this node was made from, kept only when its owner marked it as never changing
-   * (`markRedacted`): meeting the very same object again, the walk reuses the node without
+   * The object this node was made from, kept only when the writing run settled it (it never
+   * changes, `CheckpointWrite.settled`): meeting the very same object again, the walk reuses the node without
    * comparing it member by member (completed tasks, agent definitions, finished messages).
    */
   readonly source?: object;
@@ -187,7 +187,7 @@ export function containerNode(
   );
 }
 
-/** The same node, made from `source` (an object marked as never changing). */
+/** The same node, made from `source` (an object its run settled: it never changes). */
 export function withSource(node: EncodedNode, source: object): EncodedNode {
   return new Node(
     node.shape,

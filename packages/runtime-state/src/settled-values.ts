@@ -1,0 +1,51 @@
+import { redactionGeneration } from '@crewline/events';
+import type { SettledParts } from './provider.js';
+import { type RedactionMarks, redactAndSettle, redactSecrets } from './redaction.js';
+
+/**
+ * The parts of one run's checkpoints that will not change again: a completed task's stored form,
+ * an agent definition, a finished conversation message, a completed flow method's output. The run
+ * owns one (`RuntimeState.settled`) and hands it to each entity's `snapshotEntity`; an entity passes
+ * such a part through {@link settle} and gives the same object back in every later snapshot.
+ *
+ * What that buys: the part is redacted once (again only when a secret registered since asks for
+ * it), and a provider that stores what changed is told, with each write
+ * (`CheckpointWrite.settled`), that meeting the very same object again it may reuse what it stored
+ * for it without comparing it. Nothing is marked on the objects themselves or process-wide: another
+ * run, and a provider written without this in mind, simply see plain values.
+ */
+export class SettledValues implements SettledParts, RedactionMarks {
+  /** Each settled object handed out, with the redaction generation it was last scanned under. */
+  readonly #scanned = new WeakMap<object, number>();
+  /** A value given to {@link settle} whose redacted form is another object (it held a secret). */
+  readonly #redactedForms = new WeakMap<object, object>();
+
+  /**
+   * `value` redacted and settled: the caller promises never to change it (nor what it holds) again.
+   * Give the same object each time; the first call scans it, later ones return at once the object
+   * to store (`value` itself unless redaction had to change it).
+   */
+  settle<T>(value: T): T {
+    if (value === null || typeof value !== 'object') return redactSecrets(value);
+    const generation = redactionGeneration();
+    const known = this.#redactedForms.get(value) ?? value;
+    if (this.#scanned.get(known) === generation) return known as T;
+    // Every object of the redacted tree is settled with it (see redactAndSettle).
+    const redacted = redactAndSettle(known, generation, this) as object;
+    if (redacted !== value) this.#redactedForms.set(value, redacted);
+    return redacted as T;
+  }
+
+  /** True for an object {@link settle} returned, or one inside it: its content is what it was then. */
+  has(value: object): boolean {
+    return this.#scanned.has(value);
+  }
+
+  scannedUnder(value: object): number | undefined {
+    return this.#scanned.get(value);
+  }
+
+  rescanned(value: object, generation: number): void {
+    this.#scanned.set(value, generation);
+  }
+}
