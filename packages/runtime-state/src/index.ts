@@ -64,7 +64,6 @@ export {
   type PruneOptions,
   type PruneResult,
   type RawCheckpoint,
-  type SettledParts,
   type StoredCheckpoint,
 } from './provider.js';
 export {
@@ -76,7 +75,7 @@ export {
   type StoredProviderOptions,
 } from './provider-registry.js';
 export { type PruneCandidate, planPrune, pruneOptionsProblem } from './prune-plan.js';
-export { type RedactionMarks, redactSecrets } from './redaction.js';
+export { isMarkedRedacted, markRedacted, redactSecrets } from './redaction.js';
 export {
   type LoadedCheckpoint,
   loadCheckpoint,
@@ -94,11 +93,15 @@ export {
   type RuntimeStateOptions,
   type WriteOptions,
 } from './runtime-state.js';
-export { SettledValues } from './settled-values.js';
 export {
+  createValueCodec,
   decodeValue,
   type EncodedValue,
   encodeValue,
   MAX_VALUE_DEPTH,
   toJsonSafe,
+  type ValueClass,
+  type ValueClassEntry,
+  type ValueCodec,
+  type ValueCodecOptions,
 } from './value-codec.js';

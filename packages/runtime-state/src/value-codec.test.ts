@@ -1,9 +1,10 @@
-import { CrewlineError } from '@crewline/events';
+import { CrewlineError, type LogRecord, setLogSink } from '@crewline/events';
 import fc from 'fast-check';
+import superjson from 'superjson';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from './json.js';
 import { MAX_NESTING_DEPTH } from './nesting-depth.js';
-import { decodeValue, encodeValue, toJsonSafe } from './value-codec.js';
+import { createValueCodec, decodeValue, encodeValue, toJsonSafe } from './value-codec.js';
 
 describe('encodeValue / decodeValue', () => {
   it('round-trips dates, maps, sets, bigints and undefined', () => {
@@ -125,5 +126,82 @@ describe('toJsonSafe', () => {
   it('uses toJSON and escapes dangerous keys', () => {
     const value = { toJSON: () => ({ constructor: 1 }) };
     expect(toJsonSafe(value)).toEqual({ '~constructor': 1 });
+  });
+});
+
+describe('createValueCodec: registered classes', () => {
+  class Money {
+    constructor(
+      readonly amount: number,
+      readonly currency: string,
+    ) {}
+    format() {
+      return `${this.amount.toFixed(2)} ${this.currency}`;
+    }
+  }
+  class Invoice {
+    lines: Money[] = [];
+    due = new Date(7);
+  }
+
+  const roundTrip = <T>(codec: ReturnType<typeof createValueCodec>, value: T): T =>
+    codec.decode<T>(JSON.parse(JSON.stringify(codec.encode(value))));
+
+  it('restores instances of registered classes, nested and in Maps, without calling the constructor', () => {
+    const codec = createValueCodec({ classes: [Money, { class: Invoice, name: 'billing.Invoice' }] });
+    const invoice = new Invoice();
+    invoice.lines.push(new Money(3, 'EUR'), new Money(4.5, 'USD'));
+    const value = { invoice, byName: new Map([['total', new Money(7.5, 'EUR')]]), plain: { a: 1 } };
+    const restored = roundTrip(codec, value);
+    expect(restored.invoice).toBeInstanceOf(Invoice);
+    expect(restored.invoice.due).toBeInstanceOf(Date);
+    expect(restored.invoice.lines[1]).toBeInstanceOf(Money);
+    expect(restored.invoice.lines[1]?.format()).toBe('4.50 USD');
+    expect(restored.byName.get('total')?.format()).toBe('7.50 EUR');
+    expect(Object.getPrototypeOf(restored.plain)).toBe(Object.prototype);
+    expect(codec.classes.get('billing.Invoice')).toBe(Invoice);
+  });
+
+  it('warns once per unregistered class when an instance is stored, and restores a plain object', () => {
+    const logs: LogRecord[] = [];
+    setLogSink((record) => void logs.push(record));
+    try {
+      const codec = createValueCodec();
+      const restored = roundTrip(codec, { a: new Money(1, 'EUR'), b: [new Money(2, 'EUR')] });
+      roundTrip(codec, new Money(3, 'EUR'));
+      expect(restored.a).not.toBeInstanceOf(Money);
+      expect(restored.a).toEqual({ amount: 1, currency: 'EUR' });
+      const warnings = logs.filter((record) => record.level === 'warn');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.component).toBe('value-codec');
+      expect(warnings[0]?.message).toContain('class Money is stored as a plain object');
+      expect(warnings[0]?.message).toContain('classes: [Money]');
+      logs.length = 0;
+      encodeValue({ when: new Date(1), map: new Map(), error: new Error('x'), bytes: new Uint8Array(2) });
+      expect(logs).toEqual([]);
+    } finally {
+      setLogSink(null);
+    }
+  });
+
+  it('keeps registrations per codec: the process-wide superjson and other codecs never see them', () => {
+    const withMoney = createValueCodec({ classes: [Money] });
+    const stored = JSON.parse(JSON.stringify(withMoney.encode({ price: new Money(1, 'EUR') })));
+    expect(() => createValueCodec().decode(stored)).toThrow(
+      /instance of class "Money", which is not registered here; register it .*classes: \[Money\]/,
+    );
+    expect(() => decodeValue(stored)).toThrow(CrewlineError);
+    expect(superjson.parse(superjson.stringify(new Money(1, 'EUR')))).not.toBeInstanceOf(Money);
+  });
+
+  it('refuses a class entry without a class or a name, and two classes under one name', () => {
+    expect(() => createValueCodec({ classes: [{} as never] })).toThrow(/classes\[0\] is not a class/);
+    const Anonymous = (() => class {})();
+    Object.defineProperty(Anonymous, 'name', { value: '' });
+    expect(() => createValueCodec({ classes: [Anonymous] })).toThrow(/classes\[0\] has no name/);
+    class Other {}
+    expect(() => createValueCodec({ classes: [Money, { class: Other, name: 'Money' }] })).toThrow(
+      /two classes are registered under the name "Money"/,
+    );
   });
 });

@@ -1,4 +1,5 @@
-import superjson from 'superjson';
+import { logger } from '@crewline/events';
+import SuperJSON from 'superjson';
 import { stateError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { MAX_NESTING_DEPTH } from './nesting-depth.js';
@@ -43,10 +44,18 @@ export const MAX_VALUE_DEPTH = MAX_NESTING_DEPTH - 32;
 /** Thrown by {@link mapKeys} past its `levelsLeft`; the codec turns it into a typed refusal. */
 class TooDeepError extends Error {}
 
+/** What {@link mapKeys} does with instances of classes: keep registered ones, report the others. */
+interface ClassPolicy {
+  isRegistered(valueClass: unknown): boolean;
+  /** An instance of a class that is not registered is about to be stored as a plain object. */
+  unregistered?(valueClass: unknown): void;
+}
+
 function mapKeys(
   value: unknown,
   rename: (key: string) => string,
   seen: Map<object, unknown>,
+  classes: ClassPolicy,
   levelsLeft = Number.POSITIVE_INFINITY,
 ): unknown {
   if (value === null || typeof value !== 'object') return value;
@@ -57,101 +66,246 @@ function mapKeys(
   if (Array.isArray(value)) {
     const result: unknown[] = [];
     seen.set(value, result);
-    for (const item of value) result.push(mapKeys(item, rename, seen, next));
+    for (const item of value) result.push(mapKeys(item, rename, seen, classes, next));
     return result;
   }
   if (value instanceof Map) {
     const result = new Map();
     seen.set(value, result);
     for (const [key, item] of value)
-      result.set(mapKeys(key, rename, seen, next), mapKeys(item, rename, seen, next));
+      result.set(mapKeys(key, rename, seen, classes, next), mapKeys(item, rename, seen, classes, next));
     return result;
   }
   if (value instanceof Set) {
     const result = new Set();
     seen.set(value, result);
-    for (const item of value) result.add(mapKeys(item, rename, seen, next));
+    for (const item of value) result.add(mapKeys(item, rename, seen, classes, next));
     return result;
   }
+  let result: Record<string, unknown> = {};
   if (!isPlainObject(value)) {
-    // Dates, RegExps, URLs, errors, typed arrays: superjson knows them; class instances are stored
-    // as their own enumerable fields.
+    // Dates, RegExps, URLs, errors, typed arrays: superjson knows them.
     if (value instanceof Date || value instanceof RegExp || value instanceof URL || value instanceof Error)
       return value;
     if (ArrayBuffer.isView(value)) return value;
+    // A registered class stays an instance of itself (superjson stores its name); any other class
+    // instance is stored as its own enumerable fields.
+    const prototype = Object.getPrototypeOf(value) as object;
+    const valueClass = (prototype as { constructor?: unknown }).constructor;
+    if (classes.isRegistered(valueClass)) result = Object.create(prototype) as Record<string, unknown>;
+    else classes.unregistered?.(valueClass);
   }
-  const result: Record<string, unknown> = {};
   seen.set(value, result);
   for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
     if (typeof item === 'function' || typeof item === 'symbol') continue;
-    defineOwn(result, rename(key), mapKeys(item, rename, seen, next));
+    defineOwn(result, rename(key), mapKeys(item, rename, seen, classes, next));
   }
   return result;
 }
 
+/** A class whose instances a codec stores and restores as instances of it. */
+export type ValueClass = (abstract new (...args: any[]) => object) & { readonly name: string };
+
 /**
- * Encodes a user value for storage. Keys named `__proto__`, `constructor` or `prototype` are kept
- * (escaped), functions and symbols are dropped, cycles are preserved.
+ * A class to register: the class itself (stored under its `name`), or the class and the name to
+ * store it under (for classes whose `name` is not unique or changes with minification).
  */
-export function encodeValue(value: unknown): EncodedValue {
-  let mapped: unknown;
-  try {
-    mapped = mapKeys(value, escapeKey, new Map(), MAX_VALUE_DEPTH);
-  } catch (error) {
-    if (!(error instanceof TooDeepError)) throw error;
-    // Refused here rather than written: a checkpoint nested past MAX_NESTING_DEPTH is refused on read.
+export type ValueClassEntry = ValueClass | { class: ValueClass; name: string };
+
+export interface ValueCodecOptions {
+  /**
+   * Classes whose instances come back as instances (their prototype restored, the constructor not
+   * called; fields are stored as they are, so they must be storable themselves). Default: none —
+   * an instance of any other class comes back as a plain object, with a warning when it is stored.
+   */
+  classes?: readonly ValueClassEntry[];
+}
+
+/** Turns user values into storable form and back, knowing the classes it was given. */
+export interface ValueCodec {
+  /**
+   * Encodes a user value for storage. Keys named `__proto__`, `constructor` or `prototype` are kept
+   * (escaped), functions and symbols are dropped, cycles are preserved.
+   */
+  encode(value: unknown): EncodedValue;
+  /**
+   * Decodes what {@link ValueCodec.encode} produced. Never changes a prototype except to a
+   * registered class's, whatever the input; refuses a value nested more than `MAX_NESTING_DEPTH`
+   * levels deep (references followed once each).
+   */
+  decode<T = unknown>(encoded: EncodedValue): T;
+  /** The classes registered, by the name they are stored under. */
+  readonly classes: ReadonlyMap<string, ValueClass>;
+}
+
+const codecComponent = 'value-codec';
+
+function classEntry(entry: ValueClassEntry, index: number): { name: string; valueClass: ValueClass } {
+  const valueClass = typeof entry === 'function' ? entry : entry?.class;
+  const name = typeof entry === 'function' ? entry.name : entry?.name;
+  if (typeof valueClass !== 'function') {
     throw stateError(
-      'too_large',
-      `a value is nested more than ${MAX_VALUE_DEPTH} levels deep and could not be restored from a checkpoint; flatten it (or store it as a string)`,
-      { details: { limit: MAX_VALUE_DEPTH } },
+      'invalid_config',
+      `classes[${index}] is not a class; pass the class itself (classes: [Money]) or { class: Money, name: 'Money' }`,
     );
   }
-  try {
-    const { json, meta } = superjson.serialize(mapped);
-    return meta === undefined
-      ? { json: json as JsonValue }
-      : { json: json as JsonValue, meta: meta as JsonValue };
-  } catch (error) {
+  if (typeof name !== 'string' || name.length === 0) {
     throw stateError(
-      'invalid_state',
-      'a value could not be encoded for a checkpoint; keep state to plain data',
-      {
-        cause: error,
-      },
+      'invalid_config',
+      `classes[${index}] has no name to store it under; pass { class: ..., name: '...' }`,
     );
   }
+  return { name, valueClass };
 }
 
 /**
- * Decodes what {@link encodeValue} produced. Never changes a prototype, whatever the input; refuses a
- * value nested more than `MAX_NESTING_DEPTH` levels deep (references followed once each).
+ * A codec with its own superjson instance (the process-wide one is never touched, so two projects
+ * or two copies of this package never share registrations).
  */
-export function decodeValue<T = unknown>(encoded: EncodedValue): T {
-  let decoded: unknown;
-  try {
-    decoded = superjson.deserialize(
-      encoded.meta === undefined
-        ? { json: encoded.json as never }
-        : { json: encoded.json as never, meta: encoded.meta as never },
-    );
-  } catch (error) {
-    throw stateError('corrupt_checkpoint', 'a stored value could not be decoded; the checkpoint is damaged', {
-      cause: error,
-    });
+export function createValueCodec(options: ValueCodecOptions = {}): ValueCodec {
+  const serializer = new SuperJSON();
+  const classes = new Map<string, ValueClass>();
+  const registered = new Set<unknown>();
+  for (const [index, entry] of (options.classes ?? []).entries()) {
+    const { name, valueClass } = classEntry(entry, index);
+    const existing = classes.get(name);
+    if (existing === valueClass) continue;
+    if (existing) {
+      throw stateError(
+        'invalid_config',
+        `two classes are registered under the name "${name}"; give one another name with { class, name }`,
+      );
+    }
+    classes.set(name, valueClass);
+    registered.add(valueClass);
+    serializer.registerClass(valueClass as never, { identifier: name });
   }
-  try {
-    // The stored text was nested at most MAX_NESTING_DEPTH levels, but superjson's references can
-    // alias one stored object under another: a chain of them builds a value of any depth.
-    return mapKeys(decoded, unescapeKey, new Map(), MAX_NESTING_DEPTH) as T;
-  } catch (error) {
-    if (!(error instanceof TooDeepError)) throw error;
-    throw stateError(
-      'corrupt_checkpoint',
-      `a stored value is nested more than ${MAX_NESTING_DEPTH} levels deep once its references are resolved; the checkpoint is damaged`,
-      { details: { limit: MAX_NESTING_DEPTH } },
-    );
+  const warned = new Set<unknown>();
+  const encodePolicy: ClassPolicy = {
+    isRegistered: (valueClass) => registered.has(valueClass),
+    unregistered: (valueClass) => {
+      if (warned.has(valueClass)) return;
+      warned.add(valueClass);
+      const name = typeof valueClass === 'function' && valueClass.name ? valueClass.name : '(anonymous)';
+      logger.warn(
+        codecComponent,
+        `an instance of class ${name} is stored as a plain object and will be restored as one (no methods, not instanceof ${name}); register the class to keep it: defineConfig({ classes: [${name}] }) in crewline.config.ts`,
+      );
+    },
+  };
+  const decodePolicy: ClassPolicy = { isRegistered: (valueClass) => registered.has(valueClass) };
+
+  return {
+    classes,
+    encode(value) {
+      let mapped: unknown;
+      try {
+        mapped = mapKeys(value, escapeKey, new Map(), encodePolicy, MAX_VALUE_DEPTH);
+      } catch (error) {
+        if (!(error instanceof TooDeepError)) throw error;
+        // Refused here rather than written: a checkpoint nested past MAX_NESTING_DEPTH is refused on read.
+        throw stateError(
+          'too_large',
+          `a value is nested more than ${MAX_VALUE_DEPTH} levels deep and could not be restored from a checkpoint; flatten it (or store it as a string)`,
+          { details: { limit: MAX_VALUE_DEPTH } },
+        );
+      }
+      try {
+        const { json, meta } = serializer.serialize(mapped);
+        return meta === undefined
+          ? { json: json as JsonValue }
+          : { json: json as JsonValue, meta: meta as JsonValue };
+      } catch (error) {
+        throw stateError(
+          'invalid_state',
+          'a value could not be encoded for a checkpoint; keep state to plain data',
+          {
+            cause: error,
+          },
+        );
+      }
+    },
+    decode<T = unknown>(encoded: EncodedValue): T {
+      const unknownClass = unregisteredClassIn(encoded.meta, classes);
+      if (unknownClass !== undefined) {
+        throw stateError(
+          'not_rebuildable',
+          `a stored value is an instance of class "${unknownClass}", which is not registered here; register it to restore it: defineConfig({ classes: [${unknownClass}] }) in crewline.config.ts`,
+          { details: { className: unknownClass } },
+        );
+      }
+      let decoded: unknown;
+      try {
+        decoded = serializer.deserialize(
+          encoded.meta === undefined
+            ? { json: encoded.json as never }
+            : { json: encoded.json as never, meta: encoded.meta as never },
+        );
+      } catch (error) {
+        throw stateError(
+          'corrupt_checkpoint',
+          'a stored value could not be decoded; the checkpoint is damaged',
+          {
+            cause: error,
+          },
+        );
+      }
+      try {
+        // The stored text was nested at most MAX_NESTING_DEPTH levels, but superjson's references can
+        // alias one stored object under another: a chain of them builds a value of any depth.
+        return mapKeys(decoded, unescapeKey, new Map(), decodePolicy, MAX_NESTING_DEPTH) as T;
+      } catch (error) {
+        if (!(error instanceof TooDeepError)) throw error;
+        throw stateError(
+          'corrupt_checkpoint',
+          `a stored value is nested more than ${MAX_NESTING_DEPTH} levels deep once its references are resolved; the checkpoint is damaged`,
+          { details: { limit: MAX_NESTING_DEPTH } },
+        );
+      }
+    },
+  };
+}
+
+/** The first class name superjson's `meta` stores that `classes` does not have. */
+function unregisteredClassIn(meta: JsonValue | undefined, classes: ReadonlyMap<string, ValueClass>) {
+  const values = (meta as { values?: unknown } | null | undefined)?.values;
+  if (values === undefined) return undefined;
+  const pending: unknown[] = [values];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (!Array.isArray(current)) {
+      if (current !== null && typeof current === 'object') pending.push(...Object.values(current));
+      continue;
+    }
+    // A class annotation is ['class', name]; others are strings or nested trees.
+    if (current[0] === 'class' && typeof current[1] === 'string') {
+      if (!classes.has(current[1])) return current[1];
+      continue;
+    }
+    pending.push(...current);
   }
+  return undefined;
+}
+
+/** The codec with no classes registered: what {@link encodeValue} and {@link decodeValue} use by default. */
+const plainCodec = createValueCodec();
+
+/**
+ * Encodes a user value for storage with `codec` (default: one with no classes registered). Keys named
+ * `__proto__`, `constructor` or `prototype` are kept (escaped), functions and symbols are dropped,
+ * cycles are preserved.
+ */
+export function encodeValue(value: unknown, codec: ValueCodec = plainCodec): EncodedValue {
+  return codec.encode(value);
+}
+
+/**
+ * Decodes what {@link encodeValue} produced, with `codec` (default: one with no classes
+ * registered). Never changes a prototype except to a registered class's, whatever the input.
+ */
+export function decodeValue<T = unknown>(encoded: EncodedValue, codec: ValueCodec = plainCodec): T {
+  return codec.decode<T>(encoded);
 }
 
 /**

@@ -23,6 +23,7 @@ import { parseFlowData } from '@crewline/runtime-state/internal';
 import { resolveCheckpointChain } from '../checkpointing/checkpoint-setting.js';
 import { defaultProvider } from '../checkpointing/provider-registry.js';
 import { Run } from '../checkpointing/run.js';
+import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import type { FlowClass } from '../project-config/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { joinRestoredRun, type PendingRestore } from '../restore/pending-restore.js';
@@ -126,13 +127,13 @@ export class FlowEngine<State extends object> {
 
   /** Stores the live state as the state of record (after a method completed). */
   commitState(): void {
-    this.execution.committedState = encodeValue(this.state);
+    this.execution.committedState = encodeValue(this.state, runValueCodec());
   }
 
   /** Drops state changes made since the last completed method. */
   rollbackState(): void {
     const committed = this.execution.committedState;
-    if (committed) this.#state = this.#compose([decodeValue(committed)]);
+    if (committed) this.#state = this.#compose([decodeValue(committed, runValueCodec())]);
   }
 
   /** Puts a saved flow snapshot back: progress, state id and state as of its last completed method. */
@@ -141,7 +142,7 @@ export class FlowEngine<State extends object> {
     this.execution = executionFromData(data.execution);
     this.stateId = data.stateId;
     const saved = this.execution.committedState
-      ? decodeValue<Record<string, unknown>>(this.execution.committedState)
+      ? decodeValue<Record<string, unknown>>(this.execution.committedState, runValueCodec())
       : {};
     this.#state = this.#compose([saved]);
   }
@@ -248,7 +249,9 @@ export class FlowEngine<State extends object> {
     }
     this.commitState();
 
-    const storedInputs = restore ? decodeValue<Record<string, unknown>>(restore.loaded.document.inputs) : {};
+    const storedInputs = restore
+      ? decodeValue<Record<string, unknown>>(restore.loaded.document.inputs, runValueCodec())
+      : {};
     const runInputs = { ...storedInputs, ...plan.inputs };
     const target = await persistTarget(graph, config, restore?.loaded);
     const written = { last: undefined as string | undefined, pause: undefined as string | undefined };
@@ -424,8 +427,7 @@ function carryNestedSnapshots(run: Run, execution: FlowExecution, restored: Load
       entityKind: snapshot.kind,
       entityId: snapshot.id,
       entityName: snapshot.name,
-      // Read from the checkpoint and never changed again: settled in the run, stored once.
-      snapshotEntity: (settled) => settled?.settle(snapshot) ?? snapshot,
+      snapshotEntity: () => snapshot,
       summarizeEntity: () => summary,
     };
     run.state.addEntity(preserved);

@@ -8,9 +8,9 @@ import {
   type EntitySummary,
   encodeValue,
   type LoadedCheckpoint,
-  type SettledValues,
 } from '@crewline/runtime-state';
 import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { loadRestoreTarget } from '../restore/load-restore-target.js';
 import {
@@ -32,7 +32,6 @@ import type { FlowOptions, FlowPauseInfo, FlowResult, KickoffOptions, ResumeTarg
 import { askPerson } from './human-input.js';
 import { type FlowStateInfo, findRerunPoint, listFlowStates } from './list-flow-states.js';
 import { firstPaused } from './run-progress.js';
-import { StoredFlowParts } from './stored-flow-parts.js';
 
 /** A flow class, as registered in `crewline.config.ts` (`flows: { name: MyFlow }`). */
 export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
@@ -233,8 +232,6 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   checkpoint: CheckpointSetting;
   readonly #options: FlowOptions<State>;
   readonly #engine: FlowEngine<State>;
-  /** What this flow's checkpoints keep from one snapshot to the next (see {@link StoredFlowParts}). */
-  readonly #storedParts = new StoredFlowParts();
   #pendingRestore: PendingRestore | undefined;
   #running = false;
   #lastPause: FlowPauseInfo | undefined;
@@ -441,14 +438,10 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     return this.flowName;
   }
 
-  snapshotEntity(settled?: SettledValues): EntitySnapshot {
-    const stored = this.#storedParts.forSnapshot(settled);
-    const committed = this.#engine.execution.committedState;
+  snapshotEntity(): EntitySnapshot {
     return flowSnapshot(this, this.#engine.execution, this.#engine.stateId, {
-      // Before the first method completes, the state is the live one: stored afresh each time.
-      state: committed === undefined ? encodeValue(this.state) : stored.state(committed),
+      state: this.#engine.execution.committedState ?? encodeValue(this.state, runValueCodec()),
       maxMethodCalls: this.#engine.maxMethodCalls,
-      stored,
     });
   }
 

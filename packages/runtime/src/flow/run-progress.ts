@@ -1,5 +1,6 @@
 import { decodeValue, type EncodedValue, type EntityKind, encodeValue } from '@crewline/runtime-state';
 import type { FlowExecutionData, FlowStatus } from '@crewline/runtime-state/internal';
+import { runValueCodec } from '../checkpointing/run-value-codec.js';
 
 export type { FlowStatus };
 
@@ -82,27 +83,16 @@ export function increment(map: Map<string, number>, key: string): number {
   return next;
 }
 
-/**
- * How a snapshot stores an execution's values (see `StoredFlowParts`): each output and input through
- * `value` (given how to encode it), the committed state through `state`. Without it, each is
- * encoded afresh.
- */
-export interface StoredValues {
-  value(value: unknown, encode: (value: unknown) => EncodedValue): EncodedValue;
-  state(committed: EncodedValue): EncodedValue;
-}
-
 /** The JSON form of an execution, as stored under `execution` in the flow's entity snapshot. */
-export function executionToJson(execution: FlowExecution, stored?: StoredValues): FlowExecutionData {
+export function executionToJson(execution: FlowExecution): FlowExecutionData {
   const pairs = (map: Map<string, number>): [string, number][] => [...map.entries()];
-  const encode = (value: unknown) => encodeValue(value);
-  const store = (value: unknown) => (stored ? stored.value(value, encode) : encode(value));
+  const codec = runValueCodec();
   return {
     status: execution.status,
     completedMethods: [...execution.completedMethods],
     methodOutputs: [...execution.outputs.entries()].map(([method, output]) => ({
       method,
-      output: store(output),
+      output: encodeValue(output, codec),
     })),
     callCounts: pairs(execution.callCounts),
     latestRounds: pairs(execution.latestRounds),
@@ -112,17 +102,14 @@ export function executionToJson(execution: FlowExecution, stored?: StoredValues)
       id: activation.id,
       method: activation.method,
       round: activation.round,
-      input: activation.input === undefined ? null : store(activation.input),
+      input: activation.input === undefined ? null : encodeValue(activation.input, codec),
       answers: [...activation.answers],
       answersDelivered: activation.answersDelivered,
       pause: activation.pause ? { ...activation.pause } : null,
     })),
     lastMethod: execution.lastMethod ?? null,
-    lastOutput: execution.lastOutput === undefined ? null : store(execution.lastOutput),
-    committedState:
-      execution.committedState === undefined
-        ? null
-        : (stored?.state(execution.committedState) ?? execution.committedState),
+    lastOutput: execution.lastOutput === undefined ? null : encodeValue(execution.lastOutput, codec),
+    committedState: execution.committedState ?? null,
     nextActivationId: execution.nextActivationId,
     nestedEntities: execution.nestedEntities.map((entity) => ({ ...entity })),
   };
@@ -130,8 +117,9 @@ export function executionToJson(execution: FlowExecution, stored?: StoredValues)
 
 /** Puts a saved execution (read by `parseFlowData`) back into its working form. */
 export function executionFromData(data: FlowExecutionData): FlowExecution {
+  const codec = runValueCodec();
   const decode = (encoded: EncodedValue | null): unknown =>
-    encoded === null ? undefined : decodeValue(encoded);
+    encoded === null ? undefined : decodeValue(encoded, codec);
   return {
     status: data.status,
     completedMethods: data.completedMethods,

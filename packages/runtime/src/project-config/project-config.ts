@@ -1,5 +1,5 @@
 import { CrewlineError } from '@crewline/events';
-import type { ProviderEntry } from '@crewline/runtime-state';
+import type { ProviderEntry, ValueClassEntry } from '@crewline/runtime-state';
 import { type ModelProviders, validateModelProviders } from '../models/model-providers.js';
 import type { RegisteredModel } from '../models/resolve-model.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
@@ -40,6 +40,13 @@ export interface ProjectConfig {
    * `providerRegistry(config.providers)` as a checkpoint config's `providers`. Default: none.
    */
   providers?: readonly ProviderEntry[];
+  /**
+   * Classes whose instances in flow state, method outputs and task outputs are restored as instances
+   * of them (`classes: [Money]`, or `{ class: Money, name: 'billing.Money' }` to store another name
+   * than the class's `name`). An instance of a class not listed is restored as a plain object, and a
+   * warning names its class the first time one is stored. Default: none.
+   */
+  classes?: readonly ValueClassEntry[];
 }
 
 /** Identity helper that gives `crewline.config.ts` type checking: `export default defineConfig({...})`. */
@@ -54,6 +61,8 @@ export class ProjectRegistry {
   /** Model providers in the order registered (a later one wins for a prefix both serve). */
   readonly modelProviders: ModelProviders[] = [];
   readonly flows = new Map<string, FlowClass>();
+  /** Classes restored as instances (`classes` of the configs registered), in the order registered. */
+  readonly classes: ValueClassEntry[] = [];
 
   /** Adds everything `config` names; a later registration of the same name wins. */
   register(config: ProjectConfig): this {
@@ -86,6 +95,16 @@ export class ProjectRegistry {
       }
       this.flows.set(name, flowClass);
     }
+    if (config.classes !== undefined) {
+      if (!Array.isArray(config.classes)) {
+        throw new CrewlineError(
+          'runtime',
+          'invalid_config',
+          'project config: classes must be an array of classes, e.g. classes: [Money]',
+        );
+      }
+      for (const entry of config.classes) if (!this.classes.includes(entry)) this.classes.push(entry);
+    }
     return this;
   }
 
@@ -98,6 +117,7 @@ export class ProjectRegistry {
         tools: Object.fromEntries(source.tools),
         models: { ...source.models },
         flows: Object.fromEntries(source.flows),
+        classes: source.classes,
       });
       result.modelProviders.push(...source.modelProviders);
     }
