@@ -64,6 +64,7 @@ export {
   type PruneOptions,
   type PruneResult,
   type RawCheckpoint,
+  type SettledParts,
   type StoredCheckpoint,
 } from './provider.js';
 export {
@@ -75,7 +76,7 @@ export {
   type StoredProviderOptions,
 } from './provider-registry.js';
 export { type PruneCandidate, planPrune, pruneOptionsProblem } from './prune-plan.js';
-export { isMarkedRedacted, markRedacted, redactSecrets } from './redaction.js';
+export { type RedactionMarks, redactSecrets } from './redaction.js';
 export {
   type LoadedCheckpoint,
   loadCheckpoint,
@@ -93,6 +94,7 @@ export {
   type RuntimeStateOptions,
   type WriteOptions,
 } from './runtime-state.js';
+export { SettledValues } from './settled-values.js';
 export {
   createValueCodec,
   decodeValue,

@@ -427,7 +427,8 @@ function carryNestedSnapshots(run: Run, execution: FlowExecution, restored: Load
       entityKind: snapshot.kind,
       entityId: snapshot.id,
       entityName: snapshot.name,
-      snapshotEntity: () => snapshot,
+      // Read from the checkpoint and never changed again: settled in the run, stored once.
+      snapshotEntity: (settled) => settled?.settle(snapshot) ?? snapshot,
       summarizeEntity: () => summary,
     };
     run.state.addEntity(preserved);

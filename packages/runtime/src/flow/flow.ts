@@ -8,6 +8,7 @@ import {
   type EntitySummary,
   encodeValue,
   type LoadedCheckpoint,
+  type SettledValues,
 } from '@crewline/runtime-state';
 import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { runValueCodec } from '../checkpointing/run-value-codec.js';
@@ -32,6 +33,7 @@ import type { FlowOptions, FlowPauseInfo, FlowResult, KickoffOptions, ResumeTarg
 import { askPerson } from './human-input.js';
 import { type FlowStateInfo, findRerunPoint, listFlowStates } from './list-flow-states.js';
 import { firstPaused } from './run-progress.js';
+import { StoredFlowParts } from './stored-flow-parts.js';
 
 /** A flow class, as registered in `crewline.config.ts` (`flows: { name: MyFlow }`). */
 export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
@@ -232,6 +234,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   checkpoint: CheckpointSetting;
   readonly #options: FlowOptions<State>;
   readonly #engine: FlowEngine<State>;
+  /** What this flow's checkpoints keep from one snapshot to the next (see {@link StoredFlowParts}). */
+  readonly #storedParts = new StoredFlowParts();
   #pendingRestore: PendingRestore | undefined;
   #running = false;
   #lastPause: FlowPauseInfo | undefined;
@@ -438,10 +442,14 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     return this.flowName;
   }
 
-  snapshotEntity(): EntitySnapshot {
+  snapshotEntity(settled?: SettledValues): EntitySnapshot {
+    const stored = this.#storedParts.forSnapshot(settled);
+    const committed = this.#engine.execution.committedState;
     return flowSnapshot(this, this.#engine.execution, this.#engine.stateId, {
-      state: this.#engine.execution.committedState ?? encodeValue(this.state, runValueCodec()),
+      // Before the first method completes, the state is the live one: stored afresh each time.
+      state: committed === undefined ? encodeValue(this.state, runValueCodec()) : stored.state(committed),
       maxMethodCalls: this.#engine.maxMethodCalls,
+      stored,
     });
   }
 

@@ -83,16 +83,28 @@ export function increment(map: Map<string, number>, key: string): number {
   return next;
 }
 
+/**
+ * How a snapshot stores an execution's values (see `StoredFlowParts`): each output and input through
+ * `value` (given how to encode it), the committed state through `state`. Without it, each is
+ * encoded afresh.
+ */
+export interface StoredValues {
+  value(value: unknown, encode: (value: unknown) => EncodedValue): EncodedValue;
+  state(committed: EncodedValue): EncodedValue;
+}
+
 /** The JSON form of an execution, as stored under `execution` in the flow's entity snapshot. */
-export function executionToJson(execution: FlowExecution): FlowExecutionData {
+export function executionToJson(execution: FlowExecution, stored?: StoredValues): FlowExecutionData {
   const pairs = (map: Map<string, number>): [string, number][] => [...map.entries()];
   const codec = runValueCodec();
+  const encode = (value: unknown) => encodeValue(value, codec);
+  const store = (value: unknown) => (stored ? stored.value(value, encode) : encode(value));
   return {
     status: execution.status,
     completedMethods: [...execution.completedMethods],
     methodOutputs: [...execution.outputs.entries()].map(([method, output]) => ({
       method,
-      output: encodeValue(output, codec),
+      output: store(output),
     })),
     callCounts: pairs(execution.callCounts),
     latestRounds: pairs(execution.latestRounds),
@@ -102,14 +114,17 @@ export function executionToJson(execution: FlowExecution): FlowExecutionData {
       id: activation.id,
       method: activation.method,
       round: activation.round,
-      input: activation.input === undefined ? null : encodeValue(activation.input, codec),
+      input: activation.input === undefined ? null : store(activation.input),
       answers: [...activation.answers],
       answersDelivered: activation.answersDelivered,
       pause: activation.pause ? { ...activation.pause } : null,
     })),
     lastMethod: execution.lastMethod ?? null,
-    lastOutput: execution.lastOutput === undefined ? null : encodeValue(execution.lastOutput, codec),
-    committedState: execution.committedState ?? null,
+    lastOutput: execution.lastOutput === undefined ? null : store(execution.lastOutput),
+    committedState:
+      execution.committedState === undefined
+        ? null
+        : (stored?.state(execution.committedState) ?? execution.committedState),
     nextActivationId: execution.nextActivationId,
     nestedEntities: execution.nestedEntities.map((entity) => ({ ...entity })),
   };
