@@ -23,6 +23,7 @@ const { values } = parseArgs({
     provider: { type: 'string', default: 'json' },
     latency: { type: 'string', default: '10' },
     tasks: { type: 'string' },
+    foreground: { type: 'boolean', default: false },
   },
 });
 const latencyMs = Number(values.latency);
@@ -94,6 +95,8 @@ let provider: CheckpointProvider | undefined;
 let checkpoint: CheckpointConfigInput | false = false;
 if (values.provider === 'json') {
   provider = new JsonProvider();
+  // --foreground: every automatic checkpoint written inside its event, as before background writes.
+  if (values.foreground) Object.assign(provider.capabilities, { backgroundWrites: false });
   checkpoint = { location: join(directory, 'json'), onEvents: ['*'], provider };
 } else if (values.provider === 'sqlite') {
   provider = new SqliteProvider();

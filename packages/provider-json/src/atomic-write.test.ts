@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -182,5 +182,46 @@ describe('durable removals', () => {
     const provider = new JsonProvider({ fsync: false });
     writeRun(provider, 2);
     expect(await directoriesSynced(() => provider.prune(location, { keep: 1 }))).toEqual([]);
+  });
+});
+
+describe('writeFilesAtomic', () => {
+  it('puts a group of files in place in order, whole, and leaves no temp file', async () => {
+    const { writeFilesAtomic } = await import('./atomic-write.js');
+    const directory = mkdtempSync(join(tmpdir(), 'crewline-group-'));
+    try {
+      const files = ['a', 'b', 'c'].map((name) => ({
+        directory,
+        finalName: `${name}.json`,
+        tempName: `.${name}.tmp`,
+        bytes: Buffer.from(`{"name":"${name}"}`),
+      }));
+      await writeFilesAtomic(files, { fsync: true, mode: 0o600 });
+      expect(readdirSync(directory).sort()).toEqual(['a.json', 'b.json', 'c.json']);
+      expect(readFileSync(join(directory, 'b.json'), 'utf8')).toBe('{"name":"b"}');
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('never renames a file after one that failed, and removes the temp files left', async () => {
+    const { writeFilesAtomic } = await import('./atomic-write.js');
+    const directory = mkdtempSync(join(tmpdir(), 'crewline-group-'));
+    try {
+      // The second temp name exists already: its exclusive open fails, so c must not appear.
+      writeFileSync(join(directory, '.b.tmp'), 'someone else');
+      const files = ['a', 'b', 'c'].map((name) => ({
+        directory,
+        finalName: `${name}.json`,
+        tempName: `.${name}.tmp`,
+        bytes: Buffer.from(name),
+      }));
+      await expect(writeFilesAtomic(files, { fsync: true, mode: 0o600 })).rejects.toMatchObject({
+        code: 'write_failed',
+      });
+      expect(readdirSync(directory).sort()).toEqual(['.b.tmp', 'a.json']);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

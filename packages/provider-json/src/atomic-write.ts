@@ -148,3 +148,73 @@ function removeQuietlySync(path: string): void {
     // Nothing to remove, or removal failed: the write is reported as failed either way.
   }
 }
+
+/** One file of {@link writeFilesAtomic}. */
+export interface AtomicFile {
+  directory: string;
+  finalName: string;
+  tempName: string;
+  bytes: Uint8Array;
+  /** Directories created for this file; their parents are synced too. */
+  createdDirectories?: readonly string[];
+}
+
+/**
+ * Writes several files the way {@link writeFileAtomic} writes one, as one group: every temp file is
+ * written and fsync'd at once (the flushes overlap), then the files are renamed into place **in the
+ * given order**, then each directory involved is fsync'd once. A crash leaves a prefix of the files
+ * visible, each whole — never a later one without an earlier one. Rejects with `write_failed` when
+ * any file cannot be written: the files before it are in place, none after it is renamed, and every
+ * temp file left is removed.
+ */
+export async function writeFilesAtomic(
+  files: readonly AtomicFile[],
+  options: Omit<AtomicWriteOptions, 'createdDirectories'>,
+): Promise<void> {
+  const written = await Promise.allSettled(
+    files.map(async (file) => {
+      const tempPath = join(file.directory, file.tempName);
+      const handle = await open(tempPath, 'wx', options.mode);
+      try {
+        let offset = 0;
+        while (offset < file.bytes.length) {
+          const { bytesWritten } = await handle.write(file.bytes, offset, file.bytes.length - offset);
+          offset += bytesWritten;
+        }
+        if (options.fsync) await handle.sync();
+      } catch (error) {
+        await handle.close().catch(() => undefined);
+        await unlink(tempPath).catch(() => undefined);
+        throw error;
+      }
+      await handle.close();
+    }),
+  );
+  let placed = 0;
+  try {
+    for (; placed < files.length; placed += 1) {
+      const file = files[placed]!;
+      const outcome = written[placed]!;
+      if (outcome.status === 'rejected') throw outcome.reason;
+      await rename(join(file.directory, file.tempName), join(file.directory, file.finalName));
+    }
+  } catch (error) {
+    const failed = files[placed]!;
+    for (let index = placed; index < files.length; index += 1) {
+      if (written[index]!.status === 'fulfilled')
+        await unlink(join(files[index]!.directory, files[index]!.tempName)).catch(() => undefined);
+    }
+    throw writeFailed(join(failed.directory, failed.finalName), error);
+  }
+  if (!options.fsync) return;
+  const directories = new Set<string>();
+  for (const file of files)
+    for (const path of directoriesToSync(file.directory, file.createdDirectories)) directories.add(path);
+  try {
+    for (const directory of directories) await syncDirectory(directory);
+  } catch (error) {
+    // Success is never reported after an fsync error: the group's files are taken back.
+    for (const file of files) await unlink(join(file.directory, file.finalName)).catch(() => undefined);
+    throw writeFailed(join(files[0]!.directory, files[0]!.finalName), error);
+  }
+}

@@ -18,7 +18,7 @@ import {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import { writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
+import { type AtomicFile, writeFileAtomic, writeFileAtomicSync, writeFilesAtomic } from './atomic-write.js';
 import { assertMatchesName, idInText, readFlags, readMetadata, tooLargeFile } from './checkpoint-file.js';
 import { type FoundCheckpoint, refuseLinks, type WalkResult, walkLocation } from './directory-walk.js';
 import { component, describeError, errorCode, jsonError } from './errors.js';
@@ -80,7 +80,13 @@ interface WritePlan {
 export class JsonProvider implements CheckpointProvider {
   readonly kind = 'json';
   readonly contractVersion = PROVIDER_CONTRACT_VERSION;
-  readonly capabilities: ProviderCapabilities = { syncWrite: true, incremental: false, leases: false };
+  // Background writes: a write is mostly its fsyncs, which the run need not wait for event by event.
+  readonly capabilities: ProviderCapabilities = {
+    syncWrite: true,
+    incremental: false,
+    leases: false,
+    backgroundWrites: true,
+  };
   /** The validated options with defaults applied. */
   readonly options: Readonly<ResolvedJsonProviderOptions>;
   /** Unreadable files already logged, so a listing repeated every second does not flood the log. */
@@ -191,6 +197,52 @@ export class JsonProvider implements CheckpointProvider {
         if (attempt === 0 && branchDirectoryVanished(error)) continue;
         throw asWriteError(error, root);
       }
+    }
+  }
+
+  /**
+   * Writes consecutive checkpoints of one location as a group (see `writeFilesAtomic`): their files
+   * are written and flushed together, renamed into place in order, their directories synced once. The
+   * runtime uses it for the automatic checkpoints that queued up while an earlier write was flushing.
+   * Rejects when any of them could not be written; the ones before it may be in place.
+   */
+  async writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
+    const root = resolveRoot(location);
+    const plans = checkpoints.map((checkpoint) => this.#plan(root, checkpoint));
+    for (const checkpoint of checkpoints)
+      if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
+    await locationExists(root);
+    await sweepTempFilesOnce(root);
+    try {
+      const files: AtomicFile[] = [];
+      const directories = new Map<string, { directory: string; created: string[] }>();
+      for (const plan of plans) {
+        let branch = directories.get(plan.metadata.branch);
+        if (branch === undefined) {
+          branch = await ensureBranchDirectory(root, plan.metadata.branch, this.options.directoryMode);
+          directories.set(plan.metadata.branch, branch);
+        }
+        files.push({
+          directory: branch.directory,
+          finalName: plan.fileName,
+          tempName: tempFileName(plan.metadata.id),
+          bytes: plan.bytes,
+          createdDirectories: branch.created,
+        });
+        branch = { directory: branch.directory, created: [] };
+        directories.set(plan.metadata.branch, branch);
+      }
+      await writeFilesAtomic(files, { fsync: this.options.fsync, mode: this.options.fileMode });
+      const stored: StoredCheckpoint[] = [];
+      for (const [index, plan] of plans.entries()) {
+        await this.#record(root, indexEntryOf(plan), true);
+        stored.push(
+          storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), plan.bytes.length),
+        );
+      }
+      return stored;
+    } catch (error) {
+      throw asWriteError(error, root);
     }
   }
 

@@ -35,6 +35,11 @@ describe('JsonProvider options', () => {
   it('declares its kind and capabilities', () => {
     const provider = new JsonProvider();
     expect(provider.kind).toBe('json');
-    expect(provider.capabilities).toEqual({ syncWrite: true, incremental: false, leases: false });
+    expect(provider.capabilities).toEqual({
+      syncWrite: true,
+      incremental: false,
+      leases: false,
+      backgroundWrites: true,
+    });
   });
 });

@@ -15,6 +15,14 @@ export interface ProviderCapabilities {
    * that carries a `lease` checks it in the same transaction (see {@link LeaseRequest}).
    */
   leases: boolean;
+  /**
+   * Automatic checkpoints are best written in the background: the runtime hands them to `write` in
+   * order (one at a time, each atomic) instead of calling `writeSync` inside the event, and waits for
+   * them only where it must — before the run's next model or tool call, on a signal, at `exit` (the
+   * rest written with `writeSync`) and at the end of the run. For providers whose write is mostly a
+   * flush to disk (JsonProvider's fsync'd files). Default `false`.
+   */
+  backgroundWrites?: boolean;
 }
 
 /** A stored checkpoint as listed: its metadata, where to read it back, and what it occupies. */
@@ -148,6 +156,13 @@ export interface CheckpointProvider {
   /** Stores a checkpoint synchronously. Present when `capabilities.syncWrite`. */
   writeSync?(location: string, checkpoint: CheckpointWrite): StoredCheckpoint;
   write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint>;
+  /**
+   * Stores consecutive checkpoints of one location as a group, in order: a crash may leave a prefix
+   * of them stored, never a later one without an earlier one. Rejects when any could not be stored
+   * (the runtime then writes them one by one with `write`, each getting its own outcome). Optional;
+   * the runtime uses it for automatic checkpoints that queued up behind a write in flight.
+   */
+  writeBatch?(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]>;
   /** Reads a checkpoint by id; rejects with a `not_found` CrewlineError when it does not exist. */
   read(location: string, id: string): Promise<RawCheckpoint>;
   list(location: string, query?: ListQuery): Promise<StoredCheckpoint[]>;

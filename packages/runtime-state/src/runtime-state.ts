@@ -31,7 +31,7 @@ import {
   newForkBranchName,
   newLineageId,
 } from './ids.js';
-import type { CheckpointProvider, LeaseToken, StoredCheckpoint } from './provider.js';
+import type { CheckpointProvider, CheckpointWrite, LeaseToken, StoredCheckpoint } from './provider.js';
 import { redactSecrets } from './redaction.js';
 import { SettledValues } from './settled-values.js';
 import { decodeValue, encodeValue, toJsonSafe } from './value-codec.js';
@@ -133,7 +133,10 @@ export class RuntimeState implements RunState {
   readonly #eventBytes: (Buffer | undefined)[] = [];
   #parentEventCount: number;
   #pending = new Set<Promise<unknown>>();
-  #writeQueue: Promise<unknown> = Promise.resolve();
+  /** Async writes not finished yet, oldest first; the first ones are being written. */
+  #queued: QueuedWrite[] = [];
+  /** The group of writes in flight, if any. */
+  #writing: Promise<void> | undefined;
 
   constructor(options: RuntimeStateOptions = {}) {
     this.runId = options.runId ?? randomUUID();
@@ -346,11 +349,69 @@ export class RuntimeState implements RunState {
   /** Writes a checkpoint with explicit options; rejects on failure. */
   async writeCheckpoint(options: WriteOptions = {}): Promise<StoredCheckpoint> {
     const { provider, resolvedLocation, write, succeed, fail } = this.#prepare(options);
-    // One async write at a time per run, in order: bounded work in flight, files appear in lineage order.
-    const writing = this.#writeQueue.then(() => provider.write(resolvedLocation, write)).then(succeed, fail);
-    this.#writeQueue = writing.catch(() => undefined);
-    this.#track(this.#writeQueue);
+    const stored = new Promise<StoredCheckpoint>((resolve, reject) => {
+      this.#queued.push({ provider, location: resolvedLocation, write, resolve, reject });
+    });
+    this.#startWriting();
+    const writing = stored.then(succeed, fail);
+    this.#track(writing.catch(() => undefined));
     return writing;
+  }
+
+  /**
+   * Writes what is queued, in order, one group at a time: the first write alone, then everything
+   * that queued up behind it (for one provider and location) as one `writeBatch` when the provider
+   * has it — the flushes of a group overlap, and the run waits for one group instead of one write
+   * after another. Files still appear in lineage order, so a crash can leave the newest checkpoints
+   * unwritten but never one without its parent.
+   */
+  #startWriting(): void {
+    if (this.#writing !== undefined || this.#queued.length === 0) return;
+    const first = this.#queued[0]!;
+    let count = 1;
+    if (first.provider.writeBatch) {
+      while (
+        count < this.#queued.length &&
+        this.#queued[count]!.provider === first.provider &&
+        this.#queued[count]!.location === first.location
+      )
+        count += 1;
+    }
+    const group = this.#queued.slice(0, count);
+    this.#writing = writeGroup(group).then(() => {
+      this.#queued = this.#queued.filter((entry) => !group.includes(entry));
+      this.#writing = undefined;
+      this.#startWriting();
+    });
+  }
+
+  /**
+   * Resolves once every checkpoint write started before the call has finished (stored, or failed and
+   * reported): the barrier a run passes before it sends a model or tool call, so that a completion a
+   * checkpoint holds is on disk before anything else is paid for. At once when nothing is queued.
+   */
+  async durable(): Promise<void> {
+    while (this.#writing !== undefined) await this.#writing;
+  }
+
+  /**
+   * Writes, synchronously and in order, the checkpoints still queued for an async write (the
+   * process is exiting: no promise will settle any more). A write in flight is written again whole,
+   * under its own id; a provider without `writeSync` cannot, and its queued checkpoints are lost.
+   * Failures are logged. Returns how many were written.
+   */
+  writePendingSync(): number {
+    let written = 0;
+    for (const { provider, location, write } of this.#queued.splice(0)) {
+      if (!provider.writeSync) continue;
+      try {
+        provider.writeSync(location, write);
+        written += 1;
+      } catch (error) {
+        logger.warn(component, `checkpoint ${write.metadata.id} could not be written before exit`, error);
+      }
+    }
+    return written;
   }
 
   /**
@@ -405,6 +466,37 @@ export class RuntimeState implements RunState {
   /** Waits for writes and prunes started by this state. */
   async settle(): Promise<void> {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+  }
+}
+
+interface QueuedWrite {
+  provider: CheckpointProvider;
+  location: string;
+  write: CheckpointWrite;
+  resolve: (stored: StoredCheckpoint) => void;
+  reject: (error: unknown) => void;
+}
+
+async function writeGroup(group: readonly QueuedWrite[]): Promise<void> {
+  const first = group[0]!;
+  if (group.length > 1 && first.provider.writeBatch) {
+    try {
+      const stored = await first.provider.writeBatch(
+        first.location,
+        group.map((entry) => entry.write),
+      );
+      for (const [index, entry] of group.entries()) entry.resolve(stored[index]!);
+      return;
+    } catch {
+      // Written again one by one below, so that each checkpoint gets its own outcome.
+    }
+  }
+  for (const entry of group) {
+    try {
+      entry.resolve(await entry.provider.write(entry.location, entry.write));
+    } catch (error) {
+      entry.reject(error);
+    }
   }
 }
 

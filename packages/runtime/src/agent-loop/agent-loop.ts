@@ -40,6 +40,12 @@ export interface AgentLoopOptions {
   outputSchema?: z.ZodType;
   /** Emits inside the run (the caller binds the run). */
   emit: (source: unknown, event: BaseEvent) => void;
+  /**
+   * Awaited right before each model call and each tool execution, after its started event: the run
+   * makes every checkpoint written so far durable (`state.durable()`), so that a completion a
+   * checkpoint holds is never paid for again after a crash. Default: nothing to wait for.
+   */
+  beforeCall?: () => Promise<void>;
   /** Task and agent ids put on every event. */
   context: EventContext;
   /** Stops the loop between steps and cancels the model call and tools in flight. */
@@ -141,6 +147,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     context: options.context,
     abortSignal,
     unparsableToolCalls,
+    beforeCall: options.beforeCall,
   };
 
   for (;;) {
@@ -155,6 +162,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
           context: options.context,
           abortSignal,
           unparsableToolCalls,
+          beforeCall: options.beforeCall,
         });
       } catch (error) {
         // Only aborts leave runPendingTools; the interrupted call stays pending for a resume.

@@ -59,6 +59,8 @@ export interface ModelStepInput {
   abortSignal: AbortSignal | undefined;
   /** Filled with the errors of tool calls the AI SDK could not parse, by tool call id. */
   unparsableToolCalls?: Map<string, string>;
+  /** Awaited after `llm_call_started`, before the call is sent (see the agent loop's `beforeCall`). */
+  beforeCall?: (() => Promise<void>) | undefined;
 }
 
 export interface ModelStepResult {
@@ -107,6 +109,8 @@ export async function modelStep(input: ModelStepInput): Promise<ModelStepResult>
       context,
     }),
   );
+  // Every checkpoint written so far is durable before anything more is paid for.
+  await input.beforeCall?.();
   let result: Awaited<ReturnType<typeof generateText>>;
   try {
     result = await generateText({

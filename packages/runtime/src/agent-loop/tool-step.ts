@@ -21,6 +21,8 @@ export interface ToolStepInput {
   abortSignal: AbortSignal | undefined;
   /** Errors of calls whose input the AI SDK could not parse (only known in the process that made the call). */
   unparsableToolCalls: Map<string, string>;
+  /** Awaited after `tool_usage_started`, before the tool runs (see the agent loop's `beforeCall`). */
+  beforeCall?: (() => Promise<void>) | undefined;
 }
 
 function toolSource(toolName: string): EventSource {
@@ -68,11 +70,13 @@ export async function runPendingTools(calls: ToolCallPart[], input: ToolStepInpu
             call.input,
             { toolCallId, messages: conversation.messages, abortSignal: input.abortSignal },
             names,
-            (validInput) =>
+            (validInput) => {
               emit(
                 source,
                 new ToolUsageStartedEvent({ toolName, toolCallId, args: validInput, source, context }),
-              ),
+              );
+              return input.beforeCall?.();
+            },
           );
     switch (outcome.status) {
       case 'succeeded':

@@ -55,6 +55,7 @@ export async function runAgentWork(work: AgentWork): Promise<AgentLoopResult> {
     maxIterations: agent.maxIterations,
     ...(work.outputSchema ? { outputSchema: work.outputSchema } : {}),
     emit: (source, event) => run.emit(source, event),
+    beforeCall: () => run.state.durable(),
     context: work.context,
     ...abortSignalOf(work.abortSignal, run.fenceSignal),
     ...(agent.settings ? { settings: agent.settings } : {}),

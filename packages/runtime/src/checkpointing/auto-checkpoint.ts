@@ -43,10 +43,12 @@ export function installAutoCheckpoint(
 }
 
 /**
- * Best-effort: a failed write is logged with its reason and the run goes on. Providers that can
- * write synchronously do so inside the emit, so the checkpoint holds exactly the state at the event
- * and is durable before the run moves on; others write in the background and the run (and the
- * signal handler) waits for them before ending.
+ * Best-effort: a failed write is logged with its reason and the run goes on. The checkpoint is always
+ * taken inside the emit, so it holds exactly the state at the event. Providers that can write
+ * synchronously store it there too, durable before the run moves on — unless they ask for
+ * background writes (`capabilities.backgroundWrites`, JsonProvider's fsync'd files). Those, and
+ * providers without `writeSync`, store it in the background, in order; the run waits for them before
+ * its next model or tool call (`state.durable()`), on a signal, and before it ends.
  */
 export function writeAutomaticCheckpoint(
   run: AutoCheckpointRun,
@@ -67,7 +69,11 @@ export function writeAutomaticCheckpoint(
       error,
     );
   try {
-    if (provider?.writeSync && provider.capabilities.syncWrite !== false) {
+    if (
+      provider?.writeSync &&
+      provider.capabilities.syncWrite !== false &&
+      provider.capabilities.backgroundWrites !== true
+    ) {
       run.state.writeCheckpointSync(options);
     } else {
       void run.state.writeCheckpoint(options).catch(describeFailure);

@@ -14,7 +14,7 @@ import type { RuntimeState } from '@crewline/runtime-state';
  * not import each other).
  */
 export interface SignalledRun {
-  readonly state: Pick<RuntimeState, 'runId' | 'hasPendingWork' | 'settle'>;
+  readonly state: Pick<RuntimeState, 'runId' | 'hasPendingWork' | 'settle' | 'writePendingSync'>;
   readonly bus: Pick<EventBus, 'hasPendingHandlers' | 'flush'>;
   readonly holdsLease: boolean;
   emit(source: unknown, event: BaseEvent): unknown;
@@ -66,10 +66,30 @@ let waiting = false;
 export function trackRunForSignals(run: SignalledRun): () => void {
   activeRuns.add(run);
   if (handlers.size === 0 && !waiting) install();
+  if (activeRuns.size === 1) process.on('exit', writeQueuedOnExit);
   return () => {
     activeRuns.delete(run);
+    if (activeRuns.size === 0) process.removeListener('exit', writeQueuedOnExit);
     if (activeRuns.size === 0 && !waiting) uninstall();
   };
+}
+
+/**
+ * `process.exit()` during a run: no promise settles any more, so the checkpoints still queued for a
+ * background write are written now, synchronously and in order.
+ */
+function writeQueuedOnExit(): void {
+  for (const run of activeRuns) {
+    try {
+      run.state.writePendingSync();
+    } catch (error) {
+      logger.warn(
+        component,
+        `could not write the queued checkpoints of run ${run.state.runId} at exit`,
+        error,
+      );
+    }
+  }
 }
 
 function install(): void {

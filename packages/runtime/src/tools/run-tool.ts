@@ -40,7 +40,7 @@ export async function runTool(
   input: unknown,
   context: ToolExecutionContext,
   availableNames: readonly string[],
-  onStart?: (input: unknown) => void,
+  onStart?: (input: unknown) => unknown,
 ): Promise<ToolRunOutcome> {
   if (tool === undefined) {
     const names = availableNames.length > 0 ? availableNames.join(', ') : 'none';
@@ -56,7 +56,7 @@ export async function runTool(
       message: `invalid input for tool "${toolName}": ${describeIssues(parsed.error)}`,
     };
   }
-  onStart?.(parsed.data);
+  await onStart?.(parsed.data);
   try {
     const output = await tool.execute(parsed.data, context);
     return { status: 'succeeded', output: toJsonSafe(output) };

@@ -39,6 +39,9 @@ async function run(location: string, killAfter: number): Promise<void> {
     if (lifecycle.has(event.type)) return;
     count += 1;
     if (count === killAfter) {
+      // "After its checkpoint was written": JsonProvider writes automatic checkpoints in the
+      // background, so what is queued is written now, as the run's exit handler would.
+      Run.current()?.state.writePendingSync();
       print(`frozen ${count} ${event.type}`);
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);
     }

@@ -34,6 +34,9 @@ function report(value: unknown): void {
 }
 
 function block(): never {
+  // A kill point comes after its event's checkpoint is on disk: JsonProvider writes automatic
+  // checkpoints in the background, so what is queued is written now, as the run's exit handler would.
+  Run.current()?.state.writePendingSync();
   report({ killpoint: true });
   // Synchronous on purpose: nothing else of the run may happen before the parent kills us.
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);
