@@ -28,8 +28,8 @@ import { systemPromptFor } from '../cache-preload/system-prompt.js';
 import type { Run } from '../checkpointing/run.js';
 import type { Task } from '../task/task.js';
 import { TaskOutput } from '../task/task-output.js';
-import type { Crew } from './crew.js';
 import { CrewOutput } from './crew-output.js';
+import type { CrewParts } from './crew-parts.js';
 import { delegationTool } from './delegation.js';
 import { taskPrompt } from './task-prompt.js';
 
@@ -38,12 +38,12 @@ function describe(error: unknown): string {
 }
 
 /** Who works on a task: its agent, or the manager in a hierarchical crew. */
-export function workerFor(crew: Crew, task: Task): Agent {
+export function workerFor(crew: CrewParts, task: Task): Agent {
   return crew.process === 'hierarchical' ? crew.manager! : task.agent!;
 }
 
 /** Tokens of the whole crew so far: every task's conversation, delegations and cache probes. */
-export function crewUsage(crew: Crew): TokenUsage {
+export function crewUsage(crew: CrewParts): TokenUsage {
   const usages: TokenUsage[] = [crew.probeUsage];
   for (const task of crew.tasks) {
     if (task.conversation) usages.push(task.conversation.usage);
@@ -59,7 +59,7 @@ export function crewUsage(crew: Crew): TokenUsage {
  * on any event can continue from exactly there.
  */
 export async function executeCrew(
-  crew: Crew,
+  crew: CrewParts,
   run: Run,
   abortSignal: AbortSignal | undefined,
 ): Promise<CrewOutput> {
@@ -121,7 +121,7 @@ export async function executeCrew(
  * Cache preload (best-effort): one 1-token probe per worker system prompt. Returns where to split
  * system prompts into two cache blocks (the shared prefix) with the `'shared_prefix'` strategy.
  */
-async function warmCaches(crew: Crew, run: Run): Promise<number | undefined> {
+async function warmCaches(crew: CrewParts, run: Run): Promise<number | undefined> {
   const workers = crew.process === 'hierarchical' ? [crew.manager!, ...crew.agents] : crew.agents;
   const texts = workers.map((agent) => agent.systemPrompt(crew.inputs));
   const splitAt =
@@ -147,7 +147,7 @@ async function warmCaches(crew: Crew, run: Run): Promise<number | undefined> {
 }
 
 /** The outputs a task builds on: its `context` tasks, else the task right before it. */
-function contextOutputs(crew: Crew, task: Task, index: number): TaskOutput[] {
+function contextOutputs(crew: CrewParts, task: Task, index: number): TaskOutput[] {
   const sources = task.context ?? (index > 0 ? [crew.tasks[index - 1]!] : []);
   return sources
     .map((source) => source.output)
@@ -155,7 +155,7 @@ function contextOutputs(crew: Crew, task: Task, index: number): TaskOutput[] {
 }
 
 async function runTask(
-  crew: Crew,
+  crew: CrewParts,
   run: Run,
   task: Task,
   index: number,

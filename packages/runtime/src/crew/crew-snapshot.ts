@@ -38,8 +38,8 @@ import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import { Task } from '../task/task.js';
 import { TaskOutput } from '../task/task-output.js';
-import type { Crew } from './crew.js';
 import type { CrewOptions } from './crew-options.js';
+import type { CrewParts } from './crew-parts.js';
 
 const component = 'runtime';
 
@@ -96,7 +96,7 @@ function storeOutput(output: TaskOutput): TaskOutputData {
   return stored;
 }
 
-function taskData(crew: Crew, task: Task, settle: Settle): TaskData {
+function taskData(crew: CrewParts, task: Task, settle: Settle): TaskData {
   const completed = task.status === 'completed' && task.output !== undefined;
   const notStarted =
     task.status === 'pending' &&
@@ -164,12 +164,12 @@ function storedInputs(inputs: Record<string, unknown>, settle: Settle): EncodedV
 }
 
 /** The crew as a checkpoint entity: definition (names and templates only) and progress. */
-export function snapshotCrew(crew: Crew, settled?: SettledValues): EntitySnapshot {
+export function snapshotCrew(crew: CrewParts, settled?: SettledValues): EntitySnapshot {
   return { kind: 'crew', id: crew.id, name: crew.name, data: toCrewData(crewData(crew, settled)) };
 }
 
 /** The crew's data as a checkpoint holds it (typed; see `CrewData` in runtime-state). */
-export function crewData(crew: Crew, settled?: SettledValues): Omit<CrewData, 'version'> {
+export function crewData(crew: CrewParts, settled?: SettledValues): Omit<CrewData, 'version'> {
   const settle = settlerOf(settled);
   return {
     name: crew.name,
@@ -238,7 +238,7 @@ export function applyTaskData(task: Task, stored: TaskData): void {
  * Puts a saved crew's progress onto a crew with the same shape (same tasks in the same order):
  * ids, statuses, outputs, the in-progress conversation, memory and inputs.
  */
-export function applyCrewSnapshot(crew: Crew, snapshot: EntitySnapshot): void {
+export function applyCrewSnapshot(crew: CrewParts, snapshot: EntitySnapshot): void {
   const data = parseCrewData(snapshot);
   if (data.tasks.length !== crew.tasks.length) {
     throw new CrewlineError(
@@ -287,22 +287,41 @@ function rebuildSchema(stored: JsonValue, taskLabel: string): z.ZodType | undefi
  * context, output schemas as JSON schema), memory and knowledge. Everything the registry lacks is
  * reported at once in a `not_rebuildable` error.
  */
-export async function rebuildCrew(
+export async function rebuildCrew<T extends CrewParts>(
   // The class is passed in (Crew.fromLoaded passes itself) so that crew.ts and this module do not
   // import each other.
-  crewClass: new (options: CrewOptions) => Crew,
+  crewClass: new (options: CrewOptions) => T,
   snapshot: EntitySnapshot,
   registry: ProjectRegistry = projectRegistry(),
   providers?: ProviderRegistry,
-): Promise<Crew> {
+): Promise<T> {
   const data = parseCrewData(snapshot);
+  // Only what the remaining work uses must be registered: an agent whose tasks all completed keeps
+  // its unregistered tools by name (they fail if called) and runs no more. A manager may hand any
+  // task to any agent, and a task without an agent may go to any of them: then every agent counts.
+  const remaining = data.tasks
+    .map((task, index) => ({ task, number: index + 1 }))
+    .filter(({ task }) => task.status !== 'completed');
+  const everyAgentWorks =
+    data.process === 'hierarchical' || remaining.some(({ task }) => task.agent === null);
   const missing = new MissingParts();
   const agents: Agent[] = [];
-  for (const stored of data.agents) {
-    agents.push(await rebuildAgent(Agent, stored, undefined, { registry, missing, providers }));
+  for (const [index, stored] of data.agents.entries()) {
+    const own = new MissingParts();
+    agents.push(await rebuildAgent(Agent, stored, undefined, { registry, missing: own, providers }));
+    const work = remaining.filter(({ task }) => task.agent === index);
+    if (work.length > 0) {
+      for (const { task, number } of work)
+        missing.addNeeded(own, `task ${number} "${task.description}" (agent ${stored.role})`);
+    } else if (everyAgentWorks) missing.addNeeded(own, `agent ${stored.role}`);
+  }
+  if (data.manager) {
+    const own = new MissingParts();
+    await rebuildAgent(Agent, data.manager, undefined, { registry, missing: own, providers });
+    if (remaining.length > 0) missing.addNeeded(own, `the manager ${data.manager.role}`);
   }
   const manager = data.manager
-    ? await rebuildAgent(Agent, data.manager, undefined, { registry, missing, providers })
+    ? await rebuildAgent(Agent, data.manager, undefined, { registry, missing: new MissingParts(), providers })
     : undefined;
   missing.throwIfAny(`crew "${snapshot.name}"`);
   const tasks: Task[] = [];

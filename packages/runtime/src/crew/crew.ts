@@ -34,12 +34,13 @@ import type { Task } from '../task/task.js';
 import { executeCrew } from './crew-execution.js';
 import type { CrewKickoffOptions, CrewOptions, CrewProcess, CrewRestoreOptions } from './crew-options.js';
 import type { CrewOutput } from './crew-output.js';
+import type { CrewParts, CrewStatus } from './crew-parts.js';
 import { applyCrewSnapshot, rebuildCrew, snapshotCrew } from './crew-snapshot.js';
 import { setTaskOutputOnCrew } from './task-output-edit.js';
 
 const component = 'runtime';
 
-export type CrewStatus = 'pending' | 'running' | 'completed' | 'failed';
+export type { CrewStatus } from './crew-parts.js';
 
 /**
  * A team of agents working through tasks. Checkpoints while it runs (per its `checkpoint` setting);
@@ -47,7 +48,7 @@ export type CrewStatus = 'pending' | 'running' | 'completed' | 'failed';
  * ({@link Crew.fork}) — completed tasks are skipped and an interrupted task continues from its saved
  * conversation, so no model call whose answer was saved is made again.
  */
-export class Crew implements CheckpointableEntity {
+export class Crew implements CheckpointableEntity, CrewParts {
   readonly entityKind = 'crew' as const;
   id: string;
   readonly name: string;

@@ -11,12 +11,12 @@ import { newConversation } from '../agent-loop/conversation.js';
 import type { Run } from '../checkpointing/run.js';
 import type { Task } from '../task/task.js';
 import { type CrewlineTool, defineTool } from '../tools/define-tool.js';
-import type { Crew } from './crew.js';
+import type { CrewParts } from './crew-parts.js';
 
 export const DELEGATION_TOOL_NAME = 'delegate_work_to_coworker';
 
 export interface DelegationToolOptions {
-  crew: Crew;
+  crew: CrewParts;
   run: Run;
   /** The task the manager is working on; delegated conversations are saved on it. */
   task: Task;

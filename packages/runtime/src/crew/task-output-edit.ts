@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { parseStructuredOutput } from '../agent-loop/structured-output.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import type { Task } from '../task/task.js';
-import type { Crew } from './crew.js';
+import type { CrewParts } from './crew-parts.js';
 import { applyTaskData, crewData } from './crew-snapshot.js';
 
 const component = 'runtime';
@@ -49,7 +49,7 @@ function storedSchema(task: TaskData, label: string): z.ZodType | undefined {
  * that a resume or fork runs them again against the edited context. The edit is the one a
  * checkpoint gets from `--set-output` and the TUI, made on the crew's data and put back onto it.
  */
-export function setTaskOutputOnCrew(crew: Crew, which: number | Task, raw: string): void {
+export function setTaskOutputOnCrew(crew: CrewParts, which: number | Task, raw: string): void {
   const index = typeof which === 'number' ? which : crew.tasks.indexOf(which);
   const task = crew.tasks[index];
   if (!Number.isInteger(index) || !task) {
@@ -72,7 +72,7 @@ export function setTaskOutputOnCrew(crew: Crew, which: number | Task, raw: strin
 }
 
 /** Puts what an edit changed back onto the crew: the tasks it touched, status and memories. */
-function applyEdit(crew: Crew, before: CrewData, after: CrewData): void {
+function applyEdit(crew: CrewParts, before: CrewData, after: CrewData): void {
   after.tasks.forEach((stored, index) => {
     if (stored !== before.tasks[index]) applyTaskData(crew.tasks[index]!, stored);
   });
