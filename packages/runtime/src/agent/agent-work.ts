@@ -4,14 +4,28 @@ import type { z } from 'zod';
 import type { AgentLoopResult } from '../agent-loop/agent-loop.js';
 import { runAgentLoop } from '../agent-loop/agent-loop.js';
 import type { Conversation } from '../agent-loop/conversation.js';
+import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { systemPromptFor } from '../cache-preload/system-prompt.js';
 import type { Run } from '../checkpointing/run.js';
+import type { LanguageModelObject } from '../models/model-id.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 import { toolsByName } from '../tools/define-tool.js';
-import type { Agent } from './agent.js';
+
+/**
+ * What a piece of work needs of its agent. `Agent` has it; described here so that agent.ts, which
+ * imports this module, is not imported back (no import cycle, type-only ones included).
+ */
+export interface WorkingAgent {
+  readonly tools: readonly CrewlineTool[];
+  readonly maxIterations: number;
+  readonly settings: ModelCallSettings | undefined;
+  readonly telemetry: TelemetrySettings | undefined;
+  resolveModel(): { model: LanguageModelObject; modelId: string };
+  systemPrompt(inputs: Readonly<Record<string, unknown>>): string;
+}
 
 export interface AgentWork {
-  agent: Agent;
+  agent: WorkingAgent;
   run: Run;
   /** The conversation to continue (mutated in place; empty for a fresh start). */
   conversation: Conversation;
