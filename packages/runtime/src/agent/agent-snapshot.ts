@@ -36,6 +36,7 @@ import {
 } from '../models/stored-model.js';
 import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
+import { unavailableTool } from '../tools/unavailable-tool.js';
 import type { Agent } from './agent.js';
 import type { AgentOptions } from './agent-options.js';
 
@@ -198,6 +199,16 @@ export function applyStandaloneAgentSnapshot(agent: Agent, snapshot: EntitySnaps
 export class MissingParts {
   readonly tools = new Set<string>();
   readonly models = new Set<string>();
+  /** Which remaining work needs what is missing: `task 2 "Research" (agent Researcher) needs lookup`. */
+  readonly neededBy: string[] = [];
+
+  /** Adds what `other` lacks, as needed by `work`. */
+  addNeeded(other: MissingParts, work: string): void {
+    if (other.tools.size === 0 && other.models.size === 0) return;
+    for (const tool of other.tools) this.tools.add(tool);
+    for (const model of other.models) this.models.add(model);
+    this.neededBy.push(`${work} needs ${[...other.tools, ...other.models].join(', ')}`);
+  }
 
   throwIfAny(what: string): void {
     if (this.tools.size === 0 && this.models.size === 0) return;
@@ -225,7 +236,7 @@ export class MissingParts {
         .filter(Boolean)
         .join(
           ' and ',
-        )} are not registered; register them in crewline.config.ts: export default defineConfig({ ${parts.join(', ')} })`,
+        )} are not registered${this.neededBy.length > 0 ? ` (${this.neededBy.join('; ')})` : ''}; register them in crewline.config.ts: export default defineConfig({ ${parts.join(', ')} })`,
       { details: { tools: [...this.tools], models: [...this.models] } },
     );
   }
@@ -250,7 +261,11 @@ export async function rebuildAgent(
   for (const name of data.tools) {
     const tool = registry.tool(name);
     if (tool) tools.push(tool);
-    else missing.tools.add(name);
+    else {
+      missing.tools.add(name);
+      // Collecting: the caller decides whether the agent needs it (a finished agent does not).
+      if (options.missing) tools.push(unavailableTool(name, data.role));
+    }
   }
   const llm = data.llm;
   const modelSettings = readStoredModelSettings(data.llmSettings as JsonValue | undefined);

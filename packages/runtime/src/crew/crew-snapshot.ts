@@ -315,14 +315,12 @@ export async function rebuildCrew<T extends CrewParts>(
         missing.addNeeded(own, `task ${number} "${task.description}" (agent ${stored.role})`);
     } else if (everyAgentWorks) missing.addNeeded(own, `agent ${stored.role}`);
   }
+  let manager: Agent | undefined;
   if (data.manager) {
     const own = new MissingParts();
-    await rebuildAgent(Agent, data.manager, undefined, { registry, missing: own, providers });
+    manager = await rebuildAgent(Agent, data.manager, undefined, { registry, missing: own, providers });
     if (remaining.length > 0) missing.addNeeded(own, `the manager ${data.manager.role}`);
   }
-  const manager = data.manager
-    ? await rebuildAgent(Agent, data.manager, undefined, { registry, missing: new MissingParts(), providers })
-    : undefined;
   missing.throwIfAny(`crew "${snapshot.name}"`);
   const tasks: Task[] = [];
   for (const stored of data.tasks) {
