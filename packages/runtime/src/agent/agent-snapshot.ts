@@ -37,23 +37,23 @@ import {
 import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 import { unavailableTool } from '../tools/unavailable-tool.js';
-import type { Agent } from './agent.js';
 import type { AgentOptions } from './agent-options.js';
+import type { AgentParts } from './agent-parts.js';
 
 interface DefinitionCacheEntry {
   id: string;
-  llm: Agent['llm'];
+  llm: AgentParts['llm'];
   modelName: string | undefined;
-  checkpoint: Agent['checkpoint'];
-  knowledge: Agent['knowledge'];
+  checkpoint: AgentParts['checkpoint'];
+  knowledge: AgentParts['knowledge'];
   data: AgentDefinitionData;
 }
 
 // An agent's definition rarely changes during a run but is stored in every checkpoint: keep its
 // redacted form while the fields it is made of stay the same.
-const definitionCache = new WeakMap<Agent, DefinitionCacheEntry>();
+const definitionCache = new WeakMap<AgentParts, DefinitionCacheEntry>();
 // The warning about settings a checkpoint cannot hold, last given per agent: said once, not per write.
-const unstoredWarnings = new WeakMap<Agent, string>();
+const unstoredWarnings = new WeakMap<AgentParts, string>();
 
 /**
  * The model settings and call settings of an agent as a checkpoint stores them, and the names of
@@ -61,7 +61,7 @@ const unstoredWarnings = new WeakMap<Agent, string>();
  * only the provider holds (its `fetch`, its headers) is not lost and not reported.
  */
 function storableAgentModel(
-  agent: Agent,
+  agent: AgentParts,
   modelId: string,
 ): {
   llmSettings: StoredModelSettings | undefined;
@@ -89,7 +89,7 @@ function storableAgentModel(
   return { llmSettings, settings, unstored };
 }
 
-function warnUnstored(agent: Agent, unstored: string[]): void {
+function warnUnstored(agent: AgentParts, unstored: string[]): void {
   if (unstored.length === 0) return;
   const message = `agent "${agent.role}": checkpoints cannot store ${unstored.join(', ')}; a resume or fork from them runs without these — give the model through modelProviders in crewline.config.ts (or in code), and telemetry with the \`telemetry\` option, again when you continue`;
   if (unstoredWarnings.get(agent) === message) return;
@@ -98,7 +98,7 @@ function warnUnstored(agent: Agent, unstored: string[]): void {
 }
 
 /** An agent's definition as stored: strings and names only (model id, tool names), never objects or keys. */
-export function agentDefinitionData(agent: Agent, settle: Settle): AgentDefinitionData {
+export function agentDefinitionData(agent: AgentParts, settle: Settle): AgentDefinitionData {
   const cached = definitionCache.get(agent);
   let definition: AgentDefinitionData;
   if (
@@ -156,12 +156,12 @@ function knowledgeData(knowledge: KnowledgeBase, settle: Settle): JsonValue {
 }
 
 /** Puts the saved memory of an agent back (the progress part of its definition). */
-export function applyAgentMemory(agent: Agent, data: { memory: ShortTermMemoryData | null }): void {
+export function applyAgentMemory(agent: AgentParts, data: { memory: ShortTermMemoryData | null }): void {
   if (data.memory !== null) agent.memory = ShortTermMemory.fromJSON(data.memory);
 }
 
 /** A standalone agent as a checkpoint entity: its definition and the progress of its kickoff. */
-export function snapshotStandaloneAgent(agent: Agent, settled?: SettledValues): EntitySnapshot {
+export function snapshotStandaloneAgent(agent: AgentParts, settled?: SettledValues): EntitySnapshot {
   const settle = settlerOf(settled);
   return {
     kind: 'agent',
@@ -179,7 +179,7 @@ export function snapshotStandaloneAgent(agent: Agent, settled?: SettledValues): 
 }
 
 /** Puts a saved standalone kickoff's progress onto an agent. */
-export function applyStandaloneAgentSnapshot(agent: Agent, snapshot: EntitySnapshot): void {
+export function applyStandaloneAgentSnapshot(agent: AgentParts, snapshot: EntitySnapshot): void {
   const data = parseAgentData(snapshot);
   agent.id = snapshot.id;
   agent.status = data.status;
@@ -247,14 +247,14 @@ export class MissingParts {
  * the model id must be a built-in `provider:model` id or registered. Missing names are collected in
  * `missing` (when given) instead of thrown, so that a crew reports all of them at once.
  */
-export async function rebuildAgent(
+export async function rebuildAgent<T extends AgentParts>(
   // The class is passed in (Agent.fromLoaded passes itself) so that agent.ts and this module do not
   // import each other.
-  agentClass: new (options: AgentOptions) => Agent,
+  agentClass: new (options: AgentOptions) => T,
   data: AgentDefinitionData,
   snapshot?: Pick<EntitySnapshot, 'id'>,
   options: { registry?: ProjectRegistry; missing?: MissingParts; providers?: ProviderRegistry } = {},
-): Promise<Agent> {
+): Promise<T> {
   const registry = options.registry ?? projectRegistry();
   const missing = options.missing ?? new MissingParts();
   const tools: CrewlineTool[] = [];

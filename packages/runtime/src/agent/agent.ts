@@ -46,6 +46,7 @@ import {
   defaultModelId,
 } from './agent-options.js';
 import { type AgentOutput, createAgentOutput } from './agent-output.js';
+import type { AgentParts } from './agent-parts.js';
 import { applyStandaloneAgentSnapshot, rebuildAgent, snapshotStandaloneAgent } from './agent-snapshot.js';
 import { runAgentWork } from './agent-work.js';
 import { recallSections } from './recall.js';
@@ -56,7 +57,7 @@ const component = 'runtime';
  * An agent: a role with a goal, a model and tools. It works on tasks inside a crew, or on its own
  * with {@link Agent.kickoff} (checkpointed, resumable and forkable like a crew).
  */
-export class Agent implements CheckpointableEntity {
+export class Agent implements CheckpointableEntity, AgentParts {
   readonly entityKind = 'agent' as const;
   id: string;
   readonly role: string;
