@@ -24,7 +24,7 @@ import {
   withSchema,
 } from './postgres-subjects.js';
 import type { Crew50Options } from './scenario/crew-50.js';
-import { measure } from './storage-bench.js';
+import { measure, writeRows } from './storage-bench.js';
 import type { StorageSubject } from './storage-subjects.js';
 
 /** The environment variable naming a server to measure instead of a throwaway cluster. */
@@ -187,19 +187,7 @@ export async function runPostgresStorageBench(
       console.log(`measuring ${subjects.map((subject) => subject.name).join(', ')} (${rounds} rounds) ...`);
       const measured = await measure(subjects, scenario, rounds);
       const baseline = measured.find((entry) => entry.subject.name.startsWith('LangGraph'))!;
-      const rows = measured.map(({ subject, result, write, endToEnd }) => [
-        subject.name,
-        String(write.count),
-        formatMs(write.median),
-        formatMs(write.p99),
-        formatMs(write.max),
-        formatBytes(result.storedBytes),
-        formatBytes(result.bytesWritten),
-        formatBytes(result.finalCheckpointBytes),
-        ratio(result.storedBytes / result.finalCheckpointBytes),
-        subject === baseline.subject ? '1×' : `${(baseline.write.median / write.median).toFixed(1)}×`,
-        endToEnd ? formatMs(endToEnd.median) : 'n/a',
-      ]);
+      const rows = writeRows(measured, baseline);
       const crewTable = markdownTable(
         [
           'backend',

@@ -55,6 +55,27 @@ export interface Measured {
   endToEnd?: LatencySummary;
 }
 
+/**
+ * One table row per measured backend: write latencies, bytes stored and written, stored over final
+ * checkpoint size, the median write's speedup over `baseline` (the LangGraph saver measured
+ * alongside), and the end-to-end median.
+ */
+export function writeRows(measured: readonly Measured[], baseline: Measured): string[][] {
+  return measured.map(({ subject, result, write, endToEnd }) => [
+    subject.name,
+    String(write.count),
+    formatMs(write.median),
+    formatMs(write.p99),
+    formatMs(write.max),
+    formatBytes(result.storedBytes),
+    formatBytes(result.bytesWritten),
+    formatBytes(result.finalCheckpointBytes),
+    `${(result.storedBytes / result.finalCheckpointBytes).toFixed(2)}×`,
+    subject === baseline.subject ? '1×' : `${(baseline.write.median / write.median).toFixed(1)}×`,
+    endToEnd ? formatMs(endToEnd.median) : 'n/a',
+  ]);
+}
+
 /** One crew-50 run: after each event, each of `subjects` writes its checkpoint. */
 async function play(subjects: readonly StorageSubject[], scenario: Crew50Options, directory: string) {
   const run = createCrew50Run(scenario);
@@ -203,19 +224,7 @@ export async function runStorageBench(options: StorageBenchOptions = {}): Promis
   console.log(`measuring ${subjects.map((subject) => subject.name).join(', ')} (${rounds} rounds) ...`);
   const measured = await measure(subjects, scenario, rounds);
   const baseline = measured.find((entry) => entry.subject.name.startsWith('LangGraph'))!;
-  const rows = measured.map(({ subject, result, write, endToEnd }) => [
-    subject.name,
-    String(write.count),
-    formatMs(write.median),
-    formatMs(write.p99),
-    formatMs(write.max),
-    formatBytes(result.storedBytes),
-    formatBytes(result.bytesWritten),
-    formatBytes(result.finalCheckpointBytes),
-    `${(result.storedBytes / result.finalCheckpointBytes).toFixed(2)}×`,
-    subject === baseline.subject ? '1×' : `${(baseline.write.median / write.median).toFixed(1)}×`,
-    endToEnd ? formatMs(endToEnd.median) : 'n/a',
-  ]);
+  const rows = writeRows(measured, baseline);
   const crewTable = markdownTable(
     [
       'backend',
