@@ -20,6 +20,19 @@ const snippetsDirectory = join(packageDirectory, 'snippets');
 const require = createRequire(import.meta.url);
 const tsxLoader = pathToFileURL(require.resolve('tsx')).href;
 
+/** Runs one snippet file in `directory` with the offline model: no key, no model from the environment. */
+function runSnippet(name: string, directory: string) {
+  return spawnSync(
+    process.execPath,
+    ['--conditions=@crewline/source', '--import', tsxLoader, join(snippetsDirectory, name)],
+    {
+      cwd: directory,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', CREWLINE_MODEL: '' },
+    },
+  );
+}
+
 const documents = checkedDocuments().map((path) => ({
   path,
   text: readFileSync(join(repositoryRoot, path), 'utf8'),
@@ -164,21 +177,7 @@ describe('code in README.md, docs/, and the app and package READMEs and docs', (
     (name) => {
       const directory = mkdtempSync(join(tmpdir(), 'crewline-docs-'));
       try {
-        const result = spawnSync(
-          process.execPath,
-          ['--conditions=@crewline/source', '--import', tsxLoader, join(snippetsDirectory, name)],
-          {
-            cwd: directory,
-            encoding: 'utf8',
-            env: {
-              ...process.env,
-              NO_COLOR: '1',
-              OPENAI_API_KEY: '',
-              ANTHROPIC_API_KEY: '',
-              CREWLINE_MODEL: '',
-            },
-          },
-        );
+        const result = runSnippet(name, directory);
         expect(result.status, result.stderr).toBe(0);
         for (const pattern of expectedOutput[name]!) expect(result.stdout).toMatch(pattern);
       } finally {
@@ -190,22 +189,7 @@ describe('code in README.md, docs/, and the app and package READMEs and docs', (
 
   it('runs snippets/quick-start.ts twice in one directory: each run forks its own checkpoint', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'crewline-docs-'));
-    const runQuickStart = () =>
-      spawnSync(
-        process.execPath,
-        ['--conditions=@crewline/source', '--import', tsxLoader, join(snippetsDirectory, 'quick-start.ts')],
-        {
-          cwd: directory,
-          encoding: 'utf8',
-          env: {
-            ...process.env,
-            NO_COLOR: '1',
-            OPENAI_API_KEY: '',
-            ANTHROPIC_API_KEY: '',
-            CREWLINE_MODEL: '',
-          },
-        },
-      );
+    const runQuickStart = () => runSnippet('quick-start.ts', directory);
     try {
       for (const run of [1, 2]) {
         const result = runQuickStart();
