@@ -16,13 +16,19 @@ import type {
 interface CheckpointProvider {
   readonly kind: string; // 'json', 'sqlite', ...
   readonly contractVersion: 1;
-  readonly capabilities: { syncWrite: boolean; incremental: boolean; leases: boolean };
+  readonly capabilities: {
+    syncWrite: boolean;
+    incremental: boolean;
+    leases: boolean;
+    backgroundWrites?: boolean;
+  };
   resolveLocation(location: string): string;
   parseReference(
     reference: string,
   ): { location: string; id?: string; checkpoint?: StoredCheckpoint } | undefined;
   writeSync?(location: string, checkpoint: CheckpointWrite): StoredCheckpoint;
   write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint>;
+  writeBatch?(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]>; // in order, each whole
   read(location: string, id: string): Promise<{ text: string } | { document: unknown }>;
   list(location: string, query?: ListQuery): Promise<StoredCheckpoint[]>; // ListQuery: { branch?, lineageId? }
   latest(location: string, query?: ListQuery): Promise<StoredCheckpoint | undefined>;
