@@ -1,9 +1,6 @@
 export {
   type BuiltinProvidersOptions,
   builtinProviders,
-  claimsJson,
-  claimsPostgres,
-  claimsSqlite,
   type ModuleImporter,
 } from './builtin-providers.js';
 export { type CheckpointWriteParts, createCheckpointWrite } from './checkpoint-write.js';
@@ -12,13 +9,11 @@ export {
   type CheckpointConfigInput,
   type CheckpointSetting,
   DEFAULT_CHECKPOINT_LOCATION,
-  DEFAULT_ON_EVENTS,
   parseCheckpointConfig,
   resolveCheckpointSetting,
   triggersOn,
 } from './config.js';
 export {
-  builtinMigrations,
   CHECKPOINT_FORMAT,
   CHECKPOINT_FORMAT_VERSION,
   type CheckpointDocument,
@@ -26,9 +21,7 @@ export {
   type EntityKind,
   type EntitySnapshot,
   type EntitySummary,
-  LIBRARY_VERSION,
   type Migration,
-  upgradeDocument,
   validateDocument,
   validateMetadata,
 } from './document.js';
@@ -51,7 +44,6 @@ export type { JsonObject, JsonPrimitive, JsonValue } from './json.js';
 export { LazyProvider, readyProvider } from './lazy-provider.js';
 export { MAX_NESTING_DEPTH } from './nesting-depth.js';
 export {
-  assertSupportedProvider,
   type CheckpointProvider,
   type CheckpointWrite,
   isCheckpointProvider,
@@ -69,7 +61,6 @@ export {
 } from './provider.js';
 export {
   createProviderRegistry,
-  isProviderRegistry,
   type ProviderEntry,
   type ProviderRegistry,
   providerEntryOf,
