@@ -12,6 +12,7 @@ import { parseTutorialOptions } from '../../tutorial/src/options.js';
 import { benchMarker, resultsAvailable } from './bench-tables.js';
 import { checkedDocuments, repositoryRoot } from './documents.js';
 import { codeBlocks, localLinks, snippetMarker } from './markdown-blocks.js';
+import { fileMarker } from './page-files.js';
 import { snippetText } from './regions.js';
 import { shellCommands } from './shell-words.js';
 
@@ -50,12 +51,6 @@ const expectedOutput: Record<string, RegExp[]> = {
     /^resumed with 1 model call: \[offline model\] tutorial answering: Write a summary$/m,
     /^forked onto experiment-a: /m,
   ],
-  'flow-state.ts': [
-    /^first run stopped: connection reset while writing$/m,
-    /^tides-report: ReportFlow, last completed outline, running$/m,
-    /^\[ 'research', 'outline', 'write' \]$/m,
-    /^model calls in the second run: 1$/m,
-  ],
   'events-readme.ts': [/^task done: Summarise events$/m, /^files in my_checkpoints: [1-9]\d*$/m],
   'event-types.ts': [/^checkpoints on task_completed, llm_call_completed, SIGINT: \d{8}T\d{9}-[0-9a-f]{8}$/m],
   'json-provider.ts': [/^json: \d{8}T\d{9}-[0-9a-f]{8}$/m],
@@ -87,7 +82,6 @@ const compiledOnly: Record<string, string> = {
   'runtime-options.ts': 'option lists; destructuring the options types checks every name',
   'runtime-project/crewline.config.ts': "a project's config file; the CLI loads it",
   'offline-model-options.ts': "asserts on the reader's crew; the runtime's tests run these options",
-  'report-flow-usage.ts': 'packages/runtime/src/flow/examples/report-flow.test.ts runs these steps',
 };
 
 describe('code in README.md, docs/, and the app and package READMEs and docs', () => {
@@ -97,15 +91,19 @@ describe('code in README.md, docs/, and the app and package READMEs and docs', (
     );
   });
 
-  it('shows only TypeScript that is a file or region of a compiled, tested file', () => {
+  it('shows only TypeScript that is a file or region of a compiled, tested file, or a file of a run page', () => {
     const problems: string[] = [];
     for (const document of documents) {
       for (const block of codeBlocks(document.text)) {
         if (!['ts', 'typescript', 'tsx'].includes(block.language)) continue;
         const where = `${document.path}:${block.line}`;
+        // A whole file of a page the reader follows: pages.test.ts compiles and runs the page.
+        if (fileMarker(block.before) !== undefined) continue;
         const marker = snippetMarker(block.before);
         if (!marker) {
-          problems.push(`${where}: a TypeScript block needs a <!-- snippet: path#region --> line above it`);
+          problems.push(
+            `${where}: a TypeScript block needs a <!-- snippet: path#region --> line above it, or <!-- file: name.ts --> on a page written as whole files`,
+          );
           continue;
         }
         const file = join(repositoryRoot, marker.path);
@@ -255,6 +253,8 @@ describe('code in README.md, docs/, and the app and package READMEs and docs', (
             if (script === 'crewline') cliArgs = rest;
           } else if (program === 'crewline') {
             cliArgs = args;
+          } else if (program === 'npx' && args[0] === 'crewline') {
+            cliArgs = args.slice(1);
           }
           if (cliArgs) {
             const [first, second] = cliArgs;

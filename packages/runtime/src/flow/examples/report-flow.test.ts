@@ -1,4 +1,4 @@
-// Runs the code of docs/flow-state-persistence.md step by step.
+// Runs the scenario of docs/flow-state-persistence.md step by step, counting the model calls of each.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +34,7 @@ afterAll(() => {
 const calledFor = (task: string) =>
   countCalls(model, (call) => JSON.stringify(call.messages[0]).includes(`Current task: ${task}`));
 
-describe('docs/flow-state-persistence.md', () => {
+describe('the report flow of docs/flow-state-persistence.md', () => {
   it('persists, finds the id, and restarts without re-running finished steps', async () => {
     // Steps 1-2: the first run dies in the draft step.
     await expect(example.runReport('tides-report')).rejects.toThrow();

@@ -1,5 +1,5 @@
-// The code of docs/flow-state-persistence.md. A test (report-flow.test.ts) runs it end to end, so the
-// page cannot drift from what the library does.
+// The flow of docs/flow-state-persistence.md as a module of the runtime: report-flow.test.ts runs its
+// crash, restart and re-runs and counts the model calls of each (the page itself is run by docs-check).
 // #region flow
 import { Agent, Crew, Flow, listen, listFlowStateHistory, persist, start, Task } from '@crewline/runtime';
 // #endregion flow
