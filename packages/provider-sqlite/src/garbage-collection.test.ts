@@ -1,6 +1,7 @@
 import { EventBus } from '@crewline/events';
 import { GrowingCrew, growingRun, writeGrowingCheckpointsSync } from '@crewline/provider-testkit/fixtures';
 import { RuntimeState, readDocument } from '@crewline/runtime-state';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { useRecordingDatabases } from './test-support/recording-database.js';
 import type { RecordingProvider } from './test-support/recording-provider.js';
@@ -98,6 +99,25 @@ describe('prune and garbage collection', () => {
         (await provider.list(location)).map((entry) => entry.id),
       ),
     ).toEqual([]);
+  });
+
+  it('keeps the segments of long arrays that remaining checkpoints use, and frees the others', async () => {
+    const { provider, location } = setup();
+    // 200 tasks: the crew's list of task ids passes 512 bytes and is stored in segments (schema version 5).
+    const run = growingRun({ provider, location, tasks: 200, outputBytes: 300 });
+    const written = writeGrowingCheckpointsSync(run, 40);
+    expect(await provider.mismatches(location, written)).toEqual([]);
+    const db = new Database(location, { readonly: true });
+    const segmented = db.prepare("SELECT count(*) FROM chunks WHERE body LIKE 's[%'").pluck().get();
+    db.close();
+    expect(segmented).toBeGreaterThan(0);
+    const before = (await provider.stats(location))!;
+    await provider.prune(location, { keep: 3 });
+    await provider.collectGarbage(location);
+    expect((await provider.stats(location))!.chunks).toBeLessThan(before.chunks);
+    expect(await provider.mismatches(location, written.slice(-3))).toEqual([]);
+    const later = writeGrowingCheckpointsSync(run, 5);
+    expect(await provider.mismatches(location, [...written.slice(-3), ...later])).toEqual([]);
   });
 
   it('a run that keeps writing after its older checkpoints were pruned still stores and reads exactly', async () => {

@@ -1,4 +1,4 @@
-import { referencedChunks } from '@crewline/runtime-state/internal';
+import { chunkReferences, referencedChunks } from '@crewline/runtime-state/internal';
 import type { Connection } from './connection.js';
 import { component } from './errors.js';
 import { eventKey } from './schema.js';
@@ -86,8 +86,19 @@ function sweepChunks(connection: Connection): number {
     }
   }
   while (pending.length > 0) {
-    const body = statements.chunkBody.get(pending.pop()!);
-    if (typeof body === 'string' && body.charAt(0) === 'n') mark(body.slice(1));
+    const id = pending.pop()!;
+    const body = statements.chunkBody.get(id);
+    if (typeof body !== 'string') continue;
+    try {
+      for (const found of chunkReferences(component, body, id)) {
+        if (!live.has(found)) {
+          live.add(found);
+          pending.push(found);
+        }
+      }
+    } catch {
+      // damaged: nothing below it is marked
+    }
   }
   const doomed: number[] = [];
   for (const id of db.prepare('SELECT id FROM chunks').pluck().iterate() as Iterable<number>) {

@@ -214,7 +214,7 @@ describe('schema version 4: the leases table', () => {
       ttlMs: 60_000,
     });
     expect(versionOf(location)).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(4);
+    expect(SCHEMA_VERSION).toBe(5);
     expect(tablesOf(location)).toContain('leases');
     expect((await reader.list(location)).map((checkpoint) => checkpoint.id)).toEqual(ids);
   });
@@ -238,7 +238,26 @@ describe('schema version 4: the leases table', () => {
   it('recognises a version 4 database whose user_version was lost by its leases table', async () => {
     const { provider, location } = setup();
     databaseWithRun(location, 1);
-    withDatabase(location, (db) => db.pragma('user_version = 0'));
+    withDatabase(location, (db) => {
+      db.prepare("DELETE FROM crewline_meta WHERE key = 'segmented_arrays'").run();
+      db.pragma('user_version = 0');
+    });
     expect((await provider().stats(location))?.schemaVersion).toBe(4);
+  });
+
+  it('recognises a version 5 database whose user_version was lost by its segments marker, and upgrades a version 4 one on its first write', async () => {
+    const { provider, location } = setup();
+    databaseWithRun(location, 1);
+    withDatabase(location, (db) => db.pragma('user_version = 0'));
+    expect((await provider().stats(location))?.schemaVersion).toBe(5);
+    withDatabase(location, (db) => {
+      db.prepare("DELETE FROM crewline_meta WHERE key = 'segmented_arrays'").run();
+      db.pragma('user_version = 4');
+    });
+    const reader = provider();
+    expect((await reader.stats(location))?.schemaVersion).toBe(4);
+    const run = growingRun({ provider: reader, location, tasks: 1 });
+    run.state.writeCheckpointSync({ trigger: run.step() });
+    expect(versionOf(location)).toBe(5);
   });
 });

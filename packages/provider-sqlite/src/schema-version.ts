@@ -4,6 +4,7 @@ import {
   APPLICATION_MARKER,
   OLDEST_SCHEMA_VERSION,
   SCHEMA_VERSION,
+  SEGMENTS_MARKER_KEY,
   schemaStatements,
   schemaUpgrades,
 } from './schema.js';
@@ -33,6 +34,13 @@ function readMarker(db: Database.Database): unknown {
   }
 }
 
+/** True when the database stores long arrays in segments (schema version 5, see `schemaUpgrades`). */
+function hasSegmentsMarker(db: Database.Database): boolean {
+  return (
+    db.prepare('SELECT value FROM crewline_meta WHERE key = ?').pluck().get(SEGMENTS_MARKER_KEY) !== undefined
+  );
+}
+
 /**
  * The schema version of the database: `PRAGMA user_version`, or 0 for a database that holds nothing
  * yet. When `user_version` reads 0 although the database holds tables (a tool or a user reset it, a
@@ -53,7 +61,7 @@ export function schemaVersionOf(db: Database.Database, location: string): number
     throw otherApplication(location, `it has tables ${names.slice(0, 3).join(', ')}`);
   }
   if (readMarker(db) !== APPLICATION_MARKER) throw otherApplication(location, 'no crewline marker');
-  if (names.includes(versionFourTable)) return 4;
+  if (names.includes(versionFourTable)) return hasSegmentsMarker(db) ? 5 : 4;
   // Versions 2 and 3 have the same tables. Taking a version 2 database for version 3 is safe: this
   // package reads both kinds of rows, and older packages then refuse the file. Taking a version 3
   // database for version 2 would let those older packages misread its rows.

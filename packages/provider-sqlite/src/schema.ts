@@ -1,5 +1,5 @@
 /** Version of the database layout below, kept in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * Oldest layout this package still reads, and upgrades to {@link SCHEMA_VERSION} when it first
@@ -25,6 +25,10 @@ CREATE TABLE IF NOT EXISTS leases (
 ) WITHOUT ROWID;
 `;
 
+/** Present from schema version 5 on (see {@link schemaUpgrades}). */
+export const SEGMENTS_MARKER_KEY = 'segmented_arrays';
+const segmentsMarker = `INSERT OR IGNORE INTO crewline_meta (key, value) VALUES ('${SEGMENTS_MARKER_KEY}', '1');`;
+
 /**
  * Statements that bring a database from a version to the next, run inside the write lock.
  * Version 1 → 2 drops the branch and lineage indexes of `checkpoints`: each cost every write a WAL
@@ -39,13 +43,16 @@ export const schemaUpgrades: Readonly<Record<number, string>> = {
   // Version 3 writes each head's root body as a chunk; the inline heads of older rows stay readable.
   2: '',
   3: leasesTable,
+  // Version 5 stores long arrays in segments (`s` chunks), which older packages cannot read: the
+  // marker row tells a database whose user_version was lost from a version 4 one.
+  4: segmentsMarker,
 };
 
 /** Marks a database as crewline's, so the provider never writes into another application's file. */
 export const APPLICATION_MARKER = 'crewline-checkpoints';
 
 /**
- * The layout (version 4). Idempotent: every statement can run again on an existing database.
+ * The layout (version 5). Idempotent: every statement can run again on an existing database.
  *
  * - `checkpoints`: one row per checkpoint — the metadata a listing needs, where its events are
  *   (`stream_id`, `event_count`) and its head (`head`: the id of the chunk holding the root body of
@@ -103,7 +110,8 @@ CREATE TABLE IF NOT EXISTS chunks (
   id INTEGER PRIMARY KEY,
   body TEXT NOT NULL
 );
-${leasesTable}`;
+${leasesTable}
+${segmentsMarker}`;
 
 const streamSpan = 4_294_967_296n;
 

@@ -104,7 +104,8 @@ export function insertCheckpoint(
       : (statements.parentOf.get(metadata.parentId) as ParentRow | undefined);
   const previous = parent === undefined ? undefined : previousHead(connection, metadata.parentId!, parent);
   const storeChunk = (body: string) => Number(statements.insertChunk.run(body).lastInsertRowid);
-  const encoder = new TreeEncoder(component, storeChunk);
+  // Long arrays in segments (schema version 5): one task changing does not rewrite the list of 500.
+  const encoder = new TreeEncoder(component, storeChunk, undefined, { segmentArrays: true });
   const { node, body } = encoder.encodeRoot(
     { inputs: document.inputs, entities: document.entities },
     previous,

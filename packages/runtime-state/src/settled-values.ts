@@ -28,6 +28,8 @@ export class SettledValues implements SettledParts, RedactionMarks {
   settle<T>(value: T): T {
     if (value === null || typeof value !== 'object') return redactSecrets(value);
     const generation = redactionGeneration();
+    // The common case first: `value` is itself the settled form (it held no secret).
+    if (this.#scanned.get(value) === generation) return value;
     const known = this.#redactedForms.get(value) ?? value;
     if (this.#scanned.get(known) === generation) return known as T;
     // Every object of the redacted tree is settled with it (see redactAndSettle).

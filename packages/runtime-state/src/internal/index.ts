@@ -4,6 +4,7 @@
 // the public API — any name here may change or go in any release, minor and patch included. Build on
 // `.` instead.
 
+export { documentHeader } from '../document-text.js';
 export * from '../entity-data/index.js';
 export {
   checkId,
@@ -17,6 +18,7 @@ export { type CheckedNames, checkCheckpointWrite } from './checkpoint-checks.js'
 export { HeadCache } from './chunk-tree/head-cache.js';
 export {
   type ChunkLoader,
+  chunkReferences,
   damagedCheckpoint,
   damagedData,
   decodeHead,
@@ -27,7 +29,6 @@ export {
 } from './chunk-tree/tree-decoder.js';
 export { TreeEncoder } from './chunk-tree/tree-encoder.js';
 export { type EncodedNode, utf8Length } from './chunk-tree/tree-node.js';
-export { documentHeader } from '../document-text.js';
 export { encodedDocumentSize, type StoredEnvelope, storedDocumentText } from './document-size.js';
 export {
   type DetectPackageManagerOptions,

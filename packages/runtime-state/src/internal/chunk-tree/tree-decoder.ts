@@ -150,9 +150,35 @@ function decodeMember(raw: unknown, source: TreeSource, depth: number): unknown 
   const body = source.load(member.id);
   const marker = body.charAt(0);
   if (marker === 'v') return parseJson(component, body.slice(1), `chunk ${member.id}`);
+  if (marker === 's') {
+    const items: unknown[] = [];
+    for (const segment of segmentsOf(component, body, member.id)) {
+      const members = segmentMembers(source, segment);
+      for (const item of decodeNode(Shape.array, members, source, depth + 1) as unknown[]) items.push(item);
+    }
+    return items;
+  }
   if (marker !== 'n') damaged(component, `chunk ${member.id} has an unknown marker`);
   const node = parseNodeBody(component, body.slice(1), `chunk ${member.id}`);
   return decodeNode(node.shape, node.members, source, depth + 1);
+}
+
+/** The segment ids of a segmented array's chunk `s[...]` (see `SEGMENT_MEMBERS`). */
+function segmentsOf(component: string, body: string, id: number): number[] {
+  const ids = parseJson(component, body.slice(1), `chunk ${id}`);
+  if (!Array.isArray(ids) || ids.some((item) => !Number.isSafeInteger(item) || (item as number) <= 0)) {
+    damaged(component, `chunk ${id} does not list the chunk ids of an array's segments`);
+  }
+  return ids as number[];
+}
+
+/** The members of segment chunk `id` (an array node `n[...]`). */
+function segmentMembers(source: TreeSource, id: number): unknown[] {
+  const body = source.load(id);
+  if (body.charAt(0) !== 'n') damaged(source.component, `chunk ${id} is not an array segment`);
+  const node = parseNodeBody(source.component, body.slice(1), `chunk ${id}`);
+  if (node.shape !== Shape.array) damaged(source.component, `chunk ${id} is not an array segment`);
+  return node.members as unknown[];
 }
 
 /**
@@ -171,6 +197,17 @@ export function referencedChunks(component: string, body: string, found: number[
   };
   visit(node.members, 0);
   return found;
+}
+
+/**
+ * The chunk ids a stored chunk refers to directly: the members of a node (`n`, see
+ * {@link referencedChunks}), the segments of a segmented array (`s`), none for a value (`v`).
+ */
+export function chunkReferences(component: string, body: string, id: number): number[] {
+  const marker = body.charAt(0);
+  if (marker === 'n') return referencedChunks(component, body.slice(1));
+  if (marker === 's') return segmentsOf(component, body, id);
+  return [];
 }
 
 /**
@@ -249,6 +286,12 @@ function seedChunk(
       );
     }
     return primitiveNode(value as string | number | boolean | null, utf8Length(text), undefined, ref);
+  }
+  if (marker === 's') {
+    const segments = segmentsOf(component, body, ref);
+    const members: unknown[] = [];
+    for (const segment of segments) for (const item of segmentMembers(source, segment)) members.push(item);
+    return withPlace(seedNode(Shape.array, members, source, depth, inline), { ref, segments });
   }
   if (marker !== 'n') damaged(component, `chunk ${ref} has an unknown marker`);
   const node = parseNodeBody(component, body.slice(1), `chunk ${ref}`);

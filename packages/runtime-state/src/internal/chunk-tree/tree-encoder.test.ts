@@ -261,3 +261,78 @@ describe('TreeEncoder and subtrees the writing run settled', () => {
     expect(JSON.stringify(decodeHead(component, second.body, store.load))).toContain('"completed"');
   });
 });
+
+describe('TreeEncoder with long arrays in segments', () => {
+  const task = (index: number, status: string) => ({
+    id: index,
+    status,
+    output: `output ${index} `.repeat(30),
+  });
+  const head = (tasks: unknown[]) => ({ inputs: { json: {} }, entities: [{ data: { tasks } }] });
+
+  it('rewrites one segment and the list of segments when one member changes, and reads back the same value', () => {
+    const store = chunkStore();
+    const encoder = new TreeEncoder(component, store.sink, undefined, { segmentArrays: true });
+    const tasks = Array.from({ length: 200 }, (_, index) => task(index, 'pending'));
+    const first = encoder.encodeRoot(head(tasks), undefined);
+    expect([...store.bodies.values()].some((body) => body.startsWith('s['))).toBe(true);
+    const before = store.bodies.size;
+    const changed = [...tasks];
+    changed[150] = task(150, 'completed');
+    const second = encoder.encodeRoot(head(changed), first.node);
+    const written = [...store.bodies.entries()].filter(([id]) => id > before).map(([, body]) => body);
+    // The changed task, its segment, the list of segments, and the ancestors: not the 200 ids again.
+    expect(written.reduce((total, body) => total + body.length, 0)).toBeLessThan(1200);
+    expect(written.some((body) => body.startsWith('s['))).toBe(true);
+    expect(decodeHead(component, second.body, store.load)).toEqual(head(changed));
+    expect(second.node.bytes).toBe(utf8Length(JSON.stringify(head(changed))));
+  });
+
+  it('rebuilds the segments of a stored head, so a later write reuses its unchanged segments', () => {
+    const store = chunkStore();
+    const writer = new TreeEncoder(component, store.sink, undefined, { segmentArrays: true });
+    const tasks = Array.from({ length: 100 }, (_, index) => task(index, 'pending'));
+    const first = writer.encodeRoot(head(tasks), undefined);
+    const seeded = seedHead(component, first.body, store.load);
+    const before = store.bodies.size;
+    const changed = [...tasks, task(100, 'pending')];
+    const second = writer.encodeRoot(head(changed), seeded);
+    const written = [...store.bodies.values()].slice(before);
+    expect(written.filter((body) => body.startsWith('n[')).length).toBe(1);
+    expect(decodeHead(component, second.body, store.load)).toEqual(head(changed));
+    const unchanged = writer.encodeRoot(head(changed), second.node);
+    expect(unchanged.body).toBe(second.body);
+  });
+});
+
+describe('TreeEncoder with segments, on any long arrays', () => {
+  const longArray = fc.array(fc.oneof(leaf, fc.dictionary(key, leaf, { maxKeys: 3 })), {
+    minLength: 30,
+    maxLength: 140,
+  });
+  const longHead = fc.record({
+    inputs: fc.record({ json: jsonValue }),
+    entities: fc.array(fc.record({ items: longArray, other: jsonValue }), { maxLength: 2 }),
+  });
+  const segmented = (store: ReturnType<typeof chunkStore>) =>
+    new TreeEncoder(component, store.sink, undefined, { segmentArrays: true });
+
+  it('diffs any change exactly, and a seeded tree re-encodes the same value without writing anything', () => {
+    fc.assert(
+      fc.property(longHead, longHead, (before, after) => {
+        const store = chunkStore();
+        const first = segmented(store).encodeRoot(before, undefined);
+        expect(JSON.stringify(decodeHead(component, first.body, store.load))).toBe(JSON.stringify(before));
+        const second = segmented(store).encodeRoot(after, first.node);
+        expect(JSON.stringify(decodeHead(component, second.body, store.load))).toBe(JSON.stringify(after));
+        expect(second.node.bytes).toBe(utf8Length(JSON.stringify(after)));
+        expect(prettyBytes(second.node)).toBe(utf8Length(JSON.stringify(after, null, 2)));
+        const seeded = seedHead(component, second.body, store.load);
+        const count = store.bodies.size;
+        expect(segmented(store).encodeRoot(after, seeded).body).toBe(second.body);
+        expect(store.bodies.size).toBe(count);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

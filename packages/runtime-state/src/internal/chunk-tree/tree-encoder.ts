@@ -15,6 +15,8 @@ import {
   measureContainer,
   opaqueNode,
   primitiveNode,
+  SEGMENT_MEMBERS,
+  SEGMENTED_BODY_BYTES,
   Shape,
   type ShapeCode,
   utf8Length,
@@ -82,6 +84,8 @@ interface EncodeContext {
   fastKeys: boolean;
   /** The writing run's settled objects (`CheckpointWrite.settled`), when it says. */
   settled: SettledParts | undefined;
+  /** Long arrays are stored in segments (`s[...]`, see {@link SEGMENT_MEMBERS}). */
+  segmentArrays: boolean;
 }
 
 /**
@@ -97,8 +101,24 @@ interface EncodeContext {
 export class TreeEncoder {
   readonly #context: EncodeContext;
 
-  constructor(component: string, sink: ChunkSink, threshold = CHUNK_THRESHOLD_BYTES) {
-    this.#context = { component, sink, threshold, fastKeys: true, settled: undefined };
+  /**
+   * With `segmentArrays`, long arrays are stored in segments (`s[...]`): only a reader that knows
+   * that marker (this package's decoder, from the version that added it) can read them back.
+   */
+  constructor(
+    component: string,
+    sink: ChunkSink,
+    threshold = CHUNK_THRESHOLD_BYTES,
+    options: { segmentArrays?: boolean } = {},
+  ) {
+    this.#context = {
+      component,
+      sink,
+      threshold,
+      fastKeys: true,
+      settled: undefined,
+      segmentArrays: options.segmentArrays === true,
+    };
   }
 
   /**
@@ -210,7 +230,7 @@ function encodeArray(
     children.push(child);
   }
   if (children === undefined) return previous!;
-  return finishContainer(context, Shape.array, undefined, undefined, undefined, children, false);
+  return finishContainer(context, Shape.array, undefined, undefined, undefined, children, false, previous);
 }
 
 function encodeObject(
@@ -289,6 +309,7 @@ function finishContainer(
   keysBytes: number | undefined,
   initialChildren: readonly EncodedNode[],
   isRoot: boolean,
+  previous?: EncodedNode,
 ): EncodedNode {
   let children = initialChildren;
   const measured = measureContainer(shape, keysBytes ?? 0, children);
@@ -308,9 +329,65 @@ function finishContainer(
       inline: inlineNode(shape, body),
     });
   }
+  if (
+    context.segmentArrays &&
+    shape === Shape.array &&
+    children.length > SEGMENT_MEMBERS &&
+    body.length > SEGMENTED_BODY_BYTES
+  ) {
+    const node = containerNode(shape, keys, keyTexts, keysBytes, children, measured);
+    return withPlace(node, segmentedPlace(context, children, previous));
+  }
   return containerNode(shape, keys, keyTexts, keysBytes, children, measured, {
     ref: context.sink(`n${body}`),
   });
+}
+
+/**
+ * Where a long array goes when stored in segments: a chunk `s[...]` naming one array chunk per
+ * {@link SEGMENT_MEMBERS} members. A segment whose members are those of the same segment of
+ * `previous` (the array's last encoding) keeps its chunk, and so does the list when no segment changed.
+ */
+function segmentedPlace(
+  context: EncodeContext,
+  children: readonly EncodedNode[],
+  previous: EncodedNode | undefined,
+): { ref: number; segments: readonly number[] } {
+  const before = previous?.segments !== undefined ? previous : undefined;
+  const segments: number[] = [];
+  let changed = before === undefined;
+  for (let start = 0, index = 0; start < children.length; start += SEGMENT_MEMBERS, index += 1) {
+    const end = Math.min(start + SEGMENT_MEMBERS, children.length);
+    const kept = before !== undefined && sameSegment(children, before, start, end);
+    if (kept) {
+      segments.push(before.segments![index]!);
+      continue;
+    }
+    changed = true;
+    const members = children.slice(start, end);
+    segments.push(
+      context.sink(`n${containerBody({ shape: Shape.array, keyTexts: undefined, children: members })}`),
+    );
+  }
+  if (!changed && before!.segments!.length === segments.length) return { ref: before!.ref!, segments };
+  return { ref: context.sink(`s[${segments.join(',')}]`), segments };
+}
+
+/** True when members `start` to `end` are the whole of the same segment of `before`, unchanged. */
+function sameSegment(
+  children: readonly EncodedNode[],
+  before: EncodedNode,
+  start: number,
+  end: number,
+): boolean {
+  const beforeChildren = before.children!;
+  if (Math.min(start + SEGMENT_MEMBERS, beforeChildren.length) !== end) return false;
+  for (let index = start; index < end; index += 1) {
+    const child = children[index]!;
+    const prior = beforeChildren[index]!;
+    if (child !== prior && child.member !== prior.member) return false;
+  }
+  return true;
 }
 
 /** A child that sits in place in its parent's body, stored as a chunk of its own instead. */

@@ -8,6 +8,8 @@
  *   `n{"status":["done"],"output":42}`   an object node stored as a chunk; `output` is chunk 42
  *   `n[17,["small"],{"o":{"raw":18}}]`   an array node; its third member is an object node in place
  *   `v"...long string..."`               a value stored whole (a long string, or a deep subtree)
+ *   `s[40,41,42]`                        a long array stored in segments: the array nodes 40, 41
+ *                                        and 42 (each `n[...]`), whose members follow one another
  *
  * A node whose own body (its members, with ids for the big ones) is shorter than
  * {@link INLINE_NODE_BYTES} is written in place rather than as a chunk of its own: wrappers such as
@@ -31,6 +33,17 @@ export const MAX_INLINE_BODY_BYTES = 512;
 
 /** In-place children shorter than this stay in place even in a long body: an id costs as much. */
 export const MIN_MOVED_BYTES = 16;
+
+/**
+ * With segments on (an encoder option), an array of more members than this whose body would be longer
+ * than {@link SEGMENTED_BODY_BYTES} is stored as segments of this many members (`s[...]`), so that one
+ * member changing rewrites its segment and the short list of segments, not the whole list: the 500
+ * tasks of a crew would otherwise cost every checkpoint a 3 KB list of ids.
+ */
+export const SEGMENT_MEMBERS = 32;
+
+/** See {@link SEGMENT_MEMBERS}. */
+export const SEGMENTED_BODY_BYTES = 512;
 
 /** Containers nested deeper than this are stored as one value (keeps recursion bounded). */
 export const MAX_SPLIT_DEPTH = 32;
@@ -82,6 +95,8 @@ export interface EncodedNode {
   readonly source?: object;
   /** The node as a member of its parent's body: its chunk id, in-place text or `[value]`. */
   readonly member?: string;
+  /** For an array stored in segments (`s[...]` at `ref`): the chunk id of each segment, in order. */
+  readonly segments?: readonly number[];
 }
 
 /** Stands for "not a primitive" in {@link EncodedNode.childValues}; equal to no member value. */
@@ -117,6 +132,7 @@ class Node implements EncodedNode {
     readonly ref: number | undefined,
     readonly inline: string | undefined,
     readonly source: object | undefined,
+    readonly segments: readonly number[] | undefined = undefined,
   ) {
     // Computed once: the body of every later parent that keeps this child reuses it.
     this.member =
@@ -205,13 +221,14 @@ export function withSource(node: EncodedNode, source: object): EncodedNode {
     node.ref,
     node.inline,
     source,
+    node.segments,
   );
 }
 
 /** The same node placed differently (written in place, or as a chunk). */
 export function withPlace(
   node: EncodedNode,
-  place: { text?: string; ref?: number; inline?: string },
+  place: { text?: string; ref?: number; inline?: string; segments?: readonly number[] },
 ): EncodedNode {
   return new Node(
     node.shape,
@@ -229,6 +246,7 @@ export function withPlace(
     place.ref,
     place.inline,
     node.source,
+    place.ref === undefined ? undefined : place.segments,
   );
 }
 
