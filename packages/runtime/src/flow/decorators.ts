@@ -61,8 +61,11 @@ export function listen(condition: ConditionInput): FlowMethodDecorator {
 
 /**
  * Makes the method a router: it runs when `condition` is met (like {@link listen}) and returns a route
- * label; methods that `listen('<label>')` run next. Combine with `@start()` (and no condition) for a
- * router that runs at kickoff. Return `undefined` to take no route.
+ * label; methods that `listen('<label>')` run next. A router is a decision point: it runs every time
+ * one of its triggers (or one alternative of an `or()`) completes, including a route it returned
+ * itself, which is how loops are written: `@router(or('init', 'again'))` returning `'again'`. Combine
+ * with `@start()` (and no condition) for a router that runs at kickoff. Return `undefined` to take no
+ * route.
  */
 export function router(condition?: ConditionInput): FlowMethodDecorator {
   const trigger = condition === undefined ? undefined : checkCondition('router', condition);
