@@ -131,8 +131,9 @@ export interface ValueCodec {
   encode(value: unknown): EncodedValue;
   /**
    * Decodes what {@link ValueCodec.encode} produced. Never changes a prototype except to a
-   * registered class's, whatever the input; refuses a value nested more than `MAX_NESTING_DEPTH`
-   * levels deep (references followed once each).
+   * registered class's, whatever the input: an instance of a class this codec does not know comes
+   * back as a plain object, with a warning once per class. Refuses a value nested more than
+   * `MAX_NESTING_DEPTH` levels deep (references followed once each).
    */
   decode<T = unknown>(encoded: EncodedValue): T;
   /** The classes registered, by the name they are stored under. */
@@ -182,6 +183,7 @@ export function createValueCodec(options: ValueCodecOptions = {}): ValueCodec {
     serializer.registerClass(valueClass as never, { identifier: name });
   }
   const warned = new Set<unknown>();
+  const warnedOnRead = new Set<string>();
   const encodePolicy: ClassPolicy = {
     isRegistered: (valueClass) => registered.has(valueClass),
     unregistered: (valueClass) => {
@@ -227,20 +229,23 @@ export function createValueCodec(options: ValueCodecOptions = {}): ValueCodec {
       }
     },
     decode<T = unknown>(encoded: EncodedValue): T {
-      const unknownClass = unregisteredClassIn(encoded.meta, classes);
-      if (unknownClass !== undefined) {
-        throw stateError(
-          'not_rebuildable',
-          `a stored value is an instance of class "${unknownClass}", which is not registered here; register it to restore it: defineConfig({ classes: [${unknownClass}] }) in crewline.config.ts`,
-          { details: { className: unknownClass } },
+      // A class this codec does not know comes back as a plain object, said once per class.
+      const unknown = new Set<string>();
+      const meta = withoutClasses(encoded.meta, classes, unknown);
+      for (const name of unknown) {
+        if (warnedOnRead.has(name)) continue;
+        warnedOnRead.add(name);
+        logger.warn(
+          codecComponent,
+          `a stored value is an instance of class ${name}, which is not registered here; it is restored as a plain object. Register it to restore instances: defineConfig({ classes: [${name}] }) in crewline.config.ts`,
         );
       }
       let decoded: unknown;
       try {
         decoded = serializer.deserialize(
-          encoded.meta === undefined
+          meta === undefined
             ? { json: encoded.json as never }
-            : { json: encoded.json as never, meta: encoded.meta as never },
+            : { json: encoded.json as never, meta: meta as never },
         );
       } catch (error) {
         throw stateError(
@@ -267,10 +272,43 @@ export function createValueCodec(options: ValueCodecOptions = {}): ValueCodec {
   };
 }
 
-/** The first class name superjson's `meta` stores that `classes` does not have. */
-function unregisteredClassIn(meta: JsonValue | undefined, classes: ReadonlyMap<string, ValueClass>) {
-  const values = (meta as { values?: unknown } | null | undefined)?.values;
-  if (values === undefined) return undefined;
+/**
+ * superjson's `meta` with the annotations of classes `classes` lacks taken out (their names added to
+ * `unknown`), so that those values decode as plain objects. A node of its `values` tree is
+ * `[annotation]`, `[annotation, children]` or a record of nodes; a class annotation is
+ * `['class', name]`. Returns `meta` itself when nothing had to go.
+ */
+function withoutClasses(
+  meta: JsonValue | undefined,
+  classes: ReadonlyMap<string, ValueClass>,
+  unknown: Set<string>,
+): JsonValue | undefined {
+  const values = (meta as { values?: JsonValue } | null | undefined)?.values;
+  if (values === undefined || !mentionsUnknownClass(values, classes)) return meta;
+  const strip = (node: JsonValue | undefined): JsonValue | undefined => {
+    if (node === null || node === undefined || typeof node !== 'object') return node;
+    if (!Array.isArray(node)) {
+      const record: Record<string, JsonValue> = {};
+      for (const [key, child] of Object.entries(node)) {
+        const kept = strip(child);
+        if (kept !== undefined) defineOwn(record, key, kept);
+      }
+      return record;
+    }
+    const [annotation, children] = node;
+    const keptChildren = children === undefined ? undefined : strip(children);
+    if (Array.isArray(annotation) && annotation[0] === 'class' && typeof annotation[1] === 'string') {
+      if (!classes.has(annotation[1])) {
+        unknown.add(annotation[1]);
+        return keptChildren;
+      }
+    }
+    return keptChildren === undefined ? [annotation as JsonValue] : [annotation as JsonValue, keptChildren];
+  };
+  return { ...(meta as Record<string, JsonValue>), values: strip(values) ?? {} };
+}
+
+function mentionsUnknownClass(values: JsonValue, classes: ReadonlyMap<string, ValueClass>): boolean {
   const pending: unknown[] = [values];
   while (pending.length > 0) {
     const current = pending.pop();
@@ -278,14 +316,13 @@ function unregisteredClassIn(meta: JsonValue | undefined, classes: ReadonlyMap<s
       if (current !== null && typeof current === 'object') pending.push(...Object.values(current));
       continue;
     }
-    // A class annotation is ['class', name]; others are strings or nested trees.
     if (current[0] === 'class' && typeof current[1] === 'string') {
-      if (!classes.has(current[1])) return current[1];
+      if (!classes.has(current[1])) return true;
       continue;
     }
     pending.push(...current);
   }
-  return undefined;
+  return false;
 }
 
 /** The codec with no classes registered: what {@link encodeValue} and {@link decodeValue} use by default. */
