@@ -10,7 +10,7 @@ import { type ChildScript, concurrencyLimit } from '../e2e/support/child-process
 import { listFlowStates } from './index.js';
 import type { ChildRequest, KillPoint } from './test-support/flow-child.js';
 import { type ChildRun, prepareFlowChild, runChild as runScript } from './test-support/run-child.js';
-import { CycleFlow, executions, JoinFlow, LinearFlow } from './test-support/scenarios.js';
+import { CycleFlow, executions, JoinFlow, LinearFlow, LoopFlow, PassFlow } from './test-support/scenarios.js';
 
 const root = mkdtempSync(join(tmpdir(), 'crewline-flow-process-'));
 let script: ChildScript;
@@ -39,7 +39,7 @@ function withoutId(state: Record<string, unknown> | undefined): Record<string, u
 
 interface KillCase {
   name: string;
-  scenario: 'LinearFlow' | 'JoinFlow' | 'CycleFlow';
+  scenario: 'LinearFlow' | 'JoinFlow' | 'CycleFlow' | 'LoopFlow' | 'PassFlow';
   onEvents: string[];
   killAt: KillPoint;
   /** The method whose body was running at the kill (it runs again on resume). */
@@ -87,9 +87,22 @@ const killCases: KillCase[] = [
     killAt: { kind: 'exec', method: 'draft', occurrence: 3 },
     interrupted: 'draft',
   },
+  {
+    name: 'or() router loop, after the second pass of check',
+    scenario: 'LoopFlow',
+    onEvents: ['*'],
+    killAt: { kind: 'event', type: 'method_execution_finished', method: 'check', occurrence: 2 },
+  },
+  {
+    name: 'and() join per pass, inside the second join',
+    scenario: 'PassFlow',
+    onEvents: ['method_execution_finished'],
+    killAt: { kind: 'exec', method: 'join', occurrence: 2 },
+    interrupted: 'join',
+  },
 ];
 
-const classes = { LinearFlow, JoinFlow, CycleFlow };
+const classes = { LinearFlow, JoinFlow, CycleFlow, LoopFlow, PassFlow };
 
 async function uninterrupted(scenario: KillCase['scenario']) {
   executions.length = 0;

@@ -10,14 +10,22 @@ import { Run } from '../../checkpointing/run.js';
 import type { Flow, FlowResult } from '../index.js';
 import { model, TwoCrewFlow } from './crew-scenarios.js';
 import { PausingFlow, PersistentFlow } from './process-scenarios.js';
-import { CycleFlow, executions, JoinFlow, LinearFlow, onExecution } from './scenarios.js';
+import { CycleFlow, executions, JoinFlow, LinearFlow, LoopFlow, onExecution, PassFlow } from './scenarios.js';
 
 export type KillPoint =
   | { kind: 'event'; type: string; method?: string; occurrence?: number }
   | { kind: 'exec'; method: string; occurrence?: number };
 
 export interface ChildRequest {
-  scenario: 'LinearFlow' | 'JoinFlow' | 'CycleFlow' | 'TwoCrewFlow' | 'PersistentFlow' | 'PausingFlow';
+  scenario:
+    | 'LinearFlow'
+    | 'JoinFlow'
+    | 'CycleFlow'
+    | 'LoopFlow'
+    | 'PassFlow'
+    | 'TwoCrewFlow'
+    | 'PersistentFlow'
+    | 'PausingFlow';
   mode: 'run' | 'resume' | 'kickoff-by-id' | 'answer';
   location: string;
   onEvents?: string[];
@@ -27,7 +35,16 @@ export interface ChildRequest {
   killAt?: KillPoint;
 }
 
-const classes = { LinearFlow, JoinFlow, CycleFlow, TwoCrewFlow, PersistentFlow, PausingFlow } as const;
+const classes = {
+  LinearFlow,
+  JoinFlow,
+  CycleFlow,
+  LoopFlow,
+  PassFlow,
+  TwoCrewFlow,
+  PersistentFlow,
+  PausingFlow,
+} as const;
 
 function report(value: unknown): void {
   writeSync(1, `${JSON.stringify(value)}\n`);
