@@ -1,23 +1,19 @@
 import { join } from 'node:path';
 import { EventBus } from '@crewline/events';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   checkpointFiles,
   lookupTool,
   readCheckpoint,
   recordEvents,
-  temporaryDirectory,
   toolUsingModel,
 } from '../e2e/support/fixtures.js';
+import { useTemporaryDirectory } from '../e2e/support/use-temporary-directory.js';
 import { StringKnowledgeSource } from '../knowledge/knowledge-source.js';
 import { offlineModel } from '../models/offline/offline-model.js';
 import { Agent } from './agent.js';
 
-let directory: { path: string; cleanup: () => void };
-beforeEach(() => {
-  directory = temporaryDirectory();
-});
-afterEach(() => directory.cleanup());
+const directory = useTemporaryDirectory();
 
 describe('Agent', () => {
   it('validates its options', () => {

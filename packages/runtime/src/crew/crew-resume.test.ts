@@ -1,5 +1,5 @@
 import { EventBus } from '@crewline/events';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import {
@@ -7,21 +7,17 @@ import {
   lookupTool,
   readCheckpoint,
   recordEvents,
-  temporaryDirectory,
   threeTaskCrew,
   toolUsingModel,
 } from '../e2e/support/fixtures.js';
+import { useTemporaryDirectory } from '../e2e/support/use-temporary-directory.js';
 import type { OfflineModel, OfflineModelCall } from '../models/offline/offline-model.js';
 import { registerProject } from '../project-config/project-config.js';
 import { Task } from '../task/task.js';
 import { findCalls } from '../testing/call-helpers.js';
 import { Crew } from './crew.js';
 
-let directory: { path: string; cleanup: () => void };
-beforeEach(() => {
-  directory = temporaryDirectory();
-});
-afterEach(() => directory.cleanup());
+const directory = useTemporaryDirectory();
 
 /** Assistant turns already in a call's prompt: how far into its conversation the call is. */
 function assistantTurns(call: OfflineModelCall): number {

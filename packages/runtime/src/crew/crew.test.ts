@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type BaseEvent, EventBus } from '@crewline/events';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import {
@@ -8,21 +8,17 @@ import {
   lookupTool,
   readCheckpoint,
   recordEvents,
-  temporaryDirectory,
   threeTaskCrew,
   toolUsingModel,
 } from '../e2e/support/fixtures.js';
+import { useTemporaryDirectory } from '../e2e/support/use-temporary-directory.js';
 import { StringKnowledgeSource } from '../knowledge/knowledge-source.js';
 import { type OfflineModelOptions, offlineModel } from '../models/offline/offline-model.js';
 import { Task } from '../task/task.js';
 import { Crew } from './crew.js';
 import { DELEGATION_TOOL_NAME } from './delegation.js';
 
-let directory: { path: string; cleanup: () => void };
-beforeEach(() => {
-  directory = temporaryDirectory();
-});
-afterEach(() => directory.cleanup());
+const directory = useTemporaryDirectory();
 
 describe('Crew construction', () => {
   const llm = offlineModel();

@@ -1,18 +1,15 @@
 import { join } from 'node:path';
 import { CrewlineError } from '@crewline/events';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
-import { lookupTool, offlineModel, temporaryDirectory, toolUsingModel } from '../e2e/support/fixtures.js';
+import { lookupTool, offlineModel, toolUsingModel } from '../e2e/support/fixtures.js';
+import { useTemporaryDirectory } from '../e2e/support/use-temporary-directory.js';
 import { ProjectRegistry } from '../project-config/project-config.js';
 import { continueFromCheckpoint } from '../restore/continue-from-checkpoint.js';
 import { Task } from '../task/task.js';
 import { Crew } from './crew.js';
 
-let directory: { path: string; cleanup: () => void };
-beforeEach(() => {
-  directory = temporaryDirectory();
-});
-afterEach(() => directory.cleanup());
+const directory = useTemporaryDirectory();
 
 /**
  * A Writer with no tools outlines, a Researcher with a custom tool researches, the Writer writes; the

@@ -2,25 +2,21 @@ import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { BaseEvent } from '@crewline/events';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
 import {
   checkpointFiles,
   lookupTool,
   readCheckpoint,
-  temporaryDirectory,
   threeTaskCrew,
   toolUsingModel,
 } from '../e2e/support/fixtures.js';
+import { useTemporaryDirectory } from '../e2e/support/use-temporary-directory.js';
 import { loadProjectConfig } from '../project-config/load-project-config.js';
 import { ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import { continueFromCheckpoint } from './continue-from-checkpoint.js';
 
-let directory: { path: string; cleanup: () => void };
-beforeEach(() => {
-  directory = temporaryDirectory();
-});
-afterEach(() => directory.cleanup());
+const directory = useTemporaryDirectory();
 
 /** A crew run that stops in its review task, checkpointed on every task_completed. */
 async function interruptedRun(location: string): Promise<void> {
