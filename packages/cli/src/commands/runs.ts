@@ -2,6 +2,7 @@ import { parseAssignments, parseCommandArguments, parseCount } from '../core/arg
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { formatColumns, formatTime } from '../core/format.js';
+import { jsonDocument } from '../core/json-output.js';
 import { loadWorkerPackage, queueLocation } from './worker-package.js';
 
 type RunRecord = import('@crewline/worker').RunRecord;
@@ -32,8 +33,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
   );
   const { RunQueue } = await loadWorkerPackage();
   const queue = new RunQueue({ location: queueLocation(values.location, context.env, `runs ${subcommand}`) });
-  const print = (json: unknown, text: string) =>
-    context.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+  const print = (json: Record<string, unknown>, text: string) =>
+    context.stdout.write(values.json ? jsonDocument(json) : `${text}\n`);
   const target = () => {
     const id = positionals[0];
     if (id === undefined)
@@ -66,12 +67,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
     }
     if (subcommand === 'show') {
       const record = await queue.require(target());
-      print(record, describe(record));
+      print({ ...record }, describe(record));
       return 0;
     }
     if (subcommand === 'cancel') {
       const record = await queue.cancel(target());
-      print(record, `run ${record.id}: ${record.status}`);
+      print({ ...record }, `run ${record.id}: ${record.status}`);
       return 0;
     }
     const name = positionals[0];

@@ -1,6 +1,7 @@
 import { parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { cliError } from '../core/cli-error.js';
+import { jsonLine } from '../core/json-output.js';
 import { loadProject } from '../core/project-config.js';
 import { loadWorkerPackage, queueLocation } from './worker-package.js';
 
@@ -33,7 +34,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   }
   const { Worker } = await loadWorkerPackage();
   const say = (line: Record<string, unknown>, text: string) =>
-    context.stdout.write(values.json ? `${JSON.stringify(line)}\n` : `${text}\n`);
+    context.stdout.write(values.json ? jsonLine(line) : `${text}\n`);
   const worker = new Worker({
     location,
     runs: config.runs as ConstructorParameters<typeof Worker>[0]['runs'],

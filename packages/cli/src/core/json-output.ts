@@ -10,7 +10,18 @@ export const JSON_SCHEMA_VERSION = 1;
  * may act on) are escaped the JSON way too (`\u009b`), so the document parses to the same values.
  */
 export function jsonDocument(body: Record<string, unknown>): string {
-  const text = JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...body }, null, 2);
+  return `${escapeControls(JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...body }, null, 2))}\n`;
+}
+
+/**
+ * One line of a stream of JSON documents (`crewline worker --json` prints one per event): the same
+ * document as `jsonDocument`, `schemaVersion` first, on a single line so a reader can split on newlines.
+ */
+export function jsonLine(body: Record<string, unknown>): string {
+  return `${escapeControls(JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...body }))}\n`;
+}
+
+function escapeControls(text: string): string {
   let result = '';
   let copiedUpTo = 0;
   for (let index = 0; index < text.length; index += 1) {
@@ -19,5 +30,5 @@ export function jsonDocument(body: Record<string, unknown>): string {
     result += `${text.slice(copiedUpTo, index)}\\u00${code.toString(16)}`;
     copiedUpTo = index + 1;
   }
-  return `${copiedUpTo === 0 ? text : result + text.slice(copiedUpTo)}\n`;
+  return copiedUpTo === 0 ? text : result + text.slice(copiedUpTo);
 }

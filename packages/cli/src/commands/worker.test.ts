@@ -1,0 +1,203 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+// The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
+import type {} from '../../node_modules/@crewline/provider-postgres/src/test-support/global-setup.js';
+import {
+  describeWithPostgres,
+  dropLocation,
+  temporaryLocation,
+  withServer,
+} from '../../node_modules/@crewline/provider-postgres/src/test-support/test-server.js';
+import { runCrewlineProcess, sourceCommand } from '../test-support/subprocess.js';
+
+// The project lives under this package's node_modules so that its crewline.config.ts resolves
+// `@crewline/runtime` and `@crewline/worker` as a user's project resolves its installed copies.
+const projects = new URL('../../node_modules/.crewline-test/', import.meta.url).pathname;
+
+// Two tasks a run; `pace: 'slow'` runs take 1.5 s a model call, so a SIGTERM finds one in flight.
+const config = `import { Agent, Crew, defineConfig, Task } from '@crewline/runtime';
+import { offlineModel } from '@crewline/runtime/testing';
+import { defineRuns } from '@crewline/worker';
+
+const fast = offlineModel({ name: 'cli-worker-fast', latencyMs: 300 });
+const slow = offlineModel({ name: 'cli-worker-slow', latencyMs: 1500 });
+
+export default {
+  ...defineConfig({ models: { 'cli-worker:fast': fast, 'cli-worker:slow': slow } }),
+  runs: defineRuns({
+    crews: {
+      report: (run) => {
+        const writer = new Agent({
+          role: 'Writer',
+          goal: 'Write about {topic}',
+          backstory: 'Plain',
+          llm: run.inputs.pace === 'slow' ? slow : fast,
+        });
+        return new Crew({
+          name: 'report',
+          agents: [writer],
+          tasks: [
+            new Task({ description: 'Outline {topic}', expectedOutput: 'An outline', agent: writer }),
+            new Task({ description: 'Write on {topic}', expectedOutput: 'A page', agent: writer }),
+          ],
+        });
+      },
+    },
+  }),
+};
+`;
+
+interface Run {
+  id: string;
+  name: string;
+  status: string;
+  attempts: number;
+  output: string | null;
+  currentTask: string | null;
+  tokens: { total: number };
+  lineageId: string | null;
+  lastCheckpoint: string | null;
+}
+
+describeWithPostgres('crewline worker (a real process, against the real server)', () => {
+  const project = join(projects, `worker-${process.pid}`);
+  let url: string;
+  let worker: ChildProcess | undefined;
+  const crewline = async (...args: string[]) => {
+    const result = await runCrewlineProcess(args, {
+      cwd: project,
+      env: { CREWLINE_WORKER_LOCATION: url },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const document = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(Object.keys(document)[0]).toBe('schemaVersion');
+    expect(document.schemaVersion).toBe(1);
+    return document;
+  };
+  const enqueue = async (...args: string[]) =>
+    (await crewline('runs', 'enqueue', 'report', ...args, '--json')) as { created: boolean; run: Run };
+  const list = async () => ((await crewline('runs', 'list', '--json')) as { runs: Run[] }).runs;
+  const show = async (id: string) => (await crewline('runs', 'show', id, '--json')) as unknown as Run;
+
+  beforeAll(async () => {
+    url = temporaryLocation();
+    await mkdir(project, { recursive: true });
+    await writeFile(join(project, 'crewline.config.ts'), config);
+  });
+  afterAll(async () => {
+    worker?.kill('SIGKILL');
+    await dropLocation(url);
+    const schema = new URL(url).searchParams.get('schema');
+    await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
+    await rm(project, { recursive: true, force: true });
+  });
+
+  it('takes enqueued runs two at a time, shows their progress, hands a run back on SIGTERM and exits 0', async () => {
+    const first = await enqueue('--input', 'topic=tides', '--idempotency-key', 'order-17');
+    expect(first).toMatchObject({ created: true, run: { status: 'queued', inputs: { topic: 'tides' } } });
+    const again = await enqueue('--input', 'topic=other', '--idempotency-key', 'order-17');
+    expect(again).toMatchObject({ created: false, run: { id: first.run.id } });
+    const second = await enqueue('--input', 'topic=winds');
+    const third = await enqueue('--input', 'topic=rivers');
+    // A queued run cancelled before any worker starts is never taken.
+    const cancelledEarly = await enqueue('--input', 'topic=never');
+    expect(await crewline('runs', 'cancel', cancelledEarly.run.id, '--json')).toMatchObject({
+      id: cancelledEarly.run.id,
+      status: 'cancelled',
+    });
+    const completedIds = [first.run.id, second.run.id, third.run.id];
+
+    const lines: string[] = [];
+    let stderr = '';
+    worker = spawn(process.execPath, sourceCommand(['worker', '--concurrency', '2', '--json']), {
+      cwd: project,
+      env: { ...process.env, NO_COLOR: '1', CREWLINE_WORKER_LOCATION: url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let buffered = '';
+    worker.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const complete = buffered.split('\n');
+      buffered = complete.pop()!;
+      lines.push(...complete);
+    });
+    worker.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const exited = new Promise<number | null>((resolve) => worker!.on('close', (code) => resolve(code)));
+    const events = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const waitFor = async (found: () => boolean, what: string, timeoutMs = 60_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!found()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; worker stderr: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+
+    const deadline = Date.now() + 90_000;
+    let runs = await list();
+    while (!completedIds.every((id) => runs.find((run) => run.id === id)?.status === 'completed')) {
+      if (Date.now() > deadline) throw new Error(`runs not completed: ${JSON.stringify(runs)}; ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      runs = await list();
+    }
+    expect(runs.find((run) => run.id === cancelledEarly.run.id)?.status).toBe('cancelled');
+
+    for (const id of completedIds) {
+      const shown = await show(id);
+      expect(shown).toMatchObject({ id, status: 'completed', attempts: 1, error: null });
+      expect(shown.output).toMatch(/\S/);
+      expect(shown.tokens.total).toBeGreaterThan(0);
+      expect(shown.lineageId).toMatch(/\S/);
+      expect(shown.lastCheckpoint).toMatch(/\S/);
+    }
+
+    // Every line of `worker --json` is a document of its own with its schemaVersion.
+    const seen = events();
+    expect(
+      seen.every((event) => event.schemaVersion === 1 && Object.keys(event)[0] === 'schemaVersion'),
+    ).toBe(true);
+    expect(seen[0]).toMatchObject({ event: 'started', concurrency: 2 });
+    const holds = seen.filter((event) => event.event === 'claimed' || event.event === 'released');
+    expect(holds.filter((event) => event.event === 'claimed').map((event) => event.runId)).toHaveLength(3);
+    expect(
+      holds.filter((event) => event.event === 'released').map((event) => [event.runId, event.outcome]),
+    ).toEqual(expect.arrayContaining(completedIds.map((id) => [id, 'completed'])));
+    // Concurrency 2: the second run was taken before the first one ended, the third only after.
+    expect(holds.slice(0, 2).map((event) => event.event)).toEqual(['claimed', 'claimed']);
+    expect(holds[2]).toMatchObject({ event: 'released' });
+    expect(holds.map((event) => event.runId)).not.toContain(cancelledEarly.run.id);
+
+    // A deploy: SIGTERM while a slow run's model call is in flight hands the run back, exit 0.
+    const slow = await enqueue('--input', 'topic=deploys', '--input', 'pace=slow');
+    await waitFor(
+      () => events().some((event) => event.event === 'claimed' && event.runId === slow.run.id),
+      'the slow run to be taken',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    worker.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const last = events();
+    expect(last.find((event) => event.event === 'stopping')).toMatchObject({
+      signal: 'SIGTERM',
+      runs: [slow.run.id],
+    });
+    expect(last).toContainEqual(
+      expect.objectContaining({ event: 'released', runId: slow.run.id, outcome: 'handed-back' }),
+    );
+    expect(last.at(-1)).toMatchObject({ event: 'stopped' });
+    const handedBack = await show(slow.run.id);
+    // Back in the queue at once (not a failure), with its first task's completion checkpointed.
+    expect(handedBack).toMatchObject({ status: 'queued', attempts: 1, failures: 0 });
+    expect(handedBack.lastCheckpoint).toMatch(/\S/);
+
+    // `runs cancel` on that queued run: no worker will take it.
+    expect(await crewline('runs', 'cancel', slow.run.id, '--json')).toMatchObject({
+      id: slow.run.id,
+      status: 'cancelled',
+    });
+    expect((await show(slow.run.id)).status).toBe('cancelled');
+  }, 240_000);
+});
