@@ -2,9 +2,19 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** A `<!-- bench: bench/results/x.md -->` marker: the table below it is copied from that file. */
+const markerPattern = /^<!--\s*bench:\s*(\S+)(?:\s+table\s+(\d+))?\s*-->$/;
+
+/**
+ * A `<!-- bench: bench/results/x.md -->` marker: the table below it is copied from that file (its
+ * first table; `<!-- bench: bench/results/x.md table 2 -->` names another one).
+ */
 export function benchMarker(line: string): string | undefined {
-  return /^<!--\s*bench:\s*(\S+)\s*-->$/.exec(line.trim())?.[1];
+  return markerPattern.exec(line.trim())?.[1];
+}
+
+/** Which table of its results file a marker names, counted from 1. */
+export function benchMarkerTable(line: string): number {
+  return Number(markerPattern.exec(line.trim())?.[2] ?? 1);
 }
 
 /**
@@ -19,14 +29,18 @@ export function resultsAvailable(repositoryRoot: string, path: string): boolean 
   return git.status === 0;
 }
 
-/** The first markdown table of a text, as lines. */
-export function firstTable(text: string): string[] {
+/** The first markdown table of a text (or the `number`th, counted from 1), as lines. */
+export function firstTable(text: string, number = 1): string[] {
   const lines = text.split('\n');
-  const start = lines.findIndex((line) => line.startsWith('|'));
-  if (start < 0) return [];
-  let end = start;
-  while (end < lines.length && lines[end]!.startsWith('|')) end += 1;
-  return lines.slice(start, end);
+  let end = 0;
+  for (let found = 0; found < number; found += 1) {
+    const start = lines.findIndex((line, index) => index >= end && line.startsWith('|'));
+    if (start < 0) return [];
+    end = start;
+    while (end < lines.length && lines[end]!.startsWith('|')) end += 1;
+    if (found === number - 1) return lines.slice(start, end);
+  }
+  return [];
 }
 
 /**
@@ -45,7 +59,7 @@ export function withBenchTables(markdown: string, repositoryRoot: string): strin
     if (!resultsAvailable(repositoryRoot, path)) continue;
     let end = index + 1;
     while (end < lines.length && lines[end]!.startsWith('|')) end += 1;
-    output.push(...firstTable(readFileSync(file, 'utf8')));
+    output.push(...firstTable(readFileSync(file, 'utf8'), benchMarkerTable(line)));
     index = end - 1;
   }
   return output.join('\n');

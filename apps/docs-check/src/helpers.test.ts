@@ -89,7 +89,7 @@ describe('shellWords', () => {
 });
 
 describe('withBenchTables', () => {
-  it('replaces a marked table with the first table of the file it names', async () => {
+  it('replaces a marked table with the first table of the file it names, or the one its marker numbers', async () => {
     const { mkdtempSync, writeFileSync, mkdirSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
@@ -104,6 +104,13 @@ describe('withBenchTables', () => {
       );
       expect(withBenchTables('<!-- bench: results/missing.md -->\n| 0 |\n', root)).toBe(
         '<!-- bench: results/missing.md -->\n| 0 |\n',
+      );
+      writeFileSync(join(root, 'results/b.md'), '| x |\n| - |\n| 1 |\n\ntext\n\n| z |\n| - |\n| 3 |\n');
+      expect(withBenchTables('<!-- bench: results/b.md table 2 -->\n| z |\n| - |\n| 0 |\n', root)).toBe(
+        '<!-- bench: results/b.md table 2 -->\n| z |\n| - |\n| 3 |\n',
+      );
+      expect(withBenchTables('<!-- bench: results/b.md -->\n| x |\n| - |\n| 0 |\n', root)).toBe(
+        '<!-- bench: results/b.md -->\n| x |\n| - |\n| 1 |\n',
       );
     } finally {
       rmSync(root, { recursive: true, force: true });
