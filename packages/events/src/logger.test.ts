@@ -44,4 +44,20 @@ describe('logger', () => {
     logger.error('test', 'silenced');
     expect(records.map((record) => record.message)).toEqual(['shown']);
   });
+
+  it('returns the sink it replaces, so a temporary redirect can be undone', () => {
+    const outer: LogRecord[] = [];
+    const outerSink = (record: LogRecord) => void outer.push(record);
+    setLogSink(outerSink);
+    const inner: LogRecord[] = [];
+    const previous = setLogSink((record) => void inner.push(record));
+    expect(previous).toBe(outerSink);
+    logger.warn('test', 'inner');
+    expect(setLogSink(previous)).not.toBe(outerSink);
+    logger.warn('test', 'outer');
+    expect(inner.map((record) => record.message)).toEqual(['inner']);
+    expect(outer.map((record) => record.message)).toEqual(['outer']);
+    setLogSink(null);
+    expect(setLogSink(null)).toBeNull();
+  });
 });

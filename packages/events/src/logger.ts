@@ -42,9 +42,14 @@ const settings = processSlot<LoggerSettings>('crewline.logger.v1', () => ({
   minimumLevel: levelFromEnvironment(),
 }));
 
-/** Redirect crewline's logs (e.g. into your own logger), or silence them with `null`. */
-export function setLogSink(next: LogSink | null): void {
+/**
+ * Redirect crewline's logs (e.g. into your own logger), or silence them with `null`. Returns the sink
+ * it replaces, so code that redirects logs for a while (a test) can put it back.
+ */
+export function setLogSink(next: LogSink | null): LogSink | null {
+  const previous = settings.sink;
   settings.sink = next;
+  return previous;
 }
 
 /** Lowest level that is emitted. Defaults to `CREWLINE_LOG_LEVEL` or `warn`. */

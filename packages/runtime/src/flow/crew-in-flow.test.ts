@@ -1,15 +1,24 @@
 import { EventBus } from '@crewline/events';
 import { readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
 import { lookupTool, toolUsingModel } from '../e2e/support/fixtures.js';
+import { captureLogs, type LogCapture } from '../testing/capture-logs.js';
 import { Flow, listen, start } from './index.js';
 import { executions, model, TwoCrewFlow } from './test-support/crew-scenarios.js';
+
+const olderWarning = 'is not the latest of its run';
+let logs: LogCapture;
+
+beforeEach(() => {
+  logs = captureLogs();
+});
 
 afterEach(() => {
   executions.length = 0;
   model.reset();
+  logs.stop();
 });
 
 async function savedTaskStatuses(
@@ -47,7 +56,10 @@ describe('crews inside flow methods', () => {
     }).kickoff();
     const totalCalls = model.calls.length;
     const checkpoints = await provider.list('mem');
+    // Resuming any checkpoint but the run's last one continues on a new branch, with a warning.
+    const parents = new Set(checkpoints.map((checkpoint) => checkpoint.parentId));
     for (const checkpoint of checkpoints) {
+      const logged = logs.records.length;
       const document = await readDocument(provider, 'mem', checkpoint.id);
       const completedCalls = document.events.filter((event) => event.type === 'llm_call_completed').length;
       executions.length = 0;
@@ -58,11 +70,14 @@ describe('crews inside flow methods', () => {
       );
       const resumed = await restored.kickoff();
       const context = `resumed from ${checkpoint.trigger} ${checkpoint.id}`;
+      const warned = logs.records.slice(logged).some((record) => record.message.includes(olderWarning));
+      expect(warned, context).toBe(parents.has(checkpoint.id));
       expect(resumed.state, context).toEqual(uninterrupted.state);
       expect(model.calls.length, context).toBe(totalCalls - completedCalls);
       const flowData = document.entities[0]?.data.execution as { completedMethods: string[] };
       for (const method of flowData.completedMethods) expect(executions, context).not.toContain(method);
     }
+    logs.expect(olderWarning);
   });
 
   it('runs a standalone agent inside a method as part of the flow run', async () => {
@@ -125,7 +140,10 @@ describe('crews inside flow methods', () => {
       ['llm_call_completed', 'tool_usage_finished'].includes(checkpoint.trigger),
     );
     expect(inConversation).toHaveLength(3);
+    // Resuming any checkpoint but the run's last one continues on a new branch, with a warning.
+    const parents = new Set(checkpoints.map((checkpoint) => checkpoint.parentId));
     for (const checkpoint of checkpoints) {
+      const logged = logs.records.length;
       const document = await readDocument(provider, 'mem', checkpoint.id);
       const completedCalls = document.events.filter((event) => event.type === 'llm_call_completed').length;
       const startedAgent = document.events.some((event) => event.type === 'lite_agent_execution_started');
@@ -139,10 +157,13 @@ describe('crews inside flow methods', () => {
       );
       const resumed = await restored.kickoff();
       const context = `resumed from ${checkpoint.trigger} ${checkpoint.id}`;
+      const warned = logs.records.slice(logged).some((record) => record.message.includes(olderWarning));
+      expect(warned, context).toBe(parents.has(checkpoint.id));
       expect(resumed.state.advice, context).toBe(uninterrupted.state.advice);
       // No LLM call whose answer was checkpointed is made again.
       expect(advisorModel.calls.length, context).toBe(2 - completedCalls);
       if (startedAgent) expect(emitted.includes('lite_agent_execution_started'), context).toBe(false);
     }
+    logs.expect(olderWarning);
   });
 });

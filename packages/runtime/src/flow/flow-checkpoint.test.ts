@@ -1,7 +1,8 @@
 import { type BaseEvent, EventBus } from '@crewline/events';
 import { readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { captureLogs, type LogCapture } from '../testing/capture-logs.js';
 import { Flow, type FlowResult, start } from './index.js';
 import { CycleFlow, executions, JoinFlow, LinearFlow, LoopFlow, PassFlow } from './test-support/scenarios.js';
 
@@ -12,8 +13,16 @@ type ScenarioClass =
   | typeof LoopFlow
   | typeof PassFlow;
 
+const olderWarning = 'is not the latest of its run';
+let logs: LogCapture;
+
+beforeEach(() => {
+  logs = captureLogs();
+});
+
 afterEach(() => {
   executions.length = 0;
+  logs.stop();
 });
 
 function countBy(items: readonly string[]): Record<string, number> {
@@ -58,8 +67,11 @@ describe.each([
       'method_execution_finished',
     );
 
+    // Resuming any checkpoint but the run's last one continues on a new branch, with a warning.
+    const parents = new Set(checkpoints.map((checkpoint) => checkpoint.parentId));
     for (const checkpoint of checkpoints) {
       executions.length = 0;
+      const logged = logs.records.length;
       const bus = new EventBus();
       const types: string[] = [];
       bus.onAny((_source: unknown, event: BaseEvent) => {
@@ -72,6 +84,8 @@ describe.each([
       expect(restored).toBeInstanceOf(Scenario);
       const resumed = (await restored.kickoff()) as FlowResult<Record<string, unknown>>;
       const context = `resumed from ${checkpoint.trigger} (${checkpoint.id})`;
+      const warned = logs.records.slice(logged).some((record) => record.message.includes(olderWarning));
+      expect(warned, context).toBe(parents.has(checkpoint.id));
       expect(resumed.status, context).toBe('completed');
       expect(resumed.stateId, context).toBe(uninterrupted.stateId);
       expect(withoutId(resumed.state), context).toEqual(withoutId(uninterrupted.state));
@@ -85,6 +99,7 @@ describe.each([
       }
       expect(countBy(executions), context).toEqual(expected);
     }
+    logs.expect(olderWarning);
   });
 });
 
@@ -128,6 +143,8 @@ describe('fork and fromCheckpoint', () => {
     const result = await flow.kickoff({ fromCheckpoint: { restoreFrom: `mem#${first.id}`, provider } });
     expect(executions).toEqual(['clean', 'publish']);
     expect(result.state.total).toBe(13);
+    // The run went on past its first checkpoint, so continuing that one forks (SPEC §4).
+    expect(logs.expect(olderWarning)).toHaveLength(1);
     const again = await LinearFlow.fromCheckpoint(
       { restoreFrom: `mem#${first.id}`, provider },
       { bus: new EventBus() },

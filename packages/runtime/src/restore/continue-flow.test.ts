@@ -3,16 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CrewlineError, EventBus } from '@crewline/events';
 import { JsonProvider } from '@crewline/provider-json';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Flow, listen, start } from '../flow/index.js';
 import { CycleFlow, executions } from '../flow/test-support/scenarios.js';
 import { ProjectRegistry, registerProject } from '../project-config/project-config.js';
+import { captureLogs, type LogCapture } from '../testing/capture-logs.js';
 import { continueFromCheckpoint } from './continue-from-checkpoint.js';
 
 const root = mkdtempSync(join(tmpdir(), 'crewline-continue-flow-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+const olderWarning = 'is not the latest of its run';
+let logs: LogCapture;
+beforeEach(() => {
+  logs = captureLogs();
+});
 afterEach(() => {
   executions.length = 0;
+  logs.stop();
 });
 
 async function checkpointAfterFirstReview(location: string): Promise<string> {
@@ -124,6 +131,7 @@ describe('continuing flow checkpoints by registered name', () => {
     });
     expect(executions[0]).toBe('note');
     expect(executions.filter((method) => method === 'draft')).toHaveLength(2);
+    expect(logs.expect(olderWarning)).toHaveLength(1);
 
     const forked = await continueFromCheckpoint({
       reference,
@@ -162,5 +170,6 @@ describe('continuing flow checkpoints by registered name', () => {
     const result = await restored.kickoff();
     expect(result.output).toBe('published after 3 rounds');
     expect(executions[0]).toBe('note');
+    expect(logs.expect(olderWarning)).toHaveLength(1);
   });
 });

@@ -20,3 +20,4 @@ export {
   lastCall,
   toolResultsSeen,
 } from './call-helpers.js';
+export { captureLogs, type LogCapture, type LogMatcher } from './capture-logs.js';

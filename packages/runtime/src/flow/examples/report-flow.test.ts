@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registerProject } from '../../project-config/project-config.js';
-import { countCalls, offlineModel } from '../../testing/index.js';
+import { captureLogs, countCalls, type LogCapture, offlineModel } from '../../testing/index.js';
 import { listFlowStates } from '../index.js';
 
 const location = mkdtempSync(join(tmpdir(), 'crewline-report-flow-'));
@@ -29,6 +29,14 @@ afterAll(() => {
   delete process.env.REPORT_STATES;
   rmSync(location, { recursive: true, force: true });
 });
+
+// Re-running from an older save continues on a new branch, and says so.
+const olderWarning = 'is not the latest of its run';
+let logs: LogCapture;
+beforeEach(() => {
+  logs = captureLogs();
+});
+afterEach(() => logs.stop());
 
 // Crew prompts name their task as "Current task: <description>".
 const calledFor = (task: string) =>
@@ -70,6 +78,7 @@ describe('the report flow of docs/flow-state-persistence.md', () => {
     expect(calledFor('Write a draft')).toBe(1);
     expect(calledFor('Tighten this draft')).toBe(1);
     expect(rerun?.stateId).toBe('tides-report');
+    expect(logs.expect(olderWarning)).toHaveLength(1);
     const [latest] = await listFlowStates(location);
     expect(latest?.reference).not.toBe(saved?.reference);
   });
@@ -94,6 +103,7 @@ describe('the report flow of docs/flow-state-persistence.md', () => {
     await example.rerunFromStep('rerun-report', 'edit');
     expect(model.calls).toHaveLength(2);
     expect(calledFor('Tighten this draft')).toBe(2);
+    expect(logs.expect(olderWarning)).toHaveLength(3);
 
     await expect(example.rerunFromStep('rerun-report', 'polish' as never)).rejects.toThrow(
       /rerunFrom "polish" is not a method of flow "ReportFlow"; its methods are research, outline, draft, edit/,
