@@ -9,7 +9,7 @@ export interface LatencySummary {
 }
 
 /** Nearest-rank percentile of sorted samples. */
-function percentile(sorted: readonly number[], fraction: number): number {
+export function percentile(sorted: readonly number[], fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.ceil(fraction * sorted.length);
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;

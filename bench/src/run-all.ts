@@ -21,6 +21,10 @@ benches.push({
   run: async () => (await import('./run-overhead.js')).runOverheadBench(),
 });
 benches.push({
+  name: 'lineage explorer (10,000 SQLite checkpoints in Chromium, SPEC §11)',
+  run: async () => (await import('./explorer-bench.js')).runExplorerBench(),
+});
+benches.push({
   name: 'crash (kill -9, SPEC §8)',
   run: async () => (await import('./crash-trials.js')).runCrashTrials(),
 });

@@ -24,6 +24,13 @@ export interface Crew50Options {
   seed?: number;
   /** How the crew builds its snapshots (see {@link SnapshotStyle}). Default `'runtime'`. */
   snapshots?: SnapshotStyle;
+  /**
+   * Tasks already done when the run starts, as in a resumed or forked run: they hold their outputs
+   * (the text the full run gives them) and `play` emits no events for them. Default 0.
+   */
+  completedTasks?: number;
+  /** The checkpoint this run was forked from: its first write names it as the parent. Default none. */
+  forkedFrom?: string;
 }
 
 export interface Crew50Run {
@@ -64,6 +71,14 @@ export function createCrew50Run(
   const outputBytes = options.outputBytes ?? 2048;
   const seed = options.seed ?? 1;
   const crew = new BenchCrew(taskCount, options.snapshots ?? 'runtime');
+  const completedTasks = Math.min(options.completedTasks ?? 0, taskCount);
+  for (const [index, task] of crew.tasks.slice(0, completedTasks).entries()) {
+    const answer = prose(seed * 100_000 + index * 10 + 3, outputBytes);
+    task.status = 'completed';
+    task.startedAt = new Date().toISOString();
+    task.completedAt = task.startedAt;
+    task.output = { raw: answer, summary: answer.slice(0, 120), agent: task.agentRole, format: 'raw' };
+  }
   const newState = (provider: CheckpointProvider | undefined, location: string | undefined) =>
     new RuntimeState({
       entities: [crew],
@@ -71,7 +86,10 @@ export function createCrew50Run(
       provider,
       location,
       bus: new EventBus(),
-      lineage: { branch: options.branch ?? 'main' },
+      lineage: {
+        branch: options.branch ?? 'main',
+        ...(options.forkedFrom !== undefined ? { checkpointId: options.forkedFrom } : {}),
+      },
     });
   const state = newState(options.provider, options.location);
   const states = [state];
@@ -86,6 +104,7 @@ export function createCrew50Run(
       await afterEvent(event.type);
     };
     for (const [index, task] of crew.tasks.entries()) {
+      if (index < completedTasks) continue;
       const agent = crew.agentFor(task);
       const source = { kind: 'task' as const, id: task.id };
       const context = {

@@ -1,0 +1,462 @@
+// The lineage explorer (`crewline checkpoint serve`) over 10,000 SQLite checkpoints, in the system's
+// headless Chromium: time to the first drawn graph, frame times while panning and zooming, and the
+// time to expand a collapsed node. Run alone: pnpm --filter @crewline/bench bench:explorer
+/// <reference lib="dom" />
+// (The functions handed to page.evaluate run in the browser: DOM types for them.)
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SqliteProvider } from '@crewline/provider-sqlite';
+import type { Browser, Page } from 'playwright-core';
+// The explorer is not part of @crewline/cli's public entry: the bench starts it from its source.
+import { openLocation } from '../../packages/cli/src/core/open-location.js';
+import { cliProviderRegistry } from '../../packages/cli/src/core/providers.js';
+import { startExplorer } from '../../packages/cli/src/serve/explorer-server.js';
+import { formatMs, markdownTable, percentile } from './bench-statistics.js';
+import { createCrew50Run } from './scenario/crew-50.js';
+
+export interface ExplorerBenchOptions {
+  /** Checkpoints in the database. Default 10,000. */
+  checkpoints?: number;
+  /** Measured page loads (after one warm-up load). Default 7. */
+  loads?: number;
+  /** How long each pan or zoom gesture is driven, in ms. Default 2,000. */
+  gestureMs?: number;
+  /** Collapsed nodes expanded one after the other. Default 5. */
+  expansions?: number;
+  /** Chromium to drive. Default `CHROMIUM_PATH`, else `/usr/bin/chromium` (Debian's package). */
+  chromiumPath?: string;
+  /** Where the markdown report is written. Default `bench/results/explorer.md`. */
+  reportPath?: string;
+  /** Where the screenshot of the graph is written. Default `docs/images/explorer-graph.png`. */
+  screenshotPath?: string;
+}
+
+const viewport = { width: 1500, height: 950 };
+/** A frame this much longer than the 60 Hz budget counts the frames it swallowed as dropped. */
+const frameBudgetMs = 1000 / 60;
+
+/** Where the task_completed checkpoints of main are, so forks start from a finished task. */
+interface WrittenRun {
+  branch: string;
+  written: number;
+  /** Checkpoint id after task N completed, by N (1-based). */
+  afterTask: Map<number, string>;
+}
+
+/**
+ * Writes `total` checkpoints the way a team exploring one crew would: the crew-50 run on `main`
+ * with `'*'` (500 checkpoints, ten per task), then "what if" forks from the checkpoint after some
+ * task completed — each re-running the tasks after it with its own outputs, every fifth one a fork
+ * of the fork before it — until the database holds `total`; the last fork is cut short, as an
+ * interrupted run is.
+ */
+async function writeLineage(provider: SqliteProvider, location: string, total: number) {
+  let written = 0;
+  const runs: WrittenRun[] = [];
+  const play = async (options: {
+    branch: string;
+    seed: number;
+    completedTasks?: number;
+    forkedFrom?: string;
+  }) => {
+    const run = createCrew50Run({ ...options, provider, location });
+    const record: WrittenRun = { branch: options.branch, written: 0, afterTask: new Map() };
+    let completed = options.completedTasks ?? 0;
+    await run.play((trigger) => {
+      if (written >= total) return;
+      run.state.writeCheckpointSync({ trigger });
+      written += 1;
+      record.written += 1;
+      if (trigger === 'task_completed') {
+        completed += 1;
+        record.afterTask.set(completed, run.state.lineage.checkpointId!);
+      }
+    });
+    runs.push(record);
+    return record;
+  };
+  const main = await play({ branch: 'main', seed: 1 });
+  // Fork points (tasks completed on the parent) cycle through the run, early and late.
+  const forkAfter = [10, 25, 40, 5, 30, 45, 15, 35, 20, 1, 48, 12];
+  let previous = main;
+  for (let fork = 1; written < total; fork += 1) {
+    const task = forkAfter[(fork - 1) % forkAfter.length]!;
+    const ofPrevious = fork % 5 === 0 && previous.afterTask.has(task);
+    const parent = ofPrevious ? previous : main;
+    previous = await play({
+      branch: ofPrevious ? `${parent.branch}/what-if-${fork}` : `what-if-${fork}`,
+      seed: fork + 1,
+      completedTasks: task,
+      forkedFrom: parent.afterTask.get(task)!,
+    });
+  }
+  return runs;
+}
+
+/** What the page reports of itself, collected by the script the bench adds before the page runs. */
+const probe = () => {
+  const bench = {
+    firstRender: undefined as undefined | { drawn: number; painted: number },
+    frames: [] as number[],
+    recording: false,
+  };
+  (window as unknown as { __explorerBench: typeof bench }).__explorerBench = bench;
+  // The first time graph nodes are in the document; `painted` is after the frame that drew them
+  // (a task queued from that frame's requestAnimationFrame runs once its paint is done).
+  const observer = new MutationObserver(() => {
+    if (!document.querySelector('#graph .node')) return;
+    observer.disconnect();
+    const drawn = performance.now();
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        bench.firstRender = { drawn, painted: performance.now() };
+      }, 0),
+    );
+  });
+  observer.observe(document, { childList: true, subtree: true });
+  let last: number | undefined;
+  const tick = (now: number) => {
+    if (bench.recording && last !== undefined) bench.frames.push(now - last);
+    last = now;
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+};
+
+type BenchWindow = Window & { __explorerBench: { frames: number[]; recording: boolean } };
+
+interface FirstRender {
+  /** Navigation start to the graph painted. */
+  painted: number;
+  /** Navigation start to the graph's nodes in the document. */
+  drawn: number;
+  /** The `/api/graph` request: sent to last byte. */
+  graphRequest: number;
+  graphBytes: number;
+}
+
+async function loadPage(browser: Browser, url: string): Promise<{ page: Page; first: FirstRender }> {
+  const page = await browser.newPage({ viewport });
+  page.setDefaultTimeout(60_000);
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  // tsx (esbuild, keepNames) wraps named functions in `__name(...)`; functions sent to the page need it too.
+  await page.addInitScript({ content: 'window.__name = (target) => target;' });
+  await page.addInitScript(probe);
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction(
+    () =>
+      (window as unknown as BenchWindow & { __explorerBench: { firstRender?: unknown } }).__explorerBench
+        .firstRender !== undefined,
+  );
+  const first = await page.evaluate(() => {
+    const { firstRender } = (
+      window as unknown as { __explorerBench: { firstRender: { drawn: number; painted: number } } }
+    ).__explorerBench;
+    const request = performance
+      .getEntriesByType('resource')
+      .find((entry) => entry.name.includes('/api/graph')) as PerformanceResourceTiming | undefined;
+    return {
+      ...firstRender,
+      graphRequest: request ? request.responseEnd - request.startTime : Number.NaN,
+      graphBytes: request?.decodedBodySize ?? Number.NaN,
+    };
+  });
+  return { page, first };
+}
+
+interface FrameSummary {
+  gesture: string;
+  frames: number;
+  median: number;
+  p95: number;
+  max: number;
+  dropped: number;
+  seconds: number;
+}
+
+/** Records requestAnimationFrame intervals while `drive` runs. */
+async function recordFrames(page: Page, gesture: string, drive: () => Promise<void>): Promise<FrameSummary> {
+  await page.evaluate(() => {
+    const bench = (window as unknown as BenchWindow).__explorerBench;
+    bench.frames = [];
+    bench.recording = true;
+  });
+  const started = performance.now();
+  await drive();
+  // The frames the last input caused.
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const frames = await page.evaluate(() => {
+    const bench = (window as unknown as BenchWindow).__explorerBench;
+    bench.recording = false;
+    return bench.frames;
+  });
+  const sorted = [...frames].sort((left, right) => left - right);
+  const dropped = frames.reduce((sum, frame) => sum + Math.max(0, Math.round(frame / frameBudgetMs) - 1), 0);
+  return {
+    gesture,
+    frames: frames.length,
+    median: percentile(sorted, 0.5),
+    p95: percentile(sorted, 0.95),
+    max: sorted.at(-1) ?? Number.NaN,
+    dropped,
+    seconds,
+  };
+}
+
+/** A point of the graph away from its nodes, where a drag pans. */
+async function emptyPoint(page: Page): Promise<{ x: number; y: number }> {
+  return page.evaluate(() => {
+    const svg = document.getElementById('graph')!;
+    const rect = svg.getBoundingClientRect();
+    for (let y = rect.top + rect.height / 2; y < rect.bottom - 5; y += 7) {
+      for (let x = rect.left + 20; x < rect.right - 20; x += 13) {
+        const hit = document.elementFromPoint(x, y);
+        if (hit && svg.contains(hit) && !hit.closest('.node')) return { x, y };
+      }
+    }
+    return { x: rect.left + 10, y: rect.bottom - 10 };
+  });
+}
+
+async function pan(page: Page, milliseconds: number): Promise<void> {
+  const start = await emptyPoint(page);
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  const until = performance.now() + milliseconds;
+  // Back and forth: right and down, then back, 400 px each way, one step per input event.
+  for (let step = 0; performance.now() < until; step += 1) {
+    const phase = (step % 80) / 40;
+    const offset = phase <= 1 ? phase : 2 - phase;
+    await page.mouse.move(start.x - 400 * offset, start.y - 150 * offset);
+  }
+  await page.mouse.up();
+}
+
+async function zoom(page: Page, milliseconds: number): Promise<void> {
+  const svg = await page.locator('#graph').boundingBox();
+  if (!svg) throw new Error('the graph is not on the page');
+  await page.mouse.move(svg.x + svg.width / 2, svg.y + svg.height / 2);
+  const until = performance.now() + milliseconds;
+  // Out by 1.15^16 (about 9x, most of the graph in view), then back in, and again.
+  for (let step = 0; performance.now() < until; step += 1) {
+    await page.mouse.wheel(0, step % 32 < 16 ? 100 : -100);
+  }
+}
+
+/** Clicks a collapsed node and times it until the graph shows its checkpoints one by one, painted. */
+async function expand(
+  page: Page,
+  key: string,
+): Promise<{ milliseconds: number; nodesBefore: number; nodesAfter: number }> {
+  return page.evaluate(
+    (nodeKey) =>
+      new Promise((resolve) => {
+        const svg = document.getElementById('graph')!;
+        const nodesBefore = svg.querySelectorAll('.node').length;
+        const started = performance.now();
+        const observer = new MutationObserver(() => {
+          const node = svg.querySelector(`.node[data-key="${nodeKey}"]`);
+          if (!node || node.classList.contains('collapsed')) return;
+          observer.disconnect();
+          requestAnimationFrame(() =>
+            setTimeout(
+              () =>
+                resolve({
+                  milliseconds: performance.now() - started,
+                  nodesBefore,
+                  nodesAfter: svg.querySelectorAll('.node').length,
+                }),
+              0,
+            ),
+          );
+        });
+        observer.observe(svg, { childList: true });
+        svg
+          .querySelector(`.node[data-key="${nodeKey}"]`)!
+          .dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true }));
+      }),
+    key,
+  );
+}
+
+function describeMachine(): string {
+  const processors = cpus();
+  return `${processors.length} × ${processors[0]?.model.trim() ?? 'unknown CPU'}`;
+}
+
+/** Measures the explorer page over a 10,000-checkpoint SQLite database; writes bench/results/explorer.md. */
+export async function runExplorerBench(options: ExplorerBenchOptions = {}): Promise<string> {
+  const total = options.checkpoints ?? 10_000;
+  const loads = options.loads ?? 7;
+  const gestureMs = options.gestureMs ?? 2000;
+  const expansions = options.expansions ?? 5;
+  const chromiumPath = options.chromiumPath ?? process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(chromiumPath)) {
+    throw new Error(
+      `[bench] no Chromium at ${chromiumPath}; install Debian's chromium package or set CHROMIUM_PATH`,
+    );
+  }
+  const directory = mkdtempSync(join(tmpdir(), 'crewline-explorer-bench-'));
+  const location = join(directory, 'checkpoints.db');
+  const registry = cliProviderRegistry();
+  let browser: Browser | undefined;
+  let explorer: Awaited<ReturnType<typeof startExplorer>> | undefined;
+  try {
+    const loadBefore = loadavg()[0]!;
+    const generation = performance.now();
+    const provider = new SqliteProvider();
+    const runs = await writeLineage(provider, location, total);
+    await provider.close?.();
+    const generationMs = performance.now() - generation;
+    const databaseBytes = statSync(location).size;
+    console.log(
+      `wrote ${total} checkpoints (${runs.length} runs on ${runs.length} branches) in ${formatMs(generationMs)} ms`,
+    );
+
+    explorer = await startExplorer({
+      opened: await openLocation(location, directory, registry),
+      providers: registry,
+      cwd: directory,
+    });
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+
+    // A warm-up load (the server's listing, the browser's caches of the page's modules), then fresh pages.
+    await (await loadPage(browser, explorer.url)).page.close();
+    const firstRenders: FirstRender[] = [];
+    for (let load = 0; load < loads; load += 1) {
+      const { page, first } = await loadPage(browser, explorer.url);
+      firstRenders.push(first);
+      await page.close();
+    }
+
+    const { page } = await loadPage(browser, explorer.url);
+    const graph = await page.evaluate(() => ({
+      status: document.getElementById('status')?.textContent ?? '',
+      nodes: document.querySelectorAll('#graph .node').length,
+      elements: document.querySelectorAll('#graph *').length,
+    }));
+    const screenshotPath =
+      options.screenshotPath ??
+      fileURLToPath(new URL('../../docs/images/explorer-graph.png', import.meta.url));
+    mkdirSync(dirname(screenshotPath), { recursive: true });
+    await page.screenshot({ path: screenshotPath });
+
+    const gestures: FrameSummary[] = [];
+    gestures.push(await recordFrames(page, 'pan (drag) at 1:1', () => pan(page, gestureMs)));
+    gestures.push(await recordFrames(page, 'zoom (wheel) out to ≈9× and back', () => zoom(page, gestureMs)));
+    await page.click('#fit');
+    await page.waitForFunction(() => document.querySelector('#graph .node') !== null);
+    gestures.push(await recordFrames(page, 'pan (drag), whole graph in view', () => pan(page, gestureMs)));
+
+    // Collapsed nodes spread over the lanes, expanded one after the other (each redraw keeps the last).
+    const keys = await page.evaluate((count) => {
+      const collapsed = Array.from(document.querySelectorAll<SVGGElement>('#graph .node.collapsed'));
+      const step = Math.max(1, Math.floor(collapsed.length / count));
+      return collapsed
+        .filter((_, index) => index % step === 0)
+        .slice(0, count)
+        .map((node) => node.dataset.key!);
+    }, expansions);
+    const expanded: { milliseconds: number; nodesBefore: number; nodesAfter: number }[] = [];
+    for (const key of keys) expanded.push(await expand(page, key));
+    const loadAfter = loadavg()[0]!;
+    const browserVersion = browser.version();
+
+    const sorted = (values: number[]) => [...values].sort((left, right) => left - right);
+    const medianOf = (values: number[]) => percentile(sorted(values), 0.5);
+    const maxOf = (values: number[]) => Math.max(...values);
+    const firstRows = [
+      ['navigation → graph painted', firstRenders.map((first) => first.painted)],
+      ['navigation → graph nodes in the document', firstRenders.map((first) => first.drawn)],
+      [
+        '`/api/graph` request (listing and layout on the server, transfer)',
+        firstRenders.map((first) => first.graphRequest),
+      ],
+    ] as const;
+    const report = [
+      `# Lineage explorer over ${total.toLocaleString('en-US')} SQLite checkpoints`,
+      '',
+      `Generated by \`bench/src/explorer-bench.ts\` (\`pnpm --filter @crewline/bench bench:explorer\`) on ${new Date().toISOString()}.`,
+      `Machine: ${describeMachine()}, Node ${process.version}, ${process.platform}; Chromium ${browserVersion} (\`${chromiumPath}\`, headless), viewport ${viewport.width}×${viewport.height}.`,
+      `Load average (1 min) ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after: the machine is shared, so read the figures as upper bounds.`,
+      '',
+      `**Data.** ${total} checkpoints in one SQLite database (${(databaseBytes / 1024 / 1024).toFixed(1)} MiB), written in ${formatMs(generationMs / 1000)} s:`,
+      `the crew-50 run on \`main\` with \`'*'\` (500 checkpoints, ten per task), then ${runs.length - 1} "what if" forks`,
+      'from the checkpoint after a task completed, each re-running the tasks after it (every fifth a fork of',
+      'the fork before it; the last one cut short). The page draws',
+      `${graph.status} (consecutive checkpoints of one task collapse into a ×N node):`,
+      `${graph.elements} SVG elements.`,
+      '',
+      `**First render**: ${loads} fresh page loads after one warm-up, times from navigation start in the page's`,
+      'clock; "painted" is when a task queued from the requestAnimationFrame after the nodes were inserted',
+      'runs, i.e. after that frame was painted.',
+      '',
+      markdownTable(
+        ['first render', 'median ms', 'max ms'],
+        firstRows.map(([name, values]) => [
+          name,
+          formatMs(medianOf([...values])),
+          formatMs(maxOf([...values])),
+        ]),
+      ),
+      '',
+      `\`/api/graph\` body: ${(firstRenders[0]!.graphBytes / 1024).toFixed(0)} KiB of JSON.`,
+      '',
+      `**Panning and zooming**: input driven through Chromium's input pipeline (Playwright mouse moves and`,
+      `wheel events, one after another) for ${gestureMs / 1000} s each, while the page records every`,
+      `requestAnimationFrame interval. A frame of k × 16.7 ms counts k − 1 dropped frames.`,
+      '',
+      markdownTable(
+        ['gesture', 'frames', 'median frame ms', 'p95 frame ms', 'max frame ms', 'dropped frames'],
+        gestures.map((gesture) => [
+          gesture.gesture,
+          String(gesture.frames),
+          formatMs(gesture.median),
+          formatMs(gesture.p95),
+          formatMs(gesture.max),
+          String(gesture.dropped),
+        ]),
+      ),
+      '',
+      `**Expanding a collapsed node**: click on a ×N node → its checkpoints drawn one by one and painted`,
+      `(a new \`/api/graph?expand=…\` request and a redraw), ${expanded.length} nodes one after the other.`,
+      '',
+      markdownTable(
+        ['action', 'median ms', 'max ms', 'nodes before → after (last)'],
+        [
+          [
+            'expand a collapsed node',
+            formatMs(medianOf(expanded.map((entry) => entry.milliseconds))),
+            formatMs(maxOf(expanded.map((entry) => entry.milliseconds))),
+            `${expanded.at(-1)?.nodesBefore ?? 0} → ${expanded.at(-1)?.nodesAfter ?? 0}`,
+          ],
+        ],
+      ),
+      '',
+      `Screenshot of the first view: [\`docs/images/explorer-graph.png\`](../../docs/images/explorer-graph.png).`,
+      '',
+    ].join('\n');
+    const reportPath =
+      options.reportPath ?? fileURLToPath(new URL('../results/explorer.md', import.meta.url));
+    mkdirSync(dirname(reportPath), { recursive: true });
+    writeFileSync(reportPath, report);
+    console.log(report);
+    return report;
+  } finally {
+    await browser?.close();
+    await explorer?.close();
+    await registry.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runExplorerBench();
