@@ -22,7 +22,6 @@ export { CrewOutput } from './crew/crew-output.js';
 export {
   and,
   type ConditionInput,
-  findRerunPoint,
   Flow,
   type FlowClassOrMethodDecorator,
   type FlowCondition,
@@ -36,6 +35,7 @@ export {
   type FlowStateCheckpoint,
   type FlowStateInfo,
   type FlowStatus,
+  findRerunPoint,
   type KickoffOptions,
   type ListFlowStatesOptions,
   listen,
