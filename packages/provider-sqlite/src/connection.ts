@@ -63,7 +63,9 @@ function prepareStatements(db: Database.Database): Statements {
   const latest = (where: string) =>
     db.prepare(`SELECT ${metadataColumns} FROM checkpoints ${where} ORDER BY id DESC LIMIT 1`);
   return {
-    checkpointById: db.prepare('SELECT * FROM checkpoints WHERE id = ?'),
+    checkpointById: db.prepare(
+      `SELECT ${metadataColumns}, stream_id, format_version, library_version, head, metadata_text FROM checkpoints WHERE id = ?`,
+    ),
     metadataById: db.prepare(`SELECT ${metadataColumns} FROM checkpoints WHERE id = ?`),
     parentOf: db.prepare('SELECT stream_id, event_count, head FROM checkpoints WHERE id = ?'),
     insertCheckpoint: db.prepare(
@@ -111,6 +113,8 @@ export interface LastWrite {
   streamBytes: number;
   /** `PRAGMA data_version` when it was written: unchanged means no other connection wrote since. */
   dataVersion: number;
+  /** The entity summaries it kept in a chunk (see `ENTITIES_CHUNK_BYTES`), and that chunk's id. */
+  entities?: { text: string; chunk: number };
 }
 
 /** One open database: the better-sqlite3 handle, its prepared statements and its head cache. */

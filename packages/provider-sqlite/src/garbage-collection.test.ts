@@ -120,6 +120,34 @@ describe('prune and garbage collection', () => {
     expect(await provider.mismatches(location, [...written.slice(-3), ...later])).toEqual([]);
   });
 
+  it('keeps long entity summaries in shared chunks: listed, read and collected like the rest', async () => {
+    const { provider, location } = setup();
+    // Eight crews in one run: their summaries pass ENTITIES_CHUNK_BYTES.
+    const crews = Array.from({ length: 8 }, (_, index) => new GrowingCrew(3, `growing-crew-number-${index}`));
+    const state = new RuntimeState({ provider, location, entities: crews, bus: new EventBus() });
+    const run = growingRun({ crew: crews[0]!, state });
+    const written = writeGrowingCheckpointsSync(run, 30);
+    const listed = await provider.list(location);
+    expect(listed.map((entry) => entry.entities)).toEqual(written.map(() => expect.any(Array)));
+    expect(listed.at(-1)!.entities).toHaveLength(8);
+    expect(listed.at(-1)!.entities).toEqual(crews.map((crew) => crew.summarizeEntity()));
+    expect(await provider.mismatches(location, written)).toEqual([]);
+    const db = new Database(location, { readonly: true });
+    const stored = db.prepare("SELECT count(*) FROM chunks WHERE body LIKE 'e%'").pluck().get() as number;
+    const inRows = db.prepare("SELECT count(*) FROM checkpoints WHERE entities LIKE '[%'").pluck().get();
+    db.close();
+    // Consecutive checkpoints with the same summaries share one chunk.
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(written.length);
+    expect(inRows).toBe(0);
+    await provider.prune(location, { keep: 2 });
+    await provider.collectGarbage(location);
+    expect(await provider.mismatches(location, written.slice(-2))).toEqual([]);
+    expect((await provider.latest(location))!.entities).toEqual(crews.map((crew) => crew.summarizeEntity()));
+    const later = writeGrowingCheckpointsSync(run, 3);
+    expect(await provider.mismatches(location, [...written.slice(-2), ...later])).toEqual([]);
+  });
+
   it('a run that keeps writing after its older checkpoints were pruned still stores and reads exactly', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 10 });

@@ -85,6 +85,14 @@ function sweepChunks(connection: Connection): number {
       }
     }
   }
+  // Entity summaries kept in a chunk: the `entities` column names it.
+  for (const entities of db
+    .prepare("SELECT entities FROM checkpoints WHERE substr(entities, 1, 1) <> '['")
+    .pluck()
+    .iterate() as Iterable<string>) {
+    const id = Number(entities);
+    if (Number.isSafeInteger(id)) live.add(id);
+  }
   while (pending.length > 0) {
     const id = pending.pop()!;
     const body = statements.chunkBody.get(id);

@@ -19,7 +19,7 @@ import { component, sqliteCode, sqliteError } from './errors.js';
 import { type ParentEvents, placeEvents } from './event-streams.js';
 import { headColumnBody } from './head-column.js';
 import { checkWriteLease } from './leases.js';
-import { damagedRow, type MetadataRow } from './metadata-row.js';
+import { damagedRow, ENTITIES_CHUNK_BYTES, type MetadataRow } from './metadata-row.js';
 
 /**
  * Refuses a checkpoint whose names could escape the database's meaning, or whose shape is off.
@@ -122,6 +122,15 @@ export function insertCheckpoint(
   const canonical = canonicalMetadataText(row);
   const metadataText = hasCanonicalShape(metadata) ? canonical : JSON.stringify(metadata);
   const sizeBytes = encodedDocumentSize(document, metadataText, node, eventBytes);
+  // Long summaries go in a chunk, shared with the previous write of this connection when they are
+  // the same (no other connection wrote since: that chunk is still there).
+  let entities: LastWrite['entities'];
+  if (row.entities.length >= ENTITIES_CHUNK_BYTES) {
+    entities =
+      continuesLast && last.entities?.text === row.entities
+        ? last.entities
+        : { text: row.entities, chunk: storeChunk(`e${row.entities}`) };
+  }
   if (sizeBytes > maxCheckpointBytes) {
     throw sqliteError(
       'too_large',
@@ -136,7 +145,7 @@ export function insertCheckpoint(
       row.parent_id,
       row.branch,
       row.trigger,
-      row.entities,
+      entities === undefined ? row.entities : String(entities.chunk),
       row.event_count,
       sizeBytes,
       streamId,
@@ -160,6 +169,7 @@ export function insertCheckpoint(
     streamLength: metadata.eventCount,
     streamBytes: eventBytes,
     dataVersion,
+    ...(entities === undefined ? {} : { entities }),
   };
   return { stored, head: node, lastWrite };
 }
