@@ -20,10 +20,10 @@ const result = await crew.kickoff({ inputs: { topic: 'AI' } });
 console.log(result.raw);
 
 // What if the research had said something else? Fork this run's first checkpoint with an edited output:
-const { lineageId } = crew.lastRun!.state.lineage;
+const { lineageId } = crew.lastCheckpoint!; // the run's newest checkpoint: reference, id, lineageId, branch
 const [afterResearch] = await new JsonProvider().list('./.checkpoints', { lineageId });
 const whatIf = await Crew.fork({ restoreFrom: afterResearch!.reference }); // on a new branch, fork/<id>-<hex>
 whatIf.setTaskOutput(0, 'One fact only: agents that checkpoint never redo finished work.');
 const forked = await whatIf.kickoff(); // only the Writer runs; branch main is left as it was
-console.log(`Research on ${whatIf.lastRun!.state.lineage.branch}: ${forked.tasksOutput[0]!.raw}`);
+console.log(`Research on ${whatIf.lastCheckpoint!.branch}: ${forked.tasksOutput[0]!.raw}`);
 console.log(forked.raw);

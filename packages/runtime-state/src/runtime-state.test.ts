@@ -47,10 +47,19 @@ describe('RuntimeState', () => {
 
   it('chains parents across writes and keeps the lineage', async () => {
     const { provider, state } = setup();
+    expect(state.lastStored).toBeUndefined();
     const first = state.checkpoint();
+    expect(state.lastStored?.reference).toBe(first);
     const second = await state.acheckpoint();
     const listed = await provider.list('mem');
     expect(listed.map((entry) => entry.reference)).toEqual([first, second]);
+    expect(state.lastStored).toMatchObject({
+      reference: second,
+      id: listed[1]?.id,
+      parentId: listed[0]?.id,
+      lineageId: state.lineage.lineageId,
+      branch: 'main',
+    });
     expect(listed[1]?.parentId).toBe(listed[0]?.id);
     expect(listed[0]?.lineageId).toBe(listed[1]?.lineageId);
   });
@@ -97,6 +106,7 @@ describe('RuntimeState', () => {
     expect(() => state.checkpoint()).toThrow(/disk full/);
     await expect(state.acheckpoint()).rejects.toThrow(/disk full/);
     expect(state.lineage.checkpointId).toBeNull();
+    expect(state.lastStored).toBeUndefined();
   });
 
   it('refuses a lineage id that could escape a path or break a line', () => {

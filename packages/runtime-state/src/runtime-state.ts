@@ -121,6 +121,7 @@ export class RuntimeState implements RunState {
   readonly lineage: Lineage;
   /** The trigger of the last write. */
   lastTrigger: string | undefined;
+  #lastStored: StoredCheckpoint | undefined;
   /** What this run's entities settled: redacted once, and handed to the provider with each write. */
   readonly settled = new SettledValues();
   provider: CheckpointProvider | undefined;
@@ -269,6 +270,7 @@ export class RuntimeState implements RunState {
     this.#bus.emit(this, new CheckpointStartedEvent(base), this);
     const started = performance.now();
     const succeed = (stored: StoredCheckpoint) => {
+      this.#lastStored = stored;
       this.#bus.emit(
         this,
         new CheckpointCompletedEvent({
@@ -326,6 +328,14 @@ export class RuntimeState implements RunState {
   #track(promise: Promise<unknown>): void {
     this.#pending.add(promise);
     void promise.finally(() => this.#pending.delete(promise));
+  }
+
+  /**
+   * The last checkpoint this state stored (its reference, id, lineage and branch), or `undefined`
+   * before its first write. A checkpoint still queued for a background write is not stored yet.
+   */
+  get lastStored(): StoredCheckpoint | undefined {
+    return this.#lastStored;
   }
 
   /** Writes a checkpoint synchronously with explicit options; throws on failure. */

@@ -15,6 +15,7 @@ import type {
   EntitySummary,
   LoadedCheckpoint,
   SettledValues,
+  StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { parseAgentData } from '@crewline/runtime-state/internal';
 import type { LanguageModel, ModelMessage, TelemetrySettings } from 'ai';
@@ -171,6 +172,15 @@ export class Agent implements CheckpointableEntity, AgentParts {
   /** The run of the last kickoff (its state holds the lineage and event history). */
   get lastRun(): Run | undefined {
     return this.#lastRun;
+  }
+
+  /**
+   * The last checkpoint the last kickoff stored, or `undefined` when it stored none: its `reference`
+   * (what `restoreFrom` and the CLI take), `id`, `parentId`, `branch`, and `lineageId` (shared by every
+   * checkpoint of this run, its resumptions included; a fork gets a new one).
+   */
+  get lastCheckpoint(): StoredCheckpoint | undefined {
+    return this.#lastRun?.state.lastStored;
   }
 
   /** The branch the next kickoff writes checkpoints on, when it was restored or forked. */

@@ -8,6 +8,7 @@ import type {
   EntitySummary,
   LoadedCheckpoint,
   SettledValues,
+  StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { shownCrewStatus } from '@crewline/runtime-state/internal';
 import type { TelemetrySettings } from 'ai';
@@ -157,6 +158,15 @@ export class Crew implements CheckpointableEntity, CrewParts {
   /** The run of the last kickoff: its state holds the lineage (branch, last checkpoint) and events. */
   get lastRun(): Run | undefined {
     return this.#lastRun;
+  }
+
+  /**
+   * The last checkpoint the last kickoff stored, or `undefined` when it stored none: its `reference`
+   * (what `restoreFrom` and the CLI take), `id`, `parentId`, `branch`, and `lineageId` (shared by every
+   * checkpoint of this run, its resumptions included; a fork gets a new one).
+   */
+  get lastCheckpoint(): StoredCheckpoint | undefined {
+    return this.#lastRun?.state.lastStored;
   }
 
   /** The branch the next kickoff writes on, when this crew was restored or forked. */
