@@ -27,6 +27,7 @@ import {
 import type { Conversation, TokenUsage } from '../agent-loop/conversation.js';
 import { jsonSchemaOf } from '../agent-loop/structured-output.js';
 import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import {
   restoreConversation,
   type Settle,
@@ -92,7 +93,7 @@ function storeOutput(output: TaskOutput): TaskOutputData {
     usage: storeUsage(output.usage),
     edited: output.edited,
   };
-  if (output.structured !== undefined) stored.structured = encodeValue(output.structured);
+  if (output.structured !== undefined) stored.structured = encodeValue(output.structured, runValueCodec());
   return stored;
 }
 
@@ -157,7 +158,7 @@ const inputsCache = new WeakMap<object, EncodedValue>();
 function storedInputs(inputs: Record<string, unknown>, settle: Settle): EncodedValue {
   let stored = inputsCache.get(inputs);
   if (stored === undefined) {
-    stored = encodeValue(inputs);
+    stored = encodeValue(inputs, runValueCodec());
     inputsCache.set(inputs, stored);
   }
   return settle(stored);
@@ -213,7 +214,9 @@ function readOutput(task: Task, stored: TaskOutputData | null): TaskOutput | und
     expectedOutput: stored.expectedOutput,
     agentRole: stored.agentRole,
     raw: stored.raw,
-    ...(stored.structured !== undefined ? { structured: decodeValue(stored.structured) } : {}),
+    ...(stored.structured !== undefined
+      ? { structured: decodeValue(stored.structured, runValueCodec()) }
+      : {}),
     usage: { ...stored.usage },
     edited: stored.edited,
   });
@@ -251,7 +254,7 @@ export function applyCrewSnapshot(crew: CrewParts, snapshot: EntitySnapshot): vo
   // A crew saved while failed continues like an interrupted one; the tasks say what is left.
   crew.status = data.status === 'failed' ? 'running' : data.status;
   crew.kickoffStarted = data.kickoffStarted;
-  crew.inputs = decodeValue<Record<string, unknown>>(data.inputs);
+  crew.inputs = decodeValue<Record<string, unknown>>(data.inputs, runValueCodec());
   crew.probeUsage = { ...data.probeUsage };
   data.agents.forEach((stored, index) => {
     const agent = crew.agents[index];
