@@ -82,6 +82,28 @@ describe('Flow execution', () => {
     expect(result.methodName).toBe('finish');
   });
 
+  it('re-runs a plain or() listener on each pass of a loop a router closes', async () => {
+    class Retry extends Flow<{ attempts: number }> {
+      initialState = { attempts: 0 };
+      @start() begin() {
+        return 'first';
+      }
+      @listen(or('begin', 'again')) attempt() {
+        this.state.attempts += 1;
+        return this.state.attempts;
+      }
+      @router('attempt') decide(attempts: number) {
+        return attempts < 4 ? 'again' : 'done';
+      }
+      @listen('done') finish() {
+        return `done after ${this.state.attempts} attempts`;
+      }
+    }
+    const result = await new Retry({ bus: new EventBus() }).kickoff();
+    expect(result.output).toBe('done after 4 attempts');
+    expect(result.completedMethods).toEqual(['begin', 'attempt', 'decide', 'finish']);
+  });
+
   it('joins with and() once per pass of a cycle: a branch done in an earlier pass does not count', async () => {
     const flow = new PassFlow({ bus: new EventBus() });
     const result = await flow.kickoff();
