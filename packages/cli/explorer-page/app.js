@@ -3,7 +3,7 @@
 import { detailView } from './detail-view.js';
 import { diffView } from './diff-view.js';
 import { h, replace } from './dom.js';
-import { drawGraph, panAndZoom } from './graph.js';
+import { drawGraph, panAndZoom, positions } from './graph.js';
 
 const token = new URLSearchParams(window.location.search).get('token') ?? '';
 // The token stays in memory; the address bar keeps no copy that a screenshot or history would show.
@@ -29,7 +29,13 @@ const state = {
 };
 
 const svg = document.getElementById('graph');
-const view = panAndZoom(svg);
+// What is drawn: the region around the view at the last redraw; a pan or zoom past it redraws.
+let drawnRegion;
+const view = panAndZoom(svg, {
+  onChange: () => {
+    if (state.graph && !view.covers(drawnRegion)) redraw();
+  },
+});
 const panels = {
   detail: document.getElementById('detail'),
   diff: document.getElementById('diff'),
@@ -49,17 +55,24 @@ function selection() {
 
 function redraw() {
   if (!state.graph) return undefined;
-  return drawGraph(svg, state.graph, selection());
+  drawnRegion = view.region();
+  return drawGraph(svg, state.graph, selection(), drawnRegion);
 }
 
 async function loadGraph({ fit = false, whole = false } = {}) {
   const expand = [...state.expanded].join(',');
-  state.graph = await api(`/api/graph${expand ? `?expand=${encodeURIComponent(expand)}` : ''}`);
-  const layout = redraw();
+  const graph = await api(`/api/graph${expand ? `?expand=${encodeURIComponent(expand)}` : ''}`);
+  if (fit) {
+    // No graph while the view moves, so the move draws nothing: the new graph is drawn once, below.
+    state.graph = undefined;
+    const { width, height } = positions(graph);
+    view.fit({ width, height }, { whole });
+  }
+  state.graph = graph;
+  redraw();
   const { count, nodeCount } = state.graph;
   status.textContent = `${count} checkpoint${count === 1 ? '' : 's'}, ${nodeCount} node${nodeCount === 1 ? '' : 's'}`;
   document.body.dataset.checkpoints = String(count);
-  if (fit && layout) view.fit({ width: layout.width, height: layout.height }, { whole });
 }
 
 async function openCheckpoint(id) {

@@ -1,5 +1,9 @@
 // The lineage graph as SVG: one lane per run of a branch, forks drawn from the checkpoint they came
 // from, heads and pruned parents marked. Zoom with the wheel or the buttons, pan by dragging.
+//
+// Only what lies in a region around the view is in the document, and far out a node is drawn
+// without its text: every SVG element costs paint time on each pan or zoom frame, and 10,000
+// checkpoints are about 1,000 nodes and 10,000 elements (bench/results/explorer.md).
 import { formatClock, formatTime, s } from './dom.js';
 
 const columnWidth = 120;
@@ -47,7 +51,10 @@ function nodeClasses(node, selection) {
     .join(' ');
 }
 
-function drawNode(place, selection) {
+/** Below this many screen pixels per graph unit, nodes are drawn without their text. */
+const detailScale = 0.35;
+
+function drawNode(place, selection, detail) {
   const { node } = place;
   const title = `${node.ids.length > 1 ? `${node.ids.length} checkpoints, ${formatTime(node.firstAt)} to ` : ''}${formatTime(node.createdAt)}\n${node.id}\n${node.trigger}${node.progress ? `, ${node.progress} tasks` : ''}`;
   const mark =
@@ -72,17 +79,32 @@ function drawNode(place, selection) {
     s('title', null, title),
     // The whole node area answers clicks, not only the circle and the letters.
     s('rect', { class: 'hit', x: -columnWidth / 2 + 6, y: -30, width: columnWidth - 12, height: 88 }),
-    mark,
-    node.head ? s('text', { class: 'head-label', y: -18 }, 'HEAD') : null,
-    s('text', { class: 'trigger', y: 26 }, shortTrigger(node.trigger)),
-    s('text', { class: 'time', y: 39 }, formatClock(node.createdAt)),
-    node.progress ? s('text', { class: 'progress', y: 52 }, `${node.progress} tasks`) : null,
+    detail ? mark : mark[0],
+    detail && node.head ? s('text', { class: 'head-label', y: -18 }, 'HEAD') : null,
+    detail ? s('text', { class: 'trigger', y: 26 }, shortTrigger(node.trigger)) : null,
+    detail ? s('text', { class: 'time', y: 39 }, formatClock(node.createdAt)) : null,
+    detail && node.progress ? s('text', { class: 'progress', y: 52 }, `${node.progress} tasks`) : null,
   );
 }
 
-/** Draws the whole graph into `svg` (its contents are replaced). */
-export function drawGraph(svg, graph, selection) {
+function overlaps(region, left, top, right, bottom) {
+  return (
+    !region ||
+    (right >= region.x &&
+      left <= region.x + region.width &&
+      bottom >= region.y &&
+      top <= region.y + region.height)
+  );
+}
+
+/**
+ * Draws the graph into `svg` (its contents are replaced): the parts inside `region` (graph units,
+ * `{ x, y, width, height, detail }`; everything when absent), nodes with their text when `detail`.
+ */
+export function drawGraph(svg, graph, selection, region) {
   const layout = positions(graph);
+  const detail = region?.detail ?? true;
+  const margin = { x: columnWidth, y: rowHeight };
   const edges = s('g', { class: 'edges' });
   const nodes = s('g', { class: 'nodes' });
   const labels = s('g', { class: 'labels' });
@@ -90,6 +112,7 @@ export function drawGraph(svg, graph, selection) {
     const first = group.lanes[0];
     if (!first) return;
     const y = top + first.row * rowHeight + groupIndex * groupGap + groupGap - rowHeight / 2 - 4;
+    if (!overlaps(region, 0, y - margin.y, labelWidth, y + margin.y)) return;
     labels.append(
       s(
         'text',
@@ -99,6 +122,12 @@ export function drawGraph(svg, graph, selection) {
     );
   });
   for (const { lane, y } of layout.lanes) {
+    const placed = lane.nodes.map((node) => layout.byKey.get(node.key));
+    const head = placed[0];
+    const fork = lane.forkedFrom && !lane.orphaned ? layout.byId.get(lane.forkedFrom) : undefined;
+    // A lane off the region is skipped whole, unless its fork curve comes into it from above.
+    const laneTop = Math.min(y, fork?.y ?? y) - margin.y;
+    if (!overlaps(region, 0, laneTop, layout.width, y + margin.y)) continue;
     labels.append(
       s(
         'g',
@@ -107,10 +136,10 @@ export function drawGraph(svg, graph, selection) {
         s('text', { x: 12, y: y + 12, class: 'run' }, `run ${lane.run}`),
       ),
     );
-    const placed = lane.nodes.map((node) => layout.byKey.get(node.key));
     for (let index = 1; index < placed.length; index += 1) {
       const from = placed[index - 1];
       const to = placed[index];
+      if (!overlaps(region, from.x, y - margin.y, to.x, y + margin.y)) continue;
       edges.append(
         s('line', {
           x1: from.x,
@@ -123,7 +152,6 @@ export function drawGraph(svg, graph, selection) {
       if (to.node.parentMissing)
         edges.append(s('text', { class: 'pruned-label', x: (from.x + to.x) / 2, y: y - 6 }, 'pruned'));
     }
-    const head = placed[0];
     if (!head) continue;
     if (lane.orphaned) {
       const x = head.x - columnWidth;
@@ -136,9 +164,9 @@ export function drawGraph(svg, graph, selection) {
           s('title', null, 'the checkpoint this branch came from is not in storage any more'),
         ),
       );
-    } else if (lane.forkedFrom) {
-      const parent = layout.byId.get(lane.forkedFrom);
-      if (parent) {
+    } else if (fork) {
+      const parent = fork;
+      if (overlaps(region, parent.x, parent.y, head.x, head.y)) {
         const middle = (parent.x + head.x) / 2;
         edges.append(
           s('path', {
@@ -149,16 +177,29 @@ export function drawGraph(svg, graph, selection) {
       }
     }
   }
-  for (const place of layout.byKey.values()) nodes.append(drawNode(place, selection));
+  for (const place of layout.byKey.values()) {
+    if (overlaps(region, place.x - margin.x, place.y - margin.y, place.x + margin.x, place.y + margin.y))
+      nodes.append(drawNode(place, selection, detail));
+  }
   svg.replaceChildren(edges, labels, nodes);
   return layout;
 }
 
-/** Zoom and pan by changing the `viewBox` of `svg`; returns `fit()` to show the whole graph. */
-export function panAndZoom(svg) {
+/**
+ * Zoom and pan by changing the `viewBox` of `svg`; `onChange(view)` after every change. Returns
+ * `fit()` to show the whole graph, `region()` to draw around the view, `covers(region)`.
+ */
+export function panAndZoom(svg, { onChange } = {}) {
   let box = { x: 0, y: 0, width: 800, height: 500 };
   let content = { width: 800, height: 500 };
-  const apply = () => svg.setAttribute('viewBox', `${box.x} ${box.y} ${box.width} ${box.height}`);
+  const apply = () => {
+    svg.setAttribute('viewBox', `${box.x} ${box.y} ${box.width} ${box.height}`);
+    onChange?.();
+  };
+  const detailed = () => {
+    const width = svg.getBoundingClientRect().width;
+    return width === 0 || width / box.width >= detailScale;
+  };
   const zoom = (factor, centerX = box.x + box.width / 2, centerY = box.y + box.height / 2) => {
     const width = Math.min(Math.max(box.width * factor, 100), Math.max(content.width, content.height) * 4);
     const scale = width / box.width;
@@ -211,6 +252,27 @@ export function panAndZoom(svg) {
   svg.addEventListener('pointercancel', end);
   return {
     zoom,
+    /** The view and half of it again on every side: what a pan can reach before a redraw. */
+    region() {
+      return {
+        x: box.x - box.width / 2,
+        y: box.y - box.height / 2,
+        width: box.width * 2,
+        height: box.height * 2,
+        detail: detailed(),
+      };
+    },
+    /** Whether `region` (from {@link region}) still holds the whole view at its level of detail. */
+    covers(region) {
+      return (
+        region !== undefined &&
+        region.detail === detailed() &&
+        box.x >= region.x &&
+        box.y >= region.y &&
+        box.x + box.width <= region.x + region.width &&
+        box.y + box.height <= region.y + region.height
+      );
+    },
     /**
      * Shows the whole graph (`whole`), or as much of it as fits at a readable size: a graph wider
      * than the window starts at its left at 1:1, the rest a drag away.
