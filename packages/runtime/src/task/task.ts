@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CrewlineError } from '@crewline/events';
-import { type TaskStatus, taskLabel } from '@crewline/runtime-state/internal';
+import { findPlaceholders, type TaskStatus, taskLabel } from '@crewline/runtime-state/internal';
 import type { z } from 'zod';
 import type { Agent } from '../agent/agent.js';
 import type { Conversation } from '../agent-loop/conversation.js';
-import { findPlaceholders, interpolate } from '../templating/interpolate.js';
+import { interpolate } from '../templating/interpolate.js';
 import type { TaskOutput } from './task-output.js';
 
 export type { TaskStatus };

@@ -1,8 +1,6 @@
 import { CrewlineError } from '@crewline/events';
 import { placeholderPattern } from '@crewline/runtime-state/internal';
 
-export { findPlaceholders } from '@crewline/runtime-state/internal';
-
 function render(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
