@@ -131,6 +131,23 @@ export class Connection {
   /** Head trees of the checkpoints this connection wrote recently. */
   readonly heads = new HeadCache();
   /**
+   * Value chunks (`v…`) the recent writes of this connection stored, by body: a value met again at
+   * another place of a later head (a task's answer, first a message of its conversation, then its
+   * output) is named by the same chunk instead of stored twice. Only used by a write that continues
+   * the last one while no other connection committed (its chunks are then all still there), emptied
+   * otherwise and by this connection's garbage collection.
+   */
+  readonly recentValues = new Map<string, number>();
+
+  /** Remembers the value chunks a committed write stored (see {@link recentValues}), the newest 512. */
+  rememberValues(added: readonly (readonly [string, number])[]): void {
+    for (const [body, id] of added) {
+      this.recentValues.delete(body);
+      this.recentValues.set(body, id);
+    }
+    while (this.recentValues.size > 512) this.recentValues.delete(this.recentValues.keys().next().value!);
+  }
+  /**
    * The last checkpoint this connection wrote, while nothing else has changed the database: the
    * next write of the same run then needs no lookup of its parent. Cleared by this connection's own
    * removals; another connection's commits show in `PRAGMA data_version`.

@@ -148,6 +148,42 @@ describe('prune and garbage collection', () => {
     expect(await provider.mismatches(location, [...written.slice(-2), ...later])).toEqual([]);
   });
 
+  it('stores a value met again at another place once, and still reads every checkpoint exactly after a collection', async () => {
+    const { provider, location } = setup();
+    const answer = `the answer, long enough to be a chunk of its own: ${'x'.repeat(400)}`;
+    const data: Record<string, unknown> = { conversation: [answer], output: null };
+    const entity = {
+      entityKind: 'crew' as const,
+      entityId: 'one-crew',
+      entityName: 'one crew',
+      snapshotEntity: () => ({
+        kind: 'crew' as const,
+        id: 'one-crew',
+        name: 'one crew',
+        data: { ...data } as never,
+      }),
+      summarizeEntity: () => ({ kind: 'crew' as const, id: 'one-crew', name: 'one crew' }),
+    };
+    const state = new RuntimeState({ provider, location, entities: [entity], bus: new EventBus() });
+    const first = state.writeCheckpointSync({ trigger: 'llm_call_completed' });
+    data.conversation = null;
+    data.output = answer;
+    const second = state.writeCheckpointSync({ trigger: 'task_completed' });
+    const count = () => {
+      const db = new Database(location, { readonly: true });
+      const values = db.prepare("SELECT count(*) FROM chunks WHERE body LIKE 'v%'").pluck().get();
+      db.close();
+      return values;
+    };
+    expect(count()).toBe(1);
+    expect(await provider.mismatches(location, [first.id, second.id])).toEqual([]);
+    await provider.delete(location, first.id);
+    await provider.collectGarbage(location);
+    data.notes = answer;
+    const third = state.writeCheckpointSync({ trigger: 'manual' });
+    expect(await provider.mismatches(location, [second.id, third.id])).toEqual([]);
+  });
+
   it('a run that keeps writing after its older checkpoints were pruned still stores and reads exactly', async () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 10 });

@@ -46,6 +46,8 @@ export function collectGarbage(connection: Connection): GarbageReport {
         report.events += deleteEvents.run(eventKey(stream.id, from), eventKey(stream.id + 1, 0)).changes;
         if (keep === undefined) report.streams += deleteStream.run(stream.id).changes;
       }
+      // Chunks go: what recent writes stored may be among them.
+      connection.recentValues.clear();
       report.chunks = sweepChunks(connection);
       connection.statements.writeMeta.run('pending_garbage', '0');
       return report;

@@ -153,16 +153,18 @@ export class SqliteProvider implements CheckpointProvider {
 
   #writeIn(connection: Connection, checkpoint: CheckpointWrite): StoredCheckpoint {
     try {
-      const { stored, head, lastWrite } = connection.insert.immediate(
+      const { stored, head, lastWrite, values } = connection.insert.immediate(
         checkpoint,
         this.options.maxCheckpointBytes,
       );
       connection.heads.remember(stored.id, head);
+      connection.rememberValues(values);
       connection.lastWrite = lastWrite;
       connection.noteWrite();
       return stored;
     } catch (error) {
       connection.lastWrite = undefined;
+      connection.recentValues.clear();
       if (!isDuplicateCheckpoint(error)) throw error;
       return existingCheckpoint(connection, checkpoint);
     }

@@ -88,7 +88,13 @@ export function insertCheckpoint(
   connection: Connection,
   checkpoint: CheckpointWrite,
   maxCheckpointBytes: number,
-): { stored: StoredCheckpoint; head: EncodedNode; lastWrite: LastWrite } {
+): {
+  stored: StoredCheckpoint;
+  head: EncodedNode;
+  lastWrite: LastWrite;
+  /** The value chunks this write stored, for {@link Connection.rememberValues} once it committed. */
+  values: [string, number][];
+} {
   const { statements, location } = connection;
   const { metadata, document } = checkpoint;
   const dataVersion = statements.dataVersion.get() as number;
@@ -103,7 +109,19 @@ export function insertCheckpoint(
       ? undefined
       : (statements.parentOf.get(metadata.parentId) as ParentRow | undefined);
   const previous = parent === undefined ? undefined : previousHead(connection, metadata.parentId!, parent);
-  const storeChunk = (body: string) => Number(statements.insertChunk.run(body).lastInsertRowid);
+  const insertChunk = (body: string) => Number(statements.insertChunk.run(body).lastInsertRowid);
+  // A value stored by the last writes of this connection is named again rather than stored again,
+  // while nothing else has changed the database (see Connection.recentValues).
+  if (!continuesLast) connection.recentValues.clear();
+  const values: [string, number][] = [];
+  const storeChunk = (body: string) => {
+    if (body.charCodeAt(0) !== 118 /* v */) return insertChunk(body);
+    const known = connection.recentValues.get(body);
+    if (known !== undefined) return known;
+    const id = insertChunk(body);
+    values.push([body, id]);
+    return id;
+  };
   // Long arrays in segments (schema version 5): one task changing does not rewrite the list of 500.
   const encoder = new TreeEncoder(component, storeChunk, undefined, { segmentArrays: true });
   const { node, body } = encoder.encodeRoot(
@@ -171,5 +189,5 @@ export function insertCheckpoint(
     dataVersion,
     ...(entities === undefined ? {} : { entities }),
   };
-  return { stored, head: node, lastWrite };
+  return { stored, head: node, lastWrite, values };
 }
