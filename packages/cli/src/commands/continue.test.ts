@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { EventBus } from '@crewline/events';
 import { Flow, listen, registerProject, start } from '@crewline/runtime';
+import { captureLogs } from '@crewline/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureKind } from '../test-support/fixtures.js';
 import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
@@ -30,10 +31,14 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
 
   it('resume of a checkpoint its run went past continues on a new branch, with progress lines', async () => {
     const first = run.checkpoints[0]!;
-    const result = await crewline('checkpoint', 'resume', first.id);
+    const logs = captureLogs();
+    const result = await crewline('checkpoint', 'resume', first.id).finally(() =>
+      logs.stop({ allowUnexpected: true }),
+    );
     // The run already continued past the first checkpoint: continuing it on main would grow a second
-    // head there, so the continuation gets a branch of its own (the warning that says so is checked
-    // in a real process, project-config.test.ts).
+    // head there, so the continuation gets a branch of its own, and a warning says so.
+    expect(logs.expect(`checkpoint ${first.id} is not the latest of its run`)).toHaveLength(1);
+    expect(logs.unexpected()).toEqual([]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Resuming ${first.id} (branch main, crew Research crew 1/3 tasks)`);
     expect(result.stdout).toMatch(/task 2 outline started/);

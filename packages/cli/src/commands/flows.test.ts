@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { EventBus } from '@crewline/events';
 import { Flow, listen, persist, registerProject, start } from '@crewline/runtime';
+import { captureLogs } from '@crewline/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FixtureKind, providerOf } from '../test-support/fixtures.js';
 import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
@@ -81,8 +82,14 @@ describe.each<FixtureKind>(['json', 'sqlite'])('flows over %s', (kind) => {
   it('flows rerun <id> --from <method> runs that method and what follows, not the methods before it', async () => {
     registerProject({ flows: { [`OrderFlow-${kind}`]: OrderFlow } });
     calls.length = 0;
-    const result = await crewline('checkpoint', 'flows', 'rerun', 'order-1', '--from', 'confirm');
+    const logs = captureLogs();
+    const result = await crewline('checkpoint', 'flows', 'rerun', 'order-1', '--from', 'confirm').finally(
+      () => logs.stop({ allowUnexpected: true }),
+    );
     expect(result.stderr).toBe('');
+    // Re-running from an earlier save continues on a new branch, and the logger says so.
+    expect(logs.expect('is not the latest of its run')).toHaveLength(1);
+    expect(logs.unexpected()).toEqual([]);
     expect(result.code).toBe(0);
     expect(calls).toEqual([`${kind}:confirm`]);
     expect(result.stdout).toContain('Re-running flow state order-1 from confirm');
