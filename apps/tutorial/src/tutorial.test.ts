@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerProject } from '@crewline/runtime';
-import { offlineModel } from '@crewline/runtime/testing';
+import { captureLogs, offlineModel } from '@crewline/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTutorialOptions } from './options.js';
 import { runTutorial } from './tutorial.js';
@@ -73,7 +73,13 @@ describe('runTutorial', () => {
   });
 
   it('resumes the first checkpoint without running the research again', async () => {
-    const text = await demo(['--resume', firstCheckpoint], base);
+    const logs = captureLogs();
+    const text = await demo(['--resume', firstCheckpoint], base).finally(() =>
+      logs.stop({ allowUnexpected: true }),
+    );
+    // The first run went on past that checkpoint, so this continues on a new branch and says so.
+    expect(logs.expect('is not the latest of its run')).toHaveLength(1);
+    expect(logs.unexpected()).toEqual([]);
     expect(text).toContain('1 of 2 tasks done');
     expect(text).toContain('was done in the checkpoint: its saved output is used, it is not run again');
     expect(text).toContain('Requests the offline model received in this run: 1 (Researcher 0, Writer 1).');
