@@ -240,7 +240,9 @@ describe('code in README.md, docs/, and the app and package READMEs and docs', (
           const [program, ...args] = words;
           let cliArgs: string[] | undefined;
           if (program === 'pnpm') {
-            const [script, ...rest] = args;
+            // `pnpm -w <script>` runs a root script from any directory.
+            const [script, ...rest] =
+              args[0] === '-w' || args[0] === '--workspace-root' ? args.slice(1) : args;
             if (script === undefined || pnpmBuiltins.has(script)) continue;
             if (!rootScripts.includes(script)) problems.push(`${where}: no root script "${script}"`);
             if (script === 'demo') {
