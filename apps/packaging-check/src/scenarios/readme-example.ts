@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { CheckContext } from '../support/context.js';
+import { explorerServes } from './explorer.js';
 
 // TypeScript only a TypeScript-aware loader runs (an interface, an annotation), and a mark that the
 // installed CLI, which has no TypeScript loader of node's, loaded it.
@@ -19,7 +20,8 @@ export default defineConfig({});
 /**
  * A new user's first minutes: `npm install @crewline/runtime @crewline/cli`, the README's 30-second
  * example (offline model, no key) run with jiti, then `crewline checkpoint list`, `info` and `resume`
- * on the checkpoints it wrote, with a `crewline.config.ts` in the project.
+ * on the checkpoints it wrote, with a `crewline.config.ts` in the project, and `crewline checkpoint
+ * serve` (the lineage explorer) over them.
  */
 export async function readmeExampleAndCli(context: CheckContext): Promise<void> {
   const project = await context.project('readme-example');
@@ -52,6 +54,9 @@ export async function readmeExampleAndCli(context: CheckContext): Promise<void> 
   expect(list.stdout).toContain('fork/');
   const ids = [...list.stdout.matchAll(/\b(\d{8}T\d{9}-[0-9a-f]{8})\b/g)].map((match) => match[1]!);
   expect(ids.length).toBeGreaterThanOrEqual(3);
+
+  // Before resume adds checkpoints: the explorer's graph counts what list printed.
+  await explorerServes(project, new Set(ids).size);
 
   const info = await project.bin('crewline', ['checkpoint', 'info']);
   expect(info.stderr).toBe('');

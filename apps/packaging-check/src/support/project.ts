@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CommandResult, run, runOrThrow } from './commands.js';
+import { type CommandResult, type RunningCommand, run, runOrThrow, start } from './commands.js';
 
 /**
  * The environment of a command run as a user would run it: without what pnpm and turbo put there for
@@ -58,6 +58,14 @@ export class UserProject {
   /** Runs an installed binary (`node_modules/.bin/<name>`). */
   bin(name: string, args: readonly string[]): Promise<CommandResult> {
     return run(join(this.directory, 'node_modules', '.bin', name), args, {
+      cwd: this.directory,
+      env: userEnvironment(),
+    });
+  }
+
+  /** Starts an installed binary that keeps running (a server); stop it with `stop()`. */
+  startBin(name: string, args: readonly string[]): RunningCommand {
+    return start(join(this.directory, 'node_modules', '.bin', name), args, {
       cwd: this.directory,
       env: userEnvironment(),
     });
