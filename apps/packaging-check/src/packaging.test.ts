@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newerEventsBesideRuntime, twoCopiesShareOneBus } from './scenarios/event-bus.js';
 import { publint, typesResolve } from './scenarios/linters.js';
+import { registeredModelPrefix } from './scenarios/model-prefix.js';
 import { readmeExampleAndCli } from './scenarios/readme-example.js';
 import { tarballContents } from './scenarios/tarball-contents.js';
+import { thirdPartyProvider } from './scenarios/third-party-provider.js';
 import { type CheckContext, prepareContext, removeContext, seconds } from './support/context.js';
 
 /**
@@ -28,7 +30,15 @@ const scenarios: [name: string, scenario: (context: CheckContext) => Promise<voi
       expect(await typesResolve(context)).toEqual([]);
     },
   ],
-  ['the README example and the CLI work in a fresh npm project', readmeExampleAndCli],
+  ['the README example, the CLI and the explorer work in a fresh npm project', readmeExampleAndCli],
+  [
+    'a third-party provider in crewline.config.ts: a crew checkpoints to it, the CLI lists, shows and resumes it',
+    thirdPartyProvider,
+  ],
+  [
+    'a model prefix in crewline.config.ts: resume and fork rebuild the model through it',
+    registeredModelPrefix,
+  ],
   [
     'a newer @crewline/events beside the runtime: one copy, every event reaches the handlers',
     newerEventsBesideRuntime,
