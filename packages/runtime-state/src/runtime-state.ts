@@ -34,7 +34,7 @@ import {
 import type { CheckpointProvider, CheckpointWrite, LeaseToken, StoredCheckpoint } from './provider.js';
 import { redactSecrets } from './redaction.js';
 import { SettledValues } from './settled-values.js';
-import { decodeValue, encodeValue, toJsonSafe } from './value-codec.js';
+import { decodeValue, encodeValue, toJsonSafe, type ValueCodec } from './value-codec.js';
 
 declare module '@crewline/events' {
   interface RunStateTypes {
@@ -81,6 +81,8 @@ export interface RuntimeStateOptions {
   lineage?: Partial<Lineage>;
   /** Event history restored from a checkpoint. */
   events?: EventRecord[];
+  /** Encodes `inputs` into each checkpoint; default: one with no classes registered. */
+  valueCodec?: ValueCodec;
 }
 
 /**
@@ -130,6 +132,7 @@ export class RuntimeState implements RunState {
   /** The lease on this run's lineage head, when its store fences heads (see {@link HeldLease}). */
   lease: HeldLease | undefined;
   readonly #bus: EventBus;
+  readonly #valueCodec: ValueCodec | undefined;
   readonly #eventTexts: (string | undefined)[] = [];
   readonly #eventBytes: (Buffer | undefined)[] = [];
   #parentEventCount: number;
@@ -149,6 +152,7 @@ export class RuntimeState implements RunState {
     this.location = options.location ?? './.checkpoints';
     this.#providerFor = options.providerFor;
     this.#bus = options.bus ?? defaultBus;
+    this.#valueCodec = options.valueCodec;
     const branch = options.lineage?.branch ?? 'main';
     if (!isValidBranchName(branch))
       throw stateError('invalid_name', `branch name "${branch}" is not allowed`);
@@ -174,7 +178,7 @@ export class RuntimeState implements RunState {
     const { metadata } = document;
     return new RuntimeState({
       ...options,
-      inputs: options.inputs ?? decodeValue<Record<string, unknown>>(document.inputs),
+      inputs: options.inputs ?? decodeValue<Record<string, unknown>>(document.inputs, options.valueCodec),
       events: document.events,
       lineage: {
         lineageId: metadata.lineageId,
@@ -236,7 +240,7 @@ export class RuntimeState implements RunState {
     const { metadata, entities } = this.snapshot(trigger);
     const write = createCheckpointWrite({
       metadata,
-      inputs: redactSecrets(encodeValue(this.inputs)),
+      inputs: redactSecrets(encodeValue(this.inputs, this.#valueCodec)),
       entities,
       events: this.events.slice(),
       parentEventCount: this.#parentEventCount,

@@ -23,6 +23,7 @@ import { withDefaultProvider } from './checkpoint-setting.js';
 import { assertNewForkBranch, warnIfResumingOlderCheckpoint } from './fork-branch.js';
 import { DEFAULT_LEASE_TTL_MS, LineageLease } from './lineage-lease.js';
 import { builtinRegistry, defaultProvider } from './provider-registry.js';
+import { runValueCodec } from './run-value-codec.js';
 import { trackRunForSignals } from './signals.js';
 
 const component = 'runtime';
@@ -86,6 +87,7 @@ export class Run {
       location,
       providerFor: (target: string) => this.#providerFor(target),
       bus: this.bus,
+      valueCodec: runValueCodec(),
     };
     if (options.restored) {
       this.state = RuntimeState.fromDocument(options.restored.document, stateOptions);

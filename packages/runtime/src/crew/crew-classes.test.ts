@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
 import { registerProject } from '../project-config/project-config.js';
 import { Task } from '../task/task.js';
-import { offlineModel } from '../testing/index.js';
+import { captureLogs, offlineModel } from '../testing/index.js';
 import { Crew } from './crew.js';
 
 class Budget {
@@ -16,6 +16,8 @@ class Budget {
 describe('classes in a crew checkpoint', () => {
   it('restores kickoff inputs that are instances of registered classes as instances', async () => {
     registerProject({ classes: [Budget] });
+    // A registered class is stored as itself: no "stored as a plain object" warning, anywhere.
+    const logs = captureLogs();
     const provider = new InMemoryProvider();
     const agent = new Agent({ role: 'Planner', goal: 'Plan', backstory: 'Careful', llm: offlineModel() });
     const crew = new Crew({
@@ -30,5 +32,6 @@ describe('classes in a crew checkpoint', () => {
     const budget = restored.inputs.budget as Budget;
     expect(budget).toBeInstanceOf(Budget);
     expect(budget.euros()).toBe(12.5);
+    logs.stop();
   });
 });
