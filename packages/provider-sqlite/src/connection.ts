@@ -139,13 +139,31 @@ export class Connection {
    */
   readonly recentValues = new Map<string, number>();
 
-  /** Remembers the value chunks a committed write stored (see {@link recentValues}), the newest 512. */
+  /** Characters of the bodies in {@link recentValues}. */
+  #recentValueChars = 0;
+
+  /**
+   * Remembers the value chunks a committed write stored (see {@link recentValues}): bodies up to
+   * 64 Ki characters, the newest ones up to 4 Mi characters in all.
+   */
   rememberValues(added: readonly (readonly [string, number])[]): void {
     for (const [body, id] of added) {
-      this.recentValues.delete(body);
+      if (body.length > 65_536) continue;
+      this.#forgetValue(body);
       this.recentValues.set(body, id);
+      this.#recentValueChars += body.length;
     }
-    while (this.recentValues.size > 512) this.recentValues.delete(this.recentValues.keys().next().value!);
+    while (this.#recentValueChars > 4_194_304) this.#forgetValue(this.recentValues.keys().next().value!);
+  }
+
+  #forgetValue(body: string): void {
+    if (this.recentValues.delete(body)) this.#recentValueChars -= body.length;
+  }
+
+  /** Forgets every remembered value chunk. */
+  forgetValues(): void {
+    this.recentValues.clear();
+    this.#recentValueChars = 0;
   }
   /**
    * The last checkpoint this connection wrote, while nothing else has changed the database: the

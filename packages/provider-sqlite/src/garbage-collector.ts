@@ -47,7 +47,7 @@ export function collectGarbage(connection: Connection): GarbageReport {
         if (keep === undefined) report.streams += deleteStream.run(stream.id).changes;
       }
       // Chunks go: what recent writes stored may be among them.
-      connection.recentValues.clear();
+      connection.forgetValues();
       report.chunks = sweepChunks(connection);
       connection.statements.writeMeta.run('pending_garbage', '0');
       return report;

@@ -164,7 +164,7 @@ export class SqliteProvider implements CheckpointProvider {
       return stored;
     } catch (error) {
       connection.lastWrite = undefined;
-      connection.recentValues.clear();
+      connection.forgetValues();
       if (!isDuplicateCheckpoint(error)) throw error;
       return existingCheckpoint(connection, checkpoint);
     }

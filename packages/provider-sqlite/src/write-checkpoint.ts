@@ -112,7 +112,7 @@ export function insertCheckpoint(
   const insertChunk = (body: string) => Number(statements.insertChunk.run(body).lastInsertRowid);
   // A value stored by the last writes of this connection is named again rather than stored again,
   // while nothing else has changed the database (see Connection.recentValues).
-  if (!continuesLast) connection.recentValues.clear();
+  if (!continuesLast) connection.forgetValues();
   const values: [string, number][] = [];
   const storeChunk = (body: string) => {
     if (body.charCodeAt(0) !== 118 /* v */) return insertChunk(body);
