@@ -1,6 +1,5 @@
-export type { DatabaseStats } from './database-stats.js';
-export type { GarbageReport } from './garbage-collector.js';
+// The public surface of @crewline/provider-sqlite, one name at a time.
+export type { DatabaseStats } from './maintenance/database-stats.js';
+export type { GarbageReport } from './maintenance/garbage-collector.js';
 export type { ResolvedSqliteProviderOptions, SqliteProviderOptions } from './options.js';
-export { parseSqliteProviderOptions } from './options.js';
-export { APPLICATION_MARKER, SCHEMA_VERSION } from './schema.js';
 export { SqliteProvider } from './sqlite-provider.js';

@@ -1,8 +1,8 @@
 import { CrewlineError } from '@crewline/events';
 import { growingRun } from '@crewline/provider-testkit/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from './database/schema.js';
 import { parseSqliteProviderOptions } from './options.js';
-import { SCHEMA_VERSION } from './schema.js';
 import { SqliteProvider } from './sqlite-provider.js';
 import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 

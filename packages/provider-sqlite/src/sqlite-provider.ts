@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { logger } from '@crewline/events';
 import {
   type CheckpointProvider,
@@ -22,36 +21,35 @@ import {
   checkLeaseToken,
   checkPruneOptions,
   checkQuery,
-  storedFromRawRow,
-  storedFromRow,
 } from '@crewline/runtime-state/internal';
-import { retryWhenBusy, retryWhenBusySync } from './busy-retry.js';
-import {
-  type Connection,
-  databaseExists,
-  isMemoryLocation,
-  openConnection,
-  openReadConnection,
-} from './connection.js';
-import { type DatabaseStats, readDatabaseStats } from './database-stats.js';
+import { retryWhenBusy, retryWhenBusySync } from './database/busy-retry.js';
+import type { Connection } from './database/connection.js';
+import { ConnectionPool } from './database/connection-pool.js';
+import { parseDatabaseReference, resolveDatabaseLocation } from './database/location.js';
 import { component, sqliteError, toCrewlineError } from './errors.js';
-import { collectGarbage, type GarbageReport, recordRemoved } from './garbage-collector.js';
-import { claimLeaseIn, noLeaseWithoutDatabase, noSuchHead, releaseLeaseIn, renewLeaseIn } from './leases.js';
-import { parseDatabaseReference, resolveDatabaseLocation } from './location.js';
-import { damagedRow, type MetadataRow } from './metadata-row.js';
+import {
+  claimLeaseIn,
+  noLeaseWithoutDatabase,
+  noSuchHead,
+  releaseLeaseIn,
+  renewLeaseIn,
+} from './leases/leases.js';
+import { type DatabaseStats, readDatabaseStats } from './maintenance/database-stats.js';
+import { collectGarbage, type GarbageReport, recordRemoved } from './maintenance/garbage-collector.js';
 import {
   parseSqliteProviderOptions,
   type ResolvedSqliteProviderOptions,
   type SqliteProviderOptions,
 } from './options.js';
-import { selectPruned } from './prune-selection.js';
-import { readCheckpointText } from './read-checkpoint.js';
-import { checkWritable, existingCheckpoint, isDuplicateCheckpoint } from './write-checkpoint.js';
-
-/** Connections are shared by every spelling of one database path. */
-function connectionKey(location: string): string {
-  return isMemoryLocation(location) ? location : resolve(location);
-}
+import { latestCheckpoint, listCheckpoints } from './read/list-checkpoints.js';
+import { selectPruned } from './read/prune-selection.js';
+import { readCheckpointText } from './read/read-checkpoint.js';
+import {
+  checkWritable,
+  existingCheckpoint,
+  insertCheckpointImmediately,
+  isDuplicateCheckpoint,
+} from './write/write-checkpoint.js';
 
 /**
  * Stores checkpoints in one SQLite database file (better-sqlite3), built for checkpointing on every
@@ -67,16 +65,13 @@ export class SqliteProvider implements CheckpointProvider {
   readonly capabilities: ProviderCapabilities = { syncWrite: true, incremental: true, leases: true };
   /** The options in force, defaults applied. */
   readonly options: ResolvedSqliteProviderOptions;
-  readonly #connections = new Map<string, Connection>();
-  /** The same connections by the location string callers pass (skips path resolution per write). */
-  readonly #byLocation = new Map<string, Connection>();
-  /** Read-only connections replaced by writable ones, closed by {@link close}. */
-  #retired: Connection[] = [];
+  readonly #connections: ConnectionPool;
   /** The names this provider's last write checked (see `checkWritable`). */
   #checked: CheckedNames = {};
 
   constructor(options: SqliteProviderOptions = {}) {
     this.options = parseSqliteProviderOptions(options);
+    this.#connections = new ConnectionPool(this.options);
   }
 
   resolveLocation(location: string): string {
@@ -87,73 +82,10 @@ export class SqliteProvider implements CheckpointProvider {
     return parseDatabaseReference(reference);
   }
 
-  /**
-   * The connection to write with: the cached one when it is writable, else a new writable one (the
-   * file and schema created as needed), which replaces a read-only connection of the same database.
-   * Throws for a database that fails SQLite's quick_check (see integrity-check.ts); the read-only
-   * connection opened instead is kept for reads.
-   */
-  #writable(location: string): Connection {
-    const known = this.#byLocation.get(location);
-    if (known?.writable) return known;
-    const key = connectionKey(location);
-    const cached = this.#connections.get(key);
-    if (cached?.writable) {
-      this.#byLocation.set(location, cached);
-      return cached;
-    }
-    // A database found damaged when it was opened for writing stays refused: checking it again on
-    // every write would read the whole file each time.
-    if (cached?.damage !== undefined) throw cached.damage;
-    const connection = openConnection(location, this.options);
-    if (cached) this.#forget(cached);
-    this.#connections.set(key, connection);
-    this.#byLocation.set(location, connection);
-    if (connection.damage !== undefined) throw connection.damage;
-    return connection;
-  }
-
-  /**
-   * A connection to read with: the cached one (writable or not), else the database opened
-   * read-only. Undefined when there is no database, or it holds no crewline schema yet: reads never
-   * create a file or a schema.
-   */
-  #readable(location: string): Connection | undefined {
-    const known = this.#byLocation.get(location);
-    if (known !== undefined) return known;
-    const key = connectionKey(location);
-    let connection = this.#connections.get(key);
-    if (connection === undefined) {
-      if (!databaseExists(location)) return undefined;
-      connection = isMemoryLocation(location)
-        ? openConnection(location, this.options)
-        : openReadConnection(location, this.options);
-      if (connection === undefined) return undefined;
-      this.#connections.set(key, connection);
-    }
-    this.#byLocation.set(location, connection);
-    return connection;
-  }
-
-  /** A writable connection for removals, only when the database already holds checkpoints to remove. */
-  #existingWritable(location: string): Connection | undefined {
-    return this.#readable(location) === undefined ? undefined : this.#writable(location);
-  }
-
-  /**
-   * Drops every cache entry of a read-only connection that a writable one replaces. It is closed
-   * with the provider, not now: a read waiting out a busy lock may still hold it.
-   */
-  #forget(connection: Connection): void {
-    for (const [location, cached] of this.#byLocation) {
-      if (cached === connection) this.#byLocation.delete(location);
-    }
-    this.#retired.push(connection);
-  }
-
   #writeIn(connection: Connection, checkpoint: CheckpointWrite): StoredCheckpoint {
     try {
-      const { stored, head, lastWrite, values } = connection.insert.immediate(
+      const { stored, head, lastWrite, values } = insertCheckpointImmediately(
+        connection,
         checkpoint,
         this.options.maxCheckpointBytes,
       );
@@ -173,7 +105,7 @@ export class SqliteProvider implements CheckpointProvider {
   writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
     try {
       this.#checked = checkWritable(checkpoint, this.#checked);
-      const connection = this.#writable(location);
+      const connection = this.#connections.writable(location);
       return retryWhenBusySync(
         () => this.#writeIn(connection, checkpoint),
         this.options.busyRetryMs,
@@ -188,7 +120,7 @@ export class SqliteProvider implements CheckpointProvider {
   async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
     try {
       this.#checked = checkWritable(checkpoint, this.#checked);
-      const connection = this.#writable(location);
+      const connection = this.#connections.writable(location);
       // The first attempt runs before any await, so writes started in order are stored in order.
       return await retryWhenBusy(
         () => this.#writeIn(connection, checkpoint),
@@ -203,7 +135,7 @@ export class SqliteProvider implements CheckpointProvider {
 
   async #reading<T>(location: string, empty: () => T, work: (connection: Connection) => T): Promise<T> {
     try {
-      const connection = this.#readable(location);
+      const connection = this.#connections.readable(location);
       if (connection === undefined) return empty();
       const transaction = connection.db.transaction(() => work(connection));
       return await retryWhenBusy(() => transaction.deferred(), this.options.busyRetryMs, 'read', location);
@@ -232,22 +164,7 @@ export class SqliteProvider implements CheckpointProvider {
     return this.#reading(
       location,
       () => [],
-      (connection) => {
-        const { list } = connection.statements;
-        const rows = (
-          query.branch !== undefined && query.lineageId !== undefined
-            ? list.both.all(query.branch, query.lineageId)
-            : query.branch !== undefined
-              ? list.branch.all(query.branch)
-              : query.lineageId !== undefined
-                ? list.lineage.all(query.lineageId)
-                : list.all.all()
-        ) as unknown[][];
-        const listed = new Array<StoredCheckpoint>(rows.length);
-        for (let index = 0; index < rows.length; index += 1)
-          listed[index] = storedFromRawRow(rows[index]!, location, damagedRow);
-        return listed;
-      },
+      (connection) => listCheckpoints(connection, location, query),
     );
   }
 
@@ -256,19 +173,7 @@ export class SqliteProvider implements CheckpointProvider {
     return this.#reading(
       location,
       () => undefined,
-      (connection) => {
-        const { latest } = connection.statements;
-        const row = (
-          query.branch !== undefined && query.lineageId !== undefined
-            ? latest.both.get(query.branch, query.lineageId)
-            : query.branch !== undefined
-              ? latest.branch.get(query.branch)
-              : query.lineageId !== undefined
-                ? latest.lineage.get(query.lineageId)
-                : latest.all.get()
-        ) as MetadataRow | undefined;
-        return row === undefined ? undefined : storedFromRow(row, location, damagedRow);
-      },
+      (connection) => latestCheckpoint(connection, location, query),
     );
   }
 
@@ -277,7 +182,7 @@ export class SqliteProvider implements CheckpointProvider {
     const dryRun = options.dryRun ?? false;
     if (options.keep === undefined && options.olderThan === undefined) return { removed: [], dryRun };
     try {
-      const connection = this.#existingWritable(location);
+      const connection = this.#connections.existingWritable(location);
       if (connection === undefined) return { removed: [], dryRun };
       const { removed, collect } = await retryWhenBusy(
         () =>
@@ -304,7 +209,7 @@ export class SqliteProvider implements CheckpointProvider {
   async delete(location: string, id: string): Promise<boolean> {
     checkId(component, id);
     try {
-      const connection = this.#existingWritable(location);
+      const connection = this.#connections.existingWritable(location);
       if (connection === undefined) return false;
       const { deleted, collect } = await retryWhenBusy(
         () =>
@@ -344,10 +249,10 @@ export class SqliteProvider implements CheckpointProvider {
   async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
     checkLeaseRequest(component, request);
     try {
-      if (request.checkpointId !== null && this.#readable(location) === undefined) {
+      if (request.checkpointId !== null && this.#connections.readable(location) === undefined) {
         throw noSuchHead(request.lineageId, request.checkpointId);
       }
-      const connection = this.#writable(location);
+      const connection = this.#connections.writable(location);
       return await this.#leaseTransaction(connection, () => claimLeaseIn(connection, request));
     } catch (error) {
       throw toCrewlineError(error, 'write', location);
@@ -359,7 +264,7 @@ export class SqliteProvider implements CheckpointProvider {
     checkLeaseToken(component, token);
     checkLeaseDuration(component, ttlMs);
     try {
-      const connection = this.#existingWritable(location);
+      const connection = this.#connections.existingWritable(location);
       if (connection === undefined) throw noLeaseWithoutDatabase(location, token.lineageId);
       return await this.#leaseTransaction(connection, () => renewLeaseIn(connection, token, ttlMs));
     } catch (error) {
@@ -371,7 +276,7 @@ export class SqliteProvider implements CheckpointProvider {
   async releaseLease(location: string, token: LeaseToken): Promise<void> {
     checkLeaseToken(component, token);
     try {
-      const connection = this.#existingWritable(location);
+      const connection = this.#connections.existingWritable(location);
       if (connection === undefined) return;
       await this.#leaseTransaction(connection, () => releaseLeaseIn(connection, token));
     } catch (error) {
@@ -403,7 +308,7 @@ export class SqliteProvider implements CheckpointProvider {
    */
   async collectGarbage(location: string): Promise<GarbageReport> {
     try {
-      const connection = this.#existingWritable(location);
+      const connection = this.#connections.existingWritable(location);
       if (connection === undefined) return { streams: 0, events: 0, chunks: 0 };
       return await retryWhenBusy(
         () => collectGarbage(connection),
@@ -423,14 +328,6 @@ export class SqliteProvider implements CheckpointProvider {
 
   /** Closes every database this provider opened. The provider can be used again afterwards. */
   close(): void {
-    for (const connection of [...this.#connections.values(), ...this.#retired.splice(0)]) {
-      try {
-        connection.close();
-      } catch (error) {
-        logger.warn(component, `closing ${connection.location} failed`, error);
-      }
-    }
-    this.#connections.clear();
-    this.#byLocation.clear();
+    this.#connections.close();
   }
 }

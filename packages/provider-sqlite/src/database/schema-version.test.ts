@@ -3,9 +3,9 @@ import { CrewlineError } from '@crewline/events';
 import { growingRun, writeGrowingCheckpointsSync } from '@crewline/provider-testkit/fixtures';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteProvider } from '../sqlite-provider.js';
+import { removeTemporaryDatabase, temporaryDatabase } from '../test-support/temporary-database.js';
 import { SCHEMA_VERSION } from './schema.js';
-import { SqliteProvider } from './sqlite-provider.js';
-import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -1,5 +1,5 @@
 import type { MetadataColumns } from '@crewline/runtime-state/internal';
-import { sqliteError } from './errors.js';
+import { sqliteError } from '../errors.js';
 
 /** The metadata columns of the `checkpoints` table, as a list query returns them. */
 export interface MetadataRow extends MetadataColumns {

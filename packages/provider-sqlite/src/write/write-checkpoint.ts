@@ -4,22 +4,20 @@ import {
   type CheckedNames,
   canonicalMetadataText,
   checkCheckpointWrite,
-  damagedData,
   type EncodedNode,
   encodedDocumentSize,
   hasCanonicalShape,
   metadataColumnsOf,
   rewrittenCheckpoint,
-  seedHead,
   TreeEncoder,
   writtenCheckpoint,
 } from '@crewline/runtime-state/internal';
-import type { Connection, LastWrite } from './connection.js';
-import { component, sqliteCode, sqliteError } from './errors.js';
-import { type ParentEvents, placeEvents } from './event-streams.js';
-import { headColumnBody } from './head-column.js';
-import { checkWriteLease } from './leases.js';
-import { damagedRow, ENTITIES_CHUNK_BYTES, type MetadataRow } from './metadata-row.js';
+import type { Connection, LastWrite } from '../database/connection.js';
+import { component, sqliteCode, sqliteError } from '../errors.js';
+import { type ParentEvents, placeEvents } from '../layout/event-streams.js';
+import { previousHead } from '../layout/head-tree.js';
+import { checkWriteLease } from '../leases/leases.js';
+import { damagedRow, ENTITIES_CHUNK_BYTES, type MetadataRow } from '../read/metadata-row.js';
 
 /**
  * Refuses a checkpoint whose names could escape the database's meaning, or whose shape is off.
@@ -34,23 +32,6 @@ export function checkWritable(checkpoint: CheckpointWrite, checked: CheckedNames
 
 interface ParentRow extends ParentEvents {
   head: string;
-}
-
-/** The head tree the new checkpoint is compared with: the parent's, from memory or the database. */
-function previousHead(connection: Connection, parentId: string, parent: ParentRow): EncodedNode | undefined {
-  const cached = connection.heads.get(parentId);
-  if (cached !== undefined) return cached;
-  const load = (id: number) => {
-    const body = connection.statements.chunkBody.get(id);
-    if (typeof body !== 'string') throw damagedData(component, `chunk ${id} is missing`);
-    return body;
-  };
-  try {
-    return seedHead(component, headColumnBody(String(parent.head), load), load);
-  } catch {
-    // A damaged parent only costs storage: the head is then written whole.
-    return undefined;
-  }
 }
 
 /**
@@ -78,23 +59,52 @@ export function existingCheckpoint(connection: Connection, checkpoint: Checkpoin
   return rewrittenCheckpoint(component, existing, metadata, connection.location, damagedRow);
 }
 
+/** What {@link insertCheckpoint} stored. */
+export interface InsertResult {
+  stored: StoredCheckpoint;
+  head: EncodedNode;
+  lastWrite: LastWrite;
+  /** The value chunks this write stored, for {@link Connection.rememberValues} once it committed. */
+  values: [string, number][];
+}
+
+type Insert = (checkpoint: CheckpointWrite, maxCheckpointBytes: number) => InsertResult;
+const inserts = new WeakMap<Connection, ReturnType<typeof insertTransaction>>();
+
+function insertTransaction(connection: Connection) {
+  return connection.db.transaction<Insert>((checkpoint, maxCheckpointBytes) =>
+    insertCheckpoint(connection, checkpoint, maxCheckpointBytes),
+  );
+}
+
+/**
+ * Stores one checkpoint in its own `BEGIN IMMEDIATE` transaction on `connection` (the transaction
+ * function is made once per connection and reused by every write).
+ */
+export function insertCheckpointImmediately(
+  connection: Connection,
+  checkpoint: CheckpointWrite,
+  maxCheckpointBytes: number,
+): InsertResult {
+  let transaction = inserts.get(connection);
+  if (transaction === undefined) {
+    transaction = insertTransaction(connection);
+    inserts.set(connection, transaction);
+  }
+  return transaction.immediate(checkpoint, maxCheckpointBytes);
+}
+
 /**
  * Stores one checkpoint; runs inside the caller's `BEGIN IMMEDIATE` transaction. Returns what to
  * list, and the encoded head to diff the next write against. Throws
  * a `conflict` error ({@link isDuplicateCheckpoint}) when the id is taken (no lookup first: the primary key says so),
  * and a `conflict` error before storing anything when the write carries a lease its run no longer holds.
  */
-export function insertCheckpoint(
+function insertCheckpoint(
   connection: Connection,
   checkpoint: CheckpointWrite,
   maxCheckpointBytes: number,
-): {
-  stored: StoredCheckpoint;
-  head: EncodedNode;
-  lastWrite: LastWrite;
-  /** The value chunks this write stored, for {@link Connection.rememberValues} once it committed. */
-  values: [string, number][];
-} {
+): InsertResult {
   const { statements, location } = connection;
   const { metadata, document } = checkpoint;
   const dataVersion = statements.dataVersion.get() as number;
@@ -108,7 +118,8 @@ export function insertCheckpoint(
     : metadata.parentId === null
       ? undefined
       : (statements.parentOf.get(metadata.parentId) as ParentRow | undefined);
-  const previous = parent === undefined ? undefined : previousHead(connection, metadata.parentId!, parent);
+  const previous =
+    parent === undefined ? undefined : previousHead(connection, metadata.parentId!, String(parent.head));
   const insertChunk = (body: string) => Number(statements.insertChunk.run(body).lastInsertRowid);
   // A value stored by the last writes of this connection is named again rather than stored again,
   // while nothing else has changed the database (see Connection.recentValues).

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { sqliteError } from './errors.js';
+import { sqliteError } from '../errors.js';
 
 const databaseSuffix = /\.(?:db|db3|sqlite|sqlite3)$/i;
 

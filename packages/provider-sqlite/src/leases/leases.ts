@@ -7,46 +7,9 @@ import {
   leaseLost,
   notTheHead,
 } from '@crewline/runtime-state/internal';
-import type Database from 'better-sqlite3';
-import type { Connection } from './connection.js';
-import { component, sqliteError } from './errors.js';
-
-type Statement = Database.Statement<unknown[], unknown>;
-
-/** The prepared statements of the `leases` table (see schema.ts), on writable connections only. */
-export interface LeaseStatements {
-  /** `[owner, holder, expires_at]` of a lineage's lease (raw: the write path reads it). */
-  get: Statement;
-  put: Statement;
-  extend: Statement;
-  release: Statement;
-}
-
-/**
- * Prepared on writable connections only: those always have the current layout, while a read-only
- * connection may be open on an older one without the table (reads never need it).
- */
-export function prepareLeaseStatements(db: Database.Database): LeaseStatements {
-  return {
-    get: db.prepare('SELECT owner, holder, expires_at FROM leases WHERE lineage_id = ?').raw(true),
-    put: db.prepare(
-      `INSERT INTO leases (lineage_id, owner, holder, expires_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (lineage_id) DO UPDATE SET owner = excluded.owner, holder = excluded.holder,
-         expires_at = excluded.expires_at`,
-    ),
-    extend: db.prepare('UPDATE leases SET expires_at = ? WHERE lineage_id = ? AND owner = ?'),
-    release: db.prepare('DELETE FROM leases WHERE lineage_id = ? AND owner = ?'),
-  };
-}
-
-type LeaseRow = [owner: string, holder: string, expiresAt: number];
-
-/** A lease row as a connection read it, and `PRAGMA data_version` then (see `Connection.knownLease`). */
-export interface KnownLease {
-  lineageId: string;
-  row: LeaseRow | undefined;
-  dataVersion: number;
-}
+import type { Connection } from '../database/connection.js';
+import type { LeaseRow, LeaseStatements } from '../database/statements.js';
+import { component, sqliteError } from '../errors.js';
 
 function leaseStatements(connection: Connection): LeaseStatements {
   // Every method that reaches here opened the database for writing first.

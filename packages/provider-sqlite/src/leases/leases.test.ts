@@ -4,11 +4,11 @@ import { CrewlineError } from '@crewline/events';
 import { growingRun, writeGrowingCheckpointsSync } from '@crewline/provider-testkit/fixtures';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from './schema.js';
-import { SqliteProvider } from './sqlite-provider.js';
-import { runScript } from './test-support/child-processes.js';
-import { damagedVariants, databaseImage } from './test-support/damaged-variants.js';
-import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
+import { SCHEMA_VERSION } from '../database/schema.js';
+import { SqliteProvider } from '../sqlite-provider.js';
+import { runScript } from '../test-support/child-processes.js';
+import { damagedVariants, databaseImage } from '../test-support/damaged-variants.js';
+import { removeTemporaryDatabase, temporaryDatabase } from '../test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

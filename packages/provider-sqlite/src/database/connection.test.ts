@@ -3,10 +3,10 @@ import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
 import { growingRun } from '@crewline/provider-testkit/fixtures';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteProvider } from '../sqlite-provider.js';
+import { RecordingProvider } from '../test-support/recording-provider.js';
+import { removeTemporaryDatabase, temporaryDatabase } from '../test-support/temporary-database.js';
 import { SCHEMA_VERSION } from './schema.js';
-import { SqliteProvider } from './sqlite-provider.js';
-import { RecordingProvider } from './test-support/recording-provider.js';
-import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -1,4 +1,4 @@
-import { isBusy, sqliteError } from './errors.js';
+import { isBusy, sqliteError } from '../errors.js';
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { sqliteCode, sqliteError } from './errors.js';
+import { sqliteCode, sqliteError } from '../errors.js';
 import {
   APPLICATION_MARKER,
   OLDEST_SCHEMA_VERSION,

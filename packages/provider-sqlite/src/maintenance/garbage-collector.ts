@@ -1,7 +1,7 @@
 import { chunkReferences, referencedChunks } from '@crewline/runtime-state/internal';
-import type { Connection } from './connection.js';
-import { component } from './errors.js';
-import { eventKey } from './schema.js';
+import type { Connection } from '../database/connection.js';
+import { eventKey } from '../database/schema.js';
+import { component } from '../errors.js';
 
 /** What one garbage collection removed. */
 export interface GarbageReport {

@@ -1,8 +1,8 @@
 import type { CheckpointWrite } from '@crewline/runtime-state';
 import { damagedData, utf8Length } from '@crewline/runtime-state/internal';
-import type { Statements } from './connection.js';
-import { component } from './errors.js';
-import { eventKey, splitEventKey } from './schema.js';
+import { eventKey, splitEventKey } from '../database/schema.js';
+import type { Statements } from '../database/statements.js';
+import { component } from '../errors.js';
 
 /** Where a checkpoint's parent keeps its events. */
 export interface ParentEvents {

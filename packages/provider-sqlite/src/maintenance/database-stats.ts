@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import { type Connection, isMemoryLocation } from './connection.js';
-import { schemaVersionOf } from './schema-version.js';
+import { type Connection, isMemoryLocation } from '../database/connection.js';
+import { schemaVersionOf } from '../database/schema-version.js';
 
 /** What `SqliteProvider.stats` reports about one database. */
 export interface DatabaseStats {

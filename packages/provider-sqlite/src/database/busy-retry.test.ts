@@ -3,10 +3,10 @@ import { CrewlineError } from '@crewline/events';
 import { growingRun } from '@crewline/provider-testkit/fixtures';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sqliteCode } from './errors.js';
-import { SqliteProvider } from './sqlite-provider.js';
-import { runScript } from './test-support/child-processes.js';
-import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
+import { sqliteCode } from '../errors.js';
+import { SqliteProvider } from '../sqlite-provider.js';
+import { runScript } from '../test-support/child-processes.js';
+import { removeTemporaryDatabase, temporaryDatabase } from '../test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

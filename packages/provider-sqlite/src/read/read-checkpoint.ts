@@ -1,16 +1,15 @@
 import {
   canonicalMetadataText,
   damagedCheckpoint,
-  damagedData,
   decodeHead,
   isDamagedData,
   storedDocumentText,
   utf8Length,
 } from '@crewline/runtime-state/internal';
-import type { Connection } from './connection.js';
-import { component, sqliteError } from './errors.js';
-import { readEvents } from './event-streams.js';
-import { headColumnBody } from './head-column.js';
+import type { Connection } from '../database/connection.js';
+import { component, sqliteError } from '../errors.js';
+import { readEvents } from '../layout/event-streams.js';
+import { chunkLoader, headColumnBody } from '../layout/head-tree.js';
 import type { MetadataRow } from './metadata-row.js';
 
 interface CheckpointRow extends MetadataRow {
@@ -41,11 +40,7 @@ export function readCheckpointText(connection: Connection, id: string, maxCheckp
     );
   if (row.size_bytes > maxCheckpointBytes) throw tooLarge(row.size_bytes);
   try {
-    const load = (chunkId: number) => {
-      const body = statements.chunkBody.get(chunkId);
-      if (typeof body !== 'string') throw damagedData(component, `chunk ${chunkId} is missing`);
-      return body;
-    };
+    const load = chunkLoader(statements);
     const head = decodeHead(component, headColumnBody(String(row.head), load), load);
     const text = storedDocumentText(
       component,

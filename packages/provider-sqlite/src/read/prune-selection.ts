@@ -5,7 +5,7 @@ import {
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { storedFromRow } from '@crewline/runtime-state/internal';
-import type { Connection } from './connection.js';
+import type { Connection } from '../database/connection.js';
 import { damagedRow, type MetadataRow, metadataColumns } from './metadata-row.js';
 
 interface CandidateRow {

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { CrewlineError } from '@crewline/events';
 import { growingRun, writeGrowingCheckpointsSync } from '@crewline/provider-testkit/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteProvider } from './sqlite-provider.js';
-import { damagedVariants, databaseImage, quickCheckOf } from './test-support/damaged-variants.js';
-import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
+import { SqliteProvider } from '../sqlite-provider.js';
+import { damagedVariants, databaseImage, quickCheckOf } from '../test-support/damaged-variants.js';
+import { removeTemporaryDatabase, temporaryDatabase } from '../test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -1,6 +1,6 @@
 import type { CrewlineError } from '@crewline/events';
 import type Database from 'better-sqlite3';
-import { damagedDatabase, notADatabase, sqliteCode } from './errors.js';
+import { damagedDatabase, notADatabase, sqliteCode } from '../errors.js';
 
 /**
  * Problems of SQLite's report quoted in the error: enough to say what is wrong, few enough for one

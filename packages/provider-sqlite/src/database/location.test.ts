@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { removeTemporaryDatabase, temporaryDatabase } from '../test-support/temporary-database.js';
 import { parseDatabaseReference, resolveDatabaseLocation } from './location.js';
-import { removeTemporaryDatabase, temporaryDatabase } from './test-support/temporary-database.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -3,8 +3,8 @@ import { GrowingCrew, growingRun, writeGrowingCheckpointsSync } from '@crewline/
 import { RuntimeState, readDocument } from '@crewline/runtime-state';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { useRecordingDatabases } from './test-support/recording-database.js';
-import type { RecordingProvider } from './test-support/recording-provider.js';
+import { useRecordingDatabases } from '../test-support/recording-database.js';
+import type { RecordingProvider } from '../test-support/recording-provider.js';
 
 const setup = useRecordingDatabases();
 

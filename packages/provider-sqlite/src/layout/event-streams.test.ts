@@ -9,8 +9,8 @@ import {
   validateDocument,
 } from '@crewline/runtime-state';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { useRecordingDatabases } from './test-support/recording-database.js';
-import { RecordingProvider } from './test-support/recording-provider.js';
+import { useRecordingDatabases } from '../test-support/recording-database.js';
+import { RecordingProvider } from '../test-support/recording-provider.js';
 
 const setup = useRecordingDatabases();
 

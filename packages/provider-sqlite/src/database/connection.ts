@@ -3,14 +3,18 @@ import { dirname } from 'node:path';
 import type { CrewlineError } from '@crewline/events';
 import { HeadCache } from '@crewline/runtime-state/internal';
 import Database from 'better-sqlite3';
+import { sqliteCode, sqliteError, toCrewlineError } from '../errors.js';
+import type { ResolvedSqliteProviderOptions } from '../options.js';
 import { retryWhenBusySync } from './busy-retry.js';
-import { sqliteCode, sqliteError, toCrewlineError } from './errors.js';
 import { checkIntegrity } from './integrity-check.js';
-import { type KnownLease, type LeaseStatements, prepareLeaseStatements } from './leases.js';
-import { metadataColumns } from './metadata-row.js';
-import type { ResolvedSqliteProviderOptions } from './options.js';
 import { checkSchema, initializeSchema } from './schema-version.js';
-import { insertCheckpoint } from './write-checkpoint.js';
+import {
+  type KnownLease,
+  type LeaseStatements,
+  prepareLeaseStatements,
+  prepareStatements,
+  type Statements,
+} from './statements.js';
 
 /**
  * WAL pages (4 KiB) after which a committing write checkpoints the WAL itself (4 MiB), and the size
@@ -29,79 +33,6 @@ const walSizeLimitBytes = autoCheckpointPages * 4096;
  * while the run waits for its model.
  */
 const writesPerIdleCheckpoint = 50;
-
-type Statement = Database.Statement<unknown[], unknown>;
-type FilteredStatements = Record<'all' | 'branch' | 'lineage' | 'both', Statement>;
-
-/** The prepared statements of one connection (prepared once, reused by every call). */
-export interface Statements {
-  checkpointById: Statement;
-  metadataById: Statement;
-  parentOf: Statement;
-  insertCheckpoint: Statement;
-  deleteCheckpoint: Statement;
-  countCheckpoints: Statement;
-  lastEventOf: Statement;
-  eventEndBytes: Statement;
-  eventsBetween: Statement;
-  insertEvent: Statement;
-  streamById: Statement;
-  insertStream: Statement;
-  insertChunk: Statement;
-  chunkBody: Statement;
-  readMeta: Statement;
-  writeMeta: Statement;
-  dataVersion: Statement;
-  list: FilteredStatements;
-  latest: FilteredStatements;
-}
-
-function prepareStatements(db: Database.Database): Statements {
-  // Raw mode (rows as arrays): listings can be long, and rows are turned into listed objects anyway.
-  const list = (where: string) =>
-    db.prepare(`SELECT ${metadataColumns} FROM checkpoints ${where} ORDER BY id`).raw(true);
-  const latest = (where: string) =>
-    db.prepare(`SELECT ${metadataColumns} FROM checkpoints ${where} ORDER BY id DESC LIMIT 1`);
-  return {
-    checkpointById: db.prepare(
-      `SELECT ${metadataColumns}, stream_id, format_version, library_version, head, metadata_text FROM checkpoints WHERE id = ?`,
-    ),
-    metadataById: db.prepare(`SELECT ${metadataColumns} FROM checkpoints WHERE id = ?`),
-    parentOf: db.prepare('SELECT stream_id, event_count, head FROM checkpoints WHERE id = ?'),
-    insertCheckpoint: db.prepare(
-      `INSERT INTO checkpoints (id, created_at, lineage_id, parent_id, branch, trigger, entities, event_count,
-        size_bytes, stream_id, format_version, library_version, head, metadata_text)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    deleteCheckpoint: db.prepare('DELETE FROM checkpoints WHERE id = ?'),
-    countCheckpoints: db.prepare('SELECT count(*) FROM checkpoints').pluck(),
-    lastEventOf: db
-      .prepare('SELECT key, end_bytes FROM events WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT 1')
-      .safeIntegers(true),
-    eventEndBytes: db.prepare('SELECT end_bytes FROM events WHERE key = ?').pluck(),
-    eventsBetween: db.prepare('SELECT body FROM events WHERE key >= ? AND key < ? ORDER BY key').pluck(),
-    insertEvent: db.prepare('INSERT INTO events (key, body, end_bytes) VALUES (?, ?, ?)'),
-    streamById: db.prepare('SELECT id, parent_id, base, base_bytes FROM streams WHERE id = ?'),
-    insertStream: db.prepare('INSERT INTO streams (parent_id, base, base_bytes) VALUES (?, ?, ?)'),
-    insertChunk: db.prepare('INSERT INTO chunks (body) VALUES (?)'),
-    chunkBody: db.prepare('SELECT body FROM chunks WHERE id = ?').pluck(),
-    readMeta: db.prepare('SELECT value FROM crewline_meta WHERE key = ?').pluck(),
-    writeMeta: db.prepare('INSERT OR REPLACE INTO crewline_meta (key, value) VALUES (?, ?)'),
-    dataVersion: db.prepare('PRAGMA data_version').pluck(),
-    list: {
-      all: list(''),
-      branch: list('WHERE branch = ?'),
-      lineage: list('WHERE lineage_id = ?'),
-      both: list('WHERE branch = ? AND lineage_id = ?'),
-    },
-    latest: {
-      all: latest(''),
-      branch: latest('WHERE branch = ?'),
-      lineage: latest('WHERE lineage_id = ?'),
-      both: latest('WHERE branch = ? AND lineage_id = ?'),
-    },
-  };
-}
 
 /** Where this connection's last write left its checkpoint and that checkpoint's event stream. */
 export interface LastWrite {
@@ -122,12 +53,6 @@ export class Connection {
   readonly db: Database.Database;
   readonly location: string;
   readonly statements: Statements;
-  /** Stores one checkpoint in a `BEGIN IMMEDIATE` transaction (call `.immediate(...)`). */
-  readonly insert: Database.Transaction<
-    typeof insertCheckpoint extends (connection: Connection, ...rest: infer A) => infer R
-      ? (...rest: A) => R
-      : never
-  >;
   /** Head trees of the checkpoints this connection wrote recently. */
   readonly heads = new HeadCache();
   /**
@@ -184,7 +109,7 @@ export class Connection {
    */
   readonly damage: CrewlineError | undefined;
 
-  /** The statements of the `leases` table: writable connections only (see leases.ts). */
+  /** The statements of the `leases` table: writable connections only (see statements.ts). */
   readonly leases: LeaseStatements | undefined;
 
   /**
@@ -201,9 +126,6 @@ export class Connection {
     this.damage = damage;
     this.statements = prepareStatements(db);
     this.leases = writable ? prepareLeaseStatements(db) : undefined;
-    this.insert = db.transaction((checkpoint, maxCheckpointBytes) =>
-      insertCheckpoint(this, checkpoint, maxCheckpointBytes),
-    );
   }
 
   #writesSinceCheckpoint = 0;
