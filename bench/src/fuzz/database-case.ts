@@ -5,7 +5,8 @@
 // must leave a database that passes quick_check.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { APPLICATION_MARKER, SCHEMA_VERSION, SqliteProvider } from '@crewline/provider-sqlite';
+import { SqliteProvider } from '@crewline/provider-sqlite';
+import { APPLICATION_MARKER, SCHEMA_VERSION } from '@crewline/provider-sqlite/internal';
 import {
   type CheckpointDocument,
   type CheckpointWrite,

@@ -1,7 +1,7 @@
 // Classes of damaged SQLite databases, made from the bytes of a real checkpoint database: what a
 // crash of the disk, a bad copy, another program or a person editing the file can leave.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { SCHEMA_VERSION } from '@crewline/provider-sqlite';
+import { SCHEMA_VERSION } from '@crewline/provider-sqlite/internal';
 import Database from 'better-sqlite3';
 import { integerBelow, integerBetween, pick, type Random, randomBytes } from './random-tools.js';
 
