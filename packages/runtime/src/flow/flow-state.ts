@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { describeIssues, type StandardSchema } from '../schema/standard-schema.js';
 import { flowError } from './errors.js';
 
 /** The state a flow's methods read and change: your fields plus an `id`. */
@@ -12,30 +13,7 @@ export type StateInit<State extends object> = Omit<State, 'id'> & { id?: string 
  * synchronous. It validates and fills defaults at kickoff and after a restore (so fields added to the
  * schema after a state was saved get their defaults).
  */
-export interface StateSchema<State = unknown> {
-  readonly '~standard': {
-    readonly version: 1;
-    readonly vendor: string;
-    validate(value: unknown): StandardResult<State> | Promise<StandardResult<State>>;
-  };
-}
-
-type StandardResult<State> =
-  | { readonly value: State; readonly issues?: undefined }
-  | {
-      readonly issues: ReadonlyArray<{
-        readonly message: string;
-        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>;
-      }>;
-    };
-
-export function isStateSchema(value: unknown): value is StateSchema {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { '~standard'?: { validate?: unknown } })['~standard']?.validate === 'function'
-  );
-}
+export type StateSchema<State = unknown> = StandardSchema<unknown, State>;
 
 /** A new state id. */
 export function newStateId(): string {
@@ -101,15 +79,9 @@ function validateWithSchema(
     );
   }
   if (result.issues) {
-    const lines = result.issues.map((issue) => {
-      const path = (issue.path ?? [])
-        .map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment))
-        .join('.');
-      return path ? `${path}: ${issue.message}` : issue.message;
-    });
     throw flowError(
       'invalid_argument',
-      `flow "${flowName}": state does not match the state schema: ${lines.join('; ')}; fix the inputs or initial state (a strict schema must declare \`id\`)`,
+      `flow "${flowName}": state does not match the state schema: ${describeIssues(result.issues)}; fix the inputs or initial state (a strict schema must declare \`id\`)`,
     );
   }
   if (!isPlainRecord(result.value)) {

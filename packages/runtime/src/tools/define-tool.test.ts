@@ -1,6 +1,8 @@
 import { CrewlineError } from '@crewline/events';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
+import * as zm from 'zod/mini';
+import type { StandardSchema } from '../schema/standard-schema.js';
 import { defineTool, isCrewlineTool, toolsByName } from './define-tool.js';
 import { toModelTools } from './model-tools.js';
 import { runTool } from './run-tool.js';
@@ -31,7 +33,7 @@ describe('defineTool', () => {
     ).toThrow(CrewlineError);
     expect(() =>
       defineTool({ name: 'ok', description: '', inputSchema: {} as z.ZodObject, execute: () => 1 }),
-    ).toThrow(/zod inputSchema/);
+    ).toThrow(/needs an inputSchema \(a Standard Schema/);
     expect(() =>
       defineTool({ name: 'ok', description: '', inputSchema: z.object({}), execute: undefined as never }),
     ).toThrow(/execute/);
@@ -107,5 +109,97 @@ describe('runTool', () => {
     expect(outcome.status === 'failed' && outcome.message).toBe(
       'tool "failing" failed: upstream 503 with token [REDACTED]',
     );
+  });
+});
+
+/** A Standard Schema written by hand, as a library other than zod would provide it. */
+function cityQuerySchema(options: { withJsonSchema: boolean }): StandardSchema<unknown, { city: string }> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'handmade',
+      validate(value) {
+        const city = (value as { city?: unknown } | null)?.city;
+        return typeof city === 'string'
+          ? { value: { city } }
+          : { issues: [{ message: 'expected a string', path: [{ key: 'city' }] }] };
+      },
+      ...(options.withJsonSchema
+        ? {
+            jsonSchema: {
+              input: ({ target }: { target: string }) => ({
+                $comment: target,
+                type: 'object',
+                properties: { city: { type: 'string' } },
+                required: ['city'],
+              }),
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+describe('tools with any Standard Schema', () => {
+  it('accepts a zod/mini schema: typed input, JSON Schema for the model, validation by the schema', async () => {
+    const mini = defineTool({
+      name: 'mini_weather',
+      description: 'Weather',
+      inputSchema: zm.object({ city: zm.string().check(zm.minLength(2)) }),
+      execute: ({ city }) => `sunny in ${city}`,
+    });
+    expectTypeOf(mini.execute).parameter(0).toEqualTypeOf<{ city: string }>();
+    expect(mini.jsonSchema).toMatchObject({ type: 'object', properties: { city: { type: 'string' } } });
+    expect(await runTool('mini_weather', mini, { city: 'Oslo' }, context, [])).toEqual({
+      status: 'succeeded',
+      output: 'sunny in Oslo',
+    });
+    const refused = await runTool('mini_weather', mini, { city: 'O' }, context, []);
+    expect(refused.status).toBe('invalid_input');
+    expect((refused as { message: string }).message).toMatch(
+      /^invalid input for tool "mini_weather": city: /,
+    );
+  });
+
+  it('accepts a schema of another library, shown through Standard JSON Schema or a given jsonSchema', async () => {
+    const described = defineTool({
+      name: 'lookup',
+      description: 'Look up a city',
+      inputSchema: cityQuerySchema({ withJsonSchema: true }),
+      execute: ({ city }) => city.toUpperCase(),
+    });
+    expectTypeOf(described.execute).parameter(0).toEqualTypeOf<{ city: string }>();
+    expect(described.jsonSchema).toMatchObject({ $comment: 'draft-07', required: ['city'] });
+    const tools = toModelTools({ lookup: described });
+    expect(JSON.stringify(tools.lookup)).toContain('"required":["city"]');
+    expect(await runTool('lookup', described, { city: 'rome' }, context, [])).toEqual({
+      status: 'succeeded',
+      output: 'ROME',
+    });
+    expect(await runTool('lookup', described, { town: 'rome' }, context, [])).toEqual({
+      status: 'invalid_input',
+      message: 'invalid input for tool "lookup": city: expected a string',
+    });
+
+    const given = { type: 'object', properties: { city: { type: 'string' } } };
+    const plain = defineTool({
+      name: 'lookup_plain',
+      description: 'Look up a city',
+      inputSchema: cityQuerySchema({ withJsonSchema: false }),
+      jsonSchema: given,
+      execute: ({ city }) => city,
+    });
+    expect(plain.jsonSchema).toBe(given);
+  });
+
+  it('refuses a schema that can show the model nothing, saying to pass jsonSchema', () => {
+    expect(() =>
+      defineTool({
+        name: 'blind',
+        description: '',
+        inputSchema: cityQuerySchema({ withJsonSchema: false }),
+        execute: () => 1,
+      }),
+    ).toThrow(/its handmade inputSchema cannot describe itself as JSON Schema; pass `jsonSchema`/);
   });
 });

@@ -1,6 +1,7 @@
 import { CrewlineError } from '@crewline/events';
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
+import { isStandardSchema, type StandardOutput, type StandardSchema } from '../schema/standard-schema.js';
 
 const toolBrand = Symbol.for('crewline.tool');
 
@@ -20,27 +21,58 @@ export interface CrewlineTool<Input = any, Output = unknown> {
   readonly name: string;
   /** Told to the model: what the tool does and when to use it. */
   readonly description: string;
-  /** Validates the model's input before `execute` runs. */
-  readonly inputSchema: z.ZodType<Input>;
+  /** Validates the model's input before `execute` runs: any Standard Schema. */
+  readonly inputSchema: StandardSchema<unknown, Input>;
+  /** What the model is shown of the input (JSON Schema, draft 7). */
+  readonly jsonSchema: Record<string, unknown>;
   /** Runs the tool. A thrown error becomes a tool result the model sees, never a crashed run. */
   execute(input: Input, context: ToolExecutionContext): Output | Promise<Output>;
 }
 
-export interface ToolDefinition<Schema extends z.ZodType, Output> {
+export interface ToolDefinition<Schema extends StandardSchema, Output> {
   /** Letters, digits, `_` and `-`, at most 64 characters. Also the name a checkpoint stores. */
   name: string;
   description: string;
-  /** Usually `z.object({...})`; the model is shown its JSON schema. */
+  /**
+   * Any Standard Schema: zod 4 (classic or mini), zod 3.24+, valibot, arktype... Usually
+   * `z.object({...})`. The model is shown its JSON Schema.
+   */
   inputSchema: Schema;
-  execute(input: z.output<Schema>, context: ToolExecutionContext): Output | Promise<Output>;
+  /**
+   * The JSON Schema the model is shown. Default: derived from `inputSchema` (zod 4, or any schema
+   * with Standard JSON Schema); required for a schema that can describe itself in neither way.
+   */
+  jsonSchema?: Record<string, unknown>;
+  execute(input: StandardOutput<Schema>, context: ToolExecutionContext): Output | Promise<Output>;
+}
+
+/** The JSON Schema of a tool's input: given, from zod 4 (classic or mini), or Standard JSON Schema. */
+function inputJsonSchema(name: string, schema: StandardSchema, given: Record<string, unknown> | undefined) {
+  if (given !== undefined) return given;
+  if (typeof schema === 'object' && '_zod' in schema) {
+    return z.toJSONSchema(schema as z.ZodType, {
+      target: 'draft-7',
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Record<string, unknown>;
+  }
+  const standardJson = schema['~standard'].jsonSchema as
+    | { input?: (options: { target: string }) => Record<string, unknown> }
+    | undefined;
+  if (typeof standardJson?.input === 'function') return standardJson.input({ target: 'draft-07' });
+  throw new CrewlineError(
+    'tools',
+    'invalid_argument',
+    `tool "${name}": its ${schema['~standard'].vendor} inputSchema cannot describe itself as JSON Schema; pass \`jsonSchema\` (what the model is shown) with it`,
+  );
 }
 
 const toolNamePattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Defines a tool with a typed input: `defineTool({ name, description, inputSchema: z.object(...), execute })`. */
-export function defineTool<Schema extends z.ZodType, Output>(
+export function defineTool<Schema extends StandardSchema, Output>(
   definition: ToolDefinition<Schema, Output>,
-): CrewlineTool<z.output<Schema>, Output> {
+): CrewlineTool<StandardOutput<Schema>, Output> {
   if (!toolNamePattern.test(definition.name)) {
     throw new CrewlineError(
       'tools',
@@ -48,11 +80,11 @@ export function defineTool<Schema extends z.ZodType, Output>(
       `tool name "${definition.name}" is not accepted by model providers; use 1-64 letters, digits, "_" or "-"`,
     );
   }
-  if (!(definition.inputSchema instanceof z.ZodType)) {
+  if (!isStandardSchema(definition.inputSchema)) {
     throw new CrewlineError(
       'tools',
       'invalid_argument',
-      `tool "${definition.name}" needs a zod inputSchema such as z.object({ query: z.string() })`,
+      `tool "${definition.name}" needs an inputSchema (a Standard Schema: zod, valibot, arktype...) such as z.object({ query: z.string() })`,
     );
   }
   if (typeof definition.execute !== 'function') {
@@ -65,7 +97,8 @@ export function defineTool<Schema extends z.ZodType, Output>(
   const tool = {
     name: definition.name,
     description: definition.description,
-    inputSchema: definition.inputSchema as z.ZodType<z.output<Schema>>,
+    inputSchema: definition.inputSchema as StandardSchema<unknown, StandardOutput<Schema>>,
+    jsonSchema: inputJsonSchema(definition.name, definition.inputSchema, definition.jsonSchema),
     execute: definition.execute,
   };
   Object.defineProperty(tool, toolBrand, { value: true });

@@ -1,11 +1,10 @@
 import type { JSONSchema7 } from 'ai';
 import { jsonSchema, type ToolSet, tool } from 'ai';
-import { jsonSchemaOf } from '../agent-loop/structured-output.js';
 import type { CrewlineTool } from './define-tool.js';
 
 /**
  * The tool set handed to the AI SDK: descriptions and JSON schemas only. No `execute` (the agent loop
- * runs tools itself, one step at a time) and no validator (the loop validates with zod so that a bad
+ * runs tools itself, one step at a time) and no validator (the loop validates with the tool's schema so that a bad
  * input becomes a `tool_validate_input_error` event and a result the model can read).
  */
 export function toModelTools(tools: Record<string, CrewlineTool>): ToolSet {
@@ -13,7 +12,7 @@ export function toModelTools(tools: Record<string, CrewlineTool>): ToolSet {
   for (const [name, definition] of Object.entries(tools)) {
     result[name] = tool({
       description: definition.description,
-      inputSchema: jsonSchema<unknown>(jsonSchemaOf(definition.inputSchema) as JSONSchema7),
+      inputSchema: jsonSchema<unknown>(definition.jsonSchema as JSONSchema7),
     });
   }
   return result;

@@ -1,5 +1,6 @@
 import { CrewlineError, redactSecretsInText } from '@crewline/events';
 import { toJsonSafe } from '@crewline/runtime-state';
+import { describeIssues } from '../schema/standard-schema.js';
 import type { CrewlineTool, ToolExecutionContext } from './define-tool.js';
 
 /** How one tool call ended. Failures are values: the loop turns them into results the model reads. */
@@ -8,16 +9,6 @@ export type ToolRunOutcome =
   | { status: 'unknown_tool'; message: string }
   | { status: 'invalid_input'; message: string }
   | { status: 'failed'; message: string; error: unknown };
-
-function describeIssues(error: {
-  issues: readonly { path: readonly PropertyKey[]; message: string }[];
-}): string {
-  return error.issues
-    .map(
-      (issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(input)'}: ${issue.message}`,
-    )
-    .join('; ');
-}
 
 /**
  * True when a tool stopped because work was aborted rather than because it failed: the run's signal
@@ -49,16 +40,16 @@ export async function runTool(
       message: `there is no tool named "${toolName}"; available tools: ${names}`,
     };
   }
-  const parsed = await tool.inputSchema.safeParseAsync(input);
-  if (!parsed.success) {
+  const parsed = await tool.inputSchema['~standard'].validate(input);
+  if (parsed.issues) {
     return {
       status: 'invalid_input',
-      message: `invalid input for tool "${toolName}": ${describeIssues(parsed.error)}`,
+      message: `invalid input for tool "${toolName}": ${describeIssues(parsed.issues, '(input)')}`,
     };
   }
-  await onStart?.(parsed.data);
+  await onStart?.(parsed.value);
   try {
-    const output = await tool.execute(parsed.data, context);
+    const output = await tool.execute(parsed.value, context);
     return { status: 'succeeded', output: toJsonSafe(output) };
   } catch (error) {
     if (isAbort(error, context.abortSignal)) throw error;
