@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
 import { metadataColumns } from '../read/metadata-row.js';
 
-type Statement = Database.Statement<unknown[], unknown>;
-type FilteredStatements = Record<'all' | 'branch' | 'lineage' | 'both', Statement>;
+export type Statement = Database.Statement<unknown[], unknown>;
+/** One query prepared for each combination of the listing filters (branch, lineage, both, none). */
+export type FilteredStatements = Record<'all' | 'branch' | 'lineage' | 'both', Statement>;
 
 /** The prepared statements of one connection (prepared once, reused by every call). */
 export interface Statements {
