@@ -15,6 +15,7 @@ import { useTemporaryDirectory } from '../e2e/support/use-temporary-directory.js
 import { StringKnowledgeSource } from '../knowledge/knowledge-source.js';
 import { type OfflineModelOptions, offlineModel } from '../models/offline/offline-model.js';
 import { Task } from '../task/task.js';
+import { captureLogs } from '../testing/index.js';
 import { Crew } from './crew.js';
 import { DELEGATION_TOOL_NAME } from './delegation.js';
 
@@ -233,7 +234,11 @@ describe('a hierarchical crew', () => {
 
     const manager = offlineModel({ script: managerScript });
     const worker = toolUsingModel();
+    // Resuming a checkpoint its finished run went past is warned about: expected here.
+    const logs = captureLogs();
     await hierarchicalCrew(manager, worker).kickoff({ fromCheckpoint: { restoreFrom: inside } });
+    logs.expect('is not the latest of its run');
+    logs.stop();
     // The manager's delegation call and the coworker's tool call were saved: neither is made again.
     expect(manager.calls).toHaveLength(1);
     expect(worker.calls).toHaveLength(1);
