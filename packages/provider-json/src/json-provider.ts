@@ -233,14 +233,11 @@ export class JsonProvider implements CheckpointProvider {
         directories.set(plan.metadata.branch, branch);
       }
       await writeFilesAtomic(files, { fsync: this.options.fsync, mode: this.options.fileMode });
-      const stored: StoredCheckpoint[] = [];
-      for (const [index, plan] of plans.entries()) {
-        await this.#record(root, indexEntryOf(plan), true);
-        stored.push(
-          storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), plan.bytes.length),
-        );
-      }
-      return stored;
+      // Index entries are files of their own: written together, not one after another.
+      await Promise.all(plans.map((plan) => this.#record(root, indexEntryOf(plan), true)));
+      return plans.map((plan, index) =>
+        storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), plan.bytes.length),
+      );
     } catch (error) {
       throw asWriteError(error, root);
     }

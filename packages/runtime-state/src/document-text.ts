@@ -25,7 +25,7 @@ const layout = {
 } as const;
 
 /** Indentation of an entity in the text (`JSON.stringify(entity, null, ENTITY_INDENT)`). */
-export const ENTITY_INDENT = 2;
+const ENTITY_INDENT = 2;
 
 /**
  * The envelope and metadata line of a checkpoint's text (the `header` of {@link DocumentTextParts}),

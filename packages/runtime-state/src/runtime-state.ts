@@ -393,7 +393,8 @@ export class RuntimeState implements RunState {
     }
     const group = this.#queued.slice(0, count);
     this.#writing = writeGroup(group).then(() => {
-      this.#queued = this.#queued.filter((entry) => !group.includes(entry));
+      const written = new Set(group);
+      this.#queued = this.#queued.filter((entry) => !written.has(entry));
       this.#writing = undefined;
       this.#startWriting();
     });

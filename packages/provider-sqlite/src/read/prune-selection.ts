@@ -6,7 +6,7 @@ import {
 } from '@crewline/runtime-state';
 import { storedFromRow } from '@crewline/runtime-state/internal';
 import type { Connection } from '../database/connection.js';
-import { damagedRow, type MetadataRow, metadataColumns } from './metadata-row.js';
+import { damagedRow, type MetadataRow } from './metadata-row.js';
 
 interface CandidateRow {
   id: string;
@@ -36,8 +36,7 @@ export function selectPruned(connection: Connection, options: PruneOptions): Sto
   }));
   const chosen = planPrune(candidates, options);
   if (chosen.length === 0) return [];
-  const select = db.prepare(`SELECT ${metadataColumns} FROM checkpoints WHERE id = ?`);
   return chosen.map((candidate) =>
-    storedFromRow(select.get(candidate.id) as MetadataRow, location, damagedRow),
+    storedFromRow(connection.statements.metadataById.get(candidate.id) as MetadataRow, location, damagedRow),
   );
 }

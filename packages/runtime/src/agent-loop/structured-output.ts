@@ -1,5 +1,6 @@
 import type { JSONSchema7, OutputInterface } from 'ai';
 import { z } from 'zod';
+import { describeIssues } from '../schema/standard-schema.js';
 import { CORRECTION_PREFIX } from './control-messages.js';
 
 export type StructuredParse = { success: true; value: unknown } | { success: false; reason: string };
@@ -43,11 +44,7 @@ export function parseStructuredOutput(text: string, schema: z.ZodType): Structur
   if (parsed === undefined) return { success: false, reason: 'the answer is not valid JSON' };
   const result = schema.safeParse(parsed.value);
   if (result.success) return { success: true, value: result.data };
-  const issues = result.error.issues
-    .map(
-      (issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`,
-    )
-    .join('; ');
+  const issues = describeIssues(result.error.issues, '(root)');
   return { success: false, reason: `the JSON does not match the schema (${issues})` };
 }
 

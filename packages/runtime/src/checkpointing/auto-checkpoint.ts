@@ -50,11 +50,7 @@ export function installAutoCheckpoint(
  * providers without `writeSync`, store it in the background, in order; the run waits for them before
  * its next model or tool call (`state.durable()`), on a signal, and before it ends.
  */
-export function writeAutomaticCheckpoint(
-  run: AutoCheckpointRun,
-  config: CheckpointConfig,
-  trigger: string,
-): void {
+function writeAutomaticCheckpoint(run: AutoCheckpointRun, config: CheckpointConfig, trigger: string): void {
   const provider = config.provider;
   const options = {
     location: config.location,

@@ -20,7 +20,7 @@ const importOptional: ModuleImporter = (specifier) => import(/* @vite-ignore */ 
  * crewline's providers as the runtime makes them: JSON (a dependency of the runtime) constructed at
  * once, SQLite and Postgres (optional peers) imported the first time a location needs them.
  */
-export function runtimeBuiltinProviders(): ProviderEntry[] {
+function runtimeBuiltinProviders(): ProviderEntry[] {
   return builtinProviders({
     importModule: importOptional,
     modules: { '@crewline/provider-json': providerJson },

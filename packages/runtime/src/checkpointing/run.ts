@@ -22,7 +22,7 @@ import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
 import { assertNewForkBranch, warnIfResumingOlderCheckpoint } from './fork-branch.js';
 import { DEFAULT_LEASE_TTL_MS, LineageLease } from './lineage-lease.js';
-import { builtinRegistry, defaultProvider } from './provider-registry.js';
+import { builtinRegistry, defaultProvider, registryOf } from './provider-registry.js';
 import { runValueCodec } from './run-value-codec.js';
 import { trackRunForSignals } from './signals.js';
 
@@ -137,7 +137,9 @@ export class Run {
     installAutoCheckpoint(bus, Run.ofState);
     // SQLite is imported in the background, so that a synchronous `state.checkpoint('x.db')` of
     // this run finds it loaded.
-    void (options.config?.providers ?? builtinRegistry).load('sqlite').catch(() => undefined);
+    void registryOf(options.config)
+      .load('sqlite')
+      .catch(() => undefined);
     // A provider chosen from the location is imported now: a missing package fails the kickoff, and
     // the run's automatic checkpoints can be written synchronously from the first one.
     const config = options.config && {

@@ -38,12 +38,12 @@ function describe(error: unknown): string {
 }
 
 /** Who works on a task: its agent, or the manager in a hierarchical crew. */
-export function workerFor(crew: CrewParts, task: Task): Agent {
+function workerFor(crew: CrewParts, task: Task): Agent {
   return crew.process === 'hierarchical' ? crew.manager! : task.agent!;
 }
 
 /** Tokens of the whole crew so far: every task's conversation, delegations and cache probes. */
-export function crewUsage(crew: CrewParts): TokenUsage {
+function crewUsage(crew: CrewParts): TokenUsage {
   const usages: TokenUsage[] = [crew.probeUsage];
   for (const task of crew.tasks) {
     if (task.conversation) usages.push(task.conversation.usage);

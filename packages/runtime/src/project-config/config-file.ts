@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** File names looked for, in order, in the project directory. */
-export const PROJECT_CONFIG_FILES = [
+const PROJECT_CONFIG_FILES = [
   'crewline.config.ts',
   'crewline.config.mts',
   'crewline.config.js',

@@ -36,7 +36,7 @@ export async function resumedCheckpointSetting(
   ) {
     return saved;
   }
-  return resumeCheckpointInput(own, config, loaded, saved);
+  return resumeCheckpointInput(own, explicit, loaded, saved);
 }
 
 /**
@@ -47,11 +47,10 @@ export async function resumedCheckpointSetting(
  */
 function resumeCheckpointInput(
   entitySetting: CheckpointSetting,
-  fromCheckpoint: CheckpointConfigInput,
+  explicit: Omit<CheckpointConfigInput, 'restoreFrom'>,
   loaded: LoadedCheckpoint,
   savedSetting?: CheckpointSetting,
 ): CheckpointConfigInput {
-  const { restoreFrom: _restoreFrom, ...explicit } = fromCheckpoint;
   const own =
     typeof entitySetting === 'object' ? entitySetting : typeof savedSetting === 'object' ? savedSetting : {};
   // A provider instance the user configured (with its options) is kept over a default one of its kind.
