@@ -1,7 +1,6 @@
 import { browseCommand, commands, findCommand, mainHelp } from './commands/registry.js';
 import type { CliContext, TextSink } from './core/cli-context.js';
 import { exitCodes, withErrorBoundary } from './core/error-boundary.js';
-import { closeProviders } from './core/providers.js';
 import { cliVersion } from './core/version.js';
 
 /** The process's streams and environment, for {@link runCli} without a context. */
@@ -40,8 +39,17 @@ export async function runCli(
   try {
     return await withErrorBoundary(body, stderr, context.env);
   } finally {
-    await closeProviders(context).catch(() => undefined);
+    // `--help` and `--version` open no location: they do not load the registry (and the library).
+    if (!printsOnly(argv)) {
+      const { closeProviders } = await import('./core/providers.js');
+      await closeProviders(context).catch(() => undefined);
+    }
   }
+}
+
+function printsOnly(argv: readonly string[]): boolean {
+  const [first] = argv;
+  return first === undefined || helpFlags.has(first) || first === '--version' || first === '-v';
 }
 
 async function dispatch(argv: readonly string[], context: CliContext): Promise<number> {

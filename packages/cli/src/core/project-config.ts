@@ -31,19 +31,23 @@ async function importProjectModule(path: string): Promise<unknown> {
   return import(pathToFileURL(path).href);
 }
 
-let loaded: Promise<ProjectConfig | undefined> | undefined;
+const loaded = new Map<string, Promise<ProjectConfig | undefined>>();
 
 /**
- * Loads and registers the project's `crewline.config.ts` from `cwd` (once per process) so that
+ * Loads and registers the project's `crewline.config.ts` from `cwd` (once per directory) so that
  * resume, fork and the browser can rebuild custom tools, models and flows, and every command can
  * open the locations of its `providers`. Resolves to the config, or undefined when the project has
  * none (the runtime is then not even imported).
  */
 export function loadProject(cwd: string): Promise<ProjectConfig | undefined> {
-  loaded ??= (async () => {
-    if (!findProjectConfigFile(cwd)) return undefined;
-    const runtime = await import('@crewline/runtime');
-    return runtime.loadProjectConfig({ cwd, importModule: importProjectModule });
-  })();
-  return loaded;
+  let project = loaded.get(cwd);
+  if (project === undefined) {
+    project = (async () => {
+      if (!findProjectConfigFile(cwd)) return undefined;
+      const runtime = await import('@crewline/runtime');
+      return runtime.loadProjectConfig({ cwd, importModule: importProjectModule });
+    })();
+    loaded.set(cwd, project);
+  }
+  return project;
 }
