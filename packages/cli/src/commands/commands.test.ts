@@ -392,15 +392,4 @@ describe('errors are one line and a non-zero exit code', () => {
     expect(result.status).toBe(0);
     expect((JSON.parse(result.stdout) as { count: number }).count).toBe(7);
   });
-
-  it('help and version print without loading any command', async () => {
-    const help = await crewline('--help');
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain('crewline checkpoint list');
-    expect(help.stdout).toContain('Exit codes');
-    const listHelp = await crewline('checkpoint', 'list', '--help');
-    expect(listHelp.stdout).toContain('Usage: crewline checkpoint list');
-    const version = await crewline('--version');
-    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-  });
 });
