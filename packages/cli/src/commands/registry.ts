@@ -115,14 +115,16 @@ Options:
     summary: 'the lineage explorer: a local web page over a location (graph, detail, diffs)',
     usage: `Usage: crewline checkpoint serve [LOCATION] [options]
 
-Serves a web page on 127.0.0.1 over a JSON directory, SQLite database or Postgres URL:
-the lineage graph (a lane per branch, forks from their checkpoint, heads, pruned
+Serves a web page (on 127.0.0.1 unless --host says otherwise) over a JSON directory,
+SQLite database or Postgres URL: the lineage graph (a lane per branch, forks from their checkpoint, heads, pruned
 parents), a checkpoint's detail, side-by-side diffs of two checkpoints, and live
 updates as checkpoints are written. Open the URL it prints: its token is required.
 
 Options:
   --location P     the location (same as the LOCATION argument)
-  --port N         port on 127.0.0.1 (default: a free one)
+  --port N         port to listen on (default: a free one)
+  --host H         address to listen on (default: 127.0.0.1, this machine only);
+                   0.0.0.0 lets other machines in, over plain HTTP, with a warning
   --allow-resume   allow resume, fork and edits of outputs and inputs from the page
                    (default: read-only)`,
     load: () => import('./serve.js'),

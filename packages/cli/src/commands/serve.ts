@@ -18,7 +18,7 @@ function untilStopped(): Promise<NodeJS.Signals> {
   });
 }
 
-/** `crewline checkpoint serve [LOCATION] [--port N] [--allow-resume]`: the lineage explorer. */
+/** `crewline checkpoint serve [LOCATION] [--port N] [--host H] [--allow-resume]`: the lineage explorer. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
   const { values, positionals } = parseCommandArguments(
     'checkpoint serve',
@@ -26,12 +26,15 @@ export async function run(args: readonly string[], context: CliContext): Promise
     {
       location: { type: 'string' },
       port: { type: 'string' },
+      host: { type: 'string' },
       'allow-resume': { type: 'boolean' },
     },
     1,
   );
   const port = values.port === undefined ? 0 : parseCount('--port', values.port);
   if (port > 65_535) throw usageError(`--port must be 0 to 65535, got ${port}`);
+  if (values.host !== undefined && values.host.trim() === '')
+    throw usageError('--host needs an address, e.g. --host 127.0.0.1 (the default) or --host 0.0.0.0');
   const providers = await providersOf(context);
   const opened = await openLocation(positionals[0] ?? values.location, context.cwd, providers);
   const { startExplorer } = await import('../serve/explorer-server.js');
@@ -40,6 +43,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     providers,
     cwd: context.cwd,
     port,
+    ...(values.host !== undefined ? { host: values.host.trim() } : {}),
     allowResume: values['allow-resume'] === true,
   });
   const out = (line: string) => context.stdout.write(`${line}\n`);
@@ -49,6 +53,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
       ? '  read-only: start with --allow-resume to edit, resume and fork from the page'
       : '  resume, fork and edits allowed from the page',
   );
+  if (!explorer.loopbackOnly) {
+    // Plain HTTP: the token travels in clear text to every machine that can reach this address.
+    context.stderr.write(
+      `crewline warn [serve] --host ${explorer.hostname} lets other machines reach the explorer over plain HTTP; anyone who sees its URL can read${explorer.readOnly ? '' : ', resume and fork'} these checkpoints. Leave --host out to listen on 127.0.0.1 only\n`,
+    );
+  }
   out(`  open ${explorer.url}`);
   out('  the token in the URL is needed by every request; Ctrl+C stops the server');
   await untilStopped();

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocation } from '../core/open-location.js';
 import { cliProviderRegistry } from '../core/providers.js';
@@ -164,5 +165,71 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
       kind: 'changed',
     });
     expect(task.rows[1]).toEqual({ left: 'Second line of task 2.', kind: 'removed' });
+  });
+});
+
+describe('crewline checkpoint serve --host', () => {
+  let directory: Awaited<ReturnType<typeof temporaryDirectory>>;
+  let fixture: Fixture;
+  let explorer: RunningExplorer;
+  const registry = cliProviderRegistry();
+  // An address of this machine other machines could use (none on a machine with loopback only).
+  const external = Object.values(networkInterfaces())
+    .flatMap((entries) => entries ?? [])
+    .find((entry) => !entry.internal && entry.family === 'IPv4')?.address;
+
+  beforeAll(async () => {
+    directory = await temporaryDirectory('crewline-serve-host-');
+    fixture = await writeFixture('json', directory.path);
+    explorer = await startExplorer({
+      opened: await openLocation(fixture.location, directory.path, registry),
+      providers: registry,
+      cwd: directory.path,
+      host: '0.0.0.0',
+    });
+  });
+  afterAll(async () => {
+    await explorer?.close();
+    await fixture?.provider.close?.();
+    await registry.close();
+    await directory?.remove();
+  });
+
+  it('listens where it is told, says it is not loopback only, and prints a URL another machine can open', () => {
+    expect(explorer.hostname).toBe('0.0.0.0');
+    expect(explorer.loopbackOnly).toBe(false);
+    expect(explorer.url).not.toContain('0.0.0.0');
+    if (external) expect(explorer.url).toBe(`http://${external}:${explorer.port}/?token=${explorer.token}`);
+  });
+
+  it('still refuses a request without the token, a foreign Origin, a foreign Host, and resume when read-only', async () => {
+    const path = `/api/graph?token=${explorer.token}`;
+    expect(
+      (await rawRequest(explorer.port, '/api/graph', { host: `127.0.0.1:${explorer.port}` })).status,
+    ).toBe(401);
+    const foreignHost = await rawRequest(explorer.port, path, { host: `evil.example:${explorer.port}` });
+    expect(foreignHost.status).toBe(403);
+    const allInterfaces = await rawRequest(explorer.port, path, { host: `0.0.0.0:${explorer.port}` });
+    expect(allInterfaces.status).toBe(403);
+    const foreignOrigin = await rawRequest(explorer.port, path, {
+      host: `127.0.0.1:${explorer.port}`,
+      origin: 'http://evil.example',
+    });
+    expect(foreignOrigin.status).toBe(403);
+    expect(foreignOrigin.headers['access-control-allow-origin']).toBeUndefined();
+    const resume = await fetch(`http://127.0.0.1:${explorer.port}/api/runs`, {
+      method: 'POST',
+      headers: { 'x-crewline-token': explorer.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ checkpoint: fixture.main[2]!.id, mode: 'resume' }),
+    });
+    expect(resume.status).toBe(403);
+  });
+
+  it.skipIf(external === undefined)('answers a request that names this machine by its address', async () => {
+    const page = await rawRequest(explorer.port, `/api/session?token=${explorer.token}`, {
+      host: `${external}:${explorer.port}`,
+      origin: `http://${external}:${explorer.port}`,
+    });
+    expect(page.status).toBe(200);
   });
 });

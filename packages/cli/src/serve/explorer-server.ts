@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { hostname as machineName, networkInterfaces } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ProviderRegistry, readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
@@ -17,7 +18,15 @@ import { checkpointDetail } from './checkpoint-detail.js';
 import { ExplorerRuns, parseRunRequest } from './explorer-runs.js';
 import { layoutLineage } from './lineage-graph.js';
 import { LiveUpdates } from './live-updates.js';
-import { newToken, refuseRequest, tokenCookieName } from './request-guard.js';
+import {
+  allowedHosts,
+  hostWithPort,
+  isLoopbackHost,
+  isWildcardHost,
+  newToken,
+  refuseRequest,
+  tokenCookieName,
+} from './request-guard.js';
 
 /** Where the page's static files are: `explorer-page/` of this package, from `src/serve` or `dist/serve`. */
 export const pageDirectory = fileURLToPath(new URL('../../explorer-page/', import.meta.url));
@@ -34,8 +43,14 @@ export interface ExplorerOptions {
   providers: ProviderRegistry;
   /** Project directory: resume and fork load its crewline.config.ts. */
   cwd: string;
-  /** Port on 127.0.0.1. Default 0: a free one. */
+  /** Port to listen on. Default 0: a free one. */
   port?: number;
+  /**
+   * The address to listen on. Default `'127.0.0.1'`: only this machine reaches the page. Another
+   * address (`0.0.0.0` for every interface) lets other machines in; `Host` and `Origin` must then name
+   * that address (or, for `0.0.0.0` and `::`, one of this machine's addresses or its name).
+   */
+  host?: string;
   /** Allow resume, fork and edits from the page. Default false: read-only. */
   allowResume?: boolean;
   /** The URL token. Default: 24 random bytes. */
@@ -48,7 +63,10 @@ export interface RunningExplorer {
   /** The URL to open, token included. */
   url: string;
   port: number;
+  /** The address listened on. */
   hostname: string;
+  /** False when machines other than this one can reach the server (a non-loopback `host`). */
+  loopbackOnly: boolean;
   token: string;
   readOnly: boolean;
   close(): Promise<void>;
@@ -78,8 +96,20 @@ async function pageFiles(): Promise<Map<string, { type: string; body: Buffer }>>
   return files;
 }
 
+/** This machine's name and the addresses of its interfaces (external ones first). */
+function machineNames(): string[] {
+  const addresses = Object.values(networkInterfaces())
+    .flatMap((entries) => entries ?? [])
+    .sort(
+      (a, b) =>
+        Number(a.internal) - Number(b.internal) || Number(a.family !== 'IPv4') - Number(b.family !== 'IPv4'),
+    )
+    .map((entry) => entry.address);
+  return [...addresses, machineName()];
+}
+
 /**
- * Starts the lineage explorer over an opened location: a page and a small JSON API on 127.0.0.1,
+ * Starts the lineage explorer over an opened location: a page and a small JSON API on 127.0.0.1 (or `host`),
  * every request checked by {@link refuseRequest} (token, Host, Origin). It reads through the same
  * provider and views as `crewline checkpoint list`, `info` and `diff`; with `allowResume`, resume
  * and fork go through the path of `crewline checkpoint resume|fork`.
@@ -87,6 +117,8 @@ async function pageFiles(): Promise<Map<string, { type: string; body: Buffer }>>
 export async function startExplorer(options: ExplorerOptions): Promise<RunningExplorer> {
   const { opened, providers } = options;
   const token = options.token ?? newToken();
+  const hostname = options.host ?? '127.0.0.1';
+  let hosts = allowedHosts(0, hostname);
   const readOnly = options.allowResume !== true;
   const files = await pageFiles();
   let port = 0;
@@ -146,6 +178,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
       },
       port,
       token,
+      hosts,
     );
     if (refusal) return context.json({ error: refusal.message }, refusal.status);
     await next();
@@ -224,16 +257,22 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     }),
   );
 
-  const hostname = '127.0.0.1';
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const created = serve({ fetch: app.fetch, port: options.port ?? 0, hostname }, () => resolve(created));
     created.once('error', reject);
   });
   port = (server.address() as AddressInfo).port;
+  hosts = allowedHosts(port, hostname, isWildcardHost(hostname) ? machineNames() : []);
+  // Bound to every interface, the URL names this machine rather than 0.0.0.0, which a browser on
+  // another machine cannot open.
+  const shownHost = isWildcardHost(hostname)
+    ? (machineNames().find((name) => !isLoopbackHost(name)) ?? '127.0.0.1')
+    : hostname;
   return {
-    url: `http://${hostname}:${port}/?token=${token}`,
+    url: `http://${hostWithPort(shownHost, port)}/?token=${token}`,
     port,
     hostname,
+    loopbackOnly: isLoopbackHost(hostname),
     token,
     readOnly,
     close: async () => {

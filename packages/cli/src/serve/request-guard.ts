@@ -39,21 +39,54 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined;
 }
 
-/** The hosts a browser may name in `Host` and `Origin`: the loopback names with this port. */
-export function allowedHosts(port: number): Set<string> {
-  return new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+/** True for a name or address that only this machine reaches: 127.0.0.0/8, ::1, localhost. */
+export function isLoopbackHost(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return name === 'localhost' || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+/** True for the addresses that mean "every interface": 0.0.0.0 and ::. */
+export function isWildcardHost(hostname: string): boolean {
+  const name = hostname.replace(/^\[|\]$/g, '');
+  return name === '0.0.0.0' || name === '::';
+}
+
+/** `host:port` as a `Host` header names it: IPv6 addresses in brackets. */
+export function hostWithPort(hostname: string, port: number): string {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  return `${bare.includes(':') ? `[${bare}]` : bare}:${port}`.toLowerCase();
 }
 
 /**
- * Decides whether a request may be served. In order: the `Host` must be 127.0.0.1 or localhost with
- * the server's port (a page on another site that rebinds its DNS name to 127.0.0.1 sends its own
+ * The hosts a browser may name in `Host` and `Origin`, each with this port: the loopback names, the
+ * host the server was bound to, and — bound to every interface — this machine's addresses and name
+ * (`names`, from the operating system). Any other name is a page that rebound its DNS name to us.
+ */
+export function allowedHosts(
+  port: number,
+  hostname = '127.0.0.1',
+  names: readonly string[] = [],
+): Set<string> {
+  const hosts = ['127.0.0.1', 'localhost', '::1'];
+  if (!isWildcardHost(hostname)) hosts.push(hostname);
+  else hosts.push(...names);
+  return new Set(hosts.map((host) => hostWithPort(host, port)));
+}
+
+/**
+ * Decides whether a request may be served. In order: the `Host` must be one of `hosts` (by default
+ * 127.0.0.1 or localhost with the server's port; see {@link allowedHosts}) (a page on another site that rebinds its DNS name to 127.0.0.1 sends its own
  * name); an `Origin`, when sent, must be this server (no other site's script gets an answer, and no
  * CORS header is ever sent); the token must come in the `x-crewline-token` header, the `token` query
  * parameter or the port's cookie. Changes (anything but GET and HEAD) need the header: a form or a
  * link from elsewhere cannot set it.
  */
-export function refuseRequest(request: GuardedRequest, port: number, token: string): Refusal | undefined {
-  const hosts = allowedHosts(port);
+export function refuseRequest(
+  request: GuardedRequest,
+  port: number,
+  token: string,
+  hosts: ReadonlySet<string> = allowedHosts(port),
+): Refusal | undefined {
   const host = request.header('host');
   if (host === undefined || !hosts.has(host.toLowerCase())) {
     return { status: 403, message: `host ${JSON.stringify(host ?? '')} is not this explorer's` };

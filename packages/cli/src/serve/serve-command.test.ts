@@ -57,4 +57,35 @@ describe('crewline checkpoint serve as a command', () => {
     expect(await exited).toBe(0);
     expect(stderr).toBe('');
   }, 30_000);
+
+  it('with --host 0.0.0.0 warns on stderr that other machines can reach it, and still needs the token', async () => {
+    const child = spawn(process.execPath, sourceCommand(['checkpoint', 'serve', '--host', '0.0.0.0']), {
+      cwd: directory.path,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /open (http:\/\/\S+\/\?token=[\w-]+)/.exec(stdout);
+        if (match) resolve(match[1]!);
+      });
+      child.on('close', () => reject(new Error(`serve exited early: ${stdout}${stderr}`)));
+    });
+    expect(stderr).toMatch(
+      /crewline warn \[serve\] --host 0\.0\.0\.0 lets other machines reach the explorer/,
+    );
+    expect(stderr).toContain('Leave --host out');
+    const port = new URL(url).port;
+    expect((await fetch(`http://127.0.0.1:${port}/api/graph`)).status).toBe(401);
+    expect((await fetch(`http://127.0.0.1:${port}/api/graph${new URL(url).search}`)).status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+  }, 30_000);
 });
