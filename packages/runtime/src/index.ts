@@ -45,6 +45,7 @@ export {
   or,
   type PersistOptions,
   persist,
+  type ResumeOptions,
   type ResumeTarget,
   router,
   type StateInit,

@@ -71,7 +71,7 @@ export async function runAgentWork(work: AgentWork): Promise<AgentLoopResult> {
     emit: (source, event) => run.emit(source, event),
     beforeCall: () => run.state.durable(),
     context: work.context,
-    ...abortSignalOf(work.abortSignal, run.fenceSignal),
+    ...abortSignalOf([work.abortSignal, run.abortSignal, run.fenceSignal]),
     ...(agent.settings ? { settings: agent.settings } : {}),
     ...telemetryOf(agent.telemetry ?? work.telemetry),
   });
@@ -82,14 +82,11 @@ function telemetryOf(telemetry: TelemetrySettings | undefined): { telemetry?: Te
 }
 
 /**
- * The caller's abort signal, the run's fence (aborted when another process took the run over), both
- * or neither.
+ * Any of the caller's abort signal, the run's own (a flow stopped from outside) and the run's fence
+ * (aborted when another process took the run over); none when there is none.
  */
-function abortSignalOf(
-  caller: AbortSignal | undefined,
-  fence: AbortSignal | undefined,
-): { abortSignal?: AbortSignal } {
-  if (caller && fence) return { abortSignal: AbortSignal.any([caller, fence]) };
-  const only = caller ?? fence;
-  return only ? { abortSignal: only } : {};
+function abortSignalOf(signals: (AbortSignal | undefined)[]): { abortSignal?: AbortSignal } {
+  const present = [...new Set(signals.filter((signal) => signal !== undefined))];
+  if (present.length === 0) return {};
+  return { abortSignal: present.length === 1 ? present[0]! : AbortSignal.any(present) };
 }

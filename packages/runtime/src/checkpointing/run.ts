@@ -49,6 +49,12 @@ export interface RunOptions {
   onConflict?: 'error' | 'fork';
   /** How long the lease on the lineage head lasts without renewal. Default 20 s. */
   leaseTtlMs?: number;
+  /**
+   * Stops the run from outside (a flow's `kickoff({ abortSignal })`): every agent working in it
+   * stops before its next model call and aborts the one in flight. Ignored when the root joins a run
+   * already active on the bus (that run's signal applies). Default: none.
+   */
+  abortSignal?: AbortSignal;
 }
 
 const runsByState = new WeakMap<RunState, Run>();
@@ -71,8 +77,10 @@ export class Run {
   readonly #configs = new Map<string, CheckpointConfig | null>();
   readonly #unclaimedSnapshots: EntitySnapshot[];
   #lease: LineageLease | undefined;
+  readonly #abortSignal: AbortSignal | undefined;
 
   private constructor(options: RunOptions) {
+    this.#abortSignal = options.abortSignal;
     this.bus = options.bus ?? defaultBus;
     this.root = options.root;
     this.restored = options.restored;
@@ -186,6 +194,11 @@ export class Run {
   /** Aborted when this run lost the lease on its lineage head: it must stop calling models. */
   get fenceSignal(): AbortSignal | undefined {
     return this.#lease?.signal;
+  }
+
+  /** The signal the run was started with (see {@link RunOptions.abortSignal}), if any. */
+  get abortSignal(): AbortSignal | undefined {
+    return this.#abortSignal;
   }
 
   /** True while this run holds a lease on its lineage head. */

@@ -42,6 +42,8 @@ export interface RunPlan {
   answer: string | undefined;
   /** A checkpoint the flow was hydrated from (and whether to fork it). */
   restore: PendingRestore | undefined;
+  /** Stops the run between methods and at its agents' next model call (see `KickoffOptions.abortSignal`). */
+  abortSignal?: AbortSignal | undefined;
 }
 
 /** Where persisted states and pause checkpoints go: the flow's checkpoint config, the restored storage, or `@persist()` options. */
@@ -273,10 +275,14 @@ export class FlowEngine<State extends object> {
           inputs: runInputs,
           ...(restore ? { restored: restore.loaded } : {}),
           ...(restore?.fork ? { fork: restore.fork } : {}),
+          ...(plan.abortSignal ? { abortSignal: plan.abortSignal } : {}),
           bus: this.bus,
         },
         async (run) => {
           runState = run.state;
+          // A flow kicked off inside another run also stops with that run.
+          const abortSignals = [plan.abortSignal, run.abortSignal].filter((signal) => signal !== undefined);
+          const abortSignal = abortSignals.length > 1 ? AbortSignal.any(abortSignals) : abortSignals[0];
           const isRoot = run.root === this.flow;
           if (isRoot && graph.persisted && !run.restored && run.state.lineage.checkpointId === null) {
             // One lineage per persisted state: its checkpoints are easy to find by branch as well as by id.
@@ -307,6 +313,7 @@ export class FlowEngine<State extends object> {
             graph,
             execution,
             maxMethodCalls: this.maxMethodCalls,
+            abortSignal,
             source: () => this.source(),
             context: (methodName) => this.context(methodName),
             emit,

@@ -33,6 +33,24 @@ export interface KickoffOptions {
    * checkpoints (see `findRerunPoint`). Default: none.
    */
   rerunFrom?: string;
+  /**
+   * Stops the flow from outside (a cancel, a timeout, a worker handing the run back): no method
+   * starts after it is aborted, and the crews and agents working inside the flow's methods stop
+   * before their next model call (the one in flight is aborted). `kickoff` then rejects with an
+   * `aborted` error; continue from the latest checkpoint (`fromCheckpoint: { restoreFrom }`): the
+   * stopped method runs again and its crews continue their saved work, so no checkpointed model call
+   * is made twice. To stop only between calls, abort it right after an `llm_call_completed` event.
+   * Default: none.
+   */
+  abortSignal?: AbortSignal;
+}
+
+/** Options of `flow.resume(answer, options)`. */
+export interface ResumeOptions {
+  /** Merged into the state as kickoff inputs are. Default: none. */
+  inputs?: Record<string, unknown>;
+  /** As {@link KickoffOptions.abortSignal}. Default: none. */
+  abortSignal?: AbortSignal;
 }
 
 /**

@@ -29,11 +29,20 @@ import { registeredFlowName } from './flow-registry.js';
 import { flowSnapshot, registeredClassFor } from './flow-snapshot.js';
 import { type FlowState, newStateId, type StateSchema } from './flow-state.js';
 import { loadStateCheckpoint, stateBranch, storageTarget } from './flow-storage.js';
-import type { FlowOptions, FlowPauseInfo, FlowResult, KickoffOptions, ResumeTarget } from './flow-types.js';
+import type {
+  FlowOptions,
+  FlowPauseInfo,
+  FlowResult,
+  KickoffOptions,
+  ResumeOptions,
+  ResumeTarget,
+} from './flow-types.js';
 import { askPerson } from './human-input.js';
 import { type FlowStateInfo, findRerunPoint, listFlowStates } from './list-flow-states.js';
 import { firstPaused } from './run-progress.js';
 import { StoredFlowParts } from './stored-flow-parts.js';
+
+const kickoffKeys = new Set(['inputs', 'fromCheckpoint', 'rerunFrom', 'abortSignal']);
 
 /** A flow class, as registered in `crewline.config.ts` (`flows: { name: MyFlow }`). */
 export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
@@ -311,10 +320,10 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   /** Runs the flow: fresh, or continuing a restored checkpoint or a persisted state. */
   async kickoff(options: KickoffOptions = {}): Promise<FlowResult<State>> {
     for (const key of Object.keys(options)) {
-      if (key !== 'inputs' && key !== 'fromCheckpoint' && key !== 'rerunFrom') {
+      if (!kickoffKeys.has(key)) {
         throw flowError(
           'invalid_argument',
-          `kickoff(): unknown option "${key}"; use inputs, fromCheckpoint or rerunFrom (answers go to Flow.resume)`,
+          `kickoff(): unknown option "${key}"; use inputs, fromCheckpoint, rerunFrom or abortSignal (answers go to Flow.resume)`,
         );
       }
     }
@@ -335,18 +344,16 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       this.#pendingRestore = restore;
       this.#lastProvider = restore.loaded.provider;
     }
-    return this.#start({ inputs, answer: undefined });
+    return this.#start({ inputs, answer: undefined, abortSignal: options.abortSignal });
   }
 
   /**
    * Continues this paused flow with the answer to its question (same process, or a flow restored
    * with `fromCheckpoint`). From another process use the static `MyFlow.resume(reference | { id },
-   * answer)`. `options.inputs` are merged into the state as kickoff inputs are (default: none).
+   * answer)`. `options.inputs` are merged into the state as kickoff inputs are (default: none);
+   * `options.abortSignal` stops it as in `kickoff` (default: none).
    */
-  async resume(
-    answer: string,
-    options: { inputs?: Record<string, unknown> } = {},
-  ): Promise<FlowResult<State>> {
+  async resume(answer: string, options: ResumeOptions = {}): Promise<FlowResult<State>> {
     if (typeof answer !== 'string')
       throw flowError('invalid_argument', 'resume(answer): the answer must be a string');
     if (this.#engine.execution.status !== 'paused' && !this.#pendingRestore) {
@@ -360,18 +367,28 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       this.#engine.hydrate(findEntitySnapshot(loaded, this.#restoreSubject()));
       this.#pendingRestore = { loaded };
     }
-    return this.#start({ inputs: { ...(options.inputs ?? {}) }, answer });
+    return this.#start({
+      inputs: { ...(options.inputs ?? {}) },
+      answer,
+      abortSignal: options.abortSignal,
+    });
   }
 
   async #start(request: {
     inputs: Record<string, unknown>;
     answer: string | undefined;
+    abortSignal?: AbortSignal | undefined;
   }): Promise<FlowResult<State>> {
     if (this.#running)
       throw flowError('invalid_state', `flow "${this.flowName}" is already running; await its kickoff first`);
     this.#running = true;
     try {
-      const plan: RunPlan = { inputs: request.inputs, answer: request.answer, restore: this.#pendingRestore };
+      const plan: RunPlan = {
+        inputs: request.inputs,
+        answer: request.answer,
+        restore: this.#pendingRestore,
+        abortSignal: request.abortSignal,
+      };
       this.#pendingRestore = undefined;
       const result = await this.#engine.run(plan);
       this.#lastPause = result.pause;

@@ -16,6 +16,7 @@ export type {
   FlowPauseInfo,
   FlowResult,
   KickoffOptions,
+  ResumeOptions,
   ResumeTarget,
 } from './flow-types.js';
 export {

@@ -1,5 +1,6 @@
 import {
   type BaseEvent,
+  type CrewlineError,
   type EventContext,
   type EventSource,
   FlowInputRequestedEvent,
@@ -11,7 +12,7 @@ import {
   MethodExecutionStartedEvent,
 } from '@crewline/events';
 import { conditionRound, satisfiedBy } from './conditions.js';
-import { FlowMethodCallLimitError, flowComponent } from './errors.js';
+import { FlowMethodCallLimitError, flowComponent, flowError } from './errors.js';
 import type { FlowGraph, FlowNode } from './flow-graph.js';
 import { FlowPauseSignal, type MethodScope, methodScope } from './method-scope.js';
 import {
@@ -29,6 +30,8 @@ export interface SchedulerHost {
   readonly graph: FlowGraph;
   readonly execution: FlowExecution;
   readonly maxMethodCalls: number;
+  /** Stops the run between methods; a method that fails while it is aborted was stopped, not failed. */
+  readonly abortSignal: AbortSignal | undefined;
   source(): EventSource;
   context(methodName?: string): EventContext;
   emit(event: BaseEvent): void;
@@ -120,6 +123,8 @@ export class MethodScheduler {
       this.#remove(activation);
       return [];
     }
+    // Stopped from outside: the activation stays pending, so a resume runs it.
+    if (host.abortSignal?.aborted) throw this.#stopped(method, host.abortSignal);
     const started = (this.#started.get(method) ?? 0) + 1;
     if (started > host.maxMethodCalls) {
       const error = new FlowMethodCallLimitError(host.flowName, method, host.maxMethodCalls);
@@ -152,6 +157,9 @@ export class MethodScheduler {
     } catch (error) {
       if (error instanceof FlowPauseSignal) return this.#pause(activation, node, error.request);
       this.#started.set(method, started - 1);
+      // Its crew or agent stopped at the abort: the method runs again on resume, continuing their
+      // saved work, so it is not recorded as failed (a checkpoint on the failure would say it was).
+      if (host.abortSignal?.aborted) throw this.#stopped(method, host.abortSignal, error);
       host.execution.status = 'failed';
       host.emit(
         new MethodExecutionFailedEvent({
@@ -167,6 +175,14 @@ export class MethodScheduler {
     // The method caught the pause and carried on: the question is still unanswered, so it pauses.
     if (scope.pauseRequested) return this.#pause(activation, node, scope.pauseRequested);
     return this.#complete(activation, node, output, host.nestedEntitiesSince(entitiesBefore));
+  }
+
+  #stopped(method: string, signal: AbortSignal, thrown?: unknown): CrewlineError {
+    return flowError(
+      'aborted',
+      `flow "${this.#host.flowName}" was stopped by its abort signal at method "${method}"; continue it from its latest checkpoint (kickoff({ fromCheckpoint: { restoreFrom } }))`,
+      { cause: thrown ?? signal.reason },
+    );
   }
 
   #remove(activation: Activation): void {
