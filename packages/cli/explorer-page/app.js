@@ -179,6 +179,20 @@ document.getElementById('fit').addEventListener('click', () => {
 for (const tab of document.querySelectorAll('[data-panel]'))
   tab.addEventListener('click', () => showPanel(tab.dataset.panel));
 
+/** Checkpoints deleted or pruned elsewhere leave the selection; an open one says it is gone. */
+function forgetRemoved(removed) {
+  if (removed.size === 0) return;
+  state.compare = state.compare.filter((id) => !removed.has(id));
+  if (state.open !== undefined && removed.has(state.open)) {
+    const gone = state.open;
+    state.open = undefined;
+    replace(
+      panels.detail,
+      h('p', { class: 'muted removed' }, `Checkpoint ${gone} was deleted or pruned since it was opened.`),
+    );
+  }
+}
+
 function follow() {
   const events = new EventSource('/api/events');
   const live = document.getElementById('live');
@@ -190,7 +204,11 @@ function follow() {
     live.textContent = 'reconnecting';
     live.className = 'badge';
   });
-  events.addEventListener('checkpoints', () => void loadGraph());
+  events.addEventListener('checkpoints', (event) => {
+    const { removed = [] } = JSON.parse(event.data);
+    forgetRemoved(new Set(removed));
+    void loadGraph();
+  });
   events.addEventListener('progress', (event) => {
     const { run, line } = JSON.parse(event.data);
     state.runs.get(run)?.lines.push(line);

@@ -10,6 +10,7 @@ import {
 } from '../../node_modules/@crewline/provider-postgres/src/test-support/test-server.js';
 import { openLocation } from '../core/open-location.js';
 import { cliProviderRegistry } from '../core/providers.js';
+import { openEventStream } from '../test-support/event-stream.js';
 import { writeFakeFork, writeFakeRun } from '../test-support/fake-crew.js';
 import { type RunningExplorer, startExplorer } from './explorer-server.js';
 import type { LineageGraph } from './lineage-graph.js';
@@ -30,6 +31,8 @@ describeWithPostgres('crewline checkpoint serve over a Postgres location', () =>
       opened: await openLocation(url, process.cwd(), registry),
       providers: registry,
       cwd: process.cwd(),
+      pollIntervalMs: 50,
+      listIntervalMs: 100,
     });
   });
   afterAll(async () => {
@@ -58,5 +61,31 @@ describeWithPostgres('crewline checkpoint serve over a Postgres location', () =>
     ];
     expect(JSON.parse(texts[0]!)).toMatchObject({ provider: 'postgres' });
     if (password !== '') for (const text of texts) expect(text).not.toContain(password);
+  });
+
+  it('drops a checkpoint another process deleted from the graph and tells the page which', async () => {
+    const stream = await openEventStream(explorer.port, explorer.token);
+    try {
+      await stream.next((event) => event.event === 'hello');
+      const victim = main[0]!.id;
+      expect(await writer.delete(writer.resolveLocation(url), victim)).toBe(true);
+      const change = await stream.next(
+        (event) =>
+          event.event === 'checkpoints' && (event.data as { removed: string[] }).removed.includes(victim),
+      );
+      expect((change.data as { removed: string[] }).removed).toEqual([victim]);
+      const response = await fetch(`http://127.0.0.1:${explorer.port}/api/graph`, {
+        headers: { 'x-crewline-token': explorer.token },
+      });
+      const graph = (await response.json()) as LineageGraph;
+      const shown = graph.groups.flatMap((group) =>
+        group.lanes.flatMap((lane) => lane.nodes.flatMap((node) => node.ids)),
+      );
+      expect(shown).not.toContain(victim);
+      // The checkpoint after it now starts from a parent that is not in storage: drawn as pruned.
+      expect(shown).toContain(main[1]!.id);
+    } finally {
+      stream.close();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocation } from '../core/open-location.js';
 import { cliProviderRegistry } from '../core/providers.js';
+import { openEventStream } from '../test-support/event-stream.js';
 import { type Fixture, type FixtureKind, writeFixture } from '../test-support/fixtures.js';
 import { temporaryDirectory } from '../test-support/run-command.js';
 import type { CheckpointComparison } from './checkpoint-comparison.js';
@@ -231,5 +232,63 @@ describe('crewline checkpoint serve --host', () => {
       origin: `http://${external}:${explorer.port}`,
     });
     expect(page.status).toBe(200);
+  });
+});
+
+describe.each<FixtureKind>(['json', 'sqlite'])('live updates over %s', (kind) => {
+  let directory: Awaited<ReturnType<typeof temporaryDirectory>>;
+  let fixture: Fixture;
+  let explorer: RunningExplorer;
+  const registry = cliProviderRegistry();
+
+  beforeAll(async () => {
+    directory = await temporaryDirectory('crewline-serve-live-');
+    fixture = await writeFixture(kind, directory.path);
+    explorer = await startExplorer({
+      opened: await openLocation(fixture.location, directory.path, registry),
+      providers: registry,
+      cwd: directory.path,
+      pollIntervalMs: 50,
+      listIntervalMs: 100,
+    });
+  });
+  afterAll(async () => {
+    await explorer?.close();
+    await fixture?.provider.close?.();
+    await registry.close();
+    await directory?.remove();
+  });
+
+  const graph = async () =>
+    (await (
+      await fetch(`http://127.0.0.1:${explorer.port}/api/graph`, {
+        headers: { 'x-crewline-token': explorer.token },
+      })
+    ).json()) as LineageGraph;
+
+  it('tells the page when another process deletes a checkpoint that is not the newest, and the graph loses it', async () => {
+    const stream = await openEventStream(explorer.port, explorer.token);
+    try {
+      await stream.next((event) => event.event === 'hello');
+      expect((await graph()).count).toBe(fixture.main.length + 1);
+      // Another process (its own provider instance) deletes a middle checkpoint of main.
+      const other = await (await import('../test-support/fixtures.js')).providerOf(kind);
+      const victim = fixture.main[1]!.id;
+      expect(await other.delete(other.resolveLocation(fixture.location), victim)).toBe(true);
+      await other.close?.();
+      const change = await stream.next(
+        (event) =>
+          event.event === 'checkpoints' && (event.data as { removed: string[] }).removed.includes(victim),
+      );
+      expect(change.data).toEqual({ latest: expect.any(String), removed: [victim] });
+      const after = await graph();
+      expect(after.count).toBe(fixture.main.length);
+      const shown = after.groups.flatMap((group) =>
+        group.lanes.flatMap((lane) => lane.nodes.flatMap((node) => node.ids)),
+      );
+      expect(shown).not.toContain(victim);
+    } finally {
+      stream.close();
+    }
   });
 });

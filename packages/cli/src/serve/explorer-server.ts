@@ -57,6 +57,11 @@ export interface ExplorerOptions {
   token?: string;
   /** How often the location is checked for new checkpoints while a page listens. Default 1000 ms. */
   pollIntervalMs?: number;
+  /**
+   * How often the whole listing is compared while a page listens, to see checkpoints deleted or
+   * pruned (by `crewline checkpoint prune`, `maxCheckpoints` or another process). Default 5000 ms.
+   */
+  listIntervalMs?: number;
 }
 
 export interface RunningExplorer {
@@ -148,12 +153,19 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     const checkpoint = await find(id);
     return { checkpoint, view: viewDocument(await readDocument(opened.provider, opened.location, id)) };
   };
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const live = new LiveUpdates({
     latest: async () => (await opened.provider.latest(opened.location))?.id,
+    ids: async () => {
+      // A fresh listing, kept for the graph the pages will ask for next.
+      listing = undefined;
+      return (await checkpoints()).map((checkpoint) => checkpoint.id);
+    },
     onChange: () => {
       listing = undefined;
     },
-    intervalMs: options.pollIntervalMs ?? 1000,
+    intervalMs: pollIntervalMs,
+    listEvery: Math.max(1, Math.round((options.listIntervalMs ?? 5000) / pollIntervalMs)),
   });
   const runs = new ExplorerRuns({
     cwd: options.cwd,
