@@ -17,4 +17,5 @@ export {
   type RunDefinitions,
   RunRegistry,
 } from './run-registry.js';
-export { type HoldChange, Worker, type WorkerOptions } from './worker.js';
+export { Worker } from './worker.js';
+export type { HoldChange, WorkerOptions } from './worker-options.js';

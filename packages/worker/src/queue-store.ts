@@ -65,11 +65,14 @@ export class QueueStore {
     return this.#started;
   }
 
-  /** Sends the job that delivers the run's next attempt (in `client`'s transaction). */
+  /**
+   * Sends the job that delivers the run's next attempt (in `client`'s transaction), to be taken no
+   * sooner than `startAfterMs` from now on the server's clock.
+   */
   async sendAttempt(
     client: Queryable,
     run: { id: string; priority: number; timeoutMs: number | null },
-    startAfterSeconds = 0,
+    startAfterMs = 0,
   ): Promise<string> {
     const jobId = randomUUID();
     const expireInSeconds = Math.min(
@@ -84,7 +87,10 @@ export class QueueStore {
         priority: run.priority,
         retryLimit: 0,
         expireInSeconds,
-        ...(startAfterSeconds > 0 ? { startAfter: startAfterSeconds } : {}),
+        // An interval, not a number: pg-boss adds text that does not end in Z to the server's now() as
+        // an interval, to the microsecond; a number would be whole seconds to us (a 500 ms back-off
+        // rounded up to 1 s), and a Date would be this machine's clock, not the server's.
+        ...(startAfterMs > 0 ? { startAfter: `${Math.round(startAfterMs)} milliseconds` } : {}),
         db: bossDb(client),
       },
     );

@@ -166,8 +166,8 @@ export class RunQueue {
 
   /**
    * Cancels a run that has not ended: a queued run is never taken; a running one is stopped by its
-   * worker at its next lease renewal (the model call in flight is aborted). Returns the run; an
-   * ended run is returned unchanged.
+   * worker within its `pollIntervalMs` (the model call in flight is aborted, the next one is never
+   * made). Returns the run; an ended run is returned unchanged.
    */
   async cancel(runId: string, reason = 'cancelled'): Promise<RunRecord> {
     await this.#store.start();

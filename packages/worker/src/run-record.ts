@@ -67,6 +67,7 @@ export interface RunRow {
   attempts: number;
   failures: number;
   worker: string | null;
+  holder_token: string | null;
   lease_expires_at: Date | null;
   lineage_id: string | null;
   last_checkpoint: string | null;

@@ -1,0 +1,149 @@
+import { CrewlineError } from '@crewline/events';
+import { retryDelayMs } from './backoff.js';
+import { messageOf } from './errors.js';
+import type { QueueStore } from './queue-store.js';
+import type { RunRow } from './run-record.js';
+
+/** How an attempt ended, as the run's row records it. */
+export type AttemptEndKind = 'completed' | 'failed' | 'retry' | 'handed-back' | 'lost';
+
+/** The attempt being ended: its run, the hold it ran under, and what it did since the last renewal. */
+export interface EndingAttempt {
+  row: RunRow;
+  /** The hold the attempt ran under; the end is written only while the row still carries it. */
+  holderToken: string;
+  inputTokens: number;
+  outputTokens: number;
+  lastCheckpoint: string | null;
+  currentTask: string | null;
+  /**
+   * The reaper ends the attempt of a worker that vanished: only while its hold has still run out
+   * (a late renewal wins).
+   */
+  onlyExpired?: boolean;
+}
+
+/** Back-off of retries: the first waits `baseMs`, each next one twice as long, at most `maxMs`. */
+export interface RetryPolicy {
+  baseMs: number;
+  maxMs: number;
+}
+
+/**
+ * Writes the end of attempts under their hold: every statement names the run and its holder token
+ * (a hold taken over or cancelled meanwhile makes it a no-op, reported as `lost`), adds the
+ * attempt's last tokens and progress, and gives the hold up.
+ */
+export class AttemptEnds {
+  readonly #store: QueueStore;
+  readonly #retry: RetryPolicy;
+
+  constructor(store: QueueStore, retry: RetryPolicy) {
+    this.#store = store;
+    this.#retry = retry;
+  }
+
+  async complete(attempt: EndingAttempt, output: string): Promise<AttemptEndKind> {
+    const [set, where, values] = this.#common(attempt);
+    const done = await this.#store.pool.query(
+      `UPDATE ${this.#store.table} SET ${set}, status = 'completed', output = $7, error_code = NULL,
+              finished_at = now() ${where}`,
+      [...values, output],
+    );
+    return done.rowCount === 1 ? 'completed' : 'lost';
+  }
+
+  /** Fails the run for good with `reason` (no retry: a timeout, a reason a retry cannot fix). */
+  async fail(
+    attempt: EndingAttempt,
+    reason: string,
+    code: string | null,
+    failed = 0,
+  ): Promise<AttemptEndKind> {
+    const [set, where, values] = this.#common(attempt);
+    const done = await this.#store.pool.query(
+      `UPDATE ${this.#store.table} SET ${set}, status = 'failed', failures = failures + $7, error = $8,
+              error_code = $9, finished_at = now() ${where}`,
+      [...values, failed, reason, code],
+    );
+    return done.rowCount === 1 ? 'failed' : 'lost';
+  }
+
+  /**
+   * The one place a failed attempt becomes either a retry or the run's failure: a failure a retry
+   * cannot fix, or the last of `maxAttempts`, fails the run; any other is retried after the back-off,
+   * from the run's latest checkpoint.
+   */
+  async failOrRetry(
+    attempt: EndingAttempt,
+    failure: { error: unknown; retryable: boolean },
+  ): Promise<AttemptEndKind> {
+    const { row } = attempt;
+    const failures = row.failures + 1;
+    const code = CrewlineError.isInstance(failure.error) ? failure.error.code : null;
+    if (!failure.retryable) return this.fail(attempt, messageOf(failure.error), code, 1);
+    if (failures >= row.max_attempts) {
+      const reason = `${messageOf(failure.error)} (failed ${failures} of ${row.max_attempts} attempts)`;
+      return this.fail(attempt, reason, code, 1);
+    }
+    const waitMs = retryDelayMs(failures, this.#retry.baseMs, this.#retry.maxMs);
+    return this.requeue(attempt, { waitMs, failed: true, reason: messageOf(failure.error) });
+  }
+
+  /**
+   * Puts the run back in the queue with a new job that starts after `waitMs` (server clock, to the
+   * millisecond): a hand-back (`waitMs` 0, not a failure) or a retry.
+   */
+  async requeue(
+    attempt: EndingAttempt,
+    next: { waitMs: number; failed: boolean; reason?: string },
+  ): Promise<AttemptEndKind> {
+    const [set, where, values] = this.#common(attempt);
+    const { row } = attempt;
+    const kind: AttemptEndKind = next.failed || next.waitMs > 0 ? 'retry' : 'handed-back';
+    return this.#store
+      .transaction(async (client) => {
+        const jobId = await this.#store.sendAttempt(
+          client,
+          { id: row.id, priority: row.priority, timeoutMs: row.timeout_ms },
+          next.waitMs,
+        );
+        const updated = await client.query(
+          `UPDATE ${this.#store.table} SET ${set}, status = 'queued', job_id = $7,
+                  failures = failures + $8, error = coalesce($9, error)
+            ${where}`,
+          [...values, jobId, next.failed ? 1 : 0, next.reason ?? null],
+        );
+        if (updated.rowCount !== 1) throw new RollBack();
+        return kind;
+      })
+      .catch((error) => {
+        if (error instanceof RollBack) return 'lost' as const;
+        throw error;
+      });
+  }
+
+  #common(attempt: EndingAttempt): [set: string, where: string, values: unknown[]] {
+    const set = `input_tokens = input_tokens + $3, output_tokens = output_tokens + $4,
+                 last_checkpoint = coalesce($5, last_checkpoint), current_task = coalesce($6, current_task),
+                 holder_token = NULL, lease_expires_at = NULL, worker = NULL, updated_at = now()`;
+    const where = `WHERE id = $1 AND holder_token = $2 AND status = 'running'${
+      attempt.onlyExpired ? ' AND lease_expires_at < now()' : ''
+    }`;
+    return [
+      set,
+      where,
+      [
+        attempt.row.id,
+        attempt.holderToken,
+        attempt.inputTokens,
+        attempt.outputTokens,
+        attempt.lastCheckpoint,
+        attempt.currentTask,
+      ],
+    ];
+  }
+}
+
+/** Undoes the new job of a requeue whose hold was gone. */
+class RollBack extends Error {}

@@ -1,0 +1,111 @@
+import { logger } from '@crewline/events';
+import type { AttemptEnds } from './attempt-end.js';
+import { component, workerError } from './errors.js';
+import type { QueueStore } from './queue-store.js';
+import type { AttemptTracker } from './run-attempt.js';
+import type { RunRow } from './run-record.js';
+
+/** A run this worker is executing, under the hold `token`. */
+export interface HeldRun {
+  runId: string;
+  token: string;
+  tracker: AttemptTracker;
+}
+
+/**
+ * Keeps this worker's holds: renews them (writing each run's progress), stops a run whose hold was
+ * cancelled or taken over, and retries the runs of workers that stopped renewing theirs.
+ */
+export class HoldKeeper {
+  readonly #store: QueueStore;
+  readonly #ends: AttemptEnds;
+  readonly #leaseTtlMs: number;
+  readonly #held: ReadonlyMap<string, HeldRun>;
+
+  constructor(store: QueueStore, ends: AttemptEnds, leaseTtlMs: number, held: ReadonlyMap<string, HeldRun>) {
+    this.#store = store;
+    this.#ends = ends;
+    this.#leaseTtlMs = leaseTtlMs;
+    this.#held = held;
+  }
+
+  /** Renews the hold on every running run and writes their progress; stops the ones cancelled or lost. */
+  async renewAll(): Promise<void> {
+    await Promise.all(
+      [...this.#held.values()].map(async (held) => {
+        const { tracker } = held;
+        const tokens = tracker.takeTokens();
+        try {
+          const { rows } = await this.#store.pool.query<{ status: string }>(
+            `UPDATE ${this.#store.table}
+                SET lease_expires_at = now() + $3 * interval '1 millisecond', input_tokens = input_tokens + $4,
+                    output_tokens = output_tokens + $5, current_task = coalesce($6, current_task),
+                    last_checkpoint = coalesce($7, last_checkpoint), updated_at = now()
+              WHERE id = $1 AND holder_token = $2 AND status = 'running' RETURNING status`,
+            [
+              held.runId,
+              held.token,
+              this.#leaseTtlMs,
+              tokens.input,
+              tokens.output,
+              tracker.progress.currentTask ?? null,
+              tracker.progress.lastCheckpoint ?? null,
+            ],
+          );
+          if (rows.length === 0) {
+            const now = await this.#store.get(held.runId);
+            tracker.stop(now?.status === 'cancelled' ? 'cancelled' : 'lost');
+          }
+        } catch (error) {
+          // Counted again next time; the lineage lease still fences what the run writes.
+          tracker.progress.inputTokens += tokens.input;
+          tracker.progress.outputTokens += tokens.output;
+          logger.warn(component, `renewing the hold on run ${held.runId} failed`, error);
+        }
+      }),
+    );
+  }
+
+  /**
+   * Stops the runs being executed that were cancelled meanwhile. One indexed read of the held runs,
+   * cheap enough for every poll, so a cancel lands within a poll interval instead of at the next
+   * renewal (a third of the lease); the model call in flight is aborted.
+   */
+  async stopCancelled(): Promise<void> {
+    const ids = [...this.#held.keys()];
+    if (ids.length === 0) return;
+    const { rows } = await this.#store.pool.query<{ id: string }>(
+      `SELECT id FROM ${this.#store.table} WHERE id = ANY($1) AND status = 'cancelled'`,
+      [ids],
+    );
+    for (const { id } of rows) this.#held.get(id)?.tracker.stop('cancelled');
+  }
+
+  /**
+   * Runs whose holder stopped renewing (a worker killed, a machine gone): each counts as a failed
+   * attempt, retried after the back-off from the run's latest checkpoint by whichever worker takes
+   * the new job, or failed once the run used up its attempts. A late renewal wins over the reaper.
+   */
+  async reap(): Promise<void> {
+    const { rows } = await this.#store.pool.query<RunRow>(
+      `SELECT * FROM ${this.#store.table} WHERE status = 'running' AND lease_expires_at < now()
+        ORDER BY lease_expires_at LIMIT 20`,
+    );
+    for (const row of rows) {
+      if (row.holder_token === null) continue;
+      const reason = `${row.worker ?? 'its worker'} stopped renewing its hold (attempt ${row.attempts})`;
+      await this.#ends.failOrRetry(
+        {
+          row,
+          holderToken: row.holder_token,
+          inputTokens: 0,
+          outputTokens: 0,
+          lastCheckpoint: null,
+          currentTask: null,
+          onlyExpired: true,
+        },
+        { error: workerError('aborted', reason), retryable: true },
+      );
+    }
+  }
+}
