@@ -1,8 +1,8 @@
+import { describeWithPostgres } from '@crewline/test-support/postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChildResult, ProviderKind } from './children/fencing-child.js';
 import { type Child, resultOf, startChild } from './support/children.js';
 import { taskDescriptions } from './support/fencing-crew.js';
-import { describeWithPostgres } from './support/postgres.js';
 import {
   headsOf,
   loggedCalls,

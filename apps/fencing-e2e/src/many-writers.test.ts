@@ -1,7 +1,7 @@
+import { describeWithPostgres } from '@crewline/test-support/postgres';
 import { afterEach, expect, it } from 'vitest';
 import type { ChildResult } from './children/fencing-child.js';
 import { resultOf, startChild } from './support/children.js';
-import { describeWithPostgres } from './support/postgres.js';
 import { type TrialStore, trialStore } from './support/trial.js';
 
 /**

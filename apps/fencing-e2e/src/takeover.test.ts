@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { registerProject } from '@crewline/runtime';
+import { describeWithPostgres } from '@crewline/test-support/postgres';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildResult, ProviderKind } from './children/fencing-child.js';
 import { resultOf, startChild } from './support/children.js';
 import { fencingCrew, fencingModel, inputs, MODEL_ID, taskDescriptions } from './support/fencing-crew.js';
-import { describeWithPostgres } from './support/postgres.js';
 import {
   headsOf,
   loggedCalls,

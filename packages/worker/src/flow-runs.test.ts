@@ -1,12 +1,12 @@
 import { Flow, listen, start } from '@crewline/runtime';
-import { afterEach, expect, it } from 'vitest';
-import { RunQueue } from './run-queue.js';
 import {
   describeWithPostgres,
   dropLocation,
   temporaryLocation,
   withServer,
-} from './test-support/postgres.js';
+} from '@crewline/test-support/postgres';
+import { afterEach, expect, it } from 'vitest';
+import { RunQueue } from './run-queue.js';
 import { Worker } from './worker.js';
 
 /** Which methods ran, in order, across attempts; `failOnce` makes `shape` fail on its first run. */

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CrewlineError } from '@crewline/events';
-import { afterEach, beforeAll, expect, it } from 'vitest';
-import { RunQueue } from './run-queue.js';
 import {
   describeWithPostgres,
   dropLocation,
   temporaryLocation,
   withServer,
-} from './test-support/postgres.js';
+} from '@crewline/test-support/postgres';
+import { afterEach, beforeAll, expect, it } from 'vitest';
+import { RunQueue } from './run-queue.js';
 import {
   type ReportCrewOptions,
   reportCrewFactory,

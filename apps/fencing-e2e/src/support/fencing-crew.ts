@@ -1,34 +1,14 @@
 import { appendFileSync } from 'node:fs';
-import { Agent, Crew, type CrewOptions, Task } from '@crewline/runtime';
+import type { Crew, CrewOptions } from '@crewline/runtime';
 import { type OfflineModel, type OfflineModelCall, offlineModel } from '@crewline/runtime/testing';
+import { fourTaskCrew, type LoggedCall, taskOf } from '@crewline/test-support/four-task-crew';
+
+export { taskDescriptions } from '@crewline/test-support/four-task-crew';
 
 /** The id the crew's model is registered under: checkpoints store it, every process registers it. */
 export const MODEL_ID = 'fencing:offline';
 
 export const inputs = { topic: 'tide tables' };
-
-/** The task descriptions, in order; a model call belongs to the task its prompt names. */
-export const taskDescriptions = [
-  'Research {topic}',
-  'Outline an article on {topic}',
-  'Write the article on {topic}',
-  'Review the article on {topic}',
-];
-
-/** The 0-based task a model call works on (its prompt names the current task), or -1. */
-export function taskOf(call: OfflineModelCall): number {
-  const prompt = JSON.stringify(call.messages[0] ?? '');
-  return taskDescriptions.findIndex((description) =>
-    prompt.includes(`Current task: ${description.replace('{topic}', inputs.topic)}`),
-  );
-}
-
-/** One model call as the call log records it: which process, which task, whether it was made to fail. */
-export interface LoggedCall {
-  pid: number;
-  task: number;
-  failed: boolean;
-}
 
 export interface FencingModelOptions {
   /** File every call is appended to, synchronously, when it starts (it is paid once it starts). */
@@ -48,11 +28,11 @@ export interface FencingModelOptions {
  */
 export function fencingModel(options: FencingModelOptions): OfflineModel {
   const failed = (call: OfflineModelCall) =>
-    options.failTask !== undefined && taskOf(call) === options.failTask;
+    options.failTask !== undefined && taskOf(call, inputs.topic) === options.failTask;
   return offlineModel({
     name: 'fencing',
     latencyMs: (call) => {
-      const task = taskOf(call);
+      const task = taskOf(call, inputs.topic);
       const entry: LoggedCall = { pid: process.pid, task, failed: failed(call) };
       appendFileSync(options.callLog, `${JSON.stringify(entry)}\n`);
       options.onCall?.(task);
@@ -64,21 +44,5 @@ export function fencingModel(options: FencingModelOptions): OfflineModel {
 
 /** Two agents, four tasks; the same definition in every process (a resumed crew is built in code). */
 export function fencingCrew(model: OfflineModel, checkpoint?: CrewOptions['checkpoint']): Crew {
-  const researcher = new Agent({
-    role: 'Researcher',
-    goal: 'Research {topic}',
-    backstory: 'Careful',
-    llm: model,
-  });
-  const writer = new Agent({ role: 'Writer', goal: 'Write about {topic}', backstory: 'Clear', llm: model });
-  const agents = [researcher, writer, writer, researcher];
-  return new Crew({
-    name: 'fencing-crew',
-    agents: [researcher, writer],
-    tasks: taskDescriptions.map(
-      (description, index) =>
-        new Task({ description, expectedOutput: `Part ${index + 1}, in a few lines`, agent: agents[index]! }),
-    ),
-    ...(checkpoint !== undefined ? { checkpoint } : {}),
-  });
+  return fourTaskCrew({ name: 'fencing-crew', model, checkpoint });
 }

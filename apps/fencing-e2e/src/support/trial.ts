@@ -6,9 +6,15 @@ import { PostgresProvider } from '@crewline/provider-postgres';
 import { SqliteProvider } from '@crewline/provider-sqlite';
 import { registerProject } from '@crewline/runtime';
 import type { CheckpointProvider, StoredCheckpoint } from '@crewline/runtime-state';
+import type { LoggedCall } from '@crewline/test-support/four-task-crew';
+import {
+  dropLocation,
+  serverPassword,
+  temporaryLocation,
+  testServerUrl,
+} from '@crewline/test-support/postgres';
 import type { ProviderKind } from '../children/fencing-child.js';
-import { fencingCrew, fencingModel, inputs, type LoggedCall, MODEL_ID } from './fencing-crew.js';
-import { dropLocation, serverPassword, temporaryLocation, testServerUrl } from './postgres.js';
+import { fencingCrew, fencingModel, inputs, MODEL_ID } from './fencing-crew.js';
 
 /** One location of one provider for one trial, with what its child processes need to reach it. */
 export interface TrialStore {

@@ -2,9 +2,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, expect, it } from 'vitest';
-import { RunQueue } from '../run-queue.js';
-import { startWorkerChild, type WorkerChild } from '../test-support/children.js';
 import {
   describeWithPostgres,
   dropLocation,
@@ -12,7 +9,10 @@ import {
   temporaryLocation,
   testServerUrl,
   withServer,
-} from '../test-support/postgres.js';
+} from '@crewline/test-support/postgres';
+import { afterAll, expect, it } from 'vitest';
+import { RunQueue } from '../run-queue.js';
+import { startWorkerChild, type WorkerChild } from '../test-support/children.js';
 
 /**
  * Two measurements of worker processes, written to bench/results/workers.md (the docs copy their

@@ -4,9 +4,6 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PostgresProvider } from '@crewline/provider-postgres';
 import { readDocument } from '@crewline/runtime-state';
-import { expect, it } from 'vitest';
-import { RunQueue } from '../run-queue.js';
-import { startWorkerChild, type WorkerChild } from '../test-support/children.js';
 import {
   describeWithPostgres,
   dropLocation,
@@ -14,7 +11,10 @@ import {
   temporaryLocation,
   testServerUrl,
   withServer,
-} from '../test-support/postgres.js';
+} from '@crewline/test-support/postgres';
+import { expect, it } from 'vitest';
+import { RunQueue } from '../run-queue.js';
+import { startWorkerChild, type WorkerChild } from '../test-support/children.js';
 import { type LoggedCall, taskDescriptions, uninterruptedOutput } from '../test-support/report-crew.js';
 import type { HoldChange } from '../worker.js';
 

@@ -1,10 +1,10 @@
-import { expect, it } from 'vitest';
 import {
   describeWithPostgres,
   dropLocation,
   temporaryLocation,
   withServer,
-} from '../test-support/postgres.js';
+} from '@crewline/test-support/postgres';
+import { expect, it } from 'vitest';
 import { readmeExample } from './readme-example.js';
 
 describeWithPostgres("the README's example", () => {

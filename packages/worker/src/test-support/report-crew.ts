@@ -1,30 +1,10 @@
 import { appendFileSync } from 'node:fs';
-import { Agent, Crew, registerProject, Task } from '@crewline/runtime';
+import { type Crew, registerProject } from '@crewline/runtime';
 import { type OfflineModelCall, offlineModel } from '@crewline/runtime/testing';
+import { fourTaskCrew, type LoggedCall, taskOf } from '@crewline/test-support/four-task-crew';
 import type { RunContext } from '../run-registry.js';
 
-/** The tasks of the test crew, in order; a model call belongs to the task its prompt names. */
-export const taskDescriptions = [
-  'Research {topic}',
-  'Outline a report on {topic}',
-  'Write the report on {topic}',
-  'Review the report on {topic}',
-];
-
-export function taskOf(call: OfflineModelCall, topic: string): number {
-  const prompt = JSON.stringify(call.messages[0] ?? '');
-  return taskDescriptions.findIndex((description) =>
-    prompt.includes(`Current task: ${description.replace('{topic}', topic)}`),
-  );
-}
-
-/** One model call as the shared call log records it (appended when the call starts: it is paid then). */
-export interface LoggedCall {
-  pid: number;
-  runId: string;
-  task: number;
-  failed: boolean;
-}
+export { type LoggedCall, taskDescriptions } from '@crewline/test-support/four-task-crew';
 
 export interface ReportCrewOptions {
   /** File every call is appended to, synchronously, when it starts. Default: none. */
@@ -63,26 +43,7 @@ export function reportCrewFactory(options: ReportCrewOptions = {}) {
       failOn: (call) => (failed(call) ? 'made to fail by the test' : false),
     });
     registerProject({ models: { [`report:${context.runId}`]: model } });
-    const researcher = new Agent({
-      role: 'Researcher',
-      goal: 'Research {topic}',
-      backstory: 'Careful',
-      llm: model,
-    });
-    const writer = new Agent({ role: 'Writer', goal: 'Write about {topic}', backstory: 'Clear', llm: model });
-    const agents = [researcher, writer, writer, researcher];
-    return new Crew({
-      name: 'report-crew',
-      agents: [researcher, writer],
-      tasks: taskDescriptions.map(
-        (description, index) =>
-          new Task({
-            description,
-            expectedOutput: `Part ${index + 1}, in a few lines`,
-            agent: agents[index]!,
-          }),
-      ),
-    });
+    return fourTaskCrew({ name: 'report-crew', model });
   };
 }
 
