@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { CheckContext } from '../support/context.js';
 import { startFakeOpenAIServer } from '../support/fake-openai-server.js';
+import { checkpointIds, runtimeAndCli, twoTaskScript } from '../support/user-scripts.js';
 
 // A key and a header only the provider made in crewline.config.ts sends: neither may reach a
 // checkpoint, so a restored run that sends them got its model from the config's registry.
@@ -26,24 +27,14 @@ export default defineConfig({
 `;
 }
 
-const runScript = `import { Agent, Crew, registerProject, Task } from '@crewline/runtime';
-import config from './crewline.config.ts';
-
-registerProject(config);
-const writer = new Agent({ role: 'Writer', goal: 'Write', backstory: 'Plain', llm: 'myprefix:fake-model' });
-const crew = new Crew({
-  name: 'Model prefix crew',
-  agents: [writer],
-  tasks: [
-    new Task({ description: 'Draft {topic}', expectedOutput: 'A draft', agent: writer }),
-    new Task({ description: 'Polish the draft', expectedOutput: 'A paragraph', agent: writer }),
-  ],
-  checkpoint: true,
+const runScript = twoTaskScript({
+  imports: ['registerProject'],
+  setup: 'registerProject(config);',
+  llm: 'myprefix:fake-model',
+  crewName: 'Model prefix crew',
+  checkpoint: 'true',
+  after: 'console.log(result.raw);',
 });
-const result = await crew.kickoff({ inputs: { topic: 'tides' } });
-console.log(result.raw);
-`;
-
 /** Every checkpoint file's text under `directory`, recursively. */
 async function checkpointTexts(directory: string): Promise<string[]> {
   const files = await readdir(directory, { recursive: true, withFileTypes: true });
@@ -66,16 +57,7 @@ export async function registeredModelPrefix(context: CheckContext): Promise<void
   const server = await startFakeOpenAIServer();
   try {
     const project = await context.project('model-prefix');
-    await project.install([
-      ...context.tarballs(
-        '@crewline/events',
-        '@crewline/runtime-state',
-        '@crewline/provider-json',
-        '@crewline/runtime',
-        '@crewline/cli',
-      ),
-      '@ai-sdk/openai-compatible@^2',
-    ]);
+    await project.install([...context.tarballs(...runtimeAndCli), '@ai-sdk/openai-compatible@^2']);
     await project.write('crewline.config.ts', projectConfig(server.baseURL));
     await project.write('run.ts', runScript);
 
@@ -97,9 +79,7 @@ export async function registeredModelPrefix(context: CheckContext): Promise<void
     const list = await project.bin('crewline', ['checkpoint', 'list']);
     expect(list.stderr).toBe('');
     expect(list.code).toBe(0);
-    const ids = [
-      ...new Set([...list.stdout.matchAll(/\b(\d{8}T\d{9}-[0-9a-f]{8})\b/g)].map((match) => match[1]!)),
-    ];
+    const ids = checkpointIds(list.stdout);
     expect(ids).toHaveLength(2);
     // The checkpoint after the first task: resuming or forking it runs the second task's model call.
     const first = [...ids].sort()[0]!;

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { CheckContext } from '../support/context.js';
+import { checkpointIds, runtimeAndCli } from '../support/user-scripts.js';
 import { explorerServes } from './explorer.js';
 
 // TypeScript only a TypeScript-aware loader runs (an interface, an annotation), and a mark that the
@@ -25,15 +26,7 @@ export default defineConfig({});
  */
 export async function readmeExampleAndCli(context: CheckContext): Promise<void> {
   const project = await context.project('readme-example');
-  await project.install(
-    context.tarballs(
-      '@crewline/events',
-      '@crewline/runtime-state',
-      '@crewline/provider-json',
-      '@crewline/runtime',
-      '@crewline/cli',
-    ),
-  );
+  await project.install(context.tarballs(...runtimeAndCli));
   context.report(`install size, @crewline/runtime + @crewline/cli: ${await project.installSize()}`);
 
   const example = await readFile(
@@ -52,11 +45,11 @@ export async function readmeExampleAndCli(context: CheckContext): Promise<void> 
   expect(list.stderr).toBe('');
   expect(list.code).toBe(0);
   expect(list.stdout).toContain('fork/');
-  const ids = [...list.stdout.matchAll(/\b(\d{8}T\d{9}-[0-9a-f]{8})\b/g)].map((match) => match[1]!);
+  const ids = checkpointIds(list.stdout);
   expect(ids.length).toBeGreaterThanOrEqual(3);
 
   // Before resume adds checkpoints: the explorer's graph counts what list printed.
-  await explorerServes(project, new Set(ids).size);
+  await explorerServes(project, ids.length);
 
   const info = await project.bin('crewline', ['checkpoint', 'info']);
   expect(info.stderr).toBe('');

@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { runOrThrow } from '../support/commands.js';
 import type { CheckContext } from '../support/context.js';
 import { userEnvironment } from '../support/project.js';
+import { checkpointIds, runtimeAndCli, twoTaskScript } from '../support/user-scripts.js';
 
 const pluginName = '@crewline/example-memo-provider';
 
@@ -63,27 +64,14 @@ export default defineConfig({ providers: [memoProviderEntry({ root: './memo-stor
 `;
 
 // The run finds the provider by its location in the registry the config's entries make.
-const runScript = `import { Agent, Crew, providerRegistry, Task } from '@crewline/runtime';
-import config from './crewline.config.ts';
-
-const providers = providerRegistry(config.providers);
-const writer = new Agent({ role: 'Writer', goal: 'Write', backstory: 'Plain', llm: 'offline:memo-writer' });
-const crew = new Crew({
-  name: 'Memo crew',
-  agents: [writer],
-  tasks: [
-    new Task({ description: 'Draft {topic}', expectedOutput: 'A draft', agent: writer }),
-    new Task({ description: 'Polish the draft', expectedOutput: 'A paragraph', agent: writer }),
-  ],
-  checkpoint: { location: 'memo://runs', providers },
+const runScript = twoTaskScript({
+  imports: ['providerRegistry'],
+  setup: 'const providers = providerRegistry(config.providers);',
+  llm: 'offline:memo-writer',
+  crewName: 'Memo crew',
+  checkpoint: "{ location: 'memo://runs', providers }",
+  after: 'await providers.close();',
 });
-await crew.kickoff({ inputs: { topic: 'tides' } });
-await providers.close();
-`;
-
-function idsIn(output: string): string[] {
-  return [...new Set([...output.matchAll(/\b(\d{8}T\d{9}-[0-9a-f]{8})\b/g)].map((match) => match[1]!))];
-}
 
 /**
  * A third-party storage provider as users install it: the memo provider's tarball beside the
@@ -94,16 +82,7 @@ function idsIn(output: string): string[] {
 export async function thirdPartyProvider(context: CheckContext): Promise<void> {
   const plugin = await packMemoProvider(context);
   const project = await context.project('third-party-provider');
-  await project.install([
-    ...context.tarballs(
-      '@crewline/events',
-      '@crewline/runtime-state',
-      '@crewline/provider-json',
-      '@crewline/runtime',
-      '@crewline/cli',
-    ),
-    plugin,
-  ]);
+  await project.install([...context.tarballs(...runtimeAndCli), plugin]);
   await project.write('crewline.config.ts', projectConfig);
   await project.write('run.ts', runScript);
 
@@ -116,7 +95,7 @@ export async function thirdPartyProvider(context: CheckContext): Promise<void> {
   const list = await project.bin('crewline', ['checkpoint', 'list', 'memo://runs']);
   expect(list.stderr).toBe('');
   expect(list.code).toBe(0);
-  const ids = idsIn(list.stdout);
+  const ids = checkpointIds(list.stdout);
   expect(ids).toHaveLength(2);
   const first = [...ids].sort()[0]!;
 
@@ -132,7 +111,7 @@ export async function thirdPartyProvider(context: CheckContext): Promise<void> {
 
   const after = await project.bin('crewline', ['checkpoint', 'list', 'memo://runs']);
   expect(after.code).toBe(0);
-  const continued = idsIn(after.stdout).filter((id) => !ids.includes(id));
+  const continued = checkpointIds(after.stdout).filter((id) => !ids.includes(id));
   expect(continued.length, 'the resumed run wrote to memo://runs').toBeGreaterThan(0);
   expect(existsSync(join(project.directory, '.checkpoints'))).toBe(false);
 }

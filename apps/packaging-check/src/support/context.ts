@@ -37,15 +37,21 @@ export async function prepareContext(): Promise<CheckContext> {
   const started = Date.now();
   // Build output this check makes, removed again at the end: a dist/ left behind goes stale with the
   // next source change, and bin/crewline.js in a source checkout prefers dist/ to src/.
-  const createdOutputs = await missingBuildOutputs(workspaceRoot);
+  const outputs = await buildOutputs(workspaceRoot);
+  const createdOutputs = outputs.filter((path) => !existsSync(path));
   let packed: Map<string, PackedPackage>;
   let built: number;
   try {
+    // The tarballs must hold what the sources build to now. A dist/ already there (a developer's
+    // checkout) may hold files whose source was renamed or deleted since, which `tsc -b` leaves in
+    // place and `files: ["dist"]` packs; so every public package builds from nothing, and turbo's
+    // cache is bypassed (--force), since it would restore a dist/ saved with such files in it.
+    await removePaths(outputs);
     // One build of every package first (turbo runs them two at a time); each package's prepack then
     // runs the same turbo build and finds it done.
     await runOrThrow(
       'pnpm',
-      ['exec', 'turbo', 'run', 'build', '--filter=./packages/*', '--output-logs=errors-only'],
+      ['exec', 'turbo', 'run', 'build', '--filter=./packages/*', '--force', '--output-logs=errors-only'],
       { cwd: workspaceRoot, env: userEnvironment(), timeoutMs: 300_000 },
     );
     built = Date.now();
@@ -77,13 +83,12 @@ export async function prepareContext(): Promise<CheckContext> {
   };
 }
 
-/** Each public package's dist/ and build info that does not exist yet. */
-async function missingBuildOutputs(workspaceRoot: string): Promise<string[]> {
-  const outputs = (await publicPackages(workspaceRoot)).flatMap(({ directory }) => [
+/** Each public package's dist/ and build info. */
+export async function buildOutputs(workspaceRoot: string): Promise<string[]> {
+  return (await publicPackages(workspaceRoot)).flatMap(({ directory }) => [
     join(directory, 'dist'),
     join(directory, 'tsconfig.build.tsbuildinfo'),
   ]);
-  return outputs.filter((path) => !existsSync(path));
 }
 
 function removePaths(paths: readonly string[]): Promise<unknown> {
