@@ -17,5 +17,5 @@ export {
   type RunDefinitions,
   RunRegistry,
 } from './run-registry.js';
-export { Worker } from './worker.js';
+export { type StopOnSignalOptions, Worker } from './worker.js';
 export type { HoldChange, WorkerOptions } from './worker-options.js';

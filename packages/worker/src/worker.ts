@@ -9,6 +9,7 @@ import { AttemptEnds, type EndingAttempt } from './attempt-end.js';
 import { parseQueueLocation } from './connection.js';
 import { component, workerError } from './errors.js';
 import { type HeldRun, HoldKeeper } from './hold-keeper.js';
+import { answerToDeliver, pauseAttempt } from './paused-runs.js';
 import { QueueStore, RUNS_QUEUE } from './queue-store.js';
 import { type AttemptOutcome, AttemptTracker, runAttempt } from './run-attempt.js';
 import type { RunRow } from './run-record.js';
@@ -17,6 +18,12 @@ import { type HoldChange, type WorkerOptions, workerTimings } from './worker-opt
 
 // The options live with their checks; this module is where users and the tests look for them.
 export type { HoldChange, WorkerOptions } from './worker-options.js';
+
+/** What {@link Worker.stopOnSignal} tells its caller. */
+export interface StopOnSignalOptions {
+  /** Called once, on the first signal, before the hand-back starts, with the runs being handed back. Default: none. */
+  onSignal?: (signal: NodeJS.Signals, runIds: readonly string[]) => void;
+}
 
 /**
  * Takes runs from the queue up to its concurrency and runs them, checkpointing to Postgres under
@@ -114,23 +121,33 @@ export class Worker {
 
   /**
    * Hands the runs back and stops on the first of `signals` (default SIGTERM and SIGINT); resolves
-   * with that signal once stopped. The listeners stay until then: the runtime, which also listens
-   * while a run is active, raises the signal again (ending the process) when it finds no other
-   * listener, so a `process.once` handler would let the process die before the hand-back.
+   * with that signal once stopped. This is the process's one listener for them on the worker's
+   * side: a command around the worker learns of the signal through `onSignal` instead of listening
+   * too. The listeners stay until the hand-back is done: the runtime, which also listens while a
+   * run is active, raises the signal again (ending the process) when it finds no other listener, so
+   * a `process.once` handler would let the process die before the hand-back. Later signals meanwhile
+   * are ignored (each run is handed back once).
    */
-  stopOnSignal(signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): Promise<NodeJS.Signals> {
+  stopOnSignal(
+    signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'],
+    options: StopOnSignalOptions = {},
+  ): Promise<NodeJS.Signals> {
     return new Promise((resolve, reject) => {
       let received: NodeJS.Signals | undefined;
       const onSignal = (signal: NodeJS.Signals) => {
         if (received !== undefined) return;
         received = signal;
+        options.onSignal?.(signal, this.activeRunIds);
+        const done = () => {
+          for (const name of signals) process.off(name, onSignal);
+        };
         this.stop({ handBack: true }).then(
           () => {
-            for (const name of signals) process.off(name, onSignal);
+            done();
             resolve(signal);
           },
           (error) => {
-            for (const name of signals) process.off(name, onSignal);
+            done();
             reject(error);
           },
         );
@@ -255,6 +272,7 @@ export class Worker {
       onEvents: this.#checkpointOn,
       leaseTtlMs: this.#leaseTtlMs,
       tracker,
+      humanInput: answerToDeliver(row, restoreFrom),
     });
   }
 
@@ -275,6 +293,7 @@ export class Worker {
       currentTask: tracker.progress.currentTask ?? null,
     };
     if (outcome.kind === 'completed') return this.#ends.complete(attempt, outcome.output);
+    if (outcome.kind === 'paused') return pauseAttempt(this.#store, attempt, outcome.pause);
     if (outcome.kind === 'stopped') {
       if (outcome.reason === 'cancelled') return 'cancelled';
       if (outcome.reason === 'lost') return 'lost';

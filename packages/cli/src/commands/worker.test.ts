@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 // The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
 import type {} from '../../node_modules/@crewline/provider-postgres/src/test-support/global-setup.js';
@@ -15,6 +16,9 @@ import { runCrewlineProcess, sourceCommand } from '../test-support/subprocess.js
 // The project lives under this package's node_modules so that its crewline.config.ts resolves
 // `@crewline/runtime` and `@crewline/worker` as a user's project resolves its installed copies.
 const projects = new URL('../../node_modules/.crewline-test/', import.meta.url).pathname;
+const signalRecorder = fileURLToPath(
+  new URL('../test-support/signal-listener-recorder.mjs', import.meta.url),
+);
 
 // Two tasks a run; `pace: 'slow'` runs take 1.5 s a model call, so a SIGTERM finds one in flight.
 const config = `import { Agent, Crew, defineConfig, Task } from '@crewline/runtime';
@@ -111,11 +115,21 @@ describeWithPostgres('crewline worker (a real process, against the real server)'
 
     const lines: string[] = [];
     let stderr = '';
-    worker = spawn(process.execPath, sourceCommand(['worker', '--concurrency', '2', '--json']), {
-      cwd: project,
-      env: { ...process.env, NO_COLOR: '1', CREWLINE_WORKER_LOCATION: url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const signalLog = join(project, 'signal-listeners.log');
+    worker = spawn(
+      process.execPath,
+      ['--import', signalRecorder, ...sourceCommand(['worker', '--concurrency', '2', '--json'])],
+      {
+        cwd: project,
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          CREWLINE_WORKER_LOCATION: url,
+          CREWLINE_SIGNAL_LISTENER_LOG: signalLog,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let buffered = '';
     worker.stdout!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
@@ -188,6 +202,13 @@ describeWithPostgres('crewline worker (a real process, against the real server)'
       expect.objectContaining({ event: 'released', runId: slow.run.id, outcome: 'handed-back' }),
     );
     expect(last.at(-1)).toMatchObject({ event: 'stopped' });
+    // One SIGTERM, one owner: the worker's listener and, while a run is active, the runtime's (which
+    // checkpoints and gives up the lineage lease); the command itself does not listen too. Hence one
+    // 'stopping' line and one hand-back, and no listener-leak warning.
+    expect((await readFile(signalLog, 'utf8')).trim().split('\n').map(Number)).toEqual([2]);
+    expect(last.filter((event) => event.event === 'stopping')).toHaveLength(1);
+    expect(last.filter((event) => event.outcome === 'handed-back')).toHaveLength(1);
+    expect(stderr).not.toContain('MaxListenersExceededWarning');
     const handedBack = await show(slow.run.id);
     // Back in the queue at once (not a failure), with its first task's completion checkpointed.
     expect(handedBack).toMatchObject({ status: 'queued', attempts: 1, failures: 0 });

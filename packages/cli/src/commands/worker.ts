@@ -53,22 +53,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
     { event: 'started', worker: worker.id, concurrency },
     `worker ${worker.id} taking runs (concurrency ${concurrency}); SIGTERM or Ctrl+C hands its runs back`,
   );
-  // Runs in flight let their model call finish, checkpoint it and go back to the queue.
-  const stopped = worker.stopOnSignal(['SIGTERM', 'SIGINT']);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    const onSignal = (received: NodeJS.Signals) => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      resolve(received);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+  // Runs in flight let their model call finish, checkpoint it and go back to the queue. The worker
+  // owns the signal listeners; a second listener here would answer the same signal twice.
+  await worker.stopOnSignal(['SIGTERM', 'SIGINT'], {
+    onSignal: (signal, runIds) =>
+      say({ event: 'stopping', signal, runs: runIds }, `${signal}: handing back ${runIds.length} run(s)`),
   });
-  say(
-    { event: 'stopping', signal, runs: worker.activeRunIds },
-    `${signal}: handing back ${worker.activeRunIds.length} run(s)`,
-  );
-  await stopped;
   say({ event: 'stopped' }, 'stopped');
   return 0;
 }
