@@ -2,6 +2,7 @@ import type { EntitySummary, StoredCheckpoint } from '@crewline/runtime-state';
 import { primaryEntity } from '../core/document-view.js';
 import { shortRunId } from '../core/format.js';
 import { type BranchNode, buildTree } from '../tui/state/tree.js';
+import { type LaneShape, laneRows } from './lane-rows.js';
 
 /** One drawn node: a checkpoint, or a run of consecutive checkpoints of one task collapsed into one. */
 export interface GraphNode {
@@ -34,6 +35,7 @@ export interface GraphLane {
   lineageId: string;
   /** Short form of the lineage id, as `crewline checkpoint list` shows it in RUN. */
   run: string;
+  /** Row of the graph, 0 at the top (from {@link laneRows}). */
   row: number;
   /** The checkpoint this lane was forked from (present in storage unless `orphaned`). */
   forkedFrom?: string;
@@ -57,6 +59,7 @@ export interface LineageGraph {
   count: number;
   /** Nodes drawn (after collapsing). */
   nodeCount: number;
+  /** Rows of all groups together (a group's rows follow the group before it). */
   rows: number;
   columns: number;
 }
@@ -79,9 +82,11 @@ function progressOf(checkpoint: StoredCheckpoint): { progress?: string; status?:
 
 /**
  * The lineage tree (the TUI's `buildTree`: groups by entity, runs per branch, forks under the
- * checkpoint they came from) laid out as lanes: a fork's lane sits below its parent's lane and starts
- * one column right of its fork point. Consecutive checkpoints with the same task progress collapse
- * into one node with a count (never a fork point or a head), so long runs stay a few nodes wide.
+ * checkpoint they came from) laid out as lanes: each run of a branch one straight row, a fork's lane
+ * starting one column right of its fork point, and the rows chosen by d3-hierarchy's tidy tree
+ * ({@link laneRows}: forks below their parent, no two overlapping lanes in one row).
+ * Consecutive checkpoints with the same task progress collapse into one node with a count (never a
+ * fork point or a head), so long runs stay a few nodes wide.
  */
 export function layoutLineage(
   checkpoints: readonly StoredCheckpoint[],
@@ -90,12 +95,10 @@ export function layoutLineage(
   const collapseAt = Math.max(2, options.collapseAt ?? 3);
   const expand = options.expand ?? new Set<string>();
   const stored = new Set(checkpoints.map((checkpoint) => checkpoint.id));
-  const columnOf = new Map<string, number>();
-  let row = 0;
   let columns = 0;
   let nodeCount = 0;
 
-  const laneOf = (branch: BranchNode, startColumn: number): GraphLane => {
+  const nodesOf = (branch: BranchNode, startColumn: number): GraphNode[] => {
     const items = branch.checkpoints;
     const progress = items.map((item) => progressOf(item.checkpoint));
     const taskKeys = progress.map((entry) => `${entry.progress ?? ''}|${entry.status ?? ''}`);
@@ -120,7 +123,6 @@ export function layoutLineage(
         forkPoint: last.forks.length > 0,
         parentMissing: from > 0 && parentId !== null && parentId !== previous && !stored.has(parentId),
       });
-      for (const member of members) columnOf.set(member.checkpoint.id, column);
       columns = Math.max(columns, column + 1);
     };
     let index = 0;
@@ -137,28 +139,52 @@ export function layoutLineage(
       index = end;
     }
     nodeCount += nodes.length;
-    return {
-      key: branch.key,
-      branch: branch.branch,
-      lineageId: branch.lineageId,
-      run: shortRunId(branch.lineageId),
-      row: row++,
-      ...(branch.forkedFrom !== undefined ? { forkedFrom: branch.forkedFrom } : {}),
-      orphaned: branch.orphaned,
-      nodes,
-    };
+    return nodes;
   };
 
+  let rowsAbove = 0;
   const groups: GraphGroup[] = buildTree(checkpoints).map((group) => {
-    const lanes: GraphLane[] = [];
-    const visit = (branch: BranchNode, startColumn: number) => {
-      lanes.push(laneOf(branch, startColumn));
-      // Forks go below their parent lane, in the order of the checkpoints they came from.
+    const lanes: { lane: GraphLane; shape: LaneShape }[] = [];
+    const visit = (branch: BranchNode, startColumn: number): LaneShape => {
+      const nodes = nodesOf(branch, startColumn);
+      const shape: LaneShape = { start: startColumn, length: nodes.length, forks: [] };
+      lanes.push({
+        shape,
+        lane: {
+          key: branch.key,
+          branch: branch.branch,
+          lineageId: branch.lineageId,
+          run: shortRunId(branch.lineageId),
+          row: 0,
+          ...(branch.forkedFrom !== undefined ? { forkedFrom: branch.forkedFrom } : {}),
+          orphaned: branch.orphaned,
+          nodes,
+        },
+      });
+      // A fork point is never inside a collapsed node: it is the node whose key is its checkpoint's.
+      const indexOfKey = new Map(nodes.map((node, index) => [node.key, index]));
       for (const checkpoint of branch.checkpoints)
-        for (const fork of checkpoint.forks) visit(fork, (columnOf.get(checkpoint.key) ?? 0) + 1);
+        for (const fork of checkpoint.forks) {
+          const at = indexOfKey.get(checkpoint.key) ?? 0;
+          shape.forks.push({ at, lane: visit(fork, startColumn + at + 1) });
+        }
+      return shape;
     };
-    for (const branch of group.branches) visit(branch, branch.orphaned ? 1 : 0);
-    return { key: group.key, kind: group.kind, name: group.name, count: group.count, lanes };
+    const top = group.branches.map((branch) => visit(branch, branch.orphaned ? 1 : 0));
+    const rows = laneRows(top);
+    let groupRows = 0;
+    for (const { lane, shape } of lanes) {
+      lane.row = rowsAbove + (rows.get(shape) ?? 0);
+      groupRows = Math.max(groupRows, (rows.get(shape) ?? 0) + 1);
+    }
+    rowsAbove += groupRows;
+    return {
+      key: group.key,
+      kind: group.kind,
+      name: group.name,
+      count: group.count,
+      lanes: lanes.map((entry) => entry.lane),
+    };
   });
-  return { groups, count: checkpoints.length, nodeCount, rows: row, columns };
+  return { groups, count: checkpoints.length, nodeCount, rows: rowsAbove, columns };
 }
