@@ -84,7 +84,12 @@ async function openCheckpoint(id) {
     const detail = await api(`/api/checkpoints/${encodeURIComponent(id)}`);
     replace(
       panels.detail,
-      detailView(detail, { readOnly: state.session.readOnly, onCompare: addToComparison, onRun: startRun }),
+      detailView(detail, {
+        readOnly: state.session.readOnly,
+        onCompare: addToComparison,
+        onRun: startRun,
+        loadEvent: (sequence) => api(`/api/checkpoints/${encodeURIComponent(id)}/events/${sequence}`),
+      }),
     );
   } catch (error) {
     replace(panels.detail, h('p', { class: 'error' }, error.message));

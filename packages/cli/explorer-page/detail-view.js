@@ -1,7 +1,9 @@
-// One checkpoint: summary, tokens, inputs, each entity and its tasks (outputs as Markdown), the
-// flow state, the event timeline; with resume allowed, the form that edits and continues it.
+// One checkpoint: summary, tokens and cost, inputs, each entity and its tasks (outputs as Markdown,
+// the conversation of unfinished work), the flow state, the event timeline; with resume allowed, the
+// form that edits and continues it.
 import { formatTime, h, valueText } from './dom.js';
 import { renderMarkdown } from './markdown.js';
+import { timelineView } from './timeline-view.js';
 
 function row(label, value) {
   return h('tr', null, h('th', null, label), h('td', null, value));
@@ -9,6 +11,32 @@ function row(label, value) {
 
 function tokens(usage) {
   return `${usage.totalTokens} (${usage.inputTokens} in, ${usage.outputTokens} out${usage.cachedInputTokens ? `, ${usage.cachedInputTokens} cached` : ''})`;
+}
+
+/** A saved conversation, the messages a resume continues from. */
+function conversationView(conversation, title) {
+  const { messages, llmCalls, usage } = conversation;
+  return h(
+    'details',
+    { class: 'conversation' },
+    h(
+      'summary',
+      null,
+      `${title}: ${messages.length} message${messages.length === 1 ? '' : 's'}, ${llmCalls} model call${llmCalls === 1 ? '' : 's'}, ${usage.totalTokens} tokens`,
+    ),
+    h(
+      'ol',
+      null,
+      messages.map((message) =>
+        h(
+          'li',
+          { class: `message role-${message.role}` },
+          h('span', { class: 'role' }, message.role),
+          h('pre', null, message.text),
+        ),
+      ),
+    ),
+  );
 }
 
 function taskView(task) {
@@ -27,6 +55,7 @@ function taskView(task) {
     ),
     task.name ? h('p', { class: 'muted description' }, task.description) : null,
     task.output !== undefined ? h('div', { class: 'output' }, renderMarkdown(task.output)) : null,
+    task.conversation ? conversationView(task.conversation, 'Conversation so far') : null,
   );
 }
 
@@ -47,35 +76,8 @@ function entityView(entity) {
           h('pre', { class: 'state' }, JSON.stringify(entity.state ?? {}, null, 2)),
         ]
       : null,
-    entity.messageCount !== undefined
-      ? h('p', null, `Conversation: ${entity.messageCount} messages saved`)
-      : null,
+    entity.conversation ? conversationView(entity.conversation, 'Conversation') : null,
     entity.tasks.map(taskView),
-  );
-}
-
-function timeline(detail) {
-  const hidden = detail.eventCount - detail.events.length;
-  return h(
-    'section',
-    { class: 'timeline' },
-    h('h3', null, `Events (${detail.eventCount})`),
-    hidden > 0
-      ? h('p', { class: 'muted' }, `the newest ${detail.events.length} of ${detail.eventCount}`)
-      : null,
-    h(
-      'ol',
-      null,
-      detail.events.map((event) =>
-        h(
-          'li',
-          { class: `event type-${event.type}` },
-          h('time', null, formatTime(event.timestamp).slice(11)),
-          h('span', { class: 'event-type' }, event.type),
-          event.subject ? h('span', { class: 'muted' }, event.subject) : null,
-        ),
-      ),
-    ),
   );
 }
 
@@ -148,7 +150,7 @@ function runForm(detail, onRun) {
 }
 
 /** The detail panel's contents. */
-export function detailView(detail, { readOnly, onCompare, onRun }) {
+export function detailView(detail, { readOnly, onCompare, onRun, loadEvent }) {
   const m = detail.metadata;
   const missing = detail.placeholders.filter((name) => !Object.hasOwn(detail.inputs, name));
   return h(
@@ -171,6 +173,7 @@ export function detailView(detail, { readOnly, onCompare, onRun }) {
       row('Events', String(m.eventCount)),
       row('Size', m.sizeBytes === undefined ? '(unknown)' : `${m.sizeBytes} bytes`),
       row('Tokens', tokens(detail.usage)),
+      row('Cost', h('span', { class: `cost cost-${detail.cost.status}` }, detail.cost.note)),
       row(
         'Format',
         `${detail.format.name} v${detail.format.version}, crewline ${detail.format.libraryVersion}`,
@@ -199,6 +202,6 @@ export function detailView(detail, { readOnly, onCompare, onRun }) {
           'Read-only: start with --allow-resume to edit, resume and fork here.',
         )
       : runForm(detail, onRun),
-    timeline(detail),
+    timelineView(detail, loadEvent),
   );
 }

@@ -1,7 +1,26 @@
 import type { EventRecord } from '@crewline/events';
 import type { StoredCheckpoint } from '@crewline/runtime-state';
-import { parseCrewData, type UsageData } from '@crewline/runtime-state/internal';
+import {
+  type ConversationData,
+  parseAgentData,
+  parseCrewData,
+  type UsageData,
+} from '@crewline/runtime-state/internal';
+import { cliError } from '../core/cli-error.js';
 import type { DocumentView, EntityView, TaskView } from '../core/document-view.js';
+
+/** One message of a saved agent conversation, as text: tool calls and results written out. */
+export interface ConversationMessage {
+  role: string;
+  text: string;
+}
+
+/** The saved conversation of unfinished work (an in-progress task or a standalone agent). */
+export interface ConversationDetail {
+  messages: ConversationMessage[];
+  llmCalls: number;
+  usage: UsageData;
+}
 
 /** A task as the page shows it: the CLI's view plus the tokens its output cost and whether it was edited. */
 export interface TaskDetail extends TaskView {
@@ -9,11 +28,26 @@ export interface TaskDetail extends TaskView {
   number: number;
   usage?: UsageData;
   edited: boolean;
+  /** An in-progress task: the agent's conversation so far, which a resume continues from. */
+  conversation?: ConversationDetail;
 }
 
 export interface EntityDetail extends Omit<EntityView, 'tasks'> {
   tasks: TaskDetail[];
   usage: UsageData;
+  /** A standalone agent's saved conversation. */
+  conversation?: ConversationDetail;
+}
+
+/**
+ * What the tokens cost. crewline keeps no price list (prices change, and a made-up one would be
+ * worse than none), so a real model's cost is `unknown`; an offline model's is `none`.
+ */
+export interface CostDetail {
+  status: 'none' | 'unknown';
+  /** The `provider:model` ids of the checkpoint's agents. */
+  models: string[];
+  note: string;
 }
 
 /** One event of the history, reduced to what a timeline line shows. */
@@ -33,6 +67,7 @@ export interface CheckpointDetail {
   placeholders: string[];
   entities: EntityDetail[];
   usage: UsageData;
+  cost: CostDetail;
   /** The newest events, oldest first (at most {@link timelineLimit}). */
   events: TimelineEvent[];
   eventCount: number;
@@ -49,6 +84,53 @@ function addUsage(total: UsageData, usage: UsageData | undefined): void {
   total.outputTokens += usage.outputTokens;
   total.totalTokens += usage.totalTokens;
   total.cachedInputTokens += usage.cachedInputTokens;
+}
+
+function partText(part: unknown): string {
+  if (typeof part === 'string') return part;
+  if (part === null || typeof part !== 'object') return JSON.stringify(part);
+  const record = part as Record<string, unknown>;
+  switch (record.type) {
+    case 'text':
+    case 'reasoning':
+      return String(record.text ?? '');
+    case 'tool-call':
+      return `→ ${String(record.toolName)}(${JSON.stringify(record.input ?? record.args ?? {})})`;
+    case 'tool-result': {
+      const output = record.output as { value?: unknown } | undefined;
+      const value =
+        output !== null && typeof output === 'object' && 'value' in output ? output.value : output;
+      return `← ${String(record.toolName)}: ${typeof value === 'string' ? value : JSON.stringify(value)}`;
+    }
+    default:
+      return JSON.stringify(record);
+  }
+}
+
+/** The AI SDK messages of a conversation as role and text (the stored messages are already redacted). */
+export function conversationDetail(conversation: ConversationData): ConversationDetail {
+  const messages = conversation.messages.map((message): ConversationMessage => {
+    const record = (message ?? {}) as { role?: unknown; content?: unknown };
+    const content = record.content;
+    const text = Array.isArray(content) ? content.map(partText).join('\n') : partText(content ?? '');
+    return { role: typeof record.role === 'string' ? record.role : 'unknown', text };
+  });
+  return { messages, llmCalls: conversation.llmCalls, usage: conversation.usage };
+}
+
+function costOf(entities: EntityView[]): CostDetail {
+  const models = [
+    ...new Set(entities.flatMap((entity) => entity.agents.map((agent) => agent.model ?? '')).filter(Boolean)),
+  ].sort();
+  const real = models.filter((model) => !model.startsWith('offline:'));
+  if (real.length === 0) {
+    return { status: 'none', models, note: models.length > 0 ? 'none: offline model' : 'none: no model' };
+  }
+  return {
+    status: 'unknown',
+    models,
+    note: `unknown: crewline keeps no model prices (${real.join(', ')}); the token counts are exact`,
+  };
 }
 
 function subjectOf(event: EventRecord): string | undefined {
@@ -76,17 +158,28 @@ export function checkpointDetail(checkpoint: StoredCheckpoint, view: DocumentVie
     const usage = noUsage();
     const stored = entity.kind === 'crew' ? parseCrewData(snapshot).tasks : [];
     const tasks = entity.tasks.map((task): TaskDetail => {
-      const output = stored[task.indexInCrew]?.output ?? undefined;
+      const data = stored[task.indexInCrew];
+      const output = data?.output ?? undefined;
       addUsage(usage, output?.usage);
+      // Unfinished work: the tokens spent so far count too (a resume does not pay them again).
+      if (!output) addUsage(usage, data?.conversation?.usage);
       return {
         ...task,
         number: task.index + 1,
         ...(output ? { usage: output.usage } : {}),
         edited: output?.edited ?? false,
+        ...(data?.conversation ? { conversation: conversationDetail(data.conversation) } : {}),
       };
     });
+    const agentConversation = entity.kind === 'agent' ? parseAgentData(snapshot).conversation : null;
+    if (agentConversation) addUsage(usage, agentConversation.usage);
     addUsage(total, usage);
-    return { ...entity, tasks, usage };
+    return {
+      ...entity,
+      tasks,
+      usage,
+      ...(agentConversation ? { conversation: conversationDetail(agentConversation) } : {}),
+    };
   });
   const events = document.events.slice(-timelineLimit).map((event): TimelineEvent => {
     const subject = subjectOf(event);
@@ -108,7 +201,23 @@ export function checkpointDetail(checkpoint: StoredCheckpoint, view: DocumentVie
     placeholders: view.placeholders,
     entities,
     usage: total,
+    cost: costOf(view.entities),
     events,
     eventCount: document.events.length,
   };
+}
+
+/**
+ * One event of a checkpoint's history, whole: every field it was recorded with. The history is
+ * redacted when an event is recorded (`recordEvent`), so this shows nothing the document hides.
+ */
+export function eventRecord(view: DocumentView, sequence: number): EventRecord {
+  const found = view.document.events.find((event) => event.sequence === sequence);
+  if (!found) {
+    throw cliError(
+      'not_found',
+      `checkpoint ${view.document.metadata.id} has no event ${sequence}; pick one from its timeline`,
+    );
+  }
+  return found;
 }

@@ -14,7 +14,7 @@ import { isCrewlineError } from '../core/error-boundary.js';
 import { displayPath } from '../core/location.js';
 import type { OpenedLocation } from '../core/open-location.js';
 import { compareCheckpoints } from './checkpoint-comparison.js';
-import { checkpointDetail } from './checkpoint-detail.js';
+import { checkpointDetail, eventRecord } from './checkpoint-detail.js';
 import { ExplorerRuns, parseRunRequest } from './explorer-runs.js';
 import { layoutLineage } from './lineage-graph.js';
 import { LiveUpdates } from './live-updates.js';
@@ -232,6 +232,12 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   app.get('/api/checkpoints/:id', async (context) => {
     const { checkpoint, view: shown } = await view(context.req.param('id'));
     return context.json(checkpointDetail(checkpoint, shown));
+  });
+  app.get('/api/checkpoints/:id/events/:sequence', async (context) => {
+    const sequence = Number(context.req.param('sequence'));
+    if (!Number.isSafeInteger(sequence)) throw usageError('an event is named by its sequence number');
+    const { view: shown } = await view(context.req.param('id'));
+    return context.json(eventRecord(shown, sequence));
   });
   app.get('/api/diff', async (context) => {
     const a = context.req.query('a');

@@ -1,0 +1,139 @@
+import { join } from 'node:path';
+import { Agent, Crew, Task } from '@crewline/runtime';
+import { readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { viewDocument } from '../core/document-view.js';
+import { openLocation } from '../core/open-location.js';
+import { cliProviderRegistry } from '../core/providers.js';
+import { providerOf } from '../test-support/fixtures.js';
+import { temporaryDirectory } from '../test-support/run-command.js';
+import { type CheckpointDetail, checkpointDetail } from './checkpoint-detail.js';
+import { type RunningExplorer, startExplorer } from './explorer-server.js';
+
+// Shaped like an OpenAI key, so redaction recognizes it by pattern as well as by the input's name.
+const plantedKey = `sk-proj-${'Q7'.repeat(24)}`;
+
+describe('a checkpoint taken in the middle of a task, in the explorer', () => {
+  let project: Awaited<ReturnType<typeof temporaryDirectory>>;
+  let explorer: RunningExplorer;
+  let checkpoints: StoredCheckpoint[];
+  let location: string;
+  const registry = cliProviderRegistry();
+
+  beforeAll(async () => {
+    project = await temporaryDirectory('crewline-serve-detail-');
+    location = join(project.path, '.checkpoints');
+    const provider = await providerOf('json');
+    const researcher = new Agent({
+      role: 'Researcher',
+      goal: 'Research {topic}',
+      backstory: 'Careful',
+      llm: 'offline:detail-test',
+    });
+    const crew = new Crew({
+      name: 'Mid-task crew',
+      agents: [researcher],
+      tasks: [
+        new Task({
+          name: 'research',
+          description: 'Research {topic}',
+          expectedOutput: 'Bullets',
+          agent: researcher,
+        }),
+      ],
+      // After the model answers and before the task completes: the task is in progress, with its conversation.
+      checkpoint: { location, provider, onEvents: ['llm_call_completed', 'task_completed'] },
+    });
+    await crew.kickoff({ inputs: { topic: 'tide pools', apiKey: plantedKey } });
+    checkpoints = await provider.list(provider.resolveLocation(location));
+    await provider.close?.();
+    explorer = await startExplorer({
+      opened: await openLocation(location, project.path, registry),
+      providers: registry,
+      cwd: project.path,
+    });
+  });
+  afterAll(async () => {
+    await explorer?.close();
+    await registry.close();
+    await project?.remove();
+  });
+
+  const get = async (path: string) => {
+    const response = await fetch(`http://127.0.0.1:${explorer.port}${path}`, {
+      headers: { 'x-crewline-token': explorer.token },
+    });
+    return { status: response.status, text: await response.text() };
+  };
+
+  it('shows the conversation of the task in progress and the tokens it has used so far', async () => {
+    const midTask = checkpoints.find((checkpoint) => checkpoint.trigger === 'llm_call_completed')!;
+    const { status, text } = await get(`/api/checkpoints/${midTask.id}`);
+    expect(status).toBe(200);
+    const detail = JSON.parse(text) as CheckpointDetail;
+    const task = detail.entities[0]!.tasks[0]!;
+    expect(task.status).toBe('running');
+    expect(task.output).toBeUndefined();
+    expect(task.conversation!.llmCalls).toBe(1);
+    const roles = task.conversation!.messages.map((message) => message.role);
+    expect(roles).toContain('user');
+    expect(roles.at(-1)).toBe('assistant');
+    expect(task.conversation!.messages.find((message) => message.role === 'user')!.text).toContain(
+      'tide pools',
+    );
+    expect(task.conversation!.usage.totalTokens).toBeGreaterThan(0);
+    // The tokens already spent count in the checkpoint's total.
+    expect(detail.usage.totalTokens).toBe(task.conversation!.usage.totalTokens);
+    const done = JSON.parse(
+      (
+        await get(
+          `/api/checkpoints/${checkpoints.find((checkpoint) => checkpoint.trigger === 'task_completed')!.id}`,
+        )
+      ).text,
+    ) as CheckpointDetail;
+    expect(done.entities[0]!.tasks[0]!.conversation).toBeUndefined();
+    expect(done.entities[0]!.tasks[0]!.output).toContain('tide pools');
+  });
+
+  it('says an offline model costs nothing, and a real model costs what no price list here can tell', async () => {
+    const last = checkpoints.at(-1)!;
+    const detail = JSON.parse((await get(`/api/checkpoints/${last.id}`)).text) as CheckpointDetail;
+    expect(detail.cost).toEqual({
+      status: 'none',
+      models: ['offline:detail-test'],
+      note: 'none: offline model',
+    });
+    const provider = await providerOf('json');
+    const view = viewDocument(await readDocument(provider, provider.resolveLocation(location), last.id));
+    view.entities[0]!.agents[0]!.model = 'openai:gpt-4o-mini';
+    const real = checkpointDetail(last, view);
+    expect(real.cost.status).toBe('unknown');
+    expect(real.cost.note).toContain('openai:gpt-4o-mini');
+    expect(real.cost.note).not.toMatch(/\$|USD/);
+    expect(real.usage.totalTokens).toBeGreaterThan(0);
+  });
+
+  it('gives each event of the timeline whole, redacted, and refuses an event that is not there', async () => {
+    const last = checkpoints.at(-1)!;
+    const detail = JSON.parse((await get(`/api/checkpoints/${last.id}`)).text) as CheckpointDetail;
+    const kickoff = detail.events.find((event) => event.type === 'crew_kickoff_started')!;
+    const { status, text } = await get(`/api/checkpoints/${last.id}/events/${kickoff.sequence}`);
+    expect(status).toBe(200);
+    const record = JSON.parse(text) as { type: string; sequence: number; inputs: Record<string, unknown> };
+    expect(record).toMatchObject({ type: 'crew_kickoff_started', sequence: kickoff.sequence });
+    expect(record.inputs.topic).toBe('tide pools');
+    expect(text).not.toContain(plantedKey);
+    const completed = detail.events.find((event) => event.type === 'llm_call_completed')!;
+    const call = await get(`/api/checkpoints/${last.id}/events/${completed.sequence}`);
+    expect(JSON.parse(call.text)).toMatchObject({ type: 'llm_call_completed' });
+    // Nothing the page can ask for holds the key.
+    for (const event of detail.events) {
+      expect((await get(`/api/checkpoints/${last.id}/events/${event.sequence}`)).text).not.toContain(
+        plantedKey,
+      );
+    }
+    expect(JSON.stringify(detail)).not.toContain(plantedKey);
+    expect((await get(`/api/checkpoints/${last.id}/events/99999`)).status).toBe(404);
+    expect((await get(`/api/checkpoints/${last.id}/events/first`)).status).toBe(400);
+  });
+});
