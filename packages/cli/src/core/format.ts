@@ -1,3 +1,4 @@
+import { escapeControls } from './control-characters.js';
 /** `1.2 KB`, `3.4 MB`; `-` when unknown. */
 export function formatBytes(bytes: number | undefined): string {
   if (bytes === undefined) return '-';
@@ -143,11 +144,6 @@ function escapedControl(code: number): string {
   return `\\x${code.toString(16).padStart(2, '0')}`;
 }
 
-function isControl(code: number, keepLayout: boolean): boolean {
-  if (keepLayout && (code === 0x0a || code === 0x09)) return false;
-  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
-}
-
 /**
  * Text safe to write to a terminal: every C0 and C1 control character (ESC, CSI, BEL, CR, DEL…) is
  * shown escaped (`\x1b`) instead of acting, so a checkpoint's stored strings (a tampered file's
@@ -155,13 +151,5 @@ function isControl(code: number, keepLayout: boolean): boolean {
  * feeds and tabs stay unless `keepLayout` is false (a TUI cell, where they would break the layout).
  */
 export function printable(text: string, keepLayout = true): string {
-  let result = '';
-  let copiedUpTo = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (!isControl(code, keepLayout)) continue;
-    result += text.slice(copiedUpTo, index) + escapedControl(code);
-    copiedUpTo = index + 1;
-  }
-  return copiedUpTo === 0 ? text : result + text.slice(copiedUpTo);
+  return escapeControls(text, escapedControl, keepLayout);
 }

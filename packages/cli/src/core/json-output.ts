@@ -1,3 +1,5 @@
+import { escapeControls } from './control-characters.js';
+
 /**
  * The version of the shape of every `--json` document the CLI prints. Scripts check it: a field is
  * only ever added within one version; a field renamed, removed or changed in meaning raises it.
@@ -8,9 +10,10 @@ export const JSON_SCHEMA_VERSION = 1;
  * A `--json` document: `schemaVersion` first, then `body`, indented, ending in a newline. JSON
  * already escapes C0 controls inside strings; DEL and C1 controls (U+007F-U+009F, which a terminal
  * may act on) are escaped the JSON way too (`\u009b`), so the document parses to the same values.
+ * The same characters as {@link printable} in `format.ts`, through the one loop of control-characters.ts.
  */
 export function jsonDocument(body: Record<string, unknown>): string {
-  return `${escapeControls(JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...body }, null, 2))}\n`;
+  return `${escapeControls(JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...body }, null, 2), jsonEscape, true)}\n`;
 }
 
 /**
@@ -18,17 +21,10 @@ export function jsonDocument(body: Record<string, unknown>): string {
  * document as `jsonDocument`, `schemaVersion` first, on a single line so a reader can split on newlines.
  */
 export function jsonLine(body: Record<string, unknown>): string {
-  return `${escapeControls(JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...body }))}\n`;
+  return `${escapeControls(JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...body }), jsonEscape, true)}\n`;
 }
 
-function escapeControls(text: string): string {
-  let result = '';
-  let copiedUpTo = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x7f || code > 0x9f) continue;
-    result += `${text.slice(copiedUpTo, index)}\\u00${code.toString(16)}`;
-    copiedUpTo = index + 1;
-  }
-  return copiedUpTo === 0 ? text : result + text.slice(copiedUpTo);
+/** A control character the JSON way (`\u009b`), so the document parses to the same values. */
+function jsonEscape(code: number): string {
+  return `\\u${code.toString(16).padStart(4, '0')}`;
 }
