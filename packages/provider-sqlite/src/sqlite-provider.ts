@@ -84,19 +84,21 @@ export class SqliteProvider implements CheckpointProvider {
 
   #writeIn(connection: Connection, checkpoint: CheckpointWrite): StoredCheckpoint {
     try {
-      const { stored, head, lastWrite, values } = insertCheckpointImmediately(
+      const { stored, head, lastWrite, values, eventStrings } = insertCheckpointImmediately(
         connection,
         checkpoint,
         this.options.maxCheckpointBytes,
       );
       connection.heads.remember(stored.id, head);
       connection.rememberValues(values);
+      connection.eventStrings.remember(eventStrings);
       connection.lastWrite = lastWrite;
       connection.noteWrite();
       return stored;
     } catch (error) {
       connection.lastWrite = undefined;
       connection.forgetValues();
+      connection.eventStrings.forget();
       if (!isDuplicateCheckpoint(error)) throw error;
       return existingCheckpoint(connection, checkpoint);
     }

@@ -4,6 +4,7 @@ import type { CrewlineError } from '@crewline/events';
 import { HeadCache } from '@crewline/runtime-state/internal';
 import Database from 'better-sqlite3';
 import { sqliteCode, sqliteError, toCrewlineError } from '../errors.js';
+import { EventStrings } from '../layout/event-references.js';
 import type { ResolvedSqliteProviderOptions } from '../options.js';
 import { retryWhenBusySync } from './busy-retry.js';
 import { checkIntegrity } from './integrity-check.js';
@@ -63,6 +64,12 @@ export class Connection {
    * otherwise and by this connection's garbage collection.
    */
   readonly recentValues = new Map<string, number>();
+  /**
+   * Long strings of the events this connection appended to its current stream: a later event
+   * repeating one stores a reference instead (see event-references.ts). Same validity as
+   * {@link recentValues}.
+   */
+  readonly eventStrings = new EventStrings();
 
   /** Characters of the bodies in {@link recentValues}. */
   #recentValueChars = 0;

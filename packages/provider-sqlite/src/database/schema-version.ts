@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { sqliteCode, sqliteError } from '../errors.js';
 import {
   APPLICATION_MARKER,
+  EVENT_REFERENCES_MARKER_KEY,
   OLDEST_SCHEMA_VERSION,
   SCHEMA_VERSION,
   SEGMENTS_MARKER_KEY,
@@ -34,18 +35,17 @@ function readMarker(db: Database.Database): unknown {
   }
 }
 
-/** True when the database stores long arrays in segments (schema version 5, see `schemaUpgrades`). */
-function hasSegmentsMarker(db: Database.Database): boolean {
-  return (
-    db.prepare('SELECT value FROM crewline_meta WHERE key = ?').pluck().get(SEGMENTS_MARKER_KEY) !== undefined
-  );
+/** True when the database holds the marker row `key` (versions 5 and 6, see `schemaUpgrades`). */
+function hasMarker(db: Database.Database, key: string): boolean {
+  return db.prepare('SELECT value FROM crewline_meta WHERE key = ?').pluck().get(key) !== undefined;
 }
 
 /**
  * The schema version of the database: `PRAGMA user_version`, or 0 for a database that holds nothing
  * yet. When `user_version` reads 0 although the database holds tables (a tool or a user reset it, a
  * copy lost it), the version is recognised from the tables: crewline's five tables and its marker,
- * with version 1's indexes, without them, or with version 4's `leases` table. Reading 0 there would
+ * with version 1's indexes, without them, or with version 4's `leases` table (and the marker rows of
+ * versions 5 and 6). Reading 0 there would
  * list none of the checkpoints and let the first write lay the schema over them. Tables that are not
  * crewline's are refused.
  */
@@ -61,7 +61,10 @@ export function schemaVersionOf(db: Database.Database, location: string): number
     throw otherApplication(location, `it has tables ${names.slice(0, 3).join(', ')}`);
   }
   if (readMarker(db) !== APPLICATION_MARKER) throw otherApplication(location, 'no crewline marker');
-  if (names.includes(versionFourTable)) return hasSegmentsMarker(db) ? 5 : 4;
+  if (names.includes(versionFourTable)) {
+    if (hasMarker(db, EVENT_REFERENCES_MARKER_KEY)) return 6;
+    return hasMarker(db, SEGMENTS_MARKER_KEY) ? 5 : 4;
+  }
   // Versions 2 and 3 have the same tables. Taking a version 2 database for version 3 is safe: this
   // package reads both kinds of rows, and older packages then refuse the file. Taking a version 3
   // database for version 2 would let those older packages misread its rows.

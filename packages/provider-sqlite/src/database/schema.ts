@@ -1,5 +1,5 @@
 /** Version of the database layout below, kept in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
  * Oldest layout this package still reads, and upgrades to {@link SCHEMA_VERSION} when it first
@@ -29,6 +29,10 @@ CREATE TABLE IF NOT EXISTS leases (
 export const SEGMENTS_MARKER_KEY = 'segmented_arrays';
 const segmentsMarker = `INSERT OR IGNORE INTO crewline_meta (key, value) VALUES ('${SEGMENTS_MARKER_KEY}', '1');`;
 
+/** Present from schema version 6 on (see {@link schemaUpgrades}). */
+export const EVENT_REFERENCES_MARKER_KEY = 'event_references';
+const eventReferencesMarker = `INSERT OR IGNORE INTO crewline_meta (key, value) VALUES ('${EVENT_REFERENCES_MARKER_KEY}', '1');`;
+
 /**
  * Statements that bring a database from a version to the next, run inside the write lock.
  * Version 1 → 2 drops the branch and lineage indexes of `checkpoints`: each cost every write a WAL
@@ -46,13 +50,17 @@ export const schemaUpgrades: Readonly<Record<number, string>> = {
   // Version 5 stores long arrays in segments (`s` chunks), which older packages cannot read: the
   // marker row tells a database whose user_version was lost from a version 4 one.
   4: segmentsMarker,
+  // Version 6 stores an event's long strings that an earlier event of its stream holds as references
+  // to it (layout/event-references.ts), which older packages cannot read; rows written before stay
+  // as they are, and this package reads both.
+  5: eventReferencesMarker,
 };
 
 /** Marks a database as crewline's, so the provider never writes into another application's file. */
 export const APPLICATION_MARKER = 'crewline-checkpoints';
 
 /**
- * The layout (version 5). Idempotent: every statement can run again on an existing database.
+ * The layout (version 6). Idempotent: every statement can run again on an existing database.
  *
  * - `checkpoints`: one row per checkpoint — the metadata a listing needs, where its events are
  *   (`stream_id`, `event_count`) and its head (`head`: the id of the chunk holding the root body of
@@ -67,7 +75,9 @@ export const APPLICATION_MARKER = 'crewline-checkpoints';
  *   and the latest of a branch or lineage reads backwards from the newest row until one matches.
  * - `streams`: a lineage segment of events. A stream continues its parent stream after its first
  *   `base` events (a fork, or a resume from a checkpoint that was no longer the newest).
- * - `events`: append-only event lines keyed by `stream * 2^32 + seq`, with the running byte total.
+ * - `events`: append-only event lines keyed by `stream * 2^32 + seq`, with the running byte total
+ *   (of the lines as written). From version 6 on, a line may keep its long strings as references to
+ *   earlier lines of its lineage (layout/event-references.ts).
  * - `chunks`: the chunk tree of heads (chunk-tree/tree-node.ts in @crewline/runtime-state), written
  *   once and shared by every later checkpoint whose value did not change.
  * - `leases`: see {@link leasesTable}.
@@ -111,7 +121,8 @@ CREATE TABLE IF NOT EXISTS chunks (
   body TEXT NOT NULL
 );
 ${leasesTable}
-${segmentsMarker}`;
+${segmentsMarker}
+${eventReferencesMarker}`;
 
 const streamSpan = 4_294_967_296n;
 

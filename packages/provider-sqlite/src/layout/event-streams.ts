@@ -3,6 +3,7 @@ import { damagedData, utf8Length } from '@crewline/runtime-state/internal';
 import { eventKey, splitEventKey } from '../database/schema.js';
 import type { Statements } from '../database/statements.js';
 import { component } from '../errors.js';
+import { type EventStrings, type Pending, resolveEventReferences } from './event-references.js';
 
 /** Where a checkpoint's parent keeps its events. */
 export interface ParentEvents {
@@ -55,14 +56,17 @@ function bytesBefore(statements: Statements, id: number, count: number): number 
  * Stores the events of a checkpoint that its parent does not already hold. When the parent is the
  * newest checkpoint of its stream, the new events are appended to that stream; otherwise (a fork, a
  * resume from an older checkpoint, an unknown parent) a new stream starts, continuing the parent's
- * after the events they share. Returns the stream and the byte total of all the checkpoint's events.
+ * after the events they share. Long strings that earlier events of the stream hold are stored as
+ * references to them (see event-references.ts). Returns the stream, the byte total of all the
+ * checkpoint's events, and the new long strings to remember once the write committed.
  */
 export function placeEvents(
   statements: Statements,
   checkpoint: CheckpointWrite,
   parent: ParentEvents | undefined,
+  strings: EventStrings,
   knownTail?: { length: number; bytes: number },
-): { streamId: number; eventBytes: number } {
+): { streamId: number; eventBytes: number; strings: Pending } {
   const count = checkpoint.document.events.length;
   let shared = parent === undefined ? 0 : Math.min(checkpoint.parentEventCount, parent.event_count, count);
   let streamId: number | undefined;
@@ -83,12 +87,13 @@ export function placeEvents(
       streamId = Number(statements.insertStream.run(null, 0, 0).lastInsertRowid);
     }
   }
+  const pending = strings.begin(streamId);
   for (let index = shared; index < count; index += 1) {
     const text = checkpoint.eventText(index);
     bytes += utf8Length(text);
-    statements.insertEvent.run(eventKey(streamId, index), text, bytes);
+    statements.insertEvent.run(eventKey(streamId, index), strings.encode(text, index, pending), bytes);
   }
-  return { streamId, eventBytes: bytes };
+  return { streamId, eventBytes: bytes, strings: pending };
 }
 
 /** The event lines of the first `count` events of the lineage that ends in stream `id`, in order. */
@@ -118,5 +123,5 @@ export function readEvents(statements: Statements, id: number, count: number): s
     }
     streamId = stream.parent_id;
   }
-  return segments.reverse().flat();
+  return resolveEventReferences(segments.reverse().flat());
 }

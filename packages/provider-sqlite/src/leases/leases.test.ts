@@ -214,7 +214,7 @@ describe('schema version 4: the leases table', () => {
       ttlMs: 60_000,
     });
     expect(versionOf(location)).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(5);
+    expect(SCHEMA_VERSION).toBe(6);
     expect(tablesOf(location)).toContain('leases');
     expect((await reader.list(location)).map((checkpoint) => checkpoint.id)).toEqual(ids);
   });
@@ -239,7 +239,7 @@ describe('schema version 4: the leases table', () => {
     const { provider, location } = setup();
     databaseWithRun(location, 1);
     withDatabase(location, (db) => {
-      db.prepare("DELETE FROM crewline_meta WHERE key = 'segmented_arrays'").run();
+      db.prepare("DELETE FROM crewline_meta WHERE key IN ('segmented_arrays', 'event_references')").run();
       db.pragma('user_version = 0');
     });
     expect((await provider().stats(location))?.schemaVersion).toBe(4);
@@ -248,7 +248,10 @@ describe('schema version 4: the leases table', () => {
   it('recognises a version 5 database whose user_version was lost by its segments marker, and upgrades a version 4 one on its first write', async () => {
     const { provider, location } = setup();
     databaseWithRun(location, 1);
-    withDatabase(location, (db) => db.pragma('user_version = 0'));
+    withDatabase(location, (db) => {
+      db.prepare("DELETE FROM crewline_meta WHERE key = 'event_references'").run();
+      db.pragma('user_version = 0');
+    });
     expect((await provider().stats(location))?.schemaVersion).toBe(5);
     withDatabase(location, (db) => {
       db.prepare("DELETE FROM crewline_meta WHERE key = 'segmented_arrays'").run();
@@ -258,6 +261,6 @@ describe('schema version 4: the leases table', () => {
     expect((await reader.stats(location))?.schemaVersion).toBe(4);
     const run = growingRun({ provider: reader, location, tasks: 1 });
     run.state.writeCheckpointSync({ trigger: run.step() });
-    expect(versionOf(location)).toBe(5);
+    expect(versionOf(location)).toBe(SCHEMA_VERSION);
   });
 });

@@ -14,6 +14,7 @@ import {
 } from '@crewline/runtime-state/internal';
 import type { Connection, LastWrite } from '../database/connection.js';
 import { component, sqliteCode, sqliteError } from '../errors.js';
+import type { Pending } from '../layout/event-references.js';
 import { type ParentEvents, placeEvents } from '../layout/event-streams.js';
 import { previousHead } from '../layout/head-tree.js';
 import { checkWriteLease } from '../leases/leases.js';
@@ -66,6 +67,8 @@ export interface InsertResult {
   lastWrite: LastWrite;
   /** The value chunks this write stored, for {@link Connection.rememberValues} once it committed. */
   values: [string, number][];
+  /** The long event strings this write stored, for `connection.eventStrings.remember` once it committed. */
+  eventStrings: Pending;
 }
 
 type Insert = (checkpoint: CheckpointWrite, maxCheckpointBytes: number) => InsertResult;
@@ -123,7 +126,11 @@ function insertCheckpoint(
   const insertChunk = (body: string) => Number(statements.insertChunk.run(body).lastInsertRowid);
   // A value stored by the last writes of this connection is named again rather than stored again,
   // while nothing else has changed the database (see Connection.recentValues).
-  if (!continuesLast) connection.forgetValues();
+  // The same holds for the long strings of the stream's events (see event-references.ts).
+  if (!continuesLast) {
+    connection.forgetValues();
+    connection.eventStrings.forget();
+  }
   const values: [string, number][] = [];
   const storeChunk = (body: string) => {
     if (body.charCodeAt(0) !== 118 /* v */) return insertChunk(body);
@@ -140,10 +147,15 @@ function insertCheckpoint(
     previous,
     checkpoint.settled,
   );
-  const { streamId, eventBytes } = placeEvents(
+  const {
+    streamId,
+    eventBytes,
+    strings: eventStrings,
+  } = placeEvents(
     statements,
     checkpoint,
     parent,
+    connection.eventStrings,
     continuesLast ? { length: last.streamLength, bytes: last.streamBytes } : undefined,
   );
 
@@ -200,5 +212,5 @@ function insertCheckpoint(
     dataVersion,
     ...(entities === undefined ? {} : { entities }),
   };
-  return { stored, head: node, lastWrite, values };
+  return { stored, head: node, lastWrite, values, eventStrings };
 }
