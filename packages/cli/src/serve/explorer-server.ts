@@ -16,7 +16,7 @@ import type { OpenedLocation } from '../core/open-location.js';
 import { compareCheckpoints } from './checkpoint-comparison.js';
 import { checkpointDetail, eventRecord } from './checkpoint-detail.js';
 import { ExplorerRuns, parseRunRequest } from './explorer-runs.js';
-import { layoutLineage } from './lineage-graph.js';
+import { GraphCache } from './graph-cache.js';
 import { LiveUpdates } from './live-updates.js';
 import {
   allowedHosts,
@@ -180,6 +180,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   });
   await live.poll(true);
 
+  const graphs = new GraphCache();
   const app = new Hono();
   app.use(async (context, next) => {
     const refusal = refuseRequest(
@@ -227,7 +228,9 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   );
   app.get('/api/graph', async (context) => {
     const expand = new Set((context.req.query('expand') ?? '').split(',').filter((key) => key !== ''));
-    return context.json(layoutLineage(await checkpoints(), { expand }));
+    return context.body(graphs.body(await checkpoints(), { expand }), 200, {
+      'Content-Type': 'application/json; charset=utf-8',
+    });
   });
   app.get('/api/checkpoints/:id', async (context) => {
     const { checkpoint, view: shown } = await view(context.req.param('id'));
