@@ -9,6 +9,10 @@ interface Bench {
 
 const benches: Bench[] = [{ name: 'storage (crew-50, SPEC §8)', run: () => runStorageBench() }];
 benches.push({
+  name: 'realistic scenario (what a run pays per checkpoint, issue #13)',
+  run: async () => (await import('./realistic-bench.js')).runRealisticBench(),
+});
+benches.push({
   name: 'postgres storage (crew-50 beside LangGraph PostgresSaver, SPEC §8)',
   run: async () => (await import('./postgres-storage-bench.js')).runPostgresStorageBench(),
 });

@@ -44,6 +44,9 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
       output text,
       error text,
       error_code text,
+      fork_of text,
+      fork_from text,
+      task_outputs jsonb,
       layout_version integer NOT NULL DEFAULT ${RUNS_LAYOUT_VERSION},
       created_at timestamptz NOT NULL DEFAULT now(),
       started_at timestamptz,
@@ -52,6 +55,7 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
     );
     CREATE INDEX IF NOT EXISTS worker_runs_status ON ${table} (status, lease_expires_at);
     CREATE INDEX IF NOT EXISTS worker_runs_created ON ${table} (created_at);
+    ${upgradeToForkedRuns(table, schema)}
     COMMIT;`);
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -59,6 +63,22 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
   } finally {
     client.release();
   }
+}
+
+/**
+ * Adds the columns of a run made by `queue.fork` (the run it forks, the checkpoint it branches off,
+ * its edited task outputs) to a table made before them. Checked first, so a table that has them is
+ * not locked by an ALTER at every worker's start.
+ */
+function upgradeToForkedRuns(table: string, schema: string): string {
+  return `
+    DO $fork$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                      WHERE table_schema = ${literal(schema)} AND table_name = 'worker_runs'
+                        AND column_name = 'fork_from') THEN
+        ALTER TABLE ${table} ADD COLUMN fork_of text, ADD COLUMN fork_from text, ADD COLUMN task_outputs jsonb;
+      END IF;
+    END $fork$;`;
 }
 
 function literal(text: string): string {

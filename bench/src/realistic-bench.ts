@@ -1,0 +1,144 @@
+// The realistic benchmark of issue #13, beside crew-50: whole runs on the runtime (3 agents, prose
+// answers of ≈2 KB sliced from real text, three model turns per task with two ≈1.5 KB tool results,
+// every output kept), checkpointing on '*' to SqliteProvider. For each variant it reports what the
+// run pays per checkpoint (`state.checkpoint()` end to end) and the provider's write alone, with
+// LangGraph's SqliteSaver and Mastra's LibSQLStore fed the same states in the same run; medians per
+// window of 250 checkpoints; db + WAL against the final checkpoint, open and closed; then restore
+// and listing over 10,000 checkpoints beside SqliteSaver.getTuple.
+//
+//   pnpm --filter @crewline/bench bench:realistic [--variants crew-50,flow-50] [--restore 10000]
+//     [--report PATH]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { measureVariant, type RealisticVariant, type VariantResult, WINDOW } from './realistic-measure.js';
+import {
+  costTable,
+  REALISTIC_TARGETS,
+  restoreTable,
+  storageTable,
+  verdicts,
+  windowTable,
+} from './realistic-report.js';
+import { measureRestore, type RestoreResult } from './realistic-restore.js';
+import { type ProseSource, proseSource } from './scenario/real-prose.js';
+import { FLOW_METHODS } from './scenario/realistic-run.js';
+
+/**
+ * The variants by name. At 500 tasks and with 20 KB answers the peers store a sample of the states
+ * (every whole): every state of a 500-task run would have SqliteSaver write some 35 GB.
+ */
+export const REALISTIC_VARIANTS: Record<string, RealisticVariant> = {
+  'crew-50': { label: 'crew, 50 tasks', shape: 'crew', tasks: 50 },
+  'flow-50': { label: `flow of ${FLOW_METHODS} crews, 50 tasks`, shape: 'flow', tasks: 50 },
+  'crew-500': { label: 'crew, 500 tasks', shape: 'crew', tasks: 500, peerEvery: 20 },
+  'flow-500': { label: `flow of ${FLOW_METHODS} crews, 500 tasks`, shape: 'flow', tasks: 500, peerEvery: 20 },
+  'crew-50-20k': {
+    label: 'crew, 50 tasks, 20 KB answers',
+    shape: 'crew',
+    tasks: 50,
+    outputBytes: 20_480,
+    peerEvery: 5,
+  },
+};
+
+export interface RealisticBenchOptions {
+  /** Variants to run, in order. Default: every one of {@link REALISTIC_VARIANTS}. */
+  variants?: readonly RealisticVariant[];
+  /** Checkpoints in the restore and listing database; 0 skips it. Default 10,000. */
+  restoreCheckpoints?: number;
+  /** Tasks per run filling that database. Default 50. */
+  restoreTasksPerRun?: number;
+  /** Where the markdown report is written. Default `bench/results/realistic.md`. */
+  reportPath?: string;
+  /** The text source. Default {@link proseSource}(). */
+  source?: ProseSource;
+  /** Print progress and the report. Default true. */
+  print?: boolean;
+}
+
+export interface RealisticBenchResult {
+  results: VariantResult[];
+  restore: RestoreResult | undefined;
+  report: string;
+}
+
+export async function runRealisticBench(options: RealisticBenchOptions = {}): Promise<RealisticBenchResult> {
+  const variants = options.variants ?? Object.values(REALISTIC_VARIANTS);
+  const source = options.source ?? proseSource();
+  const print = options.print === false ? () => {} : (text: string) => console.log(text);
+  const loads: string[] = [];
+  const noteLoad = (moment: string) => loads.push(`${moment} ${loadavg()[0]!.toFixed(1)}`);
+  noteLoad('start');
+  const results: VariantResult[] = [];
+  for (const variant of variants) {
+    print(`measuring ${variant.label} ...`);
+    results.push(await measureVariant(variant, source));
+    noteLoad(`after ${variant.label}`);
+  }
+  const restoreCount = options.restoreCheckpoints ?? 10_000;
+  let restore: RestoreResult | undefined;
+  if (restoreCount > 0) {
+    print(`filling ${restoreCount} checkpoints for restore and listing ...`);
+    restore = await measureRestore(restoreCount, source, options.restoreTasksPerRun ?? 50);
+    noteLoad('after restore');
+  }
+  const report = [
+    '# Realistic scenario: what a run pays per checkpoint (issue #13)',
+    '',
+    `Whole runs on the runtime with the offline model (no latency), checkpointing on every event ('*') to SqliteProvider: 3 agents; each task three model turns (two calls of a search tool returning ≈1.5 KB, then a prose answer of ≈2 KB, or 20 KB where the scenario says so), so the conversation grows inside each task; every output kept (by the crew, or by the flow's state). The flow shape is ${FLOW_METHODS} chained methods, each running a crew of a tenth of the tasks. Text is sliced by seed from ${source.description}, corpus digest ${source.digest}. Peers in the same run, fed each state crewline checkpointed, at the run's next tool call (so their work is never inside a timed crewline checkpoint): LangGraph \`SqliteSaver.put\` (the state as channel values, every checkpoint whole) and Mastra \`LibSQLStore.persistWorkflowSnapshot\` (\`@mastra/libsql\` 0.16.4, the latest snapshot only). "End to end" is what the run pays for \`state.checkpoint()\` (snapshot, redaction, provider write), timed around every \`writeCheckpointSync\`; "provider alone" is \`SqliteProvider.writeSync\` inside it. One run per scenario. Machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; 1-minute load average ${loads.join(', ')} (a shared machine: compare the ratios, measured in one run).`,
+    '',
+    costTable(results),
+    '',
+    `Storage against the final checkpoint (target ≤ ${REALISTIC_TARGETS.storagePerFinal}×, open and closed):`,
+    '',
+    storageTable(results),
+    '',
+    `Median per window of ${WINDOW} checkpoints, in ms: end to end / provider alone / SqliteSaver.put (a window of sampled peer states holds fewer puts):`,
+    '',
+    windowTable(results),
+    '',
+    ...(restore === undefined
+      ? []
+      : [
+          `Restore and listing: one database of ${restore.checkpoints} checkpoints from ${restore.runs} realistic crew runs (one lineage each; the latest is the end of a ${options.restoreTasksPerRun ?? 50}-task run, ${Math.round(restore.latestBytes / 1024)} KiB), SqliteSaver fed the same states (one thread per run); each store opened afresh, one untimed call first. \`Crew.fromCheckpoint\` reads, validates and rebuilds the crew; getTuple reads and parses the checkpoint. SqliteSaver has no metadata-only listing (\`list\` yields whole checkpoints), so listing is crewline's alone.`,
+          '',
+          restoreTable(restore),
+          '',
+        ]),
+    'Against the targets:',
+    '',
+    ...verdicts(results, restore),
+  ].join('\n');
+  print(report);
+  const reportPath =
+    options.reportPath ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'results', 'realistic.md');
+  mkdirSync(dirname(reportPath), { recursive: true });
+  writeFileSync(reportPath, `${report}\n`);
+  return { results, restore, report };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values } = parseArgs({
+    options: {
+      variants: { type: 'string', default: Object.keys(REALISTIC_VARIANTS).join(',') },
+      restore: { type: 'string', default: '10000' },
+      report: { type: 'string' },
+    },
+  });
+  const variants = values.variants!.split(',').map((name) => {
+    const variant = REALISTIC_VARIANTS[name];
+    if (variant === undefined)
+      throw new Error(
+        `bench:realistic: unknown variant "${name}"; use ${Object.keys(REALISTIC_VARIANTS).join(', ')}`,
+      );
+    return variant;
+  });
+  await runRealisticBench({
+    variants,
+    restoreCheckpoints: Number(values.restore),
+    ...(values.report !== undefined ? { reportPath: values.report } : {}),
+  });
+}

@@ -1,0 +1,207 @@
+// One variant of the realistic benchmark (issue #13): a whole run on the runtime checkpointing on '*'
+// to SqliteProvider, timing what the run pays for each checkpoint (`state.checkpoint()` end to end:
+// snapshot, redaction and the provider's write) and the provider's write alone, while LangGraph's
+// SqliteSaver and Mastra's LibSQLStore store the very same states in the same run. Peers are fed at
+// the run's tool calls (where a real run waits on I/O), so their work never lands inside a timed
+// crewline checkpoint.
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteProvider } from '@crewline/provider-sqlite';
+import { type CheckpointWrite, RuntimeState, type StoredCheckpoint } from '@crewline/runtime-state';
+import { collectGarbageIfExposed } from './bench-statistics.js';
+import type { ProseSource } from './scenario/real-prose.js';
+import { openLangGraphPeer, openMastraPeer, type Peer } from './scenario/realistic-peers.js';
+import { createRealisticRun, type RealisticOptions } from './scenario/realistic-run.js';
+
+/** Writes per window of the growth columns. */
+export const WINDOW = 250;
+
+/** One variant: the run's shape and sizes, and how its peers are fed. */
+export interface RealisticVariant {
+  /** Label in the report (`'crew, 50 tasks'`). */
+  label: string;
+  shape: RealisticOptions['shape'];
+  tasks: number;
+  /** Default 2048. */
+  outputBytes?: number;
+  /**
+   * Peers store every `peerEvery`-th state only (1: every one). Each stored state is still the whole
+   * state at that checkpoint, so their per-call medians stay comparable; their storage does not.
+   * Default 1.
+   */
+  peerEvery?: number;
+  /** Run the peers at all. Default true. */
+  peers?: boolean;
+}
+
+/** Times of one peer over the run. */
+export interface PeerTimes {
+  name: string;
+  putMs: number[];
+  storedBytes: number;
+}
+
+/** What one variant measured. */
+export interface VariantResult {
+  variant: RealisticVariant;
+  /** `state.checkpoint()` end to end, per checkpoint, in ms. */
+  endToEndMs: number[];
+  /** The provider's `writeSync` alone, per checkpoint, in ms. */
+  providerMs: number[];
+  peers: PeerTimes[];
+  /** UTF-8 size of the final checkpoint's document, as the provider lists it. */
+  finalBytes: number;
+  /** Database + WAL on disk at the end of the run, provider still open. */
+  openBytes: number;
+  /** Database + WAL after the provider closed. */
+  closedBytes: number;
+  wallMs: number;
+  modelCalls: number;
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** What {@link playCheckpointed} timed. */
+export interface PlayedRun {
+  endToEndMs: number[];
+  providerMs: number[];
+  /** Each peer's time per call, in the order of `peers`. */
+  peerMs: number[][];
+  wallMs: number;
+  modelCalls: number;
+}
+
+/**
+ * Plays one realistic run checkpointing on '*' to `provider` at `location`, timing every
+ * `state.checkpoint()` end to end and the provider's write alone; every `peerEvery`-th state is
+ * handed to each of `peers` at the run's next tool call (or at its end).
+ */
+export async function playCheckpointed(options: {
+  run: Omit<RealisticOptions, 'onToolCall'>;
+  provider: SqliteProvider;
+  location: string;
+  peers: readonly Peer[];
+  peerEvery?: number;
+}): Promise<PlayedRun> {
+  const { provider, location, peers } = options;
+  const peerEvery = options.peerEvery ?? 1;
+  const peerMs: number[][] = peers.map(() => []);
+  const providerMs: number[] = [];
+  const endToEndMs: number[] = [];
+  let lastWrite: CheckpointWrite | undefined;
+  const innerWriteSync = provider.writeSync.bind(provider);
+  provider.writeSync = (target: string, write: CheckpointWrite): StoredCheckpoint => {
+    const started = performance.now();
+    try {
+      return innerWriteSync(target, write);
+    } finally {
+      providerMs.push(performance.now() - started);
+      lastWrite = write;
+    }
+  };
+
+  // What was written since the peers were last fed: the write and how many events it held (the
+  // events array may be the run's own, which keeps growing).
+  let pending: { write: CheckpointWrite; eventCount: number }[] = [];
+  let written = 0;
+  const feedPeers = async () => {
+    const batch = pending;
+    pending = [];
+    for (const { write, eventCount } of batch) {
+      const state = {
+        inputs: write.document.inputs,
+        entities: write.document.entities,
+        events: write.document.events.slice(0, eventCount),
+      };
+      for (const [index, peer] of peers.entries()) peerMs[index]!.push(await peer.put(state));
+    }
+  };
+  const run = createRealisticRun({ ...options.run, onToolCall: feedPeers });
+
+  const prototype = RuntimeState.prototype;
+  const original = prototype.writeCheckpointSync;
+  prototype.writeCheckpointSync = function timed(this: RuntimeState, ...parameters) {
+    const started = performance.now();
+    try {
+      return original.apply(this, parameters);
+    } finally {
+      endToEndMs.push(performance.now() - started);
+      if (lastWrite !== undefined) {
+        if (written % peerEvery === 0 && peers.length > 0)
+          pending.push({ write: lastWrite, eventCount: lastWrite.document.events.length });
+        written += 1;
+        lastWrite = undefined;
+      }
+    }
+  };
+  collectGarbageIfExposed();
+  const started = performance.now();
+  try {
+    // A long lease: without model latency the run rarely yields to the timer that renews it.
+    await run.kickoff({ location, provider, onEvents: ['*'], leaseTtlMs: 3_600_000 });
+    await feedPeers();
+  } finally {
+    prototype.writeCheckpointSync = original;
+    provider.writeSync = innerWriteSync;
+  }
+  return {
+    endToEndMs,
+    providerMs,
+    peerMs,
+    wallMs: performance.now() - started,
+    modelCalls: run.modelCalls(),
+  };
+}
+
+/** Runs `variant` once in this process with a fresh database and fresh peers. */
+export async function measureVariant(variant: RealisticVariant, source: ProseSource): Promise<VariantResult> {
+  const directory = mkdtempSync(join(tmpdir(), 'crewline-realistic-'));
+  const location = join(directory, 'run.db');
+  const provider = new SqliteProvider();
+  try {
+    const peers: Peer[] =
+      variant.peers === false
+        ? []
+        : [await openLangGraphPeer(directory, variant.label), await openMastraPeer(directory, variant.label)];
+    const played = await playCheckpointed({
+      run: {
+        shape: variant.shape,
+        tasks: variant.tasks,
+        ...(variant.outputBytes !== undefined ? { outputBytes: variant.outputBytes } : {}),
+        source,
+      },
+      provider,
+      location,
+      peers,
+      ...(variant.peerEvery !== undefined ? { peerEvery: variant.peerEvery } : {}),
+    });
+    const latest = await provider.latest(location);
+    const openBytes = fileSize(location) + fileSize(`${location}-wal`);
+    await provider.close();
+    const closedBytes = fileSize(location) + fileSize(`${location}-wal`);
+    const peerTimes: PeerTimes[] = [];
+    for (const [index, peer] of peers.entries())
+      peerTimes.push({ name: peer.name, putMs: played.peerMs[index]!, storedBytes: await peer.close() });
+    return {
+      variant,
+      endToEndMs: played.endToEndMs,
+      providerMs: played.providerMs,
+      peers: peerTimes,
+      finalBytes: latest?.sizeBytes ?? 0,
+      openBytes,
+      closedBytes,
+      wallMs: played.wallMs,
+      modelCalls: played.modelCalls,
+    };
+  } finally {
+    await provider.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
