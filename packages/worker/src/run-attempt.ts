@@ -2,6 +2,7 @@ import type { CheckpointEventType } from '@crewline/events';
 import { type BaseEvent, CrewlineError, EventBus } from '@crewline/events';
 import type { CheckpointProvider, RuntimeState } from '@crewline/runtime-state';
 import { workerError } from './errors.js';
+import { type ForkStart, prepareForkAttempt } from './fork-attempt.js';
 import type { RegisteredRun, RunContext } from './run-registry.js';
 
 /** Why an attempt was stopped from outside (the abort reason the worker gives). */
@@ -33,6 +34,8 @@ export interface AttemptOptions {
   onEvents: readonly CheckpointEventType[] | '*';
   leaseTtlMs: number;
   tracker: AttemptTracker;
+  /** The first attempt of a run made by `queue.fork`: it branches off this checkpoint. Default: none. */
+  fork?: ForkStart | undefined;
 }
 
 /** Codes that say the run itself is wrong, not the moment: retrying cannot help. */
@@ -157,7 +160,18 @@ export async function runAttempt(options: AttemptOptions): Promise<AttemptOutcom
       };
   let start: () => Promise<unknown>;
   try {
-    start = await prepare(options, checkpoint);
+    start = options.fork
+      ? await prepareForkAttempt({
+          entry,
+          context: options.context,
+          fork: options.fork,
+          provider: options.provider,
+          onEvents: options.onEvents,
+          leaseTtlMs: options.leaseTtlMs,
+          bus: tracker.bus,
+          abortSignal: tracker.controller.signal,
+        })
+      : await prepare(options, checkpoint);
   } catch (error) {
     // The factory refused the inputs, or built nothing runnable: the run is wrong, not the moment.
     return {

@@ -4,6 +4,7 @@ import { parseQueueLocation } from './connection.js';
 import { workerError } from './errors.js';
 import { QueueStore, RUNS_QUEUE } from './queue-store.js';
 import { type RunRecord, type RunRow, type RunStatus, recordOf, runStatuses } from './run-record.js';
+import { type ForkRunOptions, forkRun } from './run-fork.js';
 import { assertRunName } from './run-registry.js';
 
 export interface RunQueueOptions {
@@ -181,6 +182,16 @@ export class RunQueue {
     if (row === undefined) return this.require(runId);
     if (row.job_id) await this.#store.boss.cancel(RUNS_QUEUE, row.job_id).catch(() => undefined);
     return recordOf(row);
+  }
+
+  /**
+   * Queues a new run that branches off a finished run's last checkpoint, with inputs and task outputs
+   * changed: the tasks after the first edited one run again, earlier ones are not paid for again.
+   * Crews only (the crew is rebuilt from the checkpoint: its models and tools must be registered by
+   * name, as for `crewline checkpoint fork`).
+   */
+  fork(runId: string, options: ForkRunOptions = {}): Promise<RunRecord> {
+    return forkRun(this.#store, runId, options);
   }
 
   /** Resolves when every run named has ended (completed, failed or cancelled), polling every `intervalMs`. */

@@ -53,6 +53,12 @@ export interface RunRecord {
   finishedAt: Date | null;
   /** The pg-boss job that currently delivers the run (a new one per attempt). */
   jobId: string | null;
+  /** For a run made by `queue.fork`: the run it forks. */
+  forkOf: string | null;
+  /** For a run made by `queue.fork`: the checkpoint it branches off (the forked run's last), its lineage's parent. */
+  forkFrom: string | null;
+  /** For a run made by `queue.fork`: flat task index → the edited output it starts with. */
+  taskOutputs: Record<string, string> | null;
 }
 
 export interface RunRow {
@@ -81,6 +87,9 @@ export interface RunRow {
   error: string | null;
   error_code: string | null;
   job_id: string | null;
+  fork_of: string | null;
+  fork_from: string | null;
+  task_outputs: Record<string, string> | null;
 }
 
 export function recordOf(row: RunRow): RunRecord {
@@ -110,5 +119,8 @@ export function recordOf(row: RunRow): RunRecord {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     jobId: row.job_id,
+    forkOf: row.fork_of ?? null,
+    forkFrom: row.fork_from ?? null,
+    taskOutputs: row.task_outputs ?? null,
   };
 }

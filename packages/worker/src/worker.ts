@@ -263,6 +263,12 @@ export class Worker {
         return { kind: 'failed', error, retryable: true };
       }
     }
+    // A forked run's first attempt branches off the forked run's checkpoint; later ones continue
+    // the fork's own lineage like any run's.
+    const fork =
+      row.lineage_id === null && row.fork_from !== null
+        ? { restoreFrom: row.fork_from, taskOutputs: row.task_outputs ?? {} }
+        : undefined;
     return runAttempt({
       entry,
       context: { runId: row.id, inputs: row.inputs, attempt: row.attempts },
@@ -272,6 +278,7 @@ export class Worker {
       onEvents: this.#checkpointOn,
       leaseTtlMs: this.#leaseTtlMs,
       tracker,
+      ...(fork ? { fork } : {}),
       humanInput: answerToDeliver(row, restoreFrom),
     });
   }

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { z } from 'zod';
+import { workerError } from './errors.js';
+import type { QueueStore } from './queue-store.js';
+import { type RunRecord, type RunRow, recordOf } from './run-record.js';
+
+export interface ForkRunOptions {
+  /** Inputs changed for the fork, over the forked run's; they re-template the tasks that run again. Default: none. */
+  inputs?: Record<string, unknown>;
+  /**
+   * Flat task index (from 0, in the order of the crew's tasks) → the output the fork starts with
+   * instead of the one the run produced; every later task runs again. Default: none.
+   */
+  taskOutputs?: Record<number, string>;
+  /** The same key forked again returns the run it made the first time. Default: none. */
+  idempotencyKey?: string;
+  /** Higher runs are taken first. Default: the forked run's. */
+  priority?: number;
+  /** An attempt running longer is stopped and the run fails. Default: the forked run's. */
+  timeoutMs?: number;
+  /** Failed attempts before the run fails. Default: the forked run's. */
+  maxAttempts?: number;
+}
+
+const forkSchema = z.strictObject({
+  inputs: z.record(z.string(), z.unknown()).optional(),
+  taskOutputs: z.record(z.string().regex(/^\d+$/, 'keys must be task indexes from 0'), z.string()).optional(),
+  idempotencyKey: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(512, 'must be at most 512 characters')
+    .optional(),
+  priority: z.number().int('must be a whole number').min(-1000).max(1000).optional(),
+  timeoutMs: z.number().int('must be a whole number').positive('must be positive').optional(),
+  maxAttempts: z.number().int('must be a whole number').min(1, 'must be at least 1').max(100).optional(),
+});
+
+const finished = ['completed', 'failed', 'cancelled'];
+
+/**
+ * Queues a new run that branches off a finished run's last checkpoint: it runs under a lineage of its
+ * own whose first checkpoint names that one as parent, with the inputs and task outputs changed as
+ * asked; the tasks after the first edit run again, the ones before are not paid for again. Its row
+ * names the run it forks (`forkOf`) and the checkpoint (`forkFrom`).
+ */
+export async function forkRun(store: QueueStore, runId: string, options: ForkRunOptions): Promise<RunRecord> {
+  const parsed = forkSchema.safeParse(options);
+  if (!parsed.success) {
+    throw workerError(
+      'invalid_argument',
+      `fork("${runId}"): ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`).join('; ')}`,
+    );
+  }
+  await store.start();
+  return store.transaction(async (client) => {
+    const { rows } = await client.query<RunRow>(`SELECT * FROM ${store.table} WHERE id = $1 FOR SHARE`, [
+      runId,
+    ]);
+    const source = rows[0];
+    if (source === undefined) {
+      throw workerError(
+        'not_found',
+        `fork: no run ${runId} in ${store.location.display}; list them with crewline runs list`,
+      );
+    }
+    if (!finished.includes(source.status) || source.last_checkpoint === null) {
+      throw workerError(
+        'invalid_argument',
+        source.last_checkpoint === null && finished.includes(source.status)
+          ? `fork: run ${runId} ended (${source.status}) without writing a checkpoint; there is nothing to branch off, enqueue it again instead`
+          : `fork: run ${runId} is ${source.status}; only a finished run (completed, failed or cancelled) is forked — wait for it or cancel it first`,
+      );
+    }
+    const inputs = { ...source.inputs, ...(options.inputs ?? {}) };
+    let inputsText: string;
+    try {
+      inputsText = JSON.stringify(inputs);
+    } catch (error) {
+      throw workerError('invalid_argument', `fork("${runId}"): inputs must be JSON (plain values)`, {
+        cause: error,
+      });
+    }
+    const id = randomUUID();
+    const inserted = await client.query<RunRow>(
+      `INSERT INTO ${store.table} (id, name, inputs, idempotency_key, priority, timeout_ms, max_attempts, status,
+                                   fork_of, fork_from, task_outputs)
+       VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, 'queued', $8, $9, $10::jsonb)
+       ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
+      [
+        id,
+        source.name,
+        inputsText,
+        options.idempotencyKey ?? null,
+        options.priority ?? source.priority,
+        options.timeoutMs ?? source.timeout_ms,
+        options.maxAttempts ?? source.max_attempts,
+        source.id,
+        source.last_checkpoint,
+        JSON.stringify(options.taskOutputs ?? {}),
+      ],
+    );
+    const row = inserted.rows[0];
+    if (row === undefined) return existingFork(client, store, runId, options.idempotencyKey!);
+    const jobId = await store.sendAttempt(client, { id, priority: row.priority, timeoutMs: row.timeout_ms });
+    const updated = await client.query<RunRow>(
+      `UPDATE ${store.table} SET job_id = $2 WHERE id = $1 RETURNING *`,
+      [id, jobId],
+    );
+    return recordOf(updated.rows[0]!);
+  });
+}
+
+/** The run an idempotency key made before (ON CONFLICT waited for its transaction, so it is visible). */
+async function existingFork(
+  client: pg.PoolClient,
+  store: QueueStore,
+  runId: string,
+  key: string,
+): Promise<RunRecord> {
+  const { rows } = await client.query<RunRow>(`SELECT * FROM ${store.table} WHERE idempotency_key = $1`, [
+    key,
+  ]);
+  const found = rows[0];
+  if (found === undefined) throw workerError('conflict', `fork("${runId}"): idempotency key race; try again`);
+  if (found.fork_of !== runId) {
+    throw workerError(
+      'conflict',
+      `idempotency key ${JSON.stringify(key)} was used for run ${found.id}, which is not a fork of ${runId}; use another key`,
+    );
+  }
+  return recordOf(found);
+}
