@@ -17,6 +17,7 @@ import {
   type ProviderRegistry,
   RuntimeState,
   readyProvider,
+  type ValueCodec,
 } from '@crewline/runtime-state';
 import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
@@ -55,6 +56,11 @@ export interface RunOptions {
    * already active on the bus (that run's signal applies). Default: none.
    */
   abortSignal?: AbortSignal;
+  /**
+   * The codec of the run's values (the kickoff inputs in each checkpoint). Default: the runtime's
+   * classes and the process's registered ones; a restore given its own registry passes its codec.
+   */
+  valueCodec?: ValueCodec;
 }
 
 const runsByState = new WeakMap<RunState, Run>();
@@ -95,7 +101,7 @@ export class Run {
       location,
       providerFor: (target: string) => this.#providerFor(target),
       bus: this.bus,
-      valueCodec: runValueCodec(),
+      valueCodec: options.valueCodec ?? runValueCodec(),
     };
     if (options.restored) {
       this.state = RuntimeState.fromDocument(options.restored.document, stateOptions);

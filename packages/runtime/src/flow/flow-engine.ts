@@ -18,13 +18,14 @@ import {
   encodeValue,
   type LoadedCheckpoint,
   triggersOn,
+  type ValueCodec,
 } from '@crewline/runtime-state';
 import { parseFlowData } from '@crewline/runtime-state/internal';
 import { resolveCheckpointChain } from '../checkpointing/checkpoint-setting.js';
 import { defaultProvider } from '../checkpointing/provider-registry.js';
 import { Run } from '../checkpointing/run.js';
 import { runValueCodec } from '../checkpointing/run-value-codec.js';
-import type { FlowClass } from '../project-config/project-config.js';
+import type { FlowClass, ProjectRegistry } from '../project-config/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { joinRestoredRun, type PendingRestore } from '../restore/pending-restore.js';
 import { flowComponent, flowError } from './errors.js';
@@ -77,6 +78,11 @@ export class FlowEngine<State extends object> {
   readonly maxMethodCalls: number;
   readonly #initialState: FlowOptions<State>['initialState'];
   stateId = newStateId();
+  /**
+   * Where the classes of the flow's values (state, method outputs, inputs) are found: the registry a
+   * restore was given (`continueFromCheckpoint({ registry })`), else the process's.
+   */
+  registry: ProjectRegistry | undefined;
   /** The progress of the current (or last) run. */
   execution: FlowExecution = newExecution();
   #state: FlowState<State> | undefined;
@@ -89,6 +95,11 @@ export class FlowEngine<State extends object> {
     this.bus = options.bus;
     this.maxMethodCalls = options.maxMethodCalls;
     this.#initialState = options.initialState;
+  }
+
+  /** The codec of the flow's values, with the classes of {@link registry}. */
+  get valueCodec(): ValueCodec {
+    return runValueCodec(this.registry);
   }
 
   get graph(): FlowGraph {
@@ -129,22 +140,22 @@ export class FlowEngine<State extends object> {
 
   /** Stores the live state as the state of record (after a method completed). */
   commitState(): void {
-    this.execution.committedState = encodeValue(this.state, runValueCodec());
+    this.execution.committedState = encodeValue(this.state, this.valueCodec);
   }
 
   /** Drops state changes made since the last completed method. */
   rollbackState(): void {
     const committed = this.execution.committedState;
-    if (committed) this.#state = this.#compose([decodeValue(committed, runValueCodec())]);
+    if (committed) this.#state = this.#compose([decodeValue(committed, this.valueCodec)]);
   }
 
   /** Puts a saved flow snapshot back: progress, state id and state as of its last completed method. */
   hydrate(snapshot: EntitySnapshot): void {
     const data = parseFlowData(snapshot);
-    this.execution = executionFromData(data.execution);
+    this.execution = executionFromData(data.execution, this.valueCodec);
     this.stateId = data.stateId;
     const saved = this.execution.committedState
-      ? decodeValue<Record<string, unknown>>(this.execution.committedState, runValueCodec())
+      ? decodeValue<Record<string, unknown>>(this.execution.committedState, this.valueCodec)
       : {};
     this.#state = this.#compose([saved]);
   }
@@ -252,7 +263,7 @@ export class FlowEngine<State extends object> {
     this.commitState();
 
     const storedInputs = restore
-      ? decodeValue<Record<string, unknown>>(restore.loaded.document.inputs, runValueCodec())
+      ? decodeValue<Record<string, unknown>>(restore.loaded.document.inputs, this.valueCodec)
       : {};
     const runInputs = { ...storedInputs, ...plan.inputs };
     const target = await persistTarget(graph, config, restore?.loaded);
@@ -277,6 +288,7 @@ export class FlowEngine<State extends object> {
           ...(restore?.fork ? { fork: restore.fork } : {}),
           ...(plan.abortSignal ? { abortSignal: plan.abortSignal } : {}),
           bus: this.bus,
+          valueCodec: this.valueCodec,
         },
         async (run) => {
           runState = run.state;

@@ -4,6 +4,7 @@ import type {
   EntitySnapshot,
   JsonValue,
   LoadedCheckpoint,
+  ValueCodec,
 } from '@crewline/runtime-state';
 import { toFlowData } from '@crewline/runtime-state/internal';
 import { storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
@@ -56,7 +57,7 @@ export function flowSnapshot(
   flow: { readonly flowName: string; readonly checkpoint: CheckpointSetting },
   execution: FlowExecution,
   stateId: string,
-  parts: { state: EncodedValue; maxMethodCalls: number; stored?: StoredValues },
+  parts: { state: EncodedValue; maxMethodCalls: number; codec: ValueCodec; stored?: StoredValues },
 ): EntitySnapshot {
   const flowClass = flow.constructor as FlowClass;
   return {
@@ -68,7 +69,7 @@ export function flowSnapshot(
       stateId,
       flowName: flow.flowName,
       state: parts.state,
-      execution: executionToJson(execution, parts.stored),
+      execution: executionToJson(execution, parts.codec, parts.stored),
       checkpoint: storeCheckpointSetting(flow.checkpoint) as JsonValue,
       maxMethodCalls: parts.maxMethodCalls,
       persisted: flowGraph(flowClass, flow.flowName).persisted,

@@ -11,7 +11,7 @@ import {
   type SettledValues,
 } from '@crewline/runtime-state';
 import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
-import { runValueCodec } from '../checkpointing/run-value-codec.js';
+import type { ProjectRegistry } from '../project-config/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { loadRestoreTarget } from '../restore/load-restore-target.js';
 import {
@@ -130,7 +130,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     loaded: LoadedCheckpoint,
     config: CheckpointConfigInput = {},
     options: FlowOptions<any> = {},
-    restore: { fork?: { branch?: string | undefined } } = {},
+    restore: { fork?: { branch?: string | undefined }; registry?: ProjectRegistry } = {},
   ): Promise<Flow<any>> {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
     const calledOn = this as unknown as FlowConstructor;
@@ -152,6 +152,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       { kind: 'flow', names: flowSnapshotNames(flowClass, flowName), offStaysOff: true },
       async () => {
         const rebuilt = new flowClass(options) as Flow<any>;
+        // Before hydrate: the saved values are decoded with the classes of the registry given.
+        rebuilt.#engine.registry = restore.registry;
         return { entity: rebuilt, apply: (snapshot) => rebuilt.#engine.hydrate(snapshot) };
       },
       fork,
@@ -464,8 +466,10 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     const committed = this.#engine.execution.committedState;
     return flowSnapshot(this, this.#engine.execution, this.#engine.stateId, {
       // Before the first method completes, the state is the live one: stored afresh each time.
-      state: committed === undefined ? encodeValue(this.state, runValueCodec()) : stored.state(committed),
+      state:
+        committed === undefined ? encodeValue(this.state, this.#engine.valueCodec) : stored.state(committed),
       maxMethodCalls: this.#engine.maxMethodCalls,
+      codec: this.#engine.valueCodec,
       stored,
     });
   }

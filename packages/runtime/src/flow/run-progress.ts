@@ -1,6 +1,11 @@
-import { decodeValue, type EncodedValue, type EntityKind, encodeValue } from '@crewline/runtime-state';
+import {
+  decodeValue,
+  type EncodedValue,
+  type EntityKind,
+  encodeValue,
+  type ValueCodec,
+} from '@crewline/runtime-state';
 import type { FlowExecutionData, FlowStatus } from '@crewline/runtime-state/internal';
-import { runValueCodec } from '../checkpointing/run-value-codec.js';
 
 export type { FlowStatus };
 
@@ -94,9 +99,12 @@ export interface StoredValues {
 }
 
 /** The JSON form of an execution, as stored under `execution` in the flow's entity snapshot. */
-export function executionToJson(execution: FlowExecution, stored?: StoredValues): FlowExecutionData {
+export function executionToJson(
+  execution: FlowExecution,
+  codec: ValueCodec,
+  stored?: StoredValues,
+): FlowExecutionData {
   const pairs = (map: Map<string, number>): [string, number][] => [...map.entries()];
-  const codec = runValueCodec();
   const encode = (value: unknown) => encodeValue(value, codec);
   const store = (value: unknown) => (stored ? stored.value(value, encode) : encode(value));
   return {
@@ -131,8 +139,7 @@ export function executionToJson(execution: FlowExecution, stored?: StoredValues)
 }
 
 /** Puts a saved execution (read by `parseFlowData`) back into its working form. */
-export function executionFromData(data: FlowExecutionData): FlowExecution {
-  const codec = runValueCodec();
+export function executionFromData(data: FlowExecutionData, codec: ValueCodec): FlowExecution {
   const decode = (encoded: EncodedValue | null): unknown =>
     encoded === null ? undefined : decodeValue(encoded, codec);
   return {

@@ -227,7 +227,7 @@ const restoreFlow: EntityRestorer = async (request) => {
     request.loaded,
     continuation(request),
     request.bus ? { bus: request.bus } : {},
-    request.mode === 'fork' ? { fork: { branch: request.branch } } : {},
+    { registry: request.registry, ...(request.mode === 'fork' ? { fork: { branch: request.branch } } : {}) },
   );
   const inputs = request.inputs ? { inputs: request.inputs } : {};
   const result =
