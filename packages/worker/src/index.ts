@@ -6,6 +6,7 @@ export {
   RunQueue,
   type RunQueueOptions,
 } from './run-queue.js';
+export type { ForkRunOptions } from './run-fork.js';
 export type { RunKind, RunRecord, RunStatus, RunTokens } from './run-record.js';
 export { runStatuses } from './run-record.js';
 export {

@@ -1,0 +1,104 @@
+import { CrewlineError } from '@crewline/events';
+import { PostgresProvider } from '@crewline/provider-postgres';
+import { Agent, Crew, registerProject, Task } from '@crewline/runtime';
+import { type OfflineModelCall, offlineModel } from '@crewline/runtime/testing';
+import { afterEach, expect, it } from 'vitest';
+// The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
+import {
+  describeWithPostgres,
+  dropLocation,
+  temporaryLocation,
+  withServer,
+} from '../node_modules/@crewline/provider-postgres/src/test-support/test-server.js';
+import { RunQueue } from './run-queue.js';
+import { Worker } from './worker.js';
+
+const descriptions = ['Research {topic}', 'Outline {topic}', 'Write on {topic}', 'Review {topic}'];
+
+// One model registered by a fixed id: the fork rebuilds the crew from the checkpoint, which names it.
+const model = offlineModel({ name: 'fork-run' });
+registerProject({ models: { 'fork-run:model': model } });
+
+function crewOf(): Crew {
+  const writer = new Agent({ role: 'Writer', goal: 'Write about {topic}', backstory: 'Plain', llm: model });
+  return new Crew({
+    name: 'fork-run-crew',
+    agents: [writer],
+    tasks: descriptions.map(
+      (description) => new Task({ description, expectedOutput: 'A few lines', agent: writer }),
+    ),
+  });
+}
+
+/** The task a call worked on, as its prompt names it (`Write on kelp`). */
+function taskOf(call: OfflineModelCall): string {
+  return /Current task: ([^\n"\\]+)/.exec(JSON.stringify(call.prompt))?.[1] ?? '?';
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describeWithPostgres('queue.fork', () => {
+  it('queues a finished run again from its last checkpoint with edited inputs and task outputs: later tasks re-run, earlier ones are not paid again', async () => {
+    const location = temporaryLocation();
+    const queue = new RunQueue({ location });
+    const provider = new PostgresProvider();
+    const worker = new Worker({ location, runs: { crews: { report: crewOf } }, pollIntervalMs: 100 });
+    cleanups.push(async () => {
+      await worker.stop({ handBack: false });
+      await queue.close();
+      await provider.close();
+      await dropLocation(location);
+      const schema = new URL(location).searchParams.get('schema');
+      await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
+    });
+    const { run } = await queue.enqueue('report', { inputs: { topic: 'tides' } });
+    // A run that has not finished is not forked.
+    await expect(queue.fork(run.id)).rejects.toSatisfy(
+      (error) =>
+        CrewlineError.hasCode(error, 'invalid_argument') &&
+        /is queued; only a finished run/.test(error.message),
+    );
+    await worker.start();
+    const [source] = await queue.waitForEnd([run.id], { timeoutMs: 30_000 });
+    expect(source, source?.error ?? '').toMatchObject({ status: 'completed' });
+    const sourceCheckpoints = await provider.list(location, { lineageId: source!.lineageId! });
+    const forkPoint = (await provider.latest(location, { lineageId: source!.lineageId! }))!;
+    const callsBefore = model.calls.length;
+
+    const forked = await queue.fork(run.id, {
+      inputs: { topic: 'kelp' },
+      taskOutputs: { 1: 'EDITED OUTLINE: three parts' },
+      idempotencyKey: 'fork-1',
+    });
+    expect(forked).toMatchObject({
+      name: 'report',
+      status: 'queued',
+      inputs: { topic: 'kelp' },
+      forkOf: run.id,
+      forkFrom: source!.lastCheckpoint,
+    });
+    expect(await queue.fork(run.id, { idempotencyKey: 'fork-1' })).toMatchObject({ id: forked.id });
+    const [ended] = await queue.waitForEnd([forked.id], { timeoutMs: 30_000 });
+    expect(ended, ended?.error ?? '').toMatchObject({ status: 'completed', attempts: 1 });
+
+    // Only the tasks after the edited one were asked, with the new inputs and the edited context.
+    const forkCalls = model.calls.slice(callsBefore);
+    expect(forkCalls.map(taskOf)).toEqual(['Write on kelp', 'Review kelp']);
+    expect(JSON.stringify(forkCalls[0]!.prompt)).toContain('EDITED OUTLINE: three parts');
+    expect(ended!.output).not.toBe(source!.output);
+
+    // A lineage of its own whose first checkpoint's parent is the finished run's last checkpoint; the
+    // finished run's lineage gained nothing.
+    expect(ended!.lineageId).not.toBe(source!.lineageId);
+    const forkCheckpoints = await provider.list(location, { lineageId: ended!.lineageId! });
+    const first = [...forkCheckpoints].sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0]!;
+    expect(first.parentId).toBe(forkPoint.id);
+    expect(source!.lastCheckpoint).toContain(`#${forkPoint.id}`);
+    expect(await provider.list(location, { lineageId: source!.lineageId! })).toHaveLength(
+      sourceCheckpoints.length,
+    );
+  });
+});
