@@ -88,6 +88,11 @@ async function openCheckpoint(id) {
         readOnly: state.session.readOnly,
         onCompare: addToComparison,
         onRun: startRun,
+        onPlan: (outputs) =>
+          api(`/api/checkpoints/${encodeURIComponent(id)}/plan`, {
+            method: 'POST',
+            body: JSON.stringify({ outputs }),
+          }),
         loadEvent: (sequence) => api(`/api/checkpoints/${encodeURIComponent(id)}/events/${sequence}`),
       }),
     );

@@ -1,7 +1,7 @@
 // One checkpoint: summary, tokens and cost, inputs, each entity and its tasks (outputs as Markdown,
 // the conversation of unfinished work), the flow state, the event timeline; with resume allowed, the
 // form that edits and continues it.
-import { formatTime, h, valueText } from './dom.js';
+import { formatTime, h, replace, valueText } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { timelineView } from './timeline-view.js';
 
@@ -81,8 +81,36 @@ function entityView(entity) {
   );
 }
 
+/** The tasks a continuation will run, and why each. */
+function planView(plan) {
+  if (plan.runs.length === 0)
+    return h('p', { class: 'muted' }, 'Will run: nothing, every task is completed.');
+  return [
+    h('h4', null, `Will run (${plan.runs.length})`),
+    h(
+      'ul',
+      null,
+      plan.runs.map((task) =>
+        h(
+          'li',
+          { 'data-task': task.number, class: `planned reason-${task.reason}` },
+          `${task.number}. `,
+          h('strong', null, task.name ?? task.description),
+          h(
+            'span',
+            { class: 'muted' },
+            task.reason === 'invalidated'
+              ? ' · runs again: an earlier output was edited'
+              : ' · not finished in this checkpoint',
+          ),
+        ),
+      ),
+    ),
+  ];
+}
+
 /** The form that forks or resumes the checkpoint, optionally with changed inputs and task outputs. */
-function runForm(detail, onRun) {
+function runForm(detail, onRun, onPlan) {
   const inputFields = Object.entries(detail.inputs).map(([key, value]) => {
     const field = h('textarea', { rows: 1, 'data-input': key, class: 'input-field' });
     field.value = valueText(value);
@@ -107,6 +135,29 @@ function runForm(detail, onRun) {
     branch.disabled = mode.value !== 'fork';
   });
   const message = h('p', { class: 'form-message', role: 'status' });
+  const plan = h('div', { class: 'rerun-plan', 'aria-live': 'polite' });
+  const changedOutputs = () =>
+    outputFields
+      .filter(({ task, field }) => field.value !== (task.output ?? ''))
+      .map(({ task, field }) => `${task.number}=${field.value}`);
+  // What will run, from the server's copy of the rebuild rules: asked again as outputs are edited.
+  let asked = 0;
+  const refreshPlan = async () => {
+    const ask = ++asked;
+    try {
+      const answer = await onPlan(changedOutputs());
+      if (ask === asked) replace(plan, planView(answer));
+    } catch (error) {
+      if (ask === asked) replace(plan, h('p', { class: 'error' }, error.message));
+    }
+  };
+  let pending;
+  for (const { field } of outputFields)
+    field.addEventListener('input', () => {
+      clearTimeout(pending);
+      pending = setTimeout(refreshPlan, 250);
+    });
+  void refreshPlan();
   const form = h(
     'form',
     { class: 'run-form' },
@@ -119,6 +170,7 @@ function runForm(detail, onRun) {
     outputFields.map(({ task, field }) =>
       h('details', null, h('summary', null, `${task.number}. ${task.name ?? task.description}`), field),
     ),
+    plan,
     h('button', { type: 'submit', class: 'primary' }, 'Run'),
     message,
   );
@@ -129,9 +181,7 @@ function runForm(detail, onRun) {
       if (field.value === valueText(value)) continue;
       inputs.push(typeof value === 'string' ? `${key}=${field.value}` : `${key}:=${field.value}`);
     }
-    const outputs = outputFields
-      .filter(({ task, field }) => field.value !== (task.output ?? ''))
-      .map(({ task, field }) => `${task.number}=${field.value}`);
+    const outputs = changedOutputs();
     message.textContent = 'starting…';
     try {
       await onRun({
@@ -150,7 +200,7 @@ function runForm(detail, onRun) {
 }
 
 /** The detail panel's contents. */
-export function detailView(detail, { readOnly, onCompare, onRun, loadEvent }) {
+export function detailView(detail, { readOnly, onCompare, onRun, onPlan, loadEvent }) {
   const m = detail.metadata;
   const missing = detail.placeholders.filter((name) => !Object.hasOwn(detail.inputs, name));
   return h(
@@ -201,7 +251,7 @@ export function detailView(detail, { readOnly, onCompare, onRun, loadEvent }) {
           { class: 'muted read-only' },
           'Read-only: start with --allow-resume to edit, resume and fork here.',
         )
-      : runForm(detail, onRun),
+      : runForm(detail, onRun, onPlan),
     timelineView(detail, loadEvent),
   );
 }

@@ -1,12 +1,15 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { StoredCheckpoint } from '@crewline/runtime-state';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocation } from '../core/open-location.js';
 import { cliProviderRegistry } from '../core/providers.js';
-import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
-import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
+import { temporaryDirectory } from '../test-support/run-command.js';
 import { type RunningExplorer, startExplorer } from './explorer-server.js';
 
 // The system's Chromium (Debian's `chromium` package), never a downloaded one.
@@ -18,143 +21,220 @@ if (!haveBrowser && !inCi) {
     `explorer browser test skipped: no Chromium at ${chromiumPath}; install Debian's chromium or set CHROMIUM_PATH to enable it`,
   );
 }
+// Kept by CI as an artifact: one screenshot per step of the issue's proof.
 const screenshots = fileURLToPath(new URL('../../test-output/explorer/', import.meta.url));
+// The tutorial app (apps/tutorial): its demo writes the checkpoints, and its crewline.config.ts maps
+// the model id they store to the tutorial's offline model, whose delay per call the page can watch.
+const tutorialDirectory = fileURLToPath(new URL('../../../../apps/tutorial/', import.meta.url));
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const editedResearch = '**Edited** research: tide pools <script>alert(1)</script>';
 
-describe.skipIf(!haveBrowser && !inCi)('the lineage explorer in Chromium', () => {
-  let project: Awaited<ReturnType<typeof temporaryDirectory>>;
-  let run: CrewRun;
-  let explorer: RunningExplorer;
-  let browser: Browser;
-  let page: Page;
-  const registry = cliProviderRegistry();
-  const shot = (name: string) => page.screenshot({ path: `${screenshots}${name}.png`, fullPage: true });
-
-  beforeAll(async () => {
-    if (!haveBrowser) throw new Error(`CI is set and there is no Chromium at ${chromiumPath}`);
-    await rm(screenshots, { recursive: true, force: true });
-    await mkdir(screenshots, { recursive: true });
-    project = await temporaryDirectory('crewline-explorer-');
-    run = await writeCrewRun('sqlite', project.path);
-    const forked = await runCommand(
+/** Runs the tutorial's demo as `pnpm demo …` does, typed in `base`; rejects unless it exits 0. */
+function runDemo(args: string[], base: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
       [
-        'checkpoint',
-        'fork',
-        run.checkpoints[0]!.id,
-        '--location',
-        run.location,
-        '--branch',
-        'experiment',
-        '--set-output',
-        '1=**Edited** research: tide pools <script>alert(1)</script>',
-        '--quiet',
+        '--conditions=@crewline/source',
+        '--import',
+        tsxLoader,
+        join(tutorialDirectory, 'src/main.ts'),
+        ...args,
       ],
-      { cwd: project.path },
+      {
+        cwd: base,
+        env: { ...process.env, INIT_CWD: base, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
-    expect(forked.stderr).toBe('');
-    expect(forked.code).toBe(0);
-    explorer = await startExplorer({
-      opened: await openLocation(run.location, project.path, registry),
-      providers: registry,
-      cwd: project.path,
-      allowResume: true,
-      pollIntervalMs: 200,
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
     });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    page.setDefaultTimeout(10_000);
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`demo ${args.join(' ')} exited ${code}: ${output}`)),
+    );
+  });
+}
+
+describe.skipIf(!haveBrowser && !inCi)(
+  "the lineage explorer in Chromium, over the tutorial's checkpoints",
+  () => {
+    let project: Awaited<ReturnType<typeof temporaryDirectory>>;
+    let location: string;
+    let main: StoredCheckpoint[];
+    let explorer: RunningExplorer;
+    let browser: Browser;
+    let page: Page;
+    const registry = cliProviderRegistry();
+    const pageErrors: Error[] = [];
     const dialogs: string[] = [];
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
+    const latencyBefore = process.env.CREWLINE_TUTORIAL_LATENCY_MS;
+    const shot = (name: string) => page.screenshot({ path: `${screenshots}${name}.png`, fullPage: true });
+
+    beforeAll(async () => {
+      if (!haveBrowser) throw new Error(`CI is set and there is no Chromium at ${chromiumPath}`);
+      await rm(screenshots, { recursive: true, force: true });
+      await mkdir(screenshots, { recursive: true });
+      project = await temporaryDirectory('crewline-explorer-');
+      location = join(project.path, '.checkpoints.db');
+      // The tutorial end to end: a run, then a fork of its first checkpoint with edited research.
+      await runDemo(['--offline', '--latency', '0', '--sqlite', '--location', location], project.path);
+      const opened = await openLocation(location, project.path, registry);
+      main = await opened.provider.list(opened.location, { branch: 'main' });
+      expect(main).toHaveLength(2);
+      await runDemo(
+        [
+          '--offline',
+          '--latency',
+          '0',
+          '--sqlite',
+          '--location',
+          location,
+          '--fork',
+          `${location}#${main[0]!.id}`,
+          '--branch',
+          'experiment',
+          '--edit-research',
+          editedResearch,
+        ],
+        project.path,
+      );
+      // Runs started from the page load the tutorial's crewline.config.ts, so the Writer takes this
+      // long per call: long enough to see the run in progress.
+      process.env.CREWLINE_TUTORIAL_LATENCY_MS = '1500';
+      explorer = await startExplorer({
+        opened,
+        providers: registry,
+        cwd: tutorialDirectory,
+        allowResume: true,
+        pollIntervalMs: 200,
+      });
+      const { chromium } = await import('playwright-core');
+      browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+      page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+      page.setDefaultTimeout(10_000);
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+      page.on('pageerror', (error) => {
+        pageErrors.push(error);
+      });
+    }, 90_000);
+    afterAll(async () => {
+      if (latencyBefore === undefined) delete process.env.CREWLINE_TUTORIAL_LATENCY_MS;
+      else process.env.CREWLINE_TUTORIAL_LATENCY_MS = latencyBefore;
+      await browser?.close();
+      await explorer?.close();
+      await registry.close();
+      await project?.remove();
+      expect(pageErrors).toEqual([]);
+      expect(dialogs).toEqual([]);
     });
-    page.on('pageerror', (error) => {
-      throw error;
+
+    it('1. opens the checkpoints and draws both branches, the fork from the checkpoint it came from', async () => {
+      await page.goto(explorer.url);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.waitForSelector('#live.live');
+      expect(await page.locator('.lane-label[data-branch="main"]').count()).toBe(1);
+      expect(await page.locator('.lane-label[data-branch="experiment"]').count()).toBe(1);
+      expect(await page.locator('.node[data-branch="main"]').count()).toBe(2);
+      // The fork re-ran the Writer after the edited research: one checkpoint.
+      expect(await page.locator('.node[data-branch="experiment"]').count()).toBe(1);
+      expect(await page.locator('path.edge.fork').count()).toBe(1);
+      expect(await page.locator('.node.head').count()).toBe(2);
+      // The token is kept by the page, not in the address bar.
+      expect(page.url()).not.toContain('token');
+      await shot('1-both-branches');
     });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await explorer?.close();
-    await run?.close();
-    await registry.close();
-    await project?.remove();
-  });
 
-  it('draws both branches, the fork from the checkpoint it came from', async () => {
-    await page.goto(explorer.url);
-    await page.waitForSelector('body[data-ready="true"]');
-    await page.waitForSelector('#live.live');
-    expect(await page.locator('.lane-label[data-branch="main"]').count()).toBe(1);
-    expect(await page.locator('.lane-label[data-branch="experiment"]').count()).toBe(1);
-    expect(await page.locator('.node[data-branch="main"]').count()).toBe(3);
-    // The fork re-ran tasks 2 and 3 after the edited first output.
-    expect(await page.locator('.node[data-branch="experiment"]').count()).toBe(2);
-    expect(await page.locator('path.edge.fork').count()).toBe(1);
-    expect(await page.locator('.node.head').count()).toBe(2);
-    // The token is kept by the page, not in the address bar.
-    expect(page.url()).not.toContain('token');
-    await shot('1-graph');
-  });
+    it('2. opens a node: tasks with whole outputs as Markdown, inputs, tokens and cost, the event timeline with payloads', async () => {
+      const node = page.locator('.node[data-branch="experiment"]').first();
+      const id = await node.getAttribute('data-id');
+      await node.click();
+      const detail = page.locator(`.detail[data-checkpoint="${id}"]`);
+      await detail.waitFor();
+      expect(await detail.locator('.task').count()).toBe(2);
+      const research = detail.locator('.task[data-task="1"] .output');
+      // Markdown rendered, the HTML in the output shown as text and never run.
+      expect(await research.locator('strong').first().textContent()).toBe('Edited');
+      expect(await research.textContent()).toContain('<script>alert(1)</script>');
+      expect(await page.locator('.output script').count()).toBe(0);
+      expect(await detail.locator('.task[data-task="1"] .badge.edited').count()).toBe(1);
+      expect(await detail.locator('.task[data-task="2"] .output').textContent()).toContain('Edited');
+      expect(await detail.locator('table.inputs').textContent()).toContain('AI agents');
+      const summary = await detail.locator('table.summary').textContent();
+      expect(summary).toMatch(/Tokens\d+ \(\d+ in, \d+ out/);
+      expect(summary).toContain('none: offline model');
+      const events = detail.locator('.timeline li');
+      expect(await events.count()).toBeGreaterThan(3);
+      const completed = detail.locator('.timeline li.type-task_completed').last();
+      await completed.locator('summary').click();
+      await expect
+        .poll(() => completed.locator('.payload').textContent())
+        .toContain('"type": "task_completed"');
+      await shot('2-detail');
+    });
 
-  it('opens a checkpoint: tasks with outputs as Markdown, inputs, events, tokens', async () => {
-    const first = page.locator('.node[data-branch="experiment"]').first();
-    const id = await first.getAttribute('data-id');
-    await first.click();
-    const detail = page.locator(`.detail[data-checkpoint="${id}"]`);
-    await detail.waitFor();
-    expect(await detail.locator('.task').count()).toBe(3);
-    const edited = detail.locator('.task[data-task="1"] .output');
-    // Markdown rendered, the HTML in the output shown as text and never run.
-    expect(await edited.locator('strong').first().textContent()).toBe('Edited');
-    expect(await edited.textContent()).toContain('<script>alert(1)</script>');
-    expect(await page.locator('.output script').count()).toBe(0);
-    expect(await detail.locator('.task[data-task="1"] .badge.edited').count()).toBe(1);
-    expect(await detail.locator('table.inputs').textContent()).toContain('tide pools');
-    expect(await detail.locator('.timeline li').count()).toBeGreaterThan(3);
-    expect(await detail.locator('table.summary').textContent()).toContain('Tokens');
-    await shot('2-detail');
-  });
+    it('3. selects two nodes and reads their diff side by side', async () => {
+      await page
+        .locator('.node[data-branch="main"]')
+        .last()
+        .click({ modifiers: ['Shift'] });
+      await page
+        .locator('.node[data-branch="experiment"]')
+        .last()
+        .click({ modifiers: ['Shift'] });
+      const diff = page.locator('#diff .diff');
+      await diff.waitFor();
+      expect(await diff.locator('table.fields').textContent()).toContain('experiment');
+      const research = diff.locator('.task-change[data-task="1"]');
+      expect(await research.locator('td.left').first().textContent()).not.toBe('');
+      expect(
+        await research.locator('tr.changed td.right, tr.added td.right').first().textContent(),
+      ).toContain('Edited');
+      await shot('3-diff');
+    });
 
-  it('compares a checkpoint of each branch side by side', async () => {
-    await page
-      .locator('.node[data-branch="main"]')
-      .last()
-      .click({ modifiers: ['Shift'] });
-    await page
-      .locator('.node[data-branch="experiment"]')
-      .last()
-      .click({ modifiers: ['Shift'] });
-    const diff = page.locator('#diff .diff');
-    await diff.waitFor();
-    expect(await diff.locator('table.fields').textContent()).toContain('experiment');
-    const research = diff.locator('.task-change[data-task="1"]');
-    expect(await research.locator('td.left').first().textContent()).not.toBe('');
-    expect(await research.locator('tr.changed td.right, tr.added td.right').first().textContent()).toContain(
-      'Edited',
-    );
-    await shot('3-diff');
-  });
+    it('4. edits the research output and sees which later tasks will run again', async () => {
+      // The end of the run on main: both tasks completed.
+      await page.locator(`.node[data-id="${main[1]!.id}"]`).click();
+      const detail = page.locator(`.detail[data-checkpoint="${main[1]!.id}"]`);
+      await detail.waitFor();
+      // Before any edit nothing would run.
+      await expect.poll(() => detail.locator('.rerun-plan').textContent()).toContain('nothing');
+      await detail.locator('select[name="mode"]').selectOption('fork');
+      await detail.locator('input[name="branch"]').fill('from-browser');
+      await detail.locator('.run-form details summary').first().click();
+      await detail.locator('textarea[data-output="1"]').fill('Research written in the browser: tide pools.');
+      await detail.locator('.rerun-plan li.reason-invalidated[data-task="2"]').waitFor();
+      expect(await detail.locator('.rerun-plan').textContent()).toContain('an earlier output was edited');
+      // The edit is on the page only: the stored checkpoint is unchanged until the run starts.
+      expect(await page.locator('.node[data-branch="from-browser"]').count()).toBe(0);
+      await shot('4-edited-will-run-again');
+    });
 
-  it('edits an output, forks, and shows the new branch live as its checkpoints are written', async () => {
-    const second = page.locator('.node[data-branch="main"]').nth(1);
-    const id = await second.getAttribute('data-id');
-    await second.click();
-    const detail = page.locator(`.detail[data-checkpoint="${id}"]`);
-    await detail.waitFor();
-    await detail.locator('select[name="mode"]').selectOption('fork');
-    await detail.locator('input[name="branch"]').fill('from-browser');
-    await detail.locator('details summary').nth(1).click();
-    await detail.locator('textarea[data-output="2"]').fill('An outline written in the browser');
-    await detail.locator('button[type="submit"]').click();
-    await page.locator('#runs .run.status-finished').waitFor({ timeout: 30_000 });
-    await page.locator('.lane-label[data-branch="from-browser"]').waitFor({ timeout: 10_000 });
-    expect(await page.locator('.node[data-branch="from-browser"]').count()).toBe(1);
-    expect(await page.locator('#runs .run .lines').textContent()).toMatch(/task 3 write completed/);
-    await shot('4-forked-live');
-    const listed = await runCommand(
-      ['checkpoint', 'list', run.location, '--branch', 'from-browser', '--json'],
-      { cwd: project.path },
-    );
-    expect((JSON.parse(listed.stdout) as { count: number }).count).toBe(1);
-  });
-});
+    it('5. forks, watches the new branch appear while the run goes on, and sees it finish', async () => {
+      const detail = page.locator(`.detail[data-checkpoint="${main[1]!.id}"]`);
+      await detail.locator('button[type="submit"]').click();
+      const run = page.locator('#runs .run').first();
+      await run.locator('.badge.status-running').waitFor();
+      await shot('5-fork-running');
+      await page.locator('.lane-label[data-branch="from-browser"]').waitFor({ timeout: 30_000 });
+      expect(await page.locator('.node[data-branch="from-browser"]').count()).toBe(1);
+      await shot('6-new-branch-on-graph');
+      await page.locator('#runs .run.status-finished').waitFor({ timeout: 30_000 });
+      expect(await page.locator('#runs .run .lines').textContent()).toMatch(/task 2 write completed/);
+      await shot('7-run-finished');
+      const opened = await openLocation(location, project.path, registry);
+      const forked = await opened.provider.list(opened.location, { branch: 'from-browser' });
+      expect(forked).toHaveLength(1);
+      expect(forked[0]!.parentId).toBe(main[1]!.id);
+    });
+  },
+);

@@ -8,6 +8,7 @@ import { type Fixture, type FixtureKind, writeFixture } from '../test-support/fi
 import { temporaryDirectory } from '../test-support/run-command.js';
 import type { CheckpointComparison } from './checkpoint-comparison.js';
 import type { CheckpointDetail } from './checkpoint-detail.js';
+import type { ContinuationPlan } from './continuation-plan.js';
 import { type RunningExplorer, startExplorer } from './explorer-server.js';
 import type { LineageGraph } from './lineage-graph.js';
 
@@ -150,6 +151,30 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
     expect(detail.events.length).toBeGreaterThan(0);
     const missing = await get('/api/checkpoints/nope');
     expect(missing.status).toBe(404);
+  });
+
+  it('says which tasks a continuation will run, with the rebuild rules of a real one (read-only too)', async () => {
+    const plan = async (outputs: unknown) =>
+      fetch(`http://127.0.0.1:${explorer.port}/api/checkpoints/${fixture.fork.id}/plan`, {
+        method: 'POST',
+        headers: { 'x-crewline-token': explorer.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ outputs }),
+      });
+    const untouched = (await (await plan([])).json()) as ContinuationPlan;
+    expect(untouched).toEqual({
+      edited: [],
+      runs: [expect.objectContaining({ number: 3, reason: 'unfinished' })],
+    });
+    const edited = (await (await plan(['1=New research'])).json()) as ContinuationPlan;
+    expect(edited.edited).toEqual([1]);
+    expect(edited.runs.map((task) => [task.number, task.reason])).toEqual([
+      [2, 'invalidated'],
+      [3, 'unfinished'],
+    ]);
+    const pending = await plan(['3=Not yet written']);
+    expect(pending.status).toBe(400);
+    expect(((await pending.json()) as { error: string }).error).toContain('only completed task outputs');
+    expect((await plan('1=text')).status).toBe(400);
   });
 
   it('compares two checkpoints with the CLI diff, outputs as side-by-side lines', async () => {

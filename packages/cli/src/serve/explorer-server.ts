@@ -15,6 +15,7 @@ import { displayPath } from '../core/location.js';
 import type { OpenedLocation } from '../core/open-location.js';
 import { compareCheckpoints } from './checkpoint-comparison.js';
 import { checkpointDetail, eventRecord } from './checkpoint-detail.js';
+import { planContinuation } from './continuation-plan.js';
 import { ExplorerRuns, parseRunRequest } from './explorer-runs.js';
 import { GraphCache } from './graph-cache.js';
 import { LiveUpdates } from './live-updates.js';
@@ -89,6 +90,14 @@ function statusOf(error: unknown): 400 | 403 | 404 | 409 | 500 {
       return 409;
     default:
       return 500;
+  }
+}
+
+async function jsonBody(request: { json(): Promise<unknown> }): Promise<unknown> {
+  try {
+    return await request.json();
+  } catch {
+    throw usageError('the request body must be JSON');
   }
 }
 
@@ -242,6 +251,18 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     const { view: shown } = await view(context.req.param('id'));
     return context.json(eventRecord(shown, sequence));
   });
+  // Changes nothing (a plan of what a continuation would run), so a read-only server answers it too.
+  app.post('/api/checkpoints/:id/plan', bodyLimit({ maxSize: 4 * 1024 * 1024 }), async (context) => {
+    const body = await jsonBody(context.req);
+    const outputs = (body as { outputs?: unknown } | null)?.outputs;
+    if (
+      outputs !== undefined &&
+      (!Array.isArray(outputs) || outputs.some((item) => typeof item !== 'string'))
+    )
+      throw usageError('outputs must be a list of strings like "N=text"');
+    const { view: shown } = await view(context.req.param('id'));
+    return context.json(planContinuation(shown, outputs as string[] | undefined));
+  });
   app.get('/api/diff', async (context) => {
     const a = context.req.query('a');
     const b = context.req.query('b');
@@ -257,13 +278,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
         403,
       );
     }
-    let body: unknown;
-    try {
-      body = await context.req.json();
-    } catch {
-      throw usageError('the request body must be JSON');
-    }
-    return context.json(await runs.start(parseRunRequest(body)), 202);
+    return context.json(await runs.start(parseRunRequest(await jsonBody(context.req))), 202);
   });
   app.get('/api/events', (context) =>
     streamSSE(context, async (stream) => {
