@@ -1,4 +1,7 @@
 // The public surface of @crewline/worker.
+
+export type { ResumeRunOptions } from './paused-runs.js';
+export type { ForkRunOptions } from './run-fork.js';
 export {
   type EnqueueOptions,
   type EnqueueResult,
@@ -6,8 +9,7 @@ export {
   RunQueue,
   type RunQueueOptions,
 } from './run-queue.js';
-export type { ForkRunOptions } from './run-fork.js';
-export type { RunKind, RunRecord, RunStatus, RunTokens } from './run-record.js';
+export type { RunKind, RunQuestion, RunRecord, RunStatus, RunTokens } from './run-record.js';
 export { runStatuses } from './run-record.js';
 export {
   type CrewFactory,

@@ -1,6 +1,7 @@
 import type { CheckpointEventType } from '@crewline/events';
 import { type BaseEvent, CrewlineError, EventBus } from '@crewline/events';
-import type { CheckpointProvider, RuntimeState } from '@crewline/runtime-state';
+import type { Flow, FlowResult } from '@crewline/runtime';
+import type { CheckpointConfigInput, CheckpointProvider, RuntimeState } from '@crewline/runtime-state';
 import { workerError } from './errors.js';
 import { type ForkStart, prepareForkAttempt } from './fork-attempt.js';
 import type { RegisteredRun, RunContext } from './run-registry.js';
@@ -18,8 +19,20 @@ export interface AttemptProgress {
   outputTokens: number;
 }
 
+/** What a flow that stopped to ask a person (its `ask()`) waits for. */
+export interface AttemptPause {
+  /** The method that asked. */
+  methodName: string;
+  /** The question. */
+  message: string;
+  kind: 'feedback' | 'input';
+  /** Reference of the checkpoint written at the pause: the answer is for the run continued from it. */
+  checkpoint: string | undefined;
+}
+
 export type AttemptOutcome =
   | { kind: 'completed'; output: string }
+  | { kind: 'paused'; pause: AttemptPause }
   | { kind: 'stopped'; reason: StopReason }
   | { kind: 'failed'; error: unknown; retryable: boolean };
 
@@ -36,6 +49,8 @@ export interface AttemptOptions {
   tracker: AttemptTracker;
   /** The first attempt of a run made by `queue.fork`: it branches off this checkpoint. Default: none. */
   fork?: ForkStart | undefined;
+  /** The answer a paused flow restored from `restoreFrom` continues with. Default: none. */
+  humanInput?: string | undefined;
 }
 
 /** Codes that say the run itself is wrong, not the moment: retrying cannot help. */
@@ -191,6 +206,8 @@ export async function runAttempt(options: AttemptOptions): Promise<AttemptOutcom
   try {
     const result = await start();
     if (tracker.stopReason !== undefined) return { kind: 'stopped', reason: tracker.stopReason };
+    const pause = pauseOf(result);
+    if (pause) return { kind: 'paused', pause };
     return { kind: 'completed', output: outputText(result) };
   } catch (error) {
     if (tracker.stopReason !== undefined) return { kind: 'stopped', reason: tracker.stopReason };
@@ -221,22 +238,46 @@ async function prepare(
         bus,
       });
   }
-  const FlowClass = entry.build as new (flowOptions: {
-    bus: EventBus;
-  }) => {
-    kickoff(kickoffOptions: {
-      inputs?: Record<string, unknown>;
-      fromCheckpoint?: Record<string, unknown>;
-    }): Promise<unknown>;
-  };
+  // Registered as a Flow subclass (RunRegistry checks it is a class; the runtime checks the rest).
+  const FlowClass = entry.build as unknown as typeof Flow;
+  const abortSignal = tracker.controller.signal;
+  if (options.restoreFrom !== undefined && options.humanInput !== undefined) {
+    // The run paused for a person and was resumed with the answer: the flow continues the pause's
+    // checkpoint with it (the method that asked runs again and gets the answer from its ask()).
+    // Loaded when the attempt starts, so a store that is briefly away is a retryable failure.
+    const answer = options.humanInput;
+    return async () => {
+      const flow = await FlowClass.fromCheckpoint(checkpoint as CheckpointConfigInput, { bus });
+      return flow.resume(answer, { abortSignal });
+    };
+  }
   const flow = new FlowClass({ bus });
   return () =>
-    flow.kickoff({ ...(options.restoreFrom ? {} : { inputs: context.inputs }), fromCheckpoint: checkpoint });
+    flow.kickoff({
+      ...(options.restoreFrom ? {} : { inputs: context.inputs }),
+      fromCheckpoint: checkpoint,
+      abortSignal,
+    });
+}
+
+/** The pause of a flow result that stopped to ask a person, if it did. */
+function pauseOf(result: unknown): AttemptPause | undefined {
+  const flowResult = result as Partial<FlowResult> | null;
+  if (flowResult?.status !== 'paused' || !flowResult.pause) return undefined;
+  const { methodName, message, kind, resumeFrom } = flowResult.pause;
+  return { methodName, message, kind, checkpoint: resumeFrom };
 }
 
 function outputText(result: unknown): string {
   if (typeof result === 'string') return result;
   const raw = (result as { raw?: unknown } | null)?.raw;
   if (typeof raw === 'string') return raw;
+  // A flow's result: the output of its last method, not the whole result (state, references).
+  const flowResult = result as Partial<FlowResult> | null;
+  if (flowResult?.status === 'completed' && Array.isArray(flowResult.completedMethods)) {
+    return typeof flowResult.output === 'string'
+      ? flowResult.output
+      : JSON.stringify(flowResult.output ?? null);
+  }
   return JSON.stringify(result ?? null);
 }

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parseQueueLocation } from './connection.js';
 import { workerError } from './errors.js';
+import { type ResumeRunOptions, resumePausedRun } from './paused-runs.js';
 import { QueueStore, RUNS_QUEUE } from './queue-store.js';
-import { type RunRecord, type RunRow, type RunStatus, recordOf, runStatuses } from './run-record.js';
 import { type ForkRunOptions, forkRun } from './run-fork.js';
+import { type RunRecord, type RunRow, type RunStatus, recordOf, runStatuses } from './run-record.js';
 import { assertRunName } from './run-registry.js';
 
 export interface RunQueueOptions {
@@ -166,7 +167,17 @@ export class RunQueue {
   }
 
   /**
-   * Cancels a run that has not ended: a queued run is never taken; a running one is stopped by its
+   * Continues a paused run (a flow that asked a person, status `paused`) with the answer, from any
+   * machine: the run is queued again and the worker that takes it continues the flow from the
+   * checkpoint it paused at, its `ask()` returning `humanInput`. A run that is not paused is refused
+   * (`invalid_state`). Returns the run, `queued`.
+   */
+  resume(runId: string, options: ResumeRunOptions): Promise<RunRecord> {
+    return resumePausedRun(this.#store, runId, options);
+  }
+
+  /**
+   * Cancels a run that has not ended: a queued or paused run is never taken; a running one is stopped by its
    * worker within its `pollIntervalMs` (the model call in flight is aborted, the next one is never
    * made). Returns the run; an ended run is returned unchanged.
    */
@@ -175,7 +186,7 @@ export class RunQueue {
     const { rows } = await this.#store.pool.query<RunRow>(
       `UPDATE ${this.#store.table}
           SET status = 'cancelled', error = $2, finished_at = now(), updated_at = now(), holder_token = NULL
-        WHERE id = $1 AND status IN ('queued', 'running') RETURNING *`,
+        WHERE id = $1 AND status IN ('queued', 'running', 'paused') RETURNING *`,
       [runId, reason],
     );
     const row = rows[0];

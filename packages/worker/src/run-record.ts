@@ -1,7 +1,25 @@
-/** Where a run is. `queued` includes a run handed back or waiting out a retry's back-off. */
-export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+/**
+ * Where a run is. `queued` includes a run handed back or waiting out a retry's back-off; `paused`:
+ * a flow asked a person (`ask()`) and waits, holding no worker, for `queue.resume(id, { humanInput })`.
+ */
+export type RunStatus = 'queued' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
 
-export const runStatuses: readonly RunStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+export const runStatuses: readonly RunStatus[] = [
+  'queued',
+  'running',
+  'paused',
+  'completed',
+  'failed',
+  'cancelled',
+];
+
+/** What a paused flow asked (its `ask()`), as the run's row keeps it. */
+export interface RunQuestion {
+  /** The flow method that asked. */
+  methodName: string;
+  message: string;
+  kind: 'feedback' | 'input';
+}
 
 /** What a registered name builds. */
 export type RunKind = 'crew' | 'flow';
@@ -48,6 +66,10 @@ export interface RunRecord {
   error: string | null;
   /** The crewline error code of that reason, when it had one. */
   errorCode: string | null;
+  /** The question of the run's latest pause (a flow's `ask()`); kept once answered. */
+  question: RunQuestion | null;
+  /** The answer given to that question with `queue.resume`; `null` while it waits. */
+  humanInput: string | null;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -90,6 +112,11 @@ export interface RunRow {
   fork_of: string | null;
   fork_from: string | null;
   task_outputs: Record<string, string> | null;
+  question: string | null;
+  question_method: string | null;
+  question_kind: string | null;
+  human_input: string | null;
+  pause_checkpoint: string | null;
 }
 
 export function recordOf(row: RunRow): RunRecord {
@@ -115,6 +142,15 @@ export function recordOf(row: RunRow): RunRecord {
     output: row.output,
     error: row.error,
     errorCode: row.error_code,
+    question:
+      row.question === null
+        ? null
+        : {
+            methodName: row.question_method ?? '',
+            message: row.question,
+            kind: row.question_kind === 'input' ? 'input' : 'feedback',
+          },
+    humanInput: row.human_input,
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,

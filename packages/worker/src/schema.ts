@@ -1,7 +1,10 @@
 import type pg from 'pg';
 
-/** The layout of the runs table; bumped with a migration when it changes. */
-export const RUNS_LAYOUT_VERSION = 1;
+/**
+ * The layout of the runs table; bumped with a migration when it changes. 2: the `paused` status and
+ * the question, answer and pause checkpoint of a flow paused for a person.
+ */
+export const RUNS_LAYOUT_VERSION = 2;
 
 /** `"<schema>".worker_runs`, quoted. */
 export function runsTable(schema: string): string {
@@ -29,7 +32,7 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
       priority integer NOT NULL DEFAULT 0,
       timeout_ms integer,
       max_attempts integer NOT NULL,
-      status text NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'failed', 'cancelled')),
+      status text NOT NULL,
       attempts integer NOT NULL DEFAULT 0,
       failures integer NOT NULL DEFAULT 0,
       worker text,
@@ -44,6 +47,11 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
       output text,
       error text,
       error_code text,
+      question text,
+      question_method text,
+      question_kind text,
+      human_input text,
+      pause_checkpoint text,
       fork_of text,
       fork_from text,
       task_outputs jsonb,
@@ -56,6 +64,7 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
     CREATE INDEX IF NOT EXISTS worker_runs_status ON ${table} (status, lease_expires_at);
     CREATE INDEX IF NOT EXISTS worker_runs_created ON ${table} (created_at);
     ${upgradeToForkedRuns(table, schema)}
+    ${upgradeToPausedRuns(table, schema)}
     COMMIT;`);
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -63,6 +72,30 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
   } finally {
     client.release();
   }
+}
+
+/**
+ * Layout 1 → 2: adds the pause columns and the `paused` status (the status check gets a name of its
+ * own, so whether it is done is a catalog lookup). Checked first, so a table that has them is not
+ * locked by an ALTER at every worker's start.
+ */
+function upgradeToPausedRuns(table: string, schema: string): string {
+  return `
+    DO $upgrade$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                      WHERE table_schema = ${literal(schema)} AND table_name = 'worker_runs'
+                        AND column_name = 'pause_checkpoint') THEN
+        ALTER TABLE ${table}
+          ADD COLUMN question text, ADD COLUMN question_method text, ADD COLUMN question_kind text,
+          ADD COLUMN human_input text, ADD COLUMN pause_checkpoint text;
+      END IF;
+      IF NOT EXISTS (SELECT 1 FROM pg_constraint
+                      WHERE conrelid = ${literal(table)}::regclass AND conname = 'worker_runs_status_known') THEN
+        ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS worker_runs_status_check;
+        ALTER TABLE ${table} ADD CONSTRAINT worker_runs_status_known
+          CHECK (status IN ('queued', 'running', 'paused', 'completed', 'failed', 'cancelled'));
+      END IF;
+    END $upgrade$;`;
 }
 
 /**

@@ -42,7 +42,7 @@ export interface HoldChange {
   runId: string;
   change: 'claimed' | 'released';
   /** For `released`: how the attempt ended. */
-  outcome?: 'completed' | 'failed' | 'retry' | 'handed-back' | 'cancelled' | 'lost';
+  outcome?: 'completed' | 'paused' | 'failed' | 'retry' | 'handed-back' | 'cancelled' | 'lost';
   attempt: number;
   at: number;
 }
