@@ -227,6 +227,9 @@ describe.skipIf(!haveBrowser && !inCi)(
       await shot('5-fork-running');
       await page.locator('.lane-label[data-branch="from-browser"]').waitFor({ timeout: 30_000 });
       expect(await page.locator('.node[data-branch="from-browser"]').count()).toBe(1);
+      // Fit the view to the grown graph, so the screenshot shows the new lane whole.
+      await page.locator('#fit').click();
+      await page.locator('.node[data-branch="from-browser"]').waitFor();
       await shot('6-new-branch-on-graph');
       await page.locator('#runs .run.status-finished').waitFor({ timeout: 30_000 });
       expect(await page.locator('#runs .run .lines').textContent()).toMatch(/task 2 write completed/);
