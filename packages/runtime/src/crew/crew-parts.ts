@@ -5,6 +5,7 @@ import type { TokenUsage } from '../agent-loop/conversation.js';
 import type { CachePreloadStrategy } from '../cache-preload/preload-caches.js';
 import type { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import type { ShortTermMemory } from '../memory/short-term-memory.js';
+import type { ProjectRegistry } from '../project-config/project-config.js';
 import type { Task } from '../task/task.js';
 import type { CrewProcess } from './crew-options.js';
 
@@ -37,4 +38,9 @@ export interface CrewParts {
   inputs: Record<string, unknown>;
   /** Tokens spent on cache preload probes. */
   probeUsage: TokenUsage;
+  /**
+   * Where the classes of its values (kickoff inputs, structured task outputs) are found: the registry
+   * a restore was given (`continueFromCheckpoint({ registry })`), else the process's.
+   */
+  valueRegistry: ProjectRegistry | undefined;
 }

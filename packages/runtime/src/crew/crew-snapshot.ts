@@ -7,6 +7,7 @@ import {
   type JsonValue,
   type ProviderRegistry,
   type SettledValues,
+  type ValueCodec,
 } from '@crewline/runtime-state';
 import {
   type CrewData,
@@ -84,7 +85,7 @@ function storedConversation(
   return storeConversation(conversation, settle) as TaskData['conversation'];
 }
 
-function storeOutput(output: TaskOutput): TaskOutputData {
+function storeOutput(output: TaskOutput, codec: ValueCodec): TaskOutputData {
   const stored: TaskOutputData = {
     raw: output.raw,
     description: output.description,
@@ -93,7 +94,7 @@ function storeOutput(output: TaskOutput): TaskOutputData {
     usage: storeUsage(output.usage),
     edited: output.edited,
   };
-  if (output.structured !== undefined) stored.structured = encodeValue(output.structured, runValueCodec());
+  if (output.structured !== undefined) stored.structured = encodeValue(output.structured, codec);
   return stored;
 }
 
@@ -127,7 +128,7 @@ function taskData(crew: CrewParts, task: Task, settle: Settle): TaskData {
     outputSchema: storeSchema(task.outputSchema),
     status: task.status,
     startedEmitted: task.startedEmitted,
-    output: task.output ? storeOutput(task.output) : null,
+    output: task.output ? storeOutput(task.output, runValueCodec(crew.valueRegistry)) : null,
     // Only unfinished work needs its conversation to resume; a completed task's output is enough.
     systemPrompt: completed ? null : (task.systemPrompt ?? null),
     conversation: completed ? null : storedConversation(task.conversation, settle),
@@ -155,10 +156,10 @@ function taskData(crew: CrewParts, task: Task, settle: Settle): TaskData {
 // A kickoff's inputs are copied into a new object at each kickoff and not changed during it.
 const inputsCache = new WeakMap<object, EncodedValue>();
 
-function storedInputs(inputs: Record<string, unknown>, settle: Settle): EncodedValue {
+function storedInputs(inputs: Record<string, unknown>, settle: Settle, codec: ValueCodec): EncodedValue {
   let stored = inputsCache.get(inputs);
   if (stored === undefined) {
-    stored = encodeValue(inputs, runValueCodec());
+    stored = encodeValue(inputs, codec);
     inputsCache.set(inputs, stored);
   }
   return settle(stored);
@@ -181,7 +182,7 @@ export function crewData(crew: CrewParts, settled?: SettledValues): Omit<CrewDat
     checkpoint: storeCheckpointSetting(crew.checkpoint) as JsonValue,
     status: crew.status,
     kickoffStarted: crew.kickoffStarted,
-    inputs: storedInputs(crew.inputs, settle),
+    inputs: storedInputs(crew.inputs, settle, runValueCodec(crew.valueRegistry)),
     agents: crew.agents.map((agent) => agentDefinitionData(agent, settle)),
     manager: crew.manager
       ? { ...agentDefinitionData(crew.manager, settle), generated: crew.managerGenerated }
@@ -205,7 +206,7 @@ function knowledgeData(knowledge: KnowledgeBase, settle: Settle): JsonValue {
   return settle(data);
 }
 
-function readOutput(task: Task, stored: TaskOutputData | null): TaskOutput | undefined {
+function readOutput(task: Task, stored: TaskOutputData | null, codec: ValueCodec): TaskOutput | undefined {
   if (stored === null) return undefined;
   return new TaskOutput({
     taskId: task.id,
@@ -214,20 +215,18 @@ function readOutput(task: Task, stored: TaskOutputData | null): TaskOutput | und
     expectedOutput: stored.expectedOutput,
     agentRole: stored.agentRole,
     raw: stored.raw,
-    ...(stored.structured !== undefined
-      ? { structured: decodeValue(stored.structured, runValueCodec()) }
-      : {}),
+    ...(stored.structured !== undefined ? { structured: decodeValue(stored.structured, codec) } : {}),
     usage: { ...stored.usage },
     edited: stored.edited,
   });
 }
 
 /** Puts one task's saved progress onto a task: status, output, the in-progress conversation. */
-export function applyTaskData(task: Task, stored: TaskData): void {
+export function applyTaskData(task: Task, stored: TaskData, codec: ValueCodec): void {
   task.id = stored.id;
   task.status = stored.status;
   task.startedEmitted = stored.startedEmitted;
-  task.output = readOutput(task, stored.output);
+  task.output = readOutput(task, stored.output, codec);
   task.systemPrompt = stored.systemPrompt ?? undefined;
   task.conversation = restoreConversation(stored.conversation as JsonValue);
   task.delegations = {};
@@ -254,7 +253,8 @@ export function applyCrewSnapshot(crew: CrewParts, snapshot: EntitySnapshot): vo
   // A crew saved while failed continues like an interrupted one; the tasks say what is left.
   crew.status = data.status === 'failed' ? 'running' : data.status;
   crew.kickoffStarted = data.kickoffStarted;
-  crew.inputs = decodeValue<Record<string, unknown>>(data.inputs, runValueCodec());
+  const codec = runValueCodec(crew.valueRegistry);
+  crew.inputs = decodeValue<Record<string, unknown>>(data.inputs, codec);
   crew.probeUsage = { ...data.probeUsage };
   data.agents.forEach((stored, index) => {
     const agent = crew.agents[index];
@@ -264,7 +264,7 @@ export function applyCrewSnapshot(crew: CrewParts, snapshot: EntitySnapshot): vo
   });
   if (crew.manager && data.manager) crew.manager.id = data.manager.id;
   data.tasks.forEach((stored, index) => {
-    applyTaskData(crew.tasks[index]!, stored);
+    applyTaskData(crew.tasks[index]!, stored, codec);
   });
   if (crew.memoryEnabled) {
     crew.memory = data.memoryState ? ShortTermMemory.fromJSON(data.memoryState) : new ShortTermMemory();

@@ -21,6 +21,7 @@ import {
   validateCheckpointSetting,
 } from '../checkpointing/checkpoint-setting.js';
 import { Run } from '../checkpointing/run.js';
+import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import type { ProjectRegistry } from '../project-config/project-config.js';
@@ -73,6 +74,7 @@ export class Crew implements CheckpointableEntity, CrewParts {
   /** @internal */ kickoffStarted = false;
   /** @internal */ inputs: Record<string, unknown> = {};
   /** @internal Tokens spent on cache preload probes. */ probeUsage: TokenUsage = emptyUsage();
+  /** @internal See {@link CrewParts.valueRegistry}. */ valueRegistry: ProjectRegistry | undefined;
   #pendingRestore: PendingRestore | undefined;
   #lastRun: Run | undefined;
   /** Set by an edit: the next kickoff continues this crew's progress instead of starting over. */
@@ -203,6 +205,7 @@ export class Crew implements CheckpointableEntity, CrewParts {
         ...(restore ? { restored: restore.loaded } : {}),
         ...(restore?.fork ? { fork: restore.fork } : {}),
         ...(bus ? { bus } : {}),
+        valueCodec: runValueCodec(this.valueRegistry),
       },
       async (run) => {
         this.#lastRun = run;
@@ -322,6 +325,8 @@ export class Crew implements CheckpointableEntity, CrewParts {
       { kind: 'crew', ...(options.name !== undefined ? { names: [options.name] } : {}), anyName: true },
       async (snapshot) => {
         const rebuilt = await rebuildCrew(Crew, snapshot, options.registry, loaded.providers);
+        // Before the snapshot is applied: its values are decoded with the classes of the registry given.
+        rebuilt.valueRegistry = options.registry;
         return { entity: rebuilt, apply: (saved) => applyCrewSnapshot(rebuilt, saved) };
       },
       options.fork,

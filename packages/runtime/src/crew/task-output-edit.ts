@@ -8,6 +8,7 @@ import {
 } from '@crewline/runtime-state/internal';
 import { z } from 'zod';
 import { parseStructuredOutput } from '../agent-loop/structured-output.js';
+import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import type { Task } from '../task/task.js';
 import type { CrewParts } from './crew-parts.js';
@@ -74,7 +75,8 @@ export function setTaskOutputOnCrew(crew: CrewParts, which: number | Task, raw: 
 /** Puts what an edit changed back onto the crew: the tasks it touched, status and memories. */
 function applyEdit(crew: CrewParts, before: CrewData, after: CrewData): void {
   after.tasks.forEach((stored, index) => {
-    if (stored !== before.tasks[index]) applyTaskData(crew.tasks[index]!, stored);
+    if (stored !== before.tasks[index])
+      applyTaskData(crew.tasks[index]!, stored, runValueCodec(crew.valueRegistry));
   });
   crew.status = after.status;
   // Restored quietly: an edit happens outside any run, so its memory events belong to none.
