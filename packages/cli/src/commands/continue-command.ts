@@ -4,7 +4,7 @@ import type { CliContext } from '../core/cli-context.js';
 import { cliError, usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
 import { type DocumentView, viewDocument } from '../core/document-view.js';
-import { printable, truncate } from '../core/format.js';
+import { printable, shellWord, truncate } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openCheckpoint } from '../core/open-location.js';
@@ -161,9 +161,4 @@ async function inCliWords<T>(continuation: Promise<T>, branch: string | undefine
       { cause: error, details: error.details },
     );
   }
-}
-
-/** A path as one shell word: quoted when it holds anything a shell would split or expand. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./#-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }

@@ -174,8 +174,8 @@ Options:
   {
     name: 'runs',
     topLevel: true,
-    summary: 'the queue of runs: list, show, cancel, enqueue (needs @crewline/worker)',
-    usage: `Usage: crewline runs list|show|cancel|enqueue [options]
+    summary: 'the queue of runs: list, show, cancel, enqueue, fork (needs @crewline/worker)',
+    usage: `Usage: crewline runs list|show|cancel|enqueue|fork [options]
 
   crewline runs list [--status S] [--limit N]   newest first: status, attempts, task, tokens
   crewline runs show RUN                        one run: status, worker, attempts, current
@@ -187,6 +187,11 @@ Options:
       --priority N            higher runs first (default 0)
       --timeout-ms MS         fail an attempt running longer (default: none)
       --max-attempts N        failed attempts before the run fails (default 5)
+  crewline runs fork RUN [options]              queue a new run from a finished run's last
+                                                checkpoint: tasks after an edit run again
+      --input key=value       a changed input (repeatable)
+      --set-output N=text     task N starts with this output (repeatable)
+      --idempotency-key K, --priority N, --timeout-ms MS, --max-attempts N   as for enqueue
 
 Options:
   --location URL   the queue's Postgres URL (default: CREWLINE_WORKER_LOCATION)

@@ -1,15 +1,16 @@
 import { parseAssignments, parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
-import { formatColumns, formatTime } from '../core/format.js';
+import { formatColumns, formatTime, shellWord } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
+import { forkOptions } from './runs-fork.js';
 import { loadWorkerPackage, queueLocation } from './worker-package.js';
 
 type RunRecord = import('@crewline/worker').RunRecord;
 
-const subcommands = ['list', 'show', 'cancel', 'enqueue'] as const;
+const subcommands = ['list', 'show', 'cancel', 'enqueue', 'fork'] as const;
 
-/** `crewline runs list|show|cancel|enqueue`: the queue of runs that workers take. */
+/** `crewline runs list|show|cancel|enqueue|fork`: the queue of runs that workers take. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
   const [subcommand, ...rest] = args;
   if (!subcommands.includes(subcommand as (typeof subcommands)[number])) {
@@ -24,6 +25,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       status: { type: 'string' },
       limit: { type: 'string' },
       input: { type: 'string', multiple: true },
+      'set-output': { type: 'string', multiple: true },
       'idempotency-key': { type: 'string' },
       priority: { type: 'string' },
       'timeout-ms': { type: 'string' },
@@ -68,6 +70,14 @@ export async function run(args: readonly string[], context: CliContext): Promise
     if (subcommand === 'show') {
       const record = await queue.require(target());
       print({ ...record }, describe(record));
+      return 0;
+    }
+    if (subcommand === 'fork') {
+      const record = await queue.fork(target(), forkOptions(values));
+      print(
+        { run: record },
+        `queued run ${record.id} (${record.name}), a fork of run ${record.forkOf} from checkpoint ${record.forkFrom}`,
+      );
       return 0;
     }
     if (subcommand === 'cancel') {
@@ -116,7 +126,22 @@ function describe(record: RunRecord): string {
     `inputs     ${JSON.stringify(record.inputs)}`,
     `created    ${formatTime(record.createdAt.toISOString())}`,
   ];
+  if (record.forkOf !== null) lines.push(`fork of    ${record.forkOf} (from ${record.forkFrom})`);
   if (record.error) lines.push(`error      ${record.error}`);
+  if (record.lastCheckpoint !== null) {
+    // The run's checkpoints in the inspector and the browser, as commands to copy (PGPASSWORD gives
+    // the password, which no reference carries).
+    lines.push(`inspect    crewline checkpoint info ${shellWord(record.lastCheckpoint)}`);
+    lines.push(
+      `browse     crewline checkpoint --location ${shellWord(checkpointLocation(record.lastCheckpoint))}`,
+    );
+  }
   if (record.output !== null) lines.push('', record.output);
   return lines.join('\n');
+}
+
+/** The location part of a `postgres-url#id` reference. */
+function checkpointLocation(reference: string): string {
+  const hash = reference.lastIndexOf('#');
+  return hash < 0 ? reference : reference.slice(0, hash);
 }

@@ -168,6 +168,43 @@ describeWithPostgres('crewline worker (a real process, against the real server)'
       expect(shown.lastCheckpoint).toMatch(/\S/);
     }
 
+    // A finished run forked with an edited first task: only the second task is asked again, on a
+    // lineage of its own; `runs show` names the fork and prints the command that inspects its
+    // checkpoints, which works as printed (with PGPASSWORD, as no reference carries the password).
+    const forked = (await crewline(
+      'runs',
+      'fork',
+      first.run.id,
+      '--set-output',
+      '1=EDITED OUTLINE',
+      '--input',
+      'topic=kelp',
+      '--json',
+    )) as { run: Run & { forkOf: string } };
+    expect(forked.run).toMatchObject({ status: 'queued', forkOf: first.run.id, inputs: { topic: 'kelp' } });
+    const forkDeadline = Date.now() + 60_000;
+    while ((await show(forked.run.id)).status !== 'completed') {
+      if (Date.now() > forkDeadline) throw new Error(`fork not completed; ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const forkShown = await show(forked.run.id);
+    expect(forkShown.lineageId).not.toBe((await show(first.run.id)).lineageId);
+    const text = await runCrewlineProcess(['runs', 'show', forked.run.id], {
+      cwd: project,
+      env: { CREWLINE_WORKER_LOCATION: url },
+    });
+    expect(text.stdout).toContain(`fork of    ${first.run.id}`);
+    const inspect = /^inspect {4}crewline checkpoint info '?([^'\n]+)'?$/m.exec(text.stdout);
+    expect(inspect?.[1]).toBe(forkShown.lastCheckpoint);
+    const info = await runCrewlineProcess(['checkpoint', 'info', inspect![1]!, '--json'], {
+      cwd: project,
+      env: { PGPASSWORD: decodeURIComponent(new URL(url).password) },
+    });
+    expect(info.code, info.stderr).toBe(0);
+    const document = JSON.parse(info.stdout) as { lineageId?: string; tasks?: unknown };
+    expect(JSON.stringify(document)).toContain(forkShown.lineageId!);
+    expect(JSON.stringify(document)).toContain('EDITED OUTLINE');
+
     // Every line of `worker --json` is a document of its own with its schemaVersion.
     const seen = events();
     expect(
@@ -175,7 +212,8 @@ describeWithPostgres('crewline worker (a real process, against the real server)'
     ).toBe(true);
     expect(seen[0]).toMatchObject({ event: 'started', concurrency: 2 });
     const holds = seen.filter((event) => event.event === 'claimed' || event.event === 'released');
-    expect(holds.filter((event) => event.event === 'claimed').map((event) => event.runId)).toHaveLength(3);
+    // The three runs and the fork.
+    expect(holds.filter((event) => event.event === 'claimed').map((event) => event.runId)).toHaveLength(4);
     expect(
       holds.filter((event) => event.event === 'released').map((event) => [event.runId, event.outcome]),
     ).toEqual(expect.arrayContaining(completedIds.map((id) => [id, 'completed'])));

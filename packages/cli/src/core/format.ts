@@ -153,3 +153,8 @@ function escapedControl(code: number): string {
 export function printable(text: string, keepLayout = true): string {
   return escapeControls(text, escapedControl, keepLayout);
 }
+
+/** Text as one POSIX shell word: quoted when it holds anything a shell would split or expand. */
+export function shellWord(text: string): string {
+  return /^[\w@%+=:,./#-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
