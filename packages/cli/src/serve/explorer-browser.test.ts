@@ -4,11 +4,13 @@ import { mkdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Agent, Crew, Task } from '@crewline/runtime';
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocation } from '../core/open-location.js';
 import { cliProviderRegistry } from '../core/providers.js';
+import { providerOf } from '../test-support/fixtures.js';
 import { temporaryDirectory } from '../test-support/run-command.js';
 import { type RunningExplorer, startExplorer } from './explorer-server.js';
 
@@ -238,6 +240,50 @@ describe.skipIf(!haveBrowser && !inCi)(
       const forked = await opened.provider.list(opened.location, { branch: 'from-browser' });
       expect(forked).toHaveLength(1);
       expect(forked[0]!.parentId).toBe(main[1]!.id);
+    });
+
+    it('6. shows the conversation of a task in progress, written by another writer while the page is open', async () => {
+      const provider = await providerOf('sqlite');
+      const analyst = new Agent({
+        role: 'Analyst',
+        goal: 'Analyse {topic}',
+        backstory: 'Thorough',
+        llm: 'offline:browser-test',
+      });
+      const crew = new Crew({
+        name: 'Mid-task crew',
+        agents: [analyst],
+        tasks: [
+          new Task({
+            name: 'analyse',
+            description: 'Analyse {topic}',
+            expectedOutput: 'Notes',
+            agent: analyst,
+          }),
+        ],
+        // Written after the model answered and before the task completed: the task is in progress.
+        checkpoint: { location, provider, onEvents: ['llm_call_completed'] },
+      });
+      await crew.kickoff({ inputs: { topic: 'rock pools' } });
+      const [midTask] = await provider
+        .list(provider.resolveLocation(location), { branch: 'main' })
+        .then((all) => all.filter((checkpoint) => checkpoint.trigger === 'llm_call_completed'));
+      await provider.close?.();
+      expect(midTask).toBeDefined();
+      await page.waitForSelector('body[data-checkpoints="5"]');
+      await page.locator('#fit').click();
+      await page.locator(`.node[data-id="${midTask!.id}"]`).click();
+      const detail = page.locator(`.detail[data-checkpoint="${midTask!.id}"]`);
+      await detail.waitFor();
+      const task = detail.locator('.task[data-task="1"]');
+      expect(await task.locator('.badge').first().textContent()).toBe('running');
+      await task.locator('.conversation summary').click();
+      expect(await task.locator('.conversation summary').textContent()).toMatch(
+        /messages?, 1 model call, \d+ tokens/,
+      );
+      expect(await task.locator('.message.role-user pre').first().textContent()).toContain('rock pools');
+      expect(await task.locator('.message.role-assistant').count()).toBe(1);
+      await shot('8-conversation-in-progress');
     });
   },
 );
