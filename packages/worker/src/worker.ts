@@ -9,6 +9,7 @@ import { AttemptEnds, type EndingAttempt } from './attempt-end.js';
 import { parseQueueLocation } from './connection.js';
 import { component, workerError } from './errors.js';
 import { type HeldRun, HoldKeeper } from './hold-keeper.js';
+import { announcingLineageClaims, LineageRecorder } from './lineage-recording.js';
 import { answerToDeliver, pauseAttempt } from './paused-runs.js';
 import { QueueStore, RUNS_QUEUE } from './queue-store.js';
 import { type AttemptOutcome, AttemptTracker, runAttempt } from './run-attempt.js';
@@ -215,34 +216,28 @@ export class Worker {
     const attempt: HeldRun = { runId, token, tracker };
     this.#active.set(runId, attempt);
     if (this.#stopping) tracker.handBack();
-    let recordingLineage: Promise<unknown> = Promise.resolve();
-    tracker.onLineage = (lineageId) => {
-      recordingLineage = recordingLineage.then(() =>
-        this.#store.pool
-          .query(`UPDATE ${this.#store.table} SET lineage_id = $3 WHERE id = $1 AND holder_token = $2`, [
-            runId,
-            token,
-            lineageId,
-          ])
-          .catch((error) => logger.warn(component, `recording the lineage of run ${runId} failed`, error)),
-      );
-    };
+    const lineage = new LineageRecorder(this.#store, {
+      runId,
+      holderToken: token,
+      lineageId: row.lineage_id,
+    });
+    tracker.onLineage = (lineageId) => lineage.recordSoon(lineageId);
     const timeout =
       row.timeout_ms !== null ? setTimeout(() => tracker.stop('timed-out'), row.timeout_ms) : undefined;
     let outcome: AttemptOutcome;
     try {
-      outcome = await this.#execute(row, tracker);
+      outcome = await this.#execute(row, tracker, lineage);
     } finally {
       if (timeout) clearTimeout(timeout);
       this.#active.delete(runId);
     }
-    await recordingLineage;
+    await lineage.settled();
     const released = await this.#finish(row, token, tracker, outcome);
     this.#onHold?.({ runId, change: 'released', outcome: released, attempt: row.attempts, at: Date.now() });
     await this.#store.boss.complete(RUNS_QUEUE, job.id).catch(() => undefined);
   }
 
-  async #execute(row: RunRow, tracker: AttemptTracker): Promise<AttemptOutcome> {
+  async #execute(row: RunRow, tracker: AttemptTracker, lineage: LineageRecorder): Promise<AttemptOutcome> {
     const entry = this.#registry.get(row.name);
     if (entry === undefined) {
       return {
@@ -272,7 +267,8 @@ export class Worker {
     return runAttempt({
       entry,
       context: { runId: row.id, inputs: row.inputs, attempt: row.attempts },
-      provider: this.#provider,
+      // The lineage is on the row before its head is claimed, so before any checkpoint of it exists.
+      provider: announcingLineageClaims(this.#provider, (lineageId) => lineage.record(lineageId)),
       location,
       restoreFrom,
       onEvents: this.#checkpointOn,
