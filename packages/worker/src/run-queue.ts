@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { PostgresProvider } from '@crewline/provider-postgres';
 import { z } from 'zod';
 import { parseQueueLocation } from './connection.js';
 import { workerError } from './errors.js';
 import { type ResumeRunOptions, resumePausedRun } from './paused-runs.js';
 import { QueueStore, RUNS_QUEUE } from './queue-store.js';
 import { type ForkRunOptions, forkRun } from './run-fork.js';
+import { type RunProgress, readRunProgress } from './run-progress.js';
 import { type RunRecord, type RunRow, type RunStatus, recordOf, runStatuses } from './run-record.js';
 import { assertRunName } from './run-registry.js';
 
@@ -57,6 +59,8 @@ const enqueueSchema = z.strictObject({
 /** Enqueues, lists, shows and cancels runs. Workers take them (see {@link Worker}). */
 export class RunQueue {
   readonly #store: QueueStore;
+  /** Reads the runs' checkpoints for {@link progress}; opened on first use. */
+  #provider: PostgresProvider | undefined;
 
   constructor(options: RunQueueOptions) {
     const location = parseQueueLocation(options.location, options.schema);
@@ -237,6 +241,17 @@ export class RunQueue {
     }
   }
 
+  /**
+   * How far a run got, from its checkpoints (status, current task, model calls and their tokens so
+   * far): exact for every completion a checkpoint holds, even when a worker was killed before its
+   * next renewal, and readable from any process.
+   */
+  async progress(runId: string): Promise<RunProgress> {
+    const run = await this.require(runId);
+    this.#provider ??= new PostgresProvider({ schema: this.#store.location.schema, poolSize: 1 });
+    return readRunProgress(this.#provider, this.#store.location.checkpointLocation, run);
+  }
+
   /** Where the queue is, without a password. */
   get location(): string {
     return this.#store.location.display;
@@ -244,5 +259,7 @@ export class RunQueue {
 
   async close(): Promise<void> {
     await this.#store.close();
+    await this.#provider?.close();
+    this.#provider = undefined;
   }
 }

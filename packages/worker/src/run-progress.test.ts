@@ -1,0 +1,70 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, expect, it } from 'vitest';
+// The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
+import {
+  describeWithPostgres,
+  dropLocation,
+  temporaryLocation,
+  withServer,
+} from '../node_modules/@crewline/provider-postgres/src/test-support/test-server.js';
+import { RunQueue } from './run-queue.js';
+import { reportCrewFactory, taskDescriptions } from './test-support/report-crew.js';
+import { Worker } from './worker.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describeWithPostgres('queue.progress', () => {
+  it('reads a run’s progress from its checkpoints, before any renewal wrote it to the row', async () => {
+    const location = temporaryLocation();
+    const queue = new RunQueue({ location });
+    const calls: number[] = [];
+    // A lease of a minute: no renewal (the row's only progress update) happens during this run.
+    const worker = new Worker({
+      location,
+      runs: {
+        crews: { report: reportCrewFactory({ latencyMs: 300, onCall: (_run, task) => calls.push(task) }) },
+      },
+      leaseTtlMs: 60_000,
+      pollIntervalMs: 100,
+    });
+    cleanups.push(async () => {
+      await worker.stop({ handBack: false });
+      await queue.close();
+      await dropLocation(location);
+      const schema = new URL(location).searchParams.get('schema');
+      await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
+    });
+    const { run } = await queue.enqueue('report', { inputs: { topic: 'tides' } });
+    expect(await queue.progress(run.id)).toMatchObject({ status: 'queued', checkpoints: 0, modelCalls: 0 });
+    await worker.start();
+    // The third call has started: the first two completions are checkpointed.
+    for (let waited = 0; !calls.includes(2); waited += 20) {
+      if (waited > 30_000) throw new Error('the run never reached its third task');
+      await sleep(20);
+    }
+    const during = await queue.progress(run.id);
+    expect(during.status).toBe('running');
+    // The second completion's checkpoint may still be on its way (Postgres writes in the background).
+    expect(during.modelCalls).toBeGreaterThanOrEqual(1);
+    expect(during.modelCalls).toBeLessThanOrEqual(2);
+    expect(during.tokens.input).toBeGreaterThan(0);
+    expect(during.currentTask).toBe('Write the report on tides');
+    expect(during.lastCheckpoint).toMatch(/#/);
+    // What the row says at that moment: nothing yet.
+    expect((await queue.get(run.id))!.tokens.total).toBe(0);
+
+    const [ended] = await queue.waitForEnd([run.id], { timeoutMs: 30_000 });
+    const after = await queue.progress(run.id);
+    expect(after).toMatchObject({
+      status: 'completed',
+      modelCalls: 4,
+      currentTask: taskDescriptions[3]!.replace('{topic}', 'tides'),
+      lineageId: ended!.lineageId,
+    });
+    expect(after.tokens).toEqual(ended!.tokens);
+    expect(after.checkpoints).toBeGreaterThan(4);
+  });
+});

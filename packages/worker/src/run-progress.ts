@@ -1,0 +1,70 @@
+import type { EventRecord } from '@crewline/events';
+import { type CheckpointProvider, readDocument } from '@crewline/runtime-state';
+import type { RunRecord, RunStatus, RunTokens } from './run-record.js';
+
+/**
+ * How far a run got, read from its checkpoints: what a worker killed at any moment cannot lose,
+ * unlike the counts its row gets at each renewal. Any process that reaches the queue's server reads
+ * it, so a dashboard or the CLI follows a run it did not start.
+ */
+export interface RunProgress {
+  runId: string;
+  status: RunStatus;
+  /** The run's checkpoint lineage; `null` before its first attempt wrote one. */
+  lineageId: string | null;
+  /** Checkpoints the run's lineage holds. */
+  checkpoints: number;
+  /** Reference of the newest of them (`postgres-url#id`, no password). */
+  lastCheckpoint: string | null;
+  /** The task or flow method the newest checkpoint was working on (or last worked on). */
+  currentTask: string | null;
+  /** Model calls whose completion a checkpoint holds (over every attempt of the run). */
+  modelCalls: number;
+  /** Their tokens. Model calls whose completion no checkpoint reached are not counted. */
+  tokens: RunTokens;
+}
+
+/** Reads `run`'s progress from the newest checkpoint of its lineage in `location`. */
+export async function readRunProgress(
+  provider: CheckpointProvider,
+  location: string,
+  run: RunRecord,
+): Promise<RunProgress> {
+  const progress: RunProgress = {
+    runId: run.id,
+    status: run.status,
+    lineageId: run.lineageId,
+    checkpoints: 0,
+    lastCheckpoint: null,
+    currentTask: null,
+    modelCalls: 0,
+    tokens: { input: 0, output: 0, total: 0 },
+  };
+  if (run.lineageId === null) return progress;
+  const listed = await provider.list(location, { lineageId: run.lineageId });
+  const newest = listed.reduce<(typeof listed)[number] | undefined>(
+    (found, checkpoint) =>
+      found === undefined || checkpoint.eventCount > found.eventCount ? checkpoint : found,
+    undefined,
+  );
+  if (newest === undefined) return progress;
+  const document = await readDocument(provider, location, newest.id);
+  progress.checkpoints = listed.length;
+  progress.lastCheckpoint = newest.reference;
+  for (const event of document.events) countEvent(progress, event);
+  progress.tokens.total = progress.tokens.input + progress.tokens.output;
+  return progress;
+}
+
+function countEvent(progress: RunProgress, event: EventRecord): void {
+  if (event.type === 'task_started') {
+    progress.currentTask = String(event.description ?? event.context?.taskName ?? '');
+  } else if (event.type === 'method_execution_started') {
+    progress.currentTask = String(event.methodName ?? '');
+  } else if (event.type === 'llm_call_completed') {
+    const usage = event.usage as { inputTokens?: number; outputTokens?: number } | undefined;
+    progress.modelCalls += 1;
+    progress.tokens.input += usage?.inputTokens ?? 0;
+    progress.tokens.output += usage?.outputTokens ?? 0;
+  }
+}
