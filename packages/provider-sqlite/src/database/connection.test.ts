@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteProvider } from '../sqlite-provider.js';
 import { RecordingProvider } from '../test-support/recording-provider.js';
 import { removeTemporaryDatabase, temporaryDatabase } from '../test-support/temporary-database.js';
+import { walBoundPages } from './connection.js';
 import { SCHEMA_VERSION } from './schema.js';
 
 const cleanups: (() => void)[] = [];
@@ -189,5 +190,28 @@ describe('opening a database', () => {
       }),
     );
     expect(await providers[0]!.list(location)).toHaveLength(4);
+  });
+});
+
+describe('the WAL beside an open database', () => {
+  it('follows the database: a fifth of its pages, between 256 KiB and 4 MiB of 4 KiB pages', () => {
+    expect(walBoundPages(10)).toBe(64);
+    expect(walBoundPages(1000)).toBe(200);
+    expect(walBoundPages(100_000)).toBe(1024);
+  });
+
+  it('stays within its bound in a run that never lets the event loop idle', () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 60, outputBytes: 2000 });
+    let largest = 0;
+    // Synchronous writes one after another: no idle-time checkpoint runs, only SQLite's own.
+    for (let index = 0; index < 180; index += 1) {
+      run.state.writeCheckpointSync({ trigger: run.step() });
+      largest = Math.max(largest, statSync(`${location}-wal`).size);
+    }
+    const databaseBytes = statSync(location).size;
+    expect(databaseBytes).toBeLessThan(2_000_000);
+    // The bound (64 pages here) plus the frames of the write that crossed it.
+    expect(largest).toBeLessThan(64 * 4096 + 64 * 1024);
   });
 });

@@ -18,22 +18,34 @@ import {
 } from './statements.js';
 
 /**
- * WAL pages (4 KiB) after which a committing write checkpoints the WAL itself (4 MiB), and the size
- * the WAL file is cut back to once it restarts: what a run that never leaves the event loop idle
- * (so no idle-time checkpoint runs) keeps beside the database. At 32 MiB, a 500-task run that never
- * idled kept a WAL three times its final checkpoint.
+ * The WAL bound, in pages: a committing write that finds the WAL this long checkpoints it itself,
+ * and the WAL file is cut back to this length when it restarts. It follows the database, a fifth of
+ * its pages (what the WAL adds to what a run keeps on disk while the database is open), between
+ * 64 pages (256 KiB of 4 KiB pages: below it, checkpoints would come every few writes) and 1024
+ * (4 MiB). A fixed 4 MiB kept a 50-task run's WAL at five times the run's final checkpoint; at
+ * 32 MiB, a 500-task run that never idled kept a WAL three times its final checkpoint.
  */
-const autoCheckpointPages = 1024;
-const walSizeLimitBytes = autoCheckpointPages * 4096;
+const minimumWalPages = 64;
+const maximumWalPages = 1024;
+const walShareOfDatabase = 5;
+
+/** The WAL bound for a database of `pages` pages (see {@link minimumWalPages}). */
+export function walBoundPages(pages: number): number {
+  return Math.min(maximumWalPages, Math.max(minimumWalPages, Math.floor(pages / walShareOfDatabase)));
+}
 
 /**
- * Writes after which a checkpoint of the WAL is scheduled for when the event loop is idle. Kept
- * small so that the WAL restarts often and writes overwrite its first pages, hot in the page cache:
- * every page a write appends past the end of the WAL costs the kernel a new page and block (on
- * crew-50, 200 left the first writes of a new database measurably slower). The checkpoints run
- * while the run waits for its model.
+ * Writes after which a checkpoint of the WAL is scheduled for when the event loop is idle: an
+ * eighth of the WAL bound's pages, at least 8 and at most 50. A write adds about five pages to the
+ * WAL, so the idle-time checkpoint comes before the write path would have to run one (the bound), in
+ * a run that waits for its model between writes. Kept small so that the WAL restarts often and
+ * writes overwrite its first pages, hot in the page cache: every page a write appends past the end
+ * of the WAL costs the kernel a new page and block (on crew-50, 200 left the first writes of a new
+ * database measurably slower).
  */
-const writesPerIdleCheckpoint = 50;
+function writesPerIdleCheckpoint(walPages: number): number {
+  return Math.min(50, Math.max(8, Math.floor(walPages / 8)));
+}
 
 /** Where this connection's last write left its checkpoint and that checkpoint's event stream. */
 export interface LastWrite {
@@ -137,15 +149,41 @@ export class Connection {
 
   #writesSinceCheckpoint = 0;
   #idleCheckpoint: NodeJS.Timeout | undefined;
+  /** The WAL bound in force (see {@link walBoundPages}); 0 before the first {@link boundWal}. */
+  #walPages = 0;
 
   /**
-   * Counts a write; every {@link writesPerIdleCheckpoint} writes, schedules a passive WAL
+   * Sets the WAL bound for the database's size now (see {@link walBoundPages}): SQLite's own
+   * checkpoint on commit, and the length the WAL file is cut back to when it restarts.
+   */
+  boundWal(): void {
+    const pages = walBoundPages(this.db.pragma('page_count', { simple: true }) as number);
+    if (pages === this.#walPages) return;
+    this.#walPages = pages;
+    const pageSize = this.db.pragma('page_size', { simple: true }) as number;
+    this.db.pragma(`wal_autocheckpoint = ${pages}`);
+    this.db.pragma(`journal_size_limit = ${pages * pageSize}`);
+  }
+
+  /**
+   * Counts a write; every few writes (see `writesPerIdleCheckpoint`), schedules a passive WAL
    * checkpoint for the next idle turn of the event loop (a run waiting for its model), so the WAL
    * stays short without any write paying for copying it back. The timer never keeps the process alive.
    */
   noteWrite(): void {
     this.#writesSinceCheckpoint += 1;
-    if (this.#writesSinceCheckpoint < writesPerIdleCheckpoint || this.#idleCheckpoint !== undefined) return;
+    if (
+      this.#writesSinceCheckpoint < writesPerIdleCheckpoint(this.#walPages) ||
+      this.#idleCheckpoint !== undefined
+    )
+      return;
+    // As often as idle checkpoints are scheduled: the bound follows the database as it grows, at
+    // the cost of reading its page count every few writes.
+    try {
+      this.boundWal();
+    } catch {
+      // Best effort: the bound in force still holds.
+    }
     this.#idleCheckpoint = setTimeout(() => {
       this.#idleCheckpoint = undefined;
       this.#writesSinceCheckpoint = 0;
@@ -257,17 +295,17 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
         checkSchema(db, location);
         db.pragma('journal_mode = WAL');
         db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-        // A write that crosses this many WAL pages copies the WAL back into the database itself;
-        // idle-time checkpoints (below) normally run long before, off the write path.
-        db.pragma(`wal_autocheckpoint = ${autoCheckpointPages}`);
-        db.pragma(`journal_size_limit = ${walSizeLimitBytes}`);
         initializeSchema(db, location);
       },
       options.busyRetryMs,
       'write',
       location,
     );
-    return new Connection(db, location);
+    const connection = new Connection(db, location);
+    // A write that crosses the bound copies the WAL back into the database itself; idle-time
+    // checkpoints (see `noteWrite`) normally run long before, off the write path.
+    connection.boundWal();
+    return connection;
   } catch (error) {
     db.close();
     throw toCrewlineError(error, 'write', location);
