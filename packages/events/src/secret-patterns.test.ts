@@ -14,6 +14,20 @@ describe('secret patterns', () => {
     expect(redacted).toContain('postgres://user:[REDACTED]@db/x');
   });
 
+  it('redacts a shape only where it starts a word, and finds one that starts inside a word it passed over', () => {
+    const aws = `AKIA${'ABCDEFGH23456789'}`;
+    const hugging = `hf_${'d4'.repeat(12)}`;
+    expect(redactSecretsInText(`id x${aws} end`)).toBe(`id x${aws} end`);
+    expect(redactSecretsInText(`id -${aws} end`)).toBe('id -[REDACTED] end');
+    expect(redactSecretsInText(`${aws} end`)).toBe('[REDACTED] end');
+    // The OpenAI shape matches from "sk" on but starts inside "xsk": the Hugging Face token after it
+    // starts a word of its own.
+    expect(redactSecretsInText(`key xsk-proj-${hugging} end`)).toBe('key xsk-proj-[REDACTED] end');
+    expect(redactSecretsInText(`a Bearer ${'t'.repeat(20)} and xBearer ${'u'.repeat(20)}`)).toBe(
+      `a [REDACTED] and xBearer ${'u'.repeat(20)}`,
+    );
+  });
+
   it('leaves ordinary text alone', () => {
     const text = 'The skeleton key to AI trends: tokens, tasks and a sk- prefix alone.';
     expect(redactSecretsInText(text)).toBe(text);
