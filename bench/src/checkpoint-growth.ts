@@ -30,6 +30,11 @@ export interface GrowthResult {
   /** Median end-to-end `writeCheckpointSync` time of each window of {@link WINDOW} writes, in ms. */
   windowMedians: number[];
   medianMs: number;
+  /** 99th percentile (nearest rank) of the end-to-end times, in ms. */
+  p99Ms: number;
+  /** Median and p99 of the provider's own `writeSync` inside those writes, in ms. */
+  providerMedianMs: number;
+  providerP99Ms: number;
   finalBytes: number;
   openBytes: number;
   closedBytes: number;
@@ -42,25 +47,47 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** Times every `writeCheckpointSync` of every run in this process while `body` runs. */
-async function timingWrites(body: () => Promise<void>): Promise<number[]> {
+/** Nearest-rank 99th percentile. */
+function p99(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(Math.ceil(sorted.length * 0.99) - 1, 0)] ?? 0;
+}
+
+/**
+ * Times every `writeCheckpointSync` of every run in this process while `body` runs (`endToEnd`),
+ * and the provider's own `writeSync` inside them (`provider`): what the run pays and what of it is
+ * the database's.
+ */
+async function timingWrites(body: () => Promise<void>): Promise<{ endToEnd: number[]; provider: number[] }> {
   const prototype = RuntimeState.prototype;
   const original = prototype.writeCheckpointSync;
-  const times: number[] = [];
+  const providerPrototype = SqliteProvider.prototype;
+  const originalWrite = providerPrototype.writeSync;
+  const endToEnd: number[] = [];
+  const provider: number[] = [];
   prototype.writeCheckpointSync = function timed(this: RuntimeState, ...parameters) {
     const started = performance.now();
     try {
       return original.apply(this, parameters);
     } finally {
-      times.push(performance.now() - started);
+      endToEnd.push(performance.now() - started);
+    }
+  };
+  providerPrototype.writeSync = function timed(this: SqliteProvider, ...parameters) {
+    const started = performance.now();
+    try {
+      return originalWrite.apply(this, parameters);
+    } finally {
+      provider.push(performance.now() - started);
     }
   };
   try {
     await body();
   } finally {
     prototype.writeCheckpointSync = original;
+    providerPrototype.writeSync = originalWrite;
   }
-  return times;
+  return { endToEnd, provider };
 }
 
 type ToolSchema = Parameters<typeof defineTool>[0]['inputSchema'];
@@ -184,7 +211,7 @@ export async function measureGrowth(scenario: 'crew' | 'flow', tasks: number): P
   const checkpoint: CheckpointConfigInput = { location, provider, onEvents: ['*'], leaseTtlMs: 3_600_000 };
   try {
     const started = performance.now();
-    const times = await timingWrites(async () => {
+    const { endToEnd: times, provider: providerTimes } = await timingWrites(async () => {
       if (scenario === 'crew') {
         await crewOf(tasks, 'crew', checkpoint).kickoff({ inputs: { topic: 'tides' } });
       } else {
@@ -206,6 +233,9 @@ export async function measureGrowth(scenario: 'crew' | 'flow', tasks: number): P
       checkpoints: times.length,
       windowMedians,
       medianMs: median(times),
+      p99Ms: p99(times),
+      providerMedianMs: median(providerTimes),
+      providerP99Ms: p99(providerTimes),
       finalBytes: latest?.sizeBytes ?? 0,
       openBytes,
       closedBytes,
@@ -234,6 +264,11 @@ export function growthReport(results: readonly GrowthResult[], labels?: readonly
   const row = (label: string, cell: (result: GrowthResult) => string) =>
     lines.push(`| ${label} | ${results.map(cell).join(' | ')} |`);
   row('median, all writes', (result) => `${result.medianMs.toFixed(3)} ms`);
+  row('p99, all writes', (result) => `${result.p99Ms.toFixed(3)} ms`);
+  row(
+    'provider writeSync median / p99',
+    (result) => `${result.providerMedianMs.toFixed(3)} / ${result.providerP99Ms.toFixed(3)} ms`,
+  );
   // The last window may hold a few writes only (the run's end): compare the last full one.
   row('last full window / first', (result) => {
     const full = Math.floor(result.checkpoints / WINDOW);
@@ -245,6 +280,23 @@ export function growthReport(results: readonly GrowthResult[], labels?: readonly
   row('db closed / final', (result) => `${(result.closedBytes / result.finalBytes).toFixed(2)}×`);
   row('wall time of the run', (result) => `${(result.wallMs / 1000).toFixed(1)} s`);
   return lines.join('\n');
+}
+
+/** Each figure of several runs of one scenario: its median over the runs. */
+export function medianOfRounds(runs: readonly GrowthResult[]): GrowthResult {
+  const first = runs[0]!;
+  const of = (figure: (result: GrowthResult) => number) => median(runs.map(figure));
+  return {
+    ...first,
+    windowMedians: first.windowMedians.map((_, window) => of((result) => result.windowMedians[window] ?? 0)),
+    medianMs: of((result) => result.medianMs),
+    p99Ms: of((result) => result.p99Ms),
+    providerMedianMs: of((result) => result.providerMedianMs),
+    providerP99Ms: of((result) => result.providerP99Ms),
+    openBytes: of((result) => result.openBytes),
+    closedBytes: of((result) => result.closedBytes),
+    wallMs: of((result) => result.wallMs),
+  };
 }
 
 /** Runs this benchmark for one scenario in the bench directory of the checkout at `root`, in a child process. */
@@ -280,8 +332,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       json: { type: 'boolean', default: false },
       report: { type: 'string' },
       compare: { type: 'string' },
+      rounds: { type: 'string', default: '1' },
     },
   });
+  const rounds = Number(values.rounds);
   const scenarios = values.scenario!.split(',') as ('crew' | 'flow')[];
   const results: GrowthResult[] = [];
   const labels: string[] = [];
@@ -289,12 +343,22 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const loadBefore = loadavg()[0]!;
   for (const scenario of scenarios) {
     if (values.compare !== undefined) {
-      results.push(measureIn(values.compare, scenario, values.tasks!));
+      // Rounds alternate the two checkouts, so a change in the machine's load weighs on both.
+      const before: GrowthResult[] = [];
+      const after: GrowthResult[] = [];
+      for (let round = 0; round < rounds; round += 1) {
+        before.push(measureIn(values.compare, scenario, values.tasks!));
+        after.push(measureIn(here, scenario, values.tasks!));
+      }
+      results.push(medianOfRounds(before));
       labels.push(`${scenario}, ${values.compare}`);
-      results.push(measureIn(here, scenario, values.tasks!));
+      results.push(medianOfRounds(after));
       labels.push(`${scenario}, this checkout`);
     } else {
-      results.push(await measureGrowth(scenario, Number(values.tasks)));
+      const runs: GrowthResult[] = [];
+      for (let round = 0; round < rounds; round += 1)
+        runs.push(await measureGrowth(scenario, Number(values.tasks)));
+      results.push(medianOfRounds(runs));
       labels.push(scenario);
     }
   }
