@@ -353,6 +353,7 @@ export class RuntimeState implements RunState {
         ),
       );
     }
+    this.#writeQueuedSync(provider, resolvedLocation);
     try {
       return succeed(provider.writeSync(resolvedLocation, write));
     } catch (error) {
@@ -360,14 +361,53 @@ export class RuntimeState implements RunState {
     }
   }
 
+  /**
+   * Writes, synchronously and in order, the checkpoints still queued for `provider` at `location`
+   * (one in flight again, whole, under its own id): a strict checkpoint written synchronously while
+   * automatic ones wait for the background would otherwise be on disk before its parents, and a
+   * crash in between would leave it without them.
+   */
+  #writeQueuedSync(provider: CheckpointProvider, location: string): void {
+    if (!provider.writeSync) return;
+    const ahead = this.#queued.filter((entry) => entry.provider === provider && entry.location === location);
+    if (ahead.length === 0) return;
+    const taken = new Set(ahead);
+    this.#queued = this.#queued.filter((entry) => !taken.has(entry));
+    for (const entry of ahead) {
+      try {
+        entry.resolve(provider.writeSync(location, entry.write));
+      } catch (error) {
+        entry.reject(error);
+      }
+    }
+  }
+
   /** Writes a checkpoint with explicit options; rejects on failure. */
   async writeCheckpoint(options: WriteOptions = {}): Promise<StoredCheckpoint> {
     const { provider, resolvedLocation, write, succeed, fail } = this.#prepare(options);
-    const stored = new Promise<StoredCheckpoint>((resolve, reject) => {
-      this.#queued.push({ provider, location: resolvedLocation, write, resolve, reject });
+    const writing = new Promise<StoredCheckpoint>((resolve, reject) => {
+      // Reported as soon as the write ends, so that completions are reported in the order the writes
+      // end (events, lastStored), and once: a write in flight may be written again by a strict
+      // checkpoint (see #writeQueuedSync) and end twice.
+      let settled = false;
+      const settle = (report: () => StoredCheckpoint) => {
+        if (settled) return;
+        settled = true;
+        try {
+          resolve(report());
+        } catch (error) {
+          reject(error);
+        }
+      };
+      this.#queued.push({
+        provider,
+        location: resolvedLocation,
+        write,
+        resolve: (stored) => settle(() => succeed(stored)),
+        reject: (error) => settle(() => fail(error)),
+      });
     });
     this.#startWriting();
-    const writing = stored.then(succeed, fail);
     this.#track(writing.catch(() => undefined));
     return writing;
   }
