@@ -165,11 +165,8 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const live = new LiveUpdates({
     latest: async () => (await opened.provider.latest(opened.location))?.id,
-    ids: async () => {
-      // A fresh listing, kept for the graph the pages will ask for next.
-      listing = undefined;
-      return (await checkpoints()).map((checkpoint) => checkpoint.id);
-    },
+    // Its own listing: the cached one (and what is computed from it) stays until something changed.
+    ids: async () => (await opened.provider.list(opened.location)).map((checkpoint) => checkpoint.id),
     onChange: () => {
       listing = undefined;
     },

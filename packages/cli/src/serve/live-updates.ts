@@ -15,10 +15,7 @@ export interface LiveUpdatesOptions {
   latest: () => Promise<string | undefined>;
   /** Ids of every checkpoint in the location (a whole listing: asked every `listEvery` ticks). */
   ids: () => Promise<readonly string[]>;
-  /**
-   * Called before pages are told about a change seen without a whole listing on that tick (drop
-   * cached listings; `ids` already gave a fresh one otherwise).
-   */
+  /** Called before pages are told about a change (drop cached listings). */
   onChange: () => void;
   intervalMs: number;
   /**
@@ -84,7 +81,7 @@ export class LiveUpdates {
         this.#ids?.add(latest);
       }
       if (this.#started && (latest !== this.#seen || removed.length > 0)) {
-        if (!listed) this.#options.onChange();
+        this.#options.onChange();
         const change: CheckpointsChanged = { latest: latest ?? null, removed };
         this.broadcast('checkpoints', change);
       }
