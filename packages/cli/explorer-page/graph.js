@@ -1,9 +1,11 @@
 // The lineage graph as SVG: one lane per run of a branch, forks drawn from the checkpoint they came
 // from, heads and pruned parents marked. Zoom with the wheel or the buttons, pan by dragging.
 //
-// Only what lies in a region around the view is in the document, and far out a node is drawn
-// without its text: every SVG element costs paint time on each pan or zoom frame, and 10,000
-// checkpoints are about 1,000 nodes and 10,000 elements (bench/results/explorer.md).
+// Only what lies in a region around the view is in the document, and far out each lane is an
+// overview of three elements (its line, its nodes as one dotted path, its head) rather than an
+// element group per node: every SVG element costs paint time on each pan or zoom frame, and 10,000
+// checkpoints are about 1,000 nodes and 10,000 elements (bench/results/explorer.md). Pan and zoom
+// input is applied once per animation frame, however many events the frame received.
 import { formatClock, formatTime, s } from './dom.js';
 
 const columnWidth = 120;
@@ -16,8 +18,19 @@ function shortTrigger(trigger) {
   return trigger.replace(/_/g, ' ');
 }
 
+const positionsOf = new WeakMap();
+
 /** Positions every node: `{ x, y }` by node key, and by checkpoint id for every id a node holds. */
 export function positions(graph) {
+  // The same graph is drawn again on every redraw of a pan or zoom: its positions are computed once.
+  const known = positionsOf.get(graph);
+  if (known) return known;
+  const computed = computePositions(graph);
+  positionsOf.set(graph, computed);
+  return computed;
+}
+
+function computePositions(graph) {
   const byKey = new Map();
   const byId = new Map();
   const lanes = [];
@@ -51,10 +64,10 @@ function nodeClasses(node, selection) {
     .join(' ');
 }
 
-/** Below this many screen pixels per graph unit, nodes are drawn without their text. */
+/** Below this many screen pixels per graph unit, lanes are drawn as overviews (text unreadable there). */
 const detailScale = 0.35;
 
-function drawNode(place, selection, detail) {
+function drawNode(place, selection) {
   const { node } = place;
   const title = `${node.ids.length > 1 ? `${node.ids.length} checkpoints, ${formatTime(node.firstAt)} to ` : ''}${formatTime(node.createdAt)}\n${node.id}\n${node.trigger}${node.progress ? `, ${node.progress} tasks` : ''}`;
   const mark =
@@ -79,11 +92,11 @@ function drawNode(place, selection, detail) {
     s('title', null, title),
     // The whole node area answers clicks, not only the circle and the letters.
     s('rect', { class: 'hit', x: -columnWidth / 2 + 6, y: -30, width: columnWidth - 12, height: 88 }),
-    detail ? mark : mark[0],
-    detail && node.head ? s('text', { class: 'head-label', y: -18 }, 'HEAD') : null,
-    detail ? s('text', { class: 'trigger', y: 26 }, shortTrigger(node.trigger)) : null,
-    detail ? s('text', { class: 'time', y: 39 }, formatClock(node.createdAt)) : null,
-    detail && node.progress ? s('text', { class: 'progress', y: 52 }, `${node.progress} tasks`) : null,
+    mark,
+    node.head ? s('text', { class: 'head-label', y: -18 }, 'HEAD') : null,
+    s('text', { class: 'trigger', y: 26 }, shortTrigger(node.trigger)),
+    s('text', { class: 'time', y: 39 }, formatClock(node.createdAt)),
+    node.progress ? s('text', { class: 'progress', y: 52 }, `${node.progress} tasks`) : null,
   );
 }
 
@@ -97,9 +110,30 @@ function overlaps(region, left, top, right, bottom) {
   );
 }
 
+/** A lane far out: its line, its nodes as one path of round dots, its head (the lane's newest node). */
+function drawOverview(place, placed, region, margin) {
+  const { y } = place;
+  const inside = placed.filter((entry) =>
+    overlaps(region, entry.x - margin.x, y - margin.y, entry.x + margin.x, y + margin.y),
+  );
+  if (inside.length === 0) return null;
+  const head = placed.at(-1);
+  return s(
+    'g',
+    { class: 'overview', 'data-branch': place.lane.branch },
+    s('path', { class: 'edge', d: `M ${inside[0].x} ${y} H ${inside.at(-1).x}` }),
+    // A zero-length segment with round caps is a dot: one element for every node of the lane.
+    s('path', { class: 'overview-nodes', d: inside.map((entry) => `M ${entry.x} ${y} h 0`).join(' ') }),
+    head?.node.head && inside.includes(head)
+      ? s('circle', { class: 'overview-head', cx: head.x, cy: y, r: 14 })
+      : null,
+  );
+}
+
 /**
  * Draws the graph into `svg` (its contents are replaced): the parts inside `region` (graph units,
- * `{ x, y, width, height, detail }`; everything when absent), nodes with their text when `detail`.
+ * `{ x, y, width, height, detail }`; everything when absent), each node with its text when
+ * `detail`, else each lane as an overview (click one to zoom in there).
  */
 export function drawGraph(svg, graph, selection, region) {
   const layout = positions(graph);
@@ -109,9 +143,9 @@ export function drawGraph(svg, graph, selection, region) {
   const nodes = s('g', { class: 'nodes' });
   const labels = s('g', { class: 'labels' });
   graph.groups.forEach((group, groupIndex) => {
-    const first = group.lanes[0];
-    if (!first) return;
-    const y = top + first.row * rowHeight + groupIndex * groupGap + groupGap - rowHeight / 2 - 4;
+    if (group.lanes.length === 0) return;
+    const firstRow = Math.min(...group.lanes.map((lane) => lane.row));
+    const y = top + firstRow * rowHeight + groupIndex * groupGap + groupGap - rowHeight / 2 - 4;
     if (!overlaps(region, 0, y - margin.y, labelWidth, y + margin.y)) return;
     labels.append(
       s(
@@ -121,9 +155,10 @@ export function drawGraph(svg, graph, selection, region) {
       ),
     );
   });
-  for (const { lane, y } of layout.lanes) {
+  for (const place of layout.lanes) {
+    const { lane, y } = place;
     const placed = lane.nodes.map((node) => layout.byKey.get(node.key));
-    const head = placed[0];
+    const first = placed[0];
     const fork = lane.forkedFrom && !lane.orphaned ? layout.byId.get(lane.forkedFrom) : undefined;
     // A lane off the region is skipped whole, unless its fork curve comes into it from above.
     const laneTop = Math.min(y, fork?.y ?? y) - margin.y;
@@ -136,26 +171,31 @@ export function drawGraph(svg, graph, selection, region) {
         s('text', { x: 12, y: y + 12, class: 'run' }, `run ${lane.run}`),
       ),
     );
-    for (let index = 1; index < placed.length; index += 1) {
-      const from = placed[index - 1];
-      const to = placed[index];
-      if (!overlaps(region, from.x, y - margin.y, to.x, y + margin.y)) continue;
-      edges.append(
-        s('line', {
-          x1: from.x,
-          y1: y,
-          x2: to.x,
-          y2: y,
-          class: to.node.parentMissing ? 'edge gap' : 'edge',
-        }),
-      );
-      if (to.node.parentMissing)
-        edges.append(s('text', { class: 'pruned-label', x: (from.x + to.x) / 2, y: y - 6 }, 'pruned'));
+    if (detail) {
+      for (let index = 1; index < placed.length; index += 1) {
+        const from = placed[index - 1];
+        const to = placed[index];
+        if (!overlaps(region, from.x, y - margin.y, to.x, y + margin.y)) continue;
+        edges.append(
+          s('line', {
+            x1: from.x,
+            y1: y,
+            x2: to.x,
+            y2: y,
+            class: to.node.parentMissing ? 'edge gap' : 'edge',
+          }),
+        );
+        if (to.node.parentMissing)
+          edges.append(s('text', { class: 'pruned-label', x: (from.x + to.x) / 2, y: y - 6 }, 'pruned'));
+      }
+    } else {
+      const overview = drawOverview(place, placed, region, margin);
+      if (overview) nodes.append(overview);
     }
-    if (!head) continue;
+    if (!first) continue;
     if (lane.orphaned) {
-      const x = head.x - columnWidth;
-      edges.append(s('line', { x1: x, y1: y, x2: head.x, y2: y, class: 'edge gap' }));
+      const x = first.x - columnWidth;
+      edges.append(s('line', { x1: x, y1: y, x2: first.x, y2: y, class: 'edge gap' }));
       edges.append(
         s(
           'text',
@@ -164,22 +204,21 @@ export function drawGraph(svg, graph, selection, region) {
           s('title', null, 'the checkpoint this branch came from is not in storage any more'),
         ),
       );
-    } else if (fork) {
-      const parent = fork;
-      if (overlaps(region, parent.x, parent.y, head.x, head.y)) {
-        const middle = (parent.x + head.x) / 2;
-        edges.append(
-          s('path', {
-            class: 'edge fork',
-            d: `M ${parent.x} ${parent.y} C ${middle} ${parent.y}, ${middle} ${head.y}, ${head.x} ${head.y}`,
-          }),
-        );
-      }
+    } else if (fork && overlaps(region, fork.x, fork.y, first.x, first.y)) {
+      const middle = (fork.x + first.x) / 2;
+      edges.append(
+        s('path', {
+          class: 'edge fork',
+          d: `M ${fork.x} ${fork.y} C ${middle} ${fork.y}, ${middle} ${first.y}, ${first.x} ${first.y}`,
+        }),
+      );
     }
   }
-  for (const place of layout.byKey.values()) {
-    if (overlaps(region, place.x - margin.x, place.y - margin.y, place.x + margin.x, place.y + margin.y))
-      nodes.append(drawNode(place, selection, detail));
+  if (detail) {
+    for (const place of layout.byKey.values()) {
+      if (overlaps(region, place.x - margin.x, place.y - margin.y, place.x + margin.x, place.y + margin.y))
+        nodes.append(drawNode(place, selection));
+    }
   }
   svg.replaceChildren(edges, labels, nodes);
   return layout;
@@ -192,9 +231,16 @@ export function drawGraph(svg, graph, selection, region) {
 export function panAndZoom(svg, { onChange } = {}) {
   let box = { x: 0, y: 0, width: 800, height: 500 };
   let content = { width: 800, height: 500 };
+  // A wheel or a drag sends several events a frame: each moves `box`, and the view follows once
+  // per frame, so one frame never draws (or redraws its region) twice.
+  let frame;
   const apply = () => {
-    svg.setAttribute('viewBox', `${box.x} ${box.y} ${box.width} ${box.height}`);
-    onChange?.();
+    if (frame !== undefined) return;
+    frame = requestAnimationFrame(() => {
+      frame = undefined;
+      svg.setAttribute('viewBox', `${box.x} ${box.y} ${box.width} ${box.height}`);
+      onChange?.();
+    });
   };
   const detailed = () => {
     const width = svg.getBoundingClientRect().width;
@@ -230,7 +276,12 @@ export function panAndZoom(svg, { onChange } = {}) {
   let drag;
   svg.addEventListener('pointerdown', (event) => {
     if (event.target.closest('.node')) return;
-    drag = { x: event.clientX, y: event.clientY, box: { ...box } };
+    drag = {
+      x: event.clientX,
+      y: event.clientY,
+      box: { ...box },
+      overview: event.target.closest('.overview') !== null,
+    };
     svg.setPointerCapture(event.pointerId);
     svg.classList.add('panning');
   });
@@ -248,7 +299,15 @@ export function panAndZoom(svg, { onChange } = {}) {
     drag = undefined;
     svg.classList.remove('panning');
   };
-  svg.addEventListener('pointerup', end);
+  svg.addEventListener('pointerup', (event) => {
+    const clicked = drag?.overview && Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < 4;
+    end();
+    if (!clicked) return;
+    // A click on a lane far out zooms in there, to where its nodes have their text and answer clicks.
+    const width = svg.getBoundingClientRect().width;
+    const point = toGraph(event);
+    zoom(width / (detailScale * 1.25) / box.width, point.x, point.y);
+  });
   svg.addEventListener('pointercancel', end);
   return {
     zoom,
