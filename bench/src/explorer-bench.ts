@@ -14,6 +14,7 @@ import { openLocation } from '../../packages/cli/src/core/open-location.js';
 import { cliProviderRegistry } from '../../packages/cli/src/core/providers.js';
 import { startExplorer } from '../../packages/cli/src/serve/explorer-server.js';
 import { formatMs, markdownTable, percentile } from './bench-statistics.js';
+import { layoutCandidates } from './explorer-layout-candidates.js';
 import { createCrew50Run } from './scenario/crew-50.js';
 
 export interface ExplorerBenchOptions {
@@ -287,6 +288,48 @@ async function expand(
   );
 }
 
+interface GraphRequests {
+  /** The first request: the listing, the layout and its JSON. */
+  first: number;
+  /** The same request again: answered from the graph cache. */
+  cached: number[];
+  /** Another node expanded each time: a new layout of the listing already read. */
+  expanded: number[];
+}
+
+/**
+ * `/api/graph` timed from Node with nothing else running (no page): what the server adds to a
+ * page's first render, and what the graph cache saves on every later load.
+ */
+async function timeGraphRequests(url: string, repeat: number): Promise<GraphRequests> {
+  const address = new URL(url);
+  const headers = { 'x-crewline-token': address.searchParams.get('token') ?? '' };
+  const request = async (expand: string[] = []) => {
+    const started = performance.now();
+    const response = await fetch(
+      new URL(
+        `/api/graph${expand.length > 0 ? `?expand=${encodeURIComponent(expand.join(','))}` : ''}`,
+        address,
+      ),
+      { headers },
+    );
+    const body = (await response.json()) as {
+      groups: { lanes: { nodes: { key: string; ids: string[] }[] }[] }[];
+    };
+    return { milliseconds: performance.now() - started, body };
+  };
+  const first = await request();
+  const cached: number[] = [];
+  for (let round = 0; round < repeat; round += 1) cached.push((await request()).milliseconds);
+  const collapsed = first.body.groups.flatMap((group) =>
+    group.lanes.flatMap((lane) => lane.nodes.filter((node) => node.ids.length > 1).map((node) => node.key)),
+  );
+  const expanded: number[] = [];
+  for (let round = 0; round < repeat; round += 1)
+    expanded.push((await request([collapsed[round * 7]!])).milliseconds);
+  return { first: first.milliseconds, cached, expanded };
+}
+
 function describeMachine(): string {
   const processors = cpus();
   return `${processors.length} × ${processors[0]?.model.trim() ?? 'unknown CPU'}`;
@@ -314,8 +357,9 @@ export async function runExplorerBench(options: ExplorerBenchOptions = {}): Prom
     const generation = performance.now();
     const provider = new SqliteProvider();
     const runs = await writeLineage(provider, location, total);
-    await provider.close?.();
     const generationMs = performance.now() - generation;
+    const listing = await provider.list(location);
+    await provider.close?.();
     const databaseBytes = statSync(location).size;
     console.log(
       `wrote ${total} checkpoints (${runs.length} runs on ${runs.length} branches) in ${formatMs(generationMs)} ms`,
@@ -326,6 +370,9 @@ export async function runExplorerBench(options: ExplorerBenchOptions = {}): Prom
       providers: registry,
       cwd: directory,
     });
+    const layouts = await layoutCandidates(listing);
+    const server = await timeGraphRequests(explorer.url, loads);
+
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
 
@@ -367,11 +414,16 @@ export async function runExplorerBench(options: ExplorerBenchOptions = {}): Prom
     gestures.push(await recordFrames(page, 'pan (drag) at 1:1', () => pan(page, gestureMs)));
     gestures.push(await recordFrames(page, 'zoom (wheel) out to ≈9× and back', () => zoom(page, gestureMs)));
     await page.click('#fit');
-    await page.waitForFunction(() => document.querySelector('#graph .node') !== null);
+    // The whole graph is too small for text: each lane is drawn as an overview.
+    await page.waitForFunction(() => document.querySelector('#graph .overview') !== null);
+    const whole = await page.evaluate(() => document.querySelectorAll('#graph *').length);
     gestures.push(await recordFrames(page, 'pan (drag), whole graph in view', () => pan(page, gestureMs)));
+    await page.close();
 
-    // Collapsed nodes spread over the lanes, expanded one after the other (each redraw keeps the last).
-    const keys = await page.evaluate((count) => {
+    // Collapsed nodes spread over the lanes of a fresh page at 1:1, expanded one after the other
+    // (each redraw keeps the last).
+    const { page: expanding } = await loadPage(browser, explorer.url);
+    const keys = await expanding.evaluate((count) => {
       const collapsed = Array.from(document.querySelectorAll<SVGGElement>('#graph .node.collapsed'));
       const step = Math.max(1, Math.floor(collapsed.length / count));
       return collapsed
@@ -380,7 +432,7 @@ export async function runExplorerBench(options: ExplorerBenchOptions = {}): Prom
         .map((node) => node.dataset.key!);
     }, expansions);
     const expanded: { milliseconds: number; nodesBefore: number; nodesAfter: number }[] = [];
-    for (const key of keys) expanded.push(await expand(page, key));
+    for (const key of keys) expanded.push(await expand(expanding, key));
     const loadAfter = loadavg()[0]!;
     const browserVersion = browser.version();
 
@@ -391,7 +443,7 @@ export async function runExplorerBench(options: ExplorerBenchOptions = {}): Prom
       ['navigation → graph painted', firstRenders.map((first) => first.painted)],
       ['navigation → graph nodes in the document', firstRenders.map((first) => first.drawn)],
       [
-        '`/api/graph` request (listing and layout on the server, transfer)',
+        '`/api/graph` request (from the graph cache after the warm-up load, transfer)',
         firstRenders.map((first) => first.graphRequest),
       ],
     ] as const;
@@ -407,8 +459,9 @@ export async function runExplorerBench(options: ExplorerBenchOptions = {}): Prom
       'from the checkpoint after a task completed, each re-running the tasks after it (every fifth a fork of',
       'the fork before it; the last one cut short). The page shows',
       `${graph.status} (consecutive checkpoints of one task collapse into a ×N node); it keeps only`,
-      'what lies around the view in the document, and draws nodes without their text when zoomed far out:',
-      `${graph.nodes} nodes, ${graph.elements} SVG elements in the first view.`,
+      'what lies around the view in the document, and draws each lane as an overview (its line, its nodes',
+      'as one dotted path, its head) when zoomed too far out for text:',
+      `${graph.nodes} nodes, ${graph.elements} SVG elements in the first view; ${whole} SVG elements with the whole graph in view.`,
       '',
       `**First render**: ${loads} fresh page loads after one warm-up, times from navigation start in the page's`,
       'clock; "painted" is when a task queued from the requestAnimationFrame after the nodes were inserted',
@@ -455,6 +508,26 @@ export async function runExplorerBench(options: ExplorerBenchOptions = {}): Prom
           ],
         ],
       ),
+      '',
+      `**\`/api/graph\` on the server** (requested from Node, no page open): the first request lists the`,
+      'location, lays it out and serializes it; the same request again is answered from the graph cache',
+      "(keyed by the listing's fingerprint and the expanded nodes); expanding another node lays the listing",
+      `out again. ${loads} requests each after the first.`,
+      '',
+      markdownTable(
+        ['request', 'median ms', 'max ms'],
+        [
+          ['first (listing, layout, JSON)', formatMs(server.first), formatMs(server.first)],
+          ['the same again (graph cache)', formatMs(medianOf(server.cached)), formatMs(maxOf(server.cached))],
+          [
+            'another node expanded (layout, JSON)',
+            formatMs(medianOf(server.expanded)),
+            formatMs(maxOf(server.expanded)),
+          ],
+        ],
+      ),
+      '',
+      layouts,
       '',
       `Screenshot (the first view, four wheel steps out): [\`docs/images/explorer-graph.png\`](../../docs/images/explorer-graph.png).`,
       '',
