@@ -94,18 +94,21 @@ export async function measureRedactionShare(
         checkpointMs += work;
         redactionMs += redaction;
         sinceLast = { work: sinceLast.work + work, redaction: sinceLast.redaction + redaction };
-        if (original === originals.writeCheckpointSync) {
+        if (endsCheckpoint) {
           shares.push(sinceLast.redaction / sinceLast.work);
           sinceLast = { work: 0, redaction: 0 };
         }
         depth -= 1;
       }
     };
-  prototype.recordEvent = timed(function (this: InstanceType<typeof RuntimeState>, ...parameters) {
-    events += 1;
-    return originals.recordEvent.apply(this, parameters);
-  } as typeof originals.recordEvent);
-  prototype.writeCheckpointSync = timed(originals.writeCheckpointSync);
+  prototype.recordEvent = timed(
+    function (this: InstanceType<typeof RuntimeState>, ...parameters) {
+      events += 1;
+      return originals.recordEvent.apply(this, parameters);
+    } as typeof originals.recordEvent,
+    false,
+  );
+  prototype.writeCheckpointSync = timed(originals.writeCheckpointSync, true);
   try {
     const growth = await measureGrowth(scenario, tasks);
     return {
