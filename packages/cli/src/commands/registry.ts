@@ -174,13 +174,15 @@ Options:
   {
     name: 'runs',
     topLevel: true,
-    summary: 'the queue of runs: list, show, cancel, enqueue, fork (needs @crewline/worker)',
-    usage: `Usage: crewline runs list|show|cancel|enqueue|fork [options]
+    summary: 'the queue of runs: list, show, cancel, enqueue, fork, resume (needs @crewline/worker)',
+    usage: `Usage: crewline runs list|show|cancel|enqueue|fork|resume [options]
 
   crewline runs list [--status S] [--limit N]   newest first: status, attempts, task, tokens
   crewline runs show RUN                        one run: status, worker, attempts, current
-                                                task, tokens so far, lineage, output or error
-  crewline runs cancel RUN                      a queued run is never taken; a running one stops
+                                                task, tokens so far, lineage, the question of
+                                                a paused run, output or error
+  crewline runs cancel RUN                      a queued or paused run is never taken; a
+                                                running one stops
   crewline runs enqueue NAME [options]          queue a run of the crew or flow registered as NAME
       --input key=value       a kickoff input (repeatable; key:=<json> for non-strings)
       --idempotency-key K     the same key again gives the same run
@@ -192,6 +194,8 @@ Options:
       --input key=value       a changed input (repeatable)
       --set-output N=text     task N starts with this output (repeatable)
       --idempotency-key K, --priority N, --timeout-ms MS, --max-attempts N   as for enqueue
+  crewline runs resume RUN --answer "text"      a paused run (its flow asked, see runs show)
+                                                continues from its checkpoint with the answer
 
 Options:
   --location URL   the queue's Postgres URL (default: CREWLINE_WORKER_LOCATION)

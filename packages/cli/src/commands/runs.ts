@@ -4,13 +4,15 @@ import { usageError } from '../core/cli-error.js';
 import { formatColumns, formatTime, shellWord } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { forkOptions } from './runs-fork.js';
+import { questionLines, resumeAnswer } from './runs-resume.js';
 import { loadWorkerPackage, queueLocation } from './worker-package.js';
 
 type RunRecord = import('@crewline/worker').RunRecord;
+type RunProgress = import('@crewline/worker').RunProgress;
 
-const subcommands = ['list', 'show', 'cancel', 'enqueue', 'fork'] as const;
+const subcommands = ['list', 'show', 'cancel', 'enqueue', 'fork', 'resume'] as const;
 
-/** `crewline runs list|show|cancel|enqueue|fork`: the queue of runs that workers take. */
+/** `crewline runs list|show|cancel|enqueue|fork|resume`: the queue of runs that workers take. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
   const [subcommand, ...rest] = args;
   if (!subcommands.includes(subcommand as (typeof subcommands)[number])) {
@@ -30,6 +32,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       priority: { type: 'string' },
       'timeout-ms': { type: 'string' },
       'max-attempts': { type: 'string' },
+      answer: { type: 'string' },
     },
     1,
   );
@@ -69,7 +72,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
     }
     if (subcommand === 'show') {
       const record = await queue.require(target());
-      print({ ...record }, describe(record));
+      // From the run's checkpoints: exact even when its worker died before reporting.
+      const progress = await queue.progress(record.id);
+      print({ ...record, progress }, describe(record, progress));
       return 0;
     }
     if (subcommand === 'fork') {
@@ -77,6 +82,15 @@ export async function run(args: readonly string[], context: CliContext): Promise
       print(
         { run: record },
         `queued run ${record.id} (${record.name}), a fork of run ${record.forkOf} from checkpoint ${record.forkFrom}`,
+      );
+      return 0;
+    }
+    if (subcommand === 'resume') {
+      const id = target();
+      const record = await queue.resume(id, { humanInput: resumeAnswer(values, id) });
+      print(
+        { run: record },
+        `run ${record.id}: queued with the answer; a worker continues it from the checkpoint it paused at`,
       );
       return 0;
     }
@@ -112,15 +126,16 @@ export async function run(args: readonly string[], context: CliContext): Promise
   }
 }
 
-function describe(record: RunRecord): string {
+function describe(record: RunRecord, progress: RunProgress): string {
   const lines = [
     `run        ${record.id}`,
     `name       ${record.name}`,
     `status     ${record.status}`,
     `attempts   ${record.attempts} (failed ${record.failures} of at most ${record.maxAttempts})`,
     `worker     ${record.worker ?? '-'}`,
-    `task       ${record.currentTask ?? '-'}`,
-    `tokens     ${record.tokens.total} (${record.tokens.input} in, ${record.tokens.output} out)`,
+    `task       ${progress.currentTask ?? record.currentTask ?? '-'}`,
+    `progress   ${progress.modelCalls} model call(s) checkpointed in ${progress.checkpoints} checkpoint(s): ${progress.tokens.total} tokens (${progress.tokens.input} in, ${progress.tokens.output} out)`,
+    `tokens     ${record.tokens.total} (${record.tokens.input} in, ${record.tokens.output} out) reported by workers, failed calls included`,
     `lineage    ${record.lineageId ?? '-'}`,
     `checkpoint ${record.lastCheckpoint ?? '-'}`,
     `inputs     ${JSON.stringify(record.inputs)}`,
@@ -128,6 +143,7 @@ function describe(record: RunRecord): string {
   ];
   if (record.forkOf !== null) lines.push(`fork of    ${record.forkOf} (from ${record.forkFrom})`);
   if (record.error) lines.push(`error      ${record.error}`);
+  lines.push(...questionLines(record));
   if (record.lastCheckpoint !== null) {
     // The run's checkpoints in the inspector and the browser, as commands to copy (PGPASSWORD gives
     // the password, which no reference carries).
