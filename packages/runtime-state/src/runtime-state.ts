@@ -141,6 +141,8 @@ export class RuntimeState implements RunState {
   #queued: QueuedWrite[] = [];
   /** The group of writes in flight, if any. */
   #writing: Promise<void> | undefined;
+  /** A group start is scheduled for the end of this turn of the event loop (see {@link #startWriting}). */
+  #startScheduled = false;
 
   constructor(options: RuntimeStateOptions = {}) {
     this.runId = options.runId ?? randomUUID();
@@ -413,13 +415,26 @@ export class RuntimeState implements RunState {
   }
 
   /**
-   * Writes what is queued, in order, one group at a time: the first write alone, then everything
-   * that queued up behind it (for one provider and location) as one `writeBatch` when the provider
-   * has it — the flushes of a group overlap, and the run waits for one group instead of one write
-   * after another. Files still appear in lineage order, so a crash can leave the newest checkpoints
-   * unwritten but never one without its parent.
+   * Writes what is queued, in order, one group at a time: everything queued (for one provider and
+   * location) as one `writeBatch` when the provider has it — the flushes of a group overlap, and the
+   * run waits for one group instead of one write after another. Files still appear in lineage order,
+   * so a crash can leave the newest checkpoints unwritten but never one without its parent.
+   *
+   * When nothing is being written, the group starts at the end of this turn of the event loop, or at
+   * once when the run reaches {@link durable}: the checkpoints of the events a run emits one after
+   * another (a completed model call, then the tool call it asks for) then go in one group, and the
+   * barrier waits for one round of flushes instead of a lone write followed by the rest. Deferring is
+   * safe because a queued write holds its snapshot already (entities, inputs and the events taken at
+   * its event, none changed afterwards); only their text is built later.
    */
   #startWriting(): void {
+    if (this.#writing !== undefined || this.#startScheduled || this.#queued.length === 0) return;
+    this.#startScheduled = true;
+    setImmediate(() => this.#writeNextGroup());
+  }
+
+  #writeNextGroup(): void {
+    this.#startScheduled = false;
     if (this.#writing !== undefined || this.#queued.length === 0) return;
     const first = this.#queued[0]!;
     let count = 1;
@@ -436,7 +451,8 @@ export class RuntimeState implements RunState {
       const written = new Set(group);
       this.#queued = this.#queued.filter((entry) => !written.has(entry));
       this.#writing = undefined;
-      this.#startWriting();
+      // What queued up meanwhile goes at once: it has waited for a whole group already.
+      this.#writeNextGroup();
     });
   }
 
@@ -446,6 +462,8 @@ export class RuntimeState implements RunState {
    * checkpoint holds is on disk before anything else is paid for. At once when nothing is queued.
    */
   async durable(): Promise<void> {
+    // A scheduled group starts now: the run is waiting for it anyway.
+    if (this.#writing === undefined) this.#writeNextGroup();
     while (this.#writing !== undefined) await this.#writing;
   }
 

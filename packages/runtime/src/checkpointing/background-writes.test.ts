@@ -23,6 +23,7 @@ import { offlineModel } from '../models/offline/offline-model.js';
 import { Task } from '../task/task.js';
 import { defineTool } from '../tools/define-tool.js';
 import { Run } from './run.js';
+import { emptyFlowEntity } from './test-support/empty-flow-entity.js';
 import { SlowJsonProvider } from './test-support/slow-json-provider.js';
 
 const lifecycle = new Set<string>(checkpointLifecycleEventTypes);
@@ -163,13 +164,12 @@ describe('process.exit during a run (the exit listener)', () => {
     expect(end).toEqual({ code: 0, signal: null });
     const exiting = started.lines.find((line) => line.startsWith('exiting '));
     expect(exiting).toBeDefined();
-    const { events, onDisk, pending } = JSON.parse(exiting!.slice('exiting '.length)) as {
+    const { events, onDisk } = JSON.parse(exiting!.slice('exiting '.length)) as {
       events: string[];
       onDisk: number;
-      pending: number;
     };
-    // When the handler called process.exit, a write was in flight and some checkpoints were not on disk.
-    expect(pending).toBeGreaterThan(0);
+    // When the handler called process.exit, the checkpoints of the latest events were queued, not on
+    // disk (the writer starts a group at the end of the event loop's turn, or at the next barrier).
     expect(onDisk).toBeLessThan(events.length);
     expect(events.at(-1)).toBe('task_completed');
     // Every event's checkpoint is on disk, the newest the one of the event the process exited at.
@@ -225,17 +225,10 @@ describe('failures of the background writer', () => {
   it('leave strict checkpoints strict: checkpoint() and acheckpoint() throw on the same provider', async () => {
     const location = join(directory.path, 'cp');
     const provider = new BrokenBackgroundProvider(true);
-    const root = {
-      entityKind: 'flow' as const,
-      entityId: 'f-id',
-      entityName: 'f',
-      snapshotEntity: () => ({ kind: 'flow' as const, id: 'f-id', name: 'f', data: {} }),
-      summarizeEntity: () => ({ kind: 'flow' as const, id: 'f-id', name: 'f' }),
-    };
     const { parseCheckpointConfig } = await import('@crewline/runtime-state');
     await Run.execute(
       {
-        root,
+        root: emptyFlowEntity,
         config: { ...parseCheckpointConfig({ onEvents: ['task_completed'], location }), provider },
         inputs: {},
         bus: new EventBus(),
