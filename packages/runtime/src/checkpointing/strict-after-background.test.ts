@@ -6,6 +6,7 @@ import { JsonProvider } from '@crewline/provider-json';
 import { RuntimeState } from '@crewline/runtime-state';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { allFiles, checkpointFiles, readCheckpoint, temporaryDirectory } from '../e2e/support/fixtures.js';
+import { emptyFlowEntity } from './test-support/empty-flow-entity.js';
 import { SlowJsonProvider } from './test-support/slow-json-provider.js';
 
 let directory: { path: string; cleanup: () => void };
@@ -13,14 +14,6 @@ beforeEach(() => {
   directory = temporaryDirectory('crewline-strict-after-background-');
 });
 afterEach(() => directory.cleanup());
-
-const root = {
-  entityKind: 'flow' as const,
-  entityId: 'f-id',
-  entityName: 'f',
-  snapshotEntity: () => ({ kind: 'flow' as const, id: 'f-id', name: 'f', data: {} }),
-  summarizeEntity: () => ({ kind: 'flow' as const, id: 'f-id', name: 'f' }),
-};
 
 /** The checkpoints on disk, oldest first, as `trigger id parent`. */
 function onDisk(location: string): { trigger: string; id: string; parentId: string | null }[] {
@@ -37,7 +30,7 @@ describe('a strict checkpoint while automatic ones are queued for the background
     const location = join(directory.path, 'cp');
     const provider = new JsonProvider();
     expect(provider.capabilities.backgroundWrites).toBe(true);
-    const state = new RuntimeState({ entities: [root], provider, location, bus: new EventBus() });
+    const state = new RuntimeState({ entities: [emptyFlowEntity], provider, location, bus: new EventBus() });
     // What the automatic listener does on two events (see auto-checkpoint.ts): queued, not awaited.
     const automatic = [
       state.writeCheckpoint({ trigger: 'task_started' }),
@@ -67,7 +60,7 @@ describe('a strict checkpoint while automatic ones are queued for the background
     bus.on(CheckpointCompletedEvent, (_source: unknown, event: CheckpointCompletedEvent) => {
       completed.push(event.checkpointId);
     });
-    const state = new RuntimeState({ entities: [root], provider, location, bus });
+    const state = new RuntimeState({ entities: [emptyFlowEntity], provider, location, bus });
     const automatic = [
       state.writeCheckpoint({ trigger: 'task_started' }),
       state.writeCheckpoint({ trigger: 'task_completed' }),
