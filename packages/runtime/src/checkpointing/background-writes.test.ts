@@ -23,6 +23,7 @@ import { offlineModel } from '../models/offline/offline-model.js';
 import { Task } from '../task/task.js';
 import { defineTool } from '../tools/define-tool.js';
 import { Run } from './run.js';
+import { emptyFlowEntity } from './test-support/empty-flow-entity.js';
 import { SlowJsonProvider } from './test-support/slow-json-provider.js';
 
 const lifecycle = new Set<string>(checkpointLifecycleEventTypes);
@@ -224,17 +225,10 @@ describe('failures of the background writer', () => {
   it('leave strict checkpoints strict: checkpoint() and acheckpoint() throw on the same provider', async () => {
     const location = join(directory.path, 'cp');
     const provider = new BrokenBackgroundProvider(true);
-    const root = {
-      entityKind: 'flow' as const,
-      entityId: 'f-id',
-      entityName: 'f',
-      snapshotEntity: () => ({ kind: 'flow' as const, id: 'f-id', name: 'f', data: {} }),
-      summarizeEntity: () => ({ kind: 'flow' as const, id: 'f-id', name: 'f' }),
-    };
     const { parseCheckpointConfig } = await import('@crewline/runtime-state');
     await Run.execute(
       {
-        root,
+        root: emptyFlowEntity,
         config: { ...parseCheckpointConfig({ onEvents: ['task_completed'], location }), provider },
         inputs: {},
         bus: new EventBus(),
