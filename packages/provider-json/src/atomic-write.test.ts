@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
@@ -10,15 +9,16 @@ import { JsonProvider } from './json-provider.js';
 // Fault injection: the file system calls the provider makes are wrapped so a test can make one fail.
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();
-  return { ...actual, fsyncSync: vi.fn(actual.fsyncSync), renameSync: vi.fn(actual.renameSync) };
-});
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs/promises')>();
-  return { ...actual, open: vi.fn(actual.open), rename: vi.fn(actual.rename) };
+  return {
+    ...actual,
+    fsync: vi.fn(actual.fsync),
+    fsyncSync: vi.fn(actual.fsyncSync),
+    openSync: vi.fn(actual.openSync),
+    renameSync: vi.fn(actual.renameSync),
+  };
 });
 
 const actualFs = await vi.importActual<typeof import('node:fs')>('node:fs');
-const actualPromises = await vi.importActual<typeof import('node:fs/promises')>('node:fs/promises');
 
 function ioError(message: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${message}: i/o error`), { code: 'EIO' });
@@ -37,10 +37,9 @@ describe('atomic writes under injected failures', () => {
     location = mkdtempSync(join(tmpdir(), 'crewline-json-faults-'));
   });
   afterEach(() => {
+    vi.mocked(fs.fsync).mockImplementation(actualFs.fsync);
     vi.mocked(fs.fsyncSync).mockImplementation(actualFs.fsyncSync);
     vi.mocked(fs.renameSync).mockImplementation(actualFs.renameSync);
-    vi.mocked(fsPromises.open).mockImplementation(actualPromises.open);
-    vi.mocked(fsPromises.rename).mockImplementation(actualPromises.rename);
     rmSync(location, { recursive: true, force: true });
   });
 
@@ -83,13 +82,9 @@ describe('atomic writes under injected failures', () => {
   });
 
   it('a failed file sync fails the async write and leaves nothing behind', async () => {
-    vi.mocked(fsPromises.open).mockImplementation(async (...args: Parameters<typeof actualPromises.open>) => {
-      const handle = await actualPromises.open(...args);
-      if (String(args[0]).endsWith('.tmp')) {
-        handle.sync = () => Promise.reject(ioError('fsync'));
-      }
-      return handle;
-    });
+    // The first fsync of an async write is the temp file's.
+    vi.mocked(fs.fsync).mockImplementationOnce(((_descriptor: number, callback: (error: Error) => void) =>
+      callback(ioError('fsync'))) as typeof fs.fsync);
     const provider = new JsonProvider();
     await expect(provider.write(location, buildCheckpointWrite())).rejects.toMatchObject({
       code: 'write_failed',
@@ -98,12 +93,11 @@ describe('atomic writes under injected failures', () => {
   });
 
   it('a failed rename fails the write and removes the temp file (sync and async)', async () => {
-    vi.mocked(fs.renameSync).mockImplementationOnce(() => {
+    // Both writes rename directly (a rename does not wait for the disk).
+    const crossDevice = () => {
       throw Object.assign(new Error('cross-device link'), { code: 'EXDEV' });
-    });
-    vi.mocked(fsPromises.rename).mockImplementationOnce(() =>
-      Promise.reject(Object.assign(new Error('cross-device link'), { code: 'EXDEV' })),
-    );
+    };
+    vi.mocked(fs.renameSync).mockImplementationOnce(crossDevice).mockImplementationOnce(crossDevice);
     const provider = new JsonProvider();
     expect(() => provider.writeSync(location, buildCheckpointWrite())).toThrow(
       expect.objectContaining({ code: 'write_failed' }),
@@ -135,7 +129,6 @@ describe('durable removals', () => {
     location = mkdtempSync(join(tmpdir(), 'crewline-json-removals-'));
   });
   afterEach(() => {
-    vi.mocked(fsPromises.open).mockImplementation(actualPromises.open);
     rmSync(location, { recursive: true, force: true });
   });
 
@@ -152,7 +145,7 @@ describe('durable removals', () => {
 
   /** Directories opened for an fsync while `action` runs. */
   async function directoriesSynced(action: () => Promise<unknown>): Promise<string[]> {
-    const opened = vi.mocked(fsPromises.open);
+    const opened = vi.mocked(fs.openSync);
     opened.mockClear();
     await action();
     return opened.mock.calls

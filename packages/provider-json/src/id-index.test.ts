@@ -59,6 +59,8 @@ describe('JsonProvider reads a checkpoint by its id alone', () => {
       const write = buildCheckpointWrite({ metadata: { branch: branches[index % branches.length]! } });
       written.push(index % 2 === 0 ? writer.writeSync(location, write) : await writer.write(location, write));
     }
+    // An async write resolves before its index entry is written; close() waits for the entries.
+    await writer.close();
   });
   afterEach(() => rmSync(sandbox, { recursive: true, force: true }));
 
@@ -167,6 +169,7 @@ describe('JsonProvider reads a checkpoint by its id alone', () => {
         ),
       );
     }
+    await provider.close();
     const { removed } = await provider.prune(location, { keep: 1, lineageId: 'pruned-run' });
     expect(removed.map((entry) => entry.id)).toEqual(run.slice(0, 3).map((entry) => entry.id));
     for (const entry of run.slice(0, 3)) expect(existsSync(join(location, '.ids', entry.id))).toBe(false);
@@ -182,6 +185,7 @@ describe('JsonProvider reads a checkpoint by its id alone', () => {
     const provider = new JsonProvider();
     const stored = await provider.write(location, buildCheckpointWrite());
     provider.writeSync(location, buildCheckpointWrite());
+    await provider.close();
     expect(readdirSync(outside)).toEqual([]);
     const { text } = (await provider.read(location, stored.id)) as { text: string };
     expect(text).toBe(readFileSync(stored.reference, 'utf8'));

@@ -51,7 +51,6 @@ import {
 } from './options.js';
 import {
   branchDirectory,
-  ensureBranchDirectory,
   ensureBranchDirectorySync,
   existingBranchDirectory,
   locationExists,
@@ -93,6 +92,8 @@ export class JsonProvider implements CheckpointProvider {
   readonly #reported = new Set<string>();
   /** Locations whose id index could not be written, already logged (one warning, not one per write). */
   readonly #indexFailures = new Set<string>();
+  /** Id index entries of async writes still being written (see {@link #recordAfterWrite}). */
+  readonly #indexWrites = new Set<Promise<void>>();
 
   constructor(options?: JsonProviderOptions) {
     this.options = Object.freeze(parseJsonProviderOptions(options));
@@ -172,15 +173,21 @@ export class JsonProvider implements CheckpointProvider {
     }
   }
 
+  /**
+   * Async {@link writeSync}. The checks and directory creation before the file is written are made
+   * directly (the kernel answers them from its caches; through the thread pool each would be a round
+   * trip a run waiting at its next model call pays). It resolves once the file is in place and
+   * synced; its id index entry is written after that, without the write waiting for it.
+   */
   async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
     const root = resolveRoot(location);
     const plan = this.#plan(root, checkpoint);
     if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
-    await locationExists(root);
+    locationExistsSync(root);
     await sweepTempFilesOnce(root);
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const { directory, created } = await ensureBranchDirectory(
+        const { directory, created } = ensureBranchDirectorySync(
           root,
           plan.metadata.branch,
           this.options.directoryMode,
@@ -190,7 +197,7 @@ export class JsonProvider implements CheckpointProvider {
           mode: this.options.fileMode,
           createdDirectories: created,
         });
-        await this.#record(root, indexEntryOf(plan), true);
+        this.#recordAfterWrite(root, [indexEntryOf(plan)]);
         return storedFile(plan.metadata, join(directory, plan.fileName), plan.bytes.length);
       } catch (error) {
         // A concurrent prune may remove a branch directory it emptied between mkdir and open.
@@ -204,14 +211,15 @@ export class JsonProvider implements CheckpointProvider {
    * Writes consecutive checkpoints of one location as a group (see `writeFilesAtomic`): their files
    * are written and flushed together, renamed into place in order, their directories synced once. The
    * runtime uses it for the automatic checkpoints that queued up while an earlier write was flushing.
-   * Rejects when any of them could not be written; the ones before it may be in place.
+   * Rejects when any of them could not be written; the ones before it may be in place. Like
+   * {@link write}, it resolves before their id index entries are written.
    */
   async writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
     const root = resolveRoot(location);
     const plans = checkpoints.map((checkpoint) => this.#plan(root, checkpoint));
     for (const checkpoint of checkpoints)
       if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
-    await locationExists(root);
+    locationExistsSync(root);
     await sweepTempFilesOnce(root);
     try {
       const files: AtomicFile[] = [];
@@ -219,7 +227,7 @@ export class JsonProvider implements CheckpointProvider {
       for (const plan of plans) {
         let branch = directories.get(plan.metadata.branch);
         if (branch === undefined) {
-          branch = await ensureBranchDirectory(root, plan.metadata.branch, this.options.directoryMode);
+          branch = ensureBranchDirectorySync(root, plan.metadata.branch, this.options.directoryMode);
           directories.set(plan.metadata.branch, branch);
         }
         files.push({
@@ -233,8 +241,7 @@ export class JsonProvider implements CheckpointProvider {
         directories.set(plan.metadata.branch, branch);
       }
       await writeFilesAtomic(files, { fsync: this.options.fsync, mode: this.options.fileMode });
-      // Index entries are files of their own: written together, not one after another.
-      await Promise.all(plans.map((plan) => this.#record(root, indexEntryOf(plan), true)));
+      this.#recordAfterWrite(root, plans.map(indexEntryOf));
       return plans.map((plan, index) =>
         storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), plan.bytes.length),
       );
@@ -441,6 +448,27 @@ export class JsonProvider implements CheckpointProvider {
     } catch (error) {
       if (afterWrite) this.#reportIndexFailure(root, error);
     }
+  }
+
+  /**
+   * Writes the id index entries of checkpoints an async write just put in place, without the write
+   * waiting for them: each is a new file, and creating one waits for the file system's journal (up
+   * to a millisecond when other processes sync), which a run at its next model call would pay. The
+   * index is a hint written after the rename either way: a reader that comes first, or a process
+   * that dies before they are written, scans the location as for any missing entry. {@link close}
+   * waits for them.
+   */
+  #recordAfterWrite(root: string, entries: readonly IdIndexEntry[]): void {
+    const writing = Promise.all(entries.map((entry) => this.#record(root, entry, true))).then(
+      () => undefined,
+    );
+    this.#indexWrites.add(writing);
+    void writing.finally(() => this.#indexWrites.delete(writing));
+  }
+
+  /** Waits for the id index entries still being written after async writes. */
+  async close(): Promise<void> {
+    while (this.#indexWrites.size > 0) await Promise.all([...this.#indexWrites]);
   }
 
   /** Sync {@link #record}. */

@@ -1,5 +1,5 @@
 import { lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
-import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CrewlineError } from '@crewline/events';
 import { isValidBranchName } from '@crewline/runtime-state';
@@ -137,46 +137,6 @@ export function ensureBranchDirectorySync(root: string, branch: string, mode: nu
   return { directory, created };
 }
 
-/** Async {@link ensureBranchDirectorySync}. */
-export async function ensureBranchDirectory(
-  root: string,
-  branch: string,
-  mode: number,
-): Promise<CreatedDirectories> {
-  const directory = branchDirectory(root, branch);
-  const created: string[] = [];
-  const first = await mkdir(root, { recursive: true, mode });
-  if (first !== undefined) created.push(...newAncestors(first, root));
-  let current = root;
-  for (const segment of branch.split('/')) {
-    current = join(current, segment);
-    let info: Awaited<ReturnType<typeof lstat>> | undefined;
-    try {
-      info = await lstat(current);
-    } catch (error) {
-      if (errorCode(error) !== 'ENOENT') throw error;
-    }
-    if (info === undefined) {
-      try {
-        await mkdir(current, { mode });
-        created.push(current);
-      } catch (error) {
-        if (errorCode(error) !== 'EEXIST') throw error;
-        info = await lstat(current);
-      }
-    }
-    if (info?.isSymbolicLink()) throw symlinkError(root, current);
-    if (info !== undefined && !info.isDirectory()) {
-      throw jsonError(
-        'write_failed',
-        `"${current}" is a file where branch "${branch}" needs a directory; move it away`,
-      );
-    }
-  }
-  await assertRealInside(root, directory);
-  return { directory, created };
-}
-
 /** `first` (the outermost directory `mkdir -p` created) and every directory below it down to `root`. */
 function newAncestors(first: string, root: string): string[] {
   const result = [first];
@@ -191,10 +151,6 @@ function newAncestors(first: string, root: string): string[] {
 /** Belt and braces after the per-segment checks: the real path must be inside the real root. */
 function assertRealInsideSync(root: string, directory: string): void {
   assertInside(realpathSync(root), realpathSync(directory), `directory "${directory}"`);
-}
-
-async function assertRealInside(root: string, directory: string): Promise<void> {
-  assertInside(await realpath(root), await realpath(directory), `directory "${directory}"`);
 }
 
 /**
