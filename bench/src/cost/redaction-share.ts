@@ -80,6 +80,7 @@ export async function measureRedactionShare(
   // Outermost calls only: a checkpoint written from inside an event's recording counts once.
   const timed = <A extends unknown[], R>(
     original: (this: InstanceType<typeof RuntimeState>, ...parameters: A) => R,
+    endsCheckpoint: boolean,
   ) =>
     function (this: InstanceType<typeof RuntimeState>, ...parameters: A): R {
       if (depth > 0) return original.apply(this, parameters);
