@@ -49,8 +49,7 @@ afterEach(async () => {
   ran.length = 0;
 });
 
-async function setUp() {
-  const location = temporaryLocation();
+async function setUp(location = temporaryLocation()) {
   const queue = new RunQueue({ location });
   // Another client, as on another machine, answers.
   const elsewhere = new RunQueue({ location });
@@ -83,6 +82,22 @@ async function untilStatus(queue: RunQueue, runId: string, status: RunStatus): P
     if (waited > 30_000) throw new Error(`run ${runId} is still ${run.status}, not ${status}`);
     await sleep(50);
   }
+}
+
+/** The runs table as the first layout made it (before `paused`, the question and the answer). */
+function firstLayout(schema: string): string {
+  return `CREATE SCHEMA "${schema}";
+    CREATE TABLE "${schema}".worker_runs (
+      id text PRIMARY KEY, name text NOT NULL, inputs jsonb NOT NULL, idempotency_key text UNIQUE,
+      priority integer NOT NULL DEFAULT 0, timeout_ms integer, max_attempts integer NOT NULL,
+      status text NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'failed', 'cancelled')),
+      attempts integer NOT NULL DEFAULT 0, failures integer NOT NULL DEFAULT 0, worker text,
+      holder_token text, lease_expires_at timestamptz, job_id text, lineage_id text,
+      last_checkpoint text, current_task text, input_tokens bigint NOT NULL DEFAULT 0,
+      output_tokens bigint NOT NULL DEFAULT 0, output text, error text, error_code text,
+      layout_version integer NOT NULL DEFAULT 1, created_at timestamptz NOT NULL DEFAULT now(),
+      started_at timestamptz, finished_at timestamptz, updated_at timestamptz NOT NULL DEFAULT now()
+    );`;
 }
 
 describeWithPostgres('a flow paused for a person in a worker', () => {
@@ -147,5 +162,16 @@ describeWithPostgres('a flow paused for a person in a worker', () => {
       code: 'invalid_state',
     });
     expect(await queue.list({ status: 'paused' })).toEqual([]);
+  });
+
+  it('pauses in a runs table made by the first layout, which the first client to start upgrades', async () => {
+    const location = temporaryLocation();
+    const schema = new URL(location).searchParams.get('schema')!;
+    await withServer((client) => client.query(firstLayout(schema)));
+    const { queue, worker } = await setUp(location);
+    const { run } = await queue.enqueue('approval', { inputs: { topic: 'dunes' } });
+    await worker.start();
+    const paused = await untilStatus(queue, run.id, 'paused');
+    expect(paused.question?.message).toBe('Publish a draft on dunes?');
   });
 });
