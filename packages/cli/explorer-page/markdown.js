@@ -1,5 +1,6 @@
 // A small Markdown renderer for task outputs that builds DOM nodes, never HTML text: headings,
-// paragraphs, lists, block quotes, fenced code, rules, and inline code, bold, italics and links
+// paragraphs, lists (ordered ones keep their first number), tables (GitHub's pipe tables, which
+// models write often), block quotes, fenced code, rules, and inline code, bold, italics and links
 // (http, https and mailto only). Raw HTML in an output is shown as the text it is.
 import { h } from './dom.js';
 
@@ -40,6 +41,33 @@ export function inline(text) {
 }
 
 const listItem = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/;
+const tableDelimiter = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+
+/** The cells of a pipe-table row: outer pipes dropped, `\|` kept as a pipe inside a cell. */
+function tableCells(line) {
+  const trimmed = line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '');
+  return trimmed.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, '|'));
+}
+
+/** True when `lines[index]` starts a pipe table: a row with a pipe, then a delimiter row of as many cells. */
+function startsTable(lines, index) {
+  return (
+    lines[index].includes('|') &&
+    index + 1 < lines.length &&
+    lines[index + 1].includes('-') &&
+    tableDelimiter.test(lines[index + 1]) &&
+    tableCells(lines[index + 1]).length === tableCells(lines[index]).length
+  );
+}
+
+function alignmentOf(delimiter) {
+  const left = delimiter.startsWith(':');
+  const right = delimiter.endsWith(':');
+  return left && right ? 'center' : right ? 'right' : left ? 'left' : undefined;
+}
 
 /** A Markdown text as a `div` of block elements. */
 export function renderMarkdown(text) {
@@ -79,10 +107,50 @@ export function renderMarkdown(text) {
       root.append(h('blockquote', null, ...renderMarkdown(quoted.join('\n')).childNodes));
       continue;
     }
+    if (startsTable(lines, index)) {
+      const header = tableCells(line);
+      const alignments = tableCells(lines[index + 1]).map(alignmentOf);
+      // Through the style object: the page's Content-Security-Policy refuses style attributes.
+      const cell = (tag, text, column) => {
+        const element = h(tag, null, ...inline(text));
+        if (alignments[column]) element.style.textAlign = alignments[column];
+        return element;
+      };
+      index += 2;
+      const rows = [];
+      while (index < lines.length && lines[index].trim() !== '' && lines[index].includes('|')) {
+        const cells = tableCells(lines[index++]);
+        rows.push(
+          h(
+            'tr',
+            null,
+            header.map((_, column) => cell('td', cells[column] ?? '', column)),
+          ),
+        );
+      }
+      root.append(
+        h(
+          'table',
+          { class: 'markdown-table' },
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              header.map((text, column) => cell('th', text, column)),
+            ),
+          ),
+          h('tbody', null, rows),
+        ),
+      );
+      continue;
+    }
     const item = listItem.exec(line);
     if (item) {
       const ordered = /\d/.test(item[2]);
-      const list = h(ordered ? 'ol' : 'ul');
+      const first = ordered ? Number.parseInt(item[2], 10) : 1;
+      const list = h(ordered ? 'ol' : 'ul', first !== 1 ? { start: first } : null);
       while (index < lines.length) {
         const next = listItem.exec(lines[index]);
         if (next) {
@@ -100,7 +168,8 @@ export function renderMarkdown(text) {
       index < lines.length &&
       lines[index].trim() !== '' &&
       !/^\s*(```|~~~|#{1,6}\s|>)/.test(lines[index]) &&
-      !listItem.test(lines[index])
+      !listItem.test(lines[index]) &&
+      !startsTable(lines, index)
     )
       paragraph.push(lines[index++].trim());
     const nodes = [];

@@ -285,5 +285,48 @@ describe.skipIf(!haveBrowser && !inCi)(
       expect(await task.locator('.message.role-assistant').count()).toBe(1);
       await shot('8-conversation-in-progress');
     });
+
+    it('7. renders the Markdown models write: pipe tables with their alignment, numbered lists from their number, never HTML', async () => {
+      const text = [
+        '| option | cost |',
+        '|:--|--:|',
+        '| **keep** | 1 |',
+        '| a \\| b | 22 |',
+        '',
+        '3. third',
+        '4. fourth',
+        '',
+        'not | a table',
+        '---',
+        '',
+        '<img src=x onerror=alert(1)>',
+      ].join('\n');
+      // A string, so that the test's own bundler leaves the page's dynamic import alone.
+      const rendered = (await page.evaluate(`(async () => {
+        const { renderMarkdown } = await import('/assets/markdown.js');
+        const root = renderMarkdown(${JSON.stringify(text)});
+        const cells = [...root.querySelectorAll('table td')];
+        return {
+          headers: [...root.querySelectorAll('table th')].map((cell) => cell.textContent),
+          cells: cells.map((cell) => cell.textContent),
+          bold: root.querySelector('table td strong')?.textContent,
+          alignments: cells.slice(0, 2).map((cell) => cell.style.textAlign),
+          tables: root.querySelectorAll('table').length,
+          start: root.querySelector('ol')?.getAttribute('start'),
+          images: root.querySelectorAll('img').length,
+          text: root.textContent,
+        };
+      })()`)) as Record<string, unknown>;
+      expect(rendered).toMatchObject({
+        headers: ['option', 'cost'],
+        cells: ['keep', '1', 'a | b', '22'],
+        bold: 'keep',
+        alignments: ['left', 'right'],
+        tables: 1,
+        start: '3',
+        images: 0,
+      });
+      expect(rendered.text).toContain('<img src=x onerror=alert(1)>');
+    });
   },
 );
