@@ -131,6 +131,30 @@ describe('long texts scanned once', () => {
     expect(redactSecretsInText(text)).not.toContain(value);
   });
 
+  it('scans a short string once too, however many checkpoints hold it', async () => {
+    const { redactionRegistry } = await import('./redaction-registry.js');
+    const { addRedaction } = await import('./add-redaction.js');
+    // A new generation empties the cache; then a pattern that counts the scans it takes part in.
+    addRedaction({ patterns: [/never-in-this-test-\d{9}/g] });
+    let scans = 0;
+    class CountingPattern extends RegExp {
+      override [Symbol.replace](text: string, replacement: string): string {
+        scans += 1;
+        return RegExp.prototype[Symbol.replace].call(this, text, replacement);
+      }
+    }
+    const patterns = redactionRegistry().patterns;
+    patterns.push(new CountingPattern('never-matches-\\d{12}', 'g'));
+    try {
+      for (const text of ['sequential', 'completed', 'cea3d80a-5adb-4226-95cf-0bd9df3c1c2f'])
+        for (let checkpoint = 0; checkpoint < 3; checkpoint += 1)
+          expect(redactSecretsInText(text)).toBe(text);
+      expect(scans).toBe(3);
+    } finally {
+      patterns.pop();
+    }
+  });
+
   it('redacts a long text with a key the same way every time it is met', () => {
     const key = `sk-proj-${'Zq7'.repeat(10)}`;
     const text = `${'context '.repeat(20)} key ${key}`;

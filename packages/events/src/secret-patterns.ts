@@ -210,7 +210,6 @@ function redactAssignments(text: string): string {
  */
 export function redactSecretsInText(text: string): string {
   if (text.length < 8) return text;
-  if (text.length < cachedTextMinimumLength) return scanText(text);
   const generation = redactionRegistry().generation;
   if (cacheGeneration !== generation) {
     scannedTexts.clear();
@@ -224,25 +223,29 @@ export function redactSecretsInText(text: string): string {
   return result;
 }
 
-// A run checkpoints the same long strings again and again (a flow's state, the conversation of the
-// task in progress, completed outputs held by several entities): each is scanned once and its result
-// looked up after that, by content (V8 keeps a string's hash once computed, so a lookup of the same
-// string is a pointer comparison). Bounded by characters held; emptied when what is redacted changes.
-const cachedTextMinimumLength = 64;
+// A run checkpoints the same strings again and again (a flow's state, the conversation of the task
+// in progress, completed outputs held by several entities, and the short ones of every snapshot: a
+// crew's process, a status, an id, a path): each is scanned once and its result looked up after
+// that, by content (V8 keeps a string's hash once computed, so a lookup of the same string is a
+// pointer comparison). Short strings too: a flow's checkpoint met about forty of them, each scanned
+// again every time (all the patterns, about as long as for 2 KB of prose), when they were left out.
+// Bounded by characters held, each entry counted with an overhead so that short strings cannot make
+// it hold too many; emptied when what is redacted changes.
 const cachedTextMaximumLength = 1 << 20;
 const cacheCharacterBudget = 16 << 20;
+const cacheEntryOverhead = 64;
 const scannedTexts = new Map<string, string>();
 let cachedCharacters = 0;
 let cacheGeneration = -1;
 
 function remember(text: string, result: string): void {
   scannedTexts.set(text, result);
-  cachedCharacters += text.length;
+  cachedCharacters += text.length + cacheEntryOverhead;
   // Oldest first (a Map keeps insertion order): a run's texts of long ago are the least likely to come back.
   for (const [oldest] of scannedTexts) {
     if (cachedCharacters <= cacheCharacterBudget) break;
     scannedTexts.delete(oldest);
-    cachedCharacters -= oldest.length;
+    cachedCharacters -= oldest.length + cacheEntryOverhead;
   }
 }
 
