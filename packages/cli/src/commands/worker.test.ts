@@ -166,6 +166,12 @@ describeWithPostgres('crewline worker (a real process, against the real server)'
       expect(shown.tokens.total).toBeGreaterThan(0);
       expect(shown.lineageId).toMatch(/\S/);
       expect(shown.lastCheckpoint).toMatch(/\S/);
+      // Read from the run's checkpoints: both tasks' model calls, and their tokens.
+      const { progress } = shown as unknown as {
+        progress: { modelCalls: number; tokens: { total: number } };
+      };
+      expect(progress.modelCalls).toBe(2);
+      expect(progress.tokens.total).toBe(shown.tokens.total);
     }
 
     // A finished run forked with an edited first task: only the second task is asked again, on a
