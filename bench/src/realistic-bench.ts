@@ -6,14 +6,20 @@
 // window of 250 checkpoints; db + WAL against the final checkpoint, open and closed; then restore
 // and listing over 10,000 checkpoints beside SqliteSaver.getTuple.
 //
-//   pnpm --filter @crewline/bench bench:realistic [--variants crew-50,flow-50] [--restore 10000]
-//     [--report PATH]
+//   pnpm --filter @crewline/bench bench:realistic [--variants crew-50,flow-50] [--rounds N]
+//     [--restore 10000] [--report PATH]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { measureVariant, type RealisticVariant, type VariantResult, WINDOW } from './realistic-measure.js';
+import {
+  measureVariant,
+  mergeRounds,
+  type RealisticVariant,
+  type VariantResult,
+  WINDOW,
+} from './realistic-measure.js';
 import {
   costTable,
   REALISTIC_TARGETS,
@@ -27,12 +33,13 @@ import { type ProseSource, proseSource } from './scenario/real-prose.js';
 import { FLOW_METHODS } from './scenario/realistic-run.js';
 
 /**
- * The variants by name. At 500 tasks and with 20 KB answers the peers store a sample of the states
+ * The variants by name. The 50-task ones run five times, interleaved, for the ratio the targets are
+ * about; the long ones once. At 500 tasks and with 20 KB answers the peers store a sample of the states
  * (every whole): every state of a 500-task run would have SqliteSaver write some 35 GB.
  */
 export const REALISTIC_VARIANTS: Record<string, RealisticVariant> = {
-  'crew-50': { label: 'crew, 50 tasks', shape: 'crew', tasks: 50 },
-  'flow-50': { label: `flow of ${FLOW_METHODS} crews, 50 tasks`, shape: 'flow', tasks: 50 },
+  'crew-50': { label: 'crew, 50 tasks', shape: 'crew', tasks: 50, rounds: 5 },
+  'flow-50': { label: `flow of ${FLOW_METHODS} crews, 50 tasks`, shape: 'flow', tasks: 50, rounds: 5 },
   'crew-500': { label: 'crew, 500 tasks', shape: 'crew', tasks: 500, peerEvery: 20 },
   'flow-500': { label: `flow of ${FLOW_METHODS} crews, 500 tasks`, shape: 'flow', tasks: 500, peerEvery: 20 },
   'crew-50-20k': {
@@ -49,6 +56,8 @@ export interface RealisticBenchOptions {
   variants?: readonly RealisticVariant[];
   /** Checkpoints in the restore and listing database; 0 skips it. Default 10,000. */
   restoreCheckpoints?: number;
+  /** Runs of every variant, overriding each variant's `rounds`. Default: the variant's (1 without). */
+  rounds?: number;
   /** Tasks per run filling that database. Default 50. */
   restoreTasksPerRun?: number;
   /** Where the markdown report is written. Default `bench/results/realistic.md`. */
@@ -72,12 +81,20 @@ export async function runRealisticBench(options: RealisticBenchOptions = {}): Pr
   const loads: string[] = [];
   const noteLoad = (moment: string) => loads.push(`${moment} ${loadavg()[0]!.toFixed(1)}`);
   noteLoad('start');
-  const results: VariantResult[] = [];
-  for (const variant of variants) {
-    print(`measuring ${variant.label} ...`);
-    results.push(await measureVariant(variant, source));
-    noteLoad(`after ${variant.label}`);
+  // Round by round, each variant once per round while it has rounds left: a change of load on the
+  // shared machine falls on every variant rather than on one.
+  const roundsOf = (variant: RealisticVariant) => options.rounds ?? variant.rounds ?? 1;
+  const runs: VariantResult[][] = variants.map(() => []);
+  const totalRounds = Math.max(...variants.map(roundsOf));
+  for (let round = 0; round < totalRounds; round += 1) {
+    for (const [index, variant] of variants.entries()) {
+      if (round >= roundsOf(variant)) continue;
+      print(`measuring ${variant.label}, run ${round + 1} of ${roundsOf(variant)} ...`);
+      runs[index]!.push(await measureVariant(variant, source));
+    }
+    noteLoad(`after round ${round + 1}`);
   }
+  const results = runs.map(mergeRounds);
   const restoreCount = options.restoreCheckpoints ?? 10_000;
   let restore: RestoreResult | undefined;
   if (restoreCount > 0) {
@@ -88,7 +105,7 @@ export async function runRealisticBench(options: RealisticBenchOptions = {}): Pr
   const report = [
     '# Realistic scenario: what a run pays per checkpoint (issue #13)',
     '',
-    `Whole runs on the runtime with the offline model (no latency), checkpointing on every event ('*') to SqliteProvider: 3 agents; each task three model turns (two calls of a search tool returning ≈1.5 KB, then a prose answer of ≈2 KB, or 20 KB where the scenario says so), so the conversation grows inside each task; every output kept (by the crew, or by the flow's state). The flow shape is ${FLOW_METHODS} chained methods, each running a crew of a tenth of the tasks. Text is sliced by seed from ${source.description}, corpus digest ${source.digest}. Peers in the same run, fed each state crewline checkpointed, at the run's next tool call (so their work is never inside a timed crewline checkpoint): LangGraph \`SqliteSaver.put\` (the state as channel values, every checkpoint whole) and Mastra \`LibSQLStore.persistWorkflowSnapshot\` (\`@mastra/libsql\` 0.16.4, the latest snapshot only). "End to end" is what the run pays for \`state.checkpoint()\` (snapshot, redaction, provider write), timed around every \`writeCheckpointSync\`; "provider alone" is \`SqliteProvider.writeSync\` inside it. One run per scenario. Machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; 1-minute load average ${loads.join(', ')} (a shared machine: compare the ratios, measured in one run).`,
+    `Whole runs on the runtime with the offline model (no latency), checkpointing on every event ('*') to SqliteProvider: 3 agents; each task three model turns (two calls of a search tool returning ≈1.5 KB, then a prose answer of ≈2 KB, or 20 KB where the scenario says so), so the conversation grows inside each task; every output kept (by the crew, or by the flow's state). The flow shape is ${FLOW_METHODS} chained methods, each running a crew of a tenth of the tasks. Text is sliced by seed from ${source.description}, corpus digest ${source.digest}. Peers in the same run, fed each state crewline checkpointed, at the run's next tool call (so their work is never inside a timed crewline checkpoint): LangGraph \`SqliteSaver.put\` (the state as channel values, every checkpoint whole) and Mastra \`LibSQLStore.persistWorkflowSnapshot\` (\`@mastra/libsql\` 0.16.4, the latest snapshot only). "End to end" is what the run pays for \`state.checkpoint()\` (snapshot, redaction, provider write), timed around every \`writeCheckpointSync\`; "provider alone" is \`SqliteProvider.writeSync\` inside it. Runs per scenario as the first column says (several: interleaved round by round, samples pooled). Machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; 1-minute load average ${loads.join(', ')} (a shared machine: compare the ratios, measured in one run).`,
     '',
     costTable(results),
     '',
@@ -125,6 +142,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     options: {
       variants: { type: 'string', default: Object.keys(REALISTIC_VARIANTS).join(',') },
       restore: { type: 'string', default: '10000' },
+      rounds: { type: 'string' },
       report: { type: 'string' },
     },
   });
@@ -139,6 +157,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await runRealisticBench({
     variants,
     restoreCheckpoints: Number(values.restore),
+    ...(values.rounds !== undefined ? { rounds: Number(values.rounds) } : {}),
     ...(values.report !== undefined ? { reportPath: values.report } : {}),
   });
 }

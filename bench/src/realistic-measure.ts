@@ -33,6 +33,8 @@ export interface RealisticVariant {
   peerEvery?: number;
   /** Run the peers at all. Default true. */
   peers?: boolean;
+  /** Runs of this variant, interleaved with the other variants' runs; samples are pooled. Default 1. */
+  rounds?: number;
 }
 
 /** Times of one peer over the run. */
@@ -45,6 +47,11 @@ export interface PeerTimes {
 /** What one variant measured. */
 export interface VariantResult {
   variant: RealisticVariant;
+  /**
+   * Runs pooled in the sample arrays, interleaved by checkpoint: sample `i * rounds + r` is the
+   * `i`-th checkpoint of run `r` (see {@link mergeRounds}). 1 for a single run.
+   */
+  rounds: number;
   /** `state.checkpoint()` end to end, per checkpoint, in ms. */
   endToEndMs: number[];
   /** The provider's `writeSync` alone, per checkpoint, in ms. */
@@ -191,6 +198,7 @@ export async function measureVariant(variant: RealisticVariant, source: ProseSou
       peerTimes.push({ name: peer.name, putMs: played.peerMs[index]!, storedBytes: await peer.close() });
     return {
       variant,
+      rounds: 1,
       endToEndMs: played.endToEndMs,
       providerMs: played.providerMs,
       peers: peerTimes,
@@ -204,4 +212,41 @@ export async function measureVariant(variant: RealisticVariant, source: ProseSou
     await provider.close();
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+/** Sample `i * runs.length + r` is `runs[r][i]`, up to the shortest run (runs of one variant are equal). */
+function interleave(runs: readonly (readonly number[])[]): number[] {
+  const length = Math.min(...runs.map((run) => run.length));
+  const merged: number[] = [];
+  for (let index = 0; index < length; index += 1) for (const run of runs) merged.push(run[index]!);
+  return merged;
+}
+
+function middle(values: readonly number[]): number {
+  return [...values].sort((left, right) => left - right)[Math.floor(values.length / 2)]!;
+}
+
+/**
+ * Several runs of one variant as one result: samples pooled and interleaved by checkpoint (so each
+ * window of the growth table holds that window of every run), sizes the median run's.
+ */
+export function mergeRounds(runs: readonly VariantResult[]): VariantResult {
+  if (runs.length === 1) return runs[0]!;
+  const first = runs[0]!;
+  return {
+    variant: first.variant,
+    rounds: runs.length,
+    endToEndMs: interleave(runs.map((run) => run.endToEndMs)),
+    providerMs: interleave(runs.map((run) => run.providerMs)),
+    peers: first.peers.map((peer, index) => ({
+      name: peer.name,
+      putMs: interleave(runs.map((run) => run.peers[index]!.putMs)),
+      storedBytes: middle(runs.map((run) => run.peers[index]!.storedBytes)),
+    })),
+    finalBytes: middle(runs.map((run) => run.finalBytes)),
+    openBytes: middle(runs.map((run) => run.openBytes)),
+    closedBytes: middle(runs.map((run) => run.closedBytes)),
+    wallMs: middle(runs.map((run) => run.wallMs)),
+    modelCalls: first.modelCalls,
+  };
 }

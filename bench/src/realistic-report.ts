@@ -18,11 +18,14 @@ function median(values: readonly number[]): number {
   return summarize(values).median;
 }
 
-/** Medians of each window of {@link WINDOW} checkpoints; `every` > 1 when only every n-th was timed. */
-export function windowMedians(samples: readonly number[], every = 1): number[] {
+/**
+ * Medians of each window of {@link WINDOW} checkpoints; `every` > 1 when only every n-th was timed,
+ * `rounds` > 1 for samples of several runs interleaved by checkpoint.
+ */
+export function windowMedians(samples: readonly number[], every = 1, rounds = 1): number[] {
   const windows: number[][] = [];
   for (const [index, sample] of samples.entries()) {
-    const window = Math.floor((index * every) / WINDOW);
+    const window = Math.floor((Math.floor(index / rounds) * every) / WINDOW);
     windows[window] ??= [];
     windows[window].push(sample);
   }
@@ -34,10 +37,15 @@ export function windowMedians(samples: readonly number[], every = 1): number[] {
  * undefined for a run of fewer than two full windows.
  */
 export function growthOf(result: VariantResult): number | undefined {
-  const full = Math.floor(result.endToEndMs.length / WINDOW);
+  const full = Math.floor(checkpointsOf(result) / WINDOW);
   if (full < 2) return undefined;
-  const medians = windowMedians(result.endToEndMs);
+  const medians = windowMedians(result.endToEndMs, 1, result.rounds);
   return medians[full - 1]! / medians[0]!;
+}
+
+/** Checkpoints of one run of the variant. */
+function checkpointsOf(result: VariantResult): number {
+  return result.endToEndMs.length / result.rounds;
 }
 
 function saverOf(result: VariantResult) {
@@ -68,7 +76,7 @@ export function costTable(results: readonly VariantResult[]): string {
   return markdownTable(
     [
       'scenario (SQLite, checkpoint on every event)',
-      'checkpoints',
+      'checkpoints (× runs)',
       '`state.checkpoint()` end to end, median ms',
       'end to end p99 ms',
       'SqliteSaver.put median ms',
@@ -80,7 +88,7 @@ export function costTable(results: readonly VariantResult[]): string {
     ],
     results.map((result) => [
       result.variant.label,
-      String(result.endToEndMs.length),
+      result.rounds > 1 ? `${checkpointsOf(result)} × ${result.rounds}` : String(checkpointsOf(result)),
       formatMs(median(result.endToEndMs)),
       formatMs(summarize(result.endToEndMs).p99),
       peerMedian(saverOf(result)) + every(result),
@@ -123,12 +131,12 @@ export function storageTable(results: readonly VariantResult[]): string {
 /** Table 3: medians per window of {@link WINDOW} checkpoints: end to end / provider alone / SqliteSaver.put. */
 export function windowTable(results: readonly VariantResult[]): string {
   const columns = results.map((result) => ({
-    endToEnd: windowMedians(result.endToEndMs),
-    provider: windowMedians(result.providerMs),
-    saver: windowMedians(saverOf(result)?.putMs ?? [], result.variant.peerEvery ?? 1),
+    endToEnd: windowMedians(result.endToEndMs, 1, result.rounds),
+    provider: windowMedians(result.providerMs, 1, result.rounds),
+    saver: windowMedians(saverOf(result)?.putMs ?? [], result.variant.peerEvery ?? 1, result.rounds),
   }));
   const windows = Math.max(...columns.map((column) => column.endToEnd.length));
-  const checkpoints = Math.max(...results.map((result) => result.endToEndMs.length));
+  const checkpoints = Math.max(...results.map(checkpointsOf));
   const rows: string[][] = [];
   for (let window = 0; window < windows; window += 1) {
     rows.push([
