@@ -165,6 +165,13 @@ function runForm(detail, onRun, onPlan) {
     h('label', null, 'Mode ', mode),
     h('label', null, 'Branch ', branch),
     inputFields.length > 0 ? h('h4', null, 'Inputs') : null,
+    inputFields.length > 0
+      ? h(
+          'p',
+          { class: 'muted' },
+          'A changed input reaches the tasks that run; completed tasks keep their outputs unless one before them is edited.',
+        )
+      : null,
     inputFields.map(({ key, field }) => h('label', { class: 'block' }, key, field)),
     outputFields.length > 0 ? h('h4', null, 'Outputs of completed tasks (later tasks run again)') : null,
     outputFields.map(({ task, field }) =>
