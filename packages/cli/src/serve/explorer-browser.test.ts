@@ -69,6 +69,7 @@ describe.skipIf(!haveBrowser && !inCi)(
     let project: Awaited<ReturnType<typeof temporaryDirectory>>;
     let location: string;
     let main: StoredCheckpoint[];
+    let midTaskId: string | undefined;
     let explorer: RunningExplorer;
     let browser: Browser;
     let page: Page;
@@ -115,6 +116,7 @@ describe.skipIf(!haveBrowser && !inCi)(
         cwd: tutorialDirectory,
         allowResume: true,
         pollIntervalMs: 200,
+        listIntervalMs: 400,
       });
       const { chromium } = await import('playwright-core');
       browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
@@ -270,6 +272,7 @@ describe.skipIf(!haveBrowser && !inCi)(
         .then((all) => all.filter((checkpoint) => checkpoint.trigger === 'llm_call_completed'));
       await provider.close?.();
       expect(midTask).toBeDefined();
+      midTaskId = midTask!.id;
       await page.waitForSelector('body[data-checkpoints="5"]');
       await page.locator('#fit').click();
       await page.locator(`.node[data-id="${midTask!.id}"]`).click();
@@ -327,6 +330,21 @@ describe.skipIf(!haveBrowser && !inCi)(
         images: 0,
       });
       expect(rendered.text).toContain('<img src=x onerror=alert(1)>');
+    });
+
+    it('8. drops a checkpoint another process deleted, and the open detail says it is gone', async () => {
+      expect(midTaskId).toBeDefined();
+      // Open it again (step 7 left the page as it was) and delete it behind the page's back.
+      await page.locator(`.node[data-id="${midTaskId}"]`).click();
+      await page.locator(`.detail[data-checkpoint="${midTaskId}"]`).waitFor();
+      const provider = await providerOf('sqlite');
+      expect(await provider.delete(provider.resolveLocation(location), midTaskId!)).toBe(true);
+      await provider.close?.();
+      await page.locator('#detail .removed').waitFor();
+      expect(await page.locator('#detail .removed').textContent()).toContain(midTaskId);
+      await page.waitForSelector('body[data-checkpoints="4"]');
+      expect(await page.locator(`.node[data-id="${midTaskId}"]`).count()).toBe(0);
+      await shot('9-deleted-elsewhere');
     });
   },
 );
