@@ -149,36 +149,29 @@ export function writeFileAtomicSync(
   }
 }
 
-/** Async {@link writeFileAtomicSync}. */
-export async function writeFileAtomic(
+/**
+ * Async {@link writeFileAtomicSync}: a group of one file for {@link writeFilesAtomic}, so that the
+ * temp file, rename and directory sync steps (and their clean-up on failure) are written once.
+ */
+export function writeFileAtomic(
   directory: string,
   finalName: string,
   tempName: string,
   bytes: Uint8Array,
   options: AtomicWriteOptions,
 ): Promise<void> {
-  const tempPath = join(directory, tempName);
-  const finalPath = join(directory, finalName);
-  let descriptor: number | undefined;
-  let created = false;
-  let renamed = false;
-  try {
-    descriptor = await createExclusive(tempPath, options.mode);
-    created = true;
-    await writeAll(descriptor, bytes);
-    if (options.fsync) await flush(descriptor);
-    const closing = descriptor;
-    descriptor = undefined;
-    closeSync(closing);
-    renameSync(tempPath, finalPath);
-    renamed = true;
-    if (options.fsync)
-      for (const path of directoriesToSync(directory, options.createdDirectories)) await syncDirectory(path);
-  } catch (error) {
-    if (descriptor !== undefined) closeQuietly(descriptor);
-    if (created) removeQuietlySync(renamed ? finalPath : tempPath);
-    throw writeFailed(finalPath, error);
-  }
+  return writeFilesAtomic(
+    [
+      {
+        directory,
+        finalName,
+        tempName,
+        bytes,
+        ...(options.createdDirectories ? { createdDirectories: options.createdDirectories } : {}),
+      },
+    ],
+    options,
+  );
 }
 
 function removeQuietlySync(path: string): void {
@@ -199,19 +192,22 @@ export interface AtomicFile {
   createdDirectories?: readonly string[];
 }
 
-/** Writes and flushes one temp file of a group; on failure removes it and rejects. */
+/** Writes, flushes and closes one temp file of a group; on failure removes it and rejects. */
 async function writeTempFile(file: AtomicFile, options: AtomicWriteOptions): Promise<void> {
   const tempPath = join(file.directory, file.tempName);
+  // Only ever remove what this write created: a temp name that exists belongs to someone else.
   const descriptor = await createExclusive(tempPath, options.mode);
+  let open = true;
   try {
     await writeAll(descriptor, file.bytes);
     if (options.fsync) await flush(descriptor);
+    open = false;
+    closeSync(descriptor);
   } catch (error) {
-    closeQuietly(descriptor);
+    if (open) closeQuietly(descriptor);
     removeQuietlySync(tempPath);
     throw error;
   }
-  closeSync(descriptor);
 }
 
 /**

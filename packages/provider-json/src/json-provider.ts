@@ -221,32 +221,38 @@ export class JsonProvider implements CheckpointProvider {
       if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
     locationExistsSync(root);
     await sweepTempFilesOnce(root);
-    try {
-      const files: AtomicFile[] = [];
-      const directories = new Map<string, { directory: string; created: string[] }>();
-      for (const plan of plans) {
-        let branch = directories.get(plan.metadata.branch);
-        if (branch === undefined) {
-          branch = ensureBranchDirectorySync(root, plan.metadata.branch, this.options.directoryMode);
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const files: AtomicFile[] = [];
+        const directories = new Map<string, { directory: string; created: string[] }>();
+        for (const plan of plans) {
+          let branch = directories.get(plan.metadata.branch);
+          if (branch === undefined) {
+            branch = ensureBranchDirectorySync(root, plan.metadata.branch, this.options.directoryMode);
+            directories.set(plan.metadata.branch, branch);
+          }
+          files.push({
+            directory: branch.directory,
+            finalName: plan.fileName,
+            tempName: tempFileName(plan.metadata.id),
+            bytes: plan.bytes,
+            createdDirectories: branch.created,
+          });
+          branch = { directory: branch.directory, created: [] };
           directories.set(plan.metadata.branch, branch);
         }
-        files.push({
-          directory: branch.directory,
-          finalName: plan.fileName,
-          tempName: tempFileName(plan.metadata.id),
-          bytes: plan.bytes,
-          createdDirectories: branch.created,
-        });
-        branch = { directory: branch.directory, created: [] };
-        directories.set(plan.metadata.branch, branch);
+        await writeFilesAtomic(files, { fsync: this.options.fsync, mode: this.options.fileMode });
+        this.#recordAfterWrite(root, plans.map(indexEntryOf));
+        return plans.map((plan, index) =>
+          storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), plan.bytes.length),
+        );
+      } catch (error) {
+        // As in write(): a concurrent prune may remove a branch directory it emptied between mkdir
+        // and open. Nothing was placed in that directory; files placed before it (other branches)
+        // are written again with the same bytes, which a reader cannot tell apart.
+        if (attempt === 0 && branchDirectoryVanished(error)) continue;
+        throw asWriteError(error, root);
       }
-      await writeFilesAtomic(files, { fsync: this.options.fsync, mode: this.options.fileMode });
-      this.#recordAfterWrite(root, plans.map(indexEntryOf));
-      return plans.map((plan, index) =>
-        storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), plan.bytes.length),
-      );
-    } catch (error) {
-      throw asWriteError(error, root);
     }
   }
 
