@@ -423,16 +423,21 @@ export async function runExplorerBench(options: ExplorerBenchOptions = {}): Prom
     // Collapsed nodes spread over the lanes of a fresh page at 1:1, expanded one after the other
     // (each redraw keeps the last).
     const { page: expanding } = await loadPage(browser, explorer.url);
-    const keys = await expanding.evaluate((count) => {
-      const collapsed = Array.from(document.querySelectorAll<SVGGElement>('#graph .node.collapsed'));
-      const step = Math.max(1, Math.floor(collapsed.length / count));
-      return collapsed
-        .filter((_, index) => index % step === 0)
-        .slice(0, count)
-        .map((node) => node.dataset.key!);
-    }, expansions);
+    // Each is picked among the collapsed nodes drawn at that moment: an expansion moves the nodes
+    // right of it (and the forks from them) along.
     const expanded: { milliseconds: number; nodesBefore: number; nodesAfter: number }[] = [];
-    for (const key of keys) expanded.push(await expand(expanding, key));
+    for (let round = 0; round < expansions; round += 1) {
+      const key = await expanding.evaluate(
+        ([index, count]) => {
+          const collapsed = Array.from(document.querySelectorAll<SVGGElement>('#graph .node.collapsed'));
+          const step = Math.max(1, Math.floor(collapsed.length / count));
+          return collapsed[Math.min(collapsed.length - 1, index * step)]?.dataset.key;
+        },
+        [round, expansions] as const,
+      );
+      if (key === undefined) break;
+      expanded.push(await expand(expanding, key));
+    }
     const loadAfter = loadavg()[0]!;
     const browserVersion = browser.version();
 
@@ -498,7 +503,7 @@ export async function runExplorerBench(options: ExplorerBenchOptions = {}): Prom
       `(a new \`/api/graph?expand=…\` request and a redraw), ${expanded.length} nodes one after the other.`,
       '',
       markdownTable(
-        ['action', 'median ms', 'max ms', 'nodes before → after (last)'],
+        ['action', 'median ms', 'max ms', 'nodes drawn before → after (last)'],
         [
           [
             'expand a collapsed node',

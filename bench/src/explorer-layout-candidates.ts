@@ -7,6 +7,7 @@ import dagre from '@dagrejs/dagre';
 import { stratify, tree } from 'd3-hierarchy';
 import type { ELK as ElkLayout } from 'elkjs/lib/elk-api.js';
 // The explorer is not part of @crewline/cli's public entry: the bench lays out with its source.
+import { type LaneShape, laneRows } from '../../packages/cli/src/serve/lane-rows.js';
 import { type LineageGraph, layoutLineage } from '../../packages/cli/src/serve/lineage-graph.js';
 import { formatMs, markdownTable, percentile } from './bench-statistics.js';
 
@@ -33,6 +34,31 @@ function nodesAndEdges(graph: LineageGraph) {
       if (forkPoint !== undefined && lane.nodes[0]) edges.push({ from: forkPoint, to: lane.nodes[0].key });
     }
   return { nodes, edges };
+}
+
+/** The lanes of each group as `laneRows` takes them: what the library part of the layout is given. */
+function laneShapes(graph: LineageGraph): LaneShape[][] {
+  return graph.groups.map((group) => {
+    const shapes = new Map(
+      group.lanes.map((lane) => [
+        lane.key,
+        { start: lane.nodes[0]?.column ?? 0, length: lane.nodes.length, forks: [] } as LaneShape,
+      ]),
+    );
+    const placeOfId = new Map<string, { lane: string; at: number }>();
+    for (const lane of group.lanes)
+      lane.nodes.forEach((node, at) => {
+        for (const id of node.ids) placeOfId.set(id, { lane: lane.key, at });
+      });
+    const top: LaneShape[] = [];
+    for (const lane of group.lanes) {
+      const from =
+        lane.forkedFrom !== undefined && !lane.orphaned ? placeOfId.get(lane.forkedFrom) : undefined;
+      if (from) shapes.get(from.lane)!.forks.push({ at: from.at, lane: shapes.get(lane.key)! });
+      else top.push(shapes.get(lane.key)!);
+    }
+    return top;
+  });
 }
 
 /** How many rows the lane that spans the most rows takes (1 when every lane is one straight row). */
@@ -117,6 +143,11 @@ export async function layoutCandidates(listing: readonly StoredCheckpoint[]): Pr
           for (const lane of group.lanes) for (const node of lane.nodes) rowOf.set(node.key, lane.row);
         return `${laidOut.rows} rows, a lane spans ${widestLane(rowOf, nodes)}`;
       });
+      const shapes = laneShapes(graph);
+      const rowsOnly = await timed(5, () => {
+        const rows = shapes.reduce((sum, top) => sum + new Set(laneRows(top).values()).size, 0);
+        return `${rows} rows`;
+      });
       const tidy = await timed(5, () => {
         const parentOf = new Map(edges.map((edge) => [edge.to, edge.from]));
         const root = stratify<{ key: string }>()
@@ -161,7 +192,8 @@ export async function layoutCandidates(listing: readonly StoredCheckpoint[]): Pr
             return `a lane spans ${widestLane(rowOf, nodes)} rows`;
           });
       for (const [name, result] of [
-        ['crewline: d3-hierarchy tidy tree over lanes (whole `layoutLineage`)', crewline],
+        ['crewline: `layoutLineage` (lineage tree, collapsing, lane rows)', crewline],
+        ['crewline: of which the lane rows (`laneRows`, d3-hierarchy tidy tree over lanes)', rowsOnly],
         ['d3-hierarchy tidy tree over nodes', tidy],
         ['@dagrejs/dagre 3.1.3, left to right', dagreTime],
         ['elkjs 0.12.1 layered, left to right', elkTime],
