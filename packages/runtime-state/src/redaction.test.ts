@@ -127,3 +127,42 @@ describe('the redact checkpoint option', () => {
     expect(message({ value: ['x'] })).toMatch(/unknown option "value"/);
   });
 });
+
+describe('long arrays of settled items', () => {
+  /** SettledValues that counts the lookups redaction makes. */
+  class CountingMarks extends SettledValues {
+    lookups = 0;
+    override scannedUnder(value: object): number | undefined {
+      this.lookups += 1;
+      return super.scannedUnder(value);
+    }
+  }
+
+  it('compares a new array with the last one that started alike instead of looking each settled item up', () => {
+    const marks = new CountingMarks();
+    const tasks = Array.from({ length: 100 }, (_, index) =>
+      marks.settle({ index, output: `output ${index}` }),
+    );
+    redactSecrets({ tasks: [...tasks] }, marks);
+    marks.lookups = 0;
+    // The next snapshot: a new array, the same settled tasks, one task in progress at the end.
+    const running = { index: 100, output: `key sk-proj-${'Ab3'.repeat(8)}` };
+    const next = redactSecrets({ tasks: [...tasks, running] }, marks);
+    expect(marks.lookups).toBeLessThan(10);
+    expect(next.tasks.slice(0, 100)).toEqual(tasks);
+    for (const [index, task] of tasks.entries()) expect(next.tasks[index]).toBe(task);
+    expect(next.tasks[100]!.output).toBe('key [REDACTED]');
+  });
+
+  it('scans the settled items again once a secret is registered after them', () => {
+    const marks = new SettledValues();
+    const secret = `settled-secret-${Math.random().toString(36).slice(2)}`;
+    const tasks = Array.from({ length: 20 }, (_, index) =>
+      marks.settle({ index, note: `note ${index} ${secret}` }),
+    );
+    expect(redactSecrets([...tasks], marks)).toEqual(tasks);
+    registerSecretValue(secret);
+    const after = redactSecrets([...tasks], marks);
+    expect(JSON.stringify(after)).not.toContain(secret);
+  });
+});

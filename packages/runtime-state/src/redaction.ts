@@ -24,7 +24,24 @@ export interface RedactionMarks {
   scannedUnder(value: object): number | undefined;
   /** `value`, settled, was scanned again under `generation` and found clean. */
   rescanned(value: object, generation: number): void;
+  /**
+   * Items of an earlier long array (one with the same first item) that were settled and scanned
+   * under `generation`, at their positions (`undefined` elsewhere); see {@link rememberSettledItems}.
+   * Optional: without it every item is looked up on its own.
+   */
+  settledItemsLike?(array: readonly unknown[], generation: number): readonly unknown[] | undefined;
+  /** Remembers which items of a long array (at their positions) were settled under `generation`. */
+  rememberSettledItems?(items: unknown[], generation: number): void;
 }
+
+/**
+ * Arrays this long are compared item by item with an earlier one of the run (see
+ * `RedactionMarks.settledItemsLike`): a crew's list of tasks comes back in every snapshot, new each
+ * time but holding the same settled task objects, and one identity comparison per item is several
+ * times cheaper than asking the marks about each (at 500 tasks, that lookup was most of what
+ * redaction cost a checkpoint).
+ */
+const COMPARED_ARRAY_LENGTH = 16;
 
 /**
  * Redacts `value` under the current rules with `marks`, and records every object of the result as
@@ -54,14 +71,36 @@ function redact(
     return redactSecretsInText(value);
   }
   if (Array.isArray(value)) {
+    const compared =
+      marks?.settledItemsLike !== undefined &&
+      !underSecretKey &&
+      !settling &&
+      value.length >= COMPARED_ARRAY_LENGTH;
+    const known = compared ? marks.settledItemsLike!(value, generation) : undefined;
+    const settledItems: unknown[] | undefined = compared ? new Array(value.length) : undefined;
     // Copied only from the first item that changes: most arrays come back unchanged.
     let result: unknown[] | undefined;
     for (let index = 0; index < value.length; index += 1) {
       const item: unknown = value[index];
+      // The very object an earlier array held settled: scanned under this generation, unchanged.
+      if (known !== undefined && item === known[index] && item !== undefined) {
+        settledItems![index] = item;
+        if (result !== undefined) result.push(item);
+        continue;
+      }
       const next = redact(item, underSecretKey, generation, marks, settling);
+      if (
+        settledItems !== undefined &&
+        next === item &&
+        item !== null &&
+        typeof item === 'object' &&
+        marks!.scannedUnder(item) === generation
+      )
+        settledItems[index] = item;
       if (next !== item && result === undefined) result = value.slice(0, index);
       if (result !== undefined) result.push(next);
     }
+    if (settledItems !== undefined) marks!.rememberSettledItems?.(settledItems, generation);
     if (settling) marks!.rescanned(result ?? value, generation);
     else if (result === undefined && marked !== undefined) marks!.rescanned(value, generation);
     return result ?? value;

@@ -19,6 +19,11 @@ export class SettledValues implements SettledParts, RedactionMarks {
   readonly #scanned = new WeakMap<object, number>();
   /** A value given to {@link settle} whose redacted form is another object (it held a secret). */
   readonly #redactedForms = new WeakMap<object, object>();
+  /**
+   * The settled items of the last long arrays redaction walked, by their first item (see
+   * `RedactionMarks.settledItemsLike`): a few, the newest kept.
+   */
+  readonly #settledItems = new Map<unknown, { generation: number; items: unknown[] }>();
 
   /**
    * `value` redacted and settled: the caller promises never to change it (nor what it holds) again.
@@ -49,5 +54,19 @@ export class SettledValues implements SettledParts, RedactionMarks {
 
   rescanned(value: object, generation: number): void {
     this.#scanned.set(value, generation);
+  }
+
+  settledItemsLike(array: readonly unknown[], generation: number): readonly unknown[] | undefined {
+    const known = this.#settledItems.get(array[0]);
+    return known?.generation === generation ? known.items : undefined;
+  }
+
+  rememberSettledItems(items: unknown[], generation: number): void {
+    // Only an array that starts with a settled object is worth finding again by it.
+    const first = items[0];
+    if (first === undefined) return;
+    this.#settledItems.delete(first);
+    this.#settledItems.set(first, { generation, items });
+    if (this.#settledItems.size > 8) this.#settledItems.delete(this.#settledItems.keys().next().value);
   }
 }
