@@ -40,9 +40,16 @@ function runPause(
   };
 }
 
-/** `crewline checkpoint [--location P]`: the checkpoint browser. */
+/** `crewline checkpoint [--location P] [--lineage L]`: the checkpoint browser. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
-  const { values } = parseCommandArguments('checkpoint', args, { location: { type: 'string' } }, 0);
+  const { values } = parseCommandArguments(
+    'checkpoint',
+    args,
+    { location: { type: 'string' }, lineage: { type: 'string' } },
+    0,
+  );
+  // One run's checkpoints (`crewline runs open` names the run's lineage), or all of the location's.
+  const query = values.lineage === undefined ? undefined : { lineageId: values.lineage };
   const stdin = context.stdin ?? process.stdin;
   if (!stdin.isTTY || !context.stdout.isTTY) {
     throw cliError(
@@ -74,7 +81,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     onAlternateScreen = false;
   };
   const host: BrowserHost = {
-    list: () => opened.provider.list(opened.location),
+    list: () => opened.provider.list(opened.location, query),
     readView: async (checkpointId) =>
       viewDocument(await readDocument(opened.provider, opened.location, checkpointId)),
     run: async (request, onLine) => {
@@ -124,7 +131,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     <BrowserApp
       initial={initialState({
         location: opened.location,
-        title: displayPath(opened.location, context.cwd),
+        title: `${displayPath(opened.location, context.cwd)}${query ? ` (lineage ${query.lineageId})` : ''}`,
         providerKind: opened.kind,
       })}
       host={host}

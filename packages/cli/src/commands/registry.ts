@@ -174,8 +174,8 @@ Options:
   {
     name: 'runs',
     topLevel: true,
-    summary: 'the queue of runs: list, show, cancel, enqueue, fork, resume (needs @crewline/worker)',
-    usage: `Usage: crewline runs list|show|cancel|enqueue|fork|resume [options]
+    summary: 'the queue of runs: list, show, open, cancel, enqueue, fork, resume (needs @crewline/worker)',
+    usage: `Usage: crewline runs list|show|open|cancel|enqueue|fork|resume [options]
 
   crewline runs list [--status S] [--limit N]   newest first: status, attempts, task, tokens
   crewline runs show RUN                        one run: status, worker, attempts, current
@@ -189,6 +189,7 @@ Options:
       --priority N            higher runs first (default 0)
       --timeout-ms MS         fail an attempt running longer (default: none)
       --max-attempts N        failed attempts before the run fails (default 5)
+  crewline runs open RUN                        the run's checkpoints in the checkpoint browser
   crewline runs fork RUN [options]              queue a new run from a finished run's last
                                                 checkpoint: tasks after an edit run again
       --input key=value       a changed input (repeatable)
@@ -208,9 +209,10 @@ Options:
 export const browseCommand: CommandDefinition = {
   name: 'checkpoint',
   summary: 'browse, inspect, resume and fork checkpoints in a terminal UI',
-  usage: `Usage: crewline checkpoint [--location P]
+  usage: `Usage: crewline checkpoint [--location P] [--lineage L]
 
-Opens the checkpoint browser on P (default ./.checkpoints, else ./.checkpoints.db).
+Opens the checkpoint browser on P (default ./.checkpoints, else ./.checkpoints.db); with
+--lineage, on the checkpoints of that one run (crewline runs open RUN does it for a queued run).
 Keys: arrows or j/k move, enter opens, tab switches panel, r refresh,
 e resume, f fork, ? help, q quit. Needs an interactive terminal.`,
   load: () => import('./browse.js'),

@@ -4,15 +4,16 @@ import { usageError } from '../core/cli-error.js';
 import { formatColumns, formatTime, shellWord } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { forkOptions } from './runs-fork.js';
+import { browserArguments } from './runs-open.js';
 import { questionLines, resumeAnswer } from './runs-resume.js';
 import { loadWorkerPackage, queueLocation } from './worker-package.js';
 
 type RunRecord = import('@crewline/worker').RunRecord;
 type RunProgress = import('@crewline/worker').RunProgress;
 
-const subcommands = ['list', 'show', 'cancel', 'enqueue', 'fork', 'resume'] as const;
+const subcommands = ['list', 'show', 'open', 'cancel', 'enqueue', 'fork', 'resume'] as const;
 
-/** `crewline runs list|show|cancel|enqueue|fork|resume`: the queue of runs that workers take. */
+/** `crewline runs list|show|open|cancel|enqueue|fork|resume`: the queue of runs that workers take. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
   const [subcommand, ...rest] = args;
   if (!subcommands.includes(subcommand as (typeof subcommands)[number])) {
@@ -37,7 +38,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
     1,
   );
   const { RunQueue } = await loadWorkerPackage();
-  const queue = new RunQueue({ location: queueLocation(values.location, context.env, `runs ${subcommand}`) });
+  const location = queueLocation(values.location, context.env, `runs ${subcommand}`);
+  const queue = new RunQueue({ location });
   const print = (json: Record<string, unknown>, text: string) =>
     context.stdout.write(values.json ? jsonDocument(json) : `${text}\n`);
   const target = () => {
@@ -76,6 +78,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
       const progress = await queue.progress(record.id);
       print({ ...record, progress }, describe(record, progress));
       return 0;
+    }
+    if (subcommand === 'open') {
+      const browserArgs = browserArguments(await queue.require(target()), location);
+      await queue.close();
+      const browse = await import('./browse.js');
+      return await browse.run(browserArgs, context);
     }
     if (subcommand === 'fork') {
       const record = await queue.fork(target(), forkOptions(values));
@@ -148,16 +156,8 @@ function describe(record: RunRecord, progress: RunProgress): string {
     // The run's checkpoints in the inspector and the browser, as commands to copy (PGPASSWORD gives
     // the password, which no reference carries).
     lines.push(`inspect    crewline checkpoint info ${shellWord(record.lastCheckpoint)}`);
-    lines.push(
-      `browse     crewline checkpoint --location ${shellWord(checkpointLocation(record.lastCheckpoint))}`,
-    );
+    lines.push(`browse     crewline runs open ${record.id}`);
   }
   if (record.output !== null) lines.push('', record.output);
   return lines.join('\n');
-}
-
-/** The location part of a `postgres-url#id` reference. */
-function checkpointLocation(reference: string): string {
-  const hash = reference.lastIndexOf('#');
-  return hash < 0 ? reference : reference.slice(0, hash);
 }

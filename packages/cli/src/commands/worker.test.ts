@@ -12,6 +12,7 @@ import {
   withServer,
 } from '../../node_modules/@crewline/provider-postgres/src/test-support/test-server.js';
 import { runCrewlineProcess, sourceCommand } from '../test-support/subprocess.js';
+import { hasTmux, TmuxSession } from '../test-support/tmux-session.js';
 
 // The project lives under this package's node_modules so that its crewline.config.ts resolves
 // `@crewline/runtime` and `@crewline/worker` as a user's project resolves its installed copies.
@@ -210,6 +211,30 @@ describeWithPostgres('crewline worker (a real process, against the real server)'
     const document = JSON.parse(info.stdout) as { lineageId?: string; tasks?: unknown };
     expect(JSON.stringify(document)).toContain(forkShown.lineageId!);
     expect(JSON.stringify(document)).toContain('EDITED OUTLINE');
+
+    // `runs open` puts the fork's checkpoints, and only those, in the checkpoint browser: its own
+    // branch, none of the other runs' (all on main). In a real terminal (tmux), as a user opens it.
+    expect(text.stdout).toContain(`browse     crewline runs open ${forked.run.id}`);
+    if (hasTmux) {
+      const browser = new TmuxSession(['runs', 'open', forked.run.id], {
+        cwd: project,
+        width: 160,
+        height: 40,
+        env: { NO_COLOR: '1', CREWLINE_WORKER_LOCATION: url },
+      });
+      try {
+        const screen = await browser.waitForScreen(
+          (current) => current.includes(`runs/${forked.run.id}`),
+          "the fork's branch in the browser",
+        );
+        expect(screen).toContain(`lineage ${forkShown.lineageId}`);
+        expect(screen).not.toMatch(/\bmain\b/);
+        await browser.send('q');
+        expect(await browser.exitStatus()).toBe('0');
+      } finally {
+        browser.kill();
+      }
+    }
 
     // Every line of `worker --json` is a document of its own with its schemaVersion.
     const seen = events();
