@@ -6,8 +6,8 @@ import {
   openSync,
   renameSync,
   unlinkSync,
-  write,
-  writeSync,
+  writev,
+  writevSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describeError, errorCode, jsonError } from './errors.js';
@@ -25,18 +25,47 @@ function createExclusive(path: string, mode: number): Promise<number> {
   );
 }
 
-/** Writes all of `bytes` at the file's current offset, off the main thread. */
-function writeAll(descriptor: number, bytes: Uint8Array): Promise<void> {
+/**
+ * What a file is written from: one buffer, or consecutive pieces written with one gathering write
+ * (a checkpoint's cached event lines, never copied into one buffer).
+ */
+export type FileContent = Uint8Array | readonly Uint8Array[];
+
+function piecesOf(content: FileContent): readonly Uint8Array[] {
+  return content instanceof Uint8Array ? [content] : content;
+}
+
+/** The pieces still to write after the first `written` bytes of `pieces` (a short write). */
+function remainingPieces(pieces: readonly Uint8Array[], written: number): readonly Uint8Array[] {
+  let skipped = written;
+  let index = 0;
+  while (index < pieces.length && skipped >= pieces[index]!.length) {
+    skipped -= pieces[index]!.length;
+    index += 1;
+  }
+  if (index === pieces.length) return [];
+  return [pieces[index]!.subarray(skipped), ...pieces.slice(index + 1)];
+}
+
+function writeAllSync(descriptor: number, content: FileContent): void {
+  let pieces: readonly Uint8Array[] = piecesOf(content).filter((piece) => piece.length > 0);
+  while (pieces.length > 0) pieces = remainingPieces(pieces, writevSync(descriptor, [...pieces]));
+}
+
+/** Writes all of `content` at the file's current offset, off the main thread. */
+function writeAll(descriptor: number, content: FileContent): Promise<void> {
   return new Promise((resolve, reject) => {
-    const next = (offset: number) => {
-      write(descriptor, bytes, offset, bytes.length - offset, null, (error, written) => {
+    const next = (pieces: readonly Uint8Array[]) => {
+      if (pieces.length === 0) {
+        resolve();
+        return;
+      }
+      writev(descriptor, [...pieces], (error, written) => {
         if (error) reject(error);
-        else if (offset + written < bytes.length) next(offset + written);
-        else resolve();
+        else next(remainingPieces(pieces, written));
       });
     };
-    if (bytes.length === 0) resolve();
-    else next(0);
+    next(piecesOf(content).filter((piece) => piece.length > 0));
   });
 }
 
@@ -120,7 +149,7 @@ export function writeFileAtomicSync(
   directory: string,
   finalName: string,
   tempName: string,
-  bytes: Uint8Array,
+  bytes: FileContent,
   options: AtomicWriteOptions,
 ): void {
   const tempPath = join(directory, tempName);
@@ -131,8 +160,7 @@ export function writeFileAtomicSync(
   try {
     descriptor = openSync(tempPath, 'wx', options.mode);
     created = true;
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(descriptor, bytes, offset, bytes.length - offset);
+    writeAllSync(descriptor, bytes);
     if (options.fsync) fsyncSync(descriptor);
     const closing = descriptor;
     descriptor = undefined;
@@ -157,7 +185,7 @@ export function writeFileAtomic(
   directory: string,
   finalName: string,
   tempName: string,
-  bytes: Uint8Array,
+  bytes: FileContent,
   options: AtomicWriteOptions,
 ): Promise<void> {
   return writeFilesAtomic(
@@ -187,7 +215,7 @@ export interface AtomicFile {
   directory: string;
   finalName: string;
   tempName: string;
-  bytes: Uint8Array;
+  bytes: FileContent;
   /** Directories created for this file; their parents are synced too. */
   createdDirectories?: readonly string[];
 }

@@ -18,7 +18,13 @@ import {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import { type AtomicFile, writeFileAtomic, writeFileAtomicSync, writeFilesAtomic } from './atomic-write.js';
+import {
+  type AtomicFile,
+  type FileContent,
+  writeFileAtomic,
+  writeFileAtomicSync,
+  writeFilesAtomic,
+} from './atomic-write.js';
 import { assertMatchesName, idInText, readFlags, readMetadata, tooLargeFile } from './checkpoint-file.js';
 import { type FoundCheckpoint, refuseLinks, type WalkResult, walkLocation } from './directory-walk.js';
 import { component, describeError, errorCode, jsonError } from './errors.js';
@@ -67,7 +73,9 @@ const listConcurrency = 16;
 interface WritePlan {
   metadata: CheckpointMetadata;
   fileName: string;
-  bytes: Buffer;
+  /** The file's bytes, as pieces when the write has them (see `CheckpointWrite.byteChunks`). */
+  bytes: FileContent;
+  size: number;
 }
 
 /**
@@ -165,7 +173,7 @@ export class JsonProvider implements CheckpointProvider {
           createdDirectories: created,
         });
         this.#recordSync(root, indexEntryOf(plan), true);
-        return storedFile(plan.metadata, join(directory, plan.fileName), plan.bytes.length);
+        return storedFile(plan.metadata, join(directory, plan.fileName), plan.size);
       } catch (error) {
         if (attempt === 0 && branchDirectoryVanished(error)) continue;
         throw asWriteError(error, root);
@@ -198,7 +206,7 @@ export class JsonProvider implements CheckpointProvider {
           createdDirectories: created,
         });
         this.#recordAfterWrite(root, [indexEntryOf(plan)]);
-        return storedFile(plan.metadata, join(directory, plan.fileName), plan.bytes.length);
+        return storedFile(plan.metadata, join(directory, plan.fileName), plan.size);
       } catch (error) {
         // A concurrent prune may remove a branch directory it emptied between mkdir and open.
         if (attempt === 0 && branchDirectoryVanished(error)) continue;
@@ -244,7 +252,7 @@ export class JsonProvider implements CheckpointProvider {
         await writeFilesAtomic(files, { fsync: this.options.fsync, mode: this.options.fileMode });
         this.#recordAfterWrite(root, plans.map(indexEntryOf));
         return plans.map((plan, index) =>
-          storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), plan.bytes.length),
+          storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), plan.size),
         );
       } catch (error) {
         // As in write(): a concurrent prune may remove a branch directory it emptied between mkdir
@@ -379,14 +387,18 @@ export class JsonProvider implements CheckpointProvider {
     const problem = fileNameProblem(metadata.id, metadata.parentId);
     if (problem)
       throw jsonError('invalid_name', `${problem}; JsonProvider cannot store it, use SqliteProvider`);
-    const bytes = checkpoint.bytes();
-    if (bytes.length > this.options.maxCheckpointBytes) {
+    // Pieces when the write has them: the event lines the run encoded once go to the file as they
+    // are, not copied into one buffer per checkpoint first.
+    const bytes = checkpoint.byteChunks?.() ?? checkpoint.bytes();
+    let size = 0;
+    for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) size += piece.length;
+    if (size > this.options.maxCheckpointBytes) {
       throw jsonError(
         'too_large',
-        `checkpoint "${metadata.id}" is ${bytes.length} bytes, over maxCheckpointBytes (${this.options.maxCheckpointBytes}); raise maxCheckpointBytes to store it`,
+        `checkpoint "${metadata.id}" is ${size} bytes, over maxCheckpointBytes (${this.options.maxCheckpointBytes}); raise maxCheckpointBytes to store it`,
       );
     }
-    return { metadata, fileName: checkpointFileName(metadata.id, metadata.parentId), bytes };
+    return { metadata, fileName: checkpointFileName(metadata.id, metadata.parentId), bytes, size };
   }
 
   /** Checkpoint files of the location (or of one branch), oldest first. Missing location: none. */

@@ -19,7 +19,10 @@ export interface CheckpointWriteParts {
   parentEventCount: number;
   /** Cached text of each event; missing entries are serialized on demand and stored back. */
   eventTexts?: (string | undefined)[];
-  /** Cached UTF-8 bytes of each event line; missing entries are encoded on demand and stored back. */
+  /**
+   * Cached UTF-8 bytes of each event line followed by the separator of the event list; missing
+   * entries are encoded on demand and stored back.
+   */
   eventBytes?: (Buffer | undefined)[];
   libraryVersion?: string;
   /** The lease the run writes under (providers with `capabilities.leases` check it). */
@@ -68,17 +71,36 @@ export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWr
     }
     return text;
   };
-  const eventByteLine = (index: number): Buffer => {
+  /** Event `index` as UTF-8, followed by `separator` (the same for every list: see document-text.ts). */
+  const eventByteLine = (index: number, separator: string): Buffer => {
     let bytes = eventBytes[index];
     if (bytes === undefined) {
-      bytes = Buffer.from(eventText(index), 'utf8');
+      bytes = Buffer.from(`${eventText(index)}${separator}`, 'utf8');
       eventBytes[index] = bytes;
     }
     return bytes;
   };
   let fullText: string | undefined;
   let fullBytes: Buffer | undefined;
+  let chunks: Buffer[] | undefined;
   let headText: string | undefined;
+  const byteChunks = (): readonly Buffer[] => {
+    if (fullBytes !== undefined) return [fullBytes];
+    if (chunks !== undefined) return chunks;
+    // The layout of text(), but each event line (with the separator after it) is encoded once per
+    // run and handed out again, so a checkpoint costs the encoding of its head, not of its history.
+    const count = parts.events.length;
+    const { before, separator, after } = documentTextAround(headParts(), count);
+    const built: Buffer[] = [Buffer.from(before, 'utf8')];
+    for (let index = 0; index < count; index += 1) {
+      const line = eventByteLine(index, separator);
+      // The last line has no separator after it: a view without it, not a copy.
+      built.push(index < count - 1 ? line : line.subarray(0, line.length - separator.length));
+    }
+    built.push(Buffer.from(after, 'utf8'));
+    chunks = built;
+    return chunks;
+  };
   return {
     metadata: parts.metadata,
     document,
@@ -98,24 +120,11 @@ export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWr
       headText ??= joinDocumentText({ ...headParts(), events: [] });
       return headText;
     },
+    byteChunks,
     bytes() {
       if (fullBytes !== undefined) return fullBytes;
-      if (fullText !== undefined) {
-        fullBytes = Buffer.from(fullText, 'utf8');
-        return fullBytes;
-      }
-      // The layout of text(), but each event line is encoded once per run and reused, so a
-      // checkpoint costs the encoding of its head plus one copy, not a re-encoding of the history.
-      const count = parts.events.length;
-      const { before, separator, after } = documentTextAround(headParts(), count);
-      const separatorBytes = Buffer.from(separator, 'utf8');
-      const chunks: Buffer[] = [Buffer.from(before, 'utf8')];
-      for (let index = 0; index < count; index += 1) {
-        if (index > 0) chunks.push(separatorBytes);
-        chunks.push(eventByteLine(index));
-      }
-      chunks.push(Buffer.from(after, 'utf8'));
-      fullBytes = Buffer.concat(chunks);
+      fullBytes = fullText !== undefined ? Buffer.from(fullText, 'utf8') : Buffer.concat(byteChunks());
+      chunks = undefined;
       return fullBytes;
     },
   };

@@ -179,9 +179,52 @@ describe('checkpoint bytes', () => {
         eventTexts,
         eventBytes,
       });
+      // The pieces first (a writer that gathers them never builds the whole buffer), then the whole.
+      const pieces = write.byteChunks!();
       const bytes = write.bytes();
+      expect(Buffer.concat(pieces).equals(bytes)).toBe(true);
       expect(bytes.equals(Buffer.from(write.text(), 'utf8'))).toBe(true);
       expect(validateDocument(parseDocumentText(bytes.toString('utf8'))).events).toHaveLength(count);
     }
+  });
+
+  it('hand out the event lines the run encoded once: the same buffers in every later checkpoint', async () => {
+    const { createCheckpointWrite } = await import('./checkpoint-write.js');
+    const { encodeValue } = await import('./value-codec.js');
+    const eventTexts: (string | undefined)[] = [];
+    const eventBytes: (Buffer | undefined)[] = [];
+    const events = [1, 2, 3].map((sequence) => ({
+      type: 'task_started',
+      eventId: `e${sequence}`,
+      sequence,
+      timestamp: 't',
+    }));
+    const writeOf = (count: number) =>
+      createCheckpointWrite({
+        metadata: {
+          id: `20261121T00000000${count}-aaaaaaaa`,
+          createdAt: new Date(0).toISOString(),
+          lineageId: 'l',
+          parentId: null,
+          branch: 'main',
+          trigger: 'manual',
+          entities: [],
+          eventCount: count,
+        },
+        inputs: encodeValue({}),
+        entities: [],
+        events: events.slice(0, count),
+        parentEventCount: 0,
+        eventTexts,
+        eventBytes,
+      });
+    const earlier = writeOf(3).byteChunks!();
+    const later = writeOf(3).byteChunks!();
+    // Head, three event lines, end: the event lines are the very same buffers.
+    expect(later).toHaveLength(5);
+    for (const index of [1, 2]) expect(later[index]).toBe(earlier[index]);
+    // The last line is a view of the cached line (its separator left out), not a copy.
+    expect(later[3]!.buffer).toBe(earlier[3]!.buffer);
+    expect(Buffer.concat(later).toString('utf8')).toBe(writeOf(3).text());
   });
 });

@@ -51,6 +51,13 @@ export interface CheckpointWrite {
    */
   bytes(): Buffer;
   /**
+   * `bytes()` as consecutive pieces, for a provider that writes a file with one gathering write
+   * (`writev`) instead of copying the pieces into one buffer first: the head, then each event line
+   * as cached for the run (the same buffers in every checkpoint), then the end. Optional: a
+   * `CheckpointWrite` built elsewhere may not have it; use `[bytes()]` then.
+   */
+  byteChunks?(): readonly Uint8Array[];
+  /**
    * The lease this write is made under, when the run holds one (providers with `leases`). The
    * provider stores the checkpoint only if, in the same transaction, the lineage's lease is still
    * held by `owner` and has not expired; otherwise it stores nothing and throws `conflict`.
