@@ -1,0 +1,14 @@
+/** The variants of the run-overhead bench: no checkpointing, or '*' on one provider. */
+export type OverheadVariant = 'none' | 'sqlite' | 'json';
+
+/** What one cold run (overhead-child.ts) reports. */
+export interface OverheadSample {
+  variant: OverheadVariant;
+  /** Wall time of the kickoff, until every checkpoint is written. */
+  kickoffMs: number;
+  /** CPU time of the process during the kickoff (main thread and thread pool, user and system). */
+  cpuMs: number;
+  checkpoints: number;
+  events: number;
+  modelCalls: number;
+}
