@@ -11,20 +11,49 @@ export interface LaneShape {
 }
 
 /**
- * What d3's tidy tree places. A lane is an invisible root whose first child is the chain of its
- * nodes and whose other children lead to its forks through chains of invisible spacers, one per
- * column between the lane's start and its fork point: every visible node has at most one child, so
- * no parent is centred between its children and a lane stays one straight row, while the fork's
- * subtree still starts in the column after its fork point (depth in the tree is the column).
+ * What d3's tidy tree places. A lane is an invisible root with two children: the chain of its nodes,
+ * and an invisible shadow chain along it from which its forks hang, each from the shadow of the node
+ * it was forked from. Every visible node has at most one child, so no parent is centred between its
+ * children and a lane stays one straight row, while a fork's subtree starts in the column after its
+ * fork point (depth in the tree is the column). One shadow chain per lane, however many forks it has,
+ * keeps the scaffolding as long as the lanes.
  */
 type Placed =
   | { kind: 'group'; lanes: readonly LaneShape[] }
   | { kind: 'lane'; lane: LaneShape }
   | { kind: 'node'; lane: LaneShape; index: number }
+  /** Beside the lane's node `index`; its children are the lanes forked from node `index + 1`. */
+  | { kind: 'shadow'; lane: LaneShape; index: number }
   | { kind: 'spacer'; remaining: number; lane: LaneShape };
 
-function towards(lane: LaneShape, columns: number): Placed {
-  return columns > 0 ? { kind: 'spacer', remaining: columns, lane } : { kind: 'lane', lane };
+/** A lane's forks by the index of their fork point, and the last such index. */
+interface ForkIndex {
+  byPoint: Map<number, LaneShape[]>;
+  last: number;
+}
+
+const forkIndexes = new WeakMap<LaneShape, ForkIndex>();
+
+function forksOf(lane: LaneShape): ForkIndex {
+  let index = forkIndexes.get(lane);
+  if (!index) {
+    index = { byPoint: new Map(), last: -1 };
+    for (const fork of lane.forks) {
+      index.byPoint.set(fork.at, [...(index.byPoint.get(fork.at) ?? []), fork.lane]);
+      index.last = Math.max(index.last, fork.at);
+    }
+    forkIndexes.set(lane, index);
+  }
+  return index;
+}
+
+/** The lanes forked from node `point` of `lane`, then the shadow that carries the later forks. */
+function forksFrom(lane: LaneShape, point: number): Placed[] {
+  const forks = forksOf(lane);
+  return [
+    ...(forks.byPoint.get(point) ?? []).map((fork): Placed => ({ kind: 'lane', lane: fork })),
+    ...(forks.last > point ? [{ kind: 'shadow' as const, lane, index: point }] : []),
+  ];
 }
 
 function childrenOf(placed: Placed): Placed[] | undefined {
@@ -32,18 +61,27 @@ function childrenOf(placed: Placed): Placed[] | undefined {
     case 'group':
       // Lanes of the group's top level (a run, or a branch whose fork point is gone) start at their
       // own column: reached through as many spacers.
-      return placed.lanes.map((lane) => towards(lane, lane.start));
+      return placed.lanes.map((lane) =>
+        lane.start > 0 ? { kind: 'spacer', remaining: lane.start, lane } : { kind: 'lane', lane },
+      );
     case 'lane':
+      // A fork from node 0 starts in the column of node 1: a child of the lane root, as node 0 is.
       return [
         ...(placed.lane.length > 0 ? [{ kind: 'node' as const, lane: placed.lane, index: 0 }] : []),
-        ...[...placed.lane.forks].sort((a, b) => a.at - b.at).map((fork) => towards(fork.lane, fork.at)),
+        ...forksFrom(placed.lane, 0),
       ];
     case 'node':
       return placed.index + 1 < placed.lane.length
         ? [{ kind: 'node', lane: placed.lane, index: placed.index + 1 }]
         : undefined;
+    case 'shadow':
+      return forksFrom(placed.lane, placed.index + 1);
     case 'spacer':
-      return [towards(placed.lane, placed.remaining - 1)];
+      return [
+        placed.remaining > 1
+          ? { kind: 'spacer', remaining: placed.remaining - 1, lane: placed.lane }
+          : { kind: 'lane', lane: placed.lane },
+      ];
   }
 }
 
