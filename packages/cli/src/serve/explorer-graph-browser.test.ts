@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (The functions handed to page.evaluate run in the browser: DOM types for them.)
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
