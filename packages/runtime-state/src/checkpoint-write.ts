@@ -7,8 +7,9 @@ import {
   type EntitySnapshot,
   LIBRARY_VERSION,
 } from './document.js';
-import { documentHeader, documentTextAround, entityText, joinDocumentText } from './document-text.js';
+import { documentHeader, documentPiecesAround, entityText, joinDocumentText } from './document-text.js';
 import type { CheckpointWrite, LeaseToken, SettledParts } from './provider.js';
+import { indentedJsonPieces, SettledTextCache } from './settled-text.js';
 import type { EncodedValue } from './value-codec.js';
 
 export interface CheckpointWriteParts {
@@ -29,6 +30,8 @@ export interface CheckpointWriteParts {
   lease?: LeaseToken;
   /** The run's settled objects (see `CheckpointWrite.settled`). */
   settled?: SettledParts;
+  /** The run's cache of the text of settled entity parts, for `byteChunks()`. */
+  settledTexts?: SettledTextCache;
 }
 
 /**
@@ -48,17 +51,21 @@ export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWr
     entities: parts.entities,
     events: parts.events as EventRecord[],
   };
-  let head: { header: string; inputs: string; entities: string[] } | undefined;
-  const headParts = () => {
-    head ??= {
+  let envelope: { header: string; inputs: string } | undefined;
+  const envelopeParts = () => {
+    envelope ??= {
       header: documentHeader(
         document.formatVersion,
         document.libraryVersion,
         JSON.stringify(document.metadata),
       ),
       inputs: JSON.stringify(document.inputs),
-      entities: document.entities.map(entityText),
     };
+    return envelope;
+  };
+  let head: { header: string; inputs: string; entities: string[] } | undefined;
+  const headParts = () => {
+    head ??= { ...envelopeParts(), entities: document.entities.map(entityText) };
     return head;
   };
   const eventText = (index: number): string => {
@@ -88,10 +95,13 @@ export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWr
     if (fullBytes !== undefined) return [fullBytes];
     if (chunks !== undefined) return chunks;
     // The layout of text(), but each event line (with the separator after it) is encoded once per
-    // run and handed out again, so a checkpoint costs the encoding of its head, not of its history.
+    // run and handed out again, and so is the text of each settled part of an entity (a completed
+    // task): a checkpoint costs the encoding of what changed since the last one, not of its history.
     const count = parts.events.length;
-    const { before, separator, after } = documentTextAround(headParts(), count);
-    const built: Buffer[] = [Buffer.from(before, 'utf8')];
+    const cache = parts.settledTexts ?? new SettledTextCache();
+    const entities = document.entities.map((entity) => indentedJsonPieces(entity, parts.settled, cache));
+    const { before, separator, after } = documentPiecesAround({ ...envelopeParts(), entities }, count);
+    const built: Buffer[] = [...before];
     for (let index = 0; index < count; index += 1) {
       const line = eventByteLine(index, separator);
       // The last line has no separator after it: a view without it, not a copy.

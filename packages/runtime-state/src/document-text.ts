@@ -73,6 +73,36 @@ export function documentTextAround(
   };
 }
 
+/**
+ * {@link documentTextAround} with each entity's text given as UTF-8 pieces (see `indentedJsonPieces`)
+ * and the text before the event lines returned as pieces too: concatenated, exactly the UTF-8
+ * encoding of `before`.
+ */
+export function documentPiecesAround(
+  parts: Omit<DocumentTextParts, 'events' | 'entities'> & { entities: readonly (readonly Buffer[])[] },
+  eventCount: number,
+): { before: Buffer[]; separator: string; after: string } {
+  const before: Buffer[] = [];
+  let text = `${layout.open}${parts.header}${layout.inputs}${parts.inputs}${layout.entities}`;
+  if (parts.entities.length === 0) text += layout.emptyList;
+  else {
+    text += layout.listOpen;
+    for (const [index, pieces] of parts.entities.entries()) {
+      if (index > 0) text += layout.listSeparator;
+      before.push(Buffer.from(text, 'utf8'), ...pieces);
+      text = '';
+    }
+    text += layout.listClose;
+  }
+  text += layout.events;
+  if (eventCount === 0) {
+    before.push(Buffer.from(`${text}${layout.emptyList}${layout.close}`, 'utf8'));
+    return { before, separator: '', after: '' };
+  }
+  before.push(Buffer.from(`${text}${layout.listOpen}`, 'utf8'));
+  return { before, separator: layout.listSeparator, after: `${layout.listClose}${layout.close}` };
+}
+
 /** Lays a checkpoint out as its text (see {@link layout}). */
 export function joinDocumentText(parts: DocumentTextParts): string {
   const { before, separator, after } = documentTextAround(parts, parts.events.length);

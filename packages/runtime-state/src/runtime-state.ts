@@ -33,6 +33,7 @@ import {
 } from './ids.js';
 import type { CheckpointProvider, CheckpointWrite, LeaseToken, StoredCheckpoint } from './provider.js';
 import { redactSecrets } from './redaction.js';
+import { SettledTextCache } from './settled-text.js';
 import { SettledValues } from './settled-values.js';
 import { decodeValue, encodeValue, toJsonSafe, type ValueCodec } from './value-codec.js';
 
@@ -135,6 +136,7 @@ export class RuntimeState implements RunState {
   readonly #valueCodec: ValueCodec | undefined;
   readonly #eventTexts: (string | undefined)[] = [];
   readonly #eventBytes: (Buffer | undefined)[] = [];
+  readonly #settledTexts = new SettledTextCache();
   #parentEventCount: number;
   #pending = new Set<Promise<unknown>>();
   /** Async writes not finished yet, oldest first; the first ones are being written. */
@@ -249,6 +251,7 @@ export class RuntimeState implements RunState {
       eventTexts: this.#eventTexts,
       eventBytes: this.#eventBytes,
       settled: this.settled,
+      settledTexts: this.#settledTexts,
       ...(this.lease !== undefined &&
       this.lease.provider === provider &&
       this.lease.location === resolvedLocation
