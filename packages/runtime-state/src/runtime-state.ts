@@ -35,6 +35,7 @@ import type { CheckpointProvider, CheckpointWrite, LeaseToken, StoredCheckpoint 
 import { redactSecrets } from './redaction.js';
 import { SettledTextCache } from './settled-text.js';
 import { SettledValues } from './settled-values.js';
+import { UnchangedSnapshots } from './unchanged-snapshots.js';
 import { decodeValue, encodeValue, toJsonSafe, type ValueCodec } from './value-codec.js';
 
 declare module '@crewline/events' {
@@ -137,6 +138,8 @@ export class RuntimeState implements RunState {
   readonly #eventTexts: (string | undefined)[] = [];
   readonly #eventBytes: (Buffer | undefined)[] = [];
   readonly #settledTexts = new SettledTextCache();
+  /** Each entity's last redacted snapshot, given again while its content stays the same. */
+  readonly #unchangedSnapshots = new UnchangedSnapshots();
   #parentEventCount: number;
   #pending = new Set<Promise<unknown>>();
   /** Async writes not finished yet, oldest first; the first ones are being written. */
@@ -212,7 +215,7 @@ export class RuntimeState implements RunState {
   /** Builds the metadata and document of a checkpoint of this run as it is now. */
   snapshot(trigger = 'manual'): { metadata: CheckpointMetadata; entities: EntitySnapshot[] } {
     const entities = this.entities.map((entity) =>
-      redactSecrets(entity.snapshotEntity(this.settled), this.settled),
+      this.#unchangedSnapshots.redacted(entity, entity.snapshotEntity(this.settled), this.settled),
     );
     const metadata: CheckpointMetadata = {
       id: newCheckpointId(),

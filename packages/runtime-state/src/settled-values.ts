@@ -21,7 +21,8 @@ export class SettledValues implements SettledParts, RedactionMarks {
   readonly #redactedForms = new WeakMap<object, object>();
   /**
    * The settled items of the last long arrays redaction walked, by their first item (see
-   * `RedactionMarks.settledItemsLike`): a few, the newest kept.
+   * `RedactionMarks.settledItemsLike`): the newest 64, so that a flow whose checkpoints hold the
+   * task lists of many crews, walked in turn, finds each of them again.
    */
   readonly #settledItems = new Map<unknown, { generation: number; items: unknown[] }>();
 
@@ -67,6 +68,6 @@ export class SettledValues implements SettledParts, RedactionMarks {
     if (first === undefined) return;
     this.#settledItems.delete(first);
     this.#settledItems.set(first, { generation, items });
-    if (this.#settledItems.size > 8) this.#settledItems.delete(this.#settledItems.keys().next().value);
+    if (this.#settledItems.size > 64) this.#settledItems.delete(this.#settledItems.keys().next().value);
   }
 }

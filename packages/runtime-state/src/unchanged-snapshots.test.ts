@@ -1,0 +1,102 @@
+import { EventBus, registerSecretValue } from '@crewline/events';
+import { describe, expect, it } from 'vitest';
+import type { EntitySnapshot } from './document.js';
+import { type CheckpointableEntity, RuntimeState } from './runtime-state.js';
+import { SettledValues } from './settled-values.js';
+import { sameContent, UnchangedSnapshots } from './unchanged-snapshots.js';
+
+/** SettledValues that counts the lookups redaction makes. */
+class CountingMarks extends SettledValues {
+  lookups = 0;
+  override scannedUnder(value: object): number | undefined {
+    this.lookups += 1;
+    return super.scannedUnder(value);
+  }
+}
+
+function crewSnapshot(
+  settled: SettledValues,
+  tasks: readonly object[],
+  status = 'completed',
+): EntitySnapshot {
+  return {
+    kind: 'crew',
+    id: 'crew-1',
+    name: 'research',
+    data: {
+      status,
+      process: 'sequential',
+      checkpoint: { onEvents: ['*'] },
+      tasks: tasks.map((task) => settled.settle(task)),
+    },
+  };
+}
+
+describe('unchanged snapshots', () => {
+  it('gives the last redacted snapshot again while the content is the same, without walking it', () => {
+    const settled = new CountingMarks();
+    const snapshots = new UnchangedSnapshots();
+    const entity = {};
+    const tasks = Array.from({ length: 50 }, (_, index) => ({ index, output: `output ${index}` }));
+    const first = snapshots.redacted(entity, crewSnapshot(settled, tasks), settled);
+    const second = snapshots.redacted(entity, crewSnapshot(settled, tasks), settled);
+    expect(second).toBe(first);
+    settled.lookups = 0;
+    expect(snapshots.redacted(entity, crewSnapshot(settled, tasks), settled)).toBe(first);
+    // The settle calls of the snapshot itself look each task up once; redaction adds nothing.
+    expect(settled.lookups).toBeLessThanOrEqual(2 * tasks.length + 2);
+  });
+
+  it('redacts a snapshot whose content changed, and one taken after a secret was registered', () => {
+    const settled = new SettledValues();
+    const snapshots = new UnchangedSnapshots();
+    const entity = {};
+    const secret = `unchanged-secret-${Math.random().toString(36).slice(2)}`;
+    const tasks = [{ index: 0, output: `holds ${secret}` }];
+    const first = snapshots.redacted(entity, crewSnapshot(settled, tasks, 'running'), settled);
+    const changed = snapshots.redacted(entity, crewSnapshot(settled, tasks, 'completed'), settled);
+    expect(changed).not.toBe(first);
+    expect((changed.data as { status: string }).status).toBe('completed');
+    registerSecretValue(secret);
+    const after = snapshots.redacted(entity, crewSnapshot(settled, tasks, 'completed'), settled);
+    expect(after).not.toBe(changed);
+    expect(JSON.stringify(after)).not.toContain(secret);
+  });
+
+  it('counts an object it did not settle, found in both snapshots, as changed: it may have changed in place', () => {
+    const settled = new SettledValues();
+    const live = { note: 'nothing yet' };
+    expect(sameContent({ live }, { live }, settled)).toBe(false);
+    expect(sameContent({ live: { ...live } }, { live: { ...live } }, settled)).toBe(true);
+    const kept = settled.settle({ note: 'final' });
+    expect(sameContent({ kept }, { kept }, settled)).toBe(true);
+    expect(sameContent({ a: 1, b: 2 }, { b: 2, a: 1 }, settled)).toBe(false);
+    expect(sameContent([1, 2], [1, 2, 3], settled)).toBe(false);
+    expect(sameContent({ at: new Date(0) }, { at: new Date(1) }, settled)).toBe(false);
+  });
+});
+
+describe('RuntimeState.snapshot', () => {
+  it("gives an entity's unchanged snapshot again, the same object, so that nothing walks or stores it twice", () => {
+    let status = 'running';
+    const entity: CheckpointableEntity = {
+      entityKind: 'crew',
+      entityId: 'crew-1',
+      entityName: 'research',
+      snapshotEntity: (settled) => ({
+        kind: 'crew',
+        id: 'crew-1',
+        name: 'research',
+        data: { status, tasks: [settled!.settle({ output: 'a settled output' })] },
+      }),
+      summarizeEntity: () => ({ kind: 'crew', id: 'crew-1', name: 'research' }),
+    };
+    const state = new RuntimeState({ entities: [entity], bus: new EventBus() });
+    const first = state.snapshot().entities[0];
+    expect(state.snapshot().entities[0]).toBe(first);
+    status = 'completed';
+    const changed = state.snapshot().entities[0];
+    expect(changed).not.toBe(first);
+    expect(changed).toEqual({ ...first, data: { ...(first!.data as object), status: 'completed' } });
+  });
+});
