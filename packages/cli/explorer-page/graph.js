@@ -110,6 +110,9 @@ function overlaps(region, left, top, right, bottom) {
   );
 }
 
+/** What the last detailed draw into an svg left there: its node elements by key, and for which graph. */
+const drawnNodes = new WeakMap();
+
 /** A lane far out: its line, its nodes as one path of round dots, its head (the lane's newest node). */
 function drawOverview(place, placed, region, margin) {
   const { y } = place;
@@ -214,13 +217,38 @@ export function drawGraph(svg, graph, selection, region) {
       );
     }
   }
-  if (detail) {
-    for (const place of layout.byKey.values()) {
-      if (overlaps(region, place.x - margin.x, place.y - margin.y, place.x + margin.x, place.y + margin.y))
-        nodes.append(drawNode(place, selection));
-    }
+  if (!detail) {
+    drawnNodes.delete(svg);
+    svg.replaceChildren(edges, labels, nodes);
+    return layout;
   }
-  svg.replaceChildren(edges, labels, nodes);
+  // A pan or zoom that redraws the same graph keeps the node elements still in the region where they
+  // are: only the nodes that came into it are made, only those that left are removed, so the browser
+  // styles and lays out the difference rather than every node again.
+  const selectionKey = JSON.stringify(selection);
+  const previous = drawnNodes.get(svg);
+  const reuse =
+    previous?.graph === graph &&
+    previous.selectionKey === selectionKey &&
+    [previous.group, previous.edges, previous.labels].every((part) => part.parentNode === svg);
+  const group = reuse ? previous.group : nodes;
+  const kept = new Map();
+  for (const place of layout.byKey.values()) {
+    if (!overlaps(region, place.x - margin.x, place.y - margin.y, place.x + margin.x, place.y + margin.y))
+      continue;
+    let element = reuse ? previous.elements.get(place.node.key) : undefined;
+    if (!element) {
+      element = drawNode(place, selection);
+      group.append(element);
+    }
+    kept.set(place.node.key, element);
+  }
+  if (reuse) {
+    for (const [key, element] of previous.elements) if (!kept.has(key)) element.remove();
+    svg.replaceChild(edges, previous.edges);
+    svg.replaceChild(labels, previous.labels);
+  } else svg.replaceChildren(edges, labels, group);
+  drawnNodes.set(svg, { graph, selectionKey, group, edges, labels, elements: kept });
   return layout;
 }
 

@@ -15,6 +15,17 @@ const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(chromiumPath);
 const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
 
+/** What the test uses of the page's `graph.js` (plain JavaScript: described here). */
+interface Place {
+  x: number;
+  y: number;
+  node: { key: string; id: string };
+}
+interface GraphModule {
+  positions(graph: unknown): { byKey: Map<string, Place>; width: number; height: number };
+  drawGraph(svg: SVGSVGElement, graph: unknown, selection: unknown, region: unknown): unknown;
+}
+
 /** Waits until two animation frames have run: whatever the last input scheduled is drawn. */
 const frames = (page: Page) =>
   page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
@@ -82,6 +93,48 @@ describe.skipIf(!haveBrowser && !inCi)('the lineage graph in Chromium: zoom and 
         }),
     );
     expect(writes).toBe(1);
+  });
+
+  it('redraws the same graph keeping the node elements still in the region, making only the new ones', async () => {
+    // The page's own module, imported in the page (a string: kept from the test runner's transform).
+    await page.evaluate("import('/assets/graph.js').then((module) => { window.graphModule = module; })");
+    const result = await page.evaluate(async () => {
+      const { drawGraph, positions } = (window as unknown as { graphModule: GraphModule }).graphModule;
+      const graph = await (await fetch('/api/graph')).json();
+      const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+      document.body.append(svg);
+      const layout = positions(graph);
+      const places = [...layout.byKey.values()].sort((left, right) => left.x - right.x);
+      const first = places[0]!;
+      const selection = { open: undefined, compare: [] };
+      const node = () => svg.querySelector(`.node[data-key="${first.node.key}"]`);
+      drawGraph(svg, graph, selection, { x: first.x - 1, y: first.y - 1, width: 2, height: 2, detail: true });
+      const before = node();
+      const drawnBefore = svg.querySelectorAll('.node').length;
+      drawGraph(svg, graph, selection, {
+        x: 0,
+        y: 0,
+        width: layout.width,
+        height: layout.height,
+        detail: true,
+      });
+      const kept = node() === before;
+      const drawnAfter = svg.querySelectorAll('.node').length;
+      // Another selection draws every node again (their classes say what is open or compared).
+      drawGraph(
+        svg,
+        graph,
+        { open: first.node.id, compare: [] },
+        { x: 0, y: 0, width: layout.width, height: layout.height, detail: true },
+      );
+      const redrawn = node() !== before && node()?.classList.contains('open');
+      svg.remove();
+      return { kept, redrawn, drawnBefore, drawnAfter, total: layout.byKey.size };
+    });
+    expect(result.drawnBefore).toBeLessThan(result.total);
+    expect(result.drawnAfter).toBe(result.total);
+    expect(result.kept).toBe(true);
+    expect(result.redrawn).toBe(true);
   });
 
   it('draws lanes as overviews when zoomed too far out for text, and a click on one zooms in there', async () => {
