@@ -63,6 +63,8 @@ describe('bench:realistic, reduced', () => {
       expect(result.modelCalls).toBe(3 * result.variant.tasks);
     }
     expect(restore!.checkpoints).toBeGreaterThanOrEqual(120);
+    // Each timed restore reported how long its load took.
+    expect(restore!.fromCheckpointLoadMs.count).toBe(restore!.fromCheckpointMs.count);
     const report = readFileSync(reportPath, 'utf8');
     expect(report.match(/^\| --- \|/gm)).toHaveLength(4);
     expect(report).toContain('Against the targets:');

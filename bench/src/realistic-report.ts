@@ -172,6 +172,11 @@ export function restoreTable(restore: RestoreResult): string {
         versus(restore.fromCheckpointMs),
       ),
       row(
+        'of which loading the checkpoint (its `checkpoint_restore_completed` event)',
+        restore.fromCheckpointLoadMs,
+        'the rest of the line above is rebuilding the crew',
+      ),
+      row(
         `provider \`latest\` + \`readDocument\` of the latest of ${restore.checkpoints}`,
         restore.providerReadMs,
         versus(restore.providerReadMs),
