@@ -57,6 +57,7 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** One kickoff in a fresh process, in a directory of its own. */
 async function coldRun(
   script: Awaited<ReturnType<typeof prepareChildScript>>,
   variant: OverheadVariant,
@@ -83,7 +84,8 @@ async function coldRun(
         `run-overhead: the ${variant} run at ${options.latencyMs} ms exited with ${end.code ?? end.signal}: ${end.stderr.trim() || end.stdout.trim()}`,
       );
     }
-    return { ...(JSON.parse(line) as OverheadSample), processMs: end.wallMs };
+    const measured: Measured = { ...(JSON.parse(line) as OverheadSample), processMs: end.wallMs };
+    return measured;
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
@@ -145,8 +147,10 @@ export async function runOverheadBench(input: OverheadBenchOptions = {}): Promis
         shape ||= `${list[0]!.modelCalls} model calls, ${list[0]!.events} events and ${checkpoints} checkpoints per checkpointed run`;
       }
       const perCheckpoint = checkpoints > 0 ? ((cpu - baselineCpu) / checkpoints).toFixed(3) : '-';
+      const building = median(list.map((sample) => sample.buildingMs));
+      const waiting = median(list.map((sample) => sample.barrierWaitMs));
       rows.push(
-        `| ${latencyMs} ms | ${name} | ${wall.toFixed(0)} ms | ${(wall / baseline).toFixed(3)}× | ${cpu.toFixed(0)} ms | ${perCheckpoint} | ${processWall.toFixed(0)} ms (${(processWall / baselineProcess).toFixed(3)}×) | ${list.map((sample) => sample.kickoffMs.toFixed(0)).join(', ')} |`,
+        `| ${latencyMs} ms | ${name} | ${wall.toFixed(0)} ms | ${(wall / baseline).toFixed(3)}× | ${cpu.toFixed(0)} ms | ${perCheckpoint} | ${variant === 'none' ? '-' : `${building.toFixed(0)} ms`} | ${variant === 'none' ? '-' : `${waiting.toFixed(0)} ms`} | ${processWall.toFixed(0)} ms (${(processWall / baselineProcess).toFixed(3)}×) | ${list.map((sample) => sample.kickoffMs.toFixed(0)).join(', ')} |`,
       );
     }
     ratios.set(latencyMs, ratio);
@@ -172,10 +176,10 @@ export async function runOverheadBench(input: OverheadBenchOptions = {}): Promis
     '',
     `${options.tasks} tasks, 3 agents, answers of ${options.responseBytes} bytes, one tool call per task: ${shape}. Every run is one kickoff in a new process (the child script compiled once into one module, as the crash trials do): nothing loaded or warmed by an earlier run. Offline model with a simulated latency per call of ${latencies.join(' ms and ')} ms (a real model is far slower, which makes the ratio smaller). Median of ${runs} runs per variant and latency after one warm-up round, variants interleaved (Node ${process.version}).`,
     '',
-    "Kickoff wall time runs until kickoff returns, that is until every checkpoint is written and synced; CPU time is the process's during the kickoff (main thread and thread pool, user and system). Process wall time is spawn to exit.",
+    "Kickoff wall time runs until kickoff returns, that is until every checkpoint is written and synced; CPU time is the process's during the kickoff (main thread and thread pool, user and system). Where a checkpointed run's extra time goes, summed over the run: *checkpoints taken in the events* is the time the run's thread spent inside its automatic checkpoints (snapshot, redaction, queueing; for SQLite the whole synchronous write), *waiting at barriers* the time it waited in `state.durable()` before model and tool calls for background writes to be written and synced (JSON). Process wall time is spawn to exit.",
     '',
-    '| model latency | variant | median kickoff wall time | vs. none | median CPU time | extra CPU ms per checkpoint | median process wall time (vs. none) | kickoff wall time of each run (ms) |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| model latency | variant | median kickoff wall time | vs. none | median CPU time | extra CPU ms per checkpoint | checkpoints taken in the events | waiting at barriers | median process wall time (vs. none) | kickoff wall time of each run (ms) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
     ...verdicts.flatMap((line) => [line, '']),

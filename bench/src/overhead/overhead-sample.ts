@@ -11,4 +11,8 @@ export interface OverheadSample {
   checkpoints: number;
   events: number;
   modelCalls: number;
+  /** Time the run's thread spent in its automatic checkpoints (writeCheckpoint/writeCheckpointSync). */
+  buildingMs: number;
+  /** Time the run waited in `state.durable()` (the barrier before model and tool calls). */
+  barrierWaitMs: number;
 }
