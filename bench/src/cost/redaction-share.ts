@@ -9,6 +9,7 @@
 //
 //   node --conditions=@crewline/source --import tsx bench/src/cost/redaction-share.ts \
 //     [--scenario crew,flow] [--tasks 500,50] [--rounds 3] [--report PATH]
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { cpus, loadavg } from 'node:os';
@@ -142,16 +143,43 @@ const { values } = parseArgs({
     tasks: { type: 'string', default: '500,50' },
     rounds: { type: 'string', default: '3' },
     report: { type: 'string' },
+    child: { type: 'string' },
   },
 });
+
+/**
+ * One run in a child process of its own, as a user's run starts: the redaction caches (scanned
+ * texts, key names) and the JIT begin empty. In one process, the runs after the first would find
+ * the same deterministic texts already scanned.
+ */
+function measureInChild(scenario: 'crew' | 'flow', tasks: number): RedactionShare {
+  const output = execFileSync(
+    process.execPath,
+    [
+      '--conditions=@crewline/source',
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--child',
+      `${scenario}:${tasks}`,
+    ],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return JSON.parse(output.trim().split('\n').at(-1)!) as RedactionShare;
+}
+
+if (values.child !== undefined) {
+  const [scenario, tasks] = values.child.split(':');
+  console.log(JSON.stringify(await measureRedactionShare(scenario as 'crew' | 'flow', Number(tasks))));
+  process.exit(0);
+}
 const loadBefore = loadavg()[0]!;
 const rows: string[] = [];
 let largestShare = 0;
 for (const tasks of values.tasks!.split(',').map(Number)) {
   for (const scenario of values.scenario!.split(',') as ('crew' | 'flow')[]) {
     const runs: RedactionShare[] = [];
-    for (let round = 0; round < Number(values.rounds); round += 1)
-      runs.push(await measureRedactionShare(scenario, tasks));
+    for (let round = 0; round < Number(values.rounds); round += 1) runs.push(measureInChild(scenario, tasks));
     const totals = runs.map((run) => run.redactionMs / run.checkpointMs);
     const perCheckpoint = runs.map((run) => median(run.shares));
     const share = Math.max(median(totals), median(perCheckpoint));
@@ -167,7 +195,7 @@ for (const tasks of values.tasks!.split(',').map(Number)) {
 const report = [
   '# Redaction share of checkpoint time',
   '',
-  `Secret redaction against the whole checkpoint work of a run, counted by instrumenting (\`bench/src/cost/redaction-share.ts\`): the redaction entry points (\`redactSecrets\`, \`redactAndSettle\`) timed inside \`RuntimeState.recordEvent\` and \`RuntimeState.writeCheckpointSync\`, summed over every event and checkpoint of the run. Runs of \`checkpoint-growth.ts\`: '*' on SqliteProvider, offline model without latency, one tool call per task; "crew" is one crew, "flow" a flow of 10 methods each running a crew of a tenth of the tasks and keeping its outputs in the state. ${values.rounds} runs per row, medians (each run's share in brackets). Machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after (Node ${process.version}).`,
+  `Secret redaction against the whole checkpoint work of a run, counted by instrumenting (\`bench/src/cost/redaction-share.ts\`): the redaction entry points (\`redactSecrets\`, \`redactAndSettle\`) timed inside \`RuntimeState.recordEvent\` and \`RuntimeState.writeCheckpointSync\`, summed over every event and checkpoint of the run. Runs of \`checkpoint-growth.ts\`: '*' on SqliteProvider, offline model without latency, one tool call per task; "crew" is one crew, "flow" a flow of 10 methods each running a crew of a tenth of the tasks and keeping its outputs in the state. ${values.rounds} runs per row, each in a fresh process (a user's run starts with empty redaction caches), medians (each run's share in brackets). Machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after (Node ${process.version}).`,
   '',
   '| run | checkpoints | checkpoint work per checkpoint (mean) | redaction per checkpoint (mean) | redaction share of all the work | median share per checkpoint | strings scanned | characters scanned | final checkpoint | scanned / final |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
