@@ -154,6 +154,16 @@ export async function runOverheadBench(input: OverheadBenchOptions = {}): Promis
       );
     }
     ratios.set(latencyMs, ratio);
+    {
+      const json = samples.get(key(latencyMs, 'json'))!;
+      const barriers = json[0]!.modelCalls + options.tasks;
+      const waiting = median(json.map((sample) => sample.barrierWaitMs));
+      const building = median(json.map((sample) => sample.buildingMs));
+      const extra = median(json.map((sample) => sample.kickoffMs)) - baseline;
+      verdicts.push(
+        `Where JSON's extra ${extra.toFixed(0)} ms at ${latencyMs} ms go: ${waiting.toFixed(0)} ms waiting at its ${barriers} barriers (${(waiting / barriers).toFixed(2)} ms each: the files queued since the last barrier written, fsync'd and renamed, their directory synced; ${((json[0]!.fileBytes ?? 0) / 1024 / 1024).toFixed(1)} MiB in all, since every file holds the whole history), ${building.toFixed(0)} ms taking its ${json[0]!.checkpoints} checkpoints in the events (${((building / json[0]!.checkpoints) * 1000).toFixed(0)} µs each).`,
+      );
+    }
     if (latencyMs === 10) {
       for (const variant of ['sqlite', 'json'] as const) {
         const met = ratio[variant] <= targets[variant];

@@ -2,6 +2,7 @@
 // or cached by an earlier run): crew-50 kicked off once, checkpointing on '*' to the given provider or
 // not at all. Prints one JSON line (see OverheadSample) and exits.
 //   overhead-child.mjs --variant none|sqlite|json --latency 10 --tasks 50 --directory DIR
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { JsonProvider } from '@crewline/provider-json';
@@ -104,6 +105,13 @@ const kickoffMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuStarted);
 await provider?.close?.();
 
+/** Bytes of the checkpoint files under a JSON location (the id index left out). */
+function checkpointFileBytes(location: string): number {
+  return readdirSync(location, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.json') && !path.startsWith('.'))
+    .reduce((sum, path) => sum + statSync(join(location, path)).size, 0);
+}
+
 const sample: OverheadSample = {
   variant,
   kickoffMs,
@@ -113,5 +121,6 @@ const sample: OverheadSample = {
   events: crew.lastRun?.state.events.length ?? 0,
   modelCalls: llm.calls.length,
   ...spent,
+  ...(variant === 'json' ? { fileBytes: checkpointFileBytes(join(directory, 'json')) } : {}),
 };
 console.log(JSON.stringify(sample));

@@ -15,4 +15,6 @@ export interface OverheadSample {
   buildingMs: number;
   /** Time the run waited in `state.durable()` (the barrier before model and tool calls). */
   barrierWaitMs: number;
+  /** JSON: bytes of all the checkpoint files the run wrote. */
+  fileBytes?: number;
 }
