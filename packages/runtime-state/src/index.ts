@@ -42,6 +42,7 @@ export {
 } from './ids.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json.js';
 export { LazyProvider, readyProvider } from './lazy-provider.js';
+export { type ModelPrice, type ModelPrices, parseModelPrices } from './model-prices.js';
 export { MAX_NESTING_DEPTH } from './nesting-depth.js';
 export {
   type CheckpointProvider,
@@ -77,6 +78,18 @@ export {
   readDocument,
   resolveReference,
 } from './reference.js';
+export {
+  describeModelCost,
+  describeRunCost,
+  formatUsd,
+  type ModelCost,
+  type ModelCostStatus,
+  type ModelTokens,
+  OFFLINE_MODEL_PREFIX,
+  type RunCost,
+  type RunCostStatus,
+  runCost,
+} from './run-cost.js';
 export {
   type CheckpointableEntity,
   type HeldLease,
