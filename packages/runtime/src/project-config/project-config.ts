@@ -1,5 +1,10 @@
 import { CrewlineError } from '@crewline/events';
-import type { ProviderEntry, ValueClassEntry } from '@crewline/runtime-state';
+import {
+  type ModelPrices,
+  type ProviderEntry,
+  parseModelPrices,
+  type ValueClassEntry,
+} from '@crewline/runtime-state';
 import { type ModelProviders, validateModelProviders } from '../models/model-providers.js';
 import type { RegisteredModel } from '../models/resolve-model.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
@@ -31,6 +36,14 @@ export interface ProjectConfig {
    * `anthropic`, ...). Default: none.
    */
   modelProviders?: ModelProviders;
+  /**
+   * What your models cost, in US dollars per million tokens, by the model id checkpoints store:
+   * `{ 'openai:gpt-4o': { inputPerMillion: 2.5, outputPerMillion: 10, cachedInputPerMillion: 1.25 } }`.
+   * `crewline checkpoint info`, the explorer and `crewline runs show` turn a run's tokens into a cost
+   * with them; crewline keeps no prices of its own, so a model missing here has an unknown cost.
+   * Offline models cost 0. Default: none.
+   */
+  modelPrices?: ModelPrices;
   /** Flow subclasses by the name their checkpoints store. Default: none. */
   flows?: Record<string, FlowClass>;
   /**
@@ -89,6 +102,9 @@ export class ProjectRegistry {
       this.modelProviders.push(
         validateModelProviders(config.modelProviders, 'project config: modelProviders'),
       );
+    // Checked here so that a wrong price fails when the config loads, not when a cost is shown;
+    // the readers (CLI, explorer, worker queue) take the table from the config itself.
+    parseModelPrices(config.modelPrices, 'project config: modelPrices');
     for (const [name, flowClass] of Object.entries(config.flows ?? {})) {
       if (typeof flowClass !== 'function') {
         throw new CrewlineError('runtime', 'invalid_config', `project config: flows.${name} is not a class`);
