@@ -58,8 +58,7 @@ describeWithPostgres('queue.fork', () => {
     // A run that has not finished is not forked.
     await expect(queue.fork(run.id)).rejects.toSatisfy(
       (error) =>
-        CrewlineError.hasCode(error, 'invalid_argument') &&
-        /is queued; only a finished run/.test(error.message),
+        CrewlineError.hasCode(error, 'invalid_state') && /is queued; only a finished run/.test(error.message),
     );
     await worker.start();
     const [source] = await queue.waitForEnd([run.id], { timeoutMs: 30_000 });
@@ -67,6 +66,23 @@ describeWithPostgres('queue.fork', () => {
     const sourceCheckpoints = await provider.list(location, { lineageId: source!.lineageId! });
     const forkPoint = (await provider.latest(location, { lineageId: source!.lineageId! }))!;
     const callsBefore = model.calls.length;
+
+    // Checked against the run's last checkpoint before anything is queued, numbered from 1 as the
+    // CLI numbers tasks: nothing reaches a worker to fail there later.
+    const refusals: [Parameters<RunQueue['fork']>[1], RegExp][] = [
+      [
+        { taskOutputs: { 6: 'x' } },
+        /task 7 \(taskOutputs key 6\) is out of range: the run's last checkpoint holds 4 task\(s\), numbered 1 to 4/,
+      ],
+      [{ inputs: { topik: 'kelp' } }, /input "topik" is not one the run knows \(known: topic\)/],
+      [{ rerunFrom: 'outline' }, /rerunFrom is for runs of a flow/],
+    ];
+    for (const [options, message] of refusals) {
+      await expect(queue.fork(run.id, options)).rejects.toSatisfy(
+        (error) => CrewlineError.hasCode(error, 'invalid_argument') && message.test(error.message),
+      );
+    }
+    expect(await queue.list()).toHaveLength(1);
 
     const forked = await queue.fork(run.id, {
       inputs: { topic: 'kelp' },

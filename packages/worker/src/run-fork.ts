@@ -1,18 +1,34 @@
 import { randomUUID } from 'node:crypto';
+import type { CheckpointProvider } from '@crewline/runtime-state';
 import type pg from 'pg';
 import { z } from 'zod';
 import { workerError } from './errors.js';
+import { findForkPoint } from './fork-point.js';
 import type { QueueStore } from './queue-store.js';
 import { type RunRecord, type RunRow, recordOf } from './run-record.js';
 
 export interface ForkRunOptions {
-  /** Inputs changed for the fork, over the forked run's; they re-template the tasks that run again. Default: none. */
+  /**
+   * Inputs changed for the fork, over the forked run's: they re-template the tasks that run again (a
+   * crew) or go into the state (a flow). Each must be one the run knows — a kickoff input, a
+   * `{placeholder}` of its templates or a key of a flow's state — or the fork is refused. Default: none.
+   */
   inputs?: Record<string, unknown>;
   /**
-   * Flat task index (from 0, in the order of the crew's tasks) → the output the fork starts with
-   * instead of the one the run produced; every later task runs again. Default: none.
+   * Crews: flat task index (from 0, in the order of the crew's tasks; the CLI's task N is index N-1)
+   * → the output the fork starts with instead of the one the run produced; every later task runs
+   * again. Each must name a task completed at the run's last checkpoint, or the fork is refused.
+   * Refused for flows (use `rerunFrom`). Default: none.
    */
   taskOutputs?: Record<number, string>;
+  /**
+   * Flows: the method to run again, with every method after it; the fork branches off the run's
+   * checkpoint saved before that method first completed, so earlier methods are restored, not run
+   * (nor paid) again. Must be a method the run completed. Refused for crews. Default: none (the
+   * fork continues the run's last checkpoint: a completed flow takes the inputs into its state and
+   * runs nothing again).
+   */
+  rerunFrom?: string;
   /** The same key forked again returns the run it made the first time. Default: none. */
   idempotencyKey?: string;
   /** Higher runs are taken first. Default: the forked run's. */
@@ -26,6 +42,7 @@ export interface ForkRunOptions {
 const forkSchema = z.strictObject({
   inputs: z.record(z.string(), z.unknown()).optional(),
   taskOutputs: z.record(z.string().regex(/^\d+$/, 'keys must be task indexes from 0'), z.string()).optional(),
+  rerunFrom: z.string().min(1, 'must name a method').optional(),
   idempotencyKey: z
     .string()
     .min(1, 'must not be empty')
@@ -39,12 +56,20 @@ const forkSchema = z.strictObject({
 const finished = ['completed', 'failed', 'cancelled'];
 
 /**
- * Queues a new run that branches off a finished run's last checkpoint: it runs under a lineage of its
- * own whose first checkpoint names that one as parent, with the inputs and task outputs changed as
- * asked; the tasks after the first edit run again, the ones before are not paid for again. Its row
- * names the run it forks (`forkOf`) and the checkpoint (`forkFrom`).
+ * Queues a new run that branches off a finished run's last checkpoint (or, for a flow with
+ * `rerunFrom`, an earlier one of its lineage): it runs under a lineage of its own whose first
+ * checkpoint names that one as parent, with the inputs and task outputs changed as asked; the tasks
+ * after the first edit run again, the ones before are not paid for again. The request is checked
+ * against the checkpoint (read through `provider`) before anything is queued. A failed or cancelled
+ * run is forked like a completed one: its last checkpoint is where it stopped. Its row names the run
+ * it forks (`forkOf`) and the checkpoint (`forkFrom`).
  */
-export async function forkRun(store: QueueStore, runId: string, options: ForkRunOptions): Promise<RunRecord> {
+export async function forkRun(
+  store: QueueStore,
+  provider: () => CheckpointProvider,
+  runId: string,
+  options: ForkRunOptions,
+): Promise<RunRecord> {
   const parsed = forkSchema.safeParse(options);
   if (!parsed.success) {
     throw workerError(
@@ -64,14 +89,29 @@ export async function forkRun(store: QueueStore, runId: string, options: ForkRun
         `fork: no run ${runId} in ${store.location.display}; list them with crewline runs list`,
       );
     }
-    if (!finished.includes(source.status) || source.last_checkpoint === null) {
+    if (!finished.includes(source.status)) {
+      // A run that goes on has no last checkpoint yet: a fork of it would miss what it still does.
       throw workerError(
-        'invalid_argument',
-        source.last_checkpoint === null && finished.includes(source.status)
-          ? `fork: run ${runId} ended (${source.status}) without writing a checkpoint; there is nothing to branch off, enqueue it again instead`
-          : `fork: run ${runId} is ${source.status}; only a finished run (completed, failed or cancelled) is forked — wait for it or cancel it first`,
+        'invalid_state',
+        `fork: run ${runId} is ${source.status}; only a finished run (completed, failed or cancelled) is forked — ${
+          source.status === 'paused'
+            ? 'answer it with crewline runs resume --answer (queue.resume) or cancel it first'
+            : 'wait for it (queue.waitForEnd) or cancel it first'
+        }`,
       );
     }
+    if (source.last_checkpoint === null) {
+      throw workerError(
+        'invalid_state',
+        `fork: run ${runId} ended (${source.status}) without writing a checkpoint; there is nothing to branch off, enqueue it again instead`,
+      );
+    }
+    const forkFrom = await findForkPoint(
+      provider(),
+      store.location.checkpointLocation,
+      { runId, lastCheckpoint: source.last_checkpoint, lineageId: source.lineage_id },
+      options,
+    );
     const inputs = { ...source.inputs, ...(options.inputs ?? {}) };
     let inputsText: string;
     try {
@@ -96,7 +136,7 @@ export async function forkRun(store: QueueStore, runId: string, options: ForkRun
         options.timeoutMs ?? source.timeout_ms,
         options.maxAttempts ?? source.max_attempts,
         source.id,
-        source.last_checkpoint,
+        forkFrom,
         JSON.stringify(options.taskOutputs ?? {}),
       ],
     );

@@ -200,13 +200,25 @@ export class RunQueue {
   }
 
   /**
-   * Queues a new run that branches off a finished run's last checkpoint, with inputs and task outputs
-   * changed: the tasks after the first edited one run again, earlier ones are not paid for again.
-   * Crews only (the crew is rebuilt from the checkpoint: its models and tools must be registered by
-   * name, as for `crewline checkpoint fork`).
+   * Queues a new run that branches off a finished (completed, failed or cancelled) run's last
+   * checkpoint, with inputs and task outputs changed: the tasks after the first edited one run again,
+   * earlier ones are not paid for again. A flow run re-runs from a method (`rerunFrom`) with changed
+   * inputs. The request is checked against the run's checkpoint before anything is queued: a task
+   * number out of range, a task not completed, an unknown input or method is a typed
+   * `invalid_argument`, a run that has not finished `invalid_state`. The crew is rebuilt from the
+   * checkpoint (its models and tools registered by name, as for `crewline checkpoint fork`); a flow
+   * is the one registered under the run's name.
    */
   fork(runId: string, options: ForkRunOptions = {}): Promise<RunRecord> {
-    return forkRun(this.#store, runId, options);
+    return forkRun(
+      this.#store,
+      () => {
+        this.#provider ??= new PostgresProvider({ schema: this.#store.location.schema, poolSize: 1 });
+        return this.#provider;
+      },
+      runId,
+      options,
+    );
   }
 
   /** Resolves when every run named has ended (completed, failed or cancelled), polling every `intervalMs`. */

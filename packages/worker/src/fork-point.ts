@@ -1,0 +1,196 @@
+import {
+  type CheckpointDocument,
+  type CheckpointProvider,
+  decodeValue,
+  readDocument,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
+import {
+  findPlaceholders,
+  parseAgentData,
+  parseCrewData,
+  parseFlowData,
+  type TaskStatus,
+} from '@crewline/runtime-state/internal';
+import { workerError } from './errors.js';
+
+/** What `queue.fork` asks of the finished run's checkpoints (see `ForkRunOptions`). */
+export interface ForkRequest {
+  inputs?: Record<string, unknown> | undefined;
+  taskOutputs?: Readonly<Record<string, string>> | undefined;
+  rerunFrom?: string | undefined;
+}
+
+/** The finished run a fork branches off: its id, its last checkpoint, its lineage. */
+export interface ForkSource {
+  runId: string;
+  /** The run's last checkpoint reference (`postgres-url#id`). */
+  lastCheckpoint: string;
+  lineageId: string | null;
+}
+
+/**
+ * Checks a fork against the finished run's checkpoints before anything is queued — a bad task number
+ * or an unknown input is refused here, in the caller's process, instead of failing the new run in a
+ * worker later — and returns the reference of the checkpoint the fork branches off: the run's last
+ * one, or for a flow with `rerunFrom` the one saved before that method first completed.
+ */
+export async function findForkPoint(
+  provider: CheckpointProvider,
+  location: string,
+  source: ForkSource,
+  request: ForkRequest,
+): Promise<string> {
+  const id = provider.parseReference(source.lastCheckpoint)?.id;
+  if (id === undefined) {
+    throw workerError(
+      'corrupt_checkpoint',
+      `fork("${source.runId}"): the run's last checkpoint ${source.lastCheckpoint} names no checkpoint id; enqueue the run again instead`,
+    );
+  }
+  const document = await readDocument(provider, location, id);
+  const flow = document.entities.find((entity) => entity.kind === 'flow');
+  checkInputs(source, document, request.inputs);
+  if (flow === undefined) {
+    if (request.rerunFrom !== undefined) {
+      throw workerError(
+        'invalid_argument',
+        `fork("${source.runId}"): rerunFrom is for runs of a flow and this run is a crew's; replace the output of the task before the first one to re-run with taskOutputs (--set-output) instead`,
+      );
+    }
+    checkTaskOutputs(source, document, request.taskOutputs);
+    return source.lastCheckpoint;
+  }
+  if (request.taskOutputs !== undefined && Object.keys(request.taskOutputs).length > 0) {
+    // The method that ran a flow's crew is completed at the fork point, so an edited task of that
+    // crew would be stored and never acted on; re-running the method is what runs the crew again.
+    throw workerError(
+      'invalid_argument',
+      `fork("${source.runId}"): taskOutputs (--set-output) are for runs of a crew and this run is flow "${flow.name}"'s; re-run its methods from one of them with rerunFrom (--rerun-from METHOD) and changed inputs instead`,
+    );
+  }
+  if (request.rerunFrom === undefined) return source.lastCheckpoint;
+  const completed = parseFlowData(flow).execution.completedMethods;
+  if (!completed.includes(request.rerunFrom)) {
+    throw workerError(
+      'invalid_argument',
+      `fork("${source.runId}"): rerunFrom "${request.rerunFrom}" is not a method the run completed (completed: ${completed.join(', ') || 'none'}); re-run from one of those`,
+    );
+  }
+  return rerunPoint(provider, location, source, request.rerunFrom);
+}
+
+/** A task number as the CLI and `checkpoint info` show it (from 1), with its key in `taskOutputs`. */
+function taskNumber(index: number): string {
+  return `task ${index + 1} (taskOutputs key ${index})`;
+}
+
+/** Edited task outputs name tasks the checkpoint holds, completed ones: the edit replaces an output. */
+function checkTaskOutputs(
+  source: ForkSource,
+  document: CheckpointDocument,
+  taskOutputs: ForkRequest['taskOutputs'],
+): void {
+  if (taskOutputs === undefined) return;
+  const statuses: TaskStatus[] = document.entities
+    .filter((entity) => entity.kind === 'crew')
+    .flatMap((entity) => parseCrewData(entity).tasks.map((task) => task.status));
+  const range =
+    statuses.length === 0
+      ? 'none'
+      : `numbered 1 to ${statuses.length} (taskOutputs keys 0 to ${statuses.length - 1})`;
+  for (const key of Object.keys(taskOutputs)
+    .map(Number)
+    .sort((a, b) => a - b)) {
+    const status = statuses[key];
+    if (status === undefined) {
+      throw workerError(
+        'invalid_argument',
+        `fork("${source.runId}"): ${taskNumber(key)} is out of range: the run's last checkpoint holds ${statuses.length} task(s), ${range}`,
+      );
+    }
+    if (status !== 'completed') {
+      const done = statuses.filter((each) => each === 'completed').length;
+      throw workerError(
+        'invalid_argument',
+        `fork("${source.runId}"): ${taskNumber(key)} is ${status} at the run's last checkpoint; only a completed task's output is replaced (${done === 0 ? 'none is' : `tasks 1 to ${done} are`})`,
+      );
+    }
+  }
+}
+
+/**
+ * Changed inputs must be ones the run knows: a kickoff input, a `{placeholder}` of its templates, or a
+ * key of a flow's state (inputs go into the state). Anything else is a typo that would change nothing.
+ */
+function checkInputs(source: ForkSource, document: CheckpointDocument, inputs: ForkRequest['inputs']): void {
+  if (inputs === undefined) return;
+  const known = new Set<string>(Object.keys(recordOf(decodeValue<unknown>(document.inputs))));
+  for (const entity of document.entities) {
+    const templates: string[] = [];
+    if (entity.kind === 'crew') {
+      const data = parseCrewData(entity);
+      for (const agent of [...data.agents, ...(data.manager ? [data.manager] : [])])
+        templates.push(agent.role, agent.goal, agent.backstory);
+      for (const task of data.tasks) templates.push(task.description, task.expectedOutput);
+    } else if (entity.kind === 'agent') {
+      const data = parseAgentData(entity);
+      templates.push(data.role, data.goal, data.backstory);
+    } else if (entity.kind === 'flow') {
+      for (const key of Object.keys(recordOf(decodeValue<unknown>(parseFlowData(entity).state))))
+        known.add(key);
+    }
+    for (const template of templates) for (const name of findPlaceholders(template)) known.add(name);
+  }
+  for (const key of Object.keys(inputs)) {
+    if (known.has(key)) continue;
+    throw workerError(
+      'invalid_argument',
+      `fork("${source.runId}"): input "${key}" is not one the run knows (known: ${[...known].sort().join(', ') || 'none'}); check its spelling, or enqueue a new run for new inputs`,
+    );
+  }
+}
+
+function recordOf(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+/**
+ * The checkpoint of the run's lineage to branch off so that `method` and what came after it run
+ * again while earlier methods are restored: the newest one saved before `method` first completed,
+ * preferring one written as a method completed (one written while `method` ran would continue inside
+ * it) — the rule of the runtime's `findRerunPoint`, kept to this run's lineage. Completed methods
+ * only grow along a lineage, so the checkpoints are read newest first until one lacks `method`.
+ */
+async function rerunPoint(
+  provider: CheckpointProvider,
+  location: string,
+  source: ForkSource,
+  method: string,
+): Promise<string> {
+  const lineage =
+    source.lineageId === null
+      ? []
+      : [...(await provider.list(location, { lineageId: source.lineageId }))].sort(byCreation);
+  for (let index = lineage.length - 1; index >= 0; index -= 1) {
+    const checkpoint = lineage[index]!;
+    const flow = (await readDocument(provider, location, checkpoint.id)).entities.find(
+      (entity) => entity.kind === 'flow',
+    );
+    if (flow !== undefined && parseFlowData(flow).execution.completedMethods.includes(method)) continue;
+    const before = lineage.slice(0, index + 1);
+    const point =
+      before.filter((entry) => entry.trigger === 'method_execution_finished').at(-1) ?? before.at(-1)!;
+    return point.reference;
+  }
+  throw workerError(
+    'invalid_argument',
+    `fork("${source.runId}"): "${method}" had completed before the run's first checkpoint (the run is itself a fork), so none of its checkpoints comes before it; fork the run it was forked from instead`,
+  );
+}
+
+function byCreation(a: StoredCheckpoint, b: StoredCheckpoint): number {
+  return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0;
+}
