@@ -190,10 +190,12 @@ Options:
       --timeout-ms MS         fail an attempt running longer (default: none)
       --max-attempts N        failed attempts before the run fails (default 5)
   crewline runs open RUN                        the run's checkpoints in the checkpoint browser
-  crewline runs fork RUN [options]              queue a new run from a finished run's last
-                                                checkpoint: tasks after an edit run again
+  crewline runs fork RUN [options]              queue a new run from a finished (completed,
+                                                failed or cancelled) run's last checkpoint:
+                                                tasks after an edit run again
       --input key=value       a changed input (repeatable)
-      --set-output N=text     task N starts with this output (repeatable)
+      --set-output N=text     crews: task N starts with this output (repeatable)
+      --rerun-from METHOD     flows: run METHOD and what follows it again
       --idempotency-key K, --priority N, --timeout-ms MS, --max-attempts N   as for enqueue
   crewline runs resume RUN --answer "text"      a paused run (its flow asked, see runs show)
                                                 continues from its checkpoint with the answer

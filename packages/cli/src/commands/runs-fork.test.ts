@@ -17,6 +17,10 @@ describe('crewline runs fork options', () => {
       maxAttempts: 2,
     });
     expect(forkOptions({})).toEqual({});
+    expect(forkOptions({ 'rerun-from': 'shape', input: ['topic=reefs'] })).toEqual({
+      rerunFrom: 'shape',
+      inputs: { topic: 'reefs' },
+    });
   });
 
   it('refuses a --set-output that names no task number from 1', () => {

@@ -8,6 +8,7 @@ type ForkRunOptions = import('@crewline/worker').ForkRunOptions;
 export interface RunsForkValues {
   input?: string[] | undefined;
   'set-output'?: string[] | undefined;
+  'rerun-from'?: string | undefined;
   'idempotency-key'?: string | undefined;
   priority?: string | undefined;
   'timeout-ms'?: string | undefined;
@@ -15,10 +16,11 @@ export interface RunsForkValues {
 }
 
 /**
- * `crewline runs fork RUN [--input k=v] [--set-output N=text]`: the options of `queue.fork`, with
- * the conventions of `crewline checkpoint fork` (`--input` as there; `--set-output` numbers tasks
- * from 1, as `checkpoint info` shows them). Which tasks exist and are completed is checked by the
- * worker that starts the fork, against the checkpoint it branches off.
+ * `crewline runs fork RUN [--input k=v] [--set-output N=text] [--rerun-from METHOD]`: the options of
+ * `queue.fork`, with the conventions of `crewline checkpoint fork` (`--input` as there;
+ * `--set-output` numbers tasks from 1, as `checkpoint info` shows them) and of `checkpoint flows
+ * rerun --from` for a flow run. Which tasks, inputs and methods exist is checked by `queue.fork`
+ * against the run's checkpoint before anything is queued (its refusal names task numbers from 1).
  */
 export function forkOptions(values: RunsForkValues): ForkRunOptions {
   const inputs = parseAssignments('--input', values.input);
@@ -36,6 +38,7 @@ export function forkOptions(values: RunsForkValues): ForkRunOptions {
   return {
     ...(inputs ? { inputs } : {}),
     ...(taskOutputs ? { taskOutputs } : {}),
+    ...(values['rerun-from'] !== undefined ? { rerunFrom: values['rerun-from'] } : {}),
     ...(values['idempotency-key'] !== undefined ? { idempotencyKey: values['idempotency-key'] } : {}),
     ...(values.priority !== undefined ? { priority: Number.parseInt(values.priority, 10) } : {}),
     ...(values['timeout-ms'] !== undefined

@@ -29,6 +29,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       limit: { type: 'string' },
       input: { type: 'string', multiple: true },
       'set-output': { type: 'string', multiple: true },
+      'rerun-from': { type: 'string' },
       'idempotency-key': { type: 'string' },
       priority: { type: 'string' },
       'timeout-ms': { type: 'string' },

@@ -175,6 +175,18 @@ describeWithPostgres('crewline worker (a real process, against the real server)'
       expect(progress.tokens.total).toBe(shown.tokens.total);
     }
 
+    // A task number the run does not have is refused before anything is queued, in one line that
+    // numbers tasks from 1 as --set-output does.
+    const refused = await runCrewlineProcess(['runs', 'fork', first.run.id, '--set-output', '3=x'], {
+      cwd: project,
+      env: { CREWLINE_WORKER_LOCATION: url },
+    });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/task 3 \(taskOutputs key 2\) is out of range: .* numbered 1 to 2 /),
+    ]);
+    expect(await list()).toHaveLength(4);
+
     // A finished run forked with an edited first task: only the second task is asked again, on a
     // lineage of its own; `runs show` names the fork and prints the command that inspects its
     // checkpoints, which works as printed (with PGPASSWORD, as no reference carries the password).
