@@ -17,6 +17,18 @@ afterEach(async () => {
 });
 
 describeWithPostgres('queue.progress', () => {
+  it('refuses a negative model price, naming the model id', () => {
+    expect(
+      () =>
+        new RunQueue({
+          location: temporaryLocation(),
+          modelPrices: { 'openai:gpt-4o': { inputPerMillion: 2.5, outputPerMillion: -10 } },
+        }),
+    ).toThrow(
+      /RunQueue option modelPrices is not valid \(openai:gpt-4o\.outputPerMillion: must not be negative\)/,
+    );
+  });
+
   it('reads a run’s progress from its checkpoints, before any renewal wrote it to the row', async () => {
     const location = temporaryLocation();
     const queue = new RunQueue({ location });
@@ -66,5 +78,22 @@ describeWithPostgres('queue.progress', () => {
     });
     expect(after.tokens).toEqual(ended!.tokens);
     expect(after.checkpoints).toBeGreaterThan(4);
+    // The report crew's model is stored as `report:<run id>`: without a price its cost is unknown.
+    const modelId = `report:${run.id}`;
+    expect(after.cost).toMatchObject({ status: 'unknown', usd: null, unpriced: [modelId] });
+    expect(after.cost.models[0]).toMatchObject({ model: modelId, calls: 4, usd: null });
+    expect(after.cost.models[0]!.tokens).toMatchObject({
+      input: after.tokens.input,
+      output: after.tokens.output,
+    });
+    // A queue given the price turns the same tokens into US dollars.
+    const priced = new RunQueue({
+      location,
+      modelPrices: { [modelId]: { inputPerMillion: 2.5, outputPerMillion: 10 } },
+    });
+    cleanups.push(() => priced.close());
+    const cost = (await priced.progress(run.id)).cost;
+    expect(cost.status).toBe('priced');
+    expect(cost.usd).toBeCloseTo((after.tokens.input * 2.5 + after.tokens.output * 10) / 1_000_000, 12);
   });
 });

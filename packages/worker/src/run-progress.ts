@@ -1,5 +1,11 @@
 import type { EventRecord } from '@crewline/events';
-import { type CheckpointProvider, readDocument } from '@crewline/runtime-state';
+import {
+  type CheckpointProvider,
+  type ModelPrices,
+  type RunCost,
+  readDocument,
+  runCost,
+} from '@crewline/runtime-state';
 import type { RunRecord, RunStatus, RunTokens } from './run-record.js';
 
 /**
@@ -22,13 +28,19 @@ export interface RunProgress {
   modelCalls: number;
   /** Their tokens. Model calls whose completion no checkpoint reached are not counted. */
   tokens: RunTokens;
+  /**
+   * What those calls cost, per model, at the queue's `modelPrices`: US dollars where every model is
+   * priced (the offline model costs 0), `unknown` with the tokens where one is not.
+   */
+  cost: RunCost;
 }
 
-/** Reads `run`'s progress from the newest checkpoint of its lineage in `location`. */
+/** Reads `run`'s progress from the newest checkpoint of its lineage in `location`, priced at `prices`. */
 export async function readRunProgress(
   provider: CheckpointProvider,
   location: string,
   run: RunRecord,
+  prices: ModelPrices = {},
 ): Promise<RunProgress> {
   const progress: RunProgress = {
     runId: run.id,
@@ -39,6 +51,7 @@ export async function readRunProgress(
     currentTask: null,
     modelCalls: 0,
     tokens: { input: 0, output: 0, total: 0 },
+    cost: runCost([], prices),
   };
   if (run.lineageId === null) return progress;
   const listed = await provider.list(location, { lineageId: run.lineageId });
@@ -53,6 +66,7 @@ export async function readRunProgress(
   progress.lastCheckpoint = newest.reference;
   for (const event of document.events) countEvent(progress, event);
   progress.tokens.total = progress.tokens.input + progress.tokens.output;
+  progress.cost = runCost(document.events, prices);
   return progress;
 }
 

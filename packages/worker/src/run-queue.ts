@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PostgresProvider } from '@crewline/provider-postgres';
+import { type ModelPrices, parseModelPrices } from '@crewline/runtime-state';
 import { z } from 'zod';
 import { parseQueueLocation } from './connection.js';
 import { workerError } from './errors.js';
@@ -17,6 +18,12 @@ export interface RunQueueOptions {
   schema?: string;
   /** Most connections this client opens. Default `4`. */
   poolSize?: number;
+  /**
+   * What models cost, in US dollars per million tokens, by model id (the `modelPrices` of
+   * crewline.config.ts): {@link RunQueue.progress} prices a run's tokens with them. Default: none, so
+   * every model but the offline one has an unknown cost.
+   */
+  modelPrices?: ModelPrices;
 }
 
 export interface EnqueueOptions {
@@ -61,9 +68,11 @@ export class RunQueue {
   readonly #store: QueueStore;
   /** Reads the runs' checkpoints for {@link progress}; opened on first use. */
   #provider: PostgresProvider | undefined;
+  readonly #modelPrices: ModelPrices;
 
   constructor(options: RunQueueOptions) {
     const location = parseQueueLocation(options.location, options.schema);
+    this.#modelPrices = parseModelPrices(options.modelPrices, 'RunQueue option modelPrices');
     this.#store = new QueueStore(location, {
       poolSize: options.poolSize ?? 4,
       applicationName: 'crewline-queue',
@@ -254,14 +263,14 @@ export class RunQueue {
   }
 
   /**
-   * How far a run got, from its checkpoints (status, current task, model calls and their tokens so
-   * far): exact for every completion a checkpoint holds, even when a worker was killed before its
+   * How far a run got, from its checkpoints (status, current task, model calls, their tokens and
+   * cost so far): exact for every completion a checkpoint holds, even when a worker was killed before its
    * next renewal, and readable from any process.
    */
   async progress(runId: string): Promise<RunProgress> {
     const run = await this.require(runId);
     this.#provider ??= new PostgresProvider({ schema: this.#store.location.schema, poolSize: 1 });
-    return readRunProgress(this.#provider, this.#store.location.checkpointLocation, run);
+    return readRunProgress(this.#provider, this.#store.location.checkpointLocation, run, this.#modelPrices);
   }
 
   /** Where the queue is, without a password. */
