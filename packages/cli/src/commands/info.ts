@@ -1,10 +1,11 @@
-import type { LoadedCheckpoint } from '@crewline/runtime-state';
+import { type LoadedCheckpoint, runCost } from '@crewline/runtime-state';
 import { parseCommandArguments } from '../core/args.js';
 import { checkpointReport } from '../core/checkpoint-report.js';
 import type { CliContext } from '../core/cli-context.js';
 import { viewDocument } from '../core/document-view.js';
 import { printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
+import { modelPricesOf } from '../core/model-prices.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 
@@ -24,6 +25,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   );
   const view = viewDocument(loaded.document);
   const parentPruned = await parentIsGone(loaded);
+  const cost = runCost(loaded.document.events, await modelPricesOf(context));
   if (values.json) {
     const { metadata } = loaded.document;
     context.stdout.write(
@@ -43,12 +45,19 @@ export async function run(args: readonly string[], context: CliContext): Promise
         placeholders: view.placeholders,
         entities: view.entities.map(({ tasks, ...entity }) => ({ ...entity, taskCount: tasks.length })),
         tasks: view.tasks,
+        cost,
       }),
     );
     return 0;
   }
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
-  const lines = checkpointReport(loaded, view, { cwd: context.cwd, full: values.full, width, parentPruned });
+  const lines = checkpointReport(loaded, view, {
+    cwd: context.cwd,
+    full: values.full,
+    width,
+    parentPruned,
+    cost,
+  });
   context.stdout.write(printable(`${lines.join('\n')}\n`));
   return 0;
 }

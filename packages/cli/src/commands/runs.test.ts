@@ -76,6 +76,8 @@ describeWithPostgres('crewline runs (the queue of @crewline/worker)', () => {
     const shown = await crewline('runs', 'show', run.id);
     expect(shown.stdout).toContain('status     queued');
     expect(shown.stdout).toContain('inputs     {"pages":3,"topic":"tides"}');
+    // No model call yet: nothing spent, and no price table needed to say so.
+    expect(shown.stdout).toContain('cost       $0 (no model calls)');
 
     const cancelled = JSON.parse((await crewline('runs', 'cancel', run.id, '--json')).stdout);
     expect(cancelled).toMatchObject({ id: run.id, status: 'cancelled' });

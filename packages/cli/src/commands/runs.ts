@@ -1,8 +1,10 @@
+import { describeModelCost, describeRunCost } from '@crewline/runtime-state';
 import { parseAssignments, parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { formatColumns, formatTime, shellWord } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
+import { modelPricesOf } from '../core/model-prices.js';
 import { forkOptions } from './runs-fork.js';
 import { browserArguments } from './runs-open.js';
 import { questionLines, resumeAnswer } from './runs-resume.js';
@@ -40,7 +42,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
   );
   const { RunQueue } = await loadWorkerPackage();
   const location = queueLocation(values.location, context.env, `runs ${subcommand}`);
-  const queue = new RunQueue({ location });
+  // `show` prices the run's tokens with the project's modelPrices; other subcommands need no config.
+  const queue = new RunQueue({
+    location,
+    ...(subcommand === 'show' ? { modelPrices: await modelPricesOf(context) } : {}),
+  });
   const print = (json: Record<string, unknown>, text: string) =>
     context.stdout.write(values.json ? jsonDocument(json) : `${text}\n`);
   const target = () => {
@@ -145,6 +151,8 @@ function describe(record: RunRecord, progress: RunProgress): string {
     `task       ${progress.currentTask ?? record.currentTask ?? '-'}`,
     `progress   ${progress.modelCalls} model call(s) checkpointed in ${progress.checkpoints} checkpoint(s): ${progress.tokens.total} tokens (${progress.tokens.input} in, ${progress.tokens.output} out)`,
     `tokens     ${record.tokens.total} (${record.tokens.input} in, ${record.tokens.output} out) reported by workers, failed calls included`,
+    `cost       ${describeRunCost(progress.cost)}`,
+    ...progress.cost.models.map((model) => `           ${describeModelCost(model)}`),
     `lineage    ${record.lineageId ?? '-'}`,
     `checkpoint ${record.lastCheckpoint ?? '-'}`,
     `inputs     ${JSON.stringify(record.inputs)}`,

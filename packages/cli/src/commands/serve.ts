@@ -2,6 +2,7 @@ import { parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { displayPath } from '../core/location.js';
+import { modelPricesOf } from '../core/model-prices.js';
 import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 
@@ -45,6 +46,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     port,
     ...(values.host !== undefined ? { host: values.host.trim() } : {}),
     allowResume: values['allow-resume'] === true,
+    modelPrices: await modelPricesOf(context),
   });
   const out = (line: string) => context.stdout.write(`${line}\n`);
   out(`Lineage explorer of ${displayPath(opened.location, context.cwd)} (${opened.kind})`);

@@ -1,4 +1,9 @@
-import type { LoadedCheckpoint } from '@crewline/runtime-state';
+import {
+  describeModelCost,
+  describeRunCost,
+  type LoadedCheckpoint,
+  type RunCost,
+} from '@crewline/runtime-state';
 import type { DocumentView, EntityView, TaskView } from './document-view.js';
 import { formatBytes, formatTime, formatValue, oneLine, truncate } from './format.js';
 import { displayPath } from './location.js';
@@ -23,6 +28,8 @@ export interface ReportOptions {
   width?: number;
   /** The parent is not in the location any more: marked `(pruned)`. Default false. */
   parentPruned?: boolean;
+  /** What the checkpoint's model calls cost (`runCost`): a `Cost:` line and one line per model. Default: not shown. */
+  cost?: RunCost;
 }
 
 function entityHeading(entity: EntityView): string {
@@ -52,6 +59,14 @@ export function taskLines(tasks: readonly TaskView[], options: ReportOptions): s
   return lines;
 }
 
+/** `Cost:` in US dollars (or why it is unknown), then each model's calls, tokens and cost. */
+function costLines(cost: RunCost): string[] {
+  return [
+    `  Cost:      ${describeRunCost(cost)}`,
+    ...cost.models.map((model) => `             ${describeModelCost(model)}`),
+  ];
+}
+
 /** Everything `crewline checkpoint info` prints about one checkpoint. */
 export function checkpointReport(
   loaded: LoadedCheckpoint,
@@ -74,6 +89,7 @@ export function checkpointReport(
     }`,
     `  Lineage:   ${metadata.lineageId}`,
     `  Events:    ${metadata.eventCount}`,
+    ...(options.cost ? costLines(options.cost) : []),
     `  Format:    ${view.document.format} v${view.document.formatVersion}, written by crewline ${view.document.libraryVersion}`,
     '',
   ];

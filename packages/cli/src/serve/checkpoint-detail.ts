@@ -1,5 +1,11 @@
 import type { EventRecord } from '@crewline/events';
-import type { StoredCheckpoint } from '@crewline/runtime-state';
+import {
+  describeRunCost,
+  type ModelPrices,
+  type RunCost,
+  runCost,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
 import {
   type ConversationData,
   parseAgentData,
@@ -40,13 +46,10 @@ export interface EntityDetail extends Omit<EntityView, 'tasks'> {
 }
 
 /**
- * What the tokens cost. crewline keeps no price list (prices change, and a made-up one would be
- * worse than none), so a real model's cost is `unknown`; an offline model's is `none`.
+ * What the model calls cost, per model, from the project's `modelPrices` (crewline keeps no price
+ * list: a model without a price is `unknown`, with its tokens); `note` is the line the page shows.
  */
-export interface CostDetail {
-  status: 'none' | 'unknown';
-  /** The `provider:model` ids of the checkpoint's agents. */
-  models: string[];
+export interface CostDetail extends RunCost {
   note: string;
 }
 
@@ -118,19 +121,8 @@ export function conversationDetail(conversation: ConversationData): Conversation
   return { messages, llmCalls: conversation.llmCalls, usage: conversation.usage };
 }
 
-function costOf(entities: EntityView[]): CostDetail {
-  const models = [
-    ...new Set(entities.flatMap((entity) => entity.agents.map((agent) => agent.model ?? '')).filter(Boolean)),
-  ].sort();
-  const real = models.filter((model) => !model.startsWith('offline:'));
-  if (real.length === 0) {
-    return { status: 'none', models, note: models.length > 0 ? 'none: offline model' : 'none: no model' };
-  }
-  return {
-    status: 'unknown',
-    models,
-    note: `unknown: crewline keeps no model prices (${real.join(', ')}); the token counts are exact`,
-  };
+function costDetail(cost: RunCost): CostDetail {
+  return { ...cost, note: describeRunCost(cost) };
 }
 
 function subjectOf(event: EventRecord): string | undefined {
@@ -148,9 +140,14 @@ function subjectOf(event: EventRecord): string | undefined {
 
 /**
  * The detail of a checkpoint from the same view `crewline checkpoint info` prints, plus the token
- * usage of each completed task, read through the crew data's own parser.
+ * usage of each completed task, read through the crew data's own parser, and the cost of its model
+ * calls at `prices` (the project's `modelPrices`; default none).
  */
-export function checkpointDetail(checkpoint: StoredCheckpoint, view: DocumentView): CheckpointDetail {
+export function checkpointDetail(
+  checkpoint: StoredCheckpoint,
+  view: DocumentView,
+  prices: ModelPrices = {},
+): CheckpointDetail {
   const { document } = view;
   const total = noUsage();
   const entities = view.entities.map((entity, position): EntityDetail => {
@@ -201,7 +198,7 @@ export function checkpointDetail(checkpoint: StoredCheckpoint, view: DocumentVie
     placeholders: view.placeholders,
     entities,
     usage: total,
-    cost: costOf(view.entities),
+    cost: costDetail(runCost(document.events, prices)),
     events,
     eventCount: document.events.length,
   };

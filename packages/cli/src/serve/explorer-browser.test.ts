@@ -174,7 +174,7 @@ describe.skipIf(!haveBrowser && !inCi)(
       expect(await detail.locator('table.inputs').textContent()).toContain('AI agents');
       const summary = await detail.locator('table.summary').textContent();
       expect(summary).toMatch(/Tokens\d+ \(\d+ in, \d+ out/);
-      expect(summary).toContain('none: offline model');
+      expect(summary).toContain('$0 (offline model)');
       const events = detail.locator('.timeline li');
       expect(await events.count()).toBeGreaterThan(3);
       const completed = detail.locator('.timeline li.type-task_completed').last();

@@ -3,7 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { hostname as machineName, networkInterfaces } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ProviderRegistry, readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
+import {
+  type ModelPrices,
+  type ProviderRegistry,
+  readDocument,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -63,6 +68,11 @@ export interface ExplorerOptions {
    * pruned (by `crewline checkpoint prune`, `maxCheckpoints` or another process). Default 5000 ms.
    */
   listIntervalMs?: number;
+  /**
+   * Prices the detail turns tokens into a cost with (the project's `modelPrices`). Default: none, so
+   * every model but the offline one has an unknown cost.
+   */
+  modelPrices?: ModelPrices;
 }
 
 export interface RunningExplorer {
@@ -240,7 +250,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   });
   app.get('/api/checkpoints/:id', async (context) => {
     const { checkpoint, view: shown } = await view(context.req.param('id'));
-    return context.json(checkpointDetail(checkpoint, shown));
+    return context.json(checkpointDetail(checkpoint, shown, options.modelPrices));
   });
   app.get('/api/checkpoints/:id/events/:sequence', async (context) => {
     const sequence = Number(context.req.param('sequence'));
