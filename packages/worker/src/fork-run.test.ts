@@ -60,6 +60,14 @@ describeWithPostgres('queue.fork', () => {
       (error) =>
         CrewlineError.hasCode(error, 'invalid_state') && /is queued; only a finished run/.test(error.message),
     );
+    // A run cancelled before it wrote a checkpoint has nothing to branch off.
+    const { run: cancelled } = await queue.enqueue('report', { inputs: { topic: 'never' } });
+    await queue.cancel(cancelled.id);
+    await expect(queue.fork(cancelled.id)).rejects.toSatisfy(
+      (error) =>
+        CrewlineError.hasCode(error, 'invalid_state') &&
+        /ended \(cancelled\) without writing a checkpoint/.test(error.message),
+    );
     await worker.start();
     const [source] = await queue.waitForEnd([run.id], { timeoutMs: 30_000 });
     expect(source, source?.error ?? '').toMatchObject({ status: 'completed' });
@@ -82,7 +90,7 @@ describeWithPostgres('queue.fork', () => {
         (error) => CrewlineError.hasCode(error, 'invalid_argument') && message.test(error.message),
       );
     }
-    expect(await queue.list()).toHaveLength(1);
+    expect(await queue.list()).toHaveLength(2);
 
     const forked = await queue.fork(run.id, {
       inputs: { topic: 'kelp' },

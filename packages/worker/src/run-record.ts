@@ -77,7 +77,7 @@ export interface RunRecord {
   jobId: string | null;
   /** For a run made by `queue.fork`: the run it forks. */
   forkOf: string | null;
-  /** For a run made by `queue.fork`: the checkpoint it branches off (the forked run's last), its lineage's parent. */
+  /** For a run made by `queue.fork`: the checkpoint it branches off (the forked run's last, or a flow's `rerunFrom` point), its lineage's parent. */
   forkFrom: string | null;
   /** For a run made by `queue.fork`: flat task index → the edited output it starts with. */
   taskOutputs: Record<string, string> | null;
