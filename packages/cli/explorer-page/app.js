@@ -2,8 +2,8 @@
 // follows the server's event stream. Every request carries the URL's token.
 import { detailView } from './detail-view.js';
 import { diffView } from './diff-view.js';
-import { h, replace } from './dom.js';
-import { drawGraph, panAndZoom, positions } from './graph.js';
+import { h, plural, replace } from './dom.js';
+import { drawGraph, nodeMargin, panAndZoom, positions } from './graph.js';
 
 const token = new URLSearchParams(window.location.search).get('token') ?? '';
 // The token stays in memory; the address bar keeps no copy that a screenshot or history would show.
@@ -26,6 +26,10 @@ const state = {
   open: undefined,
   compare: [],
   runs: new Map(),
+  // Ids of the runs this page started: their new checkpoints are brought into view as they appear.
+  started: new Set(),
+  // A run of this page ended: its last checkpoint may come with the next graph, so follow it once more.
+  followOnce: false,
 };
 
 const svg = document.getElementById('graph');
@@ -49,19 +53,35 @@ function showPanel(name) {
     tab.setAttribute('aria-selected', String(tab.dataset.panel === name));
 }
 
+function runningRuns() {
+  return [...state.runs.values()].filter((run) => run.status === 'running');
+}
+
 function selection() {
-  return { open: state.open, compare: state.compare };
+  return {
+    open: state.open,
+    compare: state.compare,
+    continuing: runningRuns().map((run) => run.checkpoint),
+  };
 }
 
 function redraw() {
   if (!state.graph) return undefined;
   drawnRegion = view.region();
-  return drawGraph(svg, state.graph, selection(), drawnRegion);
+  // A redraw may make the focused node's element again: the keyboard's place is kept.
+  const focused = svg.contains(document.activeElement) ? document.activeElement.dataset?.id : undefined;
+  const layout = drawGraph(svg, state.graph, selection(), drawnRegion);
+  if (focused !== undefined && !svg.contains(document.activeElement)) {
+    const key = layout.byId.get(focused)?.node.key;
+    svg.querySelector(`.node[data-key="${CSS.escape(key ?? '')}"]`)?.focus({ preventScroll: true });
+  }
+  return layout;
 }
 
 async function loadGraph({ fit = false, whole = false } = {}) {
   const expand = [...state.expanded].join(',');
   const graph = await api(`/api/graph${expand ? `?expand=${encodeURIComponent(expand)}` : ''}`);
+  const before = state.graph ? positions(state.graph).byId : undefined;
   if (fit) {
     // No graph while the view moves, so the move draws nothing: the new graph is drawn once, below.
     state.graph = undefined;
@@ -70,9 +90,28 @@ async function loadGraph({ fit = false, whole = false } = {}) {
   }
   state.graph = graph;
   redraw();
+  if (before && !fit) followNewCheckpoints(before);
   const { count, nodeCount } = state.graph;
-  status.textContent = `${count} checkpoint${count === 1 ? '' : 's'}, ${nodeCount} node${nodeCount === 1 ? '' : 's'}`;
+  status.textContent = `${plural(count, 'checkpoint')}, ${plural(nodeCount, 'node')}`;
   document.body.dataset.checkpoints = String(count);
+  const empty = document.getElementById('empty');
+  empty.hidden = count > 0;
+  if (count === 0)
+    empty.textContent = `No checkpoints in ${state.session.location} yet. A crew or flow run with checkpointing into this location shows up here as it writes them; this page follows it live.`;
+}
+
+/**
+ * While a run started from this page goes on (and once more when it ended), the newest checkpoint
+ * that was not on the graph before is panned into view: a fork's new lane may be drawn off screen.
+ */
+function followNewCheckpoints(before) {
+  if (runningRuns().every((run) => !state.started.has(run.id)) && !state.followOnce) return;
+  const layout = positions(state.graph);
+  const added = [...layout.byId.entries()].filter(([id]) => !before.has(id)).map(([, place]) => place);
+  if (added.length === 0) return;
+  state.followOnce = false;
+  const newest = added.reduce((last, place) => (place.node.createdAt > last.node.createdAt ? place : last));
+  view.reveal(newest, nodeMargin);
 }
 
 async function openCheckpoint(id) {
@@ -125,7 +164,21 @@ async function addToComparison(id) {
   }
 }
 
+/** The header's note of a run going on: its newest progress line, before any checkpoint of it shows. */
+function drawActivity() {
+  const activity = document.getElementById('activity');
+  const running = runningRuns();
+  activity.hidden = running.length === 0;
+  const newest = running.at(-1);
+  if (!newest) return;
+  const others = running.length > 1 ? ` and ${plural(running.length - 1, 'other run')}` : '';
+  // The line without its clock time: the badge is short.
+  const line = (newest.lines.at(-1) ?? 'starting…').replace(/^\d\d:\d\d:\d\d\s+/, '');
+  activity.textContent = `${newest.mode} running${others}: ${line}`;
+}
+
 function drawRuns() {
+  drawActivity();
   const runs = [...state.runs.values()].reverse();
   replace(
     panels.runs,
@@ -155,13 +208,14 @@ function drawRuns() {
 async function startRun(request) {
   const run = await api('/api/runs', { method: 'POST', body: JSON.stringify(request) });
   state.runs.set(run.id, run);
+  state.started.add(run.id);
   drawRuns();
+  redraw();
   showPanel('runs');
 }
 
-svg.addEventListener('click', (event) => {
-  const node = event.target.closest('.node');
-  if (!node) return;
+/** A click, or Enter or Space on a focused node: opens it (expanding a ×N node), or with a modifier compares it. */
+function activate(node, event) {
   const { id, key } = node.dataset;
   if (event.shiftKey || event.ctrlKey || event.metaKey) {
     void addToComparison(id);
@@ -172,14 +226,19 @@ svg.addEventListener('click', (event) => {
     void loadGraph();
   }
   void openCheckpoint(id);
+}
+svg.addEventListener('click', (event) => {
+  const node = event.target.closest('.node');
+  if (node) activate(node, event);
 });
 svg.addEventListener('keydown', (event) => {
   const node = event.target.closest?.('.node');
   if (node && (event.key === 'Enter' || event.key === ' ')) {
     event.preventDefault();
-    void openCheckpoint(node.dataset.id);
+    activate(node, event);
   }
 });
+document.getElementById('activity').addEventListener('click', () => showPanel('runs'));
 document.getElementById('zoom-in').addEventListener('click', () => view.zoom(1 / 1.3));
 document.getElementById('zoom-out').addEventListener('click', () => view.zoom(1.3));
 document.getElementById('fit').addEventListener('click', () => {
@@ -226,8 +285,13 @@ function follow() {
   });
   events.addEventListener('run', (event) => {
     const run = JSON.parse(event.data);
+    const before = state.runs.get(run.id);
     state.runs.set(run.id, run);
+    if (run.status !== 'running' && before?.status === 'running' && state.started.has(run.id))
+      state.followOnce = true;
     drawRuns();
+    // The ring on the checkpoint a run continues comes and goes with the run.
+    if ((before?.status ?? 'none') !== run.status) redraw();
   });
 }
 

@@ -55,3 +55,8 @@ export function valueText(value) {
   if (value === undefined) return '(absent)';
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
 }
+
+/** `1 checkpoint`, `2 checkpoints`: a count with its noun (plural with an `s` unless given). */
+export function plural(count, noun, nouns = `${noun}s`) {
+  return `${count} ${count === 1 ? noun : nouns}`;
+}

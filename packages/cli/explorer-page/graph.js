@@ -6,7 +6,7 @@
 // element group per node: every SVG element costs paint time on each pan or zoom frame, and 10,000
 // checkpoints are about 1,000 nodes and 10,000 elements (bench/results/explorer.md). Pan and zoom
 // input is applied once per animation frame, however many events the frame received.
-import { formatClock, formatTime, s } from './dom.js';
+import { formatClock, formatTime, plural, s } from './dom.js';
 
 const columnWidth = 120;
 const rowHeight = 84;
@@ -17,6 +17,9 @@ const top = 36;
 function shortTrigger(trigger) {
   return trigger.replace(/_/g, ' ');
 }
+
+/** Room around a node's centre that shows it whole: its HEAD mark above, its three lines below. */
+export const nodeMargin = { x: columnWidth / 2, y: 64 };
 
 const positionsOf = new WeakMap();
 
@@ -59,6 +62,7 @@ function nodeClasses(node, selection) {
     node.status && `status-${node.status}`,
     node.ids.includes(selection.open) && 'open',
     selection.compare.some((id) => node.ids.includes(id)) && 'compared',
+    selection.continuing?.some((id) => node.ids.includes(id)) && 'continuing',
   ]
     .filter(Boolean)
     .join(' ');
@@ -69,7 +73,7 @@ const detailScale = 0.35;
 
 function drawNode(place, selection) {
   const { node } = place;
-  const title = `${node.ids.length > 1 ? `${node.ids.length} checkpoints, ${formatTime(node.firstAt)} to ` : ''}${formatTime(node.createdAt)}\n${node.id}\n${node.trigger}${node.progress ? `, ${node.progress} tasks` : ''}`;
+  const title = `${node.ids.length > 1 ? `${plural(node.ids.length, 'checkpoint')}, ${formatTime(node.firstAt)} to ` : ''}${formatTime(node.createdAt)}\n${node.id}\n${node.trigger}${node.progress ? `, ${node.progress} tasks` : ''}`;
   const mark =
     node.ids.length > 1
       ? [
@@ -92,6 +96,10 @@ function drawNode(place, selection) {
     s('title', null, title),
     // The whole node area answers clicks, not only the circle and the letters.
     s('rect', { class: 'hit', x: -columnWidth / 2 + 6, y: -30, width: columnWidth - 12, height: 88 }),
+    // A run started from the page continues this checkpoint: a turning ring until it finishes.
+    selection.continuing?.some((id) => node.ids.includes(id))
+      ? s('circle', { r: 17, class: 'continuing-ring' }, s('title', null, 'a run continues from here'))
+      : null,
     mark,
     node.head ? s('text', { class: 'head-label', y: -18 }, 'HEAD') : null,
     s('text', { class: 'trigger', y: 26 }, shortTrigger(node.trigger)),
@@ -154,7 +162,7 @@ export function drawGraph(svg, graph, selection, region) {
       s(
         'text',
         { class: 'group-label', x: 12, y: Math.max(16, y) },
-        `${group.kind} ${group.name} · ${group.count} checkpoints`,
+        `${group.kind} ${group.name} · ${plural(group.count, 'checkpoint')}`,
       ),
     );
   });
@@ -359,6 +367,37 @@ export function panAndZoom(svg, { onChange } = {}) {
         box.x + box.width <= region.x + region.width &&
         box.y + box.height <= region.y + region.height
       );
+    },
+    /**
+     * Brings `point` and `margin` around it into view; nothing when they already are. Near the view,
+     * it zooms out a little to show both (the lane names at the left stay); farther, it pans at the
+     * same zoom. Returns whether the view moved.
+     */
+    reveal(point, margin = { x: 0, y: 0 }) {
+      const left = Math.min(box.x, point.x - margin.x);
+      const top = Math.min(box.y, point.y - margin.y);
+      const right = Math.max(box.x + box.width, point.x + margin.x);
+      const bottom = Math.max(box.y + box.height, point.y + margin.y);
+      if (right - left === box.width && bottom - top === box.height) return false;
+      const aspect = box.height / box.width;
+      const width = Math.max(right - left, (bottom - top) / aspect);
+      if (width <= box.width * 1.5) {
+        box = { x: left, y: top, width, height: width * aspect };
+        apply();
+        return true;
+      }
+      const along = (start, size, low, high) => {
+        if (high - low > size) return (low + high) / 2 - size / 2;
+        if (low < start) return low;
+        if (high > start + size) return high - size;
+        return start;
+      };
+      const x = along(box.x, box.width, point.x - margin.x, point.x + margin.x);
+      const y = along(box.y, box.height, point.y - margin.y, point.y + margin.y);
+      if (x === box.x && y === box.y) return false;
+      box = { ...box, x, y };
+      apply();
+      return true;
     },
     /**
      * Shows the whole graph (`whole`), or as much of it as fits at a readable size: a graph wider

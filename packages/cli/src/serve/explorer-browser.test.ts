@@ -228,15 +228,37 @@ describe.skipIf(!haveBrowser && !inCi)(
       await detail.locator('button[type="submit"]').click();
       const run = page.locator('#runs .run').first();
       await run.locator('.badge.status-running').waitFor();
+      // Before its first checkpoint (the tutorial writes one when a task completes, and the Writer
+      // takes 1.5 s), the run shows on the graph as a ring on the checkpoint it continues, and its
+      // newest progress line in the header.
+      await expect.poll(() => page.locator('#activity').textContent()).toContain('task 2 write started');
+      expect(await page.locator('#activity').isVisible()).toBe(true);
+      expect(await page.locator('.node[data-branch="from-browser"]').count()).toBe(0);
+      expect(await page.locator(`.node.continuing[data-id="${main[1]!.id}"] .continuing-ring`).count()).toBe(
+        1,
+      );
       await shot('5-fork-running');
       await page.locator('.lane-label[data-branch="from-browser"]').waitFor({ timeout: 30_000 });
       expect(await page.locator('.node[data-branch="from-browser"]').count()).toBe(1);
-      // Fit the view to the grown graph, so the screenshot shows the new lane whole.
-      await page.locator('#fit').click();
-      await page.locator('.node[data-branch="from-browser"]').waitFor();
+      // The new lane is drawn right of what the view showed: the view moves to it, no "fit" needed.
+      const inView = async () => {
+        const graph = (await page.locator('#graph').boundingBox())!;
+        const node = await page.locator('.node[data-branch="from-browser"] .shape').boundingBox();
+        return (
+          node !== null &&
+          node.x >= graph.x &&
+          node.y >= graph.y &&
+          node.x + node.width <= graph.x + graph.width &&
+          node.y + node.height <= graph.y + graph.height
+        );
+      };
+      await expect.poll(inView).toBe(true);
       await shot('6-new-branch-on-graph');
       await page.locator('#runs .run.status-finished').waitFor({ timeout: 30_000 });
       expect(await page.locator('#runs .run .lines').textContent()).toMatch(/task 2 write completed/);
+      // Finished: the header's note and the ring are gone.
+      await page.locator('#activity').waitFor({ state: 'hidden' });
+      expect(await page.locator('.node.continuing').count()).toBe(0);
       await shot('7-run-finished');
       const opened = await openLocation(location, project.path, registry);
       const forked = await opened.provider.list(opened.location, { branch: 'from-browser' });
