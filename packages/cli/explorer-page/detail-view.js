@@ -230,7 +230,10 @@ export function detailView(detail, { readOnly, onCompare, onRun, onPlan, loadEve
       row('Events', String(m.eventCount)),
       row('Size', m.sizeBytes === undefined ? '(unknown)' : `${m.sizeBytes} bytes`),
       row('Tokens', tokens(detail.usage)),
-      row('Cost', h('span', { class: `cost cost-${detail.cost.status}` }, detail.cost.note)),
+      row('Cost', [
+        h('span', { class: `cost cost-${detail.cost.status}` }, detail.cost.note),
+        detail.cost.modelLines.map((line) => h('div', { class: 'muted' }, line)),
+      ]),
       row(
         'Format',
         `${detail.format.name} v${detail.format.version}, crewline ${detail.format.libraryVersion}`,

@@ -58,6 +58,10 @@ describe("the explorer's checkpoint detail: what the model calls cost", () => {
     expect(cost.status).toBe('priced');
     expect(cost.usd).toBe(house.usd);
     expect(cost.note).toMatch(/^\$0\.\d+$/);
+    expect(cost.modelLines).toEqual([
+      expect.stringMatching(/^acme:house-model: 1 call, [\d,]+ in, [\d,]+ out: \$0\.\d+$/),
+      expect.stringMatching(/^offline:helper: 1 call, .*: \$0 \(offline model\)$/),
+    ]);
   });
 
   it('says unknown and names the model with its tokens when no price is given: no number', async () => {

@@ -1,5 +1,6 @@
 import type { EventRecord } from '@crewline/events';
 import {
+  describeModelCost,
   describeRunCost,
   type ModelPrices,
   type RunCost,
@@ -51,6 +52,8 @@ export interface EntityDetail extends Omit<EntityView, 'tasks'> {
  */
 export interface CostDetail extends RunCost {
   note: string;
+  /** One line per model: its calls, tokens and cost. */
+  modelLines: string[];
 }
 
 /** One event of the history, reduced to what a timeline line shows. */
@@ -122,7 +125,7 @@ export function conversationDetail(conversation: ConversationData): Conversation
 }
 
 function costDetail(cost: RunCost): CostDetail {
-  return { ...cost, note: describeRunCost(cost) };
+  return { ...cost, note: describeRunCost(cost), modelLines: cost.models.map(describeModelCost) };
 }
 
 function subjectOf(event: EventRecord): string | undefined {
