@@ -8,4 +8,8 @@ export default defineConfig({
   tools: { search: searchTool }, // by the tool's name
   models: { 'team-model': myModel }, // an agent whose llm is myModel is stored as 'team-model'
   flows: { ReportFlow },
+  // US dollars per million tokens, as your provider bills them (crewline keeps no prices)
+  modelPrices: {
+    'openai:gpt-4o': { inputPerMillion: 2.5, outputPerMillion: 10, cachedInputPerMillion: 1.25 },
+  },
 });
