@@ -76,6 +76,21 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
     expect(wrong.status).toBe(401);
   });
 
+  it('answers a browser opening a URL with a stale token with a page that says why, not JSON', async () => {
+    const stale = await fetch(`http://127.0.0.1:${explorer.port}/?token=${'x'.repeat(32)}`, {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
+    expect(stale.status).toBe(401);
+    expect(stale.headers.get('content-type')).toContain('text/html');
+    const body = await stale.text();
+    expect(body).toContain('this explorer needs its token: open the URL `crewline checkpoint serve` printed');
+    expect(body).toContain('each start prints a new one');
+    expect(body).not.toContain('<script');
+    // The page's own requests (and any script) still get JSON.
+    const api = await fetch(`http://127.0.0.1:${explorer.port}/api/graph`);
+    expect(api.headers.get('content-type')).toContain('application/json');
+  });
+
   it('refuses a foreign Origin and a Host that is not 127.0.0.1 or localhost with its port (403)', async () => {
     const foreign = await get('/api/graph', { origin: 'http://evil.example' });
     expect(foreign.status).toBe(403);

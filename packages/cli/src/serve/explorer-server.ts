@@ -120,6 +120,12 @@ async function pageFiles(): Promise<Map<string, { type: string; body: Buffer }>>
   return files;
 }
 
+/** The page a browser gets for a refused request: the reason as text, no script. */
+function refusalPage(message: string): string {
+  const text = message.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>crewline lineage explorer</title></head><body><h1>crewline lineage explorer</h1><p>${text}</p></body></html>`;
+}
+
 /** This machine's name and the addresses of its interfaces (external ones first). */
 function machineNames(): string[] {
   const addresses = Object.values(networkInterfaces())
@@ -209,7 +215,12 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
       token,
       hosts,
     );
-    if (refusal) return context.json({ error: refusal.message }, refusal.status);
+    if (refusal) {
+      // A browser opening a stale or mistyped URL reads the reason as a page, not as JSON.
+      if (context.req.method === 'GET' && (context.req.header('accept') ?? '').includes('text/html'))
+        return context.html(refusalPage(refusal.message), refusal.status);
+      return context.json({ error: refusal.message }, refusal.status);
+    }
     await next();
     context.header('Cache-Control', 'no-store');
     context.header('X-Content-Type-Options', 'nosniff');

@@ -122,7 +122,7 @@ export function refuseRequest(
     return {
       status: 401,
       message: reading
-        ? 'this explorer needs its token: open the URL `crewline checkpoint serve` printed'
+        ? 'this explorer needs its token: open the URL `crewline checkpoint serve` printed (each start prints a new one)'
         : 'changes need the x-crewline-token header',
     };
   }
