@@ -16,7 +16,7 @@ class CountingMarks extends SettledValues {
 
 function crewSnapshot(
   settled: SettledValues,
-  tasks: readonly object[],
+  tasks: readonly Record<string, string | number>[],
   status = 'completed',
 ): EntitySnapshot {
   return {
