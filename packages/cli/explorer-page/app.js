@@ -231,6 +231,12 @@ svg.addEventListener('click', (event) => {
   const node = event.target.closest('.node');
   if (node) activate(node, event);
 });
+// A node reached with Tab may lie outside the view: the view comes to it.
+svg.addEventListener('focusin', (event) => {
+  const node = event.target.closest?.('.node');
+  const place = node && state.graph ? positions(state.graph).byKey.get(node.dataset.key) : undefined;
+  if (place) view.reveal(place, nodeMargin);
+});
 svg.addEventListener('keydown', (event) => {
   const node = event.target.closest?.('.node');
   if (node && (event.key === 'Enter' || event.key === ' ')) {

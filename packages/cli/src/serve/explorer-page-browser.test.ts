@@ -121,6 +121,23 @@ describe.skipIf(!haveBrowser && !inCi)(
       expect(await focused()).toBe(id);
     });
 
+    it('brings a node reached with Tab into view when a pan had left it outside', async () => {
+      const graph = (await page.locator('#graph').boundingBox())!;
+      const inView = async () => {
+        const node = (await page.locator('.node .shape').first().boundingBox())!;
+        return node.x >= graph.x && node.x + node.width <= graph.x + graph.width;
+      };
+      // Drag the graph right until its node is past the pane's right edge.
+      await page.mouse.move(graph.x + 10, graph.y + graph.height - 10);
+      await page.mouse.down();
+      await page.mouse.move(graph.x + graph.width - 10, graph.y + graph.height - 10, { steps: 5 });
+      await page.mouse.up();
+      await expect.poll(inView).toBe(false);
+      await page.locator('#fit').focus();
+      await tabToNode(page);
+      await expect.poll(inView).toBe(true);
+    });
+
     it('stacks the graph above the panels in a narrow window, each as wide as the window', async () => {
       await page.setViewportSize({ width: 700, height: 800 });
       const graph = (await page.locator('#graph-pane').boundingBox())!;
