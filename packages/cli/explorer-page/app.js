@@ -207,7 +207,9 @@ function drawRuns() {
 
 async function startRun(request) {
   const run = await api('/api/runs', { method: 'POST', body: JSON.stringify(request) });
-  state.runs.set(run.id, run);
+  // The event stream may have told a newer state already (a run that failed as it started): the
+  // answer, the run as it started, does not overwrite it.
+  if (!state.runs.has(run.id)) state.runs.set(run.id, run);
   state.started.add(run.id);
   drawRuns();
   redraw();

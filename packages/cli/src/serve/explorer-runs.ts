@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type CheckpointProvider, type ProviderRegistry, readDocument } from '@crewline/runtime-state';
+import {
+  type CheckpointProvider,
+  isValidBranchName,
+  type ProviderRegistry,
+  readDocument,
+} from '@crewline/runtime-state';
 import { parseTaskOutputs } from '../commands/continue-command.js';
 import { parseAssignments } from '../core/args.js';
 import { usageError } from '../core/cli-error.js';
@@ -48,6 +53,11 @@ export function parseRunRequest(body: unknown): RunRequest {
   if (record.mode !== 'resume' && record.mode !== 'fork') throw usageError('mode must be "resume" or "fork"');
   if (record.branch !== undefined && (typeof record.branch !== 'string' || record.mode !== 'fork'))
     throw usageError('branch is a string, and only for a fork');
+  // Checked here, so the form says it at once rather than a run that fails as it starts.
+  if (typeof record.branch === 'string' && record.branch !== '' && !isValidBranchName(record.branch))
+    throw usageError(
+      `branch name ${JSON.stringify(record.branch)} is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
+    );
   const inputs = stringList(record.inputs, 'inputs');
   const outputs = stringList(record.outputs, 'outputs');
   return {
