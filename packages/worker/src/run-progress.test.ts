@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, expect, it } from 'vitest';
+import { PostgresProvider } from '@crewline/provider-postgres';
+import { afterEach, expect, it, vi } from 'vitest';
 // The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
 import {
   describeWithPostgres,
@@ -7,6 +8,7 @@ import {
   temporaryLocation,
   withServer,
 } from '../node_modules/@crewline/provider-postgres/src/test-support/test-server.js';
+import { QueueStore } from './queue-store.js';
 import { RunQueue } from './run-queue.js';
 import { reportCrewFactory, taskDescriptions } from './test-support/report-crew.js';
 import { Worker } from './worker.js';
@@ -95,5 +97,30 @@ describeWithPostgres('queue.progress', () => {
     const cost = (await priced.progress(run.id)).cost;
     expect(cost.status).toBe('priced');
     expect(cost.usd).toBeCloseTo((after.tokens.input * 2.5 + after.tokens.output * 10) / 1_000_000, 12);
+  });
+
+  it('closes the checkpoint reader of progress even when closing the queue fails', async () => {
+    const location = temporaryLocation();
+    const queue = new RunQueue({ location });
+    cleanups.push(async () => {
+      await dropLocation(location);
+      const schema = new URL(location).searchParams.get('schema');
+      await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
+    });
+    const { run } = await queue.enqueue('report');
+    await queue.progress(run.id);
+    const closeStore = QueueStore.prototype.close;
+    const storeClose = vi.spyOn(QueueStore.prototype, 'close');
+    const providerClose = vi.spyOn(PostgresProvider.prototype, 'close');
+    cleanups.push(async () => {
+      storeClose.mockRestore();
+      providerClose.mockRestore();
+    });
+    storeClose.mockImplementationOnce(async function (this: QueueStore) {
+      await closeStore.call(this);
+      throw new Error('the queue pool failed to close');
+    });
+    await expect(queue.close()).rejects.toThrow('the queue pool failed to close');
+    expect(providerClose).toHaveBeenCalledTimes(1);
   });
 });

@@ -279,8 +279,13 @@ export class RunQueue {
   }
 
   async close(): Promise<void> {
-    await this.#store.close();
-    await this.#provider?.close();
-    this.#provider = undefined;
+    try {
+      await this.#store.close();
+    } finally {
+      // The checkpoint reader's pool is closed even when the queue's was not: it would keep the process alive.
+      const provider = this.#provider;
+      this.#provider = undefined;
+      await provider?.close();
+    }
   }
 }
