@@ -42,6 +42,8 @@ describe.skipIf(!haveBrowser && !inCi)(
     let page: Page;
     const registry = cliProviderRegistry();
     const pageErrors: Error[] = [];
+    // The console stays clean: no 404 for an icon the browser asks for by itself.
+    const consoleErrors: string[] = [];
 
     beforeAll(async () => {
       if (!haveBrowser) throw new Error(`CI is set and there is no Chromium at ${chromiumPath}`);
@@ -62,6 +64,9 @@ describe.skipIf(!haveBrowser && !inCi)(
       page.on('pageerror', (error) => {
         pageErrors.push(error);
       });
+      page.on('console', (message) => {
+        if (message.type() === 'error') consoleErrors.push(message.text());
+      });
     }, 60_000);
     afterAll(async () => {
       await browser?.close();
@@ -69,6 +74,7 @@ describe.skipIf(!haveBrowser && !inCi)(
       await registry.close();
       await directory?.remove();
       expect(pageErrors).toEqual([]);
+      expect(consoleErrors).toEqual([]);
     });
 
     it('says a location without checkpoints has none yet, and draws the first one written', async () => {
