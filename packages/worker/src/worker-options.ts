@@ -29,7 +29,7 @@ export interface WorkerOptions {
    * the millisecond on the server's clock (a retry is then taken at the next poll). Default `1000`.
    */
   retryDelayMs?: number;
-  /** Longest wait before a retry, in milliseconds. Default `60000`. */
+  /** Longest wait before a retry, in milliseconds, jitter included. Default `60000`. */
   maxRetryDelayMs?: number;
   /** The provider runs checkpoint through. Default: a `PostgresProvider` of this worker's own. */
   provider?: CheckpointProvider;
