@@ -101,5 +101,17 @@ describeWithPostgres('queue.fork of a flow run', () => {
         CrewlineError.hasCode(error, 'invalid_argument') &&
         /"shape" had completed before the run's first checkpoint/.test(error.message),
     );
+
+    // A run whose lineage its worker could not record: its earlier checkpoints are not known.
+    const schema = new URL(location).searchParams.get('schema');
+    await withServer((client) =>
+      client.query(`UPDATE "${schema}".worker_runs SET lineage_id = NULL WHERE id = $1`, [run.id]),
+    );
+    await expect(queue.fork(run.id, { rerunFrom: 'shape' })).rejects.toSatisfy(
+      (error) =>
+        CrewlineError.hasCode(error, 'invalid_argument') &&
+        /run has no recorded lineage/.test(error.message) &&
+        !/is itself a fork/.test(error.message),
+    );
   });
 });

@@ -170,10 +170,14 @@ async function rerunPoint(
   source: ForkSource,
   method: string,
 ): Promise<string> {
-  const lineage =
-    source.lineageId === null
-      ? []
-      : [...(await provider.list(location, { lineageId: source.lineageId }))].sort(byCreation);
+  if (source.lineageId === null) {
+    // Its worker could not write the lineage to the run's row (that write is logged and not retried).
+    throw workerError(
+      'invalid_argument',
+      `fork("${source.runId}"): the run has no recorded lineage, so its checkpoints before the last one are not known and none saved before "${method}" completed can be found; fork it without rerunFrom to continue its last checkpoint instead`,
+    );
+  }
+  const lineage = [...(await provider.list(location, { lineageId: source.lineageId }))].sort(byCreation);
   for (let index = lineage.length - 1; index >= 0; index -= 1) {
     const checkpoint = lineage[index]!;
     const flow = (await readDocument(provider, location, checkpoint.id)).entities.find(
