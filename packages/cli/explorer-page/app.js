@@ -183,7 +183,15 @@ function drawRuns() {
   replace(
     panels.runs,
     h('h2', null, 'Runs'),
-    runs.length === 0 ? h('p', { class: 'muted' }, 'No runs started from this page yet.') : null,
+    runs.length === 0
+      ? h(
+          'p',
+          { class: 'muted' },
+          state.session?.readOnly
+            ? 'This explorer is read-only: start it with `crewline checkpoint serve --allow-resume` to resume and fork from the page.'
+            : 'No runs started from this page yet: open a checkpoint and use its "Continue from here" form.',
+        )
+      : null,
     runs.map((run) =>
       h(
         'section',

@@ -111,6 +111,14 @@ describe.skipIf(!haveBrowser && !inCi)(
       expect(await page.locator('.group-label').textContent()).toBe('crew One-task crew · 1 checkpoint');
     });
 
+    it('tells, in the Runs panel of a read-only explorer, how to allow runs', async () => {
+      await page.locator('nav [data-panel="runs"]').click();
+      expect(await page.locator('#runs').textContent()).toContain(
+        'read-only: start it with `crewline checkpoint serve --allow-resume`',
+      );
+      await page.locator('nav [data-panel="detail"]').click();
+    });
+
     it('opens a node with Enter and compares it with Shift+Enter, the focus staying on it', async () => {
       const id = await tabToNode(page);
       await page.keyboard.press('Enter');
