@@ -102,6 +102,11 @@ describeWithPostgres('queue.fork of a flow run', () => {
         /"shape" had completed before the run's first checkpoint/.test(error.message),
     );
 
+    // A fork made with an idempotency key, asked again after the forked run changed so that the
+    // fork would now be refused: the key is looked up first, so the same run comes back.
+    const keyed = await queue.fork(run.id, { rerunFrom: 'shape', idempotencyKey: 'rerun-shape' });
+    await queue.waitForEnd([keyed.id], { timeoutMs: 30_000 });
+
     // A run whose lineage its worker could not record: its earlier checkpoints are not known.
     const schema = new URL(location).searchParams.get('schema');
     await withServer((client) =>
@@ -112,6 +117,9 @@ describeWithPostgres('queue.fork of a flow run', () => {
         CrewlineError.hasCode(error, 'invalid_argument') &&
         /run has no recorded lineage/.test(error.message) &&
         !/is itself a fork/.test(error.message),
+    );
+    expect((await queue.fork(run.id, { rerunFrom: 'shape', idempotencyKey: 'rerun-shape' })).id).toBe(
+      keyed.id,
     );
   });
 });

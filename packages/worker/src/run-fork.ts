@@ -79,6 +79,12 @@ export async function forkRun(
   }
   await store.start();
   return store.transaction(async (client) => {
+    // A key used before returns its run as it is, without checking the request again: the forked run
+    // may have changed since (pruned, another lineage), and the fork it asked for exists already.
+    if (options.idempotencyKey !== undefined) {
+      const existing = await existingFork(client, store, runId, options.idempotencyKey);
+      if (existing !== undefined) return existing;
+    }
     const { rows } = await client.query<RunRow>(`SELECT * FROM ${store.table} WHERE id = $1 FOR SHARE`, [
       runId,
     ]);
@@ -141,7 +147,12 @@ export async function forkRun(
       ],
     );
     const row = inserted.rows[0];
-    if (row === undefined) return existingFork(client, store, runId, options.idempotencyKey!);
+    if (row === undefined) {
+      const existing = await existingFork(client, store, runId, options.idempotencyKey!);
+      if (existing === undefined)
+        throw workerError('conflict', `fork("${runId}"): idempotency key race; try again`);
+      return existing;
+    }
     const jobId = await store.sendAttempt(client, { id, priority: row.priority, timeoutMs: row.timeout_ms });
     const updated = await client.query<RunRow>(
       `UPDATE ${store.table} SET job_id = $2 WHERE id = $1 RETURNING *`,
@@ -151,18 +162,21 @@ export async function forkRun(
   });
 }
 
-/** The run an idempotency key made before (ON CONFLICT waited for its transaction, so it is visible). */
+/**
+ * The run an idempotency key made before, if any (after an INSERT's ON CONFLICT, which waited for its
+ * transaction, it is visible); refused when it is not a fork of `runId`.
+ */
 async function existingFork(
   client: pg.PoolClient,
   store: QueueStore,
   runId: string,
   key: string,
-): Promise<RunRecord> {
+): Promise<RunRecord | undefined> {
   const { rows } = await client.query<RunRow>(`SELECT * FROM ${store.table} WHERE idempotency_key = $1`, [
     key,
   ]);
   const found = rows[0];
-  if (found === undefined) throw workerError('conflict', `fork("${runId}"): idempotency key race; try again`);
+  if (found === undefined) return undefined;
   if (found.fork_of !== runId) {
     throw workerError(
       'conflict',
