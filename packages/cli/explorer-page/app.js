@@ -105,11 +105,13 @@ async function loadGraph({ fit = false, whole = false } = {}) {
  * that was not on the graph before is panned into view: a fork's new lane may be drawn off screen.
  */
 function followNewCheckpoints(before) {
-  if (runningRuns().every((run) => !state.started.has(run.id)) && !state.followOnce) return;
+  const follow = state.followOnce || runningRuns().some((run) => state.started.has(run.id));
+  // Once: a run that ended without a new checkpoint does not make a later writer's be followed.
+  state.followOnce = false;
+  if (!follow) return;
   const layout = positions(state.graph);
   const added = [...layout.byId.entries()].filter(([id]) => !before.has(id)).map(([, place]) => place);
   if (added.length === 0) return;
-  state.followOnce = false;
   const newest = added.reduce((last, place) => (place.node.createdAt > last.node.createdAt ? place : last));
   view.reveal(newest, nodeMargin);
 }
