@@ -149,7 +149,11 @@ async function addToComparison(id) {
     showPanel('diff');
     replace(
       panels.diff,
-      h('p', { class: 'muted' }, `A: ${id}. Shift+click (or Shift+Enter, or "Add to comparison") a second checkpoint.`),
+      h(
+        'p',
+        { class: 'muted' },
+        `A: ${id}. Shift+click (or Shift+Enter, or "Add to comparison") a second checkpoint.`,
+      ),
     );
     return;
   }
