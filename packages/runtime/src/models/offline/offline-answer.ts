@@ -153,21 +153,41 @@ export function textAnswer(prompt: LanguageModelV3Prompt, options: TextAnswerOpt
   if (words.length === 0) words.push('request');
   const start = Number.parseInt(seed.slice(0, 8), 16);
   let body = lines.join('\n');
-  // Whole key points only: the answer ends on a finished sentence, and spaces make up the size.
+  // Whole key points only: the answer ends on a finished sentence, and a visible padding line makes
+  // up the size. A gap too small for that line gives back the last key point to make room.
+  const keyPointEnds: number[] = [];
   for (let point = 0; point < 10_000; point += 1) {
     const word = words[(start + point) % words.length]!;
     const shape = sentenceShapes[(start + point * 7) % sentenceShapes.length]!;
     const next = `${body}\n${point + 1}. ${shape(word)}`;
     if (Buffer.byteLength(next) > options.responseBytes) break;
+    keyPointEnds.push(body.length);
     body = next;
   }
+  const gap = options.responseBytes - Buffer.byteLength(body);
+  if (gap > 0 && gap < PADDING_LINE_MINIMUM && keyPointEnds.length > 1) body = body.slice(0, keyPointEnds.at(-1));
   if (Buffer.byteLength(body) > options.responseBytes) {
     // A request summary longer than the whole answer: cut it where a sentence or word ends.
     let characters = options.responseBytes;
     while (Buffer.byteLength(cutAtSentence(body, characters)) > options.responseBytes) characters -= 1;
     body = cutAtSentence(body, characters);
   }
-  return fitToBytes(body, options.responseBytes, ' ');
+  return withPaddingLine(body, options.responseBytes);
+}
+
+const PADDING_OPEN = '\n[offline padding';
+const PADDING_CLOSE = ']';
+const PADDING_LINE_MINIMUM = PADDING_OPEN.length + PADDING_CLOSE.length;
+
+/**
+ * `body` (at most `bytes` bytes) brought to exactly `bytes` bytes with a line that says what it is,
+ * `[offline padding.....]`, so a sized answer never ends in invisible filler. A gap too small for
+ * that line (only when the answer has no key point to give back) is filled with dots.
+ */
+function withPaddingLine(body: string, bytes: number): string {
+  const gap = bytes - Buffer.byteLength(body);
+  if (gap < PADDING_LINE_MINIMUM) return fitToBytes(body, bytes, '.');
+  return `${body}${PADDING_OPEN}${'.'.repeat(gap - PADDING_LINE_MINIMUM)}${PADDING_CLOSE}`;
 }
 
 /**

@@ -79,8 +79,21 @@ describe('offlineModel', () => {
     for (const responseBytes of [400, 700, 2048]) {
       const { text } = await generateText({ model: offlineModel({ responseBytes }), prompt: taskPrompt });
       expect(Buffer.byteLength(text)).toBe(responseBytes);
-      const lastLine = text.trimEnd().split('\n').at(-1)!;
+      const lastLine = text.replace(/\n\[offline padding\.*\]$/, '').split('\n').at(-1)!;
       expect(lastLine).toMatch(/^\d+\. [A-Z].*\.$/);
+    }
+  });
+
+  it('fills up to responseBytes with a visible padding line, never trailing spaces', async () => {
+    for (const responseBytes of [300, 400, 401, 417, 700, 2048]) {
+      const { text } = await generateText({ model: offlineModel({ responseBytes }), prompt: taskPrompt });
+      expect(Buffer.byteLength(text)).toBe(responseBytes);
+      expect(text).not.toMatch(/ $/m);
+      const lines = text.split('\n');
+      const last = lines.at(-1)!;
+      if (/^\d+\. /.test(last)) continue; // the key points fill it exactly
+      expect(last).toMatch(/^\[offline padding\.*\]$/);
+      expect(lines.at(-2)).toMatch(/^\d+\. [A-Z].*\.$/);
     }
   });
 
