@@ -165,7 +165,8 @@ export function textAnswer(prompt: LanguageModelV3Prompt, options: TextAnswerOpt
     body = next;
   }
   const gap = options.responseBytes - Buffer.byteLength(body);
-  if (gap > 0 && gap < PADDING_LINE_MINIMUM && keyPointEnds.length > 1) body = body.slice(0, keyPointEnds.at(-1));
+  if (gap > 0 && gap < PADDING_LINE_MINIMUM && keyPointEnds.length > 1)
+    body = body.slice(0, keyPointEnds.at(-1));
   if (Buffer.byteLength(body) > options.responseBytes) {
     // A request summary longer than the whole answer: cut it where a sentence or word ends.
     let characters = options.responseBytes;

@@ -79,7 +79,10 @@ describe('offlineModel', () => {
     for (const responseBytes of [400, 700, 2048]) {
       const { text } = await generateText({ model: offlineModel({ responseBytes }), prompt: taskPrompt });
       expect(Buffer.byteLength(text)).toBe(responseBytes);
-      const lastLine = text.replace(/\n\[offline padding\.*\]$/, '').split('\n').at(-1)!;
+      const lastLine = text
+        .replace(/\n\[offline padding\.*\]$/, '')
+        .split('\n')
+        .at(-1)!;
       expect(lastLine).toMatch(/^\d+\. [A-Z].*\.$/);
     }
   });
