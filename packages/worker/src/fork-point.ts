@@ -1,9 +1,9 @@
+import { findRerunCheckpoint } from '@crewline/runtime/internal';
 import {
   type CheckpointDocument,
   type CheckpointProvider,
   decodeValue,
   readDocument,
-  type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import {
   findPlaceholders,
@@ -13,6 +13,7 @@ import {
   type TaskStatus,
 } from '@crewline/runtime-state/internal';
 import { workerError } from './errors.js';
+import { lineageOrder } from './lineage-order.js';
 
 /** What `queue.fork` asks of the finished run's checkpoints (see `ForkRunOptions`). */
 export interface ForkRequest {
@@ -159,10 +160,8 @@ function recordOf(value: unknown): Record<string, unknown> {
 
 /**
  * The checkpoint of the run's lineage to branch off so that `method` and what came after it run
- * again while earlier methods are restored: the newest one saved before `method` first completed,
- * preferring one written as a method completed (one written while `method` ran would continue inside
- * it) — the rule of the runtime's `findRerunPoint`, kept to this run's lineage. Completed methods
- * only grow along a lineage, so the checkpoints are read newest first until one lacks `method`.
+ * again while earlier methods are restored: the runtime's rule (`findRerunCheckpoint`, that of
+ * `findRerunPoint`) kept to this run's lineage, reading its checkpoints newest first.
  */
 async function rerunPoint(
   provider: CheckpointProvider,
@@ -177,24 +176,20 @@ async function rerunPoint(
       `fork("${source.runId}"): the run has no recorded lineage, so its checkpoints before the last one are not known and none saved before "${method}" completed can be found; fork it without rerunFrom to continue its last checkpoint instead`,
     );
   }
-  const lineage = [...(await provider.list(location, { lineageId: source.lineageId }))].sort(byCreation);
-  for (let index = lineage.length - 1; index >= 0; index -= 1) {
-    const checkpoint = lineage[index]!;
-    const flow = (await readDocument(provider, location, checkpoint.id)).entities.find(
-      (entity) => entity.kind === 'flow',
-    );
-    if (flow !== undefined && parseFlowData(flow).execution.completedMethods.includes(method)) continue;
-    const before = lineage.slice(0, index + 1);
-    const point =
-      before.filter((entry) => entry.trigger === 'method_execution_finished').at(-1) ?? before.at(-1)!;
-    return point.reference;
-  }
+  const lineage = lineageOrder(await provider.list(location, { lineageId: source.lineageId }));
+  const point = await findRerunCheckpoint(
+    lineage,
+    async (checkpoint) => {
+      const flow = (await readDocument(provider, location, checkpoint.id)).entities.find(
+        (entity) => entity.kind === 'flow',
+      );
+      return flow !== undefined && parseFlowData(flow).execution.completedMethods.includes(method);
+    },
+    { oneLineage: true },
+  );
+  if (point !== undefined) return point.reference;
   throw workerError(
     'invalid_argument',
     `fork("${source.runId}"): "${method}" had completed before the run's first checkpoint (the run is itself a fork), so none of its checkpoints comes before it; fork the run it was forked from instead`,
   );
-}
-
-function byCreation(a: StoredCheckpoint, b: StoredCheckpoint): number {
-  return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0;
 }

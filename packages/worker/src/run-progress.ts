@@ -6,6 +6,7 @@ import {
   readDocument,
   runCost,
 } from '@crewline/runtime-state';
+import { lineageOrder } from './lineage-order.js';
 import type { RunRecord, RunStatus, RunTokens } from './run-record.js';
 
 /**
@@ -55,11 +56,7 @@ export async function readRunProgress(
   };
   if (run.lineageId === null) return progress;
   const listed = await provider.list(location, { lineageId: run.lineageId });
-  const newest = listed.reduce<(typeof listed)[number] | undefined>(
-    (found, checkpoint) =>
-      found === undefined || checkpoint.eventCount > found.eventCount ? checkpoint : found,
-    undefined,
-  );
+  const newest = lineageOrder(listed).at(-1);
   if (newest === undefined) return progress;
   const document = await readDocument(provider, location, newest.id);
   progress.checkpoints = listed.length;

@@ -8,6 +8,7 @@ import {
 import { parseFlowData } from '@crewline/runtime-state/internal';
 import { registryOf } from '../checkpointing/provider-registry.js';
 import { flowComponent, flowError } from './errors.js';
+import { findRerunCheckpoint } from './rerun-point.js';
 import type { FlowStatus } from './run-progress.js';
 
 /** One saved flow state, as listed by {@link listFlowStates} and `Flow.listStates()`. */
@@ -137,9 +138,7 @@ export async function listFlowStateHistory(
 
 /**
  * The save to continue from so that `method` and everything after it run again, while the steps
- * before it are restored, not re-run: the newest save of the state made before `method` first
- * completed, preferring saves written when a method completed (a save made while `method` itself
- * was running would continue inside it). Throws `not_found` when the state has no saves, and
+ * before it are restored, not re-run (the rule of `findRerunCheckpoint`). Throws `not_found` when the state has no saves, and
  * `invalid_argument` when `method` never completed in them or no save precedes it.
  */
 export async function findRerunPoint(
@@ -163,9 +162,7 @@ export async function findRerunPoint(
       `"${method}" never completed in ${which} (completed: ${completed.join(', ') || 'nothing'}); re-run from one of those, or resume the state to run what is still due`,
     );
   }
-  const before = history.filter((entry) => !entry.completedMethods.includes(method));
-  const point =
-    before.filter((entry) => entry.trigger === 'method_execution_finished').at(-1) ?? before.at(-1);
+  const point = await findRerunCheckpoint(history, (entry) => entry.completedMethods.includes(method));
   if (!point) {
     throw flowError(
       'invalid_argument',

@@ -1,0 +1,35 @@
+export interface FindRerunCheckpointOptions {
+  /**
+   * The history is one lineage, where completed methods only grow: every save older than one without
+   * the method lacks it too, so they are not asked about. Default `false` (a flow state's saves span
+   * branches: a re-run's saves lack the method after older ones that hold it).
+   */
+  oneLineage?: boolean;
+}
+
+/**
+ * The save to continue from so that `method` and everything after it run again while the methods
+ * before it are restored, not re-run: among `history` (oldest first) the saves where `method` had not
+ * completed, the newest one written as a method completed, else the newest (one written while
+ * `method` itself was running would continue inside it). `hasCompleted` is asked newest first and only
+ * where the answer can change the pick, so a caller that reads each save to answer reads few.
+ * `undefined` when every save holds `method` completed. The one rule of `findRerunPoint` and of the
+ * worker's forks.
+ */
+export async function findRerunCheckpoint<Save extends { trigger: string }>(
+  history: readonly Save[],
+  hasCompleted: (save: Save) => boolean | Promise<boolean>,
+  options: FindRerunCheckpointOptions = {},
+): Promise<Save | undefined> {
+  let newest: Save | undefined;
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    const save = history[index]!;
+    const finished = save.trigger === 'method_execution_finished';
+    // Past the newest save without the method, only one written as a method completed can be picked.
+    if (newest !== undefined && !finished) continue;
+    if ((newest === undefined || options.oneLineage !== true) && (await hasCompleted(save))) continue;
+    if (finished) return save;
+    newest = save;
+  }
+  return newest;
+}
