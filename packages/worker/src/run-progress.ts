@@ -1,4 +1,3 @@
-import type { EventRecord } from '@crewline/events';
 import {
   type CheckpointProvider,
   type ModelPrices,
@@ -61,21 +60,20 @@ export async function readRunProgress(
   const document = await readDocument(provider, location, newest.id);
   progress.checkpoints = listed.length;
   progress.lastCheckpoint = newest.reference;
-  for (const event of document.events) countEvent(progress, event);
-  progress.tokens.total = progress.tokens.input + progress.tokens.output;
-  progress.cost = runCost(document.events, prices);
-  return progress;
-}
-
-function countEvent(progress: RunProgress, event: EventRecord): void {
-  if (event.type === 'task_started') {
-    progress.currentTask = String(event.description ?? event.context?.taskName ?? '');
-  } else if (event.type === 'method_execution_started') {
-    progress.currentTask = String(event.methodName ?? '');
-  } else if (event.type === 'llm_call_completed') {
-    const usage = event.usage as { inputTokens?: number; outputTokens?: number } | undefined;
-    progress.modelCalls += 1;
-    progress.tokens.input += usage?.inputTokens ?? 0;
-    progress.tokens.output += usage?.outputTokens ?? 0;
+  for (const event of document.events) {
+    if (event.type === 'task_started') {
+      progress.currentTask = String(event.description ?? event.context?.taskName ?? '');
+    } else if (event.type === 'method_execution_started') {
+      progress.currentTask = String(event.methodName ?? '');
+    }
   }
+  // Calls and tokens are the cost's own counts, so the totals and the per-model lines always agree.
+  progress.cost = runCost(document.events, prices);
+  for (const model of progress.cost.models) {
+    progress.modelCalls += model.calls;
+    progress.tokens.input += model.tokens.input;
+    progress.tokens.output += model.tokens.output;
+  }
+  progress.tokens.total = progress.tokens.input + progress.tokens.output;
+  return progress;
 }
