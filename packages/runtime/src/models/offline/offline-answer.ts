@@ -92,23 +92,6 @@ function capitalize(word: string): string {
   return word.length === 0 ? word : word[0]!.toUpperCase() + word.slice(1);
 }
 
-/** Cuts or pads `text` to exactly `bytes` UTF-8 bytes (never splitting a character), padding with `filler`. */
-export function fitToBytes(text: string, bytes: number, filler: string): string {
-  let result = text;
-  if (Buffer.byteLength(result) > bytes) {
-    const buffer = Buffer.from(result).subarray(0, bytes);
-    result = buffer.toString('utf8');
-    // A cut inside a multi-byte character decodes to U+FFFD, which is 3 bytes: drop it and pad instead.
-    while (Buffer.byteLength(result) > bytes || result.endsWith('\uFFFD')) result = result.slice(0, -1);
-  }
-  let index = 0;
-  while (Buffer.byteLength(result) < bytes) {
-    result += filler[index % filler.length];
-    index += 1;
-  }
-  return result;
-}
-
 const contextLabel = /(?:context you are working with|^\s*context)\s*:\s*\n?([\s\S]+)/im;
 
 /**
@@ -176,19 +159,21 @@ export function textAnswer(prompt: LanguageModelV3Prompt, options: TextAnswerOpt
   return withPaddingLine(body, options.responseBytes);
 }
 
-const PADDING_OPEN = '\n[offline padding';
-const PADDING_CLOSE = ']';
-const PADDING_LINE_MINIMUM = PADDING_OPEN.length + PADDING_CLOSE.length;
+const PADDING_LABELS = ['[offline padding', '[padding', '['];
+const PADDING_LINE_MINIMUM = `\n${PADDING_LABELS[0]}]`.length;
 
 /**
  * `body` (at most `bytes` bytes) brought to exactly `bytes` bytes with a line that says what it is,
  * `[offline padding.....]`, so a sized answer never ends in invisible filler. A gap too small for
- * that line (only when the answer has no key point to give back) is filled with dots.
+ * that line (only when the answer has no key point to give back) gets a shorter one: `[padding.]`,
+ * `[..]`, or a final newline for a gap of one byte.
  */
 function withPaddingLine(body: string, bytes: number): string {
   const gap = bytes - Buffer.byteLength(body);
-  if (gap < PADDING_LINE_MINIMUM) return fitToBytes(body, bytes, '.');
-  return `${body}${PADDING_OPEN}${'.'.repeat(gap - PADDING_LINE_MINIMUM)}${PADDING_CLOSE}`;
+  if (gap <= 0) return body;
+  const label = PADDING_LABELS.find((candidate) => candidate.length + 2 <= gap);
+  if (label === undefined) return `${body}\n`;
+  return `${body}\n${label}${'.'.repeat(gap - label.length - 2)}]`;
 }
 
 /**

@@ -80,7 +80,7 @@ describe('offlineModel', () => {
       const { text } = await generateText({ model: offlineModel({ responseBytes }), prompt: taskPrompt });
       expect(Buffer.byteLength(text)).toBe(responseBytes);
       const lastLine = text
-        .replace(/\n\[offline padding\.*\]$/, '')
+        .replace(/\n(?:\[[a-z ]*\.*\])?$/, '')
         .split('\n')
         .at(-1)!;
       expect(lastLine).toMatch(/^\d+\. [A-Z].*\.$/);
@@ -97,6 +97,19 @@ describe('offlineModel', () => {
       if (/^\d+\. /.test(last)) continue; // the key points fill it exactly
       expect(last).toMatch(/^\[offline padding\.*\]$/);
       expect(lines.at(-2)).toMatch(/^\d+\. [A-Z].*\.$/);
+    }
+  });
+
+  it('pads an answer too full to give back a key point with a shorter padding line', async () => {
+    const context = 'A small, checkable step on agents beats a large guess. '.repeat(5);
+    for (let responseBytes = 300; responseBytes < 420; responseBytes += 1) {
+      const { text } = await generateText({
+        model: offlineModel({ responseBytes }),
+        prompt: `Task: Summarise the report\n\nContext:\n${context}`,
+      });
+      expect(Buffer.byteLength(text)).toBe(responseBytes);
+      expect(text).not.toMatch(/ $/m);
+      expect(text).toMatch(/(?:\.|\n\[(?:offline padding|padding)?\.*\]|\.\n)$/);
     }
   });
 
