@@ -1,6 +1,6 @@
 import { CHECKPOINT_FORMAT } from './document.js';
 import { stateError } from './errors.js';
-import { nestingError } from './nesting-depth.js';
+import { findStoredValueProblem, throwStoredValueProblem } from './nesting-depth.js';
 
 /** Largest checkpoint text the core will parse, unless told otherwise (128 MiB). */
 export const DEFAULT_MAX_CHECKPOINT_BYTES = 128 * 1024 * 1024;
@@ -152,13 +152,31 @@ export interface ParseOptions {
 }
 
 /**
- * Parses checkpoint text: refuses oversized input, truncated or malformed JSON, and any raw
- * `__proto__` key (crewline itself never writes one; encoded values escape it), with typed errors.
+ * Parses checkpoint text: refuses oversized input, truncated or malformed JSON, any raw `__proto__`
+ * key (crewline itself never writes one; encoded values escape it) and nesting past
+ * `MAX_NESTING_DEPTH`, with typed errors.
  */
 export function parseDocumentText(text: string, options: ParseOptions = {}): unknown {
+  const parsed = parseCheckpointJson(text, options);
+  throwStoredValueProblem(
+    parsed,
+    findStoredValueProblem(parsed, { jsonValues: false }),
+    options.origin ? ` (${options.origin})` : '',
+  );
+  return parsed;
+}
+
+/**
+ * The first half of {@link parseDocumentText}: the size limit and `JSON.parse`, with typed errors,
+ * but no walk of what it parsed — for a caller whose validation walks it next
+ * (`readDocument` in `reference.ts`). Without a reviver (one costs a call per value, most of a
+ * restore's parse), a `"__proto__"` key is an own property, never a prototype change; the walk refuses it.
+ */
+export function parseCheckpointJson(text: string, options: ParseOptions = {}): unknown {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_CHECKPOINT_BYTES;
   const origin = options.origin ? ` (${options.origin})` : '';
-  const size = Buffer.byteLength(text, 'utf8');
+  // UTF-8 takes at most three bytes per UTF-16 unit: a text that short needs no count.
+  const size = text.length * 3 <= maxBytes ? 0 : Buffer.byteLength(text, 'utf8');
   if (size > maxBytes) {
     throw stateError(
       'too_large',
@@ -166,20 +184,8 @@ export function parseDocumentText(text: string, options: ParseOptions = {}): unk
     );
   }
   try {
-    return JSON.parse(text, (key, value) => {
-      if (key === '__proto__') throw new ProtoKeyError();
-      return value;
-    });
+    return JSON.parse(text);
   } catch (error) {
-    if (error instanceof ProtoKeyError) {
-      throw stateError(
-        'corrupt_checkpoint',
-        `checkpoint${origin} contains a "__proto__" key; refusing to load it`,
-      );
-    }
-    // JSON.parse nests without limit, but calling a reviver recurses once per level: parse again
-    // without one (a "__proto__" key then stays an own property) to say where the text nests too deeply.
-    if (error instanceof RangeError) throw nestingError(JSON.parse(text), origin, error);
     const truncated = text.trimEnd().length === 0 || !text.trimEnd().endsWith('}');
     throw stateError(
       'corrupt_checkpoint',
@@ -188,5 +194,3 @@ export function parseDocumentText(text: string, options: ParseOptions = {}): unk
     );
   }
 }
-
-class ProtoKeyError extends Error {}

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { type Migration, upgradeDocument, validateDocument } from './document.js';
 import { parseDocumentText } from './document-text.js';
 import { MAX_NESTING_DEPTH } from './nesting-depth.js';
+import type { CheckpointProvider } from './provider.js';
+import { readDocument } from './reference.js';
 import { RuntimeState } from './runtime-state.js';
 import { FakeCrew } from './test-support/fake-crew.js';
 import { InMemoryProvider } from './testing/in-memory-provider.js';
@@ -53,6 +55,64 @@ describe('checkpoint documents', () => {
     const poisoned = text.replace('"inputs": {', '"inputs": {"__proto__": {"polluted": 1}, ');
     expect(codeOf(() => parseDocumentText(poisoned))).toBe('corrupt_checkpoint');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses a __proto__ key however it is spelled and wherever it is, also when read from a provider', async () => {
+    const text = await sampleText();
+    // An escaped spelling is the same key to JSON.parse; deep inside entity data as at the top.
+    const spellings = ['"__proto__"', '"\\u005f_proto__"', '"\\u005F\\u005Fproto\\u005F\\u005F"'];
+    for (const key of spellings) {
+      for (const poisoned of [
+        text.replace('"inputs": {', `"inputs": {${key}: {"polluted": 1}, `),
+        text.replace('"data": {', `"data": {"deep": [[{"a": {${key}: {"polluted": 1}}}]], `),
+      ]) {
+        expect(poisoned).not.toBe(text);
+        expect(codeOf(() => parseDocumentText(poisoned))).toBe('corrupt_checkpoint');
+        const provider = { read: async () => ({ text: poisoned }) } as unknown as CheckpointProvider;
+        await expect(readDocument(provider, 'mem', 'x')).rejects.toMatchObject({
+          code: 'corrupt_checkpoint',
+          message: expect.stringContaining('"__proto__" key'),
+        });
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      }
+    }
+  });
+
+  it('refuses a document object holding values JSON cannot hold, naming where', async () => {
+    for (const bad of [undefined, Number.NaN, Number.POSITIVE_INFINITY, () => 1, 10n, Symbol('s')]) {
+      const document = parseDocumentText(await sampleText()) as Record<string, any>;
+      document.entities[0].data.extra = { list: [1, bad] };
+      let refusal: unknown;
+      try {
+        validateDocument(document);
+      } catch (error) {
+        refusal = error;
+      }
+      expect(CrewlineError.isInstance(refusal), String(bad)).toBe(true);
+      expect((refusal as CrewlineError).code).toBe('corrupt_checkpoint');
+      expect((refusal as Error).message).toContain('entities.0.data.extra.list.1');
+    }
+  });
+
+  it("reads a provider's text with the same refusals as parseDocumentText then validateDocument", async () => {
+    const text = await sampleText();
+    const deep = text.replace(
+      '"inputs": {"json":{',
+      `"inputs": {"json":{"deep": ${'['.repeat(2000)}1${']'.repeat(2000)}, `,
+    );
+    const provider = (body: string) =>
+      ({ read: async () => ({ text: body }) }) as unknown as CheckpointProvider;
+    await expect(readDocument(provider(deep), 'mem', 'x')).rejects.toMatchObject({
+      code: 'too_large',
+      message: expect.stringContaining('inputs.json.deep'),
+    });
+    await expect(readDocument(provider(text.slice(0, 200)), 'mem', 'x')).rejects.toMatchObject({
+      code: 'corrupt_checkpoint',
+    });
+    await expect(readDocument(provider(text), 'mem', 'x', { maxBytes: 100 })).rejects.toMatchObject({
+      code: 'too_large',
+    });
+    expect(await readDocument(provider(text), 'mem', 'x')).toEqual(validateDocument(parseDocumentText(text)));
   });
 
   it('refuses kickoff inputs that are not an object of names to values', async () => {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { formatIssues, stateError } from './errors.js';
 import { isValidBranchName, isValidCheckpointId } from './ids.js';
 import type { JsonObject, JsonValue } from './json.js';
-import { findNestingOverflow, nestingError } from './nesting-depth.js';
+import { findStoredValueProblem, throwStoredValueProblem } from './nesting-depth.js';
 import type { EncodedValue } from './value-codec.js';
 
 export const CHECKPOINT_FORMAT = 'crewline.checkpoint';
@@ -64,16 +64,10 @@ const idSchema = z.string().refine(isValidCheckpointId, 'must be a checkpoint id
 const branchSchema = z
   .string()
   .refine(isValidBranchName, 'must be a branch name (segments of letters, digits, _ . -)');
-const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(jsonValueSchema),
-    z.record(z.string(), jsonValueSchema),
-  ]),
-);
+// Every value below the document is JSON: the walk before the schema (`findStoredValueProblem`)
+// checks it once, iteratively, so the schema only checks the shape crewline itself gives a checkpoint
+// (checking every value again through a recursive union was most of a restore's validation).
+const jsonValueSchema = z.unknown() as z.ZodType<JsonValue>;
 const entityKindSchema = z.enum(['crew', 'flow', 'agent']);
 
 const entitySummarySchema = z.strictObject({
@@ -175,14 +169,26 @@ export function upgradeDocument(
 
 /**
  * Validates a parsed checkpoint document (after upgrading it) and returns it typed. Refuses documents
- * nested more than `MAX_NESTING_DEPTH` levels deep.
+ * nested more than `MAX_NESTING_DEPTH` levels deep, holding a `__proto__` key or a value that is not JSON.
  */
 export function validateDocument(
   raw: unknown,
   migrations: Readonly<Record<number, Migration>> = builtinMigrations,
 ): CheckpointDocument {
+  return validateParsedDocument(raw, { jsonValues: true, origin: '', migrations });
+}
+
+/**
+ * {@link validateDocument} for a caller that knows more of `raw`: with `jsonValues: false`, that
+ * `JSON.parse` made it (every value is JSON already); `origin` (`""` or ` (where it came from)`)
+ * goes into the messages.
+ */
+export function validateParsedDocument(
+  raw: unknown,
+  options: { jsonValues: boolean; origin: string; migrations?: Readonly<Record<number, Migration>> },
+): CheckpointDocument {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw stateError('corrupt_checkpoint', 'checkpoint is not a JSON object');
+    throw stateError('corrupt_checkpoint', `checkpoint${options.origin} is not a JSON object`);
   }
   const record = raw as Record<string, unknown>;
   if (record.format !== CHECKPOINT_FORMAT) {
@@ -192,8 +198,12 @@ export function validateDocument(
     );
   }
   // Before anything recursive (migrations, the schema below, every later reader) walks it.
-  if (findNestingOverflow(record)) throw nestingError(record, '');
-  const upgraded = upgradeDocument(record, migrations);
+  throwStoredValueProblem(
+    record,
+    findStoredValueProblem(record, { jsonValues: options.jsonValues }),
+    options.origin,
+  );
+  const upgraded = upgradeDocument(record, options.migrations ?? builtinMigrations);
   const parsed = documentSchema.safeParse(upgraded);
   if (!parsed.success) {
     throw stateError('corrupt_checkpoint', `checkpoint is invalid: ${formatIssues(parsed.error.issues)}`);

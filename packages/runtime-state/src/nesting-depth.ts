@@ -21,15 +21,64 @@ export interface NestingOverflow {
  * 1), without recursion, so that it works whatever the depth. A cyclic value is found too deep.
  */
 export function findNestingOverflow(value: unknown, limit = MAX_NESTING_DEPTH): NestingOverflow | undefined {
+  const found = walkContainers(value, limit, false, false);
+  return found === undefined ? undefined : { path: pathTo(value as object, found.container) };
+}
+
+/** What {@link findStoredValueProblem} found, and where. */
+export interface StoredValueProblem {
+  /**
+   * `too_deep`: nested past the limit; `proto_key`: an object with an own `__proto__` key;
+   * `not_json`: a value JSON cannot hold (undefined, a function, NaN, a bigint...).
+   */
+  kind: 'too_deep' | 'proto_key' | 'not_json';
+  path: (string | number)[];
+}
+
+/**
+ * The one walk over a checkpoint read from storage, before anything recursive reads it: the first
+ * container nested past `limit`, the first object with an own `__proto__` key (what `JSON.parse`
+ * without a reviver makes of one: a property, never a prototype change), or, with `jsonValues`, the
+ * first value that is not JSON — whichever comes first. Text `JSON.parse` made holds only JSON, so
+ * its callers skip that check.
+ */
+export function findStoredValueProblem(
+  value: unknown,
+  options: { jsonValues: boolean; limit?: number },
+): StoredValueProblem | undefined {
+  if (options.jsonValues && !isJsonLeaf(value) && (value === null || typeof value !== 'object'))
+    return { kind: 'not_json', path: [] };
+  const found = walkContainers(value, options.limit ?? MAX_NESTING_DEPTH, true, options.jsonValues);
+  if (found === undefined) return undefined;
+  const path = pathTo(value as object, found.container);
+  return { kind: found.kind, path: found.key === undefined ? path : [...path, found.key] };
+}
+
+/** A JSON value that is not an array or object. */
+function isJsonLeaf(value: unknown): boolean {
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
+}
+
+function walkContainers(
+  value: unknown,
+  limit: number,
+  refuseProtoKeys: boolean,
+  jsonValues: boolean,
+): { kind: StoredValueProblem['kind']; container: object; key?: string | number } | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   // Two parallel stacks (containers and their levels) keep the common case free of allocations
-  // beyond Object.keys; the path is rebuilt by a second walk, only when something is too deep.
+  // beyond Object.keys; the path is rebuilt by a second walk, only when something is found.
   const containers: object[] = [value];
   const levels: number[] = [1];
   while (containers.length > 0) {
     const container = containers.pop() as object;
     const level = levels.pop() as number;
-    if (level > limit) return { path: pathTo(value, container) };
+    if (level > limit) return { kind: 'too_deep', container };
     const childLevel = level + 1;
     if (Array.isArray(container)) {
       for (let index = 0; index < container.length; index += 1) {
@@ -37,17 +86,19 @@ export function findNestingOverflow(value: unknown, limit = MAX_NESTING_DEPTH): 
         if (item !== null && typeof item === 'object') {
           containers.push(item);
           levels.push(childLevel);
-        }
+        } else if (jsonValues && !isJsonLeaf(item)) return { kind: 'not_json', container, key: index };
       }
     } else {
       const record = container as Record<string, unknown>;
       const keys = Object.keys(record);
       for (let index = 0; index < keys.length; index += 1) {
-        const item = record[keys[index] as string];
+        const key = keys[index] as string;
+        if (refuseProtoKeys && key === '__proto__') return { kind: 'proto_key', container, key };
+        const item = record[key];
         if (item !== null && typeof item === 'object') {
           containers.push(item);
           levels.push(childLevel);
-        }
+        } else if (jsonValues && !isJsonLeaf(item)) return { kind: 'not_json', container, key };
       }
     }
   }
@@ -101,5 +152,25 @@ export function nestingError(value: unknown, origin: string, cause?: unknown): C
     'too_large',
     `checkpoint${origin} is nested more than ${MAX_NESTING_DEPTH} levels deep at ${path}; refusing to read it (keep the run's values shallower than that)`,
     { cause, details: { path, limit: MAX_NESTING_DEPTH } },
+  );
+}
+
+/**
+ * Throws the typed error for what {@link findStoredValueProblem} found in `value` (`origin` is `""`
+ * or ` (where it came from)`); nothing when it found nothing.
+ */
+export function throwStoredValueProblem(
+  value: unknown,
+  problem: StoredValueProblem | undefined,
+  origin: string,
+): void {
+  if (problem === undefined) return;
+  if (problem.kind === 'too_deep') throw nestingError(value, origin);
+  const path = describeNestingPath(problem.path);
+  throw stateError(
+    'corrupt_checkpoint',
+    problem.kind === 'proto_key'
+      ? `checkpoint${origin} contains a "__proto__" key (at ${path}); refusing to load it`
+      : `checkpoint${origin} is invalid: ${path}: not a JSON value`,
   );
 }

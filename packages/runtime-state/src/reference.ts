@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import { type CheckpointDocument, validateDocument } from './document.js';
-import { parseDocumentText } from './document-text.js';
+import { type CheckpointDocument, validateDocument, validateParsedDocument } from './document.js';
+import { parseCheckpointJson } from './document-text.js';
 import { stateError } from './errors.js';
 import type { CheckpointProvider, StoredCheckpoint } from './provider.js';
 import type { ProviderRegistry } from './provider-registry.js';
@@ -125,11 +125,11 @@ export async function readDocument(
   options: ReadOptions = {},
 ): Promise<CheckpointDocument> {
   const raw = await provider.read(location, id);
-  const parsed =
-    'text' in raw
-      ? parseDocumentText(raw.text, { maxBytes: options.maxBytes, origin: `${location}#${id}` })
-      : raw.document;
-  return validateDocument(parsed);
+  if (!('text' in raw)) return validateDocument(raw.document);
+  const origin = `${location}#${id}`;
+  // One walk of the parsed text, in the validation (depth, `__proto__` keys); JSON.parse made every value JSON.
+  const parsed = parseCheckpointJson(raw.text, { maxBytes: options.maxBytes, origin });
+  return validateParsedDocument(parsed, { jsonValues: false, origin: ` (${origin})` });
 }
 
 export interface LoadedCheckpoint extends ResolvedReference {
