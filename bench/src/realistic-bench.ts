@@ -7,7 +7,9 @@
 // and listing over 10,000 checkpoints beside SqliteSaver.getTuple.
 //
 //   pnpm --filter @crewline/bench bench:realistic [--variants crew-50,flow-50] [--rounds N]
-//     [--restore 10000] [--report PATH]
+//     [--restore 10000] [--restore-rounds N] [--restore-directory PATH] [--report PATH]
+//   pnpm --filter @crewline/bench bench:realistic --only restore   (restore and listing alone, to
+//     results/realistic-restore.md; with --restore-directory the filled stores are kept and reused)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -60,6 +62,13 @@ export interface RealisticBenchOptions {
   rounds?: number;
   /** Tasks per run filling that database. Default 50. */
   restoreTasksPerRun?: number;
+  /** Timed restores of each kind, interleaved. Default 11. */
+  restoreRounds?: number;
+  /**
+   * Where the restore database and SqliteSaver's are kept: filled once, reused by later runs asking
+   * for the same figures. Default: a temporary directory, removed afterwards.
+   */
+  restoreDirectory?: string;
   /** Where the markdown report is written. Default `bench/results/realistic.md`. */
   reportPath?: string;
   /** The text source. Default {@link proseSource}(). */
@@ -99,28 +108,46 @@ export async function runRealisticBench(options: RealisticBenchOptions = {}): Pr
   let restore: RestoreResult | undefined;
   if (restoreCount > 0) {
     print(`filling ${restoreCount} checkpoints for restore and listing ...`);
-    restore = await measureRestore(restoreCount, source, options.restoreTasksPerRun ?? 50);
+    restore = await measureRestore(
+      restoreCount,
+      source,
+      options.restoreTasksPerRun ?? 50,
+      options.restoreRounds ?? 11,
+      options.restoreDirectory,
+    );
     noteLoad('after restore');
   }
+  const machine = `Machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; 1-minute load average ${loads.join(', ')} (a shared machine: compare the ratios, measured in one run).`;
+  const variantSections =
+    results.length === 0
+      ? [
+          '# Realistic scenario: restore and listing (issue #13)',
+          '',
+          `Restore and listing alone (\`bench:realistic --only restore\`); the checkpoints are those of the realistic crew runs of [realistic.md](realistic.md) (3 agents, prose answers of ≈2 KB sliced by seed from ${source.description}, corpus digest ${source.digest}). ${machine}`,
+          '',
+        ]
+      : [
+          '# Realistic scenario: what a run pays per checkpoint (issue #13)',
+          '',
+          `Whole runs on the runtime with the offline model (no latency), checkpointing on every event ('*') to SqliteProvider: 3 agents; each task three model turns (two calls of a search tool returning ≈1.5 KB, then a prose answer of ≈2 KB, or 20 KB where the scenario says so), so the conversation grows inside each task; every output kept (by the crew, or by the flow's state). The flow shape is ${FLOW_METHODS} chained methods, each running a crew of a tenth of the tasks. Text is sliced by seed from ${source.description}, corpus digest ${source.digest}. Peers in the same run, fed each state crewline checkpointed, at the run's next tool call (so their work is never inside a timed crewline checkpoint): LangGraph \`SqliteSaver.put\` (the state as channel values, every checkpoint whole) and Mastra \`LibSQLStore.persistWorkflowSnapshot\` (\`@mastra/libsql\` 0.16.4 on \`@mastra/core\` 0.24.9, the latest snapshot only). "End to end" is what the run pays for \`state.checkpoint()\` (snapshot, redaction, provider write), timed around every \`writeCheckpointSync\`; "provider alone" is \`SqliteProvider.writeSync\` inside it. Runs per scenario as the first column says (several: interleaved round by round, samples pooled). ${machine}`,
+          '',
+          costTable(results),
+          '',
+          `Storage against the final checkpoint (target ≤ ${REALISTIC_TARGETS.storagePerFinal}×, open and closed):`,
+          '',
+          storageTable(results),
+          '',
+          `Median per window of ${WINDOW} checkpoints, in ms: end to end / provider alone / SqliteSaver.put (a window of sampled peer states holds fewer puts):`,
+          '',
+          windowTable(results),
+          '',
+        ];
   const report = [
-    '# Realistic scenario: what a run pays per checkpoint (issue #13)',
-    '',
-    `Whole runs on the runtime with the offline model (no latency), checkpointing on every event ('*') to SqliteProvider: 3 agents; each task three model turns (two calls of a search tool returning ≈1.5 KB, then a prose answer of ≈2 KB, or 20 KB where the scenario says so), so the conversation grows inside each task; every output kept (by the crew, or by the flow's state). The flow shape is ${FLOW_METHODS} chained methods, each running a crew of a tenth of the tasks. Text is sliced by seed from ${source.description}, corpus digest ${source.digest}. Peers in the same run, fed each state crewline checkpointed, at the run's next tool call (so their work is never inside a timed crewline checkpoint): LangGraph \`SqliteSaver.put\` (the state as channel values, every checkpoint whole) and Mastra \`LibSQLStore.persistWorkflowSnapshot\` (\`@mastra/libsql\` 0.16.4 on \`@mastra/core\` 0.24.9, the latest snapshot only). "End to end" is what the run pays for \`state.checkpoint()\` (snapshot, redaction, provider write), timed around every \`writeCheckpointSync\`; "provider alone" is \`SqliteProvider.writeSync\` inside it. Runs per scenario as the first column says (several: interleaved round by round, samples pooled). Machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; 1-minute load average ${loads.join(', ')} (a shared machine: compare the ratios, measured in one run).`,
-    '',
-    costTable(results),
-    '',
-    `Storage against the final checkpoint (target ≤ ${REALISTIC_TARGETS.storagePerFinal}×, open and closed):`,
-    '',
-    storageTable(results),
-    '',
-    `Median per window of ${WINDOW} checkpoints, in ms: end to end / provider alone / SqliteSaver.put (a window of sampled peer states holds fewer puts):`,
-    '',
-    windowTable(results),
-    '',
+    ...variantSections,
     ...(restore === undefined
       ? []
       : [
-          `Restore and listing: one database of ${restore.checkpoints} checkpoints from ${restore.runs} realistic crew runs (one lineage each; the latest is the end of a ${options.restoreTasksPerRun ?? 50}-task run, ${Math.round(restore.latestBytes / 1024)} KiB), SqliteSaver fed the same states (one thread per run); each store opened afresh, one untimed call first. \`Crew.fromCheckpoint\` reads, validates and rebuilds the crew; getTuple reads and parses the checkpoint. SqliteSaver has no metadata-only listing (\`list\` yields whole checkpoints), so listing is crewline's alone.`,
+          `Restore and listing: one database of ${restore.checkpoints} checkpoints from ${restore.runs} realistic crew runs (one lineage each; the latest is the end of a ${options.restoreTasksPerRun ?? 50}-task run, ${Math.round(restore.latestBytes / 1024)} KiB), SqliteSaver fed the same states (one thread per run); each store opened afresh, one untimed call of each first, then the three restores interleaved round by round. \`Crew.fromCheckpoint\` reads, validates and rebuilds the crew; getTuple reads and parses the checkpoint. SqliteSaver has no metadata-only listing (\`list\` yields whole checkpoints), so listing is crewline's alone.`,
           '',
           restoreTable(restore),
           '',
@@ -131,7 +158,13 @@ export async function runRealisticBench(options: RealisticBenchOptions = {}): Pr
   ].join('\n');
   print(report);
   const reportPath =
-    options.reportPath ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'results', 'realistic.md');
+    options.reportPath ??
+    join(
+      dirname(fileURLToPath(import.meta.url)),
+      '..',
+      'results',
+      results.length === 0 ? 'realistic-restore.md' : 'realistic.md',
+    );
   mkdirSync(dirname(reportPath), { recursive: true });
   writeFileSync(reportPath, `${report}\n`);
   return { results, restore, report };
@@ -141,12 +174,18 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({
     options: {
       variants: { type: 'string', default: Object.keys(REALISTIC_VARIANTS).join(',') },
+      only: { type: 'string' },
       restore: { type: 'string', default: '10000' },
+      'restore-rounds': { type: 'string' },
+      'restore-directory': { type: 'string' },
       rounds: { type: 'string' },
       report: { type: 'string' },
     },
   });
-  const variants = values.variants!.split(',').map((name) => {
+  if (values.only !== undefined && values.only !== 'restore')
+    throw new Error(`bench:realistic: --only takes "restore", not "${values.only}"`);
+  const names = values.only === 'restore' ? [] : values.variants!.split(',');
+  const variants = names.map((name) => {
     const variant = REALISTIC_VARIANTS[name];
     if (variant === undefined)
       throw new Error(
@@ -158,6 +197,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     variants,
     restoreCheckpoints: Number(values.restore),
     ...(values.rounds !== undefined ? { rounds: Number(values.rounds) } : {}),
+    ...(values['restore-rounds'] !== undefined ? { restoreRounds: Number(values['restore-rounds']) } : {}),
+    ...(values['restore-directory'] !== undefined ? { restoreDirectory: values['restore-directory'] } : {}),
     ...(values.report !== undefined ? { reportPath: values.report } : {}),
   });
 }

@@ -4,7 +4,15 @@
 // user pays to restore the latest checkpoint — `Crew.fromCheckpoint` on the database, and the
 // provider's latest + read alone — beside `SqliteSaver.getTuple` of the latest thread, and the
 // listing of all 10,000.
-import { mkdtempSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckpointRestoreCompletedEvent, EventBus } from '@crewline/events';
@@ -14,7 +22,7 @@ import { readDocument } from '@crewline/runtime-state';
 import { collectGarbageIfExposed, type LatencySummary, summarize } from './bench-statistics.js';
 import { playCheckpointed } from './realistic-measure.js';
 import type { ProseSource } from './scenario/real-prose.js';
-import { openLangGraphPeer, type Peer } from './scenario/realistic-peers.js';
+import { openLangGraphPeer } from './scenario/realistic-peers.js';
 import { createRealisticRun } from './scenario/realistic-run.js';
 
 export interface RestoreResult {
@@ -50,40 +58,82 @@ async function time(repeat: number, action: () => Promise<unknown>): Promise<Lat
   return summarize(samples);
 }
 
+/** What {@link fillRestoreStores} wrote into a directory, kept beside the stores for reuse. */
+interface FilledStores {
+  checkpoints: number;
+  runs: number;
+  /** What was asked: a directory filled for other figures is filled again. */
+  asked: { count: number; tasksPerRun: number };
+}
+
+const FILLED_MARKER = 'filled.json';
+
 /**
  * Fills the stores with at least `count` checkpoints of `tasksPerRun`-task realistic crews: a first,
  * shorter run makes up the difference, so that the latest checkpoint is the end of a whole run.
+ */
+async function fillRestoreStores(
+  directory: string,
+  count: number,
+  source: ProseSource,
+  tasksPerRun: number,
+): Promise<FilledStores> {
+  const location = join(directory, 'many.db');
+  // About 14 checkpoints a task (measured on the first run of the bench: 702 for 50 tasks).
+  const perTask = 14;
+  const fullRuns = Math.floor(count / (tasksPerRun * perTask));
+  const firstTasks = Math.ceil((count - fullRuns * tasksPerRun * perTask) / perTask);
+  const plan = [...(firstTasks > 0 ? [firstTasks] : []), ...Array(fullRuns).fill(tasksPerRun)] as number[];
+  let written = 0;
+  for (const [index, tasks] of plan.entries()) {
+    const writer = new SqliteProvider();
+    const peer = await openLangGraphPeer(directory, `run-${index}`);
+    const played = await playCheckpointed({
+      run: { shape: 'crew', tasks, source },
+      provider: writer,
+      location,
+      peers: [peer],
+    });
+    written += played.endToEndMs.length;
+    await writer.close();
+    await peer.close();
+  }
+  const filled: FilledStores = { checkpoints: written, runs: plan.length, asked: { count, tasksPerRun } };
+  writeFileSync(join(directory, FILLED_MARKER), `${JSON.stringify(filled)}\n`);
+  return filled;
+}
+
+/** The stores a directory already holds for these figures, if a fill of it completed. */
+function filledBefore(directory: string, count: number, tasksPerRun: number): FilledStores | undefined {
+  const marker = join(directory, FILLED_MARKER);
+  if (!existsSync(marker)) return undefined;
+  const filled = JSON.parse(readFileSync(marker, 'utf8')) as FilledStores;
+  return filled.asked?.count === count && filled.asked.tasksPerRun === tasksPerRun ? filled : undefined;
+}
+
+/**
+ * Fills the stores (or, with `keepIn`, reuses the ones a previous fill left there) and measures
+ * restore and listing on them from freshly opened stores.
  */
 export async function measureRestore(
   count: number,
   source: ProseSource,
   tasksPerRun = 50,
   rounds = 11,
+  keepIn?: string,
 ): Promise<RestoreResult> {
-  const directory = mkdtempSync(join(tmpdir(), 'crewline-realistic-restore-'));
+  if (keepIn !== undefined) mkdirSync(keepIn, { recursive: true });
+  const directory = keepIn ?? mkdtempSync(join(tmpdir(), 'crewline-realistic-restore-'));
   const location = join(directory, 'many.db');
   try {
-    // About 14 checkpoints a task (measured on the first run of the bench: 702 for 50 tasks).
-    const perTask = 14;
-    const fullRuns = Math.floor(count / (tasksPerRun * perTask));
-    const firstTasks = Math.ceil((count - fullRuns * tasksPerRun * perTask) / perTask);
-    const plan = [...(firstTasks > 0 ? [firstTasks] : []), ...Array(fullRuns).fill(tasksPerRun)] as number[];
-    let written = 0;
-    let lastPeer: Peer | undefined;
-    for (const [index, tasks] of plan.entries()) {
-      const writer = new SqliteProvider();
-      const peer = await openLangGraphPeer(directory, `run-${index}`);
-      const played = await playCheckpointed({
-        run: { shape: 'crew', tasks, source },
-        provider: writer,
-        location,
-        peers: [peer],
-      });
-      written += played.endToEndMs.length;
-      await writer.close();
-      if (index < plan.length - 1) await peer.close();
-      else lastPeer = peer;
+    let filled = keepIn === undefined ? undefined : filledBefore(directory, count, tasksPerRun);
+    if (filled === undefined) {
+      for (const name of readdirSync(directory))
+        rmSync(join(directory, name), { recursive: true, force: true });
+      filled = await fillRestoreStores(directory, count, source, tasksPerRun);
     }
+    const written = filled.checkpoints;
+    const lastPeer = await openLangGraphPeer(directory, `run-${filled.runs - 1}`);
     const reader = new SqliteProvider();
     const { registry } = createRealisticRun({ shape: 'crew', source });
     const bus = new EventBus();
@@ -91,36 +141,55 @@ export async function measureRestore(
     bus.on(CheckpointRestoreCompletedEvent, (_source, event) => {
       loads.push(event.durationMs);
     });
-    const fromCheckpointMs = await time(rounds, () =>
-      Crew.fromCheckpoint({ restoreFrom: location, provider: reader }, { registry, bus }),
-    );
+    // Interleaved round by round (one untimed call of each first: the first read of a freshly opened
+    // store pays for opening it), so a change of load on the shared machine falls on all three.
+    const subjects = {
+      fromCheckpoint: () =>
+        Crew.fromCheckpoint({ restoreFrom: location, provider: reader }, { registry, bus }),
+      providerRead: async () => {
+        const latest = await reader.latest(location);
+        await readDocument(reader, location, latest!.id);
+      },
+      getTuple: () => lastPeer.restoreLatest(),
+    };
+    const samples = {
+      fromCheckpoint: [] as number[],
+      providerRead: [] as number[],
+      getTuple: [] as number[],
+    };
+    const names = Object.keys(subjects) as (keyof typeof subjects)[];
+    for (const name of names) await subjects[name]();
+    collectGarbageIfExposed();
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [index] of names.entries()) {
+        const name = names[(index + round) % names.length]!;
+        const started = performance.now();
+        await subjects[name]();
+        samples[name].push(performance.now() - started);
+      }
+    }
+    const fromCheckpointMs = summarize(samples.fromCheckpoint);
     // The untimed first call reported its load too.
     const fromCheckpointLoadMs = summarize(loads.slice(1));
-    const providerReadMs = await time(rounds, async () => {
-      const latest = await reader.latest(location);
-      await readDocument(reader, location, latest!.id);
-    });
-    const getTuple: number[] = [];
-    await lastPeer!.restoreLatest();
-    for (let index = 0; index < rounds; index += 1) getTuple.push(await lastPeer!.restoreLatest());
+    const providerReadMs = summarize(samples.providerRead);
     const listMs = await time(Math.max(3, Math.ceil(rounds / 2)), async () => {
       const listed = await reader.list(location);
       if (listed.length !== written) throw new Error(`listed ${listed.length} of ${written} checkpoints`);
     });
     const latestBytes = (await reader.latest(location))?.sizeBytes ?? 0;
     await reader.close();
-    await lastPeer!.close();
+    await lastPeer.close();
     return {
       checkpoints: written,
-      runs: plan.length,
+      runs: filled.runs,
       fromCheckpointMs,
       fromCheckpointLoadMs,
       providerReadMs,
-      getTupleMs: summarize(getTuple),
+      getTupleMs: summarize(samples.getTuple),
       listMs,
       latestBytes,
     };
   } finally {
-    rmSync(directory, { recursive: true, force: true });
+    if (keepIn === undefined) rmSync(directory, { recursive: true, force: true });
   }
 }
