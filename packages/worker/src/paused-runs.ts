@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { workerError } from './errors.js';
 import type { QueueStore } from './queue-store.js';
 import type { AttemptPause } from './run-attempt.js';
+import { parseOptions } from './run-options.js';
 import { type RunRecord, type RunRow, recordOf } from './run-record.js';
 
 /**
@@ -74,13 +75,7 @@ export async function resumePausedRun(
   runId: string,
   options: ResumeRunOptions,
 ): Promise<RunRecord> {
-  const parsed = resumeSchema.safeParse(options);
-  if (!parsed.success) {
-    throw workerError(
-      'invalid_argument',
-      `resume("${runId}"): ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`).join('; ')}`,
-    );
-  }
+  const parsed = parseOptions(resumeSchema, options, `resume("${runId}")`);
   await store.start();
   return store.transaction(async (client: pg.PoolClient) => {
     const { rows } = await client.query<RunRow>(`SELECT * FROM ${store.table} WHERE id = $1 FOR UPDATE`, [
@@ -107,7 +102,7 @@ export async function resumePausedRun(
     const updated = await client.query<RunRow>(
       `UPDATE ${store.table} SET status = 'queued', human_input = $2, job_id = $3, updated_at = now()
         WHERE id = $1 RETURNING *`,
-      [runId, parsed.data.humanInput, jobId],
+      [runId, parsed.humanInput, jobId],
     );
     return recordOf(updated.rows[0]!);
   });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { workerError } from './errors.js';
 import { findForkPoint } from './fork-point.js';
 import type { QueueStore } from './queue-store.js';
+import { parseOptions, runLimitsSchema } from './run-options.js';
 import { type RunRecord, type RunRow, recordOf } from './run-record.js';
 
 export interface ForkRunOptions {
@@ -39,18 +40,10 @@ export interface ForkRunOptions {
   maxAttempts?: number;
 }
 
-const forkSchema = z.strictObject({
+const forkSchema = runLimitsSchema.extend({
   inputs: z.record(z.string(), z.unknown()).optional(),
   taskOutputs: z.record(z.string().regex(/^\d+$/, 'keys must be task indexes from 0'), z.string()).optional(),
   rerunFrom: z.string().min(1, 'must name a method').optional(),
-  idempotencyKey: z
-    .string()
-    .min(1, 'must not be empty')
-    .max(512, 'must be at most 512 characters')
-    .optional(),
-  priority: z.number().int('must be a whole number').min(-1000).max(1000).optional(),
-  timeoutMs: z.number().int('must be a whole number').positive('must be positive').optional(),
-  maxAttempts: z.number().int('must be a whole number').min(1, 'must be at least 1').max(100).optional(),
 });
 
 const finished = ['completed', 'failed', 'cancelled'];
@@ -70,13 +63,7 @@ export async function forkRun(
   runId: string,
   options: ForkRunOptions,
 ): Promise<RunRecord> {
-  const parsed = forkSchema.safeParse(options);
-  if (!parsed.success) {
-    throw workerError(
-      'invalid_argument',
-      `fork("${runId}"): ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`).join('; ')}`,
-    );
-  }
+  parseOptions(forkSchema, options, `fork("${runId}")`);
   await store.start();
   return store.transaction(async (client) => {
     // A key used before returns its run as it is, without checking the request again: the forked run

@@ -7,6 +7,7 @@ import { workerError } from './errors.js';
 import { type ResumeRunOptions, resumePausedRun } from './paused-runs.js';
 import { QueueStore, RUNS_QUEUE } from './queue-store.js';
 import { type ForkRunOptions, forkRun } from './run-fork.js';
+import { parseOptions, runLimitsSchema } from './run-options.js';
 import { type RunProgress, readRunProgress } from './run-progress.js';
 import { type RunRecord, type RunRow, type RunStatus, recordOf, runStatuses } from './run-record.js';
 import { assertRunName } from './run-registry.js';
@@ -51,16 +52,8 @@ export interface ListRunsOptions {
   limit?: number;
 }
 
-const enqueueSchema = z.strictObject({
+const enqueueSchema = runLimitsSchema.extend({
   inputs: z.record(z.string(), z.unknown()).optional(),
-  idempotencyKey: z
-    .string()
-    .min(1, 'must not be empty')
-    .max(512, 'must be at most 512 characters')
-    .optional(),
-  priority: z.number().int('must be a whole number').min(-1000).max(1000).optional(),
-  timeoutMs: z.number().int('must be a whole number').positive('must be positive').optional(),
-  maxAttempts: z.number().int('must be a whole number').min(1, 'must be at least 1').max(100).optional(),
 });
 
 /** Enqueues, lists, shows and cancels runs. Workers take them (see {@link Worker}). */
@@ -83,13 +76,7 @@ export class RunQueue {
   /** Queues a run of the crew or flow registered as `name`. */
   async enqueue(name: string, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     assertRunName(name);
-    const parsed = enqueueSchema.safeParse(options);
-    if (!parsed.success) {
-      throw workerError(
-        'invalid_argument',
-        `enqueue("${name}"): ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`).join('; ')}`,
-      );
-    }
+    parseOptions(enqueueSchema, options, `enqueue("${name}")`);
     let inputsText: string;
     try {
       inputsText = JSON.stringify(options.inputs ?? {});
