@@ -69,6 +69,8 @@ describe('runTutorial', () => {
     expect(text).toContain('Requests the offline model received in this run: 1 (Researcher 0, Writer 1).');
     expect(text).toContain('Research the Writer read on branch b1:   Edited notes.');
     expect(text).toContain('Branch main is untouched: 2 checkpoints, the same as before the fork.');
+    expect(text).toMatch(/^ {2}pnpm crewline checkpoint --location \S+ {3}\(terminal browser\)$/m);
+    expect(text).toMatch(/^ {2}pnpm crewline checkpoint serve \S+ {8}\(web page\)$/m);
     expect(readdirSync(join(base, 'cp', 'b1'))).toHaveLength(1);
   });
 

@@ -180,7 +180,8 @@ async function fork(context: Context, loaded: LoadedCheckpoint, saved: SavedTask
   out('');
   out('See both branches:');
   out(`  pnpm crewline checkpoint list ${location}`);
-  out(`  pnpm crewline checkpoint --location ${location}   (browser)`);
+  out(`  pnpm crewline checkpoint --location ${location}   (terminal browser)`);
+  out(`  pnpm crewline checkpoint serve ${location}        (web page)`);
   return 0;
 }
 
