@@ -1,18 +1,15 @@
-import { parseAssignments, parseCount } from '../core/args.js';
+import { parseAssignments } from '../core/args.js';
 import { usageError } from '../core/cli-error.js';
 import { truncate } from '../core/format.js';
+import { type RunLimitValues, runLimitOptions } from './run-limit-options.js';
 
 type ForkRunOptions = import('@crewline/worker').ForkRunOptions;
 
 /** The option values `crewline runs fork` reads. */
-export interface RunsForkValues {
+export interface RunsForkValues extends RunLimitValues {
   input?: string[] | undefined;
   'set-output'?: string[] | undefined;
   'rerun-from'?: string | undefined;
-  'idempotency-key'?: string | undefined;
-  priority?: string | undefined;
-  'timeout-ms'?: string | undefined;
-  'max-attempts'?: string | undefined;
 }
 
 /**
@@ -39,13 +36,6 @@ export function forkOptions(values: RunsForkValues): ForkRunOptions {
     ...(inputs ? { inputs } : {}),
     ...(taskOutputs ? { taskOutputs } : {}),
     ...(values['rerun-from'] !== undefined ? { rerunFrom: values['rerun-from'] } : {}),
-    ...(values['idempotency-key'] !== undefined ? { idempotencyKey: values['idempotency-key'] } : {}),
-    ...(values.priority !== undefined ? { priority: Number.parseInt(values.priority, 10) } : {}),
-    ...(values['timeout-ms'] !== undefined
-      ? { timeoutMs: parseCount('--timeout-ms', values['timeout-ms']) }
-      : {}),
-    ...(values['max-attempts'] !== undefined
-      ? { maxAttempts: parseCount('--max-attempts', values['max-attempts']) }
-      : {}),
+    ...runLimitOptions(values),
   };
 }

@@ -5,6 +5,7 @@ import { usageError } from '../core/cli-error.js';
 import { formatColumns, formatTime, shellWord } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { modelPricesOf } from '../core/model-prices.js';
+import { runLimitOptions } from './run-limit-options.js';
 import { forkOptions } from './runs-fork.js';
 import { browserArguments } from './runs-open.js';
 import { questionLines, resumeAnswer } from './runs-resume.js';
@@ -120,14 +121,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     const inputs = parseAssignments('--input', values.input) ?? {};
     const result = await queue.enqueue(name, {
       inputs,
-      ...(values['idempotency-key'] !== undefined ? { idempotencyKey: values['idempotency-key'] } : {}),
-      ...(values.priority !== undefined ? { priority: Number.parseInt(values.priority, 10) } : {}),
-      ...(values['timeout-ms'] !== undefined
-        ? { timeoutMs: parseCount('--timeout-ms', values['timeout-ms']) }
-        : {}),
-      ...(values['max-attempts'] !== undefined
-        ? { maxAttempts: parseCount('--max-attempts', values['max-attempts']) }
-        : {}),
+      ...runLimitOptions(values),
     });
     print(
       { created: result.created, run: result.run },
