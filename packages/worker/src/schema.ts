@@ -76,42 +76,58 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
 
 /**
  * Layout 1 → 2: adds the pause columns and the `paused` status (the status check gets a name of its
- * own, so whether it is done is a catalog lookup). Checked first, so a table that has them is not
- * locked by an ALTER at every worker's start.
+ * own, so whether it is done is a catalog lookup).
  */
 function upgradeToPausedRuns(table: string, schema: string): string {
-  return `
-    DO $upgrade$ BEGIN
-      IF NOT EXISTS (SELECT 1 FROM information_schema.columns
-                      WHERE table_schema = ${literal(schema)} AND table_name = 'worker_runs'
-                        AND column_name = 'pause_checkpoint') THEN
-        ALTER TABLE ${table}
-          ADD COLUMN question text, ADD COLUMN question_method text, ADD COLUMN question_kind text,
-          ADD COLUMN human_input text, ADD COLUMN pause_checkpoint text;
-      END IF;
-      IF NOT EXISTS (SELECT 1 FROM pg_constraint
-                      WHERE conrelid = ${literal(table)}::regclass AND conname = 'worker_runs_status_known') THEN
-        ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS worker_runs_status_check;
-        ALTER TABLE ${table} ADD CONSTRAINT worker_runs_status_known
-          CHECK (status IN ('queued', 'running', 'paused', 'completed', 'failed', 'cancelled'));
-      END IF;
-    END $upgrade$;`;
+  return upgradeBlock(
+    table,
+    schema,
+    'pause_checkpoint',
+    `ADD COLUMN question text, ADD COLUMN question_method text, ADD COLUMN question_kind text,
+     ADD COLUMN human_input text, ADD COLUMN pause_checkpoint text`,
+    `IF NOT EXISTS (SELECT 1 FROM pg_constraint
+                     WHERE conrelid = ${literal(table)}::regclass AND conname = 'worker_runs_status_known') THEN
+       ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS worker_runs_status_check;
+       ALTER TABLE ${table} ADD CONSTRAINT worker_runs_status_known
+         CHECK (status IN ('queued', 'running', 'paused', 'completed', 'failed', 'cancelled'));
+     END IF;`,
+  );
 }
 
 /**
  * Adds the columns of a run made by `queue.fork` (the run it forks, the checkpoint it branches off,
- * its edited task outputs) to a table made before them. Checked first, so a table that has them is
- * not locked by an ALTER at every worker's start.
+ * its edited task outputs) to a table made before them.
  */
 function upgradeToForkedRuns(table: string, schema: string): string {
+  return upgradeBlock(
+    table,
+    schema,
+    'fork_from',
+    'ADD COLUMN fork_of text, ADD COLUMN fork_from text, ADD COLUMN task_outputs jsonb',
+  );
+}
+
+/**
+ * A block that adds `columns` (an ALTER TABLE's clauses) to the runs table unless `probeColumn` is
+ * there, then runs `more` (statements that check themselves). Checked first, so a table that is up to
+ * date is not locked by an ALTER at every worker's start.
+ */
+function upgradeBlock(
+  table: string,
+  schema: string,
+  probeColumn: string,
+  columns: string,
+  more = '',
+): string {
   return `
-    DO $fork$ BEGIN
+    DO $upgrade$ BEGIN
       IF NOT EXISTS (SELECT 1 FROM information_schema.columns
                       WHERE table_schema = ${literal(schema)} AND table_name = 'worker_runs'
-                        AND column_name = 'fork_from') THEN
-        ALTER TABLE ${table} ADD COLUMN fork_of text, ADD COLUMN fork_from text, ADD COLUMN task_outputs jsonb;
+                        AND column_name = ${literal(probeColumn)}) THEN
+        ALTER TABLE ${table} ${columns};
       END IF;
-    END $fork$;`;
+      ${more}
+    END $upgrade$;`;
 }
 
 function literal(text: string): string {
