@@ -6,6 +6,7 @@ import { runAgentLoop } from '../agent-loop/agent-loop.js';
 import type { Conversation } from '../agent-loop/conversation.js';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { systemPromptFor } from '../cache-preload/system-prompt.js';
+import { anyAbortSignal } from '../checkpointing/abort-signals.js';
 import type { Run } from '../checkpointing/run.js';
 import type { LanguageModelObject } from '../models/model-id.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
@@ -55,6 +56,7 @@ export async function runAgentWork(work: AgentWork): Promise<AgentLoopResult> {
   const { agent, run } = work;
   const { model, modelId } = agent.resolveModel();
   const tools = toolsByName([...agent.tools, ...(work.extraTools ?? [])]);
+  const abortSignal = anyAbortSignal([work.abortSignal, run.abortSignal, run.fenceSignal]);
   return runAgentLoop({
     model,
     modelId,
@@ -71,7 +73,7 @@ export async function runAgentWork(work: AgentWork): Promise<AgentLoopResult> {
     emit: (source, event) => run.emit(source, event),
     beforeCall: () => run.state.durable(),
     context: work.context,
-    ...abortSignalOf([work.abortSignal, run.abortSignal, run.fenceSignal]),
+    ...(abortSignal ? { abortSignal } : {}),
     ...(agent.settings ? { settings: agent.settings } : {}),
     ...telemetryOf(agent.telemetry ?? work.telemetry),
   });
@@ -79,14 +81,4 @@ export async function runAgentWork(work: AgentWork): Promise<AgentLoopResult> {
 
 function telemetryOf(telemetry: TelemetrySettings | undefined): { telemetry?: TelemetrySettings } {
   return telemetry ? { telemetry } : {};
-}
-
-/**
- * Any of the caller's abort signal, the run's own (a flow stopped from outside) and the run's fence
- * (aborted when another process took the run over); none when there is none.
- */
-function abortSignalOf(signals: (AbortSignal | undefined)[]): { abortSignal?: AbortSignal } {
-  const present = [...new Set(signals.filter((signal) => signal !== undefined))];
-  if (present.length === 0) return {};
-  return { abortSignal: present.length === 1 ? present[0]! : AbortSignal.any(present) };
 }

@@ -21,6 +21,7 @@ import {
   type ValueCodec,
 } from '@crewline/runtime-state';
 import { parseFlowData } from '@crewline/runtime-state/internal';
+import { anyAbortSignal } from '../checkpointing/abort-signals.js';
 import { resolveCheckpointChain } from '../checkpointing/checkpoint-setting.js';
 import { defaultProvider } from '../checkpointing/provider-registry.js';
 import { Run } from '../checkpointing/run.js';
@@ -293,8 +294,7 @@ export class FlowEngine<State extends object> {
         async (run) => {
           runState = run.state;
           // A flow kicked off inside another run also stops with that run.
-          const abortSignals = [plan.abortSignal, run.abortSignal].filter((signal) => signal !== undefined);
-          const abortSignal = abortSignals.length > 1 ? AbortSignal.any(abortSignals) : abortSignals[0];
+          const abortSignal = anyAbortSignal([plan.abortSignal, run.abortSignal]);
           const isRoot = run.root === this.flow;
           if (isRoot && graph.persisted && !run.restored && run.state.lineage.checkpointId === null) {
             // One lineage per persisted state: its checkpoints are easy to find by branch as well as by id.
