@@ -12,6 +12,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return {
     ...actual,
     fsync: vi.fn(actual.fsync),
+    writev: vi.fn(actual.writev),
     fsyncSync: vi.fn(actual.fsyncSync),
     openSync: vi.fn(actual.openSync),
     renameSync: vi.fn(actual.renameSync),
@@ -82,9 +83,17 @@ describe('atomic writes under injected failures', () => {
   });
 
   it('a failed file sync fails the async write and leaves nothing behind', async () => {
-    // The first fsync of an async write is the temp file's.
-    vi.mocked(fs.fsync).mockImplementationOnce(((_descriptor: number, callback: (error: Error) => void) =>
-      callback(ioError('fsync'))) as typeof fs.fsync);
+    // Async writes open their temp file with O_SYNC (not on Windows): the write itself syncs and
+    // reports the sync's error; where a separate fsync follows, it is the first fsync of the write.
+    if (process.platform === 'win32')
+      vi.mocked(fs.fsync).mockImplementationOnce(((_descriptor: number, callback: (error: Error) => void) =>
+        callback(ioError('fsync'))) as typeof fs.fsync);
+    else
+      vi.mocked(fs.writev).mockImplementationOnce(((
+        _descriptor: number,
+        _buffers: unknown,
+        callback: (error: Error) => void,
+      ) => callback(ioError('write'))) as unknown as typeof fs.writev);
     const provider = new JsonProvider();
     await expect(provider.write(location, buildCheckpointWrite())).rejects.toMatchObject({
       code: 'write_failed',

@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describeError, errorCode, jsonError } from './errors.js';
+import { type SpareFiles, tempFileFlags } from './spare-files.js';
 
 // The async writers below go to the thread pool only for what may block: creating the file (a new
 // inode waits for the file system's journal, up to a millisecond when other processes sync), writing
@@ -18,10 +19,10 @@ import { describeError, errorCode, jsonError } from './errors.js';
 // through the thread pool would cost a round trip (a fraction of a millisecond, more on a loaded
 // machine) that a run waiting at its next model call pays in full.
 
-/** Creates a file exclusively, off the main thread (see above). */
-function createExclusive(path: string, mode: number): Promise<number> {
+/** Creates a file exclusively with `flags` (see `tempFileFlags`), off the main thread (see above). */
+function createExclusive(path: string, flags: number, mode: number): Promise<number> {
   return new Promise((resolve, reject) =>
-    open(path, 'wx', mode, (error, descriptor) => (error ? reject(error) : resolve(descriptor))),
+    open(path, flags, mode, (error, descriptor) => (error ? reject(error) : resolve(descriptor))),
   );
 }
 
@@ -89,6 +90,11 @@ export interface AtomicWriteOptions {
   mode: number;
   /** Directories created for this write; their parents are synced too so they survive a crash. */
   createdDirectories?: readonly string[];
+  /**
+   * Spare temp files created ahead (async writes only): a file is written into one of its
+   * directory's spares when one is ready, instead of a temp file created for it.
+   */
+  spares?: SpareFiles;
 }
 
 // Windows cannot fsync a directory handle; the rename is still atomic there, only its durability
@@ -220,17 +226,32 @@ export interface AtomicFile {
   createdDirectories?: readonly string[];
 }
 
-/** Writes, flushes and closes one temp file of a group; on failure removes it and rejects. */
-async function writeTempFile(file: AtomicFile, options: AtomicWriteOptions): Promise<void> {
-  const tempPath = join(file.directory, file.tempName);
-  // Only ever remove what this write created: a temp name that exists belongs to someone else.
-  const descriptor = await createExclusive(tempPath, options.mode);
+/**
+ * Writes, flushes and closes one temp file of a group — a spare when one is ready, else a new temp
+ * file — and returns its path; on failure removes it and rejects.
+ */
+async function writeTempFile(file: AtomicFile, options: AtomicWriteOptions): Promise<string> {
+  const spare = options.spares?.take(file.directory);
+  let tempPath: string;
+  let descriptor: number;
+  let synced: boolean;
+  if (spare) {
+    ({ path: tempPath, descriptor, synced } = spare);
+  } else {
+    tempPath = join(file.directory, file.tempName);
+    const created = tempFileFlags(options.fsync);
+    // Only ever remove what this write created: a temp name that exists belongs to someone else.
+    descriptor = await createExclusive(tempPath, created.flags, options.mode);
+    synced = created.synced;
+  }
   let open = true;
   try {
     await writeAll(descriptor, file.bytes);
-    if (options.fsync) await flush(descriptor);
+    // Opened with O_SYNC, the write returned once the bytes were durable: no fsync needed.
+    if (options.fsync && !synced) await flush(descriptor);
     open = false;
     closeSync(descriptor);
+    return tempPath;
   } catch (error) {
     if (open) closeQuietly(descriptor);
     removeQuietlySync(tempPath);
@@ -239,9 +260,10 @@ async function writeTempFile(file: AtomicFile, options: AtomicWriteOptions): Pro
 }
 
 /**
- * Writes several files the way {@link writeFileAtomic} writes one, as one group: every temp file is
- * written and fsync'd at once (the flushes overlap), then the files are renamed into place **in the
- * given order**, then each directory involved is fsync'd once. A crash leaves a prefix of the files
+ * Writes several files the way {@link writeFileAtomic} writes one, as one group: every temp file (a
+ * spare created ahead when `options.spares` has one) is written and fsync'd at once (the flushes
+ * overlap), then the files are renamed into place **in the given order**, then each directory
+ * involved is fsync'd once. A crash leaves a prefix of the files
  * visible, each whole — never a later one without an earlier one. Rejects with `write_failed` when
  * any file cannot be written: the files before it are in place, none after it is renamed, and every
  * temp file left is removed.
@@ -258,13 +280,13 @@ export async function writeFilesAtomic(
       const file = files[placed]!;
       const outcome = written[placed]!;
       if (outcome.status === 'rejected') throw outcome.reason;
-      renameSync(join(file.directory, file.tempName), join(file.directory, file.finalName));
+      renameSync(outcome.value, join(file.directory, file.finalName));
     }
   } catch (error) {
     const failed = files[placed]!;
     for (let index = placed; index < files.length; index += 1) {
-      if (written[index]!.status === 'fulfilled')
-        removeQuietlySync(join(files[index]!.directory, files[index]!.tempName));
+      const outcome = written[index]!;
+      if (outcome.status === 'fulfilled') removeQuietlySync(outcome.value);
     }
     throw writeFailed(join(failed.directory, failed.finalName), error);
   }

@@ -46,6 +46,15 @@ export function tempFileName(id: string): string {
   return `.${id}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
 }
 
+/**
+ * A spare temp file's name, `.spare.<pid>.<8 hex>.tmp` (see spare-files.ts): created before the
+ * checkpoint it will hold is known, it is a temp file like the others — hidden, and swept once its
+ * writer is dead.
+ */
+export function spareFileName(): string {
+  return `.spare.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+}
+
 const tempPattern = /^\.(.+)\.(\d{1,10})\.([0-9a-f]{8})\.tmp$/;
 
 /** The writer pid of a temp file name, or undefined when the name is not one of ours. */

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { CrewlineError, logger } from '@crewline/events';
 import {
   type CheckpointMetadata,
@@ -65,6 +65,8 @@ import {
 } from './paths.js';
 import { assertPruneOptions } from './prune-plan.js';
 import { removeEmptyDirectories, removeFile, removeFiles } from './removal.js';
+import { SerialLane } from './serial-lane.js';
+import { SpareFiles } from './spare-files.js';
 import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
 
 /** Files whose heads are read at once while listing (keeps file handles bounded for big locations). */
@@ -100,11 +102,18 @@ export class JsonProvider implements CheckpointProvider {
   readonly #reported = new Set<string>();
   /** Locations whose id index could not be written, already logged (one warning, not one per write). */
   readonly #indexFailures = new Set<string>();
-  /** Id index entries of async writes still being written (see {@link #recordAfterWrite}). */
-  readonly #indexWrites = new Set<Promise<void>>();
+  /** What async writes leave to do after they resolve, one task at a time (see serial-lane.ts). */
+  readonly #background = new SerialLane();
+  /** Temp files created ahead for the next async writes (see spare-files.ts); close() removes them. */
+  readonly #spares: SpareFiles;
 
   constructor(options?: JsonProviderOptions) {
     this.options = Object.freeze(parseJsonProviderOptions(options));
+    this.#spares = new SpareFiles({
+      mode: this.options.fileMode,
+      fsync: this.options.fsync,
+      lane: this.#background,
+    });
   }
 
   /** The absolute path of the location directory. */
@@ -185,7 +194,8 @@ export class JsonProvider implements CheckpointProvider {
    * Async {@link writeSync}. The checks and directory creation before the file is written are made
    * directly (the kernel answers them from its caches; through the thread pool each would be a round
    * trip a run waiting at its next model call pays). It resolves once the file is in place and
-   * synced; its id index entry is written after that, without the write waiting for it.
+   * synced; its id index entry is written after that, without the write waiting for it. It uses a
+   * spare temp file when a {@link writeBatch} left one ready, and leaves none of its own.
    */
   async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
     const root = resolveRoot(location);
@@ -200,11 +210,17 @@ export class JsonProvider implements CheckpointProvider {
           plan.metadata.branch,
           this.options.directoryMode,
         );
-        await writeFileAtomic(directory, plan.fileName, tempFileName(plan.metadata.id), plan.bytes, {
-          fsync: this.options.fsync,
-          mode: this.options.fileMode,
-          createdDirectories: created,
-        });
+        try {
+          await writeFileAtomic(directory, plan.fileName, tempFileName(plan.metadata.id), plan.bytes, {
+            fsync: this.options.fsync,
+            mode: this.options.fileMode,
+            createdDirectories: created,
+            spares: this.#spares,
+          });
+        } catch (error) {
+          this.#spares.forget(directory);
+          throw error;
+        }
         this.#recordAfterWrite(root, [indexEntryOf(plan)]);
         return storedFile(plan.metadata, join(directory, plan.fileName), plan.size);
       } catch (error) {
@@ -221,6 +237,12 @@ export class JsonProvider implements CheckpointProvider {
    * runtime uses it for the automatic checkpoints that queued up while an earlier write was flushing.
    * Rejects when any of them could not be written; the ones before it may be in place. Like
    * {@link write}, it resolves before their id index entries are written.
+   *
+   * Afterwards it creates, in the background, spare temp files for the next groups in each directory
+   * it wrote to (twice the largest group so far, at most 16; see spare-files.ts): a run writes a group
+   * at each model or tool call and waits for it, and creating the files is, after the fsyncs, the
+   * slowest part of that wait. They are hidden temp files; {@link close} removes them, and so does the
+   * process when it exits.
    */
   async writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
     const root = resolveRoot(location);
@@ -249,7 +271,19 @@ export class JsonProvider implements CheckpointProvider {
           branch = { directory: branch.directory, created: [] };
           directories.set(plan.metadata.branch, branch);
         }
-        await writeFilesAtomic(files, { fsync: this.options.fsync, mode: this.options.fileMode });
+        const used = new Map<string, number>();
+        for (const file of files) used.set(file.directory, (used.get(file.directory) ?? 0) + 1);
+        try {
+          await writeFilesAtomic(files, {
+            fsync: this.options.fsync,
+            mode: this.options.fileMode,
+            spares: this.#spares,
+          });
+        } catch (error) {
+          for (const directory of used.keys()) this.#spares.forget(directory);
+          throw error;
+        }
+        for (const [directory, count] of used) this.#spares.replenish(directory, count);
         this.#recordAfterWrite(root, plans.map(indexEntryOf));
         return plans.map((plan, index) =>
           storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), plan.size),
@@ -375,6 +409,8 @@ export class JsonProvider implements CheckpointProvider {
     // The directory sync comes after the empty directories are gone, on the one that remains.
     const removed = await removeFile(found.path);
     await removeIdIndexEntry(root, id);
+    // Spare temp files would keep an emptied branch directory; the next group creates new ones.
+    this.#spares.forget(dirname(found.path));
     await removeEmptyDirectories(root, found.branch, this.options.fsync);
     return removed;
   }
@@ -473,20 +509,21 @@ export class JsonProvider implements CheckpointProvider {
    * waiting for them: each is a new file, and creating one waits for the file system's journal (up
    * to a millisecond when other processes sync), which a run at its next model call would pay. The
    * index is a hint written after the rename either way: a reader that comes first, or a process
-   * that dies before they are written, scans the location as for any missing entry. {@link close}
-   * waits for them.
+   * that dies before they are written, scans the location as for any missing entry. They are
+   * written one at a time on the background lane, behind the spare files of the same write, so they
+   * never fill the thread pool the next write needs. {@link close} waits for them.
    */
   #recordAfterWrite(root: string, entries: readonly IdIndexEntry[]): void {
-    const writing = Promise.all(entries.map((entry) => this.#record(root, entry, true))).then(
-      () => undefined,
-    );
-    this.#indexWrites.add(writing);
-    void writing.finally(() => this.#indexWrites.delete(writing));
+    for (const entry of entries) this.#background.run(() => this.#record(root, entry, true));
   }
 
-  /** Waits for the id index entries still being written after async writes. */
+  /**
+   * Waits for the id index entries still being written after async writes, and removes the spare
+   * temp files created ahead for the next ones (the process removes them at exit otherwise).
+   */
   async close(): Promise<void> {
-    while (this.#indexWrites.size > 0) await Promise.all([...this.#indexWrites]);
+    await this.#background.idle();
+    this.#spares.discardSync();
   }
 
   /** Sync {@link #record}. */
