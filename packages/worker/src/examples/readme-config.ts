@@ -12,18 +12,29 @@ export default {
     crews: {
       // Called once per attempt, in whichever worker takes the run: build the same crew every time.
       report: () => {
+        const planner = new Agent({
+          role: 'Planner',
+          goal: 'Outline a report on {topic}',
+          backstory: 'Brief',
+          llm: model,
+        });
         const writer = new Agent({
           role: 'Writer',
           goal: 'Write about {topic}',
           backstory: 'Clear',
           llm: model,
         });
-        const task = new Task({
-          description: 'Write a report on {topic}',
+        const outline = new Task({
+          description: 'Outline a report on {topic}',
+          expectedOutput: 'Five headings',
+          agent: planner,
+        });
+        const write = new Task({
+          description: 'Write the report on {topic} from the outline',
           expectedOutput: 'A page',
           agent: writer,
         });
-        return new Crew({ name: 'report', agents: [writer], tasks: [task] });
+        return new Crew({ name: 'report', agents: [planner, writer], tasks: [outline, write] });
       },
     },
   }),
