@@ -1,3 +1,5 @@
+import { basename } from 'node:path';
+import { findProjectConfigFile } from '@crewline/runtime/internal';
 import { parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { cliError } from '../core/cli-error.js';
@@ -26,10 +28,17 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const leaseTtlMs =
     values['lease-ttl-ms'] === undefined ? undefined : parseCount('--lease-ttl-ms', values['lease-ttl-ms']);
   const config = (await loadProject(context.cwd)) as { runs?: unknown } | undefined;
-  if (config?.runs === undefined) {
+  if (config === undefined) {
     throw cliError(
       'invalid_config',
-      `no runs to work on: crewline.config.ts in ${context.cwd} must export runs, e.g. export default { ...defineConfig({ models }), runs: defineRuns({ crews: { report: (run) => new Crew(...) } }) }`,
+      `no crewline.config.ts in ${context.cwd}: create one that registers your crews (see docs/many-machines.md)`,
+    );
+  }
+  if (config.runs === undefined) {
+    const file = basename(findProjectConfigFile(context.cwd) ?? 'crewline.config.ts');
+    throw cliError(
+      'invalid_config',
+      `${file} in ${context.cwd} registers no runs: export them, e.g. export default { ...defineConfig({ models }), runs: defineRuns({ crews: { report: (run) => new Crew(...) } }) }`,
     );
   }
   const { Worker } = await loadWorkerPackage();

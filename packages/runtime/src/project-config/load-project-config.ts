@@ -1,3 +1,4 @@
+import { dirname, isAbsolute, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CrewlineError } from '@crewline/events';
 import { findProjectConfigFile } from './config-file.js';
@@ -30,12 +31,7 @@ export async function loadProjectConfig(
   try {
     module = await importModule(file);
   } catch (error) {
-    throw new CrewlineError(
-      'runtime',
-      'invalid_config',
-      `could not load ${file}: ${error instanceof Error ? error.message : String(error)}; fix the file or run with a TypeScript loader (node --import tsx)`,
-      { cause: error },
-    );
+    throw new CrewlineError('runtime', 'invalid_config', loadFailure(file, error), { cause: error });
   }
   const exported = unwrapCommonJs(module) as { default?: unknown; config?: unknown } | undefined;
   const config = (exported?.default ?? exported?.config) as ProjectConfig | undefined;
@@ -48,6 +44,33 @@ export async function loadProjectConfig(
   }
   if (options.register !== false) registerProject(config);
   return config;
+}
+
+/**
+ * Why `file` could not be imported, and the fix. A missing package is the usual case in a new project
+ * (the CLI installed globally or run with npx, the config's imports not installed beside it); a
+ * TypeScript loader is suggested only when node could not read the file's extension.
+ */
+function loadFailure(file: string, error: unknown): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  const missing = /Cannot find (?:package|module) '([^']+)'/.exec(reason)?.[1];
+  if (missing !== undefined && (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND')) {
+    const directory = dirname(file);
+    if (isAbsolute(missing) || missing.startsWith('.')) {
+      const shown = isAbsolute(missing) ? `./${relative(directory, missing).split(sep).join('/')}` : missing;
+      return `could not load ${file}: it imports ${shown}, which does not exist; fix the import or create the file`;
+    }
+    const name = missing.startsWith('@') ? missing.split('/').slice(0, 2).join('/') : missing.split('/')[0]!;
+    const notInstalled = `could not load ${file}: it imports ${name}, which is not installed where the config lives (${directory})`;
+    return name.startsWith('@crewline/')
+      ? `${notInstalled}; install @crewline/runtime (and @crewline/worker, for runs) there: npm install @crewline/runtime @crewline/worker`
+      : `${notInstalled}; install it there: npm install ${name}`;
+  }
+  if (code === 'ERR_UNKNOWN_FILE_EXTENSION') {
+    return `could not load ${file}: ${reason}; run with a TypeScript loader (node --import tsx) or use the crewline CLI, which loads .ts itself`;
+  }
+  return `could not load ${file}: ${reason}; fix the file`;
 }
 
 /**
