@@ -6,34 +6,31 @@ import {
   FlowFinishedEvent,
   FlowPausedEvent,
   FlowStartedEvent,
-  logger,
 } from '@crewline/events';
 import {
   type CheckpointableEntity,
-  type CheckpointConfig,
   type CheckpointSetting,
   decodeValue,
   type EntitySnapshot,
-  type EntitySummary,
   encodeValue,
-  type LoadedCheckpoint,
   triggersOn,
   type ValueCodec,
 } from '@crewline/runtime-state';
 import { parseFlowData } from '@crewline/runtime-state/internal';
 import { anyAbortSignal } from '../checkpointing/abort-signals.js';
 import { resolveCheckpointChain } from '../checkpointing/checkpoint-setting.js';
-import { defaultProvider } from '../checkpointing/provider-registry.js';
 import { Run } from '../checkpointing/run.js';
 import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import type { FlowClass, ProjectRegistry } from '../project-config/project-config.js';
+import { carryNestedSnapshots } from '../restore/carry-nested-snapshots.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { joinRestoredRun, type PendingRestore } from '../restore/pending-restore.js';
-import { flowComponent, flowError } from './errors.js';
+import { flowError } from './errors.js';
 import { type FlowGraph, flowGraph } from './flow-graph.js';
 import { composeState, type FlowState, newStateId, type StateSchema } from './flow-state.js';
-import { loadStateCheckpoint, type StorageTarget, stateBranch, storageTarget } from './flow-storage.js';
+import { loadStateCheckpoint, persistTarget, saveFlowState, stateBranch } from './flow-storage.js';
 import type { FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
+import { resumeHint } from './human-input.js';
 import { MethodScheduler } from './method-scheduler.js';
 import { executionFromData, type FlowExecution, firstPaused, newExecution } from './run-progress.js';
 
@@ -46,20 +43,6 @@ export interface RunPlan {
   restore: PendingRestore | undefined;
   /** Stops the run between methods and at its agents' next model call (see `KickoffOptions.abortSignal`). */
   abortSignal?: AbortSignal | undefined;
-}
-
-/** Where persisted states and pause checkpoints go: the flow's checkpoint config, the restored storage, or `@persist()` options. */
-export async function persistTarget(
-  graph: FlowGraph,
-  config: CheckpointConfig | undefined,
-  restored?: LoadedCheckpoint,
-): Promise<StorageTarget> {
-  if (config) {
-    const provider = config.provider ?? defaultProvider();
-    return { provider, location: provider.resolveLocation(config.location) };
-  }
-  if (restored) return { provider: restored.provider, location: restored.location };
-  return storageTarget(graph.persistOptions?.location, graph.persistOptions?.provider);
 }
 
 /** What the engine sees of the Flow instance it drives (its methods are called by name). */
@@ -303,22 +286,12 @@ export class FlowEngine<State extends object> {
           const execution = this.execution;
           if (isRoot && run.restored) carryNestedSnapshots(run, execution, run.restored);
           const emit = (event: Parameters<Run['emit']>[1]) => run.emit(this.flow, event);
-          const writeTo = async (trigger: string) => {
-            try {
-              await run.state.writeCheckpoint({
-                provider: target.provider,
-                location: target.location,
-                trigger,
-                ...(config?.maxCheckpoints !== undefined ? { maxCheckpoints: config.maxCheckpoints } : {}),
-              });
-            } catch (error) {
-              logger.warn(
-                flowComponent,
-                `flow "${flowName}": saving state ${this.stateId} on ${trigger} to ${target.location} failed; the flow continues`,
-                error,
-              );
-            }
-          };
+          const writeTo = (trigger: string) =>
+            saveFlowState(run, target, trigger, {
+              flowName,
+              stateId: this.stateId,
+              maxCheckpoints: config?.maxCheckpoints,
+            });
           const runner = new MethodScheduler({
             flow: this.flow,
             flowName,
@@ -417,39 +390,4 @@ export class FlowEngine<State extends object> {
 
 function defineId(state: object, id: string): void {
   Object.defineProperty(state, 'id', { value: id, enumerable: true, writable: false, configurable: true });
-}
-
-function resumeHint(
-  flowName: string,
-  stateId: string,
-  reference: string | undefined,
-  persisted: boolean,
-): string {
-  if (persisted) return `continue with ${flowName}.resume({ id: '${stateId}' }, answer)`;
-  if (reference) return `continue with ${flowName}.resume('${reference}', answer)`;
-  return 'continue in this process with flow.resume(answer); enable checkpoint or @persist() to continue from another process';
-}
-
-/**
- * Crews and agents that ran inside methods which already completed are not run again, so nobody
- * claims their saved snapshots: claim them here (so a later crew of the same name gets its own) and
- * keep them in the run, so every checkpoint still holds every entity of the run.
- */
-function carryNestedSnapshots(run: Run, execution: FlowExecution, restored: LoadedCheckpoint): void {
-  for (const nested of execution.nestedEntities) {
-    const snapshot = run.takeRestoredSnapshot(nested.kind, nested.name);
-    if (!snapshot) continue;
-    const summary: EntitySummary = restored.document.metadata.entities.find(
-      (entity) => entity.kind === snapshot.kind && entity.id === snapshot.id,
-    ) ?? { kind: snapshot.kind, id: snapshot.id, name: snapshot.name };
-    const preserved: CheckpointableEntity = {
-      entityKind: snapshot.kind,
-      entityId: snapshot.id,
-      entityName: snapshot.name,
-      // Read from the checkpoint and never changed again: settled in the run, stored once.
-      snapshotEntity: (settled) => settled?.settle(snapshot) ?? snapshot,
-      summarizeEntity: () => summary,
-    };
-    run.state.addEntity(preserved);
-  }
 }

@@ -2,6 +2,7 @@ import type {
   CheckpointSetting,
   EncodedValue,
   EntitySnapshot,
+  EntitySummary,
   JsonValue,
   LoadedCheckpoint,
   ValueCodec,
@@ -75,4 +76,26 @@ export function flowSnapshot(
       persisted: flowGraph(flowClass, flow.flowName).persisted,
     }),
   };
+}
+
+/** The flow's line in a checkpoint's listing: its state id, status and how many methods completed. */
+export function flowSummary(
+  flow: { readonly flowName: string },
+  execution: FlowExecution,
+  stateId: string,
+): EntitySummary {
+  return {
+    kind: 'flow',
+    id: stateId,
+    name: flow.flowName,
+    status: execution.status,
+    completed: execution.completedMethods.length,
+    total: flowGraph(flow.constructor as FlowClass, flow.flowName).nodes.size,
+  };
+}
+
+/** The names a flow's snapshot may carry: its flow name, and the name its class is registered under. */
+export function flowSnapshotNames(flowClass: FlowClass, flowName: string): string[] {
+  const registered = registeredFlowName(flowClass);
+  return registered !== undefined && registered !== flowName ? [flowName, registered] : [flowName];
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { EventBus } from '@crewline/events';
+import { type EventBus, logger } from '@crewline/events';
 import {
+  type CheckpointConfig,
   type CheckpointProvider,
   DEFAULT_CHECKPOINT_LOCATION,
   isValidBranchName,
@@ -8,7 +9,10 @@ import {
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { builtinRegistry, defaultProvider } from '../checkpointing/provider-registry.js';
+import type { Run } from '../checkpointing/run.js';
 import { loadRestoreTarget } from '../restore/load-restore-target.js';
+import { flowComponent } from './errors.js';
+import type { FlowGraph } from './flow-graph.js';
 
 /** Where checkpoints are read from or written to: a location and the provider that stores it. */
 export interface StorageTarget {
@@ -91,4 +95,45 @@ export async function loadStateCheckpoint(
   const checkpoint = await findStateCheckpoint(target, flowName, stateId);
   if (!checkpoint) return undefined;
   return loadRestoreTarget(checkpoint.reference, { provider: target.provider, ...(bus ? { bus } : {}) });
+}
+
+/** Where persisted states and pause checkpoints go: the flow's checkpoint config, the restored storage, or `@persist()` options. */
+export async function persistTarget(
+  graph: FlowGraph,
+  config: CheckpointConfig | undefined,
+  restored?: LoadedCheckpoint,
+): Promise<StorageTarget> {
+  if (config) {
+    const provider = config.provider ?? defaultProvider();
+    return { provider, location: provider.resolveLocation(config.location) };
+  }
+  if (restored) return { provider: restored.provider, location: restored.location };
+  return storageTarget(graph.persistOptions?.location, graph.persistOptions?.provider);
+}
+
+/**
+ * Writes the run's checkpoint to `target` on `trigger` (a `@persist()` method or a pause, when
+ * automatic checkpoints did not). A failure is logged and the flow goes on: the state in memory is
+ * intact, and the next save writes it again.
+ */
+export async function saveFlowState(
+  run: Run,
+  target: StorageTarget,
+  trigger: string,
+  options: { flowName: string; stateId: string; maxCheckpoints: number | undefined },
+): Promise<void> {
+  try {
+    await run.state.writeCheckpoint({
+      provider: target.provider,
+      location: target.location,
+      trigger,
+      ...(options.maxCheckpoints !== undefined ? { maxCheckpoints: options.maxCheckpoints } : {}),
+    });
+  } catch (error) {
+    logger.warn(
+      flowComponent,
+      `flow "${options.flowName}": saving state ${options.stateId} on ${trigger} to ${target.location} failed; the flow continues`,
+      error,
+    );
+  }
 }

@@ -10,8 +10,8 @@ import {
   type LoadedCheckpoint,
   type SettledValues,
 } from '@crewline/runtime-state';
-import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
-import type { ProjectRegistry } from '../project-config/project-config.js';
+import { validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import type { FlowClass, ProjectRegistry } from '../project-config/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { loadRestoreTarget } from '../restore/load-restore-target.js';
 import {
@@ -21,14 +21,12 @@ import {
   rebuildFromCheckpoint,
   restoreFromCheckpoint,
 } from '../restore/pending-restore.js';
+import { checkKickoffOptions, flowFork, loadResumeTarget, rerunCheckpoint } from './continue-point.js';
 import { flowError } from './errors.js';
-import { FlowEngine, persistTarget, type RunPlan } from './flow-engine.js';
-import { flowGraph } from './flow-graph.js';
+import { FlowEngine, type RunPlan } from './flow-engine.js';
 import { flowNameOf } from './flow-name.js';
-import { registeredFlowName } from './flow-registry.js';
-import { flowSnapshot, registeredClassFor } from './flow-snapshot.js';
-import { type FlowState, newStateId, type StateSchema } from './flow-state.js';
-import { loadStateCheckpoint, stateBranch, storageTarget } from './flow-storage.js';
+import { flowSnapshot, flowSnapshotNames, flowSummary, registeredClassFor } from './flow-snapshot.js';
+import type { FlowState, StateSchema } from './flow-state.js';
 import type {
   FlowOptions,
   FlowPauseInfo,
@@ -38,11 +36,9 @@ import type {
   ResumeTarget,
 } from './flow-types.js';
 import { askPerson } from './human-input.js';
-import { type FlowStateInfo, findRerunPoint, listFlowStates } from './list-flow-states.js';
+import { type FlowStateInfo, listStatesOf } from './list-flow-states.js';
 import { firstPaused } from './run-progress.js';
 import { StoredFlowParts } from './stored-flow-parts.js';
-
-const kickoffKeys = new Set(['inputs', 'fromCheckpoint', 'rerunFrom', 'abortSignal']);
 
 /** A flow class, as registered in `crewline.config.ts` (`flows: { name: MyFlow }`). */
 export type FlowConstructor<F extends Flow<any> = Flow<any>> = (new (
@@ -139,13 +135,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
         ? (registeredClassFor(loaded, options.name) as unknown as FlowConstructor)
         : calledOn;
     const flowName = options.name ?? flowNameOf(flowClass);
-    // A fork continues under a new state id (a persisted flow: on the branch of that id by default).
-    const forkId = restore.fork ? newStateId() : undefined;
-    const fork = restore.fork && {
-      branch:
-        restore.fork.branch ??
-        (forkId !== undefined && flowGraph(flowClass, flowName).persisted ? stateBranch(forkId) : undefined),
-    };
+    const fork = restore.fork && flowFork(flowClass, flowName, restore.fork.branch);
     const { entity: flow, pending } = await rebuildFromCheckpoint(
       loaded,
       config,
@@ -162,7 +152,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     if (options.checkpoint !== undefined) flow.checkpoint = options.checkpoint;
     flow.#lastProvider = loaded.provider;
     flow.#pendingRestore = pending;
-    if (forkId !== undefined) flow.#engine.setStateId(forkId);
+    if (fork) flow.#engine.setStateId(fork.stateId);
     return flow;
   }
 
@@ -181,32 +171,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   ): Promise<FlowResult<T extends Flow<infer S> ? S : never>> {
     if (typeof answer !== 'string')
       throw flowError('invalid_argument', 'resume(from, answer): the answer must be a string');
-    let loaded: LoadedCheckpoint | undefined;
-    if (typeof from === 'string') {
-      loaded = await loadRestoreTarget(from, options.bus ? { bus: options.bus } : {});
-    } else if ('restoreFrom' in from) {
-      loaded = await loadRestoreTarget(from.restoreFrom, {
-        ...(options.bus ? { bus: options.bus } : {}),
-        ...(from.provider ? { provider: from.provider } : {}),
-      });
-    } else {
-      const probe = new this(options) as Flow<any>;
-      const graph = flowGraph(probe.constructor as FlowConstructor, probe.flowName);
-      const target =
-        from.location !== undefined || from.provider !== undefined
-          ? await storageTarget(
-              from.location ?? graph.persistOptions?.location,
-              from.provider ?? graph.persistOptions?.provider,
-            )
-          : await persistTarget(graph, resolveCheckpointChain([probe.checkpoint]));
-      loaded = await loadStateCheckpoint(target, probe.flowName, from.id, options.bus);
-      if (!loaded) {
-        throw flowError(
-          'not_found',
-          `no saved state "${from.id}" of flow "${probe.flowName}" in ${target.location}; check the id with ${probe.flowName}.listStates()`,
-        );
-      }
-    }
+    const loaded = await loadResumeTarget(from, () => new this(options) as Flow<any>, options.bus);
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
     const flow = await (Flow.fromLoaded as LoadedFactory).call(this, loaded, {}, options);
     if (!firstPaused(flow.#engine.execution)) {
@@ -227,18 +192,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     options: { location?: string; provider?: CheckpointProvider } = {},
   ): Promise<FlowStateInfo[]> {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
-    const isBase = this === Flow;
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
-    const flowClass = this as unknown as FlowConstructor;
-    const persistOptions = isBase ? undefined : flowGraph(flowClass, flowNameOf(flowClass)).persistOptions;
-    const target = await storageTarget(
-      options.location ?? persistOptions?.location,
-      options.provider ?? persistOptions?.provider,
-    );
-    return listFlowStates(target.location, {
-      provider: target.provider,
-      ...(isBase ? {} : { flowName: flowNameOf(flowClass) }),
-    });
+    return listStatesOf(this === Flow ? undefined : (this as unknown as FlowClass), options);
   }
 
   /** The checkpoint setting (see {@link FlowOptions.checkpoint}); a restored flow's points where it was read from. */
@@ -321,19 +275,17 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
 
   /** Runs the flow: fresh, or continuing a restored checkpoint or a persisted state. */
   async kickoff(options: KickoffOptions = {}): Promise<FlowResult<State>> {
-    for (const key of Object.keys(options)) {
-      if (!kickoffKeys.has(key)) {
-        throw flowError(
-          'invalid_argument',
-          `kickoff(): unknown option "${key}"; use inputs, fromCheckpoint, rerunFrom or abortSignal (answers go to Flow.resume)`,
-        );
-      }
-    }
+    checkKickoffOptions(options);
     const inputs = { ...(options.inputs ?? {}) };
     const fromCheckpoint =
       options.rerunFrom === undefined
         ? options.fromCheckpoint
-        : await this.#rerunCheckpoint(options.rerunFrom, inputs, options.fromCheckpoint);
+        : await rerunCheckpoint(this, {
+            method: options.rerunFrom,
+            inputs,
+            fromCheckpoint: options.fromCheckpoint,
+            declaredStateId: this.#engine.declaredStateId(),
+          });
     // Like a crew: continue the saved run and keep checkpointing where it was read from; without
     // restoreFrom it is a checkpoint config for this flow.
     const { checkpoint, restore } = await kickoffCheckpoint(
@@ -400,40 +352,6 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     }
   }
 
-  /** The checkpoint `kickoff({ rerunFrom })` continues from: the state's save before that method. */
-  async #rerunCheckpoint(
-    method: string,
-    inputs: Record<string, unknown>,
-    fromCheckpoint: CheckpointConfigInput | undefined,
-  ): Promise<CheckpointConfigInput> {
-    const graph = flowGraph(this.constructor as FlowConstructor, this.flowName);
-    if (typeof method !== 'string' || !graph.nodes.has(method)) {
-      throw flowError(
-        'invalid_argument',
-        `kickoff(): rerunFrom ${JSON.stringify(method)} is not a method of flow "${this.flowName}"; its methods are ${[...graph.nodes.keys()].join(', ')}`,
-      );
-    }
-    if (fromCheckpoint !== undefined) {
-      throw flowError(
-        'invalid_argument',
-        'kickoff(): give rerunFrom or fromCheckpoint, not both; rerunFrom picks the checkpoint itself and keeps saving where the flow saves',
-      );
-    }
-    const id = typeof inputs.id === 'string' ? inputs.id : this.#engine.declaredStateId();
-    if (id === undefined) {
-      throw flowError(
-        'invalid_argument',
-        `kickoff(): rerunFrom needs the state to re-run: pass inputs.id (ids are listed by ${this.flowName}.listStates())`,
-      );
-    }
-    const target = await persistTarget(graph, resolveCheckpointChain([this.checkpoint]));
-    const point = await findRerunPoint(target.location, id, method, {
-      provider: target.provider,
-      flowName: this.flowName,
-    });
-    return { restoreFrom: point.reference, provider: target.provider };
-  }
-
   /** What the restore path needs of this flow. */
   #restoreSubject(): RestoreSubject {
     return {
@@ -475,20 +393,6 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   }
 
   summarizeEntity(): EntitySummary {
-    const graph = flowGraph(this.constructor as FlowConstructor, this.flowName);
-    return {
-      kind: 'flow',
-      id: this.#engine.stateId,
-      name: this.flowName,
-      status: this.#engine.execution.status,
-      completed: this.#engine.execution.completedMethods.length,
-      total: graph.nodes.size,
-    };
+    return flowSummary(this, this.#engine.execution, this.#engine.stateId);
   }
-}
-
-/** The names a flow's snapshot may carry: its flow name, and the name its class is registered under. */
-function flowSnapshotNames(flowClass: FlowConstructor, flowName: string): string[] {
-  const registered = registeredFlowName(flowClass);
-  return registered !== undefined && registered !== flowName ? [flowName, registered] : [flowName];
 }

@@ -45,3 +45,15 @@ export async function askPerson(
   scope.pauseRequested = request;
   throw new FlowPauseSignal(request);
 }
+
+/** One line telling a person how to continue a paused flow (`FlowPauseInfo.hint`). */
+export function resumeHint(
+  flowName: string,
+  stateId: string,
+  reference: string | undefined,
+  persisted: boolean,
+): string {
+  if (persisted) return `continue with ${flowName}.resume({ id: '${stateId}' }, answer)`;
+  if (reference) return `continue with ${flowName}.resume('${reference}', answer)`;
+  return 'continue in this process with flow.resume(answer); enable checkpoint or @persist() to continue from another process';
+}

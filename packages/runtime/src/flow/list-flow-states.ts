@@ -7,7 +7,11 @@ import {
 } from '@crewline/runtime-state';
 import { parseFlowData } from '@crewline/runtime-state/internal';
 import { registryOf } from '../checkpointing/provider-registry.js';
+import type { FlowClass } from '../project-config/project-config.js';
 import { flowComponent, flowError } from './errors.js';
+import { flowGraph } from './flow-graph.js';
+import { flowNameOf } from './flow-name.js';
+import { storageTarget } from './flow-storage.js';
 import { findRerunCheckpoint } from './rerun-point.js';
 import type { FlowStatus } from './run-progress.js';
 
@@ -83,6 +87,25 @@ export async function listFlowStates(
     }),
   );
   return states.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+}
+
+/**
+ * `Flow.listStates()`: the states at `options.location`, else where `flowClass` persists, else
+ * `./.checkpoints`; only `flowClass`'s states when one is given (`undefined`: every flow's).
+ */
+export async function listStatesOf(
+  flowClass: FlowClass | undefined,
+  options: { location?: string; provider?: CheckpointProvider },
+): Promise<FlowStateInfo[]> {
+  const persistOptions = flowClass && flowGraph(flowClass, flowNameOf(flowClass)).persistOptions;
+  const target = await storageTarget(
+    options.location ?? persistOptions?.location,
+    options.provider ?? persistOptions?.provider,
+  );
+  return listFlowStates(target.location, {
+    provider: target.provider,
+    ...(flowClass ? { flowName: flowNameOf(flowClass) } : {}),
+  });
 }
 
 /** One checkpoint in the history of a flow state (see {@link listFlowStateHistory}). */
