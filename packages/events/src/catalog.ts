@@ -122,6 +122,8 @@ export class LLMCallCompletedEvent extends defineEvent<
   'llm_call_completed',
   {
     model: string;
+    /** The AI SDK provider of the model that answered (`openai.chat`, `offline`), when known. */
+    provider?: string;
     callId: string;
     response: string;
     toolCalls?: { toolName: string; toolCallId: string }[];

@@ -99,6 +99,23 @@ describe('runCost', () => {
     expect(describeRunCost(cost)).toBe('$0 (offline model)');
   });
 
+  it('recognises the offline model registered under any name by the provider its calls recorded', () => {
+    const offline = {
+      ...completed('readme:model', { inputTokens: 120, outputTokens: 40 }),
+      provider: 'offline',
+    };
+    const cost = runCost([offline, offline]);
+    expect(cost).toMatchObject({ status: 'offline', usd: 0, unpriced: [] });
+    expect(cost.models[0]).toMatchObject({ model: 'readme:model', calls: 2, status: 'offline', usd: 0 });
+    expect(describeRunCost(cost)).toBe('$0 (offline model)');
+    // A model of another provider under a custom name stays unpriced.
+    const real = {
+      ...completed('team:writer', { inputTokens: 10, outputTokens: 5 }),
+      provider: 'openai.chat',
+    };
+    expect(runCost([real]).status).toBe('unknown');
+  });
+
   it('gives a mixed run the priced part as a lower bound and names the unpriced model', () => {
     const cost = runCost(
       [

@@ -4,6 +4,12 @@ import type { ModelPrice, ModelPrices } from './model-prices.js';
 /** Model ids of crewline's offline model start with this: its calls cost nothing. */
 export const OFFLINE_MODEL_PREFIX = 'offline:';
 
+/**
+ * The AI SDK `provider` of crewline's offline model, which `llm_call_completed` records: the offline
+ * model registered under a name of the project's own (`'readme:model'`) costs nothing too.
+ */
+export const OFFLINE_PROVIDER = 'offline';
+
 /** `priced`: from the price table; `offline`: crewline's offline model, 0; `unknown`: no price given. */
 export type ModelCostStatus = 'priced' | 'offline' | 'unknown';
 
@@ -69,6 +75,7 @@ function priceOf(price: ModelPrice, tokens: ModelTokens): number {
  */
 export function runCost(events: readonly EventRecord[], prices: ModelPrices = {}): RunCost {
   const byModel = new Map<string, ModelCost>();
+  const offlineModels = new Set<string>();
   for (const event of events) {
     if (event.type !== 'llm_call_completed' || typeof event.model !== 'string') continue;
     let entry = byModel.get(event.model);
@@ -82,6 +89,7 @@ export function runCost(events: readonly EventRecord[], prices: ModelPrices = {}
       };
       byModel.set(event.model, entry);
     }
+    if (event.provider === OFFLINE_PROVIDER) offlineModels.add(event.model);
     const usage = (event.usage ?? {}) as Record<string, unknown>;
     entry.calls += 1;
     entry.tokens.input += count(usage.inputTokens);
@@ -94,7 +102,7 @@ export function runCost(events: readonly EventRecord[], prices: ModelPrices = {}
   let priced = 0;
   for (const entry of models) {
     const price = Object.hasOwn(prices, entry.model) ? prices[entry.model] : undefined;
-    if (entry.model.startsWith(OFFLINE_MODEL_PREFIX)) {
+    if (entry.model.startsWith(OFFLINE_MODEL_PREFIX) || offlineModels.has(entry.model)) {
       entry.status = 'offline';
       entry.usd = 0;
     } else if (price !== undefined) {

@@ -166,6 +166,8 @@ export async function modelStep(input: ModelStepInput): Promise<ModelStepResult>
     source,
     new LLMCallCompletedEvent({
       model: modelId,
+      // Lets cost reports recognise the offline model under any name a project registers it by.
+      provider: input.model.provider,
       callId,
       response: result.text,
       toolCalls: toolCalls.map((call) => ({ toolName: call.toolName, toolCallId: call.toolCallId })),
