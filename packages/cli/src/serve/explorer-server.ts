@@ -311,10 +311,17 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     }),
   );
 
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const created = serve({ fetch: app.fetch, port: options.port ?? 0, hostname }, () => resolve(created));
-    created.once('error', reject);
-  });
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const created = serve({ fetch: app.fetch, port: options.port ?? 0, hostname }, () => resolve(created));
+      created.once('error', reject);
+    });
+  } catch (error) {
+    // Nothing listens: the polling started above would run for nothing.
+    live.close();
+    throw await listenError(error, hostname, options.port ?? 0);
+  }
   port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(port, hostname, isWildcardHost(hostname) ? machineNames() : []);
   // Bound to every interface, the URL names this machine rather than 0.0.0.0, which a browser on
@@ -337,4 +344,19 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
       });
     },
   };
+}
+
+/** A failed bind as a crewline error saying what to change (another port, another host). */
+async function listenError(error: unknown, hostname: string, port: number): Promise<unknown> {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'EADDRINUSE' && code !== 'EADDRNOTAVAIL' && code !== 'EACCES') return error;
+  const { cliError } = await import('../core/cli-error.js');
+  const where = `port ${port} on ${hostname}`;
+  const reason =
+    code === 'EADDRINUSE'
+      ? `${where} is in use; pick another with --port, or leave --port out for a free one`
+      : code === 'EACCES'
+        ? `${where} needs privileges this process lacks; pick a port above 1023 with --port`
+        : `${hostname} is not an address of this machine; pick one with --host`;
+  return cliError('invalid_argument', `checkpoint serve: ${reason}`, { cause: error });
 }
