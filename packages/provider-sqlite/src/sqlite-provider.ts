@@ -43,7 +43,7 @@ import {
 } from './options.js';
 import { latestCheckpoint, listCheckpoints } from './read/list-checkpoints.js';
 import { selectPruned } from './read/prune-selection.js';
-import { readCheckpointText } from './read/read-checkpoint.js';
+import { readCheckpointDocument, readCheckpointText } from './read/read-checkpoint.js';
 import {
   checkWritable,
   existingCheckpoint,
@@ -59,6 +59,14 @@ import {
  * releases are `BEGIN IMMEDIATE` transactions on the `leases` table, and a write that carries a lease
  * checks it in its own transaction.
  */
+/** A read of `id` where the database does not exist or holds no checkpoints. */
+function noCheckpointIn(location: string, id: string): never {
+  throw sqliteError(
+    'not_found',
+    `no checkpoint "${id}" in ${location}: the database does not exist or holds no checkpoints`,
+  );
+}
+
 export class SqliteProvider implements CheckpointProvider {
   readonly kind = 'sqlite';
   readonly contractVersion = PROVIDER_CONTRACT_VERSION;
@@ -150,15 +158,25 @@ export class SqliteProvider implements CheckpointProvider {
     checkId(component, id);
     const text = await this.#reading(
       location,
-      () => {
-        throw sqliteError(
-          'not_found',
-          `no checkpoint "${id}" in ${location}: the database does not exist or holds no checkpoints`,
-        );
-      },
+      () => noCheckpointIn(location, id),
       (connection) => readCheckpointText(connection, id, this.options.maxCheckpointBytes),
     );
     return { text };
+  }
+
+  async readParsed(
+    location: string,
+    id: string,
+    options: { maxBytes: number },
+  ): Promise<{ document: unknown }> {
+    checkId(component, id);
+    const document = await this.#reading(
+      location,
+      () => noCheckpointIn(location, id),
+      (connection) =>
+        readCheckpointDocument(connection, id, Math.min(this.options.maxCheckpointBytes, options.maxBytes)),
+    );
+    return { document };
   }
 
   async list(location: string, query: ListQuery = {}): Promise<StoredCheckpoint[]> {

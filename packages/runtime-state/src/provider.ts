@@ -172,6 +172,14 @@ export interface CheckpointProvider {
   writeBatch?(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]>;
   /** Reads a checkpoint by id; rejects with a `not_found` CrewlineError when it does not exist. */
   read(location: string, id: string): Promise<RawCheckpoint>;
+  /**
+   * Reads a checkpoint by id as the value its text parses to, for a provider that stores structure
+   * and would otherwise lay the text out only for the core to parse it again (restores read this
+   * way). Refuses, as `too_large`, a checkpoint of more than `options.maxBytes` bytes of text (also
+   * when what it reads is larger than its stored size says). The core checks the document exactly as
+   * it checks text. Optional; rejects as `read` does.
+   */
+  readParsed?(location: string, id: string, options: { maxBytes: number }): Promise<{ document: unknown }>;
   list(location: string, query?: ListQuery): Promise<StoredCheckpoint[]>;
   latest(location: string, query?: ListQuery): Promise<StoredCheckpoint | undefined>;
   /** Removes what {@link PruneOptions} selects (see `planPrune`), oldest first in the result. */

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { type CheckpointDocument, validateDocument, validateParsedDocument } from './document.js';
-import { parseCheckpointJson } from './document-text.js';
+import { DEFAULT_MAX_CHECKPOINT_BYTES, parseCheckpointJson } from './document-text.js';
 import { stateError } from './errors.js';
+import { readyProvider } from './lazy-provider.js';
 import type { CheckpointProvider, StoredCheckpoint } from './provider.js';
 import type { ProviderRegistry } from './provider-registry.js';
 
@@ -117,16 +118,28 @@ export interface ReadOptions {
   maxBytes?: number;
 }
 
-/** Reads, validates and upgrades one checkpoint document from a provider. */
+/**
+ * Reads, validates and upgrades one checkpoint document from a provider (through its `readParsed`
+ * when it has one).
+ */
 export async function readDocument(
   provider: CheckpointProvider,
   location: string,
   id: string,
   options: ReadOptions = {},
 ): Promise<CheckpointDocument> {
-  const raw = await provider.read(location, id);
-  if (!('text' in raw)) return validateDocument(raw.document);
   const origin = `${location}#${id}`;
+  // A provider still to be imported (a `LazyProvider`) is asked through the real one.
+  const reader = await readyProvider(provider);
+  if (reader.readParsed !== undefined) {
+    const { document } = await reader.readParsed(location, id, {
+      maxBytes: options.maxBytes ?? DEFAULT_MAX_CHECKPOINT_BYTES,
+    });
+    // Whatever the provider says it parsed, every value is checked to be JSON.
+    return validateParsedDocument(document, { jsonValues: true, origin: ` (${origin})` });
+  }
+  const raw = await reader.read(location, id);
+  if (!('text' in raw)) return validateDocument(raw.document);
   // One walk of the parsed text, in the validation (depth, `__proto__` keys); JSON.parse made every value JSON.
   const parsed = parseCheckpointJson(raw.text, { maxBytes: options.maxBytes, origin });
   return validateParsedDocument(parsed, { jsonValues: false, origin: ` (${origin})` });

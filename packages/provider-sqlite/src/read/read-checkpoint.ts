@@ -3,6 +3,8 @@ import {
   damagedCheckpoint,
   decodeHead,
   isDamagedData,
+  type StoredEnvelope,
+  storedDocument,
   storedDocumentText,
   utf8Length,
 } from '@crewline/runtime-state/internal';
@@ -20,11 +22,26 @@ interface CheckpointRow extends MetadataRow {
   metadata_text: string | null;
 }
 
+/** What a checkpoint's row, chunk tree and event streams hold, read and decoded. */
+interface StoredParts {
+  row: CheckpointRow;
+  head: Record<string, unknown>;
+  events: string[];
+  /** Characters of chunk bodies, metadata and event lines read: a floor under the text's size. */
+  readCharacters: number;
+}
+
 /**
- * Rebuilds the exact text the checkpoint was written as (`CheckpointWrite.text()`), from its row,
- * its chunk tree and its event streams. Runs inside the caller's read transaction.
+ * Reads what {@link readCheckpointText} and {@link readCheckpointDocument} are made of, refusing a
+ * checkpoint over `maxBytes` by its stored size before reading its tree; `finish` runs inside the same
+ * damage handling (a damaged part is a `corrupt_checkpoint` naming the checkpoint).
  */
-export function readCheckpointText(connection: Connection, id: string, maxCheckpointBytes: number): string {
+function readStoredParts<T>(
+  connection: Connection,
+  id: string,
+  maxBytes: number,
+  finish: (parts: StoredParts, tooLarge: (size: number) => Error) => T,
+): T {
   const { statements, location } = connection;
   const row = statements.checkpointById.get(id) as CheckpointRow | undefined;
   if (row === undefined) {
@@ -36,27 +53,64 @@ export function readCheckpointText(connection: Connection, id: string, maxCheckp
   const tooLarge = (size: number) =>
     sqliteError(
       'too_large',
-      `checkpoint "${id}" is ${size} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes if you trust it`,
+      `checkpoint "${id}" is ${size} bytes, over the limit of ${maxBytes} bytes (this provider's maxCheckpointBytes, or the reader's); raise it if you trust it`,
     );
-  if (row.size_bytes > maxCheckpointBytes) throw tooLarge(row.size_bytes);
+  if (row.size_bytes > maxBytes) throw tooLarge(row.size_bytes);
   try {
-    const load = chunkLoader(statements);
+    const loadChunk = chunkLoader(statements);
+    let readCharacters = 0;
+    const load = (chunk: number) => {
+      const body = loadChunk(chunk);
+      readCharacters += body.length;
+      return body;
+    };
     const head = decodeHead(component, headColumnBody(String(row.head), load), load);
-    const text = storedDocumentText(
-      component,
-      {
-        formatVersion: row.format_version,
-        libraryVersion: row.library_version,
-        metadataText: row.metadata_text ?? canonicalMetadataText(row),
-      },
-      head,
-      readEvents(statements, row.stream_id, row.event_count),
-    );
-    const size = utf8Length(text);
-    if (size > maxCheckpointBytes) throw tooLarge(size);
-    return text;
+    const events = readEvents(statements, row.stream_id, row.event_count);
+    for (const line of events) readCharacters += line.length;
+    return finish({ row, head, events, readCharacters }, tooLarge);
   } catch (error) {
     if (!isDamagedData(error)) throw error;
     throw damagedCheckpoint(component, id, location, error);
   }
+}
+
+function envelopeOf(row: CheckpointRow): StoredEnvelope {
+  return {
+    formatVersion: row.format_version,
+    libraryVersion: row.library_version,
+    metadataText: row.metadata_text ?? canonicalMetadataText(row),
+  };
+}
+
+/**
+ * Rebuilds the exact text the checkpoint was written as (`CheckpointWrite.text()`), from its row,
+ * its chunk tree and its event streams. Runs inside the caller's read transaction.
+ */
+export function readCheckpointText(connection: Connection, id: string, maxCheckpointBytes: number): string {
+  return readStoredParts(connection, id, maxCheckpointBytes, ({ row, head, events }, tooLarge) => {
+    const text = storedDocumentText(component, envelopeOf(row), head, events);
+    const size = utf8Length(text);
+    if (size > maxCheckpointBytes) throw tooLarge(size);
+    return text;
+  });
+}
+
+/**
+ * What {@link readCheckpointText}'s text parses to, without laying the text out (the provider's
+ * `readParsed`): the decoded chunk tree as it is, the event lines parsed in one go. The text's size
+ * is not counted, so what was read (chunk bodies and event lines, which the text holds and more) is
+ * held to the limit besides the stored size. Runs inside the caller's read transaction.
+ */
+export function readCheckpointDocument(
+  connection: Connection,
+  id: string,
+  maxBytes: number,
+): Record<string, unknown> {
+  return readStoredParts(connection, id, maxBytes, ({ row, head, events, readCharacters }, tooLarge) => {
+    const envelope = envelopeOf(row);
+    // Characters, not bytes: a floor under the UTF-8 size, counted without another pass.
+    const read = readCharacters + envelope.metadataText.length;
+    if (read > maxBytes) throw tooLarge(read);
+    return storedDocument(component, envelope, head, events);
+  });
 }

@@ -46,6 +46,12 @@ export function describeBadStorage(harness: Harness): void {
           expectedCodes[mode],
           `reading the ${mode} checkpoint`,
         );
+        // As a restore reads it (through the provider's readParsed, where it has one).
+        await expectCrewlineError(
+          () => readDocument(provider, location, damaged),
+          expectedCodes[mode],
+          `reading the ${mode} checkpoint as a restore does`,
+        );
         const listed = idsOf(await provider.list(location));
         expect(listed).toContain(intact);
         expect(listed).toContain(other);

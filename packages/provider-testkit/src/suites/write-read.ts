@@ -3,6 +3,9 @@ import {
   decodeValue,
   isCheckpointProvider,
   PROVIDER_CONTRACT_VERSION,
+  parseDocumentText,
+  readDocument,
+  validateDocument,
 } from '@crewline/runtime-state';
 import { describe, expect, it } from 'vitest';
 import { expectCrewlineError, expectListed, readBack } from '../assertions.js';
@@ -45,6 +48,37 @@ export function describeWriteAndRead(harness: Harness): void {
       const provider = await harness.provider();
       const location = provider.resolveLocation(await harness.location());
       expect(provider.resolveLocation(location)).toBe(location);
+    });
+
+    it('readParsed, where a provider has it, gives what read gives, across the writes of a run and a fork', async () => {
+      const { provider, location } = await harness.setup();
+      const { readParsed } = provider;
+      if (readParsed === undefined) return;
+      const maxBytes = 128 * 1024 * 1024;
+      const run = createTestRun({ provider, location });
+      const ids: string[] = [];
+      for (let index = 0; index < 4; index += 1) {
+        // A long output repeated in later events and a fork: event streams, references and shared chunks.
+        advanceTestRun(run, index % 2 === 0 ? `${'long output '.repeat(40)}${index}` : undefined);
+        if (index === 2) run.state.fork('readparsed/fork');
+        ids.push((await writeTestCheckpoint(run, { sync: index === 1 })).id);
+      }
+      for (const id of ids) {
+        const raw = await provider.read(location, id);
+        const expected = 'text' in raw ? parseDocumentText(raw.text) : raw.document;
+        const { document } = await readParsed.call(provider, location, id, { maxBytes });
+        expect(document).toEqual(expected);
+        expect(validateDocument(document)).toEqual(validateDocument(expected));
+        expect(await readDocument(provider, location, id)).toEqual(validateDocument(expected));
+      }
+      await expectCrewlineError(
+        () => readParsed.call(provider, location, 'no-such-checkpoint', { maxBytes }),
+        ['not_found'],
+      );
+      await expectCrewlineError(
+        () => readParsed.call(provider, location, ids[3]!, { maxBytes: 200 }),
+        ['too_large'],
+      );
     });
 
     it('write resolves to the stored metadata, and read gives back the exact document', async () => {

@@ -29,7 +29,12 @@ export {
 } from './chunk-tree/tree-decoder.js';
 export { TreeEncoder } from './chunk-tree/tree-encoder.js';
 export { type EncodedNode, utf8Length } from './chunk-tree/tree-node.js';
-export { encodedDocumentSize, type StoredEnvelope, storedDocumentText } from './document-size.js';
+export {
+  encodedDocumentSize,
+  type StoredEnvelope,
+  storedDocument,
+  storedDocumentText,
+} from './document-size.js';
 export {
   type DetectPackageManagerOptions,
   detectPackageManager,
