@@ -140,15 +140,35 @@ export class RunQueue {
     return this.#store.get(runId);
   }
 
-  /** Like {@link get}; a typed `not_found` when there is no such run. */
-  async require(runId: string): Promise<RunRecord> {
-    const run = await this.get(runId);
-    if (!run)
+  /**
+   * Like {@link get}, and a unique start of a run id finds its run too (as `checkpoint info` takes a
+   * checkpoint id's start). A typed `not_found` when no run matches, `ambiguous_reference` listing
+   * the candidates when several do.
+   */
+  async require(runIdOrPrefix: string): Promise<RunRecord> {
+    const run = await this.get(runIdOrPrefix);
+    if (run) return run;
+    const display = this.#store.location.display;
+    const pattern = `${runIdOrPrefix.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+    const { rows } =
+      runIdOrPrefix === ''
+        ? { rows: [] }
+        : await this.#store.pool.query<{ id: string }>(
+            `SELECT id FROM ${this.#store.table} WHERE id LIKE $1 ORDER BY created_at DESC, id LIMIT 11`,
+            [pattern],
+          );
+    if (rows.length === 1) return (await this.get(rows[0]!.id))!;
+    if (rows.length > 1) {
+      const shown = rows.slice(0, 10).map((row) => row.id);
       throw workerError(
-        'not_found',
-        `no run ${runId} in ${this.#store.location.display}; list them with crewline runs list`,
+        'ambiguous_reference',
+        `run id ${runIdOrPrefix} is ambiguous in ${display}: it starts ${rows.length > 10 ? 'more than 10 runs' : `${rows.length} runs`} (${shown.join(', ')}); give more of the id`,
       );
-    return run;
+    }
+    throw workerError(
+      'not_found',
+      `no run ${runIdOrPrefix} in ${display}; list them with crewline runs list`,
+    );
   }
 
   async list(options: ListRunsOptions = {}): Promise<RunRecord[]> {

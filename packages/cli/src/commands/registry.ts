@@ -182,7 +182,8 @@ Options:
                                                 task, tokens so far, lineage, the question of
                                                 a paused run, output or error
   crewline runs cancel RUN                      a queued or paused run is never taken; a
-                                                running one stops
+                                                running one stops; an ended run is left as
+                                                it is ("already completed", exit code 0)
   crewline runs enqueue NAME [options]          queue a run of the crew or flow registered as NAME
       --input key=value       a kickoff input (repeatable; key:=<json> for non-strings)
       --idempotency-key K     the same key again gives the same run
@@ -199,6 +200,8 @@ Options:
       --idempotency-key K, --priority N, --timeout-ms MS, --max-attempts N   as for enqueue
   crewline runs resume RUN --answer "text"      a paused run (its flow asked, see runs show)
                                                 continues from its checkpoint with the answer
+
+RUN is a run id or a unique start of one (as \`runs list\` shows them).
 
 Options:
   --location URL   the queue's Postgres URL (default: CREWLINE_WORKER_LOCATION)

@@ -86,6 +86,54 @@ describeWithPostgres('crewline runs (the queue of @crewline/worker)', () => {
     );
   });
 
+  it('takes a unique start of a run id, says when a cancel finds the run ended, and names the status listed', async () => {
+    const first = JSON.parse(
+      (
+        await crewline(
+          'runs',
+          'enqueue',
+          'report',
+          '--input',
+          'topic=a',
+          '--idempotency-key',
+          'p-1',
+          '--json',
+        )
+      ).stdout,
+    ).run;
+    const shown = await crewline('runs', 'show', first.id.slice(0, 13));
+    expect(shown.stderr).toBe('');
+    expect(shown.stdout).toContain(`run        ${first.id}`);
+    // Ids are random hexadecimal: among 17 runs, two start with the same digit.
+    const byDigit = new Map<string, string>([[first.id[0], first.id]]);
+    for (let index = 0; index < 17; index += 1) {
+      const { id } = JSON.parse((await crewline('runs', 'enqueue', 'report', '--json')).stdout).run;
+      const earlier = byDigit.get(id[0]);
+      if (earlier !== undefined) {
+        const ambiguous = await crewline('runs', 'show', id[0]);
+        expect(ambiguous.code).toBe(3);
+        expect(ambiguous.stderr).toContain(`run id ${id[0]} is ambiguous`);
+        expect(ambiguous.stderr).toContain(earlier);
+        expect(ambiguous.stderr).toContain(id);
+        break;
+      }
+      byDigit.set(id[0], id);
+    }
+    expect((await crewline('runs', 'cancel', first.id.slice(0, 13))).stdout).toBe(
+      `run ${first.id}: cancelled\n`,
+    );
+    const again = await crewline('runs', 'cancel', first.id);
+    expect(again.stdout).toBe(`run ${first.id} already cancelled; nothing cancelled\n`);
+    expect(again.code).toBe(0);
+    expect(JSON.parse((await crewline('runs', 'cancel', first.id, '--json')).stdout)).toMatchObject({
+      id: first.id,
+      status: 'cancelled',
+      cancelled: false,
+    });
+    const none = await crewline('runs', 'list', '--status', 'running');
+    expect(none.stdout).toMatch(/^No running runs in postgres:\/\/\S+\n$/);
+  });
+
   it('says what is wrong: a missing run, a module path for a name, no location, no subcommand', async () => {
     const missing = await crewline('runs', 'show', 'no-such-run');
     expect(missing.code).toBe(3);

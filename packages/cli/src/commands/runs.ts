@@ -15,6 +15,7 @@ type RunRecord = import('@crewline/worker').RunRecord;
 type RunProgress = import('@crewline/worker').RunProgress;
 
 const subcommands = ['list', 'show', 'open', 'cancel', 'enqueue', 'fork', 'resume'] as const;
+const endedStatuses: readonly string[] = ['completed', 'failed', 'cancelled'];
 
 /** `crewline runs list|show|open|cancel|enqueue|fork|resume`: the queue of runs that workers take. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
@@ -56,6 +57,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
       throw usageError(`crewline runs ${subcommand} needs a run id; list them with crewline runs list`);
     return id;
   };
+  // A unique start of the id is enough, as in `runs list`'s first column.
+  const runId = async () => (await queue.require(target())).id;
   try {
     if (subcommand === 'list') {
       const runs = await queue.list({
@@ -76,7 +79,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
       ];
       print(
         { location: queue.location, runs },
-        runs.length === 0 ? `No runs in ${queue.location}` : formatColumns(rows).join('\n'),
+        runs.length === 0
+          ? `No ${values.status === undefined ? '' : `${values.status} `}runs in ${queue.location}`
+          : formatColumns(rows).join('\n'),
       );
       return 0;
     }
@@ -94,7 +99,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       return await browse.run(browserArgs, context);
     }
     if (subcommand === 'fork') {
-      const record = await queue.fork(target(), forkOptions(values));
+      const record = await queue.fork(await runId(), forkOptions(values));
       print(
         { run: record },
         `queued run ${record.id} (${record.name}), a fork of run ${record.forkOf} from checkpoint ${record.forkFrom}`,
@@ -102,7 +107,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       return 0;
     }
     if (subcommand === 'resume') {
-      const id = target();
+      const id = await runId();
       const record = await queue.resume(id, { humanInput: resumeAnswer(values, id) });
       print(
         { run: record },
@@ -111,8 +116,16 @@ export async function run(args: readonly string[], context: CliContext): Promise
       return 0;
     }
     if (subcommand === 'cancel') {
-      const record = await queue.cancel(target());
-      print({ ...record }, `run ${record.id}: ${record.status}`);
+      // Cancelling a run that has ended changes nothing and is no error (exit 0): the run is not running.
+      const current = await queue.require(target());
+      const record = endedStatuses.includes(current.status) ? current : await queue.cancel(current.id);
+      const cancelled = !endedStatuses.includes(current.status) && record.status === 'cancelled';
+      print(
+        { ...record, cancelled },
+        cancelled
+          ? `run ${record.id}: cancelled`
+          : `run ${record.id} already ${record.status}; nothing cancelled`,
+      );
       return 0;
     }
     const name = positionals[0];
