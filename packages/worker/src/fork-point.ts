@@ -81,9 +81,12 @@ export async function findForkPoint(
   return rerunPoint(provider, location, source, request.rerunFrom);
 }
 
-/** A task number as the CLI and `checkpoint info` show it (from 1), with its key in `taskOutputs`. */
+/**
+ * A task number as the CLI and `checkpoint info` show it, from 1 (`taskOutputs` key + 1, as its
+ * documentation says): one numbering in every message, whichever way the fork was asked for.
+ */
 function taskNumber(index: number): string {
-  return `task ${index + 1} (taskOutputs key ${index})`;
+  return `task ${index + 1}`;
 }
 
 /** Edited task outputs name tasks the checkpoint holds, completed ones: the edit replaces an output. */
@@ -99,7 +102,7 @@ function checkTaskOutputs(
   const range =
     statuses.length === 0
       ? 'none'
-      : `numbered 1 to ${statuses.length} (taskOutputs keys 0 to ${statuses.length - 1})`;
+      : `numbered 1 to ${statuses.length}`;
   for (const key of Object.keys(taskOutputs)
     .map(Number)
     .sort((a, b) => a - b)) {
