@@ -48,6 +48,8 @@ function removeSparesAtExit(): void {
 export class SpareFiles {
   readonly #ready = new Map<string, SpareFile[]>();
   readonly #creating = new Map<string, number>();
+  /** Spares whose creation is in the thread pool: the process may exit before it reports back. */
+  readonly #inFlight = new Set<string>();
   readonly #mode: number;
   readonly #fsync: boolean;
   readonly #lane: SerialLane;
@@ -83,22 +85,24 @@ export class SpareFiles {
     this.#creating.set(directory, (this.#creating.get(directory) ?? 0) + 1);
     this.#lane.run(
       () =>
-        new Promise<void>((resolve) =>
+        new Promise<void>((resolve) => {
+          this.#inFlight.add(path);
+          livePools.add(this);
+          if (!exitListenerAdded) {
+            exitListenerAdded = true;
+            process.once('exit', removeSparesAtExit);
+          }
           open(path, flags, this.#mode, (error, descriptor) => {
+            this.#inFlight.delete(path);
             this.#creating.set(directory, (this.#creating.get(directory) ?? 1) - 1);
             if (!error) {
               const list = this.#ready.get(directory) ?? [];
               list.push({ path, descriptor, synced });
               this.#ready.set(directory, list);
-              livePools.add(this);
-              if (!exitListenerAdded) {
-                exitListenerAdded = true;
-                process.once('exit', removeSparesAtExit);
-              }
             }
             resolve();
-          }),
-        ),
+          });
+        }),
     );
   }
 
@@ -112,7 +116,10 @@ export class SpareFiles {
   /** Closes and removes every ready spare (wait for the lane first to include those being created). */
   discardSync(): void {
     for (const directory of [...this.#ready.keys()]) this.forget(directory);
-    livePools.delete(this);
+    // At exit, a spare still being created may already exist: removed too (its open may yet land
+    // after this, leaving an empty temp file for the next writer's sweep).
+    for (const path of this.#inFlight) removeQuietly(path);
+    if (this.#inFlight.size === 0) livePools.delete(this);
   }
 }
 
@@ -122,8 +129,12 @@ function removeSpare(spare: SpareFile): void {
   } catch {
     // Already closed: only the file is left to remove.
   }
+  removeQuietly(spare.path);
+}
+
+function removeQuietly(path: string): void {
   try {
-    unlinkSync(spare.path);
+    unlinkSync(path);
   } catch {
     // Removed with its directory, or never there: a left-over spare is swept like any temp file.
   }
