@@ -15,12 +15,21 @@ export interface RegisteredModelRun {
 }
 
 /**
+ * A model of another provider (`acme`), answered by the offline model so no network is needed: cost
+ * reports recognise the offline model by its provider, so this one costs money unless priced.
+ */
+function houseModel(): ReturnType<typeof offlineModel> {
+  const inner = offlineModel({ name: 'house-model' });
+  return Object.assign(Object.create(inner) as typeof inner, { provider: 'acme' });
+}
+
+/**
  * Runs a two-task crew in `directory` (JSON checkpoints on `task_completed`): the researcher on a
  * model registered as {@link registeredModelId} (the offline model behind it, so no network), the
  * writer on `offline:helper`. A run that mixes a model that costs money with one that does not.
  */
 export async function writeRegisteredModelRun(directory: string): Promise<RegisteredModelRun> {
-  registerProject({ models: { [registeredModelId]: () => offlineModel({ name: 'house-model' }) } });
+  registerProject({ models: { [registeredModelId]: houseModel } });
   const location = join(directory, '.checkpoints');
   const provider = await providerOf('json');
   const researcher = new Agent({
