@@ -2,7 +2,7 @@
 // (JSON) or every listed checkpoint (SQLite) must read and validate; a SQLite database must pass
 // `PRAGMA integrity_check`. Temp files a killed JSON writer leaves are hidden by design (dot names);
 // they are counted, not treated as torn. The JSON provider's own dot directories are not checkpoints.
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import { JsonProvider } from '@crewline/provider-json';
 import { SqliteProvider } from '@crewline/provider-sqlite';
@@ -49,7 +49,7 @@ function catalogWith(provider: CheckpointProvider): ProviderRegistry {
 
 /**
  * Every visible file under a directory, as paths (none when it does not exist), and the number of
- * temp files a killed writer left. Dot names are hidden by the provider's design — its temp files,
+ * temp files a killed writer left (empty spares aside). Dot names are hidden by the provider's design — its temp files,
  * and its own bookkeeping directories (the id index `.ids/`, the lock files `.leases/`) — so a file
  * under a dot-named directory is not a checkpoint anyone is shown.
  */
@@ -60,8 +60,11 @@ function visibleFilesUnder(directory: string): { files: string[]; tempFiles: num
   for (const entry of readdirSync(directory, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
-    if (entry.name.startsWith('.') && entry.name.endsWith('.tmp')) tempFiles += 1;
-    else if (
+    if (entry.name.startsWith('.') && entry.name.endsWith('.tmp')) {
+      // An empty spare (`.spare.<pid>.<hex>.tmp`) is a file created ahead for a write that had not
+      // started: nothing was cut off. One with bytes in it was being written, like any temp file.
+      if (!(entry.name.startsWith('.spare.') && statSync(path).size === 0)) tempFiles += 1;
+    } else if (
       !relative(directory, path)
         .split(sep)
         .some((segment) => segment.startsWith('.'))

@@ -35,6 +35,11 @@ export function checkpointFiles(location: string): string[] {
     .sort((a, b) => (basename(a) < basename(b) ? -1 : 1));
 }
 
+/** JsonProvider's spare temp files: `.spare.<pid>.<8 hex>.tmp`. */
+function isSpareFileName(entry: string): boolean {
+  return /^\.spare\.\d+\.[0-9a-f]{8}\.tmp$/.test(basename(entry));
+}
+
 function basename(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
@@ -43,14 +48,18 @@ export function readCheckpoint(file: string): CheckpointDocument {
   return validateDocument(JSON.parse(readFileSync(file, 'utf8')));
 }
 
-/** Every file under `location` (checkpoints, temp files, anything). */
+/** Every file under `location` (checkpoints, temp files, anything but empty spares). */
 export function allFiles(location: string): string[] {
   try {
     // `.ids/` and `.leases/` are JsonProvider's id index and run locks (temp files of checkpoint
-    // writes sit inside branch directories and are still counted).
-    return (readdirSync(location, { recursive: true }) as string[]).filter(
-      (entry) => !entry.startsWith('.') && statSync(join(location, entry)).isFile(),
-    );
+    // writes sit inside branch directories and are still counted). An empty spare temp file is one
+    // created ahead for the next write (JsonProvider's spare-files.ts), holding nothing yet; one with
+    // bytes in it is a write in progress and is counted like any temp file.
+    return (readdirSync(location, { recursive: true }) as string[]).filter((entry) => {
+      if (entry.startsWith('.')) return false;
+      const info = statSync(join(location, entry));
+      return info.isFile() && !(isSpareFileName(entry) && info.size === 0);
+    });
   } catch {
     return [];
   }
