@@ -1,12 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, expect, it } from 'vitest';
-// The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
 import {
   describeWithPostgres,
   dropLocation,
   temporaryLocation,
   withServer,
-} from '../node_modules/@crewline/provider-postgres/src/test-support/test-server.js';
+} from '@crewline/test-support/postgres';
+import { afterEach, expect, it } from 'vitest';
 import { RunQueue } from './run-queue.js';
 import { type ReportCrewOptions, reportCrewFactory } from './test-support/report-crew.js';
 import { Worker } from './worker.js';

@@ -2,14 +2,13 @@ import { CrewlineError } from '@crewline/events';
 import { PostgresProvider } from '@crewline/provider-postgres';
 import { Agent, Crew, registerProject, Task } from '@crewline/runtime';
 import { type OfflineModelCall, offlineModel } from '@crewline/runtime/testing';
-import { afterEach, expect, it } from 'vitest';
-// The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
 import {
   describeWithPostgres,
   dropLocation,
   temporaryLocation,
   withServer,
-} from '../node_modules/@crewline/provider-postgres/src/test-support/test-server.js';
+} from '@crewline/test-support/postgres';
+import { afterEach, expect, it } from 'vitest';
 import { RunQueue } from './run-queue.js';
 import { Worker } from './worker.js';
 

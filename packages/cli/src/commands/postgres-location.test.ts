@@ -2,16 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PostgresProvider } from '@crewline/provider-postgres';
-import { Agent, Crew, Task } from '@crewline/runtime';
-import type { StoredCheckpoint } from '@crewline/runtime-state';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-// The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
-import type {} from '../../node_modules/@crewline/provider-postgres/src/test-support/global-setup.js';
 import {
   describeWithPostgres,
   dropLocation,
   temporaryLocation,
-} from '../../node_modules/@crewline/provider-postgres/src/test-support/test-server.js';
+} from '@crewline/provider-postgres/test-support';
+import { Agent, Crew, Task } from '@crewline/runtime';
+import type { StoredCheckpoint } from '@crewline/runtime-state';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BrowserDriver } from '../test-support/drive-browser.js';
 import { type ProcessResult, runCrewlineProcess } from '../test-support/subprocess.js';
 import { initialState } from '../tui/state/browser-state.js';

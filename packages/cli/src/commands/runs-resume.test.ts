@@ -1,15 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-// The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
-import type {} from '../../node_modules/@crewline/provider-postgres/src/test-support/global-setup.js';
 import {
   describeWithPostgres,
   dropLocation,
   temporaryLocation,
   withServer,
-} from '../../node_modules/@crewline/provider-postgres/src/test-support/test-server.js';
+} from '@crewline/provider-postgres/test-support';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCrewlineProcess, sourceCommand } from '../test-support/subprocess.js';
 
 // The project lives under this package's node_modules so that its crewline.config.ts resolves
