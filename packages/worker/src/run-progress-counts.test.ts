@@ -51,9 +51,13 @@ it('counts the model calls and tokens its cost counts, so totals and per-model l
     read: async () => ({ document }),
   } as unknown as CheckpointProvider;
   const run = { id: 'run', status: 'completed', lineageId: 'lineage' } as RunRecord;
-  const progress = await readRunProgress(provider, 'memory', run);
+  const progress = await readRunProgress(provider, 'memory', run, {
+    'openai:gpt-4o': { inputPerMillion: 2.5, outputPerMillion: 10 },
+  });
   const byModel = progress.cost.models;
   expect(byModel.map((model) => model.calls)).toEqual([1, 1]);
   expect(progress.modelCalls).toBe(2);
   expect(progress.tokens).toEqual({ input: 110, output: 20, total: 130 });
+  // Priced at the queue's modelPrices.
+  expect(progress.cost).toMatchObject({ status: 'priced', usd: (100 * 2.5 + 20 * 10) / 1_000_000 });
 });
