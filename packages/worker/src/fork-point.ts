@@ -99,10 +99,7 @@ function checkTaskOutputs(
   const statuses: TaskStatus[] = document.entities
     .filter((entity) => entity.kind === 'crew')
     .flatMap((entity) => parseCrewData(entity).tasks.map((task) => task.status));
-  const range =
-    statuses.length === 0
-      ? 'none'
-      : `numbered 1 to ${statuses.length}`;
+  const range = statuses.length === 0 ? 'none' : `numbered 1 to ${statuses.length}`;
   for (const key of Object.keys(taskOutputs)
     .map(Number)
     .sort((a, b) => a - b)) {
