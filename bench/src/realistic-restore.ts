@@ -58,6 +58,14 @@ async function time(repeat: number, action: () => Promise<unknown>): Promise<Lat
   return summarize(samples);
 }
 
+/** Every order of `items`. */
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((item, index) =>
+    permutations([...items.slice(0, index), ...items.slice(index + 1)]).map((rest) => [item, ...rest]),
+  );
+}
+
 /** What {@link fillRestoreStores} wrote into a directory, kept beside the stores for reuse. */
 interface FilledStores {
   checkpoints: number;
@@ -119,7 +127,7 @@ export async function measureRestore(
   count: number,
   source: ProseSource,
   tasksPerRun = 50,
-  rounds = 11,
+  rounds = 12,
   keepIn?: string,
 ): Promise<RestoreResult> {
   if (keepIn !== undefined) mkdirSync(keepIn, { recursive: true });
@@ -142,7 +150,10 @@ export async function measureRestore(
       loads.push(event.durationMs);
     });
     // Interleaved round by round (one untimed call of each first: the first read of a freshly opened
-    // store pays for opening it), so a change of load on the shared machine falls on all three.
+    // store pays for opening it), so a change of load on the shared machine falls on all three. The
+    // order goes through every permutation, and the heap is collected before each timed call: in a
+    // fixed cyclic order one restore always ran after the same other one and paid for collecting its
+    // garbage (SqliteSaver's parsed state, a megabyte of objects, landed on Crew.fromCheckpoint).
     const subjects = {
       fromCheckpoint: () =>
         Crew.fromCheckpoint({ restoreFrom: location, provider: reader }, { registry, bus }),
@@ -159,10 +170,10 @@ export async function measureRestore(
     };
     const names = Object.keys(subjects) as (keyof typeof subjects)[];
     for (const name of names) await subjects[name]();
-    collectGarbageIfExposed();
+    const orders = permutations(names);
     for (let round = 0; round < rounds; round += 1) {
-      for (const [index] of names.entries()) {
-        const name = names[(index + round) % names.length]!;
+      for (const name of orders[round % orders.length]!) {
+        collectGarbageIfExposed();
         const started = performance.now();
         await subjects[name]();
         samples[name].push(performance.now() - started);
