@@ -159,6 +159,40 @@ describe('checkpoint documents', () => {
     }
   });
 
+  it('names the event at fault, and keeps the events it accepts as they were read', async () => {
+    const withEvents = (parsed: Record<string, any>) => {
+      parsed.events = [0, 1].map((sequence) => ({
+        type: 'task_started',
+        eventId: `event-${sequence}`,
+        sequence,
+        timestamp: '2026-01-02T03:04:05.678Z',
+        payload: { description: 'a task' },
+      }));
+      return parsed;
+    };
+    const text = JSON.stringify(withEvents(parseDocumentText(await sampleText()) as Record<string, any>));
+    const wrong: [string, (event: Record<string, any>) => void][] = [
+      ['events.0.type', (event) => (event.type = '')],
+      ['events.0.eventId', (event) => (event.eventId = 'x'.repeat(201))],
+      ['events.0.sequence', (event) => (event.sequence = -1)],
+      ['events.0.sequence', (event) => (event.sequence = 1.5)],
+      ['events.0.timestamp', (event) => delete event.timestamp],
+    ];
+    for (const [path, damage] of wrong) {
+      const document = parseDocumentText(text) as Record<string, any>;
+      expect(document.events.length).toBeGreaterThan(0);
+      damage(document.events[0]);
+      expect(() => validateDocument(document), path).toThrow(new RegExp(`checkpoint is invalid: ${path}`));
+    }
+    const document = parseDocumentText(text) as Record<string, any>;
+    document.events[0] = 'not an event';
+    expect(codeOf(() => validateDocument(document))).toBe('corrupt_checkpoint');
+    const sound = parseDocumentText(text) as Record<string, any>;
+    const events = validateDocument(sound).events;
+    expect(events).toEqual(sound.events);
+    expect(events[1]).toHaveProperty('payload', { description: 'a task' });
+  });
+
   it('refuses nesting past MAX_NESTING_DEPTH with a typed error naming the field, whatever the depth', async () => {
     const nested = (levels: number, open: string, close: string) =>
       `${open.repeat(levels)}1${close.repeat(levels)}`;

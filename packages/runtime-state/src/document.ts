@@ -119,8 +119,31 @@ const documentSchema = z.strictObject({
       data: z.record(z.string(), jsonValueSchema),
     }),
   ),
-  events: z.array(eventRecordSchema),
+  // Checked by `eventsFitRecords` without copying each event, through the schema only to say what is wrong.
+  events: z.array(z.unknown()),
 });
+
+const eventListSchema = z.strictObject({ events: z.array(eventRecordSchema) });
+
+function isBoundedString(value: unknown): boolean {
+  return typeof value === 'string' && value.length >= 1 && value.length <= 200;
+}
+
+/**
+ * What `eventRecordSchema` accepts, checked in place: a restore reads hundreds of events, and the
+ * schema would copy every one of them.
+ */
+function eventsFitRecords(events: readonly unknown[]): boolean {
+  for (const event of events) {
+    if (event === null || typeof event !== 'object' || Array.isArray(event)) return false;
+    const record = event as Record<string, unknown>;
+    if (!isBoundedString(record.type) || !isBoundedString(record.eventId)) return false;
+    const sequence = record.sequence;
+    if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 0) return false;
+    if (typeof record.timestamp !== 'string') return false;
+  }
+  return true;
+}
 
 /** Upgrades a raw document of format version `from` to version `from + 1`. Pure. */
 export type Migration = (document: Record<string, unknown>) => Record<string, unknown>;
@@ -207,6 +230,13 @@ export function validateParsedDocument(
   const parsed = documentSchema.safeParse(upgraded);
   if (!parsed.success) {
     throw stateError('corrupt_checkpoint', `checkpoint is invalid: ${formatIssues(parsed.error.issues)}`);
+  }
+  if (!eventsFitRecords(parsed.data.events)) {
+    const events = eventListSchema.safeParse({ events: parsed.data.events });
+    throw stateError(
+      'corrupt_checkpoint',
+      `checkpoint is invalid: ${events.success ? 'events: not event records' : formatIssues(events.error.issues)}`,
+    );
   }
   return parsed.data as CheckpointDocument;
 }
