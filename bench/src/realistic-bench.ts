@@ -123,7 +123,7 @@ export async function runRealisticBench(options: RealisticBenchOptions = {}): Pr
       ? [
           '# Realistic scenario: restore and listing (issue #13)',
           '',
-          `Restore and listing alone (\`bench:realistic --only restore\`); the checkpoints are those of the realistic crew runs of [realistic.md](realistic.md) (3 agents, prose answers of ≈2 KB sliced by seed from ${source.description}, corpus digest ${source.digest}). ${machine}`,
+          `Restore and listing alone (\`bench:realistic --only restore\`); the checkpoints come from the same realistic crew runs as in [realistic.md](realistic.md) (3 agents, prose answers of ≈2 KB sliced by seed from ${source.description}, corpus digest ${source.digest}). ${machine}`,
           '',
         ]
       : [
@@ -147,7 +147,7 @@ export async function runRealisticBench(options: RealisticBenchOptions = {}): Pr
     ...(restore === undefined
       ? []
       : [
-          `Restore and listing: one database of ${restore.checkpoints} checkpoints from ${restore.runs} realistic crew runs (one lineage each; the latest is the end of a ${options.restoreTasksPerRun ?? 50}-task run, ${Math.round(restore.latestBytes / 1024)} KiB), SqliteSaver fed the same states (one thread per run); each store opened afresh, one untimed call of each first, then the three restores interleaved round by round, in every order in turn, the heap collected before each timed call. \`Crew.fromCheckpoint\` reads, validates and rebuilds the crew; getTuple reads and parses the checkpoint. SqliteSaver has no metadata-only listing (\`list\` yields whole checkpoints), so listing is crewline's alone.`,
+          `Restore and listing: one database of ${restore.checkpoints} checkpoints from ${restore.runs} realistic crew runs (one lineage each; the latest is the end of a ${options.restoreTasksPerRun ?? 50}-task run, ${Math.round(restore.latestBytes / 1024)} KiB), SqliteSaver fed the same states (one thread per run)${restore.reusedStores ? ', both filled by an earlier run of this bench and reused (`--restore-directory`)' : ''}; each store opened afresh, one untimed call of each first, then the three restores interleaved round by round, in every order in turn, the heap collected before each timed call. \`Crew.fromCheckpoint\` reads, validates and rebuilds the crew; getTuple reads and parses the checkpoint. SqliteSaver has no metadata-only listing (\`list\` yields whole checkpoints), so listing is crewline's alone.`,
           '',
           restoreTable(restore),
           '',

@@ -43,6 +43,8 @@ export interface RestoreResult {
   listMs: LatencySummary;
   /** UTF-8 size of the latest checkpoint. */
   latestBytes: number;
+  /** True when the stores were filled by an earlier run and reused (`keepIn`). */
+  reusedStores: boolean;
 }
 
 async function time(repeat: number, action: () => Promise<unknown>): Promise<LatencySummary> {
@@ -135,6 +137,7 @@ export async function measureRestore(
   const location = join(directory, 'many.db');
   try {
     let filled = keepIn === undefined ? undefined : filledBefore(directory, count, tasksPerRun);
+    const reusedStores = filled !== undefined;
     if (filled === undefined) {
       for (const name of readdirSync(directory))
         rmSync(join(directory, name), { recursive: true, force: true });
@@ -199,6 +202,7 @@ export async function measureRestore(
       getTupleMs: summarize(samples.getTuple),
       listMs,
       latestBytes,
+      reusedStores,
     };
   } finally {
     if (keepIn === undefined) rmSync(directory, { recursive: true, force: true });
