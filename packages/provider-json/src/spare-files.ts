@@ -103,6 +103,7 @@ export class SpareFiles {
             resolve();
           });
         }),
+      { urgent: true },
     );
   }
 
