@@ -39,6 +39,12 @@ export interface RestoreResult {
   providerReadMs: LatencySummary;
   /** `SqliteSaver.getTuple` of the latest run's thread. */
   getTupleMs: LatencySummary;
+  /**
+   * The process's CPU time (user + system, every thread) of each timed call of the three restores: on
+   * a shared machine a call is often descheduled, and wall time then measures the load as much as
+   * the code.
+   */
+  cpuMs: { fromCheckpoint: LatencySummary; providerRead: LatencySummary; getTuple: LatencySummary };
   /** `provider.list(database)`: metadata of all the checkpoints. */
   listMs: LatencySummary;
   /** UTF-8 size of the latest checkpoint. */
@@ -171,15 +177,23 @@ export async function measureRestore(
       providerRead: [] as number[],
       getTuple: [] as number[],
     };
+    const cpuSamples = {
+      fromCheckpoint: [] as number[],
+      providerRead: [] as number[],
+      getTuple: [] as number[],
+    };
     const names = Object.keys(subjects) as (keyof typeof subjects)[];
     for (const name of names) await subjects[name]();
     const orders = permutations(names);
     for (let round = 0; round < rounds; round += 1) {
       for (const name of orders[round % orders.length]!) {
         collectGarbageIfExposed();
+        const cpuBefore = process.cpuUsage();
         const started = performance.now();
         await subjects[name]();
         samples[name].push(performance.now() - started);
+        const cpu = process.cpuUsage(cpuBefore);
+        cpuSamples[name].push((cpu.user + cpu.system) / 1000);
       }
     }
     const fromCheckpointMs = summarize(samples.fromCheckpoint);
@@ -200,6 +214,11 @@ export async function measureRestore(
       fromCheckpointLoadMs,
       providerReadMs,
       getTupleMs: summarize(samples.getTuple),
+      cpuMs: {
+        fromCheckpoint: summarize(cpuSamples.fromCheckpoint),
+        providerRead: summarize(cpuSamples.providerRead),
+        getTuple: summarize(cpuSamples.getTuple),
+      },
       listMs,
       latestBytes,
       reusedStores,
