@@ -1,17 +1,19 @@
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
 import { growingRun } from '@crewline/provider-testkit/fixtures';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SqliteProvider } from '../sqlite-provider.js';
 import { RecordingProvider } from '../test-support/recording-provider.js';
 import { removeTemporaryDatabase, temporaryDatabase } from '../test-support/temporary-database.js';
 import { walBoundPages } from './connection.js';
 import { SCHEMA_VERSION } from './schema.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
+  vi.restoreAllMocks();
 });
 
 function setup() {
@@ -213,5 +215,56 @@ describe('the WAL beside an open database', () => {
     expect(databaseBytes).toBeLessThan(2_000_000);
     // The bound (64 pages here) plus the frames of the write that crossed it.
     expect(largest).toBeLessThan(64 * 4096 + 64 * 1024);
+  });
+
+  it('is copied back by a thread once a run that never idles fills it; the thread closes with the provider', async () => {
+    const start = vi.spyOn(WalCheckpointer, 'start');
+    const { provider, location } = setup();
+    // Large answers: the thread starts only for a WAL bound of 1 MiB or more (a 5 MiB database).
+    const run = growingRun({ provider, location, tasks: 400, outputBytes: 30_000 });
+    let writes = 0;
+    let largestOverBound = 0;
+    const write = () => {
+      run.state.writeCheckpointSync({ trigger: run.step() });
+      writes += 1;
+      const bound = walBoundPages(statSync(location).size / 4096) * 4096;
+      largestOverBound = Math.max(largestOverBound, statSync(`${location}-wal`).size / bound);
+    };
+    // Synchronous writes until the WAL reaches its bound: idle-time checkpoints never run.
+    while (start.mock.calls.length === 0 && writes < 1000) write();
+    expect(start).toHaveBeenCalledOnce();
+    expect(walBoundPages(statSync(location).size / 4096)).toBeGreaterThanOrEqual(256);
+    const checkpointer = start.mock.results[0]!.value as WalCheckpointer;
+    expect(checkpointer.running).toBe(true);
+    // The run goes on writing, with turns of the event loop but no idle-time checkpoint any more:
+    // the thread copies the WAL back, and the WAL keeps near its bound.
+    for (let round = 0; round < 60 && (round < 10 || checkpointer.passes === 0); round += 1) {
+      for (let index = 0; index < 5; index += 1) write();
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(checkpointer.passes).toBeGreaterThan(0);
+    expect(start).toHaveBeenCalledOnce();
+    expect(largestOverBound).toBeLessThan(1.5);
+
+    provider.close();
+    expect(checkpointer.running).toBe(false);
+    // Its connection closed before the writer's: the writer's close was the last and removed the WAL.
+    expect(existsSync(`${location}-wal`)).toBe(false);
+    expect(await provider.list(location)).toHaveLength(writes);
+  });
+
+  it('keeps its checkpoints in the writer when no thread can start', () => {
+    vi.spyOn(WalCheckpointer, 'start').mockReturnValue(undefined);
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 400, outputBytes: 30_000 });
+    let largestOverBound = 0;
+    for (let index = 0; index < 600; index += 1) {
+      run.state.writeCheckpointSync({ trigger: run.step() });
+      const bound = walBoundPages(statSync(location).size / 4096) * 4096;
+      largestOverBound = Math.max(largestOverBound, statSync(`${location}-wal`).size / bound);
+    }
+    expect(WalCheckpointer.start).toHaveBeenCalledOnce();
+    // The bound plus the frames of the write that crossed it.
+    expect(largestOverBound).toBeLessThan(1.3);
   });
 });

@@ -16,6 +16,7 @@ import {
   prepareStatements,
   type Statements,
 } from './statements.js';
+import { type CheckpointerOptions, WalCheckpointer } from './wal-checkpointer.js';
 
 /**
  * The WAL bound, in pages: a committing write that finds the WAL this long checkpoints it itself,
@@ -46,6 +47,36 @@ export function walBoundPages(pages: number): number {
 function writesPerIdleCheckpoint(walPages: number): number {
   return Math.min(50, Math.max(8, Math.floor(walPages / 8)));
 }
+
+/**
+ * While a checkpointer thread copies the WAL back (see wal-checkpointer.ts), the share of the WAL
+ * bound up to which it does: past it, the thread leaves the WAL to the writer's own checkpoint at the
+ * bound, which then copies only the frames the thread had not (the last fifth and what came during
+ * the thread's last pass) instead of the whole bound. The writer's checkpoint stays because only it
+ * restarts the WAL in a run that writes without pause: a restart needs the whole WAL copied back
+ * between two commits, which a checkpoint beside a writer that never pauses never finds. A pass of
+ * the thread still under way when the WAL reaches the bound would make the writer's checkpoint give
+ * up: the write waits for it instead (see {@link passWaitMs}).
+ */
+const threadShareOfBound = 0.8;
+
+/**
+ * The smallest WAL bound (1 MiB of 4 KiB pages: a database of 5 MiB) for which a checkpointer thread
+ * starts. Below, the writer's own checkpoint copies back little, and a run that never idles fills
+ * the last fifth of the WAL in a few writes, faster than a pass of the thread ends on a loaded
+ * machine: the writer would wait for it (see {@link passWaitMs}), which cost crew-50 (a 64-page
+ * bound) more than it saved.
+ */
+const threadMinimumWalPages = 256;
+
+/**
+ * How long a write that leaves the WAL at its bound waits, at most, for a pass of the checkpointer
+ * thread under way (one that began below {@link threadShareOfBound} of the bound): the writer's own
+ * checkpoint on the next commit would give up while it lasts, and the WAL would grow past its bound
+ * meanwhile. A pass lasts well under a millisecond on an idle machine; the cap only matters on a
+ * machine so loaded that the thread does not get to run, where the WAL passes its bound instead.
+ */
+const passWaitMs = 50;
 
 /** Where this connection's last write left its checkpoint and that checkpoint's event stream. */
 export interface LastWrite {
@@ -151,42 +182,83 @@ export class Connection {
   #idleCheckpoint: NodeJS.Timeout | undefined;
   /** The WAL bound in force (see {@link walBoundPages}); 0 before the first {@link boundWal}. */
   #walPages = 0;
+  #pageSize = 4096;
+  /** How a checkpointer thread opens this database; undefined: checkpoints stay in this thread. */
+  #checkpointerOptions: CheckpointerOptions | undefined;
+  /** The thread copying the WAL back, once the WAL first reached its bound (see {@link noteWrite}). */
+  #checkpointer: WalCheckpointer | undefined;
+
+  /**
+   * Lets this connection hand its WAL checkpoints to a thread of their own (see wal-checkpointer.ts)
+   * once a run writes faster than idle-time checkpoints keep up with.
+   */
+  checkpointOffThread(options: CheckpointerOptions): void {
+    this.#checkpointerOptions = options;
+  }
 
   /**
    * Sets the WAL bound for the database's size now (see {@link walBoundPages}): SQLite's own
-   * checkpoint on commit, and the length the WAL file is cut back to when it restarts.
+   * checkpoint on commit, the length the WAL file is cut back to when it restarts, and how far a
+   * checkpointer thread copies it back (see {@link threadShareOfBound}).
    */
   boundWal(): void {
     const pages = walBoundPages(this.db.pragma('page_count', { simple: true }) as number);
     if (pages === this.#walPages) return;
     this.#walPages = pages;
-    const pageSize = this.db.pragma('page_size', { simple: true }) as number;
+    this.#pageSize = this.db.pragma('page_size', { simple: true }) as number;
     this.db.pragma(`wal_autocheckpoint = ${pages}`);
-    this.db.pragma(`journal_size_limit = ${pages * pageSize}`);
+    this.#checkpointer?.limitPasses(Math.floor(pages * threadShareOfBound));
+    this.db.pragma(`journal_size_limit = ${pages * this.#pageSize}`);
   }
 
   /**
-   * Counts a write; every few writes (see `writesPerIdleCheckpoint`), schedules a passive WAL
-   * checkpoint for the next idle turn of the event loop (a run waiting for its model), so the WAL
-   * stays short without any write paying for copying it back. The timer never keeps the process alive.
+   * Counts a write, and keeps the WAL short without writes paying for copying it back. Every few
+   * writes (see `writesPerIdleCheckpoint`), a passive checkpoint is scheduled for the next idle turn
+   * of the event loop (a run waiting for its model; the timer never keeps the process alive). A WAL
+   * that reaches its bound anyway belongs to a run that does not leave the event loop idle: from then
+   * on a checkpointer thread copies it back, asked after every write while it is not already at it
+   * (a shared counter and a notify: nothing waits), up to {@link threadShareOfBound} of the bound, and
+   * SQLite's own checkpoint at the bound copies only the rest. A thread that cannot start or fails
+   * leaves the checkpoints to this thread, as before.
    */
   noteWrite(): void {
     this.#writesSinceCheckpoint += 1;
+    const checkpointer = this.#checkpointer;
+    if (checkpointer !== undefined) {
+      if (!checkpointer.working) checkpointer.request();
+      else if ((checkpointer.walFrames() ?? 0) >= this.#walPages) checkpointer.waitForPass(passWaitMs);
+    }
+    if (this.#writesSinceCheckpoint < writesPerIdleCheckpoint(this.#walPages)) return;
+    this.#writesSinceCheckpoint = 0;
+    if (this.#checkpointer !== undefined && !this.#checkpointer.running) {
+      this.#checkpointer.close();
+      this.#checkpointer = undefined;
+      this.#checkpointerOptions = undefined;
+    }
     if (
-      this.#writesSinceCheckpoint < writesPerIdleCheckpoint(this.#walPages) ||
-      this.#idleCheckpoint !== undefined
-    )
-      return;
-    // As often as idle checkpoints are scheduled: the bound follows the database as it grows, at
-    // the cost of reading its page count every few writes.
+      this.#checkpointer === undefined &&
+      this.#checkpointerOptions !== undefined &&
+      this.#walPages >= threadMinimumWalPages &&
+      this.#walReachedBound()
+    ) {
+      this.#checkpointer = WalCheckpointer.start(this.location, this.#checkpointerOptions);
+      if (this.#checkpointer === undefined) this.#checkpointerOptions = undefined;
+      else this.#checkpointer.limitPasses(Math.floor(this.#walPages * threadShareOfBound));
+    }
+    // Every few writes: the bound follows the database as it grows, at the cost of reading its page
+    // count.
     try {
       this.boundWal();
     } catch {
       // Best effort: the bound in force still holds.
     }
+    if (this.#checkpointer !== undefined) {
+      this.#checkpointer.request();
+      return;
+    }
+    if (this.#idleCheckpoint !== undefined) return;
     this.#idleCheckpoint = setTimeout(() => {
       this.#idleCheckpoint = undefined;
-      this.#writesSinceCheckpoint = 0;
       try {
         if (this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)');
       } catch {
@@ -196,9 +268,21 @@ export class Connection {
     this.#idleCheckpoint.unref();
   }
 
+  /** Whether the WAL file has reached the bound (it is cut back to it when it restarts). */
+  #walReachedBound(): boolean {
+    try {
+      return statSync(`${this.location}-wal`).size >= this.#walPages * this.#pageSize;
+    } catch {
+      return false;
+    }
+  }
+
   close(): void {
     if (this.#idleCheckpoint !== undefined) clearTimeout(this.#idleCheckpoint);
     this.#idleCheckpoint = undefined;
+    // First, so that this connection is the last one and its close copies the WAL back and removes it.
+    this.#checkpointer?.close();
+    this.#checkpointer = undefined;
     this.heads.clear();
     if (this.db.open) this.db.close();
   }
@@ -302,6 +386,7 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
       location,
     );
     const connection = new Connection(db, location);
+    if (!inMemory) connection.checkpointOffThread(options);
     // A write that crosses the bound copies the WAL back into the database itself; idle-time
     // checkpoints (see `noteWrite`) normally run long before, off the write path.
     connection.boundWal();

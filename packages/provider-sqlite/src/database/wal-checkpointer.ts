@@ -1,0 +1,222 @@
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { endianness } from 'node:os';
+import { Worker } from 'node:worker_threads';
+
+/** Slots of the array the writer and the checkpointer share. */
+const REQUESTS = 0;
+const STOP = 1;
+const CLOSED = 2;
+const PASSES = 3;
+/** 1 while a checkpoint pass runs. */
+const WORKING = 4;
+/** WAL frames past which the thread leaves the rest to the writer's own checkpoint; 0: no limit. */
+const PASS_LIMIT = 5;
+/** Frames not yet copied back below which a pass is not worth its two syncs. */
+const minimumPassFrames = 16;
+
+/** How the checkpointer opens the database: as the writer's connection does. */
+export interface CheckpointerOptions {
+  busyTimeoutMs: number;
+  synchronous: 'normal' | 'full';
+}
+
+/**
+ * The checkpointer's thread, as source: a script of its own (not a module file) so that it runs the
+ * same from `src` (tests, benches) and from `dist`, without the loaders of the parent's `execArgv`.
+ * It opens its own connection to the database and, when the writer asks, copies the WAL back with a
+ * passive checkpoint, which never takes the write lock: the writer goes on committing meanwhile. It
+ * skips a pass that would copy few frames, and stops at the limit the writer sets (see
+ * `threadShareOfBound` in connection.ts). Every error is the thread's own: it closes, and the writer
+ * checkpoints in its own thread again.
+ */
+const checkpointerSource = `
+const { workerData } = require('node:worker_threads');
+const state = new Int32Array(workerData.state);
+const { readSync } = require('node:fs');
+const header = Buffer.alloc(100);
+// SQLite writes the wal-index in the machine's byte order.
+const readCount = require('node:os').endianness() === 'LE' ? 'readUInt32LE' : 'readUInt32BE';
+const shm = workerData.shm;
+// The WAL's length and how much of it is copied back, from the wal-index header in the -shm file
+// (mxFrame at byte 16, nBackfill at byte 96: https://sqlite.org/walformat.html): a pass runs only
+// while the WAL is shorter than the share of its bound the writer leaves to its own checkpoint.
+function worthAPass() {
+  if (shm === undefined) return true;
+  try {
+    if (readSync(shm, header, 0, 100, 0) < 100) return true;
+  } catch {
+    return true;
+  }
+  const frames = header[readCount](16);
+  const copied = header[readCount](96);
+  const limit = Atomics.load(state, ${PASS_LIMIT});
+  return frames - copied >= ${minimumPassFrames} && (limit === 0 || frames < limit);
+}
+let db;
+try {
+  const Database = require(workerData.driver);
+  db = new Database(workerData.location, { fileMustExist: true, timeout: workerData.busyTimeoutMs });
+  db.pragma('synchronous = ' + workerData.synchronous);
+  let handled = 0;
+  while (Atomics.load(state, ${STOP}) === 0) {
+    Atomics.wait(state, ${REQUESTS}, handled);
+    handled = Atomics.load(state, ${REQUESTS});
+    if (Atomics.load(state, ${STOP}) !== 0) break;
+    if (!worthAPass()) continue;
+    Atomics.store(state, ${WORKING}, 1);
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)');
+    } finally {
+      Atomics.store(state, ${WORKING}, 0);
+      Atomics.notify(state, ${WORKING});
+    }
+    Atomics.add(state, ${PASSES}, 1);
+  }
+} catch {
+  // The writer sees CLOSED without having asked for it and checkpoints in its own thread again.
+} finally {
+  try {
+    if (db !== undefined) db.close();
+  } catch {}
+  Atomics.store(state, ${CLOSED}, 1);
+  Atomics.notify(state, ${CLOSED});
+}
+`;
+
+/**
+ * Descriptors of -shm files this process reads the wal-index header from, by path. Never closed
+ * while the file is in use: POSIX record locks belong to the process, and closing any descriptor of a
+ * file drops every lock the process holds on it, SQLite's included. One is closed only once SQLite
+ * has removed its file (the last connection to the database closed) and the path names a new one.
+ */
+const shmDescriptors = new Map<string, number>();
+
+/** A descriptor of the -shm file of the database at `location`, opened once; undefined when none. */
+function shmDescriptor(location: string): number | undefined {
+  const path = `${location}-shm`;
+  try {
+    const current = statSync(path);
+    const known = shmDescriptors.get(path);
+    if (known !== undefined) {
+      const stats = fstatSync(known);
+      if (stats.ino === current.ino && stats.dev === current.dev) return known;
+      if (stats.nlink === 0) closeSync(known);
+      shmDescriptors.delete(path);
+    }
+    const descriptor = openSync(path, 'r');
+    shmDescriptors.set(path, descriptor);
+    return descriptor;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How long closing waits for the checkpointer's connection to close before it gives up on it. */
+const closeWaitMs = 2000;
+
+/**
+ * A thread with its own connection to a database that copies its WAL back into the database when the
+ * writer asks (see `Connection.noteWrite`), so that a run whose event loop never idles (no idle-time
+ * checkpoint) does not pay the WAL checkpoints inside its writes. Never blocks the writer: a request
+ * is a shared counter bumped and a notify. The thread never keeps the process alive.
+ */
+export class WalCheckpointer {
+  readonly #worker: Worker;
+  readonly #state: Int32Array;
+  readonly #shm: number | undefined;
+  readonly #header = Buffer.alloc(20);
+  #failed = false;
+
+  private constructor(worker: Worker, state: Int32Array, shm: number | undefined) {
+    this.#worker = worker;
+    this.#state = state;
+    this.#shm = shm;
+    worker.on('error', () => {
+      this.#failed = true;
+    });
+    worker.unref();
+  }
+
+  /** Starts a checkpointer for the database at `location`; undefined when no thread can be started. */
+  static start(location: string, options: CheckpointerOptions): WalCheckpointer | undefined {
+    try {
+      const shm = shmDescriptor(location);
+      const state = new Int32Array(new SharedArrayBuffer(6 * Int32Array.BYTES_PER_ELEMENT));
+      const worker = new Worker(checkpointerSource, {
+        eval: true,
+        execArgv: [],
+        workerData: {
+          state: state.buffer,
+          driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+          location,
+          shm,
+          busyTimeoutMs: options.busyTimeoutMs,
+          synchronous: options.synchronous === 'full' ? 'FULL' : 'NORMAL',
+        },
+      });
+      return new WalCheckpointer(worker, state, shm);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** False once the thread has stopped without being asked (its connection failed): checkpoint in-thread again. */
+  get running(): boolean {
+    return !this.#failed && Atomics.load(this.#state, CLOSED) === 0;
+  }
+
+  /** Checkpoint passes the thread has run, for tests. */
+  get passes(): number {
+    return Atomics.load(this.#state, PASSES);
+  }
+
+  /** Whether a checkpoint pass runs now. */
+  get working(): boolean {
+    return Atomics.load(this.#state, WORKING) === 1;
+  }
+
+  /**
+   * Frames in the WAL now, from the wal-index header in the -shm file (see the thread's
+   * `worthAPass`); undefined when it cannot be read.
+   */
+  walFrames(): number | undefined {
+    if (this.#shm === undefined) return undefined;
+    try {
+      if (readSync(this.#shm, this.#header, 0, 20, 0) < 20) return undefined;
+    } catch {
+      return undefined;
+    }
+    return endianness() === 'LE' ? this.#header.readUInt32LE(16) : this.#header.readUInt32BE(16);
+  }
+
+  /**
+   * Waits until the thread's pass under way ends, for at most `timeoutMs`: the writer's own
+   * checkpoint, which a pass under way makes give up, is due.
+   */
+  waitForPass(timeoutMs: number): void {
+    Atomics.wait(this.#state, WORKING, 1, timeoutMs);
+  }
+
+  /** Sets the WAL frames past which the thread leaves the rest to the writer's own checkpoint. */
+  limitPasses(frames: number): void {
+    Atomics.store(this.#state, PASS_LIMIT, frames);
+  }
+
+  /** Asks for a checkpoint of the WAL as soon as the thread is free; requests while it works are coalesced. */
+  request(): void {
+    Atomics.add(this.#state, REQUESTS, 1);
+    Atomics.notify(this.#state, REQUESTS);
+  }
+
+  /**
+   * Stops the thread and waits (a checkpoint pass at most) until its connection is closed, so that
+   * the writer's own close, the last connection of this process, copies the WAL back and removes it.
+   */
+  close(): void {
+    Atomics.store(this.#state, STOP, 1);
+    this.request();
+    if (!this.#failed) Atomics.wait(this.#state, CLOSED, 0, closeWaitMs);
+    void this.#worker.terminate();
+  }
+}
