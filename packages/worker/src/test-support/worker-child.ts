@@ -1,8 +1,9 @@
 // A worker process of the end-to-end test, run as a user's worker would run (compiled by
 // bundle-worker-child.ts). Usage: node worker-child.mjs <options as JSON>
-// Prints (synchronously, so a SIGKILL loses nothing printed): "ready", "call <runId> <task>" when a
-// model call starts, "hold <JSON HoldChange>" for every hold taken and given up, and "stopped" after
-// a SIGTERM handed its runs back.
+// Prints (synchronously, so a SIGKILL loses nothing printed): "ready", "call <runId> <task> <at>"
+// when a model call starts (`at` is Date.now(), the clock of the holds' `at`, so the throughput
+// bench measures overheads on one clock), "hold <JSON HoldChange>" for every hold taken and given
+// up, and "stopped" after a SIGTERM handed its runs back.
 import { writeSync } from 'node:fs';
 import { Worker } from '../worker.js';
 import { reportCrewFactory } from './report-crew.js';
@@ -27,7 +28,7 @@ const worker = new Worker({
       report: reportCrewFactory({
         callLog: options.callLog,
         latencyMs: options.latencyMs,
-        onCall: (runId, task) => print(`call ${runId} ${task}`),
+        onCall: (runId, task) => print(`call ${runId} ${task} ${Date.now()}`),
       }),
     },
   },
