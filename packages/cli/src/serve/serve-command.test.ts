@@ -77,6 +77,10 @@ describe('crewline checkpoint serve as a command', () => {
       });
       child.on('close', () => reject(new Error(`serve exited early: ${stdout}${stderr}`)));
     });
+    // stderr and stdout are separate pipes: the warning, written first, may arrive after the URL.
+    for (let waited = 0; !stderr.includes('Leave --host out') && waited < 10_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     expect(stderr).toMatch(
       /crewline warn \[serve\] --host 0\.0\.0\.0 lets other machines reach the explorer/,
     );
