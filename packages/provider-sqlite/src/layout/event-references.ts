@@ -128,11 +128,28 @@ function closingQuote(text: string, open: number): number {
 /**
  * Turns stored event lines (in lineage order, the first at index 0) back into the event lines that
  * were written, in place: a line with references takes its strings from the earlier lines.
+ * `maxCharacters` bounds the characters of the resolved lines: each reference can copy every earlier
+ * line, so damaged references could double the text line after line; past the bound the lines are
+ * damaged data (the caller passes the checkpoint's stored size, which holds every line), found before
+ * any line that long is built.
  */
-export function resolveEventReferences(lines: string[]): string[] {
+export function resolveEventReferences(lines: string[], maxCharacters = Number.POSITIVE_INFINITY): string[] {
+  let total = 0;
+  const count = (characters: number, index: number) => {
+    total += characters;
+    if (total > maxCharacters) {
+      throw damagedData(
+        component,
+        `event ${index} makes the event lines longer than the ${maxCharacters} characters the checkpoint's stored size allows`,
+      );
+    }
+  };
   for (let index = 0; index < lines.length; index += 1) {
     const stored = lines[index]!;
-    if (stored.charCodeAt(0) !== REFERENCES_MARK.charCodeAt(0)) continue;
+    if (stored.charCodeAt(0) !== REFERENCES_MARK.charCodeAt(0)) {
+      count(stored.length, index);
+      continue;
+    }
     const newline = stored.indexOf('\n');
     let references: unknown;
     try {
@@ -160,9 +177,11 @@ export function resolveEventReferences(lines: string[]): string[] {
       ) {
         throw damagedData(component, `event ${index} refers to text it cannot have`);
       }
+      count(at - copiedUpTo + length, index);
       text += kept.slice(copiedUpTo, at) + from.slice(start, start + length);
       copiedUpTo = at;
     }
+    count(kept.length - copiedUpTo, index);
     lines[index] = text + kept.slice(copiedUpTo);
   }
   return lines;

@@ -96,8 +96,16 @@ export function placeEvents(
   return { streamId, eventBytes: bytes, strings: pending };
 }
 
-/** The event lines of the first `count` events of the lineage that ends in stream `id`, in order. */
-export function readEvents(statements: Statements, id: number, count: number): string[] {
+/**
+ * The event lines of the first `count` events of the lineage that ends in stream `id`, in order;
+ * lines that resolve to more than `maxCharacters` characters in all are damaged data.
+ */
+export function readEvents(
+  statements: Statements,
+  id: number,
+  count: number,
+  maxCharacters = Number.POSITIVE_INFINITY,
+): string[] {
   const segments: string[][] = [];
   let streamId: number | null = id;
   let upTo = count;
@@ -123,5 +131,5 @@ export function readEvents(statements: Statements, id: number, count: number): s
     }
     streamId = stream.parent_id;
   }
-  return resolveEventReferences(segments.reverse().flat());
+  return resolveEventReferences(segments.reverse().flat(), maxCharacters);
 }

@@ -50,22 +50,35 @@ function readStoredParts<T>(
       `no checkpoint "${id}" in ${location}; run \`crewline checkpoint list\` to see ids`,
     );
   }
-  const tooLarge = (size: number) =>
+  const tooLarge = (size: number, atLeast = false) =>
     sqliteError(
       'too_large',
-      `checkpoint "${id}" is ${size} bytes, over the limit of ${maxBytes} bytes (this provider's maxCheckpointBytes, or the reader's); raise it if you trust it`,
+      `checkpoint "${id}" in ${location} is ${atLeast ? 'at least ' : ''}${size} bytes, over the limit of ${maxBytes} bytes (this provider's maxCheckpointBytes, or the reader's); raise it if you trust it`,
     );
   if (row.size_bytes > maxBytes) throw tooLarge(row.size_bytes);
   try {
     const loadChunk = chunkLoader(statements);
+    // A chunk the tree refers to more than once is read from the database once; every reference
+    // still counts its characters against the limit as decoding it builds its value again, so a
+    // damaged tree whose chunks refer to one chunk many times over, level after level, stops at the
+    // limit instead of decoding an exponential number of nodes (a cycle meets the decoder's depth
+    // check first: damaged data).
+    const bodies = new Map<number, string>();
     let readCharacters = 0;
     const load = (chunk: number) => {
-      const body = loadChunk(chunk);
+      let body = bodies.get(chunk);
+      if (body === undefined) {
+        body = loadChunk(chunk);
+        bodies.set(chunk, body);
+      }
       readCharacters += body.length;
+      if (readCharacters > maxBytes) throw tooLarge(readCharacters, true);
       return body;
     };
     const head = decodeHead(component, headColumnBody(String(row.head), load), load);
-    const events = readEvents(statements, row.stream_id, row.event_count);
+    // The stored size counts every event line: lines resolving to more are damaged references.
+    const storedSize = Number.isFinite(row.size_bytes) ? Math.min(row.size_bytes, maxBytes) : maxBytes;
+    const events = readEvents(statements, row.stream_id, row.event_count, storedSize);
     for (const line of events) readCharacters += line.length;
     return finish({ row, head, events, readCharacters }, tooLarge);
   } catch (error) {
