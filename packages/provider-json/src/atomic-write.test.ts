@@ -206,6 +206,30 @@ describe('writeFilesAtomic', () => {
     }
   });
 
+  it('a failed directory sync after a group was renamed fails the write but leaves the whole files in place', async () => {
+    const { writeFilesAtomic } = await import('./atomic-write.js');
+    const directory = mkdtempSync(join(tmpdir(), 'crewline-group-'));
+    try {
+      // Temp files are opened with O_SYNC: the only fsync of the group is the directory's.
+      vi.mocked(fs.fsync).mockImplementation(((_descriptor: number, callback: (error: Error) => void) =>
+        callback(ioError('directory fsync'))) as typeof fs.fsync);
+      const files = ['a', 'b'].map((name) => ({
+        directory,
+        finalName: `${name}.json`,
+        tempName: `.${name}.tmp`,
+        bytes: Buffer.from(`{"name":"${name}"}`),
+      }));
+      await expect(writeFilesAtomic(files, { fsync: true, mode: 0o600 })).rejects.toMatchObject({
+        code: 'write_failed',
+      });
+      // Their content is whole (and another writer may have placed the same names): not removed.
+      expect(readdirSync(directory).sort()).toEqual(['a.json', 'b.json']);
+      expect(readFileSync(join(directory, 'b.json'), 'utf8')).toBe('{"name":"b"}');
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   it('never renames a file after one that failed, and removes the temp files left', async () => {
     const { writeFilesAtomic } = await import('./atomic-write.js');
     const directory = mkdtempSync(join(tmpdir(), 'crewline-group-'));

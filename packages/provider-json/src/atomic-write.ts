@@ -266,7 +266,8 @@ async function writeTempFile(file: AtomicFile, options: AtomicWriteOptions): Pro
  * involved is fsync'd once. A crash leaves a prefix of the files
  * visible, each whole — never a later one without an earlier one. Rejects with `write_failed` when
  * any file cannot be written: the files before it are in place, none after it is renamed, and every
- * temp file left is removed.
+ * temp file left is removed. When only a directory sync fails, it rejects too and the renamed files
+ * (whole) stay in place.
  */
 export async function writeFilesAtomic(
   files: readonly AtomicFile[],
@@ -297,8 +298,9 @@ export async function writeFilesAtomic(
   try {
     for (const directory of directories) await syncDirectory(directory);
   } catch (error) {
-    // Success is never reported after an fsync error: the group's files are taken back.
-    for (const file of files) removeQuietlySync(join(file.directory, file.finalName));
+    // Success is never reported after an fsync error, but the renamed files stay: their content is
+    // whole (written and flushed before the rename), and a synchronous write of the same
+    // checkpoints (a strict checkpoint writing the queued ones again) may have placed these names.
     throw writeFailed(join(files[0]!.directory, files[0]!.finalName), error);
   }
 }

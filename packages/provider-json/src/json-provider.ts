@@ -238,10 +238,10 @@ export class JsonProvider implements CheckpointProvider {
    * Rejects when any of them could not be written; the ones before it may be in place. Like
    * {@link write}, it resolves before their id index entries are written.
    *
-   * Afterwards it creates, in the background, spare temp files for the next groups in each directory
-   * it wrote to (twice the largest group so far, at most 16; see spare-files.ts): a run writes a group
-   * at each model or tool call and waits for it, and creating the files is, after the fsyncs, the
-   * slowest part of that wait. They are hidden temp files; {@link close} removes them, and so does the
+   * Afterwards it creates, in the background, spare temp files for the next groups in the last
+   * directory it wrote to (twice the largest group so far, at most 8 in all, those of the directory
+   * before removed; see spare-files.ts): a run writes a group at each model or tool call and waits
+   * for it, and creating the files is, after the fsyncs, the slowest part of that wait. They are hidden temp files; {@link close} removes them, and so does the
    * process when it exits.
    */
   async writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {

@@ -158,3 +158,67 @@ describe('work left after a write', () => {
     expect(readdirSync(join(location, '.ids'))).toHaveLength(6);
   });
 });
+
+/** Open descriptors of this process (Linux). */
+const openDescriptors = () => readdirSync('/proc/self/fd').length;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('spares stay bounded in a long-lived process', () => {
+  it.skipIf(!fs.existsSync('/proc/self/fd'))(
+    'writing to many locations keeps spares (descriptors and files) for the last directory only, at most 8',
+    async () => {
+      const provider = new JsonProvider();
+      const locations = Array.from({ length: 40 }, (_, index) => join(location, `loc-${index}`));
+      const before = openDescriptors();
+      for (const [index, where] of locations.entries()) {
+        fs.mkdirSync(where);
+        const run = createTestRun({ provider, location: where });
+        await provider.writeBatch(
+          where,
+          Array.from({ length: 5 }, () => buildCheckpointWrite({ run })),
+        );
+        // Twice the group would be 10: capped at 8.
+        await eventually(() => spareNames(join(where, 'main')).length === 8);
+        if (index > 0) expect(spareNames(join(locations[index - 1]!, 'main'))).toEqual([]);
+      }
+      expect(openDescriptors() - before).toBeLessThanOrEqual(8 + 4);
+      const leftOver = locations.slice(0, -1).flatMap((where) => spareNames(join(where, 'main')));
+      expect(leftOver).toEqual([]);
+      await provider.close();
+      expect(spareNames(join(locations.at(-1)!, 'main'))).toEqual([]);
+      expect(openDescriptors()).toBeLessThanOrEqual(before + 4);
+    },
+  );
+
+  it('a group that resolves after close() leaves no spares', async () => {
+    const { provider, writes } = batch(3);
+    const writing = provider.writeBatch(location, writes());
+    await provider.close();
+    await writing;
+    await pause(150);
+    expect(spareNames(join(location, 'main'))).toEqual([]);
+  });
+
+  it('delete also removes the spares still being created when it runs', async () => {
+    // A spare's open reports back late (a busy thread pool): its file exists before delete runs.
+    vi.mocked(fs.open).mockImplementation(((...args: unknown[]) => {
+      const callback = args.at(-1) as (error: unknown, descriptor?: number) => void;
+      const late = String(args[0]).includes('/.spare.');
+      return (actualFs.open as (...rest: unknown[]) => void)(
+        ...args.slice(0, -1),
+        (error: unknown, descriptor?: number) => {
+          if (late) setTimeout(() => callback(error, descriptor), 40);
+          else callback(error, descriptor);
+        },
+      );
+    }) as typeof fs.open);
+    const { provider, writes } = batch(1);
+    const [first] = await provider.writeBatch(location, writes());
+    await eventually(() => spareNames(join(location, 'main')).length === 1);
+    // While the spares of that group are still being created.
+    await provider.delete(location, first!.id);
+    await pause(150);
+    expect(spareNames(join(location, 'main'))).toEqual([]);
+    await provider.close();
+  });
+});

@@ -33,8 +33,12 @@ export function tempFileFlags(fsync: boolean): { flags: number; synced: boolean 
   return { flags: exclusive | constants.O_SYNC, synced: true };
 }
 
-/** Most spare files kept ready per directory. */
-const spareLimit = 16;
+/**
+ * Most spare files kept ready, in all. Each is an open descriptor and an empty file: a process that
+ * writes to many locations (a worker, the CLI) would otherwise keep a pile in every directory it
+ * ever wrote to, and run out of descriptors.
+ */
+const spareLimit = 8;
 
 /** Pools whose spares the process removes when it exits (an `exit` listener, added once). */
 const livePools = new Set<SpareFiles>();
@@ -44,16 +48,31 @@ function removeSparesAtExit(): void {
   for (const pool of livePools) pool.discardSync();
 }
 
-/** Spare temp files of one provider, per directory (see the comment at the top of this file). */
+/**
+ * Spare temp files of one provider (see the comment at the top of this file), kept for one
+ * directory only: the one a group was last written to. A run writes its groups into one branch
+ * directory; when a group goes to another directory, the spares of the previous one are closed and
+ * removed, so a process never holds more than {@link spareLimit} of them.
+ */
 export class SpareFiles {
-  readonly #ready = new Map<string, SpareFile[]>();
-  readonly #creating = new Map<string, number>();
+  /** The directory spares are kept for (the last one a group was written to). */
+  #directory: string | undefined;
+  readonly #ready: SpareFile[] = [];
+  /** Spares of {@link #directory} whose creation is under way. */
+  #creating = 0;
+  /**
+   * Changes whenever the spares being created are no longer wanted (another directory, forget,
+   * discard): a spare whose open lands under another generation is closed and removed at once.
+   */
+  #generation = 0;
+  /** After close() (discardSync): no spare is created any more, and one whose open lands is removed. */
+  #closed = false;
   /** Spares whose creation is in the thread pool: the process may exit before it reports back. */
   readonly #inFlight = new Set<string>();
   readonly #mode: number;
   readonly #fsync: boolean;
   readonly #lane: SerialLane;
-  /** Spares kept per directory: twice the largest group written so far, so two groups in a row find them. */
+  /** Spares kept: twice the largest group written so far, so two groups in a row find them. */
   #target = 0;
 
   /** `lane`: where the files are created, one at a time (see serial-lane.ts). */
@@ -65,27 +84,38 @@ export class SpareFiles {
 
   /** A spare of `directory` to write a file into, if one is ready. */
   take(directory: string): SpareFile | undefined {
-    return this.#ready.get(directory)?.shift();
+    return directory === this.#directory ? this.#ready.shift() : undefined;
   }
 
   /**
    * After a group of `groupSize` files was written into `directory`: creates, in the background,
-   * the spares it lacks. Best-effort — a spare that cannot be created is simply not there, and the
-   * next write creates its file itself.
+   * the spares it lacks — after closing and removing those of another directory. Best-effort — a
+   * spare that cannot be created is simply not there, and the next write creates its file itself.
    */
   replenish(directory: string, groupSize: number): void {
+    if (this.#closed) return;
+    if (directory !== this.#directory) {
+      this.#release();
+      this.#directory = directory;
+    }
     this.#target = Math.min(spareLimit, Math.max(this.#target, 2 * groupSize));
-    const have = (this.#ready.get(directory)?.length ?? 0) + (this.#creating.get(directory) ?? 0);
-    for (let count = have; count < this.#target; count += 1) this.#create(directory);
+    for (let count = this.#ready.length + this.#creating; count < this.#target; count += 1)
+      this.#create(directory);
   }
 
   #create(directory: string): void {
     const path = join(directory, spareFileName());
     const { flags, synced } = tempFileFlags(this.#fsync);
-    this.#creating.set(directory, (this.#creating.get(directory) ?? 0) + 1);
+    const generation = this.#generation;
+    this.#creating += 1;
     this.#lane.run(
       () =>
         new Promise<void>((resolve) => {
+          if (this.#closed || generation !== this.#generation) {
+            // Released before its turn came: not created at all.
+            resolve();
+            return;
+          }
           this.#inFlight.add(path);
           livePools.add(this);
           if (!exitListenerAdded) {
@@ -94,12 +124,16 @@ export class SpareFiles {
           }
           open(path, flags, this.#mode, (error, descriptor) => {
             this.#inFlight.delete(path);
-            this.#creating.set(directory, (this.#creating.get(directory) ?? 1) - 1);
-            if (!error) {
-              const list = this.#ready.get(directory) ?? [];
-              list.push({ path, descriptor, synced });
-              this.#ready.set(directory, list);
+            if (error) {
+              if (generation === this.#generation) this.#creating -= 1;
+            } else if (this.#closed || generation !== this.#generation) {
+              // Released (another directory, forget, close) while it was being created.
+              removeSpare({ path, descriptor, synced });
+            } else {
+              this.#creating -= 1;
+              this.#ready.push({ path, descriptor, synced });
             }
+            if (this.#closed && this.#inFlight.size === 0) livePools.delete(this);
             resolve();
           });
         }),
@@ -107,16 +141,29 @@ export class SpareFiles {
     );
   }
 
-  /** Closes and removes the spares of `directory` (after a failed write there: it may be gone). */
-  forget(directory: string): void {
-    const list = this.#ready.get(directory) ?? [];
-    this.#ready.delete(directory);
-    for (const spare of list) removeSpare(spare);
+  /** Closes and removes the ready spares and drops those being created (removed when their open lands). */
+  #release(): void {
+    this.#generation += 1;
+    this.#creating = 0;
+    this.#directory = undefined;
+    for (const spare of this.#ready.splice(0)) removeSpare(spare);
   }
 
-  /** Closes and removes every ready spare (wait for the lane first to include those being created). */
+  /**
+   * Closes and removes the spares of `directory` (after a failed write there: it may be gone; after
+   * a delete: they would keep an emptied directory), including those still being created.
+   */
+  forget(directory: string): void {
+    if (directory === this.#directory) this.#release();
+  }
+
+  /**
+   * Closes and removes every spare, and creates none any more (close(); the process's exit). A
+   * spare still being created is removed when its open lands.
+   */
   discardSync(): void {
-    for (const directory of [...this.#ready.keys()]) this.forget(directory);
+    this.#closed = true;
+    this.#release();
     // At exit, a spare still being created may already exist: removed too (its open may yet land
     // after this, leaving an empty temp file for the next writer's sweep).
     for (const path of this.#inFlight) removeQuietly(path);

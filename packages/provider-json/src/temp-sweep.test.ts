@@ -5,7 +5,12 @@ import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseTempFileName, tempFileName } from './file-names.js';
 import { JsonProvider } from './json-provider.js';
-import { isProcessAlive, resetTempFileSweeps, STALE_TEMP_FILE_AGE_MS } from './temp-sweep.js';
+import {
+  isProcessAlive,
+  resetTempFileSweeps,
+  STALE_SPARE_FILE_AGE_MS,
+  STALE_TEMP_FILE_AGE_MS,
+} from './temp-sweep.js';
 
 /** A pid above Linux's largest possible pid (2^22), so no process can have it. */
 const deadPid = 4_194_400;
@@ -77,5 +82,24 @@ describe('temp files of writers', () => {
     const stale = plantTemp(join(location, 'main'), deadPid, 2 * STALE_TEMP_FILE_AGE_MS);
     new JsonProvider().writeSync(location, buildCheckpointWrite());
     expect(existsSync(stale)).toBe(false);
+  });
+
+  it("leaves a dead-looking writer's empty spare younger than a day (its pid may be in another pid namespace)", async () => {
+    const root = join(location, 'shared');
+    mkdirSync(join(root, 'main'), { recursive: true });
+    const plant = (name: string, ageMs: number, content: string) => {
+      const path = join(root, 'main', name);
+      writeFileSync(path, content);
+      const time = new Date(Date.now() - ageMs);
+      utimesSync(path, time, time);
+      return path;
+    };
+    const emptyHourOld = plant(`.spare.${deadPid}.0123abcd.tmp`, 60 * 60 * 1000, '');
+    const emptyTwoDaysOld = plant(`.spare.${deadPid}.0123abce.tmp`, 2 * STALE_SPARE_FILE_AGE_MS, '');
+    const writtenHourOld = plant(`.spare.${deadPid}.0123abcf.tmp`, 60 * 60 * 1000, '{"format"');
+    await new JsonProvider().list(root);
+    expect(existsSync(emptyHourOld)).toBe(true);
+    expect(existsSync(emptyTwoDaysOld)).toBe(false);
+    expect(existsSync(writtenHourOld)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { statSync, unlinkSync } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { logger } from '@crewline/events';
 import { walkLocation, walkLocationSync } from './directory-walk.js';
 import { component } from './errors.js';
@@ -22,8 +23,18 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-function isStale(mtimeMs: number, pid: number, now: number): boolean {
-  return now - mtimeMs > STALE_TEMP_FILE_AGE_MS && !isProcessAlive(pid);
+/**
+ * An empty spare temp file younger than this is never removed either: its writer's pid may live in
+ * another pid namespace (containers sharing a volume), where it looks dead from here while it keeps
+ * the spare open to fill it. Empty, it is harmless until then.
+ */
+export const STALE_SPARE_FILE_AGE_MS = 24 * 60 * 60 * 1000;
+
+function isStale(path: string, stats: { mtimeMs: number; size: number }, pid: number, now: number): boolean {
+  const age = now - stats.mtimeMs;
+  if (stats.size === 0 && basename(path).startsWith('.spare.') && age <= STALE_SPARE_FILE_AGE_MS)
+    return false;
+  return age > STALE_TEMP_FILE_AGE_MS && !isProcessAlive(pid);
 }
 
 function report(root: string, removed: number): void {
@@ -44,7 +55,7 @@ export function sweepTempFilesOnceSync(root: string): void {
     let removed = 0;
     for (const temp of walkLocationSync(root).tempFiles) {
       try {
-        if (isStale(statSync(temp.path).mtimeMs, temp.pid, now)) {
+        if (isStale(temp.path, statSync(temp.path), temp.pid, now)) {
           unlinkSync(temp.path);
           removed += 1;
         }
@@ -67,7 +78,7 @@ export async function sweepTempFilesOnce(root: string): Promise<void> {
     let removed = 0;
     for (const temp of (await walkLocation(root)).tempFiles) {
       try {
-        if (isStale((await stat(temp.path)).mtimeMs, temp.pid, now)) {
+        if (isStale(temp.path, await stat(temp.path), temp.pid, now)) {
           await unlink(temp.path);
           removed += 1;
         }

@@ -361,7 +361,16 @@ export class RuntimeState implements RunState {
         ),
       );
     }
-    this.#writeQueuedSync(provider, resolvedLocation);
+    const stopped = this.#writeQueuedSync(provider, resolvedLocation);
+    if (stopped !== undefined) {
+      // A checkpoint queued ahead of this one (its parent, or an ancestor) could not be written:
+      // this one is not written either, and the lineage goes back to the last one stored.
+      try {
+        fail(stopped.error);
+      } finally {
+        stopped.rejectRest();
+      }
+    }
     try {
       return succeed(provider.writeSync(resolvedLocation, write));
     } catch (error) {
@@ -374,20 +383,32 @@ export class RuntimeState implements RunState {
    * (one in flight again, whole, under its own id): a strict checkpoint written synchronously while
    * automatic ones wait for the background would otherwise be on disk before its parents, and a
    * crash in between would leave it without them.
+   *
+   * Stops at the first that fails (see `writeGroup`) and returns that failure: the caller
+   * rejects its own checkpoint first, then `rejectRest` the queued ones that were not stored.
    */
-  #writeQueuedSync(provider: CheckpointProvider, location: string): void {
-    if (!provider.writeSync) return;
+  #writeQueuedSync(
+    provider: CheckpointProvider,
+    location: string,
+  ): { error: unknown; rejectRest: () => void } | undefined {
+    const writeSync = provider.writeSync?.bind(provider);
+    if (!writeSync) return undefined;
     const ahead = this.#queued.filter((entry) => entry.provider === provider && entry.location === location);
-    if (ahead.length === 0) return;
+    if (ahead.length === 0) return undefined;
     const taken = new Set(ahead);
     this.#queued = this.#queued.filter((entry) => !taken.has(entry));
-    for (const entry of ahead) {
+    let stopped: { error: unknown; rest: QueuedWrite[] } | undefined;
+    for (const [index, entry] of ahead.entries()) {
       try {
-        entry.resolve(provider.writeSync(location, entry.write));
+        entry.resolve(writeSync(location, entry.write));
       } catch (error) {
-        entry.reject(error);
+        stopped = { error, rest: ahead.slice(index) };
+        break;
       }
     }
+    if (stopped === undefined) return undefined;
+    const { error, rest } = stopped;
+    return { error, rejectRest: () => rejectNewestFirst(rest, error) };
   }
 
   /** Writes a checkpoint with explicit options; rejects on failure. */
@@ -481,12 +502,23 @@ export class RuntimeState implements RunState {
    */
   writePendingSync(): number {
     let written = 0;
+    let failure: { error: unknown } | undefined;
     for (const { provider, location, write } of this.#queued.splice(0)) {
       if (!provider.writeSync) continue;
+      if (failure !== undefined) {
+        // Written after a checkpoint that could not be, it would be stored without its parent.
+        logger.warn(
+          component,
+          `checkpoint ${write.metadata.id} was not written before exit: an earlier one failed`,
+          failure.error,
+        );
+        continue;
+      }
       try {
         provider.writeSync(location, write);
         written += 1;
       } catch (error) {
+        failure = { error };
         logger.warn(component, `checkpoint ${write.metadata.id} could not be written before exit`, error);
       }
     }
@@ -570,13 +602,25 @@ async function writeGroup(group: readonly QueuedWrite[]): Promise<void> {
       // Written again one by one below, so that each checkpoint gets its own outcome.
     }
   }
-  for (const entry of group) {
+  for (const [index, entry] of group.entries()) {
     try {
       entry.resolve(await entry.provider.write(entry.location, entry.write));
     } catch (error) {
-      entry.reject(error);
+      // The ones after it are not written: each names the one before it as its parent, and a
+      // checkpoint is never stored without its parent.
+      rejectNewestFirst(group.slice(index), error);
+      return;
     }
   }
+}
+
+/**
+ * Rejects checkpoints that were not stored with `error`, newest first: each rejection gives the
+ * lineage back to the checkpoint before it (see `fail` in #prepare), so it ends on the last one
+ * stored and the next checkpoint names a stored parent.
+ */
+function rejectNewestFirst(entries: readonly QueuedWrite[], error: unknown): void {
+  for (let index = entries.length - 1; index >= 0; index -= 1) entries[index]!.reject(error);
 }
 
 function describe(error: unknown): string {

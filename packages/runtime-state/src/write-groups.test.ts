@@ -69,3 +69,87 @@ describe('RuntimeState async write groups', () => {
     await Promise.all([first, ...later]);
   });
 });
+
+/**
+ * Fails its `failAt`-th single write (1-based; the async write goes through writeSync) and every batch, like a
+ * disk that filled up in the middle of a group; later writes succeed again.
+ */
+class FailingProvider extends GroupingProvider {
+  writes = 0;
+  constructor(readonly failAt: number) {
+    super();
+  }
+
+  #next(): void {
+    this.writes += 1;
+    if (this.writes === this.failAt)
+      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+  }
+
+  override writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
+    this.#next();
+    return super.writeSync(location, checkpoint);
+  }
+
+  override async writeBatch(): Promise<StoredCheckpoint[]> {
+    throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+  }
+}
+
+function failingSetup(failAt: number) {
+  const provider = new FailingProvider(failAt);
+  const state = new RuntimeState({
+    provider,
+    location: 'mem',
+    entities: [new FakeCrew(2)],
+    bus: new EventBus(),
+  });
+  return { provider, state };
+}
+
+/** Every stored checkpoint's parent is stored too (or it is the first of its lineage). */
+async function expectNoOrphans(provider: InMemoryProvider): Promise<StoredCheckpoint[]> {
+  const stored = await provider.list('mem');
+  const ids = new Set(stored.map((entry) => entry.id));
+  for (const entry of stored) if (entry.parentId !== null) expect(ids.has(entry.parentId)).toBe(true);
+  return stored;
+}
+
+describe('RuntimeState: a failed write in a group stops the later ones (never a checkpoint without its parent)', () => {
+  it('async group: [A, B, C] with B failing stores A only, rejects C, and the next checkpoint names A', async () => {
+    const { provider, state } = failingSetup(2);
+    const outcomes = await Promise.allSettled([
+      state.writeCheckpoint(),
+      state.writeCheckpoint(),
+      state.writeCheckpoint(),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toContain('ENOSPC');
+    const a = (outcomes[0] as PromiseFulfilledResult<StoredCheckpoint>).value;
+    expect((await expectNoOrphans(provider)).map((entry) => entry.id)).toEqual([a.id]);
+    expect(state.lineage.checkpointId).toBe(a.id);
+    const next = await state.writeCheckpoint();
+    expect(next.parentId).toBe(a.id);
+    await expectNoOrphans(provider);
+  });
+
+  it('sync: queued [A, B] with B failing before a strict checkpoint: neither B nor the strict one is stored', async () => {
+    const { provider, state } = failingSetup(2);
+    const queued = [state.writeCheckpoint(), state.writeCheckpoint()];
+    expect(() => state.writeCheckpointSync()).toThrow(/ENOSPC/);
+    const outcomes = await Promise.allSettled(queued);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected']);
+    const a = (outcomes[0] as PromiseFulfilledResult<StoredCheckpoint>).value;
+    expect((await expectNoOrphans(provider)).map((entry) => entry.id)).toEqual([a.id]);
+    expect(state.lineage.checkpointId).toBe(a.id);
+    expect(state.writeCheckpointSync().parentId).toBe(a.id);
+  });
+
+  it('at exit (writePendingSync): [A, B, C] with B failing writes A only', async () => {
+    const { provider, state } = failingSetup(2);
+    for (let index = 0; index < 3; index += 1) void state.writeCheckpoint().catch(() => undefined);
+    expect(state.writePendingSync()).toBe(1);
+    await expectNoOrphans(provider);
+    expect(await provider.list('mem')).toHaveLength(1);
+  });
+});
