@@ -202,10 +202,16 @@ describeWithPostgres('workers on many processes', () => {
           const checkpoints = await provider.list(location, { lineageId: run.lineageId! });
           expect(new Set(checkpoints.map((checkpoint) => checkpoint.branch))).toEqual(new Set(['main']));
           const parents = new Set(checkpoints.map((checkpoint) => checkpoint.parentId));
-          expect(
-            checkpoints.filter((checkpoint) => !parents.has(checkpoint.id)),
-            run.id,
-          ).toHaveLength(1);
+          const heads = checkpoints.filter((checkpoint) => !parents.has(checkpoint.id));
+          // On a failure, the whole chain (oldest first) says which write went missing or forked.
+          const chain = checkpoints
+            .map(
+              (checkpoint) =>
+                `${checkpoint.createdAt} ${checkpoint.id} <- ${checkpoint.parentId} ${checkpoint.trigger}`,
+            )
+            .sort()
+            .join('\n');
+          expect(heads, `${run.id} has ${heads.length} heads:\n${chain}`).toHaveLength(1);
         }
       } finally {
         await provider.close();
