@@ -144,6 +144,8 @@ export class RuntimeState implements RunState {
   #pending = new Set<Promise<unknown>>();
   /** Async writes not finished yet, oldest first; the first ones are being written. */
   #queued: QueuedWrite[] = [];
+  /** Order in which the queued writes were taken (a checkpoint is always taken after its parent). */
+  #sequence = 0;
   /** The group of writes in flight, if any. */
   #writing: Promise<void> | undefined;
   /** A group start is scheduled for the end of this turn of the event loop (see {@link #startWriting}). */
@@ -408,7 +410,7 @@ export class RuntimeState implements RunState {
     }
     if (stopped === undefined) return undefined;
     const { error, rest } = stopped;
-    return { error, rejectRest: () => rejectNewestFirst(rest, error) };
+    return { error, rejectRest: () => this.#rejectWithDescendants(rest, error) };
   }
 
   /** Writes a checkpoint with explicit options; rejects on failure. */
@@ -428,7 +430,9 @@ export class RuntimeState implements RunState {
           reject(error);
         }
       };
+      this.#sequence += 1;
       this.#queued.push({
+        sequence: this.#sequence,
         provider,
         location: resolvedLocation,
         write,
@@ -474,7 +478,7 @@ export class RuntimeState implements RunState {
         count += 1;
     }
     const group = this.#queued.slice(0, count);
-    this.#writing = writeGroup(group).then(() => {
+    this.#writing = this.#writeGroup(group).then(() => {
       const written = new Set(group);
       this.#queued = this.#queued.filter((entry) => !written.has(entry));
       this.#writing = undefined;
@@ -578,40 +582,69 @@ export class RuntimeState implements RunState {
   async settle(): Promise<void> {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
   }
+
+  async #writeGroup(group: readonly QueuedWrite[]): Promise<void> {
+    const first = group[0]!;
+    if (group.length > 1 && first.provider.writeBatch) {
+      try {
+        const stored = await first.provider.writeBatch(
+          first.location,
+          group.map((entry) => entry.write),
+        );
+        for (const [index, entry] of group.entries()) entry.resolve(stored[index]!);
+        return;
+      } catch {
+        // Written again one by one below, so that each checkpoint gets its own outcome.
+      }
+    }
+    for (const [index, entry] of group.entries()) {
+      try {
+        entry.resolve(await entry.provider.write(entry.location, entry.write));
+      } catch (error) {
+        // The ones after it are not written: each names the one before it as its parent, and a
+        // checkpoint is never stored without its parent. Nor are those queued meanwhile that descend
+        // from it. One taken out of the queue by a strict checkpoint meanwhile has its outcome there.
+        const queued = new Set(this.#queued);
+        this.#rejectWithDescendants(
+          group.slice(index).filter((entry) => queued.has(entry)),
+          error,
+        );
+        return;
+      }
+    }
+  }
+
+  /**
+   * Rejects `failed` (checkpoints that were not stored) with `error`, together with every queued
+   * checkpoint whose chain descends from one of them (queued meanwhile, naming a parent that then
+   * failed): those are taken out of the queue and never written, so none is stored without its parent.
+   * Newest first, so that the lineage goes back to the last checkpoint stored (see rejectNewestFirst).
+   */
+  #rejectWithDescendants(failed: readonly QueuedWrite[], error: unknown): void {
+    if (failed.length === 0) return;
+    const doomed = new Set(failed.map((entry) => entry.write.metadata.id));
+    const taken = new Set(failed);
+    const descendants: QueuedWrite[] = [];
+    for (const entry of this.#queued) {
+      const { id, parentId } = entry.write.metadata;
+      if (taken.has(entry) || parentId === null || !doomed.has(parentId)) continue;
+      doomed.add(id);
+      descendants.push(entry);
+    }
+    const removed = new Set(descendants);
+    this.#queued = this.#queued.filter((entry) => !removed.has(entry));
+    const all = [...failed, ...descendants].sort((left, right) => left.sequence - right.sequence);
+    rejectNewestFirst(all, error);
+  }
 }
 
 interface QueuedWrite {
+  sequence: number;
   provider: CheckpointProvider;
   location: string;
   write: CheckpointWrite;
   resolve: (stored: StoredCheckpoint) => void;
   reject: (error: unknown) => void;
-}
-
-async function writeGroup(group: readonly QueuedWrite[]): Promise<void> {
-  const first = group[0]!;
-  if (group.length > 1 && first.provider.writeBatch) {
-    try {
-      const stored = await first.provider.writeBatch(
-        first.location,
-        group.map((entry) => entry.write),
-      );
-      for (const [index, entry] of group.entries()) entry.resolve(stored[index]!);
-      return;
-    } catch {
-      // Written again one by one below, so that each checkpoint gets its own outcome.
-    }
-  }
-  for (const [index, entry] of group.entries()) {
-    try {
-      entry.resolve(await entry.provider.write(entry.location, entry.write));
-    } catch (error) {
-      // The ones after it are not written: each names the one before it as its parent, and a
-      // checkpoint is never stored without its parent.
-      rejectNewestFirst(group.slice(index), error);
-      return;
-    }
-  }
 }
 
 /**

@@ -153,3 +153,76 @@ describe('RuntimeState: a failed write in a group stops the later ones (never a 
     expect(await provider.list('mem')).toHaveLength(1);
   });
 });
+
+/** Fails its `failAt`-th async write after `delayMs` (a slow disk giving up); the others succeed. */
+class SlowFailingProvider extends InMemoryProvider {
+  writes = 0;
+  #started: (() => void) | undefined;
+  /** Resolves once the failing write has started (and is in flight). */
+  readonly failing = new Promise<void>((resolve) => {
+    this.#started = resolve;
+  });
+  constructor(
+    readonly failAt: number,
+    readonly delayMs: number,
+  ) {
+    super();
+  }
+
+  override async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
+    this.writes += 1;
+    if (this.writes === this.failAt) {
+      this.#started?.();
+      await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+    }
+    return super.write(location, checkpoint);
+  }
+}
+
+describe('RuntimeState: a failed write stops the checkpoints queued behind it meanwhile', () => {
+  it('B failing slowly while C (parent B) and D queue: neither lands, the next names A, one head', async () => {
+    const provider = new SlowFailingProvider(2, 30);
+    const state = new RuntimeState({
+      provider,
+      location: 'mem',
+      entities: [new FakeCrew(2)],
+      bus: new EventBus(),
+    });
+    const a = await state.writeCheckpoint();
+    const b = state.writeCheckpoint();
+    await provider.failing;
+    // B is in flight; the run goes on and queues C and D, which name B (then C) as their parent.
+    const c = state.writeCheckpoint();
+    const d = state.writeCheckpoint();
+    const outcomes = await Promise.allSettled([b, c, d]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const outcome of outcomes)
+      expect(String((outcome as PromiseRejectedResult).reason)).toContain('EIO');
+    await state.settle();
+    expect((await expectNoOrphans(provider)).map((entry) => entry.id)).toEqual([a.id]);
+    expect(state.lineage.checkpointId).toBe(a.id);
+    const next = await state.writeCheckpoint();
+    expect(next.parentId).toBe(a.id);
+    const stored = await expectNoOrphans(provider);
+    const parents = new Set(stored.map((entry) => entry.parentId));
+    expect(stored.filter((entry) => !parents.has(entry.id)).map((entry) => entry.id)).toEqual([next.id]);
+  });
+
+  it('a strict checkpoint taken after the failure names the last stored one', async () => {
+    const provider = new SlowFailingProvider(2, 30);
+    const state = new RuntimeState({
+      provider,
+      location: 'mem',
+      entities: [new FakeCrew(2)],
+      bus: new EventBus(),
+    });
+    const a = await state.writeCheckpoint();
+    const b = state.writeCheckpoint();
+    await provider.failing;
+    const c = state.writeCheckpoint();
+    await Promise.allSettled([b, c]);
+    expect(state.writeCheckpointSync().parentId).toBe(a.id);
+    expect((await expectNoOrphans(provider)).length).toBe(2);
+  });
+});
