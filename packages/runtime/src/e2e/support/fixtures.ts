@@ -15,10 +15,17 @@ import {
 import { Task } from '../../task/task.js';
 import { defineTool } from '../../tools/define-tool.js';
 
-/** A fresh temporary directory; removed by the returned cleanup. */
+/**
+ * A fresh temporary directory; removed by the returned cleanup. The removal retries: JsonProvider
+ * adds its read-by-id index entries (`.ids/`) in the background after a write has resolved, so a
+ * test that cleans up right after a run can race one of them (ENOTEMPTY).
+ */
 export function temporaryDirectory(prefix = 'crewline-runtime-'): { path: string; cleanup: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+  return {
+    path,
+    cleanup: () => rmSync(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 }),
+  };
 }
 
 /** Every checkpoint file under a JSON location, oldest first (ids sort by creation time). */
