@@ -16,9 +16,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SqliteProvider } from '@crewline/provider-sqlite';
-import { Agent, Crew, defineTool, Flow, listen, start, Task } from '@crewline/runtime';
+import { Agent, Crew, defineTool, Task } from '@crewline/runtime';
 import { offlineModel } from '@crewline/runtime/testing';
 import { type CheckpointConfigInput, RuntimeState } from '@crewline/runtime-state';
+import { tenPartFlowClass } from './scenario/ten-part-flow.js';
 
 /** Writes per window of the growth table. */
 export const WINDOW = 250;
@@ -147,53 +148,6 @@ function crewOf(tasks: number, label: string, checkpoint?: CheckpointConfigInput
   });
 }
 
-interface ReportState {
-  sections: { part: string; outputs: string[] }[];
-}
-
-/** Ten methods in a chain, each running a crew of `tasksPerPart` tasks and keeping every output. */
-function reportFlowClass(tasksPerPart: number) {
-  class ReportFlow extends Flow<ReportState> {
-    initialState: ReportState = { sections: [] };
-    async part(label: string) {
-      const output = await crewOf(tasksPerPart, label).kickoff({ inputs: { topic: 'tides' }, bus: this.bus });
-      this.state.sections.push({ part: label, outputs: output.tasksOutput.map((task) => task.raw) });
-      return output.raw.slice(0, 200);
-    }
-    @start() async p1() {
-      return this.part('p1');
-    }
-    @listen('p1') async p2() {
-      return this.part('p2');
-    }
-    @listen('p2') async p3() {
-      return this.part('p3');
-    }
-    @listen('p3') async p4() {
-      return this.part('p4');
-    }
-    @listen('p4') async p5() {
-      return this.part('p5');
-    }
-    @listen('p5') async p6() {
-      return this.part('p6');
-    }
-    @listen('p6') async p7() {
-      return this.part('p7');
-    }
-    @listen('p7') async p8() {
-      return this.part('p8');
-    }
-    @listen('p8') async p9() {
-      return this.part('p9');
-    }
-    @listen('p9') async p10() {
-      return this.part('p10');
-    }
-  }
-  return ReportFlow;
-}
-
 function fileSize(path: string): number {
   try {
     return statSync(path).size;
@@ -215,7 +169,7 @@ export async function measureGrowth(scenario: 'crew' | 'flow', tasks: number): P
       if (scenario === 'crew') {
         await crewOf(tasks, 'crew', checkpoint).kickoff({ inputs: { topic: 'tides' } });
       } else {
-        const ReportFlow = reportFlowClass(Math.ceil(tasks / 10));
+        const ReportFlow = tenPartFlowClass((label) => crewOf(Math.ceil(tasks / 10), label), 'tides');
         await new ReportFlow({ checkpoint }).kickoff();
       }
     });

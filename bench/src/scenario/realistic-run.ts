@@ -2,21 +2,12 @@
 // crews) on the runtime, 3 agents, prose answers of ≈2 KB sliced from real text, a conversation that
 // grows inside each task over several model turns (tool calls whose results are ≈1.5 KB), and every
 // output kept. It builds the run; the benchmark decides where it checkpoints and what it measures.
-import {
-  Agent,
-  Crew,
-  type CrewlineTool,
-  defineTool,
-  Flow,
-  listen,
-  ProjectRegistry,
-  start,
-  Task,
-} from '@crewline/runtime';
+import { Agent, Crew, type CrewlineTool, defineTool, ProjectRegistry, Task } from '@crewline/runtime';
 import { offlineModel } from '@crewline/runtime/testing';
 import type { CheckpointConfigInput } from '@crewline/runtime-state';
 import { z } from 'zod';
 import type { ProseSource } from './real-prose.js';
+import { tenPartFlowClass } from './ten-part-flow.js';
 
 /** Shape and sizes of one realistic run. */
 export interface RealisticOptions {
@@ -47,10 +38,6 @@ export interface RealisticRun {
   registry: ProjectRegistry;
   /** Model calls made so far. */
   modelCalls(): number;
-}
-
-interface ReportState {
-  sections: { part: string; outputs: string[] }[];
 }
 
 /** Methods of the flow shape; each runs a crew of `tasks / FLOW_METHODS` tasks. */
@@ -114,48 +101,11 @@ export function createRealisticRun(options: RealisticOptions): RealisticRun {
   }
 
   const tasksPerMethod = Math.max(1, Math.round(tasks / FLOW_METHODS));
-  class ReportFlow extends Flow<ReportState> {
-    static flowName = 'RealisticReportFlow';
-    initialState: ReportState = { sections: [] };
-    async part(label: string) {
-      const output = await crewOf(tasksPerMethod, label).kickoff({
-        inputs: { topic: 'licensing' },
-        bus: this.bus,
-      });
-      this.state.sections.push({ part: label, outputs: output.tasksOutput.map((task) => task.raw) });
-      return output.raw.slice(0, 200);
-    }
-    @start() async p1() {
-      return this.part('p1');
-    }
-    @listen('p1') async p2() {
-      return this.part('p2');
-    }
-    @listen('p2') async p3() {
-      return this.part('p3');
-    }
-    @listen('p3') async p4() {
-      return this.part('p4');
-    }
-    @listen('p4') async p5() {
-      return this.part('p5');
-    }
-    @listen('p5') async p6() {
-      return this.part('p6');
-    }
-    @listen('p6') async p7() {
-      return this.part('p7');
-    }
-    @listen('p7') async p8() {
-      return this.part('p8');
-    }
-    @listen('p8') async p9() {
-      return this.part('p9');
-    }
-    @listen('p9') async p10() {
-      return this.part('p10');
-    }
-  }
+  const ReportFlow = tenPartFlowClass(
+    (label) => crewOf(tasksPerMethod, label),
+    'licensing',
+    'RealisticReportFlow',
+  );
 
   return {
     async kickoff(checkpoint) {
