@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
@@ -117,6 +117,27 @@ describe('JsonProvider lineage locks (one machine)', () => {
     await expect(
       provider.claimLease(location, request('after', (await provider.latest(location))!.id)),
     ).resolves.toMatchObject({ owner: 'after' });
+  });
+
+  it('a lock file still being written is held, not taken over; one left unfinished long ago is', async () => {
+    // Of 8 processes resuming one checkpoint, one created the lock and had not written it yet when
+    // another read it: the empty file was taken for a damaged lock and taken over, its creator went on
+    // believing it held it, and both paid for the next task (a CI run of the fencing trial).
+    const head = await writeInRun(null);
+    mkdirSync(join(location, '.leases'), { recursive: true });
+    const lock = join(location, '.leases', 'run-1.lock');
+    writeFileSync(lock, '');
+    await expect(provider.claimLease(location, request('second', head.id))).rejects.toMatchObject({
+      code: 'conflict',
+      details: { lineageId: 'run-1' },
+    });
+    const longAgo = new Date(Date.now() - 60_000);
+    utimesSync(lock, longAgo, longAgo);
+    await expect(provider.claimLease(location, request('second', head.id))).resolves.toMatchObject({
+      owner: 'second',
+    });
+    // A claim never leaves its temp files behind.
+    expect(readdirSync(join(location, '.leases'))).toEqual(['run-1.lock']);
   });
 
   it('renewing extends the lock; lock files never show as branches or checkpoints', async () => {

@@ -1,5 +1,6 @@
 import {
   closeSync,
+  linkSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -17,10 +18,13 @@ import { component, errorCode, jsonError } from './errors.js';
 
 /**
  * Lock files for runs that continue a lineage in a JSON location: `<location>/.leases/<lineage>.lock`
- * holds who continues it (owner token, holder, host, pid) and until when. Created with O_EXCL, so of
- * two processes that continue the same checkpoint at once exactly one gets it. A lock is stale when
- * its process is gone (same host, pid not alive) or its time ran out; a stale lock is taken over
- * under a short-lived mutex directory, so two takers cannot both win.
+ * holds who continues it (owner token, holder, host, pid) and until when. It appears whole: written to
+ * a temp file, then hard-linked to its name (which fails when the name exists), so of two processes
+ * that continue the same checkpoint at once exactly one gets it, and nobody ever reads a lock that is
+ * still being written (a reader that took an empty lock for a damaged one took it over while its
+ * creator went on believing it held it: both paid for the next task). A lock is stale when its
+ * process is gone (same host, pid not alive) or its time ran out; a stale lock is taken over under a
+ * short-lived mutex directory, so two takers cannot both win.
  *
  * Files cannot fence across machines (a network file system gives no such guarantee), so the JSON
  * provider declares `leases: false`: this keeps a second process on the same machine from paying for
@@ -29,6 +33,12 @@ import { component, errorCode, jsonError } from './errors.js';
 const leaseDirectory = '.leases';
 /** A takeover mutex older than this belongs to a process that died while holding it. */
 const abandonedMutexMs = 10_000;
+/**
+ * A lock file that does not parse is held this long after it was last written: on a file system
+ * without hard links it is created empty and written after (its creator is writing it right now);
+ * older, it was left by a process killed while creating it.
+ */
+const damagedLockGraceMs = 10_000;
 
 interface LockContent {
   owner: string;
@@ -63,9 +73,21 @@ function readLock(path: string): LockContent | undefined {
     )
       return parsed as LockContent;
   } catch {
-    // A lock half-written by a process killed while creating it: nobody holds it.
+    // Not whole: being created (no hard links here) or left by a process killed while creating it.
   }
-  return { owner: '', holder: 'a damaged lock file', host: '', pid: 0, expiresAt: 0 };
+  let writtenAt = 0;
+  try {
+    writtenAt = statSync(path).mtimeMs;
+  } catch {
+    // Gone meanwhile: treated as expired, the claim goes through the takeover mutex.
+  }
+  return {
+    owner: '',
+    holder: 'another process (its lock file is being written)',
+    host: '',
+    pid: 0,
+    expiresAt: writtenAt + damagedLockGraceMs,
+  };
 }
 
 function processIsAlive(pid: number): boolean {
@@ -101,8 +123,44 @@ function heldError(lineageId: string, lock: LockContent, now: number) {
   );
 }
 
-/** Creates the lock file only if none exists; false when one does. */
+/** Creates the lock file, whole, only if none exists; false when one does. */
 function createExclusive(path: string, content: LockContent): boolean {
+  const temp = tempPath(path);
+  writeNew(temp, content);
+  try {
+    linkSync(temp, path);
+    return true;
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'EEXIST') return false;
+    // No hard links on this file system: created empty, then written (readers wait for it, see
+    // damagedLockGraceMs).
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
+    return createThenWrite(path, content);
+  } finally {
+    unlinkIfPresent(temp);
+  }
+}
+
+function tempPath(path: string): string {
+  return `${path}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
+}
+
+function unlinkIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error;
+  }
+}
+
+function writeNew(path: string, content: LockContent): void {
+  if (!createThenWrite(path, content))
+    throw jsonError('write_failed', `temp lock file ${path} exists already`);
+}
+
+/** O_EXCL create, then write: false when the file exists. */
+function createThenWrite(path: string, content: LockContent): boolean {
   let descriptor: number;
   try {
     descriptor = openSync(path, 'wx', 0o600);
@@ -120,8 +178,8 @@ function createExclusive(path: string, content: LockContent): boolean {
 
 /** Replaces a lock's content atomically (a temp file renamed over it). */
 function replace(path: string, content: LockContent): void {
-  const temp = `${path}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
-  createExclusive(temp, content);
+  const temp = tempPath(path);
+  writeNew(temp, content);
   renameSync(temp, path);
 }
 
@@ -227,9 +285,5 @@ export function releaseLineageLock(root: string, token: LeaseToken): void {
   const path = lockPath(root, token.lineageId);
   const lock = readLock(path);
   if (lock === undefined || lock.owner !== token.owner) return;
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if (errorCode(error) !== 'ENOENT') throw error;
-  }
+  unlinkIfPresent(path);
 }
