@@ -67,7 +67,7 @@ describe('atomic writes under injected failures', () => {
     expect(await provider.list(location)).toEqual([]);
   });
 
-  it('a failed directory fsync after the rename fails the write and removes the renamed file', async () => {
+  it('a failed directory fsync after the rename fails the write and keeps the whole renamed file, sync as async', async () => {
     const real = actualFs.fsyncSync;
     let calls = 0;
     vi.mocked(fs.fsyncSync).mockImplementation((descriptor) => {
@@ -76,10 +76,27 @@ describe('atomic writes under injected failures', () => {
       real(descriptor);
     });
     const provider = new JsonProvider();
-    expect(() => provider.writeSync(location, buildCheckpointWrite())).toThrow(
-      expect.objectContaining({ code: 'write_failed' }),
+    const syncWrite = buildCheckpointWrite();
+    expect(() => provider.writeSync(location, syncWrite)).toThrow(
+      expect.objectContaining({ code: 'write_failed', message: expect.stringContaining('directory fsync') }),
     );
-    expect(allFiles(location)).toEqual([]);
+    // The async path: its temp file is written with O_SYNC, so its only fsync is the directory's.
+    vi.mocked(fs.fsync).mockImplementation(((_descriptor: number, callback: (error: Error) => void) =>
+      callback(ioError('directory fsync'))) as typeof fs.fsync);
+    const asyncWrite = buildCheckpointWrite();
+    await expect(provider.write(location, asyncWrite)).rejects.toMatchObject({ code: 'write_failed' });
+    vi.mocked(fs.fsync).mockImplementation(actualFs.fsync);
+    await provider.close();
+    // Both files were written and flushed before their rename: whole checkpoints, kept by both paths.
+    const stored = await provider.list(location);
+    expect(stored.map((entry) => entry.id).sort()).toEqual(
+      [syncWrite.metadata.id, asyncWrite.metadata.id].sort(),
+    );
+    for (const write of [syncWrite, asyncWrite])
+      expect((await provider.read(location, write.metadata.id)).text).toBe(
+        Buffer.from(write.bytes()).toString('utf8'),
+      );
+    expect(allFiles(location).filter((path) => path.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a failed file sync fails the async write and leaves nothing behind', async () => {

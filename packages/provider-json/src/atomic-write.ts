@@ -148,8 +148,9 @@ function writeFailed(finalPath: string, error: unknown) {
 /**
  * Writes `bytes` to `directory/finalName` so that a reader sees either no file or the whole file:
  * exclusive temp file in the same directory, write, fsync, close, rename, fsync the directory. On
- * any failure the temp file is removed (and a renamed file too, when only the directory sync
- * failed) and a `write_failed` error is thrown: success is never reported after an fsync error.
+ * any failure before the rename the temp file is removed and a `write_failed` error is thrown:
+ * success is never reported after an fsync error. When only the directory sync fails, it throws
+ * too and the renamed file stays in place, as with {@link writeFilesAtomic}.
  */
 export function writeFileAtomicSync(
   directory: string,
@@ -162,7 +163,6 @@ export function writeFileAtomicSync(
   const finalPath = join(directory, finalName);
   let descriptor: number | undefined;
   let created = false;
-  let renamed = false;
   try {
     descriptor = openSync(tempPath, 'wx', options.mode);
     created = true;
@@ -172,13 +172,19 @@ export function writeFileAtomicSync(
     descriptor = undefined;
     closeSync(closing);
     renameSync(tempPath, finalPath);
-    renamed = true;
-    if (options.fsync)
-      for (const path of directoriesToSync(directory, options.createdDirectories)) syncDirectorySync(path);
   } catch (error) {
     if (descriptor !== undefined) closeQuietly(descriptor);
     // Only ever remove what this write created: an existing temp name belongs to someone else.
-    if (created) removeQuietlySync(renamed ? finalPath : tempPath);
+    if (created) removeQuietlySync(tempPath);
+    throw writeFailed(finalPath, error);
+  }
+  if (!options.fsync) return;
+  try {
+    for (const path of directoriesToSync(directory, options.createdDirectories)) syncDirectorySync(path);
+  } catch (error) {
+    // Success is never reported after an fsync error, but the renamed file stays, as in
+    // writeFilesAtomic: its content is whole (written and flushed before the rename), and removing
+    // it could take away a file of the same name an async write of this checkpoint placed.
     throw writeFailed(finalPath, error);
   }
 }
