@@ -35,8 +35,9 @@ import type { CheckpointProvider, CheckpointWrite, LeaseToken, StoredCheckpoint 
 import { redactSecrets } from './redaction.js';
 import { SettledTextCache } from './settled-text.js';
 import { SettledValues } from './settled-values.js';
+import { StoredInputs } from './stored-inputs.js';
 import { UnchangedSnapshots } from './unchanged-snapshots.js';
-import { decodeValue, encodeValue, toJsonSafe, type ValueCodec } from './value-codec.js';
+import { decodeValue, toJsonSafe, type ValueCodec } from './value-codec.js';
 
 declare module '@crewline/events' {
   interface RunStateTypes {
@@ -140,6 +141,8 @@ export class RuntimeState implements RunState {
   readonly #settledTexts = new SettledTextCache();
   /** Each entity's last redacted snapshot, given again while its content stays the same. */
   readonly #unchangedSnapshots = new UnchangedSnapshots();
+  /** The inputs as the last checkpoint stored them, given again while they stay the same. */
+  readonly #storedInputs = new StoredInputs();
   #parentEventCount: number;
   #pending = new Set<Promise<unknown>>();
   /** Async writes not finished yet, oldest first; the first ones are being written. */
@@ -220,7 +223,7 @@ export class RuntimeState implements RunState {
       this.#unchangedSnapshots.redacted(entity, entity.snapshotEntity(this.settled), this.settled),
     );
     const metadata: CheckpointMetadata = {
-      id: newCheckpointId(),
+      id: newCheckpointId(Date.now(), this.lineage.checkpointId),
       createdAt: new Date().toISOString(),
       lineageId: this.lineage.lineageId,
       parentId: this.lineage.checkpointId,
@@ -249,7 +252,7 @@ export class RuntimeState implements RunState {
     const { metadata, entities } = this.snapshot(trigger);
     const write = createCheckpointWrite({
       metadata,
-      inputs: redactSecrets(encodeValue(this.inputs, this.#valueCodec)),
+      inputs: this.#storedInputs.stored(this.inputs, this.#valueCodec, this.settled),
       entities,
       events: this.events.slice(),
       parentEventCount: this.#parentEventCount,
