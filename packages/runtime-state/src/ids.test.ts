@@ -16,6 +16,10 @@ function millisOf(id: string): number {
   );
 }
 
+function stampOf(millis: number): string {
+  return new Date(millis).toISOString().replace(/[-:Z]/g, '').replace('.', '');
+}
+
 describe('newCheckpointId', () => {
   it('has the documented sortable shape', () => {
     const id = newCheckpointId(Date.UTC(2026, 10, 21, 9, 30, 0, 123));
@@ -54,5 +58,22 @@ describe('newCheckpointId', () => {
     const now = Date.UTC(2032, 0, 1, 0, 0, 0, 1);
     const oldForm = `${newCheckpointId(now).slice(0, 18)}-ffffffff`;
     expect(newCheckpointId(now + 1) > oldForm).toBe(true);
+  });
+
+  it('sorts after the parent it is given, made on a machine whose clock is ahead', () => {
+    // A run continued on a machine 3 s behind the parent's writer made a child that sorted before its
+    // parent: the parent stayed the lineage's head (the newest id) and was granted again.
+    const now = Date.UTC(2034, 0, 1, 0, 0, 0, 0);
+    newCheckpointId(now);
+    const parent = `${stampOf(now + 3000)}-40000000`; // made by another process
+    const child = newCheckpointId(now, parent);
+    expect(child > parent).toBe(true);
+    expect(millisOf(child)).toBe(now + 3000);
+    // The ids after it keep growing; once the clock passes, they take the clock's time again.
+    const next = newCheckpointId(now + 1, child);
+    expect(next > child).toBe(true);
+    expect(millisOf(newCheckpointId(now + 5000))).toBe(now + 5000);
+    // A parent id of another form (written by hand, older versions) changes nothing.
+    expect(millisOf(newCheckpointId(now + 6000, 'manual-id'))).toBe(now + 6000);
   });
 });

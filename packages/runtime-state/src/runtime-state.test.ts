@@ -45,6 +45,24 @@ describe('RuntimeState', () => {
     expect(document.inputs.json).toEqual({ topic: 'AI' });
   });
 
+  it('a continuation sorts after its parent even when the parent was made by a clock ahead of ours', async () => {
+    // Machine A (clock 3 s ahead) wrote P; machine B continued it and wrote C, whose id sorted before
+    // P's: P stayed the lineage's head (its newest id) and a third process was granted it again.
+    const ahead = new Date(Date.now() + 3_000).toISOString().replace(/[-:Z]/g, '').replace('.', '');
+    const parentId = `${ahead}-40000000`;
+    const provider = new InMemoryProvider();
+    const state = new RuntimeState({
+      provider,
+      location: 'mem',
+      entities: [new FakeCrew(2)],
+      lineage: { lineageId: 'run-ahead', checkpointId: parentId, branch: 'main' },
+    });
+    state.checkpoint();
+    const [child] = await provider.list('mem');
+    expect(child!.parentId).toBe(parentId);
+    expect(child!.id > parentId).toBe(true);
+  });
+
   it('chains parents across writes and keeps the lineage', async () => {
     const { provider, state } = setup();
     expect(state.lastStored).toBeUndefined();
