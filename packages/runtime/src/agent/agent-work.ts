@@ -71,7 +71,11 @@ export async function runAgentWork(work: AgentWork): Promise<AgentLoopResult> {
     maxIterations: agent.maxIterations,
     ...(work.outputSchema ? { outputSchema: work.outputSchema } : {}),
     emit: (source, event) => run.emit(source, event),
-    beforeCall: () => run.state.durable(),
+    beforeCall: async () => {
+      await run.state.durable();
+      // Checked after the wait: a store that hangs makes the wait long, and the lease may run out in it.
+      run.assertLeaseHeld();
+    },
     context: work.context,
     ...(abortSignal ? { abortSignal } : {}),
     ...(agent.settings ? { settings: agent.settings } : {}),

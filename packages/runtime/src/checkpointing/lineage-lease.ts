@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { CrewlineError, logger } from '@crewline/events';
 import type { CheckpointProvider, Lease, RuntimeState } from '@crewline/runtime-state';
 
@@ -7,6 +8,25 @@ const component = 'runtime';
 
 /** How long a lease lasts without renewal unless the config says otherwise. */
 export const DEFAULT_LEASE_TTL_MS = 20_000;
+
+/**
+ * How long a renewal or a release may take before it counts as failed: under the renewal interval
+ * (a third of the lease), so a store that hangs (a partition, a socket nobody answers) fails a
+ * renewal in time for the next one to be tried before the lease runs out.
+ */
+function operationTimeoutMs(ttlMs: number): number {
+  return Math.max(1, Math.floor(ttlMs / 4));
+}
+
+/**
+ * What the holder takes off its lease when it counts down locally: the store started counting when
+ * it received the claim or renewal (after it was sent), but its clock may run a little faster than
+ * ours, and a timer of ours may fire late. A fifth of the lease: with renewals every third, one
+ * failed renewal is survived, two in a row stop the run.
+ */
+function safetyMarginMs(ttlMs: number): number {
+  return Math.floor(ttlMs / 5);
+}
 
 export interface ClaimOptions {
   provider: CheckpointProvider;
@@ -25,6 +45,12 @@ export interface ClaimOptions {
  * run continues, renewed while it lives (every third of the lease), released when it ends. Once the
  * lease is lost (the process stalled past it and another took the run over), `signal` aborts: the
  * run stops calling models, and its writes are refused by the store.
+ *
+ * The holder does not wait for the store to say so: a store it cannot reach (a partition, a hung
+ * connection) refuses nothing, while another process that reaches it is granted the head once the
+ * lease runs out. So the holder counts the lease down itself, from the moment it sent the last claim
+ * or renewal the store confirmed (a monotonic clock, minus a safety margin); past that deadline the
+ * lease counts as lost (`assertHeld` throws, `signal` aborts) and the run must be resumed.
  */
 export class LineageLease {
   readonly #controller = new AbortController();
@@ -33,14 +59,19 @@ export class LineageLease {
   readonly #ttlMs: number;
   readonly #lease: Lease;
   #timer: NodeJS.Timeout | undefined;
-  #renewing: Promise<unknown> = Promise.resolve();
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  /** `performance.now()` past which the store may have granted the head to someone else. */
+  #deadline = 0;
+  /** The renewal in flight, if any; it settles within the operation timeout. */
+  #renewing: Promise<void> | undefined;
   #released = false;
 
-  private constructor(options: ClaimOptions, location: string, lease: Lease) {
+  private constructor(options: ClaimOptions, location: string, lease: Lease, claimSentAt: number) {
     this.#provider = options.provider;
     this.#location = location;
     this.#ttlMs = options.ttlMs;
     this.#lease = lease;
+    this.#confirm(claimSentAt);
     options.state.lease = {
       provider: options.provider,
       location,
@@ -61,6 +92,7 @@ export class LineageLease {
     const { provider } = options;
     if (typeof provider.claimLease !== 'function') return undefined;
     const location = provider.resolveLocation(options.location);
+    const claimSentAt = performance.now();
     const lease = await provider.claimLease(location, {
       lineageId: options.state.lineage.lineageId,
       owner: randomUUID(),
@@ -68,7 +100,7 @@ export class LineageLease {
       holder: `${options.what} on ${hostname()}, pid ${process.pid}`,
       ttlMs: options.ttlMs,
     });
-    return new LineageLease(options, location, lease);
+    return new LineageLease(options, location, lease, claimSentAt);
   }
 
   /** Aborted when the lease is lost; its reason is the `conflict` error. */
@@ -82,31 +114,86 @@ export class LineageLease {
     return this.#controller.signal.aborted && CrewlineError.isInstance(reason) ? reason : undefined;
   }
 
+  /**
+   * Throws the error that ended the lease when it is lost, or when it ran out here without a
+   * confirmed renewal (checked before each model and tool call: a timer may fire late on a busy
+   * process, the clock does not).
+   */
+  assertHeld(): void {
+    if (!this.#released && !this.#controller.signal.aborted && performance.now() >= this.#deadline) {
+      this.#expire();
+    }
+    const lost = this.lostBecause;
+    if (lost !== undefined) throw lost;
+  }
+
   #renew(): void {
     if (this.#released || this.#controller.signal.aborted || !this.#provider.renewLease) return;
+    // A renewal still in flight fails on its own timeout; a second one would only queue behind it.
+    if (this.#renewing !== undefined) return;
     const renewLease = this.#provider.renewLease.bind(this.#provider);
-    this.#renewing = this.#renewing.then(async () => {
-      if (this.#released) return;
-      try {
-        await renewLease(this.#location, this.#token(), this.#ttlMs);
-      } catch (error) {
-        // A store that is briefly unreachable is retried on the next tick; only a refusal ends it.
+    const sentAt = performance.now();
+    const renewal = withTimeout(
+      renewLease(this.#location, this.#token(), this.#ttlMs),
+      operationTimeoutMs(this.#ttlMs),
+      () => this.#timeoutError('renewing'),
+    );
+    this.#renewing = renewal.then(
+      () => this.#confirm(sentAt),
+      (error: unknown) => {
+        // A store that is briefly unreachable is retried on the next tick (the deadline stops the
+        // run if it stays so); a refusal ends the lease at once.
         if (CrewlineError.hasCode(error, 'conflict')) this.#lose(error);
         else logger.warn(component, `renewing the lease on run ${this.#lease.lineageId} failed`, error);
-      }
+      },
+    );
+    void this.#renewing.finally(() => {
+      this.#renewing = undefined;
     });
+  }
+
+  /** The store holds the lease for this process until `sentAt` + the lease time, at the earliest. */
+  #confirm(sentAt: number): void {
+    if (this.#released || this.#controller.signal.aborted) return;
+    const deadline = sentAt + this.#ttlMs - safetyMarginMs(this.#ttlMs);
+    if (deadline <= this.#deadline) return;
+    this.#deadline = deadline;
+    this.#stopDeadlineTimer();
+    this.#deadlineTimer = setTimeout(() => this.#expire(), Math.max(0, deadline - performance.now()));
+    this.#deadlineTimer.unref();
+  }
+
+  #expire(): void {
+    this.#lose(
+      new CrewlineError(
+        component,
+        'conflict',
+        `the lease on run ${this.#lease.lineageId} could not be renewed in time (lease ${this.#ttlMs} ms, ` +
+          `store at ${this.#location} unreachable or too slow): another process may continue the run ` +
+          'now, so this one stops before its next call; resume the run from its latest checkpoint, ' +
+          'or raise `leaseTtlMs` if the store is only slow',
+        { details: { lineageId: this.#lease.lineageId, reason: 'lease_not_renewed', ttlMs: this.#ttlMs } },
+      ),
+    );
+  }
+
+  #timeoutError(what: string): CrewlineError {
+    return new CrewlineError(
+      component,
+      'provider_unavailable',
+      `${what} the lease on run ${this.#lease.lineageId} took longer than ${operationTimeoutMs(this.#ttlMs)} ms ` +
+        `(a quarter of the lease); check that the store at ${this.#location} is reachable`,
+    );
   }
 
   #lose(error: unknown): void {
     if (this.#released || this.#controller.signal.aborted) return;
     this.#stopTimer();
+    this.#stopDeadlineTimer();
     const reason = CrewlineError.isInstance(error)
       ? error
       : new CrewlineError(component, 'conflict', 'the lease on this run was lost', { cause: error });
-    logger.warn(
-      component,
-      `run ${this.#lease.lineageId} lost its lease and stops: another process continues it (${reason.message})`,
-    );
+    logger.warn(component, `run ${this.#lease.lineageId} lost its lease and stops (${reason.message})`);
     this.#controller.abort(reason);
   }
 
@@ -115,12 +202,18 @@ export class LineageLease {
     if (this.#released) return;
     this.#released = true;
     this.#stopTimer();
+    this.#stopDeadlineTimer();
     // The state keeps the token: a write after the release (a run still finishing while the process
-    // ends on a signal) is refused by the store rather than written unfenced.
+    // ends on a signal) is refused by the store rather than written unfenced. A renewal in flight
+    // is waited for (at most its timeout), so it cannot extend the lease after the release.
     await this.#renewing;
     if (this.#controller.signal.aborted || !this.#provider.releaseLease) return;
     try {
-      await this.#provider.releaseLease(this.#location, this.#token());
+      await withTimeout(
+        this.#provider.releaseLease(this.#location, this.#token()),
+        operationTimeoutMs(this.#ttlMs),
+        () => this.#timeoutError('releasing'),
+      );
     } catch (error) {
       // It runs out on its own; another process waits at most the lease time.
       logger.warn(component, `releasing the lease on run ${this.#lease.lineageId} failed`, error);
@@ -134,5 +227,23 @@ export class LineageLease {
   #stopTimer(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
+  }
+
+  #stopDeadlineTimer(): void {
+    if (this.#deadlineTimer !== undefined) clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = undefined;
+  }
+}
+
+/** `operation`, or the error `timedOut` makes once `ms` passed without an answer. */
+async function withTimeout<T>(operation: Promise<T>, ms: number, timedOut: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timedOut()), ms);
+  });
+  try {
+    return await Promise.race([operation, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -202,6 +202,14 @@ export class Run {
     return this.#lease?.signal;
   }
 
+  /**
+   * Throws when this run may no longer call models or tools because its lease on the lineage head
+   * was lost or ran out without a confirmed renewal (a `conflict` error); nothing without a lease.
+   */
+  assertLeaseHeld(): void {
+    this.#lease?.assertHeld();
+  }
+
   /** The signal the run was started with (see {@link RunOptions.abortSignal}), if any. */
   get abortSignal(): AbortSignal | undefined {
     return this.#abortSignal;

@@ -1,0 +1,105 @@
+import { performance } from 'node:perf_hooks';
+import { CrewlineError, type LogRecord, setLogSink } from '@crewline/events';
+import type { Lease, LeaseToken } from '@crewline/runtime-state';
+import { InMemoryProvider } from '@crewline/runtime-state/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Agent } from '../agent/agent.js';
+import { Crew } from '../crew/crew.js';
+import { offlineModel } from '../e2e/support/fixtures.js';
+import { Task } from '../task/task.js';
+
+/** A store this process can no longer reach once `cut` is called: renewals fail or never answer. */
+class PartitionedProvider extends InMemoryProvider {
+  cutAt: number | undefined;
+  readonly renewals: number[] = [];
+
+  constructor(readonly failure: 'timed-out' | 'hangs' | 'never') {
+    super();
+  }
+
+  override async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
+    this.renewals.push(performance.now());
+    if (this.failure === 'hangs') return new Promise<Lease>(() => undefined);
+    if (this.failure === 'timed-out') {
+      throw Object.assign(new Error('connect ETIMEDOUT 10.0.0.7:5432'), { code: 'ETIMEDOUT' });
+    }
+    return super.renewLease(location, token, ttlMs);
+  }
+
+  override async releaseLease(location: string, token: LeaseToken): Promise<void> {
+    if (this.failure === 'hangs') return new Promise<void>(() => undefined);
+    return super.releaseLease(location, token);
+  }
+}
+
+const taskCount = 6;
+const callLatencyMs = 300;
+const leaseTtlMs = 1000;
+
+/** A crew of six one-call tasks (300 ms each: longer in all than the lease) on `provider`. */
+function crewOn(provider: InMemoryProvider, paidAt: number[]): Crew {
+  const llm = offlineModel({
+    latencyMs: () => {
+      paidAt.push(performance.now());
+      return callLatencyMs;
+    },
+  });
+  const agent = new Agent({ role: 'A', goal: 'G', backstory: 'B', llm });
+  return new Crew({
+    name: 'Partitioned',
+    tasks: Array.from(
+      { length: taskCount },
+      (_, index) => new Task({ description: `step ${index}`, expectedOutput: 'y', agent }),
+    ),
+    checkpoint: { provider, location: 'memory-location', leaseTtlMs },
+  });
+}
+
+const logs: LogRecord[] = [];
+beforeEach(() => {
+  logs.length = 0;
+  setLogSink((record) => void logs.push(record));
+});
+afterEach(() => setLogSink(null));
+
+describe('a holder that cannot renew its lease', () => {
+  it.each([
+    ['fail (ETIMEDOUT)', 'timed-out'],
+    ['never answer', 'hangs'],
+  ] as const)(
+    'stops before the next model call once the lease ran out when renewals %s',
+    async (_, failure) => {
+      const provider = new PartitionedProvider(failure);
+      const paidAt: number[] = [];
+      const startedAt = performance.now();
+      const outcome = await crewOn(provider, paidAt)
+        .kickoff()
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      const endedAt = performance.now();
+
+      expect(CrewlineError.hasCode(outcome, 'conflict'), String(outcome)).toBe(true);
+      expect((outcome as CrewlineError).details).toMatchObject({ reason: 'lease_not_renewed' });
+      expect((outcome as CrewlineError).message).toContain('could not be renewed in time');
+      // The lease was claimed after `startedAt`, renewals never confirmed: whatever store another
+      // process reaches grants it the head `leaseTtlMs` after the claim at the latest. No call may
+      // start after that; the calls started before (at most four of 300 ms in 1000 ms) are all.
+      expect(paidAt.length).toBeLessThan(taskCount);
+      expect(paidAt.filter((at) => at - startedAt >= leaseTtlMs)).toEqual([]);
+      expect(provider.renewals.length).toBeGreaterThan(0);
+      // A store that hangs does not hang the run's end: renewal and release give up after a quarter lease.
+      expect(endedAt - startedAt).toBeLessThan(leaseTtlMs * 3);
+    },
+  );
+
+  it('runs on past the lease time while renewals are confirmed', async () => {
+    const provider = new PartitionedProvider('never');
+    const paidAt: number[] = [];
+    const result = await crewOn(provider, paidAt).kickoff();
+    expect(result.raw).toContain('[offline model]');
+    expect(paidAt).toHaveLength(taskCount);
+    expect(provider.renewals.length).toBeGreaterThanOrEqual(2);
+  });
+});
