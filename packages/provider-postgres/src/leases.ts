@@ -12,6 +12,25 @@ interface ClaimRow {
   o_head: string | null;
 }
 
+/**
+ * How long a lease query may wait for the server: under the holder's renewal interval (a third of the
+ * lease). A connection that hangs (a partition, a server that stopped answering, a row lock held by
+ * a stuck transaction) fails the renewal in time for the next one to be tried before the lease runs
+ * out, and the failed connection is closed rather than reused by the next renewal.
+ */
+export function leaseQueryTimeoutMs(ttlMs: number): number {
+  return Math.max(1, Math.floor(ttlMs / 4));
+}
+
+/** The same for a release or a look at a lease, which know no lease time (a lease runs out on its own anyway). */
+const fallbackQueryTimeoutMs = 5_000;
+
+/** A query given up after `timeoutMs` without an answer (node-postgres' per-query `query_timeout`). */
+function timedQuery(text: string, values: unknown[], timeoutMs: number): pg.QueryConfig {
+  const query: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: timeoutMs };
+  return query;
+}
+
 /** Grants a claim or throws `conflict` (someone else's unexpired lease first, then a moved head). */
 export async function claimLease(
   client: pg.PoolClient,
@@ -19,13 +38,9 @@ export async function claimLease(
   request: LeaseRequest,
 ): Promise<Lease> {
   const { lineageId, owner, holder, checkpointId, ttlMs } = request;
-  const { rows } = await client.query<ClaimRow>(handle.sql.claim, [
-    lineageId,
-    owner,
-    holder,
-    checkpointId,
-    ttlMs,
-  ]);
+  const { rows } = await client.query<ClaimRow>(
+    timedQuery(handle.sql.claim, [lineageId, owner, holder, checkpointId, ttlMs], leaseQueryTimeoutMs(ttlMs)),
+  );
   const row = rows[0]!;
   if (row.o_status === 'held') {
     throw leaseHeldByOther(component, lineageId, row.o_holder ?? 'another process', row.o_left_ms ?? 1);
@@ -45,15 +60,24 @@ export async function renewLease(
   ttlMs: number,
 ): Promise<Lease> {
   const { lineageId, owner } = token;
+  const timeoutMs = leaseQueryTimeoutMs(ttlMs);
   const renewed = await client.query<{ holder: string; expires_at: Date }>(
-    `UPDATE ${handle.quoted}.leases SET expires_at = clock_timestamp() + $3 * interval '1 millisecond'
-      WHERE lineage_id = $1 AND owner = $2 RETURNING holder, expires_at`,
-    [lineageId, owner, ttlMs],
+    timedQuery(
+      `UPDATE ${handle.quoted}.leases SET expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+        WHERE lineage_id = $1 AND owner = $2 RETURNING holder, expires_at`,
+      [lineageId, owner, ttlMs],
+      timeoutMs,
+    ),
   );
   const row = renewed.rows[0];
   if (row !== undefined)
     return { lineageId, owner, holder: row.holder, expiresAt: row.expires_at.toISOString() };
-  throw leaseLost(component, lineageId, await leaseState(client, handle, token), 'the lease was not renewed');
+  throw leaseLost(
+    component,
+    lineageId,
+    await leaseState(client, handle, token, timeoutMs),
+    'the lease was not renewed',
+  );
 }
 
 /** The lease row of a run as `token`'s owner sees it. */
@@ -61,11 +85,15 @@ export async function leaseState(
   client: pg.PoolClient,
   handle: SchemaHandle,
   token: LeaseToken,
+  timeoutMs = fallbackQueryTimeoutMs,
 ): Promise<LeaseState> {
   const { rows } = await client.query<{ mine: boolean; holder: string; left_ms: number }>(
-    `SELECT owner = $2 AS mine, holder, extract(epoch FROM (expires_at - clock_timestamp())) * 1000 AS left_ms
-       FROM ${handle.quoted}.leases WHERE lineage_id = $1`,
-    [token.lineageId, token.owner],
+    timedQuery(
+      `SELECT owner = $2 AS mine, holder, extract(epoch FROM (expires_at - clock_timestamp())) * 1000 AS left_ms
+         FROM ${handle.quoted}.leases WHERE lineage_id = $1`,
+      [token.lineageId, token.owner],
+      timeoutMs,
+    ),
   );
   const row = rows[0];
   return row === undefined
@@ -79,8 +107,11 @@ export async function releaseLease(
   handle: SchemaHandle,
   token: LeaseToken,
 ): Promise<void> {
-  await client.query(`DELETE FROM ${handle.quoted}.leases WHERE lineage_id = $1 AND owner = $2`, [
-    token.lineageId,
-    token.owner,
-  ]);
+  await client.query(
+    timedQuery(
+      `DELETE FROM ${handle.quoted}.leases WHERE lineage_id = $1 AND owner = $2`,
+      [token.lineageId, token.owner],
+      fallbackQueryTimeoutMs,
+    ),
+  );
 }
