@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
 import { growingRun } from '@crewline/provider-testkit/fixtures';
 import Database from 'better-sqlite3';
@@ -215,6 +215,39 @@ describe('the WAL beside an open database', () => {
     expect(databaseBytes).toBeLessThan(2_000_000);
     // The bound (64 pages here) plus the frames of the write that crossed it.
     expect(largest).toBeLessThan(64 * 4096 + 64 * 1024);
+  });
+
+  it('restarts before it outgrows its file: a run that never idles neither cuts the file back nor grows it again each cycle', () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 60, outputBytes: 2000 });
+    let cut = 0;
+    let grown = 0;
+    let restarts = 0;
+    let size = 0;
+    let largest = 0;
+    let frames = 0;
+    // Synchronous writes one after another: no idle-time checkpoint runs, only SQLite's own.
+    for (let index = 0; index < 240; index += 1) {
+      run.state.writeCheckpointSync({ trigger: run.step() });
+      const next = statSync(`${location}-wal`).size;
+      // The WAL's length in frames, from the wal-index header (mxFrame, byte 16 of the -shm file).
+      const header = Buffer.alloc(20);
+      const descriptor = openSync(`${location}-shm`, 'r');
+      readSync(descriptor, header, 0, 20, 0);
+      closeSync(descriptor);
+      const nextFrames = header.readUInt32LE(16);
+      if (index > 0 && nextFrames < frames) restarts += 1;
+      if (index > 0 && next < size) cut += 1;
+      // Past the largest the file has been: new blocks for the file system to allocate.
+      if (index > 0 && next > largest) grown += 1;
+      size = next;
+      largest = Math.max(largest, next);
+      frames = nextFrames;
+    }
+    expect(restarts).toBeGreaterThan(5);
+    expect(cut).toBe(0);
+    // The bound follows the database as it grows, and the file with it: a few growths, not one per cycle.
+    expect(grown).toBeLessThan(restarts);
   });
 
   it('is copied back by a thread once a run that never idles fills it; the thread closes with the provider', async () => {

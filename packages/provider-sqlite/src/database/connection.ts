@@ -19,8 +19,9 @@ import {
 import { type CheckpointerOptions, WalCheckpointer } from './wal-checkpointer.js';
 
 /**
- * The WAL bound, in pages: a committing write that finds the WAL this long checkpoints it itself,
- * and the WAL file is cut back to this length when it restarts. It follows the database, a fifth of
+ * The WAL bound, in pages: the WAL file is cut back to this length when it restarts, and a
+ * committing write checkpoints the WAL itself a little before it is this long (see
+ * {@link walCheckpointPages}). It follows the database, a fifth of
  * its pages (what the WAL adds to what a run keeps on disk while the database is open), between
  * 64 pages (256 KiB of 4 KiB pages: below it, checkpoints would come every few writes) and 1024
  * (4 MiB). A fixed 4 MiB kept a 50-task run's WAL at five times the run's final checkpoint; at
@@ -33,6 +34,19 @@ const walShareOfDatabase = 5;
 /** The WAL bound for a database of `pages` pages (see {@link minimumWalPages}). */
 export function walBoundPages(pages: number): number {
   return Math.min(maximumWalPages, Math.max(minimumWalPages, Math.floor(pages / walShareOfDatabase)));
+}
+
+/**
+ * The WAL length, in pages, at which a committing write checkpoints it (SQLite's
+ * `wal_autocheckpoint`): the bound less room for the frames of the commit that crosses it (an eighth
+ * of the bound, at least 16 pages), so that the WAL restarts before it is longer than the bound.
+ * When the checkpoint came at the bound itself, the crossing commit wrote past it; the restart then
+ * cut the file back to the bound, and the next cycle grew it again: on crew-50 one write in ten
+ * either cut or grew the WAL file, each near a millisecond (the file system frees blocks and
+ * allocates them again), against 0.03 ms for a commit that overwrites pages the file already has.
+ */
+export function walCheckpointPages(boundPages: number): number {
+  return boundPages - Math.max(16, Math.floor(boundPages / 8));
 }
 
 /**
@@ -206,8 +220,8 @@ export class Connection {
     if (pages === this.#walPages) return;
     this.#walPages = pages;
     this.#pageSize = this.db.pragma('page_size', { simple: true }) as number;
-    this.db.pragma(`wal_autocheckpoint = ${pages}`);
-    this.#checkpointer?.limitPasses(Math.floor(pages * threadShareOfBound));
+    this.db.pragma(`wal_autocheckpoint = ${walCheckpointPages(pages)}`);
+    this.#checkpointer?.limitPasses(Math.floor(walCheckpointPages(pages) * threadShareOfBound));
     this.db.pragma(`journal_size_limit = ${pages * this.#pageSize}`);
   }
 
@@ -226,7 +240,8 @@ export class Connection {
     const checkpointer = this.#checkpointer;
     if (checkpointer !== undefined) {
       if (!checkpointer.working) checkpointer.request();
-      else if ((checkpointer.walFrames() ?? 0) >= this.#walPages) checkpointer.waitForPass(passWaitMs);
+      else if ((checkpointer.walFrames() ?? 0) >= walCheckpointPages(this.#walPages))
+        checkpointer.waitForPass(passWaitMs);
     }
     if (this.#writesSinceCheckpoint < writesPerIdleCheckpoint(this.#walPages)) return;
     this.#writesSinceCheckpoint = 0;
@@ -243,7 +258,8 @@ export class Connection {
     ) {
       this.#checkpointer = WalCheckpointer.start(this.location, this.#checkpointerOptions);
       if (this.#checkpointer === undefined) this.#checkpointerOptions = undefined;
-      else this.#checkpointer.limitPasses(Math.floor(this.#walPages * threadShareOfBound));
+      else
+        this.#checkpointer.limitPasses(Math.floor(walCheckpointPages(this.#walPages) * threadShareOfBound));
     }
     // Every few writes: the bound follows the database as it grows, at the cost of reading its page
     // count.
@@ -268,10 +284,13 @@ export class Connection {
     this.#idleCheckpoint.unref();
   }
 
-  /** Whether the WAL file has reached the bound (it is cut back to it when it restarts). */
+  /**
+   * Whether the WAL file has reached the length at which the writer checkpoints it itself (see
+   * {@link walCheckpointPages}): the run writes faster than idle-time checkpoints keep up with.
+   */
   #walReachedBound(): boolean {
     try {
-      return statSync(`${this.location}-wal`).size >= this.#walPages * this.#pageSize;
+      return statSync(`${this.location}-wal`).size >= walCheckpointPages(this.#walPages) * this.#pageSize;
     } catch {
       return false;
     }
