@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import { logger } from '@crewline/events';
+import type pg from 'pg';
 import type { AttemptEnds } from './attempt-end.js';
 import { component, workerError } from './errors.js';
 import type { QueueStore } from './queue-store.js';
@@ -10,6 +12,27 @@ export interface HeldRun {
   runId: string;
   token: string;
   tracker: AttemptTracker;
+  /**
+   * `performance.now()` when the claim or the latest renewal the server confirmed was sent: the
+   * server holds the run for this worker until at least `leaseTtlMs` after it.
+   */
+  confirmedAt: number;
+}
+
+/**
+ * How long a renewal may wait for the server: under the renewal interval (a third of the lease), so a
+ * hung connection fails it (and is closed) in time for the next one.
+ */
+function renewalTimeoutMs(leaseTtlMs: number): number {
+  return Math.max(1, Math.floor(leaseTtlMs / 4));
+}
+
+/**
+ * The part of the lease a worker gives up early when it counts its hold down itself (the server's
+ * clock may run faster, a timer of ours fire late): a fifth, so one failed renewal is survived.
+ */
+function safetyMarginMs(leaseTtlMs: number): number {
+  return Math.floor(leaseTtlMs / 5);
 }
 
 /**
@@ -21,6 +44,8 @@ export class HoldKeeper {
   readonly #ends: AttemptEnds;
   readonly #leaseTtlMs: number;
   readonly #held: ReadonlyMap<string, HeldRun>;
+  /** Runs whose renewal failed, with the timer that stops them unless a renewal is confirmed first. */
+  readonly #deadlines = new Map<HeldRun, NodeJS.Timeout>();
 
   constructor(store: QueueStore, ends: AttemptEnds, leaseTtlMs: number, held: ReadonlyMap<string, HeldRun>) {
     this.#store = store;
@@ -29,41 +54,89 @@ export class HoldKeeper {
     this.#held = held;
   }
 
-  /** Renews the hold on every running run and writes their progress; stops the ones cancelled or lost. */
+  /**
+   * Renews the hold on every running run and writes their progress; stops the ones cancelled or lost.
+   * A run whose renewals keep failing (the server unreachable, a hung connection) is stopped as lost
+   * once its hold could have run out on the server: another worker's reaper may give the run to
+   * someone else then, and this worker must not go on paying for its model calls.
+   */
   async renewAll(): Promise<void> {
     await Promise.all(
       [...this.#held.values()].map(async (held) => {
         const { tracker } = held;
         const tokens = tracker.takeTokens();
+        const sentAt = performance.now();
         try {
           const { rows } = await this.#store.pool.query<{ status: string }>(
-            `UPDATE ${this.#store.table}
-                SET lease_expires_at = now() + $3 * interval '1 millisecond', input_tokens = input_tokens + $4,
-                    output_tokens = output_tokens + $5, current_task = coalesce($6, current_task),
-                    last_checkpoint = coalesce($7, last_checkpoint), updated_at = now()
-              WHERE id = $1 AND holder_token = $2 AND status = 'running' RETURNING status`,
-            [
-              held.runId,
-              held.token,
-              this.#leaseTtlMs,
-              tokens.input,
-              tokens.output,
-              tracker.progress.currentTask ?? null,
-              tracker.progress.lastCheckpoint ?? null,
-            ],
+            this.#timed(
+              `UPDATE ${this.#store.table}
+                  SET lease_expires_at = now() + $3 * interval '1 millisecond', input_tokens = input_tokens + $4,
+                      output_tokens = output_tokens + $5, current_task = coalesce($6, current_task),
+                      last_checkpoint = coalesce($7, last_checkpoint), updated_at = now()
+                WHERE id = $1 AND holder_token = $2 AND status = 'running' RETURNING status`,
+              [
+                held.runId,
+                held.token,
+                this.#leaseTtlMs,
+                tokens.input,
+                tokens.output,
+                tracker.progress.currentTask ?? null,
+                tracker.progress.lastCheckpoint ?? null,
+              ],
+            ),
           );
           if (rows.length === 0) {
             const now = await this.#store.get(held.runId);
             tracker.stop(now?.status === 'cancelled' ? 'cancelled' : 'lost');
+          } else {
+            held.confirmedAt = Math.max(held.confirmedAt, sentAt);
+            this.#clearDeadline(held);
           }
         } catch (error) {
           // Counted again next time; the lineage lease still fences what the run writes.
           tracker.progress.inputTokens += tokens.input;
           tracker.progress.outputTokens += tokens.output;
           logger.warn(component, `renewing the hold on run ${held.runId} failed`, error);
+          this.#armDeadline(held);
         }
       }),
     );
+  }
+
+  /** Stops `held` when its hold could have run out on the server, unless a renewal is confirmed first. */
+  #armDeadline(held: HeldRun): void {
+    if (this.#deadlines.has(held)) return;
+    const deadline = held.confirmedAt + this.#leaseTtlMs - safetyMarginMs(this.#leaseTtlMs);
+    const timer = setTimeout(
+      () => {
+        this.#deadlines.delete(held);
+        if (this.#held.get(held.runId) !== held) return;
+        logger.warn(
+          component,
+          `the hold on run ${held.runId} could not be renewed in time (lease ${this.#leaseTtlMs} ms): ` +
+            'another worker may take the run over now, so this one stops it; check that the worker reaches Postgres',
+        );
+        held.tracker.stop('lost');
+      },
+      Math.max(0, deadline - performance.now()),
+    );
+    timer.unref();
+    this.#deadlines.set(held, timer);
+  }
+
+  #clearDeadline(held: HeldRun): void {
+    clearTimeout(this.#deadlines.get(held));
+    this.#deadlines.delete(held);
+  }
+
+  /** A query node-postgres gives up on (closing its connection) after the renewal timeout. */
+  #timed(text: string, values: unknown[]): pg.QueryConfig {
+    const query: pg.QueryConfig & { query_timeout: number } = {
+      text,
+      values,
+      query_timeout: renewalTimeoutMs(this.#leaseTtlMs),
+    };
+    return query;
   }
 
   /**

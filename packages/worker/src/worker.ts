@@ -197,6 +197,8 @@ export class Worker {
   async #handle(job: PgBoss.Job<{ runId: string }>): Promise<void> {
     const runId = job.data.runId;
     const token = randomUUID();
+    // The hold lasts at least `leaseTtlMs` from here on the server (see HeldRun.confirmedAt).
+    const claimSentAt = performance.now();
     const claimed = await this.#store.pool.query<RunRow>(
       `UPDATE ${this.#store.table}
           SET status = 'running', attempts = attempts + 1, holder_token = $3, worker = $4,
@@ -213,7 +215,7 @@ export class Worker {
     }
     this.#onHold?.({ runId, change: 'claimed', attempt: row.attempts, at: Date.now() });
     const tracker = new AttemptTracker();
-    const attempt: HeldRun = { runId, token, tracker };
+    const attempt: HeldRun = { runId, token, tracker, confirmedAt: claimSentAt };
     this.#active.set(runId, attempt);
     if (this.#stopping) tracker.handBack();
     const lineage = new LineageRecorder(this.#store, {

@@ -60,7 +60,9 @@ beforeEach(() => {
   logs.length = 0;
   setLogSink((record) => void logs.push(record));
 });
-afterEach(() => setLogSink(null));
+afterEach(() => {
+  setLogSink(null);
+});
 
 describe('a holder that cannot renew its lease', () => {
   it.each([
