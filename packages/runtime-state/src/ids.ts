@@ -3,6 +3,8 @@ import { randomBytes, randomFillSync, randomUUID } from 'node:crypto';
 let lastMillis = 0;
 let lastSuffix = 0;
 let lastStamp = '';
+/** The id {@link newCheckpointId} returned last. */
+let lastId = '';
 
 // Within one millisecond the 8 hex digits after the time count up: the first id of a millisecond
 // starts at a random number below 2^31, each next one adds 1 plus up to 2^16 - 1 at random. Ids of
@@ -75,7 +77,8 @@ function raiseFloorTo(id: string): void {
  * that made them.
  */
 export function newCheckpointId(now = Date.now(), after?: string | null): string {
-  if (after) raiseFloorTo(after);
+  // The parent is most often the id this process made last, which the floor holds already.
+  if (after && after !== lastId) raiseFloorTo(after);
   let millis = now;
   let suffix: number;
   if (millis > lastMillis) {
@@ -91,7 +94,8 @@ export function newCheckpointId(now = Date.now(), after?: string | null): string
   if (millis !== lastMillis || lastStamp === '') lastStamp = stampOf(millis);
   lastMillis = millis;
   lastSuffix = suffix;
-  return `${lastStamp}-${suffix.toString(16).padStart(8, '0')}`;
+  lastId = `${lastStamp}-${suffix.toString(16).padStart(8, '0')}`;
+  return lastId;
 }
 
 export function newLineageId(): string {
