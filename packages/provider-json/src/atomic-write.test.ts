@@ -93,7 +93,7 @@ describe('atomic writes under injected failures', () => {
       [syncWrite.metadata.id, asyncWrite.metadata.id].sort(),
     );
     for (const write of [syncWrite, asyncWrite])
-      expect((await provider.read(location, write.metadata.id)).text).toBe(
+      expect(((await provider.read(location, write.metadata.id)) as { text: string }).text).toBe(
         Buffer.from(write.bytes()).toString('utf8'),
       );
     expect(allFiles(location).filter((path) => path.endsWith('.tmp'))).toEqual([]);

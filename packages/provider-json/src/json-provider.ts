@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CrewlineError, logger } from '@crewline/events';
@@ -104,6 +104,11 @@ export class JsonProvider implements CheckpointProvider {
   readonly #indexFailures = new Set<string>();
   /** What async writes leave to do after they resolve, one task at a time (see serial-lane.ts). */
   readonly #background = new SerialLane();
+  /**
+   * Per location, the last id index entry queued on {@link #background} after an async write: the
+   * lane runs them in order, so once it has settled every earlier entry of the location has too.
+   */
+  readonly #lastIndexEntry = new Map<string, Promise<void>>();
   /** Temp files created ahead for the next async writes (see spare-files.ts); close() removes them. */
   readonly #spares: SpareFiles;
 
@@ -246,6 +251,7 @@ export class JsonProvider implements CheckpointProvider {
    */
   async writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
     const root = resolveRoot(location);
+    this.#spares.reopen();
     const plans = checkpoints.map((checkpoint) => this.#plan(root, checkpoint));
     for (const checkpoint of checkpoints)
       if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
@@ -365,6 +371,7 @@ export class JsonProvider implements CheckpointProvider {
     assertPruneOptions(options);
     // A standalone checkpoint file is a location to read, never to remove from.
     await locationExists(root);
+    await this.#indexEntriesWritten(root);
     // The whole location, not just the branch: fork points are found across runs and branches.
     const removed = planPrune(await this.list(root), options);
     // A prune always leaves each run its newest checkpoint, so it never empties a directory.
@@ -384,13 +391,11 @@ export class JsonProvider implements CheckpointProvider {
    */
   async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
     const root = resolveRoot(location);
-    // A new lineage (a fresh run, a fork) has a random id nobody else writes to: only a continued
-    // checkpoint needs the head check, and that reads only the newer files of its own branch.
-    const headId =
-      request.checkpointId === null
-        ? null
-        : await this.#headOf(root, request.checkpointId, request.lineageId);
-    return claimLineageLock(root, request, headId);
+    // The head is read after the lock is taken, and only for a continued checkpoint (it reads only
+    // the newer files of its own branch); see claimLineageLock.
+    return claimLineageLock(root, request, (checkpointId) =>
+      this.#headOf(root, checkpointId, request.lineageId),
+    );
   }
 
   async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
@@ -404,6 +409,7 @@ export class JsonProvider implements CheckpointProvider {
   async delete(location: string, id: string): Promise<boolean> {
     const root = resolveRoot(location);
     assertCheckpointId(id);
+    await this.#indexEntriesWritten(root);
     const found = await this.#locate(root, id);
     if (!found) return false;
     // The directory sync comes after the empty directories are gone, on the one that remains.
@@ -500,6 +506,8 @@ export class JsonProvider implements CheckpointProvider {
     try {
       await writeIdIndexEntry(root, entry, this.options);
     } catch (error) {
+      // The location was removed after the write resolved (its checkpoint with it): nothing to index.
+      if (errorCode(error) === 'ENOENT' && !existsSync(root)) return;
       if (afterWrite) this.#reportIndexFailure(root, error);
     }
   }
@@ -511,15 +519,35 @@ export class JsonProvider implements CheckpointProvider {
    * index is a hint written after the rename either way: a reader that comes first, or a process
    * that dies before they are written, scans the location as for any missing entry. They are
    * written one at a time on the background lane, behind the spare files of the same write, so they
-   * never fill the thread pool the next write needs. {@link close} waits for them.
+   * never fill the thread pool the next write needs. {@link close} waits for them, and so do
+   * {@link delete} and {@link prune} for those of their location. Written with the write instead
+   * (created while its temp files are flushed), they made a group of three crew-50 files take a
+   * median 2 to 3 ms longer on this machine (interleaved, 100 groups each, under load).
    */
   #recordAfterWrite(root: string, entries: readonly IdIndexEntry[]): void {
-    for (const entry of entries) this.#background.run(() => this.#record(root, entry, true));
+    for (const entry of entries) {
+      const written = this.#background.run(() => this.#record(root, entry, true));
+      this.#lastIndexEntry.set(root, written);
+      void written.then(() => {
+        if (this.#lastIndexEntry.get(root) === written) this.#lastIndexEntry.delete(root);
+      });
+    }
+  }
+
+  /**
+   * Waits for the id index entries of `root` still being written after async writes: a delete or
+   * prune that removed a file and its entry while the entry was still queued would otherwise see it
+   * written again afterwards, naming a file that is gone.
+   */
+  async #indexEntriesWritten(root: string): Promise<void> {
+    await this.#lastIndexEntry.get(root);
   }
 
   /**
    * Waits for the id index entries still being written after async writes, and removes the spare
-   * temp files created ahead for the next ones (the process removes them at exit otherwise).
+   * temp files created ahead for the next ones (the process removes them at exit otherwise). The
+   * provider stays usable: a group written after it creates spares again. A caller that removes a
+   * location once its writes resolved calls it first, or an entry may be written while it removes.
    */
   async close(): Promise<void> {
     await this.#background.idle();

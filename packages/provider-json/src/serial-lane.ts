@@ -12,10 +12,16 @@ export class SerialLane {
   readonly #later: (() => Promise<void>)[] = [];
   #running: Promise<void> | undefined;
 
-  /** Queues `task`; an `urgent` one runs before the non-urgent tasks still waiting. */
-  run(task: () => Promise<void>, options: { urgent?: boolean } = {}): void {
-    (options.urgent ? this.#urgent : this.#later).push(task);
+  /**
+   * Queues `task`; an `urgent` one runs before the non-urgent tasks still waiting. The promise
+   * settles (never rejects) once the task has finished.
+   */
+  run(task: () => Promise<void>, options: { urgent?: boolean } = {}): Promise<void> {
+    const finished = new Promise<void>((resolve) => {
+      (options.urgent ? this.#urgent : this.#later).push(() => task().finally(resolve));
+    });
     this.#running ??= this.#drain();
+    return finished;
   }
 
   async #drain(): Promise<void> {

@@ -82,6 +82,15 @@ export class SpareFiles {
     this.#lane = options.lane;
   }
 
+  /**
+   * Makes spares again after {@link discardSync} (close()): called as a group starts, so a provider
+   * used after close() keeps its spares, while a group that was in flight when close() ran, and
+   * resolves after it, creates none.
+   */
+  reopen(): void {
+    this.#closed = false;
+  }
+
   /** A spare of `directory` to write a file into, if one is ready. */
   take(directory: string): SpareFile | undefined {
     return directory === this.#directory ? this.#ready.shift() : undefined;
