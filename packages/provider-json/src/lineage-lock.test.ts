@@ -6,6 +6,7 @@ import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
 import type { LeaseRequest } from '@crewline/runtime-state';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonProvider } from './json-provider.js';
+import { processIdentity } from './lineage-lock.js';
 
 describe('JsonProvider lineage locks (one machine)', () => {
   let sandbox: string;
@@ -98,6 +99,7 @@ describe('JsonProvider lineage locks (one machine)', () => {
         holder: 'a killed run',
         host: hostname(),
         pid: deadPid,
+        ...processIdentity(),
         expiresAt: Date.now() + 60_000,
       }),
     );
@@ -117,6 +119,40 @@ describe('JsonProvider lineage locks (one machine)', () => {
     await expect(
       provider.claimLease(location, request('after', (await provider.latest(location))!.id)),
     ).resolves.toMatchObject({ owner: 'after' });
+  });
+
+  it.each([
+    ['another pid namespace (a container sharing the host name and the volume)', { pidNamespace: 'pid:[1]' }],
+    ['another boot of the machine', { bootId: 'another-boot' }],
+    ['no namespace recorded (an older lock)', { pidNamespace: undefined, bootId: undefined }],
+  ])('a lock naming a dead pid in %s is held until it runs out', async (_, elsewhere) => {
+    const here = processIdentity();
+    const recordedHere = here.pidNamespace !== undefined || here.bootId !== undefined;
+    const head = await writeInRun(null);
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    mkdirSync(join(location, '.leases'), { recursive: true });
+    const lock = {
+      owner: 'elsewhere',
+      holder: 'a run in another container',
+      host: hostname(),
+      pid: Number(gone.stdout.toString()),
+      ...here,
+      ...elsewhere,
+      expiresAt: Date.now() + 300,
+    };
+    writeFileSync(join(location, '.leases', 'run-1.lock'), JSON.stringify(lock));
+    // Where the system tells neither (no /proc), the host name is all there is: a dead pid there
+    // is a dead holder, and only the last case stays the same.
+    const sameSpace = !recordedHere && Object.values(elsewhere).every((value) => value === undefined);
+    if (sameSpace) return;
+    await expect(provider.claimLease(location, request('next', head.id))).rejects.toMatchObject({
+      code: 'conflict',
+      details: { holder: 'a run in another container' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    await expect(provider.claimLease(location, request('next', head.id))).resolves.toMatchObject({
+      owner: 'next',
+    });
   });
 
   it('a lock file still being written is held, not taken over; one left unfinished long ago is', async () => {

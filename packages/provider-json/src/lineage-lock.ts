@@ -4,6 +4,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmdirSync,
   statSync,
@@ -23,8 +24,14 @@ import { component, errorCode, jsonError } from './errors.js';
  * that continue the same checkpoint at once exactly one gets it, and nobody ever reads a lock that is
  * still being written (a reader that took an empty lock for a damaged one took it over while its
  * creator went on believing it held it: both paid for the next task). A lock is stale when its
- * process is gone (same host, pid not alive) or its time ran out; a stale lock is taken over under a
- * short-lived mutex directory, so two takers cannot both win.
+ * process is gone (same host, same pid namespace and boot, pid not alive) or its time ran out. Every
+ * change of a lock that exists — a takeover, a renewal, a release — happens under a short-lived
+ * mutex directory and checks the lock again there, so a renewal cannot overwrite a takeover, a
+ * release cannot remove another's lock, and two takers cannot both win.
+ *
+ * A claim of a continued checkpoint takes the lock first and reads the head after
+ * ({@link claimLineageLock}): read before, the head could move in between (its holder writing the
+ * next checkpoint and releasing) and the claim of a checkpoint already continued would go through.
  *
  * Files cannot fence across machines (a network file system gives no such guarantee), so the JSON
  * provider declares `leases: false`: this keeps a second process on the same machine from paying for
@@ -39,13 +46,48 @@ const abandonedMutexMs = 10_000;
  * older, it was left by a process killed while creating it.
  */
 const damagedLockGraceMs = 10_000;
+/** How long a renewal, release or takeover waits for another process's turn under the mutex. */
+const mutexWaitMs = 200;
 
 interface LockContent {
   owner: string;
   holder: string;
   host: string;
   pid: number;
+  /** The pid namespace of the process (`/proc/self/ns/pid`), where the system has one. */
+  pidNamespace?: string | undefined;
+  /** The boot of the machine (`/proc/sys/kernel/random/boot_id`), where the system tells it. */
+  bootId?: string | undefined;
   expiresAt: number;
+}
+
+/** Where a pid means this process's pid: the pid namespace and the boot, where the system tells them. */
+export interface ProcessIdentity {
+  pidNamespace: string | undefined;
+  bootId: string | undefined;
+}
+
+let identity: ProcessIdentity | undefined;
+
+/**
+ * This process's pid namespace and boot. Containers that share a host name (and a volume) have pid
+ * spaces of their own: a pid that is not alive here may be a live process there.
+ */
+export function processIdentity(): ProcessIdentity {
+  identity ??= {
+    pidNamespace: readOrUndefined(() => readlinkSync('/proc/self/ns/pid')),
+    bootId: readOrUndefined(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()),
+  };
+  return identity;
+}
+
+function readOrUndefined(read: () => string): string | undefined {
+  try {
+    return read() || undefined;
+  } catch {
+    // Not Linux, or /proc not mounted: the host name is all there is to go by.
+    return undefined;
+  }
 }
 
 function lockPath(root: string, lineageId: string): string {
@@ -69,7 +111,9 @@ function readLock(path: string): LockContent | undefined {
       typeof parsed.holder === 'string' &&
       typeof parsed.host === 'string' &&
       typeof parsed.pid === 'number' &&
-      typeof parsed.expiresAt === 'number'
+      typeof parsed.expiresAt === 'number' &&
+      (parsed.pidNamespace === undefined || typeof parsed.pidNamespace === 'string') &&
+      (parsed.bootId === undefined || typeof parsed.bootId === 'string')
     )
       return parsed as LockContent;
   } catch {
@@ -102,7 +146,17 @@ function processIsAlive(pid: number): boolean {
 
 function isStale(lock: LockContent, now: number): boolean {
   if (lock.expiresAt <= now) return true;
-  return lock.host === hostname() && lock.pid !== process.pid && !processIsAlive(lock.pid);
+  // The pid says whether its holder is alive only in this pid space: same host name, same pid
+  // namespace, same boot. A lock written elsewhere (another container on a shared volume, an older
+  // version that did not record them) is stale only once its time ran out.
+  const here = processIdentity();
+  return (
+    lock.host === hostname() &&
+    lock.pidNamespace === here.pidNamespace &&
+    lock.bootId === here.bootId &&
+    lock.pid !== process.pid &&
+    !processIsAlive(lock.pid)
+  );
 }
 
 function leaseOf(lineageId: string, lock: LockContent): Lease {
@@ -184,22 +238,16 @@ function replace(path: string, content: LockContent): void {
 }
 
 /**
- * Runs `action` holding the takeover mutex of one lock, or returns false when another process holds
- * it (it is taking the lock over right now).
+ * Runs `action` holding the mutex of one lock, or returns false when another process held it for
+ * longer than {@link mutexWaitMs} (its holder is changing the lock right now).
  */
-function withTakeoverMutex(path: string, action: () => void): boolean {
+function withLockMutex(path: string, action: () => void): boolean {
   const mutex = `${path}.takeover`;
-  try {
-    mkdirSync(mutex);
-  } catch (error) {
-    if (errorCode(error) !== 'EEXIST') throw error;
-    try {
-      if (Date.now() - statSync(mutex).mtimeMs < abandonedMutexMs) return false;
-      rmdirSync(mutex);
-      mkdirSync(mutex);
-    } catch {
-      return false;
-    }
+  const giveUpAt = Date.now() + mutexWaitMs;
+  while (!enterMutex(mutex)) {
+    if (Date.now() >= giveUpAt) return false;
+    // Held for a read and a rename: a millisecond or two is plenty.
+    sleepSync(2);
   }
   try {
     action();
@@ -209,50 +257,121 @@ function withTakeoverMutex(path: string, action: () => void): boolean {
   return true;
 }
 
-/** Claims a lineage for one continuation (see the module comment). `headId` is the lineage's newest. */
-export function claimLineageLock(root: string, request: LeaseRequest, headId: string | null): Lease {
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Creates the mutex directory; false when it exists and is not abandoned. */
+function enterMutex(mutex: string): boolean {
+  try {
+    mkdirSync(mutex);
+    return true;
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') throw error;
+  }
+  let abandoned: ReturnType<typeof statSync>;
+  try {
+    abandoned = statSync(mutex);
+  } catch {
+    return false;
+  }
+  if (Date.now() - abandoned.mtimeMs < abandonedMutexMs) return false;
+  // Removing it and creating it again let two processes that both found it abandoned in: the second
+  // removed the mutex the first had just created. Moved aside under a name of its own instead, and
+  // checked to be the very directory found abandoned: a process that moved a fresh one puts it back.
+  const aside = `${mutex}.${process.pid}.${Math.random().toString(16).slice(2)}.abandoned`;
+  try {
+    renameSync(mutex, aside);
+  } catch {
+    return false;
+  }
+  const moved = statSync(aside);
+  if (moved.ino !== abandoned.ino || moved.dev !== abandoned.dev) {
+    try {
+      renameSync(aside, mutex);
+    } catch {
+      rmdirSync(aside);
+    }
+    return false;
+  }
+  rmdirSync(aside);
+  try {
+    mkdirSync(mutex);
+    return true;
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') throw error;
+    return false;
+  }
+}
+
+function busyError(lineageId: string, what: string) {
+  return jsonError(
+    'write_failed',
+    `${what} the lock of run ${lineageId} waited ${mutexWaitMs} ms for another process changing it; try again`,
+    { details: { lineageId } },
+  );
+}
+
+/**
+ * Claims a lineage for one continuation (see the module comment): takes the lock, then reads the
+ * lineage's newest checkpoint with `headOf` (only for a continued checkpoint: a new lineage has a
+ * random id nobody else writes to). When the head moved, the lock is given back and the claim is
+ * refused with `conflict` naming the head.
+ */
+export async function claimLineageLock(
+  root: string,
+  request: LeaseRequest,
+  headOf: (checkpointId: string) => Promise<string | null>,
+): Promise<Lease> {
+  const lease = takeLineageLock(root, request);
+  const { checkpointId, lineageId } = request;
+  if (checkpointId === null) return lease;
+  let headId: string | null;
+  try {
+    headId = await headOf(checkpointId);
+  } catch (error) {
+    releaseLineageLock(root, request);
+    throw error;
+  }
+  if (headId === checkpointId) return lease;
+  releaseLineageLock(root, request);
+  throw notTheHead(component, lineageId, checkpointId, headId);
+}
+
+/** Takes the lock of a lineage: creates it, or takes over a stale one; `conflict` when it is held. */
+function takeLineageLock(root: string, request: LeaseRequest): Lease {
   const { lineageId } = request;
   const path = lockPath(root, lineageId);
-  // Someone else's live lock is reported before a moved head, as SQLite and Postgres do: the run is
-  // being continued right now, so a second continuer is refused, not sent to pay for it on a branch.
   const held = readLock(path);
   if (held !== undefined && held.owner !== request.owner && !isStale(held, Date.now()))
     throw heldError(lineageId, held, Date.now());
-  if (request.checkpointId !== headId) throw notTheHead(component, lineageId, request.checkpointId, headId);
   mkdirSync(join(root, leaseDirectory), { recursive: true });
   const content: LockContent = {
     owner: request.owner,
     holder: request.holder,
     host: hostname(),
     pid: process.pid,
+    ...processIdentity(),
     expiresAt: Date.now() + request.ttlMs,
   };
   if (createExclusive(path, content)) return leaseOf(lineageId, content);
-  const now = Date.now();
-  const existing = readLock(path);
-  if (existing === undefined) {
-    if (createExclusive(path, content)) return leaseOf(lineageId, content);
-  } else if (existing.owner === request.owner) {
-    replace(path, content);
-    return leaseOf(lineageId, content);
-  } else if (!isStale(existing, now)) {
-    throw heldError(lineageId, existing, now);
-  }
   let taken = false;
-  const tookOver = withTakeoverMutex(path, () => {
-    // Inside the mutex the lock cannot change hands except by its holder renewing or releasing it.
+  let holder: LockContent | undefined;
+  const entered = withLockMutex(path, () => {
+    // Inside the mutex the lock changes only by being created (when there is none).
     const current = readLock(path);
-    if (current !== undefined && !isStale(current, Date.now())) return;
-    replace(path, content);
-    taken = true;
+    if (current === undefined) taken = createExclusive(path, content);
+    else if (current.owner === request.owner || isStale(current, Date.now())) {
+      replace(path, content);
+      taken = true;
+    }
+    if (!taken) holder = current ?? readLock(path);
   });
-  if (tookOver && taken) return leaseOf(lineageId, content);
-  const holder = readLock(path);
-  throw holder === undefined
-    ? jsonError('conflict', `run ${lineageId} is being taken over by another process; try again`, {
-        details: { lineageId },
-      })
-    : heldError(lineageId, holder, Date.now());
+  if (taken) return leaseOf(lineageId, content);
+  if (entered && holder !== undefined) throw heldError(lineageId, holder, Date.now());
+  throw jsonError('conflict', `run ${lineageId} is being taken over by another process; try again`, {
+    details: { lineageId },
+  });
 }
 
 /** Throws `conflict` unless `token` holds the lineage's lock and it has not run out. */
@@ -272,18 +391,27 @@ export function assertHoldsLineageLock(root: string, token: LeaseToken): void {
 
 /** Extends a held lock by `ttlMs` from now; `conflict` when it is no longer held. */
 export function renewLineageLock(root: string, token: LeaseToken, ttlMs: number): Lease {
-  assertHoldsLineageLock(root, token);
   const path = lockPath(root, token.lineageId);
-  const current = readLock(path)!;
-  const content = { ...current, expiresAt: Date.now() + ttlMs };
-  replace(path, content);
-  return leaseOf(token.lineageId, content);
+  assertHoldsLineageLock(root, token);
+  let content: LockContent | undefined;
+  // Checked again and replaced under the mutex: checked outside, a takeover between the check and the
+  // rename would be overwritten by this process's lock, and both would hold the run.
+  const entered = withLockMutex(path, () => {
+    assertHoldsLineageLock(root, token);
+    content = { ...readLock(path)!, expiresAt: Date.now() + ttlMs };
+    replace(path, content);
+  });
+  if (!entered) throw busyError(token.lineageId, 'renewing');
+  return leaseOf(token.lineageId, content!);
 }
 
 /** Removes the lock if `token` holds it. */
 export function releaseLineageLock(root: string, token: LeaseToken): void {
   const path = lockPath(root, token.lineageId);
-  const lock = readLock(path);
-  if (lock === undefined || lock.owner !== token.owner) return;
-  unlinkIfPresent(path);
+  if (readLock(path)?.owner !== token.owner) return;
+  // Checked again under the mutex: the lock may have run out and been taken over meanwhile.
+  const entered = withLockMutex(path, () => {
+    if (readLock(path)?.owner === token.owner) unlinkIfPresent(path);
+  });
+  if (!entered) throw busyError(token.lineageId, 'releasing');
 }
