@@ -1,13 +1,9 @@
 import { findRerunCheckpoint } from '@crewline/runtime/internal';
+import { type CheckpointDocument, type CheckpointProvider, readDocument } from '@crewline/runtime-state';
 import {
-  type CheckpointDocument,
-  type CheckpointProvider,
-  decodeValue,
-  readDocument,
-} from '@crewline/runtime-state';
-import {
-  findPlaceholders,
-  parseAgentData,
+  editTaskOutputsInDocument,
+  findUnknownInput,
+  nothingLeftToRun,
   parseCrewData,
   parseFlowData,
   type TaskStatus,
@@ -60,6 +56,7 @@ export async function findForkPoint(
       );
     }
     checkTaskOutputs(source, document, request.taskOutputs);
+    checkSomethingRuns(source, document, request.taskOutputs);
     return source.lastCheckpoint;
   }
   if (request.taskOutputs !== undefined && Object.keys(request.taskOutputs).length > 0) {
@@ -121,41 +118,39 @@ function checkTaskOutputs(
 }
 
 /**
- * Changed inputs must be ones the run knows: a kickoff input, a `{placeholder}` of its templates, or a
- * key of a flow's state (inputs go into the state). Anything else is a typo that would change nothing.
+ * A fork of a crew's run must leave a task to run: changed inputs re-template only tasks that have
+ * not run, so a fork of a completed run that edits no output (or only the last one) would run
+ * nothing and end with the old output. The edit is applied to a copy by the function the fork's
+ * attempt uses (`editTaskOutputsInDocument`); output schemas are checked when the run starts.
+ */
+function checkSomethingRuns(
+  source: ForkSource,
+  document: CheckpointDocument,
+  taskOutputs: ForkRequest['taskOutputs'],
+): void {
+  const edited = editTaskOutputsInDocument(document, taskOutputs ?? {}, {
+    structuredOutput: () => undefined,
+  });
+  const reason = nothingLeftToRun(edited);
+  if (reason === undefined) return;
+  throw workerError(
+    'invalid_argument',
+    `fork("${source.runId}"): nothing to run: ${reason} and no edit makes one run again (changed inputs only reach tasks that have not run); replace the output of the task before the first one to run again with taskOutputs (--set-output N=text), or enqueue a new run for new inputs`,
+  );
+}
+
+/**
+ * Changed inputs must be ones the run knows (`findUnknownInput`, the check of every resume and fork
+ * that takes inputs): anything else is a typo that would change nothing.
  */
 function checkInputs(source: ForkSource, document: CheckpointDocument, inputs: ForkRequest['inputs']): void {
   if (inputs === undefined) return;
-  const known = new Set<string>(Object.keys(recordOf(decodeValue<unknown>(document.inputs))));
-  for (const entity of document.entities) {
-    const templates: string[] = [];
-    if (entity.kind === 'crew') {
-      const data = parseCrewData(entity);
-      for (const agent of [...data.agents, ...(data.manager ? [data.manager] : [])])
-        templates.push(agent.role, agent.goal, agent.backstory);
-      for (const task of data.tasks) templates.push(task.description, task.expectedOutput);
-    } else if (entity.kind === 'agent') {
-      const data = parseAgentData(entity);
-      templates.push(data.role, data.goal, data.backstory);
-    } else if (entity.kind === 'flow') {
-      for (const key of Object.keys(recordOf(decodeValue<unknown>(parseFlowData(entity).state))))
-        known.add(key);
-    }
-    for (const template of templates) for (const name of findPlaceholders(template)) known.add(name);
-  }
-  for (const key of Object.keys(inputs)) {
-    if (known.has(key)) continue;
-    throw workerError(
-      'invalid_argument',
-      `fork("${source.runId}"): input "${key}" is not one the run knows (known: ${[...known].sort().join(', ') || 'none'}); check its spelling, or enqueue a new run for new inputs`,
-    );
-  }
-}
-
-function recordOf(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  const unknown = findUnknownInput(document, inputs);
+  if (unknown === undefined) return;
+  throw workerError(
+    'invalid_argument',
+    `fork("${source.runId}"): input "${unknown.key}" is not one the run knows (known: ${unknown.known.join(', ') || 'none'}); check its spelling, or enqueue a new run for new inputs`,
+  );
 }
 
 /**

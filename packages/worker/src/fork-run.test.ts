@@ -83,6 +83,13 @@ describeWithPostgres('queue.fork', () => {
       ],
       [{ inputs: { topik: 'kelp' } }, /input "topik" is not one the run knows \(known: topic\)/],
       [{ rerunFrom: 'outline' }, /rerunFrom is for runs of a flow/],
+      // Changed inputs reach only tasks that have not run: forking the completed run with them alone,
+      // or editing only its last task, would run nothing and end with the old report.
+      [
+        { inputs: { topic: 'reefs' } },
+        /nothing to run: every task of crew "fork-run-crew" is completed and no edit makes one run again/,
+      ],
+      [{ inputs: { topic: 'reefs' }, taskOutputs: { 3: 'x' } }, /nothing to run/],
     ];
     for (const [options, message] of refusals) {
       await expect(queue.fork(run.id, options)).rejects.toSatisfy(

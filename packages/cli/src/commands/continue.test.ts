@@ -135,6 +135,44 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
     const outOfRange = await crewline('resume', first.id, '--set-output', '9=nope');
     expect(outOfRange.stderr).toContain('numbered 1 to 3');
   });
+
+  it('refuses an input the run does not know before any model call: one line, exit code 2, nothing written', async () => {
+    const countAll = async () =>
+      (JSON.parse((await crewline('list', '--json')).stdout) as { count: number }).count;
+    const before = await countAll();
+    for (const mode of ['fork', 'resume']) {
+      const result = await crewline('checkpoint', mode, run.checkpoints[0]!.id, '--input', 'topc=x');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        /^crewline: checkpoint \S+: input "topc" is not one the run knows \(known: topic\); check its spelling/,
+      );
+      expect(result.stdout).not.toMatch(/started|Finished/);
+    }
+    expect(await countAll()).toBe(before);
+  });
+
+  it('refuses a fork of a completed run that nothing would make run again, instead of naming a branch it never creates', async () => {
+    const last = run.checkpoints.at(-1)!;
+    const attempts = [
+      ['fork', last.id, '--branch', 'done-fork'],
+      ['fork', last.id, '--branch', 'done-fork', '--input', 'topic=reefs'],
+      // Only the last task is replaced: no task comes after it to run again.
+      ['fork', last.id, '--branch', 'done-fork', '--set-output', '3=x'],
+      ['resume', last.id, '--input', 'topic=reefs'],
+    ];
+    for (const args of attempts) {
+      const result = await crewline('checkpoint', ...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(
+        /^crewline: checkpoint \S+: nothing to run: every task of crew "Research crew" is completed and no edit makes one run again .*--set-output N=text/,
+      );
+      expect(result.stdout).not.toMatch(/Finished/);
+    }
+    const forked = JSON.parse((await crewline('list', '--branch', 'done-fork', '--json')).stdout) as {
+      count: number;
+    };
+    expect(forked.count).toBe(0);
+  });
 });
 
 class ApprovalFlow extends Flow<{ verdict: string }> {

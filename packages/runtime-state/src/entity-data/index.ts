@@ -19,6 +19,7 @@ export {
   type UsageData,
   usageDataSchema,
 } from './common.js';
+export { findUnknownInput, knownInputNames, nothingLeftToRun } from './continuation-checks.js';
 export {
   CREW_DATA_VERSION,
   type CrewData,

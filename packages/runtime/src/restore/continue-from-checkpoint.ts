@@ -21,6 +21,7 @@ import { editTaskOutputsInDocument } from '../crew/task-output-edit.js';
 import { Flow } from '../flow/flow.js';
 import { registeredClassFor } from '../flow/flow-snapshot.js';
 import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
+import { checkContinuation } from './check-continuation.js';
 import { loadRestoreTarget } from './load-restore-target.js';
 
 export interface ContinueOptions {
@@ -103,6 +104,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
       `checkpoint ${loaded.checkpoint.id} holds no entity to continue`,
     );
   }
+  checkContinuation(loaded.document, options);
   const requestedBranch =
     options.mode === 'fork' ? forkBranch(loaded, options.branch) : loaded.document.metadata.branch;
   // A resume moves to a new branch when its checkpoint was continued already (see Run's claim).

@@ -1,0 +1,55 @@
+import { CrewlineError } from '@crewline/events';
+import { type CheckpointDocument, decodeValue, type EntityKind } from '@crewline/runtime-state';
+import { findUnknownInput, nothingLeftToRun } from '@crewline/runtime-state/internal';
+
+/** What a continuation asks of a checkpoint, as `continueFromCheckpoint` takes it. */
+export interface ContinuationRequest {
+  mode: 'resume' | 'fork';
+  inputs?: Record<string, unknown> | undefined;
+  taskOutputs?: Record<number, string> | undefined;
+}
+
+// How to make something run again, in the words of the API and the CLI, by the kind of the run.
+const howToRunAgain: Record<EntityKind, string> = {
+  crew: "replace a task's output (taskOutputs, --set-output N=text) so the tasks after it run again, or kick off a new run for new inputs",
+  flow: 're-run one of its methods and those after it from a saved state (rerunFrom, crewline checkpoint flows rerun --from METHOD), or kick off a new run for new inputs',
+  agent: 'kick off the agent again for new inputs',
+};
+
+/**
+ * Refuses a continuation before anything runs when its inputs name one the run does not know (a
+ * typo would change nothing and the run would still pay for its model calls), or when nothing would
+ * run: a fork of a finished run — or a resume of one with edits — that would write no checkpoint,
+ * make no branch and give back the old output. `document` has the edited outputs applied.
+ */
+export function checkContinuation(document: CheckpointDocument, request: ContinuationRequest): void {
+  const id = document.metadata.id;
+  if (request.inputs !== undefined) {
+    const unknown = findUnknownInput(document, request.inputs);
+    if (unknown !== undefined) {
+      throw new CrewlineError(
+        'runtime',
+        'invalid_argument',
+        `checkpoint ${id}: input "${unknown.key}" is not one the run knows (known: ${unknown.known.join(', ') || 'none'}); check its spelling (inputs, --input), or kick off a new run for new inputs`,
+      );
+    }
+  }
+  const reason = nothingLeftToRun(document);
+  if (reason === undefined) return;
+  const edited = inputsChanged(document, request.inputs) || Object.keys(request.taskOutputs ?? {}).length > 0;
+  // A plain resume of a finished run gives its output back, as it always has; it creates nothing.
+  if (request.mode === 'resume' && !edited) return;
+  const kind = document.entities[0]!.kind;
+  throw new CrewlineError(
+    'runtime',
+    'invalid_argument',
+    `checkpoint ${id}: nothing to run: ${reason} and no edit makes one run again (changed inputs only reach work that has not run), so the ${request.mode} would write no checkpoint${request.mode === 'fork' ? ' and make no branch' : ''}; ${howToRunAgain[kind]}`,
+  );
+}
+
+function inputsChanged(document: CheckpointDocument, inputs: Record<string, unknown> | undefined): boolean {
+  if (inputs === undefined) return false;
+  const saved = decodeValue<unknown>(document.inputs);
+  const before = saved !== null && typeof saved === 'object' ? (saved as Record<string, unknown>) : {};
+  return Object.keys(inputs).some((key) => JSON.stringify(inputs[key]) !== JSON.stringify(before[key]));
+}
