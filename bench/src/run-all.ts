@@ -1,5 +1,9 @@
 // Runs every benchmark of the repository, one after the other (`pnpm bench` at the root).
-// To add one: export an async function that prints its report, and list it below.
+// To add one: export an async function that prints its report and list it below, or list its script
+// (benches that parse their own command line and write their own report run as child processes).
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runStorageBench } from './storage-bench.js';
 
 interface Bench {
@@ -11,6 +15,14 @@ const benches: Bench[] = [{ name: 'storage (crew-50, SPEC §8)', run: () => runS
 benches.push({
   name: 'realistic scenario (what a run pays per checkpoint, issue #13)',
   run: async () => (await import('./realistic-bench.js')).runRealisticBench(),
+});
+benches.push({
+  name: 'checkpoint growth over a 500-task run (issue #13)',
+  run: async () => runScript('checkpoint-growth.ts'),
+});
+benches.push({
+  name: "redaction's share of checkpoint time (issue #13)",
+  run: async () => runScript('cost/redaction-share.ts'),
 });
 benches.push({
   name: 'postgres storage (crew-50 beside LangGraph PostgresSaver, SPEC §8)',
@@ -37,6 +49,15 @@ benches.push({
   name: 'fuzz (hostile checkpoints and damaged databases, SPEC §8)',
   run: async () => (await import('./fuzz-suite.js')).runFuzzSuite(),
 });
+
+/** Runs a bench script of `src/` in a fresh process, as its package script does; throws if it fails. */
+function runScript(script: string): void {
+  const path = join(dirname(fileURLToPath(import.meta.url)), script);
+  const result = spawnSync(process.execPath, ['--conditions=@crewline/source', '--import', 'tsx', path], {
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) throw new Error(`bench ${script} exited with ${result.status ?? result.signal}`);
+}
 
 for (const bench of benches) {
   console.log(`\n=== ${bench.name} ===\n`);
