@@ -13,16 +13,20 @@ class PartitionedProvider extends InMemoryProvider {
   cutAt: number | undefined;
   readonly renewals: number[] = [];
 
-  constructor(readonly failure: 'timed-out' | 'hangs' | 'never') {
+  constructor(readonly failure: 'timed-out' | 'hangs' | 'throws' | 'never') {
     super();
   }
 
-  override async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
+  // Not async: a provider may throw before it returns a promise.
+  override renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
     this.renewals.push(performance.now());
     if (this.failure === 'hangs') return new Promise<Lease>(() => undefined);
     if (this.failure === 'timed-out') {
-      throw Object.assign(new Error('connect ETIMEDOUT 10.0.0.7:5432'), { code: 'ETIMEDOUT' });
+      return Promise.reject(
+        Object.assign(new Error('connect ETIMEDOUT 10.0.0.7:5432'), { code: 'ETIMEDOUT' }),
+      );
     }
+    if (this.failure === 'throws') throw new Error('socket is closed');
     return super.renewLease(location, token, ttlMs);
   }
 
@@ -68,6 +72,7 @@ describe('a holder that cannot renew its lease', () => {
   it.each([
     ['fail (ETIMEDOUT)', 'timed-out'],
     ['never answer', 'hangs'],
+    ['throw before returning a promise', 'throws'],
   ] as const)(
     'stops before the next model call once the lease ran out when renewals %s',
     async (_, failure) => {

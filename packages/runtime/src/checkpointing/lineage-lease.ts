@@ -134,7 +134,8 @@ export class LineageLease {
     const renewLease = this.#provider.renewLease.bind(this.#provider);
     const sentAt = performance.now();
     const renewal = withTimeout(
-      renewLease(this.#location, this.#token(), this.#ttlMs),
+      // A provider that throws instead of rejecting fails the renewal too, not the timer's callback.
+      new Promise<unknown>((resolve) => resolve(renewLease(this.#location, this.#token(), this.#ttlMs))),
       operationTimeoutMs(this.#ttlMs),
       () => this.#timeoutError('renewing'),
     );
@@ -168,8 +169,8 @@ export class LineageLease {
       new CrewlineError(
         component,
         'conflict',
-        `the lease on run ${this.#lease.lineageId} could not be renewed in time (lease ${this.#ttlMs} ms, ` +
-          `store at ${this.#location} unreachable or too slow): another process may continue the run ` +
+        `the lease on run ${this.#lease.lineageId} could not be renewed in time (lease ${this.#ttlMs} ms; ` +
+          'the store is unreachable or too slow): another process may continue the run ' +
           'now, so this one stops before its next call; resume the run from its latest checkpoint, ' +
           'or raise `leaseTtlMs` if the store is only slow',
         { details: { lineageId: this.#lease.lineageId, reason: 'lease_not_renewed', ttlMs: this.#ttlMs } },
@@ -182,7 +183,7 @@ export class LineageLease {
       component,
       'provider_unavailable',
       `${what} the lease on run ${this.#lease.lineageId} took longer than ${operationTimeoutMs(this.#ttlMs)} ms ` +
-        `(a quarter of the lease); check that the store at ${this.#location} is reachable`,
+        '(a quarter of the lease); check that the store is reachable from this process',
     );
   }
 
