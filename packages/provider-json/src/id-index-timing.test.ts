@@ -87,4 +87,17 @@ describe('id index entries written after an async write resolved', () => {
     await provider.close();
     expect(entries().sort()).toEqual(stored.map((checkpoint) => checkpoint.id).sort());
   });
+
+  it('close() also waits for writes still in flight, and for what they leave', async () => {
+    const provider = new JsonProvider();
+    const writing = provider.writeBatch(location, [buildCheckpointWrite(), buildCheckpointWrite()]);
+    await provider.close();
+    // Nothing of the group is written after close() resolved: a removal right after it is final.
+    const ids = entries().sort();
+    rmSync(location, { recursive: true });
+    const stored = await writing;
+    expect(ids).toEqual(stored.map((checkpoint) => checkpoint.id).sort());
+    expect(existsSync(location)).toBe(false);
+    expect(warnings).toEqual([]);
+  });
 });

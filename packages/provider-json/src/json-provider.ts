@@ -109,6 +109,8 @@ export class JsonProvider implements CheckpointProvider {
    * lane runs them in order, so once it has settled every earlier entry of the location has too.
    */
   readonly #lastIndexEntry = new Map<string, Promise<void>>();
+  /** Async writes not settled yet: {@link close} waits for them before what they leave behind. */
+  readonly #writesInFlight = new Set<Promise<unknown>>();
   /** Temp files created ahead for the next async writes (see spare-files.ts); close() removes them. */
   readonly #spares: SpareFiles;
 
@@ -202,7 +204,11 @@ export class JsonProvider implements CheckpointProvider {
    * synced; its id index entry is written after that, without the write waiting for it. It uses a
    * spare temp file when a {@link writeBatch} left one ready, and leaves none of its own.
    */
-  async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
+  write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
+    return this.#tracked(this.#write(location, checkpoint));
+  }
+
+  async #write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
     const root = resolveRoot(location);
     const plan = this.#plan(root, checkpoint);
     if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
@@ -249,9 +255,14 @@ export class JsonProvider implements CheckpointProvider {
    * for it, and creating the files is, after the fsyncs, the slowest part of that wait. They are hidden temp files; {@link close} removes them, and so does the
    * process when it exits.
    */
-  async writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
-    const root = resolveRoot(location);
+  writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
+    // A group started after close() makes spares again; one that was in flight then, close() awaited.
     this.#spares.reopen();
+    return this.#tracked(this.#writeBatch(location, checkpoints));
+  }
+
+  async #writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
+    const root = resolveRoot(location);
     const plans = checkpoints.map((checkpoint) => this.#plan(root, checkpoint));
     for (const checkpoint of checkpoints)
       if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
@@ -544,14 +555,24 @@ export class JsonProvider implements CheckpointProvider {
   }
 
   /**
-   * Waits for the id index entries still being written after async writes, and removes the spare
-   * temp files created ahead for the next ones (the process removes them at exit otherwise). The
+   * Waits for the async writes in flight, then for the id index entries still being written after
+   * them, and removes the spare temp files created ahead for the next ones (the process removes
+   * them at exit otherwise): nothing of a write started before it is written after it resolved. The
    * provider stays usable: a group written after it creates spares again. A caller that removes a
    * location once its writes resolved calls it first, or an entry may be written while it removes.
    */
   async close(): Promise<void> {
+    while (this.#writesInFlight.size > 0) await Promise.allSettled([...this.#writesInFlight]);
     await this.#background.idle();
     this.#spares.discardSync();
+  }
+
+  /** Keeps `writing` among the writes {@link close} waits for until it settles. */
+  #tracked<T>(writing: Promise<T>): Promise<T> {
+    this.#writesInFlight.add(writing);
+    const forget = () => this.#writesInFlight.delete(writing);
+    writing.then(forget, forget);
+    return writing;
   }
 
   /** Sync {@link #record}. */

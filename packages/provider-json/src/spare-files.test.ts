@@ -190,7 +190,7 @@ describe('spares stay bounded in a long-lived process', () => {
     },
   );
 
-  it('a group that resolves after close() leaves no spares', async () => {
+  it('a group in flight when close() runs leaves no spares', async () => {
     const { provider, writes } = batch(3);
     const writing = provider.writeBatch(location, writes());
     await provider.close();
