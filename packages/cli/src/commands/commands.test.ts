@@ -344,6 +344,44 @@ describe('errors are one line and a non-zero exit code', () => {
     expect(result.stderr).toMatch(/truncated|not valid JSON|invalid/);
   });
 
+  it('a damaged checkpoint asked for by id is unreadable (exit code 4) with its cause, not "no checkpoint"', async () => {
+    const target = fixture.main[1]!;
+    const child = fixture.main[2]!;
+    const text = await readFile(target.reference, 'utf8');
+    const damages: [string, RegExp][] = [
+      // Cut inside its metadata: the listing cannot describe it and leaves it out.
+      [text.slice(0, 100), /is not valid JSON \(it looks truncated\)/],
+      [text.replace(/"formatVersion":\s*1/, '"formatVersion": 99'), /format version 99 is newer/],
+    ];
+    try {
+      for (const [damaged, cause] of damages) {
+        await writeFile(target.reference, damaged);
+        for (const args of [
+          ['info', target.id],
+          ['resume', target.id],
+          ['fork', target.id],
+          ['diff', target.id, child.id],
+        ]) {
+          const result = await crewline('checkpoint', ...args);
+          expect(result.code, args.join(' ')).toBe(4);
+          const lines = result.stderr.trimEnd().split('\n');
+          // Warnings of the listing come first; the last line is the error.
+          expect(lines.at(-1)).toMatch(new RegExp(`^crewline: checkpoint ${target.id} is unreadable: `));
+          expect(lines.at(-1)).toMatch(cause);
+        }
+        const listed = await crewline('checkpoint', 'list');
+        expect(listed.code).toBe(0);
+        const row = listed.stdout.split('\n').find((line) => line.startsWith(child.id))!;
+        expect(row).toContain(`${target.id.slice(-8)} (unreadable)`);
+        expect(row).not.toContain('(pruned)');
+        const info = await crewline('checkpoint', 'info', child.id);
+        expect(info.stdout).toContain(`Parent:    ${target.id} (unreadable)`);
+      }
+    } finally {
+      await writeFile(target.reference, text);
+    }
+  });
+
   it('bad usage', async () => {
     const unknownOption = await crewline('list', '--frobnicate');
     expect(unknownOption.code).toBe(2);

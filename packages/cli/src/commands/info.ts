@@ -8,6 +8,7 @@ import { jsonDocument } from '../core/json-output.js';
 import { modelPricesOf } from '../core/model-prices.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
+import { unreadableCause } from '../core/unreadable-checkpoint.js';
 
 /** `crewline checkpoint info [REF]`. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
@@ -24,7 +25,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
     values.location,
   );
   const view = viewDocument(loaded.document);
-  const parentPruned = await parentIsGone(loaded);
+  const parent = await parentState(loaded);
+  const parentPruned = parent === 'pruned';
   const cost = runCost(loaded.document.events, await modelPricesOf(context));
   if (values.json) {
     const { metadata } = loaded.document;
@@ -36,6 +38,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
         sizeBytes: loaded.checkpoint.sizeBytes,
         metadata,
         parentPruned,
+        parentUnreadable: parent === 'unreadable',
         format: {
           name: loaded.document.format,
           version: loaded.document.formatVersion,
@@ -56,6 +59,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     full: values.full,
     width,
     parentPruned,
+    parentUnreadable: parent === 'unreadable',
     cost,
   });
   context.stdout.write(printable(`${lines.join('\n')}\n`));
@@ -63,20 +67,23 @@ export async function run(args: readonly string[], context: CliContext): Promise
 }
 
 /**
- * True when the checkpoint names a parent that its location no longer holds (pruned or deleted). A
- * file read on its own (not in a location's listing) says nothing about its parent: false.
+ * Whether the checkpoint's parent is in its location: `present`, `pruned` (no longer held: pruned or
+ * deleted) or `unreadable` (still stored but damaged, so listings leave it out). A file read on its
+ * own (not in a location's listing) says nothing about its parent: `present`.
  */
-async function parentIsGone(loaded: LoadedCheckpoint): Promise<boolean> {
+async function parentState(loaded: LoadedCheckpoint): Promise<'present' | 'pruned' | 'unreadable'> {
   const { id, parentId, lineageId } = loaded.document.metadata;
-  if (parentId === null) return false;
+  if (parentId === null) return 'present';
   try {
     // The parent is usually in the same run; only a fork's first checkpoint needs the whole listing.
     const run = await loaded.provider.list(loaded.location, { lineageId });
-    if (run.some((checkpoint) => checkpoint.id === parentId)) return false;
-    if (!run.some((checkpoint) => checkpoint.id === id)) return false;
+    if (run.some((checkpoint) => checkpoint.id === parentId)) return 'present';
+    if (!run.some((checkpoint) => checkpoint.id === id)) return 'present';
     const all = await loaded.provider.list(loaded.location);
-    return !all.some((checkpoint) => checkpoint.id === parentId);
+    if (all.some((checkpoint) => checkpoint.id === parentId)) return 'present';
+    const cause = await unreadableCause(loaded.provider, loaded.location, parentId);
+    return cause === undefined ? 'pruned' : 'unreadable';
   } catch {
-    return false;
+    return 'present';
   }
 }

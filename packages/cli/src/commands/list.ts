@@ -13,6 +13,7 @@ import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
+import { unreadableCause } from '../core/unreadable-checkpoint.js';
 
 /**
  * `crewline checkpoint list [LOCATION] [--branch B] [--run R]`. The RUN column tells apart separate
@@ -68,12 +69,28 @@ export async function run(args: readonly string[], context: CliContext): Promise
     if (checkpoint.parentId !== null)
       children.set(checkpoint.parentId, (children.get(checkpoint.parentId) ?? 0) + 1);
   const ids = new Set(listed.map((checkpoint) => checkpoint.id));
+  // Only a listing of the whole location can tell that a parent is missing from it: pruned (gone),
+  // or still stored but unreadable (a damaged file the listing left out, with a warning).
+  const unreadable = new Set<string>();
+  if (values.branch === undefined) {
+    const missing = new Set(
+      checkpoints.flatMap((checkpoint) =>
+        checkpoint.parentId !== null && !ids.has(checkpoint.parentId) ? [checkpoint.parentId] : [],
+      ),
+    );
+    await Promise.all(
+      [...missing].map(async (parentId) => {
+        if ((await unreadableCause(opened.provider, opened.location, parentId)) !== undefined)
+          unreadable.add(parentId);
+      }),
+    );
+  }
   const parentCell = (parentId: string | null): string => {
     if (parentId === null) return '-';
     const siblings = (children.get(parentId) ?? 1) - 1;
-    // Only a listing of the whole location can tell that a parent is gone.
-    const gone = values.branch === undefined && !ids.has(parentId);
-    return `${shortCheckpointId(parentId)}${gone ? ' (pruned)' : ''}${
+    const missing = values.branch === undefined && !ids.has(parentId);
+    const mark = !missing ? '' : unreadable.has(parentId) ? ' (unreadable)' : ' (pruned)';
+    return `${shortCheckpointId(parentId)}${mark}${
       siblings > 0 ? ` (+${siblings} sibling${siblings === 1 ? '' : 's'})` : ''
     }`;
   };

@@ -28,6 +28,8 @@ export interface ReportOptions {
   width?: number;
   /** The parent is not in the location any more: marked `(pruned)`. Default false. */
   parentPruned?: boolean;
+  /** The parent is still stored but cannot be read (damaged): marked `(unreadable)`. Default false. */
+  parentUnreadable?: boolean;
   /** What the checkpoint's model calls cost (`runCost`): a `Cost:` line and one line per model. Default: not shown. */
   cost?: RunCost;
 }
@@ -85,7 +87,7 @@ export function checkpointReport(
     `  Parent:    ${
       metadata.parentId === null
         ? '(none - first checkpoint of its lineage)'
-        : `${metadata.parentId}${options.parentPruned ? ' (pruned)' : ''}`
+        : `${metadata.parentId}${options.parentPruned ? ' (pruned)' : options.parentUnreadable ? ' (unreadable)' : ''}`
     }`,
     `  Lineage:   ${metadata.lineageId}`,
     `  Events:    ${metadata.eventCount}`,

@@ -1,3 +1,4 @@
+import { CrewlineError } from '@crewline/events';
 import {
   type CheckpointProvider,
   type LoadedCheckpoint,
@@ -6,6 +7,7 @@ import {
 } from '@crewline/runtime-state';
 import { cliError } from './cli-error.js';
 import { normalizeReference, resolveLocation } from './location.js';
+import { unreadableCause, unreadableCheckpoint } from './unreadable-checkpoint.js';
 
 export interface OpenedLocation {
   /** The name of the registry entry that claimed the location (`json`, `sqlite`, a plugin's own). */
@@ -44,5 +46,17 @@ export async function openCheckpoint(
   location?: string,
 ): Promise<LoadedCheckpoint> {
   const normalized = normalizeReference(reference, cwd, location);
-  return loadCheckpoint(normalized.reference, providers, { allowPrefix: true });
+  try {
+    return await loadCheckpoint(normalized.reference, providers, { allowPrefix: true });
+  } catch (error) {
+    // Not listed may still be stored: a damaged checkpoint asked for by its id is unreadable (exit
+    // code 4, the cause named), not "no checkpoint" (3) under a warning that names the real cause.
+    const hash = normalized.reference.lastIndexOf('#');
+    if (!CrewlineError.hasCode(error, 'not_found') || normalized.location === undefined || hash < 0)
+      throw error;
+    const id = normalized.reference.slice(hash + 1);
+    const opened = await openLocation(normalized.location, cwd, providers);
+    const cause = await unreadableCause(opened.provider, opened.location, id);
+    throw cause === undefined ? error : unreadableCheckpoint(id, cause);
+  }
 }

@@ -1,0 +1,36 @@
+import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
+import { type CheckpointProvider, readDocument } from '@crewline/runtime-state';
+import { cliError } from './cli-error.js';
+import { describeKnownError } from './error-boundary.js';
+
+// The refusals of a checkpoint that is stored but cannot be read (exit code 4, "unreadable").
+const unreadableCodes: ReadonlySet<CrewlineErrorCode> = new Set([
+  'corrupt_checkpoint',
+  'unsupported_version',
+  'too_large',
+  'read_failed',
+]);
+
+/**
+ * Why a checkpoint a listing does not show cannot be read, when it is still stored: the error of
+ * reading it by id (a file cut short, a format version newer than this crewline), or `undefined`
+ * when it is gone (pruned, deleted) or reads fine. A listing leaves unreadable checkpoints out (with
+ * a warning), so without this a damaged checkpoint looks like one that never existed.
+ */
+export async function unreadableCause(
+  provider: CheckpointProvider,
+  location: string,
+  id: string,
+): Promise<CrewlineError | undefined> {
+  try {
+    await readDocument(provider, location, id);
+    return undefined;
+  } catch (error) {
+    return CrewlineError.isInstance(error) && unreadableCodes.has(error.code) ? error : undefined;
+  }
+}
+
+/** The CLI's refusal of a checkpoint asked for by id that is stored but unreadable (exit code 4). */
+export function unreadableCheckpoint(id: string, cause: CrewlineError): CrewlineError {
+  return cliError(cause.code, `checkpoint ${id} is unreadable: ${describeKnownError(cause)}`, { cause });
+}
