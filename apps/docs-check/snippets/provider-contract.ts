@@ -7,6 +7,7 @@ import type {
   LeaseRequest,
   LeaseToken,
   ListQuery,
+  ParsedCheckpoint,
   PruneOptions,
   PruneResult,
   StoredCheckpoint,
@@ -30,7 +31,7 @@ interface CheckpointProvider {
   write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint>;
   writeBatch?(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]>; // in order, each whole
   read(location: string, id: string): Promise<{ text: string } | { document: unknown }>;
-  readParsed?(location: string, id: string, options: { maxBytes: number }): Promise<{ document: unknown }>; // what read's text parses to, without the text
+  readParsed?(location: string, id: string, options: { maxBytes: number }): Promise<ParsedCheckpoint>; // { document, eventLines? }: what read's text parses to, without the text
   list(location: string, query?: ListQuery): Promise<StoredCheckpoint[]>; // ListQuery: { branch?, lineageId? }
   latest(location: string, query?: ListQuery): Promise<StoredCheckpoint | undefined>;
   prune(location: string, options: PruneOptions): Promise<PruneResult>; // { keep?, olderThan?, branch?, lineageId?, dryRun? } → { removed, dryRun }, per run (planPrune)

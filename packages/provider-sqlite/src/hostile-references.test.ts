@@ -4,6 +4,7 @@
 // found before the text or the tree grows past the read's limit.
 import { CrewlineError } from '@crewline/events';
 import { growingRun, writeGrowingCheckpointsSync } from '@crewline/provider-testkit/fixtures';
+import { readDocument } from '@crewline/runtime-state';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteProvider } from './sqlite-provider.js';
@@ -103,8 +104,40 @@ describe('hostile event references', () => {
     try {
       const raw = await provider.read(location, id);
       const text = 'text' in raw ? raw.text : '';
-      const { document } = await provider.readParsed(location, id, { maxBytes: 64 * 1024 * 1024 });
-      expect(JSON.parse(text)).toEqual(document);
+      const { document, eventLines } = await provider.readParsed(location, id, {
+        maxBytes: 64 * 1024 * 1024,
+      });
+      const events = (eventLines ?? []).map((line) => JSON.parse(line) as unknown);
+      expect(JSON.parse(text)).toEqual({ ...(document as object), events });
+    } finally {
+      provider.close();
+    }
+  });
+});
+
+describe('damaged event lines', () => {
+  it('leave the rest of the checkpoint readable, and reading its events is a typed error naming it', async () => {
+    const { location, id } = tamperedDatabase((db, checkpoint) => {
+      const line = '{"type":"task_started","eventId":"e","sequence":1,"timestamp":"t"}';
+      replaceEvents(db, checkpoint, 3, (index) => (index === 1 ? '{"type":' : line));
+    });
+    const provider = new SqliteProvider();
+    try {
+      // A restore reads the entities, never the events it does not need (they are parsed when read).
+      const document = await readDocument(provider, location, id);
+      expect(document.metadata.id).toBe(id);
+      expect(document.entities.length).toBeGreaterThan(0);
+      const refusal = (() => {
+        try {
+          return document.events;
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(CrewlineError.isInstance(refusal), String(refusal)).toBe(true);
+      expect((refusal as CrewlineError).code).toBe('corrupt_checkpoint');
+      expect((refusal as Error).message).toContain(`${location}#${id}`);
+      expect((refusal as Error).message).toContain('an event line is not valid JSON');
     } finally {
       provider.close();
     }

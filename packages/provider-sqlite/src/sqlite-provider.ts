@@ -6,6 +6,7 @@ import {
   type LeaseRequest,
   type LeaseToken,
   type ListQuery,
+  type ParsedCheckpoint,
   PROVIDER_CONTRACT_VERSION,
   type ProviderCapabilities,
   type PruneOptions,
@@ -164,19 +165,14 @@ export class SqliteProvider implements CheckpointProvider {
     return { text };
   }
 
-  async readParsed(
-    location: string,
-    id: string,
-    options: { maxBytes: number },
-  ): Promise<{ document: unknown }> {
+  async readParsed(location: string, id: string, options: { maxBytes: number }): Promise<ParsedCheckpoint> {
     checkId(component, id);
-    const document = await this.#reading(
+    return this.#reading(
       location,
       () => noCheckpointIn(location, id),
       (connection) =>
         readCheckpointDocument(connection, id, Math.min(this.options.maxCheckpointBytes, options.maxBytes)),
     );
-    return { document };
   }
 
   async list(location: string, query: ListQuery = {}): Promise<StoredCheckpoint[]> {

@@ -4,6 +4,7 @@ import { formatIssues, stateError } from './errors.js';
 import { isValidBranchName, isValidCheckpointId } from './ids.js';
 import type { JsonObject, JsonValue } from './json.js';
 import { findStoredValueProblem, throwStoredValueProblem } from './nesting-depth.js';
+import { checkEventRecords, parseStoredEvents, withStoredEvents } from './stored-events.js';
 import type { EncodedValue } from './value-codec.js';
 
 export const CHECKPOINT_FORMAT = 'crewline.checkpoint';
@@ -92,13 +93,6 @@ export const checkpointMetadataSchema = z.strictObject({
   eventCount: z.number().int().nonnegative(),
 });
 
-const eventRecordSchema = z.looseObject({
-  type: z.string().min(1).max(200),
-  eventId: z.string().min(1).max(200),
-  sequence: z.number().int().nonnegative(),
-  timestamp: z.string(),
-});
-
 const documentSchema = z.strictObject({
   format: z.literal(CHECKPOINT_FORMAT),
   formatVersion: z.literal(CHECKPOINT_FORMAT_VERSION),
@@ -119,31 +113,9 @@ const documentSchema = z.strictObject({
       data: z.record(z.string(), jsonValueSchema),
     }),
   ),
-  // Checked by `eventsFitRecords` without copying each event, through the schema only to say what is wrong.
+  // Checked by `checkEventRecords` without copying each event, through the schema only to say what is wrong.
   events: z.array(z.unknown()),
 });
-
-const eventListSchema = z.strictObject({ events: z.array(eventRecordSchema) });
-
-function isBoundedString(value: unknown): boolean {
-  return typeof value === 'string' && value.length >= 1 && value.length <= 200;
-}
-
-/**
- * What `eventRecordSchema` accepts, checked in place: a restore reads hundreds of events, and the
- * schema would copy every one of them.
- */
-function eventsFitRecords(events: readonly unknown[]): boolean {
-  for (const event of events) {
-    if (event === null || typeof event !== 'object' || Array.isArray(event)) return false;
-    const record = event as Record<string, unknown>;
-    if (!isBoundedString(record.type) || !isBoundedString(record.eventId)) return false;
-    const sequence = record.sequence;
-    if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 0) return false;
-    if (typeof record.timestamp !== 'string') return false;
-  }
-  return true;
-}
 
 /** Upgrades a raw document of format version `from` to version `from + 1`. Pure. */
 export type Migration = (document: Record<string, unknown>) => Record<string, unknown>;
@@ -204,21 +176,37 @@ export function validateDocument(
 /**
  * {@link validateDocument} for a caller that knows more of `raw`: with `jsonValues: false`, that
  * `JSON.parse` made it (every value is JSON already); `origin` (`""` or ` (where it came from)`)
- * goes into the messages.
+ * goes into the messages. With `eventLines` (what a provider's `readParsed` may give instead of the
+ * document's `events`), the events are parsed and checked when first read (see `withStoredEvents`),
+ * or at once when the document must be upgraded (a migration may rewrite them).
  */
 export function validateParsedDocument(
   raw: unknown,
-  options: { jsonValues: boolean; origin: string; migrations?: Readonly<Record<number, Migration>> },
+  options: {
+    jsonValues: boolean;
+    origin: string;
+    migrations?: Readonly<Record<number, Migration>>;
+    eventLines?: readonly string[] | undefined;
+  },
 ): CheckpointDocument {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw stateError('corrupt_checkpoint', `checkpoint${options.origin} is not a JSON object`);
   }
-  const record = raw as Record<string, unknown>;
+  let record = raw as Record<string, unknown>;
   if (record.format !== CHECKPOINT_FORMAT) {
     throw stateError(
       'corrupt_checkpoint',
       `not a crewline checkpoint (format is ${JSON.stringify(record.format ?? null)}, expected "${CHECKPOINT_FORMAT}")`,
     );
+  }
+  let eventLines = options.eventLines;
+  if (eventLines !== undefined) {
+    // A newer version is refused below whatever its events hold; an older one is upgraded whole.
+    const upgrading =
+      typeof record.formatVersion === 'number' && record.formatVersion < CHECKPOINT_FORMAT_VERSION;
+    // The schema below sees an empty list in place of events still to parse.
+    record = { ...record, events: upgrading ? parseStoredEvents(eventLines, options.origin) : [] };
+    if (upgrading) eventLines = undefined;
   }
   // Before anything recursive (migrations, the schema below, every later reader) walks it.
   throwStoredValueProblem(
@@ -231,13 +219,9 @@ export function validateParsedDocument(
   if (!parsed.success) {
     throw stateError('corrupt_checkpoint', `checkpoint is invalid: ${formatIssues(parsed.error.issues)}`);
   }
-  if (!eventsFitRecords(parsed.data.events)) {
-    const events = eventListSchema.safeParse({ events: parsed.data.events });
-    throw stateError(
-      'corrupt_checkpoint',
-      `checkpoint is invalid: ${events.success ? 'events: not event records' : formatIssues(events.error.issues)}`,
-    );
-  }
+  if (eventLines !== undefined)
+    return withStoredEvents(parsed.data, eventLines, options.origin) as CheckpointDocument;
+  checkEventRecords(parsed.data.events);
   return parsed.data as CheckpointDocument;
 }
 

@@ -52,6 +52,7 @@ export {
   type LeaseRequest,
   type LeaseToken,
   type ListQuery,
+  type ParsedCheckpoint,
   PROVIDER_CONTRACT_VERSION,
   type ProviderCapabilities,
   type PruneOptions,

@@ -179,7 +179,7 @@ export interface CheckpointProvider {
    * when what it reads is larger than its stored size says). The core checks the document exactly as
    * it checks text. Optional; rejects as `read` does.
    */
-  readParsed?(location: string, id: string, options: { maxBytes: number }): Promise<{ document: unknown }>;
+  readParsed?(location: string, id: string, options: { maxBytes: number }): Promise<ParsedCheckpoint>;
   list(location: string, query?: ListQuery): Promise<StoredCheckpoint[]>;
   latest(location: string, query?: ListQuery): Promise<StoredCheckpoint | undefined>;
   /** Removes what {@link PruneOptions} selects (see `planPrune`), oldest first in the result. */
@@ -201,6 +201,18 @@ export interface CheckpointProvider {
   releaseLease?(location: string, token: LeaseToken): Promise<void>;
   /** Releases connections and handles. */
   close?(): void | Promise<void>;
+}
+
+/** What a provider's `readParsed` gives: the document its text parses to, the events possibly still as text. */
+export interface ParsedCheckpoint {
+  /** The document as its text parses; without `events` when `eventLines` is given. */
+  document: unknown;
+  /**
+   * The document's events as the text holds them, one JSON object a line, unparsed: the core parses
+   * and checks them the first time something reads the document's `events` (a restore reads none
+   * until the run continues). Optional: a provider may give the parsed `events` in `document` instead.
+   */
+  eventLines?: readonly string[];
 }
 
 /** True when `value` has the shape of a provider (used to validate user options). */

@@ -132,11 +132,12 @@ export async function readDocument(
   // A provider still to be imported (a `LazyProvider`) is asked through the real one.
   const reader = await readyProvider(provider);
   if (reader.readParsed !== undefined) {
-    const { document } = await reader.readParsed(location, id, {
+    const { document, eventLines } = await reader.readParsed(location, id, {
       maxBytes: options.maxBytes ?? DEFAULT_MAX_CHECKPOINT_BYTES,
     });
-    // Whatever the provider says it parsed, every value is checked to be JSON.
-    return validateParsedDocument(document, { jsonValues: true, origin: ` (${origin})` });
+    // Whatever the provider says it parsed, every value is checked to be JSON (event lines it did not
+    // parse are parsed and checked when first read).
+    return validateParsedDocument(document, { jsonValues: true, origin: ` (${origin})`, eventLines });
   }
   const raw = await reader.read(location, id);
   if (!('text' in raw)) return validateDocument(raw.document);

@@ -1,3 +1,4 @@
+import type { ParsedCheckpoint } from '@crewline/runtime-state';
 import {
   canonicalMetadataText,
   damagedCheckpoint,
@@ -110,15 +111,16 @@ export function readCheckpointText(connection: Connection, id: string, maxCheckp
 
 /**
  * What {@link readCheckpointText}'s text parses to, without laying the text out (the provider's
- * `readParsed`): the decoded chunk tree as it is, the event lines parsed in one go. The text's size
- * is not counted, so what was read (chunk bodies and event lines, which the text holds and more) is
- * held to the limit besides the stored size. Runs inside the caller's read transaction.
+ * `readParsed`): the decoded chunk tree as it is, the event lines as stored (the core parses them when
+ * something reads the events). The text's size is not counted, so what was read (chunk bodies and
+ * event lines, which the text holds and more) is held to the limit besides the stored size. Runs
+ * inside the caller's read transaction.
  */
 export function readCheckpointDocument(
   connection: Connection,
   id: string,
   maxBytes: number,
-): Record<string, unknown> {
+): ParsedCheckpoint {
   return readStoredParts(connection, id, maxBytes, ({ row, head, events, readCharacters }, tooLarge) => {
     const envelope = envelopeOf(row);
     // Characters, not bytes: a floor under the UTF-8 size, counted without another pass.

@@ -1,5 +1,6 @@
 import { CHECKPOINT_FORMAT, type CheckpointDocument } from '../document.js';
 import { documentHeader, documentTextSize, entityText, joinDocumentText } from '../document-text.js';
+import type { ParsedCheckpoint } from '../provider.js';
 import { damagedData } from './chunk-tree/tree-decoder.js';
 import { type EncodedNode, prettyBytes, utf8Length } from './chunk-tree/tree-node.js';
 
@@ -59,43 +60,36 @@ export function storedDocumentText(
 
 /**
  * What the text of {@link storedDocumentText} parses to, without building that text only for the core
- * to parse it again: the document a provider that stores structure returns from `readParsed`. A head
- * without inputs or entities, metadata or event lines that are not JSON, are damaged data of `component`.
+ * to parse it again: what a provider that stores structure returns from `readParsed`. The event lines
+ * are handed over unparsed (the core parses them when something reads them). A head without inputs
+ * or entities, or metadata that is not JSON, is damaged data of `component`.
  */
 export function storedDocument(
   component: string,
   envelope: StoredEnvelope,
   head: Record<string, unknown>,
   events: readonly string[],
-): Record<string, unknown> {
+): ParsedCheckpoint {
   const { inputs, entities } = head;
   if (!Array.isArray(entities) || inputs === null || typeof inputs !== 'object') {
     throw damagedData(component, 'the checkpoint head has no inputs or entities');
   }
   let metadata: unknown;
-  let parsedEvents: unknown;
   try {
     metadata = JSON.parse(envelope.metadataText);
   } catch {
     throw damagedData(component, 'the checkpoint metadata is not valid JSON');
   }
-  try {
-    // One parse of the lines as the text holds them (joined in a list), not one per line.
-    parsedEvents = events.length === 0 ? [] : JSON.parse(`[${events.join(',')}]`);
-  } catch {
-    throw damagedData(component, 'an event line is not valid JSON');
-  }
-  if (!Array.isArray(parsedEvents) || parsedEvents.length !== events.length) {
-    throw damagedData(component, 'the event lines do not hold one event each');
-  }
   // The keys in the order of the text.
   return {
-    format: CHECKPOINT_FORMAT,
-    formatVersion: envelope.formatVersion,
-    libraryVersion: envelope.libraryVersion,
-    metadata,
-    inputs,
-    entities,
-    events: parsedEvents,
+    document: {
+      format: CHECKPOINT_FORMAT,
+      formatVersion: envelope.formatVersion,
+      libraryVersion: envelope.libraryVersion,
+      metadata,
+      inputs,
+      entities,
+    },
+    eventLines: events,
   };
 }
