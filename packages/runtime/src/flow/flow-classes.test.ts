@@ -95,6 +95,8 @@ describe('classes in flow state and method outputs', () => {
   });
 
   it('refuses a classes entry that is not a list', () => {
-    expect(() => registerProject({ classes: Money as never })).toThrow(/classes must be an array/);
+    expect(() => registerProject({ classes: Money as never })).toThrow(
+      /project config: classes: must be an array/,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CrewlineError } from '@crewline/events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadProjectConfig } from './load-project-config.js';
 
@@ -37,5 +38,36 @@ describe('loadProjectConfig errors', () => {
     const cwd = projectWith("export { default } from './crews.mjs';\n");
     const error = await loadProjectConfig({ cwd, register: false }).catch((thrown: unknown) => thrown);
     expect((error as Error).message).toMatch(/imports \.\/crews\.mjs, which does not exist/);
+  });
+});
+
+describe('loadProjectConfig validates what the file exports', () => {
+  it('refuses a wrong kind of value with path: message lines naming the file', async () => {
+    const cases: [string, RegExp][] = [
+      [
+        'export default { models: 5 };\n',
+        /crewline\.config\.mjs: models: must be an object of models by id, not a number$/,
+      ],
+      [
+        'export default { tools: { lookup: 3 }, flows: [], classes: "Money" };\n',
+        /crewline\.config\.mjs: tools\.lookup: is not a tool; use defineTool\(\{\.\.\.\}\); flows: must be an object of Flow subclasses by name, not an array; classes: must be an array of classes/,
+      ],
+      [
+        'export default { modelPrices: { "openai:gpt-4o": { inputPerMillion: -1, outputPerMillion: 1 } } };\n',
+        /crewline\.config\.mjs: modelPrices is not valid \(openai:gpt-4o\.inputPerMillion: must not be negative\)/,
+      ],
+      ['export default 5;\n', /has no default export/],
+    ];
+    for (const [source, message] of cases) {
+      const cwd = projectWith(source);
+      const error = await loadProjectConfig({ cwd, register: false }).catch((thrown: unknown) => thrown);
+      expect(CrewlineError.hasCode(error, 'invalid_config'), String(error)).toBe(true);
+      expect((error as Error).message).toMatch(message);
+    }
+  });
+
+  it('lets keys of other packages through (runs, for crewline worker)', async () => {
+    const cwd = projectWith('export default { models: {}, runs: { crews: {} } };\n');
+    await expect(loadProjectConfig({ cwd, register: false })).resolves.toMatchObject({ runs: { crews: {} } });
   });
 });

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { CrewlineError } from '@crewline/events';
 import { findProjectConfigFile } from './config-file.js';
 import { type ProjectConfig, registerProject } from './project-config.js';
+import { checkProjectConfig } from './project-config-schema.js';
 
 export interface LoadProjectConfigOptions {
   /** The project directory. Default: `process.cwd()`. */
@@ -42,6 +43,8 @@ export async function loadProjectConfig(
       `${file} has no default export; write export default defineConfig({ tools, models, flows })`,
     );
   }
+  // Checked with the file's name before anything is registered: `{ models: 5 }` is refused here.
+  checkProjectConfig(config, file);
   if (options.register !== false) registerProject(config);
   return config;
 }

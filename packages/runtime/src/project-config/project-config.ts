@@ -1,13 +1,8 @@
-import { CrewlineError } from '@crewline/events';
-import {
-  type ModelPrices,
-  type ProviderEntry,
-  parseModelPrices,
-  type ValueClassEntry,
-} from '@crewline/runtime-state';
+import type { ModelPrices, ProviderEntry, ValueClassEntry } from '@crewline/runtime-state';
 import { type ModelProviders, validateModelProviders } from '../models/model-providers.js';
 import type { RegisteredModel } from '../models/resolve-model.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
+import { checkProjectConfig } from './project-config-schema.js';
 
 /**
  * A class that can be rebuilt from a checkpoint by its registered name: Flow subclasses. Kept
@@ -79,21 +74,8 @@ export class ProjectRegistry {
 
   /** Adds everything `config` names; a later registration of the same name wins. */
   register(config: ProjectConfig): this {
-    if (config === null || typeof config !== 'object') {
-      throw new CrewlineError(
-        'runtime',
-        'invalid_config',
-        'project config must be an object from defineConfig({...})',
-      );
-    }
+    checkProjectConfig(config, 'project config');
     for (const [name, tool] of Object.entries(config.tools ?? {})) {
-      if (!tool || typeof tool.execute !== 'function') {
-        throw new CrewlineError(
-          'runtime',
-          'invalid_config',
-          `project config: tools.${name} is not a tool; use defineTool({...})`,
-        );
-      }
       this.tools.set(name, tool);
       if (tool.name !== name) this.tools.set(tool.name, tool);
     }
@@ -102,25 +84,8 @@ export class ProjectRegistry {
       this.modelProviders.push(
         validateModelProviders(config.modelProviders, 'project config: modelProviders'),
       );
-    // Checked here so that a wrong price fails when the config loads, not when a cost is shown;
-    // the readers (CLI, explorer, worker queue) take the table from the config itself.
-    parseModelPrices(config.modelPrices, 'project config: modelPrices');
-    for (const [name, flowClass] of Object.entries(config.flows ?? {})) {
-      if (typeof flowClass !== 'function') {
-        throw new CrewlineError('runtime', 'invalid_config', `project config: flows.${name} is not a class`);
-      }
-      this.flows.set(name, flowClass);
-    }
-    if (config.classes !== undefined) {
-      if (!Array.isArray(config.classes)) {
-        throw new CrewlineError(
-          'runtime',
-          'invalid_config',
-          'project config: classes must be an array of classes, e.g. classes: [Money]',
-        );
-      }
-      for (const entry of config.classes) if (!this.classes.includes(entry)) this.classes.push(entry);
-    }
+    for (const [name, flowClass] of Object.entries(config.flows ?? {})) this.flows.set(name, flowClass);
+    for (const entry of config.classes ?? []) if (!this.classes.includes(entry)) this.classes.push(entry);
     return this;
   }
 
