@@ -1,0 +1,121 @@
+import { basename } from 'node:path';
+import { CrewlineError, logger } from '@crewline/events';
+import type { ListQuery, StoredCheckpoint } from '@crewline/runtime-state';
+import { assertMatchesName, readMetadata } from './checkpoint-file.js';
+import { type FoundCheckpoint, refuseLinks, type WalkResult, walkLocation } from './directory-walk.js';
+import { component, errorCode } from './errors.js';
+import { branchDirectoryReference, standaloneCheckpoint, storedFile } from './file-reference.js';
+import { findInIdIndex, removeIdIndexEntry } from './id-index.js';
+import type { IdIndexKeeper } from './id-index-keeper.js';
+import { branchDirectory, existingBranchDirectory, locationExists } from './paths.js';
+import { sweepTempFilesOnce } from './temp-sweep.js';
+
+/**
+ * Finds checkpoint files in a location and reads what they say about themselves: the walk of a
+ * location or branch, a checkpoint found by id (through the id index), a lineage's head, the
+ * listing entry of one file, and a standalone checkpoint file as a location. A file that cannot be
+ * read is skipped and logged once, so a listing repeated every second does not flood the log.
+ */
+export class LocationReader {
+  readonly #maxCheckpointBytes: number;
+  readonly #index: IdIndexKeeper;
+  /** Unreadable files already logged. */
+  readonly #reported = new Set<string>();
+
+  /** `index`: repairs the entry of a checkpoint found by walking. */
+  constructor(options: { maxCheckpointBytes: number; index: IdIndexKeeper }) {
+    this.#maxCheckpointBytes = options.maxCheckpointBytes;
+    this.#index = options.index;
+  }
+
+  /** Checkpoint files of the location (or of one branch), oldest first. Missing location: none. */
+  async walk(root: string, branch: string | undefined): Promise<WalkResult> {
+    const nothing: WalkResult = { checkpoints: [], tempFiles: [], links: [] };
+    if (branch !== undefined) branchDirectory(root, branch);
+    if (!(await locationExists(root))) return nothing;
+    await sweepTempFilesOnce(root);
+    if (branch === undefined) return walkLocation(root);
+    const directory = await existingBranchDirectory(root, branch);
+    return directory === undefined ? nothing : walkLocation(root, { directory, branch });
+  }
+
+  /**
+   * The file of checkpoint `id` in a location directory: where its id index entry says (a constant
+   * number of file system calls, however many checkpoints the location holds), else found by walking
+   * the location, after which the entry is written again. Throws `symlinkError` when the way to it
+   * is a link, or when it is not found and the location holds links (it may be behind one).
+   */
+  async locate(root: string, id: string): Promise<FoundCheckpoint | undefined> {
+    const indexed = await findInIdIndex(root, id);
+    if (indexed !== undefined) return indexed;
+    const walked = await this.walk(root, undefined);
+    const found = walked.checkpoints.find((checkpoint) => checkpoint.id === id);
+    if (found !== undefined) {
+      await this.#index.record(root, { id, branch: found.branch, fileName: basename(found.path) }, false);
+      return found;
+    }
+    await removeIdIndexEntry(root, id);
+    refuseLinks(root, walked);
+    return undefined;
+  }
+
+  /**
+   * The newest checkpoint of `lineageId` at or after checkpoint `id` on its branch (a lineage never
+   * leaves its branch): `id` itself when nothing continued it. `null` when `id` does not exist.
+   */
+  async headOf(root: string, id: string, lineageId: string): Promise<string | null> {
+    const found = await this.locate(root, id);
+    if (found === undefined) return null;
+    const later = (await this.walk(root, found.branch)).checkpoints.filter(
+      (entry) => entry.branch === found.branch && entry.id > id,
+    );
+    for (let index = later.length - 1; index >= 0; index -= 1) {
+      const entry = await this.describe(later[index]!);
+      if (entry?.lineageId === lineageId) return entry.id;
+    }
+    return id;
+  }
+
+  /** The file of checkpoint `id`: the location itself when it is a standalone checkpoint file. */
+  async pathOf(root: string, id: string): Promise<string | undefined> {
+    if (await this.standalone(root, {})) return root;
+    return (await this.locate(root, id))?.path;
+  }
+
+  /** The listing of a standalone checkpoint file location (filtered by `query`); undefined for a directory. */
+  async standalone(root: string, query: ListQuery): Promise<StoredCheckpoint[] | undefined> {
+    if (query.branch !== undefined) branchDirectory(root, query.branch);
+    const checkpoint = await standaloneCheckpoint(root, this.#maxCheckpointBytes);
+    if (checkpoint === undefined) return undefined;
+    const matches =
+      (query.branch === undefined || checkpoint.branch === query.branch) &&
+      (query.lineageId === undefined || checkpoint.lineageId === query.lineageId);
+    return matches ? [checkpoint] : [];
+  }
+
+  /** Metadata of one file from its head (full parse only as a fallback); undefined and logged once when unreadable. */
+  async describe(found: FoundCheckpoint): Promise<StoredCheckpoint | undefined> {
+    try {
+      const { metadata, size } = await readMetadata(found.path, this.#maxCheckpointBytes);
+      assertMatchesName(metadata, found);
+      return storedFile(metadata, found.path, size);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT' || CrewlineError.hasCode(error, 'not_found')) return undefined;
+      this.#reportUnreadable(found.path, error);
+      return undefined;
+    }
+  }
+
+  /** A branch directory as a reference: that branch's latest checkpoint (see file-reference.ts). */
+  rootOfDirectory(directory: string): { location: string; id: string } | undefined {
+    return branchDirectoryReference(directory, this.#maxCheckpointBytes, (path, error) =>
+      this.#reportUnreadable(path, error),
+    );
+  }
+
+  #reportUnreadable(path: string, error: unknown): void {
+    if (this.#reported.has(path)) return;
+    this.#reported.add(path);
+    logger.warn(component, `skipping unreadable checkpoint file ${path}`, error);
+  }
+}
