@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -148,5 +148,32 @@ describeWithPostgres('crewline runs (the queue of @crewline/worker)', () => {
     const help = await runCommand(['--help'], { cwd: project });
     expect(help.stdout).toMatch(/crewline worker\s+take queued runs/);
     expect(help.stdout).toMatch(/crewline runs\s+the queue of runs/);
+  });
+
+  it('warns when the config here registers runs but not the name enqueued, and queues it still', async () => {
+    const withConfig = mkdtempSync(join(tmpdir(), 'crewline-cli-runs-config-'));
+    try {
+      writeFileSync(
+        join(withConfig, 'crewline.config.mjs'),
+        'export default { runs: { crews: { report: () => undefined } } };\n',
+      );
+      const enqueue = (name: string) =>
+        runCommand(['runs', 'enqueue', name, '--json'], {
+          cwd: withConfig,
+          env: { CREWLINE_WORKER_LOCATION: url },
+        });
+      const typo = await enqueue('reprot');
+      expect(typo.code).toBe(0);
+      const { run } = JSON.parse(typo.stdout);
+      expect(run).toMatchObject({ name: 'reprot', status: 'queued' });
+      expect(typo.stderr).toBe(
+        `crewline warn [runs] crewline.config.mjs here registers no crew or flow named "reprot" (registered: report); it is queued for a worker whose config registers it: check the name, or cancel it with crewline runs cancel ${run.id}\n`,
+      );
+      const registered = await enqueue('report');
+      expect(registered.code).toBe(0);
+      expect(registered.stderr).toBe('');
+    } finally {
+      rmSync(withConfig, { recursive: true, force: true });
+    }
   });
 });
