@@ -217,7 +217,7 @@ describe('the WAL beside an open database', () => {
     expect(largest).toBeLessThan(64 * 4096 + 64 * 1024);
   });
 
-  it('restarts before it outgrows its file: a run that never idles neither cuts the file back nor grows it again each cycle', () => {
+  it('keeps its file from one cycle to the next: a run that never idles neither cuts the file back nor grows it again each cycle', () => {
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 60, outputBytes: 2000 });
     let cut = 0;
@@ -248,6 +248,32 @@ describe('the WAL beside an open database', () => {
     expect(cut).toBe(0);
     // The bound follows the database as it grows, and the file with it: a few growths, not one per cycle.
     expect(grown).toBeLessThan(restarts);
+  });
+
+  it('restarts while the event loop is idle, so that no write of the run pays for the restart', async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 20, outputBytes: 2000 });
+    // The WAL's length in frames and how much of it is copied back, from the wal-index header.
+    const walIndex = () => {
+      const header = Buffer.alloc(100);
+      const descriptor = openSync(`${location}-shm`, 'r');
+      readSync(descriptor, header, 0, 100, 0);
+      closeSync(descriptor);
+      return { frames: header.readUInt32LE(16), copied: header.readUInt32LE(96) };
+    };
+    // Enough writes for an idle-time checkpoint to be scheduled, then an idle turn of the event loop.
+    for (let index = 0; index < 12; index += 1) run.state.writeCheckpointSync({ trigger: run.step() });
+    const before = walIndex();
+    expect(before.frames).toBeGreaterThan(16);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Copied back and restarted: one frame (the restart's own commit), where it used to stay whole
+    // (copied back) until the run's next write restarted it and synced the new WAL header.
+    const idle = walIndex();
+    expect(idle.frames).toBe(1);
+    run.state.writeCheckpointSync({ trigger: run.step() });
+    // The next write appends after it.
+    expect(walIndex().frames).toBeGreaterThan(1);
+    expect(await provider.list(location)).toHaveLength(13);
   });
 
   it('is copied back by a thread once a run that never idles fills it; the thread closes with the provider', async () => {

@@ -8,6 +8,7 @@ import { EventStrings } from '../layout/event-references.js';
 import type { ResolvedSqliteProviderOptions } from '../options.js';
 import { retryWhenBusySync } from './busy-retry.js';
 import { checkIntegrity } from './integrity-check.js';
+import { SCHEMA_VERSION } from './schema.js';
 import { checkSchema, initializeSchema } from './schema-version.js';
 import {
   type KnownLease,
@@ -19,9 +20,9 @@ import {
 import { type CheckpointerOptions, WalCheckpointer } from './wal-checkpointer.js';
 
 /**
- * The WAL bound, in pages: the WAL file is cut back to this length when it restarts, and a
- * committing write checkpoints the WAL itself a little before it is this long (see
- * {@link walCheckpointPages}). It follows the database, a fifth of
+ * The WAL bound, in pages: a committing write that finds the WAL this long checkpoints it itself,
+ * and the WAL file is cut back to a little more than this length when it restarts (see
+ * {@link walFilePages}). It follows the database, a fifth of
  * its pages (what the WAL adds to what a run keeps on disk while the database is open), between
  * 64 pages (256 KiB of 4 KiB pages: below it, checkpoints would come every few writes) and 1024
  * (4 MiB). A fixed 4 MiB kept a 50-task run's WAL at five times the run's final checkpoint; at
@@ -37,16 +38,17 @@ export function walBoundPages(pages: number): number {
 }
 
 /**
- * The WAL length, in pages, at which a committing write checkpoints it (SQLite's
- * `wal_autocheckpoint`): the bound less room for the frames of the commit that crosses it (an eighth
- * of the bound, at least 16 pages), so that the WAL restarts before it is longer than the bound.
- * When the checkpoint came at the bound itself, the crossing commit wrote past it; the restart then
- * cut the file back to the bound, and the next cycle grew it again: on crew-50 one write in ten
- * either cut or grew the WAL file, each near a millisecond (the file system frees blocks and
- * allocates them again), against 0.03 ms for a commit that overwrites pages the file already has.
+ * How long the WAL file may stay, in pages, when the WAL restarts (SQLite's `journal_size_limit`):
+ * the bound plus room for the frames of the commit that crosses it (an eighth of the bound, at least
+ * 16 pages). A committing write checkpoints the WAL once it has reached the bound, so the WAL file
+ * ends a cycle a commit longer than the bound. Cut back to the bound itself at every restart, the
+ * file grew again in the next cycle: on crew-50 one write in ten either cut or grew the WAL file,
+ * each near a millisecond (the file system frees blocks and allocates them again), against 0.03 ms
+ * for a commit that overwrites pages the file already has. With this room the file keeps its length
+ * from one cycle to the next.
  */
-export function walCheckpointPages(boundPages: number): number {
-  return boundPages - Math.max(16, Math.floor(boundPages / 8));
+export function walFilePages(boundPages: number): number {
+  return boundPages + Math.max(16, Math.floor(boundPages / 8));
 }
 
 /**
@@ -91,6 +93,13 @@ const threadMinimumWalPages = 256;
  * machine so loaded that the thread does not get to run, where the WAL passes its bound instead.
  */
 const passWaitMs = 50;
+
+/** A row of `PRAGMA wal_checkpoint`: frames in the WAL (`log`) and copied back (`checkpointed`). */
+interface WalCheckpointResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
 
 /** Where this connection's last write left its checkpoint and that checkpoint's event stream. */
 export interface LastWrite {
@@ -220,9 +229,9 @@ export class Connection {
     if (pages === this.#walPages) return;
     this.#walPages = pages;
     this.#pageSize = this.db.pragma('page_size', { simple: true }) as number;
-    this.db.pragma(`wal_autocheckpoint = ${walCheckpointPages(pages)}`);
-    this.#checkpointer?.limitPasses(Math.floor(walCheckpointPages(pages) * threadShareOfBound));
-    this.db.pragma(`journal_size_limit = ${pages * this.#pageSize}`);
+    this.db.pragma(`wal_autocheckpoint = ${pages}`);
+    this.#checkpointer?.limitPasses(Math.floor(pages * threadShareOfBound));
+    this.db.pragma(`journal_size_limit = ${walFilePages(pages) * this.#pageSize}`);
   }
 
   /**
@@ -240,8 +249,7 @@ export class Connection {
     const checkpointer = this.#checkpointer;
     if (checkpointer !== undefined) {
       if (!checkpointer.working) checkpointer.request();
-      else if ((checkpointer.walFrames() ?? 0) >= walCheckpointPages(this.#walPages))
-        checkpointer.waitForPass(passWaitMs);
+      else if ((checkpointer.walFrames() ?? 0) >= this.#walPages) checkpointer.waitForPass(passWaitMs);
     }
     if (this.#writesSinceCheckpoint < writesPerIdleCheckpoint(this.#walPages)) return;
     this.#writesSinceCheckpoint = 0;
@@ -258,8 +266,7 @@ export class Connection {
     ) {
       this.#checkpointer = WalCheckpointer.start(this.location, this.#checkpointerOptions);
       if (this.#checkpointer === undefined) this.#checkpointerOptions = undefined;
-      else
-        this.#checkpointer.limitPasses(Math.floor(walCheckpointPages(this.#walPages) * threadShareOfBound));
+      else this.#checkpointer.limitPasses(Math.floor(this.#walPages * threadShareOfBound));
     }
     // Every few writes: the bound follows the database as it grows, at the cost of reading its page
     // count.
@@ -276,7 +283,10 @@ export class Connection {
     this.#idleCheckpoint = setTimeout(() => {
       this.#idleCheckpoint = undefined;
       try {
-        if (this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)');
+        if (!this.db.open) return;
+        const [result] = this.db.pragma('wal_checkpoint(PASSIVE)') as WalCheckpointResult[];
+        if (result !== undefined && result.busy === 0 && result.log > 0 && result.checkpointed === result.log)
+          this.#restartWal();
       } catch {
         // Best effort: SQLite's own auto-checkpoint still bounds the WAL.
       }
@@ -284,13 +294,38 @@ export class Connection {
     this.#idleCheckpoint.unref();
   }
 
+  /** The transaction of {@link #restartWal}, made on first use. */
+  #restartTransaction: Database.Transaction<() => void> | undefined;
+
   /**
-   * Whether the WAL file has reached the length at which the writer checkpoints it itself (see
-   * {@link walCheckpointPages}): the run writes faster than idle-time checkpoints keep up with.
+   * Restarts the WAL now, while the event loop is idle, once a checkpoint copied all of it back: the
+   * first commit after a restart writes the WAL header again and syncs it (SQLite does so in WAL mode
+   * at `synchronous = NORMAL` too), which otherwise falls on the run's next checkpoint, one write in
+   * every WAL cycle, a millisecond or more each. The smallest commit that writes a page does it here
+   * instead: the schema version set to the value it has, read under the write lock (a write that
+   * changes no byte writes no page, and so restarts nothing). Never waits for the lock: when another
+   * connection holds it, the next write restarts the WAL as before.
    */
+  #restartWal(): void {
+    this.#restartTransaction ??= this.db.transaction(() => {
+      if (this.db.pragma('user_version', { simple: true }) === SCHEMA_VERSION)
+        this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    });
+    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.#restartTransaction.immediate();
+    } catch {
+      // Busy, or anything else: the next write restarts the WAL itself.
+    } finally {
+      this.db.pragma(`busy_timeout = ${timeout}`);
+    }
+  }
+
+  /** Whether the WAL file has reached the bound (it keeps about that length when it restarts). */
   #walReachedBound(): boolean {
     try {
-      return statSync(`${this.location}-wal`).size >= walCheckpointPages(this.#walPages) * this.#pageSize;
+      return statSync(`${this.location}-wal`).size >= this.#walPages * this.#pageSize;
     } catch {
       return false;
     }
