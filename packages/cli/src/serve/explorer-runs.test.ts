@@ -1,5 +1,10 @@
+import { CrewlineError } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
-import { parseRunRequest } from './explorer-runs.js';
+import { cliProviderRegistry } from '../core/providers.js';
+import { providerOf } from '../test-support/fixtures.js';
+import { writeCrewRun } from '../test-support/real-crew.js';
+import { temporaryDirectory } from '../test-support/run-command.js';
+import { ExplorerRuns, parseRunRequest, type RunRequest } from './explorer-runs.js';
 
 describe('parseRunRequest', () => {
   it('takes a fork with a branch, inputs and outputs', () => {
@@ -19,5 +24,50 @@ describe('parseRunRequest', () => {
       expect(() => parseRunRequest({ checkpoint: 'c1', mode: 'fork', branch }), branch).toThrow(
         /branch name .* is not allowed; use segments of letters, digits/,
       );
+  });
+});
+
+describe('ExplorerRuns.start', () => {
+  it('refuses at once, starting no run, an input the run does not know and a fork that would run nothing', async () => {
+    const project = await temporaryDirectory();
+    const run = await writeCrewRun('json', project.path);
+    try {
+      const provider = await providerOf('json');
+      const location = provider.resolveLocation(run.location);
+      const updates: unknown[] = [];
+      const runs = new ExplorerRuns({
+        cwd: project.path,
+        providers: cliProviderRegistry(),
+        provider,
+        location,
+        reference: async (id) => `${location}#${id}`,
+        onUpdate: (_event, data) => updates.push(data),
+      });
+      const refusals: [RunRequest, RegExp][] = [
+        [
+          { checkpoint: run.checkpoints[0]!.id, mode: 'fork', inputs: ['topc=x'] },
+          /input "topc" is not one the run knows \(known: topic\)/,
+        ],
+        [
+          {
+            checkpoint: run.checkpoints.at(-1)!.id,
+            mode: 'fork',
+            branch: 'done-fork',
+            inputs: ['topic=reefs'],
+          },
+          /nothing to run: every task of crew "Research crew" is completed/,
+        ],
+      ];
+      for (const [request, message] of refusals) {
+        await expect(runs.start(request)).rejects.toSatisfy(
+          (error) => CrewlineError.hasCode(error, 'invalid_argument') && message.test(error.message),
+        );
+      }
+      expect(runs.list()).toEqual([]);
+      expect(updates).toEqual([]);
+    } finally {
+      await run.close();
+      await project.remove();
+    }
   });
 });

@@ -4,3 +4,4 @@
 
 export { findRerunCheckpoint } from '../flow/rerun-point.js';
 export { findProjectConfigFile } from '../project-config/config-file.js';
+export { type ContinuationRequest, checkContinuation } from '../restore/check-continuation.js';
