@@ -4,6 +4,7 @@ import PgBoss from 'pg-boss';
 import { inTransaction, openPool, type QueueLocation } from './connection.js';
 import { workerError } from './errors.js';
 import { type RunRecord, type RunRow, recordOf } from './run-record.js';
+import { wakeChannel } from './run-wake.js';
 import { migrateRunsTable, runsTable } from './schema.js';
 
 /** The pg-boss queue every run is delivered through. */
@@ -29,6 +30,8 @@ export class QueueStore {
   readonly pool: pg.Pool;
   readonly boss: PgBoss;
   readonly table: string;
+  /** Where attempts that can be taken at once are announced (see RunWake). */
+  readonly wakeChannel: string;
   #started: Promise<void> | undefined;
 
   constructor(
@@ -38,6 +41,7 @@ export class QueueStore {
     this.location = location;
     this.pool = openPool(location, options.poolSize, options.applicationName);
     this.table = runsTable(location.schema);
+    this.wakeChannel = wakeChannel(location);
     this.boss = new PgBoss({
       db: bossDb(this.pool as unknown as Queryable),
       schema: location.queueSchema,
@@ -94,6 +98,8 @@ export class QueueStore {
         db: bossDb(client),
       },
     );
+    // Idle workers take it when it commits, not at their next poll (a delayed one waits for a poll).
+    if (startAfterMs <= 0) await client.query('SELECT pg_notify($1, $2)', [this.wakeChannel, jobId]);
     return jobId;
   }
 

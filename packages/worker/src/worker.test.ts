@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CrewlineError } from '@crewline/events';
 import {
@@ -197,5 +198,30 @@ describeWithPostgres('a worker', () => {
     expect(ended).toMatchObject({ status: 'completed', attempts: 2, failures: 0, output: expected.dunes });
     // The call in flight when the worker stopped (task 1) was finished and checkpointed, not repeated.
     expect(calls.map((call) => call.task)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('takes a run enqueued while it is idle when it commits, not at its next poll; and again after losing its listener', async () => {
+    // Idle slots asked for a run every pollIntervalMs only: a run enqueued elsewhere waited up to that
+    // long before its first model call (the bench's queue overhead was mostly this wait).
+    const { location, queue, startWorker } = setUp({}, { pollIntervalMs: 120_000 });
+    await startWorker();
+    await sleep(300);
+    const first = await queue.enqueue('report', { inputs: { topic: 'tides' } });
+    const [firstEnded] = await queue.waitForEnd([first.run.id], { timeoutMs: 30_000 });
+    expect(firstEnded!.status).toBe('completed');
+
+    // The listener's connection dies (a server restart, a proxy): it comes back, and so does the wake.
+    const schema = new URL(location).searchParams.get('schema')!;
+    const channel = `crewline_runs_${createHash('sha256').update(schema).digest('hex').slice(0, 16)}`;
+    const terminated = await withServer((client) =>
+      client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+        `crewline-worker-wake ${channel}`,
+      ]),
+    );
+    expect(terminated.rowCount).toBe(1);
+    await sleep(1500);
+    const second = await queue.enqueue('report', { inputs: { topic: 'kelp' } });
+    const [secondEnded] = await queue.waitForEnd([second.run.id], { timeoutMs: 30_000 });
+    expect(secondEnded!.output).toBe(expected.kelp);
   });
 });

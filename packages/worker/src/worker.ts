@@ -15,6 +15,7 @@ import { QueueStore, RUNS_QUEUE } from './queue-store.js';
 import { type AttemptOutcome, AttemptTracker, runAttempt } from './run-attempt.js';
 import type { RunRow } from './run-record.js';
 import { RunRegistry } from './run-registry.js';
+import { RunWake } from './run-wake.js';
 import { type HoldChange, type WorkerOptions, workerTimings } from './worker-options.js';
 
 // The options live with their checks; this module is where users and the tests look for them.
@@ -50,6 +51,9 @@ export class Worker {
   #stopping = false;
   #timers: NodeJS.Timeout[] = [];
   #wake: (() => void)[] = [];
+  /** A run was announced while no slot was idle: the next slot to go idle asks again at once. */
+  #announced = false;
+  readonly #runWake: RunWake;
 
   constructor(options: WorkerOptions) {
     const location = parseQueueLocation(options.location, options.schema);
@@ -73,6 +77,7 @@ export class Worker {
       maxMs: timings.maxRetryDelayMs,
     });
     this.#holds = new HoldKeeper(this.#store, this.#ends, this.#leaseTtlMs, this.#active);
+    this.#runWake = new RunWake(location, () => this.#wakeIdleSlots());
     this.#description = `worker ${this.id} on ${hostname()}, pid ${process.pid}`;
   }
 
@@ -101,7 +106,13 @@ export class Worker {
     this.#timers.push(setInterval(renew, Math.max(100, Math.floor(this.#leaseTtlMs / 3))));
     this.#timers.push(setInterval(stopCancelled, this.#pollIntervalMs));
     reap();
+    await this.#runWake.start();
     for (let slot = 0; slot < this.#concurrency; slot += 1) this.#slots.push(this.#slotLoop());
+  }
+
+  #wakeIdleSlots(): void {
+    if (this.#wake.length === 0) this.#announced = true;
+    for (const wake of this.#wake.splice(0)) wake();
   }
 
   /**
@@ -111,6 +122,7 @@ export class Worker {
    */
   async stop(options: { handBack?: boolean } = {}): Promise<void> {
     this.#stopping = true;
+    await this.#runWake.close();
     for (const wake of this.#wake.splice(0)) wake();
     if (options.handBack ?? true) for (const attempt of this.#active.values()) attempt.tracker.handBack();
     await Promise.allSettled(this.#slots);
@@ -181,6 +193,10 @@ export class Worker {
   }
 
   #idle(): Promise<void> {
+    if (this.#announced) {
+      this.#announced = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, this.#pollIntervalMs);
       const wake = this.#wake;
