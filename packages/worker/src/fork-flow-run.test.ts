@@ -95,6 +95,15 @@ describeWithPostgres('queue.fork of a flow run', () => {
     expect(ran.slice(4)).toEqual(['shape', 'publish']);
     expect(rerunEnd!.lineageId).not.toBe(failed!.lineageId);
 
+    // The completed fork forked again without rerunFrom would run no method: refused, not queued.
+    await expect(queue.fork(retried.id, { inputs: { topic: 'reefs' } })).rejects.toSatisfy(
+      (error) =>
+        CrewlineError.hasCode(error, 'invalid_argument') &&
+        /nothing to run: flow "\S+" is completed and no method would run again; re-run its methods from one of them with rerunFrom/.test(
+          error.message,
+        ),
+    );
+
     // The fork of the failed run began after `shape`: none of its own checkpoints precedes it.
     await expect(queue.fork(retried.id, { rerunFrom: 'shape' })).rejects.toSatisfy(
       (error) =>

@@ -67,7 +67,18 @@ export async function findForkPoint(
       `fork("${source.runId}"): taskOutputs (--set-output) are for runs of a crew and this run is flow "${flow.name}"'s; re-run its methods from one of them with rerunFrom (--rerun-from METHOD) and changed inputs instead`,
     );
   }
-  if (request.rerunFrom === undefined) return source.lastCheckpoint;
+  if (request.rerunFrom === undefined) {
+    // A completed flow restored at its last checkpoint runs no method: the fork would end at once
+    // with the old output and write nothing, its changed inputs never reaching a method.
+    const reason = nothingLeftToRun(document);
+    if (reason !== undefined) {
+      throw workerError(
+        'invalid_argument',
+        `fork("${source.runId}"): nothing to run: ${reason} and no method would run again; re-run its methods from one of them with rerunFrom (--rerun-from METHOD), or enqueue a new run for new inputs`,
+      );
+    }
+    return source.lastCheckpoint;
+  }
   const completed = parseFlowData(flow).execution.completedMethods;
   if (!completed.includes(request.rerunFrom)) {
     throw workerError(
