@@ -185,6 +185,17 @@ describeWithPostgres('crewline worker (a real process, against the real server)'
     expect(refused.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/task 3 is out of range: .* numbered 1 to 2$/),
     ]);
+    // Changed inputs alone reach no task of the completed run: nothing would run, so nothing is queued.
+    const idle = await runCrewlineProcess(['runs', 'fork', first.run.id, '--input', 'topic=reefs'], {
+      cwd: project,
+      env: { CREWLINE_WORKER_LOCATION: url },
+    });
+    expect(idle.code, idle.stderr).toBe(2);
+    expect(idle.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /nothing to run: every task of crew "\S+" is completed and no edit makes one run again/,
+      ),
+    ]);
     expect(await list()).toHaveLength(4);
 
     // A finished run forked with an edited first task: only the second task is asked again, on a
