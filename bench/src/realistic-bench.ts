@@ -62,7 +62,7 @@ export interface RealisticBenchOptions {
   rounds?: number;
   /** Tasks per run filling that database. Default 50. */
   restoreTasksPerRun?: number;
-  /** Timed restores of each kind, interleaved (a multiple of 6 gives each order as often). Default 12. */
+  /** Timed restores of each kind, interleaved (a multiple of 24 gives each order of the four as often). Default 24. */
   restoreRounds?: number;
   /**
    * Where the restore database and SqliteSaver's are kept: filled once, reused by later runs asking
@@ -112,7 +112,7 @@ export async function runRealisticBench(options: RealisticBenchOptions = {}): Pr
       restoreCount,
       source,
       options.restoreTasksPerRun ?? 50,
-      options.restoreRounds ?? 12,
+      options.restoreRounds ?? 24,
       options.restoreDirectory,
     );
     noteLoad('after restore');
@@ -147,7 +147,7 @@ export async function runRealisticBench(options: RealisticBenchOptions = {}): Pr
     ...(restore === undefined
       ? []
       : [
-          `Restore and listing: one database of ${restore.checkpoints} checkpoints from ${restore.runs} realistic crew runs (one lineage each; the latest is the end of a ${options.restoreTasksPerRun ?? 50}-task run, ${Math.round(restore.latestBytes / 1024)} KiB), SqliteSaver fed the same states (one thread per run)${restore.reusedStores ? ', both filled by an earlier run of this bench and reused (`--restore-directory`)' : ''}; each store opened afresh, one untimed call of each first, then the three restores interleaved round by round, in every order in turn, the heap collected before each timed call. \`Crew.fromCheckpoint\` reads, validates and rebuilds the crew; getTuple reads and parses the checkpoint. SqliteSaver has no metadata-only listing (\`list\` yields whole checkpoints), so listing is crewline's alone.`,
+          `Restore and listing: one database of ${restore.checkpoints} checkpoints from ${restore.runs} realistic crew runs (one lineage each; the latest is the end of a ${options.restoreTasksPerRun ?? 50}-task run, ${Math.round(restore.latestBytes / 1024)} KiB), SqliteSaver fed the same states (one thread per run)${restore.reusedStores ? ', both filled by an earlier run of this bench and reused (`--restore-directory`)' : ''}; each store opened afresh, one untimed call of each first, then the four restores interleaved round by round, in every order in turn, the heap collected before each timed call. \`Crew.fromCheckpoint\` reads, validates and rebuilds the crew (the checkpoint's events stay stored lines until the run reads them: a resumed run parses them as it continues); getTuple reads and parses the checkpoint. SqliteSaver has no metadata-only listing (\`list\` yields whole checkpoints), so listing is crewline's alone.`,
           '',
           restoreTable(restore),
           '',

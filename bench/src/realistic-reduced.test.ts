@@ -65,6 +65,8 @@ describe('bench:realistic, reduced', () => {
     expect(restore!.checkpoints).toBeGreaterThanOrEqual(120);
     // Each timed restore reported how long its load took.
     expect(restore!.fromCheckpointLoadMs.count).toBe(restore!.fromCheckpointMs.count);
+    // The read with every event was timed in the same rounds.
+    expect(restore!.providerReadWithEventsMs.count).toBe(restore!.fromCheckpointMs.count);
     const report = readFileSync(reportPath, 'utf8');
     expect(report.match(/^\| --- \|/gm)).toHaveLength(4);
     expect(report).toContain('Against the targets:');

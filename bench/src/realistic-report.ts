@@ -202,6 +202,12 @@ export function restoreTable(restore: RestoreResult): string {
         versus(restore.providerReadMs, cpuMs.providerRead),
       ),
       row(
+        'the same, then every event read (the whole document parsed, as getTuple gives it; a resumed run parses its events before it continues)',
+        restore.providerReadWithEventsMs,
+        cpuMs.providerReadWithEvents,
+        versus(restore.providerReadWithEventsMs, cpuMs.providerReadWithEvents),
+      ),
+      row(
         `LangGraph \`SqliteSaver.getTuple\` of the latest of ${restore.checkpoints}`,
         restore.getTupleMs,
         cpuMs.getTuple,

@@ -37,14 +37,24 @@ export interface RestoreResult {
   fromCheckpointLoadMs: LatencySummary;
   /** The provider alone: `latest` then `readDocument` of it. */
   providerReadMs: LatencySummary;
+  /**
+   * The same, then every event read: the whole document parsed, as getTuple gives its checkpoint, and
+   * what a resumed run parses before it continues (a restore alone leaves the events as stored lines).
+   */
+  providerReadWithEventsMs: LatencySummary;
   /** `SqliteSaver.getTuple` of the latest run's thread. */
   getTupleMs: LatencySummary;
   /**
-   * The process's CPU time (user + system, every thread) of each timed call of the three restores: on
+   * The process's CPU time (user + system, every thread) of each timed call of the four restores: on
    * a shared machine a call is often descheduled, and wall time then measures the load as much as
    * the code.
    */
-  cpuMs: { fromCheckpoint: LatencySummary; providerRead: LatencySummary; getTuple: LatencySummary };
+  cpuMs: {
+    fromCheckpoint: LatencySummary;
+    providerRead: LatencySummary;
+    providerReadWithEvents: LatencySummary;
+    getTuple: LatencySummary;
+  };
   /** `provider.list(database)`: metadata of all the checkpoints. */
   listMs: LatencySummary;
   /** UTF-8 size of the latest checkpoint. */
@@ -135,7 +145,7 @@ export async function measureRestore(
   count: number,
   source: ProseSource,
   tasksPerRun = 50,
-  rounds = 12,
+  rounds = 24,
   keepIn?: string,
 ): Promise<RestoreResult> {
   if (keepIn !== undefined) mkdirSync(keepIn, { recursive: true });
@@ -170,16 +180,23 @@ export async function measureRestore(
         const latest = await reader.latest(location);
         await readDocument(reader, location, latest!.id);
       },
+      providerReadWithEvents: async () => {
+        const latest = await reader.latest(location);
+        const document = await readDocument(reader, location, latest!.id);
+        if (document.events.length !== document.metadata.eventCount) throw new Error('events missing');
+      },
       getTuple: () => lastPeer.restoreLatest(),
     };
     const samples = {
       fromCheckpoint: [] as number[],
       providerRead: [] as number[],
+      providerReadWithEvents: [] as number[],
       getTuple: [] as number[],
     };
     const cpuSamples = {
       fromCheckpoint: [] as number[],
       providerRead: [] as number[],
+      providerReadWithEvents: [] as number[],
       getTuple: [] as number[],
     };
     const names = Object.keys(subjects) as (keyof typeof subjects)[];
@@ -213,10 +230,12 @@ export async function measureRestore(
       fromCheckpointMs,
       fromCheckpointLoadMs,
       providerReadMs,
+      providerReadWithEventsMs: summarize(samples.providerReadWithEvents),
       getTupleMs: summarize(samples.getTuple),
       cpuMs: {
         fromCheckpoint: summarize(cpuSamples.fromCheckpoint),
         providerRead: summarize(cpuSamples.providerRead),
+        providerReadWithEvents: summarize(cpuSamples.providerReadWithEvents),
         getTuple: summarize(cpuSamples.getTuple),
       },
       listMs,
