@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LeaseRequest } from '@crewline/runtime-state';
@@ -112,5 +112,26 @@ describe('lineage lock changes under the mutex', () => {
     utimesSync(mutex, longAgo, longAgo);
     await expect(claim('B')).resolves.toMatchObject({ owner: 'B' });
     expect(holds('B')).toBe(true);
+  });
+
+  it('an abandoned mutex is cleared by one process at a time: not while another one clears it', async () => {
+    await claim('A');
+    const lock = join(root, '.leases', 'run-1.lock');
+    writeFileSync(
+      lock,
+      JSON.stringify({ owner: 'A', holder: 'A', host: 'elsewhere', pid: 1, expiresAt: Date.now() - 1 }),
+    );
+    const mutex = `${lock}.takeover`;
+    const longAgo = new Date(Date.now() - 60_000);
+    mkdirSync(mutex);
+    utimesSync(mutex, longAgo, longAgo);
+    // Another process is clearing it right now.
+    mkdirSync(`${mutex}.reaper`);
+    await expect(claim('B')).rejects.toMatchObject({ code: 'conflict' });
+    expect(holds('B')).toBe(false);
+    // That process was killed while clearing it: its reaper directory is abandoned too.
+    utimesSync(`${mutex}.reaper`, longAgo, longAgo);
+    await expect(claim('B')).resolves.toMatchObject({ owner: 'B' });
+    expect(readdirSync(join(root, '.leases'))).toEqual(['run-1.lock']);
   });
 });

@@ -263,43 +263,52 @@ function sleepSync(ms: number): void {
 
 /** Creates the mutex directory; false when it exists and is not abandoned. */
 function enterMutex(mutex: string): boolean {
-  try {
-    mkdirSync(mutex);
-    return true;
-  } catch (error) {
-    if (errorCode(error) !== 'EEXIST') throw error;
-  }
-  let abandoned: ReturnType<typeof statSync>;
-  try {
-    abandoned = statSync(mutex);
-  } catch {
-    return false;
-  }
-  if (Date.now() - abandoned.mtimeMs < abandonedMutexMs) return false;
-  // Removing it and creating it again let two processes that both found it abandoned in: the second
-  // removed the mutex the first had just created. Moved aside under a name of its own instead, and
-  // checked to be the very directory found abandoned: a process that moved a fresh one puts it back.
-  const aside = `${mutex}.${process.pid}.${Math.random().toString(16).slice(2)}.abandoned`;
-  try {
-    renameSync(mutex, aside);
-  } catch {
-    return false;
-  }
-  const moved = statSync(aside);
-  if (moved.ino !== abandoned.ino || moved.dev !== abandoned.dev) {
+  if (createDirectory(mutex)) return true;
+  if (!isAbandoned(mutex)) return false;
+  // One process at a time clears an abandoned mutex: the one holding its reaper directory. Cleared
+  // by two at once (each removing it and creating it again), the second removed the mutex the first
+  // had just created and entered, and both were inside; moving it aside and comparing inodes does
+  // not help either, as a new directory may get the inode of the one just removed.
+  const reaper = `${mutex}.reaper`;
+  if (!createDirectory(reaper)) {
+    // A reaper killed while clearing (a window of a few system calls): cleared the old way.
+    if (!isAbandoned(reaper)) return false;
     try {
-      renameSync(aside, mutex);
+      rmdirSync(reaper);
     } catch {
-      rmdirSync(aside);
+      return false;
     }
-    return false;
+    if (!createDirectory(reaper)) return false;
   }
-  rmdirSync(aside);
   try {
-    mkdirSync(mutex);
+    // Looked at again under the reaper: another reaper may have cleared it meanwhile and a process
+    // may be inside a new one.
+    if (isAbandoned(mutex)) rmdirSync(mutex);
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error;
+  } finally {
+    rmdirSync(reaper);
+  }
+  return createDirectory(mutex);
+}
+
+/** mkdir: false when the directory exists. */
+function createDirectory(path: string): boolean {
+  try {
+    mkdirSync(path);
     return true;
   } catch (error) {
     if (errorCode(error) !== 'EEXIST') throw error;
+    return false;
+  }
+}
+
+/** A mutex (or reaper) directory older than {@link abandonedMutexMs}: its process died holding it. */
+function isAbandoned(path: string): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs >= abandonedMutexMs;
+  } catch {
+    // Gone meanwhile: not abandoned, someone just left it.
     return false;
   }
 }
