@@ -366,7 +366,9 @@ describe('errors are one line and a non-zero exit code', () => {
           expect(result.code, args.join(' ')).toBe(4);
           const lines = result.stderr.trimEnd().split('\n');
           // Warnings of the listing come first; the last line is the error.
-          expect(lines.at(-1)).toMatch(new RegExp(`^crewline: checkpoint ${target.id} is unreadable: `));
+          expect(lines.at(-1)).toMatch(
+            new RegExp(`^crewline: checkpoint ${target.id} in \\./\\.checkpoints is unreadable: `),
+          );
           expect(lines.at(-1)).toMatch(cause);
         }
         const listed = await crewline('checkpoint', 'list');

@@ -6,7 +6,7 @@ import {
   type ProviderRegistry,
 } from '@crewline/runtime-state';
 import { cliError } from './cli-error.js';
-import { normalizeReference, resolveLocation } from './location.js';
+import { displayPath, normalizeReference, resolveLocation } from './location.js';
 import { unreadableCause, unreadableCheckpoint } from './unreadable-checkpoint.js';
 
 export interface OpenedLocation {
@@ -57,6 +57,6 @@ export async function openCheckpoint(
     const id = normalized.reference.slice(hash + 1);
     const opened = await openLocation(normalized.location, cwd, providers);
     const cause = await unreadableCause(opened.provider, opened.location, id);
-    throw cause === undefined ? error : unreadableCheckpoint(id, cause);
+    throw cause === undefined ? error : unreadableCheckpoint(id, displayPath(opened.location, cwd), cause);
   }
 }

@@ -30,7 +30,12 @@ export async function unreadableCause(
   }
 }
 
-/** The CLI's refusal of a checkpoint asked for by id that is stored but unreadable (exit code 4). */
-export function unreadableCheckpoint(id: string, cause: CrewlineError): CrewlineError {
-  return cliError(cause.code, `checkpoint ${id} is unreadable: ${describeKnownError(cause)}`, { cause });
+/**
+ * The CLI's refusal of a checkpoint asked for by id that is stored but unreadable (exit code 4),
+ * naming where it is stored: not every cause names its file (a format version too new does not).
+ */
+export function unreadableCheckpoint(id: string, where: string, cause: CrewlineError): CrewlineError {
+  return cliError(cause.code, `checkpoint ${id} in ${where} is unreadable: ${describeKnownError(cause)}`, {
+    cause,
+  });
 }
