@@ -137,8 +137,13 @@ export function decodeHead(component: string, rootBody: string, load: ChunkLoade
 function decodeNode(shape: ShapeCode, members: object, source: TreeSource, depth: number): unknown {
   if (depth > maxDecodeDepth)
     damaged(source.component, 'the chunk tree is nested too deeply (a reference cycle?)');
-  if (shape === Shape.array)
-    return (members as unknown[]).map((member) => decodeMember(member, source, depth));
+  if (shape === Shape.array) {
+    const items = members as unknown[];
+    const result: unknown[] = [];
+    for (let index = 0; index < items.length; index += 1)
+      result.push(decodeMember(items[index], source, depth));
+    return result;
+  }
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(members)) {
     defineMember(result, key, decodeMember((members as Record<string, unknown>)[key], source, depth));
@@ -146,24 +151,35 @@ function decodeNode(shape: ShapeCode, members: object, source: TreeSource, depth
   return result;
 }
 
+/**
+ * What {@link classify} says of `raw`, acted on without making its description: a restore decodes
+ * every member of a head, and one small object per member was most of the decoder's garbage.
+ */
 function decodeMember(raw: unknown, source: TreeSource, depth: number): unknown {
   const { component } = source;
-  const member = classify(component, raw);
-  if (member.kind === 'value') return member.value;
-  if (member.kind === 'node') return decodeNode(member.shape, member.members, source, depth + 1);
-  const body = source.load(member.id);
+  if (Array.isArray(raw)) {
+    if (raw.length !== 1) damaged(component, 'an inline value is not wrapped in a one-element array');
+    return raw[0];
+  }
+  if (typeof raw !== 'number') {
+    const member = classify(component, raw);
+    if (member.kind !== 'node') return damaged(component, 'a chunk member is not a node');
+    return decodeNode(member.shape, member.members, source, depth + 1);
+  }
+  if (!Number.isSafeInteger(raw) || raw <= 0) damaged(component, 'a chunk id is not a positive integer');
+  const body = source.load(raw);
   const marker = body.charAt(0);
-  if (marker === 'v') return parseJson(component, body.slice(1), `chunk ${member.id}`);
+  if (marker === 'v') return parseJson(component, body.slice(1), `chunk ${raw}`);
   if (marker === 's') {
     const items: unknown[] = [];
-    for (const segment of segmentsOf(component, body, member.id)) {
+    for (const segment of segmentsOf(component, body, raw)) {
       const members = segmentMembers(source, segment);
       for (const item of decodeNode(Shape.array, members, source, depth + 1) as unknown[]) items.push(item);
     }
     return items;
   }
-  if (marker !== 'n') damaged(component, `chunk ${member.id} has an unknown marker`);
-  const node = parseNodeBody(component, body.slice(1), `chunk ${member.id}`);
+  if (marker !== 'n') damaged(component, `chunk ${raw} has an unknown marker`);
+  const node = parseNodeBody(component, body.slice(1), `chunk ${raw}`);
   return decodeNode(node.shape, node.members, source, depth + 1);
 }
 
