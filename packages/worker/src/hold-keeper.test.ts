@@ -50,6 +50,20 @@ describe('HoldKeeper on a server it cannot reach', () => {
     expect(tracker.controller.signal.reason).toMatchObject({ stop: 'lost' });
   });
 
+  it('stops a run whose renewal never answers (a pool of hung connections) once its hold could have run out', async () => {
+    const store = {
+      table: 'crewline_runs',
+      pool: { query: () => new Promise(() => undefined) },
+    } as unknown as QueueStore;
+    const tracker = new AttemptTracker();
+    const held: HeldRun = { runId: 'run-1', token: 'token-1', tracker, confirmedAt: performance.now() };
+    const keeper = new HoldKeeper(store, {} as AttemptEnds, leaseTtlMs, new Map([[held.runId, held]]));
+
+    void keeper.renewAll();
+    await sleep(leaseTtlMs);
+    expect(tracker.controller.signal.reason).toMatchObject({ stop: 'lost' });
+  });
+
   it('keeps a run whose renewal fails once but is confirmed again in time', async () => {
     let failing = true;
     const store = {

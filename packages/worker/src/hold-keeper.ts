@@ -66,6 +66,9 @@ export class HoldKeeper {
         const { tracker } = held;
         const tokens = tracker.takeTokens();
         const sentAt = performance.now();
+        // Armed before the renewal is sent, not when it fails: one that waits for a connection from
+        // a pool of hung ones may neither fail nor succeed in time.
+        this.#armDeadline(held);
         try {
           const { rows } = await this.#store.pool.query<{ status: string }>(
             this.#timed(
@@ -97,13 +100,15 @@ export class HoldKeeper {
           tracker.progress.inputTokens += tokens.input;
           tracker.progress.outputTokens += tokens.output;
           logger.warn(component, `renewing the hold on run ${held.runId} failed`, error);
-          this.#armDeadline(held);
         }
       }),
     );
   }
 
-  /** Stops `held` when its hold could have run out on the server, unless a renewal is confirmed first. */
+  /**
+   * Stops `held` when its hold could have run out on the server, unless a renewal is confirmed first
+   * (which clears the timer; the next renewal arms it again from the new confirmation).
+   */
   #armDeadline(held: HeldRun): void {
     if (this.#deadlines.has(held)) return;
     const deadline = held.confirmedAt + this.#leaseTtlMs - safetyMarginMs(this.#leaseTtlMs);
