@@ -18,8 +18,9 @@ export interface WorkerOptions {
    */
   leaseTtlMs?: number;
   /**
-   * How often an idle slot asks for a run, and how often the runs being executed are checked for a
-   * cancel (a cancelled run stops within about this long). Default `500`.
+   * How often an idle slot asks for a run when no enqueue woke it (the worker LISTENs for new runs;
+   * behind a pooler in transaction mode only this poll finds them), and how often the runs being
+   * executed are checked for a cancel (a cancelled run stops within about this long). Default `500`.
    */
   pollIntervalMs?: number;
   /** Checkpoint triggers of the runs. Default `'*'` (every event: no completed model call is paid twice). */
