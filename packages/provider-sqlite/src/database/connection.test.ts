@@ -196,9 +196,9 @@ describe('opening a database', () => {
 });
 
 describe('the WAL beside an open database', () => {
-  it('follows the database: a fifth of its pages, between 256 KiB and 4 MiB of 4 KiB pages', () => {
+  it('follows the database: an eighth of its pages, between 256 KiB and 4 MiB of 4 KiB pages', () => {
     expect(walBoundPages(10)).toBe(64);
-    expect(walBoundPages(1000)).toBe(200);
+    expect(walBoundPages(1000)).toBe(125);
     expect(walBoundPages(100_000)).toBe(1024);
   });
 
