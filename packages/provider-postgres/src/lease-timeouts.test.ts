@@ -22,7 +22,7 @@ describeWithPostgres('lease queries on a server that does not answer', () => {
     providers.push(provider);
     const location = temporaryLocation();
     locations.push(location);
-    const ttlMs = 2_000;
+    const ttlMs = 6_000;
     const token = { lineageId: 'partitioned', owner: 'holder' };
     await provider.claimLease(location, { ...token, holder: 'holder', checkpointId: null, ttlMs });
     const schema = parseLocation(location, 'crewline').schema;

@@ -13,17 +13,21 @@ interface ClaimRow {
 }
 
 /**
- * How long a lease query may wait for the server: under the holder's renewal interval (a third of the
- * lease). A connection that hangs (a partition, a server that stopped answering, a row lock held by
- * a stuck transaction) fails the renewal in time for the next one to be tried before the lease runs
- * out, and the failed connection is closed rather than reused by the next renewal.
+ * How long a renewal may wait for the server: a quarter of the lease, under the holder's renewal
+ * interval (a third), so a connection that hangs (a partition, a server that stopped answering, a row
+ * lock held by a stuck transaction) fails the renewal and is closed rather than reused by the next
+ * one. At least a second: a busy server must not turn a short lease's renewals into errors (the
+ * runtime counts its lease down itself and gives up on a renewal after a quarter of the lease anyway).
  */
-export function leaseQueryTimeoutMs(ttlMs: number): number {
-  return Math.max(1, Math.floor(ttlMs / 4));
+export function renewalTimeoutMs(ttlMs: number): number {
+  return Math.max(1_000, Math.floor(ttlMs / 4));
 }
 
-/** The same for a release or a look at a lease, which know no lease time (a lease runs out on its own anyway). */
-const fallbackQueryTimeoutMs = 5_000;
+/**
+ * The same for a claim (at least 5 s: it may wait behind the writes that hold the lease row), a
+ * release or a look at a lease, which know no lease time (a lease runs out on its own anyway).
+ */
+const otherQueryTimeoutMs = 5_000;
 
 /** A query given up after `timeoutMs` without an answer (node-postgres' per-query `query_timeout`). */
 function timedQuery(text: string, values: unknown[], timeoutMs: number): pg.QueryConfig {
@@ -39,7 +43,11 @@ export async function claimLease(
 ): Promise<Lease> {
   const { lineageId, owner, holder, checkpointId, ttlMs } = request;
   const { rows } = await client.query<ClaimRow>(
-    timedQuery(handle.sql.claim, [lineageId, owner, holder, checkpointId, ttlMs], leaseQueryTimeoutMs(ttlMs)),
+    timedQuery(
+      handle.sql.claim,
+      [lineageId, owner, holder, checkpointId, ttlMs],
+      Math.max(otherQueryTimeoutMs, Math.floor(ttlMs / 4)),
+    ),
   );
   const row = rows[0]!;
   if (row.o_status === 'held') {
@@ -60,7 +68,7 @@ export async function renewLease(
   ttlMs: number,
 ): Promise<Lease> {
   const { lineageId, owner } = token;
-  const timeoutMs = leaseQueryTimeoutMs(ttlMs);
+  const timeoutMs = renewalTimeoutMs(ttlMs);
   const renewed = await client.query<{ holder: string; expires_at: Date }>(
     timedQuery(
       `UPDATE ${handle.quoted}.leases SET expires_at = clock_timestamp() + $3 * interval '1 millisecond'
@@ -85,7 +93,7 @@ export async function leaseState(
   client: pg.PoolClient,
   handle: SchemaHandle,
   token: LeaseToken,
-  timeoutMs = fallbackQueryTimeoutMs,
+  timeoutMs = otherQueryTimeoutMs,
 ): Promise<LeaseState> {
   const { rows } = await client.query<{ mine: boolean; holder: string; left_ms: number }>(
     timedQuery(
@@ -111,7 +119,7 @@ export async function releaseLease(
     timedQuery(
       `DELETE FROM ${handle.quoted}.leases WHERE lineage_id = $1 AND owner = $2`,
       [token.lineageId, token.owner],
-      fallbackQueryTimeoutMs,
+      otherQueryTimeoutMs,
     ),
   );
 }
