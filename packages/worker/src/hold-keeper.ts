@@ -20,11 +20,13 @@ export interface HeldRun {
 }
 
 /**
- * How long a renewal may wait for the server: under the renewal interval (a third of the lease), so a
- * hung connection fails it (and is closed) in time for the next one.
+ * How long a renewal may wait for the server before its connection is closed: a quarter of the lease,
+ * under the renewal interval (a third), so the next renewal runs on a fresh connection; at least a
+ * second, so a busy server does not turn a short lease's renewals into errors (the deadline below
+ * stops the run when renewals stay unconfirmed, however long each one waits).
  */
 function renewalTimeoutMs(leaseTtlMs: number): number {
-  return Math.max(1, Math.floor(leaseTtlMs / 4));
+  return Math.max(1_000, Math.floor(leaseTtlMs / 4));
 }
 
 /**
