@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CrewlineError, type LogRecord, setLogSink } from '@crewline/events';
 import type { Lease, LeaseToken } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
@@ -13,7 +14,7 @@ class PartitionedProvider extends InMemoryProvider {
   cutAt: number | undefined;
   readonly renewals: number[] = [];
 
-  constructor(readonly failure: 'timed-out' | 'hangs' | 'throws' | 'never') {
+  constructor(readonly failure: 'timed-out' | 'hangs' | 'throws' | 'slow' | 'never') {
     super();
   }
 
@@ -27,6 +28,10 @@ class PartitionedProvider extends InMemoryProvider {
       );
     }
     if (this.failure === 'throws') throw new Error('socket is closed');
+    if (this.failure === 'slow') {
+      // Answers after the runtime's renewal timeout (a quarter of the lease), well before the lease ends.
+      return sleep(leaseTtlMs * 0.3).then(() => super.renewLease(location, token, ttlMs));
+    }
     return super.renewLease(location, token, ttlMs);
   }
 
@@ -101,8 +106,11 @@ describe('a holder that cannot renew its lease', () => {
     },
   );
 
-  it('runs on past the lease time while renewals are confirmed', async () => {
-    const provider = new PartitionedProvider('never');
+  it.each([
+    ['confirmed', 'never'],
+    ['confirmed late (a slow store, not an unreachable one)', 'slow'],
+  ] as const)('runs on past the lease time while renewals are %s', async (_, failure) => {
+    const provider = new PartitionedProvider(failure);
     const paidAt: number[] = [];
     const result = await crewOn(provider, paidAt).kickoff();
     expect(result.raw).toContain('[offline model]');

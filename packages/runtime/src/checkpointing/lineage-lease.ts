@@ -133,12 +133,19 @@ export class LineageLease {
     if (this.#renewing !== undefined) return;
     const renewLease = this.#provider.renewLease.bind(this.#provider);
     const sentAt = performance.now();
-    const renewal = withTimeout(
-      // A provider that throws instead of rejecting fails the renewal too, not the timer's callback.
-      new Promise<unknown>((resolve) => resolve(renewLease(this.#location, this.#token(), this.#ttlMs))),
-      operationTimeoutMs(this.#ttlMs),
-      () => this.#timeoutError('renewing'),
+    // A provider that throws instead of rejecting fails the renewal too, not the timer's callback.
+    const sent = new Promise<unknown>((resolve) =>
+      resolve(renewLease(this.#location, this.#token(), this.#ttlMs)),
     );
+    // Answered after its timeout, a renewal still says the store holds the lease until `sentAt` +
+    // the lease time at the earliest: a slow store does not stop the run, an unreachable one does.
+    sent.then(
+      () => this.#confirm(sentAt),
+      (error: unknown) => {
+        if (CrewlineError.hasCode(error, 'conflict')) this.#lose(error);
+      },
+    );
+    const renewal = withTimeout(sent, operationTimeoutMs(this.#ttlMs), () => this.#timeoutError('renewing'));
     this.#renewing = renewal.then(
       () => this.#confirm(sentAt),
       (error: unknown) => {
