@@ -42,6 +42,7 @@ import { Task } from '../task/task.js';
 import { TaskOutput } from '../task/task-output.js';
 import type { CrewOptions } from './crew-options.js';
 import type { CrewParts } from './crew-parts.js';
+import { settledTaskList } from './settled-task-list.js';
 
 const component = 'runtime';
 
@@ -98,14 +99,20 @@ function storeOutput(output: TaskOutput, codec: ValueCodec): TaskOutputData {
   return stored;
 }
 
+function hasDelegations(task: Task): boolean {
+  for (const _ in task.delegations) return true;
+  return false;
+}
+
+/** A task whose stored form does not change until it does: completed, or not started. */
+function isSettledTask(task: Task): boolean {
+  if (task.status === 'completed') return task.output !== undefined;
+  return task.status === 'pending' && !task.output && !task.conversation && !hasDelegations(task);
+}
+
 function taskData(crew: CrewParts, task: Task, settle: Settle): TaskData {
   const completed = task.status === 'completed' && task.output !== undefined;
-  const notStarted =
-    task.status === 'pending' &&
-    !task.output &&
-    !task.conversation &&
-    Object.keys(task.delegations).length === 0;
-  const settled = completed || notStarted;
+  const settled = isSettledTask(task);
   if (settled) {
     const cached = settledTaskCache.get(task);
     if (
@@ -187,7 +194,10 @@ export function crewData(crew: CrewParts, settled?: SettledValues): Omit<CrewDat
     manager: crew.manager
       ? { ...agentDefinitionData(crew.manager, settle), generated: crew.managerGenerated }
       : null,
-    tasks: crew.tasks.map((task) => taskData(crew, task, settle)),
+    tasks:
+      settled === undefined
+        ? crew.tasks.map((task) => taskData(crew, task, settle))
+        : settledTaskList(crew.tasks, settled, (task) => taskData(crew, task, settle), isSettledTask),
     memoryState: crew.memory ? crew.memory.toJSON() : null,
     knowledge: crew.knowledge ? knowledgeData(crew.knowledge, settle) : null,
     probeUsage: storeUsage(crew.probeUsage),

@@ -1,0 +1,52 @@
+import { SettledValues } from '@crewline/runtime-state';
+import type { CrewData } from '@crewline/runtime-state/internal';
+import { describe, expect, it } from 'vitest';
+import { threeTaskCrew } from '../e2e/support/fixtures.js';
+import { offlineModel } from '../models/offline/offline-model.js';
+import { TaskOutput } from '../task/task-output.js';
+
+function tasksOf(snapshot: { data: unknown }): CrewData['tasks'] {
+  return (snapshot.data as CrewData).tasks;
+}
+
+describe('the tasks of a crew in its snapshot', () => {
+  it('are one settled list while no task changes, so a completed crew is not walked task by task again', async () => {
+    const { crew } = threeTaskCrew(offlineModel(), { checkpoint: false });
+    await crew.kickoff({ inputs: { topic: 'AI' } });
+    const settled = new SettledValues();
+    const first = tasksOf(crew.snapshotEntity(settled));
+    const second = tasksOf(crew.snapshotEntity(settled));
+    expect(second).toBe(first);
+    expect(settled.has(second)).toBe(true);
+    expect(second.map((task) => task.status)).toEqual(['completed', 'completed', 'completed']);
+  });
+
+  it('is built again when a task changes, and holds the change', async () => {
+    const { crew } = threeTaskCrew(offlineModel(), { checkpoint: false });
+    await crew.kickoff({ inputs: { topic: 'AI' } });
+    const settled = new SettledValues();
+    const before = tasksOf(crew.snapshotEntity(settled));
+    const task = crew.tasks[1]!;
+    task.output = new TaskOutput({ ...task.output!, raw: 'edited answer', edited: true });
+    const after = tasksOf(crew.snapshotEntity(settled));
+    expect(after).not.toBe(before);
+    expect(after[1]!.output?.raw).toBe('edited answer');
+    expect(after[0]).toBe(before[0]);
+
+    task.status = 'running';
+    const running = tasksOf(crew.snapshotEntity(settled));
+    expect(running[1]!.status).toBe('running');
+    expect(settled.has(running)).toBe(false);
+  });
+
+  it('is not shared between runs', async () => {
+    const { crew } = threeTaskCrew(offlineModel(), { checkpoint: false });
+    await crew.kickoff({ inputs: { topic: 'AI' } });
+    const one = new SettledValues();
+    const other = new SettledValues();
+    tasksOf(crew.snapshotEntity(one));
+    const list = tasksOf(crew.snapshotEntity(other));
+    expect(other.has(list)).toBe(true);
+    expect(one.has(list)).toBe(false);
+  });
+});
