@@ -74,7 +74,7 @@ export async function runAgentWork(work: AgentWork): Promise<AgentLoopResult> {
     beforeCall: async () => {
       await run.state.durable();
       // Checked after the wait: a store that hangs makes the wait long, and the lease may run out in it.
-      run.assertLeaseHeld();
+      await run.ensureLeaseHeld();
     },
     context: work.context,
     ...(abortSignal ? { abortSignal } : {}),

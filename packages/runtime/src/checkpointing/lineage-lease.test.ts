@@ -1,7 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CrewlineError, type LogRecord, setLogSink } from '@crewline/events';
-import type { Lease, LeaseToken } from '@crewline/runtime-state';
+import type {
+  CheckpointWrite,
+  Lease,
+  LeaseRequest,
+  LeaseToken,
+  StoredCheckpoint,
+} from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
@@ -16,6 +22,22 @@ class PartitionedProvider extends InMemoryProvider {
 
   constructor(readonly failure: 'timed-out' | 'hangs' | 'throws' | 'slow' | 'never') {
     super();
+  }
+
+  #claims = 0;
+
+  // The run's own claim reaches the store; once cut off, a claim made again fails as renewals do.
+  override claimLease(location: string, request: LeaseRequest): Promise<Lease> {
+    this.#claims += 1;
+    if (this.#claims === 1 || this.failure === 'never' || this.failure === 'slow')
+      return super.claimLease(location, request);
+    if (this.failure === 'hangs') return new Promise<Lease>(() => undefined);
+    if (this.failure === 'timed-out') {
+      return Promise.reject(
+        Object.assign(new Error('connect ETIMEDOUT 10.0.0.7:5432'), { code: 'ETIMEDOUT' }),
+      );
+    }
+    throw new Error('socket is closed');
   }
 
   // Not async: a provider may throw before it returns a promise.
@@ -116,5 +138,112 @@ describe('a holder that cannot renew its lease', () => {
     expect(result.raw).toContain('[offline model]');
     expect(paidAt).toHaveLength(taskCount);
     expect(provider.renewals.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+/**
+ * A store that answers everything, recording the newest checkpoint written, and refuses to renew a
+ * lease that ran out (as JSON's lock files do; the run must claim its head again).
+ */
+class RecordingProvider extends InMemoryProvider {
+  newest: StoredCheckpoint | undefined;
+  #expiresAt = 0;
+
+  override async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
+    const lease = await super.claimLease(location, request);
+    this.#expiresAt = Date.parse(lease.expiresAt);
+    return lease;
+  }
+
+  override async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
+    if (Date.now() >= this.#expiresAt)
+      throw new CrewlineError(
+        'test-store',
+        'conflict',
+        `run ${token.lineageId} no longer holds its lock (it ran out)`,
+      );
+    const lease = await super.renewLease(location, token, ttlMs);
+    this.#expiresAt = Date.parse(lease.expiresAt);
+    return lease;
+  }
+
+  override writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
+    this.newest = super.writeSync(location, checkpoint);
+    return this.newest;
+  }
+}
+
+/** Holds the thread for `ms`, as a synchronous tool or a suspended process does. */
+function blockFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy: no timer (renewal) can run
+  }
+}
+
+describe('a holder blocked or suspended past its lease', () => {
+  function blockedCrew(
+    provider: RecordingProvider,
+    paidAt: number[],
+    onBlocked: () => void = () => undefined,
+  ) {
+    const llm = offlineModel({
+      latencyMs: () => {
+        paidAt.push(performance.now());
+        if (paidAt.length === 2) {
+          blockFor(leaseTtlMs * 1.3);
+          onBlocked();
+        }
+        return 20;
+      },
+    });
+    const agent = new Agent({ role: 'A', goal: 'G', backstory: 'B', llm });
+    return new Crew({
+      name: 'Blocked',
+      tasks: Array.from(
+        { length: taskCount },
+        (_, index) => new Task({ description: `step ${index}`, expectedOutput: 'y', agent }),
+      ),
+      checkpoint: { provider, location: 'memory-location', leaseTtlMs },
+    });
+  }
+
+  it('claims its head again and runs on when nobody took the run over meanwhile', async () => {
+    // A laptop closed mid-run, or a tool that holds the thread: renewals could not run, the lease ran
+    // out in the store, but no other process continued the run. Stopping it would only make the
+    // user resume it.
+    const provider = new RecordingProvider();
+    const paidAt: number[] = [];
+    const result = await blockedCrew(provider, paidAt).kickoff();
+    expect(result.raw).toContain('[offline model]');
+    expect(paidAt).toHaveLength(taskCount);
+    expect(logs.map((record) => record.message).join('\n')).toContain('holds the head again');
+  });
+
+  it('stops before its next call when another process was granted the run while it was blocked', async () => {
+    const provider = new RecordingProvider();
+    const paidAt: number[] = [];
+    let other: Promise<Lease> | undefined;
+    const outcome = await blockedCrew(provider, paidAt, () => {
+      // Another process reaches the store first: the lease ran out there, so it is granted the head.
+      const head = provider.newest!;
+      other = provider.claimLease('memory-location', {
+        lineageId: head.lineageId,
+        owner: 'other-process',
+        checkpointId: head.id,
+        holder: 'crew Blocked on another host',
+        ttlMs: 60_000,
+      });
+    })
+      .kickoff()
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    await expect(other).resolves.toMatchObject({ owner: 'other-process' });
+    expect(CrewlineError.hasCode(outcome, 'conflict'), String(outcome)).toBe(true);
+    expect((outcome as CrewlineError).message).toContain('crew Blocked on another host');
+    // The call made while blocked was the last one this process paid for.
+    expect(paidAt).toHaveLength(2);
   });
 });

@@ -50,7 +50,10 @@ export interface ClaimOptions {
  * connection) refuses nothing, while another process that reaches it is granted the head once the
  * lease runs out. So the holder counts the lease down itself, from the moment it sent the last claim
  * or renewal the store confirmed (a monotonic clock, minus a safety margin); past that deadline the
- * lease counts as lost (`assertHeld` throws, `signal` aborts) and the run must be resumed.
+ * lease may be lost. The holder then claims the head again, once, as the same owner: granted, no
+ * other process held the run meanwhile and the run goes on (a process that was suspended or blocked
+ * longer than the lease, with nobody waiting for its run); refused or unanswered, the lease is lost
+ * (`ensureHeld` throws, `signal` aborts) and the run must be resumed.
  */
 export class LineageLease {
   readonly #controller = new AbortController();
@@ -58,6 +61,11 @@ export class LineageLease {
   readonly #location: string;
   readonly #ttlMs: number;
   readonly #lease: Lease;
+  readonly #state: RuntimeState;
+  /** The checkpoint the run was claimed at (until it stores one of its own). */
+  readonly #claimedAt: string | null;
+  /** The claim made again once the deadline passed, while it is in flight. */
+  #reclaiming: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #deadlineTimer: NodeJS.Timeout | undefined;
   /** `performance.now()` past which the store may have granted the head to someone else. */
@@ -71,6 +79,8 @@ export class LineageLease {
     this.#location = location;
     this.#ttlMs = options.ttlMs;
     this.#lease = lease;
+    this.#state = options.state;
+    this.#claimedAt = options.checkpointId;
     this.#confirm(claimSentAt);
     options.state.lease = {
       provider: options.provider,
@@ -115,13 +125,14 @@ export class LineageLease {
   }
 
   /**
-   * Throws the error that ended the lease when it is lost, or when it ran out here without a
-   * confirmed renewal (checked before each model and tool call: a timer may fire late on a busy
-   * process, the clock does not).
+   * Resolves while the lease is held; throws the error that ended it when it is lost. Past the
+   * deadline without a confirmed renewal (checked before each model and tool call: a timer may fire
+   * late on a busy process, the clock does not) it claims the head again first and waits for the
+   * answer.
    */
-  assertHeld(): void {
+  async ensureHeld(): Promise<void> {
     if (!this.#released && !this.#controller.signal.aborted && performance.now() >= this.#deadline) {
-      this.#expire();
+      await this.#deadlinePassed();
     }
     const lost = this.lostBecause;
     if (lost !== undefined) throw lost;
@@ -141,17 +152,16 @@ export class LineageLease {
     // the lease time at the earliest: a slow store does not stop the run, an unreachable one does.
     sent.then(
       () => this.#confirm(sentAt),
-      (error: unknown) => {
-        if (CrewlineError.hasCode(error, 'conflict')) this.#lose(error);
-      },
+      () => undefined,
     );
     const renewal = withTimeout(sent, operationTimeoutMs(this.#ttlMs), () => this.#timeoutError('renewing'));
     this.#renewing = renewal.then(
       () => this.#confirm(sentAt),
       (error: unknown) => {
         // A store that is briefly unreachable is retried on the next tick (the deadline stops the
-        // run if it stays so); a refusal ends the lease at once.
-        if (CrewlineError.hasCode(error, 'conflict')) this.#lose(error);
+        // run if it stays so). A refusal is a lease that ran out (a store that does not renew an
+        // expired lease) or was taken over: claiming the head again tells which.
+        if (CrewlineError.hasCode(error, 'conflict')) void this.#deadlinePassed();
         else logger.warn(component, `renewing the lease on run ${this.#lease.lineageId} failed`, error);
       },
     );
@@ -167,11 +177,58 @@ export class LineageLease {
     if (deadline <= this.#deadline) return;
     this.#deadline = deadline;
     this.#stopDeadlineTimer();
-    this.#deadlineTimer = setTimeout(() => this.#expire(), Math.max(0, deadline - performance.now()));
+    this.#deadlineTimer = setTimeout(
+      () => void this.#deadlinePassed(),
+      Math.max(0, deadline - performance.now()),
+    );
     this.#deadlineTimer.unref();
   }
 
-  #expire(): void {
+  /**
+   * The lease may have run out in the store: claims the head again as the same owner (one claim in
+   * flight at a time). Granted only if nobody else holds the run and its head is still the run's
+   * last stored checkpoint, so no other process continued it meanwhile; anything else loses the
+   * lease.
+   */
+  #deadlinePassed(): Promise<void> {
+    this.#reclaiming ??= this.#reclaim().finally(() => {
+      this.#reclaiming = undefined;
+    });
+    return this.#reclaiming;
+  }
+
+  async #reclaim(): Promise<void> {
+    if (this.#released || this.#controller.signal.aborted) return;
+    const sentAt = performance.now();
+    try {
+      await withTimeout(
+        Promise.resolve().then(() =>
+          this.#provider.claimLease!(this.#location, {
+            lineageId: this.#lease.lineageId,
+            owner: this.#lease.owner,
+            checkpointId: this.#state.lastStored?.id ?? this.#claimedAt,
+            holder: this.#lease.holder,
+            ttlMs: this.#ttlMs,
+          }),
+        ),
+        operationTimeoutMs(this.#ttlMs),
+        () => this.#timeoutError('claiming again'),
+      );
+    } catch (error) {
+      // Someone else holds the run, or continued it: their refusal names them. Otherwise the store
+      // could not be reached in time.
+      if (CrewlineError.hasCode(error, 'conflict')) this.#lose(error);
+      else this.#expire(error);
+      return;
+    }
+    logger.warn(
+      component,
+      `run ${this.#lease.lineageId} went past its lease without a confirmed renewal (the process was blocked or suspended, or the store slow); nobody took it over, it holds the head again`,
+    );
+    this.#confirm(sentAt);
+  }
+
+  #expire(cause: unknown): void {
     this.#lose(
       new CrewlineError(
         component,
@@ -180,7 +237,10 @@ export class LineageLease {
           'the store is unreachable or too slow): another process may continue the run ' +
           'now, so this one stops before its next call; resume the run from its latest checkpoint, ' +
           'or raise `leaseTtlMs` if the store is only slow',
-        { details: { lineageId: this.#lease.lineageId, reason: 'lease_not_renewed', ttlMs: this.#ttlMs } },
+        {
+          details: { lineageId: this.#lease.lineageId, reason: 'lease_not_renewed', ttlMs: this.#ttlMs },
+          cause,
+        },
       ),
     );
   }

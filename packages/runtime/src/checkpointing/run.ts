@@ -204,10 +204,11 @@ export class Run {
 
   /**
    * Throws when this run may no longer call models or tools because its lease on the lineage head
-   * was lost or ran out without a confirmed renewal (a `conflict` error); nothing without a lease.
+   * was lost, or ran out without a confirmed renewal and could not be claimed again (a `conflict`
+   * error); resolves at once without a lease.
    */
-  assertLeaseHeld(): void {
-    this.#lease?.assertHeld();
+  async ensureLeaseHeld(): Promise<void> {
+    await this.#lease?.ensureHeld();
   }
 
   /** The signal the run was started with (see {@link RunOptions.abortSignal}), if any. */
