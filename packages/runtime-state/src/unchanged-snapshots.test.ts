@@ -76,6 +76,34 @@ describe('unchanged snapshots', () => {
   });
 });
 
+/** SettledValues that counts the settled checks a comparison makes. */
+class CountingChecks extends SettledValues {
+  checks = 0;
+  override has(value: object): boolean {
+    this.checks += 1;
+    return super.has(value);
+  }
+}
+
+describe('comparing a list that changed in one member', () => {
+  it('finds the change without checking every unchanged member before it, so the cost does not grow with the run', () => {
+    const settled = new CountingChecks();
+    const done = Array.from({ length: 400 }, (_, index) =>
+      settled.settle({ index, output: `output ${index}` }),
+    );
+    const previous = [...done, { index: 400, conversation: ['one'] }];
+    const next = [...done, { index: 400, conversation: ['one', 'two'] }];
+    settled.checks = 0;
+    expect(sameContent(previous, next, settled)).toBe(false);
+    expect(settled.checks).toBeLessThanOrEqual(2);
+    // Equal lists still have each shared member checked: an unsettled one may have changed in place.
+    const same = [...done, settled.settle({ index: 400 })];
+    expect(sameContent(same, [...same], settled)).toBe(true);
+    const live = { index: 401 };
+    expect(sameContent([...done, live], [...done, live], settled)).toBe(false);
+  });
+});
+
 describe('RuntimeState.snapshot', () => {
   it("gives an entity's unchanged snapshot again, the same object, so that nothing walks or stores it twice", () => {
     let status = 'running';
