@@ -14,6 +14,7 @@ import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
 import { offlineModel } from '../e2e/support/fixtures.js';
 import { Task } from '../task/task.js';
+import { LineageLease } from './lineage-lease.js';
 
 /** A store this process can no longer reach once `cut` is called: renewals fail or never answer. */
 class PartitionedProvider extends InMemoryProvider {
@@ -245,5 +246,67 @@ describe('a holder blocked or suspended past its lease', () => {
     expect((outcome as CrewlineError).message).toContain('crew Blocked on another host');
     // The call made while blocked was the last one this process paid for.
     expect(paidAt).toHaveLength(2);
+  });
+});
+
+describe('claiming the head again after a refused renewal', () => {
+  /** A store whose renewals are refused (the lease ran out there) and whose later claims take `claimMs`. */
+  function refusingStore(claimMs: number) {
+    const log: string[] = [];
+    let held: string | undefined;
+    let claims = 0;
+    const provider = Object.assign(new InMemoryProvider(), {
+      async claimLease(_location: string, request: LeaseRequest): Promise<Lease> {
+        claims += 1;
+        const claim = claims;
+        if (claim > 1) await sleep(claimMs);
+        held = request.owner;
+        log.push(`claim ${claim} granted`);
+        return { lineageId: request.lineageId, owner: request.owner, holder: request.holder, expiresAt: '' };
+      },
+      async renewLease(): Promise<Lease> {
+        throw new CrewlineError('test-store', 'conflict', 'the lease ran out');
+      },
+      async releaseLease(): Promise<void> {
+        held = undefined;
+        log.push('released');
+      },
+    });
+    // What the lease reads of its run's state.
+    const state = { lineage: { lineageId: 'run-1' }, lastStored: undefined, durable: async () => undefined };
+    const claim = () =>
+      LineageLease.claim({
+        provider,
+        location: 'memory-location',
+        state: state as never,
+        checkpointId: null,
+        what: 'crew Test',
+        ttlMs: 600,
+      }).then((lease) => lease!);
+    return { log, held: () => held, claim };
+  }
+
+  it('makes no call while the claim is in flight, and runs on once it is granted, even late', async () => {
+    // A refusal started the claim in the background while the run went on calling models; a claim
+    // granted after a quarter of the lease stopped the run and left the store holding the lease.
+    const store = refusingStore(200);
+    const lease = await store.claim();
+    await sleep(230); // the first renewal (at 200 ms) was refused: the head is being claimed again
+    const waited = performance.now();
+    await lease.ensureHeld();
+    expect(performance.now() - waited).toBeGreaterThan(100);
+    expect(store.log).toEqual(['claim 1 granted', 'claim 2 granted']);
+    await lease.release();
+    expect(store.held()).toBeUndefined();
+  });
+
+  it('a release waits for a claim in flight and gives the head back after it', async () => {
+    const store = refusingStore(150);
+    const lease = await store.claim();
+    await sleep(230);
+    await lease.release();
+    await sleep(300);
+    expect(store.log.at(-1)).toBe('released');
+    expect(store.held()).toBeUndefined();
   });
 });

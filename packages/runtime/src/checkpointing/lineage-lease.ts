@@ -24,6 +24,15 @@ function operationTimeoutMs(ttlMs: number): number {
  * ours, and a timer of ours may fire late. A fifth of the lease: with renewals every third, one
  * failed renewal is survived, two in a row stop the run.
  */
+/**
+ * How long claiming the head again may take: a claim can wait behind writes in the store (Postgres
+ * gives claims at least 5 s), and the run calls nothing while it waits, so it gets up to half the
+ * lease, 5 s at most (a renewal gets a quarter).
+ */
+function reclaimTimeoutMs(ttlMs: number): number {
+  return Math.max(operationTimeoutMs(ttlMs), Math.min(5000, Math.floor(ttlMs / 2)));
+}
+
 function safetyMarginMs(ttlMs: number): number {
   return Math.floor(ttlMs / 5);
 }
@@ -134,6 +143,8 @@ export class LineageLease {
     if (!this.#released && !this.#controller.signal.aborted && performance.now() >= this.#deadline) {
       await this.#deadlinePassed();
     }
+    // A renewal was refused and the head is being claimed again: no call until the store answered.
+    if (this.#reclaiming !== undefined) await this.#reclaiming;
     const lost = this.lostBecause;
     if (lost !== undefined) throw lost;
   }
@@ -152,9 +163,13 @@ export class LineageLease {
     // the lease time at the earliest: a slow store does not stop the run, an unreachable one does.
     sent.then(
       () => this.#confirm(sentAt),
-      () => undefined,
+      (error: unknown) => {
+        if (CrewlineError.hasCode(error, 'conflict')) void this.#deadlinePassed();
+      },
     );
-    const renewal = withTimeout(sent, operationTimeoutMs(this.#ttlMs), () => this.#timeoutError('renewing'));
+    const renewal = withTimeout(sent, operationTimeoutMs(this.#ttlMs), () =>
+      this.#timeoutError('renewing the lease'),
+    );
     this.#renewing = renewal.then(
       () => this.#confirm(sentAt),
       (error: unknown) => {
@@ -199,33 +214,43 @@ export class LineageLease {
 
   async #reclaim(): Promise<void> {
     if (this.#released || this.#controller.signal.aborted) return;
-    const sentAt = performance.now();
+    const bound = reclaimTimeoutMs(this.#ttlMs);
+    let claim: Promise<Lease> | undefined;
     try {
+      // The head to claim is the run's newest stored checkpoint: a write in flight lands first (a
+      // claim naming its parent would be refused as "not the head" once it commits).
       await withTimeout(
-        Promise.resolve().then(() =>
-          this.#provider.claimLease!(this.#location, {
-            lineageId: this.#lease.lineageId,
-            owner: this.#lease.owner,
-            checkpointId: this.#state.lastStored?.id ?? this.#claimedAt,
-            holder: this.#lease.holder,
-            ttlMs: this.#ttlMs,
-          }),
-        ),
-        operationTimeoutMs(this.#ttlMs),
-        () => this.#timeoutError('claiming again'),
+        this.#state.durable().catch(() => undefined),
+        bound,
+        () => this.#timeoutError('writing the checkpoints in flight before claiming the head again', bound),
       );
+      const sentAt = performance.now();
+      claim = Promise.resolve().then(() =>
+        this.#provider.claimLease!(this.#location, {
+          lineageId: this.#lease.lineageId,
+          owner: this.#lease.owner,
+          checkpointId: this.#state.lastStored?.id ?? this.#claimedAt,
+          holder: this.#lease.holder,
+          ttlMs: this.#ttlMs,
+        }),
+      );
+      await withTimeout(claim, bound, () => this.#timeoutError('claiming the head again', bound));
+      logger.warn(
+        component,
+        `run ${this.#lease.lineageId} went past its lease without a confirmed renewal (the process was blocked or suspended, or the store slow); nobody took it over, it holds the head again`,
+      );
+      this.#confirm(sentAt);
     } catch (error) {
       // Someone else holds the run, or continued it: their refusal names them. Otherwise the store
       // could not be reached in time.
       if (CrewlineError.hasCode(error, 'conflict')) this.#lose(error);
       else this.#expire(error);
-      return;
+      // A claim granted after the run gave up would keep others out for a lease time: given back.
+      void claim?.then(
+        () => this.#provider.releaseLease?.(this.#location, this.#token()),
+        () => undefined,
+      );
     }
-    logger.warn(
-      component,
-      `run ${this.#lease.lineageId} went past its lease without a confirmed renewal (the process was blocked or suspended, or the store slow); nobody took it over, it holds the head again`,
-    );
-    this.#confirm(sentAt);
   }
 
   #expire(cause: unknown): void {
@@ -245,12 +270,11 @@ export class LineageLease {
     );
   }
 
-  #timeoutError(what: string): CrewlineError {
+  #timeoutError(what: string, ms = operationTimeoutMs(this.#ttlMs)): CrewlineError {
     return new CrewlineError(
       component,
       'provider_unavailable',
-      `${what} the lease on run ${this.#lease.lineageId} took longer than ${operationTimeoutMs(this.#ttlMs)} ms ` +
-        '(a quarter of the lease); check that the store is reachable from this process',
+      `${what} on run ${this.#lease.lineageId} took longer than ${ms} ms; check that the store is reachable from this process`,
     );
   }
 
@@ -275,12 +299,14 @@ export class LineageLease {
     // ends on a signal) is refused by the store rather than written unfenced. A renewal in flight
     // is waited for (at most its timeout), so it cannot extend the lease after the release.
     await this.#renewing;
+    // A claim made again in flight would otherwise be granted after the release and hold the run.
+    await this.#reclaiming;
     if (this.#controller.signal.aborted || !this.#provider.releaseLease) return;
     try {
       await withTimeout(
         this.#provider.releaseLease(this.#location, this.#token()),
         operationTimeoutMs(this.#ttlMs),
-        () => this.#timeoutError('releasing'),
+        () => this.#timeoutError('releasing the lease'),
       );
     } catch (error) {
       // It runs out on its own; another process waits at most the lease time.
