@@ -12,6 +12,14 @@ export function wakeChannel(location: QueueLocation): string {
   return `crewline_runs_${createHash('sha256').update(location.schema).digest('hex').slice(0, 16)}`;
 }
 
+/** How long closing waits for the server to end the listener's connection before dropping it. */
+const closeWaitMs = 1000;
+
+/** The socket under a client (node-postgres keeps it on its connection), to drop it. */
+function socketOf(client: pg.Client): { destroy(): void } | undefined {
+  return (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
+}
+
 /** Reconnecting after a lost listener connection starts at this delay and doubles up to the last. */
 const reconnectDelaysMs = [200, 1000, 5000, 30_000];
 
@@ -44,7 +52,10 @@ export class RunWake {
       connectionString: this.#location.connectionString,
       application_name: `crewline-worker-wake ${this.#channel}`,
       connectionTimeoutMillis: 10_000,
+      // A listener idle for hours behind a NAT or load balancer that drops it silently would get no
+      // notification and never reconnect: TCP keepalive from 10 s finds such a connection dead.
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     });
     this.#client = client;
     client.on('notification', (message) => {
@@ -75,11 +86,23 @@ export class RunWake {
     this.#retry.unref();
   }
 
+  /**
+   * Stops listening. Waits at most {@link closeWaitMs} for the server to say goodbye: a connection a
+   * NAT dropped silently would otherwise hold a worker's SIGTERM until TCP gives up (minutes).
+   */
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#retry);
     const client = this.#client;
     this.#client = undefined;
-    await client?.end().catch(() => undefined);
+    if (client === undefined) return;
+    client.removeAllListeners('notification');
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, closeWaitMs);
+    });
+    await Promise.race([client.end().catch(() => undefined), waited]);
+    clearTimeout(timer);
+    socketOf(client)?.destroy();
   }
 }

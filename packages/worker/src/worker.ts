@@ -122,10 +122,11 @@ export class Worker {
    */
   async stop(options: { handBack?: boolean } = {}): Promise<void> {
     this.#stopping = true;
-    await this.#runWake.close();
+    // Closed beside the hand-back, not before it: the hand-back never waits on the listener.
+    const listenerClosed = this.#runWake.close();
     for (const wake of this.#wake.splice(0)) wake();
     if (options.handBack ?? true) for (const attempt of this.#active.values()) attempt.tracker.handBack();
-    await Promise.allSettled(this.#slots);
+    await Promise.allSettled([...this.#slots, listenerClosed]);
     for (const timer of this.#timers) clearInterval(timer);
     this.#timers = [];
     await this.#store.close();
