@@ -217,11 +217,14 @@ export function validateParsedDocument(
   const upgraded = upgradeDocument(record, options.migrations ?? builtinMigrations);
   const parsed = documentSchema.safeParse(upgraded);
   if (!parsed.success) {
-    throw stateError('corrupt_checkpoint', `checkpoint is invalid: ${formatIssues(parsed.error.issues)}`);
+    throw stateError(
+      'corrupt_checkpoint',
+      `checkpoint${options.origin} is invalid: ${formatIssues(parsed.error.issues)}`,
+    );
   }
   if (eventLines !== undefined)
     return withStoredEvents(parsed.data, eventLines, options.origin) as CheckpointDocument;
-  checkEventRecords(parsed.data.events);
+  checkEventRecords(parsed.data.events, options.origin);
   return parsed.data as CheckpointDocument;
 }
 

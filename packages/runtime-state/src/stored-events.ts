@@ -36,12 +36,12 @@ function eventsFitRecords(events: readonly unknown[]): boolean {
  * Throws the `corrupt_checkpoint` error of a checkpoint whose `events` are not event records (a type,
  * an id, a sequence number and a time each); the schema runs only then, to say what is wrong.
  */
-export function checkEventRecords(events: readonly unknown[]): void {
+export function checkEventRecords(events: readonly unknown[], origin = ''): void {
   if (eventsFitRecords(events)) return;
   const parsed = eventListSchema.safeParse({ events });
   throw stateError(
     'corrupt_checkpoint',
-    `checkpoint is invalid: ${parsed.success ? 'events: not event records' : formatIssues(parsed.error.issues)}`,
+    `checkpoint${origin} is invalid: ${parsed.success ? 'events: not event records' : formatIssues(parsed.error.issues)}`,
   );
 }
 
@@ -74,7 +74,7 @@ export function parseStoredEvents(lines: readonly string[], origin: string): Eve
   // Walked from a holder in the events' place in the document, so depths and paths read as there.
   const holder = { events };
   throwStoredValueProblem(holder, findStoredValueProblem(holder, { jsonValues: false }), origin);
-  checkEventRecords(events);
+  checkEventRecords(events, origin);
   return events as EventRecord[];
 }
 
