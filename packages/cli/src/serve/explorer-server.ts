@@ -15,7 +15,6 @@ import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { usageError } from '../core/cli-error.js';
 import { viewDocument } from '../core/document-view.js';
-import { isCrewlineError } from '../core/error-boundary.js';
 import { displayPath } from '../core/location.js';
 import type { OpenedLocation } from '../core/open-location.js';
 import { compareCheckpoints } from './checkpoint-comparison.js';
@@ -23,6 +22,7 @@ import { checkpointDetail, eventRecord } from './checkpoint-detail.js';
 import { planContinuation } from './continuation-plan.js';
 import { ExplorerRuns, parseRunRequest } from './explorer-runs.js';
 import { GraphCache } from './graph-cache.js';
+import { statusOf } from './http-status.js';
 import { LiveUpdates } from './live-updates.js';
 import {
   allowedHosts,
@@ -86,21 +86,6 @@ export interface RunningExplorer {
   token: string;
   readOnly: boolean;
   close(): Promise<void>;
-}
-
-function statusOf(error: unknown): 400 | 403 | 404 | 409 | 500 {
-  if (!isCrewlineError(error)) return 500;
-  switch (error.code) {
-    case 'invalid_argument':
-      return 400;
-    case 'not_found':
-    case 'ambiguous_reference':
-      return 404;
-    case 'conflict':
-      return 409;
-    default:
-      return 500;
-  }
 }
 
 async function jsonBody(request: { json(): Promise<unknown> }): Promise<unknown> {
