@@ -85,4 +85,22 @@ describe('HoldKeeper on a server it cannot reach', () => {
     await sleep(leaseTtlMs);
     expect(tracker.controller.signal.aborted).toBe(false);
   });
+
+  it('keeps a run whose worker was blocked past its hold when the hold is still its own', async () => {
+    // A synchronous tool held the thread past the deadline: the renewal sent when it let go was
+    // raced by the deadline's timer, which stopped the run as lost though no reaper had given it away.
+    const store = {
+      table: 'crewline_runs',
+      pool: { query: () => sleep(50).then(() => ({ rows: [{ status: 'running' }] })) },
+    } as unknown as QueueStore;
+    const tracker = new AttemptTracker();
+    const blockedSince = performance.now() - 2 * leaseTtlMs;
+    const held: HeldRun = { runId: 'run-1', token: 'token-1', tracker, confirmedAt: blockedSince };
+    const keeper = new HoldKeeper(store, {} as AttemptEnds, leaseTtlMs, new Map([[held.runId, held]]));
+
+    await keeper.renewAll();
+    await sleep(300);
+    expect(tracker.controller.signal.aborted).toBe(false);
+    expect(held.confirmedAt).toBeGreaterThan(blockedSince);
+  });
 });

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { logger } from '@crewline/events';
 import type pg from 'pg';
 import type { AttemptEnds } from './attempt-end.js';
@@ -6,6 +7,8 @@ import { component, workerError } from './errors.js';
 import type { QueueStore } from './queue-store.js';
 import type { AttemptTracker } from './run-attempt.js';
 import type { RunRow } from './run-record.js';
+
+type RenewalOutcome = 'renewed' | 'ended' | 'failed';
 
 /** A run this worker is executing, under the hold `token`. */
 export interface HeldRun {
@@ -48,6 +51,8 @@ export class HoldKeeper {
   readonly #held: ReadonlyMap<string, HeldRun>;
   /** Runs whose renewal failed, with the timer that stops them unless a renewal is confirmed first. */
   readonly #deadlines = new Map<HeldRun, NodeJS.Timeout>();
+  /** The renewal in flight of each run, if any (one at a time: a second would queue behind it). */
+  readonly #renewals = new Map<HeldRun, Promise<RenewalOutcome>>();
 
   constructor(store: QueueStore, ends: AttemptEnds, leaseTtlMs: number, held: ReadonlyMap<string, HeldRun>) {
     this.#store = store;
@@ -63,53 +68,70 @@ export class HoldKeeper {
    * someone else then, and this worker must not go on paying for its model calls.
    */
   async renewAll(): Promise<void> {
-    await Promise.all(
-      [...this.#held.values()].map(async (held) => {
-        const { tracker } = held;
-        const tokens = tracker.takeTokens();
-        const sentAt = performance.now();
-        // Armed before the renewal is sent, not when it fails: one that waits for a connection from
-        // a pool of hung ones may neither fail nor succeed in time.
-        this.#armDeadline(held);
-        try {
-          const { rows } = await this.#store.pool.query<{ status: string }>(
-            this.#timed(
-              `UPDATE ${this.#store.table}
-                  SET lease_expires_at = now() + $3 * interval '1 millisecond', input_tokens = input_tokens + $4,
-                      output_tokens = output_tokens + $5, current_task = coalesce($6, current_task),
-                      last_checkpoint = coalesce($7, last_checkpoint), updated_at = now()
-                WHERE id = $1 AND holder_token = $2 AND status = 'running' RETURNING status`,
-              [
-                held.runId,
-                held.token,
-                this.#leaseTtlMs,
-                tokens.input,
-                tokens.output,
-                tracker.progress.currentTask ?? null,
-                tracker.progress.lastCheckpoint ?? null,
-              ],
-            ),
-          );
-          if (rows.length === 0) {
-            const now = await this.#store.get(held.runId);
-            tracker.stop(now?.status === 'cancelled' ? 'cancelled' : 'lost');
-          } else {
-            held.confirmedAt = Math.max(held.confirmedAt, sentAt);
-            this.#clearDeadline(held);
-          }
-        } catch (error) {
-          // Counted again next time; the lineage lease still fences what the run writes.
-          tracker.progress.inputTokens += tokens.input;
-          tracker.progress.outputTokens += tokens.output;
-          logger.warn(component, `renewing the hold on run ${held.runId} failed`, error);
-        }
-      }),
-    );
+    await Promise.all([...this.#held.values()].map((held) => this.#renew(held)));
+  }
+
+  /**
+   * Renews one hold (writing the run's progress): `renewed`, `ended` (cancelled or taken over: the
+   * run is stopped) or `failed` (the server did not confirm it; retried at the next renewal).
+   */
+  #renew(held: HeldRun): Promise<RenewalOutcome> {
+    const inFlight = this.#renewals.get(held);
+    if (inFlight !== undefined) return inFlight;
+    // Armed before the renewal is sent, not when it fails: one that waits for a connection from a
+    // pool of hung ones may neither fail nor succeed in time.
+    this.#armDeadline(held);
+    const renewal = this.#sendRenewal(held).finally(() => this.#renewals.delete(held));
+    this.#renewals.set(held, renewal);
+    return renewal;
+  }
+
+  async #sendRenewal(held: HeldRun): Promise<RenewalOutcome> {
+    const { tracker } = held;
+    const tokens = tracker.takeTokens();
+    const sentAt = performance.now();
+    try {
+      const { rows } = await this.#store.pool.query<{ status: string }>(
+        this.#timed(
+          `UPDATE ${this.#store.table}
+              SET lease_expires_at = now() + $3 * interval '1 millisecond', input_tokens = input_tokens + $4,
+                  output_tokens = output_tokens + $5, current_task = coalesce($6, current_task),
+                  last_checkpoint = coalesce($7, last_checkpoint), updated_at = now()
+            WHERE id = $1 AND holder_token = $2 AND status = 'running' RETURNING status`,
+          [
+            held.runId,
+            held.token,
+            this.#leaseTtlMs,
+            tokens.input,
+            tokens.output,
+            tracker.progress.currentTask ?? null,
+            tracker.progress.lastCheckpoint ?? null,
+          ],
+        ),
+      );
+      if (rows.length === 0) {
+        const now = await this.#store.get(held.runId);
+        tracker.stop(now?.status === 'cancelled' ? 'cancelled' : 'lost');
+        return 'ended';
+      }
+      held.confirmedAt = Math.max(held.confirmedAt, sentAt);
+      this.#clearDeadline(held);
+      return 'renewed';
+    } catch (error) {
+      // Counted again next time; the lineage lease still fences what the run writes.
+      tracker.progress.inputTokens += tokens.input;
+      tracker.progress.outputTokens += tokens.output;
+      logger.warn(component, `renewing the hold on run ${held.runId} failed`, error);
+      return 'failed';
+    }
   }
 
   /**
    * Stops `held` when its hold could have run out on the server, unless a renewal is confirmed first
-   * (which clears the timer; the next renewal arms it again from the new confirmation).
+   * (which clears the timer; the next renewal arms it again from the new confirmation). At the
+   * deadline the renewal in flight, or a new one, gets half the safety margin to answer: a worker whose
+   * thread was blocked past the deadline (a synchronous tool) still holds the run when no reaper gave
+   * it away meanwhile (the renewal matches its own token only), and keeps it.
    */
   #armDeadline(held: HeldRun): void {
     if (this.#deadlines.has(held)) return;
@@ -118,12 +140,18 @@ export class HoldKeeper {
       () => {
         this.#deadlines.delete(held);
         if (this.#held.get(held.runId) !== held) return;
-        logger.warn(
-          component,
-          `the hold on run ${held.runId} could not be renewed in time (lease ${this.#leaseTtlMs} ms): ` +
-            'another worker may take the run over now, so this one stops it; check that the worker reaches Postgres',
-        );
-        held.tracker.stop('lost');
+        const lastChance = this.#renewals.get(held) ?? this.#sendRenewal(held);
+        // Half the margin: the answer must come before the hold could run out on the server.
+        const wait = Math.floor(safetyMarginMs(this.#leaseTtlMs) / 2);
+        void Promise.race([lastChance, sleep(wait, 'failed' as const)]).then((outcome) => {
+          if (outcome !== 'failed' || this.#held.get(held.runId) !== held) return;
+          logger.warn(
+            component,
+            `the hold on run ${held.runId} could not be renewed in time (lease ${this.#leaseTtlMs} ms): ` +
+              'another worker may take the run over now, so this one stops it; check that the worker reaches Postgres',
+          );
+          held.tracker.stop('lost');
+        });
       },
       Math.max(0, deadline - performance.now()),
     );
