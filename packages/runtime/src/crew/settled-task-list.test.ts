@@ -49,4 +49,30 @@ describe('the tasks of a crew in its snapshot', () => {
     expect(other.has(list)).toBe(true);
     expect(one.has(list)).toBe(false);
   });
+
+  it('keeps the stored form of each unchanged task of a running crew without settling it again', async () => {
+    const { crew } = threeTaskCrew(offlineModel(), { checkpoint: false });
+    await crew.kickoff({ inputs: { topic: 'AI' } });
+    const settled = new CountingSettle();
+    crew.tasks[2]!.status = 'running';
+    const before = tasksOf(crew.snapshotEntity(settled));
+    settled.calls = 0;
+    const after = tasksOf(crew.snapshotEntity(settled));
+    expect(after).not.toBe(before);
+    expect(after[0]).toBe(before[0]);
+    expect(after[1]).toBe(before[1]);
+    expect(after[2]!.status).toBe('running');
+    // The crew's own parts (inputs, agents, knowledge) are settled on each snapshot; its two
+    // completed tasks are not.
+    expect(settled.calls).toBeLessThanOrEqual(crew.agents.length + 2);
+  });
 });
+
+/** SettledValues that counts what is handed to it to settle. */
+class CountingSettle extends SettledValues {
+  calls = 0;
+  override settle<T>(value: T): T {
+    this.calls += 1;
+    return super.settle(value);
+  }
+}
