@@ -27,6 +27,21 @@ export interface ForkSource {
 }
 
 /**
+ * The run's newest checkpoint: the last of its lineage in the store. Its row's last checkpoint is
+ * what the last renewal or the end of an attempt wrote, which a cancel mid-task leaves behind (often
+ * the run's first checkpoint); branching off it paid again for the tasks completed after it.
+ */
+async function newestOfRun(
+  provider: CheckpointProvider,
+  location: string,
+  source: ForkSource,
+): Promise<string> {
+  if (source.lineageId === null) return source.lastCheckpoint;
+  const newest = lineageOrder(await provider.list(location, { lineageId: source.lineageId })).at(-1);
+  return newest?.reference ?? source.lastCheckpoint;
+}
+
+/**
  * Checks a fork against the finished run's checkpoints before anything is queued — a bad task number
  * or an unknown input is refused here, in the caller's process, instead of failing the new run in a
  * worker later — and returns the reference of the checkpoint the fork branches off: the run's last
@@ -38,6 +53,7 @@ export async function findForkPoint(
   source: ForkSource,
   request: ForkRequest,
 ): Promise<string> {
+  source = { ...source, lastCheckpoint: await newestOfRun(provider, location, source) };
   const id = provider.parseReference(source.lastCheckpoint)?.id;
   if (id === undefined) {
     throw workerError(

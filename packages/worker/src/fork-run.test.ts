@@ -131,4 +131,37 @@ describeWithPostgres('queue.fork', () => {
       sourceCheckpoints.length,
     );
   });
+
+  it('branches a cancelled run off its newest checkpoint, not the one its row last recorded', async () => {
+    // A run cancelled mid-task: its row's last checkpoint is whatever the last renewal wrote, often
+    // the run's first; the fork branched off it and paid again for the tasks completed after it.
+    const location = temporaryLocation();
+    const queue = new RunQueue({ location });
+    const provider = new PostgresProvider();
+    const worker = new Worker({ location, runs: { crews: { report: crewOf } }, pollIntervalMs: 100 });
+    cleanups.push(async () => {
+      await worker.stop({ handBack: false });
+      await queue.close();
+      await provider.close();
+      await dropLocation(location);
+      const schema = new URL(location).searchParams.get('schema');
+      await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
+    });
+    const { run } = await queue.enqueue('report', { inputs: { topic: 'moss' } });
+    await worker.start();
+    const [source] = await queue.waitForEnd([run.id], { timeoutMs: 30_000 });
+    const checkpoints = await provider.list(location, { lineageId: source!.lineageId! });
+    const newest = (await provider.latest(location, { lineageId: source!.lineageId! }))!;
+    const early = [...checkpoints].sort((a, b) => a.eventCount - b.eventCount)[1]!;
+    const schema = new URL(location).searchParams.get('schema');
+    await withServer((client) =>
+      client.query(
+        `UPDATE "${schema}".worker_runs SET status = 'cancelled', last_checkpoint = $2 WHERE id = $1`,
+        [run.id, early.reference],
+      ),
+    );
+
+    const forked = await queue.fork(run.id, { taskOutputs: { 1: 'EDITED OUTLINE' } });
+    expect(forked.forkFrom).toBe(newest.reference);
+  });
 });

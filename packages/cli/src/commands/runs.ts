@@ -152,6 +152,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
 }
 
 function describe(record: RunRecord, progress: RunProgress): string {
+  // The newest checkpoint of the run's lineage: the row keeps what the last renewal wrote, which a
+  // cancel mid-task leaves behind.
+  const lastCheckpoint = progress.lastCheckpoint ?? record.lastCheckpoint;
   const lines = [
     `run        ${record.id}`,
     `name       ${record.name}`,
@@ -164,17 +167,17 @@ function describe(record: RunRecord, progress: RunProgress): string {
     `cost       ${describeRunCost(progress.cost)}`,
     ...progress.cost.models.map((model) => `           ${describeModelCost(model)}`),
     `lineage    ${record.lineageId ?? '-'}`,
-    `checkpoint ${record.lastCheckpoint ?? '-'}`,
+    `checkpoint ${lastCheckpoint ?? '-'}`,
     `inputs     ${JSON.stringify(record.inputs)}`,
     `created    ${formatTime(record.createdAt.toISOString())}`,
   ];
   if (record.forkOf !== null) lines.push(`fork of    ${record.forkOf} (from ${record.forkFrom})`);
   if (record.error) lines.push(`error      ${record.error}`);
   lines.push(...questionLines(record));
-  if (record.lastCheckpoint !== null) {
+  if (lastCheckpoint !== null) {
     // The run's checkpoints in the inspector and the browser, as commands to copy (PGPASSWORD gives
     // the password, which no reference carries).
-    lines.push(`inspect    crewline checkpoint info ${shellWord(record.lastCheckpoint)}`);
+    lines.push(`inspect    crewline checkpoint info ${shellWord(lastCheckpoint)}`);
     lines.push(`browse     crewline runs open ${record.id}`);
   }
   if (record.output !== null) lines.push('', record.output);
