@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CrewlineError } from '@crewline/events';
+import { CrewlineError, type LogRecord, setLogSink } from '@crewline/events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadProjectConfig } from './load-project-config.js';
 
@@ -56,7 +56,11 @@ describe('loadProjectConfig validates what the file exports', () => {
         'export default { modelPrices: { "openai:gpt-4o": { inputPerMillion: -1, outputPerMillion: 1 } } };\n',
         /crewline\.config\.mjs: modelPrices is not valid \(openai:gpt-4o\.inputPerMillion: must not be negative\)/,
       ],
-      ['export default 5;\n', /has no default export/],
+      [
+        'export default 5;\n',
+        /crewline\.config\.mjs must be an object from defineConfig\(\{\.\.\.\}\), not a number/,
+      ],
+      ['export const unrelated = 1;\n', /has no default export/],
     ];
     for (const [source, message] of cases) {
       const cwd = projectWith(source);
@@ -69,5 +73,21 @@ describe('loadProjectConfig validates what the file exports', () => {
   it('lets keys of other packages through (runs, for crewline worker)', async () => {
     const cwd = projectWith('export default { models: {}, runs: { crews: {} } };\n');
     await expect(loadProjectConfig({ cwd, register: false })).resolves.toMatchObject({ runs: { crews: {} } });
+  });
+
+  it('warns of a key no package reads, with the known key it was probably meant to be', async () => {
+    // A typo like `modles` left the project's models unregistered without a word.
+    const records: LogRecord[] = [];
+    setLogSink((record) => void records.push(record));
+    try {
+      const cwd = projectWith('export default { modles: {}, runs: {}, colour: 1 };\n');
+      await loadProjectConfig({ cwd, register: false });
+    } finally {
+      setLogSink(null);
+    }
+    const messages = records.map((record) => record.message);
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toMatch(/crewline\.config\.mjs: unknown key "modles" — did you mean "models"\?/);
+    expect(messages[1]).toMatch(/unknown key "colour" \(known: tools, models/);
   });
 });

@@ -36,7 +36,7 @@ export async function loadProjectConfig(
   }
   const exported = unwrapCommonJs(module) as { default?: unknown; config?: unknown } | undefined;
   const config = (exported?.default ?? exported?.config) as ProjectConfig | undefined;
-  if (config === null || typeof config !== 'object') {
+  if (config === undefined) {
     throw new CrewlineError(
       'runtime',
       'invalid_config',
