@@ -39,20 +39,26 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** A queue, a provider and a worker (not started) on a fresh location, removed after the test. */
+function setUp() {
+  const location = temporaryLocation();
+  const queue = new RunQueue({ location });
+  const provider = new PostgresProvider();
+  const worker = new Worker({ location, runs: { crews: { report: crewOf } }, pollIntervalMs: 100 });
+  cleanups.push(async () => {
+    await worker.stop({ handBack: false });
+    await queue.close();
+    await provider.close();
+    await dropLocation(location);
+    const schema = new URL(location).searchParams.get('schema');
+    await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
+  });
+  return { location, queue, provider, worker };
+}
+
 describeWithPostgres('queue.fork', () => {
   it('queues a finished run again from its last checkpoint with edited inputs and task outputs: later tasks re-run, earlier ones are not paid again', async () => {
-    const location = temporaryLocation();
-    const queue = new RunQueue({ location });
-    const provider = new PostgresProvider();
-    const worker = new Worker({ location, runs: { crews: { report: crewOf } }, pollIntervalMs: 100 });
-    cleanups.push(async () => {
-      await worker.stop({ handBack: false });
-      await queue.close();
-      await provider.close();
-      await dropLocation(location);
-      const schema = new URL(location).searchParams.get('schema');
-      await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
-    });
+    const { location, queue, provider, worker } = setUp();
     const { run } = await queue.enqueue('report', { inputs: { topic: 'tides' } });
     // A run that has not finished is not forked.
     await expect(queue.fork(run.id)).rejects.toSatisfy(
@@ -135,18 +141,7 @@ describeWithPostgres('queue.fork', () => {
   it('branches a cancelled run off its newest checkpoint, not the one its row last recorded', async () => {
     // A run cancelled mid-task: its row's last checkpoint is whatever the last renewal wrote, often
     // the run's first; the fork branched off it and paid again for the tasks completed after it.
-    const location = temporaryLocation();
-    const queue = new RunQueue({ location });
-    const provider = new PostgresProvider();
-    const worker = new Worker({ location, runs: { crews: { report: crewOf } }, pollIntervalMs: 100 });
-    cleanups.push(async () => {
-      await worker.stop({ handBack: false });
-      await queue.close();
-      await provider.close();
-      await dropLocation(location);
-      const schema = new URL(location).searchParams.get('schema');
-      await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
-    });
+    const { location, queue, provider, worker } = setUp();
     const { run } = await queue.enqueue('report', { inputs: { topic: 'moss' } });
     await worker.start();
     const [source] = await queue.waitForEnd([run.id], { timeoutMs: 30_000 });
