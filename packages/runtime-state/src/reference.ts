@@ -23,6 +23,20 @@ export interface ResolvedReference {
   checkpoint: StoredCheckpoint;
 }
 
+/**
+ * The entries a short form of a checkpoint id names: those whose id starts with it, or else (for 4
+ * or more hex digits) those whose random part after the time starts with it — what people copy from
+ * a listing: "3f9a2b1c". More than one match means the short form is ambiguous.
+ */
+export function matchShortId<Entry extends { id: string }>(
+  entries: readonly Entry[],
+  shortId: string,
+): Entry[] {
+  const prefixed = entries.filter((entry) => entry.id.startsWith(shortId));
+  if (prefixed.length > 0 || !/^[0-9a-f]{4,}$/.test(shortId)) return prefixed;
+  return entries.filter((entry) => entry.id.slice(entry.id.lastIndexOf('-') + 1).startsWith(shortId));
+}
+
 function pathExists(path: string): boolean {
   try {
     statSync(path);
@@ -93,11 +107,7 @@ export async function resolveReference(
   const exact = all.find((entry) => entry.id === id);
   if (exact) return { provider, providers, location, checkpoint: exact };
   const shortForms = options.allowPrefix || wantedId !== undefined;
-  // A unique prefix of the id, or of its random part after the time (what people copy: "3f9a2b1c").
-  let matches = shortForms ? all.filter((entry) => entry.id.startsWith(id)) : [];
-  if (shortForms && matches.length === 0 && /^[0-9a-f]{4,}$/.test(id)) {
-    matches = all.filter((entry) => entry.id.slice(entry.id.lastIndexOf('-') + 1).startsWith(id));
-  }
+  const matches = shortForms ? matchShortId(all, id) : [];
   if (matches.length === 1) return { provider, providers, location, checkpoint: matches[0]! };
   if (matches.length > 1) {
     throw stateError(

@@ -356,11 +356,18 @@ describe('errors are one line and a non-zero exit code', () => {
     try {
       for (const [damaged, cause] of damages) {
         await writeFile(target.reference, damaged);
+        // The short id list prints in the PARENT column, and a unique prefix, name it as the id does.
+        const short = target.id.slice(-8);
         for (const args of [
           ['info', target.id],
           ['resume', target.id],
           ['fork', target.id],
           ['diff', target.id, child.id],
+          ['info', short],
+          ['info', target.id.slice(0, -1)],
+          ['resume', short],
+          ['fork', short],
+          ['diff', short, child.id],
         ]) {
           const result = await crewline('checkpoint', ...args);
           expect(result.code, args.join(' ')).toBe(4);
@@ -374,7 +381,7 @@ describe('errors are one line and a non-zero exit code', () => {
         const listed = await crewline('checkpoint', 'list');
         expect(listed.code).toBe(0);
         const row = listed.stdout.split('\n').find((line) => line.startsWith(child.id))!;
-        expect(row).toContain(`${target.id.slice(-8)} (unreadable)`);
+        expect(row).toContain(`${short} (unreadable)`);
         expect(row).not.toContain('(pruned)');
         const info = await crewline('checkpoint', 'info', child.id);
         expect(info.stdout).toContain(`Parent:    ${target.id} (unreadable)`);

@@ -13,7 +13,7 @@ import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
-import { unreadableCause } from '../core/unreadable-checkpoint.js';
+import { missingParentIds, unreadableCause } from '../core/unreadable-checkpoint.js';
 
 /**
  * `crewline checkpoint list [LOCATION] [--branch B] [--run R]`. The RUN column tells apart separate
@@ -73,13 +73,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
   // or still stored but unreadable (a damaged file the listing left out, with a warning).
   const unreadable = new Set<string>();
   if (values.branch === undefined) {
-    const missing = new Set(
-      checkpoints.flatMap((checkpoint) =>
-        checkpoint.parentId !== null && !ids.has(checkpoint.parentId) ? [checkpoint.parentId] : [],
-      ),
-    );
     await Promise.all(
-      [...missing].map(async (parentId) => {
+      [...missingParentIds(checkpoints, listed)].map(async (parentId) => {
         if ((await unreadableCause(opened.provider, opened.location, parentId)) !== undefined)
           unreadable.add(parentId);
       }),

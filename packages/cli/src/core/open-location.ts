@@ -5,9 +5,10 @@ import {
   loadCheckpoint,
   type ProviderRegistry,
 } from '@crewline/runtime-state';
+import { matchShortId } from '@crewline/runtime-state/internal';
 import { cliError } from './cli-error.js';
 import { displayPath, normalizeReference, resolveLocation } from './location.js';
-import { unreadableCause, unreadableCheckpoint } from './unreadable-checkpoint.js';
+import { missingParentIds, unreadableCause, unreadableCheckpoint } from './unreadable-checkpoint.js';
 
 export interface OpenedLocation {
   /** The name of the registry entry that claimed the location (`json`, `sqlite`, a plugin's own). */
@@ -54,9 +55,21 @@ export async function openCheckpoint(
     const hash = normalized.reference.lastIndexOf('#');
     if (!CrewlineError.hasCode(error, 'not_found') || normalized.location === undefined || hash < 0)
       throw error;
-    const id = normalized.reference.slice(hash + 1);
+    const asked = normalized.reference.slice(hash + 1);
     const opened = await openLocation(normalized.location, cwd, providers);
-    const cause = await unreadableCause(opened.provider, opened.location, id);
-    throw cause === undefined ? error : unreadableCheckpoint(id, displayPath(opened.location, cwd), cause);
+    const where = displayPath(opened.location, cwd);
+    const cause = await unreadableCause(opened.provider, opened.location, asked);
+    if (cause !== undefined) throw unreadableCheckpoint(asked, where, cause);
+    // A short id (what list prints: "7bd84df1 (unreadable)") is matched, as the lookup matches the
+    // listed ids, against the unreadable ids the listing knows of: parents it names but does not hold.
+    const unlisted = [...missingParentIds(await opened.provider.list(opened.location))];
+    const matches = matchShortId(
+      unlisted.map((id) => ({ id })),
+      asked,
+    );
+    if (matches.length !== 1) throw error;
+    const { id } = matches[0]!;
+    const matchCause = await unreadableCause(opened.provider, opened.location, id);
+    throw matchCause === undefined ? error : unreadableCheckpoint(id, where, matchCause);
   }
 }

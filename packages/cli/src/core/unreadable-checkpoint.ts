@@ -1,5 +1,5 @@
 import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
-import { type CheckpointProvider, readDocument } from '@crewline/runtime-state';
+import { type CheckpointProvider, readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
 import { cliError } from './cli-error.js';
 import { describeKnownError } from './error-boundary.js';
 
@@ -28,6 +28,23 @@ export async function unreadableCause(
   } catch (error) {
     return CrewlineError.isInstance(error) && unreadableCodes.has(error.code) ? error : undefined;
   }
+}
+
+/**
+ * The parents `checkpoints` name that `listing` (the whole location's) does not hold: pruned, or
+ * still stored but unreadable — a listing leaves a damaged checkpoint out, yet its children still
+ * name it. These are the only ids of unreadable checkpoints a listing knows (list's "(unreadable)").
+ */
+export function missingParentIds(
+  checkpoints: readonly StoredCheckpoint[],
+  listing: readonly StoredCheckpoint[] = checkpoints,
+): Set<string> {
+  const ids = new Set(listing.map((checkpoint) => checkpoint.id));
+  return new Set(
+    checkpoints.flatMap((checkpoint) =>
+      checkpoint.parentId !== null && !ids.has(checkpoint.parentId) ? [checkpoint.parentId] : [],
+    ),
+  );
 }
 
 /**
