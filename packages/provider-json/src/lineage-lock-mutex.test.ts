@@ -98,7 +98,8 @@ describe('lineage lock changes under the mutex', () => {
     expect(holds('A')).toBe(false);
   });
 
-  it('takes over a mutex abandoned long ago, not one in use', async () => {
+  /** A's lock, run out, with its takeover mutex left by a process that died while holding it. */
+  async function expiredLockAndMutex(): Promise<string> {
     await claim('A');
     const lock = join(root, '.leases', 'run-1.lock');
     writeFileSync(
@@ -107,6 +108,11 @@ describe('lineage lock changes under the mutex', () => {
     );
     const mutex = `${lock}.takeover`;
     mkdirSync(mutex);
+    return mutex;
+  }
+
+  it('takes over a mutex abandoned long ago, not one in use', async () => {
+    const mutex = await expiredLockAndMutex();
     await expect(claim('B')).rejects.toMatchObject({ code: 'conflict' });
     const longAgo = new Date(Date.now() - 60_000);
     utimesSync(mutex, longAgo, longAgo);
@@ -115,15 +121,8 @@ describe('lineage lock changes under the mutex', () => {
   });
 
   it('an abandoned mutex is cleared by one process at a time: not while another one clears it', async () => {
-    await claim('A');
-    const lock = join(root, '.leases', 'run-1.lock');
-    writeFileSync(
-      lock,
-      JSON.stringify({ owner: 'A', holder: 'A', host: 'elsewhere', pid: 1, expiresAt: Date.now() - 1 }),
-    );
-    const mutex = `${lock}.takeover`;
+    const mutex = await expiredLockAndMutex();
     const longAgo = new Date(Date.now() - 60_000);
-    mkdirSync(mutex);
     utimesSync(mutex, longAgo, longAgo);
     // Another process is clearing it right now.
     mkdirSync(`${mutex}.reaper`);

@@ -180,15 +180,21 @@ class SlowFailingProvider extends InMemoryProvider {
   }
 }
 
+/** A run whose second write fails after 30 ms, on an in-memory store. */
+function slowlyFailingRun() {
+  const provider = new SlowFailingProvider(2, 30);
+  const state = new RuntimeState({
+    provider,
+    location: 'mem',
+    entities: [new FakeCrew(2)],
+    bus: new EventBus(),
+  });
+  return { provider, state };
+}
+
 describe('RuntimeState: a failed write stops the checkpoints queued behind it meanwhile', () => {
   it('B failing slowly while C (parent B) and D queue: neither lands, the next names A, one head', async () => {
-    const provider = new SlowFailingProvider(2, 30);
-    const state = new RuntimeState({
-      provider,
-      location: 'mem',
-      entities: [new FakeCrew(2)],
-      bus: new EventBus(),
-    });
+    const { provider, state } = slowlyFailingRun();
     const a = await state.writeCheckpoint();
     const b = state.writeCheckpoint();
     await provider.failing;
@@ -210,13 +216,7 @@ describe('RuntimeState: a failed write stops the checkpoints queued behind it me
   });
 
   it('a strict checkpoint taken after the failure names the last stored one', async () => {
-    const provider = new SlowFailingProvider(2, 30);
-    const state = new RuntimeState({
-      provider,
-      location: 'mem',
-      entities: [new FakeCrew(2)],
-      bus: new EventBus(),
-    });
+    const { provider, state } = slowlyFailingRun();
     const a = await state.writeCheckpoint();
     const b = state.writeCheckpoint();
     await provider.failing;
