@@ -1,5 +1,6 @@
 import { CrewlineError } from '@crewline/events';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
+import { checkBeforeRunning } from '../core/check-before-running.js';
 import type { CliContext } from '../core/cli-context.js';
 import { cliError, usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
@@ -75,6 +76,13 @@ export async function runContinueCommand(
   const view = viewDocument(loaded.document);
   const taskOutputs = parseTaskOutputs(values['set-output'], view);
   const { metadata } = loaded.document;
+  const inputs = inputChanges ? { ...view.inputs, ...inputChanges } : undefined;
+  // Refused before the heading: no "Forking ..." line for a fork that does not happen.
+  checkBeforeRunning(loaded.document, {
+    mode,
+    ...(inputs ? { inputs } : {}),
+    ...(taskOutputs ? { taskOutputs } : {}),
+  });
   // With --json, stdout is one JSON document written at the end: no progress or heading lines.
   const out = values.json ? () => undefined : (line: string) => context.stdout.write(printable(`${line}\n`));
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
@@ -100,7 +108,7 @@ export async function runContinueCommand(
       providers,
       width,
       ...(branch !== undefined ? { branch } : {}),
-      ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
+      ...(inputs ? { inputs } : {}),
       ...(taskOutputs ? { taskOutputs } : {}),
       ...(values.answer !== undefined ? { humanInput: values.answer } : {}),
       ...(onConflict !== undefined ? { onConflict } : {}),

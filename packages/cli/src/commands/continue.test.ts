@@ -146,7 +146,8 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
       expect(result.stderr).toMatch(
         /^crewline: checkpoint \S+: input "topc" is not one the run knows \(known: topic\); check its spelling/,
       );
-      expect(result.stdout).not.toMatch(/started|Finished/);
+      // Refused before anything is announced: no "Forking ... changed inputs" heading above the refusal.
+      expect(result.stdout).toBe('');
     }
     expect(await countAll()).toBe(before);
   });
@@ -166,7 +167,7 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
       expect(result.stderr).toMatch(
         /^crewline: checkpoint \S+: nothing to run: every task of crew "Research crew" is completed and no edit makes one run again .*--set-output N=text/,
       );
-      expect(result.stdout).not.toMatch(/Finished/);
+      expect(result.stdout, args.join(' ')).toBe('');
     }
     const forked = JSON.parse((await crewline('list', '--branch', 'done-fork', '--json')).stdout) as {
       count: number;

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { checkContinuation } from '@crewline/runtime/internal';
 import {
   type CheckpointProvider,
   isValidBranchName,
   type ProviderRegistry,
   readDocument,
 } from '@crewline/runtime-state';
-import { editTaskOutputsInDocument } from '@crewline/runtime-state/internal';
 import { parseTaskOutputs } from '../commands/continue-command.js';
 import { parseAssignments } from '../core/args.js';
+import { checkBeforeRunning } from '../core/check-before-running.js';
 import { usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
@@ -112,14 +111,11 @@ export class ExplorerRuns {
     const taskOutputs = parseTaskOutputs(request.outputs, view);
     // The runtime's own check, here too, so that the form is answered at once (400) instead of
     // starting a run that fails: an unknown input, or nothing that would run.
-    checkContinuation(
-      editTaskOutputsInDocument(document, taskOutputs ?? {}, { structuredOutput: () => undefined }),
-      {
-        mode: request.mode,
-        ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
-        ...(taskOutputs ? { taskOutputs } : {}),
-      },
-    );
+    checkBeforeRunning(document, {
+      mode: request.mode,
+      ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
+      ...(taskOutputs ? { taskOutputs } : {}),
+    });
     const record: RunRecord = {
       id: randomUUID(),
       checkpoint: request.checkpoint,
