@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { logger } from '@crewline/events';
+import { leaseSafetyMarginMs, localLeaseDeadline } from '@crewline/runtime-state/internal';
 import type pg from 'pg';
 import type { AttemptEnds } from './attempt-end.js';
 import { component, workerError } from './errors.js';
@@ -30,14 +31,6 @@ export interface HeldRun {
  */
 function renewalTimeoutMs(leaseTtlMs: number): number {
   return Math.max(1_000, Math.floor(leaseTtlMs / 4));
-}
-
-/**
- * The part of the lease a worker gives up early when it counts its hold down itself (the server's
- * clock may run faster, a timer of ours fire late): a fifth, so one failed renewal is survived.
- */
-function safetyMarginMs(leaseTtlMs: number): number {
-  return Math.floor(leaseTtlMs / 5);
 }
 
 /**
@@ -135,14 +128,14 @@ export class HoldKeeper {
    */
   #armDeadline(held: HeldRun): void {
     if (this.#deadlines.has(held)) return;
-    const deadline = held.confirmedAt + this.#leaseTtlMs - safetyMarginMs(this.#leaseTtlMs);
+    const deadline = localLeaseDeadline(held.confirmedAt, this.#leaseTtlMs);
     const timer = setTimeout(
       () => {
         this.#deadlines.delete(held);
         if (this.#held.get(held.runId) !== held) return;
         const lastChance = this.#renewals.get(held) ?? this.#sendRenewal(held);
         // Half the margin: the answer must come before the hold could run out on the server.
-        const wait = Math.floor(safetyMarginMs(this.#leaseTtlMs) / 2);
+        const wait = Math.floor(leaseSafetyMarginMs(this.#leaseTtlMs) / 2);
         void Promise.race([lastChance, sleep(wait, 'failed' as const)]).then((outcome) => {
           if (outcome !== 'failed' || this.#held.get(held.runId) !== held) return;
           logger.warn(

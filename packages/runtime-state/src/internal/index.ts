@@ -42,6 +42,7 @@ export {
   installCommand,
   type PackageManager,
 } from './install-command.js';
+export { leaseSafetyMarginMs, localLeaseDeadline } from './lease-deadline.js';
 export {
   foreignLease,
   type LeaseState,

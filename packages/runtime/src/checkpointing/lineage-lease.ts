@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { CrewlineError, logger } from '@crewline/events';
 import type { CheckpointProvider, Lease, RuntimeState } from '@crewline/runtime-state';
+import { localLeaseDeadline } from '@crewline/runtime-state/internal';
 
 const component = 'runtime';
 
@@ -19,22 +20,12 @@ function operationTimeoutMs(ttlMs: number): number {
 }
 
 /**
- * What the holder takes off its lease when it counts down locally: the store started counting when
- * it received the claim or renewal (after it was sent), but its clock may run a little faster than
- * ours, and a timer of ours may fire late. A fifth of the lease: with renewals every third, one
- * failed renewal is survived, two in a row stop the run.
- */
-/**
  * How long claiming the head again may take: a claim can wait behind writes in the store (Postgres
  * gives claims at least 5 s), and the run calls nothing while it waits, so it gets up to half the
  * lease, 5 s at most (a renewal gets a quarter).
  */
 function reclaimTimeoutMs(ttlMs: number): number {
   return Math.max(operationTimeoutMs(ttlMs), Math.min(5000, Math.floor(ttlMs / 2)));
-}
-
-function safetyMarginMs(ttlMs: number): number {
-  return Math.floor(ttlMs / 5);
 }
 
 export interface ClaimOptions {
@@ -188,7 +179,7 @@ export class LineageLease {
   /** The store holds the lease for this process until `sentAt` + the lease time, at the earliest. */
   #confirm(sentAt: number): void {
     if (this.#released || this.#controller.signal.aborted) return;
-    const deadline = sentAt + this.#ttlMs - safetyMarginMs(this.#ttlMs);
+    const deadline = localLeaseDeadline(sentAt, this.#ttlMs);
     if (deadline <= this.#deadline) return;
     this.#deadline = deadline;
     this.#stopDeadlineTimer();
