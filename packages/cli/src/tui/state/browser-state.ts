@@ -158,3 +158,6 @@ export interface Update {
   state: BrowserState;
   effects: Effect[];
 }
+
+/** An update with `state` and `effects` (none unless given). */
+export const done = (state: BrowserState, effects: Effect[] = []): Update => ({ state, effects });

@@ -15,6 +15,9 @@ export type KeyName =
   | 'backspace'
   | 'delete';
 
+/** Rows a page up/down moves, in the tree and in the detail panel. */
+export const PAGE_ROWS = 10;
+
 /** One key press, independent of the terminal library (what Ink reports is mapped to this). */
 export interface KeyPress {
   /** The text typed (a character, or several when pasted); empty for named keys. */

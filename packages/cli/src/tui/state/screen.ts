@@ -10,8 +10,8 @@ import {
   taskLines,
   treeRowLine,
 } from './panels.js';
+import { editsFor, selectedCheckpoint } from './selection.js';
 import { visibleRows } from './tree.js';
-import { editsFor, selectedCheckpoint } from './update.js';
 
 export interface ScreenSize {
   width: number;

@@ -3,7 +3,8 @@ import { BrowserDriver } from '../../test-support/drive-browser.js';
 import { sampleCheckpoints } from '../../test-support/sample-tree.js';
 import { initialState } from './browser-state.js';
 import { key } from './key-press.js';
-import { selectedCheckpoint, update } from './update.js';
+import { selectedCheckpoint } from './selection.js';
+import { update } from './update.js';
 
 async function openBrowser() {
   const sample = await sampleCheckpoints();
