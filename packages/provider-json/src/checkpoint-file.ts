@@ -16,6 +16,14 @@ const headChunkBytes = 16 * 1024;
 /** Past this, the metadata line is not searched for any more and the whole file is parsed instead. */
 const headLimitBytes = 1024 * 1024;
 const newline = 0x0a;
+/** How much of a file's end is read to see that it closes the document (a little trailing space allowed). */
+const tailBytes = 32;
+/**
+ * How the text runtime-state lays out ends: the events list closed at the start of a line (or empty)
+ * and the document closed on the next. Entities are indented, so no earlier line break of the text is
+ * followed by `]` and then `}` at the start of lines: a file cut at any line ends otherwise.
+ */
+const documentEnd = /(?:\n\]|\[\])\r?\n\}\s*$/;
 
 // Never follow a link planted where a checkpoint file should be (O_NOFOLLOW does not exist on Windows).
 export const readFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
@@ -26,6 +34,22 @@ export interface Head {
   size: number;
   /** The first byte that is not white space is `{`: the file may be a JSON object at all. */
   opensObject: boolean;
+  /**
+   * The last bytes close the document as runtime-state lays it out. A file cut short (a copy
+   * interrupted, a disk filled) keeps a healthy head; without this, a listing that reads only the
+   * head would show it as a good checkpoint. Read by `readHead` only (listings are asynchronous).
+   */
+  closesDocument?: boolean;
+}
+
+/** Whether the last bytes of a file end the document (see `documentEnd`). */
+function closesDocument(tail: Buffer): boolean {
+  return documentEnd.test(tail.toString('latin1'));
+}
+
+/** The last bytes from what the head read, when that was the whole file; else undefined (read them). */
+function tailOf(buffer: Buffer, length: number, size: number): Buffer | undefined {
+  return length >= size ? buffer.subarray(Math.max(0, length - tailBytes), length) : undefined;
 }
 
 const whiteSpace = new Set([0x20, 0x09, 0x0a, 0x0d]);
@@ -88,7 +112,7 @@ export function readHeadSync(path: string): Head {
   }
 }
 
-/** Reads the head of a checkpoint file. */
+/** Reads the head of a checkpoint file, and its last bytes (see `closesDocument`). */
 export async function readHead(path: string): Promise<Head> {
   let handle: FileHandle | undefined;
   try {
@@ -102,10 +126,16 @@ export async function readHead(path: string): Promise<Head> {
       ({ bytesRead } = await handle.read(buffer, 0, buffer.length, 0));
       end = endOfMetadataLine(buffer, bytesRead);
     }
+    let tail = tailOf(buffer, bytesRead, size);
+    if (tail === undefined) {
+      const read = await handle.read(Buffer.alloc(tailBytes), 0, tailBytes, Math.max(0, size - tailBytes));
+      tail = read.buffer.subarray(0, read.bytesRead);
+    }
     return {
       text: end < 0 ? undefined : buffer.toString('utf8', 0, end),
       size,
       opensObject: opensObject(buffer, bytesRead),
+      closesDocument: closesDocument(tail),
     };
   } catch (error) {
     throw readFailed(path, error);
@@ -193,14 +223,22 @@ export function readMetadataSync(
 
 /**
  * A checkpoint file's metadata (validated) and size: from its first lines, or by parsing the whole
- * file when they do not have the expected shape (a file pretty-printed by hand).
+ * file when they do not have the expected shape (a file pretty-printed by hand). With `checkEnd`
+ * (listings), also when its end does not close the document: a file cut short keeps its first lines,
+ * and the parse then names the damage. Without it, a reference to such a file still resolves and
+ * the name check comes first (a torn file that holds another checkpoint is named as that); reading
+ * it parses it whole anyway.
  */
 export async function readMetadata(
   path: string,
   maxBytes: number,
+  options: { checkEnd?: boolean } = {},
 ): Promise<{ metadata: CheckpointMetadata; size: number }> {
   const head = await readHead(path);
-  const fromHead = head.text === undefined ? undefined : metadataFromHead(head.text, path);
+  const fromHead =
+    head.text === undefined || (options.checkEnd === true && !head.closesDocument)
+      ? undefined
+      : metadataFromHead(head.text, path);
   if (fromHead) return { metadata: fromHead, size: head.size };
   if (head.size > maxBytes) throw tooLargeFile(path, head.size, maxBytes);
   let handle: FileHandle | undefined;

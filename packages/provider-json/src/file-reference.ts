@@ -85,7 +85,7 @@ export async function standaloneCheckpoint(
   }
   // Not JSON at all: a JSON location pointed at another kind of file (a database, say).
   if (!(await readHead(root)).opensObject) throw notADirectory(root);
-  const { metadata, size } = await readMetadata(root, maxBytes);
+  const { metadata, size } = await readMetadata(root, maxBytes, { checkEnd: true });
   const named = parseCheckpointFileName(basename(root));
   if (named && named.id !== metadata.id) throw nameMismatch(root, named.id, metadata.id);
   return storedFile(metadata, root, size);

@@ -117,7 +117,8 @@ describe('JsonProvider on disk', () => {
     const write = buildCheckpointWrite();
     const stored = await provider.write(location, write);
     const lines = write.text().split('\n');
-    writeFileSync(stored.reference, `${lines[0]}\n${lines[1]}\n this is { not JSON at all ]]]`);
+    // The end closes the document as the layout does: a listing reads the first lines and the last bytes.
+    writeFileSync(stored.reference, `${lines[0]}\n${lines[1]}\n this is { not JSON at all ]]]\n]\n}\n`);
     const listed = await provider.list(location);
     expect(listed.map((entry) => entry.id)).toEqual([write.metadata.id]);
     expect(listed[0]!.entities).toEqual(write.metadata.entities);

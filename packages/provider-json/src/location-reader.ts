@@ -96,7 +96,7 @@ export class LocationReader {
   /** Metadata of one file from its head (full parse only as a fallback); undefined and logged once when unreadable. */
   async describe(found: FoundCheckpoint): Promise<StoredCheckpoint | undefined> {
     try {
-      const { metadata, size } = await readMetadata(found.path, this.#maxCheckpointBytes);
+      const { metadata, size } = await readMetadata(found.path, this.#maxCheckpointBytes, { checkEnd: true });
       assertMatchesName(metadata, found);
       return storedFile(metadata, found.path, size);
     } catch (error) {
