@@ -1,5 +1,8 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { eventClassesByType, LLMCallCompletedEvent, SigIntEvent, TaskCompletedEvent } from './catalog.js';
+import { eventClassesByType } from './catalog.js';
+import { TaskCompletedEvent } from './event-classes/crew-events.js';
+import { LLMCallCompletedEvent } from './event-classes/llm-events.js';
+import { SigIntEvent } from './event-classes/signal-events.js';
 import {
   allEventTypes,
   type CheckpointEventType,

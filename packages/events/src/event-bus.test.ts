@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BaseEvent } from './base-event.js';
-import { LLMCallCompletedEvent, TaskCompletedEvent, TaskStartedEvent } from './catalog.js';
 import { EventBus, type RunState } from './event-bus.js';
+import { TaskCompletedEvent, TaskStartedEvent } from './event-classes/crew-events.js';
+import { LLMCallCompletedEvent } from './event-classes/llm-events.js';
 import { setLogSink } from './logger.js';
 
 class FakeState implements RunState {

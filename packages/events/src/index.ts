@@ -2,7 +2,13 @@
 export { addRedaction, type RedactionOptions } from './add-redaction.js';
 export type { EventClass, EventContext, EventInit, EventRecord, EventSource } from './base-event.js';
 export { BaseEvent, defineEvent } from './base-event.js';
-// The event catalog: every event class by name, listed here so the public surface is one list.
+// The event catalog: every class by type here, and by name from the ./event-classes files below (one
+// per category), listed so the public surface is one list.
+export { eventClassesByType } from './catalog.js';
+export type { CrewlineErrorCode, CrewlineErrorOptions } from './errors.js';
+export { CrewlineError } from './errors.js';
+export type { EmitResult, EventHandler, HandlerState, RunState, RunStateTypes } from './event-bus.js';
+export { EventBus, eventBus } from './event-bus.js';
 export {
   A2AAgentCardFetchedEvent,
   A2AArtifactReceivedEvent,
@@ -35,17 +41,33 @@ export {
   A2AStreamingChunkEvent,
   A2AStreamingStartedEvent,
   A2ATransportNegotiatedEvent,
-  AgentEvaluationCompletedEvent,
-  AgentEvaluationFailedEvent,
-  AgentEvaluationStartedEvent,
-  AgentExecutionCompletedEvent,
-  AgentExecutionErrorEvent,
-  AgentExecutionStartedEvent,
+} from './event-classes/a2a-events.js';
+export {
   AgentLogsExecutionEvent,
   AgentLogsStartedEvent,
   AgentReasoningCompletedEvent,
   AgentReasoningFailedEvent,
   AgentReasoningStartedEvent,
+  GoalAchievedEarlyEvent,
+  MCPConfigFetchFailedEvent,
+  MCPConnectionCompletedEvent,
+  MCPConnectionFailedEvent,
+  MCPConnectionStartedEvent,
+  MCPToolExecutionCompletedEvent,
+  MCPToolExecutionFailedEvent,
+  MCPToolExecutionStartedEvent,
+  PlanRefinementEvent,
+  PlanReplanTriggeredEvent,
+  SkillActivatedEvent,
+  SkillDiscoveryCompletedEvent,
+  SkillDiscoveryStartedEvent,
+  SkillLoadedEvent,
+  SkillLoadFailedEvent,
+  StepObservationCompletedEvent,
+  StepObservationFailedEvent,
+  StepObservationStartedEvent,
+} from './event-classes/agent-capability-events.js';
+export {
   CheckpointCompletedEvent,
   CheckpointFailedEvent,
   CheckpointForkCompletedEvent,
@@ -55,6 +77,14 @@ export {
   CheckpointRestoreFailedEvent,
   CheckpointRestoreStartedEvent,
   CheckpointStartedEvent,
+} from './event-classes/checkpoint-events.js';
+export {
+  AgentEvaluationCompletedEvent,
+  AgentEvaluationFailedEvent,
+  AgentEvaluationStartedEvent,
+  AgentExecutionCompletedEvent,
+  AgentExecutionErrorEvent,
+  AgentExecutionStartedEvent,
   CrewKickoffCompletedEvent,
   CrewKickoffFailedEvent,
   CrewKickoffStartedEvent,
@@ -65,25 +95,29 @@ export {
   CrewTrainCompletedEvent,
   CrewTrainFailedEvent,
   CrewTrainStartedEvent,
-  eventClassesByType,
+  LiteAgentExecutionCompletedEvent,
+  LiteAgentExecutionErrorEvent,
+  LiteAgentExecutionStartedEvent,
+  TaskCompletedEvent,
+  TaskEvaluationEvent,
+  TaskFailedEvent,
+  TaskStartedEvent,
+} from './event-classes/crew-events.js';
+export {
   FlowCreatedEvent,
   FlowFinishedEvent,
   FlowInputReceivedEvent,
   FlowInputRequestedEvent,
   FlowPausedEvent,
   FlowStartedEvent,
-  GoalAchievedEarlyEvent,
   HumanFeedbackReceivedEvent,
   HumanFeedbackRequestedEvent,
-  KnowledgeQueryCompletedEvent,
-  KnowledgeQueryFailedEvent,
-  KnowledgeQueryStartedEvent,
-  KnowledgeSearchQueryCompletedEvent,
-  KnowledgeSearchQueryFailedEvent,
-  KnowledgeSearchQueryStartedEvent,
-  LiteAgentExecutionCompletedEvent,
-  LiteAgentExecutionErrorEvent,
-  LiteAgentExecutionStartedEvent,
+  MethodExecutionFailedEvent,
+  MethodExecutionFinishedEvent,
+  MethodExecutionPausedEvent,
+  MethodExecutionStartedEvent,
+} from './event-classes/flow-events.js';
+export {
   LLMCallCompletedEvent,
   LLMCallFailedEvent,
   LLMCallStartedEvent,
@@ -92,13 +126,15 @@ export {
   LLMGuardrailStartedEvent,
   LLMStreamChunkEvent,
   LLMThinkingChunkEvent,
-  MCPConfigFetchFailedEvent,
-  MCPConnectionCompletedEvent,
-  MCPConnectionFailedEvent,
-  MCPConnectionStartedEvent,
-  MCPToolExecutionCompletedEvent,
-  MCPToolExecutionFailedEvent,
-  MCPToolExecutionStartedEvent,
+  type TokenUsageRecord,
+} from './event-classes/llm-events.js';
+export {
+  KnowledgeQueryCompletedEvent,
+  KnowledgeQueryFailedEvent,
+  KnowledgeQueryStartedEvent,
+  KnowledgeSearchQueryCompletedEvent,
+  KnowledgeSearchQueryFailedEvent,
+  KnowledgeSearchQueryStartedEvent,
   MemoryQueryCompletedEvent,
   MemoryQueryFailedEvent,
   MemoryQueryStartedEvent,
@@ -108,42 +144,23 @@ export {
   MemorySaveCompletedEvent,
   MemorySaveFailedEvent,
   MemorySaveStartedEvent,
-  MethodExecutionFailedEvent,
-  MethodExecutionFinishedEvent,
-  MethodExecutionPausedEvent,
-  MethodExecutionStartedEvent,
-  PlanRefinementEvent,
-  PlanReplanTriggeredEvent,
+} from './event-classes/memory-events.js';
+export {
   SigContEvent,
   SigHupEvent,
   SigIntEvent,
   type SignalPayload,
   SigTermEvent,
   SigTstpEvent,
-  SkillActivatedEvent,
-  SkillDiscoveryCompletedEvent,
-  SkillDiscoveryStartedEvent,
-  SkillLoadedEvent,
-  SkillLoadFailedEvent,
-  StepObservationCompletedEvent,
-  StepObservationFailedEvent,
-  StepObservationStartedEvent,
-  TaskCompletedEvent,
-  TaskEvaluationEvent,
-  TaskFailedEvent,
-  TaskStartedEvent,
-  type TokenUsageRecord,
+} from './event-classes/signal-events.js';
+export {
   ToolExecutionErrorEvent,
   ToolSelectionErrorEvent,
   ToolUsageErrorEvent,
   ToolUsageFinishedEvent,
   ToolUsageStartedEvent,
   ToolValidateInputErrorEvent,
-} from './catalog.js';
-export type { CrewlineErrorCode, CrewlineErrorOptions } from './errors.js';
-export { CrewlineError } from './errors.js';
-export type { EmitResult, EventHandler, HandlerState, RunState, RunStateTypes } from './event-bus.js';
-export { EventBus, eventBus } from './event-bus.js';
+} from './event-classes/tool-events.js';
 export type {
   CheckpointEventType,
   CheckpointLifecycleEventType,

@@ -1,0 +1,34 @@
+// Agent-to-agent (A2A): delegations, conversations and the tasks an A2A server runs.
+import { defineEvent } from '../base-event.js';
+
+export class A2ADelegationStartedEvent extends defineEvent('a2a_delegation_started') {}
+export class A2ADelegationCompletedEvent extends defineEvent('a2a_delegation_completed') {}
+export class A2AConversationStartedEvent extends defineEvent('a2a_conversation_started') {}
+export class A2AConversationCompletedEvent extends defineEvent('a2a_conversation_completed') {}
+export class A2AMessageSentEvent extends defineEvent('a2a_message_sent') {}
+export class A2AResponseReceivedEvent extends defineEvent('a2a_response_received') {}
+export class A2APollingStartedEvent extends defineEvent('a2a_polling_started') {}
+export class A2APollingStatusEvent extends defineEvent('a2a_polling_status') {}
+export class A2APushNotificationRegisteredEvent extends defineEvent('a2a_push_notification_registered') {}
+export class A2APushNotificationReceivedEvent extends defineEvent('a2a_push_notification_received') {}
+export class A2APushNotificationSentEvent extends defineEvent('a2a_push_notification_sent') {}
+export class A2APushNotificationTimeoutEvent extends defineEvent('a2a_push_notification_timeout') {}
+export class A2AStreamingStartedEvent extends defineEvent('a2a_streaming_started') {}
+export class A2AStreamingChunkEvent extends defineEvent('a2a_streaming_chunk') {}
+export class A2AAgentCardFetchedEvent extends defineEvent('a2a_agent_card_fetched') {}
+export class A2AAuthenticationFailedEvent extends defineEvent('a2a_authentication_failed') {}
+export class A2AArtifactReceivedEvent extends defineEvent('a2a_artifact_received') {}
+export class A2AConnectionErrorEvent extends defineEvent('a2a_connection_error') {}
+export class A2AServerTaskStartedEvent extends defineEvent('a2a_server_task_started') {}
+export class A2AServerTaskCompletedEvent extends defineEvent('a2a_server_task_completed') {}
+export class A2AServerTaskCanceledEvent extends defineEvent('a2a_server_task_canceled') {}
+export class A2AServerTaskFailedEvent extends defineEvent('a2a_server_task_failed') {}
+export class A2AParallelDelegationStartedEvent extends defineEvent('a2a_parallel_delegation_started') {}
+export class A2AParallelDelegationCompletedEvent extends defineEvent('a2a_parallel_delegation_completed') {}
+export class A2ATransportNegotiatedEvent extends defineEvent('a2a_transport_negotiated') {}
+export class A2AContentTypeNegotiatedEvent extends defineEvent('a2a_content_type_negotiated') {}
+export class A2AContextCreatedEvent extends defineEvent('a2a_context_created') {}
+export class A2AContextExpiredEvent extends defineEvent('a2a_context_expired') {}
+export class A2AContextIdleEvent extends defineEvent('a2a_context_idle') {}
+export class A2AContextCompletedEvent extends defineEvent('a2a_context_completed') {}
+export class A2AContextPrunedEvent extends defineEvent('a2a_context_pruned') {}
