@@ -1,182 +1,20 @@
-import type { CrewlineError } from '@crewline/events';
-import type {
-  CheckpointProvider,
-  CheckpointWrite,
-  LeaseRequest,
-  LeaseToken,
-  StoredCheckpoint,
-} from '@crewline/runtime-state';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectCrewlineError, idsOf } from '../assertions.js';
-import { advanceTestRun, buildCheckpointWrite, createTestRun } from '../fixtures/test-run.js';
 import type { Harness } from '../harness.js';
-
-/** A lease nobody outlives in a test. */
-const longTtlMs = 60_000;
-/** A lease that runs out during a test, and how long to wait for that (twice over, for loaded machines). */
-const shortTtlMs = 200;
-const pastShortTtlMs = 400;
-
-/** How long a lease has left, as the refusal must say it: a number and a unit. */
-const durationPattern = /\d+(\.\d+)?\s*(ms|s|sec|seconds?|min|minutes?)\b/;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Names shown to whoever is refused; no digits, so the duration check finds the provider's own. */
-function holderOf(owner: string): string {
-  return `worker ${owner} on test-host`;
-}
-
-/**
- * One run (lineage) whose checkpoints a test writes straight to the provider, each naming the
- * previous one as its parent, with or without a lease token.
- */
-class Lineage {
-  readonly #run = createTestRun();
-  readonly ids: string[] = [];
-
-  constructor(
-    readonly provider: CheckpointProvider,
-    readonly location: string,
-  ) {}
-
-  get lineageId(): string {
-    return this.#run.state.lineage.lineageId;
-  }
-
-  /** The newest checkpoint written (what a claim must name), `null` before the first. */
-  get head(): string | null {
-    return this.ids.at(-1) ?? null;
-  }
-
-  token(owner: string): LeaseToken {
-    return { lineageId: this.lineageId, owner };
-  }
-
-  /** A claim of the head by `owner`, with a long lease unless `overrides` say otherwise. */
-  request(owner: string, overrides: Partial<LeaseRequest> = {}): LeaseRequest {
-    return {
-      lineageId: this.lineageId,
-      owner,
-      checkpointId: this.head,
-      holder: holderOf(owner),
-      ttlMs: longTtlMs,
-      ...overrides,
-    };
-  }
-
-  /** The next checkpoint of the run, not stored yet. */
-  next(lease?: LeaseToken): CheckpointWrite {
-    advanceTestRun(this.#run);
-    return buildCheckpointWrite({
-      run: this.#run,
-      metadata: { parentId: this.head },
-      ...(lease === undefined ? {} : { lease }),
-    });
-  }
-
-  async write(
-    options: { lease?: LeaseToken; sync?: boolean; provider?: CheckpointProvider } = {},
-  ): Promise<StoredCheckpoint> {
-    const provider = options.provider ?? this.provider;
-    const write = this.next(options.lease);
-    const stored =
-      options.sync && provider.writeSync
-        ? provider.writeSync(this.location, write)
-        : await provider.write(this.location, write);
-    expect(stored.id).toBe(write.metadata.id);
-    this.ids.push(stored.id);
-    return stored;
-  }
-
-  /**
-   * Writes under `lease` (sync and async, when the provider can) and expects each write refused
-   * with `conflict` and nothing stored: the listing stays as it was, the id reads as `not_found`.
-   */
-  async expectRefusedWrite(
-    lease: LeaseToken,
-    what: string,
-    codes: readonly CrewlineError['code'][] = ['conflict'],
-  ): Promise<CrewlineError> {
-    const before = idsOf(await this.provider.list(this.location));
-    let refusal: CrewlineError | undefined;
-    for (const sync of this.provider.writeSync ? [true, false] : [false]) {
-      const write = this.next(lease);
-      refusal = await expectCrewlineError(
-        () =>
-          sync ? this.provider.writeSync!(this.location, write) : this.provider.write(this.location, write),
-        codes,
-        `a ${sync ? 'writeSync' : 'write'} ${what}`,
-      );
-      expect(idsOf(await this.provider.list(this.location)), `a write ${what} stored something`).toEqual(
-        before,
-      );
-      await expectCrewlineError(
-        () => this.provider.read(this.location, write.metadata.id),
-        ['not_found'],
-        `reading the checkpoint of a refused write ${what}`,
-      );
-    }
-    return refusal!;
-  }
-}
-
-/** The refusal names who holds the lease and how long it has left, in its message and details. */
-function expectHeldBy(error: CrewlineError, lineageId: string, holder: string, ttlMs = longTtlMs): void {
-  expect(error.message, 'the refusal names the holder').toContain(holder);
-  expect(error.message, 'the refusal says how long the lease has left').toMatch(durationPattern);
-  expect(error.details?.lineageId).toBe(lineageId);
-  expect(error.details?.holder).toBe(holder);
-  const left = error.details?.expiresInMs;
-  expect(typeof left, 'details.expiresInMs is a number').toBe('number');
-  expect(left as number).toBeGreaterThan(0);
-  expect(left as number).toBeLessThanOrEqual(ttlMs);
-}
+import {
+  expectHeldBy,
+  holderOf,
+  Lineage,
+  leaseFixtures,
+  longTtlMs,
+  pastShortTtlMs,
+  shortTtlMs,
+  sleep,
+} from './lease-fixtures.js';
 
 export function describeLeases(harness: Harness): void {
   describe('leases (fenced lineage heads)', () => {
-    const persistent = harness.options.persistent ?? true;
-
-    /**
-     * A provider and a fresh location; the test is skipped (with the reason) when the provider does
-     * not declare `capabilities.leases`. Providers can be created asynchronously, so the
-     * declaration is only known inside a test.
-     */
-    async function leasing(context: TestContext) {
-      const setup = await harness.setup();
-      if (!setup.provider.capabilities.leases) {
-        context.skip(
-          `${harness.options.name} does not declare capabilities.leases; the leases suite does not apply`,
-        );
-      }
-      return setup;
-    }
-
-    /** {@link leasing}, with one lineage that has `checkpoints` checkpoints. */
-    async function setup(context: TestContext, checkpoints = 1) {
-      const { provider, location } = await leasing(context);
-      const lineage = new Lineage(provider, location);
-      for (let index = 0; index < checkpoints; index += 1) await lineage.write();
-      return { provider, location, lineage };
-    }
-
-    /** Another process's view of the store: a second instance when the provider persists, else the same one. */
-    async function otherClaimer(provider: CheckpointProvider): Promise<CheckpointProvider> {
-      return persistent ? harness.provider() : provider;
-    }
-
-    function claim(provider: CheckpointProvider, location: string, request: LeaseRequest) {
-      return provider.claimLease!(location, request);
-    }
-
-    /** A write under `lease` whose outcome does not matter (the short lease may have run out already). */
-    async function tryWrite(lineage: Lineage, lease: LeaseToken): Promise<void> {
-      await lineage.write({ lease }).catch(() => {
-        // A loaded machine may already be past a short lease; what matters is what follows.
-      });
-    }
+    const { leasing, setup, otherClaimer, claim, tryWrite } = leaseFixtures(harness);
 
     it('implements claimLease, renewLease and releaseLease', async (context) => {
       const { provider } = await leasing(context);
