@@ -6,6 +6,7 @@ import {
   type Lease,
   type LeaseRequest,
   type LeaseToken,
+  type ListingWithUnreadable,
   type ListQuery,
   PROVIDER_CONTRACT_VERSION,
   type ProviderCapabilities,
@@ -301,15 +302,26 @@ export class JsonProvider implements CheckpointProvider {
   }
 
   async list(location: string, query: ListQuery = {}): Promise<StoredCheckpoint[]> {
+    return (await this.listWithUnreadable(location, query)).checkpoints;
+  }
+
+  async listWithUnreadable(location: string, query: ListQuery = {}): Promise<ListingWithUnreadable> {
     const root = resolveRoot(location);
     const standalone = await this.#reader.standalone(root, query);
-    if (standalone !== undefined) return standalone;
+    if (standalone !== undefined) return { checkpoints: standalone, unreadable: [] };
     const found = refuseLinks(root, await this.#reader.walk(root, query.branch));
-    const described = await mapLimited(found, listConcurrency, (entry) => this.#reader.describe(entry));
-    return described.filter(
-      (entry): entry is StoredCheckpoint =>
-        entry !== undefined && (query.lineageId === undefined || entry.lineageId === query.lineageId),
-    );
+    const examined = await mapLimited(found, listConcurrency, (entry) => this.#reader.examine(entry));
+    const listing: ListingWithUnreadable = { checkpoints: [], unreadable: [] };
+    for (const entry of examined) {
+      if (entry === undefined) continue;
+      if ('unreadable' in entry) {
+        // A damaged file's run is unknown: it belongs to no run a query names.
+        if (query.lineageId === undefined) listing.unreadable.push(entry.unreadable);
+      } else if (query.lineageId === undefined || entry.stored.lineageId === query.lineageId) {
+        listing.checkpoints.push(entry.stored);
+      }
+    }
+    return listing;
   }
 
   async latest(location: string, query: ListQuery = {}): Promise<StoredCheckpoint | undefined> {

@@ -1,9 +1,10 @@
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { CrewlineError, logger } from '@crewline/events';
-import type { ListQuery, StoredCheckpoint } from '@crewline/runtime-state';
+import type { ListQuery, StoredCheckpoint, UnreadableCheckpoint } from '@crewline/runtime-state';
 import { assertMatchesName, readMetadata } from './checkpoint-file.js';
 import { type FoundCheckpoint, refuseLinks, type WalkResult, walkLocation } from './directory-walk.js';
-import { component, errorCode } from './errors.js';
+import { component, describeError, errorCode } from './errors.js';
 import { branchDirectoryReference, standaloneCheckpoint, storedFile } from './file-reference.js';
 import { findInIdIndex, removeIdIndexEntry } from './id-index.js';
 import type { IdIndexKeeper } from './id-index-keeper.js';
@@ -95,14 +96,38 @@ export class LocationReader {
 
   /** Metadata of one file from its head (full parse only as a fallback); undefined and logged once when unreadable. */
   async describe(found: FoundCheckpoint): Promise<StoredCheckpoint | undefined> {
+    const examined = await this.examine(found);
+    return examined !== undefined && 'unreadable' in examined ? undefined : examined?.stored;
+  }
+
+  /**
+   * {@link describe}, with the file named by its name and directory when it is unreadable (still
+   * logged once); undefined when it is gone.
+   */
+  async examine(
+    found: FoundCheckpoint,
+  ): Promise<{ stored: StoredCheckpoint } | { unreadable: UnreadableCheckpoint } | undefined> {
     try {
       const { metadata, size } = await readMetadata(found.path, this.#maxCheckpointBytes, { checkEnd: true });
       assertMatchesName(metadata, found);
-      return storedFile(metadata, found.path, size);
+      return { stored: storedFile(metadata, found.path, size) };
     } catch (error) {
       if (errorCode(error) === 'ENOENT' || CrewlineError.hasCode(error, 'not_found')) return undefined;
       this.#reportUnreadable(found.path, error);
-      return undefined;
+      const size = await stat(found.path).then(
+        (stats) => stats.size,
+        () => undefined,
+      );
+      return {
+        unreadable: {
+          id: found.id,
+          branch: found.branch,
+          parentId: found.parentId,
+          reference: found.path,
+          ...(size === undefined ? {} : { sizeBytes: size }),
+          reason: describeError(error),
+        },
+      };
     }
   }
 

@@ -51,6 +51,7 @@ export {
   type Lease,
   type LeaseRequest,
   type LeaseToken,
+  type ListingWithUnreadable,
   type ListQuery,
   type ParsedCheckpoint,
   PROVIDER_CONTRACT_VERSION,
@@ -60,6 +61,7 @@ export {
   type RawCheckpoint,
   type SettledParts,
   type StoredCheckpoint,
+  type UnreadableCheckpoint,
 } from './provider.js';
 export {
   createProviderRegistry,

@@ -19,8 +19,10 @@ export interface ProviderCapabilities {
    * Automatic checkpoints are best written in the background: the runtime hands them to `write` in
    * order (one at a time, each atomic) instead of calling `writeSync` inside the event, and waits for
    * them only where it must — before the run's next model or tool call, on a signal, at `exit` (the
-   * rest written with `writeSync`) and at the end of the run. For providers whose write is mostly a
-   * flush to disk (JsonProvider's fsync'd files). Default `false`.
+   * rest written with `writeSync`) and at the end of the run. What queued up by then goes to
+   * `writeBatch` as one group when the provider has it. For providers whose write is mostly a flush
+   * to disk (JsonProvider's fsync'd files) or costs less in groups (SqliteProvider: one transaction
+   * per group). Default `false`.
    */
   backgroundWrites?: boolean;
 }
@@ -116,6 +118,32 @@ export interface ListQuery {
 }
 
 /**
+ * A checkpoint that is stored but that `list` leaves out because it cannot be read (a damaged file),
+ * named by what its storage says of it without reading it.
+ */
+export interface UnreadableCheckpoint {
+  /** The id its storage names it by (a JSON file's name), not read from its damaged contents. */
+  id: string;
+  /** The branch its storage puts it on (a JSON file's directory). */
+  branch: string;
+  /** The parent its storage names (a JSON file's name), `null` for none, undefined when unknown. */
+  parentId?: string | null;
+  /** Where it is stored: a file path, `db-path#id`. */
+  reference: string;
+  /** Bytes it occupies, when the provider knows. */
+  sizeBytes?: number;
+  /** Why it cannot be read, in one line: the message of the error reading it gives. */
+  reason: string;
+}
+
+/** A listing and what it left out: {@link CheckpointProvider.listWithUnreadable}. */
+export interface ListingWithUnreadable {
+  checkpoints: StoredCheckpoint[];
+  /** Oldest first, like `checkpoints`. Empty with a `lineageId` query: a damaged one's run is unknown. */
+  unreadable: UnreadableCheckpoint[];
+}
+
+/**
  * What a prune removes, **per run** (lineage): a checkpoint beyond its run's newest `keep` AND
  * created before `olderThan`; with one option, that option alone decides; with neither, nothing.
  * Never removed: a run's newest checkpoint (or any checkpoint its run does not continue), and a fork
@@ -181,6 +209,13 @@ export interface CheckpointProvider {
    */
   readParsed?(location: string, id: string, options: { maxBytes: number }): Promise<ParsedCheckpoint>;
   list(location: string, query?: ListQuery): Promise<StoredCheckpoint[]>;
+  /**
+   * `list`, and in the same pass the checkpoints it leaves out because they cannot be read, so that
+   * a listing can show them and their ids can be named (the CLI's `list` and short ids). Optional:
+   * for a provider whose listing can skip a stored checkpoint (JsonProvider skips a damaged file; a
+   * database lists every row, a damaged one included).
+   */
+  listWithUnreadable?(location: string, query?: ListQuery): Promise<ListingWithUnreadable>;
   latest(location: string, query?: ListQuery): Promise<StoredCheckpoint | undefined>;
   /** Removes what {@link PruneOptions} selects (see `planPrune`), oldest first in the result. */
   prune(location: string, options: PruneOptions): Promise<PruneResult>;

@@ -13,7 +13,7 @@ import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
-import { missingParentIds, unreadableCause } from '../core/unreadable-checkpoint.js';
+import { listWithUnreadable, missingParentIds, unreadableCause } from '../core/unreadable-checkpoint.js';
 
 /**
  * `crewline checkpoint list [LOCATION] [--branch B] [--run R]`. The RUN column tells apart separate
@@ -36,12 +36,16 @@ export async function run(args: readonly string[], context: CliContext): Promise
     context.cwd,
     await providersOf(context),
   );
-  const listed = await opened.provider.list(
+  const listing = await listWithUnreadable(
+    opened.provider,
     opened.location,
     values.branch === undefined ? undefined : { branch: values.branch },
   );
+  const listed = listing.checkpoints;
   const checkpoints =
     values.run === undefined ? listed : listed.filter((entry) => entry.lineageId.startsWith(values.run!));
+  // A damaged checkpoint's run cannot be read from it: it belongs to no run --run names.
+  const damaged = values.run === undefined ? listing.unreadable : [];
   const where = displayPath(opened.location, context.cwd);
   if (values.json) {
     context.stdout.write(
@@ -50,11 +54,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
         provider: opened.kind,
         count: checkpoints.length,
         checkpoints,
+        unreadable: damaged,
       }),
     );
     return 0;
   }
-  if (checkpoints.length === 0) {
+  if (checkpoints.length === 0 && damaged.length === 0) {
     const scope = [
       values.branch === undefined ? '' : ` on branch ${values.branch}`,
       values.run === undefined ? '' : ` of run ${values.run}`,
@@ -65,23 +70,27 @@ export async function run(args: readonly string[], context: CliContext): Promise
   // Children per parent over the whole listing: two checkpoints that continue one (two resumes of
   // it, or a fork and the run going on) are siblings, and the PARENT column says so.
   const children = new Map<string, number>();
-  for (const checkpoint of listed)
-    if (checkpoint.parentId !== null)
+  for (const checkpoint of [...listed, ...listing.unreadable])
+    if (checkpoint.parentId !== null && checkpoint.parentId !== undefined)
       children.set(checkpoint.parentId, (children.get(checkpoint.parentId) ?? 0) + 1);
   const ids = new Set(listed.map((checkpoint) => checkpoint.id));
+  const unreadable = new Set(listing.unreadable.map((checkpoint) => checkpoint.id));
   // Only a listing of the whole location can tell that a parent is missing from it: pruned (gone),
-  // or still stored but unreadable (a damaged file the listing left out, with a warning).
-  const unreadable = new Set<string>();
+  // or still stored but unreadable (a damaged checkpoint a provider without `listWithUnreadable`
+  // left out, with a warning).
   if (values.branch === undefined) {
+    const missing = [...missingParentIds(checkpoints, listed)].filter(
+      (parentId) => !unreadable.has(parentId),
+    );
     await Promise.all(
-      [...missingParentIds(checkpoints, listed)].map(async (parentId) => {
+      missing.map(async (parentId) => {
         if ((await unreadableCause(opened.provider, opened.location, parentId)) !== undefined)
           unreadable.add(parentId);
       }),
     );
   }
-  const parentCell = (parentId: string | null): string => {
-    if (parentId === null) return '-';
+  const parentCell = (parentId: string | null | undefined): string => {
+    if (parentId === null || parentId === undefined) return '-';
     const siblings = (children.get(parentId) ?? 1) - 1;
     const missing = values.branch === undefined && !ids.has(parentId);
     const mark = !missing ? '' : unreadable.has(parentId) ? ' (unreadable)' : ' (pruned)';
@@ -89,11 +98,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
       siblings > 0 ? ` (+${siblings} sibling${siblings === 1 ? '' : 's'})` : ''
     }`;
   };
-  const rows = [
-    ['ID', 'TIME', 'SIZE', 'TRIGGER', 'BRANCH', 'PARENT', 'RUN', 'PROGRESS'],
-    // Stored strings are escaped cell by cell, so the columns line up around an escaped control.
-    ...checkpoints.map((checkpoint) =>
-      [
+  // A damaged checkpoint gets its row and its id (what `info` takes to name the cause), in id order.
+  const entries = [
+    ...checkpoints.map((checkpoint) => ({
+      id: checkpoint.id,
+      cells: [
         checkpoint.id,
         formatTime(checkpoint.createdAt),
         formatBytes(checkpoint.sizeBytes),
@@ -102,13 +111,39 @@ export async function run(args: readonly string[], context: CliContext): Promise
         parentCell(checkpoint.parentId),
         shortRunId(checkpoint.lineageId),
         formatEntities(checkpoint.entities),
-      ].map((cell) => printable(cell, false)),
-    ),
+      ],
+    })),
+    ...damaged.map((checkpoint) => ({
+      id: checkpoint.id,
+      cells: [
+        checkpoint.id,
+        formatTime(timeOfId(checkpoint.id)),
+        formatBytes(checkpoint.sizeBytes),
+        '-',
+        checkpoint.branch,
+        parentCell(checkpoint.parentId),
+        '-',
+        '(unreadable)',
+      ],
+    })),
+  ].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const rows = [
+    ['ID', 'TIME', 'SIZE', 'TRIGGER', 'BRANCH', 'PARENT', 'RUN', 'PROGRESS'],
+    // Stored strings are escaped cell by cell, so the columns line up around an escaped control.
+    ...entries.map((entry) => entry.cells.map((cell) => printable(cell, false))),
   ];
   const runs = new Set(checkpoints.map((checkpoint) => checkpoint.lineageId)).size;
-  const count = `${checkpoints.length} checkpoint${checkpoints.length === 1 ? '' : 's'} of ${runs} run${runs === 1 ? '' : 's'}`;
+  const count = `${checkpoints.length} checkpoint${checkpoints.length === 1 ? '' : 's'} of ${runs} run${runs === 1 ? '' : 's'}${
+    damaged.length === 0 ? '' : ` and ${damaged.length} unreadable (\`crewline checkpoint info ID\` says why)`
+  }`;
   context.stdout.write(
     `${printable(`${count} in ${where} (${opened.kind}), oldest first`)}\n\n${formatColumns(rows).join('\n')}\n`,
   );
   return 0;
+}
+
+/** The time a checkpoint id starts with (`20261127T060154406-…`, UTC), for a checkpoint that cannot be read. */
+function timeOfId(id: string): string {
+  const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})-/.exec(id);
+  return match ? `${match[1]}-${match[2]}-${match[3]}T${match[4]}:${match[5]}:${match[6]}.${match[7]}Z` : '-';
 }

@@ -8,7 +8,12 @@ import {
 import { matchShortId } from '@crewline/runtime-state/internal';
 import { cliError } from './cli-error.js';
 import { displayPath, normalizeReference, resolveLocation } from './location.js';
-import { missingParentIds, unreadableCause, unreadableCheckpoint } from './unreadable-checkpoint.js';
+import {
+  listWithUnreadable,
+  missingParentIds,
+  unreadableCause,
+  unreadableCheckpoint,
+} from './unreadable-checkpoint.js';
 
 export interface OpenedLocation {
   /** The name of the registry entry that claimed the location (`json`, `sqlite`, a plugin's own). */
@@ -60,9 +65,16 @@ export async function openCheckpoint(
     const where = displayPath(opened.location, cwd);
     const cause = await unreadableCause(opened.provider, opened.location, asked);
     if (cause !== undefined) throw unreadableCheckpoint(asked, where, cause);
-    // A short id (what list prints: "7bd84df1 (unreadable)") is matched, as the lookup matches the
-    // listed ids, against the unreadable ids the listing knows of: parents it names but does not hold.
-    const unlisted = [...missingParentIds(await opened.provider.list(opened.location))];
+    // A short id (what list prints: a damaged checkpoint's row, or "7bd84df1 (unreadable)" as a
+    // parent) is matched, as the lookup matches the listed ids, against the unreadable ids the listing
+    // knows of: those the provider says it left out, and parents it names but does not hold.
+    const listing = await listWithUnreadable(opened.provider, opened.location);
+    const unlisted = [
+      ...new Set([
+        ...listing.unreadable.map((checkpoint) => checkpoint.id),
+        ...missingParentIds(listing.checkpoints),
+      ]),
+    ];
     const matches = matchShortId(
       unlisted.map((id) => ({ id })),
       asked,

@@ -1,5 +1,12 @@
 import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
-import { type CheckpointProvider, readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
+import {
+  type CheckpointProvider,
+  type ListingWithUnreadable,
+  type ListQuery,
+  readDocument,
+  readyProvider,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
 import { cliError } from './cli-error.js';
 import { describeKnownError } from './error-boundary.js';
 
@@ -28,6 +35,20 @@ export async function unreadableCause(
   } catch (error) {
     return CrewlineError.isInstance(error) && unreadableCodes.has(error.code) ? error : undefined;
   }
+}
+
+/**
+ * The provider's listing and the checkpoints it leaves out because they cannot be read, when the
+ * provider can say (`listWithUnreadable`); else the listing alone.
+ */
+export async function listWithUnreadable(
+  provider: CheckpointProvider,
+  location: string,
+  query?: ListQuery,
+): Promise<ListingWithUnreadable> {
+  const ready = await readyProvider(provider);
+  if (ready.listWithUnreadable) return ready.listWithUnreadable(location, query);
+  return { checkpoints: await ready.list(location, query), unreadable: [] };
 }
 
 /**

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonProvider } from './json-provider.js';
 
 // A listing reads only the first lines of each file; a file cut short keeps them intact.
-describe('JsonProvider listing a checkpoint file cut short', () => {
+describe('JsonProvider listing unreadable checkpoint files', () => {
   let location: string;
   let warnings: string[];
   let restoreLogger: () => unknown;
@@ -49,4 +49,37 @@ describe('JsonProvider listing a checkpoint file cut short', () => {
       }
     });
   }
+
+  it('listWithUnreadable names each file the listing leaves out by its file name, in the same pass', async () => {
+    const provider = new JsonProvider();
+    const run = createTestRun({ inputs: { topic: 'reefs' } });
+    const first = await provider.write(location, buildCheckpointWrite({ run }));
+    const damaged = await provider.write(
+      location,
+      buildCheckpointWrite({ run, metadata: { parentId: first.id } }),
+    );
+    writeFileSync(
+      damaged.reference,
+      readFileSync(damaged.reference, 'utf8').split('\n').slice(0, 2).join('\n'),
+    );
+    const listing = await provider.listWithUnreadable(location);
+    expect(listing.checkpoints.map((entry) => entry.id)).toEqual([first.id]);
+    expect(listing.unreadable).toEqual([
+      {
+        id: damaged.id,
+        branch: 'main',
+        parentId: first.id,
+        reference: damaged.reference,
+        sizeBytes: expect.any(Number),
+        reason: expect.stringContaining('looks truncated'),
+      },
+    ]);
+    expect((await provider.listWithUnreadable(location, { branch: 'main' })).unreadable).toHaveLength(1);
+    expect((await provider.listWithUnreadable(location, { branch: 'other' })).unreadable).toEqual([]);
+    // Its run cannot be read from it: a query for a run leaves it out.
+    expect((await provider.listWithUnreadable(location, { lineageId: first.lineageId })).unreadable).toEqual(
+      [],
+    );
+    expect(await provider.list(location)).toEqual(listing.checkpoints);
+  });
 });
