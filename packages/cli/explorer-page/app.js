@@ -3,7 +3,8 @@
 import { detailView } from './detail-view.js';
 import { diffView } from './diff-view.js';
 import { h, plural, replace } from './dom.js';
-import { drawGraph, nodeMargin, panAndZoom, positions } from './graph.js';
+import { drawGraph, nodeMargin, positions } from './graph.js';
+import { panAndZoom } from './pan-and-zoom.js';
 
 const token = new URLSearchParams(window.location.search).get('token') ?? '';
 // The token stays in memory; the address bar keeps no copy that a screenshot or history would show.
