@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LeaseRequest } from '@crewline/runtime-state';
@@ -26,8 +35,24 @@ vi.mock('node:fs', async (importOriginal) => {
       }
       return operation(...parameters);
     };
-  return { ...actual, renameSync: hooked(actual.renameSync), unlinkSync: hooked(actual.unlinkSync) };
+  const mkdirSync: typeof actual.mkdirSync = (...parameters: Parameters<typeof actual.mkdirSync>) => {
+    if (beforeReaperCreated !== undefined && String(parameters[0]).endsWith('.reaper')) {
+      const hook = beforeReaperCreated;
+      beforeReaperCreated = undefined;
+      hook();
+    }
+    return actual.mkdirSync(...parameters);
+  };
+  return {
+    ...actual,
+    mkdirSync,
+    renameSync: hooked(actual.renameSync),
+    unlinkSync: hooked(actual.unlinkSync),
+  };
 });
+
+/** Runs once, just before the next creation of a reaper directory (a process descheduled there). */
+let beforeReaperCreated: (() => void) | undefined;
 
 let root: string;
 const P = '20260101T000000000-00000001';
@@ -71,6 +96,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   beforeLockChange = undefined;
+  beforeReaperCreated = undefined;
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -132,5 +158,21 @@ describe('lineage lock changes under the mutex', () => {
     utimesSync(`${mutex}.reaper`, longAgo, longAgo);
     await expect(claim('B')).resolves.toMatchObject({ owner: 'B' });
     expect(readdirSync(join(root, '.leases'))).toEqual(['run-1.lock']);
+  });
+
+  it('does not clear a mutex another process cleared and entered again while it went for the reaper', async () => {
+    const mutex = await expiredLockAndMutex();
+    const longAgo = new Date(Date.now() - 60_000);
+    utimesSync(mutex, longAgo, longAgo);
+    // This process saw the mutex abandoned; before it took the reaper, another process cleared the
+    // mutex and a third entered it anew (fresh, in use). Cleared again, both would be inside.
+    beforeReaperCreated = () => {
+      rmdirSync(mutex);
+      mkdirSync(mutex);
+    };
+    await expect(claim('B')).rejects.toMatchObject({ code: 'conflict' });
+    expect(beforeReaperCreated).toBeUndefined();
+    expect(holds('B')).toBe(false);
+    expect(existsSync(mutex)).toBe(true);
   });
 });
