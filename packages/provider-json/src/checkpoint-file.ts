@@ -187,7 +187,7 @@ export function metadataFromHead(head: string, origin: string): CheckpointMetada
 
 /** The metadata of a whole checkpoint text (parsed, upgraded and validated by the core). */
 export function metadataFromText(text: string, origin: string, maxBytes: number): CheckpointMetadata {
-  return validateDocument(parseDocumentText(text, { origin, maxBytes })).metadata;
+  return validateDocument(parseDocumentText(text, { origin, maxBytes }), undefined, origin).metadata;
 }
 
 /** The `too_large` error of a file over `maxBytes`, with the limit and how to raise it. */

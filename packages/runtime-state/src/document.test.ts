@@ -232,6 +232,16 @@ describe('checkpoint documents', () => {
     expect(codeOf(() => validateDocument({ ...document, format: 'other' }))).toBe('corrupt_checkpoint');
   });
 
+  it('a newer format version names the checkpoint, where it came from, and the fix', async () => {
+    const document = parseDocumentText(await sampleText()) as { metadata: { id: string } };
+    expect(() =>
+      validateDocument({ ...document, formatVersion: 99 }, undefined, '/data/main/x.json'),
+    ).toThrow(
+      `checkpoint "${document.metadata.id}" (/data/main/x.json): format version 99 is newer than this crewline understands (1)`,
+    );
+    expect(() => validateDocument({ ...document, formatVersion: 99 })).toThrow(/; upgrade crewline \(/);
+  });
+
   it('upgrades old versions step by step with pure functions', () => {
     const migrations: Record<number, Migration> = {
       1: (document) => ({ ...document, renamed: document.old, old: undefined }),

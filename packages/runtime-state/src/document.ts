@@ -125,24 +125,36 @@ export const builtinMigrations: Readonly<Record<number, Migration>> = {};
 
 /**
  * Upgrades a raw checkpoint document to the current format version. Refuses documents written by a
- * newer crewline with a clear error instead of guessing.
+ * newer crewline with a clear error instead of guessing, naming the checkpoint (its id, when its
+ * metadata has one, and `origin`: `""` or ` (where it came from)`), since the one who reads it may
+ * hold several and the fix is on their side: a newer crewline.
  */
 export function upgradeDocument(
   raw: Record<string, unknown>,
   migrations: Readonly<Record<number, Migration>> = builtinMigrations,
   targetVersion = CHECKPOINT_FORMAT_VERSION,
+  origin = '',
 ): Record<string, unknown> {
   let version = raw.formatVersion;
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 0) {
     throw stateError(
       'corrupt_checkpoint',
-      'checkpoint has no valid formatVersion; it is not a crewline checkpoint',
+      `checkpoint${origin} has no valid formatVersion; it is not a crewline checkpoint`,
     );
   }
   if (version > targetVersion) {
+    const metadata = raw.metadata;
+    const id =
+      metadata !== null &&
+      typeof metadata === 'object' &&
+      typeof (metadata as { id?: unknown }).id === 'string'
+        ? ` ${JSON.stringify((metadata as { id: string }).id)}`
+        : '';
+    const written =
+      typeof raw.libraryVersion === 'string' ? ` (written by crewline ${raw.libraryVersion})` : '';
     throw stateError(
       'unsupported_version',
-      `checkpoint format version ${version} is newer than this crewline understands (${targetVersion}); upgrade @crewline/runtime-state`,
+      `checkpoint${id}${origin}: format version ${version} is newer than this crewline understands (${targetVersion})${written}; upgrade crewline (the @crewline/* packages, @crewline/runtime-state among them) to read it`,
       { details: { formatVersion: version, supported: targetVersion } },
     );
   }
@@ -169,8 +181,14 @@ export function upgradeDocument(
 export function validateDocument(
   raw: unknown,
   migrations: Readonly<Record<number, Migration>> = builtinMigrations,
+  /** Where the document came from (a file path, a reference), named in the errors. Default: nothing. */
+  origin?: string,
 ): CheckpointDocument {
-  return validateParsedDocument(raw, { jsonValues: true, origin: '', migrations });
+  return validateParsedDocument(raw, {
+    jsonValues: true,
+    origin: origin === undefined ? '' : ` (${origin})`,
+    migrations,
+  });
 }
 
 /**
@@ -214,7 +232,12 @@ export function validateParsedDocument(
     findStoredValueProblem(record, { jsonValues: options.jsonValues }),
     options.origin,
   );
-  const upgraded = upgradeDocument(record, options.migrations ?? builtinMigrations);
+  const upgraded = upgradeDocument(
+    record,
+    options.migrations ?? builtinMigrations,
+    CHECKPOINT_FORMAT_VERSION,
+    options.origin,
+  );
   const parsed = documentSchema.safeParse(upgraded);
   if (!parsed.success) {
     throw stateError(

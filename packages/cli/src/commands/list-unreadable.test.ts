@@ -59,4 +59,21 @@ describe('a damaged JSON checkpoint that is nobody’s parent', () => {
       }
     });
   }
+
+  it('a checkpoint file of a newer format version, given by path, is refused naming its id and file, and the fix', async () => {
+    const target = fixture.main.at(-1)!;
+    const text = await readFile(target.reference, 'utf8');
+    await writeFile(target.reference, text.replace(/"formatVersion":\s*1/, '"formatVersion": 99'));
+    try {
+      for (const command of ['info', 'resume', 'fork']) {
+        const result = await crewline('checkpoint', command, target.reference);
+        expect(result.code, command).toBe(4);
+        const line = result.stderr.trimEnd().split('\n').at(-1)!;
+        expect(line).toContain(`checkpoint "${target.id}" (${target.reference}): format version 99 is newer`);
+        expect(line).toMatch(/; upgrade crewline \(/);
+      }
+    } finally {
+      await writeFile(target.reference, text);
+    }
+  });
 });
