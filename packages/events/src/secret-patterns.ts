@@ -1,3 +1,4 @@
+import { isInertText } from './inert-text.js';
 import { redactionRegistry } from './redaction-registry.js';
 import { isSecretKey } from './secret-names.js';
 import { redactSecretValues } from './secret-values.js';
@@ -210,13 +211,17 @@ function redactAssignments(text: string): string {
  */
 export function redactSecretsInText(text: string): string {
   if (text.length < 8) return text;
-  const generation = redactionRegistry().generation;
-  if (cacheGeneration !== generation) {
-    scannedTexts.clear();
-    cachedCharacters = 0;
-    cacheGeneration = generation;
+  const registry = redactionRegistry();
+  // Identifiers and timestamps: only a registered value can be in them (see `isInertText`).
+  if (registry.patterns.length === 0 && registry.names.size === 0 && isInertText(text))
+    return redactSecretValues(text, REDACTED);
+  if (cacheGeneration !== registry.generation) {
+    recentTexts.clear();
+    olderTexts.clear();
+    recentCharacters = 0;
+    cacheGeneration = registry.generation;
   }
-  const known = scannedTexts.get(text);
+  const known = cachedResult(text);
   if (known !== undefined) return known;
   const result = scanText(text);
   if (text.length <= cachedTextMaximumLength) remember(text, result);
@@ -230,26 +235,38 @@ export function redactSecretsInText(text: string): string {
 // pointer comparison). Short strings too: a flow's checkpoint met about forty of them, each scanned
 // again every time (all the patterns, about as long as for 2 KB of prose), when they were left out.
 // Bounded by characters held, each entry counted with an overhead so that short strings cannot make
-// it hold too many; emptied when what is redacted changes.
+// it hold too many; emptied when what is redacted changes. Two generations: when the recent one holds
+// half the budget it becomes the older one and the older one is dropped, and a text found in the older
+// one moves back to the recent one. Evicting the oldest entry one at a time instead made each insertion
+// of a full cache walk past the holes left at the front of the map, slower with every one.
 const cachedTextMaximumLength = 1 << 20;
 const cacheCharacterBudget = 16 << 20;
 const cacheEntryOverhead = 64;
-const scannedTexts = new Map<string, string>();
-let cachedCharacters = 0;
+let recentTexts = new Map<string, string>();
+let olderTexts = new Map<string, string>();
+let recentCharacters = 0;
 let cacheGeneration = -1;
 
-function remember(text: string, result: string): void {
-  scannedTexts.set(text, result);
-  cachedCharacters += text.length + cacheEntryOverhead;
-  // Oldest first (a Map keeps insertion order): a run's texts of long ago are the least likely to come back.
-  for (const [oldest] of scannedTexts) {
-    if (cachedCharacters <= cacheCharacterBudget) break;
-    scannedTexts.delete(oldest);
-    cachedCharacters -= oldest.length + cacheEntryOverhead;
-  }
+function cachedResult(text: string): string | undefined {
+  const recent = recentTexts.get(text);
+  if (recent !== undefined) return recent;
+  const older = olderTexts.get(text);
+  if (older !== undefined) remember(text, older);
+  return older;
 }
 
-function scanText(text: string): string {
+function remember(text: string, result: string): void {
+  if (recentCharacters >= cacheCharacterBudget / 2) {
+    olderTexts = recentTexts;
+    recentTexts = new Map();
+    recentCharacters = 0;
+  }
+  recentTexts.set(text, result);
+  recentCharacters += text.length + cacheEntryOverhead;
+}
+
+/** Every rule applied to `text`, without the cache (exported for tests). */
+export function scanText(text: string): string {
   // Values first: a pattern that matched part of one would leave the rest behind.
   let result = redactSecretValues(text, REDACTED);
   result = replaceShapes(replaceShapes(result, shapesStartingLowerCase), shapesStartingUpperCase);

@@ -23,6 +23,17 @@ describe('redactSecrets', () => {
     expect(value.llm.apiKey).toBe('anything-at-all');
   });
 
+  it('keeps numbers, booleans and null, under credential names and in arrays, beside strings it redacts', () => {
+    const value = {
+      settings: { password: 1234, token: true, secret: null, apiKey: 'abc', port: 5432 },
+      items: [1, fakeKey, 2, true, null, 'kept', { accessToken: 'gone', count: 3 }, 4],
+    };
+    expect(redactSecrets(value)).toEqual({
+      settings: { password: 1234, token: true, secret: null, apiKey: '[REDACTED]', port: 5432 },
+      items: [1, '[REDACTED]', 2, true, null, 'kept', { accessToken: '[REDACTED]', count: 3 }, 4],
+    });
+  });
+
   it('returns the same object when nothing needs redacting', () => {
     const value = { a: [1, 'two', { b: null }] };
     expect(redactSecrets(value)).toBe(value);

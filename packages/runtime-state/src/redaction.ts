@@ -82,6 +82,10 @@ function redact(
     let result: unknown[] | undefined;
     for (let index = 0; index < value.length; index += 1) {
       const item: unknown = value[index];
+      if (isUnchangedPrimitive(item)) {
+        if (result !== undefined) result.push(item);
+        continue;
+      }
       // The very object an earlier array held settled: scanned under this generation, unchanged.
       if (known !== undefined && item === known[index] && item !== undefined) {
         settledItems![index] = item;
@@ -109,6 +113,8 @@ function redact(
     let result: Record<string, unknown> | undefined;
     for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key];
+      // Numbers, booleans and null come out as they went in, under any name: the name is not looked up.
+      if (isUnchangedPrimitive(item)) continue;
       const next = redact(item, underSecretKey || isSecretKey(key), generation, marks, settling);
       if (next !== item) {
         result ??= copyOwn(value as Record<string, unknown>);
@@ -126,6 +132,11 @@ function redact(
     return result ?? value;
   }
   return value;
+}
+
+/** A value redaction gives back as it is: anything but a string or an object. */
+function isUnchangedPrimitive(value: unknown): boolean {
+  return typeof value !== 'string' && (typeof value !== 'object' || value === null);
 }
 
 function copyOwn(source: Record<string, unknown>): Record<string, unknown> {
