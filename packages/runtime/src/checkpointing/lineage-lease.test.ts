@@ -144,11 +144,17 @@ describe('a holder that cannot renew its lease', () => {
 
 /**
  * A store that answers everything, recording the newest checkpoint written, and refuses to renew a
- * lease that ran out (as JSON's lock files do; the run must claim its head again).
+ * lease that ran out (as JSON's lock files do; the run must claim its head again). With
+ * `checksWrites: false` it stores every write, leased or not: what stops a run then is its lease
+ * alone, not a refused write.
  */
 class RecordingProvider extends InMemoryProvider {
   newest: StoredCheckpoint | undefined;
   #expiresAt = 0;
+
+  constructor(readonly options: { checksWrites: boolean } = { checksWrites: true }) {
+    super();
+  }
 
   override async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
     const lease = await super.claimLease(location, request);
@@ -169,7 +175,8 @@ class RecordingProvider extends InMemoryProvider {
   }
 
   override writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
-    this.newest = super.writeSync(location, checkpoint);
+    const { lease, ...unleased } = checkpoint;
+    this.newest = super.writeSync(location, this.options.checksWrites ? checkpoint : unleased);
     return this.newest;
   }
 }
@@ -183,10 +190,16 @@ function blockFor(ms: number): void {
 }
 
 describe('a holder blocked or suspended past its lease', () => {
+  /**
+   * A crew whose second model call blocks the thread past the lease; `latencyAfterBlockMs` of that
+   * call is how long it then waits for its answer (0: no timer of the lease can run before the next
+   * call is asked for, only its clock can tell that the deadline passed).
+   */
   function blockedCrew(
     provider: RecordingProvider,
     paidAt: number[],
     onBlocked: () => void = () => undefined,
+    latencyAfterBlockMs = 20,
   ) {
     const llm = offlineModel({
       latencyMs: () => {
@@ -194,6 +207,7 @@ describe('a holder blocked or suspended past its lease', () => {
         if (paidAt.length === 2) {
           blockFor(leaseTtlMs * 1.3);
           onBlocked();
+          return latencyAfterBlockMs;
         }
         return 20;
       },
@@ -221,32 +235,45 @@ describe('a holder blocked or suspended past its lease', () => {
     expect(logs.map((record) => record.message).join('\n')).toContain('holds the head again');
   });
 
-  it('stops before its next call when another process was granted the run while it was blocked', async () => {
-    const provider = new RecordingProvider();
-    const paidAt: number[] = [];
-    let other: Promise<Lease> | undefined;
-    const outcome = await blockedCrew(provider, paidAt, () => {
-      // Another process reaches the store first: the lease ran out there, so it is granted the head.
-      const head = provider.newest!;
-      other = provider.claimLease('memory-location', {
-        lineageId: head.lineageId,
-        owner: 'other-process',
-        checkpointId: head.id,
-        holder: 'crew Blocked on another host',
-        ttlMs: 60_000,
-      });
-    })
-      .kickoff()
-      .then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-    await expect(other).resolves.toMatchObject({ owner: 'other-process' });
-    expect(CrewlineError.hasCode(outcome, 'conflict'), String(outcome)).toBe(true);
-    expect((outcome as CrewlineError).message).toContain('crew Blocked on another host');
-    // The call made while blocked was the last one this process paid for.
-    expect(paidAt).toHaveLength(2);
-  });
+  it.each([
+    ['its renewal and deadline timers ran since', 20],
+    ['no timer ran since, only its clock says the deadline passed', 0],
+  ] as const)(
+    'stops before its next call when another process was granted the run while it was blocked: %s',
+    async (_, latencyAfterBlockMs) => {
+      // The store stores this process's writes: a refused checkpoint write (the store's fence) would
+      // stop the run whatever its lease does; here only the lease, claimed again, can.
+      const provider = new RecordingProvider({ checksWrites: false });
+      const paidAt: number[] = [];
+      let other: Promise<Lease> | undefined;
+      const outcome = await blockedCrew(
+        provider,
+        paidAt,
+        () => {
+          // Another process reaches the store first: the lease ran out there, so it is granted the head.
+          const head = provider.newest!;
+          other = provider.claimLease('memory-location', {
+            lineageId: head.lineageId,
+            owner: 'other-process',
+            checkpointId: head.id,
+            holder: 'crew Blocked on another host',
+            ttlMs: 60_000,
+          });
+        },
+        latencyAfterBlockMs,
+      )
+        .kickoff()
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      await expect(other).resolves.toMatchObject({ owner: 'other-process' });
+      expect(CrewlineError.hasCode(outcome, 'conflict'), String(outcome)).toBe(true);
+      expect((outcome as CrewlineError).message).toContain('crew Blocked on another host');
+      // The call made while blocked was the last one this process paid for.
+      expect(paidAt).toHaveLength(2);
+    },
+  );
 });
 
 describe('claiming the head again after a refused renewal', () => {
