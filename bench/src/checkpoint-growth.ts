@@ -1,7 +1,7 @@
 // Does a checkpoint cost the same at the end of a long run as at its start? A whole run on the
-// real runtime (offline model, no latency), checkpointing on '*' to SqliteProvider, timing every
-// `state.writeCheckpointSync()` end to end (snapshot, redaction, write): the median of each window
-// of 250 writes shows any growth. Two runs of 500 tasks: one crew of 500 tasks, and a flow of 10
+// real runtime (offline model, no latency), checkpointing on '*' to SqliteProvider, timing what the
+// run pays for every checkpoint (snapshot, redaction, its share of the commit that stored it; see
+// cost/checkpoint-timing.ts): the median of each window of 250 checkpoints shows any growth. Two runs of 500 tasks: one crew of 500 tasks, and a flow of 10
 // methods that each run a 50-task crew and keep its outputs in the flow state (a flow of long
 // crews). Also what the database holds against the final checkpoint, open (db + WAL) and closed.
 // Run with `node --conditions=@crewline/source --import tsx bench/src/checkpoint-growth.ts`
@@ -18,7 +18,8 @@ import { parseArgs } from 'node:util';
 import { SqliteProvider } from '@crewline/provider-sqlite';
 import { Agent, Crew, defineTool, Task } from '@crewline/runtime';
 import { offlineModel } from '@crewline/runtime/testing';
-import { type CheckpointConfigInput, RuntimeState } from '@crewline/runtime-state';
+import type { CheckpointConfigInput } from '@crewline/runtime-state';
+import { timeCheckpoints } from './cost/checkpoint-timing.js';
 import { tenPartFlowClass } from './scenario/ten-part-flow.js';
 
 /** Writes per window of the growth table. */
@@ -28,7 +29,7 @@ export interface GrowthResult {
   scenario: 'crew' | 'flow';
   tasks: number;
   checkpoints: number;
-  /** Median end-to-end `writeCheckpointSync` time of each window of {@link WINDOW} writes, in ms. */
+  /** Median of what the run paid per checkpoint (see timingWrites) in each window of {@link WINDOW}, in ms. */
   windowMedians: number[];
   medianMs: number;
   /** 99th percentile (nearest rank) of the end-to-end times, in ms. */
@@ -55,40 +56,19 @@ function p99(values: readonly number[]): number {
 }
 
 /**
- * Times every `writeCheckpointSync` of every run in this process while `body` runs (`endToEnd`),
- * and the provider's own `writeSync` inside them (`provider`): what the run pays and what of it is
- * the database's.
+ * Times every checkpoint of every run in this process that a SqliteProvider stores while `body`
+ * runs (see cost/checkpoint-timing.ts): what the run pays for each (`endToEnd`: taking it, plus its
+ * share of the commit that stored it) and the provider's share alone (`provider`).
  */
 async function timingWrites(body: () => Promise<void>): Promise<{ endToEnd: number[]; provider: number[] }> {
-  const prototype = RuntimeState.prototype;
-  const original = prototype.writeCheckpointSync;
-  const providerPrototype = SqliteProvider.prototype;
-  const originalWrite = providerPrototype.writeSync;
-  const endToEnd: number[] = [];
-  const provider: number[] = [];
-  prototype.writeCheckpointSync = function timed(this: RuntimeState, ...parameters) {
-    const started = performance.now();
-    try {
-      return original.apply(this, parameters);
-    } finally {
-      endToEnd.push(performance.now() - started);
-    }
-  };
-  providerPrototype.writeSync = function timed(this: SqliteProvider, ...parameters) {
-    const started = performance.now();
-    try {
-      return originalWrite.apply(this, parameters);
-    } finally {
-      provider.push(performance.now() - started);
-    }
-  };
+  const timing = timeCheckpoints(SqliteProvider.prototype);
   try {
     await body();
   } finally {
-    prototype.writeCheckpointSync = original;
-    providerPrototype.writeSync = originalWrite;
+    timing.stop();
   }
-  return { endToEnd, provider };
+  const { endToEndMs, providerMs } = timing.times();
+  return { endToEnd: endToEndMs, provider: providerMs };
 }
 
 type ToolSchema = Parameters<typeof defineTool>[0]['inputSchema'];

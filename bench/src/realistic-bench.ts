@@ -41,6 +41,14 @@ import { FLOW_METHODS } from './scenario/realistic-run.js';
  */
 export const REALISTIC_VARIANTS: Record<string, RealisticVariant> = {
   'crew-50': { label: 'crew, 50 tasks', shape: 'crew', tasks: 50, rounds: 5 },
+  // The same run with a commit per checkpoint, as before group commit (and as `groupCommit: false` gives).
+  'crew-50-per-event': {
+    label: 'crew, 50 tasks, a commit per checkpoint (`groupCommit: false`)',
+    shape: 'crew',
+    tasks: 50,
+    rounds: 5,
+    groupCommit: false,
+  },
   'flow-50': { label: `flow of ${FLOW_METHODS} crews, 50 tasks`, shape: 'flow', tasks: 50, rounds: 5 },
   'crew-500': { label: 'crew, 500 tasks', shape: 'crew', tasks: 500, peerEvery: 20 },
   'flow-500': { label: `flow of ${FLOW_METHODS} crews, 500 tasks`, shape: 'flow', tasks: 500, peerEvery: 20 },
@@ -129,7 +137,7 @@ export async function runRealisticBench(options: RealisticBenchOptions = {}): Pr
       : [
           '# Realistic scenario: what a run pays per checkpoint (issue #13)',
           '',
-          `Whole runs on the runtime with the offline model (no latency), checkpointing on every event ('*') to SqliteProvider: 3 agents; each task three model turns (two calls of a search tool returning ≈1.5 KB, then a prose answer of ≈2 KB, or 20 KB where the scenario says so), so the conversation grows inside each task; every output kept (by the crew, or by the flow's state). The flow shape is ${FLOW_METHODS} chained methods, each running a crew of a tenth of the tasks. Text is sliced by seed from ${source.description}, corpus digest ${source.digest}. Peers in the same run, fed each state crewline checkpointed, at the run's next tool call (so their work is never inside a timed crewline checkpoint): LangGraph \`SqliteSaver.put\` (the state as channel values, every checkpoint whole) and Mastra \`LibSQLStore.persistWorkflowSnapshot\` (\`@mastra/libsql\` 0.16.4 on \`@mastra/core\` 0.24.9, the latest snapshot only). "End to end" is what the run pays for \`state.checkpoint()\` (snapshot, redaction, provider write), timed around every \`writeCheckpointSync\`; "provider alone" is \`SqliteProvider.writeSync\` inside it. Runs per scenario as the first column says (several: interleaved round by round, samples pooled). ${machine}`,
+          `Whole runs on the runtime with the offline model (no latency), checkpointing on every event ('*') to SqliteProvider: 3 agents; each task three model turns (two calls of a search tool returning ≈1.5 KB, then a prose answer of ≈2 KB, or 20 KB where the scenario says so), so the conversation grows inside each task; every output kept (by the crew, or by the flow's state). The flow shape is ${FLOW_METHODS} chained methods, each running a crew of a tenth of the tasks. Text is sliced by seed from ${source.description}, corpus digest ${source.digest}. Peers in the same run, fed each state crewline checkpointed, at the run's next tool call (so their work is never inside a timed crewline checkpoint): LangGraph \`SqliteSaver.put\` (the state as channel values, every checkpoint whole) and Mastra \`LibSQLStore.persistWorkflowSnapshot\` (\`@mastra/libsql\` 0.16.4 on \`@mastra/core\` 0.24.9, the latest snapshot only). "End to end" is what the run pays for each checkpoint: taking it inside its event (snapshot, redaction, the write handed over: \`writeCheckpoint\`, or \`writeCheckpointSync\` with \`groupCommit: false\`) plus its share of the provider call that stored it — SqliteProvider commits the automatic checkpoints of the events between two model or tool calls in one transaction (\`writeBatch\`), and a group's time is split evenly among its checkpoints, so a run's checkpoints sum to every millisecond it spent on them (bench/src/cost/checkpoint-timing.ts). "Provider alone" is that share. Runs per scenario as the first column says (several: interleaved round by round, samples pooled). $machine`,
           '',
           costTable(results),
           '',

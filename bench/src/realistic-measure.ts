@@ -8,8 +8,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteProvider } from '@crewline/provider-sqlite';
-import { type CheckpointWrite, RuntimeState, type StoredCheckpoint } from '@crewline/runtime-state';
+import type { CheckpointWrite } from '@crewline/runtime-state';
 import { collectGarbageIfExposed } from './bench-statistics.js';
+import { timeCheckpoints } from './cost/checkpoint-timing.js';
 import type { ProseSource } from './scenario/real-prose.js';
 import { openLangGraphPeer, openMastraPeer, type Peer } from './scenario/realistic-peers.js';
 import { createRealisticRun, type RealisticOptions } from './scenario/realistic-run.js';
@@ -35,6 +36,8 @@ export interface RealisticVariant {
   peers?: boolean;
   /** Runs of this variant, interleaved with the other variants' runs; samples are pooled. Default 1. */
   rounds?: number;
+  /** SqliteProvider's `groupCommit` (one transaction per group of automatic checkpoints). Default true. */
+  groupCommit?: boolean;
 }
 
 /** Times of one peer over the run. */
@@ -54,8 +57,10 @@ export interface VariantResult {
   rounds: number;
   /** `state.checkpoint()` end to end, per checkpoint, in ms. */
   endToEndMs: number[];
-  /** The provider's `writeSync` alone, per checkpoint, in ms. */
+  /** The provider call that stored it, per checkpoint (a group's call split evenly), in ms. */
   providerMs: number[];
+  /** Checkpoints per provider call (per commit), mean over the runs. */
+  checkpointsPerCommit: number;
   peers: PeerTimes[];
   /** UTF-8 size of the final checkpoint's document, as the provider lists it. */
   finalBytes: number;
@@ -75,10 +80,12 @@ function fileSize(path: string): number {
   }
 }
 
-/** What {@link playCheckpointed} timed. */
+/** What {@link playCheckpointed} timed (see cost/checkpoint-timing.ts). */
 export interface PlayedRun {
   endToEndMs: number[];
   providerMs: number[];
+  /** Checkpoints per provider call (one commit each). */
+  groupSizes: number[];
   /** Each peer's time per call, in the order of `peers`. */
   peerMs: number[][];
   wallMs: number;
@@ -100,24 +107,11 @@ export async function playCheckpointed(options: {
   const { provider, location, peers } = options;
   const peerEvery = options.peerEvery ?? 1;
   const peerMs: number[][] = peers.map(() => []);
-  const providerMs: number[] = [];
-  const endToEndMs: number[] = [];
-  let lastWrite: CheckpointWrite | undefined;
-  const innerWriteSync = provider.writeSync.bind(provider);
-  provider.writeSync = (target: string, write: CheckpointWrite): StoredCheckpoint => {
-    const started = performance.now();
-    try {
-      return innerWriteSync(target, write);
-    } finally {
-      providerMs.push(performance.now() - started);
-      lastWrite = write;
-    }
-  };
 
-  // What was written since the peers were last fed: the write and how many events it held (the
+  // What was stored since the peers were last fed: the write and how many events it held (the
   // events array may be the run's own, which keeps growing).
   let pending: { write: CheckpointWrite; eventCount: number }[] = [];
-  let written = 0;
+  let stored = 0;
   const feedPeers = async () => {
     const batch = pending;
     pending = [];
@@ -131,23 +125,11 @@ export async function playCheckpointed(options: {
     }
   };
   const run = createRealisticRun({ ...options.run, onToolCall: feedPeers });
-
-  const prototype = RuntimeState.prototype;
-  const original = prototype.writeCheckpointSync;
-  prototype.writeCheckpointSync = function timed(this: RuntimeState, ...parameters) {
-    const started = performance.now();
-    try {
-      return original.apply(this, parameters);
-    } finally {
-      endToEndMs.push(performance.now() - started);
-      if (lastWrite !== undefined) {
-        if (written % peerEvery === 0 && peers.length > 0)
-          pending.push({ write: lastWrite, eventCount: lastWrite.document.events.length });
-        written += 1;
-        lastWrite = undefined;
-      }
-    }
-  };
+  const timing = timeCheckpoints(provider, (write) => {
+    if (stored % peerEvery === 0 && peers.length > 0)
+      pending.push({ write, eventCount: write.document.events.length });
+    stored += 1;
+  });
   collectGarbageIfExposed();
   const started = performance.now();
   try {
@@ -155,12 +137,13 @@ export async function playCheckpointed(options: {
     await run.kickoff({ location, provider, onEvents: ['*'], leaseTtlMs: 3_600_000 });
     await feedPeers();
   } finally {
-    prototype.writeCheckpointSync = original;
-    provider.writeSync = innerWriteSync;
+    timing.stop();
   }
+  const { endToEndMs, providerMs, groupSizes } = timing.times();
   return {
     endToEndMs,
     providerMs,
+    groupSizes,
     peerMs,
     wallMs: performance.now() - started,
     modelCalls: run.modelCalls(),
@@ -171,7 +154,7 @@ export async function playCheckpointed(options: {
 export async function measureVariant(variant: RealisticVariant, source: ProseSource): Promise<VariantResult> {
   const directory = mkdtempSync(join(tmpdir(), 'crewline-realistic-'));
   const location = join(directory, 'run.db');
-  const provider = new SqliteProvider();
+  const provider = new SqliteProvider({ groupCommit: variant.groupCommit ?? true });
   try {
     const peers: Peer[] =
       variant.peers === false
@@ -201,6 +184,7 @@ export async function measureVariant(variant: RealisticVariant, source: ProseSou
       rounds: 1,
       endToEndMs: played.endToEndMs,
       providerMs: played.providerMs,
+      checkpointsPerCommit: played.providerMs.length / Math.max(1, played.groupSizes.length),
       peers: peerTimes,
       finalBytes: latest?.sizeBytes ?? 0,
       openBytes,
@@ -238,6 +222,7 @@ export function mergeRounds(runs: readonly VariantResult[]): VariantResult {
     rounds: runs.length,
     endToEndMs: interleave(runs.map((run) => run.endToEndMs)),
     providerMs: interleave(runs.map((run) => run.providerMs)),
+    checkpointsPerCommit: runs.reduce((sum, run) => sum + run.checkpointsPerCommit, 0) / runs.length,
     peers: first.peers.map((peer, index) => ({
       name: peer.name,
       putMs: interleave(runs.map((run) => run.peers[index]!.putMs)),

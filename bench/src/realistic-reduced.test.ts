@@ -34,6 +34,7 @@ describe('bench:realistic, reduced', () => {
     const { results, restore } = await runRealisticBench({
       variants: [
         { label: 'crew, 3 tasks', shape: 'crew', tasks: 3, rounds: 2 },
+        { label: 'crew, 3 tasks, a commit each', shape: 'crew', tasks: 3, groupCommit: false },
         { label: 'flow of 10 one-task crews', shape: 'flow', tasks: 10, peerEvery: 4 },
       ],
       restoreCheckpoints: 120,
@@ -48,6 +49,12 @@ describe('bench:realistic, reduced', () => {
       // Ten events a task at least (three model turns, two tool calls): a checkpoint on each.
       expect(checkpoints).toBeGreaterThanOrEqual(10 * result.variant.tasks);
       expect(result.providerMs).toHaveLength(checkpoints * result.rounds);
+      // Each checkpoint is charged its share of the commit that stored it, and taking it on top.
+      for (const [index, share] of result.providerMs.entries())
+        expect(result.endToEndMs[index]).toBeGreaterThanOrEqual(share);
+      // Group commit: the checkpoints of the events between two calls share one commit.
+      if (result.variant.groupCommit === false) expect(result.checkpointsPerCommit).toBe(1);
+      else expect(result.checkpointsPerCommit).toBeGreaterThan(1.5);
       expect(result.peers.map((peer) => peer.name)).toEqual([
         'LangGraph SqliteSaver.put',
         'Mastra LibSQLStore.persistWorkflowSnapshot',

@@ -29,7 +29,10 @@ describe('SqliteProvider options', () => {
       busyTimeoutMs: 5000,
       busyRetryMs: 60_000,
       maxCheckpointBytes: 128 * 1024 * 1024,
+      groupCommit: true,
     });
+    expect(new SqliteProvider().capabilities.backgroundWrites).toBe(true);
+    expect(new SqliteProvider({ groupCommit: false }).capabilities.backgroundWrites).toBe(false);
   });
 
   it('refuses unknown options by name and bad values by path', () => {
@@ -38,6 +41,7 @@ describe('SqliteProvider options', () => {
     expectInvalid({ busyTimeoutMs: -1 }, /busyTimeoutMs/);
     expectInvalid({ busyTimeoutMs: 1.5 }, /busyTimeoutMs/);
     expectInvalid({ maxCheckpointBytes: 0 }, /maxCheckpointBytes/);
+    expectInvalid({ groupCommit: 'yes' }, /groupCommit/);
     expect(() => new SqliteProvider({ synchronous: 'extra' as 'full' })).toThrow(/synchronous/);
   });
 

@@ -48,18 +48,12 @@ import { readCheckpointDocument, readCheckpointText } from './read/read-checkpoi
 import {
   checkWritable,
   existingCheckpoint,
+  type InsertResult,
   insertCheckpointImmediately,
+  insertGroupImmediately,
   isDuplicateCheckpoint,
 } from './write/write-checkpoint.js';
 
-/**
- * Stores checkpoints in one SQLite database file (better-sqlite3), built for checkpointing on every
- * event: each write is one `BEGIN IMMEDIATE` transaction that stores only what changed since the
- * parent checkpoint (new events, changed parts of the entities), in WAL mode, safe for several
- * processes writing the same file. Fences lineage heads (`capabilities.leases`): claims, renewals and
- * releases are `BEGIN IMMEDIATE` transactions on the `leases` table, and a write that carries a lease
- * checks it in its own transaction.
- */
 /** A read of `id` where the database does not exist or holds no checkpoints. */
 function noCheckpointIn(location: string, id: string): never {
   throw sqliteError(
@@ -68,10 +62,20 @@ function noCheckpointIn(location: string, id: string): never {
   );
 }
 
+/**
+ * Stores checkpoints in one SQLite database file (better-sqlite3), built for checkpointing on every
+ * event: a write stores only what changed since the parent checkpoint (new events, changed parts of
+ * the entities) in a `BEGIN IMMEDIATE` transaction, in WAL mode, safe for several processes writing
+ * the same file. A run's automatic checkpoints are committed in groups, one transaction for those of
+ * the events between two model or tool calls (`groupCommit`, {@link SqliteProvider.writeBatch}).
+ * Fences lineage heads (`capabilities.leases`): claims, renewals and releases are `BEGIN IMMEDIATE`
+ * transactions on the `leases` table, and a write that carries a lease checks it in its own
+ * transaction.
+ */
 export class SqliteProvider implements CheckpointProvider {
   readonly kind = 'sqlite';
   readonly contractVersion = PROVIDER_CONTRACT_VERSION;
-  readonly capabilities: ProviderCapabilities = { syncWrite: true, incremental: true, leases: true };
+  readonly capabilities: ProviderCapabilities;
   /** The options in force, defaults applied. */
   readonly options: ResolvedSqliteProviderOptions;
   readonly #connections: ConnectionPool;
@@ -81,6 +85,13 @@ export class SqliteProvider implements CheckpointProvider {
   constructor(options: SqliteProviderOptions = {}) {
     this.options = parseSqliteProviderOptions(options);
     this.#connections = new ConnectionPool(this.options);
+    this.capabilities = {
+      syncWrite: true,
+      incremental: true,
+      leases: true,
+      // Automatic checkpoints are queued and committed in groups (see `groupCommit`, writeBatch).
+      backgroundWrites: this.options.groupCommit,
+    };
   }
 
   resolveLocation(location: string): string {
@@ -93,24 +104,29 @@ export class SqliteProvider implements CheckpointProvider {
 
   #writeIn(connection: Connection, checkpoint: CheckpointWrite): StoredCheckpoint {
     try {
-      const { stored, head, lastWrite, values, eventStrings } = insertCheckpointImmediately(
-        connection,
-        checkpoint,
-        this.options.maxCheckpointBytes,
-      );
-      connection.heads.remember(stored.id, head);
-      connection.rememberValues(values);
-      connection.eventStrings.remember(eventStrings);
-      connection.lastWrite = lastWrite;
+      const result = insertCheckpointImmediately(connection, checkpoint, this.options.maxCheckpointBytes);
+      this.#remember(connection, result);
       connection.noteWrite();
-      return stored;
+      return result.stored;
     } catch (error) {
-      connection.lastWrite = undefined;
-      connection.forgetValues();
-      connection.eventStrings.forget();
+      this.#forgetLastWrite(connection);
       if (!isDuplicateCheckpoint(error)) throw error;
       return existingCheckpoint(connection, checkpoint);
     }
+  }
+
+  /** What the next write of the run reuses from this one (see `Connection.lastWrite`). */
+  #remember(connection: Connection, { stored, head, lastWrite, values, eventStrings }: InsertResult): void {
+    connection.heads.remember(stored.id, head);
+    connection.rememberValues(values);
+    connection.eventStrings.remember(eventStrings);
+    connection.lastWrite = lastWrite;
+  }
+
+  #forgetLastWrite(connection: Connection): void {
+    connection.lastWrite = undefined;
+    connection.forgetValues();
+    connection.eventStrings.forget();
   }
 
   writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
@@ -125,6 +141,51 @@ export class SqliteProvider implements CheckpointProvider {
       );
     } catch (error) {
       throw toCrewlineError(error, 'write', location);
+    }
+  }
+
+  /**
+   * Stores consecutive checkpoints of one run in one `BEGIN IMMEDIATE` transaction, in order: all of
+   * them or none (the runtime then writes them one by one, each with its own outcome). Each keeps its
+   * own row and parent, and continues the one before it as a single write would.
+   */
+  async writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
+    try {
+      for (const checkpoint of checkpoints) this.#checked = checkWritable(checkpoint, this.#checked);
+      const connection = this.#connections.writable(location);
+      return retryWhenBusySync(
+        () => this.#writeGroupIn(connection, checkpoints),
+        this.options.busyRetryMs,
+        'write',
+        location,
+      );
+    } catch (error) {
+      this.#checked = {};
+      throw toCrewlineError(error, 'write', location);
+    }
+  }
+
+  #writeGroupIn(connection: Connection, checkpoints: readonly CheckpointWrite[]): StoredCheckpoint[] {
+    // Heads remembered for checkpoints of this group: forgotten again if the group rolls back, since
+    // their chunks are then gone and a later write must not name them.
+    const remembered: string[] = [];
+    try {
+      const stored = insertGroupImmediately(
+        connection,
+        checkpoints,
+        this.options.maxCheckpointBytes,
+        (result) => {
+          // Inside the transaction: the next checkpoint of the group continues this one.
+          remembered.push(result.stored.id);
+          this.#remember(connection, result);
+        },
+      );
+      for (const _ of stored) connection.noteWrite();
+      return stored;
+    } catch (error) {
+      for (const id of remembered) connection.heads.forget(id);
+      this.#forgetLastWrite(connection);
+      throw error;
     }
   }
 

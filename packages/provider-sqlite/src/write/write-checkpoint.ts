@@ -97,6 +97,42 @@ export function insertCheckpointImmediately(
   return transaction.immediate(checkpoint, maxCheckpointBytes);
 }
 
+type InsertGroup = (
+  checkpoints: readonly CheckpointWrite[],
+  maxCheckpointBytes: number,
+  inserted: (result: InsertResult) => void,
+) => StoredCheckpoint[];
+const groupInserts = new WeakMap<Connection, ReturnType<typeof groupTransaction>>();
+
+function groupTransaction(connection: Connection) {
+  return connection.db.transaction<InsertGroup>((checkpoints, maxCheckpointBytes, inserted) =>
+    checkpoints.map((checkpoint) => {
+      const result = insertCheckpoint(connection, checkpoint, maxCheckpointBytes);
+      inserted(result);
+      return result.stored;
+    }),
+  );
+}
+
+/**
+ * Stores consecutive checkpoints in one `BEGIN IMMEDIATE` transaction on `connection`, in order;
+ * `inserted` is called inside it after each one (the next one continues it). A duplicate id, like
+ * any failure, rolls the whole group back.
+ */
+export function insertGroupImmediately(
+  connection: Connection,
+  checkpoints: readonly CheckpointWrite[],
+  maxCheckpointBytes: number,
+  inserted: (result: InsertResult) => void,
+): StoredCheckpoint[] {
+  let transaction = groupInserts.get(connection);
+  if (transaction === undefined) {
+    transaction = groupTransaction(connection);
+    groupInserts.set(connection, transaction);
+  }
+  return transaction.immediate(checkpoints, maxCheckpointBytes, inserted);
+}
+
 /**
  * Stores one checkpoint; runs inside the caller's `BEGIN IMMEDIATE` transaction. Returns what to
  * list, and the encoded head to diff the next write against. Throws

@@ -19,12 +19,28 @@ function recording<P extends CheckpointProvider>(
 ): { provider: P; writes: CheckpointWrite[]; texts: string[] } {
   const writes: CheckpointWrite[] = [];
   const texts: string[] = [];
-  const writeSync = provider.writeSync!.bind(provider);
-  provider.writeSync = (location, checkpoint) => {
+  const record = (checkpoint: CheckpointWrite) => {
     writes.push(checkpoint);
     texts.push(checkpoint.text());
-    return writeSync(location, checkpoint);
   };
+  // Automatic checkpoints reach the provider one by one (writeSync, write) or in groups (writeBatch).
+  const writeSync = provider.writeSync?.bind(provider);
+  if (writeSync)
+    provider.writeSync = (location, checkpoint) => {
+      record(checkpoint);
+      return writeSync(location, checkpoint);
+    };
+  const write = provider.write.bind(provider);
+  provider.write = (location, checkpoint) => {
+    record(checkpoint);
+    return write(location, checkpoint);
+  };
+  const writeBatch = provider.writeBatch?.bind(provider);
+  if (writeBatch)
+    provider.writeBatch = (location, checkpoints) => {
+      for (const checkpoint of checkpoints) record(checkpoint);
+      return writeBatch(location, checkpoints);
+    };
   return { provider, writes, texts };
 }
 
