@@ -1,6 +1,7 @@
 import type { CheckpointEventType, EventBus } from '@crewline/events';
 import { Crew, type Flow } from '@crewline/runtime';
 import type { CheckpointProvider } from '@crewline/runtime-state';
+import { changesInputs } from './interrupted-tasks.js';
 import type { RegisteredRun, RunContext } from './run-registry.js';
 
 /** The first attempt of a run made by `queue.fork`: where it branches off and what it changes. */
@@ -29,7 +30,9 @@ export interface ForkAttemptOptions {
  * invalidated) and its kickoff gets the fork's inputs (they re-template the tasks that run again);
  * a flow (the class registered under the run's name) continues with the inputs put into its state,
  * running what is pending at that checkpoint — with `rerunFrom`, the method asked and those after.
- * Completed tasks and methods before the fork point are not run, so not paid, again. The request
+ * Completed tasks and methods before the fork point are not run, so not paid, again; a task the run
+ * was interrupted in starts over when the inputs change (else it continues its saved conversation).
+ * The request
  * was checked against the checkpoint by `queue.fork`. Later attempts of the run continue its own
  * lineage like any other run's.
  */
@@ -51,5 +54,12 @@ export async function prepareForkAttempt(options: ForkAttemptOptions): Promise<(
   }
   const crew = await Crew.fork(checkpoint, { bus: options.bus, branch });
   for (const [index, raw] of Object.entries(fork.taskOutputs)) crew.setTaskOutput(Number(index), raw);
+  // A task the run was stopped in would continue its saved conversation, prompted with the old
+  // inputs: with changed inputs it starts over, so they reach it (queue.fork warned of the cost).
+  if (changesInputs(crew.inputs, context.inputs)) {
+    for (const task of crew.tasks) {
+      if (task.status !== 'completed' && task.conversation !== undefined) task.resetProgress();
+    }
+  }
   return () => crew.kickoff({ inputs: context.inputs, abortSignal: options.abortSignal, bus: options.bus });
 }

@@ -9,6 +9,7 @@ import {
   type TaskStatus,
 } from '@crewline/runtime-state/internal';
 import { workerError } from './errors.js';
+import { warnAboutRestarts } from './interrupted-tasks.js';
 import { lineageOrder } from './lineage-order.js';
 
 /** What `queue.fork` asks of the finished run's checkpoints (see `ForkRunOptions`). */
@@ -73,6 +74,7 @@ export async function findForkPoint(
     }
     checkTaskOutputs(source, document, request.taskOutputs);
     checkSomethingRuns(source, document, request.taskOutputs);
+    warnAboutRestarts(source.runId, document, request.inputs);
     return source.lastCheckpoint;
   }
   if (request.taskOutputs !== undefined && Object.keys(request.taskOutputs).length > 0) {
