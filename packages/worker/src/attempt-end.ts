@@ -53,6 +53,31 @@ export class AttemptEnds {
     return done.rowCount === 1 ? 'completed' : 'lost';
   }
 
+  /**
+   * The end of an attempt whose run was cancelled under it: the cancel gave the hold up (so no
+   * statement under the hold matches), yet what the attempt did since its last renewal belongs on the
+   * row, or `crewline runs list` keeps the tokens and task of the last renewal. A cancelled run is
+   * never taken again, so its attempt number names this attempt.
+   */
+  async recordCancelled(attempt: EndingAttempt): Promise<'cancelled'> {
+    await this.#store.pool.query(
+      `UPDATE ${this.#store.table}
+          SET input_tokens = input_tokens + $3, output_tokens = output_tokens + $4,
+              last_checkpoint = coalesce($5, last_checkpoint), current_task = coalesce($6, current_task),
+              updated_at = now()
+        WHERE id = $1 AND attempts = $2 AND status = 'cancelled'`,
+      [
+        attempt.row.id,
+        attempt.row.attempts,
+        attempt.inputTokens,
+        attempt.outputTokens,
+        attempt.lastCheckpoint,
+        attempt.currentTask,
+      ],
+    );
+    return 'cancelled';
+  }
+
   /** Fails the run for good with `reason` (no retry: a timeout, a reason a retry cannot fix). */
   async fail(
     attempt: EndingAttempt,

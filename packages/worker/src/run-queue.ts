@@ -199,13 +199,16 @@ export class RunQueue {
   /**
    * Cancels a run that has not ended: a queued or paused run is never taken; a running one is stopped by its
    * worker within its `pollIntervalMs` (the model call in flight is aborted, the next one is never
-   * made). Returns the run; an ended run is returned unchanged.
+   * made). No worker holds it from then on (its row names none); the stopped attempt adds what it did
+   * since its last renewal (tokens, task, checkpoint). Returns the run; an ended run is returned
+   * unchanged.
    */
   async cancel(runId: string, reason = 'cancelled'): Promise<RunRecord> {
     await this.#store.start();
     const { rows } = await this.#store.pool.query<RunRow>(
       `UPDATE ${this.#store.table}
-          SET status = 'cancelled', error = $2, finished_at = now(), updated_at = now(), holder_token = NULL
+          SET status = 'cancelled', error = $2, finished_at = now(), updated_at = now(), holder_token = NULL,
+              worker = NULL, lease_expires_at = NULL
         WHERE id = $1 AND status IN ('queued', 'running', 'paused') RETURNING *`,
       [runId, reason],
     );

@@ -317,7 +317,7 @@ export class Worker {
     if (outcome.kind === 'completed') return this.#ends.complete(attempt, outcome.output);
     if (outcome.kind === 'paused') return pauseAttempt(this.#store, attempt, outcome.pause);
     if (outcome.kind === 'stopped') {
-      if (outcome.reason === 'cancelled') return 'cancelled';
+      if (outcome.reason === 'cancelled') return this.#ends.recordCancelled(attempt);
       if (outcome.reason === 'lost') return 'lost';
       if (outcome.reason === 'timed-out') {
         const reason = `timed out after ${row.timeout_ms} ms (attempt ${row.attempts})`;
