@@ -18,6 +18,12 @@ function median(values: readonly number[]): number {
   return summarize(values).median;
 }
 
+function mean(values: readonly number[]): number {
+  let sum = 0;
+  for (const value of values) sum += value;
+  return values.length === 0 ? 0 : sum / values.length;
+}
+
 /**
  * Medians of each window of {@link WINDOW} checkpoints; `every` > 1 when only every n-th was timed,
  * `rounds` > 1 for samples of several runs interleaved by checkpoint.
@@ -87,6 +93,7 @@ export function costTable(results: readonly VariantResult[]): string {
       'checkpoints (× runs)',
       '`state.checkpoint()` end to end, median ms',
       'end to end p99 ms',
+      'end to end mean ms (all checkpoint work / checkpoints)',
       'SqliteSaver.put median ms',
       `end to end vs SqliteSaver (target ≥ ${REALISTIC_TARGETS.speedup}×)`,
       'checkpoints per commit (mean)',
@@ -101,6 +108,7 @@ export function costTable(results: readonly VariantResult[]): string {
       result.rounds > 1 ? `${checkpointsOf(result)} × ${result.rounds}` : String(checkpointsOf(result)),
       formatMs(median(result.endToEndMs)),
       formatMs(summarize(result.endToEndMs).p99),
+      formatMs(mean(result.endToEndMs)),
       peerMedian(saverOf(result)) + every(result),
       ratio(speedupOf(result)),
       result.checkpointsPerCommit.toFixed(2),
