@@ -55,7 +55,8 @@ export function toCrewlineError(error: unknown, what: 'write' | 'read', location
     return postgresError(
       failed,
       `cannot reach the Postgres server of ${location} (${reason}); check that it runs and that host and port are right`,
-      { cause: error },
+      // Nothing is wrong with a checkpoint: the CLI exits with its "cannot be reached" code on this.
+      { cause: error, details: { unreachable: true } },
     );
   }
   if (code === '28P01' || code === '28000') {

@@ -138,8 +138,8 @@ function failuresOf(error: unknown): { code?: unknown; message?: unknown }[] {
 
 /**
  * The queue could not be opened. A server that does not answer is named by host and port (never the
- * password) with code `read_failed`, the CLI's "cannot be reached" exit code like the checkpoint
- * commands'; a refused login is a configuration error; anything else a failed write.
+ * password) with code `read_failed` and `details.unreachable` (the CLI's "cannot be reached" exit
+ * code, 7, like the checkpoint commands'); a refused login is a configuration error; anything else a failed write.
  */
 function unreachable(location: QueueLocation, error: unknown) {
   const failures = failuresOf(error);
@@ -154,7 +154,7 @@ function unreachable(location: QueueLocation, error: unknown) {
     return workerError(
       'read_failed',
       `cannot reach the Postgres server at ${url.hostname}:${url.port || '5432'} (${reason}) for the run queue ${location.display}; start it, or fix host and port in --location or CREWLINE_WORKER_LOCATION`,
-      { cause: error },
+      { cause: error, details: { unreachable: true } },
     );
   }
   if (codes.includes('28P01') || codes.includes('28000') || /password/i.test(reason)) {

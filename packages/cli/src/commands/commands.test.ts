@@ -413,9 +413,9 @@ describe('errors are one line and a non-zero exit code', () => {
     oneLine(command.stderr);
   });
 
-  it('a Postgres server that cannot be reached is one line, without the password', async () => {
+  it('a Postgres server that cannot be reached is one line, without the password, exit code 7 (not 4: no checkpoint is damaged)', async () => {
     const result = await crewline('list', 'postgres://user:secret@127.0.0.1:1/db');
-    expect(result.code).toBe(4);
+    expect(result.code).toBe(7);
     oneLine(result.stderr);
     expect(result.stderr).toContain('cannot reach the Postgres server of postgres://user@127.0.0.1:1/db');
     expect(result.stderr).not.toContain('secret');

@@ -43,7 +43,7 @@ describe('crewline worker and runs: errors before any server answers', () => {
     expect(result.code).toBe(1);
   });
 
-  it('a server that cannot be reached: exit code 4, host and port named, no password', async () => {
+  it('a server that cannot be reached: exit code 7 (not 4, the unreadable-checkpoint code), host and port named, no password', async () => {
     const port = await closedPort();
     const result = await runCommand(['runs', 'list'], {
       cwd: project,
@@ -55,6 +55,6 @@ describe('crewline worker and runs: errors before any server answers', () => {
       ),
     );
     expect(result.stderr).not.toContain('hunter2');
-    expect(result.code).toBe(4);
+    expect(result.code).toBe(7);
   }, 30_000);
 });

@@ -21,4 +21,15 @@ describe('withErrorBoundary', () => {
     }, bug);
     expect(bug.text).toContain('bad \\x9b2J value');
   });
+
+  it('a server that cannot be reached exits 7, whatever its code; a damaged checkpoint 4', async () => {
+    const reach = (details?: Record<string, unknown>) =>
+      withErrorBoundary(async () => {
+        throw new CrewlineError('provider-postgres', 'read_failed', 'cannot reach the server', {
+          ...(details ? { details } : {}),
+        });
+      }, new CapturedOutput());
+    expect(await reach({ unreachable: true })).toBe(7);
+    expect(await reach()).toBe(4);
+  });
 });

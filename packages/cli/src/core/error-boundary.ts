@@ -24,6 +24,8 @@ export const exitCodes = {
   unreadable: 4,
   providerMissing: 5,
   notRebuildable: 6,
+  /** Storage that cannot be reached (a Postgres server down): nothing is wrong with a checkpoint; try again. */
+  unreachable: 7,
   internal: 70,
   interrupted: 130,
 } as const;
@@ -42,8 +44,14 @@ const codeExits: Partial<Record<CrewlineErrorCode, number>> = {
   aborted: exitCodes.interrupted,
 };
 
-/** The exit code for a known crewline error. */
+/**
+ * The exit code for a known crewline error. A server that cannot be reached is marked by whoever
+ * failed to reach it (`details.unreachable`, the Postgres provider and the run queue): its code
+ * (`read_failed`, `write_failed`) would otherwise say "unreadable checkpoint" (4), and a script
+ * should tell a damaged checkpoint, which stays damaged, from a server it can wait for.
+ */
 export function exitCodeFor(error: CrewlineError): number {
+  if (error.details?.unreachable === true) return exitCodes.unreachable;
   return codeExits[error.code] ?? exitCodes.failed;
 }
 

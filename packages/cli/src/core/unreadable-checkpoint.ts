@@ -33,7 +33,12 @@ export async function unreadableCause(
     await readDocument(provider, location, id);
     return undefined;
   } catch (error) {
-    return CrewlineError.isInstance(error) && unreadableCodes.has(error.code) ? error : undefined;
+    // A server that cannot be reached says nothing about the checkpoint.
+    return CrewlineError.isInstance(error) &&
+      unreadableCodes.has(error.code) &&
+      error.details?.unreachable !== true
+      ? error
+      : undefined;
   }
 }
 
