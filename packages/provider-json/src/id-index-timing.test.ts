@@ -5,6 +5,7 @@ import { type LogRecord, setLogSink } from '@crewline/events';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JsonProvider } from './json-provider.js';
+import { indexedIds } from './test-support/id-index-entries.js';
 
 // Index entries are written on a background lane after an async write resolved. Slowed down here
 // (a busy thread pool) so that a delete, prune or removal lands before they are written.
@@ -41,7 +42,7 @@ describe('id index entries written after an async write resolved', () => {
     rmSync(sandbox, { recursive: true, force: true });
   });
 
-  const entries = () => (existsSync(join(location, '.ids')) ? readdirSync(join(location, '.ids')) : []);
+  const entries = () => indexedIds(location);
 
   it('a delete right after the write waits for them: no entry names the deleted file afterwards', async () => {
     const provider = new JsonProvider();

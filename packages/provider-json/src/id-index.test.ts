@@ -14,6 +14,7 @@ import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JsonProvider } from './json-provider.js';
+import { indexedEntries, indexedIds } from './test-support/id-index-entries.js';
 
 // Counts directory listings: a read by id must open the checkpoint's file by name, never list the
 // directories around it (a scan costs time in proportion to the checkpoints the location holds).
@@ -75,13 +76,32 @@ describe('JsonProvider reads a checkpoint by its id alone', () => {
     expect(listings.count).toBe(0);
   });
 
-  it('keeps the id index beside the branches: .ids/<id> holds the file path relative to the location', async () => {
+  it('keeps the id index beside the branches: lines "<id> <path relative to the location>" in buckets', async () => {
     const nested = written[2]!;
     expect(nested.branch).toBe('fork/a/b');
-    expect(readFileSync(join(location, '.ids', nested.id), 'utf8')).toBe(
-      `fork/a/b/${basename(nested.reference)}`,
-    );
-    expect(readdirSync(join(location, '.ids')).sort()).toEqual(written.map((entry) => entry.id).sort());
+    expect(indexedEntries(location).get(nested.id)).toBe(`fork/a/b/${basename(nested.reference)}`);
+    expect(indexedIds(location)).toEqual(written.map((entry) => entry.id).sort());
+    // One bucket per second of ids (the first 15 characters of a generated id), not a file per entry.
+    const buckets = readdirSync(join(location, '.ids'));
+    expect(buckets).toEqual([...new Set(written.map((entry) => `_${entry.id.slice(0, 15)}`))].sort());
+    expect(buckets.length).toBeLessThan(written.length);
+  });
+
+  it('reads a location whose index was written before buckets (one .ids/<id> file per entry)', async () => {
+    rmSync(join(location, '.ids'), { recursive: true });
+    mkdirSync(join(location, '.ids'));
+    for (const entry of written)
+      writeFileSync(join(location, '.ids', entry.id), `${entry.branch}/${basename(entry.reference)}`);
+    const provider = new JsonProvider();
+    listings.count = 0;
+    for (const stored of written.slice(0, 5)) {
+      const { text } = (await provider.read(location, stored.id)) as { text: string };
+      expect(text).toBe(readFileSync(stored.reference, 'utf8'));
+    }
+    expect(listings.count).toBe(0);
+    // Deleting one removes its old entry file too.
+    expect(await provider.delete(location, written[1]!.id)).toBe(true);
+    expect(existsSync(join(location, '.ids', written[1]!.id))).toBe(false);
   });
 
   it('lists exactly the checkpoints of the branches: the index is no branch', async () => {
@@ -99,9 +119,7 @@ describe('JsonProvider reads a checkpoint by its id alone', () => {
     listings.count = 0;
     await provider.read(location, target.id);
     expect(listings.count).toBeGreaterThan(0);
-    expect(readFileSync(join(location, '.ids', target.id), 'utf8')).toBe(
-      `${target.branch}/${basename(target.reference)}`,
-    );
+    expect(indexedEntries(location).get(target.id)).toBe(`${target.branch}/${basename(target.reference)}`);
     listings.count = 0;
     await new JsonProvider().read(location, target.id);
     expect(listings.count).toBe(0);
@@ -110,7 +128,7 @@ describe('JsonProvider reads a checkpoint by its id alone', () => {
   it('falls back to the scan for a damaged, stale or planted entry, and repairs it', async () => {
     const provider = new JsonProvider();
     const target = written[5]!;
-    const entry = join(location, '.ids', target.id);
+    const bucket = join(location, '.ids', `_${target.id.slice(0, 15)}`);
     const expected = `${target.branch}/${basename(target.reference)}`;
     const other = written[6]!;
     // A checkpoint outside the location, and entries trying to lead there or to another checkpoint.
@@ -124,14 +142,15 @@ describe('JsonProvider reads a checkpoint by its id alone', () => {
       `/${outside.reference}`,
       'x'.repeat(100_000),
     ]) {
-      writeFileSync(entry, planted);
+      // The planted line comes last, so it is the one that counts.
+      writeFileSync(bucket, `${readFileSync(bucket, 'utf8')}${target.id} ${planted}\n`);
       const { text } = (await provider.read(location, target.id)) as { text: string };
       expect(text, planted.slice(0, 80)).toBe(readFileSync(target.reference, 'utf8'));
-      expect(readFileSync(entry, 'utf8')).toBe(expected);
+      expect(indexedEntries(location).get(target.id)).toBe(expected);
     }
-    // An entry that is a link is not followed (and never written through).
-    rmSync(entry);
-    symlinkSync(outside.reference, entry);
+    // A bucket that is a link is not followed (and never written through).
+    rmSync(bucket);
+    symlinkSync(outside.reference, bucket);
     await provider.read(location, target.id);
     await provider.write(location, buildCheckpointWrite({ metadata: { id: target.id } }));
     expect(readFileSync(outside.reference, 'utf8').startsWith('{"format"')).toBe(true);
@@ -142,7 +161,7 @@ describe('JsonProvider reads a checkpoint by its id alone', () => {
     const target = written[3]!;
     rmSync(target.reference);
     await expect(provider.read(location, target.id)).rejects.toMatchObject({ code: 'not_found' });
-    expect(existsSync(join(location, '.ids', target.id))).toBe(false);
+    expect(indexedEntries(location).has(target.id)).toBe(false);
   });
 
   it('delete finds the file by its id and removes the entry with it', async () => {
@@ -152,7 +171,7 @@ describe('JsonProvider reads a checkpoint by its id alone', () => {
     expect(await provider.delete(location, target.id)).toBe(true);
     expect(listings.count).toBe(0);
     expect(existsSync(target.reference)).toBe(false);
-    expect(existsSync(join(location, '.ids', target.id))).toBe(false);
+    expect(indexedEntries(location).has(target.id)).toBe(false);
     await expect(provider.read(location, target.id)).rejects.toMatchObject({ code: 'not_found' });
     expect(await provider.delete(location, target.id)).toBe(false);
   });
@@ -172,9 +191,10 @@ describe('JsonProvider reads a checkpoint by its id alone', () => {
     await provider.close();
     const { removed } = await provider.prune(location, { keep: 1, lineageId: 'pruned-run' });
     expect(removed.map((entry) => entry.id)).toEqual(run.slice(0, 3).map((entry) => entry.id));
-    for (const entry of run.slice(0, 3)) expect(existsSync(join(location, '.ids', entry.id))).toBe(false);
-    expect(existsSync(join(location, '.ids', run[3]!.id))).toBe(true);
-    expect(existsSync(join(location, '.ids', written[0]!.id))).toBe(true);
+    const indexed = indexedEntries(location);
+    for (const entry of run.slice(0, 3)) expect(indexed.has(entry.id)).toBe(false);
+    expect(indexed.has(run[3]!.id)).toBe(true);
+    expect(indexed.has(written[0]!.id)).toBe(true);
   });
 
   it('never writes through an index directory that is a link', async () => {

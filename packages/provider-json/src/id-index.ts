@@ -10,10 +10,19 @@ import { parseCheckpointFileName } from './file-names.js';
 import { existingBranchDirectory, symlinkError } from './paths.js';
 
 /**
- * The id index: `<location>/.ids/<id>` holds `<branch>/<file name>`, the path of checkpoint `<id>`'s
- * file relative to the location, so reading a checkpoint by id opens one small file and then the
- * checkpoint, however many checkpoints the location holds. No branch name starts with a dot, so the
- * directory is never taken for a branch.
+ * The id index: files under `<location>/.ids/` that say where each checkpoint's file is, so reading
+ * a checkpoint by id opens one small file and then the checkpoint, however many checkpoints the
+ * location holds. No branch name starts with a dot, so the directory is never taken for a branch.
+ *
+ * Entries are lines `<id> <branch>/<file name>`, appended to the bucket of ids that share their
+ * first {@link bucketKeyLength} characters (a generated id's UTC second): `.ids/_20261121T093004`.
+ * The last line of an id wins; `<id> -` says it has no entry (its file was deleted). A run on '*'
+ * writes hundreds of checkpoints a minute: one new file per entry cost an inode each, created on
+ * the thread pool while the run's next group of checkpoints was being flushed (in crew-50 on '*'
+ * that work took a third of the time the run waited at its barriers; see bench/results/run-overhead.md).
+ * A bucket is created once per second of writing, and a group's entries are one append.
+ * Locations written before buckets hold one file per entry, `.ids/<id>` holding `<branch>/<file
+ * name>`: read when a bucket has no line for the id, and removed with it.
  *
  * The index is a hint; the checkpoint files stay the truth. An entry is written after the checkpoint's
  * rename and never fsync'd, so it can be missing (a crash, a location written by an older version, a
@@ -22,6 +31,9 @@ import { existingBranchDirectory, symlinkError } from './paths.js';
  * of that very id in a branch directory of the location, which the caller checks like any other path.
  */
 const indexDirectoryName = '.ids';
+
+/** Characters of an id that name its bucket: a generated id's date and time to the second. */
+const bucketKeyLength = 15;
 
 /** What an entry says: checkpoint `id` is the file `fileName` in the directory of `branch`. */
 export interface IdIndexEntry {
@@ -38,26 +50,62 @@ export interface IdIndexModes {
 
 /** An entry is `<branch>/<file name>`: 200 + 1 + 255 bytes at most; anything longer is damaged. */
 const entryLimitBytes = 512;
+/** A bucket larger than this is not read (damaged, or planted): the reader scans instead. */
+const bucketLimitBytes = 4 * 1024 * 1024;
+/** What a removed entry's line holds in place of a path. */
+const removedMark = '-';
 
 // Never write through a link planted where an entry should be: it could change a file anywhere.
-const writeFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
+const noFollow = constants.O_NOFOLLOW ?? 0;
+const appendFlags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | noFollow;
+/** Appends a removal only to a bucket that exists: without one there is no line to override. */
+const appendExistingFlags = constants.O_WRONLY | constants.O_APPEND | noFollow;
 
 function indexDirectory(root: string): string {
   return join(root, indexDirectoryName);
 }
 
-function entryPath(root: string, id: string): string {
+/** A bucket's name starts with "_", which no checkpoint id does: it never takes an older entry's name. */
+function bucketPath(root: string, id: string): string {
+  return join(indexDirectory(root), `_${id.slice(0, bucketKeyLength)}`);
+}
+
+/** The file of `id`'s entry in the layout before buckets. */
+function legacyEntryPath(root: string, id: string): string {
   return join(indexDirectory(root), id);
 }
 
 /** The entry of `id` in its text, or undefined when the text does not name a checkpoint file of `id`. */
 function parseEntry(id: string, text: string): IdIndexEntry | undefined {
+  if (Buffer.byteLength(text) > entryLimitBytes) return undefined;
   const slash = text.lastIndexOf('/');
   const branch = text.slice(0, slash);
   const fileName = text.slice(slash + 1);
   if (slash <= 0 || !isValidBranchName(branch) || parseCheckpointFileName(fileName)?.id !== id)
     return undefined;
   return { id, branch, fileName };
+}
+
+/** The text after `<id> ` on the last line of `bucket` that starts with it, if any. */
+function lastLineOf(bucket: string, id: string): string | undefined {
+  const prefix = `${id} `;
+  let end = bucket.length;
+  while (end > 0) {
+    const start = bucket.lastIndexOf('\n', end - 1) + 1;
+    if (bucket.startsWith(prefix, start)) return bucket.slice(start + prefix.length, end);
+    end = start - 1;
+  }
+  return undefined;
+}
+
+/** The lines recording `entries`, per bucket path. */
+function linesByBucket(root: string, entries: readonly IdIndexEntry[]): Map<string, string> {
+  const buckets = new Map<string, string>();
+  for (const { id, branch, fileName } of entries) {
+    const path = bucketPath(root, id);
+    buckets.set(path, `${buckets.get(path) ?? ''}${id} ${branch}/${fileName}\n`);
+  }
+  return buckets;
 }
 
 function notAnIndexDirectory(directory: string) {
@@ -68,13 +116,13 @@ function notAnIndexDirectory(directory: string) {
 }
 
 /**
- * Records where checkpoint `entry.id` is. Throws when the index cannot be written (the caller
- * decides whether that is worth a warning: reads work without it). Costs a `lstat` and one small
- * unsynced file: the index directory is checked for a link like every branch directory is.
+ * Records where each checkpoint of `entries` is: one append per bucket (usually one). Throws when
+ * the index cannot be written (the caller decides whether that is worth a warning: reads work
+ * without it). The index directory is checked for a link like every branch directory is.
  */
-export async function writeIdIndexEntry(
+export async function writeIdIndexEntries(
   root: string,
-  entry: IdIndexEntry,
+  entries: readonly IdIndexEntry[],
   modes: IdIndexModes,
 ): Promise<void> {
   const directory = indexDirectory(root);
@@ -87,16 +135,22 @@ export async function writeIdIndexEntry(
       if (errorCode(mkdirError) !== 'EEXIST') throw mkdirError;
     });
   }
-  const handle = await open(entryPath(root, entry.id), writeFlags, modes.fileMode);
-  try {
-    await handle.writeFile(`${entry.branch}/${entry.fileName}`);
-  } finally {
-    await handle.close();
+  for (const [path, lines] of linesByBucket(root, entries)) {
+    const handle = await open(path, appendFlags, modes.fileMode);
+    try {
+      await handle.write(lines);
+    } finally {
+      await handle.close();
+    }
   }
 }
 
-/** Sync {@link writeIdIndexEntry}. */
-export function writeIdIndexEntrySync(root: string, entry: IdIndexEntry, modes: IdIndexModes): void {
+/** Sync {@link writeIdIndexEntries}. */
+export function writeIdIndexEntriesSync(
+  root: string,
+  entries: readonly IdIndexEntry[],
+  modes: IdIndexModes,
+): void {
   const directory = indexDirectory(root);
   try {
     if (!lstatSync(directory).isDirectory()) throw notAnIndexDirectory(directory);
@@ -108,31 +162,50 @@ export function writeIdIndexEntrySync(root: string, entry: IdIndexEntry, modes: 
       if (errorCode(mkdirError) !== 'EEXIST') throw mkdirError;
     }
   }
-  const descriptor = openSync(entryPath(root, entry.id), writeFlags, modes.fileMode);
-  try {
-    writeSync(descriptor, `${entry.branch}/${entry.fileName}`);
-  } finally {
-    closeSync(descriptor);
+  for (const [path, lines] of linesByBucket(root, entries)) {
+    const descriptor = openSync(path, appendFlags, modes.fileMode);
+    try {
+      writeSync(descriptor, lines);
+    } finally {
+      closeSync(descriptor);
+    }
   }
 }
 
-/**
- * The entry of checkpoint `id`, or undefined when there is none or it cannot be used (unreadable,
- * a link, damaged, or naming another checkpoint).
- */
-async function readEntry(root: string, id: string): Promise<IdIndexEntry | undefined> {
+/** The text of the file at `path` (opened without following a link), if it has at most `limit` bytes. */
+async function readSmallFile(path: string, limit: number): Promise<string | undefined> {
   let handle: FileHandle | undefined;
   try {
-    handle = await open(entryPath(root, id), readFlags);
-    const buffer = Buffer.alloc(entryLimitBytes + 1);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > entryLimitBytes) return undefined;
-    return parseEntry(id, buffer.toString('utf8', 0, bytesRead));
+    handle = await open(path, readFlags);
+    const { size } = await handle.stat();
+    if (size > limit) return undefined;
+    // One byte more than the size: a file that grew meanwhile is read to its end all the same.
+    const buffer = Buffer.alloc(Math.min(limit, size) + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length === buffer.length) return undefined;
+    }
+    return buffer.toString('utf8', 0, length);
   } catch {
     return undefined;
   } finally {
     await handle?.close().catch(() => undefined);
   }
+}
+
+/**
+ * The entry of checkpoint `id`, or undefined when there is none or it cannot be used (unreadable,
+ * a link, damaged, removed, or naming another checkpoint).
+ */
+async function readEntry(root: string, id: string): Promise<IdIndexEntry | undefined> {
+  const bucket = await readSmallFile(bucketPath(root, id), bucketLimitBytes);
+  const line = bucket === undefined ? undefined : lastLineOf(bucket, id);
+  if (line !== undefined) return parseEntry(id, line);
+  const legacy = await readSmallFile(legacyEntryPath(root, id), entryLimitBytes);
+  return legacy === undefined ? undefined : parseEntry(id, legacy);
 }
 
 /**
@@ -159,10 +232,28 @@ export async function findInIdIndex(root: string, id: string): Promise<FoundChec
 }
 
 /**
- * Removes the entry of checkpoint `id`: call it for every checkpoint file removed (delete, prune).
- * Never throws: an entry left behind is only stale, and a read then finds the file gone and scans.
+ * Removes the entries of checkpoints `ids`: call it for every checkpoint file removed (delete,
+ * prune). Appends `<id> -` to the buckets that hold ids of them, and removes their entry files of
+ * the layout before buckets. Never throws: an entry left behind is only stale, and a read then
+ * finds the file gone and scans.
  */
-export async function removeIdIndexEntry(root: string, id: string): Promise<void> {
-  if (!isValidCheckpointId(id)) return;
-  await unlink(entryPath(root, id)).catch(() => undefined);
+export async function removeIdIndexEntries(root: string, ids: readonly string[]): Promise<void> {
+  const valid = ids.filter((id) => isValidCheckpointId(id));
+  const buckets = new Map<string, string>();
+  for (const id of valid) {
+    const path = bucketPath(root, id);
+    buckets.set(path, `${buckets.get(path) ?? ''}${id} ${removedMark}\n`);
+  }
+  for (const [path, lines] of buckets) {
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(path, appendExistingFlags);
+      await handle.write(lines);
+    } catch {
+      // No bucket (nothing to override), or none can be written: the entry is only stale.
+    } finally {
+      await handle?.close().catch(() => undefined);
+    }
+  }
+  for (const id of valid) await unlink(legacyEntryPath(root, id)).catch(() => undefined);
 }

@@ -22,6 +22,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonProvider } from './json-provider.js';
 import { corruptCheckpointFile } from './test-support/corrupt.js';
+import { indexedIds } from './test-support/id-index-entries.js';
 import { spawnScript, waitForSuccess } from './test-support/spawn.js';
 
 describeCheckpointProvider({
@@ -210,9 +211,9 @@ describe('JsonProvider on disk', () => {
     expect(existsSync(join(location, 'fork', 'a'))).toBe(false);
     expect(readdirSync(join(location, 'fork'))).toEqual(['c']);
     await provider.delete(location, other.id);
-    // What remains is the id index directory, now empty (see id-index.ts).
+    // What remains is the id index directory, with no entry left (see id-index.ts).
     expect(readdirSync(location)).toEqual(['.ids']);
-    expect(readdirSync(join(location, '.ids'))).toEqual([]);
+    expect(indexedIds(location)).toEqual([]);
     expect(existsSync(location)).toBe(true);
   });
 

@@ -22,7 +22,7 @@ import { refuseLinks } from './directory-walk.js';
 import { jsonError } from './errors.js';
 import { assertCheckpointId, tempFileName } from './file-names.js';
 import { parseFileReference, storedFile } from './file-reference.js';
-import { removeIdIndexEntry } from './id-index.js';
+import { removeIdIndexEntries } from './id-index.js';
 import { IdIndexKeeper } from './id-index-keeper.js';
 import {
   assertHoldsLineageLock,
@@ -351,7 +351,10 @@ export class JsonProvider implements CheckpointProvider {
         removed.map((entry) => entry.reference),
         this.options.fsync,
       );
-      for (const entry of removed) await removeIdIndexEntry(root, entry.id);
+      await removeIdIndexEntries(
+        root,
+        removed.map((entry) => entry.id),
+      );
     }
     return { removed, dryRun: options.dryRun ?? false };
   }
@@ -385,7 +388,7 @@ export class JsonProvider implements CheckpointProvider {
     if (!found) return false;
     // The directory sync comes after the empty directories are gone, on the one that remains.
     const removed = await removeFile(found.path);
-    await removeIdIndexEntry(root, id);
+    await removeIdIndexEntries(root, [id]);
     // Spare temp files would keep an emptied branch directory; the next group creates new ones.
     this.#spares.forget(dirname(found.path));
     await removeEmptyDirectories(root, found.branch, this.options.fsync);

@@ -6,7 +6,7 @@ import { assertMatchesName, readMetadata } from './checkpoint-file.js';
 import { type FoundCheckpoint, refuseLinks, type WalkResult, walkLocation } from './directory-walk.js';
 import { component, describeError, errorCode } from './errors.js';
 import { branchDirectoryReference, standaloneCheckpoint, storedFile } from './file-reference.js';
-import { findInIdIndex, removeIdIndexEntry } from './id-index.js';
+import { findInIdIndex, removeIdIndexEntries } from './id-index.js';
 import type { IdIndexKeeper } from './id-index-keeper.js';
 import { branchDirectory, existingBranchDirectory, locationExists } from './paths.js';
 import { sweepTempFilesOnce } from './temp-sweep.js';
@@ -52,10 +52,10 @@ export class LocationReader {
     const walked = await this.walk(root, undefined);
     const found = walked.checkpoints.find((checkpoint) => checkpoint.id === id);
     if (found !== undefined) {
-      await this.#index.record(root, { id, branch: found.branch, fileName: basename(found.path) }, false);
+      await this.#index.record(root, [{ id, branch: found.branch, fileName: basename(found.path) }], false);
       return found;
     }
-    await removeIdIndexEntry(root, id);
+    await removeIdIndexEntries(root, [id]);
     refuseLinks(root, walked);
     return undefined;
   }

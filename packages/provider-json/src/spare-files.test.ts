@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { buildCheckpointWrite, createTestRun } from '@crewline/provider-testkit/fixtures';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JsonProvider } from './json-provider.js';
+import { indexedIds } from './test-support/id-index-entries.js';
 
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();
@@ -155,7 +156,7 @@ describe('work left after a write', () => {
     await provider.writeBatch(location, writes());
     await provider.close();
     expect(most).toBe(1);
-    expect(readdirSync(join(location, '.ids'))).toHaveLength(6);
+    expect(indexedIds(location)).toHaveLength(6);
   });
 });
 
