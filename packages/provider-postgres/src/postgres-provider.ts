@@ -43,6 +43,7 @@ import type { DatabaseStats, GarbageReport } from './reports.js';
 import { lockKey } from './schema.js';
 import { SchemaHandle } from './schema-handle.js';
 import { checkWritable, writeCheckpoint } from './write-checkpoint.js';
+import { writeGroup } from './write-group.js';
 
 /** A listing query, with paging: `list` of 100,000 checkpoints never has to load them at once. */
 export interface PostgresListQuery extends ListQuery {
@@ -65,7 +66,9 @@ const rememberedLocations = 256;
  * Stores checkpoints in a Postgres schema through a `pg.Pool`, for many processes and machines: each
  * write is one call of a server-side function (one round trip, one transaction) that stores only
  * what changed since the parent checkpoint (new events, changed parts of the entities), and checks
- * the run's lease on its lineage head when the write carries one (`capabilities.leases`).
+ * the run's lease on its lineage head when the write carries one (`capabilities.leases`). A run's
+ * automatic checkpoints are committed in groups, one transaction for those of the events between two
+ * model or tool calls ({@link PostgresProvider.writeBatch}).
  */
 export class PostgresProvider implements CheckpointProvider {
   readonly kind = 'postgres';
@@ -169,6 +172,29 @@ export class PostgresProvider implements CheckpointProvider {
       return await handle.inOrder(checkpoint.metadata.lineageId, () =>
         this.#withClient(handle, (client) =>
           writeCheckpoint(client, handle, checkpoint, this.options.maxCheckpointBytes),
+        ),
+      );
+    } catch (error) {
+      throw toCrewlineError(error, 'write', handle.location);
+    }
+  }
+
+  /**
+   * Stores consecutive checkpoints of one location in one transaction, in order: all of them or none
+   * (the runtime then writes them one by one, each with its own outcome). Each keeps its own row and
+   * parent, continues the one before it as a single write would, and has its lease checked inside
+   * the transaction; a checkpoint already stored fails the group (`conflict`).
+   */
+  async writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
+    const handle = this.#handle(location);
+    try {
+      for (const checkpoint of checkpoints) checkWritable(checkpoint);
+      if (checkpoints.length === 0) return [];
+      await this.#ensureWritable(handle);
+      const lineages = [...new Set(checkpoints.map((checkpoint) => checkpoint.metadata.lineageId))];
+      return await handle.inOrderOfAll(lineages, () =>
+        this.#withClient(handle, (client) =>
+          writeGroup(client, handle, checkpoints, this.options.maxCheckpointBytes),
         ),
       );
     } catch (error) {

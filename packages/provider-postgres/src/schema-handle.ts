@@ -141,4 +141,14 @@ export class SchemaHandle {
     });
     return result;
   }
+
+  /**
+   * {@link inOrder} for work that writes checkpoints of several runs (a group spanning a fork: the
+   * checkpoints before it and after it): after every earlier write of each, before any later one.
+   */
+  inOrderOfAll<T>(lineageIds: readonly string[], work: () => Promise<T>): Promise<T> {
+    const [first, ...rest] = lineageIds;
+    if (first === undefined) return work();
+    return this.inOrder(first, () => this.inOrderOfAll(rest, work));
+  }
 }

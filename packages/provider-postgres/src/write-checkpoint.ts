@@ -155,6 +155,129 @@ function detailOf(error: unknown): string {
 }
 
 /**
+ * Encodes the head of `checkpoint` against `previous`, reserving more blocks of chunk ids when the
+ * handle's are used up (twice as many each time).
+ */
+export async function encodeWithIds(
+  client: pg.PoolClient,
+  handle: SchemaHandle,
+  checkpoint: CheckpointWrite,
+  previous: EncodedNode | undefined,
+): Promise<EncodedHead> {
+  for (let blocks = 1; ; blocks *= 2) {
+    try {
+      return encodeHead(handle, checkpoint, previous);
+    } catch (error) {
+      if (!(error instanceof OutOfIds)) throw error;
+      await reserveBlocks(client, handle, blocks);
+    }
+  }
+}
+
+/** The head of `checkpoint`'s parent to encode against: remembered, else rebuilt from the database. */
+export async function parentHead(
+  client: pg.PoolClient,
+  handle: SchemaHandle,
+  checkpoint: CheckpointWrite,
+): Promise<EncodedNode | undefined> {
+  const parentId = checkpoint.metadata.parentId;
+  if (parentId === null) return undefined;
+  return handle.heads.get(parentId) ?? (await loadHead(client, handle, parentId));
+}
+
+/** The first event the write sends, assuming its parent holds `parentEventCount` of them. */
+export function firstEventSent(checkpoint: CheckpointWrite): number {
+  return checkpoint.metadata.parentId === null
+    ? 0
+    : Math.min(checkpoint.parentEventCount, checkpoint.document.events.length);
+}
+
+/** One prepared call of `crewline_write` (see schema.ts) for `checkpoint`. */
+export function writeStatement(
+  handle: SchemaHandle,
+  checkpoint: CheckpointWrite,
+  encoded: EncodedHead,
+  hasParentHead: boolean,
+  eventsFrom: number,
+  maxCheckpointBytes: number,
+): pg.QueryConfig {
+  const { metadata, document } = checkpoint;
+  const events: string[] = [];
+  for (let index = eventsFrom; index < document.events.length; index += 1)
+    events.push(checkpoint.eventText(index));
+  return {
+    name: statementName(handle.sql.write),
+    text: handle.sql.write,
+    values: [
+      metadata.id,
+      metadata.createdAt,
+      metadata.lineageId,
+      metadata.parentId,
+      metadata.branch,
+      metadata.trigger,
+      JSON.stringify(metadata.entities),
+      metadata.eventCount,
+      document.formatVersion,
+      document.libraryVersion,
+      encoded.metadataText,
+      encoded.root,
+      encoded.ids,
+      encoded.bodies,
+      encoded.refs,
+      hasParentHead,
+      checkpoint.parentEventCount,
+      eventsFrom,
+      events,
+      encoded.sizeBase,
+      maxCheckpointBytes,
+      checkpoint.lease?.owner ?? null,
+    ],
+  };
+}
+
+export function storedOf(
+  handle: SchemaHandle,
+  checkpoint: CheckpointWrite,
+  rows: readonly { o_size: string }[],
+): StoredCheckpoint {
+  const { metadata } = checkpoint;
+  const reference = `${handle.location}#${metadata.id}`;
+  return writtenCheckpoint(metadata, reference, Number(rows[0]!.o_size), hasCanonicalShape(metadata));
+}
+
+/**
+ * The error to report for a refusal of `crewline_write` that no other attempt can change (the lease
+ * is lost, the checkpoint too large, its parent damaged); undefined for any other failure.
+ */
+export function refusalOf(
+  error: unknown,
+  handle: SchemaHandle,
+  checkpoint: CheckpointWrite,
+  maxCheckpointBytes: number,
+): Error | undefined {
+  const { metadata } = checkpoint;
+  const code = errorCode(error);
+  if (code === raised.leaseLost) {
+    const state = JSON.parse(detailOf(error) || '{}') as LeaseState;
+    return leaseLost(component, metadata.lineageId, state, `checkpoint "${metadata.id}" was not stored`);
+  }
+  if (code === raised.tooLarge) {
+    return postgresError(
+      'too_large',
+      `checkpoint "${metadata.id}" is ${detailOf(error)} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes or store less per checkpoint`,
+    );
+  }
+  if (code === raised.damaged) {
+    return postgresError(
+      'corrupt_checkpoint',
+      `the parent of checkpoint "${metadata.id}" in ${handle.location} is damaged (${(error as Error).message}); resume from another checkpoint`,
+      { cause: error },
+    );
+  }
+  return undefined;
+}
+
+/**
  * Stores one checkpoint: encodes what changed since its parent's head (kept in memory, or rebuilt from
  * the database), then makes the whole write one call of `crewline_write` — one round trip, one
  * transaction — which checks the lease, places the events and inserts chunks, events and the row.
@@ -167,60 +290,19 @@ export async function writeCheckpoint(
   checkpoint: CheckpointWrite,
   maxCheckpointBytes: number,
 ): Promise<StoredCheckpoint> {
-  const { metadata, document } = checkpoint;
-  const count = document.events.length;
+  const { metadata } = checkpoint;
   const parentId = metadata.parentId;
-  let previous =
-    parentId === null
-      ? undefined
-      : (handle.heads.get(parentId) ?? (await loadHead(client, handle, parentId)));
-  let eventsFrom = parentId === null ? 0 : Math.min(checkpoint.parentEventCount, count);
+  let previous = await parentHead(client, handle, checkpoint);
+  let eventsFrom = firstEventSent(checkpoint);
   let encoded: EncodedHead | undefined;
   for (let attempt = 0; attempt < 4; attempt += 1) {
-    // A head needing more ids than are left is encoded again with more blocks (twice as many each time).
-    for (let blocks = 1; encoded === undefined; blocks *= 2) {
-      try {
-        encoded = encodeHead(handle, checkpoint, previous);
-      } catch (error) {
-        if (!(error instanceof OutOfIds)) throw error;
-        await reserveBlocks(client, handle, blocks);
-      }
-    }
-    const events: string[] = [];
-    for (let index = eventsFrom; index < count; index += 1) events.push(checkpoint.eventText(index));
+    encoded ??= await encodeWithIds(client, handle, checkpoint, previous);
     try {
-      const { rows } = await client.query<{ o_stream: string; o_size: string }>({
-        name: statementName(handle.sql.write),
-        text: handle.sql.write,
-        values: [
-          metadata.id,
-          metadata.createdAt,
-          metadata.lineageId,
-          parentId,
-          metadata.branch,
-          metadata.trigger,
-          JSON.stringify(metadata.entities),
-          metadata.eventCount,
-          document.formatVersion,
-          document.libraryVersion,
-          encoded.metadataText,
-          encoded.root,
-          encoded.ids,
-          encoded.bodies,
-          encoded.refs,
-          previous !== undefined,
-          checkpoint.parentEventCount,
-          eventsFrom,
-          events,
-          encoded.sizeBase,
-          maxCheckpointBytes,
-          checkpoint.lease?.owner ?? null,
-        ],
-      });
+      const { rows } = await client.query<{ o_stream: string; o_size: string }>(
+        writeStatement(handle, checkpoint, encoded, previous !== undefined, eventsFrom, maxCheckpointBytes),
+      );
       handle.heads.remember(metadata.id, encoded.node);
-      const sizeBytes = Number(rows[0]!.o_size);
-      const reference = `${handle.location}#${metadata.id}`;
-      return writtenCheckpoint(metadata, reference, sizeBytes, hasCanonicalShape(metadata));
+      return storedOf(handle, checkpoint, rows);
     } catch (error) {
       const code = errorCode(error);
       if (code === raised.needEvents) {
@@ -235,23 +317,8 @@ export async function writeCheckpoint(
         eventsFrom = 0;
         continue;
       }
-      if (code === raised.leaseLost) {
-        const state = JSON.parse(detailOf(error) || '{}') as LeaseState;
-        throw leaseLost(component, metadata.lineageId, state, `checkpoint "${metadata.id}" was not stored`);
-      }
-      if (code === raised.tooLarge) {
-        throw postgresError(
-          'too_large',
-          `checkpoint "${metadata.id}" is ${detailOf(error)} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes or store less per checkpoint`,
-        );
-      }
-      if (code === raised.damaged) {
-        throw postgresError(
-          'corrupt_checkpoint',
-          `the parent of checkpoint "${metadata.id}" in ${handle.location} is damaged (${(error as Error).message}); resume from another checkpoint`,
-          { cause: error },
-        );
-      }
+      const refusal = refusalOf(error, handle, checkpoint, maxCheckpointBytes);
+      if (refusal !== undefined) throw refusal;
       if (code === '23505') return existingCheckpoint(client, handle, checkpoint);
       throw error;
     }

@@ -20,6 +20,16 @@ export class RecordingProvider extends PostgresProvider {
     return stored;
   }
 
+  override async writeBatch(
+    location: string,
+    checkpoints: readonly CheckpointWrite[],
+  ): Promise<StoredCheckpoint[]> {
+    const stored = await super.writeBatch(location, checkpoints);
+    for (const [index, checkpoint] of checkpoints.entries())
+      this.written.set(stored[index]!.id, checkpoint.text());
+    return stored;
+  }
+
   /** Reads every recorded checkpoint that is still stored (through `reader`) and returns the ids whose text differs. */
   mismatches(
     location: string,
