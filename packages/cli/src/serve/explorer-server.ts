@@ -19,6 +19,7 @@ import { displayPath } from '../core/location.js';
 import type { OpenedLocation } from '../core/open-location.js';
 import { compareCheckpoints } from './checkpoint-comparison.js';
 import { checkpointDetail, eventRecord } from './checkpoint-detail.js';
+import { findCheckpoint } from './checkpoint-lookup.js';
 import { planContinuation } from './continuation-plan.js';
 import { ExplorerRuns, parseRunRequest } from './explorer-runs.js';
 import { GraphCache } from './graph-cache.js';
@@ -147,12 +148,13 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     }
     return listing;
   };
+  // A full id or a unique short form, as the CLI takes them (what `crewline checkpoint list` prints).
   const find = async (id: string): Promise<StoredCheckpoint> => {
-    const found = (await checkpoints()).find((checkpoint) => checkpoint.id === id);
+    const found = findCheckpoint(await checkpoints(), id, opened.location);
     if (found) return found;
     // Written since the listing was taken: list again once.
     listing = undefined;
-    const again = (await checkpoints()).find((checkpoint) => checkpoint.id === id);
+    const again = findCheckpoint(await checkpoints(), id, opened.location);
     if (!again) {
       const { cliError } = await import('../core/cli-error.js');
       throw cliError('not_found', `no checkpoint ${JSON.stringify(id)} in ${opened.location}`);
@@ -161,7 +163,10 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   };
   const view = async (id: string) => {
     const checkpoint = await find(id);
-    return { checkpoint, view: viewDocument(await readDocument(opened.provider, opened.location, id)) };
+    return {
+      checkpoint,
+      view: viewDocument(await readDocument(opened.provider, opened.location, checkpoint.id)),
+    };
   };
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const live = new LiveUpdates({
@@ -281,7 +286,11 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
         403,
       );
     }
-    return context.json(await runs.start(parseRunRequest(await jsonBody(context.req))), 202);
+    const request = parseRunRequest(await jsonBody(context.req));
+    return context.json(
+      await runs.start({ ...request, checkpoint: (await find(request.checkpoint)).id }),
+      202,
+    );
   });
   app.get('/api/events', (context) =>
     streamSSE(context, async (stream) => {

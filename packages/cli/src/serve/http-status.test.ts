@@ -15,6 +15,8 @@ describe('the status of a failed explorer request', () => {
     expect(statusOf(new CrewlineError('cli', 'invalid_argument', 'x'))).toBe(400);
     expect(statusOf(new CrewlineError('cli', 'not_found', 'x'))).toBe(404);
     expect(statusOf(new CrewlineError('cli', 'conflict', 'x'))).toBe(409);
+    // A short id that names several checkpoints: the request conflicts with what is stored.
+    expect(statusOf(new CrewlineError('cli', 'ambiguous_reference', 'x'))).toBe(409);
     expect(statusOf(new CrewlineError('cli', 'read_failed', 'x'))).toBe(500);
     expect(statusOf(new Error('boom'))).toBe(500);
   });
