@@ -6,21 +6,27 @@ import { assertCheckpointId, checkpointFileName, fileNameProblem } from './file-
 import type { IdIndexEntry } from './id-index.js';
 import { branchDirectory } from './paths.js';
 
-/** One checkpoint to write: its file's name and bytes, checked before anything is created. */
-export interface WritePlan {
+/** A checkpoint's file, named and checked, its bytes not built yet (see {@link planContent}). */
+export interface NamedWrite {
   metadata: CheckpointMetadata;
   fileName: string;
+}
+
+/** A checkpoint file's bytes and their size. */
+export interface PlannedContent {
   /** The file's bytes, as pieces when the write has them (see `CheckpointWrite.byteChunks`). */
   bytes: FileContent;
   size: number;
 }
 
+/** One checkpoint to write: its file's name and bytes, checked before anything is created. */
+export interface WritePlan extends NamedWrite, PlannedContent {}
+
 /**
- * Checks a checkpoint JsonProvider is asked to write (its ids, its branch, the size against
- * `maxCheckpointBytes`) and names its file. Throws `invalid_name` or `too_large` before anything is
- * written.
+ * Checks the names of a checkpoint JsonProvider is asked to write (its ids, its branch) and names
+ * its file, without building its bytes. Throws `invalid_name` before anything is written.
  */
-export function planWrite(root: string, checkpoint: CheckpointWrite, maxCheckpointBytes: number): WritePlan {
+export function planNames(root: string, checkpoint: CheckpointWrite): NamedWrite {
   const { metadata } = checkpoint;
   assertCheckpointId(metadata.id);
   if (metadata.parentId !== null) assertCheckpointId(metadata.parentId, 'parent checkpoint id');
@@ -28,6 +34,11 @@ export function planWrite(root: string, checkpoint: CheckpointWrite, maxCheckpoi
   const problem = fileNameProblem(metadata.id, metadata.parentId);
   if (problem)
     throw jsonError('invalid_name', `${problem}; JsonProvider cannot store it, use SqliteProvider`);
+  return { metadata, fileName: checkpointFileName(metadata.id, metadata.parentId) };
+}
+
+/** Builds a checkpoint file's bytes and checks their size: `too_large` past `maxCheckpointBytes`. */
+export function planContent(checkpoint: CheckpointWrite, maxCheckpointBytes: number): PlannedContent {
   // Pieces when the write has them: the event lines the run encoded once go to the file as they
   // are, not copied into one buffer per checkpoint first.
   const bytes = checkpoint.byteChunks?.() ?? checkpoint.bytes();
@@ -36,14 +47,23 @@ export function planWrite(root: string, checkpoint: CheckpointWrite, maxCheckpoi
   if (size > maxCheckpointBytes) {
     throw jsonError(
       'too_large',
-      `checkpoint "${metadata.id}" is ${size} bytes, over maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes to store it`,
+      `checkpoint "${checkpoint.metadata.id}" is ${size} bytes, over maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes to store it`,
     );
   }
-  return { metadata, fileName: checkpointFileName(metadata.id, metadata.parentId), bytes, size };
+  return { bytes, size };
+}
+
+/**
+ * Checks a checkpoint JsonProvider is asked to write (its ids, its branch, the size against
+ * `maxCheckpointBytes`) and names its file. Throws `invalid_name` or `too_large` before anything is
+ * written.
+ */
+export function planWrite(root: string, checkpoint: CheckpointWrite, maxCheckpointBytes: number): WritePlan {
+  return { ...planNames(root, checkpoint), ...planContent(checkpoint, maxCheckpointBytes) };
 }
 
 /** The id index entry of a planned checkpoint. */
-export function indexEntryOf(plan: WritePlan): IdIndexEntry {
+export function indexEntryOf(plan: NamedWrite): IdIndexEntry {
   return { id: plan.metadata.id, branch: plan.metadata.branch, fileName: plan.fileName };
 }
 
