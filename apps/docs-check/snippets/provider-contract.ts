@@ -6,6 +6,7 @@ import type {
   Lease,
   LeaseRequest,
   LeaseToken,
+  ListingWithUnreadable,
   ListQuery,
   ParsedCheckpoint,
   PruneOptions,
@@ -33,6 +34,7 @@ interface CheckpointProvider {
   read(location: string, id: string): Promise<{ text: string } | { document: unknown }>;
   readParsed?(location: string, id: string, options: { maxBytes: number }): Promise<ParsedCheckpoint>; // { document, eventLines? }: what read's text parses to, without the text
   list(location: string, query?: ListQuery): Promise<StoredCheckpoint[]>; // ListQuery: { branch?, lineageId? }
+  listWithUnreadable?(location: string, query?: ListQuery): Promise<ListingWithUnreadable>; // { checkpoints, unreadable: { id, branch, parentId?, reference, sizeBytes?, reason }[] }
   latest(location: string, query?: ListQuery): Promise<StoredCheckpoint | undefined>;
   prune(location: string, options: PruneOptions): Promise<PruneResult>; // { keep?, olderThan?, branch?, lineageId?, dryRun? } → { removed, dryRun }, per run (planPrune)
   delete(location: string, id: string): Promise<boolean>;
