@@ -1,9 +1,10 @@
 // What share of a checkpoint's cost is secret redaction (issue "The cost a run pays": ≤ 10%),
 // counted by instrumenting, not read off a sampled profile: redaction-timing-hooks.mjs wraps the
 // redaction entry points with timers, and this script times the checkpoint work around them —
-// `RuntimeState.recordEvent` (each event redacted into the run's history) and
-// `RuntimeState.writeCheckpointSync` (snapshot, redaction, document, the provider's write) — over
-// the whole runs of checkpoint-growth.ts ('*' on SqliteProvider). It also counts, without any
+// `RuntimeState.recordEvent` (each event redacted into the run's history) and what each checkpoint
+// costs the run as checkpoint-timing.ts charges it (taken in its event: snapshot, redaction,
+// document; plus its share of the provider call that stored it, alone or in a group) — over the
+// whole runs of checkpoint-growth.ts ('*' on SqliteProvider). It also counts, without any
 // clock, the strings the pattern scan reads and their characters: each new string is scanned once,
 // so what is scanned stays near the text the run produced however many checkpoints hold it.
 //
@@ -33,7 +34,7 @@ export interface RedactionShare {
   tasks: number;
   checkpoints: number;
   events: number;
-  /** Time in `recordEvent` and `writeCheckpointSync` (outermost calls), in ms. */
+  /** Time in `recordEvent` (outermost calls) and the checkpoints' own cost (checkpoint-timing.ts), in ms. */
   checkpointMs: number;
   /** Time in the redaction entry points inside that work, in ms. */
   redactionMs: number;
@@ -51,7 +52,9 @@ export interface RedactionShare {
 
 // Loaded after the hooks are registered, so that the runtime sees the wrapped redaction.
 const { RuntimeState } = await import('@crewline/runtime-state');
+const { SqliteProvider } = await import('@crewline/provider-sqlite');
 const { measureGrowth } = await import('../checkpoint-growth.js');
+const { timeCheckpoints } = await import('./checkpoint-timing.js');
 const tally = (): RedactionTally =>
   (globalThis as Record<symbol, RedactionTally | undefined>)[Symbol.for('crewline.bench.redaction')] ?? {
     depth: 0,
@@ -70,18 +73,20 @@ export async function measureRedactionShare(
   const originals = {
     recordEvent: prototype.recordEvent,
     writeCheckpointSync: prototype.writeCheckpointSync,
+    writeCheckpoint: prototype.writeCheckpoint,
   };
   let depth = 0;
-  let checkpointMs = 0;
-  let redactionMs = 0;
   let events = 0;
-  const shares: number[] = [];
-  let sinceLast = { work: 0, redaction: 0 };
+  // Since the last checkpoint was taken: the time spent recording events, and the redaction in it.
+  let eventWork = 0;
+  let eventRedaction = 0;
+  /** Per checkpoint taken, in order: the events recorded before it and the redaction of both. */
+  const taken: { eventWork: number; redaction: number }[] = [];
   const scansBefore = { scans: tally().scans, characters: tally().scannedCharacters };
-  // Outermost calls only: a checkpoint written from inside an event's recording counts once.
+  // Outermost calls only: a checkpoint taken from inside an event's recording counts once.
   const timed = <A extends unknown[], R>(
     original: (this: InstanceType<typeof RuntimeState>, ...parameters: A) => R,
-    endsCheckpoint: boolean,
+    takesCheckpoint: boolean,
   ) =>
     function (this: InstanceType<typeof RuntimeState>, ...parameters: A): R {
       if (depth > 0) return original.apply(this, parameters);
@@ -93,12 +98,15 @@ export async function measureRedactionShare(
       } finally {
         const work = performance.now() - started;
         const redaction = tally().ms - redactionBefore;
-        checkpointMs += work;
-        redactionMs += redaction;
-        sinceLast = { work: sinceLast.work + work, redaction: sinceLast.redaction + redaction };
-        if (endsCheckpoint) {
-          shares.push(sinceLast.redaction / sinceLast.work);
-          sinceLast = { work: 0, redaction: 0 };
+        if (takesCheckpoint) {
+          // Its work (snapshot, redaction, the write or its queueing, and its share of the commit
+          // that stored it) is what checkpoint-timing.ts charges it; the redaction is counted here.
+          taken.push({ eventWork, redaction: eventRedaction + redaction });
+          eventWork = 0;
+          eventRedaction = 0;
+        } else {
+          eventWork += work;
+          eventRedaction += redaction;
         }
         depth -= 1;
       }
@@ -110,9 +118,25 @@ export async function measureRedactionShare(
     } as typeof originals.recordEvent,
     false,
   );
-  prototype.writeCheckpointSync = timed(originals.writeCheckpointSync, true);
+  // Beneath these, timeCheckpoints charges each checkpoint what the run paid for it: taken in its
+  // event (`writeCheckpointSync`, or `writeCheckpoint` when the provider commits in groups, as
+  // SqliteProvider does by default) plus its share of the provider call that stored it.
+  const timing = timeCheckpoints(SqliteProvider.prototype);
+  prototype.writeCheckpointSync = timed(prototype.writeCheckpointSync, true);
+  prototype.writeCheckpoint = timed(prototype.writeCheckpoint, true);
   try {
     const growth = await measureGrowth(scenario, tasks);
+    const { endToEndMs } = timing.times();
+    const checkpoints = Math.min(taken.length, endToEndMs.length);
+    let checkpointMs = 0;
+    let redactionMs = 0;
+    const shares: number[] = [];
+    for (let index = 0; index < checkpoints; index += 1) {
+      const work = taken[index]!.eventWork + endToEndMs[index]!;
+      checkpointMs += work;
+      redactionMs += taken[index]!.redaction;
+      shares.push(taken[index]!.redaction / work);
+    }
     return {
       scenario,
       tasks,
@@ -128,6 +152,8 @@ export async function measureRedactionShare(
   } finally {
     prototype.recordEvent = originals.recordEvent;
     prototype.writeCheckpointSync = originals.writeCheckpointSync;
+    prototype.writeCheckpoint = originals.writeCheckpoint;
+    timing.stop();
   }
 }
 
@@ -195,7 +221,7 @@ for (const tasks of values.tasks!.split(',').map(Number)) {
 const report = [
   '# Redaction share of checkpoint time',
   '',
-  `Secret redaction against the whole checkpoint work of a run, counted by instrumenting (\`bench/src/cost/redaction-share.ts\`): the redaction entry points (\`redactSecrets\`, \`redactAndSettle\`) timed inside \`RuntimeState.recordEvent\` and \`RuntimeState.writeCheckpointSync\`, summed over every event and checkpoint of the run. Runs of \`checkpoint-growth.ts\`: '*' on SqliteProvider, offline model without latency, one tool call per task; "crew" is one crew, "flow" a flow of 10 methods each running a crew of a tenth of the tasks and keeping its outputs in the state. ${values.rounds} runs per row, each in a fresh process (a user's run starts with empty redaction caches), medians (each run's share in brackets). Machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after (Node ${process.version}).`,
+  `Secret redaction against the whole checkpoint work of a run, counted by instrumenting (\`bench/src/cost/redaction-share.ts\`): the redaction entry points (\`redactSecrets\`, \`redactAndSettle\`) timed inside \`RuntimeState.recordEvent\` and inside taking each checkpoint, against the time spent recording events plus what each checkpoint cost the run (\`bench/src/cost/checkpoint-timing.ts\`: taken in its event, snapshot and redaction included, plus its share of the provider call that stored it, SqliteProvider committing a run's automatic checkpoints in groups), summed over every event and checkpoint of the run. Runs of \`checkpoint-growth.ts\`: '*' on SqliteProvider, offline model without latency, one tool call per task; "crew" is one crew, "flow" a flow of 10 methods each running a crew of a tenth of the tasks and keeping its outputs in the state. ${values.rounds} runs per row, each in a fresh process (a user's run starts with empty redaction caches), medians (each run's share in brackets). Machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after (Node ${process.version}).`,
   '',
   '| run | checkpoints | checkpoint work per checkpoint (mean) | redaction per checkpoint (mean) | redaction share of all the work | median share per checkpoint | strings scanned | characters scanned | final checkpoint | scanned / final |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',

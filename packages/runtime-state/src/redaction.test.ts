@@ -34,6 +34,20 @@ describe('redactSecrets', () => {
     });
   });
 
+  it("keeps numbers, booleans and null beside strings it redacts, with a run's marks too", () => {
+    const settled = new SettledValues();
+    const value = {
+      settings: { password: 1234, token: true, apiKey: 'abc', note: `uses ${fakeKey}` },
+      items: [1, fakeKey, null, { accessToken: 'gone', count: 3 }, 4],
+    };
+    const expected = {
+      settings: { password: 1234, token: true, apiKey: '[REDACTED]', note: 'uses [REDACTED]' },
+      items: [1, '[REDACTED]', null, { accessToken: '[REDACTED]', count: 3 }, 4],
+    };
+    expect(redactSecrets(value, settled)).toEqual(expected);
+    expect(settled.settle(value)).toEqual(expected);
+  });
+
   it('returns the same object when nothing needs redacting', () => {
     const value = { a: [1, 'two', { b: null }] };
     expect(redactSecrets(value)).toBe(value);
