@@ -1,17 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { newerEventsBesideRuntime, twoCopiesShareOneBus } from './scenarios/event-bus.js';
 import { publint, typesResolve } from './scenarios/linters.js';
 import { registeredModelPrefix } from './scenarios/model-prefix.js';
 import { readmeExampleAndCli } from './scenarios/readme-example.js';
 import { tarballContents } from './scenarios/tarball-contents.js';
 import { thirdPartyProvider } from './scenarios/third-party-provider.js';
+import { workerTakesQueuedRun } from './scenarios/worker.js';
 import { type CheckContext, prepareContext, removeContext, seconds } from './support/context.js';
 
 /**
- * One function per scenario, each given the packed tarballs and a place outside the workspace; a new
- * scenario is one more line here.
+ * One function per scenario, each given the packed tarballs and a place outside the workspace (and
+ * vitest's test context, to skip); a new scenario is one more line here.
  */
-const scenarios: [name: string, scenario: (context: CheckContext) => Promise<void>][] = [
+const scenarios: [name: string, scenario: (context: CheckContext, test: TestContext) => Promise<void>][] = [
   [
     'tarballs hold LICENSE, metadata, every export target and source-map source',
     async (context) => {
@@ -44,6 +45,10 @@ const scenarios: [name: string, scenario: (context: CheckContext) => Promise<voi
     newerEventsBesideRuntime,
   ],
   ['two copies of @crewline/events share one bus and warn once', twoCopiesShareOneBus],
+  [
+    'the worker on Postgres: crewline runs enqueue, crewline worker takes the run, runs list and show print it',
+    workerTakesQueuedRun,
+  ],
 ];
 
 let context: CheckContext | undefined;
@@ -63,9 +68,9 @@ afterAll(async () => {
 
 describe('packages as users install them', () => {
   for (const [name, scenario] of scenarios) {
-    it(name, async () => {
+    it(name, async (test) => {
       const scenarioStarted = Date.now();
-      await scenario(context!);
+      await scenario(context!, test);
       context!.report(`${name}: ${seconds(Date.now() - scenarioStarted)}`);
     });
   }

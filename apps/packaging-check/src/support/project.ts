@@ -55,24 +55,24 @@ export class UserProject {
     return writeFile(join(this.directory, file), text);
   }
 
-  /** Runs an installed binary (`node_modules/.bin/<name>`). */
-  bin(name: string, args: readonly string[]): Promise<CommandResult> {
+  /** Runs an installed binary (`node_modules/.bin/<name>`), with `env` added to the user's environment. */
+  bin(name: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CommandResult> {
     return run(join(this.directory, 'node_modules', '.bin', name), args, {
       cwd: this.directory,
-      env: userEnvironment(),
+      env: userEnvironment(env),
     });
   }
 
-  /** Starts an installed binary that keeps running (a server); stop it with `stop()`. */
-  startBin(name: string, args: readonly string[]): RunningCommand {
+  /** Starts an installed binary that keeps running (a server, a worker); stop it with `stop()`. */
+  startBin(name: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): RunningCommand {
     return start(join(this.directory, 'node_modules', '.bin', name), args, {
       cwd: this.directory,
-      env: userEnvironment(),
+      env: userEnvironment(env),
     });
   }
 
-  node(args: readonly string[]): Promise<CommandResult> {
-    return run(process.execPath, args, { cwd: this.directory, env: userEnvironment() });
+  node(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CommandResult> {
+    return run(process.execPath, args, { cwd: this.directory, env: userEnvironment(env) });
   }
 
   /** `du -sh node_modules`, e.g. "41M". */
