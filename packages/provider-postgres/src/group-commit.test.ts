@@ -72,6 +72,7 @@ describeWithPostgres('group commit (PostgresProvider.writeBatch)', () => {
       .writeBatch(location, [...group, duplicate])
       .catch((error: unknown) => error);
     expect(CrewlineError.hasCode(failure, 'conflict')).toBe(true);
+    expect((failure as Error).message).toContain(`checkpoint "${root!.metadata.id}" is already stored`);
     expect((failure as Error).message).toMatch(/rolled back/);
     expect((await provider.list(location)).map((checkpoint) => checkpoint.id)).toEqual([root!.metadata.id]);
     // Another process stores the rolled-back checkpoints (its own encoding, its own chunks). A child
@@ -82,6 +83,30 @@ describeWithPostgres('group commit (PostgresProvider.writeBatch)', () => {
     const [child] = nextWrites(run, 1, group.at(-1));
     provider.written.clear();
     await provider.write(location, child!);
+    expect(await provider.mismatches(location)).toEqual([]);
+  });
+
+  it('writes a group longer than one statement takes in one transaction, all or nothing', async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ tasks: 20, outputBytes: 300 });
+    const [root] = nextWrites(run, 1);
+    await provider.writeBatch(location, [root!]);
+    // 150 checkpoints: three statements; the last one's duplicate id rolls back the first two.
+    const long = nextWrites(run, 150, root);
+    const clashing = { ...long.at(-1)!, metadata: { ...long.at(-1)!.metadata, id: root!.metadata.id } };
+    const failure = await provider
+      .writeBatch(location, [...long.slice(0, -1), clashing])
+      .catch((error: unknown) => error);
+    expect(CrewlineError.hasCode(failure, 'conflict')).toBe(true);
+    expect(await provider.list(location)).toHaveLength(1);
+    const stored = await provider.writeBatch(location, long);
+    expect(stored.map((checkpoint) => checkpoint.id)).toEqual(long.map((write) => write.metadata.id));
+    expect(
+      await transactionsThatStored(
+        location,
+        stored.map((checkpoint) => checkpoint.id),
+      ),
+    ).toBe(1);
     expect(await provider.mismatches(location)).toEqual([]);
   });
 
@@ -105,7 +130,9 @@ describeWithPostgres('group commit (PostgresProvider.writeBatch)', () => {
     const [foreign] = nextWrites(run, 1, mine, { lineageId, owner: 'owner-b' });
     const failure = await provider.writeBatch(location, [mine!, foreign!]).catch((error: unknown) => error);
     expect(CrewlineError.hasCode(failure, 'conflict')).toBe(true);
-    expect((failure as Error).message).toMatch(/is being continued by test.*"[^"]+" was not stored/);
+    expect((failure as Error).message).toMatch(
+      /is being continued by test, .*; the group .* \(2 checkpoints\) was not stored/,
+    );
     expect((failure as Error).message).toContain(foreign!.metadata.id);
     expect((await provider.list(location)).map((checkpoint) => checkpoint.id)).toEqual(
       held.map((write) => write.metadata.id),

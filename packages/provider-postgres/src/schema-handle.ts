@@ -14,39 +14,48 @@ export interface SchemaSql {
   metadataById: string;
 }
 
+/** The types of `crewline_write`'s parameters, in order (see schema.ts). */
+const writeParameterTypes = [
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'integer',
+  'integer',
+  'text',
+  'text',
+  'bigint',
+  'bigint[]',
+  'text[]',
+  'text[]',
+  'boolean',
+  'integer',
+  'integer',
+  'text[]',
+  'bigint',
+  'bigint',
+  'text',
+];
+
+/** How many values one call of `crewline_write` takes. */
+export const writeParameterCount = writeParameterTypes.length;
+
+/** A call of `crewline_write` whose parameters are `$first` onwards. */
+function writeCall(quotedSchema: string, first: number): string {
+  const parameters = writeParameterTypes.map((type, index) => `$${first + index}::${type}`).join(', ');
+  return `${quotedSchema}.crewline_write(${parameters})`;
+}
+
 function schemaSql(schema: string): SchemaSql {
   const s = quoteIdentifier(schema);
-  const parameters = [
-    'text',
-    'text',
-    'text',
-    'text',
-    'text',
-    'text',
-    'text',
-    'integer',
-    'integer',
-    'text',
-    'text',
-    'bigint',
-    'bigint[]',
-    'text[]',
-    'text[]',
-    'boolean',
-    'integer',
-    'integer',
-    'text[]',
-    'bigint',
-    'bigint',
-    'text',
-  ]
-    .map((type, index) => `$${index + 1}::${type}`)
-    .join(', ');
   // The chunk tree of a head, in one recursive query over `refs` (offsets from the node's id).
   const tree = (root: string) =>
     `tree(id) AS (${root} UNION SELECT c.id - r.offset_by FROM tree t JOIN ${s}.chunks c ON c.id = t.id CROSS JOIN LATERAL unnest(string_to_array(c.refs, ',')::bigint[]) AS r(offset_by))`;
   return {
-    write: `SELECT o_stream, o_size FROM ${s}.crewline_write(${parameters})`,
+    write: `SELECT o_stream, o_size FROM ${writeCall(s, 1)}`,
     claim: `SELECT o_status, o_holder, o_expires_at, o_left_ms, o_head FROM ${s}.crewline_claim_lease($1::text, $2::text, $3::text, $4::text, $5::bigint)`,
     reserveBlocks: `SELECT nextval('${s}.chunk_blocks') AS block FROM generate_series(1, $1::integer)`,
     // One statement, so one snapshot: a concurrent prune or collection never shows half a checkpoint.
@@ -94,6 +103,8 @@ export class SchemaHandle {
   readonly heads = new HeadCache();
   /** The tail of each run's write queue. */
   readonly queues = new Map<string, Promise<void>>();
+  /** Statements writing groups, by the number of checkpoints they write. */
+  readonly #groupWrites = new Map<number, string>();
 
   constructor(
     readonly location: string,
@@ -102,6 +113,25 @@ export class SchemaHandle {
   ) {
     this.sql = schemaSql(schema);
     this.quoted = quoteIdentifier(schema);
+  }
+
+  /**
+   * One statement that calls `crewline_write` `count` times, one checkpoint after another (the
+   * branches of a UNION ALL run in order, and each call sees what the calls before it inserted), so
+   * a group is one round trip and one transaction. Each row carries the checkpoint's position.
+   */
+  groupWriteSql(count: number): string {
+    let text = this.#groupWrites.get(count);
+    if (text === undefined) {
+      const calls: string[] = [];
+      for (let index = 0; index < count; index += 1)
+        calls.push(
+          `SELECT ${index} AS o_index, o_size FROM ${writeCall(this.quoted, index * writeParameterCount + 1)}`,
+        );
+      text = calls.join(' UNION ALL ');
+      this.#groupWrites.set(count, text);
+    }
+    return text;
   }
 
   /** Takes one chunk id; undefined when the block is used up (reserve another and encode again). */

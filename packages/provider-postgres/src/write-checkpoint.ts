@@ -149,7 +149,7 @@ async function existingCheckpoint(
   return rewrittenCheckpoint(component, rows[0], metadata, handle.location, damagedRow);
 }
 
-function detailOf(error: unknown): string {
+export function detailOf(error: unknown): string {
   const detail = (error as { detail?: unknown }).detail;
   return typeof detail === 'string' ? detail : '';
 }
@@ -247,30 +247,33 @@ export function storedOf(
 
 /**
  * The error to report for a refusal of `crewline_write` that no other attempt can change (the lease
- * is lost, the checkpoint too large, its parent damaged); undefined for any other failure.
+ * is lost, the checkpoint too large, its parent damaged); undefined for any other failure. `named`
+ * names what was refused in the message (`checkpoint "…"`), `lineageId` the run it belongs to,
+ * `notStored` what a lost lease kept out of storage.
  */
 export function refusalOf(
   error: unknown,
   handle: SchemaHandle,
-  checkpoint: CheckpointWrite,
+  lineageId: string,
+  named: string,
   maxCheckpointBytes: number,
+  notStored = `${named} was not stored`,
 ): Error | undefined {
-  const { metadata } = checkpoint;
   const code = errorCode(error);
   if (code === raised.leaseLost) {
     const state = JSON.parse(detailOf(error) || '{}') as LeaseState;
-    return leaseLost(component, metadata.lineageId, state, `checkpoint "${metadata.id}" was not stored`);
+    return leaseLost(component, lineageId, state, notStored);
   }
   if (code === raised.tooLarge) {
     return postgresError(
       'too_large',
-      `checkpoint "${metadata.id}" is ${detailOf(error)} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes or store less per checkpoint`,
+      `${named} is ${detailOf(error)} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes or store less per checkpoint`,
     );
   }
   if (code === raised.damaged) {
     return postgresError(
       'corrupt_checkpoint',
-      `the parent of checkpoint "${metadata.id}" in ${handle.location} is damaged (${(error as Error).message}); resume from another checkpoint`,
+      `the parent of ${named} in ${handle.location} is damaged (${(error as Error).message}); resume from another checkpoint`,
       { cause: error },
     );
   }
@@ -317,7 +320,8 @@ export async function writeCheckpoint(
         eventsFrom = 0;
         continue;
       }
-      const refusal = refusalOf(error, handle, checkpoint, maxCheckpointBytes);
+      const named = `checkpoint "${metadata.id}"`;
+      const refusal = refusalOf(error, handle, metadata.lineageId, named, maxCheckpointBytes);
       if (refusal !== undefined) throw refusal;
       if (code === '23505') return existingCheckpoint(client, handle, checkpoint);
       throw error;
