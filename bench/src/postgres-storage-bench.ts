@@ -15,6 +15,7 @@ import {
   type TestCluster,
 } from '../node_modules/@crewline/provider-postgres/src/test-support/test-cluster.js';
 import { formatBytes, formatMs, type LatencySummary, markdownTable, summarize } from './bench-statistics.js';
+import { measureRunCost } from './postgres-run-cost.js';
 import {
   BenchServer,
   type Breakdowns,
@@ -44,6 +45,11 @@ export interface PostgresStorageBenchOptions {
   tcp?: boolean;
   /** Also measure `pg_test_fsync` (a throwaway cluster only: the disk its WAL is on). Default true. */
   fsyncTest?: boolean;
+  /**
+   * Measured runs per backend of the run-cost table (what a run on '*' pays per checkpoint, with
+   * and without group commit, beside PostgresSaver), after one warm-up run each. Default `rounds`.
+   */
+  runCostRounds?: number;
 }
 
 /** SPEC §8 targets for PostgresProvider on crew-50. */
@@ -251,6 +257,32 @@ export async function runPostgresStorageBench(
           ],
         ]),
       );
+      const runCostRounds = options.runCostRounds ?? rounds;
+      console.log(`measuring what a run pays per checkpoint (${runCostRounds} rounds) ...`);
+      const runCost = await measureRunCost(server, socketUrl, scenario, runCostRounds);
+      const saverCost = runCost.at(-1)!;
+      const runCostTable = markdownTable(
+        [
+          'backend',
+          'checkpoints measured',
+          'checkpoints per commit',
+          'median ms per checkpoint',
+          'p99 ms',
+          'max ms',
+          'mean ms per checkpoint (run blocked / checkpoints)',
+          'vs PostgresSaver (mean)',
+        ],
+        runCost.map((entry) => [
+          entry.name,
+          String(entry.perCheckpoint.count),
+          entry.checkpointsPerCommit.toFixed(2),
+          formatMs(entry.perCheckpoint.median),
+          formatMs(entry.perCheckpoint.p99),
+          formatMs(entry.perCheckpoint.max),
+          formatMs(entry.meanBlockedMs),
+          entry === saverCost ? '1×' : `${(saverCost.meanBlockedMs / entry.meanBlockedMs).toFixed(1)}× less`,
+        ]),
+      );
       const fsync =
         cluster && binaries && (options.fsyncTest ?? true)
           ? fsyncCost(binaries, tmpdir(), settings.walSyncMethod)
@@ -291,6 +323,12 @@ export async function runPostgresStorageBench(
         `Through the provider on the unix socket, ${leaseSamples} runs of each after 20 unmeasured: a claim of a run nobody holds (one call of \`crewline_claim_lease\`: row lock, head check, new lease row) and a renewal (\`UPDATE … RETURNING\`), each its own transaction.`,
         '',
         leaseTable,
+        '',
+        "### What a run pays per checkpoint (runtime on '*', group commit)",
+        '',
+        `crew-50 again, this time as the runtime checkpoints on '*': each checkpoint is taken inside its event and queued, and before each model or tool call (after \`llm_call_started\` and \`tool_usage_started\`) the run waits for all of them (\`state.durable()\`). PostgresProvider stores what queued up between two calls as one group — \`writeBatch\`, one transaction — or, with \`writeBatch\` hidden, one write (one transaction) after another. "Per checkpoint" is bench/src/cost/checkpoint-timing.ts: taking it (snapshot, redaction, queueing) plus its share of the provider call that stored it, the call's whole time (the barrier right after it waits for all of it). "Mean" is all the time the run spent blocked on checkpoints (inside its events and at its barriers) over the checkpoints, which counts everything once. PostgresSaver gets the same states, each \`put\` awaited (LangGraph's synchronous durability), its snapshot and channel values included. One warm-up run each, then ${runCostRounds} runs each in rotating order, pooled; default options (synchronous_commit on).`,
+        '',
+        runCostTable,
         '',
         ...(fsync
           ? [

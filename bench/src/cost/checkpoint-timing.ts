@@ -26,6 +26,16 @@ export interface CheckpointTiming {
 
 type WriteMethods = Pick<CheckpointProvider, 'writeSync' | 'write' | 'writeBatch'>;
 
+export interface CheckpointTimingOptions {
+  /**
+   * Charge an async `write` or `writeBatch` its whole time, not only its synchronous part: for a
+   * provider whose writes are mostly waits on another machine (PostgresProvider's round trips and
+   * commits), which the run pays at its barrier before the next model or tool call, since that
+   * barrier waits for every write queued before it. Default `false` (the synchronous part only).
+   */
+  awaited?: boolean;
+}
+
 /**
  * Times every checkpoint of every run in this process that `provider` stores (a provider instance,
  * or a provider class's prototype to time every instance), until `stop()`. `stored` is called with
@@ -35,6 +45,7 @@ type WriteMethods = Pick<CheckpointProvider, 'writeSync' | 'write' | 'writeBatch
 export function timeCheckpoints(
   provider: WriteMethods,
   stored?: (write: CheckpointWrite) => void,
+  options: CheckpointTimingOptions = {},
 ): CheckpointTiming {
   const state = RuntimeState.prototype;
   const originals = {
@@ -94,12 +105,13 @@ export function timeCheckpoints(
       return result;
     };
   provider.write = async function timed(this: CheckpointProvider, location, write) {
-    // Only the synchronous part is the run's: a provider that awaits I/O leaves the thread free.
+    // Only the synchronous part is the run's (unless `awaited`): a provider that awaits I/O leaves
+    // the thread free.
     const started = performance.now();
     const pending = inner.write.call(this, location, write);
     const synchronous = performance.now() - started;
     const result = await pending;
-    charge(synchronous, [write]);
+    charge(options.awaited ? performance.now() - started : synchronous, [write]);
     return result;
   };
   if (inner.writeBatch)
@@ -108,7 +120,7 @@ export function timeCheckpoints(
       const pending = inner.writeBatch!.call(this, location, writes);
       const synchronous = performance.now() - started;
       const result = await pending;
-      charge(synchronous, writes);
+      charge(options.awaited ? performance.now() - started : synchronous, writes);
       return result;
     };
 
