@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CrewlineError, registerSecretValue } from '@crewline/events';
+import { CrewlineError, redactionGeneration, registerSecretValue } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
 import { type CheckpointConfigInput, parseCheckpointConfig } from './config.js';
 import { redactSecrets } from './redaction.js';
@@ -177,6 +177,29 @@ describe('long arrays of settled items', () => {
     expect(next.tasks.slice(0, 100)).toEqual(tasks);
     for (const [index, task] of tasks.entries()) expect(next.tasks[index]).toBe(task);
     expect(next.tasks[100]!.output).toBe('key [REDACTED]');
+  });
+
+  it("keeps the list of settled items it remembered while a running crew's list holds the same ones", () => {
+    const marks = new SettledValues();
+    const tasks = Array.from({ length: 20 }, (_, index) =>
+      marks.settle({ index, output: `output ${index}` }),
+    );
+    const running = { index: 20, output: 'under way' };
+    const known = () => marks.settledItemsLike(tasks, redactionGeneration());
+    redactSecrets({ tasks: [...tasks, running] }, marks);
+    const remembered = known();
+    expect(remembered?.slice(0, 20)).toEqual(tasks);
+    expect(remembered?.[20]).toBeUndefined();
+    // Snapshot after snapshot the same settled tasks and one under way: nothing new to remember.
+    redactSecrets({ tasks: [...tasks, { ...running, output: 'further' }] }, marks);
+    expect(known()).toBe(remembered);
+    // The task under way completes and is settled: the list remembered has it from then on.
+    const completed = marks.settle({ index: 20, output: 'done' });
+    const next = redactSecrets({ tasks: [...tasks, completed] }, marks);
+    expect(next.tasks[20]).toBe(completed);
+    expect(known()).not.toBe(remembered);
+    expect(known()?.[20]).toBe(completed);
+    expect(known()?.slice(0, 20)).toEqual(tasks);
   });
 
   it('scans the settled items again once a secret is registered after them', () => {

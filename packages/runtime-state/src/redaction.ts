@@ -72,7 +72,7 @@ export interface RedactionMarks {
    */
   settledItemsLike?(array: readonly unknown[], generation: number): readonly unknown[] | undefined;
   /** Remembers which items of a long array (at their positions) were settled under `generation`. */
-  rememberSettledItems?(items: unknown[], generation: number): void;
+  rememberSettledItems?(items: readonly unknown[], generation: number): void;
 }
 
 /**
@@ -118,34 +118,42 @@ function redact(
       !settling &&
       value.length >= COMPARED_ARRAY_LENGTH;
     const known = compared ? marks.settledItemsLike!(value, generation) : undefined;
-    const settledItems: unknown[] | undefined = compared ? new Array(value.length) : undefined;
+    // The settled items at their positions, for the next array like this one: `known` itself while
+    // they are the same (a running crew's list, snapshot after snapshot), a copy from the first
+    // position that differs.
+    let settledItems: unknown[] | undefined =
+      compared && (known === undefined || known.length !== value.length)
+        ? new Array(value.length)
+        : undefined;
     // Copied only from the first item that changes: most arrays come back unchanged.
     let result: unknown[] | undefined;
     for (let index = 0; index < value.length; index += 1) {
       const item: unknown = value[index];
-      if (isUnchangedPrimitive(item)) {
-        if (result !== undefined) result.push(item);
-        continue;
+      let next: unknown;
+      let settledItem: unknown;
+      if (isUnchangedPrimitive(item)) next = item;
+      else if (known !== undefined && item === known[index] && item !== undefined) {
+        // The very object an earlier array held settled: scanned under this generation, unchanged.
+        next = item;
+        settledItem = item;
+      } else {
+        next = redact(item, underSecretKey, generation, marks, settling);
+        if (
+          compared &&
+          next === item &&
+          item !== null &&
+          typeof item === 'object' &&
+          marks!.scannedUnder(item) === generation
+        )
+          settledItem = item;
       }
-      // The very object an earlier array held settled: scanned under this generation, unchanged.
-      if (known !== undefined && item === known[index] && item !== undefined) {
-        settledItems![index] = item;
-        if (result !== undefined) result.push(item);
-        continue;
-      }
-      const next = redact(item, underSecretKey, generation, marks, settling);
-      if (
-        settledItems !== undefined &&
-        next === item &&
-        item !== null &&
-        typeof item === 'object' &&
-        marks!.scannedUnder(item) === generation
-      )
-        settledItems[index] = item;
+      if (compared && settledItems === undefined && settledItem !== known![index])
+        settledItems = known!.slice(0, index);
+      if (settledItems !== undefined) settledItems[index] = settledItem;
       if (next !== item && result === undefined) result = value.slice(0, index);
       if (result !== undefined) result.push(next);
     }
-    if (settledItems !== undefined) marks!.rememberSettledItems?.(settledItems, generation);
+    if (compared) marks!.rememberSettledItems?.(settledItems ?? known!, generation);
     if (settling) marks!.rescanned(result ?? value, generation);
     else if (result === undefined && marked !== undefined) marks!.rescanned(value, generation);
     return result ?? value;

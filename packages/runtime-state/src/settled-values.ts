@@ -24,7 +24,9 @@ export class SettledValues implements SettledParts, RedactionMarks {
    * `RedactionMarks.settledItemsLike`): the newest 64, so that a flow whose checkpoints hold the
    * task lists of many crews, walked in turn, finds each of them again.
    */
-  readonly #settledItems = new Map<unknown, { generation: number; items: unknown[] }>();
+  readonly #settledItems = new Map<unknown, { generation: number; items: readonly unknown[] }>();
+  /** The first item of the list remembered last (the newest entry of `#settledItems`). */
+  #newestFirstItem: unknown;
 
   /**
    * `value` redacted and settled: the caller promises never to change it (nor what it holds) again.
@@ -62,10 +64,14 @@ export class SettledValues implements SettledParts, RedactionMarks {
     return known?.generation === generation ? known.items : undefined;
   }
 
-  rememberSettledItems(items: unknown[], generation: number): void {
+  rememberSettledItems(items: readonly unknown[], generation: number): void {
     // Only an array that starts with a settled object is worth finding again by it.
     const first = items[0];
     if (first === undefined) return;
+    // The list just found again, already the newest: a running crew's, snapshot after snapshot.
+    const entry = this.#settledItems.get(first);
+    if (this.#newestFirstItem === first && entry?.items === items && entry.generation === generation) return;
+    this.#newestFirstItem = first;
     this.#settledItems.delete(first);
     this.#settledItems.set(first, { generation, items });
     if (this.#settledItems.size > 64) this.#settledItems.delete(this.#settledItems.keys().next().value);
