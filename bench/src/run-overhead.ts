@@ -12,6 +12,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { prepareChildScript, startChild } from './crash/child-script.js';
+import { type BarrierProbeRow, probeBarrierGroups } from './overhead/barrier-probe.js';
 import type { OverheadSample, OverheadVariant } from './overhead/overhead-sample.js';
 
 export interface OverheadBenchOptions {
@@ -27,6 +28,8 @@ export interface OverheadBenchOptions {
   reportPath?: string;
   /** Print the report. Default `true`. */
   print?: boolean;
+  /** Groups per shape of the barrier probe written after the runs (see barrier-probe.ts). Default 40. */
+  probeRounds?: number;
 }
 
 /** The bars of issue 13 at 10 ms per model call: '*' over no checkpointing. */
@@ -125,6 +128,16 @@ export async function runOverheadBench(input: OverheadBenchOptions = {}): Promis
     script.dispose();
   }
   const loadAfter = loadavg();
+  // After the runs, not among them: the probe's groups would otherwise load the runs beside them.
+  const probeDirectory = mkdtempSync(join(tmpdir(), 'crewline-overhead-probe-'));
+  let probe: BarrierProbeRow[];
+  try {
+    probe = await probeBarrierGroups({ directory: probeDirectory, rounds: input.probeRounds ?? 40 });
+  } finally {
+    rmSync(probeDirectory, { recursive: true, force: true });
+  }
+  const probeOf = (files: number, fileBytes: number) =>
+    probe.find((row) => row.files === files && row.fileBytes === fileBytes)!.medianMs;
 
   const ratios = new Map<number, Record<Exclude<OverheadVariant, 'none'>, number>>();
   const rows: string[] = [];
@@ -193,6 +206,16 @@ export async function runOverheadBench(input: OverheadBenchOptions = {}): Promis
     ...rows,
     '',
     ...verdicts.flatMap((line) => [line, '']),
+    `What a barrier pays for, measured after the runs in this process: \`JsonProvider.writeBatch\` of groups shaped like crew-50's (2 files at a model or tool call, 6 where a task ends and the next starts), files of about 50 KB (crew-50's first checkpoints) and 375 KB (its average), median of ${input.probeRounds ?? 40} groups per shape, interleaved, 10 ms apart (the files' bytes built beforehand, as a run's come from lines it encoded at each event):`,
+    '',
+    '| files per group | bytes per file | median group write |',
+    '| --- | --- | --- |',
+    ...probe.map(
+      (row) => `| ${row.files} | ${(row.fileBytes / 1000).toFixed(0)} KB | ${row.medianMs.toFixed(2)} ms |`,
+    ),
+    '',
+    `7.5× the bytes per file took ${(probeOf(2, 375_000) / probeOf(2, 50_000)).toFixed(2)}× the time in groups of 2 and ${(probeOf(6, 375_000) / probeOf(6, 50_000)).toFixed(2)}× in groups of 6; 3× the files took ${(probeOf(6, 50_000) / probeOf(2, 50_000)).toFixed(2)}× the time at 50 KB and ${(probeOf(6, 375_000) / probeOf(2, 375_000)).toFixed(2)}× at 375 KB.`,
+    '',
     `Machine: ${cpus().length} CPUs, shared; 1-, 5- and 15-minute load averages ${loadBefore.map((value) => value.toFixed(1)).join(' / ')} before and ${loadAfter.map((value) => value.toFixed(1)).join(' / ')} after (wall times grow with load; the ratios come from runs interleaved under the same load).`,
   ].join('\n');
   if (input.print !== false) console.log(report);

@@ -17,6 +17,7 @@ describe('run overhead, reduced', () => {
       tasks: 2,
       runs: 1,
       latencies: [0],
+      probeRounds: 2,
       print: false,
       reportPath,
     });
@@ -32,5 +33,10 @@ describe('run overhead, reduced', () => {
       "'*' on SqliteProvider",
       "'*' on JsonProvider",
     ]);
+    // The barrier probe: a row per shape of group (2 and 6 files, 50 and 375 KB each).
+    const probeRows = report
+      .split('\n')
+      .filter((line) => /^\| [26] \| (50|375) KB \| [\d.]+ ms \|$/.test(line));
+    expect(probeRows).toHaveLength(4);
   });
 });
