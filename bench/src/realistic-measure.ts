@@ -61,6 +61,8 @@ export interface VariantResult {
   providerMs: number[];
   /** Checkpoints per provider call (per commit), mean over the runs. */
   checkpointsPerCommit: number;
+  /** Each commit's whole time, in ms, every run's pooled. */
+  commitMs: number[];
   peers: PeerTimes[];
   /** UTF-8 size of the final checkpoint's document, as the provider lists it. */
   finalBytes: number;
@@ -86,6 +88,8 @@ export interface PlayedRun {
   providerMs: number[];
   /** Checkpoints per provider call (one commit each). */
   groupSizes: number[];
+  /** Each provider call's whole time (what the run waits for at a barrier), in ms. */
+  commitMs: number[];
   /** Each peer's time per call, in the order of `peers`. */
   peerMs: number[][];
   wallMs: number;
@@ -139,11 +143,12 @@ export async function playCheckpointed(options: {
   } finally {
     timing.stop();
   }
-  const { endToEndMs, providerMs, groupSizes } = timing.times();
+  const { endToEndMs, providerMs, groupSizes, commitMs } = timing.times();
   return {
     endToEndMs,
     providerMs,
     groupSizes,
+    commitMs,
     peerMs,
     wallMs: performance.now() - started,
     modelCalls: run.modelCalls(),
@@ -185,6 +190,7 @@ export async function measureVariant(variant: RealisticVariant, source: ProseSou
       endToEndMs: played.endToEndMs,
       providerMs: played.providerMs,
       checkpointsPerCommit: played.providerMs.length / Math.max(1, played.groupSizes.length),
+      commitMs: played.commitMs,
       peers: peerTimes,
       finalBytes: latest?.sizeBytes ?? 0,
       openBytes,
@@ -223,6 +229,7 @@ export function mergeRounds(runs: readonly VariantResult[]): VariantResult {
     endToEndMs: interleave(runs.map((run) => run.endToEndMs)),
     providerMs: interleave(runs.map((run) => run.providerMs)),
     checkpointsPerCommit: runs.reduce((sum, run) => sum + run.checkpointsPerCommit, 0) / runs.length,
+    commitMs: runs.flatMap((run) => run.commitMs),
     peers: first.peers.map((peer, index) => ({
       name: peer.name,
       putMs: interleave(runs.map((run) => run.peers[index]!.putMs)),

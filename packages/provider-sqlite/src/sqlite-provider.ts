@@ -89,8 +89,10 @@ export class SqliteProvider implements CheckpointProvider {
       syncWrite: true,
       incremental: true,
       leases: true,
-      // Automatic checkpoints are queued and committed in groups (see `groupCommit`, writeBatch).
+      // Automatic checkpoints are queued and committed in groups (see `groupCommit`, writeBatch),
+      // but a model completion's at once, inside its event.
       backgroundWrites: this.options.groupCommit,
+      commitsCompletionsAtOnce: this.options.groupCommit,
     };
   }
 

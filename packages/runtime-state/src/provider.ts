@@ -25,6 +25,15 @@ export interface ProviderCapabilities {
    * per group). Default `false`.
    */
   backgroundWrites?: boolean;
+  /**
+   * With {@link backgroundWrites}: the checkpoint of a model call's completion (`llm_call_completed`)
+   * is not queued but committed inside its event, with whatever is queued before it, through
+   * `writeSync` — for providers whose synchronous write is cheap (SqliteProvider: a small
+   * transaction). A kill then never loses a completion the run was paid for, as with synchronous
+   * writes; the checkpoints of the other events between two calls still go in groups. Default
+   * `false` (JsonProvider: its synchronous write fsyncs a whole file).
+   */
+  commitsCompletionsAtOnce?: boolean;
 }
 
 /** A stored checkpoint as listed: its metadata, where to read it back, and what it occupies. */

@@ -3,6 +3,7 @@ import {
   checkpointLifecycleEventTypes,
   type EventBus,
   type HandlerState,
+  LLMCallCompletedEvent,
   logger,
 } from '@crewline/events';
 import { type CheckpointConfig, type RuntimeState, triggersOn } from '@crewline/runtime-state';
@@ -46,9 +47,12 @@ export function installAutoCheckpoint(
  * Best-effort: a failed write is logged with its reason and the run goes on. The checkpoint is always
  * taken inside the emit, so it holds exactly the state at the event. Providers that can write
  * synchronously store it there too, durable before the run moves on — unless they ask for
- * background writes (`capabilities.backgroundWrites`, JsonProvider's fsync'd files). Those, and
- * providers without `writeSync`, store it in the background, in order; the run waits for them before
- * its next model or tool call (`state.durable()`), on a signal, and before it ends.
+ * background writes (`capabilities.backgroundWrites`: JsonProvider's fsync'd files, SqliteProvider's
+ * group commit). Those, and providers without `writeSync`, store it in the background, in order; the
+ * run waits for them before its next model or tool call (`state.durable()`), on a signal, and before
+ * it ends. A provider that `commitsCompletionsAtOnce` (SQLite) still stores a model completion's
+ * checkpoint inside its event, with what was queued before it: the call it records was paid for, and
+ * a kill later in the same turn must not lose it.
  */
 function writeAutomaticCheckpoint(run: AutoCheckpointRun, config: CheckpointConfig, trigger: string): void {
   const provider = config.provider;
@@ -65,10 +69,12 @@ function writeAutomaticCheckpoint(run: AutoCheckpointRun, config: CheckpointConf
       error,
     );
   try {
+    const capabilities = provider?.capabilities;
     if (
       provider?.writeSync &&
-      provider.capabilities.syncWrite !== false &&
-      provider.capabilities.backgroundWrites !== true
+      capabilities?.syncWrite !== false &&
+      (capabilities?.backgroundWrites !== true ||
+        (capabilities.commitsCompletionsAtOnce === true && trigger === LLMCallCompletedEvent.type))
     ) {
       run.state.writeCheckpointSync(options);
     } else {

@@ -43,8 +43,9 @@ let waiting = false;
  *
  * 1. Our listener is prepended, so it runs before listeners that were there when the run started
  *    (an application handler calling process.exit cannot end the process before the write).
- * 2. It emits the signal event into every active run; providers that write synchronously (JSON,
- *    SQLite) write the checkpoint inside that call.
+ * 2. It emits the signal event into every active run; a provider that writes synchronously writes
+ *    the checkpoint inside that call, one that writes in the background (JSON, SQLite's group
+ *    commit) queues it, and rule 4 waits for it.
  * 3. When nothing is left in flight, it steps aside at once, still inside the signal's delivery: the
  *    listeners after it see the process as if crewline had never listened. signal-exit (which Ink
  *    pulls in) ends the process only when it is the only listener, so it does now; an application

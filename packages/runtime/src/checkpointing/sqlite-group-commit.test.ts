@@ -2,6 +2,7 @@
 // default): the barrier before each model and tool call (state.durable()) must still find every
 // checkpoint of an earlier event committed, as another connection sees the database.
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { type BaseEvent, checkpointLifecycleEventTypes, EventBus } from '@crewline/events';
 import { SqliteProvider } from '@crewline/provider-sqlite';
@@ -9,10 +10,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
+import { type ChildScript, exited, startChild } from '../e2e/support/child-process.js';
 import { temporaryDirectory } from '../e2e/support/fixtures.js';
 import { offlineModel } from '../models/offline/offline-model.js';
 import { Task } from '../task/task.js';
 import { defineTool } from '../tools/define-tool.js';
+import { blockedCrew } from './test-support/blocked-crew.js';
 
 const lifecycle = new Set<string>(checkpointLifecycleEventTypes);
 
@@ -93,5 +96,42 @@ describe('SQLite group commit and the barrier before model and tool calls', () =
     // Checkpoints really went in groups, and the run's end committed the rest.
     expect(Math.max(...groups)).toBeGreaterThan(1);
     expect((await reader.list(location)).map((checkpoint) => checkpoint.trigger)).toEqual(events);
+  });
+});
+
+describe('SQLite group commit and a kill right after a paid model call', () => {
+  // Run through tsx, not bundled: the child loads better-sqlite3, a native module.
+  const script: ChildScript = {
+    argv: [
+      '--conditions=@crewline/source',
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('./test-support/blocked-after-completion-child.ts', import.meta.url)),
+    ],
+    dispose: () => undefined,
+  };
+
+  it('keeps the completion: a resume pays only for the task that had not run', {
+    timeout: 60_000,
+  }, async () => {
+    const location = join(directory.path, 'runs.db');
+    const started = startChild(script, [location]);
+    // Killed inside a synchronous handler of the first task_completed, later in the very turn its
+    // completion arrived (its group not committed yet, were completions grouped too).
+    await started.waitFor(/^blocked$/);
+    started.child.kill('SIGKILL');
+    expect((await exited(started.child)).signal).toBe('SIGKILL');
+    const provider = new SqliteProvider();
+    providers.push(provider);
+    const triggers = (await provider.list(location)).map((checkpoint) => checkpoint.trigger);
+    expect(triggers).toContain('llm_call_completed');
+    // The killed run's lease (1 s) runs out before the resume claims the lineage.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const { crew, llm } = blockedCrew();
+    const output = await crew.kickoff({ fromCheckpoint: { restoreFrom: location, provider } });
+    expect(output.tasksOutput).toHaveLength(2);
+    // Only the second task's call; the first task's answer came from the checkpoint.
+    expect(llm.calls).toHaveLength(1);
+    expect(JSON.stringify(llm.calls[0]!.messages)).toContain('write about tides');
   });
 });

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteProvider } from '@crewline/provider-sqlite';
+import { type CheckpointableEntity, RuntimeState } from '@crewline/runtime-state';
+import { afterEach, describe, expect, it } from 'vitest';
+import { timeCheckpoints } from './checkpoint-timing.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A run whose one entity holds `text`; taking a checkpoint while `slow` is set takes 200 ms. */
+function run(options: { groupCommit: boolean }) {
+  const directory = mkdtempSync(join(tmpdir(), 'crewline-timing-'));
+  const provider = new SqliteProvider({ maxCheckpointBytes: 20_000, groupCommit: options.groupCommit });
+  cleanups.push(() => {
+    provider.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+  const entity = { text: 'short', slow: false };
+  const busy = (milliseconds: number) => {
+    const until = performance.now() + milliseconds;
+    while (performance.now() < until);
+  };
+  const agent: CheckpointableEntity = {
+    entityKind: 'agent',
+    entityId: 'writer',
+    entityName: 'writer',
+    snapshotEntity: () => {
+      if (entity.slow) busy(200);
+      return { kind: 'agent', id: 'writer', name: 'writer', data: { text: entity.text } };
+    },
+    summarizeEntity: () => ({ kind: 'agent', id: 'writer', name: 'writer' }),
+  };
+  const state = new RuntimeState({ entities: [agent], provider, location: join(directory, 'run.db') });
+  return { provider, state, entity };
+}
+
+describe('timeCheckpoints', () => {
+  it('charges each stored checkpoint its own time: a failed one shifts nothing', () => {
+    const { provider, state, entity } = run({ groupCommit: false });
+    const timing = timeCheckpoints(provider);
+    try {
+      const first = state.writeCheckpointSync({ trigger: 'first' });
+      // Slow to take, then refused (too large): its 200 ms belong to no stored checkpoint.
+      Object.assign(entity, { slow: true, text: 'x'.repeat(30_000) });
+      expect(() => state.writeCheckpointSync({ trigger: 'refused' })).toThrow(/maxCheckpointBytes/);
+      Object.assign(entity, { slow: false, text: 'short again' });
+      const third = state.writeCheckpointSync({ trigger: 'third' });
+      const times = timing.times();
+      expect(times.ids).toEqual([first.id, third.id]);
+      expect(times.groupSizes).toEqual([1, 1]);
+      for (const [index, share] of times.providerMs.entries()) {
+        expect(times.endToEndMs[index]).toBeGreaterThanOrEqual(share);
+        // Far below the refused checkpoint's 200 ms, which a pairing by position gave the third.
+        expect(times.endToEndMs[index]).toBeLessThan(150);
+      }
+    } finally {
+      timing.stop();
+    }
+  });
+
+  it('splits a group commit among its checkpoints and reports the commit whole', async () => {
+    const { provider, state } = run({ groupCommit: true });
+    const timing = timeCheckpoints(provider);
+    try {
+      const writes = ['a', 'b', 'c'].map((trigger) => state.writeCheckpoint({ trigger }));
+      await state.durable();
+      const stored = await Promise.all(writes);
+      const times = timing.times();
+      expect(times.ids).toEqual(stored.map((checkpoint) => checkpoint.id));
+      expect(times.groupSizes).toEqual([3]);
+      const shares = times.providerMs.reduce((sum, share) => sum + share, 0);
+      expect(shares).toBeCloseTo(times.commitMs[0]!, 6);
+    } finally {
+      timing.stop();
+    }
+  });
+});
