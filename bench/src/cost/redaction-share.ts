@@ -227,7 +227,7 @@ const report = [
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...rows,
   '',
-  `Target (issue "The cost a run pays"): redaction ≤ 10% of checkpoint time — ${largestShare <= 0.1 ? 'met' : 'not met'} (largest share, of either kind, ${(100 * largestShare).toFixed(1)} %). The share of all the work weighs in the writes that waited for a busy disk (a WAL checkpoint's fsync), which a loaded machine makes long; each checkpoint's own share, and its median, does not. The last three columns count without a clock: the strings the pattern scan read (each new string once; a string met again is looked up by content, a settled value is not visited again) and their characters, against the size of the run's final checkpoint.`,
+  `Target (issue "The cost a run pays"): redaction ≤ 10% of checkpoint time — ${largestShare <= 0.1 ? 'met' : 'not met'} (largest share, of either kind, ${(100 * largestShare).toFixed(1)} %). The share of all the work weighs in the writes that waited for a busy disk (a WAL checkpoint's fsync), which a loaded machine makes long; each checkpoint's own share, and its median, does not. The last three columns count without a clock: the strings the pattern scan read (each new string once; a string met again is looked up by content, a settled value is not visited again; ids and timestamps are checked against the registered credential values only, not scanned) and their characters, against the size of the run's final checkpoint.`,
 ].join('\n');
 console.log(report);
 const reportPath =
