@@ -23,6 +23,7 @@ interface CheckpointProvider {
     incremental: boolean;
     leases: boolean;
     backgroundWrites?: boolean;
+    commitsCompletionsAtOnce?: boolean; // with backgroundWrites: a model completion's checkpoint committed inside its event
   };
   resolveLocation(location: string): string;
   parseReference(
