@@ -45,14 +45,22 @@ describe('a damaged JSON checkpoint that is nobody’s parent', () => {
         // Not a checkpoint of any run: --run leaves it out.
         const ofRun = await crewline('checkpoint', 'list', '--run', target.lineageId.slice(0, 8));
         expect(ofRun.stdout).not.toContain(target.id);
+        const other = fixture.main[0]!.id;
         for (const short of [target.id.slice(-8), target.id.slice(0, -2)]) {
-          const result = await crewline('checkpoint', 'info', short);
-          expect(result.code, short).toBe(4);
-          expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(
-            new RegExp(
-              `^crewline: checkpoint ${target.id} in \\./\\.checkpoints is unreadable: .*not valid JSON`,
-            ),
-          );
+          for (const args of [
+            ['info', short],
+            ['resume', short],
+            ['fork', short],
+            ['diff', short, other],
+          ]) {
+            const result = await crewline('checkpoint', ...args);
+            expect(result.code, args.join(' ')).toBe(4);
+            expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(
+              new RegExp(
+                `^crewline: checkpoint ${target.id} in \\./\\.checkpoints is unreadable: .*not valid JSON`,
+              ),
+            );
+          }
         }
       } finally {
         await writeFile(target.reference, text);
