@@ -7,6 +7,7 @@ import { sqliteCode, sqliteError, toCrewlineError } from '../errors.js';
 import { EventStrings } from '../layout/event-references.js';
 import type { ResolvedSqliteProviderOptions } from '../options.js';
 import { retryWhenBusySync } from './busy-retry.js';
+import { afterHotJournal } from './hot-journal.js';
 import { checkIntegrity } from './integrity-check.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { checkSchema, initializeSchema } from './schema-version.js';
@@ -386,6 +387,10 @@ function createPrivateFile(location: string): void {
  * back into the file when it closes. Returns the error writes must fail with; undefined when sound.
  */
 function findDamage(location: string, options: ResolvedSqliteProviderOptions): CrewlineError | undefined {
+  return afterHotJournal(location, options, () => findDamageOnce(location, options));
+}
+
+function findDamageOnce(location: string, options: ResolvedSqliteProviderOptions): CrewlineError | undefined {
   let db: Database.Database;
   try {
     db = new Database(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
@@ -460,6 +465,14 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
  * file that is not a database. `damage`: see {@link Connection.damage}.
  */
 export function openReadConnection(
+  location: string,
+  options: ResolvedSqliteProviderOptions,
+  damage?: CrewlineError,
+): Connection | undefined {
+  return afterHotJournal(location, options, () => openReadConnectionOnce(location, options, damage));
+}
+
+function openReadConnectionOnce(
   location: string,
   options: ResolvedSqliteProviderOptions,
   damage?: CrewlineError,
