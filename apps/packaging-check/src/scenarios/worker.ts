@@ -82,6 +82,7 @@ export async function workerTakesQueuedRun(context: CheckContext, test: TestCont
   }
   const project = await context.project('worker');
   await project.install(context.tarballs(...workerPackages));
+  context.report(`install size, runtime + CLI + worker: ${await project.installSize()}`);
   const config = await readFile(
     join(context.workspaceRoot, 'packages/worker/src/examples/readme-config.ts'),
     'utf8',
