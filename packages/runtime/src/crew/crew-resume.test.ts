@@ -96,6 +96,33 @@ describe('resuming a crew', () => {
     expect(callsFor(model, 'Write a summary about robots')[0]!.system).toContain('Write about robots');
   });
 
+  it('starts the interrupted task over when the inputs change: its saved prompts hold the old ones', async () => {
+    const location = `${directory.path}/cp`;
+    // Interrupted after the write task's tool call was saved: its conversation was prompted with "AI".
+    const failing = toolUsingModel({
+      failOn: (call) =>
+        JSON.stringify(call.messages[0]).includes('Current task: Write') && assistantTurns(call) === 1,
+    });
+    const { crew } = threeTaskCrew(failing, { checkpoint: { location, onEvents: ['*'] } });
+    await expect(crew.kickoff({ inputs: { topic: 'AI' } })).rejects.toThrow();
+    const interrupted = checkpointFiles(location).at(-1)!;
+
+    const model = toolUsingModel();
+    const { crew: again } = threeTaskCrew(model);
+    await again.kickoff({ fromCheckpoint: { restoreFrom: interrupted }, inputs: { topic: 'robots' } });
+    // The write task ran from its start on the new topic (a prompt, then its tool call answered).
+    expect(callsFor(model, 'Write a summary about AI')).toHaveLength(0);
+    const writeCalls = callsFor(model, 'Write a summary about robots');
+    expect(writeCalls.map(assistantTurns)).toEqual([0, 1]);
+    expect(callsFor(model, 'Research')).toHaveLength(0);
+
+    // With the same inputs it continues its saved conversation: nothing paid twice.
+    const same = toolUsingModel();
+    const { crew: resumed } = threeTaskCrew(same);
+    await resumed.kickoff({ fromCheckpoint: { restoreFrom: interrupted }, inputs: { topic: 'AI' } });
+    expect(callsFor(same, 'Write').map(assistantTurns)).toEqual([1]);
+  });
+
   it('a completed checkpoint resumes without any model call and gives the same output', async () => {
     const location = `${directory.path}/cp`;
     const { crew } = threeTaskCrew(toolUsingModel(), { checkpoint: { location } });

@@ -38,6 +38,7 @@ import type { CrewKickoffOptions, CrewOptions, CrewProcess, CrewRestoreOptions }
 import type { CrewOutput } from './crew-output.js';
 import type { CrewParts, CrewStatus } from './crew-parts.js';
 import { applyCrewSnapshot, rebuildCrew, snapshotCrew } from './crew-snapshot.js';
+import { changesInputs, restartInterruptedTasks } from './interrupted-tasks.js';
 import { setTaskOutputOnCrew } from './task-output-edit.js';
 
 const component = 'runtime';
@@ -179,7 +180,8 @@ export class Crew implements CheckpointableEntity, CrewParts {
   /**
    * Runs the crew. With `fromCheckpoint.restoreFrom`, continues the saved run instead: completed
    * tasks are skipped (their saved outputs feed later tasks), the interrupted task continues from its
-   * saved conversation, and no `crew_kickoff_started` is emitted again.
+   * saved conversation (it starts over when `inputs` change any saved input: its prompts hold the old
+   * ones), and no `crew_kickoff_started` is emitted again.
    */
   async kickoff(options: CrewKickoffOptions = {}): Promise<CrewOutput> {
     const bus = options.bus;
@@ -195,6 +197,8 @@ export class Crew implements CheckpointableEntity, CrewParts {
     if (this.#continueNext) restored = true;
     this.#continueNext = false;
     if (!restored) this.resetProgress();
+    else if (changesInputs(this.inputs, options.inputs))
+      restartInterruptedTasks(`Crew "${this.name}" kickoff`, this.tasks);
     this.inputs = restored ? { ...this.inputs, ...(options.inputs ?? {}) } : { ...(options.inputs ?? {}) };
     const config = resolveCheckpointChain([this.checkpoint]);
     return Run.execute(

@@ -1,0 +1,34 @@
+import { logger } from '@crewline/events';
+import type { Task } from '../task/task.js';
+
+/** Whether `inputs` gives any key another value than `saved` (the inputs a run was kicked off with). */
+export function changesInputs(
+  saved: Readonly<Record<string, unknown>>,
+  inputs: Readonly<Record<string, unknown>> | undefined,
+): boolean {
+  if (inputs === undefined) return false;
+  return Object.keys(inputs).some((key) => JSON.stringify(inputs[key]) !== JSON.stringify(saved[key]));
+}
+
+/**
+ * Starts over the tasks a continued run was interrupted in, when it continues with changed inputs:
+ * such a task would otherwise continue its saved conversation, whose prompts were filled with the
+ * old inputs, so the new ones would never reach it. Says so, with the model calls made again (its
+ * completed calls are paid again: the price of the new inputs). Without changed inputs a resume
+ * continues the conversation and pays for nothing twice.
+ */
+export function restartInterruptedTasks(owner: string, tasks: readonly Task[]): void {
+  for (const [index, task] of tasks.entries()) {
+    if (task.status === 'completed' || task.conversation === undefined) continue;
+    const calls = task.conversation.llmCalls;
+    const cost =
+      calls === 0
+        ? ''
+        : `; the ${calls} model call${calls === 1 ? '' : 's'} it had made ${calls === 1 ? 'is' : 'are'} made again`;
+    logger.warn(
+      'runtime',
+      `${owner}: task ${index + 1} "${task.label}" was interrupted; with the changed inputs it starts over instead of continuing its saved conversation, whose prompts hold the old inputs${cost}`,
+    );
+    task.resetProgress();
+  }
+}
