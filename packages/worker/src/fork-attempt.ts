@@ -1,7 +1,6 @@
 import type { CheckpointEventType, EventBus } from '@crewline/events';
 import { Crew, type Flow } from '@crewline/runtime';
 import type { CheckpointProvider } from '@crewline/runtime-state';
-import { changesInputs } from './interrupted-tasks.js';
 import type { RegisteredRun, RunContext } from './run-registry.js';
 
 /** The first attempt of a run made by `queue.fork`: where it branches off and what it changes. */
@@ -54,12 +53,7 @@ export async function prepareForkAttempt(options: ForkAttemptOptions): Promise<(
   }
   const crew = await Crew.fork(checkpoint, { bus: options.bus, branch });
   for (const [index, raw] of Object.entries(fork.taskOutputs)) crew.setTaskOutput(Number(index), raw);
-  // A task the run was stopped in would continue its saved conversation, prompted with the old
-  // inputs: with changed inputs it starts over, so they reach it (queue.fork warned of the cost).
-  if (changesInputs(crew.inputs, context.inputs)) {
-    for (const task of crew.tasks) {
-      if (task.status !== 'completed' && task.conversation !== undefined) task.resetProgress();
-    }
-  }
+  // A task the run was stopped in starts over when the inputs change (the runtime's kickoff does it:
+  // its saved prompts hold the old inputs); queue.fork warned of the cost.
   return () => crew.kickoff({ inputs: context.inputs, abortSignal: options.abortSignal, bus: options.bus });
 }

@@ -1,4 +1,5 @@
 import { logger } from '@crewline/events';
+import { changesInputs } from '@crewline/runtime/internal';
 import { type CheckpointDocument, decodeValue } from '@crewline/runtime-state';
 import { parseCrewData, taskLabel } from '@crewline/runtime-state/internal';
 import { component } from './errors.js';
@@ -33,15 +34,6 @@ export function interruptedTasks(document: CheckpointDocument): InterruptedTask[
     }
   }
   return found;
-}
-
-/** Whether `inputs` gives any key another value than the checkpoint's kickoff inputs. */
-export function changesInputs(
-  saved: Readonly<Record<string, unknown>>,
-  inputs: Readonly<Record<string, unknown>> | undefined,
-): boolean {
-  if (inputs === undefined) return false;
-  return Object.keys(inputs).some((key) => JSON.stringify(inputs[key]) !== JSON.stringify(saved[key]));
 }
 
 /** The kickoff inputs a checkpoint holds, as a record. */
