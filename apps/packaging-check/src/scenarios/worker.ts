@@ -101,7 +101,14 @@ export async function workerTakesQueuedRun(context: CheckContext, test: TestCont
   // The password as the docs tell users to pass it: from PGPASSWORD, never in the location.
   const location = url.href;
   try {
-    await Promise.all([publicApiResolves(context, project), queuedRunCompletes(project, location, password)]);
+    // Both to their end before the first failure is thrown: the worker's part stops its process in a
+    // finally, which must run before the server goes away with the test run.
+    const outcomes = await Promise.allSettled([
+      publicApiResolves(context, project),
+      queuedRunCompletes(project, location, password),
+    ]);
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   } finally {
     await dropSchemas(project, server, schema);
   }
