@@ -6,17 +6,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { TaskCompletedEvent } from '@crewline/events';
 import { JsonProvider } from '@crewline/provider-json';
 import { SqliteProvider } from '@crewline/provider-sqlite';
-import {
-  type CheckpointableEntity,
-  type CheckpointProvider,
-  type EntitySnapshot,
-  type EntitySummary,
-  RuntimeState,
-} from '@crewline/runtime-state';
 import { formatMs, markdownTable, summarize } from './bench-statistics.js';
+import { TASKS_PER_RUN, writeCrewCheckpoints } from './cli-bench-checkpoints.js';
 
 const repository = fileURLToPath(new URL('../../', import.meta.url));
 const cliSource = join(repository, 'packages/cli/src/bin.ts');
@@ -32,61 +25,6 @@ export interface CliBenchOptions {
   sqliteCheckpoints?: number;
   /** Where the markdown report is written. Default `bench/results/cli.md`. */
   reportPath?: string;
-}
-
-/** A crew-shaped entity of ten tasks; progress grows with each checkpoint, like a real run. */
-class BenchCrew implements CheckpointableEntity {
-  readonly entityKind = 'crew' as const;
-  readonly entityId = 'bench-crew';
-  readonly entityName = 'Bench crew';
-  completed = 0;
-
-  snapshotEntity(): EntitySnapshot {
-    return {
-      kind: 'crew',
-      id: this.entityId,
-      name: this.entityName,
-      data: {
-        agents: [{ role: 'Researcher', goal: 'Research {topic}', backstory: 'Expert', llm: 'offline:bench' }],
-        tasks: Array.from({ length: 10 }, (_, index) => ({
-          description: `Step ${index + 1} about {topic}`,
-          expectedOutput: 'A paragraph',
-          agent: 0,
-          status: index < this.completed ? 'completed' : 'pending',
-          output: index < this.completed ? { raw: `Output ${index + 1}: ${'finding '.repeat(40)}` } : null,
-        })),
-      },
-    };
-  }
-
-  summarizeEntity(): EntitySummary {
-    return {
-      kind: 'crew',
-      id: this.entityId,
-      name: this.entityName,
-      status: 'running',
-      completed: this.completed,
-      total: 10,
-    };
-  }
-}
-
-/** Writes `count` checkpoints: runs of ten tasks on `main`, every tenth run forked onto its own branch. */
-function writeCheckpoints(provider: CheckpointProvider, location: string, count: number): void {
-  let written = 0;
-  let run = 0;
-  while (written < count) {
-    const crew = new BenchCrew();
-    const state = new RuntimeState({ entities: [crew], inputs: { topic: 'benchmarks' }, provider, location });
-    if (run % 10 === 9) state.fork(`experiment-${run}`);
-    for (let task = 0; task < 10 && written < count; task += 1) {
-      crew.completed = task + 1;
-      state.recordEvent(new TaskCompletedEvent({ description: `Step ${task + 1}`, output: 'done' }));
-      state.writeCheckpointSync({ trigger: 'task_completed' });
-      written += 1;
-    }
-    run += 1;
-  }
 }
 
 interface Measured {
@@ -126,9 +64,9 @@ export async function runCliBench(options: CliBenchOptions = {}): Promise<string
   try {
     const generation = performance.now();
     const json = new JsonProvider({ fsync: false });
-    writeCheckpoints(json, join(directory, 'json-checkpoints'), jsonCount);
+    await writeCrewCheckpoints(json, join(directory, 'json-checkpoints'), jsonCount);
     const sqlite = new SqliteProvider();
-    writeCheckpoints(sqlite, join(directory, 'checkpoints.db'), sqliteCount);
+    await writeCrewCheckpoints(sqlite, join(directory, 'checkpoints.db'), sqliteCount);
     await sqlite.close?.();
     console.log(
       `wrote ${jsonCount} JSON and ${sqliteCount} SQLite checkpoints in ${formatMs(performance.now() - generation)} ms`,
@@ -178,7 +116,8 @@ export async function runCliBench(options: CliBenchOptions = {}): Promise<string
       `Each command ran once to warm up, then ${runs} times; times are wall-clock milliseconds of the`,
       'whole process (node start-up, module loading, reading the checkpoints, printing), output to a pipe.',
       `Locations: ${jsonCount} JSON checkpoint files; a SQLite database of ${sqliteCount} checkpoints`,
-      '(runs of ten tasks, every tenth run forked onto its own branch).',
+      `(written by real crew runs of ${TASKS_PER_RUN} tasks on the offline model, a checkpoint per completed task;`,
+      'every tenth run forks the run before after its fifth task onto a branch of its own).',
       '',
       markdownTable(['command', 'mode', 'median ms', 'min ms', 'max ms', 'output lines'], rows),
       '',
