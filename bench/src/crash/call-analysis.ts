@@ -71,6 +71,8 @@ export interface CallAnalysisInput {
   killed: readonly RequestEntry[];
   /** Requests the resuming process made, in order. */
   resumed: readonly RequestEntry[];
+  /** Keys of the requests whose answer reached the killed process (the user paid for them). */
+  arrived: ReadonlySet<string>;
   /** The checkpoint resumed from; undefined when the kill came before the first checkpoint. */
   checkpoint: CheckpointDocument | undefined;
   /** Prompt keys of the uninterrupted run: any other prompt means the resumed run went elsewhere. */
@@ -89,8 +91,24 @@ export interface CallAnalysis {
    * prompt: catches a repeat even if the resumed prompt differs from the first one.
    */
   repeatedByPosition: RequestEntry[];
-  /** Resumed requests identical to a killed one whose completion was not checkpointed (expected). */
+  /**
+   * Resumed requests identical to a killed one whose completion was not checkpointed: the answers
+   * lost with the kill and the calls still in flight (their answer never came; repeating them is
+   * unavoidable).
+   */
   remade: number;
+  /** Requests of the killed process whose answer arrived. */
+  arrived: number;
+  /**
+   * Resumed requests identical to a killed one whose answer had arrived: calls the user paid for
+   * twice. Those whose answer was checkpointed are also in `repeated`; the others are answers lost
+   * because their checkpoint was not durable when the process died.
+   */
+  paidTwice: RequestEntry[];
+  /** The part of `paidTwice` whose answer was not in the checkpoint resumed from. */
+  paidTwiceUncheckpointed: RequestEntry[];
+  /** Checkpointed completions the killed process never logged as arrived (the call log is wrong). */
+  checkpointedNotArrived: number;
   /** Resumed requests whose prompt the uninterrupted run never sent. */
   unknownPrompts: RequestEntry[];
 }
@@ -107,6 +125,9 @@ export function analyzeCalls(input: CallAnalysisInput): CallAnalysis {
     if (isCovered(request, saved)) checkpointedKeys.add(request.key);
     if (isCovered(request, recorded)) recordedKeys.add(request.key);
   }
+  const paidTwice = input.resumed.filter(
+    (request) => killedKeys.has(request.key) && input.arrived.has(request.key),
+  );
   return {
     checkpointed: checkpointedKeys.size,
     repeated: input.resumed.filter((request) => checkpointedKeys.has(request.key)),
@@ -115,6 +136,10 @@ export function analyzeCalls(input: CallAnalysisInput): CallAnalysis {
     remade: input.resumed.filter(
       (request) => killedKeys.has(request.key) && !checkpointedKeys.has(request.key),
     ).length,
+    arrived: [...killedKeys].filter((key) => input.arrived.has(key)).length,
+    paidTwice,
+    paidTwiceUncheckpointed: paidTwice.filter((request) => !checkpointedKeys.has(request.key)),
+    checkpointedNotArrived: [...checkpointedKeys].filter((key) => !input.arrived.has(key)).length,
     unknownPrompts: input.resumed.filter((request) => !input.referenceKeys.has(request.key)),
   };
 }

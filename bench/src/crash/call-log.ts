@@ -1,9 +1,12 @@
 // The call log a crash-trial child keeps: one JSON line per model request and per checkpoint write,
-// appended with a synchronous write(2) before the request goes out (or the write starts). Once
+// appended with a synchronous write(2) before the request goes out (or the write starts), and one
+// per model answer, appended the moment the answer is received, before the runtime sees it: from
+// then on the user has paid for the call, whatever the process does next. Once
 // write(2) returns, the bytes belong to the kernel and survive a SIGKILL of the process (an fsync
 // only matters for a machine crash, which these trials do not simulate), so after a kill the log
 // names every request the process made. Lines are small, so a kill cannot tear one in practice; a
-// torn last line is ignored all the same (the request it names had not been sent).
+// torn last line is ignored all the same (a request it names had not been sent; an answer it names
+// is then not counted as arrived, which could only hide one call paid twice).
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 
@@ -20,6 +23,19 @@ export interface RequestEntry {
   /** Assistant messages already in the prompt: the request's position in its conversation. */
   turn: number;
   /** Milliseconds since the process started (`performance.now()`). */
+  at: number;
+}
+
+/**
+ * A model answer arrived: the request with this key was answered (and paid for). Written before the
+ * runtime handles the answer, so a kill right after it still leaves the line.
+ */
+export interface CompletionEntry {
+  kind: 'completion';
+  /** The key of the request answered (see {@link RequestEntry.key}). */
+  key: string;
+  conversation: string;
+  turn: number;
   at: number;
 }
 
@@ -40,7 +56,7 @@ export interface LeaseWaitEntry {
   at: number;
 }
 
-export type CallLogEntry = RequestEntry | WriteEntry | LeaseWaitEntry;
+export type CallLogEntry = RequestEntry | CompletionEntry | WriteEntry | LeaseWaitEntry;
 
 /** The conversation of a task: its agent's role and its index in its crew. */
 export function conversationKey(agentRole: unknown, taskIndex: unknown): string {
@@ -89,6 +105,15 @@ export function readCallLog(path: string): CallLogEntry[] {
 /** The requests of a call log, in order. */
 export function requestsOf(entries: readonly CallLogEntry[]): RequestEntry[] {
   return entries.filter((entry): entry is RequestEntry => entry.kind === 'request');
+}
+
+/** Keys of the requests whose answer the process received. */
+export function completedKeysOf(entries: readonly CallLogEntry[]): Set<string> {
+  return new Set(
+    entries
+      .filter((entry): entry is CompletionEntry => entry.kind === 'completion')
+      .map((entry) => entry.key),
+  );
 }
 
 /** Milliseconds a resuming process waited for leases to run out. */

@@ -4,8 +4,8 @@
 //          location's latest checkpoint in this new process; <how> is `continue`
 //          (continueFromCheckpoint, what the CLI does) or `rebuild` (Crew.fromCheckpoint or
 //          CrashFlow.fromCheckpoint: the crew or flow rebuilt from the checkpoint alone)
-// Every model request and every checkpoint write is appended to the call log before it happens (see
-// call-log.ts). At the end the process prints one JSON line, {"output": ...}; nothing it prints is
+// Every model request and every checkpoint write is appended to the call log before it happens, and
+// every model answer as it arrives (see call-log.ts). At the end the process prints one JSON line, {"output": ...}; nothing it prints is
 // used for timing: the parent interrupts it at a random moment of its own choosing.
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -22,7 +22,7 @@ import { SqliteProvider } from '@crewline/provider-sqlite';
 import { Crew, continueFromCheckpoint } from '@crewline/runtime';
 import type { CheckpointConfigInput, CheckpointProvider } from '@crewline/runtime-state';
 import { assistantTurns, conversationKey, openCallLog, requestKey } from './call-log.js';
-import { crashCrew, crashInputs, crashModel, registerCrashProject } from './crash-crew.js';
+import { crashCrew, crashInputs, crashModel, type ModelRequest, registerCrashProject } from './crash-crew.js';
 import { CrashFlow, crashFlow, registerCrashFlow } from './crash-flow.js';
 
 const [mode, scenario, providerKind, location, callLogPath, latency, how] = process.argv.slice(2);
@@ -50,16 +50,22 @@ eventBus.onAny((_source: unknown, event: BaseEvent) => {
     log.append({ kind: 'write-finished', at: performance.now() });
 });
 
+/** One call of the log: its prompt's key and its place (conversation, turn). */
+function callOf(prompt: ModelRequest, conversation: string) {
+  return { key: requestKey(prompt), conversation, turn: assistantTurns(prompt), at: performance.now() };
+}
+
+// Calls of different tasks can overlap (a flow's or an async task's), so each answer is logged with
+// the conversation its request was made in, not the one announced last.
+const conversations = new WeakMap<ModelRequest, string>();
 const model = crashModel({
   latencyMs: Number(latency ?? 0),
-  onRequest: (prompt) =>
-    log.append({
-      kind: 'request',
-      key: requestKey(prompt),
-      conversation: currentConversation,
-      turn: assistantTurns(prompt),
-      at: performance.now(),
-    }),
+  onRequest: (prompt) => {
+    conversations.set(prompt, currentConversation);
+    log.append({ kind: 'request', ...callOf(prompt, currentConversation) });
+  },
+  onCompletion: (prompt) =>
+    log.append({ kind: 'completion', ...callOf(prompt, conversations.get(prompt) ?? '') }),
 });
 registerCrashProject(model);
 registerCrashFlow(model);

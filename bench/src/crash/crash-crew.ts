@@ -29,11 +29,16 @@ export interface CrashModelOptions {
   latencyMs: number;
   /** Called with each request before the model answers it (the call log). */
   onRequest: (prompt: ModelRequest) => void;
+  /**
+   * Called with each request the moment its answer arrives, before the runtime receives it: the
+   * earliest point at which a user has paid for the call.
+   */
+  onCompletion?: (prompt: ModelRequest) => void;
 }
 
 /**
  * The deterministic offline model (one tool call at the start of each conversation, then the answer),
- * wrapped so that every request is reported before it is answered.
+ * wrapped so that every request is reported before it is answered, and every answer as it arrives.
  */
 export function crashModel(options: CrashModelOptions): LanguageModelObject {
   const inner = offlineModel({
@@ -49,13 +54,19 @@ export function crashModel(options: CrashModelOptions): LanguageModelObject {
     provider: inner.provider,
     modelId: inner.modelId,
     supportedUrls: inner.supportedUrls,
-    doGenerate: (callOptions) => {
+    doGenerate: async (callOptions) => {
       options.onRequest(callOptions.prompt);
-      return inner.doGenerate(callOptions);
+      const result = await inner.doGenerate(callOptions);
+      options.onCompletion?.(callOptions.prompt);
+      return result;
     },
-    doStream: (callOptions) => {
+    // The runtime calls doGenerate; a stream is reported too, when it is handed over: the offline
+    // model waits its latency first and only replays an answer it already holds.
+    doStream: async (callOptions) => {
       options.onRequest(callOptions.prompt);
-      return inner.doStream(callOptions);
+      const result = await inner.doStream(callOptions);
+      options.onCompletion?.(callOptions.prompt);
+      return result;
     },
   };
 }

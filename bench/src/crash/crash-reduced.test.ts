@@ -1,7 +1,7 @@
 // The crash trials reduced to a few per scenario and signal, for `pnpm check`: the same machinery
 // as `bench:crash` (real child processes interrupted at random moments, then resumed), not the
 // provider-level writer kills of provider-json's and provider-sqlite's own crash tests.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -37,5 +37,19 @@ describe('crash trials, reduced', () => {
     );
     expect(failures).toEqual([]);
     expect(summaries.every((summary) => barMet(summary.results))).toBe(true);
+
+    // Calls paid twice are computed from the answers the interrupted process logged as they arrived:
+    // the log must have seen answers arrive, every checkpointed answer among them (else the trial
+    // would have failed above), and the checkpointed part of the calls paid twice is exactly the
+    // repeated checkpointed calls.
+    const results = summaries.flatMap((summary) => summary.results);
+    expect(results.reduce((total, result) => total + result.calls.arrived, 0)).toBeGreaterThan(0);
+    for (const { calls } of results) {
+      expect(calls.arrived).toBeGreaterThanOrEqual(calls.checkpointed);
+      expect(calls.paidTwice.length - calls.paidTwiceUncheckpointed.length).toBe(calls.repeated.length);
+    }
+    expect(readFileSync(reportPath, 'utf8')).toContain(
+      'calls paid twice whose answer had arrived (checkpointed / not)',
+    );
   });
 });

@@ -97,11 +97,21 @@ function failureLine(result: TrialResult, kept: string | undefined): string {
   return `- ${result.scenario} SIG${result.signal} ${providerLabel[result.provider]} trial ${result.index}: delay ${result.delayMs.toFixed(1)} ms (${moment}${result.insideWrite ? ', inside a checkpoint write' : ''}), ${result.checkpointsLeft} checkpoints left, resumed with ${result.resumeHow}: ${what.join('; ')}${kept ? ` — files kept in \`${kept}\`` : ''}`;
 }
 
+/**
+ * Calls the user paid for twice: a request of the resuming process identical to one whose answer had
+ * arrived in the interrupted process, split by whether that answer was in the checkpoint resumed from.
+ */
+function paidTwice(results: readonly TrialResult[]): string {
+  const all = sum(results, (result) => result.calls.paidTwice.length);
+  const uncheckpointed = sum(results, (result) => result.calls.paidTwiceUncheckpointed.length);
+  return `${all} (${all - uncheckpointed} / ${uncheckpointed})`;
+}
+
 function barRow(summary: CombinationSummary): string {
   const { results, signal } = summary;
   const trials = results.length;
   const ended = signal === 'KILL' ? '-' : `${count(results, (result) => result.endedInTime)} / ${trials}`;
-  return `${label(summary)} | ${trials} | ${count(results, (result) => result.checkpointsLeft === 0)} | ${count(results, (result) => result.unresumable !== undefined)} | ${sum(results, (result) => result.torn)} | ${count(results, (result) => result.outputIdentical)} / ${trials} | ${sum(results, (result) => result.calls.repeated.length)} | ${ended} | ${seconds(summary.wallMs)} |`;
+  return `${label(summary)} | ${trials} | ${count(results, (result) => result.checkpointsLeft === 0)} | ${count(results, (result) => result.unresumable !== undefined)} | ${sum(results, (result) => result.torn)} | ${count(results, (result) => result.outputIdentical)} / ${trials} | ${sum(results, (result) => result.calls.repeated.length)} | ${paidTwice(results)} | ${ended} | ${seconds(summary.wallMs)} |`;
 }
 
 function signalRow(summary: CombinationSummary): string {
@@ -143,7 +153,7 @@ function detailRow(summary: CombinationSummary): string {
   const longest = Math.max(...runLengthsMs);
   const resumed = (how: TrialResult['resumeHow']) =>
     count(results, (result) => result.checkpointsLeft > 0 && result.resumeHow === how);
-  return `${label(summary)} | ${referenceMs.toFixed(0)} ms | ${shortest.toFixed(0)}–${longest.toFixed(0)} ms | ${count(results, (result) => result.insideWrite)} | ${provider === 'json' ? sum(results, (result) => result.check.tempFiles) : '-'} | ${sum(results, (result) => result.calls.checkpointed)} | ${sum(results, (result) => result.calls.remade)} | ${sum(results, (result) => result.calls.repeatedByEvents.length)} | ${sum(results, (result) => result.calls.repeatedByPosition.length)} | ${resumed('continue')} / ${resumed('rebuild')} | ${leaseWaits(results)} |`;
+  return `${label(summary)} | ${referenceMs.toFixed(0)} ms | ${shortest.toFixed(0)}–${longest.toFixed(0)} ms | ${count(results, (result) => result.insideWrite)} | ${provider === 'json' ? sum(results, (result) => result.check.tempFiles) : '-'} | ${sum(results, (result) => result.calls.arrived)} | ${sum(results, (result) => result.calls.checkpointed)} | ${sum(results, (result) => result.calls.remade)} | ${sum(results, (result) => result.calls.repeatedByEvents.length)} | ${sum(results, (result) => result.calls.repeatedByPosition.length)} | ${resumed('continue')} / ${resumed('rebuild')} | ${leaseWaits(results)} |`;
 }
 
 function scenarioLines(summaries: readonly CombinationSummary[]): string[] {
@@ -180,10 +190,10 @@ export function renderReport(summaries: readonly CombinationSummary[], context: 
     '',
     ...scenarioLines(summaries),
     '',
-    `After SIGINT or SIGTERM the process must end by itself (the runtime writes a checkpoint for the signal, then lets the signal end the process) within ${seconds(context.endDeadlineMs)}. Then this process checks what was left (every visible JSON checkpoint file, or every listed SQLite checkpoint, is read and validated with \`loadCheckpoint\`; the SQLite database, copied as it was left, passes \`PRAGMA integrity_check\`), and a new process continues the latest checkpoint — alternately through \`continueFromCheckpoint\` (what the CLI does) and \`Crew.fromCheckpoint\` / \`CrashFlow.fromCheckpoint\` (rebuilt from the checkpoint and the registered names alone) — or starts afresh when the signal came before the first checkpoint. Its output and every task output of every crew in its last checkpoint are compared with the uninterrupted run's. Both processes log every model request (a digest of its prompt) with a synchronous write before sending it; a completion counts as checkpointed when the checkpoint resumed from holds it (the task's output, or the assistant message in its saved conversation), and a repeated call is a request of the resuming process identical to one whose completion was checkpointed. Trials run ${context.concurrency} at a time; random seed ${context.seed}; the whole command took ${seconds(context.totalMs)}.`,
+    `After SIGINT or SIGTERM the process must end by itself (the runtime writes a checkpoint for the signal, then lets the signal end the process) within ${seconds(context.endDeadlineMs)}. Then this process checks what was left (every visible JSON checkpoint file, or every listed SQLite checkpoint, is read and validated with \`loadCheckpoint\`; the SQLite database, copied as it was left, passes \`PRAGMA integrity_check\`), and a new process continues the latest checkpoint — alternately through \`continueFromCheckpoint\` (what the CLI does) and \`Crew.fromCheckpoint\` / \`CrashFlow.fromCheckpoint\` (rebuilt from the checkpoint and the registered names alone) — or starts afresh when the signal came before the first checkpoint. Its output and every task output of every crew in its last checkpoint are compared with the uninterrupted run's. Both processes log every model request (a digest of its prompt) with a synchronous write before sending it; a completion counts as checkpointed when the checkpoint resumed from holds it (the task's output, or the assistant message in its saved conversation), and a repeated call is a request of the resuming process identical to one whose completion was checkpointed. The interrupted process also logs every answer the moment it arrives from the model, before the runtime handles it (from then on the user has paid for the call): "calls paid twice whose answer had arrived" are requests of the resuming process identical to a request whose answer had arrived, split by whether that answer was in the checkpoint resumed from (those are the repeated checkpointed calls) or not (an answer received, then lost with the process because the checkpoint holding it was not yet durable). Calls paid twice are what a user loses to an interruption; they are not part of the SPEC bar, which names checkpointed completions only. Trials run ${context.concurrency} at a time; random seed ${context.seed}; the whole command took ${seconds(context.totalMs)}.`,
     '',
-    `${head} | trials | signalled before the first checkpoint (fresh run) | unresumable states | torn files visible | outputs identical | repeated checkpointed LLM calls | process ended after SIGINT/SIGTERM | wall time |`,
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `${head} | trials | signalled before the first checkpoint (fresh run) | unresumable states | torn files visible | outputs identical | repeated checkpointed LLM calls | calls paid twice whose answer had arrived (checkpointed / not) | process ended after SIGINT/SIGTERM | wall time |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...summaries.map(barRow),
     '',
     `Bars (SPEC §8 crash: 0 unresumable states, 0 torn files visible, identical outputs, 0 repeated checkpointed calls; and every process ends after SIGINT/SIGTERM): ${summaries.every((summary) => barMet(summary.results)) ? 'met by every row' : `NOT met by ${summaries.filter((summary) => !barMet(summary.results)).length} row(s)`}.`,
@@ -208,11 +218,11 @@ export function renderReport(summaries: readonly CombinationSummary[], context: 
     '',
     'Where the signals landed and what the resumes did:',
     '',
-    `${head} | uninterrupted run (median of the first runs) | run length the delays were drawn against | signals inside a checkpoint write | temp files left | checkpointed completions at the signal | uncheckpointed calls made again | calls made again whose \`llm_call_completed\` was checkpointed | calls made again at a checkpointed position | resumed via continueFromCheckpoint / fromCheckpoint | resumes that waited for the interrupted run's lease |`,
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `${head} | uninterrupted run (median of the first runs) | run length the delays were drawn against | signals inside a checkpoint write | temp files left | answers arrived at the signal | checkpointed completions at the signal | uncheckpointed calls made again | calls made again whose \`llm_call_completed\` was checkpointed | calls made again at a checkpointed position | resumed via continueFromCheckpoint / fromCheckpoint | resumes that waited for the interrupted run's lease |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...summaries.map(detailRow),
     '',
-    'The run length follows the machine\'s load: it is the median wall time of the latest whole runs of the scenario and provider (the first uninterrupted runs, then every run a trial happened to complete), since a figure measured once is wrong as soon as the load changes. "Signals inside a checkpoint write" come from the call log (a `checkpoint_started` without its `checkpoint_completed`). "Uncheckpointed calls made again" are requests the interrupted process had sent whose answer was not yet in a checkpoint: paying for them again is expected. The next two columns are stricter readings of "repeated": by the event history rather than the saved conversation, and by position (conversation and turn) rather than identical prompt. A run holds its lineage while it runs (a lease it renews; the runs here take the shortest, 3 s): SIGINT and SIGTERM release it before the process ends, SIGKILL leaves it held, and a resume that finds it held waits for it to run out, as a user would — the last column counts those.',
+    'The run length follows the machine\'s load: it is the median wall time of the latest whole runs of the scenario and provider (the first uninterrupted runs, then every run a trial happened to complete), since a figure measured once is wrong as soon as the load changes. "Signals inside a checkpoint write" come from the call log (a `checkpoint_started` without its `checkpoint_completed`). "Uncheckpointed calls made again" are requests the interrupted process had sent whose answer was not yet in a checkpoint: the calls still in flight at the signal (no answer yet: repeating them is unavoidable) and the answers that arrived but were lost, the "not" part of "calls paid twice" in the first table. The next two columns are stricter readings of "repeated": by the event history rather than the saved conversation, and by position (conversation and turn) rather than identical prompt. A run holds its lineage while it runs (a lease it renews; the runs here take the shortest, 3 s): SIGINT and SIGTERM release it before the process ends, SIGKILL leaves it held, and a resume that finds it held waits for it to run out, as a user would — the last column counts those.',
     '',
     ...(failures.length > 0 ? ['Failed trials:', '', ...failures, ''] : ['No trial failed.', '']),
     `Machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, children ${context.childStart}; 1-minute load average ${context.loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after.`,

@@ -5,7 +5,7 @@ import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CheckpointDocument } from '@crewline/runtime-state';
 import { analyzeCalls, type CallAnalysis } from './call-analysis.js';
-import { endsInsideWrite, leaseWaitOf, readCallLog, requestsOf } from './call-log.js';
+import { completedKeysOf, endsInsideWrite, leaseWaitOf, readCallLog, requestsOf } from './call-log.js';
 import { type ChildEnd, type ChildScript, startChild } from './child-script.js';
 import { differingTasks, readFinalState, type TaskOutputs } from './final-state.js';
 import { processSignal, type ScenarioName, type SignalName, scenarios } from './scenario.js';
@@ -224,6 +224,7 @@ export async function runTrial(setup: TrialSetup): Promise<TrialResult> {
   const calls = analyzeCalls({
     killed: requestsOf(interruptedEntries),
     resumed: resumedRequests,
+    arrived: completedKeysOf(interruptedEntries),
     checkpoint: latest,
     referenceKeys: setup.reference.keys,
   });
@@ -251,6 +252,10 @@ export async function runTrial(setup: TrialSetup): Promise<TrialResult> {
       unresumable = `the resumed run's last checkpoint does not read: ${String(error)}`;
     }
   }
+  if (calls.checkpointedNotArrived > 0)
+    anomalies.push(
+      `${calls.checkpointedNotArrived} checkpointed completion(s) the call log never saw arrive`,
+    );
   if (calls.unknownPrompts.length > 0)
     anomalies.push(`${calls.unknownPrompts.length} resumed request(s) the uninterrupted run never made`);
 
