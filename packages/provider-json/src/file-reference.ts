@@ -39,6 +39,17 @@ export function nameMismatch(path: string, named: string, held: string) {
   );
 }
 
+/**
+ * `corrupt_checkpoint` for a `.json` file with no bytes at all: a checkpoint cut before its first
+ * byte (a copy interrupted, a full disk) is damaged, as one cut after 100 bytes is, not "no checkpoint".
+ */
+function emptyCheckpointFile(path: string) {
+  return jsonError(
+    'corrupt_checkpoint',
+    `checkpoint file "${path}" is empty (0 bytes; a copy interrupted or a full disk cuts a file this way); restore it from a backup, or remove it`,
+  );
+}
+
 /** The location above a branch directory when `directory` is `<location>/<branch>`, else undefined. */
 function homeOf(directory: string, branch: string): string | undefined {
   let current = directory;
@@ -56,7 +67,11 @@ function homeOf(directory: string, branch: string): string | undefined {
  */
 export function parseFileReference(path: string, maxBytes: number): FileReference | undefined {
   const named = parseCheckpointFileName(basename(path));
-  if (!named && !readHeadSync(path).opensObject) return undefined;
+  if (!named) {
+    const head = readHeadSync(path);
+    if (head.size === 0 && path.endsWith('.json')) throw emptyCheckpointFile(path);
+    if (!head.opensObject) return undefined;
+  }
   const { metadata, size } = readMetadataSync(path, maxBytes);
   if (named && named.id !== metadata.id) throw nameMismatch(path, named.id, metadata.id);
   const home = named ? homeOf(dirname(path), metadata.branch) : undefined;
@@ -84,7 +99,9 @@ export async function standaloneCheckpoint(
     });
   }
   // Not JSON at all: a JSON location pointed at another kind of file (a database, say).
-  if (!(await readHead(root)).opensObject) throw notADirectory(root);
+  const head = await readHead(root);
+  if (head.size === 0 && root.endsWith('.json')) throw emptyCheckpointFile(root);
+  if (!head.opensObject) throw notADirectory(root);
   const { metadata, size } = await readMetadata(root, maxBytes, { checkEnd: true });
   const named = parseCheckpointFileName(basename(root));
   if (named && named.id !== metadata.id) throw nameMismatch(root, named.id, metadata.id);

@@ -38,12 +38,15 @@ export function damagedDatabase(location: string, finding: string, cause?: unkno
   );
 }
 
-/** A file SQLite does not recognise as a database at all (`SQLITE_NOTADB`: no or a damaged header). */
+/**
+ * A file SQLite does not recognise as a database at all (`SQLITE_NOTADB`: no or a damaged header).
+ * `details.notADatabase` names the file, so that a command line can say it in its own words.
+ */
 export function notADatabase(location: string, cause?: unknown): CrewlineError {
   return sqliteError(
     'invalid_config',
     `"${location}" is not a SQLite database, or its header is damaged; point SqliteProvider at a new or existing crewline database file (restore this one from a backup if it held checkpoints), or use JsonProvider for a directory of JSON checkpoints`,
-    { cause },
+    { cause, details: { notADatabase: location } },
   );
 }
 

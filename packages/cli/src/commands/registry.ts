@@ -246,8 +246,8 @@ Run \`crewline checkpoint <command> --help\` for the options of one command.
 
 A crewline.config.ts in the current directory (tools, models, flows by name) is loaded
 before resume, fork and the browser. NO_COLOR disables colour.
-Exit codes: 0 ok, 1 failed, 2 bad usage, 3 not found or ambiguous, 4 unreadable
-checkpoint, 5 provider package missing, 6 cannot rebuild (register it in
+Exit codes: 0 ok, 1 failed (or cannot start), 2 bad usage, 3 not found or ambiguous,
+4 unreadable checkpoint or database, 5 provider package missing, 6 cannot rebuild (register it in
 crewline.config.ts), 7 server cannot be reached, 70 internal error, 130 interrupted.
 `;
 }

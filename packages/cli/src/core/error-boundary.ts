@@ -1,5 +1,6 @@
 import type { CrewlineError, CrewlineErrorCode } from '@crewline/events';
 import type { TextSink } from './cli-context.js';
+import { cliWordsFor } from './cli-words.js';
 import { printable } from './format.js';
 
 // The same brand `CrewlineError.isInstance` checks. Checked here without importing
@@ -52,13 +53,16 @@ const codeExits: Partial<Record<CrewlineErrorCode, number>> = {
  */
 export function exitCodeFor(error: CrewlineError): number {
   if (error.details?.unreachable === true) return exitCodes.unreachable;
+  // A .db location SQLite cannot read as a database is a damaged store, not a mistake in the call.
+  if (typeof error.details?.notADatabase === 'string') return exitCodes.unreadable;
   return codeExits[error.code] ?? exitCodes.failed;
 }
 
 /** A crewline error's message without the `[component] ` prefix, which means nothing to a CLI user. */
 export function describeKnownError(error: CrewlineError): string {
   // Causes quoted inside a message (a compiler error in crewline.config.ts) may span lines.
-  return error.message.replace(/^\[[^\]]+\]\s*/, '').replace(/\s*\n\s*/g, ' ');
+  const message = cliWordsFor(error) ?? error.message.replace(/^\[[^\]]+\]\s*/, '');
+  return message.replace(/\s*\n\s*/g, ' ');
 }
 
 function stackOf(error: unknown): string {

@@ -41,7 +41,7 @@ it('refuses a port in use with a crewline error that names it, and leaves no tim
     const opened = await openLocation(fixture.location, directory.path, registry);
     await expect(startExplorer({ opened, providers: registry, cwd: directory.path, port })).rejects.toSatisfy(
       (error) =>
-        CrewlineError.hasCode(error, 'invalid_argument') &&
+        CrewlineError.hasCode(error, 'conflict') &&
         error.message.includes(`port ${port}`) &&
         error.message.includes('--port'),
     );

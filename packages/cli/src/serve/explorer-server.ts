@@ -352,5 +352,8 @@ async function listenError(error: unknown, hostname: string, port: number): Prom
       : code === 'EACCES'
         ? `${where} needs privileges this process lacks; pick a port above 1023 with --port`
         : `${hostname} is not an address of this machine; pick one with --host`;
-  return cliError('invalid_argument', `checkpoint serve: ${reason}`, { cause: error });
+  // A port in use is the machine's state, not a mistake in the call (exit code 1, not 2).
+  return cliError(code === 'EADDRINUSE' ? 'conflict' : 'invalid_argument', `checkpoint serve: ${reason}`, {
+    cause: error,
+  });
 }
