@@ -10,6 +10,7 @@ import { describeLeases } from './suites/leases.js';
 import { describeLineage } from './suites/lineage.js';
 import { describeList } from './suites/list.js';
 import { describeSecrets } from './suites/secrets.js';
+import { describeWriteBatch } from './suites/write-batch.js';
 import { describeWriteAndRead } from './suites/write-read.js';
 
 /**
@@ -29,6 +30,7 @@ export function describeCheckpointProvider(options: ProviderTestkitOptions): voi
   describe(`${options.name} meets the crewline checkpoint provider contract`, () => {
     const harness = createHarness(options);
     describeWriteAndRead(harness);
+    describeWriteBatch(harness);
     describeList(harness);
     describeLatestPruneDelete(harness);
     describeLineage(harness);
