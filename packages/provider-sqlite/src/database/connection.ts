@@ -11,6 +11,7 @@ import { afterHotJournal } from './hot-journal.js';
 import { checkIntegrity } from './integrity-check.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { checkSchema, initializeSchema } from './schema-version.js';
+import { hasSideFiles, removeCreatedSideFiles } from './side-files.js';
 import {
   type KnownLease,
   type LeaseStatements,
@@ -334,6 +335,14 @@ export class Connection {
     }
   }
 
+  /** Runs after this connection's handle is closed (see {@link removeCreatedSideFiles}). */
+  #afterClose: (() => void) | undefined;
+
+  /** Sets what runs once this connection's handle is closed. */
+  onClose(action: () => void): void {
+    this.#afterClose = action;
+  }
+
   close(): void {
     if (this.#idleCheckpoint !== undefined) clearTimeout(this.#idleCheckpoint);
     this.#idleCheckpoint = undefined;
@@ -341,7 +350,9 @@ export class Connection {
     this.#checkpointer?.close();
     this.#checkpointer = undefined;
     this.heads.clear();
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.db.close();
+    this.#afterClose?.();
   }
 }
 
@@ -391,6 +402,7 @@ function findDamage(location: string, options: ResolvedSqliteProviderOptions): C
 }
 
 function findDamageOnce(location: string, options: ResolvedSqliteProviderOptions): CrewlineError | undefined {
+  const hadSideFiles = hasSideFiles(location);
   let db: Database.Database;
   try {
     db = new Database(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
@@ -401,6 +413,7 @@ function findDamageOnce(location: string, options: ResolvedSqliteProviderOptions
     return retryWhenBusySync(() => checkIntegrity(db, location), options.busyRetryMs, 'read', location);
   } finally {
     db.close();
+    removeCreatedSideFiles(location, hadSideFiles, options.busyTimeoutMs);
   }
 }
 
@@ -477,6 +490,11 @@ function openReadConnectionOnce(
   options: ResolvedSqliteProviderOptions,
   damage?: CrewlineError,
 ): Connection | undefined {
+  const hadSideFiles = hasSideFiles(location);
+  const closeRead = (db: Database.Database) => {
+    db.close();
+    removeCreatedSideFiles(location, hadSideFiles, options.busyTimeoutMs);
+  };
   let db: Database.Database;
   try {
     db = new Database(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
@@ -501,11 +519,15 @@ function openReadConnectionOnce(
       'read',
       location,
     );
-    if (hasSchema) return new Connection(db, location, false, damage);
-    db.close();
+    if (hasSchema) {
+      const connection = new Connection(db, location, false, damage);
+      connection.onClose(() => removeCreatedSideFiles(location, hadSideFiles, options.busyTimeoutMs));
+      return connection;
+    }
+    closeRead(db);
     return undefined;
   } catch (error) {
-    db.close();
+    closeRead(db);
     throw toCrewlineError(error, 'read', location);
   }
 }
