@@ -31,6 +31,22 @@ export interface RunTokens {
   total: number;
 }
 
+/**
+ * A queued run a worker handed back, untouched, because it registers no crew or flow under the
+ * run's name (a worker of an older deploy, or one that runs other crews): the run waits for a
+ * worker that registers it. Cleared when a worker takes the run.
+ */
+export interface RunPassedOver {
+  /** The worker that handed it back last (`worker <id> on <host>, pid N`). */
+  worker: string;
+  /** The names that worker registers. */
+  registered: string[];
+  /** When it did (server clock). */
+  at: Date;
+  /** How many times workers handed the run back since a worker last took it. */
+  times: number;
+}
+
 /** One run of the queue, as its row in `<schema>.worker_runs` holds it. */
 export interface RunRecord {
   id: string;
@@ -81,6 +97,8 @@ export interface RunRecord {
   forkFrom: string | null;
   /** For a run made by `queue.fork`: flat task index → the edited output it starts with. */
   taskOutputs: Record<string, string> | null;
+  /** A queued run that waits for a worker that registers its name: which worker passed it over. */
+  passedOver: RunPassedOver | null;
 }
 
 export interface RunRow {
@@ -117,6 +135,7 @@ export interface RunRow {
   question_kind: string | null;
   human_input: string | null;
   pause_checkpoint: string | null;
+  passed_over?: { worker: string; registered: string[]; at: string; times: number } | null;
 }
 
 export function recordOf(row: RunRow): RunRecord {
@@ -158,5 +177,6 @@ export function recordOf(row: RunRow): RunRecord {
     forkOf: row.fork_of ?? null,
     forkFrom: row.fork_from ?? null,
     taskOutputs: row.task_outputs ?? null,
+    passedOver: row.passed_over ? { ...row.passed_over, at: new Date(row.passed_over.at) } : null,
   };
 }

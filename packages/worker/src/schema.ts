@@ -2,9 +2,10 @@ import type pg from 'pg';
 
 /**
  * The layout of the runs table; bumped with a migration when it changes. 2: the `paused` status and
- * the question, answer and pause checkpoint of a flow paused for a person.
+ * the question, answer and pause checkpoint of a flow paused for a person. 3: `passed_over`, the
+ * worker that last handed a queued run back because it registers no crew or flow under its name.
  */
-export const RUNS_LAYOUT_VERSION = 2;
+export const RUNS_LAYOUT_VERSION = 3;
 
 /** `"<schema>".worker_runs`, quoted. */
 export function runsTable(schema: string): string {
@@ -55,6 +56,7 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
       fork_of text,
       fork_from text,
       task_outputs jsonb,
+      passed_over jsonb,
       layout_version integer NOT NULL DEFAULT ${RUNS_LAYOUT_VERSION},
       created_at timestamptz NOT NULL DEFAULT now(),
       started_at timestamptz,
@@ -65,6 +67,7 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
     CREATE INDEX IF NOT EXISTS worker_runs_created ON ${table} (created_at);
     ${upgradeToForkedRuns(table, schema)}
     ${upgradeToPausedRuns(table, schema)}
+    ${upgradeToPassedOverRuns(table, schema)}
     COMMIT;`);
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -92,6 +95,11 @@ function upgradeToPausedRuns(table: string, schema: string): string {
          CHECK (status IN ('queued', 'running', 'paused', 'completed', 'failed', 'cancelled'));
      END IF;`,
   );
+}
+
+/** Layout 2 → 3: adds `passed_over` (see unregistered-runs.ts). */
+function upgradeToPassedOverRuns(table: string, schema: string): string {
+  return upgradeBlock(table, schema, 'passed_over', 'ADD COLUMN passed_over jsonb');
 }
 
 /**

@@ -7,15 +7,16 @@ import type { CheckpointProvider } from '@crewline/runtime-state';
 import type PgBoss from 'pg-boss';
 import { AttemptEnds, type EndingAttempt } from './attempt-end.js';
 import { parseQueueLocation } from './connection.js';
-import { component, workerError } from './errors.js';
+import { component } from './errors.js';
 import { type HeldRun, HoldKeeper } from './hold-keeper.js';
 import { announcingLineageClaims, LineageRecorder } from './lineage-recording.js';
 import { answerToDeliver, pauseAttempt } from './paused-runs.js';
 import { QueueStore, RUNS_QUEUE } from './queue-store.js';
 import { type AttemptOutcome, AttemptTracker, runAttempt } from './run-attempt.js';
 import type { RunRow } from './run-record.js';
-import { RunRegistry } from './run-registry.js';
+import { type RegisteredRun, RunRegistry } from './run-registry.js';
 import { RunWake } from './run-wake.js';
+import { UnregisteredRuns } from './unregistered-runs.js';
 import { type HoldChange, type WorkerOptions, workerTimings } from './worker-options.js';
 
 // The options live with their checks; this module is where users and the tests look for them.
@@ -47,6 +48,7 @@ export class Worker {
   readonly #ends: AttemptEnds;
   readonly #holds: HoldKeeper;
   readonly #description: string;
+  readonly #unregistered: UnregisteredRuns;
   #slots: Promise<void>[] = [];
   #stopping = false;
   #timers: NodeJS.Timeout[] = [];
@@ -79,6 +81,11 @@ export class Worker {
     this.#holds = new HoldKeeper(this.#store, this.#ends, this.#leaseTtlMs, this.#active);
     this.#runWake = new RunWake(location, () => this.#wakeIdleSlots());
     this.#description = `worker ${this.id} on ${hostname()}, pid ${process.pid}`;
+    this.#unregistered = new UnregisteredRuns(this.#store, {
+      worker: this.#description,
+      registered: this.#registry.names(),
+      baseDelayMs: timings.retryDelayMs,
+    });
   }
 
   /** Runs being executed now. */
@@ -216,17 +223,21 @@ export class Worker {
     const token = randomUUID();
     // The hold lasts at least `leaseTtlMs` from here on the server (see HeldRun.confirmedAt).
     const claimSentAt = performance.now();
+    // Only a run of a name this worker registers is claimed: any other is handed back untouched.
     const claimed = await this.#store.pool.query<RunRow>(
       `UPDATE ${this.#store.table}
           SET status = 'running', attempts = attempts + 1, holder_token = $3, worker = $4,
               lease_expires_at = now() + $5 * interval '1 millisecond',
-              started_at = coalesce(started_at, now()), updated_at = now()
-        WHERE id = $1 AND job_id = $2 AND status = 'queued' RETURNING *`,
-      [runId, job.id, token, this.#description, this.#leaseTtlMs],
+              started_at = coalesce(started_at, now()), updated_at = now(), passed_over = NULL
+        WHERE id = $1 AND job_id = $2 AND status = 'queued' AND name = ANY($6::text[]) RETURNING *`,
+      [runId, job.id, token, this.#description, this.#leaseTtlMs, this.#registry.names()],
     );
     const row = claimed.rows[0];
-    if (row === undefined) {
-      // A stale delivery: the run was cancelled, or already re-sent under another job.
+    const entry = row && this.#registry.get(row.name);
+    if (row === undefined || entry === undefined) {
+      // A run of a name this worker does not register goes back to the queue for a worker that does;
+      // anything else is a stale delivery: the run was cancelled, or already re-sent under another job.
+      await this.#unregistered.handBack(runId, job.id);
       await this.#store.boss.complete(RUNS_QUEUE, job.id).catch(() => undefined);
       return;
     }
@@ -245,7 +256,7 @@ export class Worker {
       row.timeout_ms !== null ? setTimeout(() => tracker.stop('timed-out'), row.timeout_ms) : undefined;
     let outcome: AttemptOutcome;
     try {
-      outcome = await this.#execute(row, tracker, lineage);
+      outcome = await this.#execute(row, entry, tracker, lineage);
     } finally {
       if (timeout) clearTimeout(timeout);
       this.#active.delete(runId);
@@ -256,18 +267,12 @@ export class Worker {
     await this.#store.boss.complete(RUNS_QUEUE, job.id).catch(() => undefined);
   }
 
-  async #execute(row: RunRow, tracker: AttemptTracker, lineage: LineageRecorder): Promise<AttemptOutcome> {
-    const entry = this.#registry.get(row.name);
-    if (entry === undefined) {
-      return {
-        kind: 'failed',
-        retryable: false,
-        error: workerError(
-          'not_found',
-          `no crew or flow is registered as "${row.name}" in this worker (registered: ${this.#registry.names().join(', ') || 'none'}); register it in crewline.config.ts (runs) or in the Worker's runs`,
-        ),
-      };
-    }
+  async #execute(
+    row: RunRow,
+    entry: RegisteredRun,
+    tracker: AttemptTracker,
+    lineage: LineageRecorder,
+  ): Promise<AttemptOutcome> {
     const location = this.#store.location.checkpointLocation;
     let restoreFrom: string | undefined;
     if (row.lineage_id !== null) {

@@ -1,6 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { setLogSink } from '@crewline/events';
+import { Worker } from '@crewline/worker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 // The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
 import type {} from '../../node_modules/@crewline/provider-postgres/src/test-support/global-setup.js';
@@ -148,6 +151,47 @@ describeWithPostgres('crewline runs (the queue of @crewline/worker)', () => {
     const help = await runCommand(['--help'], { cwd: project });
     expect(help.stdout).toMatch(/crewline worker\s+take queued runs/);
     expect(help.stdout).toMatch(/crewline runs\s+the queue of runs/);
+  });
+
+  it('says why a queued run waits: a worker that does not register its name handed it back', async () => {
+    const { run } = JSON.parse(
+      (await crewline('runs', 'enqueue', 'slow', '--input', 'topic=tides', '--json')).stdout,
+    );
+    const previousSink = setLogSink(null);
+    // Registers only `report`: before, it failed the run for good ("no crew or flow is registered as").
+    const worker = new Worker({
+      location: url,
+      runs: { crews: { report: () => undefined as never } },
+      pollIntervalMs: 100,
+      retryDelayMs: 200,
+    });
+    try {
+      await worker.start();
+      let shown = await crewline('runs', 'show', run.id, '--json');
+      for (let waited = 0; JSON.parse(shown.stdout).passedOver === null && waited < 20_000; waited += 100) {
+        await sleep(100);
+        shown = await crewline('runs', 'show', run.id, '--json');
+      }
+      expect(JSON.parse(shown.stdout)).toMatchObject({
+        status: 'queued',
+        attempts: 0,
+        failures: 0,
+        passedOver: { registered: ['report'] },
+      });
+    } finally {
+      await worker.stop();
+      setLogSink(previousSink);
+    }
+    const text = await crewline('runs', 'show', run.id);
+    expect(text.stdout).toContain('status     queued');
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `status     queued, waiting for a worker that registers "slow" \\(worker \\w+ on .*, pid ${process.pid} registers "report"; handed back \\d+ time\\(s\\)`,
+      ),
+    );
+    const listed = await crewline('runs', 'list', '--status', 'queued');
+    expect(listed.stdout).toContain(`run ${run.id}: waiting for a worker that registers "slow"`);
+    await crewline('runs', 'cancel', run.id);
   });
 
   it('warns when the config here registers runs but not the name enqueued, and queues it still', async () => {

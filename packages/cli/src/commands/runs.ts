@@ -78,11 +78,16 @@ export async function run(args: readonly string[], context: CliContext): Promise
           formatTime(record.createdAt.toISOString()),
         ]),
       ];
+      // Why a queued run is not taken, under the table: a column would be empty for nearly every run.
+      const waiting = runs.flatMap((record) => {
+        const reason = waitingReason(record);
+        return reason === undefined ? [] : [`run ${record.id}: ${reason}`];
+      });
       print(
         { location: queue.location, runs },
         runs.length === 0
           ? `No ${values.status === undefined ? '' : `${values.status} `}runs in ${queue.location}`
-          : formatColumns(rows).join('\n'),
+          : [...formatColumns(rows), ...(waiting.length > 0 ? ['', ...waiting] : [])].join('\n'),
       );
       return 0;
     }
@@ -158,7 +163,7 @@ function describe(record: RunRecord, progress: RunProgress): string {
   const lines = [
     `run        ${record.id}`,
     `name       ${record.name}`,
-    `status     ${record.status}`,
+    `status     ${[record.status, waitingReason(record)].filter(Boolean).join(', ')}`,
     `attempts   ${record.attempts} (failed ${record.failures} of at most ${record.maxAttempts})`,
     `worker     ${record.worker ?? '-'}`,
     `task       ${progress.currentTask ?? record.currentTask ?? '-'}`,
@@ -182,4 +187,15 @@ function describe(record: RunRecord, progress: RunProgress): string {
   }
   if (record.output !== null) lines.push('', record.output);
   return lines.join('\n');
+}
+
+/**
+ * Why a queued run waits, when a worker handed it back for want of its name: a worker that does not
+ * register it never fails it, so without this line the run would just look stuck.
+ */
+function waitingReason(record: RunRecord): string | undefined {
+  const passedOver = record.passedOver;
+  if (record.status !== 'queued' || passedOver === null) return undefined;
+  const registered = passedOver.registered.map((name) => `"${name}"`).join(', ') || 'nothing';
+  return `waiting for a worker that registers "${record.name}" (${passedOver.worker} registers ${registered}; handed back ${passedOver.times} time(s), last at ${formatTime(passedOver.at.toISOString())})`;
 }

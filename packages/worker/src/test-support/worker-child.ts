@@ -14,6 +14,8 @@ export interface WorkerChildOptions {
   concurrency: number;
   leaseTtlMs: number;
   latencyMs: number;
+  /** The name the report crew is registered under. Default `report`. */
+  name?: string;
 }
 
 function print(line: string): void {
@@ -25,7 +27,7 @@ const worker = new Worker({
   location: options.location,
   runs: {
     crews: {
-      report: reportCrewFactory({
+      [options.name ?? 'report']: reportCrewFactory({
         callLog: options.callLog,
         latencyMs: options.latencyMs,
         onCall: (runId, task) => print(`call ${runId} ${task} ${Date.now()}`),
