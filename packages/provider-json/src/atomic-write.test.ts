@@ -5,8 +5,6 @@ import { join } from 'node:path';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JsonProvider } from './json-provider.js';
-import { SerialLane } from './serial-lane.js';
-import { SpareFiles } from './spare-files.js';
 
 // Fault injection: the file system calls the provider makes are wrapped so a test can make one fail.
 vi.mock('node:fs', async (importOriginal) => {
@@ -207,12 +205,6 @@ describe('durable removals', () => {
 });
 
 describe('writeFilesAtomic', () => {
-  // A test that injects a failure leaves it for its own calls only.
-  afterEach(() => {
-    vi.mocked(fs.fsync).mockImplementation(actualFs.fsync);
-    vi.mocked(fs.writev).mockImplementation(actualFs.writev);
-  });
-
   it('puts a group of files in place in order, whole, and leaves no temp file', async () => {
     const { writeFilesAtomic } = await import('./atomic-write.js');
     const directory = mkdtempSync(join(tmpdir(), 'crewline-group-'));
@@ -250,61 +242,6 @@ describe('writeFilesAtomic', () => {
       // Their content is whole (and another writer may have placed the same names): not removed.
       expect(readdirSync(directory).sort()).toEqual(['a.json', 'b.json']);
       expect(readFileSync(join(directory, 'b.json'), 'utf8')).toBe('{"name":"b"}');
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
-  });
-
-  it('hands each file to the thread pool as soon as its bytes are built, before building the next', async () => {
-    const { writeFilesAtomic } = await import('./atomic-write.js');
-    const directory = mkdtempSync(join(tmpdir(), 'crewline-group-'));
-    const lane = new SerialLane();
-    const spares = new SpareFiles({ mode: 0o600, fsync: true, lane });
-    try {
-      // Spares ready, as a run's groups find them: a write then goes to the pool at once.
-      spares.replenish(directory, 2);
-      await lane.idle();
-      const order: string[] = [];
-      vi.mocked(fs.writev).mockImplementation(((...args: Parameters<typeof actualFs.writev>) => {
-        order.push('written');
-        return (actualFs.writev as (...rest: unknown[]) => void)(...args);
-      }) as typeof fs.writev);
-      const files = ['a', 'b', 'c'].map((name) => ({
-        directory,
-        finalName: `${name}.json`,
-        tempName: `.${name}.tmp`,
-        bytes: () => {
-          order.push(`built ${name}`);
-          return Buffer.from(`{"name":"${name}"}`);
-        },
-      }));
-      await writeFilesAtomic(files, { fsync: true, mode: 0o600, spares });
-      expect(order).toEqual(['built a', 'written', 'built b', 'written', 'built c', 'written']);
-      expect(readFileSync(join(directory, 'c.json'), 'utf8')).toBe('{"name":"c"}');
-    } finally {
-      spares.discardSync();
-      rmSync(directory, { recursive: true, force: true });
-    }
-  });
-
-  it('a file whose bytes cannot be built fails like a failed write: the files before it placed, none after', async () => {
-    const { writeFilesAtomic } = await import('./atomic-write.js');
-    const directory = mkdtempSync(join(tmpdir(), 'crewline-group-'));
-    try {
-      const files = ['a', 'b', 'c'].map((name) => ({
-        directory,
-        finalName: `${name}.json`,
-        tempName: `.${name}.tmp`,
-        bytes: () => {
-          if (name === 'b') throw ioError('building b');
-          return Buffer.from(name);
-        },
-      }));
-      await expect(writeFilesAtomic(files, { fsync: true, mode: 0o600 })).rejects.toMatchObject({
-        code: 'write_failed',
-        message: expect.stringContaining('b.json'),
-      });
-      expect(readdirSync(directory).sort()).toEqual(['a.json']);
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }

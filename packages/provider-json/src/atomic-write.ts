@@ -227,12 +227,7 @@ export interface AtomicFile {
   directory: string;
   finalName: string;
   tempName: string;
-  /**
-   * The file's bytes, or a function that builds them: called as the file's turn comes, so the bytes
-   * of the next file are built while this one is written (see {@link writeFilesAtomic}). When it
-   * throws, that file fails as a failed write does, before a temp file is taken for it.
-   */
-  bytes: FileContent | (() => FileContent);
+  bytes: FileContent;
   /** Directories created for this file; their parents are synced too. */
   createdDirectories?: readonly string[];
 }
@@ -242,7 +237,6 @@ export interface AtomicFile {
  * file — and returns its path; on failure removes it and rejects.
  */
 async function writeTempFile(file: AtomicFile, options: AtomicWriteOptions): Promise<string> {
-  const bytes = typeof file.bytes === 'function' ? file.bytes() : file.bytes;
   const spare = options.spares?.take(file.directory);
   let tempPath: string;
   let descriptor: number;
@@ -258,7 +252,7 @@ async function writeTempFile(file: AtomicFile, options: AtomicWriteOptions): Pro
   }
   let open = true;
   try {
-    await writeAll(descriptor, bytes);
+    await writeAll(descriptor, file.bytes);
     // Opened with O_SYNC, the write returned once the bytes were durable: no fsync needed.
     if (options.fsync && !synced) await flush(descriptor);
     open = false;
@@ -274,9 +268,8 @@ async function writeTempFile(file: AtomicFile, options: AtomicWriteOptions): Pro
 /**
  * Writes several files the way {@link writeFileAtomic} writes one, as one group: every temp file (a
  * spare created ahead when `options.spares` has one) is written and fsync'd at once (the flushes
- * overlap; a file whose bytes are built by a function goes to the thread pool as soon as they are,
- * so the next file's bytes are built while it is written), then the files are renamed into place
- * **in the given order**, then each directory involved is fsync'd once. A crash leaves a prefix of the files
+ * overlap), then the files are renamed into place **in the given order**, then each directory
+ * involved is fsync'd once. A crash leaves a prefix of the files
  * visible, each whole — never a later one without an earlier one. Rejects with `write_failed` when
  * any file cannot be written: the files before it are in place, none after it is renamed, and every
  * temp file left is removed. When only a directory sync fails, it rejects too and the renamed files

@@ -43,15 +43,7 @@ import { removeEmptyDirectories, removeFile, removeFiles } from './removal.js';
 import { SerialLane } from './serial-lane.js';
 import { SpareFiles } from './spare-files.js';
 import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
-import {
-  asWriteError,
-  branchDirectoryVanished,
-  indexEntryOf,
-  type PlannedContent,
-  planContent,
-  planNames,
-  planWrite,
-} from './write-plan.js';
+import { asWriteError, branchDirectoryVanished, indexEntryOf, planWrite } from './write-plan.js';
 
 /** Files whose heads are read at once while listing (keeps file handles bounded for big locations). */
 const listConcurrency = 16;
@@ -243,15 +235,9 @@ export class JsonProvider implements CheckpointProvider {
 
   async #writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
     const root = resolveRoot(location);
-    const plans = checkpoints.map((checkpoint) => planNames(root, checkpoint));
-    // Each file's bytes are built when its write starts, so that the next file's are built while
-    // the first is in the thread pool (at a barrier, building them all first kept the pool idle for
-    // as long); the size check comes with them. Kept for a second attempt and for the results.
-    const contents: (PlannedContent | undefined)[] = checkpoints.map(() => undefined);
-    const contentOf = (index: number): PlannedContent => {
-      contents[index] ??= planContent(checkpoints[index]!, this.options.maxCheckpointBytes);
-      return contents[index];
-    };
+    const plans = checkpoints.map((checkpoint) =>
+      planWrite(root, checkpoint, this.options.maxCheckpointBytes),
+    );
     for (const checkpoint of checkpoints)
       if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
     locationExistsSync(root);
@@ -260,7 +246,7 @@ export class JsonProvider implements CheckpointProvider {
       try {
         const files: AtomicFile[] = [];
         const directories = new Map<string, { directory: string; created: string[] }>();
-        for (const [index, plan] of plans.entries()) {
+        for (const plan of plans) {
           let branch = directories.get(plan.metadata.branch);
           if (branch === undefined) {
             branch = ensureBranchDirectorySync(root, plan.metadata.branch, this.options.directoryMode);
@@ -270,7 +256,7 @@ export class JsonProvider implements CheckpointProvider {
             directory: branch.directory,
             finalName: plan.fileName,
             tempName: tempFileName(plan.metadata.id),
-            bytes: () => contentOf(index).bytes,
+            bytes: plan.bytes,
             createdDirectories: branch.created,
           });
           branch = { directory: branch.directory, created: [] };
@@ -291,7 +277,7 @@ export class JsonProvider implements CheckpointProvider {
         for (const [directory, count] of used) this.#spares.replenish(directory, count);
         this.#index.recordAfterWrite(root, plans.map(indexEntryOf));
         return plans.map((plan, index) =>
-          storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), contentOf(index).size),
+          storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), plan.size),
         );
       } catch (error) {
         // As in write(): a concurrent prune may remove a branch directory it emptied between mkdir
@@ -316,7 +302,10 @@ export class JsonProvider implements CheckpointProvider {
   }
 
   async list(location: string, query: ListQuery = {}): Promise<StoredCheckpoint[]> {
-    return (await this.listWithUnreadable(location, query)).checkpoints;
+    const listing = await this.listWithUnreadable(location, query);
+    // What this listing leaves out is said once; listWithUnreadable returns it instead.
+    for (const file of listing.unreadable) this.#reader.reportUnreadable(file.reference, file.reason);
+    return listing.checkpoints;
   }
 
   async listWithUnreadable(location: string, query: ListQuery = {}): Promise<ListingWithUnreadable> {

@@ -6,51 +6,13 @@ import { assertCheckpointId, checkpointFileName, fileNameProblem } from './file-
 import type { IdIndexEntry } from './id-index.js';
 import { branchDirectory } from './paths.js';
 
-/** A checkpoint's file, named and checked, its bytes not built yet (see {@link planContent}). */
-export interface NamedWrite {
+/** One checkpoint to write: its file's name and bytes, checked before anything is created. */
+export interface WritePlan {
   metadata: CheckpointMetadata;
   fileName: string;
-}
-
-/** A checkpoint file's bytes and their size. */
-export interface PlannedContent {
   /** The file's bytes, as pieces when the write has them (see `CheckpointWrite.byteChunks`). */
   bytes: FileContent;
   size: number;
-}
-
-/** One checkpoint to write: its file's name and bytes, checked before anything is created. */
-export interface WritePlan extends NamedWrite, PlannedContent {}
-
-/**
- * Checks the names of a checkpoint JsonProvider is asked to write (its ids, its branch) and names
- * its file, without building its bytes. Throws `invalid_name` before anything is written.
- */
-export function planNames(root: string, checkpoint: CheckpointWrite): NamedWrite {
-  const { metadata } = checkpoint;
-  assertCheckpointId(metadata.id);
-  if (metadata.parentId !== null) assertCheckpointId(metadata.parentId, 'parent checkpoint id');
-  branchDirectory(root, metadata.branch);
-  const problem = fileNameProblem(metadata.id, metadata.parentId);
-  if (problem)
-    throw jsonError('invalid_name', `${problem}; JsonProvider cannot store it, use SqliteProvider`);
-  return { metadata, fileName: checkpointFileName(metadata.id, metadata.parentId) };
-}
-
-/** Builds a checkpoint file's bytes and checks their size: `too_large` past `maxCheckpointBytes`. */
-export function planContent(checkpoint: CheckpointWrite, maxCheckpointBytes: number): PlannedContent {
-  // Pieces when the write has them: the event lines the run encoded once go to the file as they
-  // are, not copied into one buffer per checkpoint first.
-  const bytes = checkpoint.byteChunks?.() ?? checkpoint.bytes();
-  let size = 0;
-  for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) size += piece.length;
-  if (size > maxCheckpointBytes) {
-    throw jsonError(
-      'too_large',
-      `checkpoint "${checkpoint.metadata.id}" is ${size} bytes, over maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes to store it`,
-    );
-  }
-  return { bytes, size };
 }
 
 /**
@@ -59,11 +21,29 @@ export function planContent(checkpoint: CheckpointWrite, maxCheckpointBytes: num
  * written.
  */
 export function planWrite(root: string, checkpoint: CheckpointWrite, maxCheckpointBytes: number): WritePlan {
-  return { ...planNames(root, checkpoint), ...planContent(checkpoint, maxCheckpointBytes) };
+  const { metadata } = checkpoint;
+  assertCheckpointId(metadata.id);
+  if (metadata.parentId !== null) assertCheckpointId(metadata.parentId, 'parent checkpoint id');
+  branchDirectory(root, metadata.branch);
+  const problem = fileNameProblem(metadata.id, metadata.parentId);
+  if (problem)
+    throw jsonError('invalid_name', `${problem}; JsonProvider cannot store it, use SqliteProvider`);
+  // Pieces when the write has them: the event lines the run encoded once go to the file as they
+  // are, not copied into one buffer per checkpoint first.
+  const bytes = checkpoint.byteChunks?.() ?? checkpoint.bytes();
+  let size = 0;
+  for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) size += piece.length;
+  if (size > maxCheckpointBytes) {
+    throw jsonError(
+      'too_large',
+      `checkpoint "${metadata.id}" is ${size} bytes, over maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes to store it`,
+    );
+  }
+  return { metadata, fileName: checkpointFileName(metadata.id, metadata.parentId), bytes, size };
 }
 
 /** The id index entry of a planned checkpoint. */
-export function indexEntryOf(plan: NamedWrite): IdIndexEntry {
+export function indexEntryOf(plan: WritePlan): IdIndexEntry {
   return { id: plan.metadata.id, branch: plan.metadata.branch, fileName: plan.fileName };
 }
 
