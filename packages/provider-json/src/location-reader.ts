@@ -97,12 +97,17 @@ export class LocationReader {
   /** Metadata of one file from its head (full parse only as a fallback); undefined and logged once when unreadable. */
   async describe(found: FoundCheckpoint): Promise<StoredCheckpoint | undefined> {
     const examined = await this.examine(found);
-    return examined !== undefined && 'unreadable' in examined ? undefined : examined?.stored;
+    if (examined !== undefined && 'unreadable' in examined) {
+      this.reportUnreadable(examined.unreadable.reference, examined.unreadable.reason);
+      return undefined;
+    }
+    return examined?.stored;
   }
 
   /**
-   * {@link describe}, with the file named by its name and directory when it is unreadable (still
-   * logged once); undefined when it is gone.
+   * {@link describe}, with the file named by its name and directory when it is unreadable; undefined
+   * when it is gone. Logs nothing: the caller has the unreadable file in hand and decides whether it
+   * skips it (and logs it with {@link reportUnreadable}) or shows it.
    */
   async examine(
     found: FoundCheckpoint,
@@ -113,7 +118,6 @@ export class LocationReader {
       return { stored: storedFile(metadata, found.path, size) };
     } catch (error) {
       if (errorCode(error) === 'ENOENT' || CrewlineError.hasCode(error, 'not_found')) return undefined;
-      this.#reportUnreadable(found.path, error);
       const size = await stat(found.path).then(
         (stats) => stats.size,
         () => undefined,
@@ -134,13 +138,14 @@ export class LocationReader {
   /** A branch directory as a reference: that branch's latest checkpoint (see file-reference.ts). */
   rootOfDirectory(directory: string): { location: string; id: string } | undefined {
     return branchDirectoryReference(directory, this.#maxCheckpointBytes, (path, error) =>
-      this.#reportUnreadable(path, error),
+      this.reportUnreadable(path, error),
     );
   }
 
-  #reportUnreadable(path: string, error: unknown): void {
+  /** Logs, once per file, that an unreadable checkpoint file was left out of what a call returned. */
+  reportUnreadable(path: string, cause: unknown): void {
     if (this.#reported.has(path)) return;
     this.#reported.add(path);
-    logger.warn(component, `skipping unreadable checkpoint file ${path}`, error);
+    logger.warn(component, `skipping unreadable checkpoint file ${path}`, cause);
   }
 }

@@ -47,6 +47,18 @@ function pathExists(path: string): boolean {
 }
 
 /**
+ * The checkpoints of a location, to find one by id: through `listWithUnreadable` when the provider
+ * has it, so that a damaged checkpoint the lookup is not about is not logged as skipped (a command
+ * asked for another one; the caller that finds nothing asks what is unreadable itself).
+ */
+async function listQuietly(provider: CheckpointProvider, location: string): Promise<StoredCheckpoint[]> {
+  const ready = await readyProvider(provider);
+  return ready.listWithUnreadable
+    ? (await ready.listWithUnreadable(location)).checkpoints
+    : ready.list(location);
+}
+
+/**
  * Resolves a checkpoint reference — a JSON file, `db-path#id`, `postgres-url#id`, a directory or
  * database meaning its latest checkpoint, any form a registered provider claims, or (with
  * `defaultLocation`) a bare id or unique id prefix. The provider is the registry entry that claims
@@ -103,7 +115,7 @@ export async function resolveReference(
   if (wantedId === undefined && parsed.checkpoint?.id === id) {
     return { provider, providers, location, checkpoint: parsed.checkpoint };
   }
-  const all = await provider.list(location);
+  const all = await listQuietly(provider, location);
   const exact = all.find((entry) => entry.id === id);
   if (exact) return { provider, providers, location, checkpoint: exact };
   const shortForms = options.allowPrefix || wantedId !== undefined;
