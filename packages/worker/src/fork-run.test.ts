@@ -126,6 +126,19 @@ describeWithPostgres('queue.fork', () => {
     expect(JSON.stringify(forkCalls[0]!.prompt)).toContain('EDITED OUTLINE: three parts');
     expect(ended!.output).not.toBe(source!.output);
 
+    // The fork's progress counts its own 2 calls; its checkpoints also carry the source run's 4,
+    // which are the source run's (before: 6 calls here, so summing runs counted them twice).
+    const sourceProgress = await queue.progress(run.id);
+    const forkProgress = await queue.progress(forked.id);
+    expect(forkProgress.modelCalls).toBe(2);
+    expect(sourceProgress).toMatchObject({ modelCalls: 4, beforeFork: null });
+    expect(forkProgress.cost.models.map((entry) => entry.calls)).toEqual([2]);
+    expect(forkProgress.beforeFork).toMatchObject({ runId: run.id, modelCalls: 4 });
+    expect(forkProgress.tokens.total + forkProgress.beforeFork!.tokens.total).toBeGreaterThan(
+      forkProgress.tokens.total,
+    );
+    expect(forkProgress.beforeFork!.tokens).toEqual(sourceProgress.tokens);
+
     // A lineage of its own whose first checkpoint's parent is the finished run's last checkpoint; the
     // finished run's lineage gained nothing.
     expect(ended!.lineageId).not.toBe(source!.lineageId);

@@ -2,7 +2,7 @@
 
 export type { ResumeRunOptions } from './paused-runs.js';
 export type { ForkRunOptions } from './run-fork.js';
-export type { RunProgress } from './run-progress.js';
+export type { ForkPointUsage, RunProgress } from './run-progress.js';
 export {
   type EnqueueOptions,
   type EnqueueResult,

@@ -1,3 +1,4 @@
+import type { EventRecord } from '@crewline/events';
 import {
   type CheckpointProvider,
   type ModelPrices,
@@ -24,7 +25,11 @@ export interface RunProgress {
   lastCheckpoint: string | null;
   /** The task or flow method the newest checkpoint was working on (or last worked on). */
   currentTask: string | null;
-  /** Model calls whose completion a checkpoint holds (over every attempt of the run). */
+  /**
+   * Model calls this run made whose completion a checkpoint holds (over every attempt of the run). A
+   * forked run's checkpoints carry the history of the run it was forked from; those calls are the
+   * other run's, counted in {@link beforeFork}, not here, so summing runs counts every call once.
+   */
   modelCalls: number;
   /** Their tokens. Model calls whose completion no checkpoint reached are not counted. */
   tokens: RunTokens;
@@ -33,6 +38,53 @@ export interface RunProgress {
    * priced (the offline model costs 0), `unknown` with the tokens where one is not.
    */
   cost: RunCost;
+  /**
+   * For a run made by `queue.fork`: what its fork point (the checkpoint it branches off) already
+   * held — the calls of the run it was forked from, and of that run's own fork parents — so this run
+   * plus this is the whole history its checkpoints carry. `null` for a run that is not a fork, or
+   * whose fork point can no longer be read (pruned): then the counts above include that history.
+   */
+  beforeFork: ForkPointUsage | null;
+}
+
+/** The model calls a fork point's history holds, as {@link RunProgress.beforeFork} counts them. */
+export interface ForkPointUsage {
+  /** The run that was forked (`forkOf`). */
+  runId: string | null;
+  modelCalls: number;
+  tokens: RunTokens;
+  cost: RunCost;
+}
+
+/** Calls, tokens and cost of `events`, from one cost computation so totals and per-model lines agree. */
+function usageOf(events: readonly EventRecord[], prices: ModelPrices) {
+  const cost = runCost(events, prices);
+  const tokens: RunTokens = { input: 0, output: 0, total: 0 };
+  let modelCalls = 0;
+  for (const model of cost.models) {
+    modelCalls += model.calls;
+    tokens.input += model.tokens.input;
+    tokens.output += model.tokens.output;
+  }
+  tokens.total = tokens.input + tokens.output;
+  return { modelCalls, tokens, cost };
+}
+
+/** The events of a forked run's fork point, or `undefined` when it is not a fork or it cannot be read. */
+async function forkPointEvents(
+  provider: CheckpointProvider,
+  location: string,
+  run: RunRecord,
+): Promise<readonly EventRecord[] | undefined> {
+  if (!run.forkFrom) return undefined;
+  const id = provider.parseReference(run.forkFrom)?.id;
+  if (id === undefined) return undefined;
+  try {
+    return (await readDocument(provider, location, id)).events;
+  } catch {
+    // Pruned, or unreadable: the run's counts then include its history rather than failing `runs show`.
+    return undefined;
+  }
 }
 
 /** Reads `run`'s progress from the newest checkpoint of its lineage in `location`, priced at `prices`. */
@@ -52,7 +104,10 @@ export async function readRunProgress(
     modelCalls: 0,
     tokens: { input: 0, output: 0, total: 0 },
     cost: runCost([], prices),
+    beforeFork: null,
   };
+  const inherited = await forkPointEvents(provider, location, run);
+  if (inherited !== undefined) progress.beforeFork = { runId: run.forkOf, ...usageOf(inherited, prices) };
   if (run.lineageId === null) return progress;
   const listed = await provider.list(location, { lineageId: run.lineageId });
   const newest = lineageOrder(listed).at(-1);
@@ -67,13 +122,9 @@ export async function readRunProgress(
       progress.currentTask = String(event.methodName ?? '');
     }
   }
-  // Calls and tokens are the cost's own counts, so the totals and the per-model lines always agree.
-  progress.cost = runCost(document.events, prices);
-  for (const model of progress.cost.models) {
-    progress.modelCalls += model.calls;
-    progress.tokens.input += model.tokens.input;
-    progress.tokens.output += model.tokens.output;
-  }
-  progress.tokens.total = progress.tokens.input + progress.tokens.output;
+  // A fork's checkpoints start with its fork point's history: those events (by id) are not this run's.
+  const inheritedIds = new Set(inherited?.map((event) => event.eventId));
+  const own = document.events.filter((event) => !inheritedIds.has(event.eventId));
+  Object.assign(progress, usageOf(own, prices));
   return progress;
 }

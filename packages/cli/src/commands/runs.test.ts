@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setLogSink } from '@crewline/events';
-import { Worker } from '@crewline/worker';
+import { Agent, Crew, registerProject, Task } from '@crewline/runtime';
+import { offlineModel } from '@crewline/runtime/testing';
+import { RunQueue, Worker } from '@crewline/worker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 // The Postgres server of provider-postgres's own tests (see vitest.config.ts), through the workspace.
 import type {} from '../../node_modules/@crewline/provider-postgres/src/test-support/global-setup.js';
@@ -192,6 +194,51 @@ describeWithPostgres('crewline runs (the queue of @crewline/worker)', () => {
     const listed = await crewline('runs', 'list', '--status', 'queued');
     expect(listed.stdout).toContain(`run ${run.id}: waiting for a worker that registers "slow"`);
     await crewline('runs', 'cancel', run.id);
+  });
+
+  it("shows a fork's own model calls and cost, and the forked run's apart", async () => {
+    // Registered by id: the fork rebuilds the crew from the checkpoint, which names the model.
+    const model = offlineModel({ name: 'runs-show-fork' });
+    registerProject({ models: { 'runs-show-fork:model': model } });
+    const crew = () => {
+      const writer = new Agent({ role: 'Writer', goal: 'Write on {topic}', backstory: 'Plain', llm: model });
+      return new Crew({
+        name: 'pair',
+        agents: [writer],
+        tasks: ['Outline {topic}', 'Write on {topic}', 'Review {topic}'].map(
+          (description) => new Task({ description, expectedOutput: 'A line', agent: writer }),
+        ),
+      });
+    };
+    const queue = new RunQueue({ location: url });
+    const worker = new Worker({ location: url, runs: { crews: { pair: crew } }, pollIntervalMs: 100 });
+    let run: { id: string };
+    let fork: { id: string };
+    try {
+      await worker.start();
+      run = (await queue.enqueue('pair', { inputs: { topic: 'tides' } })).run;
+      await queue.waitForEnd([run.id], { timeoutMs: 30_000 });
+      fork = await queue.fork(run.id, { taskOutputs: { 1: 'EDITED' } });
+      const [ended] = await queue.waitForEnd([fork.id], { timeoutMs: 30_000 });
+      expect(ended, ended?.error ?? '').toMatchObject({ status: 'completed' });
+    } finally {
+      await worker.stop();
+      await queue.close();
+    }
+    const source = await crewline('runs', 'show', run.id);
+    expect(source.stdout).toContain('progress   3 model call(s)');
+    expect(source.stdout).not.toContain('inherited  ');
+    const shown = await crewline('runs', 'show', fork.id);
+    // Before: "progress   4 model call(s)", the forked run's 3 counted again.
+    expect(shown.stdout).toContain('progress   this run: 1 model call(s)');
+    expect(shown.stdout).toContain('cost       this run: $0');
+    expect(shown.stdout).toMatch(
+      new RegExp(
+        `inherited  3 model call\\(s\\), \\d+ tokens, cost \\$0.*: run ${run.id}'s, up to the checkpoint this run was forked from; not counted above \\(with them: 4 model call\\(s\\)`,
+      ),
+    );
+    const json = JSON.parse((await crewline('runs', 'show', fork.id, '--json')).stdout);
+    expect(json.progress).toMatchObject({ modelCalls: 1, beforeFork: { runId: run.id, modelCalls: 3 } });
   });
 
   it('warns when the config here registers runs but not the name enqueued, and queues it still', async () => {

@@ -167,10 +167,11 @@ function describe(record: RunRecord, progress: RunProgress): string {
     `attempts   ${record.attempts} (failed ${record.failures} of at most ${record.maxAttempts})`,
     `worker     ${record.worker ?? '-'}`,
     `task       ${progress.currentTask ?? record.currentTask ?? '-'}`,
-    `progress   ${progress.modelCalls} model call(s) checkpointed in ${progress.checkpoints} checkpoint(s): ${progress.tokens.total} tokens (${progress.tokens.input} in, ${progress.tokens.output} out)`,
+    `progress   ${progress.beforeFork === null ? '' : 'this run: '}${progress.modelCalls} model call(s) checkpointed in ${progress.checkpoints} checkpoint(s): ${progress.tokens.total} tokens (${progress.tokens.input} in, ${progress.tokens.output} out)`,
     `tokens     ${record.tokens.total} (${record.tokens.input} in, ${record.tokens.output} out) reported by workers, failed calls included`,
-    `cost       ${describeRunCost(progress.cost)}`,
+    `cost       ${progress.beforeFork === null ? '' : 'this run: '}${describeRunCost(progress.cost)}`,
     ...progress.cost.models.map((model) => `           ${describeModelCost(model)}`),
+    ...forkedFromLines(progress),
     `lineage    ${record.lineageId ?? '-'}`,
     `checkpoint ${lastCheckpoint ?? '-'}`,
     `inputs     ${JSON.stringify(record.inputs)}`,
@@ -198,4 +199,18 @@ function waitingReason(record: RunRecord): string | undefined {
   if (record.status !== 'queued' || passedOver === null) return undefined;
   const registered = passedOver.registered.map((name) => `"${name}"`).join(', ') || 'nothing';
   return `waiting for a worker that registers "${record.name}" (${passedOver.worker} registers ${registered}; handed back ${passedOver.times} time(s), last at ${formatTime(passedOver.at.toISOString())})`;
+}
+
+/**
+ * A fork's checkpoints carry the history of the run it was forked from: those calls are that run's
+ * (its own `runs show` counts them), so they are shown apart, never added to this run's cost.
+ */
+function forkedFromLines(progress: RunProgress): string[] {
+  const before = progress.beforeFork;
+  if (before === null) return [];
+  const calls = progress.modelCalls + before.modelCalls;
+  const tokens = progress.tokens.total + before.tokens.total;
+  return [
+    `inherited  ${before.modelCalls} model call(s), ${before.tokens.total} tokens, cost ${describeRunCost(before.cost)}: run ${before.runId ?? '?'}'s, up to the checkpoint this run was forked from; not counted above (with them: ${calls} model call(s), ${tokens} tokens)`,
+  ];
 }
