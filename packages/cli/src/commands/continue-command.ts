@@ -1,4 +1,5 @@
 import { CrewlineError } from '@crewline/events';
+import { leaseHeldAdvice, leaseHeldMessage } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import type { CliContext } from '../core/cli-context.js';
@@ -86,20 +87,22 @@ export async function runContinueCommand(
   // With --json, stdout is one JSON document written at the end: no progress or heading lines.
   const out = values.json ? () => undefined : (line: string) => context.stdout.write(printable(`${line}\n`));
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
-  out(
+  // --quiet: the result only, so no heading either.
+  const heading = values.quiet ? () => undefined : out;
+  heading(
     `${mode === 'resume' ? 'Resuming' : 'Forking'} ${metadata.id} (branch ${metadata.branch}, ${formatEntities(metadata.entities)})`,
   );
-  out(
+  heading(
     `  from ${displayPath(loaded.checkpoint.reference, context.cwd)}${branch ? ` onto branch ${branch}` : ''}`,
   );
   if (taskOutputs)
-    out(
+    heading(
       `  replaced outputs: ${Object.keys(taskOutputs)
         .map((index) => `task ${Number(index) + 1}`)
         .join(', ')}`,
     );
-  if (inputChanges) out(`  changed inputs: ${Object.keys(inputChanges).join(', ')}`);
-  if (values.answer !== undefined) out(`  answer: ${truncate(values.answer, 60)}`);
+  if (inputChanges) heading(`  changed inputs: ${Object.keys(inputChanges).join(', ')}`);
+  if (values.answer !== undefined) heading(`  answer: ${truncate(values.answer, 60)}`);
   const outcome = await inCliWords(
     continueRun({
       reference: loaded.checkpoint.reference,
@@ -153,15 +156,34 @@ export async function runContinueCommand(
 }
 
 /**
- * The runtime's refusal of a fork onto a branch that already has checkpoints names its `branch`
- * option; here the user's way to choose another name is the `--branch` flag.
+ * The runtime's refusals said with this command's flags: a fork onto a branch that already has
+ * checkpoints names its `branch` option, here `--branch`; a run another process continues names the
+ * `onConflict: 'fork'` option, here `--on-conflict fork`.
  */
 async function inCliWords<T>(continuation: Promise<T>, branch: string | undefined): Promise<T> {
   try {
     return await continuation;
   } catch (error) {
-    if (branch === undefined || !CrewlineError.hasCode(error, 'conflict') || error.details?.branch !== branch)
-      throw error;
+    if (!CrewlineError.hasCode(error, 'conflict')) throw error;
+    const { lineageId, holder, expiresInMs, atClaim } = error.details ?? {};
+    if (
+      atClaim === true &&
+      typeof lineageId === 'string' &&
+      typeof holder === 'string' &&
+      typeof expiresInMs === 'number'
+    ) {
+      throw cliError(
+        'conflict',
+        leaseHeldMessage(
+          lineageId,
+          holder,
+          expiresInMs,
+          leaseHeldAdvice('`--on-conflict fork` continues on a new branch at once'),
+        ),
+        { cause: error, details: error.details },
+      );
+    }
+    if (branch === undefined || error.details?.branch !== branch) throw error;
     const where = typeof error.details.location === 'string' ? error.details.location : 'this location';
     throw cliError(
       'conflict',

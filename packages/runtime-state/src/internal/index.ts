@@ -46,7 +46,9 @@ export { leaseSafetyMarginMs, localLeaseDeadline } from './lease-deadline.js';
 export {
   foreignLease,
   type LeaseState,
+  leaseHeldAdvice,
   leaseHeldByOther,
+  leaseHeldMessage,
   leaseLost,
   notTheHead,
 } from './lease-refusals.js';

@@ -11,21 +11,44 @@ function durationText(ms: number): string {
   return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
-/** Someone else continues the run: names the holder and how long its lease has left (at least 1 ms). */
+/**
+ * Someone else continues the run: names the holder and how long its lease has left (at least 1 ms).
+ * `atClaim`: refused before the run started (`details.atClaim`), not while it wrote.
+ */
 function heldByOther(
   component: string,
   lineageId: string,
   holder: string,
   expiresInMs: number,
   consequence: string,
+  atClaim = false,
 ): CrewlineError {
   const left = Math.max(1, Math.round(expiresInMs));
-  return new CrewlineError(
-    component,
-    'conflict',
-    `run "${lineageId}" is being continued by ${holder}, whose lease has ${durationText(left)} left; ${consequence}`,
-    { details: { lineageId, holder, expiresInMs: left } },
-  );
+  return new CrewlineError(component, 'conflict', leaseHeldMessage(lineageId, holder, left, consequence), {
+    details: { lineageId, holder, expiresInMs: left, ...(atClaim ? { atClaim } : {}) },
+  });
+}
+
+/**
+ * What to do about a run someone else continues, `forkInstead` naming how to fork instead: the
+ * option of the API by default, a command line's flag where a command line says it.
+ */
+export function leaseHeldAdvice(forkInstead = "onConflict: 'fork'"): string {
+  return `wait for it to end (a holder that died stops renewing and its lease runs out), or fork instead (${forkInstead})`;
+}
+
+/**
+ * The message of {@link leaseHeldByOther} with the advice given (the `details` of that error hold
+ * its parts, so that a command line can say it in its own words).
+ */
+export function leaseHeldMessage(
+  lineageId: string,
+  holder: string,
+  expiresInMs: number,
+  advice = leaseHeldAdvice(),
+): string {
+  const left = Math.max(1, Math.round(expiresInMs));
+  return `run "${lineageId}" is being continued by ${holder}, whose lease has ${durationText(left)} left; ${advice}`;
 }
 
 /** The refusal of a claim while `holder`'s lease on the run has `expiresInMs` left. */
@@ -35,13 +58,7 @@ export function leaseHeldByOther(
   holder: string,
   expiresInMs: number,
 ): CrewlineError {
-  return heldByOther(
-    component,
-    lineageId,
-    holder,
-    expiresInMs,
-    "wait for it to end (a holder that died stops renewing and its lease runs out), or fork instead (onConflict: 'fork')",
-  );
+  return heldByOther(component, lineageId, holder, expiresInMs, leaseHeldAdvice(), true);
 }
 
 /**

@@ -1,0 +1,53 @@
+import type { CheckpointProvider } from '@crewline/runtime-state';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providerOf } from '../test-support/fixtures.js';
+import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
+import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
+
+// What resume and fork tell a user of the command line is said in its words: its flags, not the
+// options of the library underneath.
+describe('resume and fork hints in CLI words', () => {
+  let project: Awaited<ReturnType<typeof temporaryDirectory>>;
+  let run: CrewRun;
+  const crewline = (...args: string[]) => runCommand(['checkpoint', ...args], { cwd: project.path });
+
+  beforeAll(async () => {
+    project = await temporaryDirectory('crewline-continue-hints-');
+    run = await writeCrewRun('sqlite', project.path);
+  });
+  afterAll(async () => {
+    await run?.close();
+    await project?.remove();
+  });
+
+  it('a run another process holds: the refusal names --on-conflict fork, not onConflict', async () => {
+    const head = run.checkpoints.at(-1)!;
+    const provider: CheckpointProvider = await providerOf('sqlite');
+    const lease = await provider.claimLease!(run.location, {
+      lineageId: head.lineageId,
+      owner: 'cli-hint-holder',
+      checkpointId: head.id,
+      holder: 'a worker of the hint test',
+      ttlMs: 60_000,
+    });
+    try {
+      const refused = await crewline('resume', head.id);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(refused.stderr).toContain('being continued by a worker of the hint test');
+      expect(refused.stderr).toContain('--on-conflict fork');
+      expect(refused.stderr).not.toContain('onConflict');
+    } finally {
+      await provider.releaseLease!(run.location, lease);
+      await provider.close?.();
+    }
+  });
+
+  it('--quiet prints the result only: no "Forking ... from ..." heading', async () => {
+    const result = await crewline('fork', run.checkpoints[1]!.id, '--quiet');
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain('Forking');
+    expect(result.stdout).not.toMatch(/^\s+from /m);
+    expect(result.stdout).toMatch(/^Finished crew Research crew on branch fork\//);
+  });
+});
