@@ -7,7 +7,7 @@
 // a simulated model latency of 10 ms per call and at 0 ms (no model time: all of checkpointing shows).
 // A real model takes hundreds of milliseconds to seconds per call, which only makes the ratio smaller.
 //   pnpm --filter @crewline/bench bench:overhead
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -52,6 +52,20 @@ export interface OverheadResult {
   /** Per latency, the median kickoff wall time of each '*' variant over that of no checkpointing. */
   ratios: Map<number, Record<Exclude<OverheadVariant, 'none'>, number>>;
   report: string;
+}
+
+/**
+ * The share of the last 60 s in which some task waited for I/O (Linux pressure stall information),
+ * as a percentage; undefined where the kernel does not report it. JSON's barriers wait for the
+ * shared disk, so what other processes make it do shows in them, load average or not.
+ */
+function ioPressure(): number | undefined {
+  try {
+    const some = readFileSync('/proc/pressure/io', 'utf8').match(/^some avg10=[\d.]+ avg60=([\d.]+)/m);
+    return some ? Number(some[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function median(values: readonly number[]): number {
@@ -103,6 +117,7 @@ export async function runOverheadBench(input: OverheadBenchOptions = {}): Promis
   const latencies = input.latencies ?? [10, 0];
   const runs = input.runs ?? 5;
   const loadBefore = loadavg();
+  const ioPressureBefore = ioPressure();
   const script = await prepareChildScript(
     fileURLToPath(new URL('./overhead/overhead-child.ts', import.meta.url)),
   );
@@ -128,6 +143,7 @@ export async function runOverheadBench(input: OverheadBenchOptions = {}): Promis
     script.dispose();
   }
   const loadAfter = loadavg();
+  const ioPressureAfter = ioPressure();
   // After the runs, not among them: the probe's groups would otherwise load the runs beside them.
   const probeDirectory = mkdtempSync(join(tmpdir(), 'crewline-overhead-probe-'));
   let probe: BarrierProbeRow[];
@@ -216,7 +232,7 @@ export async function runOverheadBench(input: OverheadBenchOptions = {}): Promis
     '',
     `7.5× the bytes per file took ${(probeOf(2, 375_000) / probeOf(2, 50_000)).toFixed(2)}× the time in groups of 2 and ${(probeOf(6, 375_000) / probeOf(6, 50_000)).toFixed(2)}× in groups of 6; 3× the files took ${(probeOf(6, 50_000) / probeOf(2, 50_000)).toFixed(2)}× the time at 50 KB and ${(probeOf(6, 375_000) / probeOf(2, 375_000)).toFixed(2)}× at 375 KB.`,
     '',
-    `Machine: ${cpus().length} CPUs, shared; 1-, 5- and 15-minute load averages ${loadBefore.map((value) => value.toFixed(1)).join(' / ')} before and ${loadAfter.map((value) => value.toFixed(1)).join(' / ')} after (wall times grow with load; the ratios come from runs interleaved under the same load).`,
+    `Machine: ${cpus().length} CPUs, shared; 1-, 5- and 15-minute load averages ${loadBefore.map((value) => value.toFixed(1)).join(' / ')} before and ${loadAfter.map((value) => value.toFixed(1)).join(' / ')} after (wall times grow with load; the ratios come from runs interleaved under the same load)${ioPressureBefore === undefined || ioPressureAfter === undefined ? '' : `; some task waited for I/O ${ioPressureBefore.toFixed(1)}% of the minute before and ${ioPressureAfter.toFixed(1)}% of the minute after (Linux's /proc/pressure/io: the disk JSON's barriers wait for is shared)`}.`,
   ].join('\n');
   if (input.print !== false) console.log(report);
   const reportPath =
