@@ -215,16 +215,15 @@ export class MissingParts {
     const parts: string[] = [];
     if (this.tools.size > 0)
       parts.push(`tools: { ${[...this.tools].map((name) => `'${name}': yourTool`).join(', ')} }`);
+    // Every model can be registered under its id; a prefixed one can also be served by an AI SDK
+    // provider registered for its prefix (every model of that provider then), said as the other way.
+    let providerWay = '';
     if (this.models.size > 0) {
-      // A prefix is served by an AI SDK provider; an id without one can only be registered as a model.
+      parts.push(`models: { ${[...this.models].map((id) => `'${id}': yourModel`).join(', ')} }`);
       const prefixes = [...new Set([...this.models].map((id) => id.slice(0, Math.max(0, id.indexOf(':')))))];
       const servable = prefixes.filter((prefix) => prefix !== '');
       if (servable.length > 0)
-        parts.push(
-          `modelProviders: { ${servable.map((prefix) => `'${prefix}': create…({...})`).join(', ')} }`,
-        );
-      const bare = [...this.models].filter((id) => !id.includes(':'));
-      if (bare.length > 0) parts.push(`models: { ${bare.map((id) => `'${id}': yourModel`).join(', ')} }`);
+        providerWay = `, or serve every model of a prefix with modelProviders: { ${servable.map((prefix) => `'${prefix}': create…({...})`).join(', ')} }`;
     }
     throw new CrewlineError(
       'runtime',
@@ -236,7 +235,7 @@ export class MissingParts {
         .filter(Boolean)
         .join(
           ' and ',
-        )} are not registered${this.neededBy.length > 0 ? ` (${this.neededBy.join('; ')})` : ''}; register them in crewline.config.ts: export default defineConfig({ ${parts.join(', ')} })`,
+        )} are not registered${this.neededBy.length > 0 ? ` (${this.neededBy.join('; ')})` : ''}; register them in crewline.config.ts: export default defineConfig({ ${parts.join(', ')} })${providerWay}`,
       { details: { tools: [...this.tools], models: [...this.models] } },
     );
   }

@@ -99,7 +99,7 @@ export function resolveModel(id: string, options: ResolveModelOptions = {}): Lan
     'not_rebuildable',
     `no model provider "${provider}" for model id "${id}"; built in: ${builtInModelProviders.join(', ')}${
       registeredPrefixes.length > 0 ? `; registered: ${registeredPrefixes.join(', ')}` : ''
-    }. Add its AI SDK provider in crewline.config.ts: export default defineConfig({ modelProviders: { '${provider}': create…({...}) } }), or pass the same modelProviders in code`,
+    }. Register this model in crewline.config.ts: export default defineConfig({ models: { '${id}': yourModel } }), or its AI SDK provider for every "${provider}:" model: defineConfig({ modelProviders: { '${provider}': create…({...}) } }); in code, pass the same models or modelProviders`,
     { details: { modelId: id, provider } },
   );
 }
