@@ -4,6 +4,7 @@
 import { type LogRecord, setLogSink } from '@crewline/events';
 import { type CheckpointProvider, readDocument } from '@crewline/runtime-state';
 import { parseCommandArguments } from '../core/args.js';
+import { branchTaken, renameInBrowser } from '../core/branch-taken.js';
 import { type CliContext, colorEnabled } from '../core/cli-context.js';
 import { cliError } from '../core/cli-error.js';
 import { type ContinueOutcome, continueRun } from '../core/continue-run.js';
@@ -105,6 +106,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
           ...(outcome.lastCheckpoint ? { lastCheckpoint: outcome.lastCheckpoint } : {}),
           ...(outcome.pause ? { pause: runPause(outcome.pause, opened.provider) } : {}),
         };
+      } catch (error) {
+        // The runtime names its `branch` option; here the name is typed at the fork's prompt.
+        throw branchTaken(error, request.branch, renameInBrowser) ?? error;
       } finally {
         runLine = undefined;
       }

@@ -1,6 +1,7 @@
 import { CrewlineError } from '@crewline/events';
 import { leaseHeldAdvice, leaseHeldMessage } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
+import { branchTaken } from '../core/branch-taken.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import type { CliContext } from '../core/cli-context.js';
 import { cliError, usageError } from '../core/cli-error.js';
@@ -183,12 +184,6 @@ async function inCliWords<T>(continuation: Promise<T>, branch: string | undefine
         { cause: error, details: error.details },
       );
     }
-    if (branch === undefined || error.details?.branch !== branch) throw error;
-    const where = typeof error.details.location === 'string' ? error.details.location : 'this location';
-    throw cliError(
-      'conflict',
-      `branch "${branch}" already exists in ${where}; choose another name with --branch or omit it to generate one`,
-      { cause: error, details: error.details },
-    );
+    throw branchTaken(error, branch, 'choose another name with --branch or omit it to generate one') ?? error;
   }
 }
