@@ -17,10 +17,11 @@ import { existingBranchDirectory, symlinkError } from './paths.js';
  * Entries are lines `<id> <branch>/<file name>`, appended to the bucket of ids that share their
  * first {@link bucketKeyLength} characters (a generated id's UTC second): `.ids/_20261121T093004`.
  * The last line of an id wins; `<id> -` says it has no entry (its file was deleted). A run on '*'
- * writes hundreds of checkpoints a minute: one new file per entry cost an inode each, created on
- * the thread pool while the run's next group of checkpoints was being flushed (in crew-50 on '*'
- * that work took a third of the time the run waited at its barriers; see bench/results/run-overhead.md).
- * A bucket is created once per second of writing, and a group's entries are one append.
+ * writes hundreds of checkpoints a minute: one file per entry was a new inode each (four thread-pool
+ * calls), made in the background while the run's next group of checkpoints was being flushed; in
+ * crew-50 on '*', measured side by side, it cost about a tenth more of the run's CPU time (its wall
+ * time stayed within the noise of a shared disk). A bucket is created once per second of writing,
+ * and a group's entries are one append.
  * Locations written before buckets hold one file per entry, `.ids/<id>` holding `<branch>/<file
  * name>`: read when a bucket has no line for the id, and removed with it.
  *
