@@ -38,6 +38,15 @@ const unreachable = new Set([
   'ENOENT',
 ]);
 
+/**
+ * The role a refused login named when the server has no such role (SQLSTATE 28000, `role "x" does
+ * not exist`): a password cannot help then, so the refusal must not ask for one.
+ */
+export function missingRole(error: unknown): string | undefined {
+  if (errorCode(error) !== '28000') return undefined;
+  return /role "([^"]*)" does not exist/.exec(reasonOf(error))?.[1];
+}
+
 function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -57,6 +66,14 @@ export function toCrewlineError(error: unknown, what: 'write' | 'read', location
       `cannot reach the Postgres server of ${location} (${reason}); check that it runs and that host and port are right`,
       // Nothing is wrong with a checkpoint: the CLI exits with its "cannot be reached" code on this.
       { cause: error, details: { unreachable: true } },
+    );
+  }
+  const role = missingRole(error);
+  if (role !== undefined) {
+    return postgresError(
+      'invalid_config',
+      `the Postgres server of ${location} has no role "${role}" (the user the URL logs in as); put an existing user in the URL (postgres://user@host/database), or create this one (createuser ${role}, or CREATE ROLE ... LOGIN)`,
+      { cause: error },
     );
   }
   if (code === '28P01' || code === '28000') {

@@ -1,0 +1,27 @@
+import { expect, it } from 'vitest';
+import { toCrewlineError } from './errors.js';
+
+/** An error as pg raises it for a refused login: the server's message and its SQLSTATE. */
+function serverError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code, severity: 'FATAL' });
+}
+
+const location = 'postgres://nobodyhere@db.internal:5432/agents?schema=crewline';
+
+// A login as a role the server does not know was told to set PGPASSWORD: no password makes a role.
+it('a role that does not exist is named, with how to create it, not a password hint', () => {
+  const error = toCrewlineError(serverError('28000', 'role "nobodyhere" does not exist'), 'read', location);
+  expect(error.code).toBe('invalid_config');
+  expect(error.message).toContain('has no role "nobodyhere"');
+  expect(error.message).toContain('createuser');
+  expect(error.message).not.toContain('PGPASSWORD');
+});
+
+it('a wrong password still says where the password goes', () => {
+  const error = toCrewlineError(
+    serverError('28P01', 'password authentication failed for user "app"'),
+    'read',
+    location,
+  );
+  expect(error.message).toContain('PGPASSWORD');
+});
