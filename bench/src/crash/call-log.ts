@@ -116,6 +116,22 @@ export function completedKeysOf(entries: readonly CallLogEntry[]): Set<string> {
   );
 }
 
+/**
+ * Checkpoint writes that began and that finished after the answer to request `key` arrived: tells a
+ * kill before any write could hold the answer from one that lost a write already under way.
+ */
+export function writesAfterAnswer(
+  entries: readonly CallLogEntry[],
+  key: string,
+): { started: number; finished: number } {
+  const arrival = entries.findIndex((entry) => entry.kind === 'completion' && entry.key === key);
+  const after = arrival === -1 ? [] : entries.slice(arrival + 1);
+  return {
+    started: after.filter((entry) => entry.kind === 'write-started').length,
+    finished: after.filter((entry) => entry.kind === 'write-finished').length,
+  };
+}
+
 /** Milliseconds a resuming process waited for leases to run out. */
 export function leaseWaitOf(entries: readonly CallLogEntry[]): number {
   return entries.reduce((total, entry) => total + (entry.kind === 'lease-wait' ? entry.waitedMs : 0), 0);

@@ -165,6 +165,28 @@ function scenarioLines(summaries: readonly CombinationSummary[]): string[] {
   );
 }
 
+/**
+ * The trials whose resume paid again for an answer that had arrived but was not checkpointed, with
+ * where the kill came relative to the checkpoint writes after that answer.
+ */
+function lostAnswerLines(summaries: readonly CombinationSummary[]): string[] {
+  const lines = summaries.flatMap(({ results }) =>
+    results
+      .filter((result) => result.lostAnswers.length > 0)
+      .map(
+        (result) =>
+          `- ${result.scenario} SIG${result.signal} ${providerLabel[result.provider]} trial ${result.index}: ${result.lostAnswers.join('; ')}`,
+      ),
+  );
+  if (lines.length === 0) return [];
+  return [
+    'Calls paid twice whose answer had arrived but was not in the checkpoint resumed from:',
+    '',
+    ...lines,
+    '',
+  ];
+}
+
 /** The whole report as markdown. Its first table holds the bars. */
 export function renderReport(summaries: readonly CombinationSummary[], context: ReportContext): string {
   const failures = summaries.flatMap(({ results, kept }) =>
@@ -224,6 +246,7 @@ export function renderReport(summaries: readonly CombinationSummary[], context: 
     '',
     'The run length follows the machine\'s load: it is the median wall time of the latest whole runs of the scenario and provider (the first uninterrupted runs, then every run a trial happened to complete), since a figure measured once is wrong as soon as the load changes. "Signals inside a checkpoint write" come from the call log (a `checkpoint_started` without its `checkpoint_completed`). "Uncheckpointed calls made again" are requests the interrupted process had sent whose answer was not yet in a checkpoint: the calls still in flight at the signal (no answer yet: repeating them is unavoidable) and the answers that arrived but were lost, the "not" part of "calls paid twice" in the first table. The next two columns are stricter readings of "repeated": by the event history rather than the saved conversation, and by position (conversation and turn) rather than identical prompt. A run holds its lineage while it runs (a lease it renews; the runs here take the shortest, 3 s): SIGINT and SIGTERM release it before the process ends, SIGKILL leaves it held, and a resume that finds it held waits for it to run out, as a user would — the last column counts those.',
     '',
+    ...lostAnswerLines(summaries),
     ...(failures.length > 0 ? ['Failed trials:', '', ...failures, ''] : ['No trial failed.', '']),
     `Machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, children ${context.childStart}; 1-minute load average ${context.loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after.`,
   ].join('\n');

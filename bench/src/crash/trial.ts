@@ -5,7 +5,14 @@ import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CheckpointDocument } from '@crewline/runtime-state';
 import { analyzeCalls, type CallAnalysis } from './call-analysis.js';
-import { completedKeysOf, endsInsideWrite, leaseWaitOf, readCallLog, requestsOf } from './call-log.js';
+import {
+  completedKeysOf,
+  endsInsideWrite,
+  leaseWaitOf,
+  readCallLog,
+  requestsOf,
+  writesAfterAnswer,
+} from './call-log.js';
 import { type ChildEnd, type ChildScript, startChild } from './child-script.js';
 import { differingTasks, readFinalState, type TaskOutputs } from './final-state.js';
 import { processSignal, type ScenarioName, type SignalName, scenarios } from './scenario.js';
@@ -74,6 +81,11 @@ export interface TrialResult {
   calls: CallAnalysis;
   /** How long the resume waited for the interrupted run's lease to run out (SIGKILL leaves it held). */
   leaseWaitMs: number;
+  /**
+   * One line per call paid twice whose answer had arrived but was not checkpointed: its place, and
+   * the checkpoint writes the interrupted process began and finished after the answer arrived.
+   */
+  lostAnswers: string[];
   /** Requests the interrupted and the resuming process made. */
   interruptedRequests: number;
   resumedRequests: number;
@@ -284,6 +296,10 @@ export async function runTrial(setup: TrialSetup): Promise<TrialResult> {
     ...(mismatch !== undefined ? { mismatch } : {}),
     calls,
     leaseWaitMs,
+    lostAnswers: calls.paidTwiceUncheckpointed.map((call) => {
+      const writes = writesAfterAnswer(interruptedEntries, call.key);
+      return `${call.conversation} turn ${call.turn} (after its answer arrived, ${writes.started} checkpoint write(s) began and ${writes.finished} finished before the signal)`;
+    }),
     interruptedRequests: requestsOf(interruptedEntries).length,
     resumedRequests: resumedRequests.length,
     anomalies,
