@@ -8,6 +8,7 @@ import { cliError, usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
 import { type DocumentView, viewDocument } from '../core/document-view.js';
 import { printable, shellWord, truncate } from '../core/format.js';
+import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openCheckpoint } from '../core/open-location.js';
@@ -104,6 +105,12 @@ export async function runContinueCommand(
     );
   if (inputChanges) heading(`  changed inputs: ${Object.keys(inputChanges).join(', ')}`);
   if (values.answer !== undefined) heading(`  answer: ${truncate(values.answer, 60)}`);
+  const interruptReport = reportInterrupt({
+    mode,
+    from: metadata.id,
+    cwd: context.cwd,
+    stderr: context.stderr,
+  });
   const outcome = await inCliWords(
     continueRun({
       reference: loaded.checkpoint.reference,
@@ -117,9 +124,10 @@ export async function runContinueCommand(
       ...(values.answer !== undefined ? { humanInput: values.answer } : {}),
       ...(onConflict !== undefined ? { onConflict } : {}),
       ...(values.quiet || values.json ? {} : { onLine: (line: string) => out(`  ${line}`) }),
+      onCheckpoint: (checkpoint) => interruptReport.noteCheckpoint(checkpoint),
     }),
     branch,
-  );
+  ).finally(() => interruptReport.stop());
   if (values.json) {
     context.stdout.write(
       jsonDocument({

@@ -23,8 +23,17 @@ export interface ContinueRequest {
   providers?: ProviderRegistry;
   /** Receives one line per notable event while the run goes on. */
   onLine?: (line: string) => void;
+  /** Told of each checkpoint the run writes (where a run stopped by Ctrl+C can be continued). */
+  onCheckpoint?: (checkpoint: WrittenCheckpoint) => void;
   /** Width progress lines are cut to. Default 100. */
   width?: number;
+}
+
+/** A checkpoint the continuation wrote: its id, branch and location. */
+export interface WrittenCheckpoint {
+  id: string;
+  branch: string;
+  location: string;
 }
 
 export interface ContinueOutcome {
@@ -45,12 +54,19 @@ export interface ContinueOutcome {
 export async function continueRun(request: ContinueRequest): Promise<ContinueOutcome> {
   await loadProject(request.cwd);
   const { continueFromCheckpoint } = await import('@crewline/runtime');
-  const onEvent = request.onLine
-    ? (event: BaseEvent) => {
-        const line = progressLine(event as unknown as ProgressEvent, request.width);
-        if (line !== undefined) request.onLine?.(line);
-      }
-    : undefined;
+  const { onLine, onCheckpoint } = request;
+  const onEvent =
+    onLine || onCheckpoint
+      ? (event: BaseEvent) => {
+          if (onCheckpoint && event.type === 'checkpoint_completed') {
+            const written = event as unknown as { checkpointId: string; branch: string; location: string };
+            onCheckpoint({ id: written.checkpointId, branch: written.branch, location: written.location });
+          }
+          if (!onLine) return;
+          const line = progressLine(event as unknown as ProgressEvent, request.width);
+          if (line !== undefined) onLine(line);
+        }
+      : undefined;
   return continueFromCheckpoint({
     reference: request.reference,
     mode: request.mode,

@@ -1,0 +1,64 @@
+import type { TextSink } from './cli-context.js';
+import type { WrittenCheckpoint } from './continue-run.js';
+import { printable, shellWord } from './format.js';
+import { displayPath } from './location.js';
+
+/** The short id `list` prints for a checkpoint: the random part after its time. */
+function shortId(id: string): string {
+  return id.slice(id.lastIndexOf('-') + 1);
+}
+
+export interface InterruptReport {
+  /** Notes a checkpoint the run wrote (after Ctrl+C too: it is then reported at once). */
+  noteCheckpoint(checkpoint: WrittenCheckpoint): void;
+  /** Stops listening for Ctrl+C (the run ended). */
+  stop(): void;
+}
+
+/**
+ * While `resume` or `fork` runs: on Ctrl+C (SIGINT) says on stderr where the run stopped and the
+ * command that continues it, then lets the signal end the process as before (exit status 130).
+ * Without it the command ended silently, and the user had to find the last checkpoint in a listing.
+ *
+ * The runtime's listener comes first (it is prepended when the run starts) and saves what the run
+ * checkpoints on SIGINT. With checkpoint writes in flight it keeps listening and raises the signal
+ * again once they are written (a checkpoint written meanwhile is reported then); otherwise nobody
+ * is left listening and this listener raises it again, for Node's default action.
+ */
+export function reportInterrupt(options: {
+  mode: 'resume' | 'fork';
+  /** The checkpoint the command continues. */
+  from: string;
+  cwd: string;
+  stderr: TextSink;
+}): InterruptReport {
+  let last: WrittenCheckpoint | undefined;
+  let interrupted = false;
+  const continueWith = (checkpoint: WrittenCheckpoint) =>
+    `crewline checkpoint resume ${shortId(checkpoint.id)} --location ${shellWord(displayPath(checkpoint.location, options.cwd))}`;
+  const say = (line: string) => options.stderr.write(printable(`crewline: ${line}\n`));
+  const onInterrupt = () => {
+    process.off('SIGINT', onInterrupt);
+    interrupted = true;
+    say(
+      last === undefined
+        ? `interrupted before this ${options.mode} wrote a checkpoint; run the same command again to start over from ${shortId(options.from)}`
+        : `interrupted; the run stopped after checkpoint ${shortId(last.id)} on branch ${last.branch}; continue it with: ${continueWith(last)}`,
+    );
+    if (process.listenerCount('SIGINT') === 0) process.kill(process.pid, 'SIGINT');
+  };
+  process.on('SIGINT', onInterrupt);
+  return {
+    noteCheckpoint(checkpoint) {
+      last = checkpoint;
+      if (interrupted) {
+        say(
+          `checkpoint ${shortId(checkpoint.id)} on branch ${checkpoint.branch} was written on the way out; continue it with: ${continueWith(checkpoint)}`,
+        );
+      }
+    },
+    stop() {
+      process.off('SIGINT', onInterrupt);
+    },
+  };
+}
