@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import { inTransaction, openPool, type QueueLocation } from './connection.js';
-import { workerError } from './errors.js';
+import { queueOpenError } from './queue-open-error.js';
 import { type RunRecord, type RunRow, recordOf } from './run-record.js';
 import { wakeChannel } from './run-wake.js';
 import { migrateRunsTable, runsTable } from './schema.js';
@@ -63,7 +63,7 @@ export class QueueStore {
         await this.boss.createQueue(RUNS_QUEUE, { name: RUNS_QUEUE, policy: 'standard', retryLimit: 0 });
       } catch (error) {
         this.#started = undefined;
-        throw unreachable(this.location, error);
+        throw queueOpenError(this.location, error);
       }
     })();
     return this.#started;
@@ -118,53 +118,4 @@ export class QueueStore {
     await this.pool.end().catch(() => undefined);
     this.#started = undefined;
   }
-}
-
-const socketFailures = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'ECONNRESET',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
-
-/** `error` and, for an AggregateError (one per address a host name resolved to), the errors inside. */
-function failuresOf(error: unknown): { code?: unknown; message?: unknown }[] {
-  const inner = error instanceof AggregateError ? (error.errors as unknown[]) : [];
-  return [error, ...inner].filter((value): value is object => typeof value === 'object' && value !== null);
-}
-
-/**
- * The queue could not be opened. A server that does not answer is named by host and port (never the
- * password) with code `read_failed` and `details.unreachable` (the CLI's "cannot be reached" exit
- * code, 7, like the checkpoint commands'); a refused login is a configuration error; anything else a failed write.
- */
-function unreachable(location: QueueLocation, error: unknown) {
-  const failures = failuresOf(error);
-  const reason =
-    failures
-      .map((failure) => (typeof failure.message === 'string' ? failure.message : ''))
-      .filter((message) => message !== '')
-      .join('; ') || String(error);
-  const codes = failures.map((failure) => failure.code);
-  const url = new URL(location.display);
-  if (codes.some((code) => typeof code === 'string' && socketFailures.has(code))) {
-    return workerError(
-      'read_failed',
-      `cannot reach the Postgres server at ${url.hostname}:${url.port || '5432'} (${reason}) for the run queue ${location.display}; start it, or fix host and port in --location or CREWLINE_WORKER_LOCATION`,
-      { cause: error, details: { unreachable: true } },
-    );
-  }
-  if (codes.includes('28P01') || codes.includes('28000') || /password/i.test(reason)) {
-    return workerError(
-      'invalid_config',
-      `the Postgres server of the run queue ${location.display} refused the login (${reason}); put the password in PGPASSWORD (or ~/.pgpass) or the URL`,
-      { cause: error },
-    );
-  }
-  return workerError('write_failed', `could not open the run queue at ${location.display}: ${reason}`, {
-    cause: error,
-  });
 }

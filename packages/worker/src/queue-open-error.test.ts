@@ -1,0 +1,33 @@
+import { expect, it } from 'vitest';
+import type { QueueLocation } from './connection.js';
+import { queueOpenError } from './queue-open-error.js';
+
+const location: QueueLocation = {
+  connectionString: 'postgres://nobodyhere@db.internal:5432/agents',
+  checkpointLocation: 'postgres://nobodyhere@db.internal:5432/agents',
+  schema: 'crewline',
+  queueSchema: 'crewline_queue',
+  display: 'postgres://nobodyhere@db.internal:5432/agents',
+};
+
+/** An error as pg raises it for a refused login: the server's message and its SQLSTATE. */
+function serverError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code, severity: 'FATAL' });
+}
+
+// A login as a role the server does not know was told to set PGPASSWORD: no password makes a role.
+it('a role that does not exist is named, with how to fix it, not a password hint', () => {
+  const error = queueOpenError(location, serverError('28000', 'role "nobodyhere" does not exist'));
+  expect(error.code).toBe('invalid_config');
+  expect(error.message).toContain('has no role "nobodyhere"');
+  expect(error.message).toContain('createuser nobodyhere');
+  expect(error.message).not.toContain('PGPASSWORD');
+});
+
+it('a wrong password still says where the password goes', () => {
+  const error = queueOpenError(
+    location,
+    serverError('28P01', 'password authentication failed for user "app"'),
+  );
+  expect(error.message).toContain('PGPASSWORD');
+});
