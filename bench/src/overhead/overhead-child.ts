@@ -40,8 +40,9 @@ let checkpoint: CheckpointConfigInput | false = false;
 if (variant === 'json') {
   provider = new JsonProvider();
   checkpoint = { location: join(directory, 'json'), onEvents: ['*'], provider };
-} else if (variant === 'sqlite') {
-  provider = new SqliteProvider();
+} else if (variant === 'sqlite' || variant === 'sqlite-per-event') {
+  // 'sqlite-per-event': one commit per checkpoint, as before group commit.
+  provider = new SqliteProvider({ groupCommit: variant === 'sqlite' });
   checkpoint = { location: join(directory, 'crew-50.db'), onEvents: ['*'], provider };
 }
 

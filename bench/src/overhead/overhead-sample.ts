@@ -1,5 +1,5 @@
 /** The variants of the run-overhead bench: no checkpointing, or '*' on one provider. */
-export type OverheadVariant = 'none' | 'sqlite' | 'json';
+export type OverheadVariant = 'none' | 'sqlite' | 'sqlite-per-event' | 'json';
 
 /** What one cold run (overhead-child.ts) reports. */
 export interface OverheadSample {

@@ -25,12 +25,14 @@ describe('run overhead, reduced', () => {
     const ratio = ratios.get(0)!;
     expect(Number.isFinite(ratio.sqlite) && ratio.sqlite > 0).toBe(true);
     expect(Number.isFinite(ratio.json) && ratio.json > 0).toBe(true);
+    expect(Number.isFinite(ratio['sqlite-per-event']) && ratio['sqlite-per-event'] > 0).toBe(true);
     // Two tasks: four model calls and every recorded event checkpointed on both providers.
     expect(report).toMatch(/4 model calls, (\d+) events and \1 checkpoints per checkpointed run/);
     const rows = report.split('\n').filter((line) => line.startsWith('| 0 ms |'));
     expect(rows.map((row) => row.split(' | ')[1])).toEqual([
       'no checkpointing',
       "'*' on SqliteProvider",
+      "'*' on SqliteProvider, a commit per checkpoint (`groupCommit: false`)",
       "'*' on JsonProvider",
     ]);
     // The barrier probe: a row per shape of group (2 and 6 files, 50 and 375 KB each).
