@@ -50,22 +50,21 @@ eventBus.onAny((_source: unknown, event: BaseEvent) => {
     log.append({ kind: 'write-finished', at: performance.now() });
 });
 
-/** One call of the log: its prompt's key and its place (conversation, turn). */
-function callOf(prompt: ModelRequest, conversation: string) {
-  return { key: requestKey(prompt), conversation, turn: assistantTurns(prompt), at: performance.now() };
-}
-
-// Calls of different tasks can overlap (a flow's or an async task's), so each answer is logged with
-// the conversation its request was made in, not the one announced last.
-const conversations = new WeakMap<ModelRequest, string>();
+// Each answer is logged with its request's key and place, computed when the request went out: calls
+// of different tasks can overlap (a flow's or an async task's), so the conversation announced last
+// may not be the answer's, and nothing is hashed between the answer's arrival and its line.
+const requests = new WeakMap<ModelRequest, { key: string; conversation: string; turn: number }>();
 const model = crashModel({
   latencyMs: Number(latency ?? 0),
   onRequest: (prompt) => {
-    conversations.set(prompt, currentConversation);
-    log.append({ kind: 'request', ...callOf(prompt, currentConversation) });
+    const call = { key: requestKey(prompt), conversation: currentConversation, turn: assistantTurns(prompt) };
+    requests.set(prompt, call);
+    log.append({ kind: 'request', ...call, at: performance.now() });
   },
-  onCompletion: (prompt) =>
-    log.append({ kind: 'completion', ...callOf(prompt, conversations.get(prompt) ?? '') }),
+  onCompletion: (prompt) => {
+    const call = requests.get(prompt);
+    if (call) log.append({ kind: 'completion', ...call, at: performance.now() });
+  },
 });
 registerCrashProject(model);
 registerCrashFlow(model);
