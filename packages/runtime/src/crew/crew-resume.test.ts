@@ -30,18 +30,25 @@ function callsFor(model: OfflineModel, description: string): OfflineModelCall[] 
   );
 }
 
+/**
+ * Runs the three-task crew on topic "AI", checkpointing on every event at `location`, until the
+ * write task's second model call fails: the crash comes after its tool call was saved. Returns the
+ * last checkpoint file.
+ */
+async function interruptWriteTask(location: string): Promise<string> {
+  const failing = toolUsingModel({
+    failOn: (call) =>
+      JSON.stringify(call.messages[0]).includes('Current task: Write') && assistantTurns(call) === 1,
+  });
+  const { crew } = threeTaskCrew(failing, { checkpoint: { location, onEvents: ['*'] } });
+  await expect(crew.kickoff({ inputs: { topic: 'AI' } })).rejects.toThrow();
+  return checkpointFiles(location).at(-1)!;
+}
+
 describe('resuming a crew', () => {
   it('skips completed tasks, continues the interrupted one from its saved conversation, and never emits crew_kickoff_started again', async () => {
     const location = `${directory.path}/cp`;
-    // The second call of the write task fails: the crash happens after its tool call was saved.
-    const failing = toolUsingModel({
-      failOn: (call) =>
-        JSON.stringify(call.messages[0]).includes('Current task: Write') && assistantTurns(call) === 1,
-    });
-    const { crew } = threeTaskCrew(failing, { checkpoint: { location, onEvents: ['*'] } });
-    await expect(crew.kickoff({ inputs: { topic: 'AI' } })).rejects.toThrow();
-
-    const latest = checkpointFiles(location).at(-1)!;
+    const latest = await interruptWriteTask(location);
     const saved = readCheckpoint(latest).entities[0]!.data.tasks as {
       status: string;
       conversation: { messages: unknown[] } | null;
@@ -97,15 +104,8 @@ describe('resuming a crew', () => {
   });
 
   it('starts the interrupted task over when the inputs change: its saved prompts hold the old ones', async () => {
-    const location = `${directory.path}/cp`;
-    // Interrupted after the write task's tool call was saved: its conversation was prompted with "AI".
-    const failing = toolUsingModel({
-      failOn: (call) =>
-        JSON.stringify(call.messages[0]).includes('Current task: Write') && assistantTurns(call) === 1,
-    });
-    const { crew } = threeTaskCrew(failing, { checkpoint: { location, onEvents: ['*'] } });
-    await expect(crew.kickoff({ inputs: { topic: 'AI' } })).rejects.toThrow();
-    const interrupted = checkpointFiles(location).at(-1)!;
+    // Its conversation was prompted with "AI".
+    const interrupted = await interruptWriteTask(`${directory.path}/cp`);
 
     const model = toolUsingModel();
     const { crew: again } = threeTaskCrew(model);
