@@ -200,7 +200,7 @@ export function growthReport(results: readonly GrowthResult[], labels?: readonly
   row('median, all writes', (result) => `${result.medianMs.toFixed(3)} ms`);
   row('p99, all writes', (result) => `${result.p99Ms.toFixed(3)} ms`);
   row(
-    'provider writeSync median / p99',
+    'provider share median / p99 (its part of the commit that stored it)',
     (result) => `${result.providerMedianMs.toFixed(3)} / ${result.providerP99Ms.toFixed(3)} ms`,
   );
   // The last window may hold a few writes only (the run's end): compare the last full one.
@@ -302,7 +302,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const report = [
       `# Checkpoint cost over a long run (${values.tasks} tasks, '*' on SqliteProvider)`,
       '',
-      `Median end-to-end \`state.checkpoint()\` time (snapshot, redaction and write) per window of ${WINDOW} writes; a crew of ${values.tasks} tasks, and a flow of 10 methods each running a crew of ${Number(values.tasks) / 10} tasks and keeping its outputs in the state. Offline model without latency, one tool call per task. Machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after (Node ${process.version}).`,
+      `Median of what the run paid per checkpoint (taking it in its event: snapshot, redaction; plus its share of the commit that stored it — SqliteProvider commits the checkpoints between two model or tool calls as one group, a model completion's inside its event; bench/src/cost/checkpoint-timing.ts) per window of ${WINDOW} checkpoints; a crew of ${values.tasks} tasks, and a flow of 10 methods each running a crew of ${Number(values.tasks) / 10} tasks and keeping its outputs in the state. Offline model without latency, one tool call per task. Machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after (Node ${process.version}).`,
       '',
       growthReport(results, labels),
     ].join('\n');
