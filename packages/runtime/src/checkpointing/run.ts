@@ -83,6 +83,8 @@ export class Run {
   readonly #configs = new Map<string, CheckpointConfig | null>();
   readonly #unclaimedSnapshots: EntitySnapshot[];
   #lease: LineageLease | undefined;
+  /** Set when the body returned or threw (see {@link Run.ending}). */
+  #ending = false;
   readonly #abortSignal: AbortSignal | undefined;
 
   private constructor(options: RunOptions) {
@@ -188,12 +190,16 @@ export class Run {
       // A run stopped because another process took its lineage over says so, not "aborted".
       throw run.#lease?.lostBecause ?? error;
     } finally {
-      untrack();
-      // Async handlers (a user's `await state.acheckpoint()`), prunes and writes of providers without
-      // synchronous writes all finish before kickoff returns.
-      await run.bus.flush();
-      await run.state.settle();
-      await run.#lease?.release();
+      // Async handlers (a user's `await state.acheckpoint()`), prunes and background writes all
+      // finish before kickoff returns; a signal meanwhile waits for them (see trackRunForSignals).
+      run.#ending = true;
+      try {
+        await run.bus.flush();
+        await run.state.settle();
+        await run.#lease?.release();
+      } finally {
+        untrack();
+      }
     }
   }
 
@@ -214,6 +220,11 @@ export class Run {
   /** The signal the run was started with (see {@link RunOptions.abortSignal}), if any. */
   get abortSignal(): AbortSignal | undefined {
     return this.#abortSignal;
+  }
+
+  /** True once the run's body returned or threw, while it writes what it queued (see {@link execute}). */
+  get ending(): boolean {
+    return this.#ending;
   }
 
   /** True while this run holds a lease on its lineage head. */

@@ -96,3 +96,29 @@ describe('SIGINT with another listener in the process', { timeout: 60_000 }, () 
     expect(checkpointTriggers(result.location)).toEqual(['SIGINT']);
   });
 });
+
+describe('SIGTERM while a run ends, its last checkpoints still being written', { timeout: 60_000 }, () => {
+  let ending: ChildScript;
+  beforeAll(async () => {
+    ending = await prepareChildScript(
+      fileURLToPath(new URL('./test-support/ending-child.ts', import.meta.url)),
+    );
+  });
+  afterAll(() => ending.dispose());
+
+  it('writes them and gives the lease up before the signal ends the process', async () => {
+    const location = join(directory.path, 'ending');
+    const started = startChild(ending, [location]);
+    // The crew's last event: its checkpoint, and those of the events just before it, are queued
+    // (each group of writes takes 400 ms); the run is ending and waits for them.
+    await started.waitFor(/^ending$/);
+    started.child.kill('SIGTERM');
+    const end = await exited(started.child);
+    expect(started.stderr()).toBe('');
+    expect(end.signal).toBe('SIGTERM');
+    // Every checkpoint of the run is on disk, the last one that of its last event.
+    expect(checkpointTriggers(location).at(-1)).toBe('crew_kickoff_completed');
+    // And the lock on its lineage is gone: the next process continues at once.
+    expect(allFiles(join(location, '.leases')).filter((file) => file.endsWith('.lock'))).toEqual([]);
+  });
+});

@@ -17,6 +17,11 @@ export interface SignalledRun {
   readonly state: Pick<RuntimeState, 'runId' | 'hasPendingWork' | 'settle' | 'writePendingSync'>;
   readonly bus: Pick<EventBus, 'hasPendingHandlers' | 'flush'>;
   readonly holdsLease: boolean;
+  /**
+   * The run's body returned or threw: it is writing what it queued and giving its lease up. A signal
+   * then records no event in it (its history ended), but still waits for that before the process ends.
+   */
+  readonly ending: boolean;
   emit(source: unknown, event: BaseEvent): unknown;
   releaseLease(): Promise<void>;
 }
@@ -62,7 +67,10 @@ let waiting = false;
 
 /**
  * Delivers process signals to the runs executing now. Our listeners exist only while at least one
- * run is active, so outside runs the process behaves exactly as without crewline.
+ * run is active, so outside runs the process behaves exactly as without crewline. A run stays
+ * tracked until its end has written what it queued and given its lease up: a signal that comes
+ * meanwhile waits for that too (without it, the default action ended the process with the run's last
+ * checkpoints still queued and its lineage held until the lease ran out).
  */
 export function trackRunForSignals(run: SignalledRun): () => void {
   activeRuns.add(run);
@@ -116,6 +124,7 @@ function onSignal(signal: HandledSignal): void {
   const signalNumber = constants.signals[signal];
   const runs = [...activeRuns];
   for (const run of runs) {
+    if (run.ending) continue;
     try {
       run.emit(systemSource, eventFor[signal](signalNumber));
     } catch (error) {
