@@ -4,26 +4,17 @@
 // queued writes. Usage: ending-child.ts <location>
 import { writeSync } from 'node:fs';
 import { type BaseEvent, eventBus } from '@crewline/events';
-import type { CheckpointableEntity } from '@crewline/runtime-state';
 import { Agent } from '../../agent/agent.js';
 import { Crew } from '../../crew/crew.js';
 import { offlineModel } from '../../models/offline/offline-model.js';
 import { Task } from '../../task/task.js';
-import { Run } from '../run.js';
+import { installCheckpointListenerFirst } from './checkpoint-listener-first.js';
 import { SlowJsonProvider } from './slow-json-provider.js';
 
 const [location] = process.argv.slice(2) as [string];
 
-const quiet: CheckpointableEntity = {
-  entityKind: 'agent',
-  entityId: 'setup',
-  entityName: 'setup',
-  snapshotEntity: () => ({ kind: 'agent', id: 'setup', name: 'setup', data: {} }),
-  summarizeEntity: () => ({ kind: 'agent', id: 'setup', name: 'setup' }),
-};
-// Starting (and ending) an empty run installs the checkpoint listener first, so that the handler
-// below sees the event after its checkpoint was queued.
-await Run.execute({ root: quiet, config: undefined, inputs: {} }, async () => undefined);
+// The checkpoint listener first, so that the handler below sees each event after its checkpoint.
+await installCheckpointListenerFirst();
 eventBus.onAny((_source: unknown, event: BaseEvent) => {
   if (event.type === 'crew_kickoff_completed') writeSync(1, 'ending\n');
 });

@@ -5,29 +5,19 @@
 // disk and the writes in flight at that moment) just before it exits.
 import { writeSync } from 'node:fs';
 import { type BaseEvent, checkpointLifecycleEventTypes, eventBus } from '@crewline/events';
-import type { CheckpointableEntity } from '@crewline/runtime-state';
 import { Agent } from '../../agent/agent.js';
 import { Crew } from '../../crew/crew.js';
 import { checkpointFiles } from '../../e2e/support/fixtures.js';
 import { offlineModel } from '../../models/offline/offline-model.js';
 import { Task } from '../../task/task.js';
-import { Run } from '../run.js';
+import { installCheckpointListenerFirst } from './checkpoint-listener-first.js';
 import { SlowJsonProvider } from './slow-json-provider.js';
 
 const [location, exitAfter] = process.argv.slice(2) as [string, string];
 const lifecycle = new Set<string>(checkpointLifecycleEventTypes);
 
-const quiet: CheckpointableEntity = {
-  entityKind: 'agent',
-  entityId: 'setup',
-  entityName: 'setup',
-  snapshotEntity: () => ({ kind: 'agent', id: 'setup', name: 'setup', data: {} }),
-  summarizeEntity: () => ({ kind: 'agent', id: 'setup', name: 'setup' }),
-};
-
-// Starting (and ending) an empty run installs the checkpoint listener first, so that the handler
-// below sees each event after its checkpoint was queued.
-await Run.execute({ root: quiet, config: undefined, inputs: {} }, async () => undefined);
+// The checkpoint listener first, so that the handler below sees each event after its checkpoint.
+await installCheckpointListenerFirst();
 const provider = new SlowJsonProvider(300);
 const events: string[] = [];
 eventBus.onAny((_source: unknown, event: BaseEvent) => {
