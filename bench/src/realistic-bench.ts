@@ -1,7 +1,7 @@
 // The realistic benchmark of issue #13, beside crew-50: whole runs on the runtime (3 agents, prose
 // answers of ≈2 KB sliced from real text, three model turns per task with two ≈1.5 KB tool results,
 // every output kept), checkpointing on '*' to SqliteProvider. For each variant it reports what the
-// run pays per checkpoint (`state.checkpoint()` end to end) and the provider's write alone, with
+// run pays per checkpoint (taken in its event plus its share of the commit that stored it) and the provider's write alone, with
 // LangGraph's SqliteSaver and Mastra's LibSQLStore fed the same states in the same run; medians per
 // window of 250 checkpoints; db + WAL against the final checkpoint, open and closed; then restore
 // and listing over 10,000 checkpoints beside SqliteSaver.getTuple.
