@@ -134,9 +134,35 @@ describeWithPostgres('workers on many processes', () => {
           .filter((line) => line.startsWith('hold '))
           .map((line) => ({ pid: child.pid, ...(JSON.parse(line.slice(5)) as HoldChange) })),
       );
+      // The attempt that completed is the row's last (`attempts`). Its hold line says "completed",
+      // unless its worker was SIGKILLed between committing the completion and printing the line
+      // (the victim is picked by its next model call, which another of its runs can start in that
+      // window): then its claim has no release, and no later claim exists. No other attempt completed.
+      const killedPids = new Set(
+        interruptions.filter((entry) => entry.signal === 'SIGKILL').map((entry) => entry.pid),
+      );
+      let completedUnannounced = 0;
       for (const run of ended) {
-        const completions = holds.filter((hold) => hold.runId === run.id && hold.outcome === 'completed');
-        expect(completions, run.id).toHaveLength(1);
+        const ofRun = holds.filter((hold) => hold.runId === run.id);
+        const detail = `${run.id} (attempts ${run.attempts}):\n${ofRun.map((hold) => JSON.stringify(hold)).join('\n')}`;
+        const earlier = ofRun.filter((hold) => hold.attempt !== run.attempts);
+        expect(
+          earlier.filter((hold) => hold.outcome === 'completed'),
+          detail,
+        ).toEqual([]);
+        const last = ofRun.filter((hold) => hold.attempt === run.attempts);
+        const claim = last.find((hold) => hold.change === 'claimed');
+        expect(claim, detail).toBeDefined();
+        expect(
+          ofRun.every((hold) => hold.attempt <= run.attempts),
+          detail,
+        ).toBe(true);
+        const release = last.find((hold) => hold.change === 'released');
+        if (release) expect(release.outcome, detail).toBe('completed');
+        else {
+          expect(killedPids.has(claim!.pid), detail).toBe(true);
+          completedUnannounced += 1;
+        }
       }
 
       // The interruptions hit runs in flight: each SIGKILLed worker died holding a run (taken over
@@ -260,7 +286,7 @@ describeWithPostgres('workers on many processes', () => {
       expect(repeated).toBeLessThanOrEqual(sigkills * concurrency * 2);
       const perMinute = (runCount / elapsedMs) * 60_000;
       process.stdout.write(
-        `[worker e2e] ${runCount} runs, ${sigkills} SIGKILL + ${sigterms} SIGTERM, ${workerCount} workers × 2: ${elapsedMs} ms (${perMinute.toFixed(1)} runs/min), ${calls.length} model calls, ${repeated} calls repeated (never stored; all in SIGKILLed workers)\n`,
+        `[worker e2e] ${runCount} runs, ${sigkills} SIGKILL + ${sigterms} SIGTERM, ${workerCount} workers × 2: ${elapsedMs} ms (${perMinute.toFixed(1)} runs/min), ${calls.length} model calls, ${repeated} calls repeated (never stored; all in SIGKILLed workers), ${completedUnannounced} runs completed by a worker SIGKILLed before it printed so\n`,
       );
     } finally {
       for (const child of children) child.process.kill('SIGKILL');
