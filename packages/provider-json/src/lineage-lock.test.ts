@@ -4,9 +4,9 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
 import type { LeaseRequest } from '@crewline/runtime-state';
+import { thisProcess } from '@crewline/runtime-state/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonProvider } from './json-provider.js';
-import { processIdentity } from './lineage-lock.js';
 
 describe('JsonProvider lineage locks (one machine)', () => {
   let sandbox: string;
@@ -97,9 +97,8 @@ describe('JsonProvider lineage locks (one machine)', () => {
       JSON.stringify({
         owner: 'dead',
         holder: 'a killed run',
-        host: hostname(),
+        ...thisProcess(),
         pid: deadPid,
-        ...processIdentity(),
         expiresAt: Date.now() + 60_000,
       }),
     );
@@ -126,7 +125,8 @@ describe('JsonProvider lineage locks (one machine)', () => {
     ['another boot of the machine', { bootId: 'another-boot' }],
     ['no namespace recorded (an older lock)', { pidNamespace: undefined, bootId: undefined }],
   ])('a lock naming a dead pid in %s is held until it runs out', async (_, elsewhere) => {
-    const here = processIdentity();
+    const { pidNamespace, bootId } = thisProcess();
+    const here = { pidNamespace, bootId };
     const recordedHere = here.pidNamespace !== undefined || here.bootId !== undefined;
     const head = await writeInRun(null);
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);

@@ -4,17 +4,20 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
-  readlinkSync,
   renameSync,
   rmdirSync,
   statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isValidCheckpointId, type Lease, type LeaseRequest, type LeaseToken } from '@crewline/runtime-state';
-import { notTheHead } from '@crewline/runtime-state/internal';
+import {
+  notTheHead,
+  type ProcessIdentity,
+  processIsGone,
+  thisProcess,
+} from '@crewline/runtime-state/internal';
 import { component, errorCode, jsonError } from './errors.js';
 
 /**
@@ -49,45 +52,11 @@ const damagedLockGraceMs = 10_000;
 /** How long a renewal, release or takeover waits for another process's turn under the mutex. */
 const mutexWaitMs = 200;
 
-interface LockContent {
+/** A lock file's content: who continues the run, the process that holds it, and until when. */
+interface LockContent extends ProcessIdentity {
   owner: string;
   holder: string;
-  host: string;
-  pid: number;
-  /** The pid namespace of the process (`/proc/self/ns/pid`), where the system has one. */
-  pidNamespace?: string | undefined;
-  /** The boot of the machine (`/proc/sys/kernel/random/boot_id`), where the system tells it. */
-  bootId?: string | undefined;
   expiresAt: number;
-}
-
-/** Where a pid means this process's pid: the pid namespace and the boot, where the system tells them. */
-export interface ProcessIdentity {
-  pidNamespace: string | undefined;
-  bootId: string | undefined;
-}
-
-let identity: ProcessIdentity | undefined;
-
-/**
- * This process's pid namespace and boot. Containers that share a host name (and a volume) have pid
- * spaces of their own: a pid that is not alive here may be a live process there.
- */
-export function processIdentity(): ProcessIdentity {
-  identity ??= {
-    pidNamespace: readOrUndefined(() => readlinkSync('/proc/self/ns/pid')),
-    bootId: readOrUndefined(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()),
-  };
-  return identity;
-}
-
-function readOrUndefined(read: () => string): string | undefined {
-  try {
-    return read() || undefined;
-  } catch {
-    // Not Linux, or /proc not mounted: the host name is all there is to go by.
-    return undefined;
-  }
 }
 
 function lockPath(root: string, lineageId: string): string {
@@ -134,29 +103,10 @@ function readLock(path: string): LockContent | undefined {
   };
 }
 
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return errorCode(error) === 'EPERM';
-  }
-}
-
 function isStale(lock: LockContent, now: number): boolean {
-  if (lock.expiresAt <= now) return true;
-  // The pid says whether its holder is alive only in this pid space: same host name, same pid
-  // namespace, same boot. A lock written elsewhere (another container on a shared volume, an older
-  // version that did not record them) is stale only once its time ran out.
-  const here = processIdentity();
-  return (
-    lock.host === hostname() &&
-    lock.pidNamespace === here.pidNamespace &&
-    lock.bootId === here.bootId &&
-    lock.pid !== process.pid &&
-    !processIsAlive(lock.pid)
-  );
+  // A lock written elsewhere (another container on a shared volume, another boot, an older version
+  // that did not record where) is stale only once its time ran out.
+  return lock.expiresAt <= now || processIsGone(lock);
 }
 
 function leaseOf(lineageId: string, lock: LockContent): Lease {
@@ -358,9 +308,7 @@ function takeLineageLock(root: string, request: LeaseRequest): Lease {
   const content: LockContent = {
     owner: request.owner,
     holder: request.holder,
-    host: hostname(),
-    pid: process.pid,
-    ...processIdentity(),
+    ...thisProcess(),
     expiresAt: Date.now() + request.ttlMs,
   };
   if (createExclusive(path, content)) return leaseOf(lineageId, content);

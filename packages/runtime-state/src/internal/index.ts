@@ -62,4 +62,5 @@ export {
   storedFromRow,
   writtenCheckpoint,
 } from './metadata-columns.js';
+export { type ProcessIdentity, processIsGone, thisProcess } from './process-identity.js';
 export { invalidOptions } from './provider-options.js';

@@ -1,0 +1,42 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { processIsGone, thisProcess } from './process-identity.js';
+
+/** The pid of a process that has exited (and was reaped) by the time this returns. */
+function deadPid(): number {
+  const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(gone.stdout.toString());
+}
+
+describe('processIsGone', () => {
+  it('is true for a pid of this host, namespace and boot that no process has', () => {
+    expect(processIsGone({ ...thisProcess(), pid: deadPid() })).toBe(true);
+  });
+
+  it('is false for this process and for a live one', async () => {
+    expect(processIsGone(thisProcess())).toBe(false);
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    try {
+      expect(processIsGone({ ...thisProcess(), pid: child.pid! })).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it.each([
+    ['another host', { host: 'another-host' }],
+    ['another pid namespace', { pidNamespace: 'pid:[1]' }],
+    ['another boot', { bootId: 'another-boot' }],
+    ['a pid that is no process (0: the process group)', { pid: 0 }],
+  ])('is false for a dead pid recorded on %s: nothing proves that holder gone', (_, elsewhere) => {
+    const dead = { ...thisProcess(), pid: deadPid() };
+    expect(processIsGone({ ...dead, ...elsewhere })).toBe(false);
+  });
+
+  it('is false for a record without namespace and boot where this system tells them (an older record)', () => {
+    const here = thisProcess();
+    const recordedHere = here.pidNamespace !== undefined || here.bootId !== undefined;
+    const older = { host: here.host, pid: deadPid() };
+    expect(processIsGone(older)).toBe(!recordedHere);
+  });
+});

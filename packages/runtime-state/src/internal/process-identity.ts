@@ -1,0 +1,72 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+// Who holds a lease, as far as this machine can tell whether it is still alive: the providers that
+// fence on one machine (JSON's lock files, SQLite's leases table) record it with every claim, and
+// take over at once from a holder whose process is provably gone instead of waiting for its lease
+// to run out.
+
+/**
+ * A process as a lease records it: its pid and what makes the pid mean something (the host name,
+ * the pid namespace and the boot of the machine, where the system tells them).
+ */
+export interface ProcessIdentity {
+  host: string;
+  pid: number;
+  /** The pid namespace of the process (`/proc/self/ns/pid`), where the system has one. */
+  pidNamespace?: string | undefined;
+  /** The boot of the machine (`/proc/sys/kernel/random/boot_id`), where the system tells it. */
+  bootId?: string | undefined;
+}
+
+let namespaceAndBoot: { pidNamespace: string | undefined; bootId: string | undefined } | undefined;
+
+/**
+ * This process's identity. Containers that share a host name (and a volume) have pid spaces of their
+ * own, and a reboot starts pids again: a pid that is not alive here may be a live process there.
+ */
+export function thisProcess(): ProcessIdentity {
+  namespaceAndBoot ??= {
+    pidNamespace: readOrUndefined(() => readlinkSync('/proc/self/ns/pid')),
+    bootId: readOrUndefined(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()),
+  };
+  return { host: hostname(), pid: process.pid, ...namespaceAndBoot };
+}
+
+function readOrUndefined(read: () => string): string | undefined {
+  try {
+    return read() || undefined;
+  } catch {
+    // Not Linux, or /proc not mounted: the host name is all there is to go by.
+    return undefined;
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * True only when `holder` is provably gone: recorded on this host, in this pid namespace and this
+ * boot (a record without them, from elsewhere or from an older version, proves nothing), not this
+ * process, and no process has its pid. A pid reused by another process since reads as alive: the
+ * lease is then waited out, never taken from a holder that might be running.
+ */
+export function processIsGone(holder: ProcessIdentity): boolean {
+  const here = thisProcess();
+  return (
+    holder.host === here.host &&
+    holder.pidNamespace === here.pidNamespace &&
+    holder.bootId === here.bootId &&
+    Number.isInteger(holder.pid) &&
+    holder.pid > 0 &&
+    holder.pid !== here.pid &&
+    !processIsAlive(holder.pid)
+  );
+}
