@@ -134,7 +134,8 @@ function groupFailure(
     return postgresError(
       'conflict',
       `${id === undefined ? named : `checkpoint "${id}"`} is already stored in ${handle.location}, ${rolledBack}, which accepts a checkpoint stored before`,
-      { cause: error },
+      // The id in the details, as every provider's conflict for a stored id has it.
+      { cause: error, ...(id === undefined ? {} : { details: { duplicateId: id } }) },
     );
   }
   if (code === raised.needEvents || code === raised.parentMissing) {

@@ -10,6 +10,7 @@ import { describeLeases } from './suites/leases.js';
 import { describeLineage } from './suites/lineage.js';
 import { describeList } from './suites/list.js';
 import { describeSecrets } from './suites/secrets.js';
+import { describeStoredIds } from './suites/stored-ids.js';
 import { describeWriteBatch } from './suites/write-batch.js';
 import { describeWriteAndRead } from './suites/write-read.js';
 
@@ -31,6 +32,7 @@ export function describeCheckpointProvider(options: ProviderTestkitOptions): voi
     const harness = createHarness(options);
     describeWriteAndRead(harness);
     describeWriteBatch(harness);
+    describeStoredIds(harness);
     describeList(harness);
     describeLatestPruneDelete(harness);
     describeLineage(harness);

@@ -64,3 +64,4 @@ export {
 } from './metadata-columns.js';
 export { type ProcessIdentity, processIsGone, thisProcess } from './process-identity.js';
 export { invalidOptions } from './provider-options.js';
+export { type CheckpointIdentity, isSameCheckpoint, storedIdConflict } from './stored-id-conflict.js';

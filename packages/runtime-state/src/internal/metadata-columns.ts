@@ -1,7 +1,8 @@
-import { CrewlineError } from '@crewline/events';
+import type { CrewlineError } from '@crewline/events';
 import type { CheckpointMetadata, EntitySummary } from '../document.js';
 import { isValidBranchName, isValidCheckpointId } from '../ids.js';
 import type { StoredCheckpoint } from '../provider.js';
+import { isSameCheckpoint, storedIdConflict } from './stored-id-conflict.js';
 
 /**
  * The metadata of a checkpoint as a database provider keeps it in columns: `entities` is the JSON
@@ -257,17 +258,18 @@ export function rewrittenCheckpoint(
 ): StoredCheckpoint {
   if (
     existing !== undefined &&
-    existing.lineage_id === metadata.lineageId &&
-    existing.branch === metadata.branch &&
-    existing.parent_id === metadata.parentId &&
-    existing.event_count === metadata.eventCount &&
-    existing.created_at === metadata.createdAt
+    isSameCheckpoint(
+      {
+        lineageId: existing.lineage_id,
+        branch: existing.branch,
+        parentId: existing.parent_id,
+        eventCount: existing.event_count,
+        createdAt: existing.created_at,
+      },
+      metadata,
+    )
   ) {
     return storedFromRow(existing, location, damagedRow);
   }
-  throw new CrewlineError(
-    component,
-    'conflict',
-    `checkpoint id "${metadata.id}" already exists in ${location} with other content; checkpoint ids must be unique`,
-  );
+  throw storedIdConflict(component, metadata.id, location);
 }

@@ -7,6 +7,7 @@ import {
   leaseLost,
   notTheHead,
 } from '../internal/lease-refusals.js';
+import { isSameCheckpoint, storedIdConflict } from '../internal/stored-id-conflict.js';
 import type {
   CheckpointProvider,
   CheckpointWrite,
@@ -97,14 +98,20 @@ export class InMemoryProvider implements CheckpointProvider {
       );
     }
     if (checkpoint.lease !== undefined) this.#checkWriteLease(location, checkpoint);
+    // A retried write whose first attempt was stored gets it back; another checkpoint under its id
+    // is refused, as the database providers refuse it (its children would name a parent that is gone).
+    const existing = this.#stores.get(location)?.find((entry) => entry.info.id === metadata.id);
+    if (existing !== undefined) {
+      if (isSameCheckpoint(existing.info, metadata)) return structuredClone(existing.info);
+      throw storedIdConflict(component, metadata.id, `memory location "${location}"`);
+    }
     const text = checkpoint.text();
     const info: StoredCheckpoint = {
       ...metadata,
       reference: `${location}#${metadata.id}`,
       sizeBytes: Buffer.byteLength(text),
     };
-    // Writing the same id again replaces it (a retried write), as a file or a keyed row would.
-    const entries = (this.#stores.get(location) ?? []).filter((entry) => entry.info.id !== metadata.id);
+    const entries = this.#stores.get(location) ?? [];
     entries.push({ info: structuredClone(info), text });
     this.#stores.set(location, entries);
     return info;
