@@ -3,6 +3,8 @@ import { sqliteCode, sqliteError } from '../errors.js';
 import {
   APPLICATION_MARKER,
   EVENT_REFERENCES_MARKER_KEY,
+  HOLDER_PROCESS_COLUMN,
+  hasColumn,
   OLDEST_SCHEMA_VERSION,
   SCHEMA_VERSION,
   SEGMENTS_MARKER_KEY,
@@ -45,7 +47,7 @@ function hasMarker(db: Database.Database, key: string): boolean {
  * yet. When `user_version` reads 0 although the database holds tables (a tool or a user reset it, a
  * copy lost it), the version is recognised from the tables: crewline's five tables and its marker,
  * with version 1's indexes, without them, or with version 4's `leases` table (and the marker rows of
- * versions 5 and 6). Reading 0 there would
+ * versions 5 and 6, and version 7's `holder_process` column). Reading 0 there would
  * list none of the checkpoints and let the first write lay the schema over them. Tables that are not
  * crewline's are refused.
  */
@@ -62,6 +64,7 @@ export function schemaVersionOf(db: Database.Database, location: string): number
   }
   if (readMarker(db) !== APPLICATION_MARKER) throw otherApplication(location, 'no crewline marker');
   if (names.includes(versionFourTable)) {
+    if (hasColumn(db, versionFourTable, HOLDER_PROCESS_COLUMN)) return 7;
     if (hasMarker(db, EVENT_REFERENCES_MARKER_KEY)) return 6;
     return hasMarker(db, SEGMENTS_MARKER_KEY) ? 5 : 4;
   }
@@ -113,7 +116,11 @@ export function initializeSchema(db: Database.Database, location: string): void 
     if (current < OLDEST_SCHEMA_VERSION) {
       db.exec(schemaStatements);
     } else {
-      for (let version = current; version < SCHEMA_VERSION; version += 1) db.exec(schemaUpgrades[version]!);
+      for (let version = current; version < SCHEMA_VERSION; version += 1) {
+        const upgrade = schemaUpgrades[version]!;
+        if (typeof upgrade === 'string') db.exec(upgrade);
+        else upgrade(db);
+      }
     }
     // Also writes back a user_version that was lost: the tables alone said which version this is.
     db.pragma(`user_version = ${SCHEMA_VERSION}`);

@@ -1,5 +1,7 @@
+import type Database from 'better-sqlite3';
+
 /** Version of the database layout below, kept in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /**
  * Oldest layout this package still reads, and upgrades to {@link SCHEMA_VERSION} when it first
@@ -11,12 +13,25 @@ export const OLDEST_SCHEMA_VERSION = 1;
 
 /**
  * One row per fenced lineage head: who continues the run (`owner`, a random token per continuation),
- * how to name them to whoever is refused (`holder`), and until when (`expires_at`, milliseconds since
- * the epoch by this machine's clock; every process sharing the file shares that clock). Keyed by the
- * lineage (WITHOUT ROWID: the key is the only index), so the check a leased write makes is one
- * primary-key lookup. Rows outlive their checkpoints: deleting or pruning never touches a lease.
+ * how to name them to whoever is refused (`holder`), until when (`expires_at`, milliseconds since
+ * the epoch by this machine's clock; every process sharing the file shares that clock) and, from
+ * version 7 on, the process that claimed it (`holder_process`, see leases/holder-process.ts): a claim
+ * takes over at once from a holder whose process is provably gone. Keyed by the lineage (WITHOUT
+ * ROWID: the key is the only index), so the check a leased write makes is one primary-key lookup.
+ * Rows outlive their checkpoints: deleting or pruning never touches a lease.
  */
 const leasesTable = `
+CREATE TABLE IF NOT EXISTS leases (
+  lineage_id TEXT NOT NULL PRIMARY KEY,
+  owner TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  holder_process TEXT
+) WITHOUT ROWID;
+`;
+
+/** The `leases` table as version 4 created it: the upgrade from version 3 creates this one. */
+const versionFourLeasesTable = `
 CREATE TABLE IF NOT EXISTS leases (
   lineage_id TEXT NOT NULL PRIMARY KEY,
   owner TEXT NOT NULL,
@@ -24,6 +39,9 @@ CREATE TABLE IF NOT EXISTS leases (
   expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `;
+
+/** The column version 7 adds to `leases` (see {@link schemaUpgrades}); it tells a version 7 database. */
+export const HOLDER_PROCESS_COLUMN = 'holder_process';
 
 /** Present from schema version 5 on (see {@link schemaUpgrades}). */
 export const SEGMENTS_MARKER_KEY = 'segmented_arrays';
@@ -34,7 +52,8 @@ export const EVENT_REFERENCES_MARKER_KEY = 'event_references';
 const eventReferencesMarker = `INSERT OR IGNORE INTO crewline_meta (key, value) VALUES ('${EVENT_REFERENCES_MARKER_KEY}', '1');`;
 
 /**
- * Statements that bring a database from a version to the next, run inside the write lock.
+ * Statements (or, where SQLite has no idempotent statement, a function) that bring a database from a
+ * version to the next, run inside the write lock.
  * Version 1 → 2 drops the branch and lineage indexes of `checkpoints`: each cost every write a WAL
  * frame (about 6 µs of a 0.14 ms write), for listings filtered by branch or lineage that are rare
  * and cheap without them (see the layout below). Version 2 → 3 changes nothing stored: new rows keep
@@ -42,11 +61,11 @@ const eventReferencesMarker = `INSERT OR IGNORE INTO crewline_meta (key, value) 
  * the `leases` table (fenced lineage heads); older versions of this package would write without
  * checking it, so they refuse a version 4 database.
  */
-export const schemaUpgrades: Readonly<Record<number, string>> = {
+export const schemaUpgrades: Readonly<Record<number, string | ((db: Database.Database) => void)>> = {
   1: 'DROP INDEX IF EXISTS checkpoints_by_branch; DROP INDEX IF EXISTS checkpoints_by_lineage;',
   // Version 3 writes each head's root body as a chunk; the inline heads of older rows stay readable.
   2: '',
-  3: leasesTable,
+  3: versionFourLeasesTable,
   // Version 5 stores long arrays in segments (`s` chunks), which older packages cannot read: the
   // marker row tells a database whose user_version was lost from a version 4 one.
   4: segmentsMarker,
@@ -54,13 +73,28 @@ export const schemaUpgrades: Readonly<Record<number, string>> = {
   // to it (layout/event-references.ts), which older packages cannot read; rows written before stay
   // as they are, and this package reads both.
   5: eventReferencesMarker,
+  // Version 7 records the process holding each lease. Older packages would claim without it and
+  // leave the previous holder's there (the row records its owner too, so a stale one is never
+  // believed, see leases/holder-process.ts), and would take no dead holder over at once.
+  // Checked first, as every other upgrade is idempotent: SQLite has no ADD COLUMN IF NOT EXISTS.
+  6: (db) => {
+    if (!hasColumn(db, 'leases', HOLDER_PROCESS_COLUMN))
+      db.exec(`ALTER TABLE leases ADD COLUMN ${HOLDER_PROCESS_COLUMN} TEXT;`);
+  },
 };
+
+/** True when `table` has a column `column`. */
+export function hasColumn(db: Database.Database, table: string, column: string): boolean {
+  return (
+    db.prepare('SELECT 1 FROM pragma_table_info(?) WHERE name = ?').pluck().get(table, column) !== undefined
+  );
+}
 
 /** Marks a database as crewline's, so the provider never writes into another application's file. */
 export const APPLICATION_MARKER = 'crewline-checkpoints';
 
 /**
- * The layout (version 6). Idempotent: every statement can run again on an existing database.
+ * The layout (version 7). Idempotent: every statement can run again on an existing database.
  *
  * - `checkpoints`: one row per checkpoint — the metadata a listing needs, where its events are
  *   (`stream_id`, `event_count`) and its head (`head`: the id of the chunk holding the root body of

@@ -79,6 +79,8 @@ export function prepareStatements(db: Database.Database): Statements {
 export interface LeaseStatements {
   /** `[owner, holder, expires_at]` of a lineage's lease (raw: the write path reads it). */
   get: Statement;
+  /** `[owner, holder, expires_at, holder_process]` of a lineage's lease: what a claim reads. */
+  getForClaim: Statement;
   put: Statement;
   extend: Statement;
   release: Statement;
@@ -91,10 +93,13 @@ export interface LeaseStatements {
 export function prepareLeaseStatements(db: Database.Database): LeaseStatements {
   return {
     get: db.prepare('SELECT owner, holder, expires_at FROM leases WHERE lineage_id = ?').raw(true),
+    getForClaim: db
+      .prepare('SELECT owner, holder, expires_at, holder_process FROM leases WHERE lineage_id = ?')
+      .raw(true),
     put: db.prepare(
-      `INSERT INTO leases (lineage_id, owner, holder, expires_at) VALUES (?, ?, ?, ?)
+      `INSERT INTO leases (lineage_id, owner, holder, expires_at, holder_process) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (lineage_id) DO UPDATE SET owner = excluded.owner, holder = excluded.holder,
-         expires_at = excluded.expires_at`,
+         expires_at = excluded.expires_at, holder_process = excluded.holder_process`,
     ),
     extend: db.prepare('UPDATE leases SET expires_at = ? WHERE lineage_id = ? AND owner = ?'),
     release: db.prepare('DELETE FROM leases WHERE lineage_id = ? AND owner = ?'),
@@ -102,6 +107,14 @@ export function prepareLeaseStatements(db: Database.Database): LeaseStatements {
 }
 
 export type LeaseRow = [owner: string, holder: string, expiresAt: number];
+
+/** A lease row as a claim reads it: {@link LeaseRow} and the `holder_process` text (null before version 7). */
+export type ClaimedLeaseRow = [
+  owner: string,
+  holder: string,
+  expiresAt: number,
+  holderProcess: string | null,
+];
 
 /** A lease row as a connection read it, and `PRAGMA data_version` then (see `Connection.knownLease`). */
 export interface KnownLease {

@@ -8,8 +8,9 @@ import {
   notTheHead,
 } from '@crewline/runtime-state/internal';
 import type { Connection } from '../database/connection.js';
-import type { LeaseRow, LeaseStatements } from '../database/statements.js';
+import type { ClaimedLeaseRow, LeaseRow, LeaseStatements } from '../database/statements.js';
 import { component, sqliteError } from '../errors.js';
+import { holderProcessText, leaseHolderIsGone } from './holder-process.js';
 
 function leaseStatements(connection: Connection): LeaseStatements {
   // Every method that reaches here opened the database for writing first.
@@ -39,23 +40,30 @@ function leaseOf(connection: Connection, lineageId: string): LeaseRow | undefine
 
 /**
  * Grants `request` when `checkpointId` is the lineage's newest checkpoint and no other owner holds an
- * unexpired lease (an expired one is taken over; the same owner claims again). Runs inside the
- * caller's `BEGIN IMMEDIATE` transaction. Someone else's lease is reported before a moved head: it
- * says who is continuing the run.
+ * unexpired lease (an expired one is taken over, and so is one whose holder's process is provably
+ * gone, see holder-process.ts; the same owner claims again). Runs inside the caller's `BEGIN
+ * IMMEDIATE` transaction: a dead process cannot come back and write meanwhile, and two claimers that
+ * both found it dead take turns, the second finding the first's live lease. Someone else's lease is
+ * reported before a moved head: it says who is continuing the run.
  */
 export function claimLeaseIn(connection: Connection, request: LeaseRequest): Lease {
   const { lineageId, owner, checkpointId, holder, ttlMs } = request;
   connection.knownLease = undefined;
   const now = Date.now();
-  const current = leaseOf(connection, lineageId);
-  if (current !== undefined && current[0] !== owner && current[2] > now) {
+  const current = leaseStatements(connection).getForClaim.get(lineageId) as ClaimedLeaseRow | undefined;
+  if (
+    current !== undefined &&
+    current[0] !== owner &&
+    current[2] > now &&
+    !leaseHolderIsGone(current[0], current[3])
+  ) {
     throw leaseHeldByOther(component, lineageId, current[1], current[2] - now);
   }
   const head = connection.statements.latest.lineage.get(lineageId) as { id: string } | undefined;
   const headId = head?.id ?? null;
   if (headId !== checkpointId) throw notTheHead(component, lineageId, checkpointId, headId);
   const expiresAt = now + ttlMs;
-  leaseStatements(connection).put.run(lineageId, owner, holder, expiresAt);
+  leaseStatements(connection).put.run(lineageId, owner, holder, expiresAt, holderProcessText(owner));
   return { lineageId, owner, holder, expiresAt: new Date(expiresAt).toISOString() };
 }
 
