@@ -7,6 +7,7 @@ import {
   writeIdIndexEntries,
   writeIdIndexEntriesSync,
 } from './id-index.js';
+import { IdIndexView } from './id-index-view.js';
 import type { SerialLane } from './serial-lane.js';
 
 /**
@@ -24,6 +25,10 @@ export class IdIndexKeeper {
    * order, so once it has settled every earlier entry of the location has too.
    */
   readonly #lastQueued = new Map<string, Promise<void>>();
+  /** Per location, the entries queued after async writes and not written yet, by id. */
+  readonly #queued = new Map<string, Map<string, IdIndexEntry>>();
+  /** The buckets as last read, for {@link entryOf}. */
+  readonly #view = new IdIndexView();
 
   /** `lane`: where entries written after async writes go, one at a time (see serial-lane.ts). */
   constructor(options: { modes: IdIndexModes; lane: SerialLane }) {
@@ -68,11 +73,30 @@ export class IdIndexKeeper {
    */
   recordAfterWrite(root: string, entries: readonly IdIndexEntry[]): void {
     if (entries.length === 0) return;
+    let queued = this.#queued.get(root);
+    if (queued === undefined) {
+      queued = new Map();
+      this.#queued.set(root, queued);
+    }
+    for (const entry of entries) queued.set(entry.id, entry);
     const written = this.#lane.run(() => this.record(root, entries, true));
     this.#lastQueued.set(root, written);
     void written.then(() => {
+      // Written (or not writable): from now on the bucket says what there is to say.
+      for (const entry of entries) if (queued.get(entry.id) === entry) queued.delete(entry.id);
+      if (queued.size === 0 && this.#queued.get(root) === queued) this.#queued.delete(root);
       if (this.#lastQueued.get(root) === written) this.#lastQueued.delete(root);
     });
+  }
+
+  /**
+   * The entry of checkpoint `id` in `root` as this provider knows it: one of its own still queued,
+   * else the line the index holds (see id-index-view.ts). Costs no directory scan, so every write
+   * can ask it; undefined says the index knows of no such checkpoint, which an entry lost in a
+   * crash, or written by another process a moment from now, can make wrong.
+   */
+  entryOf(root: string, id: string): IdIndexEntry | undefined {
+    return this.#queued.get(root)?.get(id) ?? this.#view.entryOf(root, id);
   }
 
   /**

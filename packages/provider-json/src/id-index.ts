@@ -52,9 +52,9 @@ export interface IdIndexModes {
 /** An entry is `<branch>/<file name>`: 200 + 1 + 255 bytes at most; anything longer is damaged. */
 const entryLimitBytes = 512;
 /** A bucket larger than this is not read (damaged, or planted): the reader scans instead. */
-const bucketLimitBytes = 4 * 1024 * 1024;
+export const bucketLimitBytes = 4 * 1024 * 1024;
 /** What a removed entry's line holds in place of a path. */
-const removedMark = '-';
+export const removedMark = '-';
 
 // Never write through a link planted where an entry should be: it could change a file anywhere.
 const noFollow = constants.O_NOFOLLOW ?? 0;
@@ -67,7 +67,7 @@ function indexDirectory(root: string): string {
 }
 
 /** A bucket's name starts with "_", which no checkpoint id does: it never takes an older entry's name. */
-function bucketPath(root: string, id: string): string {
+export function bucketPath(root: string, id: string): string {
   return join(indexDirectory(root), `_${id.slice(0, bucketKeyLength)}`);
 }
 
@@ -77,7 +77,7 @@ function legacyEntryPath(root: string, id: string): string {
 }
 
 /** The entry of `id` in its text, or undefined when the text does not name a checkpoint file of `id`. */
-function parseEntry(id: string, text: string): IdIndexEntry | undefined {
+export function parseEntry(id: string, text: string): IdIndexEntry | undefined {
   if (Buffer.byteLength(text) > entryLimitBytes) return undefined;
   const slash = text.lastIndexOf('/');
   const branch = text.slice(0, slash);

@@ -42,6 +42,7 @@ import { assertPruneOptions } from './prune-plan.js';
 import { removeEmptyDirectories, removeFile, removeFiles } from './removal.js';
 import { SerialLane } from './serial-lane.js';
 import { SpareFiles } from './spare-files.js';
+import { assertGroupNotStored, storedUnderId } from './stored-id-check.js';
 import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
 import { asWriteError, branchDirectoryVanished, indexEntryOf, planWrite } from './write-plan.js';
 
@@ -148,6 +149,8 @@ export class JsonProvider implements CheckpointProvider {
     if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
     locationExistsSync(root);
     sweepTempFilesOnceSync(root);
+    const stored = storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes);
+    if (stored !== undefined) return stored;
     for (let attempt = 0; ; attempt += 1) {
       try {
         const { directory, created } = ensureBranchDirectorySync(
@@ -186,6 +189,8 @@ export class JsonProvider implements CheckpointProvider {
     if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
     locationExistsSync(root);
     await sweepTempFilesOnce(root);
+    const stored = storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes);
+    if (stored !== undefined) return stored;
     for (let attempt = 0; ; attempt += 1) {
       try {
         const { directory, created } = ensureBranchDirectorySync(
@@ -242,6 +247,7 @@ export class JsonProvider implements CheckpointProvider {
       if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
     locationExistsSync(root);
     await sweepTempFilesOnce(root);
+    assertGroupNotStored(root, this.#index, plans);
     for (let attempt = 0; ; attempt += 1) {
       try {
         const files: AtomicFile[] = [];
@@ -380,7 +386,11 @@ export class JsonProvider implements CheckpointProvider {
   }
 
   async releaseLease(location: string, token: LeaseToken): Promise<void> {
-    releaseLineageLock(resolveRoot(location), token);
+    const root = resolveRoot(location);
+    // The next holder asks the id index whether an id is stored: the entries of this holder's
+    // writes are in it before the lock is free (see stored-id-check.ts).
+    await this.#index.written(root);
+    releaseLineageLock(root, token);
   }
 
   async delete(location: string, id: string): Promise<boolean> {

@@ -1,0 +1,144 @@
+// A checkpoint under an id the location already holds, beyond what the conformance suite asks: the
+// id known only from the index another provider (process) wrote, a retried write, a group with
+// a stored or repeated id, a file removed by hand, and a lineage lock handed over.
+import { mkdtempSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CrewlineError } from '@crewline/events';
+import { growingRun, nextWrites } from '@crewline/provider-testkit/fixtures';
+import { type CheckpointWrite, createCheckpointWrite } from '@crewline/runtime-state';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JsonProvider } from './json-provider.js';
+
+let location: string;
+const providers: JsonProvider[] = [];
+function provider(): JsonProvider {
+  const created = new JsonProvider({ fsync: false });
+  providers.push(created);
+  return created;
+}
+beforeEach(() => {
+  location = mkdtempSync(join(tmpdir(), 'crewline-json-stored-ids-'));
+});
+afterEach(async () => {
+  for (const created of providers.splice(0)) await created.close();
+  rmSync(location, { recursive: true, force: true });
+});
+
+/** `write` under `id`, its document saying so too. */
+function underId(write: CheckpointWrite, id: string, changes: Partial<CheckpointWrite['metadata']> = {}) {
+  return createCheckpointWrite({
+    metadata: { ...write.metadata, ...changes, id },
+    inputs: write.document.inputs,
+    entities: write.document.entities,
+    events: write.document.events,
+    parentEventCount: write.parentEventCount,
+  });
+}
+
+function checkpointFiles(): string[] {
+  return readdirSync(join(location, 'main')).filter((name) => !name.startsWith('.'));
+}
+
+async function conflictOf(writing: Promise<unknown> | (() => unknown)): Promise<CrewlineError> {
+  const error = await (typeof writing === 'function' ? Promise.resolve().then(writing) : writing).then(
+    () => expect.fail('the write was accepted'),
+    (caught: unknown) => caught,
+  );
+  expect(CrewlineError.hasCode(error, 'conflict'), String(error)).toBe(true);
+  return error as CrewlineError;
+}
+
+describe('JsonProvider and ids already stored', () => {
+  it("refuses a checkpoint under an id another provider's index names (another process)", async () => {
+    const run = growingRun({ tasks: 2 });
+    const [root, child] = nextWrites(run, 2);
+    const first = provider();
+    await first.write(location, root!);
+    // Its index entries are written once close() resolves: what another process then reads.
+    await first.close();
+    const second = provider();
+    const error = await conflictOf(second.write(location, underId(child!, root!.metadata.id)));
+    expect(error.details).toEqual({ duplicateId: root!.metadata.id });
+    expect(error.message).toContain(location);
+    const sync = await conflictOf(() => second.writeSync(location, underId(child!, root!.metadata.id)));
+    expect(sync.details).toEqual({ duplicateId: root!.metadata.id });
+    expect(checkpointFiles()).toEqual([`${root!.metadata.id}_p-none.json`]);
+  });
+
+  it('a retried write of the same checkpoint gets it back without writing it again; one with other content under the same name is refused', async () => {
+    const [root] = nextWrites(growingRun({ tasks: 2 }), 1);
+    const writer = provider();
+    const stored = await writer.write(location, root!);
+    const path = join(location, 'main', checkpointFiles()[0]!);
+    const written = statSync(path).mtimeMs;
+    expect(await writer.write(location, root!)).toEqual(stored);
+    expect(writer.writeSync(location, root!)).toEqual(stored);
+    expect(statSync(path).mtimeMs).toBe(written);
+    // Same id, same parent (so the same file name), another event count: not the same checkpoint.
+    const other = underId(root!, root!.metadata.id, { eventCount: root!.metadata.eventCount + 1 });
+    expect((await conflictOf(writer.write(location, other))).details).toEqual({
+      duplicateId: root!.metadata.id,
+    });
+    expect(checkpointFiles()).toHaveLength(1);
+    expect((await writer.list(location))[0]).toEqual(stored);
+  });
+
+  it('a group holding a stored checkpoint, even the very same, or one id twice, writes nothing; written one by one, as the runtime then does, each gets its outcome', async () => {
+    const run = growingRun({ tasks: 2 });
+    const [root] = nextWrites(run, 1);
+    const writer = provider();
+    await writer.write(location, root!);
+    const [child, grandchild] = nextWrites(run, 2, root);
+    const again = await conflictOf(writer.writeBatch(location, [child!, root!]));
+    expect(again.details).toEqual({ duplicateId: root!.metadata.id });
+    expect(again.message).toMatch(/none of the group of 2 was written.*one by one with write\(\)/);
+    const twice = await conflictOf(
+      writer.writeBatch(location, [child!, underId(grandchild!, child!.metadata.id)]),
+    );
+    expect(twice.details).toEqual({ duplicateId: child!.metadata.id });
+    expect(twice.message).toContain('appears twice in the group');
+    expect(checkpointFiles()).toHaveLength(1);
+    // The runtime's fallback after a refused group (runtime-state's #writeGroup).
+    await writer.write(location, child!);
+    await writer.write(location, root!);
+    await conflictOf(writer.write(location, underId(grandchild!, root!.metadata.id)));
+    expect((await writer.list(location)).map((stored) => stored.id)).toEqual([
+      root!.metadata.id,
+      child!.metadata.id,
+    ]);
+  });
+
+  it('an id whose file was removed by hand is free again', async () => {
+    const run = growingRun({ tasks: 2 });
+    const [root, child] = nextWrites(run, 2);
+    const writer = provider();
+    await writer.write(location, root!);
+    await writer.close();
+    unlinkSync(join(location, 'main', checkpointFiles()[0]!));
+    const replacement = underId(child!, root!.metadata.id, { parentId: null });
+    await writer.write(location, replacement);
+    expect((await writer.list(location)).map((stored) => [stored.id, stored.eventCount])).toEqual([
+      [root!.metadata.id, child!.metadata.eventCount],
+    ]);
+  });
+
+  it('a lineage lock is released once its holder’s index entries are written: the next holder sees its ids', async () => {
+    const run = growingRun({ tasks: 2 });
+    const [root, child] = nextWrites(run, 2);
+    const holder = provider();
+    const lease = await holder.claimLease(location, {
+      lineageId: root!.metadata.lineageId,
+      owner: 'holder',
+      checkpointId: null,
+      holder: 'crew Growing, holder',
+      ttlMs: 10_000,
+    });
+    await holder.write(location, { ...root!, lease: { lineageId: lease.lineageId, owner: lease.owner } });
+    await holder.releaseLease(location, { lineageId: lease.lineageId, owner: lease.owner });
+    // Another process (a provider of its own) continues at once.
+    const next = provider();
+    const error = await conflictOf(next.write(location, underId(child!, root!.metadata.id)));
+    expect(error.details).toEqual({ duplicateId: root!.metadata.id });
+  });
+});
