@@ -41,13 +41,13 @@ import { FLOW_METHODS } from './scenario/realistic-run.js';
  */
 export const REALISTIC_VARIANTS: Record<string, RealisticVariant> = {
   'crew-50': { label: 'crew, 50 tasks', shape: 'crew', tasks: 50, rounds: 5 },
-  // The same run with a commit per checkpoint, as before group commit (and as `groupCommit: false` gives).
-  'crew-50-per-event': {
-    label: 'crew, 50 tasks, a commit per checkpoint (`groupCommit: false`)',
+  // The same run with the automatic checkpoints between two calls committed in one transaction.
+  'crew-50-groups': {
+    label: 'crew, 50 tasks, `groupCommit: true`',
     shape: 'crew',
     tasks: 50,
     rounds: 5,
-    groupCommit: false,
+    groupCommit: true,
   },
   'flow-50': { label: `flow of ${FLOW_METHODS} crews, 50 tasks`, shape: 'flow', tasks: 50, rounds: 5 },
   'crew-500': { label: 'crew, 500 tasks', shape: 'crew', tasks: 500, peerEvery: 20 },
@@ -137,7 +137,7 @@ export async function runRealisticBench(options: RealisticBenchOptions = {}): Pr
       : [
           '# Realistic scenario: what a run pays per checkpoint (issue #13)',
           '',
-          `Whole runs on the runtime with the offline model (no latency), checkpointing on every event ('*') to SqliteProvider: 3 agents; each task three model turns (two calls of a search tool returning ≈1.5 KB, then a prose answer of ≈2 KB, or 20 KB where the scenario says so), so the conversation grows inside each task; every output kept (by the crew, or by the flow's state). The flow shape is ${FLOW_METHODS} chained methods, each running a crew of a tenth of the tasks. Text is sliced by seed from ${source.description}, corpus digest ${source.digest}. Peers in the same run, fed each state crewline checkpointed, at the run's next tool call (so their work is never inside a timed crewline checkpoint): LangGraph \`SqliteSaver.put\` (the state as channel values, every checkpoint whole) and Mastra \`LibSQLStore.persistWorkflowSnapshot\` (\`@mastra/libsql\` 0.16.4 on \`@mastra/core\` 0.24.9, the latest snapshot only). "End to end" is what the run pays for each checkpoint: taking it inside its event (snapshot, redaction, the write handed over: \`writeCheckpoint\`, or \`writeCheckpointSync\` with \`groupCommit: false\`) plus its share of the provider call that stored it — SqliteProvider commits the automatic checkpoints of the events between two model or tool calls in one transaction (\`writeBatch\`), and a group's time is split evenly among its checkpoints (bench/src/cost/checkpoint-timing.ts; matched by checkpoint id, a failed attempt charged to the checkpoints it held), a model completion's committed inside its event; what is left out is the runtime's report of a group's checkpoints to the run's listeners after the commit, measured at 2–4 µs per checkpoint (in favour of groups). "Provider alone" is that share; the commit column is each commit whole, what the run waits for at a barrier. Runs per scenario as the first column says (several: interleaved round by round, samples pooled). ${machine}`,
+          `Whole runs on the runtime with the offline model (no latency), checkpointing on every event ('*') to SqliteProvider: 3 agents; each task three model turns (two calls of a search tool returning ≈1.5 KB, then a prose answer of ≈2 KB, or 20 KB where the scenario says so), so the conversation grows inside each task; every output kept (by the crew, or by the flow's state). The flow shape is ${FLOW_METHODS} chained methods, each running a crew of a tenth of the tasks. Text is sliced by seed from ${source.description}, corpus digest ${source.digest}. Peers in the same run, fed each state crewline checkpointed, at the run's next tool call (so their work is never inside a timed crewline checkpoint): LangGraph \`SqliteSaver.put\` (the state as channel values, every checkpoint whole) and Mastra \`LibSQLStore.persistWorkflowSnapshot\` (\`@mastra/libsql\` 0.16.4 on \`@mastra/core\` 0.24.9, the latest snapshot only). "End to end" is what the run pays for each checkpoint: taking it inside its event (snapshot, redaction, and by default the commit itself: \`writeCheckpointSync\`), or with \`groupCommit: true\` taking it (the write handed over: \`writeCheckpoint\`) plus its share of the provider call that stored it — SqliteProvider then commits the automatic checkpoints of the events between two model or tool calls in one transaction (\`writeBatch\`), and a group's time is split evenly among its checkpoints (bench/src/cost/checkpoint-timing.ts; matched by checkpoint id, a failed attempt charged to the checkpoints it held), a model completion's committed inside its event; what is left out is the runtime's report of a group's checkpoints to the run's listeners after the commit, measured at 2–4 µs per checkpoint (in favour of groups). "Provider alone" is that share; the commit column is each commit whole, what the run waits for at a barrier. Runs per scenario as the first column says (several: interleaved round by round, samples pooled). ${machine}`,
           '',
           costTable(results),
           '',

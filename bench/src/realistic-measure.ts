@@ -36,7 +36,7 @@ export interface RealisticVariant {
   peers?: boolean;
   /** Runs of this variant, interleaved with the other variants' runs; samples are pooled. Default 1. */
   rounds?: number;
-  /** SqliteProvider's `groupCommit` (one transaction per group of automatic checkpoints). Default true. */
+  /** SqliteProvider's `groupCommit` (one transaction per group of automatic checkpoints). Default false, as the provider's. */
   groupCommit?: boolean;
 }
 
@@ -159,7 +159,7 @@ export async function playCheckpointed(options: {
 export async function measureVariant(variant: RealisticVariant, source: ProseSource): Promise<VariantResult> {
   const directory = mkdtempSync(join(tmpdir(), 'crewline-realistic-'));
   const location = join(directory, 'run.db');
-  const provider = new SqliteProvider({ groupCommit: variant.groupCommit ?? true });
+  const provider = new SqliteProvider({ groupCommit: variant.groupCommit ?? false });
   try {
     const peers: Peer[] =
       variant.peers === false

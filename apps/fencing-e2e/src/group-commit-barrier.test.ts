@@ -1,7 +1,8 @@
-// SqliteProvider and PostgresProvider commit a run's automatic checkpoints in groups (writeBatch: one
-// transaction for those queued between two model or tool calls): the barrier before each model and
-// tool call (state.durable()) must still find every checkpoint of an earlier event committed, as
-// another connection (another process: the CLI, a resumer, a worker) sees the database.
+// SqliteProvider (with `groupCommit: true`) and PostgresProvider commit a run's automatic
+// checkpoints in groups (writeBatch: one transaction for those queued between two model or tool
+// calls): the barrier before each model and tool call (state.durable()) must still find every
+// checkpoint of an earlier event committed, as another connection (another process: the CLI, a
+// resumer, a worker) sees the database.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,7 +45,7 @@ interface Store {
 
 function sqliteStore(): Store {
   const directory = mkdtempSync(join(tmpdir(), 'crewline-group-commit-'));
-  const provider = new SqliteProvider();
+  const provider = new SqliteProvider({ groupCommit: true });
   const reader = new SqliteProvider();
   cleanups.push(() => {
     provider.close();

@@ -40,9 +40,11 @@ let checkpoint: CheckpointConfigInput | false = false;
 if (variant === 'json') {
   provider = new JsonProvider();
   checkpoint = { location: join(directory, 'json'), onEvents: ['*'], provider };
-} else if (variant === 'sqlite' || variant === 'sqlite-per-event') {
-  // 'sqlite-per-event': one commit per checkpoint, as before group commit.
-  provider = new SqliteProvider({ groupCommit: variant === 'sqlite' });
+} else if (variant !== 'none') {
+  provider = new SqliteProvider({
+    groupCommit: variant.endsWith('-groups'),
+    synchronous: variant.startsWith('sqlite-full') ? 'full' : 'normal',
+  });
   checkpoint = { location: join(directory, 'crew-50.db'), onEvents: ['*'], provider };
 }
 

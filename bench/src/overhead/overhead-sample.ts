@@ -1,5 +1,15 @@
-/** The variants of the run-overhead bench: no checkpointing, or '*' on one provider. */
-export type OverheadVariant = 'none' | 'sqlite' | 'sqlite-per-event' | 'json';
+/**
+ * The variants of the run-overhead bench: no checkpointing, or '*' on one provider: SQLite as
+ * configured by default (a commit per checkpoint, `synchronous: 'normal'`), with `groupCommit`, and
+ * both with `synchronous: 'full'`; JSON.
+ */
+export type OverheadVariant =
+  | 'none'
+  | 'sqlite'
+  | 'sqlite-groups'
+  | 'sqlite-full'
+  | 'sqlite-full-groups'
+  | 'json';
 
 /** What one cold run (overhead-child.ts) reports. */
 export interface OverheadSample {

@@ -1,5 +1,5 @@
 // The run-overhead bench reduced to one small round, for `pnpm check`: the same machinery as
-// `bench:overhead` (each run one kickoff in a fresh compiled child process, the three variants
+// `bench:overhead` (each run one kickoff in a fresh compiled child process, the variants
 // interleaved), checked for what it measured — never for how fast.
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,14 +25,17 @@ describe('run overhead, reduced', () => {
     const ratio = ratios.get(0)!;
     expect(Number.isFinite(ratio.sqlite) && ratio.sqlite > 0).toBe(true);
     expect(Number.isFinite(ratio.json) && ratio.json > 0).toBe(true);
-    expect(Number.isFinite(ratio['sqlite-per-event']) && ratio['sqlite-per-event'] > 0).toBe(true);
+    for (const variant of ['sqlite-groups', 'sqlite-full', 'sqlite-full-groups'] as const)
+      expect(Number.isFinite(ratio[variant]) && ratio[variant] > 0, variant).toBe(true);
     // Two tasks: four model calls and every recorded event checkpointed on both providers.
     expect(report).toMatch(/4 model calls, (\d+) events and \1 checkpoints per checkpointed run/);
     const rows = report.split('\n').filter((line) => line.startsWith('| 0 ms |'));
     expect(rows.map((row) => row.split(' | ')[1])).toEqual([
       'no checkpointing',
-      "'*' on SqliteProvider",
-      "'*' on SqliteProvider, a commit per checkpoint (`groupCommit: false`)",
+      "'*' on SqliteProvider (default: a commit per checkpoint)",
+      "'*' on SqliteProvider, `groupCommit: true`",
+      "'*' on SqliteProvider, `synchronous: 'full'`",
+      "'*' on SqliteProvider, `synchronous: 'full'`, `groupCommit: true`",
       "'*' on JsonProvider",
     ]);
     // The barrier probe: a row per shape of group (2 and 6 files, 50 and 375 KB each).

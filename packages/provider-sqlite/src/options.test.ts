@@ -29,10 +29,10 @@ describe('SqliteProvider options', () => {
       busyTimeoutMs: 5000,
       busyRetryMs: 60_000,
       maxCheckpointBytes: 128 * 1024 * 1024,
-      groupCommit: true,
+      groupCommit: false,
     });
-    expect(new SqliteProvider().capabilities.backgroundWrites).toBe(true);
-    expect(new SqliteProvider({ groupCommit: false }).capabilities.backgroundWrites).toBe(false);
+    expect(new SqliteProvider().capabilities.backgroundWrites).toBe(false);
+    expect(new SqliteProvider({ groupCommit: true }).capabilities.backgroundWrites).toBe(true);
   });
 
   it('refuses unknown options by name and bad values by path', () => {

@@ -34,11 +34,12 @@ export interface SqliteProviderOptions {
    * Commit a run's automatic checkpoints in groups: the checkpoints of the events a run emits between
    * two of its model or tool calls go into one transaction, at the end of the event loop's turn or
    * before the run's next model or tool call, whichever comes first (each checkpoint keeps its own id,
-   * row and parent; a crash can lose the newest group, never a checkpoint's parent, and never a model
-   * completion the run went on from: the run waits for the group before it sends its next call).
-   * One commit per group instead of one per event writes fewer WAL frames and takes the write lock
-   * less often. `false`: every automatic checkpoint is committed inside its event, as
-   * `state.checkpoint()` always is. Default `true`.
+   * row and parent; a model completion is committed inside its event). A kill can lose the newest
+   * group: a tool's result in it makes the resumed run call that tool again. Off by default: every
+   * automatic checkpoint is committed inside its event, as `state.checkpoint()` always is, which was
+   * as fast or faster in the run-overhead bench with `synchronous: 'normal'` (one commit writes no
+   * fsync there); with `synchronous: 'full'` groups share the fsync and cut a cold run's overhead
+   * (bench/results/run-overhead.md). Default `false`.
    */
   groupCommit?: boolean;
 }
@@ -77,6 +78,6 @@ export function parseSqliteProviderOptions(input: unknown = {}): ResolvedSqliteP
     busyTimeoutMs: options.busyTimeoutMs ?? 5000,
     busyRetryMs: options.busyRetryMs ?? 60_000,
     maxCheckpointBytes: options.maxCheckpointBytes ?? DEFAULT_MAX_CHECKPOINT_BYTES,
-    groupCommit: options.groupCommit ?? true,
+    groupCommit: options.groupCommit ?? false,
   };
 }

@@ -66,8 +66,9 @@ function noCheckpointIn(location: string, id: string): never {
  * Stores checkpoints in one SQLite database file (better-sqlite3), built for checkpointing on every
  * event: a write stores only what changed since the parent checkpoint (new events, changed parts of
  * the entities) in a `BEGIN IMMEDIATE` transaction, in WAL mode, safe for several processes writing
- * the same file. A run's automatic checkpoints are committed in groups, one transaction for those of
- * the events between two model or tool calls (`groupCommit`, {@link SqliteProvider.writeBatch}).
+ * the same file. A run's automatic checkpoints are committed inside their events; with `groupCommit`,
+ * in groups, one transaction for those of the events between two model or tool calls
+ * ({@link SqliteProvider.writeBatch}).
  * Fences lineage heads (`capabilities.leases`): claims, renewals and releases are `BEGIN IMMEDIATE`
  * transactions on the `leases` table, and a write that carries a lease checks it in its own
  * transaction.
@@ -89,7 +90,7 @@ export class SqliteProvider implements CheckpointProvider {
       syncWrite: true,
       incremental: true,
       leases: true,
-      // Automatic checkpoints are queued and committed in groups (see `groupCommit`, writeBatch),
+      // With `groupCommit`, automatic checkpoints are queued and committed in groups (writeBatch),
       // but a model completion's at once, inside its event.
       backgroundWrites: this.options.groupCommit,
       commitsCompletionsAtOnce: this.options.groupCommit,

@@ -220,13 +220,17 @@ describe('the provider a restore config names', () => {
     const given = new SqliteProvider({ synchronous: 'full', busyTimeoutMs: 1234 });
     providers.push(given);
     const latest = vi.spyOn(given, 'latest');
-    // Automatic checkpoints are committed in groups (writeBatch), or alone (write).
+    // Automatic checkpoints are committed inside their events (writeSync), or in groups
+    // (writeBatch) with `groupCommit`, or alone (write).
     const groups = vi.spyOn(given, 'writeBatch');
     const singles = vi.spyOn(given, 'write');
+    const inEvents = vi.spyOn(given, 'writeSync');
     const restored = await Crew.fromCheckpoint({ restoreFrom: location, provider: given });
     expect(latest).toHaveBeenCalled();
     await restored.kickoff();
-    expect(groups.mock.calls.length + singles.mock.calls.length).toBeGreaterThan(0);
+    expect(groups.mock.calls.length + singles.mock.calls.length + inEvents.mock.calls.length).toBeGreaterThan(
+      0,
+    );
 
     // Without a provider in the restore config, the crew's own provider is rebuilt with its options.
     const rebuilt = await Crew.fromCheckpoint({ restoreFrom: location });

@@ -1,5 +1,5 @@
-// SQLite commits a run's automatic checkpoints in groups (SqliteProvider's groupCommit, on by
-// default), but a model completion's inside its event: a kill later in that turn must not make the
+// SQLite with `groupCommit: true` commits a run's automatic checkpoints in groups,
+// but a model completion's inside its event: a kill later in that turn must not make the
 // resumed run pay for the call again. (That each model and tool call finds every earlier event's
 // checkpoint committed is tested for SQLite and Postgres in apps/fencing-e2e, group-commit-barrier.)
 import { join } from 'node:path';

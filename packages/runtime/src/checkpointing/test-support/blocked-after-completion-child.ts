@@ -17,6 +17,6 @@ eventBus.onAny((_source: unknown, event: BaseEvent) => {
   writeSync(1, 'blocked\n');
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);
 });
-const provider = new SqliteProvider();
+const provider = new SqliteProvider({ groupCommit: true });
 await blockedCrew({ provider, location, leaseTtlMs: 1000 }).crew.kickoff();
 writeSync(1, 'finished without being killed\n');
