@@ -170,6 +170,19 @@ class IgnoresLocation extends Mutant {
   }
 }
 
+/** Another checkpoint under a stored id replaces it (what a file per name, or an upsert, does). */
+class ReplacesUnderAStoredId extends Mutant {
+  override writeSync(location: string, checkpoint: CheckpointWrite) {
+    // The in-memory delete does its work before it returns its promise.
+    void this.inner.delete(location, checkpoint.metadata.id);
+    return super.writeSync(location, checkpoint);
+  }
+  override async write(location: string, checkpoint: CheckpointWrite) {
+    await this.inner.delete(location, checkpoint.metadata.id);
+    return super.write(location, checkpoint);
+  }
+}
+
 /** Read-modify-write with a pause in between: concurrent writes overwrite each other. */
 class LosesConcurrentWrites extends Mutant {
   readonly #snapshots = new Map<string, CheckpointWrite[]>();
@@ -353,4 +366,5 @@ export const mutants: Record<string, () => CheckpointProvider> = {
   'throws plain errors': () => new ThrowsPlainErrors(),
   'ignores the location': () => new IgnoresLocation(),
   'loses concurrent writes': () => new LosesConcurrentWrites(),
+  'replaces a checkpoint under a stored id': () => new ReplacesUnderAStoredId(),
 };
