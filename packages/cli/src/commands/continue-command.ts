@@ -174,7 +174,7 @@ async function inCliWords<T>(continuation: Promise<T>, branch: string | undefine
     return await continuation;
   } catch (error) {
     if (!CrewlineError.hasCode(error, 'conflict')) throw error;
-    const { lineageId, holder, expiresInMs, atClaim } = error.details ?? {};
+    const { lineageId, holder, expiresInMs, atClaim, holderRunsHere } = error.details ?? {};
     if (
       atClaim === true &&
       typeof lineageId === 'string' &&
@@ -187,7 +187,7 @@ async function inCliWords<T>(continuation: Promise<T>, branch: string | undefine
           lineageId,
           holder,
           expiresInMs,
-          leaseHeldAdvice('`--on-conflict fork` continues on a new branch at once'),
+          leaseHeldAdvice('`--on-conflict fork` continues on a new branch at once', holderRunsHere === true),
         ),
         { cause: error, details: error.details },
       );

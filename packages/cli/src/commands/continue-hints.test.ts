@@ -37,6 +37,9 @@ describe('resume and fork hints in CLI words', () => {
       expect(refused.stderr).toContain('being continued by a worker of the hint test');
       expect(refused.stderr).toContain('--on-conflict fork');
       expect(refused.stderr).not.toContain('onConflict');
+      // The holder (this test's process) runs on this machine: waiting for its lease to run out
+      // would not help, and a dead one would have been taken over at once.
+      expect(refused.stderr).toContain('wait for it to end (its process is running on this machine)');
     } finally {
       await provider.releaseLease!(run.location, lease);
       await provider.close?.();

@@ -91,7 +91,13 @@ describe('SqliteProvider leases of holders whose process is gone', () => {
     const holder = await startHolder(location, lineageId, head, 'killed');
     // Alive, it keeps the run.
     const refused = await refusal(provider.claimLease(location, request('next')));
-    expect(refused.details).toMatchObject({ lineageId, holder: `holder killed, pid ${holder.pid}` });
+    expect(refused.details).toMatchObject({
+      lineageId,
+      holder: `holder killed, pid ${holder.pid}`,
+      holderRunsHere: true,
+    });
+    // Waiting for its lease to run out would not help: the refusal says that it runs.
+    expect(refused.message).toContain('wait for it to end (its process is running on this machine)');
 
     holder.kill('SIGKILL');
     expect((await holder.done).signal).toBe('SIGKILL');
@@ -120,7 +126,9 @@ describe('SqliteProvider leases of holders whose process is gone', () => {
     await provider.claimLease(location, request('first'));
     const other = new SqliteProvider();
     cleanups.push(() => other.close());
-    await refusal(other.claimLease(location, request('second')));
+    expect((await refusal(other.claimLease(location, request('second')))).details).toMatchObject({
+      holderRunsHere: true,
+    });
   });
 
   it.each([
@@ -140,7 +148,10 @@ describe('SqliteProvider leases of holders whose process is gone', () => {
     );
     const other = new SqliteProvider();
     cleanups.push(() => other.close());
-    await refusal(other.claimLease(location, request('next')));
+    const refused = await refusal(other.claimLease(location, request('next')));
+    // It may have died where this machine cannot see: its lease runs out.
+    expect(refused.details?.holderRunsHere).toBeUndefined();
+    expect(refused.message).toContain('a holder that died stops renewing and its lease runs out');
     await new Promise((resolve) => setTimeout(resolve, 700));
     await expect(other.claimLease(location, request('next'))).resolves.toMatchObject({ owner: 'next' });
   });

@@ -1,4 +1,9 @@
-import { type ProcessIdentity, processIsGone, thisProcess } from '@crewline/runtime-state/internal';
+import {
+  type ProcessIdentity,
+  processIsGone,
+  processRunsHere,
+  thisProcess,
+} from '@crewline/runtime-state/internal';
 
 /**
  * The `holder_process` column of a lease (schema version 7): the process that claimed it, as JSON
@@ -37,13 +42,25 @@ function parseHolderProcess(text: string): HolderProcess | undefined {
   return { owner, host, pid, pidNamespace, bootId };
 }
 
+/** The process recorded for the lease `owner` holds: undefined without a believable record. */
+function recordedHolder(owner: string, holderProcess: string | null): HolderProcess | undefined {
+  if (holderProcess === null) return undefined;
+  const recorded = parseHolderProcess(holderProcess);
+  return recorded?.owner === owner ? recorded : undefined;
+}
+
 /**
  * Whether the lease `owner` holds was claimed by a process that is provably gone. False for a row
  * without the text (written before version 7), a text that does not parse or names another owner,
  * and a process that may be alive (this one, a live or reused pid, another host, namespace or boot).
  */
 export function leaseHolderIsGone(owner: string, holderProcess: string | null): boolean {
-  if (holderProcess === null) return false;
-  const recorded = parseHolderProcess(holderProcess);
-  return recorded !== undefined && recorded.owner === owner && processIsGone(recorded);
+  const recorded = recordedHolder(owner, holderProcess);
+  return recorded !== undefined && processIsGone(recorded);
+}
+
+/** Whether the lease `owner` holds was claimed by a process running on this machine (this one included). */
+export function leaseHolderRunsHere(owner: string, holderProcess: string | null): boolean {
+  const recorded = recordedHolder(owner, holderProcess);
+  return recorded !== undefined && processRunsHere(recorded);
 }

@@ -10,7 +10,7 @@ import {
 import type { Connection } from '../database/connection.js';
 import type { ClaimedLeaseRow, LeaseRow, LeaseStatements } from '../database/statements.js';
 import { component, sqliteError } from '../errors.js';
-import { holderProcessText, leaseHolderIsGone } from './holder-process.js';
+import { holderProcessText, leaseHolderIsGone, leaseHolderRunsHere } from './holder-process.js';
 
 function leaseStatements(connection: Connection): LeaseStatements {
   // Every method that reaches here opened the database for writing first.
@@ -57,7 +57,8 @@ export function claimLeaseIn(connection: Connection, request: LeaseRequest): Lea
     current[2] > now &&
     !leaseHolderIsGone(current[0], current[3])
   ) {
-    throw leaseHeldByOther(component, lineageId, current[1], current[2] - now);
+    const runsHere = leaseHolderRunsHere(current[0], current[3]);
+    throw leaseHeldByOther(component, lineageId, current[1], current[2] - now, runsHere);
   }
   const head = connection.statements.latest.lineage.get(lineageId) as { id: string } | undefined;
   const headId = head?.id ?? null;

@@ -62,6 +62,6 @@ export {
   storedFromRow,
   writtenCheckpoint,
 } from './metadata-columns.js';
-export { type ProcessIdentity, processIsGone, thisProcess } from './process-identity.js';
+export { type ProcessIdentity, processIsGone, processRunsHere, thisProcess } from './process-identity.js';
 export { invalidOptions } from './provider-options.js';
 export { type CheckpointIdentity, isSameCheckpoint, storedIdConflict } from './stored-id-conflict.js';

@@ -14,6 +14,7 @@ function durationText(ms: number): string {
 /**
  * Someone else continues the run: names the holder and how long its lease has left (at least 1 ms).
  * `atClaim`: refused before the run started (`details.atClaim`), not while it wrote.
+ * `holderRunsHere`: see {@link leaseHeldByOther}.
  */
 function heldByOther(
   component: string,
@@ -22,19 +23,33 @@ function heldByOther(
   expiresInMs: number,
   consequence: string,
   atClaim = false,
+  holderRunsHere = false,
 ): CrewlineError {
   const left = Math.max(1, Math.round(expiresInMs));
   return new CrewlineError(component, 'conflict', leaseHeldMessage(lineageId, holder, left, consequence), {
-    details: { lineageId, holder, expiresInMs: left, ...(atClaim ? { atClaim } : {}) },
+    details: {
+      lineageId,
+      holder,
+      expiresInMs: left,
+      ...(atClaim ? { atClaim } : {}),
+      ...(holderRunsHere ? { holderRunsHere } : {}),
+    },
   });
 }
 
 /**
  * What to do about a run someone else continues, `forkInstead` naming how to fork instead: the
  * option of the API by default, a command line's flag where a command line says it.
+ * `holderRunsHere`: the store saw the holder's process running on this machine (see
+ * {@link leaseHeldByOther}); otherwise it may have died where the store cannot see it (another
+ * machine or container), and then its lease runs out. A holder the store sees dead on this machine is
+ * taken over at once, so it is never the one a refusal names.
  */
-export function leaseHeldAdvice(forkInstead = "onConflict: 'fork'"): string {
-  return `wait for it to end (a holder that died stops renewing and its lease runs out), or fork instead (${forkInstead})`;
+export function leaseHeldAdvice(forkInstead = "onConflict: 'fork'", holderRunsHere = false): string {
+  const why = holderRunsHere
+    ? 'its process is running on this machine'
+    : 'a holder that died stops renewing and its lease runs out';
+  return `wait for it to end (${why}), or fork instead (${forkInstead})`;
 }
 
 /**
@@ -51,14 +66,27 @@ export function leaseHeldMessage(
   return `run "${lineageId}" is being continued by ${holder}, whose lease has ${durationText(left)} left; ${advice}`;
 }
 
-/** The refusal of a claim while `holder`'s lease on the run has `expiresInMs` left. */
+/**
+ * The refusal of a claim while `holder`'s lease on the run has `expiresInMs` left. `holderRunsHere`:
+ * the provider saw the holder's process alive on this machine (`details.holderRunsHere`, see
+ * `processRunsHere`), so the advice does not suggest that it died.
+ */
 export function leaseHeldByOther(
   component: string,
   lineageId: string,
   holder: string,
   expiresInMs: number,
+  holderRunsHere = false,
 ): CrewlineError {
-  return heldByOther(component, lineageId, holder, expiresInMs, leaseHeldAdvice(), true);
+  return heldByOther(
+    component,
+    lineageId,
+    holder,
+    expiresInMs,
+    leaseHeldAdvice(undefined, holderRunsHere),
+    true,
+    holderRunsHere,
+  );
 }
 
 /**

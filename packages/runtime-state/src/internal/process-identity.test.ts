@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { processIsGone, thisProcess } from './process-identity.js';
+import { processIsGone, processRunsHere, thisProcess } from './process-identity.js';
 
 /** The pid of a process that has exited (and was reaped) by the time this returns. */
 function deadPid(): number {
@@ -13,11 +13,13 @@ describe('processIsGone', () => {
     expect(processIsGone({ ...thisProcess(), pid: deadPid() })).toBe(true);
   });
 
-  it('is false for this process and for a live one', async () => {
+  it('is false for this process and for a live one, which run here', async () => {
     expect(processIsGone(thisProcess())).toBe(false);
+    expect(processRunsHere(thisProcess())).toBe(true);
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
     try {
       expect(processIsGone({ ...thisProcess(), pid: child.pid! })).toBe(false);
+      expect(processRunsHere({ ...thisProcess(), pid: child.pid! })).toBe(true);
     } finally {
       child.kill('SIGKILL');
     }
@@ -31,6 +33,8 @@ describe('processIsGone', () => {
   ])('is false for a dead pid recorded on %s: nothing proves that holder gone', (_, elsewhere) => {
     const dead = { ...thisProcess(), pid: deadPid() };
     expect(processIsGone({ ...dead, ...elsewhere })).toBe(false);
+    // Nor that it runs: this process's pid there is another process.
+    expect(processRunsHere({ ...thisProcess(), ...elsewhere })).toBe(false);
   });
 
   it('is false for a record without namespace and boot where this system tells them (an older record)', () => {

@@ -52,6 +52,18 @@ function processIsAlive(pid: number): boolean {
   }
 }
 
+/** Whether `holder`'s pid means a pid of this machine's pid space: same host, pid namespace and boot. */
+function inThisPidSpace(holder: ProcessIdentity): boolean {
+  const here = thisProcess();
+  return (
+    holder.host === here.host &&
+    holder.pidNamespace === here.pidNamespace &&
+    holder.bootId === here.bootId &&
+    Number.isInteger(holder.pid) &&
+    holder.pid > 0
+  );
+}
+
 /**
  * True only when `holder` is provably gone: recorded on this host, in this pid namespace and this
  * boot (a record without them, from elsewhere or from an older version, proves nothing), not this
@@ -59,14 +71,14 @@ function processIsAlive(pid: number): boolean {
  * lease is then waited out, never taken from a holder that might be running.
  */
 export function processIsGone(holder: ProcessIdentity): boolean {
-  const here = thisProcess();
-  return (
-    holder.host === here.host &&
-    holder.pidNamespace === here.pidNamespace &&
-    holder.bootId === here.bootId &&
-    Number.isInteger(holder.pid) &&
-    holder.pid > 0 &&
-    holder.pid !== here.pid &&
-    !processIsAlive(holder.pid)
-  );
+  return inThisPidSpace(holder) && holder.pid !== process.pid && !processIsAlive(holder.pid);
+}
+
+/**
+ * True when `holder`'s pid is a live process of this machine's pid space (this one included): what a
+ * refused claim can tell its user, as waiting for a lease to run out will not help while it runs.
+ * (A pid reused since reads as running too; its lease then runs out as it is no longer renewed.)
+ */
+export function processRunsHere(holder: ProcessIdentity): boolean {
+  return inThisPidSpace(holder) && (holder.pid === process.pid || processIsAlive(holder.pid));
 }
