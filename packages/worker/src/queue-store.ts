@@ -99,8 +99,21 @@ export class QueueStore {
       },
     );
     // Idle workers take it when it commits, not at their next poll (a delayed one waits for a poll).
-    if (startAfterMs <= 0) await client.query('SELECT pg_notify($1, $2)', [this.wakeChannel, jobId]);
+    if (startAfterMs <= 0) await this.announce(client, jobId);
     return jobId;
+  }
+
+  /**
+   * Wakes the idle slots of every worker of the queue when `client`'s transaction commits (see
+   * RunWake): a run can be taken now. `what` says what for whoever reads the channel.
+   */
+  async announce(client: Queryable, what: string): Promise<void> {
+    await client.query('SELECT pg_notify($1, $2)', [this.wakeChannel, what]);
+  }
+
+  /** Withdraws a job sent by {@link sendAttempt} (in `client`'s transaction): it delivers nothing now. */
+  async withdrawAttempt(client: Queryable, jobId: string): Promise<void> {
+    await this.boss.cancel(RUNS_QUEUE, jobId, { db: bossDb(client) });
   }
 
   async get(runId: string): Promise<RunRecord | undefined> {

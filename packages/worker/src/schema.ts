@@ -4,8 +4,10 @@ import type pg from 'pg';
  * The layout of the runs table; bumped with a migration when it changes. 2: the `paused` status and
  * the question, answer and pause checkpoint of a flow paused for a person. 3: `passed_over`, the
  * worker that last handed a queued run back because it registers no crew or flow under its name.
+ * 4: the index of queued passed-over runs, which workers that register their names take by name
+ * (rows unchanged: a worker of layout 3 works on a table of layout 4, and the other way round).
  */
-export const RUNS_LAYOUT_VERSION = 3;
+export const RUNS_LAYOUT_VERSION = 4;
 
 /** `"<schema>".worker_runs`, quoted. */
 export function runsTable(schema: string): string {
@@ -68,6 +70,7 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
     ${upgradeToForkedRuns(table, schema)}
     ${upgradeToPausedRuns(table, schema)}
     ${upgradeToPassedOverRuns(table, schema)}
+    ${upgradeToPassedOverIndex(table, schema)}
     COMMIT;`);
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -100,6 +103,21 @@ function upgradeToPausedRuns(table: string, schema: string): string {
 /** Layout 2 → 3: adds `passed_over` (see unregistered-runs.ts). */
 function upgradeToPassedOverRuns(table: string, schema: string): string {
   return upgradeBlock(table, schema, 'passed_over', 'ADD COLUMN passed_over jsonb');
+}
+
+/**
+ * Layout 3 → 4: an index of the queued runs that were passed over, in the order a worker takes them
+ * by name (`RunClaims.passedOver`, at every poll of every slot: it must not read the whole queue).
+ * Looked up first, like the columns: CREATE INDEX IF NOT EXISTS would lock the table at every start.
+ */
+function upgradeToPassedOverIndex(table: string, schema: string): string {
+  return `
+    DO $upgrade$ BEGIN
+      IF to_regclass(${literal(`"${schema}".worker_runs_passed_over`)}) IS NULL THEN
+        CREATE INDEX worker_runs_passed_over ON ${table} (priority DESC, created_at)
+          WHERE status = 'queued' AND passed_over IS NOT NULL;
+      END IF;
+    END $upgrade$;`;
 }
 
 /**

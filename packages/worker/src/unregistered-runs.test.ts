@@ -11,12 +11,13 @@ import {
   testServerUrl,
   withServer,
 } from '@crewline/test-support/postgres';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { RunQueue } from './run-queue.js';
 import type { RunRecord } from './run-record.js';
 import { startWorkerChild, type WorkerChild } from './test-support/children.js';
 import { reportCrewFactory, uninterruptedOutput } from './test-support/report-crew.js';
-import { Worker } from './worker.js';
+import { UnregisteredRuns } from './unregistered-runs.js';
+import { Worker, type WorkerOptions } from './worker.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -32,7 +33,10 @@ function setUp() {
   const logs: LogRecord[] = [];
   const previousSink = setLogSink((record) => logs.push(record));
   /** An in-process worker that registers the report crew under each of `names`. */
-  const startWorker = async (names: string[]) => {
+  const startWorker = async (
+    names: string[],
+    timings: Pick<WorkerOptions, 'pollIntervalMs' | 'retryDelayMs' | 'concurrency'> = {},
+  ) => {
     const crews = Object.fromEntries(
       names.map((name) => [
         name,
@@ -45,12 +49,14 @@ function setUp() {
       leaseTtlMs: 1500,
       pollIntervalMs: 100,
       retryDelayMs: 300,
+      ...timings,
     });
     workers.push(worker);
     await worker.start();
     return worker;
   };
   cleanups.push(async () => {
+    vi.restoreAllMocks();
     setLogSink(previousSink);
     for (const child of children) child.process.kill('SIGKILL');
     await Promise.all(workers.map((worker) => worker.stop({ handBack: false })));
@@ -61,6 +67,22 @@ function setUp() {
     );
   });
   return { location, queue, calls, logs, children, startWorker };
+}
+
+/** Counts the hand-backs of each run as they happen (a stale delivery hands nothing back). */
+function countHandBacks(): Map<string, number> {
+  const counts = new Map<string, number>();
+  const handBack = UnregisteredRuns.prototype.handBack;
+  vi.spyOn(UnregisteredRuns.prototype, 'handBack').mockImplementation(async function (
+    this: UnregisteredRuns,
+    runId: string,
+    jobId: string,
+  ) {
+    const name = await handBack.call(this, runId, jobId);
+    if (name !== undefined) counts.set(runId, (counts.get(runId) ?? 0) + 1);
+    return name;
+  });
+  return counts;
 }
 
 async function until(
@@ -81,7 +103,7 @@ async function until(
 describeWithPostgres('a run of a name the worker does not register', () => {
   it('is handed back untouched (no attempt, no failure), warned of once per name, and completed by a worker that registers it', async () => {
     const { queue, calls, logs, startWorker } = setUp();
-    const reportOnly = await startWorker(['report']);
+    await startWorker(['report']);
     const first = await queue.enqueue('slow', { inputs: { topic: 'tides' } });
     const second = await queue.enqueue('slow', { inputs: { topic: 'kelp' } });
     // Passed over twice at least: the run comes back to the same worker after the delay.
@@ -100,11 +122,9 @@ describeWithPostgres('a run of a name the worker does not register', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.message).toContain('handed back untouched');
 
+    // The report worker goes on polling: the one that registers `slow` takes the runs by name, not
+    // by winning a window of their jobs (under CI load the report worker won every window for 30 s).
     await startWorker(['slow']);
-    // Which of two polling workers gets a run when it comes back is a race that either can win, each
-    // time (README, "Workers that register different names"): with the other one stopped, the worker
-    // that registers it must get it. (Under CI load the report worker won every window for 30 s.)
-    await reportOnly.stop();
     const ended = await queue.waitForEnd([first.run.id, second.run.id], { timeoutMs: 30_000 });
     for (const run of ended) {
       expect(run, run.error ?? '').toMatchObject({ status: 'completed', attempts: 1, failures: 0 });
@@ -135,7 +155,7 @@ describeWithPostgres('a run of a name the worker does not register', () => {
     );
     children.push(child);
     await child.waitFor(/^ready$/);
-    const reportOnly = await startWorker(['report']);
+    await startWorker(['report']);
     const { run } = await queue.enqueue('slow', { inputs: { topic: 'dunes' } });
     // Killed in the middle of its second model call: the first one's completion is checkpointed.
     await child.waitFor(new RegExp(`^call ${run.id} 1 `));
@@ -149,18 +169,62 @@ describeWithPostgres('a run of a name the worker does not register', () => {
       (current) => current.failures === 1 && current.passedOver !== null,
       'retried and passed over',
     );
-    await sleep(1500);
-    const still = await queue.require(run.id);
+    // Counted in windows, not waited for: passed over again when its delayed job came due.
+    const still = await until(
+      queue,
+      run.id,
+      (current) => (current.passedOver?.times ?? 0) >= 2,
+      'passed over again',
+    );
     expect(still, still.error ?? '').toMatchObject({ status: 'queued', attempts: 1, failures: 1 });
     expect(waiting.passedOver).toMatchObject({ registered: ['report'] });
 
+    // As above, with the report worker still polling.
     await startWorker(['slow']);
-    // As above: with the report worker gone, the run's next window goes to the one that registers it.
-    await reportOnly.stop();
     const [ended] = await queue.waitForEnd([run.id], { timeoutMs: 30_000 });
     expect(ended, ended?.error ?? '').toMatchObject({ status: 'completed', attempts: 2, failures: 1 });
     expect(ended!.output).toBe(await uninterruptedOutput('dunes'));
     // Task 0 was checkpointed before the kill: the new worker starts at the call the child died in.
     expect(calls.filter((call) => call.runId === run.id).map((call) => call.task)).toEqual([1, 2, 3]);
+  });
+
+  it('goes to an idle worker that registers its name within its poll interval, however often a worker without it polls', async () => {
+    const { queue, startWorker } = setUp();
+    const handBacks = countHandBacks();
+    // Polling every 10 ms, it is first at every window in which a passed-over run can be taken again
+    // (100 ms after a pass, then 200, 400 …): before, the worker that registers the name polled
+    // once a second and won about one window in a hundred, so its runs waited window after window.
+    await startWorker(['report'], { pollIntervalMs: 10, retryDelayMs: 100, concurrency: 3 });
+    const enqueueRound = async (round: number) =>
+      Promise.all(
+        [1, 2, 3].map(
+          async (index) =>
+            (await queue.enqueue('slow', { inputs: { topic: `round ${round} run ${index}` } })).run.id,
+        ),
+      );
+    // Round 0 is passed over before any worker registers `slow`; later rounds race both workers.
+    const waiting = await enqueueRound(0);
+    for (const runId of waiting) await until(queue, runId, (run) => run.passedOver !== null, 'passed over');
+    handBacks.clear();
+    await startWorker(['slow'], { pollIntervalMs: 1000, concurrency: 3 });
+    // Within one poll interval (1 s) of the worker that registers `slow`, a run can be passed over at
+    // most four times (its first delivery, then at +100, +300 and +700 ms): a fifth means the worker
+    // with the name let a window go by while it was idle.
+    const mostHandBacks = 4;
+    for (let round = 0; round < 5; round += 1) {
+      const runIds = round === 0 ? waiting : await enqueueRound(round);
+      for (;;) {
+        const over = runIds.filter((runId) => (handBacks.get(runId) ?? 0) > mostHandBacks);
+        expect(over.map((runId) => `${runId} handed back ${handBacks.get(runId)} times`)).toEqual([]);
+        const runs = await Promise.all(runIds.map((runId) => queue.require(runId)));
+        if (runs.every((run) => run.finishedAt !== null)) {
+          for (const run of runs) {
+            expect(run, run.error ?? '').toMatchObject({ status: 'completed', attempts: 1, failures: 0 });
+          }
+          break;
+        }
+        await sleep(20);
+      }
+    }
   });
 });

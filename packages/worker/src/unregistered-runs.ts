@@ -19,9 +19,11 @@ export interface UnregisteredRunsOptions {
  * The runs a worker does not register a crew or flow for. Workers of one queue may register different
  * names (a rolling deploy that adds a crew, or workers dedicated to some crews), and pg-boss delivers
  * any run's job to any worker: a worker that fails such a run would fail it for good although another
- * worker knows it. So the worker hands it back untouched — no attempt, no failure counted, a new job
- * that starts after a short delay so that the other workers get it — and records on the row who passed
- * it over, which `crewline runs show` and `runs list` print ("waiting for a worker that registers …").
+ * worker knows it. So the worker hands it back untouched — no attempt, no failure counted — and
+ * records on the row who passed it over, which `crewline runs show` and `runs list` print ("waiting
+ * for a worker that registers …"). The workers that register the name take such a row by name
+ * (`RunClaims.passedOver`), woken by the hand-back's notice or at their next poll; the new job,
+ * delayed, is only for workers of an earlier version of this package, which take runs by job alone.
  */
 export class UnregisteredRuns {
   readonly #store: QueueStore;
@@ -55,7 +57,8 @@ export class UnregisteredRuns {
       const row = rows[0];
       if (row === undefined) return undefined;
       const times = (row.times ?? 0) + 1;
-      // Doubling, so a run no worker of the queue registers costs a statement every 10 s, not a loop.
+      // Doubling, so a run no worker of the queue registers costs a statement every 10 s, not a loop
+      // (a worker that registers the name does not wait for this delay: it takes the run by name).
       const delayMs = Math.min(MAX_PASS_OVER_DELAY_MS, this.#options.baseDelayMs * 2 ** (times - 1));
       const nextJob = await this.#store.sendAttempt(
         client,
@@ -69,6 +72,8 @@ export class UnregisteredRuns {
           WHERE id = $1`,
         [runId, nextJob, worker, JSON.stringify(registered), times],
       );
+      // An idle worker that registers the name takes the run now rather than at its next poll.
+      await this.#store.announce(client, `passed-over ${runId}`);
       return row.name;
     });
     if (name !== undefined && !this.#warned.has(name)) {

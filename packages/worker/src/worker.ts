@@ -4,15 +4,15 @@ import type { CheckpointEventType } from '@crewline/events';
 import { CrewlineError, logger } from '@crewline/events';
 import { PostgresProvider } from '@crewline/provider-postgres';
 import type { CheckpointProvider } from '@crewline/runtime-state';
-import type PgBoss from 'pg-boss';
 import { AttemptEnds, type EndingAttempt } from './attempt-end.js';
 import { parseQueueLocation } from './connection.js';
-import { component } from './errors.js';
+import { component, workerError } from './errors.js';
 import { type HeldRun, HoldKeeper } from './hold-keeper.js';
 import { announcingLineageClaims, LineageRecorder } from './lineage-recording.js';
 import { answerToDeliver, pauseAttempt } from './paused-runs.js';
 import { QueueStore, RUNS_QUEUE } from './queue-store.js';
 import { type AttemptOutcome, AttemptTracker, runAttempt } from './run-attempt.js';
+import { RunClaims } from './run-claim.js';
 import type { RunRow } from './run-record.js';
 import { type RegisteredRun, RunRegistry } from './run-registry.js';
 import { RunWake } from './run-wake.js';
@@ -21,6 +21,17 @@ import { type HoldChange, type WorkerOptions, workerTimings } from './worker-opt
 
 // The options live with their checks; this module is where users and the tests look for them.
 export type { HoldChange, WorkerOptions } from './worker-options.js';
+
+/** A run a slot claimed, with the hold it claimed it under. */
+interface TakenRun {
+  row: RunRow;
+  entry: RegisteredRun;
+  token: string;
+  /** `performance.now()` when the claim was sent (see HeldRun.confirmedAt). */
+  claimSentAt: number;
+  /** The pg-boss job that delivered it; none for a passed-over run taken by name. */
+  jobId: string | undefined;
+}
 
 /** What {@link Worker.stopOnSignal} tells its caller. */
 export interface StopOnSignalOptions {
@@ -49,6 +60,7 @@ export class Worker {
   readonly #holds: HoldKeeper;
   readonly #description: string;
   readonly #unregistered: UnregisteredRuns;
+  readonly #claims: RunClaims;
   #slots: Promise<void>[] = [];
   #stopping = false;
   #timers: NodeJS.Timeout[] = [];
@@ -85,6 +97,11 @@ export class Worker {
       worker: this.#description,
       registered: this.#registry.names(),
       baseDelayMs: timings.retryDelayMs,
+    });
+    this.#claims = new RunClaims(this.#store, {
+      worker: this.#description,
+      registered: () => this.#registry.names(),
+      leaseTtlMs: this.#leaseTtlMs,
     });
   }
 
@@ -179,25 +196,63 @@ export class Worker {
 
   async #slotLoop(): Promise<void> {
     while (!this.#stopping) {
-      let jobs: PgBoss.Job<{ runId: string }>[] = [];
+      let taken: TakenRun | 'passed' | undefined;
       try {
-        jobs = await this.#store.boss.fetch<{ runId: string }>(RUNS_QUEUE, { batchSize: 1, priority: true });
+        taken = await this.#take();
       } catch (error) {
         logger.warn(component, 'fetching a run failed; trying again', error);
       }
-      const job = jobs[0];
-      if (job === undefined) {
+      if (taken === undefined) {
         await this.#idle();
         continue;
       }
+      if (taken === 'passed') continue;
       try {
-        await this.#handle(job);
+        await this.#handle(taken);
       } catch (error) {
         // Our own bookkeeping failed (the server went away): the run's hold runs out and another
         // worker (or this one) retries it.
-        logger.warn(component, `handling run ${job.data.runId} failed`, error);
+        logger.warn(component, `handling run ${taken.row.id} failed`, error);
       }
     }
+  }
+
+  /**
+   * Claims the next run for a slot: a passed-over run of a name this worker registers first (it was
+   * delivered before any job still waiting, and only a worker with its name may take it), else the
+   * run of the next job pg-boss delivers. `undefined` when there is none; `'passed'` when the job's
+   * run was not this worker's to take (handed back, or a stale delivery), so the slot asks again.
+   */
+  async #take(): Promise<TakenRun | 'passed' | undefined> {
+    const token = randomUUID();
+    // The hold lasts at least `leaseTtlMs` from here on the server (see HeldRun.confirmedAt).
+    let claimSentAt = performance.now();
+    const passedOver = await this.#claims.passedOver(token);
+    if (passedOver !== undefined) return this.#taken(passedOver, token, claimSentAt, undefined);
+    const [job] = await this.#store.boss.fetch<{ runId: string }>(RUNS_QUEUE, {
+      batchSize: 1,
+      priority: true,
+    });
+    if (job === undefined) return undefined;
+    const runId = job.data.runId;
+    claimSentAt = performance.now();
+    const row = await this.#claims.byJob(runId, job.id, token);
+    if (row === undefined) {
+      // A run of a name this worker does not register goes back to the queue for a worker that does;
+      // anything else is a stale delivery: the run was cancelled, or already re-sent under another job.
+      await this.#unregistered.handBack(runId, job.id);
+      await this.#store.boss.complete(RUNS_QUEUE, job.id).catch(() => undefined);
+      return 'passed';
+    }
+    return this.#taken(row, token, claimSentAt, job.id);
+  }
+
+  #taken(row: RunRow, token: string, claimSentAt: number, jobId: string | undefined): TakenRun {
+    const entry = this.#registry.get(row.name);
+    // Claims match registered names only, and a registry never forgets one.
+    if (entry === undefined)
+      throw workerError('not_found', `run ${row.id}: "${row.name}" was claimed but is not registered`);
+    return { row, entry, token, claimSentAt, jobId };
   }
 
   #idle(): Promise<void> {
@@ -218,29 +273,9 @@ export class Worker {
     });
   }
 
-  async #handle(job: PgBoss.Job<{ runId: string }>): Promise<void> {
-    const runId = job.data.runId;
-    const token = randomUUID();
-    // The hold lasts at least `leaseTtlMs` from here on the server (see HeldRun.confirmedAt).
-    const claimSentAt = performance.now();
-    // Only a run of a name this worker registers is claimed: any other is handed back untouched.
-    const claimed = await this.#store.pool.query<RunRow>(
-      `UPDATE ${this.#store.table}
-          SET status = 'running', attempts = attempts + 1, holder_token = $3, worker = $4,
-              lease_expires_at = now() + $5 * interval '1 millisecond',
-              started_at = coalesce(started_at, now()), updated_at = now(), passed_over = NULL
-        WHERE id = $1 AND job_id = $2 AND status = 'queued' AND name = ANY($6::text[]) RETURNING *`,
-      [runId, job.id, token, this.#description, this.#leaseTtlMs, this.#registry.names()],
-    );
-    const row = claimed.rows[0];
-    const entry = row && this.#registry.get(row.name);
-    if (row === undefined || entry === undefined) {
-      // A run of a name this worker does not register goes back to the queue for a worker that does;
-      // anything else is a stale delivery: the run was cancelled, or already re-sent under another job.
-      await this.#unregistered.handBack(runId, job.id);
-      await this.#store.boss.complete(RUNS_QUEUE, job.id).catch(() => undefined);
-      return;
-    }
+  async #handle(taken: TakenRun): Promise<void> {
+    const { row, entry, token, claimSentAt, jobId } = taken;
+    const runId = row.id;
     this.#onHold?.({ runId, change: 'claimed', attempt: row.attempts, at: Date.now() });
     const tracker = new AttemptTracker();
     const attempt: HeldRun = { runId, token, tracker, confirmedAt: claimSentAt };
@@ -264,7 +299,8 @@ export class Worker {
     await lineage.settled();
     const released = await this.#finish(row, token, tracker, outcome);
     this.#onHold?.({ runId, change: 'released', outcome: released, attempt: row.attempts, at: Date.now() });
-    await this.#store.boss.complete(RUNS_QUEUE, job.id).catch(() => undefined);
+    // A run taken by name came with no job (its delayed one was withdrawn).
+    if (jobId !== undefined) await this.#store.boss.complete(RUNS_QUEUE, jobId).catch(() => undefined);
   }
 
   async #execute(
