@@ -79,7 +79,11 @@ export class IdIndexKeeper {
       this.#queued.set(root, queued);
     }
     for (const entry of entries) queued.set(entry.id, entry);
-    const written = this.#lane.run(() => this.record(root, entries, true));
+    const written = this.#lane.run(() => {
+      // Those written at once meanwhile (writeQueuedSync) are not written again.
+      const still = entries.filter((entry) => queued.get(entry.id) === entry);
+      return still.length === 0 ? Promise.resolve() : this.record(root, still, true);
+    });
     this.#lastQueued.set(root, written);
     void written.then(() => {
       // Written (or not writable): from now on the bucket says what there is to say.
@@ -87,6 +91,24 @@ export class IdIndexKeeper {
       if (queued.size === 0 && this.#queued.get(root) === queued) this.#queued.delete(root);
       if (this.#lastQueued.get(root) === written) this.#lastQueued.delete(root);
     });
+  }
+
+  /**
+   * Writes now, synchronously, the entries of `root` still queued after async writes: a lineage
+   * lock is released after its holder's entries are in the index, so that the next holder, which
+   * asks the index whether an id is stored, sees them. Synchronous, so that a release made while a
+   * signal ends the process (its promise never awaited) is complete once it is called.
+   */
+  writeQueuedSync(root: string): void {
+    const queued = this.#queued.get(root);
+    if (queued === undefined || queued.size === 0) return;
+    const entries = [...queued.values()];
+    queued.clear();
+    try {
+      writeIdIndexEntriesSync(root, entries, this.#modes);
+    } catch (error) {
+      if (!(errorCode(error) === 'ENOENT' && !existsSync(root))) this.#reportFailure(root, error);
+    }
   }
 
   /**

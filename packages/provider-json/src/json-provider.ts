@@ -388,8 +388,9 @@ export class JsonProvider implements CheckpointProvider {
   async releaseLease(location: string, token: LeaseToken): Promise<void> {
     const root = resolveRoot(location);
     // The next holder asks the id index whether an id is stored: the entries of this holder's
-    // writes are in it before the lock is free (see stored-id-check.ts).
-    await this.#index.written(root);
+    // writes are in it before the lock is free (see stored-id-check.ts). Both at once, with no
+    // await: a release made while a signal ends the process is complete when it is called.
+    this.#index.writeQueuedSync(root);
     releaseLineageLock(root, token);
   }
 

@@ -123,7 +123,7 @@ describe('JsonProvider and ids already stored', () => {
     ]);
   });
 
-  it('a lineage lock is released once its holder’s index entries are written: the next holder sees its ids', async () => {
+  it('a lineage lock is released, at once, with its holder’s index entries written: the next holder sees its ids', async () => {
     const run = growingRun({ tasks: 2 });
     const [root, child] = nextWrites(run, 2);
     const holder = provider();
@@ -135,10 +135,20 @@ describe('JsonProvider and ids already stored', () => {
       ttlMs: 10_000,
     });
     await holder.write(location, { ...root!, lease: { lineageId: lease.lineageId, owner: lease.owner } });
-    await holder.releaseLease(location, { lineageId: lease.lineageId, owner: lease.owner });
+    // Not awaited, as when a signal ends the process: the release is complete once it is called.
+    const releasing = holder.releaseLease(location, { lineageId: lease.lineageId, owner: lease.owner });
     // Another process (a provider of its own) continues at once.
     const next = provider();
+    const claimed = next.claimLease(location, {
+      lineageId: root!.metadata.lineageId,
+      owner: 'next',
+      checkpointId: root!.metadata.id,
+      holder: 'crew Growing, next',
+      ttlMs: 10_000,
+    });
     const error = await conflictOf(next.write(location, underId(child!, root!.metadata.id)));
     expect(error.details).toEqual({ duplicateId: root!.metadata.id });
+    await expect(claimed).resolves.toMatchObject({ owner: 'next' });
+    await releasing;
   });
 });
