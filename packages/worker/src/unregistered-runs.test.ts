@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,8 @@ import {
   withServer,
 } from '@crewline/test-support/postgres';
 import { afterEach, expect, it, vi } from 'vitest';
+import { parseQueueLocation } from './connection.js';
+import { QueueStore, RUNS_QUEUE } from './queue-store.js';
 import { RunQueue } from './run-queue.js';
 import type { RunRecord } from './run-record.js';
 import { startWorkerChild, type WorkerChild } from './test-support/children.js';
@@ -226,5 +229,34 @@ describeWithPostgres('a run of a name the worker does not register', () => {
         await sleep(20);
       }
     }
+  });
+  it('a run an earlier version passed over (a delayed job, no notice) is taken by name at the next poll, its job withdrawn', async () => {
+    const { location, queue, startWorker } = setUp();
+    const store = new QueueStore(parseQueueLocation(location), {
+      poolSize: 1,
+      applicationName: 'crewline-test',
+      maintenance: false,
+    });
+    cleanups.push(() => store.close());
+    await startWorker(['slow'], { pollIntervalMs: 200 });
+    // A queued run as a worker of the previous version (layout 3) left it when it handed it back: a
+    // job delayed by up to 10 s and `passed_over` on the row, in a transaction that announces nothing.
+    const run = { id: randomUUID() };
+    const delayedJob = await store.transaction(async (client) => {
+      const jobId = await store.sendAttempt(client, { id: run.id, priority: 0, timeoutMs: null }, 10_000);
+      await client.query(
+        `INSERT INTO ${store.table} (id, name, inputs, max_attempts, status, job_id, passed_over)
+         VALUES ($1, 'slow', '{"topic":"reefs"}', 5, 'queued', $2,
+                 jsonb_build_object('worker', 'worker 0ld on web-1, pid 7', 'registered', '["report"]'::jsonb, 'at', now(), 'times', 1))`,
+        [run.id, jobId],
+      );
+      return jobId;
+    });
+    const [ended] = await queue.waitForEnd([run.id], { timeoutMs: 30_000 });
+    expect(ended, ended?.error ?? '').toMatchObject({ status: 'completed', attempts: 1, jobId: null });
+    const job = await store.boss.getJobById(RUNS_QUEUE, delayedJob, { includeArchive: true });
+    // Taken before its job came due (it would have been then, by the job): the job was withdrawn.
+    expect(job?.state).toBe('cancelled');
+    expect(ended!.finishedAt!.getTime()).toBeLessThan(job!.startAfter.getTime());
   });
 });
