@@ -89,7 +89,10 @@ export interface RunRecord {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
-  /** The pg-boss job that currently delivers the run (a new one per attempt). */
+  /**
+   * The pg-boss job that currently delivers the run (a new one per attempt); `null` once a worker
+   * took a passed-over run by name (its job withdrawn) and for a paused run.
+   */
   jobId: string | null;
   /** For a run made by `queue.fork`: the run it forks. */
   forkOf: string | null;

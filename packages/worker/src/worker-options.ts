@@ -18,8 +18,10 @@ export interface WorkerOptions {
    */
   leaseTtlMs?: number;
   /**
-   * How often an idle slot asks for a run when no enqueue woke it (the worker LISTENs for new runs;
-   * behind a pooler in transaction mode only this poll finds them), and how often the runs being
+   * How often an idle slot asks for a run when no enqueue or hand-back woke it (the worker LISTENs
+   * for new runs; behind a pooler in transaction mode only this poll finds them, and a run another
+   * worker passed over for want of its name waits at most this long for an idle worker that
+   * registers it), and how often the runs being
    * executed are checked for a cancel (a cancelled run stops within about this long). Default `500`.
    */
   pollIntervalMs?: number;
