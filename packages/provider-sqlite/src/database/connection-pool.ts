@@ -2,13 +2,8 @@ import { resolve } from 'node:path';
 import { logger } from '@crewline/events';
 import { component } from '../errors.js';
 import type { ResolvedSqliteProviderOptions } from '../options.js';
-import {
-  type Connection,
-  databaseExists,
-  isMemoryLocation,
-  openConnection,
-  openReadConnection,
-} from './connection.js';
+import type { Connection } from './connection.js';
+import { databaseExists, isMemoryLocation, openConnection, openReadConnection } from './open-connection.js';
 
 /** Connections are shared by every spelling of one database path. */
 function connectionKey(location: string): string {

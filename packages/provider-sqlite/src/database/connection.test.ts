@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SqliteProvider } from '../sqlite-provider.js';
 import { RecordingProvider } from '../test-support/recording-provider.js';
 import { removeTemporaryDatabase, temporaryDatabase } from '../test-support/temporary-database.js';
-import { walBoundPages } from './connection.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
+import { walBoundPages } from './wal-upkeep.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

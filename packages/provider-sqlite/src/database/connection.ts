@@ -1,17 +1,7 @@
-import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { CrewlineError } from '@crewline/events';
 import { HeadCache } from '@crewline/runtime-state/internal';
-import Database from 'better-sqlite3';
-import { sqliteCode, sqliteError, toCrewlineError } from '../errors.js';
+import type Database from 'better-sqlite3';
 import { EventStrings } from '../layout/event-references.js';
-import type { ResolvedSqliteProviderOptions } from '../options.js';
-import { retryWhenBusySync } from './busy-retry.js';
-import { afterHotJournal } from './hot-journal.js';
-import { checkIntegrity } from './integrity-check.js';
-import { SCHEMA_VERSION } from './schema.js';
-import { checkSchema, initializeSchema } from './schema-version.js';
-import { hasSideFiles, removeCreatedSideFiles } from './side-files.js';
 import {
   type KnownLease,
   type LeaseStatements,
@@ -19,91 +9,8 @@ import {
   prepareStatements,
   type Statements,
 } from './statements.js';
-import { type CheckpointerOptions, WalCheckpointer } from './wal-checkpointer.js';
-
-/**
- * The WAL bound, in pages: a committing write that finds the WAL this long checkpoints it itself,
- * and the WAL file is cut back to a little more than this length when it restarts (see
- * {@link walFilePages}). It follows the database, an eighth of
- * its pages (what the WAL adds to what a run keeps on disk while the database is open), between
- * 64 pages (256 KiB of 4 KiB pages: below it, checkpoints would come every few writes) and 1024
- * (4 MiB). A fixed 4 MiB kept a 50-task run's WAL at five times the run's final checkpoint; at
- * 32 MiB, a 500-task run that never idled kept a WAL three times its final checkpoint. At a fifth,
- * the realistic crew-50 kept 2.60x its final checkpoint while open (the target is 2.5x); an eighth
- * keeps 2.44x, at the same median write.
- */
-const minimumWalPages = 64;
-const maximumWalPages = 1024;
-const walShareOfDatabase = 8;
-
-/** The WAL bound for a database of `pages` pages (see {@link minimumWalPages}). */
-export function walBoundPages(pages: number): number {
-  return Math.min(maximumWalPages, Math.max(minimumWalPages, Math.floor(pages / walShareOfDatabase)));
-}
-
-/**
- * How long the WAL file may stay, in pages, when the WAL restarts (SQLite's `journal_size_limit`):
- * the bound plus room for the frames of the commit that crosses it (an eighth of the bound, at least
- * 16 pages). A committing write checkpoints the WAL once it has reached the bound, so the WAL file
- * ends a cycle a commit longer than the bound. Cut back to the bound itself at every restart, the
- * file grew again in the next cycle: on crew-50 one write in ten either cut or grew the WAL file,
- * each near a millisecond (the file system frees blocks and allocates them again), against 0.03 ms
- * for a commit that overwrites pages the file already has. With this room the file keeps its length
- * from one cycle to the next.
- */
-export function walFilePages(boundPages: number): number {
-  return boundPages + Math.max(16, Math.floor(boundPages / 8));
-}
-
-/**
- * Writes after which a checkpoint of the WAL is scheduled for when the event loop is idle: an
- * eighth of the WAL bound's pages, at least 8 and at most 50. A write adds about five pages to the
- * WAL, so the idle-time checkpoint comes before the write path would have to run one (the bound), in
- * a run that waits for its model between writes. Kept small so that the WAL restarts often and
- * writes overwrite its first pages, hot in the page cache: every page a write appends past the end
- * of the WAL costs the kernel a new page and block (on crew-50, 200 left the first writes of a new
- * database measurably slower).
- */
-function writesPerIdleCheckpoint(walPages: number): number {
-  return Math.min(50, Math.max(8, Math.floor(walPages / 8)));
-}
-
-/**
- * While a checkpointer thread copies the WAL back (see wal-checkpointer.ts), the share of the WAL
- * bound up to which it does: past it, the thread leaves the WAL to the writer's own checkpoint at the
- * bound, which then copies only the frames the thread had not (the last fifth and what came during
- * the thread's last pass) instead of the whole bound. The writer's checkpoint stays because only it
- * restarts the WAL in a run that writes without pause: a restart needs the whole WAL copied back
- * between two commits, which a checkpoint beside a writer that never pauses never finds. A pass of
- * the thread still under way when the WAL reaches the bound would make the writer's checkpoint give
- * up: the write waits for it instead (see {@link passWaitMs}).
- */
-const threadShareOfBound = 0.8;
-
-/**
- * The smallest WAL bound (1 MiB of 4 KiB pages: a database of 5 MiB) for which a checkpointer thread
- * starts. Below, the writer's own checkpoint copies back little, and a run that never idles fills
- * the last fifth of the WAL in a few writes, faster than a pass of the thread ends on a loaded
- * machine: the writer would wait for it (see {@link passWaitMs}), which cost crew-50 (a 64-page
- * bound) more than it saved.
- */
-const threadMinimumWalPages = 256;
-
-/**
- * How long a write that leaves the WAL at its bound waits, at most, for a pass of the checkpointer
- * thread under way (one that began below {@link threadShareOfBound} of the bound): the writer's own
- * checkpoint on the next commit would give up while it lasts, and the WAL would grow past its bound
- * meanwhile. A pass lasts well under a millisecond on an idle machine; the cap only matters on a
- * machine so loaded that the thread does not get to run, where the WAL passes its bound instead.
- */
-const passWaitMs = 50;
-
-/** A row of `PRAGMA wal_checkpoint`: frames in the WAL (`log`) and copied back (`checkpointed`). */
-interface WalCheckpointResult {
-  busy: number;
-  log: number;
-  checkpointed: number;
-}
+import type { CheckpointerOptions } from './wal-checkpointer.js';
+import { WalUpkeep } from './wal-upkeep.js';
 
 /** Where this connection's last write left its checkpoint and that checkpoint's event stream. */
 export interface LastWrite {
@@ -203,139 +110,31 @@ export class Connection {
     this.damage = damage;
     this.statements = prepareStatements(db);
     this.leases = writable ? prepareLeaseStatements(db) : undefined;
+    this.#wal = new WalUpkeep(db, location);
   }
 
-  #writesSinceCheckpoint = 0;
-  #idleCheckpoint: NodeJS.Timeout | undefined;
-  /** The WAL bound in force (see {@link walBoundPages}); 0 before the first {@link boundWal}. */
-  #walPages = 0;
-  #pageSize = 4096;
-  /** How a checkpointer thread opens this database; undefined: checkpoints stay in this thread. */
-  #checkpointerOptions: CheckpointerOptions | undefined;
-  /** The thread copying the WAL back, once the WAL first reached its bound (see {@link noteWrite}). */
-  #checkpointer: WalCheckpointer | undefined;
+  /** The upkeep of this connection's WAL (see wal-upkeep.ts). */
+  readonly #wal: WalUpkeep;
 
   /**
    * Lets this connection hand its WAL checkpoints to a thread of their own (see wal-checkpointer.ts)
    * once a run writes faster than idle-time checkpoints keep up with.
    */
   checkpointOffThread(options: CheckpointerOptions): void {
-    this.#checkpointerOptions = options;
+    this.#wal.checkpointOffThread(options);
   }
 
-  /**
-   * Sets the WAL bound for the database's size now (see {@link walBoundPages}): SQLite's own
-   * checkpoint on commit, the length the WAL file is cut back to when it restarts, and how far a
-   * checkpointer thread copies it back (see {@link threadShareOfBound}).
-   */
+  /** Sets the WAL bound for the database's size now (see `WalUpkeep.boundWal`). */
   boundWal(): void {
-    const pages = walBoundPages(this.db.pragma('page_count', { simple: true }) as number);
-    if (pages === this.#walPages) return;
-    this.#walPages = pages;
-    this.#pageSize = this.db.pragma('page_size', { simple: true }) as number;
-    this.db.pragma(`wal_autocheckpoint = ${pages}`);
-    this.#checkpointer?.limitPasses(Math.floor(pages * threadShareOfBound));
-    this.db.pragma(`journal_size_limit = ${walFilePages(pages) * this.#pageSize}`);
+    this.#wal.boundWal();
   }
 
-  /**
-   * Counts a write, and keeps the WAL short without writes paying for copying it back. Every few
-   * writes (see `writesPerIdleCheckpoint`), a passive checkpoint is scheduled for the next idle turn
-   * of the event loop (a run waiting for its model; the timer never keeps the process alive). A WAL
-   * that reaches its bound anyway belongs to a run that does not leave the event loop idle: from then
-   * on a checkpointer thread copies it back, asked after every write while it is not already at it
-   * (a shared counter and a notify: nothing waits), up to {@link threadShareOfBound} of the bound, and
-   * SQLite's own checkpoint at the bound copies only the rest. A thread that cannot start or fails
-   * leaves the checkpoints to this thread, as before.
-   */
+  /** Counts a write, and keeps the WAL short (see `WalUpkeep.noteWrite`). */
   noteWrite(): void {
-    this.#writesSinceCheckpoint += 1;
-    const checkpointer = this.#checkpointer;
-    if (checkpointer !== undefined) {
-      if (!checkpointer.working) checkpointer.request();
-      else if ((checkpointer.walFrames() ?? 0) >= this.#walPages) checkpointer.waitForPass(passWaitMs);
-    }
-    if (this.#writesSinceCheckpoint < writesPerIdleCheckpoint(this.#walPages)) return;
-    this.#writesSinceCheckpoint = 0;
-    if (this.#checkpointer !== undefined && !this.#checkpointer.running) {
-      this.#checkpointer.close();
-      this.#checkpointer = undefined;
-      this.#checkpointerOptions = undefined;
-    }
-    if (
-      this.#checkpointer === undefined &&
-      this.#checkpointerOptions !== undefined &&
-      this.#walPages >= threadMinimumWalPages &&
-      this.#walReachedBound()
-    ) {
-      this.#checkpointer = WalCheckpointer.start(this.location, this.#checkpointerOptions);
-      if (this.#checkpointer === undefined) this.#checkpointerOptions = undefined;
-      else this.#checkpointer.limitPasses(Math.floor(this.#walPages * threadShareOfBound));
-    }
-    // Every few writes: the bound follows the database as it grows, at the cost of reading its page
-    // count.
-    try {
-      this.boundWal();
-    } catch {
-      // Best effort: the bound in force still holds.
-    }
-    if (this.#checkpointer !== undefined) {
-      this.#checkpointer.request();
-      return;
-    }
-    if (this.#idleCheckpoint !== undefined) return;
-    this.#idleCheckpoint = setTimeout(() => {
-      this.#idleCheckpoint = undefined;
-      try {
-        if (!this.db.open) return;
-        const [result] = this.db.pragma('wal_checkpoint(PASSIVE)') as WalCheckpointResult[];
-        if (result !== undefined && result.busy === 0 && result.log > 0 && result.checkpointed === result.log)
-          this.#restartWal();
-      } catch {
-        // Best effort: SQLite's own auto-checkpoint still bounds the WAL.
-      }
-    }, 0);
-    this.#idleCheckpoint.unref();
+    this.#wal.noteWrite();
   }
 
-  /** The transaction of {@link #restartWal}, made on first use. */
-  #restartTransaction: Database.Transaction<() => void> | undefined;
-
-  /**
-   * Restarts the WAL now, while the event loop is idle, once a checkpoint copied all of it back: the
-   * first commit after a restart writes the WAL header again and syncs it (SQLite does so in WAL mode
-   * at `synchronous = NORMAL` too), which otherwise falls on the run's next checkpoint, one write in
-   * every WAL cycle, a millisecond or more each. The smallest commit that writes a page does it here
-   * instead: the schema version set to the value it has, read under the write lock (a write that
-   * changes no byte writes no page, and so restarts nothing). Never waits for the lock: when another
-   * connection holds it, the next write restarts the WAL as before.
-   */
-  #restartWal(): void {
-    this.#restartTransaction ??= this.db.transaction(() => {
-      if (this.db.pragma('user_version', { simple: true }) === SCHEMA_VERSION)
-        this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    });
-    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
-    this.db.pragma('busy_timeout = 0');
-    try {
-      this.#restartTransaction.immediate();
-    } catch {
-      // Busy, or anything else: the next write restarts the WAL itself.
-    } finally {
-      this.db.pragma(`busy_timeout = ${timeout}`);
-    }
-  }
-
-  /** Whether the WAL file has reached the bound (it keeps about that length when it restarts). */
-  #walReachedBound(): boolean {
-    try {
-      return statSync(`${this.location}-wal`).size >= this.#walPages * this.#pageSize;
-    } catch {
-      return false;
-    }
-  }
-
-  /** Runs after this connection's handle is closed (see {@link removeCreatedSideFiles}). */
+  /** Runs after this connection's handle is closed (see `removeCreatedSideFiles` in side-files.ts). */
   #afterClose: (() => void) | undefined;
 
   /** Sets what runs once this connection's handle is closed. */
@@ -344,190 +143,11 @@ export class Connection {
   }
 
   close(): void {
-    if (this.#idleCheckpoint !== undefined) clearTimeout(this.#idleCheckpoint);
-    this.#idleCheckpoint = undefined;
     // First, so that this connection is the last one and its close copies the WAL back and removes it.
-    this.#checkpointer?.close();
-    this.#checkpointer = undefined;
+    this.#wal.close();
     this.heads.clear();
     if (!this.db.open) return;
     this.db.close();
     this.#afterClose?.();
-  }
-}
-
-/** True when the location is a database that lives only in this process. */
-export function isMemoryLocation(location: string): boolean {
-  return location === ':memory:';
-}
-
-/**
- * Whether a database file exists at `location`. Refuses a directory. Only `stat` is used: opening
- * and closing a database file with raw `fs` would drop SQLite's POSIX locks held by this process.
- */
-export function databaseExists(location: string): boolean {
-  if (isMemoryLocation(location)) return true;
-  try {
-    const stats = statSync(location);
-    if (stats.isDirectory()) {
-      throw sqliteError(
-        'invalid_config',
-        `"${location}" is a directory; SqliteProvider needs a database file path (or use JsonProvider for a directory)`,
-      );
-    }
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-}
-
-/** Creates the database file with owner-only permissions (SQLite gives -wal and -shm the same mode). */
-function createPrivateFile(location: string): void {
-  mkdirSync(dirname(location), { recursive: true });
-  try {
-    closeSync(openSync(location, 'wx', 0o600));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-}
-
-/**
- * Runs the integrity check (see integrity-check.ts) through a read-only handle of its own: a
- * read-write handle could write before the verdict, if only by copying a WAL left by a crashed writer
- * back into the file when it closes. Returns the error writes must fail with; undefined when sound.
- */
-function findDamage(location: string, options: ResolvedSqliteProviderOptions): CrewlineError | undefined {
-  return afterHotJournal(location, options, () => findDamageOnce(location, options));
-}
-
-function findDamageOnce(location: string, options: ResolvedSqliteProviderOptions): CrewlineError | undefined {
-  const hadSideFiles = hasSideFiles(location);
-  let db: Database.Database;
-  try {
-    db = new Database(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
-  } catch (error) {
-    throw toCrewlineError(error, 'read', location);
-  }
-  try {
-    return retryWhenBusySync(() => checkIntegrity(db, location), options.busyRetryMs, 'read', location);
-  } finally {
-    db.close();
-    removeCreatedSideFiles(location, hadSideFiles, options.busyTimeoutMs);
-  }
-}
-
-/**
- * Opens (creating when asked) the database at `location` for writing, sets its pragmas and brings
- * its schema to the current version. A database that fails SQLite's quick_check is opened read-only
- * instead, with the error its writes fail with as `damage`: a user can still get its data out.
- */
-export function openConnection(location: string, options: ResolvedSqliteProviderOptions): Connection {
-  const inMemory = isMemoryLocation(location);
-  if (!inMemory && !databaseExists(location)) createPrivateFile(location);
-  // A database in memory has no file to damage (and a second handle would open another database).
-  const damage = inMemory ? undefined : findDamage(location, options);
-  if (damage !== undefined) {
-    let connection: Connection | undefined;
-    try {
-      connection = openReadConnection(location, options, damage);
-    } catch {
-      // Not even the schema reads: what quick_check found says more than the error of that read.
-    }
-    if (connection === undefined) throw damage;
-    return connection;
-  }
-  let db: Database.Database;
-  try {
-    db = new Database(location, { timeout: options.busyTimeoutMs });
-  } catch (error) {
-    throw sqliteError('invalid_config', `cannot open database "${location}": ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  try {
-    retryWhenBusySync(
-      () => {
-        // Read first: the switch to WAL writes the file's header, and a file refused here (another
-        // application's, a newer schema) must stay as it was.
-        checkSchema(db, location);
-        db.pragma('journal_mode = WAL');
-        db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-        initializeSchema(db, location);
-      },
-      options.busyRetryMs,
-      'write',
-      location,
-    );
-    const connection = new Connection(db, location);
-    if (!inMemory) connection.checkpointOffThread(options);
-    // A write that crosses the bound copies the WAL back into the database itself; idle-time
-    // checkpoints (see `noteWrite`) normally run long before, off the write path.
-    connection.boundWal();
-    return connection;
-  } catch (error) {
-    db.close();
-    throw toCrewlineError(error, 'write', location);
-  }
-}
-
-/**
- * Opens an existing database read-only, for reading: nothing is created, neither the file nor the
- * schema (a 0-byte or empty database stays as it is). Undefined when the database holds no crewline
- * schema yet (nothing to read); typed errors for another application's database, a newer schema or a
- * file that is not a database. `damage`: see {@link Connection.damage}.
- */
-export function openReadConnection(
-  location: string,
-  options: ResolvedSqliteProviderOptions,
-  damage?: CrewlineError,
-): Connection | undefined {
-  return afterHotJournal(location, options, () => openReadConnectionOnce(location, options, damage));
-}
-
-function openReadConnectionOnce(
-  location: string,
-  options: ResolvedSqliteProviderOptions,
-  damage?: CrewlineError,
-): Connection | undefined {
-  const hadSideFiles = hasSideFiles(location);
-  const closeRead = (db: Database.Database) => {
-    db.close();
-    removeCreatedSideFiles(location, hadSideFiles, options.busyTimeoutMs);
-  };
-  let db: Database.Database;
-  try {
-    db = new Database(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
-  } catch (error) {
-    if (sqliteCode(error) === 'SQLITE_CANTOPEN') {
-      throw sqliteError('not_found', `database "${location}" does not exist; check the path`, {
-        cause: error,
-      });
-    }
-    throw sqliteError('invalid_config', `cannot open database "${location}": ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  try {
-    const hasSchema = retryWhenBusySync(
-      () => {
-        // A connection setting, not a write: `stats()` reports what reads and writes run with.
-        db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-        return checkSchema(db, location);
-      },
-      options.busyRetryMs,
-      'read',
-      location,
-    );
-    if (hasSchema) {
-      const connection = new Connection(db, location, false, damage);
-      connection.onClose(() => removeCreatedSideFiles(location, hadSideFiles, options.busyTimeoutMs));
-      return connection;
-    }
-    closeRead(db);
-    return undefined;
-  } catch (error) {
-    closeRead(db);
-    throw toCrewlineError(error, 'read', location);
   }
 }

@@ -27,7 +27,7 @@ export interface CheckpointerOptions {
  * It opens its own connection to the database and, when the writer asks, copies the WAL back with a
  * passive checkpoint, which never takes the write lock: the writer goes on committing meanwhile. It
  * skips a pass that would copy few frames, and stops at the limit the writer sets (see
- * `threadShareOfBound` in connection.ts). Every error is the thread's own: it closes, and the writer
+ * `threadShareOfBound` in wal-upkeep.ts). Every error is the thread's own: it closes, and the writer
  * checkpoints in its own thread again.
  */
 const checkpointerSource = `
@@ -117,7 +117,7 @@ const closeWaitMs = 2000;
 
 /**
  * A thread with its own connection to a database that copies its WAL back into the database when the
- * writer asks (see `Connection.noteWrite`), so that a run whose event loop never idles (no idle-time
+ * writer asks (see `WalUpkeep.noteWrite`), so that a run whose event loop never idles (no idle-time
  * checkpoint) does not pay the WAL checkpoints inside its writes. Never blocks the writer: a request
  * is a shared counter bumped and a notify. The thread never keeps the process alive.
  */

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
-import { type Connection, isMemoryLocation } from '../database/connection.js';
+import type { Connection } from '../database/connection.js';
+import { isMemoryLocation } from '../database/open-connection.js';
 import { schemaVersionOf } from '../database/schema-version.js';
 
 /** What `SqliteProvider.stats` reports about one database. */
