@@ -14,27 +14,13 @@ import {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import {
-  type CheckedNames,
-  checkId,
-  checkLeaseDuration,
-  checkLeaseRequest,
-  checkLeaseToken,
-  checkPruneOptions,
-  checkQuery,
-} from '@crewline/runtime-state/internal';
+import { type CheckedNames, checkId, checkPruneOptions, checkQuery } from '@crewline/runtime-state/internal';
 import { retryWhenBusy, retryWhenBusySync } from './database/busy-retry.js';
 import type { Connection } from './database/connection.js';
 import { ConnectionPool } from './database/connection-pool.js';
 import { parseDatabaseReference, resolveDatabaseLocation } from './database/location.js';
 import { component, sqliteError, toCrewlineError } from './errors.js';
-import {
-  claimLeaseIn,
-  noLeaseWithoutDatabase,
-  noSuchHead,
-  releaseLeaseIn,
-  renewLeaseIn,
-} from './leases/leases.js';
+import { claimLeaseAt, releaseLeaseAt, renewLeaseAt } from './leases/lease-operations.js';
 import { type DatabaseStats, readDatabaseStats } from './maintenance/database-stats.js';
 import { collectGarbage, type GarbageReport, recordRemoved } from './maintenance/garbage-collector.js';
 import {
@@ -311,57 +297,24 @@ export class SqliteProvider implements CheckpointProvider {
     }
   }
 
-  /** Runs `work` in a `BEGIN IMMEDIATE` transaction, retried while the database is busy. */
-  #leaseTransaction<T>(connection: Connection, work: () => T): Promise<T> {
-    return retryWhenBusy(
-      () => connection.db.transaction(work).immediate(),
-      this.options.busyRetryMs,
-      'write',
-      connection.location,
-    );
-  }
-
   /**
    * Claims a lineage head (see `LeaseRequest`): granted when `checkpointId` is the lineage's newest
-   * checkpoint and no other owner holds an unexpired lease. Creates the database for a claim of a
-   * new lineage (`checkpointId: null`), never for a claim that cannot succeed.
+   * checkpoint and no other owner holds an unexpired lease, or its holder's process is provably gone
+   * (see leases/holder-process.ts). Creates the database for a claim of a new lineage
+   * (`checkpointId: null`), never for a claim that cannot succeed.
    */
   async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
-    checkLeaseRequest(component, request);
-    try {
-      if (request.checkpointId !== null && this.#connections.readable(location) === undefined) {
-        throw noSuchHead(request.lineageId, request.checkpointId);
-      }
-      const connection = this.#connections.writable(location);
-      return await this.#leaseTransaction(connection, () => claimLeaseIn(connection, request));
-    } catch (error) {
-      throw toCrewlineError(error, 'write', location);
-    }
+    return claimLeaseAt(this.#connections, this.options.busyRetryMs, location, request);
   }
 
   /** Extends a held lease by `ttlMs` from now; `conflict` when it was taken over or released. */
   async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
-    checkLeaseToken(component, token);
-    checkLeaseDuration(component, ttlMs);
-    try {
-      const connection = this.#connections.existingWritable(location);
-      if (connection === undefined) throw noLeaseWithoutDatabase(location, token.lineageId);
-      return await this.#leaseTransaction(connection, () => renewLeaseIn(connection, token, ttlMs));
-    } catch (error) {
-      throw toCrewlineError(error, 'write', location);
-    }
+    return renewLeaseAt(this.#connections, this.options.busyRetryMs, location, token, ttlMs);
   }
 
   /** Gives a lease up; nothing happens when `owner` does not hold it (or there is no database). */
   async releaseLease(location: string, token: LeaseToken): Promise<void> {
-    checkLeaseToken(component, token);
-    try {
-      const connection = this.#connections.existingWritable(location);
-      if (connection === undefined) return;
-      await this.#leaseTransaction(connection, () => releaseLeaseIn(connection, token));
-    } catch (error) {
-      throw toCrewlineError(error, 'write', location);
-    }
+    return releaseLeaseAt(this.#connections, this.options.busyRetryMs, location, token);
   }
 
   /** Garbage collection after a removal is housekeeping: its failure must not fail the removal. */
