@@ -111,9 +111,9 @@ export class QueueStore {
     await client.query('SELECT pg_notify($1, $2)', [this.wakeChannel, what]);
   }
 
-  /** Withdraws a job sent by {@link sendAttempt} (in `client`'s transaction): it delivers nothing now. */
-  async withdrawAttempt(client: Queryable, jobId: string): Promise<void> {
-    await this.boss.cancel(RUNS_QUEUE, jobId, { db: bossDb(client) });
+  /** Withdraws a job sent by {@link sendAttempt} that was not delivered yet: it delivers nothing now. */
+  async withdrawAttempt(jobId: string): Promise<void> {
+    await this.boss.cancel(RUNS_QUEUE, jobId);
   }
 
   async get(runId: string): Promise<RunRecord | undefined> {

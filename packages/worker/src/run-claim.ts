@@ -49,28 +49,30 @@ export class RunClaims {
    * for its delayed job, and pg-boss gives a job to whichever worker fetches first, so a worker
    * without the name that polls more often would win its every window; taken here by name, the run
    * waits at most one poll of a worker that registers it (less when the hand-back's notice wakes it).
-   * The delayed job is withdrawn in the same transaction and the row names no job while it runs.
+   * The row names no job while it runs, so its delayed job, if delivered, is a stale delivery; it is
+   * withdrawn after the claim all the same (best-effort: one statement in the common case where no
+   * run is passed over, and a worker killed in between leaves only that stale delivery).
    * Runs passed over by an earlier version of this package (a `passed_over` row and a delayed job,
    * the same layout) are taken the same way.
    */
-  passedOver(token: string): Promise<RunRow | undefined> {
-    return this.#store.transaction(async (client) => {
-      const { rows } = await client.query<RunRow & { withdrawn_job_id: string | null }>(
-        `WITH passed AS (
-           SELECT id, job_id FROM ${this.#store.table}
-            WHERE status = 'queued' AND passed_over IS NOT NULL AND name = ANY($4::text[])
-            ORDER BY priority DESC, created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-         UPDATE ${this.#store.table} AS runs SET ${claimSet}, job_id = NULL FROM passed
-          WHERE runs.id = passed.id AND runs.status = 'queued'
-          RETURNING runs.*, passed.job_id AS withdrawn_job_id`,
-        this.#holdValues(token),
-      );
-      const claimed = rows[0];
-      if (claimed === undefined) return undefined;
-      const { withdrawn_job_id: withdrawnJobId, ...row } = claimed;
-      if (withdrawnJobId !== null) await this.#store.withdrawAttempt(client, withdrawnJobId);
-      return row;
-    });
+  async passedOver(token: string): Promise<RunRow | undefined> {
+    const { rows } = await this.#store.pool.query<RunRow & { withdrawn_job_id: string | null }>(
+      `WITH passed AS (
+         SELECT id, job_id FROM ${this.#store.table}
+          WHERE status = 'queued' AND passed_over IS NOT NULL AND name = ANY($4::text[])
+          ORDER BY priority DESC, created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+       UPDATE ${this.#store.table} AS runs SET ${claimSet}, job_id = NULL FROM passed
+        WHERE runs.id = passed.id AND runs.status = 'queued'
+        RETURNING runs.*, passed.job_id AS withdrawn_job_id`,
+      this.#holdValues(token),
+    );
+    const claimed = rows[0];
+    if (claimed === undefined) return undefined;
+    const { withdrawn_job_id: withdrawnJobId, ...row } = claimed;
+    if (withdrawnJobId !== null) {
+      await this.#store.withdrawAttempt(withdrawnJobId).catch(() => undefined);
+    }
+    return row;
   }
 
   #holdValues(token: string): unknown[] {

@@ -192,7 +192,7 @@ describeWithPostgres('a run of a name the worker does not register', () => {
   });
 
   it('goes to an idle worker that registers its name within its poll interval, however often a worker without it polls', async () => {
-    const { queue, startWorker } = setUp();
+    const { queue, calls, startWorker } = setUp();
     const handBacks = countHandBacks();
     // Polling every 10 ms, it is first at every window in which a passed-over run can be taken again
     // (100 ms after a pass, then 200, 400 …): before, the worker that registers the name polled
@@ -209,10 +209,12 @@ describeWithPostgres('a run of a name the worker does not register', () => {
     const waiting = await enqueueRound(0);
     for (const runId of waiting) await until(queue, runId, (run) => run.passedOver !== null, 'passed over');
     handBacks.clear();
+    // Two of them, so that they race for each passed-over run as well: one holder each, one attempt.
     await startWorker(['slow'], { pollIntervalMs: 1000, concurrency: 3 });
-    // Within one poll interval (1 s) of the worker that registers `slow`, a run can be passed over at
-    // most four times (its first delivery, then at +100, +300 and +700 ms): a fifth means the worker
-    // with the name let a window go by while it was idle.
+    await startWorker(['slow'], { pollIntervalMs: 1000, concurrency: 3 });
+    // Within one poll interval (1 s) of the workers that register `slow`, a run can be passed over at
+    // most four times (its first delivery, then at +100, +300 and +700 ms): a fifth means the workers
+    // with the name let a window go by while they were idle.
     const mostHandBacks = 4;
     for (let round = 0; round < 5; round += 1) {
       const runIds = round === 0 ? waiting : await enqueueRound(round);
@@ -223,6 +225,8 @@ describeWithPostgres('a run of a name the worker does not register', () => {
         if (runs.every((run) => run.finishedAt !== null)) {
           for (const run of runs) {
             expect(run, run.error ?? '').toMatchObject({ status: 'completed', attempts: 1, failures: 0 });
+            const tasks = calls.filter((call) => call.runId === run.id).map((call) => call.task);
+            expect(tasks, `the model calls of run ${run.id}`).toEqual([0, 1, 2, 3]);
           }
           break;
         }
@@ -230,6 +234,7 @@ describeWithPostgres('a run of a name the worker does not register', () => {
       }
     }
   });
+
   it('a run an earlier version passed over (a delayed job, no notice) is taken by name at the next poll, its job withdrawn', async () => {
     const { location, queue, startWorker } = setUp();
     const store = new QueueStore(parseQueueLocation(location), {
