@@ -11,6 +11,15 @@ export function changesInputs(
 }
 
 /**
+ * What starting over an interrupted task costs, as a clause its warnings end with: the model calls
+ * of its saved conversation that completed are made (and paid) again. Empty when it had made none.
+ */
+export function callsMadeAgain(calls: number): string {
+  if (calls === 0) return '';
+  return `; the ${calls} model call${calls === 1 ? '' : 's'} it had made ${calls === 1 ? 'is' : 'are'} made again`;
+}
+
+/**
  * Starts over the tasks a continued run was interrupted in, when it continues with changed inputs:
  * such a task would otherwise continue its saved conversation, whose prompts were filled with the
  * old inputs, so the new ones would never reach it. Says so, with the model calls made again (its
@@ -20,14 +29,9 @@ export function changesInputs(
 export function restartInterruptedTasks(owner: string, tasks: readonly Task[]): void {
   for (const [index, task] of tasks.entries()) {
     if (task.status === 'completed' || task.conversation === undefined) continue;
-    const calls = task.conversation.llmCalls;
-    const cost =
-      calls === 0
-        ? ''
-        : `; the ${calls} model call${calls === 1 ? '' : 's'} it had made ${calls === 1 ? 'is' : 'are'} made again`;
     logger.warn(
       'runtime',
-      `${owner}: task ${index + 1} "${task.label}" was interrupted; with the changed inputs it starts over instead of continuing its saved conversation, whose prompts hold the old inputs${cost}`,
+      `${owner}: task ${index + 1} "${task.label}" was interrupted; with the changed inputs it starts over instead of continuing its saved conversation, whose prompts hold the old inputs${callsMadeAgain(task.conversation.llmCalls)}`,
     );
     task.resetProgress();
   }

@@ -2,7 +2,13 @@
 // public API: any name here may change or go in any release, minor and patch included. Build on `.`
 // instead. Keep what this file reaches light: the CLI imports it before it loads the runtime.
 
-export { changesInputs } from '../crew/interrupted-tasks.js';
+export { callsMadeAgain, changesInputs } from '../crew/interrupted-tasks.js';
 export { findRerunCheckpoint } from '../flow/rerun-point.js';
 export { findProjectConfigFile } from '../project-config/config-file.js';
 export { type ContinuationRequest, checkContinuation } from '../restore/check-continuation.js';
+export {
+  type InterruptedTask,
+  interruptedTasks,
+  restartsInterruptedTasks,
+  savedInputs,
+} from '../restore/saved-interrupted-tasks.js';

@@ -1,6 +1,8 @@
 import { CrewlineError } from '@crewline/events';
-import { type CheckpointDocument, decodeValue, type EntityKind } from '@crewline/runtime-state';
+import type { CheckpointDocument, EntityKind } from '@crewline/runtime-state';
 import { findUnknownInput, nothingLeftToRun } from '@crewline/runtime-state/internal';
+import { changesInputs } from '../crew/interrupted-tasks.js';
+import { savedInputs } from './saved-interrupted-tasks.js';
 
 /** What a continuation asks of a checkpoint, as `continueFromCheckpoint` takes it. */
 export interface ContinuationRequest {
@@ -36,7 +38,8 @@ export function checkContinuation(document: CheckpointDocument, request: Continu
   }
   const reason = nothingLeftToRun(document);
   if (reason === undefined) return;
-  const edited = inputsChanged(document, request.inputs) || Object.keys(request.taskOutputs ?? {}).length > 0;
+  const edited =
+    changesInputs(savedInputs(document), request.inputs) || Object.keys(request.taskOutputs ?? {}).length > 0;
   // A plain resume of a finished run gives its output back, as it always has; it creates nothing.
   if (request.mode === 'resume' && !edited) return;
   const kind = document.entities[0]!.kind;
@@ -45,11 +48,4 @@ export function checkContinuation(document: CheckpointDocument, request: Continu
     'invalid_argument',
     `checkpoint ${id}: nothing to run: ${reason} and no edit makes one run again (changed inputs only reach work that has not run), so the ${request.mode} would write no checkpoint${request.mode === 'fork' ? ' and make no branch' : ''}; ${howToRunAgain[kind]}`,
   );
-}
-
-function inputsChanged(document: CheckpointDocument, inputs: Record<string, unknown> | undefined): boolean {
-  if (inputs === undefined) return false;
-  const saved = decodeValue<unknown>(document.inputs);
-  const before = saved !== null && typeof saved === 'object' ? (saved as Record<string, unknown>) : {};
-  return Object.keys(inputs).some((key) => JSON.stringify(inputs[key]) !== JSON.stringify(before[key]));
 }
