@@ -43,10 +43,21 @@ const scheme = 'memo://';
 const locationName = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 
 function memoError(
-  code: 'invalid_config' | 'invalid_name' | 'invalid_argument' | 'not_found',
+  code: 'invalid_config' | 'invalid_name' | 'invalid_argument' | 'not_found' | 'conflict',
   message: string,
+  details?: Record<string, unknown>,
 ) {
-  return new CrewlineError(component, code, message);
+  return new CrewlineError(component, code, message, details === undefined ? {} : { details });
+}
+
+/** The listing stored under a checkpoint's id, if any (its meta file). */
+function storedMeta(path: string): StoredCheckpoint | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as StoredCheckpoint;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /** Writes a file whole or not at all: a temporary file in the same directory, fsync'd, renamed. */
@@ -140,6 +151,23 @@ export class MemoProvider implements CheckpointProvider {
       );
     }
     const files = this.#files(location, metadata.id);
+    // The contract: the same checkpoint again (a retried write) is stored once; another checkpoint
+    // under a stored id is a conflict naming it, never a replacement (its children would lose their parent).
+    const existing = storedMeta(files.meta);
+    if (existing !== undefined) {
+      const same =
+        existing.lineageId === metadata.lineageId &&
+        existing.branch === metadata.branch &&
+        existing.parentId === metadata.parentId &&
+        existing.eventCount === metadata.eventCount &&
+        existing.createdAt === metadata.createdAt;
+      if (same) return existing;
+      throw memoError(
+        'conflict',
+        `checkpoint id "${metadata.id}" is already stored in ${location} with other content; checkpoint ids must be unique`,
+        { duplicateId: metadata.id },
+      );
+    }
     mkdirSync(this.#directory(location), { recursive: true });
     const text = checkpoint.text();
     const stored: StoredCheckpoint = {
