@@ -130,10 +130,10 @@ async function openCheckpoint(id) {
         readOnly: state.session.readOnly,
         onCompare: addToComparison,
         onRun: startRun,
-        onPlan: (outputs) =>
+        onPlan: (changes) =>
           api(`/api/checkpoints/${encodeURIComponent(id)}/plan`, {
             method: 'POST',
-            body: JSON.stringify({ outputs }),
+            body: JSON.stringify(changes),
           }),
         loadEvent: (sequence) => api(`/api/checkpoints/${encodeURIComponent(id)}/events/${sequence}`),
       }),

@@ -81,6 +81,32 @@ function entityView(entity) {
   );
 }
 
+/** `1 model call`, `2 model calls`. */
+function calls(count) {
+  return `${count} model call${count === 1 ? '' : 's'}`;
+}
+
+/** Why a planned task runs, and for an interrupted one what its saved calls cost. */
+function reasonText(task) {
+  const saved = task.savedCalls ?? 0;
+  switch (task.reason) {
+    case 'invalidated':
+      return saved > 0
+        ? `runs again: an earlier output was edited; the ${calls(saved)} it had made ${saved === 1 ? 'is' : 'are'} made again`
+        : 'runs again: an earlier output was edited';
+    case 'restarted':
+      return saved > 0
+        ? `starts over with the new inputs; the ${calls(saved)} it had made ${saved === 1 ? 'is' : 'are'} made again`
+        : 'starts over with the new inputs';
+    case 'continued':
+      return saved > 0
+        ? `continues its saved conversation; the ${calls(saved)} it had made ${saved === 1 ? 'is' : 'are'} not made again`
+        : 'continues its saved conversation';
+    default:
+      return 'not finished in this checkpoint';
+  }
+}
+
 /** The tasks a continuation will run, and why each. */
 function planView(plan) {
   if (plan.runs.length === 0)
@@ -96,13 +122,7 @@ function planView(plan) {
           { 'data-task': task.number, class: `planned reason-${task.reason}` },
           `${task.number}. `,
           h('strong', null, task.name ?? task.description),
-          h(
-            'span',
-            { class: 'muted' },
-            task.reason === 'invalidated'
-              ? ' · runs again: an earlier output was edited'
-              : ' · not finished in this checkpoint',
-          ),
+          h('span', { class: 'muted' }, ` · ${reasonText(task)}`),
         ),
       ),
     ),
@@ -140,19 +160,27 @@ function runForm(detail, onRun, onPlan) {
     outputFields
       .filter(({ task, field }) => field.value !== (task.output ?? ''))
       .map(({ task, field }) => `${task.number}=${field.value}`);
-  // What will run, from the server's copy of the rebuild rules: asked again as outputs are edited.
+  // As /api/runs takes them: text as typed for a string input, JSON for any other.
+  const changedInputs = () =>
+    inputFields
+      .filter(({ value, field }) => field.value !== valueText(value))
+      .map(({ key, value, field }) =>
+        typeof value === 'string' ? `${key}=${field.value}` : `${key}:=${field.value}`,
+      );
+  // What will run, from the server's copy of the rebuild rules: asked again as outputs and inputs are
+  // edited (a changed input starts an interrupted task over).
   let asked = 0;
   const refreshPlan = async () => {
     const ask = ++asked;
     try {
-      const answer = await onPlan(changedOutputs());
+      const answer = await onPlan({ outputs: changedOutputs(), inputs: changedInputs() });
       if (ask === asked) replace(plan, planView(answer));
     } catch (error) {
       if (ask === asked) replace(plan, h('p', { class: 'error' }, error.message));
     }
   };
   let pending;
-  for (const { field } of outputFields)
+  for (const { field } of [...outputFields, ...inputFields])
     field.addEventListener('input', () => {
       clearTimeout(pending);
       pending = setTimeout(refreshPlan, 250);
@@ -169,7 +197,7 @@ function runForm(detail, onRun, onPlan) {
       ? h(
           'p',
           { class: 'muted' },
-          'A changed input reaches the tasks that run; completed tasks keep their outputs unless one before them is edited.',
+          'A changed input reaches the tasks that run; completed tasks keep their outputs unless one before them is edited, and a task interrupted mid-way starts over.',
         )
       : null,
     inputFields.map(({ key, field }) => h('label', { class: 'block' }, key, field)),
@@ -183,11 +211,7 @@ function runForm(detail, onRun, onPlan) {
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const inputs = [];
-    for (const { key, value, field } of inputFields) {
-      if (field.value === valueText(value)) continue;
-      inputs.push(typeof value === 'string' ? `${key}=${field.value}` : `${key}:=${field.value}`);
-    }
+    const inputs = changedInputs();
     const outputs = changedOutputs();
     message.textContent = 'starting…';
     try {

@@ -7,6 +7,7 @@ import { cliProviderRegistry } from '../core/providers.js';
 import { providerOf } from '../test-support/fixtures.js';
 import { temporaryDirectory } from '../test-support/run-command.js';
 import type { CheckpointDetail } from './checkpoint-detail.js';
+import type { ContinuationPlan } from './continuation-plan.js';
 import { type RunningExplorer, startExplorer } from './explorer-server.js';
 
 // Shaped like an OpenAI key, so redaction recognizes it by pattern as well as by the input's name.
@@ -129,5 +130,44 @@ describe('a checkpoint taken in the middle of a task, in the explorer', () => {
     expect(JSON.stringify(detail)).not.toContain(plantedKey);
     expect((await get(`/api/checkpoints/${last.id}/events/99999`)).status).toBe(404);
     expect((await get(`/api/checkpoints/${last.id}/events/first`)).status).toBe(400);
+  });
+
+  it('plans the continuation with the inputs the form would send: a changed one starts the task over', async () => {
+    const midTask = checkpoints.find((checkpoint) => checkpoint.trigger === 'llm_call_completed')!;
+    const plan = async (body: unknown) => {
+      const response = await fetch(`http://127.0.0.1:${explorer.port}/api/checkpoints/${midTask.id}/plan`, {
+        method: 'POST',
+        headers: { 'x-crewline-token': explorer.token, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return {
+        status: response.status,
+        body: (await response.json()) as ContinuationPlan & { error?: string },
+      };
+    };
+    const research = { number: 1, name: 'research', savedCalls: 1 };
+    // Nothing changed, or an input given its saved value: the saved conversation goes on, no call again.
+    for (const inputs of [undefined, [], ['topic=tide pools']]) {
+      expect(await plan({ outputs: [], ...(inputs ? { inputs } : {}) })).toEqual({
+        status: 200,
+        body: {
+          edited: [],
+          inputsChanged: false,
+          runs: [expect.objectContaining({ ...research, reason: 'continued' })],
+        },
+      });
+    }
+    expect(await plan({ inputs: ['topic=kelp forests'] })).toEqual({
+      status: 200,
+      body: {
+        edited: [],
+        inputsChanged: true,
+        runs: [expect.objectContaining({ ...research, reason: 'restarted' })],
+      },
+    });
+    const notAList = await plan({ inputs: 'topic=kelp' });
+    expect(notAList.status).toBe(400);
+    expect(notAList.body.error).toContain('inputs must be a list of strings');
+    expect((await plan({ inputs: ['no equals sign'] })).status).toBe(400);
   });
 });

@@ -178,6 +178,7 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
     const untouched = (await (await plan([])).json()) as ContinuationPlan;
     expect(untouched).toEqual({
       edited: [],
+      inputsChanged: false,
       runs: [expect.objectContaining({ number: 3, reason: 'unfinished' })],
     });
     const edited = (await (await plan(['1=New research'])).json()) as ContinuationPlan;

@@ -13,6 +13,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
+import { parseAssignments } from '../core/args.js';
 import { usageError } from '../core/cli-error.js';
 import { viewDocument } from '../core/document-view.js';
 import { displayPath } from '../core/location.js';
@@ -261,15 +262,27 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   });
   // Changes nothing (a plan of what a continuation would run), so a read-only server answers it too.
   app.post('/api/checkpoints/:id/plan', bodyLimit({ maxSize: 4 * 1024 * 1024 }), async (context) => {
-    const body = await jsonBody(context.req);
-    const outputs = (body as { outputs?: unknown } | null)?.outputs;
+    const body = (await jsonBody(context.req)) as { outputs?: unknown; inputs?: unknown } | null;
+    const outputs = body?.outputs;
     if (
       outputs !== undefined &&
       (!Array.isArray(outputs) || outputs.some((item) => typeof item !== 'string'))
     )
       throw usageError('outputs must be a list of strings like "N=text"');
+    // The inputs the run form would send to /api/runs, read the same way: a changed one starts the
+    // interrupted task over, and the plan says so before the run is started.
+    const inputs = body?.inputs;
+    if (inputs !== undefined && (!Array.isArray(inputs) || inputs.some((item) => typeof item !== 'string')))
+      throw usageError('inputs must be a list of strings like "key=value" or "key:=<json>"');
     const { view: shown } = await view(context.req.param('id'));
-    return context.json(planContinuation(shown, outputs as string[] | undefined));
+    const inputChanges = parseAssignments('--input', inputs as string[] | undefined);
+    return context.json(
+      planContinuation(
+        shown,
+        outputs as string[] | undefined,
+        inputChanges ? { ...shown.inputs, ...inputChanges } : undefined,
+      ),
+    );
   });
   app.get('/api/diff', async (context) => {
     const a = context.req.query('a');
