@@ -266,7 +266,7 @@ describe.skipIf(!haveBrowser && !inCi)(
       expect(forked[0]!.parentId).toBe(main[1]!.id);
     });
 
-    it('6. shows the conversation of a task in progress, written by another writer while the page is open', async () => {
+    it('6. shows the conversation of a task in progress, written by another writer while the page is open, and what a changed input costs it', async () => {
       const provider = await providerOf('sqlite');
       const analyst = new Agent({
         role: 'Analyst',
@@ -309,6 +309,15 @@ describe.skipIf(!haveBrowser && !inCi)(
       expect(await task.locator('.message.role-user pre').first().textContent()).toContain('rock pools');
       expect(await task.locator('.message.role-assistant').count()).toBe(1);
       await shot('8-conversation-in-progress');
+      // Continued as it is, the task goes on from its saved conversation; a changed input starts it
+      // over, and the plan says so (with the call it had made) before anything runs.
+      const plan = detail.locator('.rerun-plan');
+      await plan.locator('li.reason-continued[data-task="1"]').waitFor();
+      await detail.locator('textarea[data-input="topic"]').fill('kelp forests');
+      await plan.locator('li.reason-restarted[data-task="1"]').waitFor();
+      expect(await plan.textContent()).toContain(
+        'starts over with the new inputs; the 1 model call it had made is made again',
+      );
     });
 
     it('7. renders the Markdown models write: pipe tables with their alignment, numbered lists from their number, never HTML', async () => {
