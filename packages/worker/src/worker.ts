@@ -251,7 +251,10 @@ export class Worker {
     const entry = this.#registry.get(row.name);
     // Claims match registered names only, and a registry never forgets one.
     if (entry === undefined)
-      throw workerError('not_found', `run ${row.id}: "${row.name}" was claimed but is not registered`);
+      throw workerError(
+        'not_found',
+        `run ${row.id} was claimed for "${row.name}", which the worker's runs registry no longer has; a registry only grows: register names, never rebuild it while the worker runs`,
+      );
     return { row, entry, token, claimSentAt, jobId };
   }
 
