@@ -26,7 +26,7 @@ import {
 import type pg from 'pg';
 import { readDatabaseStats } from './database-stats.js';
 import { component, postgresError, toCrewlineError } from './errors.js';
-import { collectGarbage, recordRemoved } from './garbage-collector.js';
+import { collectGarbage } from './garbage-collector.js';
 import { claimLease, releaseLease, renewLease } from './leases.js';
 import { type PostgresLocation, parseLocation, parseReference } from './location.js';
 import { damagedRow, metadataColumns } from './metadata-row.js';
@@ -39,8 +39,8 @@ import {
 import { createPool } from './pool.js';
 import { selectPruned } from './prune-selection.js';
 import { readCheckpointText } from './read-checkpoint.js';
+import { deleteCheckpoint, pruneCheckpoints } from './removal.js';
 import type { DatabaseStats, GarbageReport } from './reports.js';
-import { lockKey } from './schema.js';
 import { SchemaHandle } from './schema-handle.js';
 import { checkWritable, writeCheckpoint } from './write-checkpoint.js';
 import { writeGroup } from './write-group.js';
@@ -287,23 +287,9 @@ export class PostgresProvider implements CheckpointProvider {
     const handle = this.#handle(location);
     try {
       await this.#ensureWritable(handle);
-      const { removed, collect } = await this.#withClient(handle, async (client) => {
-        await client.query('BEGIN');
-        try {
-          // Chosen again under the lock: no write can fork from a checkpoint while it is removed.
-          await client.query(`SELECT pg_advisory_xact_lock(${lockKey(handle.schema)})`);
-          const chosen = await selectPruned(client, handle, options);
-          await client.query(`DELETE FROM ${handle.quoted}.checkpoints WHERE id = ANY($1::text[])`, [
-            chosen.map((stored) => stored.id),
-          ]);
-          const collect = await recordRemoved(client, handle, chosen.length);
-          await client.query('COMMIT');
-          return { removed: chosen, collect };
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw error;
-        }
-      });
+      const { removed, collect } = await this.#withClient(handle, (client) =>
+        pruneCheckpoints(client, handle, options),
+      );
       for (const stored of removed) handle.heads.forget(stored.id);
       if (collect) await this.#collectQuietly(handle);
       return { removed, dryRun };
@@ -323,19 +309,9 @@ export class PostgresProvider implements CheckpointProvider {
     const handle = this.#handle(location);
     try {
       await this.#ensureWritable(handle);
-      const { deleted, collect } = await this.#withClient(handle, async (client) => {
-        await client.query('BEGIN');
-        try {
-          const result = await client.query(`DELETE FROM ${handle.quoted}.checkpoints WHERE id = $1`, [id]);
-          const deleted = (result.rowCount ?? 0) > 0;
-          const collect = deleted && (await recordRemoved(client, handle, 1));
-          await client.query('COMMIT');
-          return { deleted, collect };
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw error;
-        }
-      });
+      const { removed: deleted, collect } = await this.#withClient(handle, (client) =>
+        deleteCheckpoint(client, handle, id),
+      );
       handle.heads.forget(id);
       if (collect) await this.#collectQuietly(handle);
       return deleted;
