@@ -81,32 +81,6 @@ function entityView(entity) {
   );
 }
 
-/** `1 model call`, `2 model calls`. */
-function calls(count) {
-  return `${count} model call${count === 1 ? '' : 's'}`;
-}
-
-/** Why a planned task runs, and for an interrupted one what its saved calls cost. */
-function reasonText(task) {
-  const saved = task.savedCalls ?? 0;
-  switch (task.reason) {
-    case 'invalidated':
-      return saved > 0
-        ? `runs again: an earlier output was edited; the ${calls(saved)} it had made ${saved === 1 ? 'is' : 'are'} made again`
-        : 'runs again: an earlier output was edited';
-    case 'restarted':
-      return saved > 0
-        ? `starts over with the new inputs; the ${calls(saved)} it had made ${saved === 1 ? 'is' : 'are'} made again`
-        : 'starts over with the new inputs';
-    case 'continued':
-      return saved > 0
-        ? `continues its saved conversation; the ${calls(saved)} it had made ${saved === 1 ? 'is' : 'are'} not made again`
-        : 'continues its saved conversation';
-    default:
-      return 'not finished in this checkpoint';
-  }
-}
-
 /** The tasks a continuation will run, and why each. */
 function planView(plan) {
   if (plan.runs.length === 0)
@@ -122,7 +96,7 @@ function planView(plan) {
           { 'data-task': task.number, class: `planned reason-${task.reason}` },
           `${task.number}. `,
           h('strong', null, task.name ?? task.description),
-          h('span', { class: 'muted' }, ` · ${reasonText(task)}`),
+          h('span', { class: 'muted' }, ` · ${task.note}`),
         ),
       ),
     ),

@@ -5,8 +5,9 @@ import { branchTaken } from '../core/branch-taken.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import type { CliContext } from '../core/cli-context.js';
 import { cliError, usageError } from '../core/cli-error.js';
+import { planContinuation } from '../core/continuation-plan.js';
 import { continueRun } from '../core/continue-run.js';
-import { type DocumentView, viewDocument } from '../core/document-view.js';
+import { viewDocument } from '../core/document-view.js';
 import { printable, shellWord, truncate } from '../core/format.js';
 import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
@@ -15,36 +16,7 @@ import { openCheckpoint } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
-
-/** `--set-output N=text` values as flat task indexes, checked against the checkpoint's tasks. */
-export function parseTaskOutputs(
-  pairs: readonly string[] | undefined,
-  view: DocumentView,
-): Record<number, string> | undefined {
-  if (!pairs || pairs.length === 0) return undefined;
-  const outputs: Record<number, string> = {};
-  for (const pair of pairs) {
-    const match = /^(\d+)=([\s\S]*)$/.exec(pair);
-    if (!match)
-      throw usageError(
-        `--set-output "${truncate(pair, 40)}" must look like N=text, N being a task number from \`info\``,
-      );
-    const number = Number(match[1]);
-    const task = view.tasks[number - 1];
-    if (!task) {
-      throw usageError(
-        `--set-output ${number}: the checkpoint has ${view.tasks.length} tasks, numbered 1 to ${view.tasks.length}`,
-      );
-    }
-    if (task.status !== 'completed') {
-      throw usageError(
-        `--set-output ${number}: task ${number} is ${task.status}; only completed task outputs can be replaced`,
-      );
-    }
-    outputs[task.index] = match[2]!;
-  }
-  return outputs;
-}
+import { parseTaskOutputs } from '../core/task-outputs.js';
 
 /** `crewline checkpoint resume|fork [REF]`: runs the continuation with progress lines. */
 export async function runContinueCommand(
@@ -104,6 +76,12 @@ export async function runContinueCommand(
         .join(', ')}`,
     );
   if (inputChanges) heading(`  changed inputs: ${Object.keys(inputChanges).join(', ')}`);
+  // What the explorer's plan says of a task the run was interrupted in, before anything runs. Not a
+  // restart: the runtime warns of that as the crew kicks off (on stderr, --quiet and --json too),
+  // and saying it here as well would say it twice.
+  for (const task of planContinuation(view, values['set-output'], inputs).runs)
+    if (task.savedCalls !== undefined && task.reason !== 'restarted')
+      heading(`  task ${task.number} ${task.name ?? truncate(task.description, 40)} ${task.note}`);
   if (values.answer !== undefined) heading(`  answer: ${truncate(values.answer, 60)}`);
   const interruptReport = reportInterrupt({
     mode,

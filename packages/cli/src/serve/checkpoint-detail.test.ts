@@ -2,12 +2,12 @@ import { join } from 'node:path';
 import { Agent, Crew, Task } from '@crewline/runtime';
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContinuationPlan } from '../core/continuation-plan.js';
 import { openLocation } from '../core/open-location.js';
 import { cliProviderRegistry } from '../core/providers.js';
 import { providerOf } from '../test-support/fixtures.js';
 import { temporaryDirectory } from '../test-support/run-command.js';
 import type { CheckpointDetail } from './checkpoint-detail.js';
-import type { ContinuationPlan } from './continuation-plan.js';
 import { type RunningExplorer, startExplorer } from './explorer-server.js';
 
 // Shaped like an OpenAI key, so redaction recognizes it by pattern as well as by the input's name.

@@ -5,12 +5,12 @@ import {
   type ProviderRegistry,
   readDocument,
 } from '@crewline/runtime-state';
-import { parseTaskOutputs } from '../commands/continue-command.js';
 import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import { usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
+import { parseTaskOutputs } from '../core/task-outputs.js';
 
 /** What the page asks for: the CLI's `resume`/`fork` options, in the same words. */
 export interface RunRequest {

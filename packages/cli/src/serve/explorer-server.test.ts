@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContinuationPlan } from '../core/continuation-plan.js';
 import { openLocation } from '../core/open-location.js';
 import { cliProviderRegistry } from '../core/providers.js';
 import { openEventStream } from '../test-support/event-stream.js';
@@ -8,7 +9,6 @@ import { type Fixture, type FixtureKind, writeFixture } from '../test-support/fi
 import { temporaryDirectory } from '../test-support/run-command.js';
 import type { CheckpointComparison } from './checkpoint-comparison.js';
 import type { CheckpointDetail } from './checkpoint-detail.js';
-import type { ContinuationPlan } from './continuation-plan.js';
 import { type RunningExplorer, startExplorer } from './explorer-server.js';
 import type { LineageGraph } from './lineage-graph.js';
 

@@ -12,11 +12,12 @@ export function changesInputs(
 
 /**
  * What starting over an interrupted task costs, as a clause its warnings end with: the model calls
- * of its saved conversation that completed are made (and paid) again. Empty when it had made none.
+ * of its saved conversation that completed are made (and paid) again. With `kept`, the clause of a
+ * task that continues its conversation instead: they are not made again. Empty when it had made none.
  */
-export function callsMadeAgain(calls: number): string {
+export function callsMadeAgain(calls: number, options: { kept?: boolean } = {}): string {
   if (calls === 0) return '';
-  return `; the ${calls} model call${calls === 1 ? '' : 's'} it had made ${calls === 1 ? 'is' : 'are'} made again`;
+  return `; the ${calls} model call${calls === 1 ? '' : 's'} it had made ${calls === 1 ? 'is' : 'are'} ${options.kept ? 'not ' : ''}made again`;
 }
 
 /**

@@ -1,7 +1,7 @@
-import { interruptedTasks, restartsInterruptedTasks } from '@crewline/runtime/internal';
+import { callsMadeAgain, interruptedTasks, restartsInterruptedTasks } from '@crewline/runtime/internal';
 import { editTaskOutputsInDocument } from '@crewline/runtime-state/internal';
-import { parseTaskOutputs } from '../commands/continue-command.js';
-import { type DocumentView, viewDocument } from '../core/document-view.js';
+import { type DocumentView, viewDocument } from './document-view.js';
+import { parseTaskOutputs } from './task-outputs.js';
 
 /** A task a continuation would run, and why. */
 export interface PlannedTask {
@@ -22,6 +22,8 @@ export interface PlannedTask {
    * paid) again when the reason is `restarted` or `invalidated`; not made again when `continued`.
    */
   savedCalls?: number;
+  /** Why it runs, in the words the explorer's page and `resume`/`fork` show. */
+  note: string;
 }
 
 export interface ContinuationPlan {
@@ -80,6 +82,7 @@ export function planContinuation(
         description: task.description,
         reason,
         ...(calls !== undefined ? { savedCalls: calls } : {}),
+        note: noteFor(reason, calls ?? 0),
       };
     });
   return {
@@ -89,4 +92,18 @@ export function planContinuation(
     inputsChanged,
     runs,
   };
+}
+
+/** Why a planned task runs; for an interrupted one, what its saved calls cost (as the runtime warns). */
+function noteFor(reason: PlannedTask['reason'], savedCalls: number): string {
+  switch (reason) {
+    case 'invalidated':
+      return `runs again: an earlier output was edited${callsMadeAgain(savedCalls)}`;
+    case 'restarted':
+      return `starts over with the new inputs${callsMadeAgain(savedCalls)}`;
+    case 'continued':
+      return `continues its saved conversation${callsMadeAgain(savedCalls, { kept: true })}`;
+    case 'unfinished':
+      return 'not finished in this checkpoint';
+  }
 }

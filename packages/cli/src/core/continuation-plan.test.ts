@@ -1,14 +1,13 @@
-import { join } from 'node:path';
-import { Agent, Crew, continueFromCheckpoint, registerProject, Task } from '@crewline/runtime';
+import { continueFromCheckpoint, registerProject } from '@crewline/runtime';
 import { captureLogs, offlineModel } from '@crewline/runtime/testing';
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DocumentView, viewDocument } from '../core/document-view.js';
-import { openCheckpoint } from '../core/open-location.js';
-import { cliProviderRegistry } from '../core/providers.js';
-import { providerOf } from '../test-support/fixtures.js';
+import { writeInterruptedCrewRun } from '../test-support/interrupted-crew.js';
 import { temporaryDirectory } from '../test-support/run-command.js';
 import { planContinuation } from './continuation-plan.js';
+import { type DocumentView, viewDocument } from './document-view.js';
+import { openCheckpoint } from './open-location.js';
+import { cliProviderRegistry } from './providers.js';
 
 const model = offlineModel({ name: 'plan-interrupted' });
 registerProject({ models: { 'plan-interrupted:model': model } });
@@ -21,29 +20,7 @@ describe('planContinuation of a crew interrupted mid-task', () => {
 
   beforeAll(async () => {
     project = await temporaryDirectory('crewline-plan-');
-    const location = join(project.path, '.checkpoints');
-    const provider = await providerOf('json');
-    const writer = new Agent({
-      role: 'Writer',
-      goal: 'Write about {topic}',
-      backstory: 'Plain',
-      llm: 'plan-interrupted:model',
-    });
-    const crew = new Crew({
-      name: 'Interrupted crew',
-      agents: [writer],
-      tasks: [
-        new Task({ name: 'outline', description: 'Outline {topic}', expectedOutput: 'Lines', agent: writer }),
-        new Task({ name: 'write', description: 'Write on {topic}', expectedOutput: 'Lines', agent: writer }),
-      ],
-      // Written after each model answer and before its task completes: the task is in progress there.
-      checkpoint: { location, provider, onEvents: ['llm_call_completed'] },
-    });
-    await crew.kickoff({ inputs: { topic: 'tides' } });
-    const written = await provider.list(provider.resolveLocation(location));
-    await provider.close?.();
-    // The last one: task 1 completed, task 2 stopped after its model call, as a crash there leaves it.
-    midTask = [...written].sort((a, b) => a.eventCount - b.eventCount).at(-1)!;
+    ({ midTask } = await writeInterruptedCrewRun(project.path, 'plan-interrupted:model'));
     view = viewDocument((await openCheckpoint(midTask.reference, project.path, registry)).document);
     expect(view.tasks.map((task) => task.status)).toEqual(['completed', 'running']);
   });
@@ -53,7 +30,13 @@ describe('planContinuation of a crew interrupted mid-task', () => {
   });
 
   it('without changed inputs the interrupted task continues its saved conversation', () => {
-    const continued = { number: 2, name: 'write', reason: 'continued', savedCalls: 1 };
+    const continued = {
+      number: 2,
+      name: 'write',
+      reason: 'continued',
+      savedCalls: 1,
+      note: 'continues its saved conversation; the 1 model call it had made is not made again',
+    };
     for (const inputs of [undefined, { topic: 'tides' }]) {
       expect(planContinuation(view, undefined, inputs)).toEqual({
         edited: [],
@@ -67,7 +50,15 @@ describe('planContinuation of a crew interrupted mid-task', () => {
     expect(planContinuation(view, undefined, { topic: 'kelp' })).toEqual({
       edited: [],
       inputsChanged: true,
-      runs: [expect.objectContaining({ number: 2, name: 'write', reason: 'restarted', savedCalls: 1 })],
+      runs: [
+        expect.objectContaining({
+          number: 2,
+          name: 'write',
+          reason: 'restarted',
+          savedCalls: 1,
+          note: 'starts over with the new inputs; the 1 model call it had made is made again',
+        }),
+      ],
     });
   });
 
