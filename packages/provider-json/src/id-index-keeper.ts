@@ -121,6 +121,13 @@ export class IdIndexKeeper {
     return this.#queued.get(root)?.get(id) ?? this.#view.entryOf(root, id);
   }
 
+  /** {@link entryOf} for several ids at one moment (a group): each bucket is asked once. */
+  entriesOf(root: string, ids: readonly string[]): (IdIndexEntry | undefined)[] {
+    const queued = this.#queued.get(root);
+    const indexed = this.#view.entriesOf(root, ids);
+    return ids.map((id, index) => queued?.get(id) ?? indexed[index]);
+  }
+
   /**
    * Waits for the entries of `root` still queued after async writes: a delete or prune that removed
    * a file and its entry while the entry was still queued would otherwise see it written again

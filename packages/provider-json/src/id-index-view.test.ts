@@ -39,6 +39,14 @@ describe('IdIndexView', () => {
     expect(view.entryOf(root, first)).toEqual(entry(first));
   });
 
+  it('answers for a group at once, across buckets', () => {
+    const view = new IdIndexView();
+    const later = '20261127T085301000-cccccccc';
+    writeFileSync(bucket, `${first} main/${first}_p-none.json\n`);
+    writeFileSync(join(root, '.ids', '_20261127T085301'), `${later} main/${later}_p-none.json\n`);
+    expect(view.entriesOf(root, [second, later, first])).toEqual([undefined, entry(later), entry(first)]);
+  });
+
   it('gives nothing for a damaged line, or a line naming another checkpoint', () => {
     const view = new IdIndexView();
     writeFileSync(bucket, `${first} ../main/${first}_p-none.json\n${second} main/${first}_p-none.json\n`);

@@ -35,11 +35,25 @@ export class IdIndexView {
    * removed one, a damaged one, or a bucket that cannot be read).
    */
   entryOf(root: string, id: string): IdIndexEntry | undefined {
-    const line = this.#lineOf(bucketPath(root, id), id);
-    return line === undefined || line === removedMark ? undefined : parseEntry(id, line);
+    return entryIn(this.#linesOf(bucketPath(root, id)), id);
   }
 
-  #lineOf(path: string, id: string): string | undefined {
+  /**
+   * {@link entryOf} for several ids at one moment (a group about to be written): each bucket they
+   * fall in is asked once, usually one for the whole group. Undefined at the index of an id the
+   * index holds no entry for.
+   */
+  entriesOf(root: string, ids: readonly string[]): (IdIndexEntry | undefined)[] {
+    const lines = new Map<string, Map<string, string> | undefined>();
+    return ids.map((id) => {
+      const path = bucketPath(root, id);
+      if (!lines.has(path)) lines.set(path, this.#linesOf(path));
+      return entryIn(lines.get(path), id);
+    });
+  }
+
+  /** The lines of the bucket at `path` as it is now, or undefined when it cannot be used. */
+  #linesOf(path: string): Map<string, string> | undefined {
     let info: ReturnType<typeof lstatSync>;
     try {
       info = lstatSync(path, { throwIfNoEntry: false });
@@ -60,8 +74,14 @@ export class IdIndexView {
     this.#buckets.delete(path);
     this.#buckets.set(path, view);
     if (this.#buckets.size > bucketsKept) this.#buckets.delete(this.#buckets.keys().next().value!);
-    return view.lines.get(id);
+    return view.lines;
   }
+}
+
+/** The entry of `id` in the `lines` of its bucket, if they hold a usable one. */
+function entryIn(lines: Map<string, string> | undefined, id: string): IdIndexEntry | undefined {
+  const line = lines?.get(id);
+  return line === undefined || line === removedMark ? undefined : parseEntry(id, line);
 }
 
 /**

@@ -5,6 +5,7 @@ import { isSameCheckpoint, storedIdConflict } from '@crewline/runtime-state/inte
 import { readMetadataSync } from './checkpoint-file.js';
 import { component, jsonError } from './errors.js';
 import { storedFile } from './file-reference.js';
+import type { IdIndexEntry } from './id-index.js';
 import type { IdIndexKeeper } from './id-index-keeper.js';
 import { existingBranchDirectorySync } from './paths.js';
 import type { WritePlan } from './write-plan.js';
@@ -22,9 +23,8 @@ import type { WritePlan } from './write-plan.js';
  * are written before it releases it.
  */
 
-/** The path of the file `root` holds under `id`, as the id index says; undefined when it holds none. */
-function storedPathOf(root: string, index: IdIndexKeeper, id: string): string | undefined {
-  const entry = index.entryOf(root, id);
+/** The path of the file `root` holds under the id of `entry` (what the id index says), if it is there. */
+function storedPathOf(root: string, entry: IdIndexEntry | undefined): string | undefined {
   if (entry === undefined) return undefined;
   try {
     const directory = existingBranchDirectorySync(root, entry.branch);
@@ -50,7 +50,7 @@ export function storedUnderId(
   maxCheckpointBytes: number,
 ): StoredCheckpoint | undefined {
   const { metadata } = plan;
-  const path = storedPathOf(root, index, metadata.id);
+  const path = storedPathOf(root, index.entryOf(root, metadata.id));
   if (path === undefined) return undefined;
   let stored: StoredCheckpoint | undefined;
   try {
@@ -80,6 +80,13 @@ export function assertGroupNotStored(root: string, index: IdIndexKeeper, plans: 
   for (const { metadata } of plans) {
     if (ids.has(metadata.id)) throw refused(metadata.id, 'appears twice in the group');
     ids.add(metadata.id);
-    if (storedPathOf(root, index, metadata.id) !== undefined) throw refused(metadata.id, 'is already stored');
+  }
+  const entries = index.entriesOf(
+    root,
+    plans.map((plan) => plan.metadata.id),
+  );
+  for (const [position, entry] of entries.entries()) {
+    if (storedPathOf(root, entry) !== undefined)
+      throw refused(plans[position]!.metadata.id, 'is already stored');
   }
 }
