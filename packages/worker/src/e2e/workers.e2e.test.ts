@@ -262,31 +262,40 @@ describeWithPostgres('workers on many processes', () => {
 
       // Calls made more than once (paid, never stored: the call a worker died in, or one whose
       // checkpoint write had not reached the server) were all made by SIGKILLed workers; SIGTERMed
-      // and surviving workers repeated nothing.
+      // and surviving workers repeated nothing. One exception is by design, not a fault: a worker
+      // the machine stalled past its lease (1.5 s here; seen at load averages near 20) loses the
+      // run to another, which pays again for the call the stalled one had in flight; the stalled
+      // worker's hold on that run then ends `lost`, and its writes were refused (fencing).
       const calls = readFileSync(callLog, 'utf8')
         .split('\n')
         .filter((line) => line !== '')
         .map((line) => JSON.parse(line) as LoggedCall);
       let repeated = 0;
+      let repeatedAfterLostLease = 0;
       for (const run of ended) {
         const ofRun = calls.filter((call) => call.runId === run.id);
+        const holdsOfRun = holds.filter((hold) => hold.runId === run.id);
         for (const task of taskDescriptions.keys()) {
           const ofTask = ofRun.filter((call) => call.task === task);
           expect(ofTask.length, `${run.id} task ${task}`).toBeGreaterThanOrEqual(1);
           for (const call of ofTask.slice(0, -1)) {
             repeated += 1;
-            expect(killedAt.has(call.pid), `call of ${run.id} task ${task} by ${call.pid} repeated`).toBe(
-              true,
-            );
+            if (killedAt.has(call.pid)) continue;
+            const lost = holdsOfRun.some((hold) => hold.pid === call.pid && hold.outcome === 'lost');
+            expect(
+              lost,
+              `call of ${run.id} task ${task} by ${call.pid} repeated; the run's holds:\n${holdsOfRun.map((hold) => JSON.stringify(hold)).join('\n')}`,
+            ).toBe(true);
+            repeatedAfterLostLease += 1;
           }
         }
       }
       // A SIGKILLed worker holds up to `concurrency` runs; each can lose the call in flight and one
       // answered call whose checkpoint had not reached the server yet.
-      expect(repeated).toBeLessThanOrEqual(sigkills * concurrency * 2);
+      expect(repeated - repeatedAfterLostLease).toBeLessThanOrEqual(sigkills * concurrency * 2);
       const perMinute = (runCount / elapsedMs) * 60_000;
       process.stdout.write(
-        `[worker e2e] ${runCount} runs, ${sigkills} SIGKILL + ${sigterms} SIGTERM, ${workerCount} workers × 2: ${elapsedMs} ms (${perMinute.toFixed(1)} runs/min), ${calls.length} model calls, ${repeated} calls repeated (never stored; all in SIGKILLed workers), ${completedUnannounced} runs completed by a worker SIGKILLed before it printed so\n`,
+        `[worker e2e] ${runCount} runs, ${sigkills} SIGKILL + ${sigterms} SIGTERM, ${workerCount} workers × 2: ${elapsedMs} ms (${perMinute.toFixed(1)} runs/min), ${calls.length} model calls, ${repeated} calls repeated (never stored; ${repeated - repeatedAfterLostLease} in SIGKILLed workers, ${repeatedAfterLostLease} after a lease lost to a stall), ${completedUnannounced} runs completed by a worker SIGKILLed before it printed so\n`,
       );
     } finally {
       for (const child of children) child.process.kill('SIGKILL');
