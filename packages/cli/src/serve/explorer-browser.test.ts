@@ -17,6 +17,8 @@ import { type RunningExplorer, startExplorer } from './explorer-server.js';
 // The system's Chromium (Debian's `chromium` package), never a downloaded one.
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(chromiumPath);
+/** What the page shows after a poll: quick on an idle machine, seconds on a loaded one (CI). */
+const pagePoll = { timeout: 20_000 };
 const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
 if (!haveBrowser && !inCi) {
   console.warn(
@@ -211,7 +213,7 @@ describe.skipIf(!haveBrowser && !inCi)(
       const detail = page.locator(`.detail[data-checkpoint="${main[1]!.id}"]`);
       await detail.waitFor();
       // Before any edit nothing would run.
-      await expect.poll(() => detail.locator('.rerun-plan').textContent()).toContain('nothing');
+      await expect.poll(() => detail.locator('.rerun-plan').textContent(), pagePoll).toContain('nothing');
       await detail.locator('select[name="mode"]').selectOption('fork');
       await detail.locator('input[name="branch"]').fill('from-browser');
       await detail.locator('.run-form details summary').first().click();
@@ -231,7 +233,9 @@ describe.skipIf(!haveBrowser && !inCi)(
       // Before its first checkpoint (the tutorial writes one when a task completes, and the Writer
       // takes 1.5 s), the run shows on the graph as a ring on the checkpoint it continues, and its
       // newest progress line in the header.
-      await expect.poll(() => page.locator('#activity').textContent()).toContain('task 2 write started');
+      await expect
+        .poll(() => page.locator('#activity').textContent(), pagePoll)
+        .toContain('task 2 write started');
       expect(await page.locator('#activity').isVisible()).toBe(true);
       expect(await page.locator('.node[data-branch="from-browser"]').count()).toBe(0);
       expect(await page.locator(`.node.continuing[data-id="${main[1]!.id}"] .continuing-ring`).count()).toBe(
@@ -252,7 +256,7 @@ describe.skipIf(!haveBrowser && !inCi)(
           node.y + node.height <= graph.y + graph.height
         );
       };
-      await expect.poll(inView).toBe(true);
+      await expect.poll(inView, pagePoll).toBe(true);
       await shot('6-new-branch-on-graph');
       await page.locator('#runs .run.status-finished').waitFor({ timeout: 30_000 });
       expect(await page.locator('#runs .run .lines').textContent()).toMatch(/task 2 write completed/);

@@ -10,6 +10,10 @@ import { openLocation } from '../core/open-location.js';
 import { cliProviderRegistry } from '../core/providers.js';
 import { providerOf } from '../test-support/fixtures.js';
 import { temporaryDirectory } from '../test-support/run-command.js';
+
+/** What the page shows after a poll: quick on an idle machine, seconds on a loaded one (CI). */
+const pagePoll = { timeout: 20_000 };
+
 import { type RunningExplorer, startExplorer } from './explorer-server.js';
 
 // The system's Chromium (Debian's `chromium` package), never a downloaded one; skipped without it
@@ -146,10 +150,10 @@ describe.skipIf(!haveBrowser && !inCi)(
       await page.mouse.down();
       await page.mouse.move(graph.x + graph.width - 10, graph.y + graph.height - 10, { steps: 5 });
       await page.mouse.up();
-      await expect.poll(inView).toBe(false);
+      await expect.poll(inView, pagePoll).toBe(false);
       await page.locator('#fit').focus();
       await tabToNode(page);
-      await expect.poll(inView).toBe(true);
+      await expect.poll(inView, pagePoll).toBe(true);
     });
 
     it('stacks the graph above the panels in a narrow window, each as wide as the window', async () => {
