@@ -8,14 +8,18 @@ import { JsonProvider } from './json-provider.js';
 import { indexedIds } from './test-support/id-index-entries.js';
 
 // Index entries are written on a background lane after an async write resolved. Slowed down here
-// (a busy thread pool) so that a delete, prune or removal lands before they are written.
-const slowEntries = vi.hoisted(() => ({ delayMs: 0 }));
+// (a busy thread pool) so that a delete, prune or removal lands before they are written; or held
+// until the test lets them go (`gate`), where a delay would race the test on a loaded machine.
+const slowEntries = vi.hoisted(() => ({ delayMs: 0, gate: undefined as Promise<void> | undefined }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const original = await importOriginal<typeof import('node:fs/promises')>();
   const open: typeof original.open = async (path, flags, mode) => {
     const creates = typeof flags === 'number' && (flags & constants.O_CREAT) !== 0;
-    if (slowEntries.delayMs > 0 && creates && String(path).includes('/.ids/'))
-      await new Promise((resolve) => setTimeout(resolve, slowEntries.delayMs));
+    if (creates && String(path).includes('/.ids/')) {
+      if (slowEntries.gate !== undefined) await slowEntries.gate;
+      else if (slowEntries.delayMs > 0)
+        await new Promise((resolve) => setTimeout(resolve, slowEntries.delayMs));
+    }
     return original.open(path, flags, mode);
   };
   return { ...original, open };
@@ -38,6 +42,7 @@ describe('id index entries written after an async write resolved', () => {
   });
   afterEach(() => {
     slowEntries.delayMs = 0;
+    slowEntries.gate = undefined;
     setLogSink(previousSink);
     rmSync(sandbox, { recursive: true, force: true });
   });
@@ -74,6 +79,11 @@ describe('id index entries written after an async write resolved', () => {
 
   it('a location removed before they were written stays removed, with no warning', async () => {
     const provider = new JsonProvider();
+    // The entries wait until the location is gone (a 30 ms delay lost that race under load in CI).
+    let release = () => {};
+    slowEntries.gate = new Promise((resolve) => {
+      release = resolve;
+    });
     await provider.writeBatch(location, [buildCheckpointWrite(), buildCheckpointWrite()]);
     // The spares this group leaves are created first (a removal racing them is what close() is for).
     const spares = () => readdirSync(join(location, 'main')).filter((name) => name.startsWith('.spare.'));
@@ -82,6 +92,7 @@ describe('id index entries written after an async write resolved', () => {
     await provider.write(location, buildCheckpointWrite());
     expect(entries()).toEqual([]);
     rmSync(location, { recursive: true });
+    release();
     await provider.close();
     expect(existsSync(location)).toBe(false);
     expect(warnings.map((record) => record.message)).toEqual([]);
