@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { processIsGone, processRunsHere, thisProcess } from './process-identity.js';
 
 /** The pid of a process that has exited (and was reaped) by the time this returns. */
@@ -7,6 +7,10 @@ function deadPid(): number {
   const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
   return Number(gone.stdout.toString());
 }
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('processIsGone', () => {
   it('is true for a pid of this host, namespace and boot that no process has', () => {
@@ -37,10 +41,28 @@ describe('processIsGone', () => {
     expect(processRunsHere({ ...thisProcess(), ...elsewhere })).toBe(false);
   });
 
-  it('is false for a record without namespace and boot where this system tells them (an older record)', () => {
+  it('is false for a record without namespace and boot (an older record, or a system without /proc)', () => {
     const here = thisProcess();
-    const recordedHere = here.pidNamespace !== undefined || here.bootId !== undefined;
-    const older = { host: here.host, pid: deadPid() };
-    expect(processIsGone(older)).toBe(!recordedHere);
+    expect(processIsGone({ host: here.host, pid: deadPid() })).toBe(false);
+  });
+
+  it.each([
+    ['EACCES', 'SELinux or AppArmor refusing the probe of a live, differently confined process'],
+    ['EPERM', 'a live process of another user'],
+  ])('is false when the probe is refused with %s (%s): only ESRCH proves a pid unused', (code) => {
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    const kill = process.kill.bind(process);
+    vi.spyOn(process, 'kill').mockImplementation((pid, signal) => {
+      if (pid === child.pid && signal === 0)
+        throw Object.assign(new Error(`kill ${code}`), { code, errno: -13, syscall: 'kill' });
+      return kill(pid, signal);
+    });
+    try {
+      expect(processIsGone({ ...thisProcess(), pid: child.pid! })).toBe(false);
+      expect(processRunsHere({ ...thisProcess(), pid: child.pid! })).toBe(true);
+    } finally {
+      vi.restoreAllMocks();
+      child.kill('SIGKILL');
+    }
   });
 });

@@ -42,20 +42,30 @@ function readOrUndefined(read: () => string): string | undefined {
   }
 }
 
+/**
+ * False only when the system says no process has `pid` (ESRCH). Any other refusal of the probe is
+ * no proof: EPERM (another user's process), and EACCES from SELinux or AppArmor, which refuse the
+ * probe between differently confined processes that may well be running.
+ */
 function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 
-/** Whether `holder`'s pid means a pid of this machine's pid space: same host, pid namespace and boot. */
+/**
+ * Whether `holder`'s pid means a pid of this machine's pid space: same host, pid namespace and boot,
+ * both known. Without /proc (macOS, Windows, a jail), two machines with the same host name sharing a
+ * volume would look alike: nothing there proves a pid is this machine's.
+ */
 function inThisPidSpace(holder: ProcessIdentity): boolean {
   const here = thisProcess();
   return (
+    here.pidNamespace !== undefined &&
+    here.bootId !== undefined &&
     holder.host === here.host &&
     holder.pidNamespace === here.pidNamespace &&
     holder.bootId === here.bootId &&
@@ -66,7 +76,8 @@ function inThisPidSpace(holder: ProcessIdentity): boolean {
 
 /**
  * True only when `holder` is provably gone: recorded on this host, in this pid namespace and this
- * boot (a record without them, from elsewhere or from an older version, proves nothing), not this
+ * boot (a record without them, from elsewhere, from an older version or from a system that does not
+ * tell them, proves nothing), not this
  * process, and no process has its pid. A pid reused by another process since reads as alive: the
  * lease is then waited out, never taken from a holder that might be running.
  */
