@@ -107,15 +107,22 @@ function upgradeToPassedOverRuns(table: string, schema: string): string {
 
 /**
  * Layout 3 → 4: an index of the queued runs that were passed over, in the order a worker takes them
- * by name (`RunClaims.passedOver`, at every poll of every slot: it must not read the whole queue).
+ * by name (`RunClaims.passedOver`, at every poll of every slot): led by the name, so the claim reads
+ * only the rows of the names it registers, not every passed-over row of names nobody registers (a
+ * typo, a removed crew: 20,000 such rows cost 2.4 ms a poll when the name was a filter).
  * Looked up first, like the columns: CREATE INDEX IF NOT EXISTS would lock the table at every start.
+ * Layout 4 was never released with its first index, `worker_runs_passed_over` (no name), but a
+ * development database may have it: it is dropped once the new one is there (a lookup when it is not).
  */
 function upgradeToPassedOverIndex(table: string, schema: string): string {
   return `
     DO $upgrade$ BEGIN
-      IF to_regclass(${literal(`"${schema}".worker_runs_passed_over`)}) IS NULL THEN
-        CREATE INDEX worker_runs_passed_over ON ${table} (priority DESC, created_at)
+      IF to_regclass(${literal(`"${schema}".worker_runs_passed_over_by_name`)}) IS NULL THEN
+        CREATE INDEX worker_runs_passed_over_by_name ON ${table} (name, priority DESC, created_at)
           WHERE status = 'queued' AND passed_over IS NOT NULL;
+      END IF;
+      IF to_regclass(${literal(`"${schema}".worker_runs_passed_over`)}) IS NOT NULL THEN
+        DROP INDEX "${schema}".worker_runs_passed_over;
       END IF;
     END $upgrade$;`;
 }
