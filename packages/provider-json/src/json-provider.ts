@@ -24,6 +24,7 @@ import { assertCheckpointId, tempFileName } from './file-names.js';
 import { parseFileReference, storedFile } from './file-reference.js';
 import { removeIdIndexEntries } from './id-index.js';
 import { IdIndexKeeper } from './id-index-keeper.js';
+import { IdReservations } from './id-reservations.js';
 import {
   assertHoldsLineageLock,
   claimLineageLock,
@@ -44,7 +45,13 @@ import { SerialLane } from './serial-lane.js';
 import { SpareFiles } from './spare-files.js';
 import { assertGroupNotStored, storedUnderId } from './stored-id-check.js';
 import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
-import { asWriteError, branchDirectoryVanished, indexEntryOf, planWrite } from './write-plan.js';
+import {
+  asWriteError,
+  branchDirectoryVanished,
+  indexEntryOf,
+  planWrite,
+  type WritePlan,
+} from './write-plan.js';
 
 /** Files whose heads are read at once while listing (keeps file handles bounded for big locations). */
 const listConcurrency = 16;
@@ -75,6 +82,8 @@ export class JsonProvider implements CheckpointProvider {
   readonly #spares: SpareFiles;
   /** The id index, kept up to date after writes and reads (see id-index-keeper.ts). */
   readonly #index: IdIndexKeeper;
+  /** The ids being written now, so that two writes of one id do not both find it free. */
+  readonly #reservations = new IdReservations();
   /** Finds and describes the checkpoint files of a location (see location-reader.ts). */
   readonly #reader: LocationReader;
 
@@ -189,8 +198,17 @@ export class JsonProvider implements CheckpointProvider {
     if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
     locationExistsSync(root);
     await sweepTempFilesOnce(root);
-    const stored = storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes);
-    if (stored !== undefined) return stored;
+    const release = await this.#reservations.hold(root, [plan.metadata.id]);
+    try {
+      const stored = storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes);
+      if (stored !== undefined) return stored;
+      return await this.#writeFile(root, plan);
+    } finally {
+      release();
+    }
+  }
+
+  async #writeFile(root: string, plan: WritePlan): Promise<StoredCheckpoint> {
     for (let attempt = 0; ; attempt += 1) {
       try {
         const { directory, created } = ensureBranchDirectorySync(
@@ -247,7 +265,19 @@ export class JsonProvider implements CheckpointProvider {
       if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
     locationExistsSync(root);
     await sweepTempFilesOnce(root);
-    assertGroupNotStored(root, this.#index, plans);
+    const release = await this.#reservations.hold(
+      root,
+      plans.map((plan) => plan.metadata.id),
+    );
+    try {
+      assertGroupNotStored(root, this.#index, plans);
+      return await this.#writeFiles(root, plans);
+    } finally {
+      release();
+    }
+  }
+
+  async #writeFiles(root: string, plans: readonly WritePlan[]): Promise<StoredCheckpoint[]> {
     for (let attempt = 0; ; attempt += 1) {
       try {
         const files: AtomicFile[] = [];

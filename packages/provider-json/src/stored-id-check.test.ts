@@ -109,6 +109,27 @@ describe('JsonProvider and ids already stored', () => {
     ]);
   });
 
+  it('two writes of one id in flight at once: one is stored, the other refused (one file under the id)', async () => {
+    const run = growingRun({ tasks: 2 });
+    const [root, child, grandchild] = nextWrites(run, 3);
+    const json = provider();
+    const outcomes = async (writes: Promise<unknown>[]) => {
+      const settled = await Promise.allSettled(writes);
+      const refused = settled.filter((outcome) => outcome.status === 'rejected');
+      expect(refused, 'exactly one refused').toHaveLength(1);
+      await conflictOf(Promise.reject((refused[0] as PromiseRejectedResult).reason));
+    };
+    // Two writes, the second under the first's id with another parent (another file name).
+    await outcomes([json.write(location, root!), json.write(location, underId(child!, root!.metadata.id))]);
+    expect(checkpointFiles().filter((name) => name.startsWith(root!.metadata.id))).toHaveLength(1);
+    // A group and a write beside it.
+    await outcomes([
+      json.writeBatch(location, [child!]),
+      json.write(location, underId(grandchild!, child!.metadata.id)),
+    ]);
+    expect(checkpointFiles().filter((name) => name.startsWith(child!.metadata.id))).toHaveLength(1);
+  });
+
   it('an id whose file was removed by hand is free again', async () => {
     const run = growingRun({ tasks: 2 });
     const [root, child] = nextWrites(run, 2);
