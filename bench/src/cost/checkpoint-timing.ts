@@ -1,7 +1,7 @@
 // What a run pays for each of its checkpoints, however the provider stores them. A checkpoint is
 // taken inside its event (`writeCheckpointSync`, or `writeCheckpoint` when the provider writes in
-// groups, as SqliteProvider and JsonProvider do by default), and stored then or later, alone or in
-// a group (`writeSync`, `write`, `writeBatch`). Each checkpoint is charged the time its run spent
+// the background, as JsonProvider does and SqliteProvider with `groupCommit`), and stored then or
+// later, alone or in a group (`writeSync`, `write`, `writeBatch`). Each checkpoint is charged the time its run spent
 // taking it (snapshot, redaction, building the write, queueing it) plus its share of the provider
 // call that stored it: a group's time split evenly among its checkpoints. Summed over a run, that is
 // every millisecond the run spent on checkpoints, no more, no less.

@@ -119,8 +119,8 @@ export async function measureRedactionShare(
     false,
   );
   // Beneath these, timeCheckpoints charges each checkpoint what the run paid for it: taken in its
-  // event (`writeCheckpointSync`, or `writeCheckpoint` when the provider commits in groups, as
-  // SqliteProvider does by default) plus its share of the provider call that stored it.
+  // event (`writeCheckpointSync`, as SqliteProvider commits by default, or `writeCheckpoint` when
+  // the provider commits in groups) plus its share of the provider call that stored it.
   const timing = timeCheckpoints(SqliteProvider.prototype);
   prototype.writeCheckpointSync = timed(prototype.writeCheckpointSync, true);
   prototype.writeCheckpoint = timed(prototype.writeCheckpoint, true);

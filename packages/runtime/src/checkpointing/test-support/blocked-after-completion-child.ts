@@ -1,5 +1,5 @@
 // A child process for the group-commit kill test: a two-task crew checkpointing on '*' to SQLite with
-// group commit (the default), and a synchronous handler that blocks the process right after the
+// group commit (`groupCommit: true`), and a synchronous handler that blocks the process right after the
 // first task completed — its model call was paid, the run has not reached its next call. The test
 // kills it there. Usage: blocked-after-completion-child.ts <location>
 import { writeSync } from 'node:fs';
