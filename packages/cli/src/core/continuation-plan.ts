@@ -1,4 +1,9 @@
-import { callsMadeAgain, interruptedTasks, restartsInterruptedTasks } from '@crewline/runtime/internal';
+import {
+  callsMadeAgain,
+  carriedTaskNumbers,
+  interruptedTasks,
+  interruptedTasksOutcome,
+} from '@crewline/runtime/internal';
 import { editTaskOutputsInDocument } from '@crewline/runtime-state/internal';
 import { type DocumentView, viewDocument } from './document-view.js';
 import { parseTaskOutputs } from './task-outputs.js';
@@ -14,12 +19,16 @@ export interface PlannedTask {
    * completed, or interrupted with a saved conversation that is dropped). `restarted`: interrupted
    * with a saved conversation, and the changed inputs start it over (its prompts hold the old ones).
    * `continued`: interrupted, and it continues its saved conversation (no call it made is made
-   * again). `unfinished`: never started, or in progress without a saved conversation.
+   * again). `flow-decides`: interrupted inside a flow whose state the changed inputs change; it
+   * continues unless the flow's method gives its crew other inputs than the crew saved, then starts
+   * over (only the flow's code knows which). `unfinished`: never started, or in progress without a
+   * saved conversation.
    */
-  reason: 'invalidated' | 'restarted' | 'continued' | 'unfinished';
+  reason: 'invalidated' | 'restarted' | 'continued' | 'flow-decides' | 'unfinished';
   /**
    * Interrupted tasks only: the model calls of its saved conversation that completed. Made (and
-   * paid) again when the reason is `restarted` or `invalidated`; not made again when `continued`.
+   * paid) again when the reason is `restarted` or `invalidated`; not made again when `continued`;
+   * made again under `flow-decides` only if the flow gives the crew other inputs.
    */
   savedCalls?: number;
   /** Why it runs, in the words the explorer's page and `resume`/`fork` show. */
@@ -29,7 +38,10 @@ export interface PlannedTask {
 export interface ContinuationPlan {
   /** Numbers of the tasks whose output the request replaces. */
   edited: number[];
-  /** Whether the inputs given differ from the run's: they start interrupted tasks over. */
+  /**
+   * Whether the inputs given change what the run's work was given: a crew's saved inputs (they start
+   * interrupted tasks over), or a flow's saved state (its methods may pass its crews other inputs).
+   */
   inputsChanged: boolean;
   /** The tasks that will run, in order. */
   runs: PlannedTask[];
@@ -39,10 +51,13 @@ export interface ContinuationPlan {
  * What resuming or forking a checkpoint with these `--set-output` values and these `inputs` (all the
  * kickoff inputs, changes applied) would run. The edit is applied to a copy of the document by the
  * same function a real continuation uses (`editTaskOutputsInDocument`, which invalidates every later
- * task), and the tasks left without an output are the ones that run. Whether an interrupted task
- * starts over or continues its saved conversation is the runtime's own decision
- * (`restartsInterruptedTasks`), and its saved calls are counted as the worker's warning counts them
- * (`interruptedTasks`). Nothing is written.
+ * task), and the tasks left without an output are the ones that run, but for those of the crews a
+ * flow's completed methods ran: the flow carries them as saved and never runs them again
+ * (`carriedTaskNumbers`, the runtime's rule). Whether an interrupted task starts over or continues
+ * its saved conversation is the runtime's own decision (`interruptedTasksOutcome`; inside a flow it
+ * can depend on the flow's code, and the plan says so), and its saved calls are counted as the
+ * worker's warning counts them (`interruptedTasks`). The plan lists the tasks the checkpoint holds:
+ * a flow's methods that have not run yet run their crews too. Nothing is written.
  */
 export function planContinuation(
   view: DocumentView,
@@ -56,14 +71,15 @@ export function planContinuation(
     structuredOutput: () => undefined,
   });
   const edited = viewDocument(editedDocument);
-  const inputsChanged = restartsInterruptedTasks(view.document, inputs);
+  const outcome = interruptedTasksOutcome(view.document, inputs);
+  const carried = carriedTaskNumbers(view.document);
   const savedCalls = new Map(
     interruptedTasks(view.document).map((task) => [task.number, task.completedCalls]),
   );
   // Those still holding their conversation after the edit: an output edited before one drops it.
   const stillInterrupted = new Set(interruptedTasks(editedDocument).map((task) => task.number));
   const runs = edited.tasks
-    .filter((task) => task.status !== 'completed')
+    .filter((task) => task.status !== 'completed' && !carried.has(task.index + 1))
     .map((task): PlannedTask => {
       const number = task.index + 1;
       const before = view.tasks[task.index];
@@ -73,9 +89,7 @@ export function planContinuation(
           ? 'invalidated'
           : calls === undefined
             ? 'unfinished'
-            : inputsChanged
-              ? 'restarted'
-              : 'continued';
+            : interruptedReason[outcome];
       return {
         number,
         ...(task.name !== undefined ? { name: task.name } : {}),
@@ -89,10 +103,17 @@ export function planContinuation(
     edited: Object.keys(taskOutputs)
       .map((index) => Number(index) + 1)
       .sort((a, b) => a - b),
-    inputsChanged,
+    inputsChanged: outcome !== 'continue',
     runs,
   };
 }
+
+/** The reason of a task that still holds its saved conversation, by the runtime's decision. */
+const interruptedReason = {
+  continue: 'continued',
+  restart: 'restarted',
+  'flow-decides': 'flow-decides',
+} as const satisfies Record<ReturnType<typeof interruptedTasksOutcome>, PlannedTask['reason']>;
 
 /** Why a planned task runs; for an interrupted one, what its saved calls cost (as the runtime warns). */
 function noteFor(reason: PlannedTask['reason'], savedCalls: number): string {
@@ -103,6 +124,8 @@ function noteFor(reason: PlannedTask['reason'], savedCalls: number): string {
       return `starts over with the new inputs${callsMadeAgain(savedCalls)}`;
     case 'continued':
       return `continues its saved conversation${callsMadeAgain(savedCalls, { kept: true })}`;
+    case 'flow-decides':
+      return `continues its saved conversation unless the flow gives its crew other inputs, then starts over${callsMadeAgain(savedCalls)}`;
     case 'unfinished':
       return 'not finished in this checkpoint';
   }

@@ -21,6 +21,7 @@ import {
 } from '@crewline/runtime-state';
 import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
+import { claimSnapshot } from './claim-snapshot.js';
 import { assertNewForkBranch, warnIfResumingOlderCheckpoint } from './fork-branch.js';
 import { DEFAULT_LEASE_TTL_MS, LineageLease } from './lineage-lease.js';
 import { builtinRegistry, defaultProvider, registryOf } from './provider-registry.js';
@@ -281,15 +282,7 @@ export class Run {
   }
 
   #claim(kind: EntityKind, name: string, key?: string): EntitySnapshot | undefined {
-    const index = this.#unclaimedSnapshots.findIndex(
-      (snapshot) =>
-        snapshot.kind === kind &&
-        snapshot.name === name &&
-        (key === undefined || (snapshot.data as { restoreKey?: unknown }).restoreKey === key),
-    );
-    if (index < 0) return undefined;
-    const [snapshot] = this.#unclaimedSnapshots.splice(index, 1);
-    return snapshot;
+    return claimSnapshot(this.#unclaimedSnapshots, kind, name, key);
   }
 
   /**

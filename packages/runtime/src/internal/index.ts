@@ -5,10 +5,16 @@
 export { callsMadeAgain, changesInputs } from '../crew/interrupted-tasks.js';
 export { findRerunCheckpoint } from '../flow/rerun-point.js';
 export { findProjectConfigFile } from '../project-config/config-file.js';
-export { type ContinuationRequest, checkContinuation } from '../restore/check-continuation.js';
 export {
+  type ContinuationRequest,
+  checkContinuation,
+  checkInputsKnown,
+} from '../restore/check-continuation.js';
+export {
+  carriedTaskNumbers,
   type InterruptedTask,
   interruptedTasks,
+  interruptedTasksOutcome,
   restartsInterruptedTasks,
   savedInputs,
 } from '../restore/saved-interrupted-tasks.js';

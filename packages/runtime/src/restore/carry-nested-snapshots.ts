@@ -1,6 +1,15 @@
-import type { CheckpointableEntity, EntitySummary, LoadedCheckpoint } from '@crewline/runtime-state';
+import type {
+  CheckpointableEntity,
+  CheckpointDocument,
+  EntityKind,
+  EntitySnapshot,
+  EntitySummary,
+  LoadedCheckpoint,
+} from '@crewline/runtime-state';
+import { parseFlowData } from '@crewline/runtime-state/internal';
+import { claimSnapshot } from '../checkpointing/claim-snapshot.js';
 import type { Run } from '../checkpointing/run.js';
-import type { FlowExecution } from '../flow/run-progress.js';
+import type { FlowExecution, NestedEntity } from '../flow/run-progress.js';
 
 /**
  * Crews and agents that ran inside methods which already completed are not run again, so nobody
@@ -8,9 +17,8 @@ import type { FlowExecution } from '../flow/run-progress.js';
  * keep them in the run, so every checkpoint still holds every entity of the run.
  */
 export function carryNestedSnapshots(run: Run, execution: FlowExecution, restored: LoadedCheckpoint): void {
-  for (const nested of execution.nestedEntities) {
-    const snapshot = run.takeRestoredSnapshot(nested.kind, nested.name);
-    if (!snapshot) continue;
+  const carried = claimNested(execution.nestedEntities, (kind, name) => run.takeRestoredSnapshot(kind, name));
+  for (const snapshot of carried) {
     const summary: EntitySummary = restored.document.metadata.entities.find(
       (entity) => entity.kind === snapshot.kind && entity.id === snapshot.id,
     ) ?? { kind: snapshot.kind, id: snapshot.id, name: snapshot.name };
@@ -24,4 +32,28 @@ export function carryNestedSnapshots(run: Run, execution: FlowExecution, restore
     };
     run.state.addEntity(preserved);
   }
+}
+
+/**
+ * The saved snapshots a continuation of `document` carries as they are, never running them again:
+ * for a flow, those of the crews, agents and flows its completed methods ran, found as the restored
+ * run finds them (the root takes its own first, then `carryNestedSnapshots` claims these). None for
+ * a crew or an agent, which continue every part they saved.
+ */
+export function carriedSnapshots(document: CheckpointDocument): EntitySnapshot[] {
+  const root = document.entities[0];
+  if (root?.kind !== 'flow') return [];
+  const unclaimed = [...document.entities];
+  claimSnapshot(unclaimed, root.kind, root.name);
+  return claimNested(parseFlowData(root).execution.nestedEntities, (kind, name) =>
+    claimSnapshot(unclaimed, kind, name),
+  );
+}
+
+/** The snapshots `claim` hands out for `nested`, in order (one it has none for is skipped). */
+function claimNested(
+  nested: readonly NestedEntity[],
+  claim: (kind: EntityKind, name: string) => EntitySnapshot | undefined,
+): EntitySnapshot[] {
+  return nested.flatMap((entity) => claim(entity.kind, entity.name) ?? []);
 }

@@ -26,16 +26,7 @@ const howToRunAgain: Record<EntityKind, string> = {
  */
 export function checkContinuation(document: CheckpointDocument, request: ContinuationRequest): void {
   const id = document.metadata.id;
-  if (request.inputs !== undefined) {
-    const unknown = findUnknownInput(document, request.inputs);
-    if (unknown !== undefined) {
-      throw new CrewlineError(
-        'runtime',
-        'invalid_argument',
-        `checkpoint ${id}: input "${unknown.key}" is not one the run knows (known: ${unknown.known.join(', ') || 'none'}); check its spelling (inputs, --input), or kick off a new run for new inputs`,
-      );
-    }
-  }
+  checkInputsKnown(document, request.inputs);
   const reason = nothingLeftToRun(document);
   if (reason === undefined) return;
   const edited =
@@ -47,5 +38,24 @@ export function checkContinuation(document: CheckpointDocument, request: Continu
     'runtime',
     'invalid_argument',
     `checkpoint ${id}: nothing to run: ${reason} and no edit makes one run again (changed inputs only reach work that has not run), so the ${request.mode} would write no checkpoint${request.mode === 'fork' ? ' and make no branch' : ''}; ${howToRunAgain[kind]}`,
+  );
+}
+
+/**
+ * Refuses inputs that name one the run does not know (not a kickoff input, a `{placeholder}` of its
+ * templates nor a key of a flow's state): a typo would change nothing and the run would still pay
+ * for its model calls. Part of `checkContinuation`; alone for what only plans a continuation.
+ */
+export function checkInputsKnown(
+  document: CheckpointDocument,
+  inputs: Readonly<Record<string, unknown>> | undefined,
+): void {
+  if (inputs === undefined) return;
+  const unknown = findUnknownInput(document, inputs);
+  if (unknown === undefined) return;
+  throw new CrewlineError(
+    'runtime',
+    'invalid_argument',
+    `checkpoint ${document.metadata.id}: input "${unknown.key}" is not one the run knows (known: ${unknown.known.join(', ') || 'none'}); check its spelling (inputs, --input), or kick off a new run for new inputs`,
   );
 }

@@ -1,6 +1,7 @@
 import { type CheckpointDocument, decodeValue } from '@crewline/runtime-state';
-import { parseCrewData, taskLabel } from '@crewline/runtime-state/internal';
+import { parseCrewData, parseFlowData, taskLabel } from '@crewline/runtime-state/internal';
 import { changesInputs } from '../crew/interrupted-tasks.js';
+import { carriedSnapshots } from './carry-nested-snapshots.js';
 
 /** A crew task a checkpoint holds in progress, with the conversation a continuation would continue. */
 export interface InterruptedTask {
@@ -44,11 +45,53 @@ export function savedInputs(document: CheckpointDocument): Record<string, unknow
 /**
  * Whether continuing `document` with `inputs` starts its interrupted tasks over rather than
  * continuing their saved conversations: the decision the crew's kickoff makes (`changesInputs`
- * against the inputs the run was kicked off with), taken before anything runs.
+ * against the inputs the run was kicked off with), taken before anything runs. Right for a crew's
+ * checkpoint; a flow gives its crews what its methods pass them (see `interruptedTasksOutcome`).
  */
 export function restartsInterruptedTasks(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): boolean {
   return changesInputs(savedInputs(document), inputs);
+}
+
+/**
+ * What continuing `document` with `inputs` (all the kickoff inputs, changes applied) does with its
+ * interrupted tasks. A crew's kickoff compares the inputs it is given with those it saved:
+ * `restart` when one changes (`restartsInterruptedTasks`), else `continue`. A crew inside a flow is
+ * given what the flow's method passes it, which only the flow's code knows; the method runs again on
+ * the flow's saved state with the inputs merged in, so while they change no key of that state it
+ * passes what it passed before (`continue`), and once they do it is `flow-decides`: the task
+ * continues unless the method passes its crew other inputs than the crew saved.
+ */
+export function interruptedTasksOutcome(
+  document: CheckpointDocument,
+  inputs: Readonly<Record<string, unknown>> | undefined,
+): 'continue' | 'restart' | 'flow-decides' {
+  const root = document.entities[0];
+  if (root?.kind !== 'flow') return restartsInterruptedTasks(document, inputs) ? 'restart' : 'continue';
+  // `id` names the state to continue (a different one is refused), it is not merged into it.
+  const { id: _stateId, ...stateInputs } = inputs ?? {};
+  const state = decodeValue<unknown>(parseFlowData(root).state);
+  const saved = state !== null && typeof state === 'object' ? (state as Record<string, unknown>) : {};
+  return changesInputs(saved, stateInputs) ? 'flow-decides' : 'continue';
+}
+
+/**
+ * Numbers (as `interruptedTasks` numbers them) of the tasks a continuation of `document` never runs,
+ * whatever their status or an edit of an output before them: those of the crews a flow's completed
+ * methods ran, which it carries as saved (`carriedSnapshots`). None for a crew's checkpoint.
+ */
+export function carriedTaskNumbers(document: CheckpointDocument): Set<number> {
+  const carried = new Set(carriedSnapshots(document));
+  const found = new Set<number>();
+  let number = 0;
+  for (const entity of document.entities) {
+    if (entity.kind !== 'crew') continue;
+    for (const _task of parseCrewData(entity).tasks) {
+      number += 1;
+      if (carried.has(entity)) found.add(number);
+    }
+  }
+  return found;
 }

@@ -1,0 +1,226 @@
+import { join } from 'node:path';
+import {
+  Agent,
+  Crew,
+  continueFromCheckpoint,
+  Flow,
+  listen,
+  registerProject,
+  start,
+  Task,
+} from '@crewline/runtime';
+import { captureLogs, offlineModel } from '@crewline/runtime/testing';
+import type { StoredCheckpoint } from '@crewline/runtime-state';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providerOf } from '../test-support/fixtures.js';
+import { temporaryDirectory } from '../test-support/run-command.js';
+import { type PlannedTask, planContinuation } from './continuation-plan.js';
+import { type DocumentView, viewDocument } from './document-view.js';
+import { openCheckpoint } from './open-location.js';
+import { cliProviderRegistry } from './providers.js';
+
+// Found by a review: the plan compared the flow's kickoff inputs where the runtime compares what the
+// flow's method passes its crew, and listed tasks of completed methods that a flow never runs again.
+
+const model = offlineModel({ name: 'plan-flow' });
+
+/** A two-task crew whose prompts name `prefix`, so the calls made say which tasks ran. */
+function crewOf(prefix: string): Crew {
+  const writer = new Agent({
+    role: 'Writer',
+    goal: 'Write about {topic}',
+    backstory: 'Plain',
+    llm: 'plan-flow:model',
+  });
+  return new Crew({
+    agents: [writer],
+    tasks: [
+      new Task({
+        name: `${prefix}-1`,
+        description: `${prefix} one {topic}`,
+        expectedOutput: 'Lines',
+        agent: writer,
+      }),
+      new Task({
+        name: `${prefix}-2`,
+        description: `${prefix} two {topic}`,
+        expectedOutput: 'Lines',
+        agent: writer,
+      }),
+    ],
+  });
+}
+
+class PlanArticleFlow extends Flow<{ topic: string; audience: string; out: string }> {
+  initialState = { topic: 'tides', audience: 'kids', out: '' };
+  @start()
+  async write() {
+    // The crew gets only the topic: the audience is the flow's business.
+    const output = await crewOf('article').kickoff({ inputs: { topic: this.state.topic }, bus: this.bus });
+    this.state.out = output.raw;
+    return output.raw;
+  }
+}
+
+class PlanTwoStepFlow extends Flow<{ topic: string; out: string }> {
+  initialState = { topic: 'tides', out: '' };
+  @start()
+  async research() {
+    return (await crewOf('research').kickoff({ inputs: { topic: this.state.topic }, bus: this.bus })).raw;
+  }
+  @listen('research')
+  async write(research: string) {
+    this.state.out = (
+      await crewOf('write').kickoff({ inputs: { topic: this.state.topic }, bus: this.bus })
+    ).raw;
+    return research + this.state.out;
+  }
+}
+registerProject({ models: { 'plan-flow:model': model }, flows: { PlanArticleFlow, PlanTwoStepFlow } });
+
+const registry = cliProviderRegistry();
+let project: Awaited<ReturnType<typeof temporaryDirectory>>;
+beforeAll(async () => {
+  project = await temporaryDirectory('crewline-plan-flow-');
+});
+afterAll(async () => {
+  await registry.close();
+  await project?.remove();
+});
+
+/** Runs `flow` checkpointing on every model call; returns the last checkpoint (its last task mid-way). */
+async function midTaskCheckpoint(
+  name: string,
+  kickoff: (location: string, provider: Awaited<ReturnType<typeof providerOf>>) => Promise<unknown>,
+): Promise<{ checkpoint: StoredCheckpoint; view: DocumentView }> {
+  const location = join(project.path, name);
+  const provider = await providerOf('json');
+  await kickoff(location, provider);
+  const written = await provider.list(provider.resolveLocation(location));
+  await provider.close?.();
+  const checkpoint = [...written].sort((a, b) => a.eventCount - b.eventCount).at(-1)!;
+  const view = viewDocument((await openCheckpoint(checkpoint.reference, project.path, registry)).document);
+  return { checkpoint, view };
+}
+
+/** Forks `checkpoint` as the CLI does; returns the prompts of the model calls it made. */
+async function forkPrompts(
+  checkpoint: StoredCheckpoint,
+  request: { inputs?: Record<string, unknown>; taskOutputs?: Record<number, string> },
+): Promise<string[]> {
+  const before = model.calls.length;
+  const logs = captureLogs();
+  await continueFromCheckpoint({
+    reference: checkpoint.reference,
+    mode: 'fork',
+    providers: registry,
+    ...request,
+  }).finally(() => logs.stop({ allowUnexpected: true }));
+  return model.calls
+    .slice(before)
+    .map((call) => JSON.stringify(call).match(/(article|research|write) (one|two)/)?.[0] ?? '?');
+}
+
+/** Whether the calls a continuation made are ones the plan's reason allows. */
+function callsAgree(task: PlannedTask, made: number): boolean {
+  const saved = task.savedCalls ?? 0;
+  if (task.reason === 'continued') return made === 0;
+  if (task.reason === 'flow-decides') return made === 0 || made === saved;
+  return made === saved;
+}
+
+describe('planContinuation of a flow whose crew was stopped mid-task', () => {
+  const continued = {
+    number: 2,
+    name: 'article-2',
+    reason: 'continued',
+    savedCalls: 1,
+    note: 'continues its saved conversation; the 1 model call it had made is not made again',
+  };
+  const flowDecides = {
+    number: 2,
+    name: 'article-2',
+    reason: 'flow-decides',
+    savedCalls: 1,
+    note: 'continues its saved conversation unless the flow gives its crew other inputs, then starts over; the 1 model call it had made is made again',
+  };
+
+  it('says a task continues while the inputs change nothing of the flow state, and that the flow decides once they do', async () => {
+    const { checkpoint, view } = await midTaskCheckpoint('article', (location, provider) =>
+      new PlanArticleFlow({ checkpoint: { location, provider, onEvents: ['llm_call_completed'] } }).kickoff({
+        inputs: { topic: 'tides', audience: 'kids' },
+      }),
+    );
+    expect(view.tasks.map((task) => task.status)).toEqual(['completed', 'running']);
+    const cases: [Record<string, unknown> | undefined, object, boolean, number][] = [
+      [undefined, continued, false, 0],
+      [{ topic: 'tides', audience: 'kids' }, continued, false, 0],
+      // The audience changes the flow's state, not what its method gives the crew: it continues.
+      [{ topic: 'tides', audience: 'adults' }, flowDecides, true, 0],
+      // The topic reaches the crew's inputs: it starts over, its saved call made again.
+      [{ topic: 'kelp', audience: 'kids' }, flowDecides, true, 1],
+    ];
+    for (const [inputs, planned, inputsChanged, callsMade] of cases) {
+      const plan = planContinuation(view, undefined, inputs);
+      expect(plan, JSON.stringify(inputs)).toEqual({
+        edited: [],
+        inputsChanged,
+        runs: [expect.objectContaining(planned)],
+      });
+      const prompts = await forkPrompts(checkpoint, inputs ? { inputs } : {});
+      expect(prompts.length, JSON.stringify(inputs)).toBe(callsMade);
+      expect(callsAgree(plan.runs[0]!, prompts.length)).toBe(true);
+    }
+  });
+
+  it('a flow kicked off without inputs, given one equal to its state, continues the task', async () => {
+    const { checkpoint, view } = await midTaskCheckpoint('article-no-inputs', (location, provider) =>
+      new PlanArticleFlow({ checkpoint: { location, provider, onEvents: ['llm_call_completed'] } }).kickoff(),
+    );
+    expect(view.inputs).toEqual({});
+    const plan = planContinuation(view, undefined, { topic: 'tides' });
+    expect(plan).toEqual({ edited: [], inputsChanged: false, runs: [expect.objectContaining(continued)] });
+    expect(await forkPrompts(checkpoint, { inputs: { topic: 'tides' } })).toEqual([]);
+  });
+});
+
+describe('planContinuation of a flow with an edited task output', () => {
+  let checkpoint: StoredCheckpoint;
+  let view: DocumentView;
+  beforeAll(async () => {
+    ({ checkpoint, view } = await midTaskCheckpoint('two-step', (location, provider) =>
+      new PlanTwoStepFlow({ checkpoint: { location, provider, onEvents: ['llm_call_completed'] } }).kickoff({
+        inputs: { topic: 'tides' },
+      }),
+    ));
+    expect(view.tasks.map((task) => [task.name, task.status])).toEqual([
+      ['research-1', 'completed'],
+      ['research-2', 'completed'],
+      ['write-1', 'completed'],
+      ['write-2', 'running'],
+    ]);
+  });
+
+  it("lists only the unfinished method's tasks: a completed method's crew is never run again", async () => {
+    const plan = planContinuation(view, ['1=Other facts'], undefined);
+    expect(plan.edited).toEqual([1]);
+    expect(plan.runs.map((task) => [task.number, task.reason, task.note])).toEqual([
+      [3, 'invalidated', 'runs again: an earlier output was edited'],
+      [
+        4,
+        'invalidated',
+        'runs again: an earlier output was edited; the 1 model call it had made is made again',
+      ],
+    ]);
+    expect(await forkPrompts(checkpoint, { taskOutputs: { 0: 'Other facts' } })).toEqual([
+      'write one',
+      'write two',
+    ]);
+  });
+
+  it("an edit inside the unfinished method's crew runs the tasks after it", async () => {
+    const plan = planContinuation(view, ['3=Other draft'], undefined);
+    expect(plan.runs.map((task) => [task.number, task.reason])).toEqual([[4, 'invalidated']]);
+    expect(await forkPrompts(checkpoint, { taskOutputs: { 2: 'Other draft' } })).toEqual(['write two']);
+  });
+});
