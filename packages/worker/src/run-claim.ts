@@ -1,3 +1,5 @@
+import { logger } from '@crewline/events';
+import { component } from './errors.js';
 import type { QueueStore } from './queue-store.js';
 import type { RunRow } from './run-record.js';
 
@@ -50,8 +52,9 @@ export class RunClaims {
    * without the name that polls more often would win its every window; taken here by name, the run
    * waits at most one poll of a worker that registers it (less when the hand-back's notice wakes it).
    * The row names no job while it runs, so its delayed job, if delivered, is a stale delivery; it is
-   * withdrawn after the claim all the same (best-effort: one statement in the common case where no
-   * run is passed over, and a worker killed in between leaves only that stale delivery).
+   * withdrawn after the claim all the same, without waiting for it (best-effort: one statement in the
+   * common case where no run is passed over, and a worker killed in between leaves only that stale
+   * delivery).
    * Runs passed over by an earlier version of this package (a `passed_over` row and a delayed job,
    * the same layout) are taken the same way.
    */
@@ -69,8 +72,17 @@ export class RunClaims {
     const claimed = rows[0];
     if (claimed === undefined) return undefined;
     const { withdrawn_job_id: withdrawnJobId, ...row } = claimed;
+    // Not awaited: the run starts (and its hold is renewed) now, not after a round trip that a hung
+    // connection could stretch past the lease, when another worker's reaper would take the run while
+    // this one runs it too. The row names no job now, so a delivery of this one claims nothing.
     if (withdrawnJobId !== null) {
-      await this.#store.withdrawAttempt(withdrawnJobId).catch(() => undefined);
+      this.#store.withdrawAttempt(withdrawnJobId).catch((error: unknown) => {
+        logger.warn(
+          component,
+          `run ${row.id}: withdrawing its delayed job ${withdrawnJobId} failed (its delivery is stale and claims nothing)`,
+          error,
+        );
+      });
     }
     return row;
   }

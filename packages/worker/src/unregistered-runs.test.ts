@@ -38,12 +38,18 @@ function setUp() {
   /** An in-process worker that registers the report crew under each of `names`. */
   const startWorker = async (
     names: string[],
-    timings: Pick<WorkerOptions, 'pollIntervalMs' | 'retryDelayMs' | 'concurrency'> = {},
+    {
+      latencyMs,
+      ...timings
+    }: Pick<WorkerOptions, 'pollIntervalMs' | 'retryDelayMs' | 'concurrency'> & {
+      /** How long each model call of the crews takes. */
+      latencyMs?: number;
+    } = {},
   ) => {
     const crews = Object.fromEntries(
       names.map((name) => [
         name,
-        reportCrewFactory({ onCall: (runId, task) => calls.push({ runId, task }) }),
+        reportCrewFactory({ latencyMs, onCall: (runId, task) => calls.push({ runId, task }) }),
       ]),
     );
     const worker = new Worker({
@@ -86,6 +92,42 @@ function countHandBacks(): Map<string, number> {
     return name;
   });
   return counts;
+}
+
+/** A store of the queue of its own, as another client of it (closed after the test). */
+function openStore(location: string): QueueStore {
+  const store = new QueueStore(parseQueueLocation(location), {
+    poolSize: 1,
+    applicationName: 'crewline-test',
+    maintenance: false,
+  });
+  cleanups.push(() => store.close());
+  return store;
+}
+
+/**
+ * A queued run of `name` with a job delayed by `delayMs`, sent in a transaction that announces
+ * nothing; `passed over` marks it as a worker of the previous version (layout 3) left it when it
+ * handed it back. Returns the run's id and the job's.
+ */
+async function insertQueuedRun(
+  store: QueueStore,
+  name: string,
+  delayMs: number,
+  passedOver: boolean,
+): Promise<{ runId: string; jobId: string }> {
+  const runId = randomUUID();
+  const jobId = await store.transaction(async (client) => {
+    const jobId = await store.sendAttempt(client, { id: runId, priority: 0, timeoutMs: null }, delayMs);
+    await client.query(
+      `INSERT INTO ${store.table} (id, name, inputs, max_attempts, status, job_id, passed_over)
+       VALUES ($1, $2, '{"topic":"reefs"}', 5, 'queued', $3,
+               CASE WHEN $4 THEN jsonb_build_object('worker', 'worker 0ld on web-1, pid 7', 'registered', '["report"]'::jsonb, 'at', now(), 'times', 1) END)`,
+      [runId, name, jobId, passedOver],
+    );
+    return jobId;
+  });
+  return { runId, jobId };
 }
 
 async function until(
@@ -237,31 +279,70 @@ describeWithPostgres('a run of a name the worker does not register', () => {
 
   it('a run an earlier version passed over (a delayed job, no notice) is taken by name at the next poll, its job withdrawn', async () => {
     const { location, queue, startWorker } = setUp();
-    const store = new QueueStore(parseQueueLocation(location), {
-      poolSize: 1,
-      applicationName: 'crewline-test',
-      maintenance: false,
-    });
-    cleanups.push(() => store.close());
+    const store = openStore(location);
     await startWorker(['slow'], { pollIntervalMs: 200 });
-    // A queued run as a worker of the previous version (layout 3) left it when it handed it back: a
-    // job delayed by up to 10 s and `passed_over` on the row, in a transaction that announces nothing.
-    const run = { id: randomUUID() };
-    const delayedJob = await store.transaction(async (client) => {
-      const jobId = await store.sendAttempt(client, { id: run.id, priority: 0, timeoutMs: null }, 10_000);
-      await client.query(
-        `INSERT INTO ${store.table} (id, name, inputs, max_attempts, status, job_id, passed_over)
-         VALUES ($1, 'slow', '{"topic":"reefs"}', 5, 'queued', $2,
-                 jsonb_build_object('worker', 'worker 0ld on web-1, pid 7', 'registered', '["report"]'::jsonb, 'at', now(), 'times', 1))`,
-        [run.id, jobId],
-      );
-      return jobId;
-    });
-    const [ended] = await queue.waitForEnd([run.id], { timeoutMs: 30_000 });
+    const run = await insertQueuedRun(store, 'slow', 10_000, true);
+    const [ended] = await queue.waitForEnd([run.runId], { timeoutMs: 30_000 });
     expect(ended, ended?.error ?? '').toMatchObject({ status: 'completed', attempts: 1, jobId: null });
-    const job = await store.boss.getJobById(RUNS_QUEUE, delayedJob, { includeArchive: true });
+    const job = await store.boss.getJobById(RUNS_QUEUE, run.jobId, { includeArchive: true });
     // Taken before its job came due (it would have been then, by the job): the job was withdrawn.
     expect(job?.state).toBe('cancelled');
     expect(ended!.finishedAt!.getTime()).toBeLessThan(job!.startAfter.getTime());
+  });
+
+  it('a withdrawal of the delayed job that hangs holds up neither the start of the run taken by name nor its renewals, and the job, delivered, claims nothing', async () => {
+    const { location, queue, calls, startWorker } = setUp();
+    const store = openStore(location);
+    // A connection that never answers the cancel: before, the claim waited for it, so the run never
+    // started (with a slow answer: it started late, unrenewed, its hold perhaps already taken).
+    const withdrawals: string[] = [];
+    vi.spyOn(QueueStore.prototype, 'withdrawAttempt').mockImplementation((jobId) => {
+      withdrawals.push(jobId);
+      return new Promise(() => undefined);
+    });
+    // Four calls of 600 ms: the run outlasts its 1.5 s hold, which only renewals keep.
+    await startWorker(['slow'], { pollIntervalMs: 200, latencyMs: 600 });
+    // Its job comes due while the run runs: the worker that fetches it must not claim the run again.
+    const run = await insertQueuedRun(store, 'slow', 1000, true);
+    const leases = new Set<number>();
+    for (let waited = 0; ; waited += 50) {
+      const current = await queue.require(run.runId);
+      if (current.leaseExpiresAt !== null) leases.add(current.leaseExpiresAt.getTime());
+      if (current.finishedAt !== null) break;
+      expect(waited, `run ${run.runId} never ended: ${JSON.stringify(current)}`).toBeLessThan(20_000);
+      await sleep(50);
+    }
+    const ended = await queue.require(run.runId);
+    expect(ended, ended.error ?? '').toMatchObject({ status: 'completed', attempts: 1, failures: 0 });
+    expect(withdrawals).toEqual([run.jobId]);
+    // Renewed: the hold's end moved on while the run ran.
+    expect(leases.size).toBeGreaterThan(1);
+    expect(calls.filter((call) => call.runId === run.runId).map((call) => call.task)).toEqual([0, 1, 2, 3]);
+    // The job was delivered after all (nothing withdrew it) and completed as a stale delivery.
+    for (let waited = 0; ; waited += 50) {
+      const job = await store.boss.getJobById(RUNS_QUEUE, run.jobId, { includeArchive: true });
+      if (job?.state === 'completed') break;
+      expect(waited, `job ${run.jobId}: ${job?.state}`).toBeLessThan(20_000);
+      await sleep(50);
+    }
+    expect(await queue.require(run.runId)).toMatchObject({ status: 'completed', attempts: 1 });
+  });
+
+  it('an idle worker that registers the name takes a handed-back run at once, woken by the notice of the hand-back, not at its next poll', async () => {
+    const { location, queue, startWorker } = setUp();
+    const handBacks = countHandBacks();
+    const store = openStore(location);
+    // It polls every 30 s: only a notice takes it out of its wait before then.
+    await startWorker(['slow'], { pollIntervalMs: 30_000 });
+    // Without the notice this worker hands the run back again when its job comes due (5 s later,
+    // then 10 s), and the first worker takes it at its next poll only.
+    await startWorker(['report'], { pollIntervalMs: 20, retryDelayMs: 5000 });
+    // Delayed and announced to nobody, so it is the worker without the name that fetches it first
+    // (polling every 20 ms), not the one with it, which is idle by then.
+    const run = await insertQueuedRun(store, 'slow', 1000, false);
+    const [ended] = await queue.waitForEnd([run.runId], { timeoutMs: 4000 });
+    expect(ended, ended?.error ?? '').toMatchObject({ status: 'completed', attempts: 1, failures: 0 });
+    // Handed back once, then taken by name before its delayed job (+5 s) could be handed back again.
+    expect(handBacks.get(run.runId)).toBe(1);
   });
 });
