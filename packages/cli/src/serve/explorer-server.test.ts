@@ -193,6 +193,25 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
     expect((await plan('1=text')).status).toBe(400);
   });
 
+  it('refuses to plan with an input the run does not know, as a run request is refused (400)', async () => {
+    const plan = async (inputs: string[]) =>
+      fetch(`http://127.0.0.1:${explorer.port}/api/checkpoints/${fixture.fork.id}/plan`, {
+        method: 'POST',
+        headers: { 'x-crewline-token': explorer.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ inputs }),
+      });
+    const misspelt = await plan(['topc=x']);
+    expect(misspelt.status).toBe(400);
+    expect(((await misspelt.json()) as { error: string }).error).toMatch(
+      /input "topc" is not one the run knows \(known: audience, topic\); check its spelling/,
+    );
+    const known = await plan(['topic=reefs']);
+    expect(known.status).toBe(200);
+    expect(((await known.json()) as ContinuationPlan).runs).toEqual([
+      expect.objectContaining({ number: 3, reason: 'unfinished' }),
+    ]);
+  });
+
   it('compares two checkpoints with the CLI diff, outputs as side-by-side lines', async () => {
     const a = fixture.main[3]!.id;
     const b = fixture.fork.id;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname as machineName, networkInterfaces } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkInputsKnown } from '@crewline/runtime/internal';
 import {
   type ModelPrices,
   type ProviderRegistry,
@@ -276,13 +277,11 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
       throw usageError('inputs must be a list of strings like "key=value" or "key:=<json>"');
     const { view: shown } = await view(context.req.param('id'));
     const inputChanges = parseAssignments('--input', inputs as string[] | undefined);
-    return context.json(
-      planContinuation(
-        shown,
-        outputs as string[] | undefined,
-        inputChanges ? { ...shown.inputs, ...inputChanges } : undefined,
-      ),
-    );
+    const continuedInputs = inputChanges ? { ...shown.inputs, ...inputChanges } : undefined;
+    // Refused as /api/runs refuses it (the runtime's own check): a misspelt input changes nothing,
+    // and a plan that listed it as a change would promise a run that is never started.
+    checkInputsKnown(shown.document, continuedInputs);
+    return context.json(planContinuation(shown, outputs as string[] | undefined, continuedInputs));
   });
   app.get('/api/diff', async (context) => {
     const a = context.req.query('a');
