@@ -5,7 +5,8 @@ import type pg from 'pg';
  * the question, answer and pause checkpoint of a flow paused for a person. 3: `passed_over`, the
  * worker that last handed a queued run back because it registers no crew or flow under its name.
  * 4: the index of queued passed-over runs, led by their name, which the workers that register it
- * take by name (rows unchanged: a worker of layout 3 works on a table of layout 4, and the other way round).
+ * take by name (rows unchanged: a worker of layout 3 works on a table of layout 4, and the other way
+ * round).
  */
 export const RUNS_LAYOUT_VERSION = 4;
 
