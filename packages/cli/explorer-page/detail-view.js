@@ -81,10 +81,21 @@ function entityView(entity) {
   );
 }
 
-/** The tasks a continuation will run, and why each. */
+/** The tasks a continuation will run, and why each; for a flow, what it does with its methods. */
 function planView(plan) {
+  // A flow's due methods may run crews the checkpoint does not hold yet: no task list says all.
+  const flow = plan.flow ? h('p', { class: 'muted flow-methods' }, plan.flow.note) : undefined;
   if (plan.runs.length === 0)
-    return h('p', { class: 'muted' }, 'Will run: nothing, every task is completed.');
+    return [
+      h(
+        'p',
+        { class: 'muted' },
+        plan.flow
+          ? 'Will run: no task this checkpoint holds.'
+          : 'Will run: nothing, every task is completed.',
+      ),
+      flow,
+    ];
   return [
     h('h4', null, `Will run (${plan.runs.length})`),
     h(
@@ -100,6 +111,7 @@ function planView(plan) {
         ),
       ),
     ),
+    flow,
   ];
 }
 

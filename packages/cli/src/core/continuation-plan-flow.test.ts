@@ -88,17 +88,21 @@ afterAll(async () => {
   await project?.remove();
 });
 
-/** Runs `flow` checkpointing on every model call; returns the last checkpoint (its last task mid-way). */
+/**
+ * Runs a flow (`kickoff`) into its own location; returns the last checkpoint it wrote (checkpointing
+ * on every model call, its last task mid-way), or the first with `which`.
+ */
 async function midTaskCheckpoint(
   name: string,
   kickoff: (location: string, provider: Awaited<ReturnType<typeof providerOf>>) => Promise<unknown>,
+  which: 'first' | 'last' = 'last',
 ): Promise<{ checkpoint: StoredCheckpoint; view: DocumentView }> {
   const location = join(project.path, name);
   const provider = await providerOf('json');
   await kickoff(location, provider);
   const written = await provider.list(provider.resolveLocation(location));
   await provider.close?.();
-  const checkpoint = [...written].sort((a, b) => a.eventCount - b.eventCount).at(-1)!;
+  const checkpoint = [...written].sort((a, b) => a.eventCount - b.eventCount).at(which === 'first' ? 0 : -1)!;
   const view = viewDocument((await openCheckpoint(checkpoint.reference, project.path, registry)).document);
   return { checkpoint, view };
 }
@@ -166,6 +170,7 @@ describe('planContinuation of a flow whose crew was stopped mid-task', () => {
         edited: [],
         inputsChanged,
         runs: [expect.objectContaining(planned)],
+        flow: expect.objectContaining({ completed: [], due: ['write'] }),
       });
       const prompts = await forkPrompts(checkpoint, inputs ? { inputs } : {});
       expect(prompts.length, JSON.stringify(inputs)).toBe(callsMade);
@@ -179,7 +184,12 @@ describe('planContinuation of a flow whose crew was stopped mid-task', () => {
     );
     expect(view.inputs).toEqual({});
     const plan = planContinuation(view, undefined, { topic: 'tides' });
-    expect(plan).toEqual({ edited: [], inputsChanged: false, runs: [expect.objectContaining(continued)] });
+    expect(plan).toEqual({
+      edited: [],
+      inputsChanged: false,
+      runs: [expect.objectContaining(continued)],
+      flow: expect.any(Object),
+    });
     expect(await forkPrompts(checkpoint, { inputs: { topic: 'tides' } })).toEqual([]);
   });
 });
@@ -218,9 +228,41 @@ describe('planContinuation of a flow with an edited task output', () => {
     ]);
   });
 
+  it('says which methods it keeps and which it runs', () => {
+    expect(planContinuation(view, undefined, undefined).flow).toEqual({
+      completed: ['research'],
+      due: ['write'],
+      paused: [],
+      note: 'the flow keeps research as completed, runs write from the start, then the methods that listen to it; tasks of crews this checkpoint does not hold yet are not listed',
+    });
+  });
+
   it("an edit inside the unfinished method's crew runs the tasks after it", async () => {
     const plan = planContinuation(view, ['3=Other draft'], undefined);
     expect(plan.runs.map((task) => [task.number, task.reason])).toEqual([[4, 'invalidated']]);
     expect(await forkPrompts(checkpoint, { taskOutputs: { 2: 'Other draft' } })).toEqual(['write two']);
+  });
+});
+
+describe('planContinuation of a flow stopped between two methods', () => {
+  it('lists no task, and says the due method runs: its crew is not in the checkpoint yet', async () => {
+    // The first checkpoint is written as research finishes: write is due and has not started.
+    const { checkpoint, view } = await midTaskCheckpoint(
+      'between-methods',
+      (location, provider) =>
+        new PlanTwoStepFlow({
+          checkpoint: { location, provider, onEvents: ['method_execution_finished'] },
+        }).kickoff({
+          inputs: { topic: 'tides' },
+        }),
+      'first',
+    );
+    expect(view.tasks.map((task) => task.name)).toEqual(['research-1', 'research-2']);
+    const plan = planContinuation(view, undefined, undefined);
+    expect(plan.runs).toEqual([]);
+    expect(plan.flow?.note).toBe(
+      'the flow keeps research as completed, runs write from the start, then the methods that listen to it; tasks of crews this checkpoint does not hold yet are not listed',
+    );
+    expect(await forkPrompts(checkpoint, {})).toEqual(['write one', 'write two']);
   });
 });

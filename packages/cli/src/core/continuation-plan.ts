@@ -1,6 +1,8 @@
 import {
+  type ContinuedFlowMethods,
   callsMadeAgain,
   carriedTaskNumbers,
+  continuedFlowMethods,
   interruptedTasks,
   interruptedTasksOutcome,
 } from '@crewline/runtime/internal';
@@ -43,8 +45,14 @@ export interface ContinuationPlan {
    * interrupted tasks over), or a flow's saved state (its methods may pass its crews other inputs).
    */
   inputsChanged: boolean;
-  /** The tasks that will run, in order. */
+  /** The tasks that will run, in order: of those the checkpoint holds. */
   runs: PlannedTask[];
+  /**
+   * Flows only: the methods the continuation restores and runs (the runtime's reading of the saved
+   * executions), and `note`, what the page and the heading say of them: a due method's crews that
+   * the checkpoint does not hold yet, and the methods after it, run tasks no plan can list.
+   */
+  flow?: ContinuedFlowMethods & { note: string };
 }
 
 /**
@@ -105,7 +113,36 @@ export function planContinuation(
       .sort((a, b) => a - b),
     inputsChanged: outcome !== 'continue',
     runs,
+    ...flowPlan(view),
   };
+}
+
+/** The `flow` part of a plan of a flow's checkpoint, with what it says of the flow's methods. */
+function flowPlan(view: DocumentView): Pick<ContinuationPlan, 'flow'> {
+  const methods = continuedFlowMethods(view.document);
+  if (methods === undefined) return {};
+  const { completed, due, paused } = methods;
+  const said = [
+    ...(completed.length > 0 ? [`keeps ${listed(completed)} as completed`] : []),
+    ...(due.length > 0
+      ? [
+          `runs ${listed(due)} from the start, then the methods that listen to ${due.length === 1 ? 'it' : 'them'}`,
+        ]
+      : []),
+    ...(paused.length > 0
+      ? [
+          `runs ${listed(paused)} again once given the answer${paused.length === 1 ? ' it waits' : 's they wait'} for`,
+        ]
+      : []),
+  ];
+  const runsMore = due.length > 0 || paused.length > 0;
+  const note = `the flow ${said.join(', ') || 'has no method to run'}${runsMore ? '; tasks of crews this checkpoint does not hold yet are not listed' : ''}`;
+  return { flow: { ...methods, note } };
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(names: readonly string[]): string {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
 
 /** The reason of a task that still holds its saved conversation, by the runtime's decision. */

@@ -10,6 +10,7 @@ export {
   checkContinuation,
   checkInputsKnown,
 } from '../restore/check-continuation.js';
+export { type ContinuedFlowMethods, continuedFlowMethods } from '../restore/continued-flow-methods.js';
 export {
   carriedTaskNumbers,
   type InterruptedTask,
