@@ -79,9 +79,13 @@ export async function runContinueCommand(
   // What the explorer's plan says of a task the run was interrupted in, before anything runs. Not a
   // restart: the runtime warns of that as the crew kicks off (on stderr, --quiet and --json too),
   // and saying it here as well would say it twice.
-  for (const task of planContinuation(view, values['set-output'], inputs).runs)
+  const plan = planContinuation(view, values['set-output'], inputs);
+  for (const task of plan.runs)
     if (task.savedCalls !== undefined && task.reason !== 'restarted')
       heading(`  task ${task.number} ${task.name ?? truncate(task.description, 40)} ${task.note}`);
+  // A flow's methods, as the plan says them: which it keeps and which run (their tasks are not all
+  // in the checkpoint yet).
+  if (plan.flow) heading(`  ${plan.flow.note}`);
   if (values.answer !== undefined) heading(`  answer: ${truncate(values.answer, 60)}`);
   const interruptReport = reportInterrupt({
     mode,
