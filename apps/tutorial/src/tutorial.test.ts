@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerProject } from '@crewline/runtime';
@@ -82,6 +82,12 @@ describe('runTutorial', () => {
     // The first run went on past that checkpoint, so this continues on a new branch and says so.
     expect(logs.expect('is not the latest of its run')).toHaveLength(1);
     expect(logs.unexpected()).toEqual([]);
+    // The header says so before the run, rather than "Resuming on branch main." then a warning.
+    expect(text).not.toContain('Resuming on branch main.');
+    expect(text).toMatch(
+      /Resuming an older checkpoint: its run went on to \S+, so this continues on a new branch \(fork\/\.\.\.\) and branch main stays as it is\./,
+    );
+    expect(text).toMatch(/The Writer's result on branch fork\//);
     expect(text).toContain('1 of 2 tasks done');
     expect(text).toContain('was done in the checkpoint: its saved output is used, it is not run again');
     expect(text).toContain('Requests the offline model received in this run: 1 (Researcher 0, Writer 1).');
@@ -92,6 +98,37 @@ describe('runTutorial', () => {
     const last = /Last checkpoint: (\S+)/.exec(text)![1]!;
     const forked = await demo(['--fork', last, '--edit-research', 'Later edit.'], join(base, 'second'));
     expect(forked).toContain('Requests the offline model received in this run: 1 (Researcher 0, Writer 1).');
+  });
+
+  it('resumes the newest checkpoint of a run on its own branch, and says so', async () => {
+    const text = await demo([], join(base, 'newest'));
+    const last = /Last checkpoint: (\S+)/.exec(text)![1]!;
+    const resumed = await demo(['--resume', last], join(base, 'newest'));
+    expect(resumed).toContain('Resuming on branch main.');
+    expect(resumed).toContain("The Writer's result on branch main:");
+  });
+
+  it('prints the kind of storage the location calls for: a .db file is SQLite without --sqlite', async () => {
+    const text = await demo(['--location', join(base, 'mistake.db')], join(base, 'mistake'));
+    expect(text).toContain(`Checkpoints: ${join(base, 'mistake.db')} (SQLite`);
+    expect(text).toMatch(/Checkpoint saved: \S+mistake\.db#\S+ \(branch main\)/);
+  });
+
+  it('checkpoints a postgres:// location with Postgres, never printing its password', async () => {
+    const password = 'S3cretPw';
+    // Port 1: nothing listens, so the run stops at its first write to the store, as a wrong
+    // password or a server that is down would stop it.
+    const location = `postgres://crewline:${password}@127.0.0.1:1/postgres?schema=demo`;
+    const postgresBase = join(base, 'postgres');
+    mkdirSync(postgresBase);
+    const { text, error } = await demoOutcome(['--location', location], postgresBase);
+    expect(text).toContain(
+      'Checkpoints: postgres://crewline@127.0.0.1:1/postgres?schema=demo (Postgres; the password is never printed',
+    );
+    expect(error).toBeDefined();
+    expect(`${text}\n${String(error)}\n${(error as Error).stack}`).not.toContain(password);
+    // Not taken for a path: no directory named after the URL.
+    expect(readdirSync(postgresBase)).toEqual([]);
   });
 
   it('says how to continue when a model call fails after the first checkpoint', async () => {

@@ -111,12 +111,24 @@ async function resume(context: Context, loaded: LoadedCheckpoint): Promise<numbe
   out(`  Model:       ${describeModel(model, context.latencyText)}`);
   const crew = buildTutorialCrew({ llm: model.id, checkpoint: storage.checkpoint });
   out('');
-  out(`Resuming on branch ${loaded.document.metadata.branch}.`);
+  out(await resumeHeadline(loaded));
   const output = await session.run(crew, () =>
     crew.kickoff({ fromCheckpoint: { restoreFrom: loaded.checkpoint.reference } }),
   );
   session.finish(crew, output);
   return 0;
+}
+
+/**
+ * What resuming does: a checkpoint its run went past is continued on a new branch by the runtime (so
+ * nothing of that run is overwritten), the newest one on its own branch. Said before the run starts.
+ */
+async function resumeHeadline(loaded: LoadedCheckpoint): Promise<string> {
+  const { id, branch, lineageId } = loaded.document.metadata;
+  const run = (await branchCheckpoints(loaded, branch)).filter((entry) => entry.lineageId === lineageId);
+  const newest = run.at(-1);
+  if (newest === undefined || newest.id === id) return `Resuming on branch ${branch}.`;
+  return `Resuming an older checkpoint: its run went on to ${newest.id}, so this continues on a new branch (fork/...) and branch ${branch} stays as it is.`;
 }
 
 /** A fork: the crew rebuilt from the checkpoint alone, on a new branch, maybe with edited research. */
@@ -215,7 +227,16 @@ function describeModel(model: ModelChoice, latencyText: string | undefined): str
 }
 
 function describeStorage(storage: StorageChoice): string {
-  return storage.kind === 'sqlite'
-    ? `${storage.displayLocation} (SQLite, one database file; --sqlite)`
-    : `${storage.displayLocation}/ (JSON, one file per finished task; --sqlite for SQLite)`;
+  switch (storage.kind) {
+    case 'json':
+      return `${storage.displayLocation}/ (JSON, one file per finished task; --sqlite for SQLite)`;
+    case 'sqlite':
+      return `${storage.displayLocation} (SQLite, one database file)`;
+    case 'postgres':
+      // The printed references carry no password (the provider keeps it in memory): a new process
+      // running one of them needs it from PGPASSWORD, as the CLI does.
+      return `${storage.displayLocation} (Postgres; the password is never printed: set PGPASSWORD to run the commands below)`;
+    default:
+      return `${storage.displayLocation} (${storage.kind})`;
+  }
 }
