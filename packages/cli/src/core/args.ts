@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { nearestName } from '@crewline/runtime-state/internal';
 import { usageError } from './cli-error.js';
 
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
@@ -13,7 +14,7 @@ export interface ParsedArguments<T extends OptionsConfig> {
 
 /**
  * `node:util` parseArgs, strict, with its errors turned into one-line usage errors that say how to
- * get help for `command`.
+ * get help for `command`; an unknown long option names the command's option it is closest to.
  */
 export function parseCommandArguments<const T extends OptionsConfig>(
   command: string,
@@ -26,7 +27,10 @@ export function parseCommandArguments<const T extends OptionsConfig>(
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error) {
     const message = error instanceof Error ? (error.message.split('. ')[0] ?? error.message) : String(error);
-    throw usageError(`${message.replace(/\.$/, '')}; run \`crewline ${command} --help\``);
+    const suggestion = closestOption(error, Object.keys(options));
+    throw usageError(
+      `${message.replace(/\.$/, '')}${suggestion ? ` (did you mean --${suggestion}?)` : ''}; run \`crewline ${command} --help\``,
+    );
   }
   if (parsed.positionals.length > maxPositionals) {
     throw usageError(
@@ -36,9 +40,24 @@ export function parseCommandArguments<const T extends OptionsConfig>(
   return { values: parsed.values, positionals: parsed.positionals };
 }
 
-/** A non-negative integer option, or a usage error naming the option. */
-export function parseCount(option: string, value: string): number {
-  if (!/^\d+$/.test(value)) throw usageError(`${option} must be a whole number, got "${value}"`);
+/**
+ * The option of `names` an unknown long option (`--locaton`, `--locaton=x`) was probably meant to be
+ * (at most two edits away): parseArgs says only that it is unknown, and the right spelling is what
+ * the user needs. Short options (`-x`) are one letter, too short for a guess to be right.
+ */
+function closestOption(error: unknown, names: readonly string[]): string | undefined {
+  if ((error as { code?: unknown } | null)?.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return undefined;
+  const given = /Unknown option '--([^'=]+)/.exec((error as Error).message)?.[1];
+  return given === undefined ? undefined : nearestName(given, names);
+}
+
+/** A whole-number option of at least `minimum` (default 0), or a usage error naming the option. */
+export function parseCount(option: string, value: string, minimum = 0): number {
+  if (!/^\d+$/.test(value) || Number(value) < minimum) {
+    throw usageError(
+      `${option} must be a whole number${minimum > 0 ? ` of at least ${minimum}` : ''}, got "${value}"`,
+    );
+  }
   return Number(value);
 }
 

@@ -36,6 +36,7 @@ export {
   storedDocument,
   storedDocumentText,
 } from './document-size.js';
+export { editDistance, nearestName } from './edit-distance.js';
 export {
   type DetectPackageManagerOptions,
   detectPackageManager,

@@ -1,5 +1,6 @@
 import { CrewlineError, logger } from '@crewline/events';
 import { parseModelPrices } from '@crewline/runtime-state';
+import { nearestName } from '@crewline/runtime-state/internal';
 import { z } from 'zod';
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -82,23 +83,6 @@ const knownKeys = [
   'runs',
 ];
 
-/** Edits (insert, delete, replace, swap two neighbours) between `a` and `b`, up to a small bound. */
-function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i += 1) {
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = best;
-    }
-  }
-  return rows[a.length]![b.length]!;
-}
-
 /**
  * Warns of a key no package reads, naming the known key it was probably meant to be: a typo such as
  * `modles` would otherwise leave the project's models unregistered without a word until a restore
@@ -107,7 +91,7 @@ function editDistance(a: string, b: string): number {
 function warnOfUnknownKeys(config: Record<string, unknown>, where: string): void {
   for (const key of Object.keys(config)) {
     if (knownKeys.includes(key)) continue;
-    const near = knownKeys.find((known) => editDistance(key.toLowerCase(), known.toLowerCase()) <= 2);
+    const near = nearestName(key, knownKeys);
     logger.warn(
       'runtime',
       `${where}: unknown key "${key}"${near ? ` — did you mean "${near}"?` : ''} (known: ${knownKeys.join(', ')}); it is ignored`,
