@@ -43,6 +43,30 @@ describe('crewline worker and runs: errors before any server answers', () => {
     expect(result.code).toBe(1);
   });
 
+  // Malformed values are usage errors (2), as the exit-code table says: both exited 1 before.
+  describe('malformed values exit 2', () => {
+    let configured: string;
+    beforeAll(() => {
+      configured = mkdtempSync(join(project, 'runs-'));
+      writeFileSync(join(configured, 'crewline.config.mjs'), 'export default { runs: {} };\n');
+    });
+
+    it.each([
+      [['worker', '--location', '/tmp/x.db'], /location "\/tmp\/x\.db" is not a postgres:\/\/ URL/],
+      [['runs', 'list', '--location', 'x.db'], /location "x\.db" is not a postgres:\/\/ URL/],
+      [['worker', '--location', 'sqlite://x.db'], /is not a postgres:\/\/ URL/],
+      [['worker', '--concurrency', '0'], /--concurrency must be a whole number of at least 1, got "0"/],
+    ])('crewline %j', async (args, message) => {
+      const result = await runCommand(args, {
+        cwd: configured,
+        env: { CREWLINE_WORKER_LOCATION: 'postgres://app@127.0.0.1:1/db' },
+      });
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.code).toBe(2);
+    });
+  });
+
   it('a server that cannot be reached: exit code 7 (not 4, the unreadable-checkpoint code), host and port named, no password', async () => {
     const port = await closedPort();
     const result = await runCommand(['runs', 'list'], {

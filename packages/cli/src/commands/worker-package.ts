@@ -1,4 +1,4 @@
-import { cliError } from '../core/cli-error.js';
+import { cliError, usageError } from '../core/cli-error.js';
 
 /** `@crewline/worker`, an optional peer: loaded only by `crewline worker` and `crewline runs`. */
 export async function loadWorkerPackage(): Promise<typeof import('@crewline/worker')> {
@@ -28,6 +28,13 @@ export function queueLocation(
     throw cliError(
       'invalid_argument',
       `crewline ${command} needs the queue's Postgres URL: --location postgres://user@host:5432/db or CREWLINE_WORKER_LOCATION (the password from PGPASSWORD)`,
+    );
+  }
+  // Checked here, before the project and the worker package load: a path or another scheme is a
+  // mistake in the call (exit 2), where the worker's own check would exit 1 as a configuration error.
+  if (!/^postgres(ql)?:\/\//i.test(location)) {
+    throw usageError(
+      `location ${JSON.stringify(location)} is not a postgres:// URL; the run queue lives in Postgres: pass --location postgres://user@host:5432/database (or set CREWLINE_WORKER_LOCATION)`,
     );
   }
   return location;

@@ -24,7 +24,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
     0,
   );
   const location = queueLocation(values.location, context.env, 'worker');
-  const concurrency = values.concurrency === undefined ? 1 : parseCount('--concurrency', values.concurrency);
+  const concurrency =
+    values.concurrency === undefined ? 1 : parseCount('--concurrency', values.concurrency, 1);
   const leaseTtlMs =
     values['lease-ttl-ms'] === undefined ? undefined : parseCount('--lease-ttl-ms', values['lease-ttl-ms']);
   const config = (await loadProject(context.cwd)) as { runs?: unknown } | undefined;
