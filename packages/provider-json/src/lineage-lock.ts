@@ -13,9 +13,11 @@ import {
 import { join } from 'node:path';
 import { isValidCheckpointId, type Lease, type LeaseRequest, type LeaseToken } from '@crewline/runtime-state';
 import {
+  leaseHeldByOther,
   notTheHead,
   type ProcessIdentity,
   processIsGone,
+  processRunsHere,
   thisProcess,
 } from '@crewline/runtime-state/internal';
 import { component, errorCode, jsonError } from './errors.js';
@@ -118,13 +120,12 @@ function leaseOf(lineageId: string, lock: LockContent): Lease {
   };
 }
 
+/**
+ * The refusal every provider gives a claim of a run someone else continues (the words, and the
+ * `details` a command line reads to name its own flag, `--on-conflict fork`, instead of the option).
+ */
 function heldError(lineageId: string, lock: LockContent, now: number) {
-  const seconds = Math.max(0, Math.ceil((lock.expiresAt - now) / 1000));
-  return jsonError(
-    'conflict',
-    `run ${lineageId} is being continued by ${lock.holder} (lease ends in ${seconds} s unless renewed); wait for it to finish, or fork the checkpoint to continue on a new branch`,
-    { details: { lineageId, holder: lock.holder, expiresInMs: Math.max(0, lock.expiresAt - now) } },
-  );
+  return leaseHeldByOther(component, lineageId, lock.holder, lock.expiresAt - now, processRunsHere(lock));
 }
 
 /** Creates the lock file, whole, only if none exists; false when one does. */

@@ -20,31 +20,43 @@ describe('resume and fork hints in CLI words', () => {
     await project?.remove();
   });
 
-  it('a run another process holds: the refusal names --on-conflict fork, not onConflict', async () => {
-    const head = run.checkpoints.at(-1)!;
-    const provider: CheckpointProvider = await providerOf('sqlite');
-    const lease = await provider.claimLease!(run.location, {
-      lineageId: head.lineageId,
-      owner: 'cli-hint-holder',
-      checkpointId: head.id,
-      holder: 'a worker of the hint test',
-      ttlMs: 60_000,
-    });
-    try {
-      const refused = await crewline('resume', head.id);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
-      expect(refused.stderr).toContain('being continued by a worker of the hint test');
-      expect(refused.stderr).toContain('--on-conflict fork');
-      expect(refused.stderr).not.toContain('onConflict');
-      // The holder (this test's process) runs on this machine: waiting for its lease to run out
-      // would not help, and a dead one would have been taken over at once.
-      expect(refused.stderr).toContain('wait for it to end (its process is running on this machine)');
-    } finally {
-      await provider.releaseLease!(run.location, lease);
-      await provider.close?.();
-    }
-  });
+  // Every provider's refusal gets the hint: the JSON lock's said "fork the checkpoint", no flag.
+  it.each(['sqlite', 'json'] as const)(
+    'a run another process holds (%s): the refusal names --on-conflict fork, not onConflict',
+    async (kind) => {
+      const where = kind === 'sqlite' ? undefined : await temporaryDirectory('crewline-continue-hints-json-');
+      const held = where === undefined ? run : await writeCrewRun(kind, where.path);
+      const head = held.checkpoints.at(-1)!;
+      const provider: CheckpointProvider = await providerOf(kind);
+      const lease = await provider.claimLease!(held.location, {
+        lineageId: head.lineageId,
+        owner: 'cli-hint-holder',
+        checkpointId: head.id,
+        holder: 'a worker of the hint test',
+        ttlMs: 60_000,
+      });
+      try {
+        const refused = await runCommand(['checkpoint', 'resume', head.id], {
+          cwd: where?.path ?? project.path,
+        });
+        expect(refused.code).toBe(1);
+        expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
+        expect(refused.stderr).toContain('being continued by a worker of the hint test');
+        expect(refused.stderr).toContain('--on-conflict fork');
+        expect(refused.stderr).not.toContain('onConflict');
+        // The holder (this test's process) runs on this machine: waiting for its lease to run out
+        // would not help, and a dead one would have been taken over at once.
+        expect(refused.stderr).toContain('wait for it to end (its process is running on this machine)');
+      } finally {
+        await provider.releaseLease!(held.location, lease);
+        await provider.close?.();
+        if (where !== undefined) {
+          await held.close();
+          await where.remove();
+        }
+      }
+    },
+  );
 
   it('--quiet prints the result only: no "Forking ... from ..." heading', async () => {
     const result = await crewline('fork', run.checkpoints[1]!.id, '--quiet');
