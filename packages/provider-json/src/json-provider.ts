@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import {
   type CheckpointProvider,
   type CheckpointWrite,
@@ -16,12 +16,11 @@ import {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import { type AtomicFile, writeFileAtomic, writeFileAtomicSync, writeFilesAtomic } from './atomic-write.js';
 import { readCheckpointText } from './checkpoint-read.js';
 import { refuseLinks } from './directory-walk.js';
 import { jsonError } from './errors.js';
-import { assertCheckpointId, tempFileName } from './file-names.js';
-import { parseFileReference, storedFile } from './file-reference.js';
+import { assertCheckpointId } from './file-names.js';
+import { parseFileReference } from './file-reference.js';
 import { removeIdIndexEntries } from './id-index.js';
 import { IdIndexKeeper } from './id-index-keeper.js';
 import { IdReservations } from './id-reservations.js';
@@ -38,20 +37,20 @@ import {
   parseJsonProviderOptions,
   type ResolvedJsonProviderOptions,
 } from './options.js';
-import { ensureBranchDirectorySync, locationExists, locationExistsSync, resolveRoot } from './paths.js';
+import { locationExists, locationExistsSync, resolveRoot } from './paths.js';
+import {
+  type PlacementContext,
+  placeCheckpoint,
+  placeCheckpointSync,
+  placeCheckpoints,
+} from './place-checkpoints.js';
 import { assertPruneOptions } from './prune-plan.js';
 import { removeEmptyDirectories, removeFile, removeFiles } from './removal.js';
 import { SerialLane } from './serial-lane.js';
 import { SpareFiles } from './spare-files.js';
 import { assertGroupNotStored, storedUnderId } from './stored-id-check.js';
 import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
-import {
-  asWriteError,
-  branchDirectoryVanished,
-  indexEntryOf,
-  planWrite,
-  type WritePlan,
-} from './write-plan.js';
+import { planWrite } from './write-plan.js';
 
 /** Files whose heads are read at once while listing (keeps file handles bounded for big locations). */
 const listConcurrency = 16;
@@ -84,6 +83,8 @@ export class JsonProvider implements CheckpointProvider {
   readonly #index: IdIndexKeeper;
   /** The ids being written now, so that two writes of one id do not both find it free. */
   readonly #reservations = new IdReservations();
+  /** What putting files in place needs (see place-checkpoints.ts). */
+  readonly #placement: PlacementContext;
   /** Finds and describes the checkpoint files of a location (see location-reader.ts). */
   readonly #reader: LocationReader;
 
@@ -95,6 +96,7 @@ export class JsonProvider implements CheckpointProvider {
       lane: this.#background,
     });
     this.#index = new IdIndexKeeper({ modes: this.options, lane: this.#background });
+    this.#placement = { options: this.options, spares: this.#spares, index: this.#index };
     this.#reader = new LocationReader({
       maxCheckpointBytes: this.options.maxCheckpointBytes,
       index: this.#index,
@@ -160,25 +162,7 @@ export class JsonProvider implements CheckpointProvider {
     sweepTempFilesOnceSync(root);
     const stored = storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes);
     if (stored !== undefined) return stored;
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        const { directory, created } = ensureBranchDirectorySync(
-          root,
-          plan.metadata.branch,
-          this.options.directoryMode,
-        );
-        writeFileAtomicSync(directory, plan.fileName, tempFileName(plan.metadata.id), plan.bytes, {
-          fsync: this.options.fsync,
-          mode: this.options.fileMode,
-          createdDirectories: created,
-        });
-        this.#index.recordSync(root, indexEntryOf(plan), true);
-        return storedFile(plan.metadata, join(directory, plan.fileName), plan.size);
-      } catch (error) {
-        if (attempt === 0 && branchDirectoryVanished(error)) continue;
-        throw asWriteError(error, root);
-      }
-    }
+    return placeCheckpointSync(root, plan, this.#placement);
   }
 
   /**
@@ -202,38 +186,9 @@ export class JsonProvider implements CheckpointProvider {
     try {
       const stored = storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes);
       if (stored !== undefined) return stored;
-      return await this.#writeFile(root, plan);
+      return await placeCheckpoint(root, plan, this.#placement);
     } finally {
       release();
-    }
-  }
-
-  async #writeFile(root: string, plan: WritePlan): Promise<StoredCheckpoint> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        const { directory, created } = ensureBranchDirectorySync(
-          root,
-          plan.metadata.branch,
-          this.options.directoryMode,
-        );
-        try {
-          await writeFileAtomic(directory, plan.fileName, tempFileName(plan.metadata.id), plan.bytes, {
-            fsync: this.options.fsync,
-            mode: this.options.fileMode,
-            createdDirectories: created,
-            spares: this.#spares,
-          });
-        } catch (error) {
-          this.#spares.forget(directory);
-          throw error;
-        }
-        this.#index.recordAfterWrite(root, [indexEntryOf(plan)]);
-        return storedFile(plan.metadata, join(directory, plan.fileName), plan.size);
-      } catch (error) {
-        // A concurrent prune may remove a branch directory it emptied between mkdir and open.
-        if (attempt === 0 && branchDirectoryVanished(error)) continue;
-        throw asWriteError(error, root);
-      }
     }
   }
 
@@ -271,57 +226,9 @@ export class JsonProvider implements CheckpointProvider {
     );
     try {
       assertGroupNotStored(root, this.#index, plans);
-      return await this.#writeFiles(root, plans);
+      return await placeCheckpoints(root, plans, this.#placement);
     } finally {
       release();
-    }
-  }
-
-  async #writeFiles(root: string, plans: readonly WritePlan[]): Promise<StoredCheckpoint[]> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        const files: AtomicFile[] = [];
-        const directories = new Map<string, { directory: string; created: string[] }>();
-        for (const plan of plans) {
-          let branch = directories.get(plan.metadata.branch);
-          if (branch === undefined) {
-            branch = ensureBranchDirectorySync(root, plan.metadata.branch, this.options.directoryMode);
-            directories.set(plan.metadata.branch, branch);
-          }
-          files.push({
-            directory: branch.directory,
-            finalName: plan.fileName,
-            tempName: tempFileName(plan.metadata.id),
-            bytes: plan.bytes,
-            createdDirectories: branch.created,
-          });
-          branch = { directory: branch.directory, created: [] };
-          directories.set(plan.metadata.branch, branch);
-        }
-        const used = new Map<string, number>();
-        for (const file of files) used.set(file.directory, (used.get(file.directory) ?? 0) + 1);
-        try {
-          await writeFilesAtomic(files, {
-            fsync: this.options.fsync,
-            mode: this.options.fileMode,
-            spares: this.#spares,
-          });
-        } catch (error) {
-          for (const directory of used.keys()) this.#spares.forget(directory);
-          throw error;
-        }
-        for (const [directory, count] of used) this.#spares.replenish(directory, count);
-        this.#index.recordAfterWrite(root, plans.map(indexEntryOf));
-        return plans.map((plan, index) =>
-          storedFile(plan.metadata, join(files[index]!.directory, plan.fileName), plan.size),
-        );
-      } catch (error) {
-        // As in write(): a concurrent prune may remove a branch directory it emptied between mkdir
-        // and open. Nothing was placed in that directory; files placed before it (other branches)
-        // are written again with the same bytes, which a reader cannot tell apart.
-        if (attempt === 0 && branchDirectoryVanished(error)) continue;
-        throw asWriteError(error, root);
-      }
     }
   }
 
