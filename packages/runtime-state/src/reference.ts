@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
 import { type CheckpointDocument, validateDocument, validateParsedDocument } from './document.js';
 import { DEFAULT_MAX_CHECKPOINT_BYTES, parseCheckpointJson } from './document-text.js';
 import { stateError } from './errors.js';
@@ -58,6 +59,44 @@ async function listQuietly(provider: CheckpointProvider, location: string): Prom
     : ready.list(location);
 }
 
+const unreadableCodes: ReadonlySet<CrewlineErrorCode> = new Set([
+  'corrupt_checkpoint',
+  'unsupported_version',
+  'too_large',
+  'read_failed',
+]);
+
+/**
+ * The refusal of the latest checkpoint of a location (or branch) that holds checkpoints none of
+ * which can be read: "no checkpoints ... run something first" would hide the damaged files a listing
+ * shows. `undefined` when nothing there is unreadable, or the provider cannot say
+ * (no `listWithUnreadable`). The code is the newest one's own (a format too new is no corruption).
+ */
+async function onlyUnreadable(
+  provider: CheckpointProvider,
+  location: string,
+  branch: string | undefined,
+): Promise<CrewlineError | undefined> {
+  const ready = await readyProvider(provider);
+  if (ready.listWithUnreadable === undefined) return undefined;
+  const unreadable = (await ready.listWithUnreadable(location)).unreadable.filter(
+    (checkpoint) => branch === undefined || checkpoint.branch === branch,
+  );
+  const newest = unreadable.at(-1);
+  if (newest === undefined) return undefined;
+  let code: CrewlineErrorCode = 'corrupt_checkpoint';
+  try {
+    await readDocument(provider, location, newest.id);
+  } catch (error) {
+    if (CrewlineError.isInstance(error) && unreadableCodes.has(error.code)) code = error.code;
+  }
+  const where = branch === undefined ? location : `branch "${branch}" of ${location}`;
+  return stateError(
+    code,
+    `no readable checkpoint in ${where}: ${unreadable.length === 1 ? '1 checkpoint' : `${unreadable.length} checkpoints`} there cannot be read (the newest, ${newest.id}: ${newest.reason}); see them with \`crewline checkpoint list ${location}\`, and restore a damaged one from a backup or remove it`,
+  );
+}
+
 /**
  * Resolves a checkpoint reference — a JSON file, `db-path#id`, `postgres-url#id`, a directory or
  * database meaning its latest checkpoint, any form a registered provider claims, or (with
@@ -104,9 +143,12 @@ export async function resolveReference(
   if (id === undefined || id === '') {
     const latest = await provider.latest(location, options.branch ? { branch: options.branch } : undefined);
     if (!latest) {
-      throw stateError(
-        'not_found',
-        `no checkpoints in ${location}; run something with checkpointing enabled first`,
+      throw (
+        (await onlyUnreadable(provider, location, options.branch)) ??
+        stateError(
+          'not_found',
+          `no checkpoints in ${location}; run something with checkpointing enabled first`,
+        )
       );
     }
     return { provider, providers, location, checkpoint: latest };
