@@ -47,6 +47,15 @@ export function queueOpenError(location: QueueLocation, error: unknown) {
       { cause: error },
     );
   }
+  // pg's own words when it has no password to answer the server's request with: not the server's
+  // refusal, so said as what it is (as the checkpoint commands say it).
+  if (/client password must be/.test(reason)) {
+    return workerError(
+      'invalid_config',
+      `the Postgres server of the run queue ${location.display} asks for a password and none was given; put it in PGPASSWORD (or ~/.pgpass) or the URL (postgres://user:password@host/database)`,
+      { cause: error },
+    );
+  }
   if (codes.includes('28P01') || codes.includes('28000') || /password/i.test(reason)) {
     return workerError(
       'invalid_config',

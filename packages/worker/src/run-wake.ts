@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { logger } from '@crewline/events';
-import pg from 'pg';
-import type { QueueLocation } from './connection.js';
+import type pg from 'pg';
+import { QueueClient, type QueueLocation, socketOf } from './connection.js';
 import { component } from './errors.js';
 
 /**
@@ -14,11 +14,6 @@ export function wakeChannel(location: QueueLocation): string {
 
 /** How long closing waits for the server to end the listener's connection before dropping it. */
 const closeWaitMs = 1000;
-
-/** The socket under a client (node-postgres keeps it on its connection), to drop it. */
-function socketOf(client: pg.Client): { destroy(): void } | undefined {
-  return (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
-}
 
 /** Reconnecting after a lost listener connection starts at this delay and doubles up to the last. */
 const reconnectDelaysMs = [200, 1000, 5000, 30_000];
@@ -48,7 +43,7 @@ export class RunWake {
   /** Listens; a failure to connect is logged and retried (the worker polls meanwhile). */
   async start(): Promise<void> {
     if (this.#closed || this.#client !== undefined) return;
-    const client = new pg.Client({
+    const client = new QueueClient({
       connectionString: this.#location.connectionString,
       application_name: `crewline-worker-wake ${this.#channel}`,
       connectionTimeoutMillis: 10_000,
