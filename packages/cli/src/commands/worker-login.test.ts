@@ -61,6 +61,13 @@ describeWithPostgres('crewline worker and runs with a URL without the password t
   });
   afterAll(() => rmSync(project, { recursive: true, force: true }));
 
+  it('crewline checkpoint list on the same URL says so at once and ends (it said so, then waited 60 s)', async () => {
+    const ended = await crewlineWithoutPassword(['checkpoint', 'list', location], project, 20_000);
+    expect(ended.hung, `still running after 20 s; stderr: ${ended.stderr}`).toBe(false);
+    expect(ended.stderr).toMatch(/asks for a password and none was given/);
+    expect(ended.code).toBe(1);
+  }, 30_000);
+
   it.each([[['worker']], [['runs', 'list']]])(
     'crewline %j says a password is needed and exits 1 at once',
     async (args) => {
