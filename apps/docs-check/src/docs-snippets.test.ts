@@ -255,10 +255,19 @@ describe('code in README.md, docs/, and the app and package READMEs and docs', (
             if (script === 'crewline') cliArgs = rest;
           } else if (program === 'crewline') {
             cliArgs = args;
-          } else if (program === 'npx' && args[0] === 'crewline') {
-            cliArgs = args.slice(1);
+          } else if (program === 'npx') {
+            const tool = args[0] === '-y' || args[0] === '--yes' ? args.slice(1) : args;
+            if (tool[0] === 'crewline') cliArgs = tool.slice(1);
           }
           if (cliArgs) {
+            // A time prefix (`2026112`) names every checkpoint written in that period: the command
+            // fails as ambiguous as soon as there are two. The short id `list` prints is unique.
+            const timePrefix = cliArgs.find((word) => /^20\d{5,12}$/.test(word));
+            if (timePrefix !== undefined) {
+              problems.push(
+                `${where}: "${timePrefix}" is the start of a time, shared by every checkpoint written then; show the short id \`crewline checkpoint list\` prints (its random part, such as 3f9a2b1c)`,
+              );
+            }
             const [first, second] = cliArgs;
             const name = first === 'checkpoint' || first === 'checkpoints' ? second : first;
             if (name !== undefined && !name.startsWith('-') && !cliCommands.has(name)) {
@@ -266,6 +275,18 @@ describe('code in README.md, docs/, and the app and package READMEs and docs', (
             }
           }
         }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('writes npx -y for a tool a reader may not have installed (npx asks, and a non-interactive shell cancels)', () => {
+    // `npx crewline` is what the docs have the reader install first, so npx finds it without asking.
+    const problems: string[] = [];
+    for (const document of documents) {
+      for (const match of document.text.matchAll(/\bnpx\s+(?!-y\b|--yes\b|crewline\b)(\S+)/g)) {
+        const line = document.text.slice(0, match.index).split('\n').length;
+        problems.push(`${document.path}:${line}: write npx -y ${match[1]!.replace(/`$/, '')}`);
       }
     }
     expect(problems).toEqual([]);

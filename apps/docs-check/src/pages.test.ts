@@ -17,7 +17,7 @@ const pages = checkedDocuments()
   .map((path) => ({ path, page: runnablePage(readFileSync(join(repositoryRoot, path), 'utf8')) }))
   .filter((entry) => entry.page !== undefined);
 
-/** A documented command line as this machine runs it: `npx tsx` and `npx crewline` from the sources. */
+/** A documented command line as this machine runs it: `npx [-y] tsx` and `npx [-y] crewline` from the sources. */
 function commandLine(
   words: string[],
   env: Record<string, string>,
@@ -29,11 +29,13 @@ function commandLine(
     own[name!] = value.join('=');
     rest = rest.slice(1);
   }
-  const [program, tool, ...args] = rest;
+  const [program, ...afterProgram] = rest;
+  const [tool, ...args] =
+    afterProgram[0] === '-y' || afterProgram[0] === '--yes' ? afterProgram.slice(1) : afterProgram;
   if (program === 'npx' && tool === 'tsx' && args[0] !== undefined)
     return { argv: [...node, ...args], env: own };
   if (program === 'npx' && tool === 'crewline') return { argv: [...node, cliBin, ...args], env: own };
-  throw new Error(`docs-check does not know how to run "${words.join(' ')}"; use npx tsx or npx crewline`);
+  throw new Error(`docs-check does not know how to run "${words.join(' ')}"; use npx -y tsx or npx crewline`);
 }
 
 describe('pages whose code is written as whole files', () => {

@@ -14,7 +14,7 @@ export interface TutorialOptions {
   topic: string;
   /** `--sqlite` or CREWLINE_STORAGE=sqlite. Default `'json'`. */
   storage: 'json' | 'sqlite';
-  /** `--location <path>` or CREWLINE_CHECKPOINT_LOCATION. Default `./.checkpoints` (`./.checkpoints.db` with SQLite). */
+  /** `--location <path|url>` or CREWLINE_CHECKPOINT_LOCATION: its provider is the one it calls for (a `.db` file SQLite, a `postgres://` URL Postgres). Default `./.checkpoints` (`./.checkpoints.db` with SQLite). */
   location?: string;
   /** `--model <provider:model>`. Default: chosen from the environment (see model-choice.ts). */
   model?: string;
@@ -37,7 +37,8 @@ Runs the tutorial crew (a Researcher, then a Writer) with checkpointing on.
     --branch <name>           ... on this branch (default: a generated fork/... name)
   --sqlite                    store checkpoints in ./.checkpoints.db (SQLite) instead of
                               ./.checkpoints/ (JSON files); also CREWLINE_STORAGE=sqlite
-  --location <path>           store checkpoints there instead
+  --location <path|url>       store checkpoints there instead: a directory (JSON), a .db
+                              file (SQLite) or a postgres:// URL (Postgres; PGPASSWORD)
   --topic <text>              what to research (default "${DEFAULT_TOPIC}")
   --model <provider:model>    e.g. openai:gpt-4o-mini, anthropic:claude-haiku-4-5, ollama:llama3.2
   --offline                   use the offline model even when an API key is set
