@@ -58,7 +58,14 @@ export async function run(args: readonly string[], context: CliContext): Promise
           : `run ${change.runId}: ${change.outcome}`,
       ),
   });
-  await worker.start();
+  try {
+    await worker.start();
+  } catch (error) {
+    // A start that failed part-way (the schema made, pg-boss's queue not) leaves connections open
+    // that would keep the process alive after the error is reported.
+    await worker.stop().catch(() => undefined);
+    throw error;
+  }
   say(
     { event: 'started', worker: worker.id, concurrency },
     `worker ${worker.id} taking runs (concurrency ${concurrency}); SIGTERM or Ctrl+C hands its runs back`,
