@@ -16,6 +16,8 @@ export interface RunContext {
  * Builds the crew of one run. Called once per attempt, in the worker that runs it; the crew must be
  * the same for the same inputs in every worker (a resumed attempt continues the saved one). Throw a
  * `CrewlineError` with `invalid_argument` for inputs it cannot run: the run fails at once, unretried.
+ * `crewline runs enqueue` calls it too, once, before the run is queued (`runId` `''`, `attempt` `0`),
+ * to refuse inputs the crew does not use: keep it free of side effects.
  */
 export type CrewFactory = (context: RunContext) => Crew | Promise<Crew>;
 

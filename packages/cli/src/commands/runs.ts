@@ -6,7 +6,7 @@ import { formatColumns, formatTime, shellWord } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { modelPricesOf } from '../core/model-prices.js';
 import { runLimitOptions } from './run-limit-options.js';
-import { unregisteredRunWarning } from './runs-enqueue.js';
+import { checkEnqueue } from './runs-enqueue.js';
 import { forkOptions } from './runs-fork.js';
 import { browserArguments } from './runs-open.js';
 import { questionLines, resumeAnswer } from './runs-resume.js';
@@ -138,7 +138,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     if (name === undefined)
       throw usageError('crewline runs enqueue needs the registered name of a crew or flow');
     const inputs = parseAssignments('--input', values.input) ?? {};
-    const warning = await unregisteredRunWarning(name, context.cwd);
+    const warning = await checkEnqueue(name, inputs, context.cwd);
     const result = await queue.enqueue(name, {
       inputs,
       ...runLimitOptions(values),
