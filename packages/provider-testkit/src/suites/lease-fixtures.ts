@@ -143,6 +143,15 @@ export function expectHeldBy(
   expect(left as number).toBeLessThanOrEqual(ttlMs);
 }
 
+/**
+ * A refused claim (not a refused write): {@link expectHeldBy}, and `details.atClaim`, which tells a
+ * caller that nothing ran yet, so it can offer to fork instead (the CLI names `--on-conflict fork`).
+ */
+export function expectClaimHeldBy(error: CrewlineError, lineageId: string, holder: string): void {
+  expectHeldBy(error, lineageId, holder);
+  expect(error.details?.atClaim, 'details.atClaim: the refusal came before anything ran').toBe(true);
+}
+
 /** The set-up of the leases suite's tests on `harness`. */
 export function leaseFixtures(harness: Harness) {
   const persistent = harness.options.persistent ?? true;

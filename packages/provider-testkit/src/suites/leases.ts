@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expectCrewlineError, idsOf } from '../assertions.js';
 import type { Harness } from '../harness.js';
 import {
+  expectClaimHeldBy,
   expectHeldBy,
   holderOf,
   Lineage,
@@ -56,7 +57,7 @@ export function describeLeases(harness: Harness): void {
           ['conflict'],
           'a losing claim',
         );
-        expectHeldBy(error, lineage.lineageId, winner.holder);
+        expectClaimHeldBy(error, lineage.lineageId, winner.holder);
       }
     });
 
@@ -121,7 +122,7 @@ export function describeLeases(harness: Harness): void {
         ['conflict'],
         "a claim of someone else's head",
       );
-      expectHeldBy(error, lineage.lineageId, holderOf('alpha'));
+      expectClaimHeldBy(error, lineage.lineageId, holderOf('alpha'));
     });
 
     it('stores writes made under the held lease (sync and async), from any instance', async (context) => {
@@ -204,7 +205,7 @@ export function describeLeases(harness: Harness): void {
         ['conflict'],
         'a claim of a renewed lease',
       );
-      expectHeldBy(error, lineage.lineageId, holderOf('alpha'));
+      expectClaimHeldBy(error, lineage.lineageId, holderOf('alpha'));
     });
 
     it('renews a lease that ran out when nobody claimed it since; its writes are accepted again', async (context) => {
@@ -277,7 +278,7 @@ export function describeLeases(harness: Harness): void {
         ['conflict'],
         'a claim after a release by a non-holder',
       );
-      expectHeldBy(error, lineage.lineageId, holderOf('alpha'));
+      expectClaimHeldBy(error, lineage.lineageId, holderOf('alpha'));
       await lineage.write({ lease: lineage.token('alpha') });
       // Releasing twice is harmless too.
       await provider.releaseLease!(location, lineage.token('alpha'));
@@ -330,7 +331,7 @@ export function describeLeases(harness: Harness): void {
         ['conflict'],
         'a claim after the run lost its checkpoints',
       );
-      expectHeldBy(error, lineage.lineageId, holderOf('alpha'));
+      expectClaimHeldBy(error, lineage.lineageId, holderOf('alpha'));
       await lineage.write({ lease: lineage.token('alpha') });
     });
 

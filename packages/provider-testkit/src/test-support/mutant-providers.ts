@@ -304,6 +304,22 @@ class ConflictsWithoutTheHolder extends LeaseMutant {
   }
 }
 
+/**
+ * Refuses claims of a held run naming the holder but not `details.atClaim` (the JSON lock did):
+ * a caller cannot tell that nothing ran, so the CLI offered no `--on-conflict fork`.
+ */
+class ClaimConflictsWithoutAtClaim extends LeaseMutant {
+  override async claimLease(location: string, request: LeaseRequest) {
+    try {
+      return await super.claimLease(location, request);
+    } catch (error) {
+      if (!CrewlineError.hasCode(error, 'conflict') || error.details?.atClaim !== true) throw error;
+      const { atClaim: _atClaim, ...details } = error.details;
+      throw new CrewlineError('mutant', 'conflict', error.message, { details });
+    }
+  }
+}
+
 /** Deleting a checkpoint releases its run's lease. */
 class DeleteReleasesTheLease extends LeaseMutant {
   override async delete(location: string, id: string) {
@@ -351,6 +367,7 @@ export const mutants: Record<string, () => CheckpointProvider> = {
   'renews lost leases': () => new RenewsLostLeases(),
   'released by anyone': () => new ReleasedByAnyone(),
   'conflicts without the holder': () => new ConflictsWithoutTheHolder(),
+  'claim conflicts without atClaim': () => new ClaimConflictsWithoutAtClaim(),
   'delete releases the lease': () => new DeleteReleasesTheLease(),
   'one lease per location': () => new OneLeasePerLocation(),
   'leases share locations': () => new LeasesShareLocations(),
