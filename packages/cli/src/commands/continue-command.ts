@@ -14,7 +14,7 @@ import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
-import { providersOf } from '../core/providers.js';
+import { closeProvidersNow, providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
 
@@ -92,6 +92,8 @@ export async function runContinueCommand(
     from: metadata.id,
     cwd: context.cwd,
     stderr: context.stderr,
+    // Killed by the signal, the process would close nothing: SQLite's last commits stayed in the WAL.
+    onWayOut: () => closeProvidersNow(providers),
   });
   const outcome = await inCliWords(
     continueRun({

@@ -1,3 +1,4 @@
+import { onExit } from 'signal-exit';
 import type { TextSink } from './cli-context.js';
 import type { WrittenCheckpoint } from './continue-run.js';
 import { printable, shellWord } from './format.js';
@@ -31,6 +32,11 @@ export function reportInterrupt(options: {
   from: string;
   cwd: string;
   stderr: TextSink;
+  /**
+   * Called, synchronously, when a signal is about to end the process (Ctrl+C once the runtime wrote
+   * what it checkpoints on it, SIGTERM, SIGHUP): what must be closed before the process goes.
+   */
+  onWayOut?: () => void;
 }): InterruptReport {
   let last: WrittenCheckpoint | undefined;
   let interrupted = false;
@@ -48,6 +54,14 @@ export function reportInterrupt(options: {
     if (process.listenerCount('SIGINT') === 0) process.kill(process.pid, 'SIGINT');
   };
   process.on('SIGINT', onInterrupt);
+  // After the listener above, so that signal-exit's listener comes after it too: it acts when it
+  // finds itself the signal's only listener, which the runtime's rule counts as nobody (signals.ts),
+  // so the process still ends as before, by the signal, once the callback has run.
+  const stopOnWayOut = options.onWayOut
+    ? onExit((_code, signal) => {
+        if (signal !== null) options.onWayOut?.();
+      })
+    : () => undefined;
   return {
     noteCheckpoint(checkpoint) {
       last = checkpoint;
@@ -59,6 +73,7 @@ export function reportInterrupt(options: {
     },
     stop() {
       process.off('SIGINT', onInterrupt);
+      stopOnWayOut();
     },
   };
 }
