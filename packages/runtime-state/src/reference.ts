@@ -3,6 +3,7 @@ import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
 import { type CheckpointDocument, validateDocument, validateParsedDocument } from './document.js';
 import { DEFAULT_MAX_CHECKPOINT_BYTES, parseCheckpointJson } from './document-text.js';
 import { stateError } from './errors.js';
+import { unreadableCodes } from './internal/unreadable-codes.js';
 import { readyProvider } from './lazy-provider.js';
 import type { CheckpointProvider, StoredCheckpoint } from './provider.js';
 import type { ProviderRegistry } from './provider-registry.js';
@@ -59,13 +60,6 @@ async function listQuietly(provider: CheckpointProvider, location: string): Prom
     : ready.list(location);
 }
 
-const unreadableCodes: ReadonlySet<CrewlineErrorCode> = new Set([
-  'corrupt_checkpoint',
-  'unsupported_version',
-  'too_large',
-  'read_failed',
-]);
-
 /**
  * The refusal of the latest checkpoint of a location (or branch) that holds checkpoints none of
  * which can be read: "no checkpoints ... run something first" would hide the damaged files a listing
@@ -88,7 +82,13 @@ async function onlyUnreadable(
   try {
     await readDocument(provider, location, newest.id);
   } catch (error) {
-    if (CrewlineError.isInstance(error) && unreadableCodes.has(error.code)) code = error.code;
+    // A server that cannot be reached says nothing of the checkpoint: the listing's word stands.
+    if (
+      CrewlineError.isInstance(error) &&
+      unreadableCodes.has(error.code) &&
+      error.details?.unreachable !== true
+    )
+      code = error.code;
   }
   const where = branch === undefined ? location : `branch "${branch}" of ${location}`;
   return stateError(

@@ -1,4 +1,4 @@
-import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
+import { CrewlineError } from '@crewline/events';
 import {
   type CheckpointProvider,
   type ListingWithUnreadable,
@@ -7,16 +7,9 @@ import {
   readyProvider,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
+import { unreadableCodes } from '@crewline/runtime-state/internal';
 import { cliError } from './cli-error.js';
 import { describeKnownError } from './error-boundary.js';
-
-// The refusals of a checkpoint that is stored but cannot be read (exit code 4, "unreadable").
-const unreadableCodes: ReadonlySet<CrewlineErrorCode> = new Set([
-  'corrupt_checkpoint',
-  'unsupported_version',
-  'too_large',
-  'read_failed',
-]);
 
 /**
  * Why a checkpoint a listing does not show cannot be read, when it is still stored: the error of

@@ -66,3 +66,4 @@ export {
 export { type ProcessIdentity, processIsGone, processRunsHere, thisProcess } from './process-identity.js';
 export { invalidOptions } from './provider-options.js';
 export { type CheckpointIdentity, isSameCheckpoint, storedIdConflict } from './stored-id-conflict.js';
+export { unreadableCodes } from './unreadable-codes.js';
