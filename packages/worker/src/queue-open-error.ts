@@ -52,7 +52,7 @@ export function queueOpenError(location: QueueLocation, error: unknown) {
   if (/client password must be/.test(reason)) {
     return workerError(
       'invalid_config',
-      `the Postgres server of the run queue ${location.display} asks for a password and none was given; put it in PGPASSWORD (or ~/.pgpass) or the URL (postgres://user:password@host/database)`,
+      `the Postgres server of the run queue ${location.display} asks for a password and none was given; put it in PGPASSWORD (or ~/.pgpass) or in --location / CREWLINE_WORKER_LOCATION after the user name and a colon`,
       { cause: error },
     );
   }
