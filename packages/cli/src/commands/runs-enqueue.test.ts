@@ -65,7 +65,7 @@ describe('crewline runs enqueue checks inputs against the crew registered here',
     const result = await enqueue('sized', '--input', 'pages:=1');
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'crewline: crew "sized" of crewline.config.ts uses {topic} but the inputs have no "topic"; add --input topic=…, nothing was queued\n',
+      'crewline: crew "sized" of crewline.config.ts uses {topic} but the inputs have no "topic"; add --input topic=…; nothing was queued\n',
     );
   });
 

@@ -97,7 +97,7 @@ async function checkCrewInputs(
   const missing = [...used].find((key) => !Object.hasOwn(inputs, key));
   if (missing !== undefined) {
     throw usageError(
-      `crew "${entry.name}" of ${configName} uses {${missing}} but the inputs have no "${missing}"; add --input ${missing}=…, nothing was queued`,
+      `crew "${entry.name}" of ${configName} uses {${missing}} but the inputs have no "${missing}"; add --input ${missing}=…; nothing was queued`,
     );
   }
 }
