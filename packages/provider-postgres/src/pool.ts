@@ -4,37 +4,7 @@ import { parse } from 'pg-connection-string';
 import { component } from './errors.js';
 import { credentialsOf } from './location.js';
 import type { ResolvedPostgresProviderOptions } from './options.js';
-
-/**
- * A `pg.Client` that closes its socket when it fails to connect. pg leaves the socket of a login it
- * gave up on its own side open (no password for a server that asks for one: "SASL: ... client
- * password must be a string"), and the server waits for an answer until its authentication_timeout
- * (60 s by default): `crewline checkpoint list` said what was wrong at once, then could not end.
- */
-class ClosingClient extends pg.Client {
-  override connect(): Promise<pg.Client>;
-  override connect(callback: ((error: Error) => void) | ((error: null, client: pg.Client) => void)): void;
-  override connect(
-    callback?: ((error: Error) => void) | ((error: null, client: pg.Client) => void),
-  ): Promise<pg.Client> | undefined {
-    if (callback) {
-      super.connect((error: Error | null) => {
-        if (error) this.#dropSocket();
-        (callback as (error: Error | null, client: pg.Client) => void)(error, this);
-      });
-      return;
-    }
-    return super.connect().catch((error: unknown) => {
-      this.#dropSocket();
-      throw error;
-    });
-  }
-
-  #dropSocket(): void {
-    // node-postgres keeps the socket on its connection, which its types do not declare.
-    (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-  }
-}
+import { SocketClosingClient } from './socket-closing-client.js';
 
 /**
  * A `pg.Pool` for one server (the redacted URL without `schema`). The password is looked up at
@@ -46,7 +16,7 @@ export function createPool(server: string, options: ResolvedPostgresProviderOpti
   const { schema: _schema, password: _password, ...connection } = parsed;
   const config: pg.PoolConfig = {
     ...(connection as pg.PoolConfig),
-    Client: ClosingClient,
+    Client: SocketClosingClient,
     // An empty user or database in the URL means "use the default" (PGUSER, the user name...).
     user: (connection.user as string | undefined) || undefined,
     database: (connection.database as string | undefined) || undefined,

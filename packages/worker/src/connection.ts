@@ -1,3 +1,4 @@
+import { SocketClosingClient } from '@crewline/provider-postgres/internal';
 import pg from 'pg';
 import { workerError } from './errors.js';
 
@@ -54,41 +55,10 @@ export function parseQueueLocation(url: string, schemaOption?: string): QueueLoc
   };
 }
 
-/**
- * A `pg.Client` that closes its socket when it fails to connect. pg leaves the socket of a login it
- * gave up on its own side open (no password for a server that asks for one: "SASL: ... client
- * password must be a string"), and the server waits for an answer until its authentication_timeout
- * (60 s by default): the failed command or worker process could not end until then.
- */
-export class QueueClient extends pg.Client {
-  override connect(): Promise<pg.Client>;
-  override connect(callback: ((error: Error) => void) | ((error: null, client: pg.Client) => void)): void;
-  override connect(
-    callback?: ((error: Error) => void) | ((error: null, client: pg.Client) => void),
-  ): Promise<pg.Client> | undefined {
-    if (callback) {
-      super.connect((error: Error | null) => {
-        if (error) socketOf(this)?.destroy();
-        (callback as (error: Error | null, client: pg.Client) => void)(error, this);
-      });
-      return;
-    }
-    return super.connect().catch((error: unknown) => {
-      socketOf(this)?.destroy();
-      throw error;
-    });
-  }
-}
-
-/** The socket under a client (node-postgres keeps it on its connection), to drop it. */
-export function socketOf(client: pg.Client): { destroy(): void } | undefined {
-  return (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
-}
-
 /** A pool on the queue's server. */
 export function openPool(location: QueueLocation, max: number, applicationName: string): pg.Pool {
   const pool = new pg.Pool({
-    Client: QueueClient,
+    Client: SocketClosingClient,
     connectionString: location.connectionString,
     max,
     application_name: applicationName,

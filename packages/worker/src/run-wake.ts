@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { logger } from '@crewline/events';
+import { SocketClosingClient, socketOf } from '@crewline/provider-postgres/internal';
 import type pg from 'pg';
-import { QueueClient, type QueueLocation, socketOf } from './connection.js';
+import type { QueueLocation } from './connection.js';
 import { component } from './errors.js';
 
 /**
@@ -43,7 +44,7 @@ export class RunWake {
   /** Listens; a failure to connect is logged and retried (the worker polls meanwhile). */
   async start(): Promise<void> {
     if (this.#closed || this.#client !== undefined) return;
-    const client = new QueueClient({
+    const client = new SocketClosingClient({
       connectionString: this.#location.connectionString,
       application_name: `crewline-worker-wake ${this.#channel}`,
       connectionTimeoutMillis: 10_000,
