@@ -86,7 +86,7 @@ export function toCrewlineError(error: unknown, what: 'write' | 'read', location
   if (/client password must be/.test(reason)) {
     return postgresError(
       'invalid_config',
-      `the Postgres server of ${location} asks for a password and none was given; put it in the URL (postgres://user:password@host/database) or in PGPASSWORD`,
+      `the Postgres server of ${location} asks for a password and none was given; put it in PGPASSWORD (or ~/.pgpass), or in the URL after the user name and a colon`,
       { cause: error },
     );
   }
