@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { forkInterruptedAtThirdTask, writeSlowModelConfig } from '../test-support/interrupted-fork.js';
 import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
-import { sourceCommand } from '../test-support/subprocess.js';
 
 // A project inside this package, so that its crewline.config.mjs resolves @crewline/runtime.
 const packageModules = fileURLToPath(new URL('../../node_modules/', import.meta.url));
@@ -14,14 +13,7 @@ let run: CrewRun;
 beforeAll(async () => {
   project = await mkdtemp(join(packageModules, '.crewline-interrupt-'));
   run = await writeCrewRun('json', project);
-  // The model the checkpoints name, slowed down: Ctrl+C lands while a task runs.
-  await writeFile(
-    join(project, 'crewline.config.mjs'),
-    `import { offlineModel } from '@crewline/runtime/testing';
-const model = offlineModel({ name: 'cli-test', latencyMs: 3000 });
-export default { models: { 'offline:cli-test': () => model } };
-`,
-  );
+  await writeSlowModelConfig(project);
 });
 afterAll(async () => {
   await run?.close();
@@ -30,29 +22,7 @@ afterAll(async () => {
 
 // A fork stopped with Ctrl+C ended with status 130 and not a word about where it stopped.
 it('Ctrl+C during a fork says where the run stopped and how to continue it, then ends as interrupted', async () => {
-  const child = spawn(process.execPath, sourceCommand(['checkpoint', 'fork', run.checkpoints[0]!.id]), {
-    cwd: project,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal })),
-  );
-  const written = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /checkpoint (\S+) written/.exec(stdout);
-      if (match && /task 3 \S+ started/.test(stdout)) resolve(match[1]!);
-    });
-    child.on('close', () => reject(new Error(`fork ended before its second task: ${stdout}${stderr}`)));
-  });
-  child.kill('SIGINT');
-  const { code, signal } = await ended;
+  const { code, signal, stderr, written } = await forkInterruptedAtThirdTask(project, run.checkpoints[0]!.id);
   expect(signal === 'SIGINT' || code === 130, `${code} ${signal}`).toBe(true);
   const short = written.slice(written.lastIndexOf('-') + 1);
   expect(stderr).toContain(

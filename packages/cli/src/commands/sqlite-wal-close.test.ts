@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
-import { copyFile, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerOf } from '../test-support/fixtures.js';
+import { forkInterruptedAtThirdTask, writeSlowModelConfig } from '../test-support/interrupted-fork.js';
 import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
-import { runCrewlineProcess, sourceCommand } from '../test-support/subprocess.js';
+import { runCrewlineProcess } from '../test-support/subprocess.js';
 
 const projects = new URL('../../node_modules/.crewline-test/', import.meta.url).pathname;
 
@@ -62,41 +62,15 @@ describe('Ctrl+C during a fork on a SQLite location', () => {
     await mkdir(project, { recursive: true });
     run = await writeCrewRun('sqlite', project);
     await run.close();
-    // The model the checkpoints name, slowed down: Ctrl+C lands while a task runs.
-    await writeFile(
-      join(project, 'crewline.config.mjs'),
-      `import { offlineModel } from '@crewline/runtime/testing';
-const model = offlineModel({ name: 'cli-test', latencyMs: 3000 });
-export default { models: { 'offline:cli-test': () => model } };
-`,
-    );
+    await writeSlowModelConfig(project);
   });
   afterAll(() => rm(project, { recursive: true, force: true }));
 
   it('leaves every checkpoint it wrote in the .db file, not only in the -wal file', async () => {
-    const child = spawn(
-      process.execPath,
-      sourceCommand(['checkpoint', 'fork', `.checkpoints.db#${run.checkpoints[0]!.id}`]),
-      { cwd: project, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    const { code, signal, stderr, written } = await forkInterruptedAtThirdTask(
+      project,
+      `.checkpoints.db#${run.checkpoints[0]!.id}`,
     );
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.on('close', (code, signal) => resolve({ code, signal })),
-    );
-    const written = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        const match = /checkpoint (\S+) written/.exec(stdout);
-        if (match && /task 3 \S+ started/.test(stdout)) resolve(match[1]!);
-      });
-      child.on('close', () => reject(new Error(`fork ended before its last task: ${stdout}${stderr}`)));
-    });
-    child.kill('SIGINT');
-    const { code, signal } = await ended;
     expect(signal === 'SIGINT' || code === 130, `${code} ${signal} ${stderr}`).toBe(true);
     expect(await walSize(run.location)).toBe(0);
     const copy = join(project, 'copy.db');
