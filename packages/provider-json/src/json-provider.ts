@@ -16,9 +16,10 @@ import {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
+import { isSameCheckpoint, storedIdConflict } from '@crewline/runtime-state/internal';
 import { readCheckpointText } from './checkpoint-read.js';
 import { refuseLinks } from './directory-walk.js';
-import { jsonError } from './errors.js';
+import { component, jsonError } from './errors.js';
 import { assertCheckpointId } from './file-names.js';
 import { parseFileReference } from './file-reference.js';
 import { removeIdIndexEntries } from './id-index.js';
@@ -160,6 +161,12 @@ export class JsonProvider implements CheckpointProvider {
     if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
     locationExistsSync(root);
     sweepTempFilesOnceSync(root);
+    // An async write in flight holds this id: the same checkpoint written again at once (the
+    // runtime's strict checkpoint writes those queued ahead of it) goes to the same file; another
+    // one would be a second file under the id.
+    const holder = this.#reservations.holderOf(root, plan.metadata.id);
+    if (holder !== undefined && !isSameCheckpoint(holder, plan.metadata))
+      throw storedIdConflict(component, plan.metadata.id, root);
     const stored = storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes);
     if (stored !== undefined) return stored;
     return placeCheckpointSync(root, plan, this.#placement);
@@ -182,7 +189,7 @@ export class JsonProvider implements CheckpointProvider {
     if (checkpoint.lease !== undefined) assertHoldsLineageLock(root, checkpoint.lease);
     locationExistsSync(root);
     await sweepTempFilesOnce(root);
-    const release = await this.#reservations.hold(root, [plan.metadata.id]);
+    const release = await this.#reservations.hold(root, [plan.metadata]);
     try {
       const stored = storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes);
       if (stored !== undefined) return stored;
@@ -222,7 +229,7 @@ export class JsonProvider implements CheckpointProvider {
     await sweepTempFilesOnce(root);
     const release = await this.#reservations.hold(
       root,
-      plans.map((plan) => plan.metadata.id),
+      plans.map((plan) => plan.metadata),
     );
     try {
       assertGroupNotStored(root, this.#index, plans);

@@ -130,6 +130,42 @@ describe('JsonProvider and ids already stored', () => {
     expect(checkpointFiles().filter((name) => name.startsWith(child!.metadata.id))).toHaveLength(1);
   });
 
+  it('writeSync of another checkpoint under an id an async write holds is refused; the very same one is written', async () => {
+    const run = growingRun({ tasks: 2 });
+    const [root, child] = nextWrites(run, 2);
+    const json = provider();
+    // After any number of turns of the event loop, the async write has not reached the id yet (the
+    // synchronous one is stored, the async one refused), holds it, or is done (the synchronous one
+    // refused): never both.
+    const clash = underId(child!, root!.metadata.id);
+    for (let turns = 0; turns < 6; turns += 1) {
+      rmSync(location, { recursive: true, force: true });
+      const pending = json.write(location, root!).then(
+        () => 'stored',
+        (error: unknown) => (CrewlineError.hasCode(error, 'conflict') ? 'refused' : String(error)),
+      );
+      for (let turn = 0; turn < turns; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      let synchronous: string;
+      try {
+        json.writeSync(location, clash);
+        synchronous = 'stored';
+      } catch (error) {
+        synchronous = CrewlineError.hasCode(error, 'conflict') ? 'refused' : String(error);
+      }
+      const outcomes = [await pending, synchronous].sort();
+      expect(outcomes, `after ${turns} turns`).toEqual(['refused', 'stored']);
+      expect(checkpointFiles().filter((name) => name.startsWith(root!.metadata.id))).toHaveLength(1);
+    }
+    // The very same checkpoint written synchronously while its async write is in flight (as the
+    // runtime's strict checkpoint writes those queued ahead of it): one file.
+    rmSync(location, { recursive: true, force: true });
+    const pending = json.write(location, root!);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(json.writeSync(location, root!).id).toBe(root!.metadata.id);
+    await pending;
+    expect(checkpointFiles()).toEqual([`${root!.metadata.id}_p-none.json`]);
+  });
+
   it('an id whose file was removed by hand is free again', async () => {
     const run = growingRun({ tasks: 2 });
     const [root, child] = nextWrites(run, 2);
