@@ -67,15 +67,19 @@ async function dispatch(argv: readonly string[], context: CliContext): Promise<n
   else if (findCommand(first)) args = argv;
   else {
     const { usageError } = await import('./core/cli-error.js');
+    const names = ['checkpoint', ...commands.map((command) => command.name)];
     throw usageError(
-      `unknown command "${first}"; the commands are checkpoint, ${commands.map((command) => command.name).join(', ')} (see crewline --help)`,
+      `unknown command "${first}"${await didYouMean(first, names)}; the commands are ${names.join(', ')} (see crewline --help)`,
     );
   }
   const [name, ...commandArgs] = args;
   const command = name === undefined || name.startsWith('-') ? undefined : findCommand(name);
   if (name !== undefined && !name.startsWith('-') && !command) {
     const { usageError } = await import('./core/cli-error.js');
-    throw usageError(`unknown checkpoint command "${name}"; run \`crewline checkpoint --help\``);
+    const names = commands.flatMap((command) => [command.name, ...(command.aliases ?? [])]);
+    throw usageError(
+      `unknown checkpoint command "${name}"${await didYouMean(name, names)}; run \`crewline checkpoint --help\``,
+    );
   }
   const definition = command ?? browseCommand;
   const options = command ? commandArgs : args;
@@ -85,4 +89,14 @@ async function dispatch(argv: readonly string[], context: CliContext): Promise<n
   }
   const module = await definition.load();
   return module.run(options, context);
+}
+
+/**
+ * ` (did you mean list?)` for a mistyped command name, or nothing when no command is close: the
+ * same guess an unknown option gets. Loaded only on this error path so that startup stays fast.
+ */
+async function didYouMean(word: string, names: readonly string[]): Promise<string> {
+  const { nearestName } = await import('@crewline/runtime-state/internal');
+  const nearest = nearestName(word, names);
+  return nearest === undefined ? '' : ` (did you mean ${nearest}?)`;
 }
