@@ -14,6 +14,7 @@ import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerOf } from '../test-support/fixtures.js';
 import { temporaryDirectory } from '../test-support/run-command.js';
+import { checkBeforeRunning } from './check-before-running.js';
 import { type PlannedTask, planContinuation } from './continuation-plan.js';
 import { type DocumentView, viewDocument } from './document-view.js';
 import { openCheckpoint } from './open-location.js';
@@ -211,21 +212,17 @@ describe('planContinuation of a flow with an edited task output', () => {
     ]);
   });
 
-  it("lists only the unfinished method's tasks: a completed method's crew is never run again", async () => {
-    const plan = planContinuation(view, ['1=Other facts'], undefined);
-    expect(plan.edited).toEqual([1]);
-    expect(plan.runs.map((task) => [task.number, task.reason, task.note])).toEqual([
-      [3, 'invalidated', 'runs again: an earlier output was edited'],
-      [
-        4,
-        'invalidated',
-        'runs again: an earlier output was edited; the 1 model call it had made is made again',
-      ],
-    ]);
-    expect(await forkPrompts(checkpoint, { taskOutputs: { 0: 'Other facts' } })).toEqual([
-      'write one',
-      'write two',
-    ]);
+  it("refuses an edit of a completed method's task, naming rerunFrom: the flow keeps that method's crew and return value", async () => {
+    // Found by a review: the edit marked the next method's tasks to run again, which they did on
+    // unchanged inputs (2 model calls paid again), while the edited output reached nothing.
+    const refusal =
+      /task 1 \(research-1\) was run by a method of flow "PlanTwoStepFlow" that already completed \(completed: research\).*rerunFrom "research".*crewline checkpoint flows rerun \S+ --from research/;
+    expect(() =>
+      checkBeforeRunning(view.document, { mode: 'fork', taskOutputs: { 0: 'Other facts' } }),
+    ).toThrow(refusal);
+    const before = model.calls.length;
+    await expect(forkPrompts(checkpoint, { taskOutputs: { 0: 'Other facts' } })).rejects.toThrow(refusal);
+    expect(model.calls.length).toBe(before);
   });
 
   it('says which methods it keeps and which it runs', () => {

@@ -1,8 +1,14 @@
 import { CrewlineError } from '@crewline/events';
 import type { CheckpointDocument, EntityKind } from '@crewline/runtime-state';
-import { findUnknownInput, nothingLeftToRun } from '@crewline/runtime-state/internal';
+import {
+  findUnknownInput,
+  nothingLeftToRun,
+  parseCrewData,
+  parseFlowData,
+  taskLabel,
+} from '@crewline/runtime-state/internal';
 import { changesInputs } from '../crew/interrupted-tasks.js';
-import { savedInputs } from './saved-interrupted-tasks.js';
+import { carriedTaskNumbers, savedInputs } from './saved-interrupted-tasks.js';
 
 /** What a continuation asks of a checkpoint, as `continueFromCheckpoint` takes it. */
 export interface ContinuationRequest {
@@ -20,13 +26,15 @@ const howToRunAgain: Record<EntityKind, string> = {
 
 /**
  * Refuses a continuation before anything runs when its inputs name one the run does not know (a
- * typo would change nothing and the run would still pay for its model calls), or when nothing would
+ * typo would change nothing and the run would still pay for its model calls), when it edits the
+ * output of a task a flow's completed method ran (`checkEditsReachWork`), or when nothing would
  * run: a fork of a finished run — or a resume of one with edits — that would write no checkpoint,
  * make no branch and give back the old output. `document` has the edited outputs applied.
  */
 export function checkContinuation(document: CheckpointDocument, request: ContinuationRequest): void {
   const id = document.metadata.id;
   checkInputsKnown(document, request.inputs);
+  checkEditsReachWork(document, request.taskOutputs);
   const reason = nothingLeftToRun(document);
   if (reason === undefined) return;
   const edited =
@@ -39,6 +47,56 @@ export function checkContinuation(document: CheckpointDocument, request: Continu
     'invalid_argument',
     `checkpoint ${id}: nothing to run: ${reason} and no edit makes one run again (changed inputs only reach work that has not run), so the ${request.mode} would write no checkpoint${request.mode === 'fork' ? ' and make no branch' : ''}; ${howToRunAgain[kind]}`,
   );
+}
+
+/**
+ * Refuses an edited output (`taskOutputs`, flat task indexes from 0) of a task that a flow's
+ * completed method ran. The flow carries that method's crews as saved and hands the methods after it
+ * the return value it saved, so the edit would reach nothing, while the tasks after the edited one
+ * would be marked to run again on unchanged inputs and paid for again. Re-running the method from a
+ * saved state (`rerunFrom`) is what runs its crew again. The edit does not change which crews are
+ * carried, so `document` may be the edited copy or the saved one.
+ */
+export function checkEditsReachWork(
+  document: CheckpointDocument,
+  taskOutputs: Readonly<Record<number, string>> | undefined,
+): void {
+  if (taskOutputs === undefined) return;
+  const carried = carriedTaskNumbers(document);
+  if (carried.size === 0) return;
+  const edited = Object.keys(taskOutputs)
+    .map(Number)
+    .sort((a, b) => a - b)
+    .find((index) => carried.has(index + 1));
+  if (edited === undefined) return;
+  const task = describeTask(document, edited);
+  const root = parseFlowData(document.entities[0]!);
+  const completed = root.execution.completedMethods;
+  // Which completed method ran a crew is not saved (only the order of the crews), so a flow with
+  // several completed methods leaves the choice to the reader, who knows the flow's code.
+  const method =
+    completed.length === 1
+      ? JSON.stringify(completed[0])
+      : `the method that ran crew ${JSON.stringify(task.crew)}, one of ${completed.join(', ')}`;
+  const from = completed.length === 1 ? completed[0]! : 'METHOD';
+  throw new CrewlineError(
+    'runtime',
+    'invalid_argument',
+    `checkpoint ${document.metadata.id}: task ${edited + 1} (${task.label}) was run by a method of flow "${root.flowName}" that already completed (completed: ${completed.join(', ')}); a continuation keeps that method's crews and the value it returned as saved, so the edited output would reach nothing and the tasks after it would run again on unchanged inputs; to run that method again, re-run it and the methods after it from a saved state: rerunFrom ${method} (kickoff({ inputs: { id: ${JSON.stringify(root.stateId)} }, rerunFrom: ${JSON.stringify(from)} }), crewline checkpoint flows rerun ${root.stateId} --from ${from})`,
+  );
+}
+
+/** The label and crew name of the task at flat index `index` (counting every crew's tasks). */
+function describeTask(document: CheckpointDocument, index: number): { label: string; crew: string } {
+  let flat = 0;
+  for (const entity of document.entities) {
+    if (entity.kind !== 'crew') continue;
+    for (const task of parseCrewData(entity).tasks) {
+      if (flat === index) return { label: taskLabel(task.name, task.description), crew: entity.name };
+      flat += 1;
+    }
+  }
+  return { label: `task ${index + 1}`, crew: 'unknown' };
 }
 
 /**
