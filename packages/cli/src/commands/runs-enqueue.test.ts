@@ -2,22 +2,24 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrewlineProcess } from '../test-support/subprocess.js';
+import { checkEnqueue } from './runs-enqueue.js';
 
 // The project lives under this package's node_modules so that its config resolves
 // `@crewline/runtime` and `@crewline/worker` as a user's project resolves its installed copies.
 const projects = new URL('../../node_modules/.crewline-test/', import.meta.url).pathname;
 
 // `report` as apps/worker-example registers it; `sized` reads an input in its factory; `picky`
-// refuses inputs itself; `opaque` spreads them (nothing can be said of its inputs).
+// refuses inputs itself; `opaque` spreads them; `tested` only tests whether it has one (a review found
+// it refused); `notify` reads one only later, in a task callback (refused too).
 const config = `import { CrewlineError } from '@crewline/events';
 import { Agent, Crew, Task } from '@crewline/runtime';
 import { offlineModel } from '@crewline/runtime/testing';
 import { defineRuns } from '@crewline/worker';
 
 const model = offlineModel();
-const crewOf = (name, topic = '{topic}') => {
+const crewOf = (name, topic = '{topic}', callback) => {
   const planner = new Agent({ role: 'Planner', goal: 'Outline a report on ' + topic, backstory: 'Brief', llm: model });
-  const outline = new Task({ description: 'Outline a report on ' + topic, expectedOutput: 'Five headings', agent: planner });
+  const outline = new Task({ description: 'Outline a report on ' + topic, expectedOutput: 'Five headings', agent: planner, ...(callback ? { callback } : {}) });
   return new Crew({ name, agents: [planner], tasks: [outline] });
 };
 
@@ -32,6 +34,8 @@ export default {
         return crewOf('picky');
       },
       opaque: (run) => crewOf('opaque', JSON.stringify({ ...run.inputs })),
+      tested: (run) => crewOf(Object.hasOwn(run.inputs, 'short') || 'long' in run.inputs ? 'short' : 'long'),
+      notify: (run) => crewOf('notify', undefined, () => console.log('notify', run.inputs.channel)),
     },
   }),
 };
@@ -53,11 +57,11 @@ describe('crewline runs enqueue checks inputs against the crew registered here',
   });
   afterAll(() => rm(project, { recursive: true, force: true }));
 
-  it('refuses an input the crew does not use, naming the one it probably is (exit 2)', async () => {
+  it('refuses a misspelled input, as the placeholder it leaves without a value, naming both (exit 2)', async () => {
     const result = await enqueue('report', '--input', 'topci=x');
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'crewline: input "topci" is not one crew "report" of crewline.config.ts uses (it uses: topic); did you mean --input topic=…?; nothing was queued\n',
+      'crewline: crew "report" of crewline.config.ts uses {topic} but the inputs have no "topic"; did you mean --input topic=… instead of --input topci=…?; nothing was queued\n',
     );
   });
 
@@ -83,6 +87,13 @@ describe('crewline runs enqueue checks inputs against the crew registered here',
       ['report'],
       ['sized', '--input', 'topic=tides', '--input', 'pages:=1'],
       ['opaque', '--input', 'anything=1'],
+      // Before: refused, as if the factory ignored what it only tests with Object.hasOwn or `in`.
+      ['tested', '--input', 'topic=tides', '--input', 'short:=true'],
+      ['tested', '--input', 'topic=tides', '--input', 'long:=true'],
+      // Before: refused, though the task callback reads it; now queued with a warning (below).
+      ['notify', '--input', 'topic=tides', '--input', 'channel=#ops'],
+      // Unused and not a typo of anything missing: warned of, not refused.
+      ['report', '--input', 'topic=tides', '--input', 'tone=dry'],
       // Not registered here: the warning of an unknown name, not a refusal of its inputs.
       ['elsewhere', '--input', 'topci=x'],
     ]) {
@@ -90,5 +101,21 @@ describe('crewline runs enqueue checks inputs against the crew registered here',
       expect(result.stderr, args.join(' ')).not.toMatch(/nothing was queued/);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(7);
     }
+  });
+
+  it('warns of inputs nothing seen here uses, naming the placeholder one is probably a typo of', async () => {
+    const callback = await checkEnqueue('notify', { topic: 'tides', channel: '#ops' }, project);
+    expect(callback).toBe(
+      'crewline warn [runs] input "channel" is no placeholder of crew "notify" of crewline.config.ts and its factory does not read it (placeholders: {topic}); a task callback or a tool may read it, and the runtime ignores an input nothing uses, so the run is queued: check the spelling, or cancel it with crewline runs cancel',
+    );
+    const typos = await checkEnqueue('report', { topic: 'tides', topics: 'x', tone: 'dry' }, project);
+    expect(typos).toContain(
+      'crewline warn [runs] inputs "topics" (did you mean {topic}?), "tone" are no placeholders of crew "report" of crewline.config.ts and its factory does not read them (placeholders: {topic});',
+    );
+    // Read, tested or listed by the factory, or every key a placeholder: nothing to say.
+    expect(await checkEnqueue('sized', { topic: 'tides', pages: 1 }, project)).toBeUndefined();
+    expect(await checkEnqueue('tested', { topic: 'tides', short: true }, project)).toBeUndefined();
+    expect(await checkEnqueue('opaque', { anything: 1 }, project)).toBeUndefined();
+    expect(await checkEnqueue('report', { topic: 'tides' }, project)).toBeUndefined();
   });
 });

@@ -12,8 +12,8 @@ type RegisteredRun = import('@crewline/worker').RegisteredRun;
 /**
  * What `crewline runs enqueue` can say of a run before it is queued, from the project's own config:
  * a refusal (exit code 2) of inputs its registered crew cannot run, or a warning to print once it is
- * queued when the config registers runs but none under `name` (a typo, or a crew the workers do not
- * have). Neither stops a run the CLI cannot judge: the machine that enqueues need not hold the
+ * queued, ending where the run id goes: the config registers runs but none under `name` (a typo, or a
+ * crew the workers do not have), or an input nothing in the crew seems to use. Neither stops a run the CLI cannot judge: the machine that enqueues need not hold the
  * workers' code, and without a config here (or without `runs` in it) nothing can be said, so the run
  * is queued as asked.
  */
@@ -29,41 +29,48 @@ export async function checkEnqueue(
   const { RunRegistry } = await loadWorkerPackage();
   const registry = new RunRegistry(config.runs as ConstructorParameters<typeof RunRegistry>[0]);
   const entry = registry.get(name);
-  if (entry !== undefined) {
-    await checkCrewInputs(entry, inputs, basename(file));
-    return undefined;
-  }
+  if (entry !== undefined) return checkCrewInputs(entry, inputs, basename(file));
   const names = registry.names();
   return `crewline warn [runs] ${basename(file)} here registers no crew or flow named "${name}" (registered: ${names.join(', ') || 'none'}); it is queued for a worker whose config registers it: check the name, or cancel it with crewline runs cancel`;
 }
 
 /**
- * Refuses inputs a worker would fail the run for at once: a key the crew never reads (a typo that
- * changes nothing), or, when inputs are given, a `{placeholder}` of its agents and tasks without one
- * (the runtime fills every placeholder from the inputs, or none when there are no inputs). The crew
- * is built here once, as its factory builds it in a worker, with `runId` empty and `attempt` 0; a
- * key the factory reads from `inputs` itself counts as used, and a factory that reads them all (a
- * spread, `Object.keys`), throws, or returns no crew leaves the inputs unjudged. A flow takes any
- * inputs into its state, so nothing is said of a flow's.
+ * Judges inputs by what is certain from the crew built here. A `{placeholder}` of its agents and
+ * tasks that given inputs leave out fails the run at once in a worker (the runtime fills every
+ * placeholder from the inputs, or none when there are no inputs), as does the factory's own
+ * `invalid_argument`: both are refused. A key nothing here seems to use is only warned of, after the
+ * run is queued: the runtime ignores it, and a task callback or a tool may read it later, which
+ * building the crew cannot see. The crew is built once, as its factory builds it in a worker, with
+ * `runId` empty and `attempt` 0; a key the factory reads, tests (`in`, `Object.hasOwn`) or lists
+ * counts as used. A flow takes any inputs into its state, so nothing is said of a flow's.
  */
 async function checkCrewInputs(
   entry: RegisteredRun,
   inputs: Readonly<Record<string, unknown>>,
   configName: string,
-): Promise<void> {
-  if (entry.kind !== 'crew') return;
+): Promise<string | undefined> {
+  if (entry.kind !== 'crew') return undefined;
   const read = new Set<string>();
   let readAll = false;
+  const record = (key: string | symbol) => {
+    if (typeof key === 'string') read.add(key);
+  };
+  // Every trap through which a factory can learn of a key, so that one that tests or enumerates the
+  // inputs instead of reading them is not taken for one that ignores them.
   const watched = new Proxy(
     { ...inputs },
     {
       get(target, key, receiver) {
-        if (typeof key === 'string') read.add(key);
+        record(key);
         return Reflect.get(target, key, receiver);
       },
       has(target, key) {
-        if (typeof key === 'string') read.add(key);
+        record(key);
         return Reflect.has(target, key);
+      },
+      getOwnPropertyDescriptor(target, key) {
+        record(key);
+        return Reflect.getOwnPropertyDescriptor(target, key);
       },
       ownKeys(target) {
         readAll = true;
@@ -81,25 +88,34 @@ async function checkCrewInputs(
         `crew "${entry.name}" of ${configName} refuses these inputs: ${describeKnownError(error)}; nothing was queued`,
       );
     }
-    return;
+    return undefined;
   }
-  const used = crewPlaceholders(crew);
-  if (used === undefined || readAll) return;
-  const unknown = Object.keys(inputs).find((key) => !used.has(key) && !read.has(key));
-  if (unknown !== undefined) {
-    const known = [...new Set([...used, ...read])].sort();
-    const near = nearestName(unknown, known);
-    throw usageError(
-      `input "${unknown}" is not one crew "${entry.name}" of ${configName} uses (it uses: ${known.join(', ') || 'none'})${near ? `; did you mean --input ${near}=…?` : '; check its spelling'}; nothing was queued`,
-    );
+  const placeholders = crewPlaceholders(crew);
+  if (placeholders === undefined) return undefined;
+  const keys = Object.keys(inputs);
+  if (keys.length > 0) {
+    const missing = [...placeholders].find((key) => !Object.hasOwn(inputs, key));
+    if (missing !== undefined) {
+      const near = nearestName(
+        missing,
+        keys.filter((key) => !placeholders.has(key)),
+      );
+      throw usageError(
+        `crew "${entry.name}" of ${configName} uses {${missing}} but the inputs have no "${missing}"; ${near === undefined ? `add --input ${missing}=…` : `did you mean --input ${missing}=… instead of --input ${near}=…?`}; nothing was queued`,
+      );
+    }
   }
-  if (Object.keys(inputs).length === 0) return;
-  const missing = [...used].find((key) => !Object.hasOwn(inputs, key));
-  if (missing !== undefined) {
-    throw usageError(
-      `crew "${entry.name}" of ${configName} uses {${missing}} but the inputs have no "${missing}"; add --input ${missing}=…; nothing was queued`,
-    );
-  }
+  if (readAll) return undefined;
+  const unused = keys.filter((key) => !placeholders.has(key) && !read.has(key));
+  if (unused.length === 0) return undefined;
+  const known = [...placeholders].sort();
+  const described = unused.map((key) => {
+    const near = nearestName(key, known);
+    return near === undefined ? `"${key}"` : `"${key}" (did you mean {${near}}?)`;
+  });
+  const [input, isNo, them] =
+    unused.length === 1 ? ['input', 'is no placeholder', 'it'] : ['inputs', 'are no placeholders', 'them'];
+  return `crewline warn [runs] ${input} ${described.join(', ')} ${isNo} of crew "${entry.name}" of ${configName} and its factory does not read ${them} (placeholders: ${known.map((key) => `{${key}}`).join(', ') || 'none'}); a task callback or a tool may read ${them}, and the runtime ignores an input nothing uses, so the run is queued: check the spelling, or cancel it with crewline runs cancel`;
 }
 
 /** The `{placeholder}`s of a built crew's agents and tasks, or `undefined` when it is not a crew. */
