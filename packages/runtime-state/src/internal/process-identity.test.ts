@@ -1,4 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { processIsGone, processRunsHere, thisProcess } from './process-identity.js';
 
@@ -44,6 +46,32 @@ describe('processIsGone', () => {
   it('is false for a record without namespace and boot (an older record, or a system without /proc)', () => {
     const here = thisProcess();
     expect(processIsGone({ host: here.host, pid: deadPid() })).toBe(false);
+  });
+
+  it('is true for a killed child its parent has not reaped yet (a zombie), on a system that tells it', async () => {
+    // A shell that starts a sleeping child and then sleeps itself, never waiting for it.
+    const parent = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 60'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const pid = await new Promise<number>((resolve) =>
+        parent.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+      );
+      process.kill(pid, 'SIGKILL');
+      const zombie = () => {
+        try {
+          return readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+        } catch {
+          return false;
+        }
+      };
+      for (let waited = 0; !zombie() && waited < 5000; waited += 20) await sleep(20);
+      if (!zombie()) return; // No /proc here: nothing tells a zombie apart.
+      expect(processIsGone({ ...thisProcess(), pid })).toBe(true);
+      expect(processRunsHere({ ...thisProcess(), pid })).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it.each([

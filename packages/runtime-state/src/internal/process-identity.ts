@@ -50,9 +50,28 @@ function readOrUndefined(read: () => string): string | undefined {
 function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * Whether `pid` is a zombie: killed or exited, its exit status not yet collected by its parent
+ * (`kill(pid, 0)` still succeeds). It runs no more code and writes nothing: its lease is as dead as
+ * the process. Read from `/proc/<pid>/stat` (its state, and its thread count: a thread group whose
+ * leader exited while other threads run is a zombie leader, not a dead process); where it cannot be
+ * read, the process counts as not a zombie (waited out).
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields from the state on (the command name may hold spaces and parentheses): state, then
+    // num_threads 17 further. A leader whose other threads still run shows Z too, with them counted.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' && Number(fields[17]) <= 1;
+  } catch {
+    return false;
   }
 }
 
