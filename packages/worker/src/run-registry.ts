@@ -17,7 +17,8 @@ export interface RunContext {
  * the same for the same inputs in every worker (a resumed attempt continues the saved one). Throw a
  * `CrewlineError` with `invalid_argument` for inputs it cannot run: the run fails at once, unretried.
  * `crewline runs enqueue` calls it too, once, before the run is queued (`runId` `''`, `attempt` `0`),
- * to refuse inputs the crew does not use: keep it free of side effects.
+ * to refuse inputs its placeholders need and lack (and warn of those nothing seems to use): keep it
+ * free of side effects.
  */
 export type CrewFactory = (context: RunContext) => Crew | Promise<Crew>;
 

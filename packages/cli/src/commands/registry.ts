@@ -186,8 +186,9 @@ Options:
                                                 it is ("already completed", exit code 0)
   crewline runs enqueue NAME [options]          queue a run of the crew or flow registered as NAME
       --input key=value       a kickoff input (repeatable; key:=<json> for non-strings);
-                              for a crew crewline.config.ts here registers as NAME, an
-                              input it does not use is refused (exit code 2)
+                              for a crew crewline.config.ts here registers as NAME, a
+                              {placeholder} the inputs leave out is refused (exit code 2),
+                              an input nothing seems to use is queued with a warning
       --idempotency-key K     the same key again gives the same run
       --priority N            higher runs first (default 0)
       --timeout-ms MS         fail an attempt running longer (default: none)
