@@ -146,6 +146,8 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
       expect(result.stderr).toMatch(
         /^crewline: checkpoint \S+: input "topc" is not one the run knows \(known: topic\); check its spelling/,
       );
+      // The input meant, as `runs enqueue` names it: the user sees the flag to type.
+      expect(result.stderr).toContain('did you mean --input topic=…?');
       // Refused before anything is announced: no "Forking ... changed inputs" heading above the refusal.
       expect(result.stdout).toBe('');
     }
