@@ -90,9 +90,22 @@ export class ConnectionPool {
     this.#retired.push(connection);
   }
 
-  /** Closes every connection; the pool can be used again afterwards. */
+  /**
+   * Closes every connection, read-only ones first; the pool can be used again afterwards.
+   *
+   * Why that order: SQLite copies the WAL back into the database and removes it only when the last
+   * connection to the database closes, and only a read-write one can. A read-only connection closed
+   * after the writable one (a resume reads its checkpoint before it writes) left the WAL behind, and
+   * with it every checkpoint of a killed writer's leftover `-wal`: a copy of the `.db` alone listed
+   * none of them.
+   */
   close(): void {
-    for (const connection of [...this.#connections.values(), ...this.#retired.splice(0)]) {
+    const connections = [...this.#retired.splice(0), ...this.#connections.values()];
+    const readOnlyFirst = [
+      ...connections.filter((connection) => !connection.writable),
+      ...connections.filter((connection) => connection.writable),
+    ];
+    for (const connection of readOnlyFirst) {
       try {
         connection.close();
       } catch (error) {

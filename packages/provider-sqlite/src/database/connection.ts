@@ -145,6 +145,7 @@ export class Connection {
   close(): void {
     // First, so that this connection is the last one and its close copies the WAL back and removes it.
     this.#wal.close();
+    if (this.writable) this.#wal.copyBack();
     this.heads.clear();
     if (!this.db.open) return;
     this.db.close();

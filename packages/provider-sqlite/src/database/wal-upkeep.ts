@@ -239,4 +239,26 @@ export class WalUpkeep {
     this.#checkpointer?.close();
     this.#checkpointer = undefined;
   }
+
+  /**
+   * Copies the WAL back into the database before a writable handle closes, without waiting for any
+   * lock. Why: only the last connection's close does it on its own, and when the last one is a
+   * read-only connection (another provider of this process that only read) it cannot, so the WAL
+   * stayed, with every commit in it, a killed writer's leftover frames included: a copy of the `.db`
+   * alone missed them. The WAL file itself stays for the connections still using it; the last
+   * read-write close removes it. Best effort: a reader of another process holding an older snapshot
+   * keeps the frames it needs, and a busy database is left to that last close.
+   */
+  copyBack(): void {
+    if (!this.#db.open) return;
+    const timeout = this.#db.pragma('busy_timeout', { simple: true }) as number;
+    try {
+      this.#db.pragma('busy_timeout = 0');
+      this.#db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Best effort: see above.
+    } finally {
+      this.#db.pragma(`busy_timeout = ${timeout}`);
+    }
+  }
 }
