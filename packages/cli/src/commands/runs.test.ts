@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -265,6 +265,38 @@ describeWithPostgres('crewline runs (the queue of @crewline/worker)', () => {
       expect(registered.stderr).toBe('');
     } finally {
       rmSync(withConfig, { recursive: true, force: true });
+    }
+  });
+
+  it('queues a run whose input nothing seen here uses, and warns with the run id to cancel it', async () => {
+    // Under this package's node_modules, so that the config resolves @crewline/runtime; a .ts config,
+    // which the CLI loads itself (the workspace's runtime is TypeScript source).
+    const withCrew = join(
+      new URL('../../node_modules/.crewline-test/', import.meta.url).pathname,
+      `runs-unused-input-${process.pid}`,
+    );
+    mkdirSync(withCrew, { recursive: true });
+    try {
+      writeFileSync(
+        join(withCrew, 'crewline.config.ts'),
+        `import { Agent, Crew, Task } from '@crewline/runtime';
+import { offlineModel } from '@crewline/runtime/testing';
+const planner = new Agent({ role: 'Planner', goal: 'Outline {topic}', backstory: 'Brief', llm: offlineModel() });
+export default { runs: { crews: { report: () => new Crew({ name: 'report', agents: [planner], tasks: [new Task({ description: 'Outline {topic}', expectedOutput: 'Headings', agent: planner })] }) } } };
+`,
+      );
+      const result = await runCommand(
+        ['runs', 'enqueue', 'report', '--input', 'topic=tides', '--input', 'channel=#ops', '--json'],
+        { cwd: withCrew, env: { CREWLINE_WORKER_LOCATION: url } },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const { run } = JSON.parse(result.stdout);
+      expect(run).toMatchObject({ name: 'report', status: 'queued', inputs: { channel: '#ops' } });
+      expect(result.stderr).toBe(
+        `crewline warn [runs] input "channel" is no placeholder of crew "report" of crewline.config.ts and its factory does not read it (placeholders: {topic}); a task callback or a tool may read it, and the runtime ignores an input nothing uses, so the run is queued: check the spelling, or cancel it with crewline runs cancel ${run.id}\n`,
+      );
+    } finally {
+      rmSync(withCrew, { recursive: true, force: true });
     }
   });
 });
