@@ -193,6 +193,34 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
     expect((await plan('1=text')).status).toBe(400);
   });
 
+  it('refuses to plan what the run request would refuse: an edit that leaves nothing to run (400, its message)', async () => {
+    // Found by a review: the plan only checked the inputs, so it answered 200 for a continuation the
+    // run request then refused.
+    const finished = fixture.main.at(-1)!.id;
+    const plan = (body: object) =>
+      fetch(`http://127.0.0.1:${explorer.port}/api/checkpoints/${finished}/plan`, {
+        method: 'POST',
+        headers: { 'x-crewline-token': explorer.token, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const error = async (response: Response) => {
+      expect(response.status).toBe(400);
+      return ((await response.json()) as { error: string }).error;
+    };
+    // The last task's edit leaves no later task to run again, in either mode.
+    expect(await error(await plan({ outputs: ['3=Other ending'] }))).toMatch(
+      /nothing to run: .*so the resume would write no checkpoint;/,
+    );
+    expect(await error(await plan({ outputs: ['3=Other ending'], mode: 'fork' }))).toMatch(
+      /nothing to run: .*so the fork would write no checkpoint and make no branch;/,
+    );
+    // A resume of a finished run gives its output back; a fork of it is refused.
+    expect((await plan({})).status).toBe(200);
+    expect(await error(await plan({ mode: 'fork' }))).toMatch(/nothing to run/);
+    expect(await error(await plan({ mode: 'rerun' }))).toBe('[cli] mode must be "resume" or "fork"');
+    expect((await plan({ outputs: ['2=Other middle'], mode: 'fork' })).status).toBe(200);
+  });
+
   it('refuses to plan with an input the run does not know, as a run request is refused (400)', async () => {
     const plan = async (inputs: string[]) =>
       fetch(`http://127.0.0.1:${explorer.port}/api/checkpoints/${fixture.fork.id}/plan`, {

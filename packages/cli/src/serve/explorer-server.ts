@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { hostname as machineName, networkInterfaces } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkInputsKnown } from '@crewline/runtime/internal';
 import {
   type ModelPrices,
   type ProviderRegistry,
@@ -15,11 +14,13 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { parseAssignments } from '../core/args.js';
+import { checkBeforeRunning } from '../core/check-before-running.js';
 import { usageError } from '../core/cli-error.js';
 import { planContinuation } from '../core/continuation-plan.js';
 import { viewDocument } from '../core/document-view.js';
 import { displayPath } from '../core/location.js';
 import type { OpenedLocation } from '../core/open-location.js';
+import { parseTaskOutputs } from '../core/task-outputs.js';
 import { compareCheckpoints } from './checkpoint-comparison.js';
 import { checkpointDetail, eventRecord } from './checkpoint-detail.js';
 import { findCheckpoint } from './checkpoint-lookup.js';
@@ -263,7 +264,11 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   });
   // Changes nothing (a plan of what a continuation would run), so a read-only server answers it too.
   app.post('/api/checkpoints/:id/plan', bodyLimit({ maxSize: 4 * 1024 * 1024 }), async (context) => {
-    const body = (await jsonBody(context.req)) as { outputs?: unknown; inputs?: unknown } | null;
+    const body = (await jsonBody(context.req)) as {
+      outputs?: unknown;
+      inputs?: unknown;
+      mode?: unknown;
+    } | null;
     const outputs = body?.outputs;
     if (
       outputs !== undefined &&
@@ -275,12 +280,22 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     const inputs = body?.inputs;
     if (inputs !== undefined && (!Array.isArray(inputs) || inputs.some((item) => typeof item !== 'string')))
       throw usageError('inputs must be a list of strings like "key=value" or "key:=<json>"');
+    // Without a mode, what a resume would refuse: what both refuse (an edit or input that changes
+    // nothing), not the fork's refusal of a finished run left as it is, which a resume gives back.
+    const mode = body?.mode ?? 'resume';
+    if (mode !== 'resume' && mode !== 'fork') throw usageError('mode must be "resume" or "fork"');
     const { view: shown } = await view(context.req.param('id'));
     const inputChanges = parseAssignments('--input', inputs as string[] | undefined);
     const continuedInputs = inputChanges ? { ...shown.inputs, ...inputChanges } : undefined;
-    // Refused as /api/runs refuses it (the runtime's own check): a misspelt input changes nothing,
-    // and a plan that listed it as a change would promise a run that is never started.
-    checkInputsKnown(shown.document, continuedInputs);
+    const taskOutputs = parseTaskOutputs(outputs as string[] | undefined, shown);
+    // Refused as /api/runs refuses it (the runtime's own check): a misspelt input, an edit that
+    // reaches nothing or a continuation with nothing to run — a plan of it would promise a run that is
+    // never started.
+    checkBeforeRunning(shown.document, {
+      mode,
+      ...(continuedInputs ? { inputs: continuedInputs } : {}),
+      ...(taskOutputs ? { taskOutputs } : {}),
+    });
     return context.json(planContinuation(shown, outputs as string[] | undefined, continuedInputs));
   });
   app.get('/api/diff', async (context) => {

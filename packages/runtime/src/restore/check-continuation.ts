@@ -57,7 +57,7 @@ export function checkContinuation(document: CheckpointDocument, request: Continu
  * saved state (`rerunFrom`) is what runs its crew again. The edit does not change which crews are
  * carried, so `document` may be the edited copy or the saved one.
  */
-export function checkEditsReachWork(
+function checkEditsReachWork(
   document: CheckpointDocument,
   taskOutputs: Readonly<Record<number, string>> | undefined,
 ): void {
@@ -102,9 +102,9 @@ function describeTask(document: CheckpointDocument, index: number): { label: str
 /**
  * Refuses inputs that name one the run does not know (not a kickoff input, a `{placeholder}` of its
  * templates nor a key of a flow's state): a typo would change nothing and the run would still pay
- * for its model calls. Part of `checkContinuation`; alone for what only plans a continuation.
+ * for its model calls. Part of `checkContinuation`.
  */
-export function checkInputsKnown(
+function checkInputsKnown(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): void {
