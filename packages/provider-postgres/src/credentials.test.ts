@@ -56,7 +56,7 @@ describeWithPostgres('credentials in the connection string', () => {
         .list(`${wrong.href}?schema=never_written`)
         .catch((caught: unknown) => caught);
       expect(CrewlineError.hasCode(refused, 'invalid_config'), String(refused)).toBe(true);
-      expect((refused as Error).message).toMatch(/refused the login/);
+      expect((refused as Error).message).toMatch(/refused the password .*; check it/);
       expect(
         JSON.stringify({ message: (refused as Error).message, stack: (refused as Error).stack }),
       ).not.toContain('wrong-pw-4711');

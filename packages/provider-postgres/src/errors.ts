@@ -76,7 +76,16 @@ export function toCrewlineError(error: unknown, what: 'write' | 'read', location
       { cause: error },
     );
   }
-  if (code === '28P01' || code === '28000') {
+  // 28P01: a password was sent and is wrong. Telling the user to put one in would send them looking
+  // for a place the password is already in.
+  if (code === '28P01') {
+    return postgresError(
+      'invalid_config',
+      `the Postgres server of ${location} refused the password (${reason}); check it: the one in the URL, else PGPASSWORD or ~/.pgpass`,
+      { cause: error },
+    );
+  }
+  if (code === '28000') {
     return postgresError(
       'invalid_config',
       `the Postgres server of ${location} refused the login (${reason}); put the password in the URL or in PGPASSWORD (or ~/.pgpass)`,

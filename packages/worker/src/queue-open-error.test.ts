@@ -24,10 +24,14 @@ it('a role that does not exist is named, with how to fix it, not a password hint
   expect(error.message).not.toContain('PGPASSWORD');
 });
 
-it('a wrong password still says where the password goes', () => {
+// A wrong password was told to put a password in the URL or PGPASSWORD, as if none had been given.
+it('a wrong password says the server refused it and to check it, not to put one in', () => {
   const error = queueOpenError(
     location,
     serverError('28P01', 'password authentication failed for user "app"'),
   );
+  expect(error.message).toContain('refused the password');
+  expect(error.message).toContain('check it');
   expect(error.message).toContain('PGPASSWORD');
+  expect(error.message).not.toContain('put the password');
 });

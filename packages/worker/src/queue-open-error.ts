@@ -56,6 +56,14 @@ export function queueOpenError(location: QueueLocation, error: unknown) {
       { cause: error },
     );
   }
+  // 28P01: a password was sent and is wrong, so the hint is to check it rather than to put one in.
+  if (codes.includes('28P01')) {
+    return workerError(
+      'invalid_config',
+      `the Postgres server of the run queue ${location.display} refused the password (${reason}); check it: the one in --location / CREWLINE_WORKER_LOCATION, else PGPASSWORD or ~/.pgpass`,
+      { cause: error },
+    );
+  }
   if (codes.includes('28P01') || codes.includes('28000') || /password/i.test(reason)) {
     return workerError(
       'invalid_config',
