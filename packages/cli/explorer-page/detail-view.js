@@ -159,7 +159,7 @@ function runForm(detail, onRun, onPlan) {
   const refreshPlan = async () => {
     const ask = ++asked;
     try {
-      const answer = await onPlan({ outputs: changedOutputs(), inputs: changedInputs() });
+      const answer = await onPlan({ outputs: changedOutputs(), inputs: changedInputs(), mode: mode.value });
       if (ask === asked) replace(plan, planView(answer));
     } catch (error) {
       if (ask === asked) replace(plan, h('p', { class: 'error' }, error.message));
@@ -172,6 +172,8 @@ function runForm(detail, onRun, onPlan) {
       pending = setTimeout(refreshPlan, 250);
     });
   void refreshPlan();
+  // Asked in the form's mode: a fork of a finished run is refused where a resume gives its output back.
+  mode.addEventListener('change', () => void refreshPlan());
   const form = h(
     'form',
     { class: 'run-form' },
