@@ -1,4 +1,5 @@
 import { CrewlineError } from '@crewline/events';
+import { isValidBranchName } from '@crewline/runtime-state';
 import { leaseHeldAdvice, leaseHeldMessage } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
 import { branchTaken } from '../core/branch-taken.js';
@@ -40,6 +41,11 @@ export async function runContinueCommand(
     1,
   );
   const branch = mode === 'fork' ? (values as { branch?: string }).branch : undefined;
+  // Checked before anything is said: no "Forking ... onto branch bad name" above the refusal.
+  if (branch !== undefined && !isValidBranchName(branch))
+    throw usageError(
+      `--branch ${JSON.stringify(branch)} is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
+    );
   const inputChanges = parseAssignments('--input', values.input);
   const onConflict = values['on-conflict'];
   if (onConflict !== undefined && onConflict !== 'error' && onConflict !== 'fork')

@@ -154,6 +154,14 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
     expect(await countAll()).toBe(before);
   });
 
+  it('refuses a branch name it cannot use before saying anything of the fork: exit code 2, nothing written', async () => {
+    const result = await crewline('fork', run.checkpoints[0]!.id, '--branch', 'bad name');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^crewline: --branch "bad name" is not allowed; use segments of letters/);
+    // Refused before the heading: no "Forking ... onto branch bad name" above the refusal.
+    expect(result.stdout).toBe('');
+  });
+
   it('refuses a fork of a completed run that nothing would make run again, instead of naming a branch it never creates', async () => {
     const last = run.checkpoints.at(-1)!;
     const attempts = [
