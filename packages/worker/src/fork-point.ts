@@ -3,6 +3,7 @@ import { type CheckpointDocument, type CheckpointProvider, readDocument } from '
 import {
   editTaskOutputsInDocument,
   findUnknownInput,
+  nearestName,
   nothingLeftToRun,
   parseCrewData,
   parseFlowData,
@@ -176,9 +177,11 @@ function checkInputs(source: ForkSource, document: CheckpointDocument, inputs: F
   if (inputs === undefined) return;
   const unknown = findUnknownInput(document, inputs);
   if (unknown === undefined) return;
+  // The known input it is probably a misspelling of: the list alone leaves the user to spot the typo.
+  const near = nearestName(unknown.key, unknown.known);
   throw workerError(
     'invalid_argument',
-    `fork("${source.runId}"): input "${unknown.key}" is not one the run knows (known: ${unknown.known.join(', ') || 'none'}); check its spelling, or enqueue a new run for new inputs`,
+    `fork("${source.runId}"): input "${unknown.key}" is not one the run knows (known: ${unknown.known.join(', ') || 'none'}); check its spelling${near === undefined ? '' : ` (did you mean "${near}"?)`}, or enqueue a new run for new inputs`,
   );
 }
 

@@ -87,7 +87,11 @@ describeWithPostgres('queue.fork', () => {
         { taskOutputs: { 6: 'x' } },
         /task 7 is out of range: the run's last checkpoint holds 4 task\(s\), numbered 1 to 4$/,
       ],
-      [{ inputs: { topik: 'kelp' } }, /input "topik" is not one the run knows \(known: topic\)/],
+      // The input it is probably a misspelling of is named, as the CLI's resume and fork name it.
+      [
+        { inputs: { topik: 'kelp' } },
+        /input "topik" is not one the run knows \(known: topic\); check its spelling \(did you mean "topic"\?\)/,
+      ],
       [{ rerunFrom: 'outline' }, /rerunFrom is for runs of a flow/],
       // Changed inputs reach only tasks that have not run: forking the completed run with them alone,
       // or editing only its last task, would run nothing and end with the old report.
