@@ -257,4 +257,39 @@ describe('a registry built by the caller', () => {
     expect(closed).toBe(1);
     expect(registry.created('memo')).toBeUndefined();
   });
+
+  it('closes now, without waiting, the shared and the rebuilt providers, past one that fails', async () => {
+    const closed: string[] = [];
+    let rejected = false;
+    const registry = createProviderRegistry([
+      {
+        name: 'memo',
+        claims: () => true,
+        create: (options) =>
+          Object.assign(new InMemoryProvider(), {
+            kind: 'memo',
+            close: () => {
+              if (options?.mode === 'throws') throw new Error('cannot close');
+              if (options?.mode === 'rejects') {
+                closed.push('rejects');
+                return Promise.reject(new Error('cannot close')).finally(() => {
+                  rejected = true;
+                });
+              }
+              closed.push(String(options?.mode ?? 'shared'));
+            },
+          }),
+        storedOptions: () => ({}),
+      },
+    ]);
+    await registry.load('memo');
+    for (const mode of ['throws', 'rejects', 'full']) await registry.rebuild('memo', { mode });
+    registry.closeNow();
+    expect(closed).toEqual(['shared', 'rejects', 'full']);
+    await vi.waitFor(() => expect(rejected).toBe(true));
+    expect(registry.created('memo')).toBeUndefined();
+    registry.closeNow();
+    await registry.close();
+    expect(closed).toHaveLength(3);
+  });
 });

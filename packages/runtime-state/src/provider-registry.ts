@@ -80,6 +80,14 @@ export interface ProviderRegistry {
   storedOptionsOf(provider: CheckpointProvider): StoredProviderOptions | undefined;
   /** Closes every provider this registry created (database handles, connection pools). */
   close(): Promise<void>;
+  /**
+   * Closes every provider this registry created, shared and rebuilt, without waiting: for the way
+   * out of a process a signal ends, where nothing awaited runs any more. A provider whose `close` is
+   * synchronous (SQLite's: its WAL is copied back into the database) is closed when this returns;
+   * one whose `close` returns a promise is only started. Never throws: a provider that fails to
+   * close is skipped, the others are still closed.
+   */
+  closeNow(): void;
 }
 
 const invalidEntry = (why: string) =>
@@ -182,6 +190,16 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
     return pending;
   };
 
+  /**
+   * The providers to close, each once (an entry that hands out one instance, as `providerEntryOf`'s
+   * does, gives its rebuilds the shared provider), forgotten so a second close does not repeat it.
+   */
+  const takeOpened = (): CheckpointProvider[] => {
+    const opened = new Set([...shared.values(), ...rebuilt.splice(0)]);
+    shared.clear();
+    return [...opened];
+  };
+
   const registry: ProviderRegistry = {
     entries: ordered,
     entry: (name) => byName.get(name),
@@ -258,9 +276,17 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
       return options && Object.keys(options).length > 0 ? options : undefined;
     },
     async close() {
-      const opened = [...shared.values(), ...rebuilt.splice(0)];
-      shared.clear();
-      for (const provider of opened) await provider.close?.();
+      for (const provider of takeOpened()) await provider.close?.();
+    },
+    closeNow() {
+      for (const provider of takeOpened()) {
+        try {
+          const closing = provider.close?.();
+          if (isThenable(closing)) closing.then(undefined, () => undefined);
+        } catch {
+          // The process is ending: what the provider committed is stored; the others still close.
+        }
+      }
     },
   };
   return registry;

@@ -15,7 +15,7 @@ import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
-import { closeProvidersNow, providersOf } from '../core/providers.js';
+import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
 
@@ -99,7 +99,9 @@ export async function runContinueCommand(
     cwd: context.cwd,
     stderr: context.stderr,
     // Killed by the signal, the process would close nothing: SQLite's last commits stayed in the WAL.
-    onWayOut: () => closeProvidersNow(providers),
+    // The registry closes the providers it rebuilt with a checkpoint's own options too (the run
+    // writes through one of those when the checkpoint stored, say, synchronous 'full').
+    onWayOut: () => providers.closeNow(),
   });
   const outcome = await inCliWords(
     continueRun({

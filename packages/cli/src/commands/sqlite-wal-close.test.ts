@@ -1,5 +1,6 @@
 import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { CheckpointProvider } from '@crewline/runtime-state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerOf } from '../test-support/fixtures.js';
 import { forkInterruptedAtThirdTask, writeSlowModelConfig } from '../test-support/interrupted-fork.js';
@@ -54,13 +55,30 @@ describe('a CLI command that ends closes its SQLite database: nothing is left on
   );
 });
 
-describe('Ctrl+C during a fork on a SQLite location', () => {
-  const project = join(projects, `wal-interrupt-${process.pid}`);
+/** A SQLite provider with options of its own, which its checkpoints store. */
+async function sqliteProviderWith(options: Record<string, unknown>): Promise<CheckpointProvider> {
+  const specifier = '@crewline/provider-sqlite';
+  const { SqliteProvider } = (await import(/* @vite-ignore */ specifier)) as {
+    SqliteProvider: new (options: Record<string, unknown>) => CheckpointProvider;
+  };
+  return new SqliteProvider(options);
+}
+
+// With default options the fork writes through the registry's shared provider; with options of the
+// checkpoint's own (synchronous 'full' here) through a provider the registry rebuilt with them, which
+// the way out of a signal has to close too.
+describe.each([
+  ['default options', {}],
+  ["synchronous 'full'", { synchronous: 'full' }],
+])('Ctrl+C during a fork on a SQLite location written with %s', (name, providerOptions) => {
+  const project = join(projects, `wal-interrupt-${name.replace(/\W+/g, '-')}-${process.pid}`);
   let run: CrewRun;
 
   beforeAll(async () => {
     await mkdir(project, { recursive: true });
-    run = await writeCrewRun('sqlite', project);
+    run = await writeCrewRun('sqlite', project, {
+      provider: await sqliteProviderWith(providerOptions),
+    });
     await run.close();
     await writeSlowModelConfig(project);
   });

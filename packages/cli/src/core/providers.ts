@@ -55,21 +55,3 @@ export async function closeProviders(context: CliContext): Promise<void> {
   opened.delete(context);
   await (await registry?.catch(() => undefined))?.close();
 }
-
-/**
- * Closes, without waiting, every provider `registry` has opened: for the way out of a process that a
- * signal ends, where nothing awaited runs any more. SQLite's close is synchronous, so the WAL of its
- * last connection is copied back into the database and removed before the process ends (killed, it
- * stayed: a copy of the .db alone missed the last checkpoints); a Postgres pool's sockets go with the
- * process anyway.
- */
-export function closeProvidersNow(registry: ProviderRegistry): void {
-  for (const entry of registry.entries) {
-    try {
-      const closing = registry.created(entry.name)?.close?.();
-      if (closing instanceof Promise) closing.catch(() => undefined);
-    } catch {
-      // The process is ending: a provider that cannot close loses nothing it had committed.
-    }
-  }
-}

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Agent, Crew, Task } from '@crewline/runtime';
-import type { StoredCheckpoint } from '@crewline/runtime-state';
+import type { CheckpointProvider, StoredCheckpoint } from '@crewline/runtime-state';
 import { type FixtureKind, providerOf } from './fixtures.js';
 
 export interface CrewRun {
@@ -12,14 +12,26 @@ export interface CrewRun {
   close(): Promise<void>;
 }
 
+export interface CrewRunOptions {
+  /**
+   * The provider the run writes with, for a run whose checkpoints store options of their own (a
+   * continuation then rebuilds a provider with them). Default: `providerOf(kind)`, with defaults.
+   */
+  provider?: CheckpointProvider;
+}
+
 /**
  * Runs a real crew (runtime `Crew`, offline model given as a `provider:model` id, so it is rebuilt
  * from the checkpoint alone) of three tasks with checkpoints on `task_completed`, in `directory`.
  */
-export async function writeCrewRun(kind: FixtureKind, directory: string): Promise<CrewRun> {
+export async function writeCrewRun(
+  kind: FixtureKind,
+  directory: string,
+  options: CrewRunOptions = {},
+): Promise<CrewRun> {
   const relative = kind === 'json' ? '.checkpoints' : '.checkpoints.db';
   const location = join(directory, relative);
-  const provider = await providerOf(kind);
+  const provider = options.provider ?? (await providerOf(kind));
   const researcher = new Agent({
     role: 'Researcher',
     goal: 'Research {topic}',
