@@ -164,6 +164,18 @@ describe('the built-in entries', () => {
     expect(made).toEqual([{ durable: true }, { durable: false }]);
     expect(registry.storedOptionsOf(await registry.load('postgres'))).toBeUndefined();
   });
+
+  it('rebuild the same stored options into one provider, asked at once or later', async () => {
+    const made: unknown[] = [];
+    const registry = createProviderRegistry(fakeBuiltins([], made));
+    const [first, second] = await Promise.all([
+      registry.rebuild('sqlite', { durable: false }),
+      registry.rebuild('sqlite', { durable: false }),
+    ]);
+    expect(second).toBe(first);
+    expect(await registry.rebuild('sqlite', { durable: false })).toBe(first);
+    expect(made).toEqual([{ durable: true }, { durable: false }]);
+  });
 });
 
 describe('a registry built by the caller', () => {

@@ -150,6 +150,13 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
   const shared = new Map<string, CheckpointProvider>();
   const loading = new Map<string, Promise<CheckpointProvider>>();
   const rebuilt: CheckpointProvider[] = [];
+  /**
+   * Rebuilds made or under way, so that the same stored options give one provider: a restore asks
+   * once per entity (crew, agents) and at once, and a provider each meant a connection each to the
+   * same database, whose closing order decided whether SQLite could take its WAL back.
+   */
+  const rebuilding: { name: string; options: StoredProviderOptions; made: Promise<CheckpointProvider> }[] =
+    [];
 
   const requireEntry = (name: string): ProviderEntry => {
     const entry = byName.get(name);
@@ -197,6 +204,7 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
   const takeOpened = (): CheckpointProvider[] => {
     const opened = new Set([...shared.values(), ...rebuilt.splice(0)]);
     shared.clear();
+    rebuilding.length = 0;
     return [...opened];
   };
 
@@ -266,9 +274,25 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
       const provider = await registry.load(name);
       if (options === undefined) return provider;
       if (sameOptions(registry.storedOptionsOf(provider) ?? {}, options)) return provider;
+      const known = rebuilding.find(
+        (candidate) => candidate.name === name && sameOptions(candidate.options, options),
+      );
+      if (known) return known.made;
       const entry = requireEntry(name);
-      const made = accept(entry, await entry.create(options));
-      rebuilt.push(made);
+      const made = Promise.resolve()
+        .then(() => entry.create(options))
+        .then((provider) => {
+          const accepted = accept(entry, provider);
+          rebuilt.push(accepted);
+          return accepted;
+        });
+      const rebuild = { name, options: { ...options }, made };
+      rebuilding.push(rebuild);
+      // A failed rebuild is not remembered: installing the package and trying again works.
+      made.catch(() => {
+        const index = rebuilding.indexOf(rebuild);
+        if (index !== -1) rebuilding.splice(index, 1);
+      });
       return made;
     },
     storedOptionsOf(provider) {
