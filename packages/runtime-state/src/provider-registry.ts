@@ -73,7 +73,7 @@ export interface ProviderRegistry {
   open(reference: string): Promise<{ entry: ProviderEntry; provider: CheckpointProvider }>;
   /**
    * A provider of kind `name` as a checkpoint stored it: the shared one when `options` are absent
-   * or its own, else a new one made with them (closed by {@link close} too).
+   * or its own, else one made with them, the same for the same options (closed by {@link close} too).
    */
   rebuild(name: string, options?: StoredProviderOptions): Promise<CheckpointProvider>;
   /** The options a checkpoint stores for `provider` (its entry's `storedOptions`), if any. */
