@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -11,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LeaseRequest } from '@crewline/runtime-state';
+import { thisProcess } from '@crewline/runtime-state/internal';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   assertHoldsLineageLock,
@@ -144,6 +146,25 @@ describe('lineage lock changes under the mutex', () => {
     utimesSync(mutex, longAgo, longAgo);
     await expect(claim('B')).resolves.toMatchObject({ owner: 'B' });
     expect(holds('B')).toBe(true);
+  });
+
+  it('takes over at once a fresh mutex whose process is gone (killed inside it), not one whose process runs', async () => {
+    const mutex = await expiredLockAndMutex();
+    const here = thisProcess();
+    const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(mutex, 'holder'), JSON.stringify({ ...here, pid: live.pid }));
+      await expect(claim('B')).rejects.toMatchObject({ code: 'conflict' });
+      const dead = Number(
+        spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString(),
+      );
+      writeFileSync(join(mutex, 'holder'), JSON.stringify({ ...here, pid: dead }));
+      await expect(claim('B')).resolves.toMatchObject({ owner: 'B' });
+      expect(holds('B')).toBe(true);
+      expect(readdirSync(join(root, '.leases'))).toEqual(['run-1.lock']);
+    } finally {
+      live.kill('SIGKILL');
+    }
   });
 
   it('an abandoned mutex is cleared by one process at a time: not while another one clears it', async () => {

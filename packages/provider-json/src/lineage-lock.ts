@@ -5,7 +5,6 @@ import {
   openSync,
   readFileSync,
   renameSync,
-  rmdirSync,
   statSync,
   unlinkSync,
   writeSync,
@@ -21,6 +20,7 @@ import {
   thisProcess,
 } from '@crewline/runtime-state/internal';
 import { component, errorCode, jsonError } from './errors.js';
+import { mutexWaitMs, withLockMutex } from './lock-mutex.js';
 
 /**
  * Lock files for runs that continue a lineage in a JSON location: `<location>/.leases/<lineage>.lock`
@@ -43,16 +43,12 @@ import { component, errorCode, jsonError } from './errors.js';
  * a run that is already running, no more.
  */
 const leaseDirectory = '.leases';
-/** A takeover mutex older than this belongs to a process that died while holding it. */
-const abandonedMutexMs = 10_000;
 /**
  * A lock file that does not parse is held this long after it was last written: on a file system
  * without hard links it is created empty and written after (its creator is writing it right now);
  * older, it was left by a process killed while creating it.
  */
 const damagedLockGraceMs = 10_000;
-/** How long a renewal, release or takeover waits for another process's turn under the mutex. */
-const mutexWaitMs = 200;
 
 /** A lock file's content: who continues the run, the process that holds it, and until when. */
 interface LockContent extends ProcessIdentity {
@@ -186,82 +182,6 @@ function replace(path: string, content: LockContent): void {
   const temp = tempPath(path);
   writeNew(temp, content);
   renameSync(temp, path);
-}
-
-/**
- * Runs `action` holding the mutex of one lock, or returns false when another process held it for
- * longer than {@link mutexWaitMs} (its holder is changing the lock right now).
- */
-function withLockMutex(path: string, action: () => void): boolean {
-  const mutex = `${path}.takeover`;
-  const giveUpAt = Date.now() + mutexWaitMs;
-  while (!enterMutex(mutex)) {
-    if (Date.now() >= giveUpAt) return false;
-    // Held for a read and a rename: a millisecond or two is plenty.
-    sleepSync(2);
-  }
-  try {
-    action();
-  } finally {
-    rmdirSync(mutex);
-  }
-  return true;
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/** Creates the mutex directory; false when it exists and is not abandoned. */
-function enterMutex(mutex: string): boolean {
-  if (createDirectory(mutex)) return true;
-  if (!isAbandoned(mutex)) return false;
-  // One process at a time clears an abandoned mutex: the one holding its reaper directory. Cleared
-  // by two at once (each removing it and creating it again), the second removed the mutex the first
-  // had just created and entered, and both were inside; moving it aside and comparing inodes does
-  // not help either, as a new directory may get the inode of the one just removed.
-  const reaper = `${mutex}.reaper`;
-  if (!createDirectory(reaper)) {
-    // A reaper killed while clearing (a window of a few system calls): cleared the old way.
-    if (!isAbandoned(reaper)) return false;
-    try {
-      rmdirSync(reaper);
-    } catch {
-      return false;
-    }
-    if (!createDirectory(reaper)) return false;
-  }
-  try {
-    // Looked at again under the reaper: another reaper may have cleared it meanwhile and a process
-    // may be inside a new one.
-    if (isAbandoned(mutex)) rmdirSync(mutex);
-  } catch (error) {
-    if (errorCode(error) !== 'ENOENT') throw error;
-  } finally {
-    rmdirSync(reaper);
-  }
-  return createDirectory(mutex);
-}
-
-/** mkdir: false when the directory exists. */
-function createDirectory(path: string): boolean {
-  try {
-    mkdirSync(path);
-    return true;
-  } catch (error) {
-    if (errorCode(error) !== 'EEXIST') throw error;
-    return false;
-  }
-}
-
-/** A mutex (or reaper) directory older than {@link abandonedMutexMs}: its process died holding it. */
-function isAbandoned(path: string): boolean {
-  try {
-    return Date.now() - statSync(path).mtimeMs >= abandonedMutexMs;
-  } catch {
-    // Gone meanwhile: not abandoned, someone just left it.
-    return false;
-  }
 }
 
 function busyError(lineageId: string, what: string) {
