@@ -150,15 +150,17 @@ describe('lineage lock changes under the mutex', () => {
 
   it('takes over at once a fresh mutex whose process is gone (killed inside it), not one whose process runs', async () => {
     const mutex = await expiredLockAndMutex();
+    // The mutex as this version makes it: a file naming its process.
+    rmdirSync(mutex);
     const here = thisProcess();
     const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
     try {
-      writeFileSync(join(mutex, 'holder'), JSON.stringify({ ...here, pid: live.pid }));
+      writeFileSync(mutex, JSON.stringify({ ...here, pid: live.pid }));
       await expect(claim('B')).rejects.toMatchObject({ code: 'conflict' });
       const dead = Number(
         spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString(),
       );
-      writeFileSync(join(mutex, 'holder'), JSON.stringify({ ...here, pid: dead }));
+      writeFileSync(mutex, JSON.stringify({ ...here, pid: dead }));
       await expect(claim('B')).resolves.toMatchObject({ owner: 'B' });
       expect(holds('B')).toBe(true);
       expect(readdirSync(join(root, '.leases'))).toEqual(['run-1.lock']);

@@ -1,24 +1,30 @@
-import { mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  closeSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { type ProcessIdentity, processIsGone, thisProcess } from '@crewline/runtime-state/internal';
 import { errorCode } from './errors.js';
 
 // The short-lived mutex under which a lineage lock file is taken over, renewed or released (see
-// lineage-lock.ts): a directory `<lock>.takeover`, created with mkdir (which fails when it exists),
-// removed when the change is made. It holds a file naming its process, so that a mutex whose process
-// was killed inside it (a few system calls: a read and a rename) is cleared at once when that process
-// is provably gone, not only once it is old: the crash trials killed a run ending (its release under
-// the mutex) and the resume right after it found the mutex held, waited and gave up.
+// lineage-lock.ts): `<lock>.takeover`, which exists while a process changes the lock. It is a file
+// naming its process, and appears whole (written to a temp file, then hard-linked to its name, which
+// fails when the name exists), so that a mutex whose process was killed inside it (a read and a
+// rename) is cleared at once when that process is provably gone, not only once it is 10 s old: the
+// crash trials killed a run while it released its lock, and the resume right after found the mutex
+// held, waited and gave up. A mutex naming no process (an empty directory, from an older version of
+// this package) is cleared by age, as before.
 
 /** A takeover mutex older than this belongs to a process that died while holding it. */
 const abandonedMutexMs = 10_000;
 /** How long a renewal, release or takeover waits for another process's turn under the mutex. */
 export const mutexWaitMs = 200;
-
-/** The file inside a mutex directory naming the process that holds it. */
-function holderFile(mutex: string): string {
-  return join(mutex, 'holder');
-}
 
 /**
  * Runs `action` holding the mutex of the lock at `path`, or returns false when another process held
@@ -44,14 +50,14 @@ function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** Creates the mutex directory and names this process in it; false when it exists and is not abandoned. */
+/** Creates the mutex, naming this process; false when it exists and is not abandoned. */
 function enterMutex(mutex: string): boolean {
   if (createMutex(mutex)) return true;
   if (!isAbandoned(mutex)) return false;
   // One process at a time clears an abandoned mutex: the one holding its reaper directory. Cleared
   // by two at once (each removing it and creating it again), the second removed the mutex the first
   // had just created and entered, and both were inside; moving it aside and comparing inodes does
-  // not help either, as a new directory may get the inode of the one just removed.
+  // not help either, as a new file may get the inode of the one just removed.
   const reaper = `${mutex}.reaper`;
   if (!createDirectory(reaper)) {
     // A reaper killed while clearing (a window of a few system calls): cleared the old way.
@@ -75,28 +81,60 @@ function enterMutex(mutex: string): boolean {
   return createMutex(mutex);
 }
 
-/** mkdir of the mutex, then the file naming this process (a mutex without it is judged by age). */
+/** The mutex, whole, naming this process, only if none exists; false when one does. */
 function createMutex(mutex: string): boolean {
-  if (!createDirectory(mutex)) return false;
+  const content = JSON.stringify(thisProcess());
+  const temp = `${mutex}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
   try {
-    writeFileSync(holderFile(mutex), JSON.stringify(thisProcess()), { mode: 0o600 });
-  } catch {
-    // Best effort: without the file the mutex is cleared once it is old, as before.
+    if (!createThenWrite(temp, content)) return false;
+    linkSync(temp, mutex);
+    return true;
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'EEXIST') return false;
+    // No hard links on this file system: created empty, then written (an empty mutex is judged by
+    // age, as a directory from an older version is).
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
+    return createThenWrite(mutex, content);
+  } finally {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Not created, or already gone.
+    }
+  }
+}
+
+/** O_EXCL create, then write: false when the file exists. */
+function createThenWrite(path: string, content: string): boolean {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, 'wx', 0o600);
+  } catch (error) {
+    if (errorCode(error) === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    writeSync(descriptor, content);
+  } finally {
+    closeSync(descriptor);
   }
   return true;
 }
 
+/** Removes the mutex: a file, or the directory an older version of this package made. */
 function removeMutex(mutex: string): void {
   try {
-    unlinkSync(holderFile(mutex));
+    unlinkSync(mutex);
   } catch (error) {
-    if (errorCode(error) !== 'ENOENT') throw error;
+    const code = errorCode(error);
+    if (code !== 'EISDIR' && code !== 'EPERM') throw error;
+    rmdirSync(mutex);
   }
-  rmdirSync(mutex);
 }
 
 /** mkdir: false when the directory exists. */
-export function createDirectory(path: string): boolean {
+function createDirectory(path: string): boolean {
   try {
     mkdirSync(path);
     return true;
@@ -109,14 +147,14 @@ export function createDirectory(path: string): boolean {
 /**
  * A mutex left by a process that died holding it: the process it names is provably gone (see
  * processIsGone: this machine, this pid namespace and boot, no such live process), or it is older
- * than {@link abandonedMutexMs} (a mutex naming no process: its creator was killed between mkdir and
- * writing its name, or wrote it on a system that tells no pid namespace).
+ * than {@link abandonedMutexMs} (one that names no process: a directory from an older version, or
+ * made where hard links fail and its creator was killed before writing its name).
  */
 function isAbandoned(mutex: string): boolean {
   if (isOld(mutex)) return true;
   let holder: ProcessIdentity;
   try {
-    holder = JSON.parse(readFileSync(holderFile(mutex), 'utf8')) as ProcessIdentity;
+    holder = JSON.parse(readFileSync(mutex, 'utf8')) as ProcessIdentity;
   } catch {
     return false;
   }
@@ -129,7 +167,7 @@ function isAbandoned(mutex: string): boolean {
   );
 }
 
-/** A directory older than {@link abandonedMutexMs}. */
+/** A file or directory older than {@link abandonedMutexMs}. */
 function isOld(path: string): boolean {
   try {
     return Date.now() - statSync(path).mtimeMs >= abandonedMutexMs;
