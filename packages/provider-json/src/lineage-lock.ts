@@ -1,14 +1,4 @@
-import {
-  closeSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isValidCheckpointId, type Lease, type LeaseRequest, type LeaseToken } from '@crewline/runtime-state';
 import {
@@ -21,6 +11,7 @@ import {
 } from '@crewline/runtime-state/internal';
 import { component, errorCode, jsonError } from './errors.js';
 import { mutexWaitMs, withLockMutex } from './lock-mutex.js';
+import { createWholeFile, tempPath, unlinkIfPresent, writeNew } from './whole-file.js';
 
 /**
  * Lock files for runs that continue a lineage in a JSON location: `<location>/.leases/<lineage>.lock`
@@ -126,61 +117,14 @@ function heldError(lineageId: string, lock: LockContent, now: number) {
 
 /** Creates the lock file, whole, only if none exists; false when one does. */
 function createExclusive(path: string, content: LockContent): boolean {
-  const temp = tempPath(path);
-  writeNew(temp, content);
-  try {
-    linkSync(temp, path);
-    return true;
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'EEXIST') return false;
-    // No hard links on this file system: created empty, then written (readers wait for it, see
-    // damagedLockGraceMs).
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
-    return createThenWrite(path, content);
-  } finally {
-    unlinkIfPresent(temp);
-  }
-}
-
-function tempPath(path: string): string {
-  return `${path}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
-}
-
-function unlinkIfPresent(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if (errorCode(error) !== 'ENOENT') throw error;
-  }
-}
-
-function writeNew(path: string, content: LockContent): void {
-  if (!createThenWrite(path, content))
-    throw jsonError('write_failed', `temp lock file ${path} exists already`);
-}
-
-/** O_EXCL create, then write: false when the file exists. */
-function createThenWrite(path: string, content: LockContent): boolean {
-  let descriptor: number;
-  try {
-    descriptor = openSync(path, 'wx', 0o600);
-  } catch (error) {
-    if (errorCode(error) === 'EEXIST') return false;
-    throw error;
-  }
-  try {
-    writeSync(descriptor, JSON.stringify(content));
-  } finally {
-    closeSync(descriptor);
-  }
-  return true;
+  // Where hard links fail it is created empty, then written: readers wait for it (damagedLockGraceMs).
+  return createWholeFile(path, JSON.stringify(content));
 }
 
 /** Replaces a lock's content atomically (a temp file renamed over it). */
 function replace(path: string, content: LockContent): void {
   const temp = tempPath(path);
-  writeNew(temp, content);
+  writeNew(temp, JSON.stringify(content));
   renameSync(temp, path);
 }
 

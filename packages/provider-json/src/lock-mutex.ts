@@ -1,16 +1,7 @@
-import {
-  closeSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmdirSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { type ProcessIdentity, processIsGone, thisProcess } from '@crewline/runtime-state/internal';
 import { errorCode } from './errors.js';
+import { createWholeFile } from './whole-file.js';
 
 // The short-lived mutex under which a lineage lock file is taken over, renewed or released (see
 // lineage-lock.ts): `<lock>.takeover`, which exists while a process changes the lock. It is a file
@@ -83,43 +74,7 @@ function enterMutex(mutex: string): boolean {
 
 /** The mutex, whole, naming this process, only if none exists; false when one does. */
 function createMutex(mutex: string): boolean {
-  const content = JSON.stringify(thisProcess());
-  const temp = `${mutex}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
-  try {
-    if (!createThenWrite(temp, content)) return false;
-    linkSync(temp, mutex);
-    return true;
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'EEXIST') return false;
-    // No hard links on this file system: created empty, then written (an empty mutex is judged by
-    // age, as a directory from an older version is).
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
-    return createThenWrite(mutex, content);
-  } finally {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Not created, or already gone.
-    }
-  }
-}
-
-/** O_EXCL create, then write: false when the file exists. */
-function createThenWrite(path: string, content: string): boolean {
-  let descriptor: number;
-  try {
-    descriptor = openSync(path, 'wx', 0o600);
-  } catch (error) {
-    if (errorCode(error) === 'EEXIST') return false;
-    throw error;
-  }
-  try {
-    writeSync(descriptor, content);
-  } finally {
-    closeSync(descriptor);
-  }
-  return true;
+  return createWholeFile(mutex, JSON.stringify(thisProcess()));
 }
 
 /** Removes the mutex: a file, or the directory an older version of this package made. */
