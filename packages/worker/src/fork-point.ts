@@ -3,7 +3,6 @@ import { type CheckpointDocument, type CheckpointProvider, readDocument } from '
 import {
   editTaskOutputsInDocument,
   findUnknownInput,
-  nearestName,
   nothingLeftToRun,
   parseCrewData,
   parseFlowData,
@@ -178,7 +177,7 @@ function checkInputs(source: ForkSource, document: CheckpointDocument, inputs: F
   const unknown = findUnknownInput(document, inputs);
   if (unknown === undefined) return;
   // The known input it is probably a misspelling of: the list alone leaves the user to spot the typo.
-  const near = nearestName(unknown.key, unknown.known);
+  const near = unknown.nearest;
   throw workerError(
     'invalid_argument',
     `fork("${source.runId}"): input "${unknown.key}" is not one the run knows (known: ${unknown.known.join(', ') || 'none'}); check its spelling${near === undefined ? '' : ` (did you mean "${near}"?)`}, or enqueue a new run for new inputs`,

@@ -1,4 +1,5 @@
 import type { CheckpointDocument } from '../document.js';
+import { nearestName } from '../internal/edit-distance.js';
 import { decodeValue } from '../value-codec.js';
 import { parseAgentData } from './agent-data.js';
 import { parseCrewData } from './crew-data.js';
@@ -38,14 +39,17 @@ export function knownInputNames(document: CheckpointDocument): string[] {
   return [...known].sort();
 }
 
-/** The first of `inputs`' keys the run does not know (see {@link knownInputNames}), with the known ones. */
+/**
+ * The first of `inputs`' keys the run does not know (see {@link knownInputNames}), with the known ones
+ * and the known one it is probably a misspelling of (`nearest`, within two edits), if any.
+ */
 export function findUnknownInput(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>>,
-): { key: string; known: string[] } | undefined {
+): { key: string; known: string[]; nearest: string | undefined } | undefined {
   const known = knownInputNames(document);
   const key = Object.keys(inputs).find((name) => !known.includes(name));
-  return key === undefined ? undefined : { key, known };
+  return key === undefined ? undefined : { key, known, nearest: nearestName(key, known) };
 }
 
 /**

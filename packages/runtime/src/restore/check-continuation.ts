@@ -114,6 +114,6 @@ function checkInputsKnown(
   throw new CrewlineError(
     'runtime',
     'invalid_argument',
-    `checkpoint ${document.metadata.id}: input "${unknown.key}" is not one the run knows (known: ${unknown.known.join(', ') || 'none'}); check its spelling (inputs, --input), or kick off a new run for new inputs`,
+    `checkpoint ${document.metadata.id}: input "${unknown.key}" is not one the run knows (known: ${unknown.known.join(', ') || 'none'}); check its spelling (inputs, --input${unknown.nearest === undefined ? '' : `; did you mean --input ${unknown.nearest}=…?`}), or kick off a new run for new inputs`,
   );
 }
