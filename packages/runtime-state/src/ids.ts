@@ -118,6 +118,9 @@ export function isValidCheckpointId(id: string): boolean {
   return idPattern.test(id) && !id.includes('..');
 }
 
+/** How to write a branch name, for the refusals of one that {@link isValidBranchName} rejects. */
+export const branchNameRule = 'use segments of letters, digits, "_", "." and "-" separated by "/"';
+
 /**
  * Branch names are `/`-separated segments of letters, digits and `_ . -`; no segment is `.` or `..`
  * or starts with a dot, so a branch can never name a path outside the checkpoint location.

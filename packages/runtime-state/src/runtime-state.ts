@@ -25,6 +25,7 @@ import type {
 } from './document.js';
 import { stateError } from './errors.js';
 import {
+  branchNameRule,
   isValidBranchName,
   isValidCheckpointId,
   newCheckpointId,
@@ -446,10 +447,7 @@ export class RuntimeState implements RunState {
   fork(branch?: string): string {
     const next = branch ?? newForkBranchName(this.lineage.checkpointId);
     if (!isValidBranchName(next)) {
-      throw stateError(
-        'invalid_name',
-        `branch name "${next}" is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
-      );
+      throw stateError('invalid_name', `branch name "${next}" is not allowed; ${branchNameRule}`);
     }
     const parentBranch = this.lineage.branch;
     const parentCheckpointId = this.lineage.checkpointId;

@@ -1,6 +1,6 @@
 import { CrewlineError } from '@crewline/events';
 import { isValidBranchName } from '@crewline/runtime-state';
-import { leaseHeldAdvice, leaseHeldMessage } from '@crewline/runtime-state/internal';
+import { branchNameRule, leaseHeldAdvice, leaseHeldMessage } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
 import { branchTaken } from '../core/branch-taken.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
@@ -43,9 +43,7 @@ export async function runContinueCommand(
   const branch = mode === 'fork' ? (values as { branch?: string }).branch : undefined;
   // Checked before anything is said: no "Forking ... onto branch bad name" above the refusal.
   if (branch !== undefined && !isValidBranchName(branch))
-    throw usageError(
-      `--branch ${JSON.stringify(branch)} is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
-    );
+    throw usageError(`--branch ${JSON.stringify(branch)} is not allowed; ${branchNameRule}`);
   const inputChanges = parseAssignments('--input', values.input);
   const onConflict = values['on-conflict'];
   if (onConflict !== undefined && onConflict !== 'error' && onConflict !== 'fork')

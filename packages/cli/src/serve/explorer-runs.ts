@@ -5,6 +5,7 @@ import {
   type ProviderRegistry,
   readDocument,
 } from '@crewline/runtime-state';
+import { branchNameRule } from '@crewline/runtime-state/internal';
 import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import { usageError } from '../core/cli-error.js';
@@ -56,9 +57,7 @@ export function parseRunRequest(body: unknown): RunRequest {
     throw usageError('branch is a string, and only for a fork');
   // Checked here, so the form says it at once rather than a run that fails as it starts.
   if (typeof record.branch === 'string' && record.branch !== '' && !isValidBranchName(record.branch))
-    throw usageError(
-      `branch name ${JSON.stringify(record.branch)} is not allowed; use segments of letters, digits, "_", "." and "-" separated by "/"`,
-    );
+    throw usageError(`branch name ${JSON.stringify(record.branch)} is not allowed; ${branchNameRule}`);
   const inputs = stringList(record.inputs, 'inputs');
   const outputs = stringList(record.outputs, 'outputs');
   return {

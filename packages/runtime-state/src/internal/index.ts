@@ -6,6 +6,7 @@
 
 export { documentHeader } from '../document-text.js';
 export * from '../entity-data/index.js';
+export { branchNameRule } from '../ids.js';
 export { matchShortId } from '../reference.js';
 export {
   checkId,
