@@ -11,6 +11,7 @@ import { SqliteProvider } from '@crewline/provider-sqlite';
 import type { CheckpointWrite } from '@crewline/runtime-state';
 import { collectGarbageIfExposed } from './bench-statistics.js';
 import { timeCheckpoints } from './cost/checkpoint-timing.js';
+import { replayStoredRows } from './cost/sqlite-floor.js';
 import type { ProseSource } from './scenario/real-prose.js';
 import { openLangGraphPeer, openMastraPeer, type Peer } from './scenario/realistic-peers.js';
 import { createRealisticRun, type RealisticOptions } from './scenario/realistic-run.js';
@@ -63,6 +64,11 @@ export interface VariantResult {
   checkpointsPerCommit: number;
   /** Each commit's whole time, in ms, every run's pooled. */
   commitMs: number[];
+  /**
+   * SQLite alone, per checkpoint: the rows it added replayed as one transaction into a fresh
+   * database of the same layout (cost/sqlite-floor.ts), in ms. The floor under the provider's write.
+   */
+  floorMs: number[];
   peers: PeerTimes[];
   /** UTF-8 size of the final checkpoint's document, as the provider lists it. */
   finalBytes: number;
@@ -181,6 +187,7 @@ export async function measureVariant(variant: RealisticVariant, source: ProseSou
     const openBytes = fileSize(location) + fileSize(`${location}-wal`);
     await provider.close();
     const closedBytes = fileSize(location) + fileSize(`${location}-wal`);
+    const floorMs = replayStoredRows(location, join(directory, 'floor.db'));
     const peerTimes: PeerTimes[] = [];
     for (const [index, peer] of peers.entries())
       peerTimes.push({ name: peer.name, putMs: played.peerMs[index]!, storedBytes: await peer.close() });
@@ -191,6 +198,7 @@ export async function measureVariant(variant: RealisticVariant, source: ProseSou
       providerMs: played.providerMs,
       checkpointsPerCommit: played.providerMs.length / Math.max(1, played.groupSizes.length),
       commitMs: played.commitMs,
+      floorMs,
       peers: peerTimes,
       finalBytes: latest?.sizeBytes ?? 0,
       openBytes,
@@ -230,6 +238,7 @@ export function mergeRounds(runs: readonly VariantResult[]): VariantResult {
     providerMs: interleave(runs.map((run) => run.providerMs)),
     checkpointsPerCommit: runs.reduce((sum, run) => sum + run.checkpointsPerCommit, 0) / runs.length,
     commitMs: runs.flatMap((run) => run.commitMs),
+    floorMs: interleave(runs.map((run) => run.floorMs)),
     peers: first.peers.map((peer, index) => ({
       name: peer.name,
       putMs: interleave(runs.map((run) => run.peers[index]!.putMs)),

@@ -49,6 +49,8 @@ describe('bench:realistic, reduced', () => {
       // Ten events a task at least (three model turns, two tool calls): a checkpoint on each.
       expect(checkpoints).toBeGreaterThanOrEqual(10 * result.variant.tasks);
       expect(result.providerMs).toHaveLength(checkpoints * result.rounds);
+      // The floor: SQLite alone for the rows of each checkpoint (cost/sqlite-floor.ts).
+      expect(result.floorMs).toHaveLength(checkpoints * result.rounds);
       // Each checkpoint is charged its share of the commit that stored it, and taking it on top.
       for (const [index, share] of result.providerMs.entries())
         expect(result.endToEndMs[index]).toBeGreaterThanOrEqual(share);
