@@ -82,7 +82,7 @@ export interface RedactionMarks {
  * times cheaper than asking the marks about each (at 500 tasks, that lookup was most of what
  * redaction cost a checkpoint).
  */
-const COMPARED_ARRAY_LENGTH = 16;
+export const COMPARED_ARRAY_LENGTH = 16;
 
 /**
  * Redacts `value` under the current rules with `marks`, and records every object of the result as

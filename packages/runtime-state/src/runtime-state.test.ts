@@ -1,5 +1,5 @@
 import { CrewlineError, EventBus, type EventRecord, TaskCompletedEvent } from '@crewline/events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { validateDocument } from './document.js';
 import { parseDocumentText } from './document-text.js';
 import type { CheckpointProvider } from './provider.js';
@@ -125,6 +125,38 @@ describe('RuntimeState', () => {
     await expect(state.acheckpoint()).rejects.toThrow(/disk full/);
     expect(state.lineage.checkpointId).toBeNull();
     expect(state.lastStored).toBeUndefined();
+  });
+
+  it('resolves the location it writes to once, and again for another location, provider or directory', async () => {
+    class ResolvingProvider extends InMemoryProvider {
+      resolved: string[] = [];
+      constructor(readonly prefix: string) {
+        super();
+      }
+      override resolveLocation(location: string): string {
+        const resolved = `${this.prefix}${process.cwd()}/${location}`;
+        this.resolved.push(resolved);
+        return resolved;
+      }
+    }
+    const provider = new ResolvingProvider('one:');
+    const other = new ResolvingProvider('two:');
+    const state = new RuntimeState({ provider, location: 'a', bus: new EventBus() });
+    const cwd = process.cwd();
+    for (let index = 0; index < 3; index += 1) state.writeCheckpointSync({ location: 'a' });
+    expect(provider.resolved).toEqual([`one:${cwd}/a`]);
+    state.writeCheckpointSync({ location: 'b' });
+    state.writeCheckpointSync({ location: 'b', provider: other });
+    expect(await provider.list(`one:${cwd}/b`)).toHaveLength(1);
+    expect(await other.list(`two:${cwd}/b`)).toHaveLength(1);
+    const moved = vi.spyOn(process, 'cwd').mockReturnValue('/moved');
+    try {
+      state.writeCheckpointSync({ location: 'b', provider: other });
+    } finally {
+      moved.mockRestore();
+    }
+    expect(await other.list('two:/moved/b')).toHaveLength(1);
+    expect(await provider.list(`one:${cwd}/a`)).toHaveLength(3);
   });
 
   it('refuses a lineage id that could escape a path or break a line', () => {

@@ -146,6 +146,9 @@ export class RuntimeState implements RunState {
   /** The inputs as the last checkpoint stored them, given again while they stay the same. */
   readonly #storedInputs = new StoredInputs();
   #parentEventCount: number;
+  #lastResolved:
+    | { provider: CheckpointProvider; location: string; directory: string; resolved: string }
+    | undefined;
   #pending = new Set<Promise<unknown>>();
   /** The checkpoints taken for a write in the background, written in order (see write-queue.ts). */
   readonly #writes = new WriteQueue();
@@ -243,7 +246,7 @@ export class RuntimeState implements RunState {
         'no checkpoint provider configured for this run; pass a provider or location',
       );
     }
-    const resolvedLocation = provider.resolveLocation(location);
+    const resolvedLocation = this.#resolvedLocation(provider, location);
     const trigger = options.trigger ?? 'manual';
     const { metadata, entities } = this.snapshot(trigger);
     const write = createCheckpointWrite({
@@ -309,6 +312,26 @@ export class RuntimeState implements RunState {
       throw error;
     };
     return { provider, resolvedLocation, write, succeed, fail };
+  }
+
+  /**
+   * `provider.resolveLocation(location)`, kept for the location this run writes to: an automatic
+   * checkpoint on every event resolved the same location each time. A location is resolved against
+   * the working directory, so a new one resolves it again.
+   */
+  #resolvedLocation(provider: CheckpointProvider, location: string): string {
+    const directory = process.cwd();
+    const last = this.#lastResolved;
+    if (
+      last !== undefined &&
+      last.provider === provider &&
+      last.location === location &&
+      last.directory === directory
+    )
+      return last.resolved;
+    const resolved = provider.resolveLocation(location);
+    this.#lastResolved = { provider, location, directory, resolved };
+    return resolved;
   }
 
   #prune(provider: CheckpointProvider, location: string, keep: number): void {

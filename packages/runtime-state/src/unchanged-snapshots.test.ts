@@ -47,6 +47,33 @@ describe('unchanged snapshots', () => {
     expect(settled.lookups).toBeLessThanOrEqual(2 * tasks.length + 2);
   });
 
+  it('finds an item of a long list changed in place among settled ones the list held before', () => {
+    const settled = new SettledValues();
+    const snapshots = new UnchangedSnapshots();
+    const entity = {};
+    const done = Array.from({ length: 20 }, (_, index) =>
+      settled.settle({ index, output: `output ${index}` }),
+    );
+    // A credential-named field makes redaction store a copy: a stale snapshot would still say "draft".
+    const live = { index: 20, output: 'draft', password: 'not-to-be-stored' };
+    const snapshot = (): EntitySnapshot => ({
+      kind: 'crew',
+      id: 'crew-1',
+      name: 'research',
+      data: { tasks: [...done.slice(0, 10), live, ...done.slice(10)] },
+    });
+    // Twice: the second compares, and redaction remembers the list's settled items by position.
+    snapshots.redacted(entity, snapshot(), settled);
+    snapshots.redacted(entity, snapshot(), settled);
+    live.output = 'final';
+    const after = snapshots.redacted(entity, snapshot(), settled);
+    expect((after.data as { tasks: { output: string }[] }).tasks[10]).toEqual({
+      index: 20,
+      output: 'final',
+      password: '[REDACTED]',
+    });
+  });
+
   it('redacts a snapshot whose content changed, and one taken after a secret was registered', () => {
     const settled = new SettledValues();
     const snapshots = new UnchangedSnapshots();

@@ -11,6 +11,7 @@ import {
   type StoredProviderOptions,
 } from '@crewline/runtime-state';
 import { builtinRegistry, registryOf } from './provider-registry.js';
+import type { Settle } from './snapshot-values.js';
 
 /**
  * Resolves a `checkpoint` setting along its inheritance chain, most specific first (Task → Agent →
@@ -95,6 +96,59 @@ export function storeCheckpointSetting(setting: CheckpointSetting): StoredCheckp
     if (options) stored.providerOptions = options;
   }
   return stored;
+}
+
+/** What a stored setting was built from: while all of it holds, so does the stored form. */
+interface StoredSettingEntry {
+  location: string | undefined;
+  /** The events as they were when stored: a list changed in place is found changed. */
+  onEventsCopy: readonly string[] | undefined;
+  maxCheckpoints: number | undefined;
+  provider: CheckpointProvider | undefined;
+  providers: ProviderRegistry | undefined;
+  stored: JsonValue;
+}
+
+const storedSettings = new WeakMap<object, StoredSettingEntry>();
+
+function sameEvents(events: CheckpointConfigInput['onEvents'], copy: readonly string[] | undefined): boolean {
+  if (events === undefined || copy === undefined) return events === undefined && copy === undefined;
+  if (typeof events === 'string') return copy.length === 1 && copy[0] === events;
+  if (events.length !== copy.length) return false;
+  for (let index = 0; index < copy.length; index += 1) if (events[index] !== copy[index]) return false;
+  return true;
+}
+
+/**
+ * {@link storeCheckpointSetting}, settled in the run (see `SettledValues`) and kept per setting
+ * object while the fields it is built from hold: a crew or flow checkpointing on every event stored
+ * the same setting hundreds of times, and building it (the provider's stored options included) and
+ * redacting it again was a fixed cost of every checkpoint. A field changed in place (a location, an
+ * event added to `onEvents`, another provider) is found changed and stored anew. The stored options
+ * are a provider's own (`options`, fixed when it is made), so the provider's identity stands for them.
+ */
+export function settledCheckpointSetting(setting: CheckpointSetting, settle: Settle): JsonValue {
+  if (setting === undefined || typeof setting === 'boolean') return setting ?? null;
+  const known = storedSettings.get(setting);
+  if (
+    known !== undefined &&
+    known.location === setting.location &&
+    known.maxCheckpoints === setting.maxCheckpoints &&
+    known.provider === setting.provider &&
+    known.providers === setting.providers &&
+    sameEvents(setting.onEvents, known.onEventsCopy)
+  )
+    return settle(known.stored);
+  const stored = storeCheckpointSetting(setting) as JsonValue;
+  storedSettings.set(setting, {
+    location: setting.location,
+    onEventsCopy: setting.onEvents === undefined ? undefined : [...setting.onEvents],
+    maxCheckpoints: setting.maxCheckpoints,
+    provider: setting.provider,
+    providers: setting.providers,
+    stored,
+  });
+  return settle(stored);
 }
 
 function storedOptions(value: JsonValue | undefined): StoredProviderOptions | undefined {

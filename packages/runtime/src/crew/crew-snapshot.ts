@@ -27,7 +27,7 @@ import {
 } from '../agent/agent-snapshot.js';
 import type { Conversation, TokenUsage } from '../agent-loop/conversation.js';
 import { jsonSchemaOf } from '../agent-loop/structured-output.js';
-import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { restoreCheckpointSetting, settledCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import {
   restoreConversation,
@@ -42,6 +42,7 @@ import { Task } from '../task/task.js';
 import { TaskOutput } from '../task/task-output.js';
 import type { CrewOptions } from './crew-options.js';
 import type { CrewParts } from './crew-parts.js';
+import { settledAgentList, settledUsage } from './settled-crew-parts.js';
 import { settledTaskList } from './settled-task-list.js';
 
 const component = 'runtime';
@@ -139,14 +140,15 @@ function taskData(crew: CrewParts, task: Task, settle: Settle): TaskData {
     // Only unfinished work needs its conversation to resume; a completed task's output is enough.
     systemPrompt: completed ? null : (task.systemPrompt ?? null),
     conversation: completed ? null : storedConversation(task.conversation, settle),
-    delegations: completed
-      ? {}
-      : Object.fromEntries(
-          Object.entries(task.delegations).map(([id, conversation]) => [
-            id,
-            storedConversation(conversation, settle)!,
-          ]),
-        ),
+    delegations:
+      completed || !hasDelegations(task)
+        ? {}
+        : Object.fromEntries(
+            Object.entries(task.delegations).map(([id, conversation]) => [
+              id,
+              storedConversation(conversation, settle)!,
+            ]),
+          ),
   };
   if (!settled) return data;
   // Built once here and settled in the run: redacted once, and stored once by providers that can.
@@ -180,17 +182,17 @@ export function snapshotCrew(crew: CrewParts, settled?: SettledValues): EntitySn
 /** The crew's data as a checkpoint holds it (typed; see `CrewData` in runtime-state). */
 export function crewData(crew: CrewParts, settled?: SettledValues): Omit<CrewData, 'version'> {
   const settle = settlerOf(settled);
-  return {
+  const data: Omit<CrewData, 'version'> = {
     name: crew.name,
     process: crew.process,
     memory: crew.memoryEnabled,
     cachePreload: crew.cachePreload,
     cachePreloadStrategy: crew.cachePreloadStrategy,
-    checkpoint: storeCheckpointSetting(crew.checkpoint) as JsonValue,
+    checkpoint: settledCheckpointSetting(crew.checkpoint, settle),
     status: crew.status,
     kickoffStarted: crew.kickoffStarted,
     inputs: storedInputs(crew.inputs, settle, runValueCodec(crew.valueRegistry)),
-    agents: crew.agents.map((agent) => agentDefinitionData(agent, settle)),
+    agents: settledAgentList(crew.agents, settle, (agent) => agentDefinitionData(agent, settle)),
     manager: crew.manager
       ? { ...agentDefinitionData(crew.manager, settle), generated: crew.managerGenerated }
       : null,
@@ -200,9 +202,10 @@ export function crewData(crew: CrewParts, settled?: SettledValues): Omit<CrewDat
         : settledTaskList(crew.tasks, settled, (task) => taskData(crew, task, settle), isSettledTask),
     memoryState: crew.memory ? crew.memory.toJSON() : null,
     knowledge: crew.knowledge ? knowledgeData(crew.knowledge, settle) : null,
-    probeUsage: storeUsage(crew.probeUsage),
-    ...(crew.restoreKey !== undefined ? { restoreKey: crew.restoreKey } : {}),
+    probeUsage: settledUsage(crew.probeUsage, settle),
   };
+  if (crew.restoreKey !== undefined) data.restoreKey = crew.restoreKey;
+  return data;
 }
 
 const knowledgeCache = new WeakMap<KnowledgeBase, JsonValue>();

@@ -265,7 +265,9 @@ export class Crew implements CheckpointableEntity, CrewParts {
   }
 
   summarizeEntity(): EntitySummary {
-    const completed = this.tasks.filter((task) => task.status === 'completed').length;
+    // Counted, not filtered into a list: this runs on every checkpoint.
+    let completed = 0;
+    for (const task of this.tasks) if (task.status === 'completed') completed += 1;
     return {
       kind: 'crew',
       id: this.id,

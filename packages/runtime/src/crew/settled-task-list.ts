@@ -44,7 +44,9 @@ function unchanged(key: TaskKey | undefined, task: Task, isSettled: (task: Task)
     key.status === task.status &&
     key.output === task.output &&
     key.startedEmitted === task.startedEmitted &&
-    isSettled(task)
+    // A completed task kept its status and output, all that made it settled: asked again only for one
+    // not started, which starting changes in ways the key does not hold (a conversation).
+    (key.status === 'completed' || isSettled(task))
   );
 }
 
