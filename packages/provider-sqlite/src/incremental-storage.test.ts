@@ -84,6 +84,36 @@ describe('incremental storage', () => {
     expect(stats.pageCount * stats.pageSize).toBeLessThan(3 * final);
   });
 
+  it("names its parent's root chunk when the head did not change, and stores the next change", async () => {
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 4, outputBytes: 300 });
+    const ids: string[] = [];
+    ids.push(run.state.writeCheckpointSync({ trigger: run.step() }).id);
+    // No entity changed since: the same head (as after a model call starts).
+    ids.push(run.state.writeCheckpointSync({ trigger: 'manual' }).id);
+    // The very objects of the last head, changed in place: the next checkpoint must hold the change.
+    run.crew.progress.step += 100;
+    ids.push(run.state.writeCheckpointSync({ trigger: 'manual' }).id);
+    ids.push(run.state.writeCheckpointSync({ trigger: 'manual' }).id);
+    const heads = () => {
+      const db = new Database(location, { readonly: true });
+      try {
+        return ids.map((id) => db.prepare('SELECT head FROM checkpoints WHERE id = ?').pluck().get(id));
+      } finally {
+        db.close();
+      }
+    };
+    const [first, second, third, fourth] = heads();
+    expect(second).toBe(first);
+    expect(third).not.toBe(first);
+    expect(fourth).toBe(third);
+    expect(await provider.mismatches(location)).toEqual([]);
+    // The shared chunk outlives the checkpoint that stored it.
+    expect(await provider.delete(location, ids[0]!)).toBe(true);
+    await provider.collectGarbage(location);
+    expect(await provider.mismatches(location, ids.slice(1))).toEqual([]);
+  });
+
   it('keeps metadata in another key order, or with more keys, byte for byte', async () => {
     const { provider, location } = setup();
     const run = growingRun({ tasks: 2 });

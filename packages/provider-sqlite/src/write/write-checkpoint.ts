@@ -71,6 +71,18 @@ export interface InsertResult {
   eventStrings: Pending;
 }
 
+/**
+ * The `head` column of the checkpoint each {@link LastWrite} describes (the id of its root chunk):
+ * the next write, when its head did not change, names the same chunk instead of storing it again.
+ * Valid while the `LastWrite` is: it is only read for a write that continues it.
+ */
+const headColumns = new WeakMap<LastWrite, string>();
+
+/** True for a `head` column that names a chunk (rows of schema versions 1 and 2 hold the body, `{...`). */
+function namesChunk(head: string): boolean {
+  return head !== '' && head.charAt(0) !== '{';
+}
+
 type Insert = (checkpoint: CheckpointWrite, maxCheckpointBytes: number) => InsertResult;
 const inserts = new WeakMap<Connection, ReturnType<typeof insertTransaction>>();
 
@@ -153,7 +165,7 @@ function insertCheckpoint(
   const continuesLast =
     last !== undefined && last.dataVersion === dataVersion && last.id === metadata.parentId;
   const parent: ParentRow | undefined = continuesLast
-    ? { stream_id: last.streamId, event_count: last.eventCount, head: '' }
+    ? { stream_id: last.streamId, event_count: last.eventCount, head: headColumns.get(last) ?? '' }
     : metadata.parentId === null
       ? undefined
       : (statements.parentOf.get(metadata.parentId) as ParentRow | undefined);
@@ -178,11 +190,12 @@ function insertCheckpoint(
   };
   // Long arrays in segments (schema version 5): one task changing does not rewrite the list of 500.
   const encoder = new TreeEncoder(component, storeChunk, undefined, { segmentArrays: true });
-  const { node, body } = encoder.encodeRoot(
+  const root = encoder.encodeRoot(
     { inputs: document.inputs, entities: document.entities },
     previous,
     checkpoint.settled,
   );
+  const { node } = root;
   const {
     streamId,
     eventBytes,
@@ -214,6 +227,12 @@ function insertCheckpoint(
       `checkpoint "${metadata.id}" is ${sizeBytes} bytes, over this provider's maxCheckpointBytes (${maxCheckpointBytes}); raise maxCheckpointBytes or store less per checkpoint`,
     );
   }
+  // A head equal to its parent's (an event that changed no entity, such as a model call starting)
+  // names the parent's root chunk; otherwise the root body is a chunk too (see the schema).
+  const head =
+    node === previous && parent !== undefined && namesChunk(String(parent.head))
+      ? String(parent.head)
+      : String(storeChunk(`n${root.body}`));
   try {
     statements.insertCheckpoint.run(
       row.id,
@@ -228,8 +247,7 @@ function insertCheckpoint(
       streamId,
       document.formatVersion,
       document.libraryVersion,
-      // The root body is a chunk too (see the schema): the row only names it.
-      String(storeChunk(`n${body}`)),
+      head,
       canonical === metadataText ? null : metadataText,
     );
   } catch (error) {
@@ -248,5 +266,6 @@ function insertCheckpoint(
     dataVersion,
     ...(entities === undefined ? {} : { entities }),
   };
+  headColumns.set(lastWrite, head);
   return { stored, head: node, lastWrite, values, eventStrings };
 }

@@ -251,6 +251,43 @@ describe('TreeEncoder and subtrees the writing run settled', () => {
     );
   });
 
+  it('after a changed member, reuses the same settled objects unread and walks unsettled ones again', () => {
+    let reads = 0;
+    const settled = new SettledValues();
+    const done = settled.settle(
+      Object.defineProperty({ id: 1 }, 'output', {
+        enumerable: true,
+        get: () => {
+          reads += 1;
+          return 'finished work '.repeat(40);
+        },
+      }),
+    );
+    // Not settled: the same object, changed in place between the two writes.
+    const running = { id: 2, status: 'running', notes: ['first'] };
+    const head = (step: number) => ({
+      inputs: { json: {} },
+      entities: [{ step, tasks: [step, done, running], byName: { step, done, running } }],
+    });
+    const store = chunkStore();
+    const encoder = new TreeEncoder(component, store.sink);
+    const first = encoder.encodeRoot(head(1), undefined, settled);
+    const readsAfterFirst = reads;
+    running.status = 'completed';
+    running.notes.push('second');
+    const second = encoder.encodeRoot(head(2), first.node, settled);
+    expect(reads).toBe(readsAfterFirst);
+    const entity = (node: EncodedNode) => node.children![1]!.children![0]!;
+    expect(entity(second.node).children![1]!.children![1]).toBe(
+      entity(first.node).children![1]!.children![1],
+    );
+    expect(entity(second.node).children![2]!.children![1]).toBe(
+      entity(first.node).children![2]!.children![1],
+    );
+    const expected = JSON.parse(JSON.stringify(head(2)));
+    expect(decodeHead(component, second.body, store.load)).toEqual(expected);
+  });
+
   it('walks an object its run did not settle again, even the same object (it may have changed)', () => {
     const task = { id: 1, status: 'running' };
     const store = chunkStore();

@@ -125,17 +125,24 @@ export class TreeEncoder {
    * Encodes the root object of a head. The root is never stored by the encoder: its body (without
    * the `n`) is returned for the caller to store, together with the node to reuse next time. The
    * nodes made for objects in `settled` (the write's `CheckpointWrite.settled`) keep them, and are
-   * reused whole when a later encoding meets the very same object.
+   * reused whole when a later encoding meets the very same object. When nothing changed, `node` is
+   * `previous` itself: a caller that still has the root `previous` was stored as can name it again
+   * without reading `body` (built only when read).
    */
   encodeRoot(
     value: Record<string, unknown>,
     previous: EncodedNode | undefined,
     settled?: SettledParts,
-  ): { node: EncodedNode; body: string } {
+  ): { node: EncodedNode; readonly body: string } {
     this.#context.fastKeys = prototypeIsClean();
     this.#context.settled = settled;
     const node = encodeObject(this.#context, value, previous, 0, true);
-    return { node, body: containerBody(node) };
+    return {
+      node,
+      get body() {
+        return containerBody(node);
+      },
+    };
   }
 
   /** Encodes any JSON value at `depth`. Returns undefined for values JSON leaves out. */
@@ -214,10 +221,15 @@ function encodeArray(
   const beforeValues = before === undefined ? undefined : previous!.childValues!;
   // Children are only copied out once a member differs: an unchanged array allocates nothing.
   let children: EncodedNode[] | undefined = before === undefined || before.length !== length ? [] : undefined;
+  const reusable = before === undefined ? 0 : Math.min(before.length, length);
   for (let index = 0; index < length; index += 1) {
     const raw = value[index];
-    // An unchanged primitive member, recognized without loading its node.
-    if (children === undefined && beforeValues![index] === raw && raw !== undefined) continue;
+    // An unchanged primitive member, or the very settled object encoded there last time (see
+    // EncodedNode.childValues), recognized without loading its node or looking inside the object.
+    if (index < reusable && beforeValues![index] === raw && raw !== undefined) {
+      children?.push(before![index]!);
+      continue;
+    }
     const prior = before?.[index];
     const item = typeof raw === 'object' || typeof raw === 'bigint' ? member(raw, index) : raw;
     const child = leftOut(item)
@@ -259,8 +271,13 @@ function encodeObject(
     let prior: EncodedNode | undefined;
     const samePlace = beforeKeys !== undefined && beforeKeys[position] === key;
     if (samePlace) {
-      // The common case, handled without a call or a node load: an unchanged primitive member.
-      if (children === undefined && beforeValues![position] === raw && raw !== undefined) {
+      // The common case, handled without a call or a node load: an unchanged primitive member, or
+      // the very settled object encoded there last time (see EncodedNode.childValues).
+      if (beforeValues![position] === raw && raw !== undefined) {
+        if (children !== undefined) {
+          names!.push(key);
+          children.push(beforeChildren![position]!);
+        }
         position += 1;
         continue;
       }

@@ -65,9 +65,10 @@ export interface EncodedNode {
   readonly keysBytes?: number;
   readonly children?: readonly EncodedNode[];
   /**
-   * For a container: each child's value when it is a primitive, else {@link NOT_A_PRIMITIVE}. Lets
-   * the walk recognize an unchanged primitive member from one dense array, without loading the
-   * child's node (most of the memory a write touches).
+   * For a container: each child's value when it is a primitive, the object it was made from when
+   * its run settled it ({@link EncodedNode.source}), else {@link NOT_A_PRIMITIVE}. Lets the walk
+   * recognize an unchanged primitive member, or the very same settled object, from one dense array,
+   * without loading the child's node or the object (most of the memory a write touches).
    */
   readonly childValues?: readonly unknown[];
   /** UTF-8 bytes of the value's compact JSON text. */
@@ -99,17 +100,11 @@ export interface EncodedNode {
   readonly segments?: readonly number[];
 }
 
-/** Stands for "not a primitive" in {@link EncodedNode.childValues}; equal to no member value. */
+/**
+ * Stands for "neither a primitive nor a settled object" in {@link EncodedNode.childValues}; equal
+ * to no member value.
+ */
 export const NOT_A_PRIMITIVE: unique symbol = Symbol('not a primitive');
-
-function valuesOf(children: readonly EncodedNode[]): unknown[] {
-  const values = new Array<unknown>(children.length);
-  for (let index = 0; index < children.length; index += 1) {
-    const child = children[index]!;
-    values[index] = child.shape === Shape.primitive ? child.value : NOT_A_PRIMITIVE;
-  }
-  return values;
-}
 
 /**
  * The one class every {@link EncodedNode} is built as. All fields always exist, in one order, so
@@ -181,7 +176,7 @@ export function containerNode(
   keyTexts: readonly string[] | undefined,
   keysBytes: number | undefined,
   children: readonly EncodedNode[],
-  measured: { bytes: number; indentBase: number; indentPerLevel: number },
+  measured: Measured,
   place: { text?: string; ref?: number; inline?: string } = {},
 ): EncodedNode {
   return new Node(
@@ -191,7 +186,7 @@ export function containerNode(
     keyTexts,
     keysBytes,
     children,
-    valuesOf(children),
+    measured.values,
     measured.bytes,
     measured.indentBase,
     measured.indentPerLevel,
@@ -274,17 +269,27 @@ export function containerBody(node: Pick<EncodedNode, 'shape' | 'keyTexts' | 'ch
   return node.shape === Shape.object ? `{${parts.join(',')}}` : `[${parts.join(',')}]`;
 }
 
+/** A container's sizes (see {@link measureContainer}) and its {@link EncodedNode.childValues}. */
+export interface Measured {
+  bytes: number;
+  indentBase: number;
+  indentPerLevel: number;
+  values: unknown[];
+}
+
 /**
- * Compact size and indentation overhead of a container from its children. For a non-empty
- * container with k members, pretty printing adds k+1 newlines, 2 spaces of indentation per level
- * for each member line and for the closing line, and a space after each colon of an object.
+ * Compact size and indentation overhead of a container from its children, and the children's
+ * {@link EncodedNode.childValues}, in one pass over them. For a non-empty container with k members,
+ * pretty printing adds k+1 newlines, 2 spaces of indentation per level for each member line and for
+ * the closing line, and a space after each colon of an object.
  */
 export function measureContainer(
   shape: ShapeCode,
   keysBytes: number,
   children: readonly EncodedNode[],
-): { bytes: number; indentBase: number; indentPerLevel: number } {
+): Measured {
   const count = children.length;
+  const values = new Array<unknown>(count);
   let bytes = 2 + (count > 0 ? count - 1 : 0) + keysBytes;
   let indentBase = 0;
   let indentPerLevel = 0;
@@ -294,12 +299,13 @@ export function measureContainer(
     // A child one level deeper: each of its lines gets one more level of indentation.
     indentBase += child.indentBase + child.indentPerLevel;
     indentPerLevel += child.indentPerLevel;
+    values[index] = child.shape === Shape.primitive ? child.value : (child.source ?? NOT_A_PRIMITIVE);
   }
   if (count > 0) {
     indentBase += count + 1 + 2 * count + (shape === Shape.object ? count : 0);
     indentPerLevel += 2 * count + 2;
   }
-  return { bytes, indentBase, indentPerLevel };
+  return { bytes, indentBase, indentPerLevel, values };
 }
 
 /** The member text of a node written in place. */
