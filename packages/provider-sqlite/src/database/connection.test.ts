@@ -250,30 +250,100 @@ describe('the WAL beside an open database', () => {
     expect(grown).toBeLessThan(restarts);
   });
 
-  it('restarts while the event loop is idle, so that no write of the run pays for the restart', async () => {
+  /** The WAL's length in frames and how much of it is copied back, from the wal-index header. */
+  function walIndex(location: string) {
+    const header = Buffer.alloc(100);
+    const descriptor = openSync(`${location}-shm`, 'r');
+    readSync(descriptor, header, 0, 100, 0);
+    closeSync(descriptor);
+    return { frames: header.readUInt32LE(16), copied: header.readUInt32LE(96) };
+  }
+
+  /** Waits (idle turns of the event loop) until `done` holds, for at most 10 s. */
+  async function idleUntil(done: () => boolean) {
+    for (let waited = 0; waited < 10_000 && !done(); waited += 5) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  it('is copied back and restarted by a thread while the event loop is idle, not by the run', async () => {
+    const start = vi.spyOn(WalCheckpointer, 'start');
     const { provider, location } = setup();
     const run = growingRun({ provider, location, tasks: 20, outputBytes: 2000 });
-    // The WAL's length in frames and how much of it is copied back, from the wal-index header.
-    const walIndex = () => {
-      const header = Buffer.alloc(100);
-      const descriptor = openSync(`${location}-shm`, 'r');
-      readSync(descriptor, header, 0, 100, 0);
-      closeSync(descriptor);
-      return { frames: header.readUInt32LE(16), copied: header.readUInt32LE(96) };
-    };
-    // Enough writes for an idle-time checkpoint to be scheduled, then an idle turn of the event loop.
+    // Enough writes for an idle-time checkpoint to be scheduled, then idle turns of the event loop.
     for (let index = 0; index < 12; index += 1) run.state.writeCheckpointSync({ trigger: run.step() });
-    const before = walIndex();
-    expect(before.frames).toBeGreaterThan(16);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(walIndex(location).frames).toBeGreaterThan(16);
+    // Every checkpoint of the WAL this thread runs from here on: none (the thread has its own
+    // better-sqlite3, loaded in it).
+    const pragma = vi.spyOn(Database.prototype, 'pragma');
+    await idleUntil(() => start.mock.results[0]?.value?.restarts > 0);
+    const checkpointer = start.mock.results[0]!.value as WalCheckpointer;
+    expect(checkpointer.restarts).toBe(1);
+    expect(pragma.mock.calls.filter(([source]) => /wal_checkpoint|user_version/.test(source))).toEqual([]);
     // Copied back and restarted: one frame (the restart's own commit), where it used to stay whole
     // (copied back) until the run's next write restarted it and synced the new WAL header.
-    const idle = walIndex();
-    expect(idle.frames).toBe(1);
+    expect(walIndex(location).frames).toBe(1);
     run.state.writeCheckpointSync({ trigger: run.step() });
     // The next write appends after it.
-    expect(walIndex().frames).toBeGreaterThan(1);
+    expect(walIndex(location).frames).toBeGreaterThan(1);
     expect(await provider.list(location)).toHaveLength(13);
+  });
+
+  it('stays within its bound while the thread copies it back at idle turns', async () => {
+    const start = vi.spyOn(WalCheckpointer, 'start');
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 60, outputBytes: 2000 });
+    let largest = 0;
+    // A run that idles (its model's wait) every few writes, as a crew with a model does.
+    for (let index = 0; index < 200; index += 1) {
+      run.state.writeCheckpointSync({ trigger: run.step() });
+      largest = Math.max(largest, statSync(`${location}-wal`).size);
+      if (index % 3 === 2) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const checkpointer = start.mock.results[0]!.value as WalCheckpointer;
+    expect(checkpointer.restarts).toBeGreaterThan(3);
+    // The bound (64 pages here) plus the frames of the write that crossed it.
+    expect(largest).toBeLessThan(64 * 4096 + 64 * 1024);
+    expect(start).toHaveBeenCalledOnce();
+  });
+
+  it('leaves the restart to the next write when another connection holds the write lock, without waiting', async () => {
+    const start = vi.spyOn(WalCheckpointer, 'start');
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 20, outputBytes: 2000 });
+    for (let index = 0; index < 12; index += 1) run.state.writeCheckpointSync({ trigger: run.step() });
+    // Another writer (another process, as SQLite sees it) holds the lock while the thread copies back.
+    const other = new Database(location);
+    other.exec('BEGIN IMMEDIATE');
+    await idleUntil(() => walIndex(location).copied === walIndex(location).frames);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const checkpointer = start.mock.results[0]!.value as WalCheckpointer;
+    expect(checkpointer.restarts).toBe(0);
+    expect(walIndex(location).frames).toBeGreaterThan(16);
+    other.exec('ROLLBACK');
+    other.close();
+    // The next write restarts the WAL itself.
+    run.state.writeCheckpointSync({ trigger: run.step() });
+    expect(walIndex(location).frames).toBeLessThan(16);
+    expect(await provider.list(location)).toHaveLength(13);
+  });
+
+  it('is restarted by the thread only at the schema version it knows', async () => {
+    const start = vi.spyOn(WalCheckpointer, 'start');
+    const { provider, location } = setup();
+    const run = growingRun({ provider, location, tasks: 20, outputBytes: 2000 });
+    for (let index = 0; index < 12; index += 1) run.state.writeCheckpointSync({ trigger: run.step() });
+    // A newer crewline in another process upgraded the schema meanwhile: its version is not this
+    // thread's to write.
+    const other = new Database(location);
+    other.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    other.close();
+    await idleUntil(() => walIndex(location).copied === walIndex(location).frames);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((start.mock.results[0]!.value as WalCheckpointer).restarts).toBe(0);
+    const check = new Database(location, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION + 1);
+    check.close();
   });
 
   it('is copied back by a thread once a run that never idles fills it; the thread closes with the provider', async () => {

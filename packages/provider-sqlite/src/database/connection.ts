@@ -116,10 +116,7 @@ export class Connection {
   /** The upkeep of this connection's WAL (see wal-upkeep.ts). */
   readonly #wal: WalUpkeep;
 
-  /**
-   * Lets this connection hand its WAL checkpoints to a thread of their own (see wal-checkpointer.ts)
-   * once a run writes faster than idle-time checkpoints keep up with.
-   */
+  /** Lets this connection hand its WAL checkpoints to a thread of their own (see wal-checkpointer.ts). */
   checkpointOffThread(options: CheckpointerOptions): void {
     this.#wal.checkpointOffThread(options);
   }
@@ -127,6 +124,11 @@ export class Connection {
   /** Sets the WAL bound for the database's size now (see `WalUpkeep.boundWal`). */
   boundWal(): void {
     this.#wal.boundWal();
+  }
+
+  /** Called before each write: waits for a restart of the WAL under way (see `WalUpkeep.beforeWrite`). */
+  beforeWrite(): void {
+    this.#wal.beforeWrite();
   }
 
   /** Counts a write, and keeps the WAL short (see `WalUpkeep.noteWrite`). */

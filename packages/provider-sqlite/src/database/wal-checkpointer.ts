@@ -12,6 +12,11 @@ const PASSES = 3;
 const WORKING = 4;
 /** WAL frames past which the thread leaves the rest to the writer's own checkpoint; 0: no limit. */
 const PASS_LIMIT = 5;
+/** 1 while the thread holds the write lock to restart the WAL (see the thread's `restart`). */
+const RESTARTING = 6;
+/** WAL restarts the thread has made, for tests. */
+const RESTARTS = 7;
+const STATE_SLOTS = 8;
 /** Frames not yet copied back below which a pass is not worth its two syncs. */
 const minimumPassFrames = 16;
 
@@ -21,14 +26,28 @@ export interface CheckpointerOptions {
   synchronous: 'normal' | 'full';
 }
 
+/** What the thread needs besides {@link CheckpointerOptions}: the schema version its restart writes. */
+interface CheckpointerStart extends CheckpointerOptions {
+  schemaVersion: number;
+}
+
+/**
+ * Passes a request runs at most while the writer commits during them: each copies back what the
+ * writer added during the one before, fewer frames each time, until the whole WAL is copied back and
+ * can restart. A writer that never pauses is never caught up with; its WAL restarts at the bound.
+ */
+const catchUpPasses = 3;
+
 /**
  * The checkpointer's thread, as source: a script of its own (not a module file) so that it runs the
  * same from `src` (tests, benches) and from `dist`, without the loaders of the parent's `execArgv`.
  * It opens its own connection to the database and, when the writer asks, copies the WAL back with a
  * passive checkpoint, which never takes the write lock: the writer goes on committing meanwhile. It
  * skips a pass that would copy few frames, and stops at the limit the writer sets (see
- * `threadShareOfBound` in wal-upkeep.ts). Every error is the thread's own: it closes, and the writer
- * checkpoints in its own thread again.
+ * `threadShareOfBound` in wal-upkeep.ts). Once the whole WAL is copied back it restarts it, with
+ * the smallest commit that writes a page (see `restart`), so that the writer's next commit neither
+ * writes and syncs a new WAL header nor appends past the frames the WAL file has. Every error of its
+ * connection is the thread's own: it closes, and the writer checkpoints in its own thread again.
  */
 const checkpointerSource = `
 const { workerData } = require('node:worker_threads');
@@ -53,11 +72,53 @@ function worthAPass() {
   const limit = Atomics.load(state, ${PASS_LIMIT});
   return frames - copied >= ${minimumPassFrames} && (limit === 0 || frames < limit);
 }
+// Frames in the WAL not yet copied back; -1 when the wal-index header cannot be read.
+function framesLeft() {
+  if (shm === undefined) return -1;
+  try {
+    if (readSync(shm, header, 0, 100, 0) < 100) return -1;
+  } catch {
+    return -1;
+  }
+  return header[readCount](16) - header[readCount](96);
+}
+// Restarts a WAL whose every frame is copied back, as the writer's next commit would, but here:
+// that commit writes the new WAL header and syncs it, and it may cut the WAL file to its limit.
+// The smallest commit that writes a page: the schema version set to the value it has (a newer
+// schema, another process's, is left alone). Under the write lock, taken without waiting (a writer
+// holding it restarts the WAL itself), and only when the wal-index header, which cannot change
+// while the lock is held, says all of the WAL is copied back: otherwise SQLite would not restart
+// it and the commit would add a frame for nothing. While it runs the writer waits for it (see
+// WalCheckpointer.waitForRestart) instead of sleeping in SQLite's busy handler.
+function restart() {
+  Atomics.store(state, ${RESTARTING}, 1);
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      // Nothing left to copy back, and something to restart (header read by framesLeft).
+      const copiedBack = framesLeft() === 0 && header[readCount](16) > 0;
+      if (copiedBack && db.pragma('user_version', { simple: true }) === workerData.schemaVersion) {
+        db.pragma('user_version = ' + workerData.schemaVersion);
+        db.exec('COMMIT');
+        Atomics.add(state, ${RESTARTS}, 1);
+      } else db.exec('ROLLBACK');
+    } catch {
+      if (db.inTransaction) db.exec('ROLLBACK');
+    }
+  } catch {
+    // Busy: the writer's next commit restarts the WAL.
+  } finally {
+    Atomics.store(state, ${RESTARTING}, 0);
+    Atomics.notify(state, ${RESTARTING});
+  }
+}
 let db;
 try {
   const Database = require(workerData.driver);
   db = new Database(workerData.location, { fileMustExist: true, timeout: workerData.busyTimeoutMs });
   db.pragma('synchronous = ' + workerData.synchronous);
+  // Passive checkpoints never wait for a lock; the restart takes the write lock only when it is free.
+  db.pragma('busy_timeout = 0');
   let handled = 0;
   while (Atomics.load(state, ${STOP}) === 0) {
     Atomics.wait(state, ${REQUESTS}, handled);
@@ -65,13 +126,19 @@ try {
     if (Atomics.load(state, ${STOP}) !== 0) break;
     if (!worthAPass()) continue;
     Atomics.store(state, ${WORKING}, 1);
+    let left = -1;
     try {
-      db.pragma('wal_checkpoint(PASSIVE)');
+      for (let pass = 0; pass < ${catchUpPasses}; pass += 1) {
+        db.pragma('wal_checkpoint(PASSIVE)');
+        Atomics.add(state, ${PASSES}, 1);
+        left = framesLeft();
+        if (left <= 0 || Atomics.load(state, ${STOP}) !== 0) break;
+      }
     } finally {
       Atomics.store(state, ${WORKING}, 0);
       Atomics.notify(state, ${WORKING});
     }
-    Atomics.add(state, ${PASSES}, 1);
+    if (left === 0 && Atomics.load(state, ${STOP}) === 0) restart();
   }
 } catch {
   // The writer sees CLOSED without having asked for it and checkpoints in its own thread again.
@@ -139,10 +206,10 @@ export class WalCheckpointer {
   }
 
   /** Starts a checkpointer for the database at `location`; undefined when no thread can be started. */
-  static start(location: string, options: CheckpointerOptions): WalCheckpointer | undefined {
+  static start(location: string, options: CheckpointerStart): WalCheckpointer | undefined {
     try {
       const shm = shmDescriptor(location);
-      const state = new Int32Array(new SharedArrayBuffer(6 * Int32Array.BYTES_PER_ELEMENT));
+      const state = new Int32Array(new SharedArrayBuffer(STATE_SLOTS * Int32Array.BYTES_PER_ELEMENT));
       const worker = new Worker(checkpointerSource, {
         eval: true,
         execArgv: [],
@@ -153,6 +220,7 @@ export class WalCheckpointer {
           shm,
           busyTimeoutMs: options.busyTimeoutMs,
           synchronous: options.synchronous === 'full' ? 'FULL' : 'NORMAL',
+          schemaVersion: options.schemaVersion,
         },
       });
       return new WalCheckpointer(worker, state, shm);
@@ -169,6 +237,25 @@ export class WalCheckpointer {
   /** Checkpoint passes the thread has run, for tests. */
   get passes(): number {
     return Atomics.load(this.#state, PASSES);
+  }
+
+  /** WAL restarts the thread has made, for tests. */
+  get restarts(): number {
+    return Atomics.load(this.#state, RESTARTS);
+  }
+
+  /**
+   * Waits until a restart of the WAL under way ends (the thread holds the write lock for it), for
+   * at most `timeoutMs`: a write now would find the database busy and sleep in SQLite's busy handler,
+   * a millisecond at least, where the restart takes a sync of the WAL header.
+   */
+  waitForRestart(timeoutMs: number): void {
+    Atomics.wait(this.#state, RESTARTING, 1, timeoutMs);
+  }
+
+  /** Whether the thread holds the write lock to restart the WAL now. */
+  get restarting(): boolean {
+    return Atomics.load(this.#state, RESTARTING) === 1;
   }
 
   /** Whether a checkpoint pass runs now. */

@@ -88,9 +88,10 @@ interface WalCheckpointResult {
 }
 
 /**
- * Keeps the WAL of one writable connection short without the writes paying for copying it back:
- * the bound it may reach, checkpoints when the event loop is idle, a checkpointer thread for runs
- * that never leave it idle, and restarts of the WAL in place. The connection counts its writes here
+ * Keeps the WAL of one writable connection short without the run paying for copying it back: the
+ * bound it may reach, checkpoints at idle turns of the event loop run by a checkpointer thread (in
+ * this thread when none can run), the same thread after every write for runs that never leave the
+ * event loop idle, and restarts of the WAL in place. The connection counts its writes here
  * ({@link WalUpkeep.noteWrite}).
  */
 export class WalUpkeep {
@@ -113,8 +114,9 @@ export class WalUpkeep {
   #checkpointer: WalCheckpointer | undefined;
 
   /**
-   * Lets this connection hand its WAL checkpoints to a thread of their own (see wal-checkpointer.ts)
-   * once a run writes faster than idle-time checkpoints keep up with.
+   * Lets this connection hand its WAL checkpoints to a thread of their own (see wal-checkpointer.ts):
+   * the idle-time ones, and all of them once a run writes faster than idle-time checkpoints keep up
+   * with.
    */
   checkpointOffThread(options: CheckpointerOptions): void {
     this.#checkpointerOptions = options;
@@ -131,26 +133,46 @@ export class WalUpkeep {
     this.#walPages = pages;
     this.#pageSize = this.#db.pragma('page_size', { simple: true }) as number;
     this.#db.pragma(`wal_autocheckpoint = ${pages}`);
-    this.#checkpointer?.limitPasses(Math.floor(pages * threadShareOfBound));
+    this.#checkpointer?.limitPasses(this.#passLimit());
     this.#db.pragma(`journal_size_limit = ${walFilePages(pages) * this.#pageSize}`);
   }
 
   /**
-   * Counts a write, and keeps the WAL short without writes paying for copying it back. Every few
-   * writes (see `writesPerIdleCheckpoint`), a passive checkpoint is scheduled for the next idle turn
-   * of the event loop (a run waiting for its model; the timer never keeps the process alive). A WAL
-   * that reaches its bound anyway belongs to a run that does not leave the event loop idle: from then
-   * on a checkpointer thread copies it back, asked after every write while it is not already at it
-   * (a shared counter and a notify: nothing waits), up to {@link threadShareOfBound} of the bound, and
-   * SQLite's own checkpoint at the bound copies only the rest. A thread that cannot start or fails
-   * leaves the checkpoints to this thread, as before.
+   * Waits, before a write, for a restart of the WAL the checkpointer thread has under way (it holds
+   * the write lock for a sync of the new WAL header): the write would otherwise find the database
+   * busy and sleep in SQLite's busy handler, a millisecond at least.
+   */
+  beforeWrite(): void {
+    if (this.#checkpointer?.restarting === true) this.#checkpointer.waitForRestart(passWaitMs);
+  }
+
+  /**
+   * Whether the run writes without leaving the event loop idle: its WAL reached the bound, in a
+   * database large enough for the thread to keep up (see {@link threadMinimumWalPages}). The thread
+   * is then asked after every write, not only at idle turns.
+   */
+  #neverIdles = false;
+
+  /**
+   * Counts a write, and keeps the WAL short without the run paying for copying it back. Every few
+   * writes (see `writesPerIdleCheckpoint`), a checkpoint is scheduled for the next idle turn of the
+   * event loop (a run waiting for its model; the timer never keeps the process alive). There, a
+   * checkpointer thread is asked to copy the WAL back and restart it (a shared counter and a notify:
+   * nothing waits), started the first time; a database in memory, or a thread that cannot start or
+   * failed, checkpoints in this thread instead. A WAL that reaches its bound in a large database
+   * anyway belongs to a run that does not leave the event loop idle: from then on the thread is asked
+   * after every write while it is not already at it, up to {@link threadShareOfBound} of the bound,
+   * and SQLite's own checkpoint at the bound copies only the rest.
    */
   noteWrite(): void {
     this.#writesSinceCheckpoint += 1;
     const checkpointer = this.#checkpointer;
     if (checkpointer !== undefined) {
-      if (!checkpointer.working) checkpointer.request();
-      else if ((checkpointer.walFrames() ?? 0) >= this.#walPages) checkpointer.waitForPass(passWaitMs);
+      // A pass under way when the WAL reaches its bound: see passWaitMs. Idle turns too short for a
+      // pass (a burst of tool calls) get here as well as a run that never idles.
+      if (checkpointer.working) {
+        if ((checkpointer.walFrames() ?? 0) >= this.#walPages) checkpointer.waitForPass(passWaitMs);
+      } else if (this.#neverIdles) checkpointer.request();
     }
     if (this.#writesSinceCheckpoint < writesPerIdleCheckpoint(this.#walPages)) return;
     this.#writesSinceCheckpoint = 0;
@@ -158,16 +180,16 @@ export class WalUpkeep {
       this.#checkpointer.close();
       this.#checkpointer = undefined;
       this.#checkpointerOptions = undefined;
+      this.#neverIdles = false;
     }
     if (
-      this.#checkpointer === undefined &&
+      !this.#neverIdles &&
       this.#checkpointerOptions !== undefined &&
       this.#walPages >= threadMinimumWalPages &&
       this.#walReachedBound()
     ) {
-      this.#checkpointer = WalCheckpointer.start(this.#location, this.#checkpointerOptions);
-      if (this.#checkpointer === undefined) this.#checkpointerOptions = undefined;
-      else this.#checkpointer.limitPasses(Math.floor(this.#walPages * threadShareOfBound));
+      this.#neverIdles = this.#startCheckpointer() !== undefined;
+      this.#checkpointer?.limitPasses(this.#passLimit());
     }
     // Every few writes: the bound follows the database as it grows, at the cost of reading its page
     // count.
@@ -176,30 +198,65 @@ export class WalUpkeep {
     } catch {
       // Best effort: the bound in force still holds.
     }
-    if (this.#checkpointer !== undefined) {
-      this.#checkpointer.request();
+    if (this.#neverIdles) {
+      this.#checkpointer?.request();
       return;
     }
     if (this.#idleCheckpoint !== undefined) return;
-    this.#idleCheckpoint = setTimeout(() => {
-      this.#idleCheckpoint = undefined;
-      try {
-        if (!this.#db.open) return;
-        const [result] = this.#db.pragma('wal_checkpoint(PASSIVE)') as WalCheckpointResult[];
-        if (result !== undefined && result.busy === 0 && result.log > 0 && result.checkpointed === result.log)
-          this.#restartWal();
-      } catch {
-        // Best effort: SQLite's own auto-checkpoint still bounds the WAL.
-      }
-    }, 0);
+    this.#idleCheckpoint = setTimeout(() => this.#checkpointWhileIdle(), 0);
     this.#idleCheckpoint.unref();
+  }
+
+  /** The checkpointer thread, started the first time it is needed; undefined when none can run. */
+  #startCheckpointer(): WalCheckpointer | undefined {
+    if (this.#checkpointer !== undefined || this.#checkpointerOptions === undefined)
+      return this.#checkpointer;
+    this.#checkpointer = WalCheckpointer.start(this.#location, {
+      ...this.#checkpointerOptions,
+      schemaVersion: SCHEMA_VERSION,
+    });
+    if (this.#checkpointer === undefined) this.#checkpointerOptions = undefined;
+    return this.#checkpointer;
+  }
+
+  /**
+   * WAL frames past which the thread leaves the rest to the writer's own checkpoint: only in a run
+   * that never idles (see {@link threadShareOfBound}); at an idle turn it copies back the whole WAL.
+   */
+  #passLimit(): number {
+    return this.#neverIdles ? Math.floor(this.#walPages * threadShareOfBound) : 0;
+  }
+
+  /**
+   * The idle-time checkpoint: handed to the checkpointer thread, which copies the WAL back and
+   * restarts it while this thread waits for the run's model; in this thread only when no
+   * checkpointer thread runs. Started here rather than at a write: its start (about a millisecond
+   * here, tens of milliseconds of the other core) then falls in the wait too, and a run that never
+   * idles starts none.
+   */
+  #checkpointWhileIdle(): void {
+    this.#idleCheckpoint = undefined;
+    try {
+      if (!this.#db.open) return;
+      const checkpointer = this.#startCheckpointer();
+      if (checkpointer?.running === true) {
+        checkpointer.request();
+        return;
+      }
+      const [result] = this.#db.pragma('wal_checkpoint(PASSIVE)') as WalCheckpointResult[];
+      if (result !== undefined && result.busy === 0 && result.log > 0 && result.checkpointed === result.log)
+        this.#restartWal();
+    } catch {
+      // Best effort: SQLite's own auto-checkpoint still bounds the WAL.
+    }
   }
 
   /** The transaction of {@link #restartWal}, made on first use. */
   #restartTransaction: Database.Transaction<() => void> | undefined;
 
   /**
-   * Restarts the WAL now, while the event loop is idle, once a checkpoint copied all of it back: the
+   * Without a checkpointer thread (see {@link #checkpointWhileIdle}): restarts the WAL now, while the
+   * event loop is idle, once a checkpoint copied all of it back, as the thread does: the
    * first commit after a restart writes the WAL header again and syncs it (SQLite does so in WAL mode
    * at `synchronous = NORMAL` too), which otherwise falls on the run's next checkpoint, one write in
    * every WAL cycle, a millisecond or more each. The smallest commit that writes a page does it here
