@@ -94,6 +94,19 @@ export function redactAndSettle(value: unknown, generation: number, marks: Redac
   return redact(value, false, generation, marks, true);
 }
 
+/**
+ * {@link redact} for callers that walk part of a tree themselves (see unchanged-snapshots.ts):
+ * `value` redacted under `generation` with `marks`, as met under a credential name or not.
+ */
+export function redactWithMarks(
+  value: unknown,
+  underSecretKey: boolean,
+  generation: number,
+  marks: RedactionMarks,
+): unknown {
+  return redact(value, underSecretKey, generation, marks);
+}
+
 function redact(
   value: unknown,
   underSecretKey: boolean,
@@ -188,7 +201,7 @@ function redact(
 }
 
 /** A string under a credential name (`underSecretKey`) is replaced whole; any other is scrubbed. */
-function redactString(text: string, underSecretKey: boolean): string {
+export function redactString(text: string, underSecretKey: boolean): string {
   if (underSecretKey) return text.length > 0 ? REDACTED : text;
   return redactSecretsInText(text);
 }
@@ -198,7 +211,7 @@ function isUnchangedPrimitive(value: unknown): boolean {
   return typeof value !== 'string' && (typeof value !== 'object' || value === null);
 }
 
-function copyOwn(source: Record<string, unknown>): Record<string, unknown> {
+export function copyOwn(source: Record<string, unknown>): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(source)) {
     Object.defineProperty(copy, key, {

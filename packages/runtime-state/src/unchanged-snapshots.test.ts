@@ -1,6 +1,8 @@
 import { EventBus, registerSecretValue } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
 import type { EntitySnapshot } from './document.js';
+import type { JsonObject } from './json.js';
+import { redactSecrets } from './redaction.js';
 import { type CheckpointableEntity, RuntimeState } from './runtime-state.js';
 import { SettledValues } from './settled-values.js';
 import { sameContent, UnchangedSnapshots } from './unchanged-snapshots.js';
@@ -88,6 +90,50 @@ describe('unchanged snapshots', () => {
     const after = snapshots.redacted(entity, crewSnapshot(settled, tasks, 'completed'), settled);
     expect(after).not.toBe(changed);
     expect(JSON.stringify(after)).not.toContain(secret);
+  });
+
+  it('gives what redaction gives, snapshot after snapshot of a crew at work', () => {
+    const settled = new SettledValues();
+    const snapshots = new UnchangedSnapshots();
+    const entity = {};
+    const key = 'sk-ant-' + 'a1b2c3d4e5f6g7h8i9j0'.repeat(2);
+    const done: JsonObject[] = [];
+    const messages: JsonObject[] = [];
+    const snapshot = (step: number): EntitySnapshot => ({
+      kind: 'crew',
+      id: 'crew-1',
+      name: 'research',
+      data: {
+        status: step < 40 ? 'running' : 'completed',
+        settings: { apiKey: `hunter-${step}`, model: 'offline', nested: { token: ['a', `b${step % 2}`] } },
+        notes: [`Always ${key}`, `step ${step % 4}`],
+        ['__proto__']: { polluted: true },
+        tasks: [
+          ...done,
+          {
+            index: done.length,
+            description: `Research with ${key}`,
+            prompt: 'Always the same prompt',
+            conversation: { messages: [...messages], calls: messages.length },
+            headers: { authorization: step % 2 === 0 ? 'Bearer abcdefghijklmnopqrstuvwxyz' : '' },
+          },
+          ...Array.from({ length: 20 - done.length }, (_, index) => settled.settle({ pending: index })),
+        ],
+      },
+    });
+    for (let step = 0; step < 45; step += 1) {
+      if (step % 5 === 4 && done.length < 20)
+        done.push(settled.settle({ index: done.length, output: `done, key ${key}` }));
+      if (step % 3 === 0)
+        messages.push(settled.settle({ role: 'assistant', content: `step ${step} ${key}` }));
+      const raw = snapshot(step);
+      const redacted = snapshots.redacted(entity, raw, settled);
+      expect(redacted, `step ${step}`).toEqual(redactSecrets(raw));
+      expect(JSON.stringify(redacted)).not.toContain(key);
+      expect(JSON.stringify(redacted)).not.toContain('hunter');
+      // The same snapshot again is recognized as unchanged: the very same redacted object.
+      if (step % 7 === 0) expect(snapshots.redacted(entity, snapshot(step), settled)).toBe(redacted);
+    }
   });
 
   it('counts an object it did not settle, found in both snapshots, as changed: it may have changed in place', () => {
