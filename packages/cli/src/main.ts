@@ -52,6 +52,25 @@ function printsOnly(argv: readonly string[]): boolean {
   return first === undefined || helpFlags.has(first) || first === '--version' || first === '-v';
 }
 
+/**
+ * True when `crewline <argv>` only reads and prints (help, `list`, `info`, a usage error): `bin`
+ * ends it quietly once its stdout is closed. False for a command that runs a crew or flow, changes
+ * storage or serves (resume, fork, `flows rerun`, prune, the worker, the browser): it goes on
+ * without its output.
+ */
+export function endsWhenOutputCloses(argv: readonly string[]): boolean {
+  const [first, ...rest] = argv;
+  if (printsOnly(argv)) return true;
+  const [name, ...commandArgs] = first === 'checkpoint' || first === 'checkpoints' ? rest : argv;
+  // `crewline checkpoint` alone (or with options) is the browser.
+  if (name === undefined || name.startsWith('-')) return false;
+  const command = findCommand(name);
+  // An unknown command only prints its refusal; `--help` only prints the usage.
+  if (!command || commandArgs.some((arg) => helpFlags.has(arg) && arg !== 'help')) return true;
+  const { onlyPrints = false } = command;
+  return typeof onlyPrints === 'function' ? onlyPrints(commandArgs) : onlyPrints;
+}
+
 async function dispatch(argv: readonly string[], context: CliContext): Promise<number> {
   const [first, ...rest] = argv;
   if (first === undefined || helpFlags.has(first)) {

@@ -15,5 +15,12 @@ export interface CommandDefinition {
   usage: string;
   /** Called as `crewline <name>` (not a `checkpoint` subcommand): the worker and the queue of runs. */
   topLevel?: boolean;
+  /**
+   * True when the command (given the arguments after its name) only reads and prints: a closed
+   * stdout (`crewline list | head`) ends it at once, quietly. Default false: a command that runs a
+   * crew or flow or changes storage is never cut off by its reader going away; its output is dropped
+   * and it ends with its own status.
+   */
+  onlyPrints?: boolean | ((args: readonly string[]) => boolean);
   load(): Promise<CommandModule>;
 }

@@ -20,6 +20,7 @@ const continueOptions = `  --location P           where bare ids are looked up
 export const commands: readonly CommandDefinition[] = [
   {
     name: 'list',
+    onlyPrints: true,
     aliases: ['ls'],
     summary: 'one line per checkpoint: id, time, size, trigger, branch, run, progress',
     usage: `Usage: crewline checkpoint list [LOCATION] [options]
@@ -37,6 +38,7 @@ Options:
   },
   {
     name: 'info',
+    onlyPrints: true,
     summary: 'one checkpoint: lineage, events, inputs, per-task status and outputs',
     usage: `Usage: crewline checkpoint info [REF] [options]
 
@@ -76,6 +78,7 @@ ${continueOptions}`,
   },
   {
     name: 'diff',
+    onlyPrints: true,
     summary: 'compare two checkpoints: time, branch, events, inputs, tasks',
     usage: `Usage: crewline checkpoint diff A B [options]
 
@@ -132,6 +135,7 @@ Options:
   {
     name: 'flows',
     aliases: ['states'],
+    onlyPrints: (args) => args[0] !== 'rerun',
     summary: 'persisted flow states (@persist): state id, flow, last method, time',
     usage: `Usage: crewline checkpoint flows [LOCATION] [options]
        crewline checkpoint flows rerun <STATE ID> --from <METHOD> [options]
@@ -174,6 +178,7 @@ Options:
   {
     name: 'runs',
     topLevel: true,
+    onlyPrints: (args) => args[0] === 'list' || args[0] === 'show',
     summary: 'the queue of runs: list, show, open, cancel, enqueue, fork, resume (needs @crewline/worker)',
     usage: `Usage: crewline runs list|show|open|cancel|enqueue|fork|resume [options]
 
