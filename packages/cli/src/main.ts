@@ -1,4 +1,11 @@
-import { browseCommand, commands, findCommand, mainHelp } from './commands/registry.js';
+import {
+  browseCommand,
+  checkpointCommandNames,
+  checkpointHelp,
+  commands,
+  findCommand,
+  mainHelp,
+} from './commands/registry.js';
 import type { CliContext, TextSink } from './core/cli-context.js';
 import { exitCodes, withErrorBoundary } from './core/error-boundary.js';
 import { cliVersion } from './core/version.js';
@@ -97,13 +104,13 @@ async function dispatch(argv: readonly string[], context: CliContext): Promise<n
     const { usageError } = await import('./core/cli-error.js');
     const names = commands.flatMap((command) => [command.name, ...(command.aliases ?? [])]);
     throw usageError(
-      `unknown checkpoint command "${name}"${await didYouMean(name, names)}; run \`crewline checkpoint --help\``,
+      `unknown checkpoint command "${name}"${await didYouMean(name, names)}; the checkpoint commands are ${checkpointCommandNames.join(', ')} (\`crewline checkpoint --help\` says what each does)`,
     );
   }
   const definition = command ?? browseCommand;
   const options = command ? commandArgs : args;
   if (options.some((arg) => arg === '--help' || arg === '-h')) {
-    context.stdout.write(`${definition.usage}\n`);
+    context.stdout.write(command ? `${definition.usage}\n` : checkpointHelp());
     return exitCodes.ok;
   }
   const module = await definition.load();

@@ -236,13 +236,34 @@ export function findCommand(name: string): CommandDefinition | undefined {
   return commands.find((command) => command.name === name || command.aliases?.includes(name));
 }
 
-export function mainHelp(version: string): string {
+/** One help line per command: `  crewline checkpoint list  one line per checkpoint…`. */
+function commandLines(listed: readonly CommandDefinition[]): string[] {
   const width = Math.max(...commands.map((command) => command.name.length));
-  const lines = commands.map((command) =>
+  return listed.map((command) =>
     command.topLevel
       ? `  crewline ${command.name.padEnd(width + 11)}  ${command.summary}`
       : `  crewline checkpoint ${command.name.padEnd(width)}  ${command.summary}`,
   );
+}
+
+/** The names of the `crewline checkpoint` subcommands (not the top-level worker and runs). */
+export const checkpointCommandNames: readonly string[] = commands
+  .filter((command) => !command.topLevel)
+  .map((command) => command.name);
+
+/** `crewline checkpoint --help`: the browser's usage, then the subcommands it leads to. */
+export function checkpointHelp(): string {
+  return `${browseCommand.usage}
+
+Commands:
+${commandLines(commands.filter((command) => !command.topLevel)).join('\n')}
+
+Run \`crewline checkpoint <command> --help\` for the options of one command.
+`;
+}
+
+export function mainHelp(version: string): string {
+  const lines = commandLines(commands);
   return `crewline ${version} - browse, inspect, resume and fork crewline checkpoints
 
 Usage:

@@ -22,7 +22,11 @@ const endedStatuses: readonly string[] = ['completed', 'failed', 'cancelled'];
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
   const [subcommand, ...rest] = args;
   if (!subcommands.includes(subcommand as (typeof subcommands)[number])) {
-    throw usageError(`crewline runs needs one of ${subcommands.join(', ')}; run \`crewline runs --help\``);
+    const { nearestName } = await import('@crewline/runtime-state/internal');
+    const nearest = subcommand === undefined ? undefined : nearestName(subcommand, subcommands);
+    throw usageError(
+      `crewline runs needs one of ${subcommands.join(', ')}${nearest === undefined ? '' : ` (did you mean ${nearest}?)`}; run \`crewline runs --help\``,
+    );
   }
   const { values, positionals } = parseCommandArguments(
     `runs ${subcommand}`,
