@@ -43,6 +43,21 @@ export function providerRegistry(entries: readonly ProviderEntry[] = []): Provid
  */
 export const builtinRegistry: ProviderRegistry = providerRegistry();
 
+let closesAtExit = false;
+
+/**
+ * Closes the built-in registry's providers when the process exits (its natural end or
+ * `process.exit()`), from the first run that uses them on. Why: `process.exit()` closes no database
+ * handle, so the commits of a SQLite run stayed in the `-wal` file beside the database, and a copy of
+ * the `.db` alone missed them. Closing costs what SQLite's own close does (copying the WAL back).
+ * Installed once per process, never removed: a registry made by a caller is the caller's to close.
+ */
+export function closeBuiltinProvidersAtExit(): void {
+  if (closesAtExit) return;
+  closesAtExit = true;
+  process.on('exit', () => builtinRegistry.closeNow());
+}
+
 /** The registry of a config (its `providers`), else the built-in one. */
 export function registryOf(
   config: { providers?: ProviderRegistry | undefined } | undefined,

@@ -7,7 +7,8 @@ import {
   SigIntEvent,
   SigTermEvent,
 } from '@crewline/events';
-import type { RuntimeState } from '@crewline/runtime-state';
+import type { ProviderRegistry, RuntimeState } from '@crewline/runtime-state';
+import { builtinRegistry, closeBuiltinProvidersAtExit } from './provider-registry.js';
 
 /**
  * What signal delivery needs of a run: a `Run` (described here, so that run.ts and this module do
@@ -17,6 +18,12 @@ export interface SignalledRun {
   readonly state: Pick<RuntimeState, 'runId' | 'hasPendingWork' | 'settle' | 'writePendingSync'>;
   readonly bus: Pick<EventBus, 'hasPendingHandlers' | 'flush'>;
   readonly holdsLease: boolean;
+  /**
+   * Where the run's providers come from: closed on the way out of a process a signal or
+   * `process.exit()` ends, so that SQLite copies its WAL back into the database file (a copy of the
+   * `.db` alone then holds every checkpoint) and Postgres pools are told to end.
+   */
+  readonly providers: Pick<ProviderRegistry, 'closeNow'>;
   /**
    * The run's body returned or threw: it is writing what it queued and giving its lease up. A signal
    * then records no event in it (its history ended), but still waits for that before the process ends.
@@ -74,6 +81,8 @@ let waiting = false;
  */
 export function trackRunForSignals(run: SignalledRun): () => void {
   activeRuns.add(run);
+  // A program that calls process.exit() once its run returned ends without closing them either.
+  if (run.providers === builtinRegistry) closeBuiltinProvidersAtExit();
   if (handlers.size === 0 && !waiting) install();
   if (activeRuns.size === 1) process.on('exit', writeQueuedOnExit);
   return () => {
@@ -85,10 +94,11 @@ export function trackRunForSignals(run: SignalledRun): () => void {
 
 /**
  * `process.exit()` during a run: no promise settles any more, so the checkpoints still queued for a
- * background write are written now, synchronously and in order.
+ * background write are written now, synchronously and in order, and the runs' providers closed.
  */
 function writeQueuedOnExit(): void {
-  for (const run of activeRuns) {
+  const runs = [...activeRuns];
+  for (const run of runs) {
     try {
       run.state.writePendingSync();
     } catch (error) {
@@ -99,6 +109,26 @@ function writeQueuedOnExit(): void {
       );
     }
   }
+  closeProviders(runs);
+}
+
+/**
+ * Closes the providers of `runs` without waiting, each registry once: the process ends right after,
+ * and neither the signal's default action nor `process.exit()` closes a database handle. SQLite's
+ * close copies the WAL back into the database file; left open, every commit since the last copy
+ * stayed in the `-wal` file only, and a backup or `scp` of the `.db` alone missed those checkpoints.
+ */
+function closeProviders(runs: readonly SignalledRun[]): void {
+  for (const registry of new Set(runs.map((run) => run.providers))) registry.closeNow();
+}
+
+/**
+ * True when the process ends once this signal's delivery is over: nobody else listens (Node's
+ * default action), or only listeners that end it when alone (signal-exit's).
+ */
+function endsProcess(signal: HandledSignal): boolean {
+  const others = process.listenerCount(signal);
+  return others === 0 || others === exitWhenAloneListenerCount();
 }
 
 function install(): void {
@@ -118,7 +148,7 @@ function onSignal(signal: HandledSignal): void {
   if (waiting) {
     // A second Ctrl+C while writes are in flight: stop waiting, end as without us.
     waiting = false;
-    stepAside(signal);
+    stepAside(signal, [...activeRuns]);
     return;
   }
   const signalNumber = constants.signals[signal];
@@ -134,7 +164,7 @@ function onSignal(signal: HandledSignal): void {
   // A run holding a lease on its lineage head gives it up before the process ends, so that the
   // next process can continue at once instead of waiting out the lease: that takes a turn.
   if (!runs.some((run) => run.state.hasPendingWork || run.bus.hasPendingHandlers || run.holdsLease)) {
-    stepAside(signal);
+    stepAside(signal, runs);
     return;
   }
   waiting = true;
@@ -143,10 +173,13 @@ function onSignal(signal: HandledSignal): void {
 
 /**
  * Stops listening while this signal is still being delivered: the listeners after ours decide, and
- * when there are none the signal is raised again so that Node's default action applies.
+ * when there are none the signal is raised again so that Node's default action applies. When the
+ * process ends with this signal, the runs' providers are closed first; when an application handler
+ * decides, they stay open (a handler that calls `process.exit()` closes them through the exit hook).
  */
-function stepAside(signal: HandledSignal): void {
+function stepAside(signal: HandledSignal, runs: readonly SignalledRun[]): void {
   uninstall();
+  if (endsProcess(signal)) closeProviders(runs);
   if (process.listenerCount(signal) === 0) {
     process.kill(process.pid, signal);
     return;
@@ -160,10 +193,10 @@ async function endAfterWrites(signal: HandledSignal, runs: SignalledRun[]): Prom
   if (!waiting) return; // a second signal ended the wait
   waiting = false;
   uninstall();
-  const others = process.listenerCount(signal);
-  if (others === 0 || others === exitWhenAloneListenerCount()) {
+  if (endsProcess(signal)) {
     // The process ends now; a process that goes on (an application handler's choice) keeps its leases.
     await Promise.allSettled(runs.map((run) => run.releaseLease()));
+    closeProviders(runs);
     process.kill(process.pid, signal);
     return;
   }
