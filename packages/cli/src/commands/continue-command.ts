@@ -18,6 +18,9 @@ import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
+import { refuseTakenBranch } from './taken-branch.js';
+
+const renameWithFlag = 'choose another name with --branch or omit it to generate one';
 
 /** `crewline checkpoint resume|fork [REF]`: runs the continuation with progress lines. */
 export async function runContinueCommand(
@@ -62,6 +65,10 @@ export async function runContinueCommand(
     ...(inputs ? { inputs } : {}),
     ...(taskOutputs ? { taskOutputs } : {}),
   });
+  await refuseTakenBranch(
+    { provider: loaded.provider, location: loaded.location, branch, cwd: context.cwd },
+    renameWithFlag,
+  );
   // With --json, stdout is one JSON document written at the end: no progress or heading lines.
   const out = values.json ? () => undefined : (line: string) => context.stdout.write(printable(`${line}\n`));
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
@@ -182,6 +189,6 @@ async function inCliWords<T>(continuation: Promise<T>, branch: string | undefine
         { cause: error, details: error.details },
       );
     }
-    throw branchTaken(error, branch, 'choose another name with --branch or omit it to generate one') ?? error;
+    throw branchTaken(error, branch, renameWithFlag) ?? error;
   }
 }

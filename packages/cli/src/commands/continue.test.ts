@@ -114,12 +114,14 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
     expect(main.checkpoints.length).toBeGreaterThanOrEqual(3);
   });
 
-  it('fork onto a branch that already has checkpoints is refused: one line, exit code 1, nothing written', async () => {
+  it('fork onto a branch that already has checkpoints is refused before the heading: one line, exit code 2, nothing written', async () => {
     const countAll = async () =>
       (JSON.parse((await crewline('list', '--json')).stdout) as { count: number }).count;
     const before = await countAll();
     const result = await crewline('checkpoint', 'fork', run.checkpoints[0]!.id, '--branch', 'main');
-    expect(result.code).toBe(1);
+    // The trial: "Forking … onto branch what-if" was printed, then the runtime refused (exit code 1).
+    expect(result.stdout).toBe('');
+    expect(result.code).toBe(2);
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(
       /^crewline: branch "main" already exists in \S+; choose another name with --branch or omit it to generate one\n$/,

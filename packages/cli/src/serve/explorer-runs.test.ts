@@ -48,6 +48,11 @@ describe('ExplorerRuns.start', () => {
           { checkpoint: run.checkpoints[0]!.id, mode: 'fork', inputs: ['topc=x'] },
           /input "topc" is not one the run knows \(known: topic\)/,
         ],
+        // The trial: a branch that already has checkpoints was answered 202, then the run failed.
+        [
+          { checkpoint: run.checkpoints[0]!.id, mode: 'fork', branch: 'main' },
+          /branch "main" already exists in \S+; choose another branch name in the form or leave it empty/,
+        ],
         [
           {
             checkpoint: run.checkpoints.at(-1)!.id,

@@ -6,6 +6,7 @@ import {
   readDocument,
 } from '@crewline/runtime-state';
 import { branchNameRule } from '@crewline/runtime-state/internal';
+import { refuseTakenBranch } from '../commands/taken-branch.js';
 import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import { usageError } from '../core/cli-error.js';
@@ -115,6 +116,15 @@ export class ExplorerRuns {
       ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
       ...(taskOutputs ? { taskOutputs } : {}),
     });
+    await refuseTakenBranch(
+      {
+        provider: this.#options.provider,
+        location: this.#options.location,
+        branch: request.branch,
+        cwd: this.#options.cwd,
+      },
+      'choose another branch name in the form or leave it empty to generate one',
+    );
     const record: RunRecord = {
       id: randomUUID(),
       checkpoint: request.checkpoint,
