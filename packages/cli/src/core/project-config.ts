@@ -1,6 +1,9 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ProjectConfig } from '@crewline/runtime';
 import { findProjectConfigFile } from '@crewline/runtime/internal';
+import { standardDecoratorsTransform } from './standard-decorators.js';
 
 /** True when node already runs with a TypeScript loader (`pnpm crewline`: `--import tsx`). */
 function typeScriptLoaderActive(): boolean {
@@ -11,14 +14,27 @@ function typeScriptLoaderActive(): boolean {
 }
 
 /**
+ * Where the jiti instance below caches what it compiled. Not jiti's default directory: a config
+ * cached there by an earlier CLI holds decorators in jiti's legacy form, and jiti's cache key is the
+ * file's source alone, so it would be served again.
+ */
+const compiledCache = join(tmpdir(), 'jiti-crewline');
+
+/**
  * Imports a TypeScript file with jiti: it strips types in JavaScript (no native binary to install,
  * unlike esbuild) and loads `.ts` in a project with or without `"type": "module"`. What the file
  * imports from packages is imported natively, so `@crewline/runtime` in the config is the same module
- * instance the CLI uses (Flow subclasses, tools, the registry).
+ * instance the CLI uses (Flow subclasses, tools, the registry). Files with decorators are compiled
+ * by TypeScript first (see standardDecoratorsTransform): jiti alone gives flows no decorator metadata.
  */
 export async function importWithJiti(path: string): Promise<unknown> {
   const { createJiti } = await import('jiti');
-  return createJiti(import.meta.url, { interopDefault: false }).import(path);
+  const plain = createJiti(import.meta.url, { interopDefault: false, fsCache: false });
+  return createJiti(import.meta.url, {
+    interopDefault: false,
+    fsCache: compiledCache,
+    transform: standardDecoratorsTransform(plain),
+  }).import(path);
 }
 
 /**
