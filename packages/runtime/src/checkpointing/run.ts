@@ -23,6 +23,7 @@ import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
 import { claimSnapshot } from './claim-snapshot.js';
 import { assertNewForkBranch, warnIfResumingOlderCheckpoint } from './fork-branch.js';
+import { forkOnConflictMessage } from './fork-on-conflict.js';
 import { DEFAULT_LEASE_TTL_MS, LineageLease } from './lineage-lease.js';
 import { builtinRegistry, defaultProvider, registryOf } from './provider-registry.js';
 import { runValueCodec } from './run-value-codec.js';
@@ -339,13 +340,7 @@ async function claimHead(run: Run, options: RunOptions): Promise<LineageLease | 
     const continuedAlready = typeof error.details?.headId === 'string';
     if (!continuedAlready && options.onConflict !== 'fork') throw error;
     const branch = state.fork();
-    const why = continuedAlready
-      ? `checkpoint ${restored.document.metadata.id} is not the latest of its run (${String(error.details?.headId)} is)`
-      : error.message;
-    logger.warn(
-      component,
-      `${why}; continuing on a new branch, ${branch}, so nothing of that run is overwritten`,
-    );
+    logger.warn(component, forkOnConflictMessage(error, restored.document.metadata.id, branch));
     return claim(null);
   }
 }
