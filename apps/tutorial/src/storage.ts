@@ -65,7 +65,9 @@ export async function chooseStorage(
       kind: 'sqlite',
       displayLocation,
       location: absolute,
-      checkpoint: { location: absolute, provider },
+      // The registry goes with its provider: the runtime closes it before Ctrl+C ends the process,
+      // so SQLite copies its WAL back and the .db file alone holds every checkpoint.
+      checkpoint: { location: absolute, provider, providers },
     };
   }
   const target = urlPattern.test(location) ? location : resolve(baseDirectory, location);
@@ -98,7 +100,7 @@ export async function chooseStorage(
     kind,
     displayLocation: displayPath(canonical, baseDirectory),
     location: canonical,
-    checkpoint: { location: canonical, provider },
+    checkpoint: { location: canonical, provider, providers },
   };
 }
 

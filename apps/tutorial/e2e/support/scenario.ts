@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StoredCheckpoint } from '@crewline/runtime-state';
@@ -63,6 +63,13 @@ export function tutorialScenario(kind: StorageKind): void {
       first = await waitFor('the first checkpoint on disk', async () => (await list(location))[0], 60_000);
       demo.child.kill('SIGINT');
       const result = await demo.finished;
+      if (kind === 'sqlite') {
+        // The database file alone holds the checkpoint (a backup or scp of it copies no -wal file):
+        // the interrupted process closed its database before the signal ended it.
+        const databaseAlone = join(base, 'database-alone.db');
+        copyFileSync(location, databaseAlone);
+        expect((await list(databaseAlone)).map((entry) => entry.id)).toEqual([first.id]);
+      }
 
       // The runtime let the process end the way SIGINT ends it, after saying how to continue.
       expect(result.signal ?? result.code).toBe(result.signal === null ? 130 : 'SIGINT');
