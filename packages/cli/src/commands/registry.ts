@@ -193,7 +193,9 @@ Options:
       --input key=value       a kickoff input (repeatable; key:=<json> for non-strings);
                               for a crew crewline.config.ts here registers as NAME, a
                               {placeholder} the inputs leave out is refused (exit code 2),
-                              an input nothing seems to use is queued with a warning
+                              an input nothing seems to use is queued with a warning, and
+                              so is a crew with placeholders given no --input at all (the
+                              runtime then leaves them as written)
       --idempotency-key K     the same key again gives the same run
       --priority N            higher runs first (default 0)
       --timeout-ms MS         fail an attempt running longer (default: none)

@@ -118,4 +118,12 @@ describe('crewline runs enqueue checks inputs against the crew registered here',
     expect(await checkEnqueue('opaque', { anything: 1 }, project)).toBeUndefined();
     expect(await checkEnqueue('report', { topic: 'tides' }, project)).toBeUndefined();
   });
+
+  // The trial: `runs enqueue report` without --input was queued silently, and the worker paid for
+  // two model calls on the literal "{topic}". By design not refused (a crew may mean no inputs), but said.
+  it('warns of placeholders left without a value when no --input is given, naming them and the flag', async () => {
+    expect(await checkEnqueue('report', {}, project)).toBe(
+      'crewline warn [runs] crew "report" of crewline.config.ts uses {topic} and no --input gives it a value: with no inputs at all the runtime leaves every placeholder as written, so the model reads "{topic}" literally; pass it with --input topic=…, or cancel the run with crewline runs cancel',
+    );
+  });
 });

@@ -93,6 +93,8 @@ async function checkCrewInputs(
   const placeholders = crewPlaceholders(crew);
   if (placeholders === undefined) return undefined;
   const keys = Object.keys(inputs);
+  if (keys.length === 0 && placeholders.size > 0)
+    return noInputsWarning(entry.name, placeholders, configName);
   if (keys.length > 0) {
     const missing = [...placeholders].find((key) => !Object.hasOwn(inputs, key));
     if (missing !== undefined) {
@@ -116,6 +118,19 @@ async function checkCrewInputs(
   const [input, isNo, them] =
     unused.length === 1 ? ['input', 'is no placeholder', 'it'] : ['inputs', 'are no placeholders', 'them'];
   return `crewline warn [runs] ${input} ${described.join(', ')} ${isNo} of crew "${entry.name}" of ${configName} and its factory does not read ${them} (placeholders: ${known.map((key) => `{${key}}`).join(', ') || 'none'}); a task callback or a tool may read ${them}, and the runtime ignores an input nothing uses, so the run is queued: check the spelling, or cancel it with crewline runs cancel`;
+}
+
+/**
+ * A crew with placeholders queued with no inputs at all: the runtime leaves every placeholder as
+ * written then (it fills them only from inputs given), so its model calls are paid for prompts that
+ * say "{topic}". Not refused: a crew may mean its braces literally, and the worker runs it as asked.
+ */
+function noInputsWarning(name: string, placeholders: ReadonlySet<string>, configName: string): string {
+  const sorted = [...placeholders].sort();
+  const listed = sorted.map((key) => `{${key}}`).join(', ');
+  const [it, gives] = sorted.length === 1 ? ['it', 'gives it'] : ['them', 'gives them'];
+  const flags = sorted.map((key) => `--input ${key}=…`).join(' ');
+  return `crewline warn [runs] crew "${name}" of ${configName} uses ${listed} and no --input ${gives} a value: with no inputs at all the runtime leaves every placeholder as written, so the model reads ${sorted.map((key) => `"{${key}}"`).join(', ')} literally; pass ${it} with ${flags}, or cancel the run with crewline runs cancel`;
 }
 
 /** The `{placeholder}`s of a built crew's agents and tasks, or `undefined` when it is not a crew. */
