@@ -35,13 +35,107 @@ export interface CheckpointWriteParts {
 }
 
 /**
+ * What one write computes on demand, once: the text forms of its document and the pieces of its
+ * bytes. Module functions over it rather than closures made per write: a run on '*' builds one
+ * write per event, and the helpers cost their creation every time, before V8 optimized anything.
+ */
+interface LazyForms {
+  readonly parts: CheckpointWriteParts;
+  readonly document: CheckpointDocument;
+  readonly eventTexts: (string | undefined)[];
+  readonly eventBytes: (Buffer | undefined)[];
+  envelope: { header: string; inputs: string } | undefined;
+  head: { header: string; inputs: string; entities: string[] } | undefined;
+  fullText: string | undefined;
+  fullBytes: Buffer | undefined;
+  chunks: Buffer[] | undefined;
+  headText: string | undefined;
+}
+
+function envelopeParts(forms: LazyForms): { header: string; inputs: string } {
+  const { document } = forms;
+  forms.envelope ??= {
+    header: documentHeader(
+      document.formatVersion,
+      document.libraryVersion,
+      JSON.stringify(document.metadata),
+    ),
+    inputs: JSON.stringify(document.inputs),
+  };
+  return forms.envelope;
+}
+
+function headParts(forms: LazyForms): { header: string; inputs: string; entities: string[] } {
+  forms.head ??= { ...envelopeParts(forms), entities: forms.document.entities.map(entityText) };
+  return forms.head;
+}
+
+function eventTextOf(forms: LazyForms, index: number): string {
+  let text = forms.eventTexts[index];
+  if (text === undefined) {
+    const event = forms.parts.events[index];
+    if (event === undefined) throw new RangeError(`event index ${index} out of range`);
+    text = JSON.stringify(event);
+    forms.eventTexts[index] = text;
+  }
+  return text;
+}
+
+/** Event `index` as UTF-8, followed by `separator` (the same for every list: see document-text.ts). */
+function eventByteLine(forms: LazyForms, index: number, separator: string): Buffer {
+  let bytes = forms.eventBytes[index];
+  if (bytes === undefined) {
+    bytes = Buffer.from(`${eventTextOf(forms, index)}${separator}`, 'utf8');
+    forms.eventBytes[index] = bytes;
+  }
+  return bytes;
+}
+
+function byteChunksOf(forms: LazyForms): readonly Buffer[] {
+  if (forms.fullBytes !== undefined) return [forms.fullBytes];
+  if (forms.chunks !== undefined) return forms.chunks;
+  const { parts } = forms;
+  // The layout of text(), but each event line (with the separator after it) is encoded once per
+  // run and handed out again, and so is the text of each settled part of an entity (a completed
+  // task): a checkpoint costs the encoding of what changed since the last one, not of its history.
+  const count = parts.events.length;
+  const cache = parts.settledTexts ?? new SettledTextCache();
+  const entities = forms.document.entities.map((entity) => indentedJsonPieces(entity, parts.settled, cache));
+  const { before, separator, after } = documentPiecesAround({ ...envelopeParts(forms), entities }, count);
+  const built: Buffer[] = [...before];
+  for (let index = 0; index < count; index += 1) {
+    const line = eventByteLine(forms, index, separator);
+    // The last line has no separator after it: a view without it, not a copy.
+    built.push(index < count - 1 ? line : line.subarray(0, line.length - separator.length));
+  }
+  built.push(Buffer.from(after, 'utf8'));
+  forms.chunks = built;
+  return built;
+}
+
+function textOf(forms: LazyForms): string {
+  if (forms.fullText === undefined) {
+    const events: string[] = [];
+    for (let index = 0; index < forms.parts.events.length; index += 1) events.push(eventTextOf(forms, index));
+    forms.fullText = joinDocumentText({ ...headParts(forms), events });
+  }
+  return forms.fullText;
+}
+
+function bytesOf(forms: LazyForms): Buffer {
+  if (forms.fullBytes !== undefined) return forms.fullBytes;
+  forms.fullBytes =
+    forms.fullText !== undefined ? Buffer.from(forms.fullText, 'utf8') : Buffer.concat(byteChunksOf(forms));
+  forms.chunks = undefined;
+  return forms.fullBytes;
+}
+
+/**
  * Builds the object a provider receives. Text forms are computed lazily and once, so a provider
  * that stores structure (SQLite) never pays for the whole-document text, and event lines are
  * serialized once per run rather than once per checkpoint.
  */
 export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWrite {
-  const eventTexts = parts.eventTexts ?? [];
-  const eventBytes = parts.eventBytes ?? [];
   const document: CheckpointDocument = {
     format: CHECKPOINT_FORMAT,
     formatVersion: CHECKPOINT_FORMAT_VERSION,
@@ -51,91 +145,33 @@ export function createCheckpointWrite(parts: CheckpointWriteParts): CheckpointWr
     entities: parts.entities,
     events: parts.events as EventRecord[],
   };
-  let envelope: { header: string; inputs: string } | undefined;
-  const envelopeParts = () => {
-    envelope ??= {
-      header: documentHeader(
-        document.formatVersion,
-        document.libraryVersion,
-        JSON.stringify(document.metadata),
-      ),
-      inputs: JSON.stringify(document.inputs),
-    };
-    return envelope;
+  const forms: LazyForms = {
+    parts,
+    document,
+    eventTexts: parts.eventTexts ?? [],
+    eventBytes: parts.eventBytes ?? [],
+    envelope: undefined,
+    head: undefined,
+    fullText: undefined,
+    fullBytes: undefined,
+    chunks: undefined,
+    headText: undefined,
   };
-  let head: { header: string; inputs: string; entities: string[] } | undefined;
-  const headParts = () => {
-    head ??= { ...envelopeParts(), entities: document.entities.map(entityText) };
-    return head;
-  };
-  const eventText = (index: number): string => {
-    let text = eventTexts[index];
-    if (text === undefined) {
-      const event = parts.events[index];
-      if (event === undefined) throw new RangeError(`event index ${index} out of range`);
-      text = JSON.stringify(event);
-      eventTexts[index] = text;
-    }
-    return text;
-  };
-  /** Event `index` as UTF-8, followed by `separator` (the same for every list: see document-text.ts). */
-  const eventByteLine = (index: number, separator: string): Buffer => {
-    let bytes = eventBytes[index];
-    if (bytes === undefined) {
-      bytes = Buffer.from(`${eventText(index)}${separator}`, 'utf8');
-      eventBytes[index] = bytes;
-    }
-    return bytes;
-  };
-  let fullText: string | undefined;
-  let fullBytes: Buffer | undefined;
-  let chunks: Buffer[] | undefined;
-  let headText: string | undefined;
-  const byteChunks = (): readonly Buffer[] => {
-    if (fullBytes !== undefined) return [fullBytes];
-    if (chunks !== undefined) return chunks;
-    // The layout of text(), but each event line (with the separator after it) is encoded once per
-    // run and handed out again, and so is the text of each settled part of an entity (a completed
-    // task): a checkpoint costs the encoding of what changed since the last one, not of its history.
-    const count = parts.events.length;
-    const cache = parts.settledTexts ?? new SettledTextCache();
-    const entities = document.entities.map((entity) => indentedJsonPieces(entity, parts.settled, cache));
-    const { before, separator, after } = documentPiecesAround({ ...envelopeParts(), entities }, count);
-    const built: Buffer[] = [...before];
-    for (let index = 0; index < count; index += 1) {
-      const line = eventByteLine(index, separator);
-      // The last line has no separator after it: a view without it, not a copy.
-      built.push(index < count - 1 ? line : line.subarray(0, line.length - separator.length));
-    }
-    built.push(Buffer.from(after, 'utf8'));
-    chunks = built;
-    return chunks;
-  };
-  return {
+  const write: { -readonly [Key in keyof CheckpointWrite]: CheckpointWrite[Key] } = {
     metadata: parts.metadata,
     document,
     parentEventCount: Math.min(parts.parentEventCount, parts.events.length),
-    ...(parts.lease === undefined ? {} : { lease: parts.lease }),
-    ...(parts.settled === undefined ? {} : { settled: parts.settled }),
-    eventText,
-    text() {
-      if (fullText === undefined) {
-        const events: string[] = [];
-        for (let index = 0; index < parts.events.length; index += 1) events.push(eventText(index));
-        fullText = joinDocumentText({ ...headParts(), events });
-      }
-      return fullText;
-    },
+    eventText: (index) => eventTextOf(forms, index),
+    text: () => textOf(forms),
     headText() {
-      headText ??= joinDocumentText({ ...headParts(), events: [] });
-      return headText;
+      forms.headText ??= joinDocumentText({ ...headParts(forms), events: [] });
+      return forms.headText;
     },
-    byteChunks,
-    bytes() {
-      if (fullBytes !== undefined) return fullBytes;
-      fullBytes = fullText !== undefined ? Buffer.from(fullText, 'utf8') : Buffer.concat(byteChunks());
-      chunks = undefined;
-      return fullBytes;
-    },
+    byteChunks: () => byteChunksOf(forms),
+    bytes: () => bytesOf(forms),
   };
+  // Set when given rather than spread in: built once per checkpoint, before V8 optimizes it.
+  if (parts.lease !== undefined) write.lease = parts.lease;
+  if (parts.settled !== undefined) write.settled = parts.settled;
+  return write;
 }

@@ -259,11 +259,12 @@ export class RuntimeState implements RunState {
       eventBytes: this.#eventBytes,
       settled: this.settled,
       settledTexts: this.#settledTexts,
-      ...(this.lease !== undefined &&
-      this.lease.provider === provider &&
-      this.lease.location === resolvedLocation
-        ? { lease: this.lease.token }
-        : {}),
+      lease:
+        this.lease !== undefined &&
+        this.lease.provider === provider &&
+        this.lease.location === resolvedLocation
+          ? this.lease.token
+          : undefined,
     });
     const previous = {
       checkpointId: this.lineage.checkpointId,
