@@ -6,9 +6,9 @@ import { viewDocument } from '../core/document-view.js';
 import { printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { modelPricesOf } from '../core/model-prices.js';
-import { openCheckpoint } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 import { unreadableCause } from '../core/unreadable-checkpoint.js';
+import { openCheckpointInDefaultStores } from './both-default-stores.js';
 
 /** `crewline checkpoint info [REF]`. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
@@ -18,7 +18,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     { location: { type: 'string' }, json: { type: 'boolean' }, full: { type: 'boolean' } },
     1,
   );
-  const loaded = await openCheckpoint(
+  const loaded = await openCheckpointInDefaultStores(
     positionals[0],
     context.cwd,
     await providersOf(context),

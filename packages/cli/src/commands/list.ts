@@ -14,6 +14,7 @@ import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
 import { listWithUnreadable, missingParentIds, unreadableCause } from '../core/unreadable-checkpoint.js';
+import { otherDefaultStore } from './both-default-stores.js';
 
 /**
  * `crewline checkpoint list [LOCATION] [--branch B] [--run R]`. The RUN column tells apart separate
@@ -47,6 +48,15 @@ export async function run(args: readonly string[], context: CliContext): Promise
   // A damaged checkpoint's run cannot be read from it: it belongs to no run --run names.
   const damaged = values.run === undefined ? listing.unreadable : [];
   const where = displayPath(opened.location, context.cwd);
+  // Without a location the first default store is listed; the other one, when it exists too, would
+  // otherwise stay out of sight (and its ids would be "not found" to every command).
+  const other = otherDefaultStore(context.cwd, positionals[0] ?? values.location);
+  const otherNote =
+    other === undefined
+      ? ''
+      : printable(
+          `\n${displayPath(other, context.cwd)} exists here too; list it with crewline list ${displayPath(other, context.cwd)}\n`,
+        );
   if (values.json) {
     context.stdout.write(
       jsonDocument({
@@ -64,7 +74,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       values.branch === undefined ? '' : ` on branch ${values.branch}`,
       values.run === undefined ? '' : ` of run ${values.run}`,
     ].join('');
-    context.stdout.write(printable(`No checkpoints in ${where} (${opened.kind})${scope}\n`));
+    context.stdout.write(`${printable(`No checkpoints in ${where} (${opened.kind})${scope}\n`)}${otherNote}`);
     return 0;
   }
   // Children per parent over the whole listing: two checkpoints that continue one (two resumes of
@@ -137,7 +147,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     damaged.length === 0 ? '' : ` and ${damaged.length} unreadable (\`crewline checkpoint info ID\` says why)`
   }`;
   context.stdout.write(
-    `${printable(`${count} in ${where} (${opened.kind}), oldest first`)}\n\n${formatColumns(rows).join('\n')}\n`,
+    `${printable(`${count} in ${where} (${opened.kind}), oldest first`)}\n\n${formatColumns(rows).join('\n')}\n${otherNote}`,
   );
   return 0;
 }
