@@ -22,6 +22,8 @@ export class RunSession {
   #lastCheckpoint: string | undefined;
   #lastCheckpointDone = 0;
   #stopReported = false;
+  /** A task of this run started: before that, a failure is the store's or the setup's, said by its error alone. */
+  #taskStarted = false;
   /** Requests the offline model had received before this run. */
   #callsBefore = 0;
   /** The first checkpoint this process wrote (shown relative to where the command was typed). */
@@ -56,6 +58,7 @@ export class RunSession {
       });
     };
     const offAny = eventBus.onAny((_source: unknown, event: BaseEvent) => {
+      if (event.type === 'task_started') this.#taskStarted = true;
       if (event.type === 'task_started' && event.context.taskIndex !== undefined) {
         noteSkipped(event.context.taskIndex);
         noted.add(event.context.taskIndex);
@@ -78,15 +81,21 @@ export class RunSession {
         }
       },
     );
-    const offSignal = eventBus.on(SigIntEvent, () => this.#stopped(crew, 'Interrupted (Ctrl+C).'));
+    const offSignal = eventBus.on(SigIntEvent, () =>
+      this.#stopped(crew, 'Interrupted (Ctrl+C).', 'interrupted'),
+    );
     try {
       const output = await kickoff();
       noteSkipped(crew.tasks.length);
       return output;
     } catch (error) {
       // A failed model call (rate limit, network, a bad key) ends the run like Ctrl+C does: what was
-      // checkpointed is kept, so say how to continue before the error is reported.
-      this.#stopped(crew, 'The run failed (the error is below).');
+      // checkpointed is kept, so say how to continue before the error is reported. A run refused
+      // before its first task (the store cannot be reached, asks for a password) has nothing to
+      // continue, and running it again as it is cannot help: its error is the whole story.
+      if (this.#taskStarted || this.#lastCheckpoint !== undefined) {
+        this.#stopped(crew, 'The run failed (the error is below).', 'failed');
+      }
       throw error;
     } finally {
       view.stop();
@@ -100,7 +109,7 @@ export class RunSession {
    * After Ctrl+C (the runtime is about to end the process) or a failure: say exactly how to continue.
    * Said once, even when a failure follows the interrupt.
    */
-  #stopped(crew: Crew, headline: string): void {
+  #stopped(crew: Crew, headline: string, how: 'interrupted' | 'failed'): void {
     if (this.#stopReported) return;
     this.#stopReported = true;
     this.#view?.stop();
@@ -109,7 +118,11 @@ export class RunSession {
     out('');
     out(colors.yellow(headline));
     if (this.#lastCheckpoint === undefined) {
-      out('No checkpoint was written by this run: its first task had not finished. Run it again.');
+      out(
+        how === 'interrupted'
+          ? 'No checkpoint was written by this run: its first task had not finished. Run it again.'
+          : 'No checkpoint was written by this run: its first task had not finished. Run it again once the error below is dealt with.',
+      );
       return;
     }
     const reference = shellQuote(this.#lastCheckpoint);

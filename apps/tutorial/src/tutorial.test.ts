@@ -131,6 +131,28 @@ describe('runTutorial', () => {
     expect(readdirSync(postgresBase)).toEqual([]);
   });
 
+  it('says only the cause when the store refuses the run before any task started', async () => {
+    // Port 1: nothing listens, as a URL without the password the server asks for is refused: the
+    // run stops before its first task, and running it again as it is cannot help.
+    const location = 'postgres://crewline@127.0.0.1:1/postgres?schema=demo';
+    const refusedBase = join(directory(), 'refused');
+    mkdirSync(refusedBase);
+    const { text, error } = await demoOutcome(['--location', location], refusedBase);
+    expect(String(error)).toContain('cannot reach the Postgres server');
+    expect(text).not.toContain('Task 1 of 2');
+    expect(text).not.toContain('No checkpoint was written');
+    expect(text).not.toMatch(/run it again/i);
+    expect(text).not.toContain('The run failed');
+  });
+
+  it('says the first task had not finished when a model call fails before the first checkpoint', async () => {
+    registerProject({ models: { 'offline:broken': offlineModel({ name: 'broken', failOn: [1] }) } });
+    const { text, error } = await demoOutcome(['--model', 'offline:broken'], join(directory(), 'broken'));
+    expect(String(error)).toContain('simulated failure on call 1');
+    expect(text).toContain('The run failed (the error is below).');
+    expect(text).toContain('No checkpoint was written by this run: its first task had not finished');
+  });
+
   it('says how to continue when a model call fails after the first checkpoint', async () => {
     // A model whose second call fails, the way a rate limit or a dropped connection does.
     registerProject({ models: { 'offline:flaky': offlineModel({ name: 'flaky', failOn: [2] }) } });
