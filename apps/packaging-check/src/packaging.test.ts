@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { newerEventsBesideRuntime, twoCopiesShareOneBus } from './scenarios/event-bus.js';
+import { flowConfigLoads } from './scenarios/flow-config.js';
 import { publint, typesResolve } from './scenarios/linters.js';
 import { registeredModelPrefix } from './scenarios/model-prefix.js';
 import { readmeExampleAndCli } from './scenarios/readme-example.js';
@@ -32,6 +33,10 @@ const scenarios: [name: string, scenario: (context: CheckContext, test: TestCont
     },
   ],
   ['the README example, the CLI and the explorer work in a fresh npm project', readmeExampleAndCli],
+  [
+    "the flow-state page's Flow in crewline.config.ts: the installed CLI lists its state and re-runs a step",
+    flowConfigLoads,
+  ],
   [
     'a third-party provider in crewline.config.ts: a crew checkpoints to it, the CLI lists, shows and resumes it',
     thirdPartyProvider,
