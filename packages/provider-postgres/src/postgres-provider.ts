@@ -31,6 +31,7 @@ import { claimLease, releaseLease, renewLease } from './leases.js';
 import { type PostgresLocation, parseLocation, parseReference } from './location.js';
 import { damagedRow, metadataColumns } from './metadata-row.js';
 import { inspectSchema, migrateSchema, refuseUnusable } from './migrations.js';
+import { missingSchemaError, schemaExists } from './missing-schema.js';
 import {
   type PostgresProviderOptions,
   parsePostgresProviderOptions,
@@ -204,13 +205,13 @@ export class PostgresProvider implements CheckpointProvider {
 
   async #reading<T>(
     location: string,
-    empty: () => T,
+    empty: (client: pg.PoolClient, handle: SchemaHandle) => T | Promise<T>,
     work: (client: pg.PoolClient, handle: SchemaHandle) => Promise<T>,
   ) {
     const handle = this.#handle(location);
     try {
       return await this.#withClient(handle, async (client) =>
-        (await this.#isReadable(handle, client)) ? work(client, handle) : empty(),
+        (await this.#isReadable(handle, client)) ? work(client, handle) : empty(client, handle),
       );
     } catch (error) {
       throw toCrewlineError(error, 'read', handle.location);
@@ -221,15 +222,35 @@ export class PostgresProvider implements CheckpointProvider {
     checkId(component, id);
     const text = await this.#reading(
       location,
-      () => {
+      async (client, handle) => {
+        if (!(await schemaExists(client, handle.schema)))
+          throw await missingSchemaError(client, handle.schema, handle.location);
         throw postgresError(
           'not_found',
-          `no checkpoint "${id}" in ${this.resolveLocation(location)}: its schema holds no checkpoints`,
+          `no checkpoint "${id}" in ${handle.location}: its schema holds no checkpoints`,
         );
       },
       (client, handle) => readCheckpointText(client, handle, id, this.options.maxCheckpointBytes),
     );
     return { text };
+  }
+
+  /**
+   * Resolves when the location's schema exists (empty or holding checkpoints); else rejects with a
+   * `not_found` error naming the schema, the schemas that hold checkpoints and how to fix it. For a
+   * reader that must not take a misspelt `?schema=` for an empty store (`crewline checkpoint list`):
+   * `list` itself lists nothing there, as for any location nothing was written to yet.
+   */
+  async checkLocationExists(location: string): Promise<void> {
+    const handle = this.#handle(location);
+    try {
+      await this.#withClient(handle, async (client) => {
+        if (handle.readable || (await schemaExists(client, handle.schema))) return;
+        throw await missingSchemaError(client, handle.schema, handle.location);
+      });
+    } catch (error) {
+      throw toCrewlineError(error, 'read', handle.location);
+    }
   }
 
   async list(location: string, query: PostgresListQuery = {}): Promise<StoredCheckpoint[]> {
