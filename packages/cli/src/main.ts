@@ -114,7 +114,13 @@ async function dispatch(argv: readonly string[], context: CliContext): Promise<n
     return exitCodes.ok;
   }
   const module = await definition.load();
-  return module.run(options, context);
+  try {
+    return await module.run(options, context);
+  } catch (error) {
+    // The registry's refusal of a URL (`postgress://…`) ends with advice only code can follow.
+    const { unclaimedUrlError } = await import('./commands/unclaimed-url.js');
+    throw (await unclaimedUrlError(error, options, context)) ?? error;
+  }
 }
 
 /**
