@@ -3,12 +3,12 @@ import type {
   EncodedValue,
   EntitySnapshot,
   EntitySummary,
-  JsonValue,
   LoadedCheckpoint,
   ValueCodec,
 } from '@crewline/runtime-state';
 import { toFlowData } from '@crewline/runtime-state/internal';
-import { storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { settledCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import type { Settle } from '../checkpointing/snapshot-values.js';
 import { type FlowClass, type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { flowError } from './errors.js';
@@ -58,7 +58,14 @@ export function flowSnapshot(
   flow: { readonly flowName: string; readonly checkpoint: CheckpointSetting },
   execution: FlowExecution,
   stateId: string,
-  parts: { state: EncodedValue; maxMethodCalls: number; codec: ValueCodec; stored?: StoredValues },
+  parts: {
+    state: EncodedValue;
+    maxMethodCalls: number;
+    codec: ValueCodec;
+    stored?: StoredValues;
+    /** Settles the flow's checkpoint setting in the run (see `settledCheckpointSetting`). */
+    settle: Settle;
+  },
 ): EntitySnapshot {
   const flowClass = flow.constructor as FlowClass;
   return {
@@ -71,7 +78,7 @@ export function flowSnapshot(
       flowName: flow.flowName,
       state: parts.state,
       execution: executionToJson(execution, parts.codec, parts.stored),
-      checkpoint: storeCheckpointSetting(flow.checkpoint) as JsonValue,
+      checkpoint: settledCheckpointSetting(flow.checkpoint, parts.settle),
       maxMethodCalls: parts.maxMethodCalls,
       persisted: flowGraph(flowClass, flow.flowName).persisted,
     }),

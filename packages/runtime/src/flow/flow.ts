@@ -11,6 +11,7 @@ import {
   type SettledValues,
 } from '@crewline/runtime-state';
 import { validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { settlerOf } from '../checkpointing/snapshot-values.js';
 import type { FlowClass, ProjectRegistry } from '../project-config/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { loadRestoreTarget } from '../restore/load-restore-target.js';
@@ -389,6 +390,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       maxMethodCalls: this.#engine.maxMethodCalls,
       codec: this.#engine.valueCodec,
       stored,
+      settle: settlerOf(settled),
     });
   }
 
