@@ -34,10 +34,7 @@ export class ConnectionPool {
    */
   writable(location: string): Connection {
     const known = this.#byLocation.get(location);
-    if (known?.writable) {
-      known.beforeWrite();
-      return known;
-    }
+    if (known?.writable) return known;
     const key = connectionKey(location);
     const cached = this.#connections.get(key);
     if (cached?.writable) {

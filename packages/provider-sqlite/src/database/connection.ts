@@ -126,11 +126,6 @@ export class Connection {
     this.#wal.boundWal();
   }
 
-  /** Called before each write: waits for a restart of the WAL under way (see `WalUpkeep.beforeWrite`). */
-  beforeWrite(): void {
-    this.#wal.beforeWrite();
-  }
-
   /** Counts a write, and keeps the WAL short (see `WalUpkeep.noteWrite`). */
   noteWrite(): void {
     this.#wal.noteWrite();

@@ -12,11 +12,7 @@ const PASSES = 3;
 const WORKING = 4;
 /** WAL frames past which the thread leaves the rest to the writer's own checkpoint; 0: no limit. */
 const PASS_LIMIT = 5;
-/** 1 while the thread holds the write lock to restart the WAL (see the thread's `restart`). */
-const RESTARTING = 6;
-/** WAL restarts the thread has made, for tests. */
-const RESTARTS = 7;
-const STATE_SLOTS = 8;
+const STATE_SLOTS = 6;
 /** Frames not yet copied back below which a pass is not worth its two syncs. */
 const minimumPassFrames = 16;
 
@@ -24,11 +20,6 @@ const minimumPassFrames = 16;
 export interface CheckpointerOptions {
   busyTimeoutMs: number;
   synchronous: 'normal' | 'full';
-}
-
-/** What the thread needs besides {@link CheckpointerOptions}: the schema version its restart writes. */
-interface CheckpointerStart extends CheckpointerOptions {
-  schemaVersion: number;
 }
 
 /**
@@ -44,13 +35,14 @@ const catchUpPasses = 3;
  * It opens its own connection to the database and, when the writer asks, copies the WAL back with a
  * passive checkpoint, which never takes the write lock: the writer goes on committing meanwhile. It
  * skips a pass that would copy few frames, and stops at the limit the writer sets (see
- * `threadShareOfBound` in wal-upkeep.ts). Once the whole WAL is copied back it restarts it, with
- * the smallest commit that writes a page (see `restart`), so that the writer's next commit neither
- * writes and syncs a new WAL header nor appends past the frames the WAL file has. Every error of its
- * connection is the thread's own: it closes, and the writer checkpoints in its own thread again.
+ * `threadShareOfBound` in wal-upkeep.ts). Once the whole WAL is copied back it tells the writer
+ * (a `copied` message), which restarts the WAL (see `WalUpkeep`): not the thread, whose commit
+ * would be another connection's to the writer (`PRAGMA data_version`), dropping what the writer
+ * remembers between writes (`Connection.lastWrite`). Every error of its connection is the thread's
+ * own: it closes, and the writer checkpoints in its own thread again.
  */
 const checkpointerSource = `
-const { workerData } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const state = new Int32Array(workerData.state);
 const { readSync } = require('node:fs');
 const header = Buffer.alloc(100);
@@ -82,43 +74,11 @@ function framesLeft() {
   }
   return header[readCount](16) - header[readCount](96);
 }
-// Restarts a WAL whose every frame is copied back, as the writer's next commit would, but here:
-// that commit writes the new WAL header and syncs it, and it may cut the WAL file to its limit.
-// The smallest commit that writes a page: the schema version set to the value it has (a newer
-// schema, another process's, is left alone). Under the write lock, taken without waiting (a writer
-// holding it restarts the WAL itself), and only when the wal-index header, which cannot change
-// while the lock is held, says all of the WAL is copied back: otherwise SQLite would not restart
-// it and the commit would add a frame for nothing. While it runs the writer waits for it (see
-// WalCheckpointer.waitForRestart) instead of sleeping in SQLite's busy handler.
-function restart() {
-  Atomics.store(state, ${RESTARTING}, 1);
-  try {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      // Nothing left to copy back, and something to restart (header read by framesLeft).
-      const copiedBack = framesLeft() === 0 && header[readCount](16) > 0;
-      if (copiedBack && db.pragma('user_version', { simple: true }) === workerData.schemaVersion) {
-        db.pragma('user_version = ' + workerData.schemaVersion);
-        db.exec('COMMIT');
-        Atomics.add(state, ${RESTARTS}, 1);
-      } else db.exec('ROLLBACK');
-    } catch {
-      if (db.inTransaction) db.exec('ROLLBACK');
-    }
-  } catch {
-    // Busy: the writer's next commit restarts the WAL.
-  } finally {
-    Atomics.store(state, ${RESTARTING}, 0);
-    Atomics.notify(state, ${RESTARTING});
-  }
-}
 let db;
 try {
   const Database = require(workerData.driver);
   db = new Database(workerData.location, { fileMustExist: true, timeout: workerData.busyTimeoutMs });
   db.pragma('synchronous = ' + workerData.synchronous);
-  // Passive checkpoints never wait for a lock; the restart takes the write lock only when it is free.
-  db.pragma('busy_timeout = 0');
   let handled = 0;
   while (Atomics.load(state, ${STOP}) === 0) {
     Atomics.wait(state, ${REQUESTS}, handled);
@@ -138,7 +98,7 @@ try {
       Atomics.store(state, ${WORKING}, 0);
       Atomics.notify(state, ${WORKING});
     }
-    if (left === 0 && Atomics.load(state, ${STOP}) === 0) restart();
+    if (left === 0 && Atomics.load(state, ${STOP}) === 0) parentPort.postMessage('copied');
   }
 } catch {
   // The writer sees CLOSED without having asked for it and checkpoints in its own thread again.
@@ -193,6 +153,7 @@ export class WalCheckpointer {
   readonly #state: Int32Array;
   readonly #shm: number | undefined;
   readonly #header = Buffer.alloc(20);
+  readonly #index = Buffer.alloc(100);
   #failed = false;
 
   private constructor(worker: Worker, state: Int32Array, shm: number | undefined) {
@@ -202,11 +163,15 @@ export class WalCheckpointer {
     worker.on('error', () => {
       this.#failed = true;
     });
+    worker.on('message', (message) => {
+      if (message === 'copied') this.#onCopied?.();
+    });
+    // After the listener: adding a 'message' listener refs the worker's port again.
     worker.unref();
   }
 
   /** Starts a checkpointer for the database at `location`; undefined when no thread can be started. */
-  static start(location: string, options: CheckpointerStart): WalCheckpointer | undefined {
+  static start(location: string, options: CheckpointerOptions): WalCheckpointer | undefined {
     try {
       const shm = shmDescriptor(location);
       const state = new Int32Array(new SharedArrayBuffer(STATE_SLOTS * Int32Array.BYTES_PER_ELEMENT));
@@ -220,7 +185,6 @@ export class WalCheckpointer {
           shm,
           busyTimeoutMs: options.busyTimeoutMs,
           synchronous: options.synchronous === 'full' ? 'FULL' : 'NORMAL',
-          schemaVersion: options.schemaVersion,
         },
       });
       return new WalCheckpointer(worker, state, shm);
@@ -237,25 +201,6 @@ export class WalCheckpointer {
   /** Checkpoint passes the thread has run, for tests. */
   get passes(): number {
     return Atomics.load(this.#state, PASSES);
-  }
-
-  /** WAL restarts the thread has made, for tests. */
-  get restarts(): number {
-    return Atomics.load(this.#state, RESTARTS);
-  }
-
-  /**
-   * Waits until a restart of the WAL under way ends (the thread holds the write lock for it), for
-   * at most `timeoutMs`: a write now would find the database busy and sleep in SQLite's busy handler,
-   * a millisecond at least, where the restart takes a sync of the WAL header.
-   */
-  waitForRestart(timeoutMs: number): void {
-    Atomics.wait(this.#state, RESTARTING, 1, timeoutMs);
-  }
-
-  /** Whether the thread holds the write lock to restart the WAL now. */
-  get restarting(): boolean {
-    return Atomics.load(this.#state, RESTARTING) === 1;
   }
 
   /** Whether a checkpoint pass runs now. */
@@ -283,6 +228,34 @@ export class WalCheckpointer {
    */
   waitForPass(timeoutMs: number): void {
     Atomics.wait(this.#state, WORKING, 1, timeoutMs);
+  }
+
+  /**
+   * Calls `listener` (in this thread, as an event) each time a request ended with the whole WAL
+   * copied back: the moment to restart it.
+   */
+  onCopied(listener: () => void): void {
+    this.#onCopied = listener;
+  }
+
+  #onCopied: (() => void) | undefined;
+
+  /**
+   * The WAL's frames and how many of them are copied back, from the wal-index header (mxFrame at
+   * byte 16, nBackfill at byte 96); undefined when it cannot be read.
+   */
+  walIndex(): { frames: number; copied: number } | undefined {
+    if (this.#shm === undefined) return undefined;
+    try {
+      if (readSync(this.#shm, this.#index, 0, 100, 0) < 100) return undefined;
+    } catch {
+      return undefined;
+    }
+    const little = endianness() === 'LE';
+    return {
+      frames: little ? this.#index.readUInt32LE(16) : this.#index.readUInt32BE(16),
+      copied: little ? this.#index.readUInt32LE(96) : this.#index.readUInt32BE(96),
+    };
   }
 
   /** Sets the WAL frames past which the thread leaves the rest to the writer's own checkpoint. */

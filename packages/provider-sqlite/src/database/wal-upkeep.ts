@@ -63,11 +63,14 @@ function writesPerIdleCheckpoint(walPages: number): number {
 const threadShareOfBound = 0.8;
 
 /**
- * The smallest WAL bound (1 MiB of 4 KiB pages: a database of 5 MiB) for which a checkpointer thread
- * starts. Below, the writer's own checkpoint copies back little, and a run that never idles fills
+ * The smallest WAL bound (1 MiB of 4 KiB pages: a database of 5 MiB) for which the checkpointer
+ * thread is asked after every write once a run never idles (at idle turns it is asked at every
+ * size). Below, the writer's own checkpoint copies back little, and a run that never idles fills
  * the last fifth of the WAL in a few writes, faster than a pass of the thread ends on a loaded
  * machine: the writer would wait for it (see {@link passWaitMs}), which cost crew-50 (a 64-page
- * bound) more than it saved.
+ * bound) more than it saved. Tried again (issue 13) with every size, the thread also restarting
+ * the WAL: the realistic crew-50 kept 2.53× its final checkpoint while open (2.44× without; target
+ * 2.5×) and the cold 0 ms overhead run was no faster, within the noise of a loaded machine.
  */
 const threadMinimumWalPages = 256;
 
@@ -91,7 +94,7 @@ interface WalCheckpointResult {
  * Keeps the WAL of one writable connection short without the run paying for copying it back: the
  * bound it may reach, checkpoints at idle turns of the event loop run by a checkpointer thread (in
  * this thread when none can run), the same thread after every write for runs that never leave the
- * event loop idle, and restarts of the WAL in place. The connection counts its writes here
+ * event loop idle, and restarts of the WAL in place at idle turns. The connection counts its writes here
  * ({@link WalUpkeep.noteWrite}).
  */
 export class WalUpkeep {
@@ -138,15 +141,6 @@ export class WalUpkeep {
   }
 
   /**
-   * Waits, before a write, for a restart of the WAL the checkpointer thread has under way (it holds
-   * the write lock for a sync of the new WAL header): the write would otherwise find the database
-   * busy and sleep in SQLite's busy handler, a millisecond at least.
-   */
-  beforeWrite(): void {
-    if (this.#checkpointer?.restarting === true) this.#checkpointer.waitForRestart(passWaitMs);
-  }
-
-  /**
    * Whether the run writes without leaving the event loop idle: its WAL reached the bound, in a
    * database large enough for the thread to keep up (see {@link threadMinimumWalPages}). The thread
    * is then asked after every write, not only at idle turns.
@@ -157,9 +151,9 @@ export class WalUpkeep {
    * Counts a write, and keeps the WAL short without the run paying for copying it back. Every few
    * writes (see `writesPerIdleCheckpoint`), a checkpoint is scheduled for the next idle turn of the
    * event loop (a run waiting for its model; the timer never keeps the process alive). There, a
-   * checkpointer thread is asked to copy the WAL back and restart it (a shared counter and a notify:
-   * nothing waits), started the first time; a database in memory, or a thread that cannot start or
-   * failed, checkpoints in this thread instead. A WAL that reaches its bound in a large database
+   * checkpointer thread is asked to copy the WAL back (a shared counter and a notify: nothing
+   * waits), started the first time, and this thread restarts the WAL when told the copy is done; a
+   * database in memory, or a thread that cannot start or failed, checkpoints in this thread instead. A WAL that reaches its bound in a large database
    * anyway belongs to a run that does not leave the event loop idle: from then on the thread is asked
    * after every write while it is not already at it, up to {@link threadShareOfBound} of the bound,
    * and SQLite's own checkpoint at the bound copies only the rest.
@@ -211,12 +205,24 @@ export class WalUpkeep {
   #startCheckpointer(): WalCheckpointer | undefined {
     if (this.#checkpointer !== undefined || this.#checkpointerOptions === undefined)
       return this.#checkpointer;
-    this.#checkpointer = WalCheckpointer.start(this.#location, {
-      ...this.#checkpointerOptions,
-      schemaVersion: SCHEMA_VERSION,
-    });
+    this.#checkpointer = WalCheckpointer.start(this.#location, this.#checkpointerOptions);
     if (this.#checkpointer === undefined) this.#checkpointerOptions = undefined;
+    else this.#checkpointer.onCopied(() => this.#restartCopiedWal());
     return this.#checkpointer;
+  }
+
+  /**
+   * Restarts the WAL once the thread has copied all of it back after an idle-time request (see
+   * {@link #restartWal}), still at an idle turn in a run waiting for its model: the commit that
+   * restarts it is one sync of the WAL header, where this thread's checkpoint was two syncs, the copy
+   * and that commit. Not for a run that never idles: there the writer's commit at the bound restarts
+   * it, once a cycle, and a restart after every pass of the thread would add syncs to the run.
+   */
+  #restartCopiedWal(): void {
+    if (this.#neverIdles || !this.#db.open) return;
+    const index = this.#checkpointer?.walIndex();
+    if (index === undefined || index.frames === 0 || index.copied !== index.frames) return;
+    this.#restartWal();
   }
 
   /**
@@ -228,8 +234,8 @@ export class WalUpkeep {
   }
 
   /**
-   * The idle-time checkpoint: handed to the checkpointer thread, which copies the WAL back and
-   * restarts it while this thread waits for the run's model; in this thread only when no
+   * The idle-time checkpoint: handed to the checkpointer thread, which copies the WAL back while
+   * this thread waits for the run's model (see {@link #restartCopiedWal}); in this thread only when no
    * checkpointer thread runs. Started here rather than at a write: its start (about a millisecond
    * here, tens of milliseconds of the other core) then falls in the wait too, and a run that never
    * idles starts none.
@@ -255,8 +261,8 @@ export class WalUpkeep {
   #restartTransaction: Database.Transaction<() => void> | undefined;
 
   /**
-   * Without a checkpointer thread (see {@link #checkpointWhileIdle}): restarts the WAL now, while the
-   * event loop is idle, once a checkpoint copied all of it back, as the thread does: the
+   * Restarts the WAL now, while the event loop is idle, once a checkpoint (the thread's, or this
+   * thread's when none runs) copied all of it back: the
    * first commit after a restart writes the WAL header again and syncs it (SQLite does so in WAL mode
    * at `synchronous = NORMAL` too), which otherwise falls on the run's next checkpoint, one write in
    * every WAL cycle, a millisecond or more each. The smallest commit that writes a page does it here
