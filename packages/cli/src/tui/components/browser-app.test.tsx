@@ -102,7 +102,7 @@ describe('BrowserApp', () => {
       frame()
         .split('\n')
         .find((line) => line.startsWith('>')),
-    ).toContain('0/3 task start');
+    ).toContain('0/3 · task start');
   });
 
   it('shows help on ? and quits on q', async () => {

@@ -51,15 +51,17 @@ export function treeRowLine(row: TreeRow, edited: ReadonlySet<string>, now: numb
   const checkpoint = node.checkpoint;
   const progress = progressText(checkpoint);
   // The number in its run tells apart checkpoints written within one second (a `'*'` run); the edit
-  // mark and progress come before the trigger, which is what a narrow panel cuts.
-  const line: Line = [
-    { text: `${indent}${marker}` },
-    { text: `#${node.sequence} `, color: 'gray' },
-    { text: `${formatClock(checkpoint.createdAt)} ` },
-    { text: progress.text ? `${progress.text} ` : '', color: progress.complete ? 'green' : undefined },
-  ];
-  if (edited.has(checkpoint.id)) line.push({ text: '* ', color: 'yellow', bold: true });
-  line.push({ text: triggerLabel(checkpoint.trigger) });
+  // mark and progress come before the trigger, which is what a narrow panel cuts. The mark goes with
+  // the number and a dot sets the progress apart from the trigger: "1/2 * task done" read as a
+  // product, "2/2 task done" as a sentence.
+  const line: Line = [{ text: `${indent}${marker}` }, { text: `#${node.sequence}`, color: 'gray' }];
+  if (edited.has(checkpoint.id)) line.push({ text: '*', color: 'yellow', bold: true });
+  line.push(
+    { text: ` ${formatClock(checkpoint.createdAt)} ` },
+    { text: progress.text, color: progress.complete ? 'green' : undefined },
+    { text: progress.text ? ' · ' : '', color: 'gray' },
+    { text: triggerLabel(checkpoint.trigger) },
+  );
   return line;
 }
 
@@ -230,7 +232,7 @@ export const helpLines: readonly string[] = [
   'Editing: type to change, enter saves, esc cancels, ctrl+j new line,',
   '  ctrl+u clears to the start, ctrl+k to the end.',
   'Editing an output re-runs every later task; an edited input is used by',
-  '  tasks that have not run yet. * marks checkpoints with edits.',
+  '  tasks that have not run yet. A * after #N marks a checkpoint with edits.',
   '',
   'Press any key to close this help.',
 ];

@@ -103,7 +103,8 @@ describe('buildTree', () => {
     expect(again.checkpoints[0]!.sequence).toBe(3);
     const text = visibleRows([research], new Set()).map((row) => textOf(treeRowLine(row, new Set(), 0)));
     expect(text[3]).toBe('      - main (1) resumed again');
-    expect(text[4]).toMatch(/^ {10}#3 \d\d:\d\d:\d\d 2\/2 task done$/);
+    // The trial read "2/2 task done" as a sentence: the progress and the trigger are set apart.
+    expect(text[4]).toMatch(/^ {10}#3 \d\d:\d\d:\d\d 2\/2 · task done$/);
   });
 });
 
@@ -132,9 +133,11 @@ describe('treeRowLine for a checkpoint', () => {
     };
     const started = rowOf('llm_call_started', 2);
     const completed = rowOf('llm_call_completed', 3);
-    expect(started).toMatch(/^ {6}#2 \d\d:\d\d:\d\d 1\/2 \* llm start$/);
-    expect(completed).toMatch(/^ {6}#3 \d\d:\d\d:\d\d 1\/2 \* llm done$/);
-    expect(rowOf('task_completed', 1)).toContain('* task done');
+    // The edit mark goes with the row's number, not between progress and trigger ("1/2 * task done"
+    // read as a product); a narrow panel cuts the trigger's end, still telling the two apart.
+    expect(started).toMatch(/^ {6}#2\* \d\d:\d\d:\d\d 1\/2 · llm sta~$/);
+    expect(completed).toMatch(/^ {6}#3\* \d\d:\d\d:\d\d 1\/2 · llm done$/);
+    expect(rowOf('task_completed', 1)).toMatch(/#1\* \d\d:\d\d:\d\d 1\/2 · task do/);
     expect(triggerLabel('method_execution_finished')).toBe('method done');
     expect(triggerLabel('tool_usage_failed')).toBe('tool failed');
     expect(triggerLabel('memory_save_started')).toBe('memory save start');
