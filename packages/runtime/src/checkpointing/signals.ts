@@ -15,7 +15,7 @@ import { builtinRegistry, closeBuiltinProvidersAtExit } from './provider-registr
  * not import each other).
  */
 export interface SignalledRun {
-  readonly state: Pick<RuntimeState, 'runId' | 'hasPendingWork' | 'settle' | 'writePendingSync'>;
+  readonly state: Pick<RuntimeState, 'runId' | 'hasPendingWork' | 'settle' | 'writePendingSync' | 'provider'>;
   readonly bus: Pick<EventBus, 'hasPendingHandlers' | 'flush'>;
   readonly holdsLease: boolean;
   /**
@@ -113,13 +113,23 @@ function writeQueuedOnExit(): void {
 }
 
 /**
- * Closes the providers of `runs` without waiting, each registry once: the process ends right after,
+ * Closes the providers of `runs` without waiting, each registry once, then each run's own provider
+ * (one the program made and passed as `provider`, in no registry): the process ends right after,
  * and neither the signal's default action nor `process.exit()` closes a database handle. SQLite's
  * close copies the WAL back into the database file; left open, every commit since the last copy
  * stayed in the `-wal` file only, and a backup or `scp` of the `.db` alone missed those checkpoints.
+ * Closing twice is harmless (a closed provider has nothing left to close).
  */
 function closeProviders(runs: readonly SignalledRun[]): void {
   for (const registry of new Set(runs.map((run) => run.providers))) registry.closeNow();
+  for (const provider of new Set(runs.map((run) => run.state.provider))) {
+    try {
+      const closing = provider?.close?.();
+      if (closing !== undefined) closing.then(undefined, () => undefined);
+    } catch (error) {
+      logger.warn(component, 'could not close a checkpoint provider before the process ended', error);
+    }
+  }
 }
 
 /**

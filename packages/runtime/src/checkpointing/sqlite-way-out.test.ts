@@ -67,6 +67,14 @@ describe('the SQLite database a run leaves when the process ends', { timeout: 60
     expect(result.walLeft).toBe(false);
   });
 
+  it('holds every checkpoint in the .db itself after Ctrl+C with a provider the program made', async () => {
+    const result = await runChild('signal-own', true);
+    expect(result.signal, result.stderr).toBe('SIGINT');
+    expect(result.original.length).toBeGreaterThan(3);
+    expect(result.copy).toEqual(result.original);
+    expect(result.walLeft).toBe(false);
+  });
+
   it('holds every checkpoint in the .db itself when an application SIGINT handler exits', async () => {
     const result = await runChild('signal-exit', true);
     expect(result.code, result.stderr).toBe(7);
