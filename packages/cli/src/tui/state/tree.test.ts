@@ -141,6 +141,6 @@ describe('treeRowLine for a checkpoint', () => {
     expect(triggerLabel('method_execution_finished')).toBe('method done');
     expect(triggerLabel('tool_usage_failed')).toBe('tool failed');
     expect(triggerLabel('memory_save_started')).toBe('memory save start');
-    expect(rowOf('SIGINT', 12)).toContain('#12 ');
+    expect(rowOf('SIGINT', 12)).toContain('#12* ');
   });
 });
