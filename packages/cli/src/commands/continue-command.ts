@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { CrewlineError } from '@crewline/events';
 import { isValidBranchName } from '@crewline/runtime-state';
 import { branchNameRule, leaseHeldAdvice, leaseHeldMessage } from '@crewline/runtime-state/internal';
@@ -86,7 +87,14 @@ export async function runContinueCommand(
         .map((index) => `task ${Number(index) + 1}`)
         .join(', ')}`,
     );
-  if (inputChanges) heading(`  changed inputs: ${Object.keys(inputChanges).join(', ')}`);
+  if (inputChanges) {
+    // An --input that repeats the saved value changes nothing: not announced as a change.
+    const keys = Object.keys(inputChanges);
+    const changed = keys.filter((key) => !isDeepStrictEqual(inputChanges[key], view.inputs[key]));
+    const same = keys.filter((key) => !changed.includes(key));
+    if (changed.length > 0) heading(`  changed inputs: ${changed.join(', ')}`);
+    if (same.length > 0) heading(`  inputs as saved: ${same.join(', ')}`);
+  }
   // What the explorer's plan says of a task the run was interrupted in, before anything runs. Not a
   // restart: the runtime warns of that as the crew kicks off (on stderr, --quiet and --json too),
   // and saying it here as well would say it twice.

@@ -114,6 +114,15 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
     expect(main.checkpoints.length).toBeGreaterThanOrEqual(3);
   });
 
+  // The trial: `fork … --input topic=tides`, the saved value, printed "changed inputs: topic".
+  it('an --input equal to the saved value is not announced as a change', async () => {
+    const first = run.checkpoints[0]!;
+    const heading = await crewline('fork', first.id, '--input', 'topic=tide pools');
+    expect(heading.code).toBe(0);
+    expect(heading.stdout).not.toContain('changed inputs');
+    expect(heading.stdout).toContain('  inputs as saved: topic\n');
+  });
+
   it('fork onto a branch that already has checkpoints is refused before the heading: one line, exit code 2, nothing written', async () => {
     const countAll = async () =>
       (JSON.parse((await crewline('list', '--json')).stdout) as { count: number }).count;
