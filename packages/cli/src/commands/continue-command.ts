@@ -18,6 +18,7 @@ import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
+import { entityLabel } from '../tui/state/entity-label.js';
 import { openCheckpointInDefaultStores } from './both-default-stores.js';
 import { refuseTakenBranch } from './taken-branch.js';
 
@@ -150,7 +151,9 @@ export async function runContinueCommand(
   }
   if (outcome.pause) {
     const from = outcome.pause.resumeFrom ?? outcome.lastCheckpoint;
-    out(`Paused: ${outcome.kind} ${outcome.name} waits for an answer in ${outcome.pause.methodName}:`);
+    out(
+      `Paused: ${entityLabel(outcome.kind, outcome.name)} waits for an answer in ${outcome.pause.methodName}:`,
+    );
     out(`  ${outcome.pause.message}`);
     out(
       from
@@ -160,7 +163,7 @@ export async function runContinueCommand(
     return 0;
   }
   out(
-    `Finished ${outcome.kind} ${outcome.name} on branch ${outcome.branch}${
+    `Finished ${entityLabel(outcome.kind, outcome.name)} on branch ${outcome.branch}${
       outcome.lastCheckpoint ? `; last checkpoint ${displayPath(outcome.lastCheckpoint, context.cwd)}` : ''
     }`,
   );

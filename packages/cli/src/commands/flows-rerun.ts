@@ -8,6 +8,7 @@ import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
+import { entityLabel } from '../tui/state/entity-label.js';
 
 /**
  * `crewline checkpoint flows rerun <STATE ID> --from <METHOD>`: runs that method of a saved flow
@@ -78,7 +79,7 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     return 0;
   }
   out(
-    `Finished ${outcome.kind} ${outcome.name} on branch ${outcome.branch}${
+    `Finished ${entityLabel(outcome.kind, outcome.name)} on branch ${outcome.branch}${
       outcome.lastCheckpoint ? `; last checkpoint ${displayPath(outcome.lastCheckpoint, context.cwd)}` : ''
     }`,
   );

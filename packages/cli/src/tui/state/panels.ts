@@ -10,6 +10,7 @@ import {
   shortRunId,
 } from '../../core/format.js';
 import type { Edits } from './browser-state.js';
+import { entityLabel } from './entity-label.js';
 import type { TreeRow } from './tree.js';
 
 /** A run of text with one style. Colour is applied only when the terminal wants it. */
@@ -33,7 +34,7 @@ export function treeRowLine(row: TreeRow, edited: ReadonlySet<string>, now: numb
   if (node.type === 'group') {
     return [
       { text: `${indent}${marker}` },
-      { text: `${node.kind} ${node.name}`, bold: true, color: 'cyan' },
+      { text: entityLabel(node.kind, node.name), bold: true, color: 'cyan' },
       { text: ` (${node.count}) ${formatAge(node.latestAt, now)}`, color: 'gray' },
     ];
   }
@@ -134,7 +135,7 @@ export function overviewLines(view: DocumentView, checkpoint: StoredCheckpoint, 
     lines.push(plain(''));
     const done = entity.tasks.filter((task) => task.status === 'completed').length;
     lines.push([
-      { text: `${entity.kind} ${entity.name}`, bold: true, color: 'cyan' },
+      { text: entityLabel(entity.kind, entity.name), bold: true, color: 'cyan' },
       { text: entity.tasks.length > 0 ? `  ${done}/${entity.tasks.length} tasks` : '' },
       { text: entity.status ? `  ${entity.status}` : '', color: 'gray' },
     ]);

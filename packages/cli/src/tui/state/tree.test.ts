@@ -144,3 +144,33 @@ describe('treeRowLine for a checkpoint', () => {
     expect(rowOf('SIGINT', 12)).toContain('#12* ');
   });
 });
+
+// The trial: a crew without a name (the runtime calls it "crew") was listed as "crew crew".
+describe('treeRowLine for a group', () => {
+  it('names an unnamed crew once, and a named one with its name', () => {
+    const group = (name: string) =>
+      textOf(
+        treeRowLine(
+          {
+            node: {
+              type: 'group',
+              key: name,
+              kind: 'crew',
+              name,
+              count: 2,
+              latestAt: new Date(0).toISOString(),
+              latestId: 'x',
+              branches: [],
+            },
+            depth: 0,
+            expandable: true,
+            expanded: true,
+          },
+          new Set(),
+          0,
+        ),
+      );
+    expect(group('crew')).toMatch(/^- crew \(2\)/);
+    expect(group('Research')).toMatch(/^- crew Research \(2\)/);
+  });
+});
