@@ -181,6 +181,15 @@ function checkInputs(source: ForkSource, document: CheckpointDocument, inputs: F
   throw workerError(
     'invalid_argument',
     `fork("${source.runId}"): input "${unknown.key}" is not one the run knows (known: ${unknown.known.join(', ') || 'none'}); check its spelling${near === undefined ? '' : ` (did you mean "${near}"?)`}, or enqueue a new run for new inputs`,
+    // What the refusal is about, for a caller that says it in its own words (the CLI, its --input).
+    {
+      details: {
+        runId: source.runId,
+        unknownInput: unknown.key,
+        known: [...unknown.known],
+        ...(near === undefined ? {} : { nearest: near }),
+      },
+    },
   );
 }
 

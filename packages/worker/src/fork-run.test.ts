@@ -106,6 +106,15 @@ describeWithPostgres('queue.fork', () => {
         (error) => CrewlineError.hasCode(error, 'invalid_argument') && message.test(error.message),
       );
     }
+    // What the refusal of an unknown input is about, for a caller that words it its own way (the
+    // CLI names its --input flag instead of this message's `fork("<run id>")`).
+    await expect(queue.fork(run.id, { inputs: { topik: 'kelp' } })).rejects.toSatisfy(
+      (error) =>
+        CrewlineError.hasCode(error, 'invalid_argument') &&
+        error.details?.unknownInput === 'topik' &&
+        error.details?.nearest === 'topic' &&
+        JSON.stringify(error.details?.known) === '["topic"]',
+    );
     expect(await queue.list()).toHaveLength(2);
 
     const forked = await queue.fork(run.id, {

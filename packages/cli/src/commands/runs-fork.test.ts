@@ -1,5 +1,6 @@
+import { CrewlineError } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
-import { forkOptions } from './runs-fork.js';
+import { forkOptions, forkRefusalInCliWords } from './runs-fork.js';
 
 describe('crewline runs fork options', () => {
   it('numbers --set-output tasks from 1, as checkpoint info shows them, and reads --input as checkpoint fork does', () => {
@@ -31,5 +32,32 @@ describe('crewline runs fork options', () => {
         }),
       );
     }
+  });
+});
+
+describe('forkRefusalInCliWords', () => {
+  // The trial: `runs fork ec5f --input topik=kelp` said `fork("ec5f…"): … (did you mean "topic"?)`.
+  it("says the worker's refusal of an unknown input with the command's flag, without the call's name", () => {
+    const refusal = new CrewlineError(
+      'worker',
+      'invalid_argument',
+      'fork("ec5f0000-0000-0000-0000-000000000000"): input "topik" is not one the run knows (known: topic); check its spelling (did you mean "topic"?), or enqueue a new run for new inputs',
+      {
+        details: {
+          runId: 'ec5f0000-0000-0000-0000-000000000000',
+          unknownInput: 'topik',
+          known: ['topic'],
+          nearest: 'topic',
+        },
+      },
+    );
+    const said = forkRefusalInCliWords(refusal);
+    expect(CrewlineError.hasCode(said, 'invalid_argument')).toBe(true);
+    expect((said as Error).message).toBe(
+      '[cli] input "topik" is not one the run knows (known: topic); check its spelling (did you mean --input topic=…?), or queue a new run for new inputs with crewline runs enqueue',
+    );
+    expect((said as Error).message).not.toContain('fork("');
+    const other = new CrewlineError('worker', 'invalid_argument', 'fork("x"): nothing to run');
+    expect(forkRefusalInCliWords(other)).toBe(other);
   });
 });

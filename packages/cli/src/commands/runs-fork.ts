@@ -1,5 +1,6 @@
+import { CrewlineError } from '@crewline/events';
 import { parseAssignments } from '../core/args.js';
-import { usageError } from '../core/cli-error.js';
+import { cliError, usageError } from '../core/cli-error.js';
 import { truncate } from '../core/format.js';
 import { type RunLimitValues, runLimitOptions } from './run-limit-options.js';
 
@@ -38,4 +39,23 @@ export function forkOptions(values: RunsForkValues): ForkRunOptions {
     ...(values['rerun-from'] !== undefined ? { rerunFrom: values['rerun-from'] } : {}),
     ...runLimitOptions(values),
   };
+}
+
+/**
+ * The queue's refusal of an input the run does not know, said with this command's flag: the
+ * worker's message names its call (`fork("<run id>")`, which the user did not type) and the input
+ * meant as a key (`did you mean "topic"?`), where `crewline checkpoint fork` says `--input topic=…`.
+ * Any other error is returned as it is.
+ */
+export function forkRefusalInCliWords(error: unknown): unknown {
+  if (!CrewlineError.hasCode(error, 'invalid_argument')) return error;
+  const { unknownInput, known, nearest } = error.details ?? {};
+  if (typeof unknownInput !== 'string' || !Array.isArray(known)) return error;
+  return cliError(
+    'invalid_argument',
+    `input "${unknownInput}" is not one the run knows (known: ${known.join(', ') || 'none'}); check its spelling${
+      typeof nearest === 'string' ? ` (did you mean --input ${nearest}=…?)` : ''
+    }, or queue a new run for new inputs with crewline runs enqueue`,
+    { cause: error, details: error.details },
+  );
 }

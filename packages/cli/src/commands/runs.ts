@@ -7,7 +7,7 @@ import { jsonDocument } from '../core/json-output.js';
 import { modelPricesOf } from '../core/model-prices.js';
 import { runLimitOptions } from './run-limit-options.js';
 import { checkEnqueue } from './runs-enqueue.js';
-import { forkOptions } from './runs-fork.js';
+import { forkOptions, forkRefusalInCliWords } from './runs-fork.js';
 import { browserArguments } from './runs-open.js';
 import { questionLines, resumeAnswer } from './runs-resume.js';
 import { loadWorkerPackage, queueLocation } from './worker-package.js';
@@ -109,7 +109,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
       return await browse.run(browserArgs, context);
     }
     if (subcommand === 'fork') {
-      const record = await queue.fork(await runId(), forkOptions(values));
+      const record = await queue.fork(await runId(), forkOptions(values)).catch((error: unknown) => {
+        throw forkRefusalInCliWords(error);
+      });
       print(
         { run: record },
         `queued run ${record.id} (${record.name}), a fork of run ${record.forkOf} from checkpoint ${record.forkFrom}`,

@@ -196,6 +196,19 @@ describeWithPostgres('crewline worker (a real process, against the real server)'
         /nothing to run: every task of crew "\S+" is completed and no edit makes one run again/,
       ),
     ]);
+    // An input the run does not know, said with the flag to type (the trial: `fork("<run id>"): …
+    // (did you mean "topic"?)`).
+    const typo = await runCrewlineProcess(
+      ['runs', 'fork', first.run.id.slice(0, 8), '--input', 'topik=kelp'],
+      {
+        cwd: project,
+        env: { CREWLINE_WORKER_LOCATION: url },
+      },
+    );
+    expect(typo.code, typo.stderr).toBe(2);
+    expect(typo.stderr).toBe(
+      'crewline: input "topik" is not one the run knows (known: topic); check its spelling (did you mean --input topic=…?), or queue a new run for new inputs with crewline runs enqueue\n',
+    );
     expect(await list()).toHaveLength(4);
 
     // A finished run forked with an edited first task: only the second task is asked again, on a
