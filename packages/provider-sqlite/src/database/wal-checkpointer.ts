@@ -152,7 +152,6 @@ export class WalCheckpointer {
   readonly #worker: Worker;
   readonly #state: Int32Array;
   readonly #shm: number | undefined;
-  readonly #header = Buffer.alloc(20);
   readonly #index = Buffer.alloc(100);
   #failed = false;
 
@@ -208,18 +207,9 @@ export class WalCheckpointer {
     return Atomics.load(this.#state, WORKING) === 1;
   }
 
-  /**
-   * Frames in the WAL now, from the wal-index header in the -shm file (see the thread's
-   * `worthAPass`); undefined when it cannot be read.
-   */
+  /** Frames in the WAL now (see {@link walIndex}); undefined when the header cannot be read. */
   walFrames(): number | undefined {
-    if (this.#shm === undefined) return undefined;
-    try {
-      if (readSync(this.#shm, this.#header, 0, 20, 0) < 20) return undefined;
-    } catch {
-      return undefined;
-    }
-    return endianness() === 'LE' ? this.#header.readUInt32LE(16) : this.#header.readUInt32BE(16);
+    return this.walIndex()?.frames;
   }
 
   /**
