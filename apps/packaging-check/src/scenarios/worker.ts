@@ -100,17 +100,78 @@ export async function workerTakesQueuedRun(context: CheckContext, test: TestCont
   url.searchParams.set('schema', schema);
   // The password as the docs tell users to pass it: from PGPASSWORD, never in the location.
   const location = url.href;
+  // The flow's queue on a schema of its own: its worker and the crew's worker then never see each
+  // other's runs.
+  const flowSchema = `${schema}_flow`;
+  url.searchParams.set('schema', flowSchema);
+  const flowLocation = url.href;
   try {
-    // Both to their end before the first failure is thrown: the worker's part stops its process in a
-    // finally, which must run before the server goes away with the test run.
+    // All to their end before the first failure is thrown: the workers' parts stop their processes in
+    // a finally, which must run before the server goes away with the test run.
     const outcomes = await Promise.allSettled([
       publicApiResolves(context, project),
       queuedRunCompletes(project, location, password),
+      queuedFlowCompletes(context, project, flowLocation, password),
     ]);
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
   } finally {
     await dropSchemas(project, server, schema);
+    await dropSchemas(project, server, flowSchema);
+  }
+}
+
+// The flow-state page's flow, queued by name: the worker loads it through crewline.config.ts, as the
+// installed CLI does, without a TypeScript loader (decorators and their metadata included).
+const flowConfig = `import { defineConfig } from '@crewline/runtime';
+import { defineRuns } from '@crewline/worker';
+import { ReportFlow } from './report-flow.js';
+
+export default { ...defineConfig({ flows: { ReportFlow } }), runs: defineRuns({ flows: { report: ReportFlow } }) };
+`;
+
+/**
+ * In a directory of the same project (its node_modules found above it): the page's `report-flow.ts`,
+ * a config that registers it under `runs.flows`, a `crewline worker` there, and a run of it enqueued
+ * that completes.
+ */
+async function queuedFlowCompletes(
+  context: CheckContext,
+  project: UserProject,
+  location: string,
+  password: string,
+): Promise<void> {
+  const page = await readFile(join(context.workspaceRoot, 'docs/flow-state-persistence.md'), 'utf8');
+  const flowFile = /<!-- file: report-flow\.ts -->\n```ts\n([\s\S]*?)\n```/.exec(page)?.[1];
+  expect(flowFile, 'report-flow.ts of docs/flow-state-persistence.md').toBeDefined();
+  const flows = await project.subproject('flows');
+  await flows.write('report-flow.ts', `${flowFile}\n`);
+  await flows.write('crewline.config.ts', flowConfig);
+  const env = { PGPASSWORD: password, CREWLINE_MODEL: 'offline:demo' };
+  const worker = flows.startBin('crewline', ['worker', '--location', location], env);
+  try {
+    await worker.waitFor(/taking runs/, 60_000);
+    const enqueued = await flows.bin(
+      'crewline',
+      ['runs', 'enqueue', 'report', '--input', 'id=tides-report', '--location', location, '--json'],
+      env,
+    );
+    expect(enqueued.stderr).toBe('');
+    expect(enqueued.code).toBe(0);
+    const { run: queued } = JSON.parse(enqueued.stdout) as { run: { id: string } };
+    const [, outcome] = await worker.waitFor(new RegExp(`^run ${queued.id}: (\\w+)$`, 'm'), 60_000);
+    expect(outcome, `${worker.stdout}\n${worker.stderr}`).toBe('completed');
+    expect(await worker.stop('SIGTERM')).toBe(0);
+    expect(worker.stderr).toBe('');
+    const show = await flows.bin(
+      'crewline',
+      ['runs', 'show', queued.id.slice(0, 8), '--location', location],
+      env,
+    );
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/^status +completed$/m);
+  } finally {
+    await worker.stop('SIGTERM');
   }
 }
 

@@ -21,6 +21,8 @@ export class UserProject {
   constructor(
     readonly directory: string,
     readonly npmCache: string,
+    /** Where its installed binaries are: its own node_modules/.bin, or its parent project's. */
+    readonly binaries: string = join(directory, 'node_modules', '.bin'),
   ) {}
 
   static async create(parent: string, name: string, npmCache: string): Promise<UserProject> {
@@ -51,13 +53,23 @@ export class UserProject {
     );
   }
 
+  /**
+   * A directory of this project with a project of its own in it (a `crewline.config.ts`), that uses
+   * the packages and binaries installed here, as a subdirectory of a user's repository does.
+   */
+  async subproject(name: string): Promise<UserProject> {
+    const directory = join(this.directory, name);
+    await mkdir(directory, { recursive: true });
+    return new UserProject(directory, this.npmCache, this.binaries);
+  }
+
   write(file: string, text: string): Promise<void> {
     return writeFile(join(this.directory, file), text);
   }
 
   /** Runs an installed binary (`node_modules/.bin/<name>`), with `env` added to the user's environment. */
   bin(name: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CommandResult> {
-    return run(join(this.directory, 'node_modules', '.bin', name), args, {
+    return run(join(this.binaries, name), args, {
       cwd: this.directory,
       env: userEnvironment(env),
     });
@@ -65,7 +77,7 @@ export class UserProject {
 
   /** Starts an installed binary that keeps running (a server, a worker); stop it with `stop()`. */
   startBin(name: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): RunningCommand {
-    return start(join(this.directory, 'node_modules', '.bin', name), args, {
+    return start(join(this.binaries, name), args, {
       cwd: this.directory,
       env: userEnvironment(env),
     });
