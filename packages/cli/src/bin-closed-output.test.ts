@@ -83,6 +83,8 @@ describe('endsWhenOutputCloses', () => {
       ['resume', '--help'],
       ['--version'],
       ['checkpoint', 'lst'],
+      ['checkpoint', '--help'],
+      ['--location', 'x'],
     ])
       expect(endsWhenOutputCloses(argv), argv.join(' ')).toBe(true);
     for (const argv of [
@@ -94,6 +96,7 @@ describe('endsWhenOutputCloses', () => {
       ['worker'],
       ['checkpoint', 'serve'],
       ['checkpoint'],
+      ['checkpoint', '--location', '.checkpoints.db'],
     ])
       expect(endsWhenOutputCloses(argv), argv.join(' ')).toBe(false);
   });

@@ -68,12 +68,16 @@ function printsOnly(argv: readonly string[]): boolean {
 export function endsWhenOutputCloses(argv: readonly string[]): boolean {
   const [first, ...rest] = argv;
   if (printsOnly(argv)) return true;
-  const [name, ...commandArgs] = first === 'checkpoint' || first === 'checkpoints' ? rest : argv;
-  // `crewline checkpoint` alone (or with options) is the browser.
-  if (name === undefined || name.startsWith('-')) return false;
+  const underCheckpoint = first === 'checkpoint' || first === 'checkpoints';
+  const [name, ...commandArgs] = underCheckpoint ? rest : argv;
+  const asksHelp = (args: readonly string[]) => args.some((arg) => arg === '--help' || arg === '-h');
+  // `crewline checkpoint` alone (or with options) is the browser, unless it is asked for its help;
+  // an option in place of a command is refused as an unknown command.
+  if (name === undefined || name.startsWith('-'))
+    return !underCheckpoint || (name !== undefined && asksHelp([name, ...commandArgs]));
   const command = findCommand(name);
   // An unknown command only prints its refusal; `--help` only prints the usage.
-  if (!command || commandArgs.some((arg) => helpFlags.has(arg) && arg !== 'help')) return true;
+  if (!command || asksHelp(commandArgs)) return true;
   const { onlyPrints = false } = command;
   return typeof onlyPrints === 'function' ? onlyPrints(commandArgs) : onlyPrints;
 }
