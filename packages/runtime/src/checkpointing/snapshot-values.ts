@@ -13,10 +13,34 @@ export function settlerOf(settled: SettledValues | undefined): Settle {
   return settled === undefined ? (value) => redactSecrets(value) : (value) => settled.settle(value);
 }
 
+/** Below this depth a message is copied; deeper, its objects are kept (and count as changed). */
+const COPIED_MESSAGE_DEPTH = 16;
+
+/** A copy of the plain objects and arrays in `value` down to {@link COPIED_MESSAGE_DEPTH}. */
+function copyMessagePart(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth >= COPIED_MESSAGE_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => copyMessagePart(item, depth + 1));
+  // A class instance (a file part's bytes, say) is kept as it is.
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value))
+    Object.defineProperty(copy, key, {
+      value: copyMessagePart((value as Record<string, unknown>)[key], depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  return copy;
+}
+
 /**
- * A conversation as stored: a copy of the message list (and of the last message's parts, which a
- * tool step may still append to), so that a provider writing in the background stores the state at
- * the event, not a later one.
+ * A conversation as stored: a copy of the message list and of its last message (its parts too,
+ * which a tool step may still append to), so that a provider writing in the background stores the
+ * state at the event, not a later one. The copy also makes the snapshot the entity's own: a live
+ * last message, met again in the next snapshot, counted as changed (it may have been changed in
+ * place), so a running crew's snapshot never came back unchanged, and was compared, redacted and
+ * stored again on every event, even on one that changed nothing in it (a model call or tool
+ * starting: a third of a run's events).
  */
 export function storeConversation(conversation: Conversation | undefined, settle: Settle): JsonValue {
   if (!conversation) return null;
@@ -26,8 +50,7 @@ export function storeConversation(conversation: Conversation | undefined, settle
     index < all.length - 1 ? settle(message) : message,
   );
   const last = messages[messages.length - 1];
-  if (last && Array.isArray(last.content))
-    messages[messages.length - 1] = { ...last, content: [...last.content] } as typeof last;
+  if (last) messages[messages.length - 1] = copyMessagePart(last, 0) as typeof last;
   const stored: JsonObject = {
     messages: messages as unknown as JsonValue,
     llmCalls: conversation.llmCalls,
