@@ -67,7 +67,7 @@ describe("a running crew's snapshot", () => {
   }
 
   function lastMessageOf(entity: EntitySnapshot): unknown {
-    const task = (entity.data as CrewData).tasks[0]!;
+    const task = (entity.data as unknown as CrewData).tasks[0]!;
     return (task.conversation as { messages: unknown[] }).messages.at(-1);
   }
 
