@@ -245,6 +245,14 @@ export interface CheckpointProvider {
   releaseLease?(location: string, token: LeaseToken): Promise<void>;
   /** Releases connections and handles. */
   close?(): void | Promise<void>;
+  /**
+   * Resolves when `location` exists (empty or holding checkpoints), else rejects with a `not_found`
+   * error naming what is missing and how to fix it. For readers that must not take a misspelt
+   * location for an empty one (the CLI's `list`), where `list` itself lists nothing, as for any
+   * location nothing was written to yet. Optional: a provider whose locations are paths leaves the
+   * check to its caller (the CLI checks the path itself).
+   */
+  checkLocationExists?(location: string): Promise<void>;
 }
 
 /** What a provider's `readParsed` gives: the document its text parses to, the events possibly still as text. */

@@ -134,6 +134,13 @@ describeWithPostgres('crewline checkpoint on a Postgres location (connection str
     expect(info.stdout).toContain(checkpoints[1]!.id);
     expect(info.stdout).toContain('Outline harbour seals');
 
+    // A misspelt schema is not an empty store: "does not exist", exit 3, as a missing directory.
+    const misspelt = url.replace(/schema=([^&]+)/, 'schema=$1_typo');
+    const missing = await crewline('list', misspelt);
+    expect(missing.code).toBe(3);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/schema "[^"]+_typo" does not exist/);
+
     const diff = await crewline('diff', checkpoints[0]!.id, checkpoints[2]!.id, '--location', url);
     expect(diff.stderr).toBe('');
     expect(diff.code).toBe(0);

@@ -38,6 +38,9 @@ export async function openLocation(
       `${value ?? path} is not a checkpoint directory or database; pass a directory, a .db file or a URL`,
     );
   }
+  // A location that is not a path (a postgres:// URL) is checked by its provider: a misspelt
+  // `?schema=` is "does not exist" (exit 3), as a missing directory or .db is, not an empty store.
+  await provider.checkLocationExists?.(parsed.location);
   return { kind: entry.name, provider, location: parsed.location };
 }
 
