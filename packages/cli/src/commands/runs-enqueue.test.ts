@@ -81,6 +81,7 @@ describe('crewline runs enqueue checks inputs against the crew registered here',
     );
   });
 
+  // Nine processes, each loading the config: on a loaded machine that takes more than 30 s.
   it('lets through what the crew uses, what its factory reads, no inputs, and what it cannot judge', async () => {
     for (const args of [
       ['report', '--input', 'topic=tides'],
@@ -101,7 +102,7 @@ describe('crewline runs enqueue checks inputs against the crew registered here',
       expect(result.stderr, args.join(' ')).not.toMatch(/nothing was queued/);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(7);
     }
-  });
+  }, 120_000);
 
   it('warns of inputs nothing seen here uses, naming the placeholder one is probably a typo of', async () => {
     const callback = await checkEnqueue('notify', { topic: 'tides', channel: '#ops' }, project);
