@@ -125,11 +125,10 @@ function redact(
     return redactSecretsInText(value);
   }
   if (Array.isArray(value)) {
+    // Settling too: an unchanged snapshot settled whole (see UnchangedSnapshots) holds the crew's
+    // task list, whose settled items are then recognized by position rather than looked up.
     const compared =
-      marks?.settledItemsLike !== undefined &&
-      !underSecretKey &&
-      !settling &&
-      value.length >= COMPARED_ARRAY_LENGTH;
+      marks?.settledItemsLike !== undefined && !underSecretKey && value.length >= COMPARED_ARRAY_LENGTH;
     const known = compared ? marks.settledItemsLike!(value, generation) : undefined;
     // The settled items at their positions, for the next array like this one: `known` itself while
     // they are the same (a running crew's list, snapshot after snapshot), a copy from the first

@@ -158,6 +158,27 @@ class CountingChecks extends SettledValues {
   }
 }
 
+describe('settling a snapshot found unchanged', () => {
+  it("recognizes its long list's settled items by position instead of looking each up", () => {
+    const settled = new CountingMarks();
+    const snapshots = new UnchangedSnapshots();
+    const entity = {};
+    const tasks = Array.from({ length: 50 }, (_, index) => ({ index, output: `output ${index}` }));
+    const running = () => ({ index: 50, conversation: ['one'] });
+    const snapshot = (): EntitySnapshot => {
+      const base = crewSnapshot(settled, tasks, 'running');
+      (base.data as { tasks: unknown[] }).tasks.push(running());
+      return base;
+    };
+    snapshots.redacted(entity, snapshot(), settled);
+    settled.lookups = 0;
+    const unchanged = snapshots.redacted(entity, snapshot(), settled);
+    expect(settled.has(unchanged)).toBe(true);
+    // Comparing and settling look up the few objects outside the list, not its fifty tasks (65 did).
+    expect(settled.lookups).toBeLessThan(tasks.length);
+  });
+});
+
 describe('comparing a list that changed in one member', () => {
   it('finds the change without checking every unchanged member before it, so the cost does not grow with the run', () => {
     const settled = new CountingChecks();
