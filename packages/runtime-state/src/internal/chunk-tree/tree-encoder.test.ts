@@ -143,6 +143,44 @@ describe('TreeEncoder', () => {
     );
   });
 
+  it('diffs edits that keep every key exactly, edit after edit (containers redo only what changed)', () => {
+    // Replaces one member somewhere inside `value` (keys and lengths stay): `pick` chooses the way down.
+    const replaceSomewhere = (value: unknown, pick: number, leafValue: unknown): unknown => {
+      if (value === null || typeof value !== 'object') return leafValue;
+      const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [...value] : { ...value };
+      const keys = Object.keys(copy);
+      if (keys.length === 0) return copy;
+      const key = keys[pick % keys.length]!;
+      const member = (copy as Record<string, unknown>)[key];
+      (copy as Record<string, unknown>)[key] =
+        pick % 3 === 0 ? leafValue : replaceSomewhere(member, Math.floor(pick / 3), leafValue);
+      return copy;
+    };
+    fc.assert(
+      fc.property(
+        head,
+        fc.array(fc.tuple(fc.nat(), leaf), { minLength: 1, maxLength: 6 }),
+        (start, edits) => {
+          const store = chunkStore();
+          const encoder = new TreeEncoder(component, store.sink, undefined, { segmentArrays: true });
+          let value = start as unknown as Record<string, unknown>;
+          let previous = encoder.encodeRoot(value, undefined).node;
+          for (const [pick, leafValue] of edits) {
+            value = replaceSomewhere(value, pick, leafValue) as Record<string, unknown>;
+            const encoded = encoder.encodeRoot(value, previous);
+            expect(JSON.stringify(decodeHead(component, encoded.body, store.load))).toBe(
+              JSON.stringify(value),
+            );
+            expect(encoded.node.bytes).toBe(utf8Length(JSON.stringify(value)));
+            expect(prettyBytes(encoded.node)).toBe(utf8Length(JSON.stringify(value, null, 2)));
+            previous = encoded.node;
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('seeds from stored chunks a tree that re-encodes the same value without writing anything', () => {
     fc.assert(
       fc.property(head, (value) => {

@@ -1,9 +1,11 @@
 import { CrewlineError } from '@crewline/events';
 import type { SettledParts } from '../../provider.js';
 import {
+  bodyOf,
   CHUNK_THRESHOLD_BYTES,
   type ChunkSink,
   containerBody,
+  containerEntries,
   containerNode,
   type EncodedNode,
   INLINE_NODE_BYTES,
@@ -11,8 +13,10 @@ import {
   inlineText,
   MAX_INLINE_BODY_BYTES,
   MAX_SPLIT_DEPTH,
+  type Measured,
   MIN_MOVED_BYTES,
   measureContainer,
+  NOT_A_PRIMITIVE,
   opaqueNode,
   primitiveNode,
   SEGMENT_MEMBERS,
@@ -242,7 +246,18 @@ function encodeArray(
     children.push(child);
   }
   if (children === undefined) return previous!;
-  return finishContainer(context, Shape.array, undefined, undefined, undefined, children, false, previous);
+  const layout = before !== undefined && before.length === length ? previous : undefined;
+  return finishContainer(
+    context,
+    Shape.array,
+    undefined,
+    undefined,
+    undefined,
+    children,
+    false,
+    previous,
+    layout,
+  );
 }
 
 function encodeObject(
@@ -315,9 +330,25 @@ function encodeObject(
     keysBytes = 0;
     for (const text of keyTexts) keysBytes += utf8Length(text) + 1;
   }
-  return finishContainer(context, Shape.object, names, keyTexts, keysBytes, children, isRoot);
+  return finishContainer(
+    context,
+    Shape.object,
+    names,
+    keyTexts,
+    keysBytes,
+    children,
+    isRoot,
+    previous,
+    reuse ? before : undefined,
+  );
 }
 
+/**
+ * Makes the node of a container from its (new) children, placed as its size says. `previous` is
+ * the container's last encoding, `layout` the same when it has these very keys (an object) or as
+ * many members (an array): then only the members that changed are measured and written again (the
+ * unchanged children are not even loaded: most of what a long list of tasks would cost each write).
+ */
 function finishContainer(
   context: EncodeContext,
   shape: ShapeCode,
@@ -326,25 +357,40 @@ function finishContainer(
   keysBytes: number | undefined,
   initialChildren: readonly EncodedNode[],
   isRoot: boolean,
-  previous?: EncodedNode,
+  previous: EncodedNode | undefined,
+  layout: EncodedNode | undefined,
 ): EncodedNode {
   let children = initialChildren;
-  const measured = measureContainer(shape, keysBytes ?? 0, children);
+  const measured =
+    layout === undefined ? measureContainer(shape, keysBytes ?? 0, children) : remeasure(layout, children);
   if (isRoot) return containerNode(shape, keys, keyTexts, keysBytes, children, measured);
   if (measured.bytes < context.threshold) {
     return containerNode(shape, keys, keyTexts, keysBytes, children, measured, {
       text: inlineText(shape, keyTexts, children),
     });
   }
-  let body = containerBody({ shape, keyTexts, children });
+  let entries =
+    layout?.childEntries === undefined
+      ? containerEntries(shape, keyTexts, children)
+      : rewriteEntries(shape, keyTexts, layout.childEntries.slice(), layout.children!, children);
+  let body = bodyOf(shape, entries);
   if (body.length > MAX_INLINE_BODY_BYTES) {
-    children = children.map((child) => moveOut(context, child));
-    body = containerBody({ shape, keyTexts, children });
+    const moved = children.map((child) => moveOut(context, child));
+    entries = rewriteEntries(shape, keyTexts, entries, children, moved);
+    children = moved;
+    body = bodyOf(shape, entries);
   }
   if (body.length < INLINE_NODE_BYTES) {
-    return containerNode(shape, keys, keyTexts, keysBytes, children, measured, {
-      inline: inlineNode(shape, body),
-    });
+    return containerNode(
+      shape,
+      keys,
+      keyTexts,
+      keysBytes,
+      children,
+      measured,
+      { inline: inlineNode(shape, body) },
+      entries,
+    );
   }
   if (
     context.segmentArrays &&
@@ -352,12 +398,55 @@ function finishContainer(
     children.length > SEGMENT_MEMBERS &&
     body.length > SEGMENTED_BODY_BYTES
   ) {
-    const node = containerNode(shape, keys, keyTexts, keysBytes, children, measured);
+    const node = containerNode(shape, keys, keyTexts, keysBytes, children, measured, {}, entries);
     return withPlace(node, segmentedPlace(context, children, previous));
   }
-  return containerNode(shape, keys, keyTexts, keysBytes, children, measured, {
-    ref: context.sink(`n${body}`),
-  });
+  return containerNode(
+    shape,
+    keys,
+    keyTexts,
+    keysBytes,
+    children,
+    measured,
+    { ref: context.sink(`n${body}`) },
+    entries,
+  );
+}
+
+/**
+ * {@link measureContainer} of `children` from `layout`'s measure: `children` has as many members (and,
+ * for an object, the same keys), so only those that are not `layout`'s own children are looked at.
+ */
+function remeasure(layout: EncodedNode, children: readonly EncodedNode[]): Measured {
+  const before = layout.children!;
+  const values = layout.childValues!.slice();
+  let { bytes, indentBase, indentPerLevel } = layout;
+  for (let index = 0; index < children.length; index += 1) {
+    const child = children[index]!;
+    const prior = before[index]!;
+    if (child === prior) continue;
+    bytes += child.bytes - prior.bytes;
+    indentBase += child.indentBase + child.indentPerLevel - prior.indentBase - prior.indentPerLevel;
+    indentPerLevel += child.indentPerLevel - prior.indentPerLevel;
+    values[index] = child.shape === Shape.primitive ? child.value : (child.source ?? NOT_A_PRIMITIVE);
+  }
+  return { bytes, indentBase, indentPerLevel, values };
+}
+
+/** `entries` (the body members of `before`), rewritten in place where `after` has another child. */
+function rewriteEntries(
+  shape: ShapeCode,
+  keyTexts: readonly string[] | undefined,
+  entries: string[],
+  before: readonly EncodedNode[],
+  after: readonly EncodedNode[],
+): string[] {
+  for (let index = 0; index < after.length; index += 1) {
+    const child = after[index]!;
+    if (child === before[index]) continue;
+    entries[index] = shape === Shape.object ? `${keyTexts![index]!}:${child.member!}` : child.member!;
+  }
+  return entries;
 }
 
 /**

@@ -71,6 +71,12 @@ export interface EncodedNode {
    * without loading the child's node or the object (most of the memory a write touches).
    */
   readonly childValues?: readonly unknown[];
+  /**
+   * For a container stored as a chunk or in place: each member as its body lists it (`"key":member`
+   * in an object, the member alone in an array). The next encoding of the container, when only some
+   * members changed, copies this and redoes those, without loading the unchanged children.
+   */
+  readonly childEntries?: readonly string[];
   /** UTF-8 bytes of the value's compact JSON text. */
   readonly bytes: number;
   /**
@@ -119,6 +125,7 @@ class Node implements EncodedNode {
     readonly keysBytes: number | undefined,
     readonly children: readonly EncodedNode[] | undefined,
     readonly childValues: readonly unknown[] | undefined,
+    readonly childEntries: readonly string[] | undefined,
     readonly bytes: number,
     readonly indentBase: number,
     readonly indentPerLevel: number,
@@ -158,6 +165,7 @@ export function primitiveNode(
     undefined,
     undefined,
     undefined,
+    undefined,
     bytes,
     0,
     0,
@@ -169,7 +177,10 @@ export function primitiveNode(
   );
 }
 
-/** A container's node; exactly one of `text`, `ref`, `inline` is set, or none for a root. */
+/**
+ * A container's node; exactly one of `text`, `ref`, `inline` is set, or none for a root. `entries`:
+ * its body's members (see {@link EncodedNode.childEntries}), when they were built.
+ */
 export function containerNode(
   shape: ShapeCode,
   keys: readonly string[] | undefined,
@@ -178,6 +189,7 @@ export function containerNode(
   children: readonly EncodedNode[],
   measured: Measured,
   place: { text?: string; ref?: number; inline?: string } = {},
+  entries?: readonly string[],
 ): EncodedNode {
   return new Node(
     shape,
@@ -187,6 +199,7 @@ export function containerNode(
     keysBytes,
     children,
     measured.values,
+    entries,
     measured.bytes,
     measured.indentBase,
     measured.indentPerLevel,
@@ -208,6 +221,7 @@ export function withSource(node: EncodedNode, source: object): EncodedNode {
     node.keysBytes,
     node.children,
     node.childValues,
+    node.childEntries,
     node.bytes,
     node.indentBase,
     node.indentPerLevel,
@@ -233,6 +247,7 @@ export function withPlace(
     node.keysBytes,
     node.children,
     node.childValues,
+    node.childEntries,
     node.bytes,
     node.indentBase,
     node.indentPerLevel,
@@ -260,13 +275,26 @@ function isAscii(text: string): boolean {
 
 /** The body of a container chunk (without its `n` marker): members as ids or inline values. */
 export function containerBody(node: Pick<EncodedNode, 'shape' | 'keyTexts' | 'children'>): string {
-  const children = node.children!;
-  const parts: string[] = new Array(children.length);
+  return bodyOf(node.shape, containerEntries(node.shape, node.keyTexts, node.children!));
+}
+
+/** The members of a container's body (see {@link EncodedNode.childEntries}). */
+export function containerEntries(
+  shape: ShapeCode,
+  keyTexts: readonly string[] | undefined,
+  children: readonly EncodedNode[],
+): string[] {
+  const entries: string[] = new Array(children.length);
   for (let index = 0; index < children.length; index += 1) {
     const member = children[index]!.member!;
-    parts[index] = node.shape === Shape.object ? `${node.keyTexts![index]!}:${member}` : member;
+    entries[index] = shape === Shape.object ? `${keyTexts![index]!}:${member}` : member;
   }
-  return node.shape === Shape.object ? `{${parts.join(',')}}` : `[${parts.join(',')}]`;
+  return entries;
+}
+
+/** A container's body from its members (see {@link containerEntries}). */
+export function bodyOf(shape: ShapeCode, entries: readonly string[]): string {
+  return shape === Shape.object ? `{${entries.join(',')}}` : `[${entries.join(',')}]`;
 }
 
 /** A container's sizes (see {@link measureContainer}) and its {@link EncodedNode.childValues}. */
@@ -337,6 +365,7 @@ export function opaqueNode(value: unknown, text: string, threshold: number, sink
   const stored = bytes >= threshold;
   return new Node(
     Shape.opaque,
+    undefined,
     undefined,
     undefined,
     undefined,
