@@ -1,7 +1,7 @@
 // One checkpoint: summary, tokens and cost, inputs, each entity and its tasks (outputs as Markdown,
 // the conversation of unfinished work), the flow state, the event timeline; with resume allowed, the
 // form that edits and continues it.
-import { formatTime, h, replace, valueText } from './dom.js';
+import { entityLabel, formatTime, h, replace, valueText } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { timelineView } from './timeline-view.js';
 
@@ -66,7 +66,7 @@ function entityView(entity) {
     h(
       'h3',
       null,
-      `${entity.kind} ${entity.name}`,
+      entityLabel(entity.kind, entity.name),
       entity.status ? h('span', { class: `badge status-${entity.status}` }, entity.status) : null,
     ),
     entity.kind === 'flow'

@@ -60,3 +60,11 @@ export function valueText(value) {
 export function plural(count, noun, nouns = `${noun}s`) {
   return `${count} ${count === 1 ? noun : nouns}`;
 }
+
+/**
+ * `crew Research`, `flow Pipeline`; an entity whose name is its kind (the runtime names a crew
+ * without a name "crew") is said once, as the terminal UI says it: `crew`, not `crew crew`.
+ */
+export function entityLabel(kind, name) {
+  return name === kind || name === '' ? kind : `${kind} ${name}`;
+}

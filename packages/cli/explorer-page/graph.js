@@ -5,7 +5,7 @@
 // overview of three elements (its line, its nodes as one dotted path, its head) rather than an
 // element group per node: every SVG element costs paint time on each pan or zoom frame, and 10,000
 // checkpoints are about 1,000 nodes and 10,000 elements (bench/results/explorer.md).
-import { formatClock, formatTime, plural, s } from './dom.js';
+import { entityLabel, formatClock, formatTime, plural, s } from './dom.js';
 
 const columnWidth = 120;
 const rowHeight = 84;
@@ -158,7 +158,7 @@ export function drawGraph(svg, graph, selection, region) {
       s(
         'text',
         { class: 'group-label', x: 12, y: Math.max(16, y) },
-        `${group.kind} ${group.name} · ${plural(group.count, 'checkpoint')}`,
+        `${entityLabel(group.kind, group.name)} · ${plural(group.count, 'checkpoint')}`,
       ),
     );
   });

@@ -166,5 +166,30 @@ describe.skipIf(!haveBrowser && !inCi)(
       // The page itself does not scroll sideways.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(700);
     });
+
+    // The trial: a crew without a name (the runtime calls it "crew") was shown as "crew crew".
+    it('names a crew without a name once, in its group label and its detail', async () => {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const clerk = new Agent({ role: 'Clerk', goal: 'File', backstory: 'Tidy', llm: 'offline:page-test' });
+      const crew = new Crew({
+        agents: [clerk],
+        tasks: [new Task({ description: 'File it', expectedOutput: 'A line', agent: clerk })],
+        checkpoint: { location, provider: await providerOf('json'), onEvents: ['task_completed'] },
+      });
+      await crew.kickoff({});
+      await page.waitForSelector('body[data-checkpoints="2"]');
+      const labels = await page.locator('.group-label').allTextContents();
+      expect(labels).toContain('crew · 1 checkpoint');
+      expect(labels.join('\n')).not.toContain('crew crew');
+      const [written] = await (await providerOf('json'))
+        .list(location, { branch: 'main' })
+        .then((all) => all.filter((checkpoint) => checkpoint.entities[0]?.name === 'crew'));
+      await page.locator(`.node[data-id="${written!.id}"]`).click();
+      await page.locator(`.detail[data-checkpoint="${written!.id}"]`).waitFor();
+      // The heading is the label, then the status badge.
+      const heading = await page.locator('.detail .entity h3').first().textContent();
+      expect(heading).toMatch(/^crew/);
+      expect(heading).not.toContain('crew crew');
+    });
   },
 );
