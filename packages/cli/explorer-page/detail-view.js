@@ -246,6 +246,17 @@ export function detailView(detail, { readOnly, onCompare, onRun, onPlan, loadEve
         h('span', { class: `cost cost-${detail.cost.status}` }, detail.cost.note),
         detail.cost.modelLines.map((line) => h('div', { class: 'muted' }, line)),
       ]),
+      // A fork's history carries the calls of the checkpoint it was forked from: apart, not its own.
+      detail.cost.inherited
+        ? row('Inherited', [
+            h(
+              'span',
+              { class: `cost cost-${detail.cost.inherited.status}` },
+              `${detail.cost.inherited.note}: the calls of the checkpoint this branch was forked from (${detail.cost.inherited.forkedFrom}), not counted above`,
+            ),
+            detail.cost.inherited.modelLines.map((line) => h('div', { class: 'muted' }, line)),
+          ])
+        : null,
       row(
         'Format',
         `${detail.format.name} v${detail.format.version}, crewline ${detail.format.libraryVersion}`,

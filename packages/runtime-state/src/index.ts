@@ -85,6 +85,8 @@ export {
   describeModelCost,
   describeRunCost,
   formatUsd,
+  type LineageCost,
+  lineageCost,
   type ModelCost,
   type ModelCostStatus,
   type ModelTokens,

@@ -126,6 +126,43 @@ export function runCost(events: readonly EventRecord[], prices: ModelPrices = {}
   return { status, usd: unpriced.length === 0 ? pricedUsd : null, pricedUsd, models, unpriced };
 }
 
+/** A checkpoint's model calls split where its lineage was forked off another one. */
+export interface LineageCost {
+  /** The calls this lineage made itself (all of them for a lineage that is not a fork). */
+  own: RunCost;
+  /**
+   * The calls its history carries from the checkpoint it was forked from (and that one's own fork
+   * parents): another lineage's, so adding up forks counts each call once. `null` when not a fork.
+   */
+  inherited: RunCost | null;
+}
+
+/**
+ * {@link runCost} of a checkpoint's `events` split into what its lineage paid itself and what it
+ * inherited: `forkPointEvents` is the history of the checkpoint the lineage was forked from
+ * (`undefined` when it is not a fork, or that checkpoint can no longer be read: then every call
+ * counts as its own). A fork's history starts with those events; they are told apart by event id,
+ * as the worker's `runs show` tells a queued fork's calls from those of the run it was forked from.
+ */
+export function lineageCost(
+  events: readonly EventRecord[],
+  forkPointEvents: readonly EventRecord[] | undefined,
+  prices: ModelPrices = {},
+): LineageCost {
+  if (forkPointEvents === undefined) return { own: runCost(events, prices), inherited: null };
+  const inheritedIds = new Set(forkPointEvents.map((event) => event.eventId));
+  return {
+    own: runCost(
+      events.filter((event) => !inheritedIds.has(event.eventId)),
+      prices,
+    ),
+    inherited: runCost(
+      events.filter((event) => inheritedIds.has(event.eventId)),
+      prices,
+    ),
+  };
+}
+
 const cents = new Intl.NumberFormat('en-US', {
   style: 'currency',
   currency: 'USD',

@@ -1,8 +1,9 @@
-import { type LoadedCheckpoint, runCost } from '@crewline/runtime-state';
+import { type LoadedCheckpoint, lineageCost } from '@crewline/runtime-state';
 import { parseCommandArguments } from '../core/args.js';
 import { checkpointReport } from '../core/checkpoint-report.js';
 import type { CliContext } from '../core/cli-context.js';
 import { viewDocument } from '../core/document-view.js';
+import { findForkPoint } from '../core/fork-point.js';
 import { printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { modelPricesOf } from '../core/model-prices.js';
@@ -27,7 +28,13 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const view = viewDocument(loaded.document);
   const parent = await parentState(loaded);
   const parentPruned = parent === 'pruned';
-  const cost = runCost(loaded.document.events, await modelPricesOf(context));
+  // A fork's history carries the calls of the run it was forked from: shown apart, not as its own.
+  const forkPoint = await findForkPoint(loaded.provider, loaded.location, loaded.document.metadata);
+  const { own: cost, inherited } = lineageCost(
+    loaded.document.events,
+    forkPoint?.events,
+    await modelPricesOf(context),
+  );
   if (values.json) {
     const { metadata } = loaded.document;
     context.stdout.write(
@@ -49,6 +56,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
         entities: view.entities.map(({ tasks, ...entity }) => ({ ...entity, taskCount: tasks.length })),
         tasks: view.tasks,
         cost,
+        inheritedCost: inherited,
+        forkedFrom: forkPoint?.id ?? null,
       }),
     );
     return 0;
@@ -61,6 +70,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
     parentPruned,
     parentUnreadable: parent === 'unreadable',
     cost,
+    inheritedCost: inherited,
+    forkedFrom: forkPoint?.id ?? null,
   });
   context.stdout.write(printable(`${lines.join('\n')}\n`));
   return 0;

@@ -32,6 +32,13 @@ export interface ReportOptions {
   parentUnreadable?: boolean;
   /** What the checkpoint's model calls cost (`runCost`): a `Cost:` line and one line per model. Default: not shown. */
   cost?: RunCost;
+  /**
+   * A fork's calls inherited from the checkpoint it was forked from (`lineageCost`): an `Inherited:`
+   * line after the cost, apart from it so adding up forks counts each call once. Default: none.
+   */
+  inheritedCost?: RunCost | null;
+  /** The checkpoint the fork was forked from, named on the `Inherited:` line. Default: not named. */
+  forkedFrom?: string | null;
 }
 
 function entityHeading(entity: EntityView): string {
@@ -61,12 +68,24 @@ export function taskLines(tasks: readonly TaskView[], options: ReportOptions): s
   return lines;
 }
 
-/** `Cost:` in US dollars (or why it is unknown), then each model's calls, tokens and cost. */
-function costLines(cost: RunCost): string[] {
-  return [
+/**
+ * `Cost:` in US dollars (or why it is unknown), then each model's calls, tokens and cost; for a fork,
+ * `Inherited:` and the calls of the history it was forked from the same way.
+ */
+function costLines(cost: RunCost, options: ReportOptions): string[] {
+  const lines = [
     `  Cost:      ${describeRunCost(cost)}`,
     ...cost.models.map((model) => `             ${describeModelCost(model)}`),
   ];
+  const inherited = options.inheritedCost;
+  if (inherited && inherited.models.length > 0) {
+    const from = options.forkedFrom ? ` (${options.forkedFrom})` : '';
+    lines.push(
+      `  Inherited: ${describeRunCost(inherited)}: the calls of the checkpoint this branch was forked from${from}, not counted above`,
+      ...inherited.models.map((model) => `             ${describeModelCost(model)}`),
+    );
+  }
+  return lines;
 }
 
 /** Everything `crewline checkpoint info` prints about one checkpoint. */
@@ -91,7 +110,7 @@ export function checkpointReport(
     }`,
     `  Lineage:   ${metadata.lineageId}`,
     `  Events:    ${metadata.eventCount}`,
-    ...(options.cost ? costLines(options.cost) : []),
+    ...(options.cost ? costLines(options.cost, options) : []),
     `  Format:    ${view.document.format} v${view.document.formatVersion}, written by crewline ${view.document.libraryVersion}`,
     '',
   ];

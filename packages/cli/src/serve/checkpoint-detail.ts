@@ -2,9 +2,9 @@ import type { EventRecord } from '@crewline/events';
 import {
   describeModelCost,
   describeRunCost,
+  lineageCost,
   type ModelPrices,
   type RunCost,
-  runCost,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import {
@@ -15,6 +15,7 @@ import {
 } from '@crewline/runtime-state/internal';
 import { cliError } from '../core/cli-error.js';
 import type { DocumentView, EntityView, TaskView } from '../core/document-view.js';
+import type { ForkPoint } from '../core/fork-point.js';
 
 /** One message of a saved agent conversation, as text: tool calls and results written out. */
 export interface ConversationMessage {
@@ -54,6 +55,18 @@ export interface CostDetail extends RunCost {
   note: string;
   /** One line per model: its calls, tokens and cost. */
   modelLines: string[];
+  /**
+   * For a fork, the calls its history carries from the checkpoint it was forked from (`lineageCost`),
+   * not counted in this cost; `null` for a checkpoint that is not a fork's.
+   */
+  inherited: InheritedCostDetail | null;
+}
+
+/** A fork's inherited calls as the page shows them, and the checkpoint it was forked from. */
+export interface InheritedCostDetail extends RunCost {
+  note: string;
+  modelLines: string[];
+  forkedFrom: string;
 }
 
 /** One event of the history, reduced to what a timeline line shows. */
@@ -124,8 +137,24 @@ export function conversationDetail(conversation: ConversationData): Conversation
   return { messages, llmCalls: conversation.llmCalls, usage: conversation.usage };
 }
 
-function costDetail(cost: RunCost): CostDetail {
+function costLines(cost: RunCost) {
   return { ...cost, note: describeRunCost(cost), modelLines: cost.models.map(describeModelCost) };
+}
+
+/** This branch's own calls, a fork's inherited ones apart (the split `checkpoint info` prints). */
+function costDetail(
+  events: readonly EventRecord[],
+  forkPoint: ForkPoint | undefined,
+  prices: ModelPrices,
+): CostDetail {
+  const { own, inherited } = lineageCost(events, forkPoint?.events, prices);
+  return {
+    ...costLines(own),
+    inherited:
+      inherited && inherited.models.length > 0
+        ? { ...costLines(inherited), forkedFrom: forkPoint!.id }
+        : null,
+  };
 }
 
 function subjectOf(event: EventRecord): string | undefined {
@@ -144,12 +173,14 @@ function subjectOf(event: EventRecord): string | undefined {
 /**
  * The detail of a checkpoint from the same view `crewline checkpoint info` prints, plus the token
  * usage of each completed task, read through the crew data's own parser, and the cost of its model
- * calls at `prices` (the project's `modelPrices`; default none).
+ * calls at `prices` (the project's `modelPrices`; default none): a fork's own apart from those its
+ * history carries from `forkPoint` (`findForkPoint`; default none, every call its own).
  */
 export function checkpointDetail(
   checkpoint: StoredCheckpoint,
   view: DocumentView,
   prices: ModelPrices = {},
+  forkPoint?: ForkPoint,
 ): CheckpointDetail {
   const { document } = view;
   const total = noUsage();
@@ -201,7 +232,7 @@ export function checkpointDetail(
     placeholders: view.placeholders,
     entities,
     usage: total,
-    cost: costDetail(runCost(document.events, prices)),
+    cost: costDetail(document.events, forkPoint, prices),
     events,
     eventCount: document.events.length,
   };
