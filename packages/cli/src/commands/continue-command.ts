@@ -10,6 +10,7 @@ import { cliError, usageError } from '../core/cli-error.js';
 import { planContinuation } from '../core/continuation-plan.js';
 import { continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
+import { entityLabel } from '../core/entity-label.js';
 import { printable, shellWord, truncate } from '../core/format.js';
 import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
@@ -18,7 +19,6 @@ import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
-import { entityLabel } from '../tui/state/entity-label.js';
 import { openCheckpointInDefaultStores } from './both-default-stores.js';
 import { refuseTakenBranch } from './taken-branch.js';
 

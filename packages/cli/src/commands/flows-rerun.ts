@@ -2,13 +2,13 @@ import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
+import { entityLabel } from '../core/entity-label.js';
 import { printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
-import { entityLabel } from '../tui/state/entity-label.js';
 
 /**
  * `crewline checkpoint flows rerun <STATE ID> --from <METHOD>`: runs that method of a saved flow

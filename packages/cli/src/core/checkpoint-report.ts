@@ -5,6 +5,7 @@ import {
   type RunCost,
 } from '@crewline/runtime-state';
 import type { DocumentView, EntityView, TaskView } from './document-view.js';
+import { entityLabel } from './entity-label.js';
 import { formatBytes, formatTime, formatValue, oneLine, truncate } from './format.js';
 import { displayPath } from './location.js';
 
@@ -41,10 +42,16 @@ export interface ReportOptions {
   forkedFrom?: string | null;
 }
 
-function entityHeading(entity: EntityView): string {
+/**
+ * `crew Research (1a2b3c4d) completed - 2/2 tasks completed`. A crew's or agent's id is generated
+ * (a uuid: its first 8 characters tell it apart); a flow's is its state id, a name the user chose
+ * and resumes by, so it is printed whole.
+ */
+export function entityHeading(entity: EntityView): string {
   const done = entity.tasks.filter((task) => task.status === 'completed').length;
   const progress = entity.tasks.length > 0 ? ` - ${done}/${entity.tasks.length} tasks completed` : '';
-  return `${entity.kind} ${entity.name} (${entity.id.slice(0, 8)})${entity.status ? ` ${entity.status}` : ''}${progress}`;
+  const id = entity.kind === 'flow' ? entity.id : entity.id.slice(0, 8);
+  return `${entityLabel(entity.kind, entity.name)} (${id})${entity.status ? ` ${entity.status}` : ''}${progress}`;
 }
 
 /** The task lines of `info`: number, status, description, agent, then the output (preview or whole). */

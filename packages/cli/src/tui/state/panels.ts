@@ -1,5 +1,6 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { type DocumentView, inputNames, type TaskView } from '../../core/document-view.js';
+import { entityLabel } from '../../core/entity-label.js';
 import {
   formatAge,
   formatBytes,
@@ -10,7 +11,6 @@ import {
   shortRunId,
 } from '../../core/format.js';
 import type { Edits } from './browser-state.js';
-import { entityLabel } from './entity-label.js';
 import type { TreeRow } from './tree.js';
 
 /** A run of text with one style. Colour is applied only when the terminal wants it. */
