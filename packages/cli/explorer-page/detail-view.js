@@ -221,7 +221,8 @@ function runForm(detail, onRun, onPlan) {
 /** The detail panel's contents. */
 export function detailView(detail, { readOnly, onCompare, onRun, onPlan, loadEvent }) {
   const m = detail.metadata;
-  const missing = detail.placeholders.filter((name) => !Object.hasOwn(detail.inputs, name));
+  // Worked out by the server as info does: a flow's crews get their inputs from the flow.
+  const missing = detail.missingPlaceholders;
   return h(
     'div',
     { class: 'detail', 'data-checkpoint': m.id },

@@ -53,6 +53,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
         },
         inputs: view.inputs,
         placeholders: view.placeholders,
+        missingPlaceholders: view.missingPlaceholders,
         entities: view.entities.map(({ tasks, ...entity }) => ({ ...entity, taskCount: tasks.length })),
         tasks: view.tasks,
         cost,

@@ -122,7 +122,7 @@ export function checkpointReport(
     '',
   ];
   const inputKeys = Object.keys(view.inputs);
-  const missing = view.placeholders.filter((name) => !inputKeys.includes(name));
+  const missing = view.missingPlaceholders;
   lines.push(inputKeys.length === 0 ? 'Inputs: (none)' : 'Inputs:');
   for (const key of inputKeys) {
     lines.push(

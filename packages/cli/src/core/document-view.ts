@@ -55,6 +55,13 @@ export interface DocumentView {
   tasks: TaskView[];
   /** `{name}` placeholders found in the entities' templates (task descriptions, agent goals…), sorted. */
   placeholders: string[];
+  /**
+   * The placeholders that nothing gave a value, sorted: not a kickoff input, not in the inputs the
+   * crew using it received (a flow's crews get theirs from the flow's methods, stored with the crew),
+   * and, for a crew of a flow, not a key of the flow's state. What `info`, the TUI and the explorer
+   * list as "without a value".
+   */
+  missingPlaceholders: string[];
 }
 
 type AgentView = EntityView['agents'][number];
@@ -63,7 +70,17 @@ function agentView(agent: AgentDefinitionData): AgentView {
   return { role: agent.role, goal: agent.goal, model: agent.llm };
 }
 
-function crewView(entity: EntitySnapshot, firstIndex: number, found: Set<string>): EntityView {
+/** The names a crew's placeholders were filled from: the inputs its kickoff stored with it. */
+function crewInputNames(inputs: unknown): string[] {
+  return isRecord(inputs) ? Object.keys(inputs) : [];
+}
+
+function crewView(
+  entity: EntitySnapshot,
+  firstIndex: number,
+  found: Set<string>,
+  unfilled: Map<string, Set<string>>,
+): EntityView {
   const data = parseCrewData(entity);
   const agents = data.agents.map(agentView);
   const templates = [...data.agents, ...(data.manager ? [data.manager] : [])].flatMap((agent) => [
@@ -85,7 +102,10 @@ function crewView(entity: EntitySnapshot, firstIndex: number, found: Set<string>
       ...(task.output ? { output: task.output.raw } : {}),
     };
   });
-  for (const template of templates) for (const name of findPlaceholders(template)) found.add(name);
+  const given = new Set(crewInputNames(decodeValue<unknown>(data.inputs)));
+  const names = new Set(templates.flatMap(findPlaceholders));
+  for (const name of names) found.add(name);
+  unfilled.set(entity.id, new Set([...names].filter((name) => !given.has(name))));
   const completed = tasks.filter((task) => task.status === 'completed').length;
   return {
     kind: 'crew',
@@ -98,10 +118,16 @@ function crewView(entity: EntitySnapshot, firstIndex: number, found: Set<string>
   };
 }
 
-function agentEntityView(entity: EntitySnapshot, found: Set<string>): EntityView {
+function agentEntityView(
+  entity: EntitySnapshot,
+  found: Set<string>,
+  unfilled: Map<string, Set<string>>,
+): EntityView {
   const data = parseAgentData(entity);
-  for (const template of [data.role, data.goal, data.backstory])
-    for (const name of findPlaceholders(template)) found.add(name);
+  // A standalone agent stores no inputs of its own: its placeholders are filled by the kickoff inputs.
+  const names = new Set([data.role, data.goal, data.backstory].flatMap(findPlaceholders));
+  for (const name of names) found.add(name);
+  unfilled.set(entity.id, names);
   return {
     kind: 'agent',
     id: entity.id,
@@ -140,24 +166,34 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function viewDocument(document: CheckpointDocument): DocumentView {
   const inputs = decodeValue<unknown>(document.inputs);
   const found = new Set<string>();
+  // Per entity id: its placeholders that its own stored inputs leave without a value.
+  const unfilled = new Map<string, Set<string>>();
   const entities: EntityView[] = [];
   let nextIndex = 0;
   for (const entity of document.entities) {
     const view =
       entity.kind === 'crew'
-        ? crewView(entity, nextIndex, found)
+        ? crewView(entity, nextIndex, found, unfilled)
         : entity.kind === 'agent'
-          ? agentEntityView(entity, found)
+          ? agentEntityView(entity, found, unfilled)
           : flowView(entity);
     nextIndex += view.tasks.length;
     entities.push(view);
   }
+  const kickoffInputs = isRecord(inputs) ? inputs : {};
+  // A flow's crew not started yet gets its inputs from the flow's methods, usually out of its state.
+  const flowState = entities.find((entity) => entity.kind === 'flow')?.state ?? {};
+  const missing = new Set<string>();
+  for (const names of unfilled.values())
+    for (const name of names)
+      if (!Object.hasOwn(kickoffInputs, name) && !Object.hasOwn(flowState, name)) missing.add(name);
   return {
     document,
-    inputs: isRecord(inputs) ? inputs : {},
+    inputs: kickoffInputs,
     entities,
     tasks: entities.flatMap((entity) => entity.tasks),
     placeholders: [...found].sort(),
+    missingPlaceholders: [...missing].sort(),
   };
 }
 
@@ -172,6 +208,5 @@ export function primaryEntity<T extends { kind: EntityKind }>(entities: readonly
 
 /** Names shown in an Inputs list: the kickoff inputs, then template placeholders that have no value. */
 export function inputNames(view: DocumentView): string[] {
-  const keys = Object.keys(view.inputs);
-  return [...keys, ...view.placeholders.filter((name) => !keys.includes(name))];
+  return [...Object.keys(view.inputs), ...view.missingPlaceholders];
 }

@@ -84,6 +84,8 @@ export interface CheckpointDetail {
   format: { name: string; version: number; libraryVersion: string };
   inputs: Record<string, unknown>;
   placeholders: string[];
+  /** The placeholders nothing gave a value (`DocumentView.missingPlaceholders`, as `info` lists them). */
+  missingPlaceholders: string[];
   entities: EntityDetail[];
   usage: UsageData;
   cost: CostDetail;
@@ -230,6 +232,7 @@ export function checkpointDetail(
     },
     inputs: view.inputs,
     placeholders: view.placeholders,
+    missingPlaceholders: view.missingPlaceholders,
     entities,
     usage: total,
     cost: costDetail(document.events, forkPoint, prices),
