@@ -1,4 +1,5 @@
 // `pnpm demo`: the tutorial "Resume a failing crew". See ../README.md.
+import { exitCodes } from '@crewline/cli';
 import { CrewlineError } from '@crewline/events';
 import { parseTutorialOptions } from './options.js';
 import { runTutorial } from './tutorial.js';
@@ -15,9 +16,13 @@ try {
 } catch (error) {
   if (CrewlineError.isInstance(error)) {
     process.stderr.write(`demo: ${error.message}\n`);
-    process.exitCode = 1;
+    // The exit codes of crewline itself: a mistake in how the demo was called is a usage error, 2.
+    process.exitCode =
+      CrewlineError.hasCode(error, 'invalid_argument') || CrewlineError.hasCode(error, 'invalid_name')
+        ? exitCodes.usage
+        : exitCodes.failed;
   } else {
     process.stderr.write(`demo: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exitCode = 70;
+    process.exitCode = exitCodes.internal;
   }
 }

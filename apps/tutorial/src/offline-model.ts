@@ -37,11 +37,17 @@ export function tutorialOfflineModel(
   return shared;
 }
 
+/** Milliseconds from a latency's text (`--latency` or the variable), or `undefined` when it is not a number of them. */
+export function parseLatency(text: string): number | undefined {
+  const value = Number(text);
+  return text.trim() !== '' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
 /** Milliseconds from a variable's text; the default when unset, an error message when it is not a number. */
 export function latencyFrom(text: string | undefined): number {
   if (text === undefined || text.trim() === '') return DEFAULT_LATENCY_MS;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value < 0) {
+  const value = parseLatency(text);
+  if (value === undefined) {
     throw new CrewlineError(
       'tutorial',
       'invalid_argument',

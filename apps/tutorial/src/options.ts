@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CrewlineError } from '@crewline/events';
+import { nearestName } from '@crewline/runtime-state/internal';
+import { LATENCY_VARIABLE, latencyFrom, parseLatency } from './offline-model.js';
 
 /** What `pnpm demo [options]` was asked to do. */
 export interface TutorialOptions {
@@ -62,7 +64,10 @@ export function parseTutorialOptions(
   try {
     parsed = parse(argv);
   } catch (error) {
-    throw usageError(error instanceof Error ? error.message : String(error));
+    // parseArgs's first sentence says what is wrong; its advice about '--' does not fit a misspelt option.
+    const message = error instanceof Error ? (error.message.split('. ')[0] ?? error.message) : String(error);
+    const suggestion = nearestOption(error);
+    throw usageError(`${message.replace(/\.$/, '')}${suggestion ? ` (did you mean --${suggestion}?)` : ''}`);
   }
   const { values } = parsed;
   if (values.help) return { mode: 'help', topic: DEFAULT_TOPIC, storage: 'json', offline: false };
@@ -80,6 +85,13 @@ export function parseTutorialOptions(
   if (storageSetting !== 'json' && storageSetting !== 'sqlite') {
     throw usageError(`CREWLINE_STORAGE="${env.CREWLINE_STORAGE}" is not a storage; use json or sqlite`);
   }
+  if (values.latency !== undefined && parseLatency(values.latency) === undefined) {
+    throw usageError(
+      `--latency "${values.latency}" is not a number of milliseconds; use for example --latency 500`,
+    );
+  }
+  // Checked now rather than at the first model call, like the option.
+  if (values.latency === undefined) latencyFrom(env[LATENCY_VARIABLE]);
   const location = values.location ?? (env.CREWLINE_CHECKPOINT_LOCATION?.trim() || undefined);
   return {
     mode,
@@ -95,23 +107,35 @@ export function parseTutorialOptions(
   };
 }
 
+/**
+ * The demo's option an unknown long option (`--edit-reserch`) was probably meant to be: the same
+ * nearest-name rule (at most two edits) as the crewline CLI's "did you mean".
+ */
+function nearestOption(error: unknown): string | undefined {
+  if ((error as { code?: unknown } | null)?.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return undefined;
+  const given = /Unknown option '--([^'=]+)/.exec((error as Error).message)?.[1];
+  return given === undefined ? undefined : nearestName(given, Object.keys(optionsConfig));
+}
+
+const optionsConfig = {
+  resume: { type: 'string' },
+  fork: { type: 'string' },
+  branch: { type: 'string' },
+  'edit-research': { type: 'string' },
+  topic: { type: 'string' },
+  sqlite: { type: 'boolean' },
+  location: { type: 'string' },
+  model: { type: 'string' },
+  offline: { type: 'boolean' },
+  latency: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 function parse(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
     strict: true,
     allowPositionals: false,
-    options: {
-      resume: { type: 'string' },
-      fork: { type: 'string' },
-      branch: { type: 'string' },
-      'edit-research': { type: 'string' },
-      topic: { type: 'string' },
-      sqlite: { type: 'boolean' },
-      location: { type: 'string' },
-      model: { type: 'string' },
-      offline: { type: 'boolean' },
-      latency: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: optionsConfig,
   });
 }
