@@ -1,7 +1,7 @@
 import type { EventRecord } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
 import type { ModelPrices } from './model-prices.js';
-import { describeModelCost, describeRunCost, formatUsd, runCost } from './run-cost.js';
+import { describeModelCost, describeRunCost, formatUsd, lineageCost, runCost } from './run-cost.js';
 
 let sequence = 0;
 function completed(model: string, usage: Record<string, number>): EventRecord {
@@ -162,5 +162,25 @@ describe('formatUsd', () => {
     expect(formatUsd(0.01234)).toBe('$0.0123');
     expect(formatUsd(0.5)).toBe('$0.50');
     expect(formatUsd(0.000425)).toBe('$0.00043');
+  });
+});
+
+describe('lineageCost', () => {
+  const prices: ModelPrices = { 'acme:big': { inputPerMillion: 1_000_000, outputPerMillion: 0 } };
+  const research = completed('acme:big', { inputTokens: 2, outputTokens: 1 });
+  const write = completed('acme:big', { inputTokens: 3, outputTokens: 1 });
+
+  it('counts the events the fork point holds as inherited, the rest as the lineage own', () => {
+    const { own, inherited } = lineageCost([research, write], [research], prices);
+    expect(own.models.map((model) => [model.model, model.calls])).toEqual([['acme:big', 1]]);
+    expect(own.usd).toBe(3);
+    expect(inherited?.usd).toBe(2);
+  });
+
+  it('without a fork point every call is the lineage own', () => {
+    expect(lineageCost([research, write], undefined, prices)).toEqual({
+      own: runCost([research, write], prices),
+      inherited: null,
+    });
   });
 });
