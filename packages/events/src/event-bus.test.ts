@@ -143,4 +143,41 @@ describe('EventBus', () => {
     two.emit(null, completed());
     expect(handler).not.toHaveBeenCalled();
   });
+  it('never calls an onAny handler for the types it excepts, and calls it for the others', () => {
+    const bus = new EventBus();
+    const state = new FakeState('run-except');
+    const seen: string[] = [];
+    bus.onAny((_source: unknown, event: BaseEvent, _state: unknown) => void seen.push(event.type), {
+      except: [TaskStartedEvent.type, LLMCallCompletedEvent.type],
+    });
+    bus.runInScope(state, () => {
+      bus.emit(null, new TaskStartedEvent({ description: 'x' }));
+      bus.emit(null, completed());
+      bus.emit(null, new LLMCallCompletedEvent({ model: 'm', callId: 'c1', response: 'r' }));
+    });
+    expect(seen).toEqual(['task_completed']);
+    // Excepted events are still recorded in the run: only the handler skips them.
+    expect(state.events.map((event) => event.type)).toEqual([
+      'task_started',
+      'task_completed',
+      'llm_call_completed',
+    ]);
+  });
+
+  it('wants(type) says whether any handler would receive an event of that type', () => {
+    const bus = new EventBus();
+    expect(bus.wants('task_started')).toBe(false);
+    const offExcepting = bus.onAny(() => undefined, { except: ['task_started'] });
+    expect(bus.wants('task_started')).toBe(false);
+    expect(bus.wants('task_completed')).toBe(true);
+    const offTyped = bus.on(TaskStartedEvent, () => undefined);
+    expect(bus.wants('task_started')).toBe(true);
+    offTyped();
+    expect(bus.wants('task_started')).toBe(false);
+    const offAll = bus.onAny(() => undefined, { except: [] });
+    expect(bus.wants('task_started')).toBe(true);
+    offAll();
+    offExcepting();
+    expect(bus.wants('task_completed')).toBe(false);
+  });
 });

@@ -40,6 +40,18 @@ export type EventHandler<E extends BaseEvent> = (
 interface Registration {
   handler: (source: unknown, event: BaseEvent, state?: RunState) => unknown;
   wantsState: boolean;
+  /** Event types an `onAny` handler is not called for (see {@link AnyHandlerOptions}). */
+  except: ReadonlySet<string> | undefined;
+}
+
+/** Options of {@link EventBus.onAny}. */
+export interface AnyHandlerOptions {
+  /**
+   * Event types the handler is never called for. Saying so, rather than returning early inside the
+   * handler, lets {@link EventBus.wants} answer that nobody listens for them, so emitters can skip
+   * building those events. Default: none (the handler receives every event).
+   */
+  except?: Iterable<string>;
 }
 
 /** What {@link EventBus.emit} returns: the run the event belongs to and a promise for async handlers. */
@@ -78,11 +90,25 @@ export class EventBus {
     return () => set.delete(registration);
   }
 
-  /** Like {@link on}, for every event type. */
-  onAny(handler: EventHandler<BaseEvent>): () => void {
-    const registration = toRegistration(handler as Registration['handler']);
+  /** Like {@link on}, for every event type, but those named in `options.except`. */
+  onAny(handler: EventHandler<BaseEvent>, options: AnyHandlerOptions = {}): () => void {
+    const registration = toRegistration(handler as Registration['handler'], options.except);
     this.#any.add(registration);
     return () => this.#any.delete(registration);
+  }
+
+  /**
+   * Whether an event of `type` emitted now would reach at least one handler. Lets an emitter skip
+   * building an event only observers read (the checkpoint lifecycle events): an event a run records in
+   * its history must be emitted whether or not anyone listens. A copy of this package older than
+   * this method shares the bus without it: check `typeof bus.wants === 'function'` first.
+   */
+  wants(type: string): boolean {
+    if ((this.#byType.get(type)?.size ?? 0) > 0) return true;
+    for (const registration of this.#any) {
+      if (registration.except === undefined || !registration.except.has(type)) return true;
+    }
+    return false;
   }
 
   /** The state of the run the caller is executing in, if any. */
@@ -133,6 +159,7 @@ export class EventBus {
     const registrations = typed ? [...this.#any, ...typed] : [...this.#any];
     for (const registration of registrations) {
       if (registration.wantsState && !state) continue;
+      if (registration.except?.has(event.type)) continue;
       try {
         const returned = registration.wantsState
           ? registration.handler(source, event, state)
@@ -180,13 +207,19 @@ export class EventBus {
   }
 }
 
-function toRegistration(handler: Registration['handler']): Registration {
-  return { handler, wantsState: handler.length >= 3 };
+function toRegistration(handler: Registration['handler'], except?: Iterable<string>): Registration {
+  const excluded = except === undefined ? undefined : new Set(except);
+  return {
+    handler,
+    wantsState: handler.length >= 3,
+    except: excluded === undefined || excluded.size === 0 ? undefined : excluded,
+  };
 }
 
 // Bump the version in this key when a change to EventBus would break a copy of this package that
 // still calls the old methods: copies that disagree then keep separate buses (and say so) rather
-// than call methods the other's bus lacks.
+// than call methods the other's bus lacks. A method added for new callers (`wants`, `onAny`'s
+// options) needs no bump: older copies never call it, and new callers check that it exists.
 const busKey = 'crewline.event-bus.v1';
 
 /**

@@ -7,7 +7,14 @@ export { BaseEvent, defineEvent } from './base-event.js';
 export { eventClassesByType } from './catalog.js';
 export type { CrewlineErrorCode, CrewlineErrorOptions } from './errors.js';
 export { CrewlineError } from './errors.js';
-export type { EmitResult, EventHandler, HandlerState, RunState, RunStateTypes } from './event-bus.js';
+export type {
+  AnyHandlerOptions,
+  EmitResult,
+  EventHandler,
+  HandlerState,
+  RunState,
+  RunStateTypes,
+} from './event-bus.js';
 export { EventBus, eventBus } from './event-bus.js';
 export {
   A2AAgentCardFetchedEvent,

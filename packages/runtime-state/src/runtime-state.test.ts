@@ -1,4 +1,12 @@
-import { CrewlineError, EventBus, type EventRecord, TaskCompletedEvent } from '@crewline/events';
+import {
+  type BaseEvent,
+  CheckpointCompletedEvent,
+  CheckpointStartedEvent,
+  CrewlineError,
+  EventBus,
+  type EventRecord,
+  TaskCompletedEvent,
+} from '@crewline/events';
 import { describe, expect, it, vi } from 'vitest';
 import { validateDocument } from './document.js';
 import { parseDocumentText } from './document-text.js';
@@ -188,5 +196,82 @@ describe('RuntimeState', () => {
     const text = 'text' in raw ? raw.text : '';
     expect(text).not.toContain(key);
     expect(validateDocument(parseDocumentText(text)).events).toHaveLength(1);
+  });
+});
+
+describe('RuntimeState checkpoint lifecycle events', () => {
+  it('gives listeners of checkpoint_started and checkpoint_completed every field', () => {
+    const { bus, state } = setup();
+    const seen: BaseEvent[] = [];
+    bus.on(
+      CheckpointStartedEvent,
+      (_source: unknown, event: CheckpointStartedEvent) => void seen.push(event),
+    );
+    bus.on(CheckpointCompletedEvent, (_source: unknown, event: CheckpointCompletedEvent) => {
+      seen.push(event);
+    });
+    const first = state.checkpoint();
+    const second = state.checkpoint();
+    const [started, completed] = seen as [CheckpointStartedEvent, CheckpointCompletedEvent];
+    expect(seen.map((event) => event.type)).toEqual([
+      'checkpoint_started',
+      'checkpoint_completed',
+      'checkpoint_started',
+      'checkpoint_completed',
+    ]);
+    expect(started.payload()).toEqual({
+      location: 'mem',
+      provider: 'memory',
+      trigger: 'manual',
+      branch: 'main',
+      parentId: null,
+    });
+    expect(Object.keys(completed.payload()).sort()).toEqual(
+      [
+        'branch',
+        'checkpointId',
+        'durationMs',
+        'location',
+        'parentId',
+        'provider',
+        'reference',
+        'trigger',
+      ].sort(),
+    );
+    expect(completed).toMatchObject({ reference: first, parentId: null, trigger: 'manual' });
+    expect(seen[3]).toMatchObject({ reference: second, parentId: completed.checkpointId });
+    expect(started.eventId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Date(started.timestamp).toISOString()).toBe(started.timestamp);
+  });
+
+  it('does not build lifecycle events when no handler would receive them', () => {
+    const { bus, state } = setup();
+    const emitted: string[] = [];
+    const emit = bus.emit.bind(bus);
+    bus.emit = (source, event, runState) => {
+      emitted.push(event.type);
+      return emit(source, event, runState);
+    };
+    const received: string[] = [];
+    bus.onAny((_source: unknown, event: BaseEvent) => void received.push(event.type), {
+      except: ['checkpoint_started', 'checkpoint_completed'],
+    });
+    state.checkpoint();
+    expect(emitted).toEqual([]);
+    const off = bus.on(CheckpointCompletedEvent, () => undefined);
+    state.checkpoint();
+    expect(emitted).toEqual(['checkpoint_completed']);
+    off();
+    expect(received).toEqual([]);
+  });
+
+  it('still emits them on a bus of an older @crewline/events copy, which has no wants()', () => {
+    const { bus, state } = setup();
+    // An older copy's bus: the method is missing (copies share the bus on a globalThis symbol).
+    Object.defineProperty(bus, 'wants', { value: undefined });
+    const received: string[] = [];
+    bus.onAny((_source: unknown, event: BaseEvent) => void received.push(event.type));
+    state.checkpoint();
+    expect(received).toEqual(['checkpoint_started', 'checkpoint_completed']);
   });
 });

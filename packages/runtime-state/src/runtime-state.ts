@@ -117,6 +117,14 @@ const lifecycle: ReadonlySet<string> = new Set(checkpointLifecycleEventTypes);
 const component = 'runtime-state';
 
 /**
+ * `bus.wants(type)`; true when the bus comes from an older copy of `@crewline/events` without that
+ * method (copies share one bus), so its listeners still get every event.
+ */
+function busWants(bus: EventBus, type: string): boolean {
+  return typeof bus.wants !== 'function' || bus.wants(type);
+}
+
+/**
  * Everything one run consists of: its entities, inputs, event history and lineage. Writes
  * checkpoints through a provider; every write names the previous one as its parent.
  */
@@ -284,20 +292,24 @@ export class RuntimeState implements RunState {
       branch: metadata.branch,
       parentId: metadata.parentId,
     };
-    this.#bus.emit(this, new CheckpointStartedEvent(base), this);
+    // Lifecycle events are for observers only (a run does not record them): built when one listens.
+    if (busWants(this.#bus, CheckpointStartedEvent.type))
+      this.#bus.emit(this, new CheckpointStartedEvent(base), this);
     const started = performance.now();
     const succeed = (stored: StoredCheckpoint) => {
       this.#lastStored = stored;
-      this.#bus.emit(
-        this,
-        new CheckpointCompletedEvent({
-          ...base,
-          checkpointId: stored.id,
-          reference: stored.reference,
-          durationMs: performance.now() - started,
-        }),
-        this,
-      );
+      if (busWants(this.#bus, CheckpointCompletedEvent.type)) {
+        this.#bus.emit(
+          this,
+          new CheckpointCompletedEvent({
+            ...base,
+            checkpointId: stored.id,
+            reference: stored.reference,
+            durationMs: performance.now() - started,
+          }),
+          this,
+        );
+      }
       if (options.maxCheckpoints !== undefined)
         this.#prune(provider, resolvedLocation, options.maxCheckpoints);
       return stored;

@@ -33,14 +33,20 @@ export function installAutoCheckpoint(
 ): void {
   if (installed.has(bus)) return;
   installed.add(bus);
-  bus.onAny((_source: unknown, event: BaseEvent, state: HandlerState) => {
-    if (lifecycle.has(event.type)) return;
-    const run = runOfState(state);
-    if (!run) return;
-    const config = run.configForEvent(event);
-    if (!config || !triggersOn(config, event.type)) return;
-    writeAutomaticCheckpoint(run, config, event.type);
-  });
+  bus.onAny(
+    (_source: unknown, event: BaseEvent, state: HandlerState) => {
+      // Checked again: a bus from an older copy of @crewline/events ignores `except`.
+      if (lifecycle.has(event.type)) return;
+      const run = runOfState(state);
+      if (!run) return;
+      const config = run.configForEvent(event);
+      if (!config || !triggersOn(config, event.type)) return;
+      writeAutomaticCheckpoint(run, config, event.type);
+    },
+    // Lifecycle events never trigger a checkpoint; saying so lets the bus tell a run's state that
+    // nobody listens for them (`bus.wants`), so it does not build them for each write.
+    { except: lifecycle },
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import {
   type BaseEvent,
+  CheckpointCompletedEvent,
   type CheckpointEventType,
   EventBus,
   type LogRecord,
@@ -60,6 +61,35 @@ afterEach(() => {
 });
 
 describe('Run', () => {
+  it('writes automatic checkpoints without building lifecycle events nobody listens for', async () => {
+    const bus = new EventBus();
+    const provider = new InMemoryProvider();
+    const emitted: string[] = [];
+    const emit = bus.emit.bind(bus);
+    bus.emit = (source, event, state) => {
+      emitted.push(event.type);
+      return emit(source, event, state);
+    };
+    await Run.execute(
+      { root: entity('flow'), config: config(['*'], provider), inputs: {}, bus },
+      async (run) => {
+        // The runtime's own listener is registered and excepts the lifecycle events.
+        expect(bus.wants('checkpoint_started')).toBe(false);
+        expect(bus.wants('task_completed')).toBe(true);
+        run.emit(null, new TaskCompletedEvent({ description: 'd', output: 'o' }));
+        const completed: string[] = [];
+        const off = bus.on(CheckpointCompletedEvent, (_source: unknown, event: CheckpointCompletedEvent) => {
+          completed.push(event.trigger);
+        });
+        run.emit(null, new TaskCompletedEvent({ description: 'd', output: 'o' }));
+        off();
+        expect(completed).toEqual(['task_completed']);
+      },
+    );
+    expect(await provider.list('memory-location')).toHaveLength(2);
+    expect(emitted).toEqual(['task_completed', 'task_completed', 'checkpoint_completed']);
+  });
+
   it('writes a checkpoint for each subscribed event of the run, resolved through the event context', async () => {
     const bus = new EventBus();
     const provider = new InMemoryProvider();
