@@ -177,6 +177,10 @@ describe.skipIf(!haveBrowser && !inCi)(
       const summary = await detail.locator('table.summary').textContent();
       expect(summary).toMatch(/Tokens\d+ \(\d+ in, \d+ out/);
       expect(summary).toContain('$0 (offline model)');
+      // The fork's history carries the research call of the run it came from: shown apart (trial #11).
+      expect(summary).toMatch(
+        /Inherited\$0 \(offline model\): the calls of the checkpoint this branch was forked from \(\S+\), not counted aboveoffline:tutorial: 1 call, /,
+      );
       const events = detail.locator('.timeline li');
       expect(await events.count()).toBeGreaterThan(3);
       const completed = detail.locator('.timeline li.type-task_completed').last();
