@@ -43,6 +43,7 @@ interface CheckpointProvider {
   renewLease?(location: string, token: LeaseToken, ttlMs: number): Promise<Lease>; // token: { lineageId, owner }
   releaseLease?(location: string, token: LeaseToken): Promise<void>;
   close?(): void | Promise<void>;
+  checkLocationExists?(location: string): Promise<void>; // not_found when the location does not exist (a misspelt Postgres schema); list lists nothing there
 }
 // #endregion contract
 
