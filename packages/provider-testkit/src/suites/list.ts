@@ -5,6 +5,16 @@ import { plannedIds, writePlanned } from './helpers.js';
 
 export function describeList(harness: Harness): void {
   describe('list', () => {
+    it('checkLocationExists (where offered) resolves for a location written to', async (context) => {
+      const { provider, location } = await harness.setup();
+      if (provider.checkLocationExists === undefined) {
+        context.skip();
+        return;
+      }
+      await writePlanned(provider, location, [{ minute: 1 }]);
+      await expect(provider.checkLocationExists(location)).resolves.toBeUndefined();
+    });
+
     it('lists metadata only, oldest first, whatever the write order', async () => {
       const { provider, location } = await harness.setup();
       const written = await writePlanned(provider, location, [
