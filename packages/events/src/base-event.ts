@@ -60,19 +60,6 @@ const baseFields = new Set([
   'parentEventId',
 ]);
 
-// The ISO text of the last millisecond an event was made in: events come in bursts (a checkpoint's
-// lifecycle, a task's start and first model call), and formatting a Date is most of what a timestamp
-// costs. The text is the one `new Date().toISOString()` gives for that millisecond.
-let lastTimestamp = { milliseconds: Number.NaN, text: '' };
-
-function currentTimestamp(): string {
-  const milliseconds = Date.now();
-  if (milliseconds !== lastTimestamp.milliseconds) {
-    lastTimestamp = { milliseconds, text: new Date(milliseconds).toISOString() };
-  }
-  return lastTimestamp.text;
-}
-
 /** Base of every event. Subclasses are made with {@link defineEvent}. */
 export abstract class BaseEvent {
   static readonly type: string;
@@ -87,7 +74,7 @@ export abstract class BaseEvent {
 
   constructor(init: EventInit = {}) {
     this.eventId = init.eventId ?? randomUUID();
-    this.timestamp = init.timestamp ?? currentTimestamp();
+    this.timestamp = init.timestamp ?? new Date().toISOString();
     this.source = init.source;
     this.context = init.context ?? {};
     this.parentEventId = init.parentEventId;
@@ -135,11 +122,8 @@ export function defineEvent<
     override readonly type: TType = type;
     constructor(init: TPayload & EventInit) {
       super(init);
-      // Object.keys and a lookup, not Object.entries: no [key, value] array per field of every event.
-      const fields = init as Record<string, unknown>;
-      for (const key of Object.keys(fields)) {
-        const value = fields[key];
-        if (value !== undefined && !baseFields.has(key)) (this as Record<string, unknown>)[key] = value;
+      for (const [key, value] of Object.entries(init)) {
+        if (!baseFields.has(key) && value !== undefined) (this as Record<string, unknown>)[key] = value;
       }
     }
   }
