@@ -16,7 +16,7 @@ import {
 } from '@crewline/runtime-state/internal';
 import type { ModelMessage } from 'ai';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
-import { restoreCheckpointSetting, storeCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { restoreCheckpointSetting, settledCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import {
   restoreConversation,
   type Settle,
@@ -44,13 +44,14 @@ interface DefinitionCacheEntry {
   id: string;
   llm: AgentParts['llm'];
   modelName: string | undefined;
-  checkpoint: AgentParts['checkpoint'];
   knowledge: AgentParts['knowledge'];
   data: AgentDefinitionData;
 }
 
 // An agent's definition rarely changes during a run but is stored in every checkpoint: keep its
-// redacted form while the fields it is made of stay the same.
+// redacted form while the fields it is made of stay the same. Its checkpoint setting is compared by
+// its stored form (settledCheckpointSetting), not by the setting object: one changed in place (its
+// location, its events) is stored anew.
 const definitionCache = new WeakMap<AgentParts, DefinitionCacheEntry>();
 // The warning about settings a checkpoint cannot hold, last given per agent: said once, not per write.
 const unstoredWarnings = new WeakMap<AgentParts, string>();
@@ -100,13 +101,14 @@ function warnUnstored(agent: AgentParts, unstored: string[]): void {
 /** An agent's definition as stored: strings and names only (model id, tool names), never objects or keys. */
 export function agentDefinitionData(agent: AgentParts, settle: Settle): AgentDefinitionData {
   const cached = definitionCache.get(agent);
+  const checkpoint = settledCheckpointSetting(agent.checkpoint, settle);
   let definition: AgentDefinitionData;
   if (
     cached &&
     cached.id === agent.id &&
     cached.llm === agent.llm &&
     cached.modelName === agent.modelName &&
-    cached.checkpoint === agent.checkpoint &&
+    cached.data.checkpoint === checkpoint &&
     cached.knowledge === agent.knowledge
   ) {
     definition = settle(cached.data);
@@ -124,7 +126,7 @@ export function agentDefinitionData(agent: AgentParts, settle: Settle): AgentDef
       ...(llmSettings ? { llmSettings } : {}),
       tools: agent.tools.map((tool) => tool.name),
       maxIterations: agent.maxIterations,
-      checkpoint: storeCheckpointSetting(agent.checkpoint) as JsonValue,
+      checkpoint,
       ...(model.settings ? { settings: model.settings } : {}),
       knowledge: agent.knowledge ? knowledgeData(agent.knowledge, settle) : null,
       memory: null,
@@ -134,7 +136,6 @@ export function agentDefinitionData(agent: AgentParts, settle: Settle): AgentDef
       id: agent.id,
       llm: agent.llm,
       modelName: agent.modelName,
-      checkpoint: agent.checkpoint,
       knowledge: agent.knowledge,
       data,
     });
