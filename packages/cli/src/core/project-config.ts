@@ -1,4 +1,5 @@
-import { tmpdir } from 'node:os';
+import { lstatSync, mkdirSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ProjectConfig } from '@crewline/runtime';
@@ -14,11 +15,34 @@ function typeScriptLoaderActive(): boolean {
 }
 
 /**
- * Where the jiti instance below caches what it compiled. Not jiti's default directory: a config
- * cached there by an earlier CLI holds decorators in jiti's legacy form, and jiti's cache key is the
- * file's source alone, so it would be served again.
+ * The directory where this user's compiled configs are kept between commands:
+ * `<tmpdir>/crewline-compiled-<uid>`, created with mode 0700. A compiled config is code the CLI runs,
+ * so a directory that someone else owns or may write to is not used (undefined: every command
+ * compiles again); the shared temporary directory lets any user create that name first.
+ *
+ * @param parent the directory it is made in; defaults to the system's temporary directory.
  */
-const compiledCache = join(tmpdir(), 'jiti-crewline');
+export function compiledCacheDirectory(parent: string = tmpdir()): string | undefined {
+  const userId = process.getuid?.();
+  const directory = join(parent, `crewline-compiled-${userId ?? userInfo().username}`);
+  try {
+    mkdirSync(directory, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+  }
+  try {
+    // lstat: a symbolic link planted under this name is refused, not followed.
+    const status = lstatSync(directory);
+    if (!status.isDirectory()) return undefined;
+    // Windows has no uid and no such mode bits: the user's own temporary directory protects it.
+    if (userId !== undefined && (status.uid !== userId || (status.mode & 0o022) !== 0)) return undefined;
+  } catch {
+    return undefined;
+  }
+  return directory;
+}
+
+let compiledCache: { directory: string | undefined } | undefined;
 
 /**
  * Imports a TypeScript file with jiti: it strips types in JavaScript (no native binary to install,
@@ -29,11 +53,14 @@ const compiledCache = join(tmpdir(), 'jiti-crewline');
  */
 export async function importWithJiti(path: string): Promise<unknown> {
   const { createJiti } = await import('jiti');
+  compiledCache ??= { directory: compiledCacheDirectory() };
   const plain = createJiti(import.meta.url, { interopDefault: false, fsCache: false });
   return createJiti(import.meta.url, {
     interopDefault: false,
-    fsCache: compiledCache,
-    transform: standardDecoratorsTransform(plain),
+    // The transform keeps its own cache, keyed by what the output depends on; jiti's is keyed by
+    // the file's source alone.
+    fsCache: false,
+    transform: standardDecoratorsTransform(plain, compiledCache.directory),
   }).import(path);
 }
 

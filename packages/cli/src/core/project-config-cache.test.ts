@@ -1,0 +1,136 @@
+import { execFile } from 'node:child_process';
+import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compiledCacheDirectory } from './project-config.js';
+
+const run = promisify(execFile);
+const cliDirectory = fileURLToPath(new URL('../..', import.meta.url));
+
+// A fresh CLI process, as each `crewline` command is: it loads the config through importWithJiti
+// with no TypeScript loader in the way (tsx only loads the CLI's own sources here) and prints the
+// flows it registers or the error. TMPDIR keeps its cache inside the test's directory.
+const loadInChild = `
+import * as runtime from '@crewline/runtime';
+import { importWithJiti } from './src/core/project-config.ts';
+globalThis[Symbol.for('crewline.test.runtime-of-the-cli')] = runtime;
+try {
+  const loaded = await runtime.loadProjectConfig({ cwd: process.env.PROJECT, importModule: importWithJiti, register: false });
+  console.log(JSON.stringify({ flows: Object.keys(loaded?.flows ?? {}) }));
+} catch (error) {
+  console.log(JSON.stringify({ error: String(error?.message ?? error) }));
+}
+`;
+
+const runtimePackage = `const runtime = globalThis[Symbol.for('crewline.test.runtime-of-the-cli')];
+export const { defineConfig, Flow, listen, start } = runtime;
+`;
+
+const flowFile = `import { Flow, listen, start } from '@crewline/runtime';
+
+export class TideFlow extends Flow<{ id: string }> {
+  @start()
+  research(): string {
+    return 'facts';
+  }
+
+  @listen('research')
+  outline(research: string): string {
+    return research.toUpperCase();
+  }
+}
+`;
+
+const config = `import { defineConfig } from '@crewline/runtime';
+import { TideFlow } from './tide-flow.js';
+
+export default defineConfig({ flows: { TideFlow } });
+`;
+
+let root: string;
+let project: string;
+let temporary: string;
+
+async function loadInFreshProcess(): Promise<{ flows?: string[]; error?: string }> {
+  const { stdout } = await run(
+    process.execPath,
+    ['--conditions=@crewline/source', '--import', 'tsx', '--input-type=module', '-e', loadInChild],
+    { cwd: cliDirectory, env: { ...process.env, PROJECT: project, TMPDIR: temporary } },
+  );
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+}
+
+function useLegacyDecorators(legacy: boolean): Promise<void> {
+  return writeFile(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { experimentalDecorators: legacy } }),
+  );
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'crewline-config-cache-'));
+  project = join(root, 'project');
+  temporary = join(root, 'tmp');
+  const runtimeDirectory = join(project, 'node_modules', '@crewline', 'runtime');
+  await mkdir(runtimeDirectory, { recursive: true });
+  await mkdir(temporary);
+  await writeFile(
+    join(runtimeDirectory, 'package.json'),
+    JSON.stringify({ name: '@crewline/runtime', type: 'module', exports: './index.js' }),
+  );
+  await writeFile(join(runtimeDirectory, 'index.js'), runtimePackage);
+  await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+  await writeFile(join(project, 'tide-flow.ts'), flowFile);
+  await writeFile(join(project, 'crewline.config.ts'), config);
+});
+
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+describe('the cache of configs compiled for the installed CLI', () => {
+  it('follows tsconfig.json when experimentalDecorators is flipped between two commands on the same config', async () => {
+    await useLegacyDecorators(true);
+    expect((await loadInFreshProcess()).error).toMatch(/decorator metadata is missing/);
+    // What the error message asks for: turn experimentalDecorators off, run the command again.
+    await useLegacyDecorators(false);
+    expect(await loadInFreshProcess()).toEqual({ flows: ['TideFlow'] });
+    // And back: the legacy form again, not the standard one from the cache.
+    await useLegacyDecorators(true);
+    expect((await loadInFreshProcess()).error).toMatch(/decorator metadata is missing/);
+  }, 120_000);
+});
+
+describe('compiledCacheDirectory', () => {
+  const userId = process.getuid?.();
+
+  it.skipIf(userId === undefined)(
+    'is a directory of this user only: the uid in its name, mode 0700',
+    async () => {
+      const parent = await mkdtemp(join(root, 'parent-'));
+      const directory = compiledCacheDirectory(parent);
+      expect(directory).toBe(join(parent, `crewline-compiled-${userId}`));
+      const status = await stat(directory!);
+      expect(status.uid).toBe(userId);
+      expect(status.mode & 0o777).toBe(0o700);
+    },
+  );
+
+  it.skipIf(userId === undefined)('is not used when others may write to it', async () => {
+    const parent = await mkdtemp(join(root, 'parent-'));
+    const planted = join(parent, `crewline-compiled-${userId}`);
+    await mkdir(planted);
+    await chmod(planted, 0o777);
+    expect(compiledCacheDirectory(parent)).toBeUndefined();
+  });
+
+  // Only root can give a directory to another user.
+  it.skipIf(userId !== 0)('is not used when another user owns it', async () => {
+    const parent = await mkdtemp(join(root, 'parent-'));
+    const planted = join(parent, `crewline-compiled-${userId}`);
+    await mkdir(planted, { mode: 0o700 });
+    await chown(planted, 4242, 4242);
+    expect(compiledCacheDirectory(parent)).toBeUndefined();
+  });
+});
