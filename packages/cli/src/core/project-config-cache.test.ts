@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -14,14 +14,17 @@ const cliDirectory = fileURLToPath(new URL('../..', import.meta.url));
 // with no TypeScript loader in the way (tsx only loads the CLI's own sources here) and prints the
 // flows it registers or the error. TMPDIR keeps its cache inside the test's directory.
 const loadInChild = `
+import { createRequire } from 'node:module';
 import * as runtime from '@crewline/runtime';
 import { importWithJiti } from './src/core/project-config.ts';
+const typeScriptLoaded = () =>
+  Object.keys(createRequire(import.meta.url).cache).some((path) => /[\\/]typescript[\\/]lib[\\/]typescript.js$/.test(path));
 globalThis[Symbol.for('crewline.test.runtime-of-the-cli')] = runtime;
 try {
   const loaded = await runtime.loadProjectConfig({ cwd: process.env.PROJECT, importModule: importWithJiti, register: false });
-  console.log(JSON.stringify({ flows: Object.keys(loaded?.flows ?? {}) }));
+  console.log(JSON.stringify({ flows: Object.keys(loaded?.flows ?? {}), typeScriptLoaded: typeScriptLoaded() }));
 } catch (error) {
-  console.log(JSON.stringify({ error: String(error?.message ?? error) }));
+  console.log(JSON.stringify({ error: String(error?.message ?? error), typeScriptLoaded: typeScriptLoaded() }));
 }
 `;
 
@@ -54,7 +57,11 @@ let root: string;
 let project: string;
 let temporary: string;
 
-async function loadInFreshProcess(): Promise<{ flows?: string[]; error?: string }> {
+async function loadInFreshProcess(): Promise<{
+  flows?: string[];
+  error?: string;
+  typeScriptLoaded: boolean;
+}> {
   const { stdout } = await run(
     process.execPath,
     ['--conditions=@crewline/source', '--import', 'tsx', '--input-type=module', '-e', loadInChild],
@@ -95,11 +102,34 @@ describe('the cache of configs compiled for the installed CLI', () => {
     expect((await loadInFreshProcess()).error).toMatch(/decorator metadata is missing/);
     // What the error message asks for: turn experimentalDecorators off, run the command again.
     await useLegacyDecorators(false);
-    expect(await loadInFreshProcess()).toEqual({ flows: ['TideFlow'] });
+    expect(await loadInFreshProcess()).toMatchObject({ flows: ['TideFlow'] });
     // And back: the legacy form again, not the standard one from the cache.
     await useLegacyDecorators(true);
     expect((await loadInFreshProcess()).error).toMatch(/decorator metadata is missing/);
   }, 120_000);
+
+  it('serves a config compiled before without loading TypeScript, and follows a base tsconfig it extends', async () => {
+    await writeFile(
+      join(project, 'tsconfig.base.json'),
+      JSON.stringify({ compilerOptions: { experimentalDecorators: false } }),
+    );
+    await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ extends: './tsconfig.base.json' }));
+    expect(await loadInFreshProcess()).toEqual({ flows: ['TideFlow'], typeScriptLoaded: true });
+    expect(await loadInFreshProcess()).toEqual({ flows: ['TideFlow'], typeScriptLoaded: false });
+    await writeFile(
+      join(project, 'tsconfig.base.json'),
+      JSON.stringify({ compilerOptions: { experimentalDecorators: true } }),
+    );
+    expect((await loadInFreshProcess()).error).toMatch(/decorator metadata is missing/);
+  }, 120_000);
+
+  it('keeps its entries in a directory of this user only', async () => {
+    const status = await stat(
+      join(temporary, `crewline-compiled-${process.getuid?.() ?? userInfo().username}`),
+    );
+    expect(status.isDirectory()).toBe(true);
+    if (process.getuid !== undefined) expect(status.mode & 0o777).toBe(0o700);
+  });
 });
 
 describe('compiledCacheDirectory', () => {
