@@ -2,6 +2,7 @@ import type { CrewlineError } from '@crewline/events';
 import { HeadCache } from '@crewline/runtime-state/internal';
 import type Database from 'better-sqlite3';
 import { EventStrings } from '../layout/event-references.js';
+import { DatabaseUse } from './database-use.js';
 import {
   type KnownLease,
   type LeaseStatements,
@@ -110,8 +111,12 @@ export class Connection {
     this.damage = damage;
     this.statements = prepareStatements(db);
     this.leases = writable ? prepareLeaseStatements(db) : undefined;
-    this.#wal = new WalUpkeep(db, location);
+    this.#use = db.memory ? undefined : DatabaseUse.open(location);
+    this.#wal = new WalUpkeep(db, location, this.#use);
   }
+
+  /** This connection counted among the process's connections to its database (see database-use.ts). */
+  readonly #use: DatabaseUse | undefined;
 
   /** The upkeep of this connection's WAL (see wal-upkeep.ts). */
   readonly #wal: WalUpkeep;
@@ -144,8 +149,12 @@ export class Connection {
     this.#wal.close();
     if (this.writable) this.#wal.copyBack();
     this.heads.clear();
-    if (!this.db.open) return;
-    this.db.close();
-    this.#afterClose?.();
+    if (this.db.open) {
+      this.db.close();
+      this.#afterClose?.();
+    }
+    // Once its handle is closed (a close that threw left it open, and its locks with it): the last
+    // connection of this process to the database closes the -shm descriptor its checkpointer read.
+    this.#use?.release();
   }
 }

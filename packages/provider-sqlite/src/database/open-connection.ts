@@ -100,6 +100,7 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
       cause: error,
     });
   }
+  let connection: Connection | undefined;
   try {
     retryWhenBusySync(
       () => {
@@ -114,7 +115,7 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
       'write',
       location,
     );
-    const connection = new Connection(db, location);
+    connection = new Connection(db, location);
     if (!inMemory) connection.checkpointOffThread(options);
     // A write that crosses the bound copies the WAL back into the database itself; idle-time
     // checkpoints (see `noteWrite`) normally run long before, off the write path.
@@ -122,6 +123,9 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
     return connection;
   } catch (error) {
     db.close();
+    // Once there is one, the connection is counted among the process's connections to the database
+    // until it is closed (see database-use.ts); its handle is closed already.
+    connection?.close();
     throw toCrewlineError(error, 'write', location);
   }
 }

@@ -1,7 +1,8 @@
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { endianness } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { DatabaseUse } from './database-use.js';
 
 /** Slots of the array the writer and the checkpointer share. */
 const REQUESTS = 0;
@@ -111,34 +112,6 @@ try {
 }
 `;
 
-/**
- * Descriptors of -shm files this process reads the wal-index header from, by path. Never closed
- * while the file is in use: POSIX record locks belong to the process, and closing any descriptor of a
- * file drops every lock the process holds on it, SQLite's included. One is closed only once SQLite
- * has removed its file (the last connection to the database closed) and the path names a new one.
- */
-const shmDescriptors = new Map<string, number>();
-
-/** A descriptor of the -shm file of the database at `location`, opened once; undefined when none. */
-function shmDescriptor(location: string): number | undefined {
-  const path = `${location}-shm`;
-  try {
-    const current = statSync(path);
-    const known = shmDescriptors.get(path);
-    if (known !== undefined) {
-      const stats = fstatSync(known);
-      if (stats.ino === current.ino && stats.dev === current.dev) return known;
-      if (stats.nlink === 0) closeSync(known);
-      shmDescriptors.delete(path);
-    }
-    const descriptor = openSync(path, 'r');
-    shmDescriptors.set(path, descriptor);
-    return descriptor;
-  } catch {
-    return undefined;
-  }
-}
-
 /** How long closing waits for the checkpointer's connection to close before it gives up on it. */
 const closeWaitMs = 2000;
 
@@ -153,15 +126,27 @@ export class WalCheckpointer {
   readonly #state: Int32Array;
   readonly #shm: number | undefined;
   readonly #index = Buffer.alloc(100);
+  /** The thread's own connection to the database, counted until it is closed (see database-use.ts). */
+  readonly #threadUse: DatabaseUse | undefined;
   #failed = false;
+  #closed = false;
 
-  private constructor(worker: Worker, state: Int32Array, shm: number | undefined) {
+  private constructor(
+    worker: Worker,
+    state: Int32Array,
+    shm: number | undefined,
+    threadUse: DatabaseUse | undefined,
+  ) {
     this.#worker = worker;
     this.#state = state;
     this.#shm = shm;
+    this.#threadUse = threadUse;
     worker.on('error', () => {
       this.#failed = true;
     });
+    // A thread that ended without closing its connection (terminated while a pass ran past the wait of
+    // close) holds no lock any more once it has exited: only then may the -shm descriptor close.
+    worker.on('exit', () => threadUse?.release());
     worker.on('message', (message) => {
       if (message === 'copied') this.#onCopied?.();
     });
@@ -169,10 +154,19 @@ export class WalCheckpointer {
     worker.unref();
   }
 
-  /** Starts a checkpointer for the database at `location`; undefined when no thread can be started. */
-  static start(location: string, options: CheckpointerOptions): WalCheckpointer | undefined {
+  /**
+   * Starts a checkpointer for the database at `location`; undefined when no thread can be started.
+   * `use`: the writer's connection to it, which keeps the -shm descriptor the wal-index header is
+   * read from (see database-use.ts); the thread's connection is counted beside it.
+   */
+  static start(
+    location: string,
+    options: CheckpointerOptions,
+    use: DatabaseUse | undefined,
+  ): WalCheckpointer | undefined {
+    const threadUse = use?.another();
     try {
-      const shm = shmDescriptor(location);
+      const shm = use?.shmDescriptor(location);
       const state = new Int32Array(new SharedArrayBuffer(STATE_SLOTS * Int32Array.BYTES_PER_ELEMENT));
       const worker = new Worker(checkpointerSource, {
         eval: true,
@@ -186,8 +180,9 @@ export class WalCheckpointer {
           synchronous: options.synchronous === 'full' ? 'FULL' : 'NORMAL',
         },
       });
-      return new WalCheckpointer(worker, state, shm);
+      return new WalCheckpointer(worker, state, shm, threadUse);
     } catch {
+      threadUse?.release();
       return undefined;
     }
   }
@@ -235,7 +230,8 @@ export class WalCheckpointer {
    * byte 16, nBackfill at byte 96); undefined when it cannot be read.
    */
   walIndex(): { frames: number; copied: number } | undefined {
-    if (this.#shm === undefined) return undefined;
+    // Closed: the descriptor may be closed too, and its number another file's.
+    if (this.#shm === undefined || this.#closed) return undefined;
     try {
       if (readSync(this.#shm, this.#index, 0, 100, 0) < 100) return undefined;
     } catch {
@@ -264,9 +260,13 @@ export class WalCheckpointer {
    * the writer's own close, the last connection of this process, copies the WAL back and removes it.
    */
   close(): void {
+    this.#closed = true;
     Atomics.store(this.#state, STOP, 1);
     this.request();
     if (!this.#failed) Atomics.wait(this.#state, CLOSED, 0, closeWaitMs);
+    // Its connection is closed: counted closed now, so that the writer's close, the last, closes the
+    // -shm descriptor too. Otherwise the thread's exit does (see the constructor).
+    if (Atomics.load(this.#state, CLOSED) === 1) this.#threadUse?.release();
     void this.#worker.terminate();
   }
 }

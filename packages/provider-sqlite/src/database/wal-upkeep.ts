@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import type { DatabaseUse } from './database-use.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { type CheckpointerOptions, WalCheckpointer } from './wal-checkpointer.js';
 
@@ -100,10 +101,13 @@ interface WalCheckpointResult {
 export class WalUpkeep {
   readonly #db: Database.Database;
   readonly #location: string;
+  /** This connection counted among the process's connections to the database (see database-use.ts). */
+  readonly #use: DatabaseUse | undefined;
 
-  constructor(db: Database.Database, location: string) {
+  constructor(db: Database.Database, location: string, use: DatabaseUse | undefined) {
     this.#db = db;
     this.#location = location;
+    this.#use = use;
   }
 
   #writesSinceCheckpoint = 0;
@@ -205,7 +209,7 @@ export class WalUpkeep {
   #startCheckpointer(): WalCheckpointer | undefined {
     if (this.#checkpointer !== undefined || this.#checkpointerOptions === undefined)
       return this.#checkpointer;
-    this.#checkpointer = WalCheckpointer.start(this.#location, this.#checkpointerOptions);
+    this.#checkpointer = WalCheckpointer.start(this.#location, this.#checkpointerOptions, this.#use);
     if (this.#checkpointer === undefined) this.#checkpointerOptions = undefined;
     else this.#checkpointer.onCopied(() => this.#restartCopiedWal());
     return this.#checkpointer;
