@@ -1,7 +1,10 @@
 // Real SIGINTs to real child processes that have another SIGINT listener next to the runtime's: the
-// checkpoint is written and the process ends exactly as it would have without crewline.
+// checkpoint is written and the process ends exactly as it would have without crewline. And a run's
+// checkpoints still queued at process.exit() are written before its providers close.
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SqliteProvider } from '@crewline/provider-sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ChildScript,
@@ -42,6 +45,16 @@ function interrupt(listener: string, provider: 'sync' | 'async', again?: RegExp)
     const end = await exited(started.child);
     return { ...end, lines: started.lines, stderr: started.stderr(), location };
   });
+}
+
+/** The ids of the checkpoints a SQLite database lists, read by a provider of this process. */
+async function listed(location: string): Promise<string[]> {
+  const reader = new SqliteProvider();
+  try {
+    return (await reader.list(location)).map((checkpoint) => checkpoint.id).sort();
+  } finally {
+    reader.close();
+  }
 }
 
 /** Every file left is a whole checkpoint (no temp file), and each is valid; returns their triggers. */
@@ -120,5 +133,42 @@ describe('SIGTERM while a run ends, its last checkpoints still being written', {
     expect(checkpointTriggers(location).at(-1)).toBe('crew_kickoff_completed');
     // And the lock on its lineage is gone: the next process continues at once.
     expect(allFiles(join(location, '.leases')).filter((file) => file.endsWith('.lock'))).toEqual([]);
+  });
+});
+
+describe('process.exit() during a run that writes to a second location', { timeout: 60_000 }, () => {
+  it('writes the checkpoints queued for it before its providers close, leaving no SQLite -wal', async () => {
+    const result = await slot(async () => {
+      const location = join(directory.path, 'second-location');
+      const database = join(directory.path, 'second-location.db');
+      // Run through tsx, not bundled: the child loads better-sqlite3, a native module.
+      const script: ChildScript = {
+        argv: [
+          '--conditions=@crewline/source',
+          '--import',
+          'tsx',
+          fileURLToPath(new URL('./test-support/second-location-exit-child.ts', import.meta.url)),
+        ],
+        dispose: () => undefined,
+      };
+      const started = startChild(script, [location, database]);
+      const end = await exited(started.child);
+      // The copy first: it is what a backup taken now holds.
+      const copy = join(directory.path, 'second-location-copy.db');
+      copyFileSync(database, copy);
+      return {
+        ...end,
+        lines: started.lines,
+        stderr: started.stderr(),
+        walLeft: existsSync(`${database}-wal`),
+        original: await listed(database),
+        copy: await listed(copy),
+      };
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.lines).toContain('exiting');
+    expect(result.original.length).toBeGreaterThan(1);
+    expect(result.copy).toEqual(result.original);
+    expect(result.walLeft).toBe(false);
   });
 });

@@ -84,7 +84,11 @@ export function trackRunForSignals(run: SignalledRun): () => void {
   // A program that calls process.exit() once its run returned ends without closing them either.
   if (run.providers === builtinRegistry) closeBuiltinProvidersAtExit();
   if (handlers.size === 0 && !waiting) install();
-  if (activeRuns.size === 1) process.on('exit', writeQueuedOnExit);
+  // Prepended: the queued checkpoints are written before any other exit hook runs, the built-in
+  // registry's close among them (installed once, by the process's first run, so usually before this
+  // one). Closed first, a provider reopened its database to write them and was not closed again: a
+  // run's SQLite location other than its main one kept its last checkpoints in its `-wal` file.
+  if (activeRuns.size === 1) process.prependListener('exit', writeQueuedOnExit);
   return () => {
     activeRuns.delete(run);
     if (activeRuns.size === 0) process.removeListener('exit', writeQueuedOnExit);
