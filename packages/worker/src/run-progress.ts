@@ -1,6 +1,7 @@
 import type { EventRecord } from '@crewline/events';
 import {
   type CheckpointProvider,
+  lineageCost,
   type ModelPrices,
   type RunCost,
   readDocument,
@@ -56,9 +57,8 @@ export interface ForkPointUsage {
   cost: RunCost;
 }
 
-/** Calls, tokens and cost of `events`, from one cost computation so totals and per-model lines agree. */
-function usageOf(events: readonly EventRecord[], prices: ModelPrices) {
-  const cost = runCost(events, prices);
+/** Calls, tokens and `cost`, the counts added up from its per-model lines so that they agree. */
+function usageOf(cost: RunCost) {
   const tokens: RunTokens = { input: 0, output: 0, total: 0 };
   let modelCalls = 0;
   for (const model of cost.models) {
@@ -107,7 +107,8 @@ export async function readRunProgress(
     beforeFork: null,
   };
   const inherited = await forkPointEvents(provider, location, run);
-  if (inherited !== undefined) progress.beforeFork = { runId: run.forkOf, ...usageOf(inherited, prices) };
+  if (inherited !== undefined)
+    progress.beforeFork = { runId: run.forkOf, ...usageOf(runCost(inherited, prices)) };
   if (run.lineageId === null) return progress;
   const listed = await provider.list(location, { lineageId: run.lineageId });
   const newest = lineageOrder(listed).at(-1);
@@ -122,9 +123,7 @@ export async function readRunProgress(
       progress.currentTask = String(event.methodName ?? '');
     }
   }
-  // A fork's checkpoints start with its fork point's history: those events (by id) are not this run's.
-  const inheritedIds = new Set(inherited?.map((event) => event.eventId));
-  const own = document.events.filter((event) => !inheritedIds.has(event.eventId));
-  Object.assign(progress, usageOf(own, prices));
+  // A fork's checkpoints start with its fork point's history: those calls are not this run's.
+  Object.assign(progress, usageOf(lineageCost(document.events, inherited, prices).own));
   return progress;
 }
