@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { Jiti, TransformOptions, TransformResult } from 'jiti';
 import type * as TypeScript from 'typescript';
 import { cliError } from './cli-error.js';
@@ -38,7 +38,8 @@ function loadTypeScript(): typeof TypeScript {
 interface DecoratorChoice {
   legacy: boolean;
   tsconfig: string | undefined;
-  read: string[];
+  /** The digest of each file read, as it was read (null: could not be read). */
+  read: Record<string, string | null>;
 }
 
 const choiceByDirectory = new Map<string, DecoratorChoice>();
@@ -51,10 +52,11 @@ function decoratorChoice(typescript: typeof TypeScript, filename: string): Decor
   const directory = dirname(filename);
   let choice = choiceByDirectory.get(directory);
   if (choice === undefined) {
-    const read: string[] = [];
+    const read: Record<string, string | null> = {};
     const readFile = (path: string): string | undefined => {
-      read.push(path);
-      return typescript.sys.readFile(path);
+      const text = typescript.sys.readFile(path);
+      read[path] = text === undefined ? null : digest(text);
+      return text;
     };
     choice = { legacy: false, tsconfig: undefined, read };
     const configPath = typescript.findConfigFile(directory, typescript.sys.fileExists);
@@ -86,7 +88,8 @@ function nearestTsconfig(directory: string): string | undefined {
   for (let current = directory; ; current = dirname(current)) {
     const candidate = join(current, 'tsconfig.json');
     try {
-      if (statSync(candidate).isFile()) return candidate;
+      // In TypeScript's spelling (forward slashes on Windows too), which the cache entry holds.
+      if (statSync(candidate).isFile()) return sep === '\\' ? candidate.replaceAll(sep, '/') : candidate;
     } catch {
       // Not here: look in the parent.
     }
@@ -98,10 +101,13 @@ function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** The digest of a file's content, or null when it cannot be read (gone, or not a file). */
+/**
+ * The digest of a file's content as TypeScript's `sys.readFile` gives it (a byte order mark
+ * dropped), or null when it cannot be read (gone, or not a file).
+ */
 function fileDigest(path: string): string | null {
   try {
-    return digest(readFileSync(path, 'utf8'));
+    return digest(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''));
   } catch {
     return null;
   }
@@ -187,7 +193,7 @@ class CompiledFiles {
     if (choice !== undefined) {
       header.decorators = {
         tsconfig: choice.tsconfig ?? null,
-        read: Object.fromEntries(choice.read.map((path) => [path, fileDigest(path)])),
+        read: choice.read,
       };
     }
     const path = this.entryPath(options);
