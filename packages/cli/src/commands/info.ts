@@ -3,7 +3,7 @@ import { parseCommandArguments } from '../core/args.js';
 import { checkpointReport } from '../core/checkpoint-report.js';
 import type { CliContext } from '../core/cli-context.js';
 import { viewDocument } from '../core/document-view.js';
-import { findForkPoint } from '../core/fork-point.js';
+import { findCheckpointForkedFrom } from '../core/fork-point.js';
 import { printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { modelPricesOf } from '../core/model-prices.js';
@@ -29,7 +29,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const parent = await parentState(loaded);
   const parentPruned = parent === 'pruned';
   // A fork's history carries the calls of the run it was forked from: shown apart, not as its own.
-  const forkPoint = await findForkPoint(loaded.provider, loaded.location, loaded.document.metadata);
+  const forkPoint = await findCheckpointForkedFrom(
+    loaded.provider,
+    loaded.location,
+    loaded.document.metadata,
+  );
   const { own: cost, inherited } = lineageCost(
     loaded.document.events,
     forkPoint?.events,

@@ -8,12 +8,13 @@ export interface ForkPoint {
 }
 
 /**
- * The checkpoint that `metadata`'s lineage was forked from: the parent of the lineage's first
- * checkpoint, when that parent belongs to another lineage (a fork starts a new lineage; a resume
- * continues its own). `undefined` for a lineage that is not a fork, or whose fork point cannot be read
+ * The checkpoint that `metadata`'s lineage was forked from, where an existing fork branched off (the
+ * worker's `findForkPoint` does another thing: it chooses, for a fork about to be queued, the
+ * checkpoint to branch off): the parent of the lineage's first checkpoint, when that parent belongs
+ * to another lineage (a fork starts a new lineage; a resume continues its own). `undefined` for a lineage that is not a fork, or whose fork point cannot be read
  * any more (pruned, damaged): the caller then counts the whole history as the lineage's own.
  */
-export async function findForkPoint(
+export async function findCheckpointForkedFrom(
   provider: CheckpointProvider,
   location: string,
   metadata: CheckpointMetadata,

@@ -176,7 +176,7 @@ function subjectOf(event: EventRecord): string | undefined {
  * The detail of a checkpoint from the same view `crewline checkpoint info` prints, plus the token
  * usage of each completed task, read through the crew data's own parser, and the cost of its model
  * calls at `prices` (the project's `modelPrices`; default none): a fork's own apart from those its
- * history carries from `forkPoint` (`findForkPoint`; default none, every call its own).
+ * history carries from `forkPoint` (`findCheckpointForkedFrom`; default none, every call its own).
  */
 export function checkpointDetail(
   checkpoint: StoredCheckpoint,

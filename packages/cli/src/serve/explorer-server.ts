@@ -18,7 +18,7 @@ import { checkBeforeRunning } from '../core/check-before-running.js';
 import { usageError } from '../core/cli-error.js';
 import { planContinuation } from '../core/continuation-plan.js';
 import { viewDocument } from '../core/document-view.js';
-import { findForkPoint } from '../core/fork-point.js';
+import { findCheckpointForkedFrom } from '../core/fork-point.js';
 import { displayPath } from '../core/location.js';
 import type { OpenedLocation } from '../core/open-location.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
@@ -255,7 +255,11 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   });
   app.get('/api/checkpoints/:id', async (context) => {
     const { checkpoint, view: shown } = await view(context.req.param('id'));
-    const forkPoint = await findForkPoint(opened.provider, opened.location, shown.document.metadata);
+    const forkPoint = await findCheckpointForkedFrom(
+      opened.provider,
+      opened.location,
+      shown.document.metadata,
+    );
     return context.json(checkpointDetail(checkpoint, shown, options.modelPrices, forkPoint));
   });
   app.get('/api/checkpoints/:id/events/:sequence', async (context) => {
