@@ -141,8 +141,8 @@ export interface LineageCost {
  * {@link runCost} of a checkpoint's `events` split into what its lineage paid itself and what it
  * inherited: `forkPointEvents` is the history of the checkpoint the lineage was forked from
  * (`undefined` when it is not a fork, or that checkpoint can no longer be read: then every call
- * counts as its own). A fork's history starts with those events; they are told apart by event id,
- * as the worker's `runs show` tells a queued fork's calls from those of the run it was forked from.
+ * counts as its own). A fork's history starts with those events; they are told apart by event id.
+ * The CLI's `info`, the explorer and the worker's `runs show` all split a fork's cost here.
  */
 export function lineageCost(
   events: readonly EventRecord[],
