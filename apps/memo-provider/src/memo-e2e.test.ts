@@ -140,6 +140,7 @@ export default defineConfig({ providers: [memoProviderEntry({ root: ${JSON.strin
     writeFileSync(join(project, 'crewline.config.ts'), `export default {};\n`);
     const list = await crewline(['checkpoint', 'list', 'memo://runs']);
     expect(list.code).toBe(5);
-    expect(list.stderr).toContain('no checkpoint provider claims "memo://runs"');
+    expect(list.stderr).toContain('no checkpoint provider reads memo:// URLs such as memo://runs');
+    expect(list.stderr).toContain('`providers` of crewline.config.ts');
   }, 60_000);
 });
