@@ -12,6 +12,7 @@ import {
   exited,
   prepareChildScript,
   startChild,
+  tsxChildScript,
 } from '../e2e/support/child-process.js';
 import { allFiles, checkpointFiles, readCheckpoint, temporaryDirectory } from '../e2e/support/fixtures.js';
 
@@ -141,16 +142,9 @@ describe('process.exit() during a run that writes to a second location', { timeo
     const result = await slot(async () => {
       const location = join(directory.path, 'second-location');
       const database = join(directory.path, 'second-location.db');
-      // Run through tsx, not bundled: the child loads better-sqlite3, a native module.
-      const script: ChildScript = {
-        argv: [
-          '--conditions=@crewline/source',
-          '--import',
-          'tsx',
-          fileURLToPath(new URL('./test-support/second-location-exit-child.ts', import.meta.url)),
-        ],
-        dispose: () => undefined,
-      };
+      const script = tsxChildScript(
+        fileURLToPath(new URL('./test-support/second-location-exit-child.ts', import.meta.url)),
+      );
       const started = startChild(script, [location, database]);
       const end = await exited(started.child);
       // The copy first: it is what a backup taken now holds.

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SqliteProvider } from '@crewline/provider-sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ChildScript, exited, startChild } from '../e2e/support/child-process.js';
+import { exited, startChild, tsxChildScript } from '../e2e/support/child-process.js';
 import { temporaryDirectory } from '../e2e/support/fixtures.js';
 import { blockedCrew } from './test-support/blocked-crew.js';
 
@@ -21,16 +21,9 @@ afterEach(() => {
 });
 
 describe('SQLite group commit and a kill right after a paid model call', () => {
-  // Run through tsx, not bundled: the child loads better-sqlite3, a native module.
-  const script: ChildScript = {
-    argv: [
-      '--conditions=@crewline/source',
-      '--import',
-      'tsx',
-      fileURLToPath(new URL('./test-support/blocked-after-completion-child.ts', import.meta.url)),
-    ],
-    dispose: () => undefined,
-  };
+  const script = tsxChildScript(
+    fileURLToPath(new URL('./test-support/blocked-after-completion-child.ts', import.meta.url)),
+  );
 
   it('keeps the completion: a resume pays only for the task that had not run', {
     timeout: 60_000,

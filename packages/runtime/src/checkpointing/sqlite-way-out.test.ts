@@ -6,19 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SqliteProvider } from '@crewline/provider-sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildScript, exited, startChild } from '../e2e/support/child-process.js';
+import { exited, startChild, tsxChildScript } from '../e2e/support/child-process.js';
 import { temporaryDirectory } from '../e2e/support/fixtures.js';
 
-// Run through tsx, not bundled: the child loads better-sqlite3, a native module.
-const script: ChildScript = {
-  argv: [
-    '--conditions=@crewline/source',
-    '--import',
-    'tsx',
-    fileURLToPath(new URL('./test-support/sqlite-crew-child.ts', import.meta.url)),
-  ],
-  dispose: () => undefined,
-};
+const script = tsxChildScript(fileURLToPath(new URL('./test-support/sqlite-crew-child.ts', import.meta.url)));
 
 let directory: { path: string; cleanup: () => void };
 beforeAll(() => {

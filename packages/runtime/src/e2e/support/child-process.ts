@@ -29,16 +29,21 @@ function findBundler(): Bundler | undefined {
 }
 
 /**
+ * Runs a child script through tsx, not bundled: for children that load a native module
+ * (better-sqlite3), which a bundle cannot carry.
+ */
+export function tsxChildScript(script: string): ChildScript {
+  return { argv: ['--conditions=@crewline/source', '--import', 'tsx', script], dispose: () => undefined };
+}
+
+/**
  * Compiles a child script and the sources it imports into one ESM file, once per test file, with
  * the compiler tsx uses. A child then starts in about a third of the CPU time of `--import tsx`,
  * which resolves and loads every module through loader hooks; what the child runs is the same code.
  * Falls back to `--import tsx` when esbuild cannot be found.
  */
 export async function prepareChildScript(script: string): Promise<ChildScript> {
-  const fallback: ChildScript = {
-    argv: ['--conditions=@crewline/source', '--import', 'tsx', script],
-    dispose: () => undefined,
-  };
+  const fallback = tsxChildScript(script);
   const bundler = findBundler();
   if (!bundler) return fallback;
   const directory = mkdtempSync(join(tmpdir(), 'crewline-child-'));
