@@ -15,11 +15,12 @@ import { printable, shellWord, truncate } from '../core/format.js';
 import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
+import { openCheckpoint } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
-import { openCheckpointInDefaultStores } from './both-default-stores.js';
+
 import { refuseTakenBranch } from './taken-branch.js';
 
 const renameWithFlag = 'choose another name with --branch or omit it to generate one';
@@ -56,7 +57,7 @@ export async function runContinueCommand(
   // The project's registrations come first: a broken config is reported before anything runs.
   await loadProject(context.cwd);
   const providers = await providersOf(context);
-  const loaded = await openCheckpointInDefaultStores(positionals[0], context.cwd, providers, values.location);
+  const loaded = await openCheckpoint(positionals[0], context.cwd, providers, values.location);
   const view = viewDocument(loaded.document);
   const taskOutputs = parseTaskOutputs(values['set-output'], view);
   const { metadata } = loaded.document;

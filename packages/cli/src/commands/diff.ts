@@ -5,8 +5,8 @@ import { usageError } from '../core/cli-error.js';
 import { viewDocument } from '../core/document-view.js';
 import { printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
+import { openCheckpoint } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
-import { openCheckpointInDefaultStores } from './both-default-stores.js';
 
 /** `crewline checkpoint diff A B [--full]`: changed outputs as line diffs (`--full`: every line, whole). */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
@@ -21,8 +21,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
     throw usageError('diff needs two checkpoints: crewline checkpoint diff A B (ids, files or path#id)');
   }
   const providers = await providersOf(context);
-  const a = await openCheckpointInDefaultStores(first, context.cwd, providers, values.location);
-  const b = await openCheckpointInDefaultStores(second, context.cwd, providers, values.location);
+  const a = await openCheckpoint(first, context.cwd, providers, values.location);
+  const b = await openCheckpoint(second, context.cwd, providers, values.location);
   const diff = diffCheckpoints(viewDocument(a.document), viewDocument(b.document));
   if (values.json) {
     context.stdout.write(jsonDocument({ ...diff }));

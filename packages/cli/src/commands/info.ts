@@ -7,9 +7,9 @@ import { findCheckpointForkedFrom } from '../core/fork-point.js';
 import { printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { modelPricesOf } from '../core/model-prices.js';
+import { openCheckpoint } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 import { unreadableCause } from '../core/unreadable-checkpoint.js';
-import { openCheckpointInDefaultStores } from './both-default-stores.js';
 
 /** `crewline checkpoint info [REF]`. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
@@ -19,7 +19,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     { location: { type: 'string' }, json: { type: 'boolean' }, full: { type: 'boolean' } },
     1,
   );
-  const loaded = await openCheckpointInDefaultStores(
+  const loaded = await openCheckpoint(
     positionals[0],
     context.cwd,
     await providersOf(context),

@@ -9,12 +9,11 @@ import {
   shortRunId,
 } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
-import { displayPath } from '../core/location.js';
+import { displayPath, otherDefaultStore } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
 import { listWithUnreadable, missingParentIds, unreadableCause } from '../core/unreadable-checkpoint.js';
-import { otherDefaultStore } from './both-default-stores.js';
 
 /**
  * `crewline checkpoint list [LOCATION] [--branch B] [--run R]`. The RUN column tells apart separate

@@ -30,6 +30,19 @@ function existingDefaultLocation(cwd: string): string | undefined {
   return DEFAULT_LOCATIONS.map((candidate) => join(cwd, candidate)).find((path) => existsSync(path));
 }
 
+/**
+ * The default store left aside: with no location given, commands use `./.checkpoints` when it
+ * exists, so a project that has `./.checkpoints.db` as well (the JSON and the SQLite demo, say)
+ * never shows the second one. Undefined when a location was given or only one default exists.
+ */
+export function otherDefaultStore(cwd: string, location: string | undefined): string | undefined {
+  if (location !== undefined && location !== '') return undefined;
+  const existing = DEFAULT_LOCATIONS.map((candidate) => join(cwd, candidate)).filter((path) =>
+    existsSync(path),
+  );
+  return existing.length > 1 ? existing[1] : undefined;
+}
+
 /** A location argument made absolute and checked to exist; undefined means the default location. */
 export function resolveLocation(value: string | undefined, cwd: string): string {
   if (value === undefined || value === '') return findDefaultLocation(cwd);
@@ -49,6 +62,8 @@ export interface NormalizedReference {
   reference: string;
   /** The location the reference lives in, when it is known without asking a provider. */
   location?: string;
+  /** The id the user typed alone, looked up in the first default store that exists. */
+  idInDefaultStore?: string;
 }
 
 /**
@@ -93,7 +108,7 @@ export function normalizeReference(
         `"${value}" is not a file or directory, and there is no ./.checkpoints or ./.checkpoints.db in ${cwd} to look it up in as a checkpoint id; check the path, or pass --location <directory or .db file>`,
       );
     }
-    return { reference: `${found}#${value}`, location: found };
+    return { reference: `${found}#${value}`, location: found, idInDefaultStore: value };
   }
   const base = resolveLocation(location, cwd);
   return { reference: `${base}#${value}`, location: base };

@@ -4,10 +4,18 @@ import {
   type LoadedCheckpoint,
   loadCheckpoint,
   type ProviderRegistry,
+  resolveReference,
 } from '@crewline/runtime-state';
 import { matchShortId } from '@crewline/runtime-state/internal';
 import { cliError } from './cli-error.js';
-import { displayPath, normalizeReference, resolveLocation } from './location.js';
+import { describeKnownError } from './error-boundary.js';
+import {
+  displayPath,
+  type NormalizedReference,
+  normalizeReference,
+  otherDefaultStore,
+  resolveLocation,
+} from './location.js';
 import {
   listWithUnreadable,
   missingParentIds,
@@ -55,6 +63,50 @@ export async function openCheckpoint(
   location?: string,
 ): Promise<LoadedCheckpoint> {
   const normalized = normalizeReference(reference, cwd, location);
+  try {
+    return await loadNormalized(normalized, cwd, providers);
+  } catch (error) {
+    const asked = normalized.idInDefaultStore;
+    const other = otherDefaultStore(cwd, location);
+    if (asked === undefined || other === undefined || !CrewlineError.hasCode(error, 'not_found')) throw error;
+    throw await missedInDefaultStores(error, asked, other, cwd, providers);
+  }
+}
+
+/**
+ * A bare id missed in the first default store while the other one exists too: says where it is
+ * (and the `--location` that reaches it), else that the other was looked in as well. Nothing is
+ * opened from the other store: a resume or fork writes where its checkpoint is, the user's choice.
+ */
+async function missedInDefaultStores(
+  error: CrewlineError,
+  asked: string,
+  other: string,
+  cwd: string,
+  providers: ProviderRegistry,
+): Promise<CrewlineError> {
+  const shown = displayPath(other, cwd);
+  let found: string | undefined;
+  try {
+    found = (await resolveReference(`${other}#${asked}`, providers, { allowPrefix: true })).checkpoint.id;
+  } catch {
+    // Not there, or not readable there: the first store's miss is what to report.
+  }
+  const missed = describeKnownError(error);
+  return cliError(
+    'not_found',
+    found === undefined
+      ? `${missed} (also looked in ${shown}: not there either)`
+      : `${missed}; ${found} is in ${shown}: pass --location ${shown}`,
+    { cause: error },
+  );
+}
+
+async function loadNormalized(
+  normalized: NormalizedReference,
+  cwd: string,
+  providers: ProviderRegistry,
+): Promise<LoadedCheckpoint> {
   try {
     return await loadCheckpoint(normalized.reference, providers, { allowPrefix: true });
   } catch (error) {
