@@ -1,2 +1,4 @@
 // For crewline's own packages (the worker), not part of the public API: it may change in any release.
+
+export { credentialParameters } from './location.js';
 export { SocketClosingClient, socketOf } from './socket-closing-client.js';

@@ -5,8 +5,11 @@ export const DEFAULT_SCHEMA = 'crewline';
 
 const schemePattern = /^postgres(?:ql)?:\/\//i;
 
-/** Query parameters that carry credentials: taken out of every location, remembered in memory only. */
-const credentialParameters = ['password', 'sslpassword'];
+/**
+ * Query parameters that carry credentials: taken out of every location, remembered in memory only.
+ * The worker hides the same ones from the queue location it prints (through `./internal`).
+ */
+export const credentialParameters: readonly string[] = ['password', 'sslpassword'];
 
 /**
  * What a password looks like once something redacted it (crewline's own redaction writes

@@ -1,4 +1,4 @@
-import { SocketClosingClient } from '@crewline/provider-postgres/internal';
+import { credentialParameters, SocketClosingClient } from '@crewline/provider-postgres/internal';
 import pg from 'pg';
 import { workerError } from './errors.js';
 
@@ -14,7 +14,7 @@ export interface QueueLocation {
   schema: string;
   /** Schema of pg-boss's tables: `<schema>_queue`. */
   queueSchema: string;
-  /** The URL without its password, for messages. */
+  /** The URL without its password (user info and credential parameters), for messages and listings. */
   display: string;
 }
 
@@ -44,8 +44,11 @@ export function parseQueueLocation(url: string, schemaOption?: string): QueueLoc
   const withSchema = new URL(parsed.href);
   withSchema.searchParams.set('schema', schema);
   parsed.searchParams.delete('schema');
+  // Printed by `crewline runs list` and its --json: a password given as a parameter
+  // (`?password=`, `?sslpassword=`) must go as the user-info one does, not only that one.
   const display = new URL(withSchema.href);
   display.password = '';
+  for (const name of credentialParameters) display.searchParams.delete(name);
   return {
     connectionString: parsed.href,
     checkpointLocation: withSchema.href,
