@@ -91,6 +91,77 @@ describeWithPostgres('crewline runs (the queue of @crewline/worker)', () => {
     );
   });
 
+  // Review 3 #2: `runs show` and `runs enqueue --json` printed an API key and a database password
+  // from the inputs, which `checkpoint info` of the same run shows as [REDACTED].
+  it("prints a run's inputs redacted as checkpoints redact them, and queues them as given", async () => {
+    const apiKey = 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+    const database = 'postgres://app:Hunter2Pw@db.internal/x';
+    const enqueued = await crewline(
+      'runs',
+      'enqueue',
+      'report',
+      '--input',
+      'topic=tides',
+      '--input',
+      `openaiApiKey=${apiKey}`,
+      '--input',
+      `db=${database}`,
+      '--json',
+    );
+    expect(enqueued.code, enqueued.stderr).toBe(0);
+    const { run } = JSON.parse(enqueued.stdout);
+    // By its name (openaiApiKey) and by its shape (a URL's password), as in a checkpoint.
+    expect(run.inputs).toEqual({
+      topic: 'tides',
+      openaiApiKey: '[REDACTED]',
+      db: 'postgres://app:[REDACTED]@db.internal/x',
+    });
+    const shown = await crewline('runs', 'show', run.id);
+    expect(shown.stdout).toMatch(/^inputs {5}\{.*"openaiApiKey":"\[REDACTED\]".*\}$/m);
+    expect(shown.stdout).toContain('"db":"postgres://app:[REDACTED]@db.internal/x"');
+    const printed = [
+      enqueued.stdout,
+      shown.stdout,
+      (await crewline('runs', 'show', run.id, '--json')).stdout,
+      (await crewline('runs', 'list', '--json')).stdout,
+      (await crewline('runs', 'cancel', run.id, '--json')).stdout,
+    ];
+    for (const output of printed) {
+      expect(output).not.toContain(apiKey);
+      expect(output).not.toContain('Hunter2Pw');
+    }
+    // A worker runs the crew with the real values: the queue row keeps them as given.
+    const queue = new RunQueue({ location: url });
+    try {
+      expect((await queue.require(run.id)).inputs).toEqual({
+        topic: 'tides',
+        openaiApiKey: apiKey,
+        db: database,
+      });
+    } finally {
+      await queue.close();
+    }
+  });
+
+  // Review 3 #3: the location printed by `runs list` kept a password given as ?password=.
+  it('prints the queue location without a password given as a ?password= parameter', async () => {
+    const withParameter = new URL(url);
+    // The test server's own password when it has one; any value logs in to a server that trusts.
+    const password = decodeURIComponent(withParameter.password) || 'Rev3Secret!pw';
+    withParameter.password = '';
+    withParameter.searchParams.set('password', password);
+    const text = await crewline('runs', 'list', '--status', 'paused', '--location', withParameter.href);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^No paused runs in postgres:\/\/\S+\n$/);
+    const json = await crewline('runs', 'list', '--json', '--location', withParameter.href);
+    expect(json.code, json.stderr).toBe(0);
+    for (const output of [text.stdout, json.stdout]) {
+      expect(output).not.toContain('password=');
+      expect(output).not.toContain(encodeURIComponent(password));
+      expect(output).not.toContain(password);
+    }
+  });
+
   it('takes a unique start of a run id, says when a cancel finds the run ended, and names the status listed', async () => {
     const first = JSON.parse(
       (

@@ -1,4 +1,4 @@
-import { describeModelCost, describeRunCost } from '@crewline/runtime-state';
+import { describeModelCost, describeRunCost, redactSecrets } from '@crewline/runtime-state';
 import { parseAssignments, parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
@@ -54,8 +54,10 @@ export async function run(args: readonly string[], context: CliContext): Promise
     location,
     ...(subcommand === 'show' ? { modelPrices: await modelPricesOf(context) } : {}),
   });
+  // A run's inputs are stored as given (its worker needs the real values), so every document printed
+  // goes through the redaction a checkpoint of the run gets: `checkpoint info` and this agree.
   const print = (json: Record<string, unknown>, text: string) =>
-    context.stdout.write(values.json ? jsonDocument(json) : `${text}\n`);
+    context.stdout.write(values.json ? jsonDocument(redactSecrets(json)) : `${text}\n`);
   const target = () => {
     const id = positionals[0];
     if (id === undefined)
@@ -99,7 +101,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       const record = await queue.require(target());
       // From the run's checkpoints: exact even when its worker died before reporting.
       const progress = await queue.progress(record.id);
-      print({ ...record, progress }, describe(record, progress));
+      print({ ...record, progress }, describe(redactSecrets(record), progress));
       return 0;
     }
     if (subcommand === 'open') {
