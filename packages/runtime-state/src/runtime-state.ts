@@ -32,6 +32,7 @@ import {
   newForkBranchName,
   newLineageId,
 } from './ids.js';
+import { LineagePositions } from './lineage-positions.js';
 import type { CheckpointProvider, LeaseToken, StoredCheckpoint } from './provider.js';
 import { redactSecrets } from './redaction.js';
 import { SettledTextCache } from './settled-text.js';
@@ -65,7 +66,11 @@ export interface CheckpointableEntity {
 export interface Lineage {
   /** Groups the checkpoints of one run and its resumptions; a fork gets a new one. */
   lineageId: string;
-  /** The last checkpoint written or restored; the parent of the next write. */
+  /**
+   * The run's last checkpoint, written (to any location) or restored. The parent of the next write
+   * to a location is the run's last checkpoint in that location (or, before its first write there,
+   * the checkpoint the run was restored from): a run writing to two locations keeps a chain in each.
+   */
   checkpointId: string | null;
   /** Parent of `checkpointId`. */
   parentId: string | null;
@@ -126,7 +131,8 @@ function busWants(bus: EventBus, type: string): boolean {
 
 /**
  * Everything one run consists of: its entities, inputs, event history and lineage. Writes
- * checkpoints through a provider; every write names the previous one as its parent.
+ * checkpoints through a provider; every write names the run's previous one in the same location as
+ * its parent (see {@link LineagePositions}).
  */
 export class RuntimeState implements RunState {
   readonly runId: string;
@@ -153,7 +159,8 @@ export class RuntimeState implements RunState {
   readonly #unchangedSnapshots = new UnchangedSnapshots();
   /** The inputs as the last checkpoint stored them, given again while they stay the same. */
   readonly #storedInputs = new StoredInputs();
-  #parentEventCount: number;
+  /** Where the run's chain stands in each location it writes to: the parent of its next write there. */
+  readonly #positions: LineagePositions;
   #lastResolved:
     | { provider: CheckpointProvider; location: string; directory: string; resolved: string }
     | undefined;
@@ -166,7 +173,6 @@ export class RuntimeState implements RunState {
     this.entities = options.entities ?? [];
     this.inputs = options.inputs ?? {};
     this.events = options.events ? [...options.events] : [];
-    this.#parentEventCount = this.events.length;
     this.provider = options.provider;
     this.location = options.location ?? './.checkpoints';
     this.#providerFor = options.providerFor;
@@ -187,6 +193,10 @@ export class RuntimeState implements RunState {
       parentId: options.lineage?.parentId ?? null,
       branch,
     };
+    this.#positions = new LineagePositions({
+      checkpointId: this.lineage.checkpointId,
+      eventCount: this.events.length,
+    });
   }
 
   /** Rebuilds the non-entity part of a run from a stored checkpoint (entities are the runtime's job). */
@@ -224,8 +234,14 @@ export class RuntimeState implements RunState {
     this.events.push(record);
   }
 
-  /** Builds the metadata and document of a checkpoint of this run as it is now. */
-  snapshot(trigger = 'manual'): { metadata: CheckpointMetadata; entities: EntitySnapshot[] } {
+  /**
+   * Builds the metadata and document of a checkpoint of this run as it is now, naming `parentId`
+   * (default: the run's last checkpoint) as its parent.
+   */
+  snapshot(
+    trigger = 'manual',
+    parentId: string | null = this.lineage.checkpointId,
+  ): { metadata: CheckpointMetadata; entities: EntitySnapshot[] } {
     const entities = this.entities.map((entity) =>
       this.#unchangedSnapshots.redacted(entity, entity.snapshotEntity(this.settled), this.settled),
     );
@@ -233,7 +249,7 @@ export class RuntimeState implements RunState {
       id: newCheckpointId(Date.now(), this.lineage.checkpointId),
       createdAt: new Date().toISOString(),
       lineageId: this.lineage.lineageId,
-      parentId: this.lineage.checkpointId,
+      parentId,
       branch: this.lineage.branch,
       trigger,
       entities: this.entities.map((entity) => entity.summarizeEntity()),
@@ -256,13 +272,14 @@ export class RuntimeState implements RunState {
     }
     const resolvedLocation = this.#resolvedLocation(provider, location);
     const trigger = options.trigger ?? 'manual';
-    const { metadata, entities } = this.snapshot(trigger);
+    const position = this.#positions.at(provider, resolvedLocation);
+    const { metadata, entities } = this.snapshot(trigger, position.checkpointId);
     const write = createCheckpointWrite({
       metadata,
       inputs: this.#storedInputs.stored(this.inputs, this.#valueCodec, this.settled),
       entities,
       events: this.events.slice(),
-      parentEventCount: this.#parentEventCount,
+      parentEventCount: position.eventCount,
       eventTexts: this.#eventTexts,
       eventBytes: this.#eventBytes,
       settled: this.settled,
@@ -274,16 +291,15 @@ export class RuntimeState implements RunState {
           ? this.lease.token
           : undefined,
     });
-    const previous = {
-      checkpointId: this.lineage.checkpointId,
-      parentId: this.lineage.parentId,
-      events: this.#parentEventCount,
-    };
-    // Claim the lineage position now, so that a second write started before this one finishes names
-    // this one as its parent. Undone if the write fails.
-    this.lineage.parentId = this.lineage.checkpointId;
+    const previous = { checkpointId: this.lineage.checkpointId, parentId: this.lineage.parentId };
+    // Claim the lineage position in this location now, so that a second write to it started before
+    // this one finishes names this one as its parent. Undone if the write fails.
+    const undoPosition = this.#positions.advance(provider, resolvedLocation, {
+      checkpointId: metadata.id,
+      eventCount: metadata.eventCount,
+    });
+    this.lineage.parentId = metadata.parentId;
     this.lineage.checkpointId = metadata.id;
-    this.#parentEventCount = metadata.eventCount;
     this.lastTrigger = trigger;
     const base = {
       location: resolvedLocation,
@@ -316,10 +332,10 @@ export class RuntimeState implements RunState {
     };
     const fail = (error: unknown): never => {
       if (write.lease !== undefined && CrewlineError.hasCode(error, 'conflict')) this.lease?.onLost?.(error);
+      undoPosition();
       if (this.lineage.checkpointId === metadata.id) {
         this.lineage.checkpointId = previous.checkpointId;
         this.lineage.parentId = previous.parentId;
-        this.#parentEventCount = previous.events;
       }
       this.#bus.emit(this, new CheckpointFailedEvent({ ...base, error: describe(error) }), this);
       throw error;
@@ -477,8 +493,9 @@ export class RuntimeState implements RunState {
   }
 
   /**
-   * Moves this run onto a new branch and lineage. No checkpoint is written; the next write names the
-   * checkpoint this state came from as its parent, so the fork point is recoverable from storage.
+   * Moves this run onto a new branch and lineage. No checkpoint is written; the next write to each
+   * location names the run's last checkpoint there (before any write: the checkpoint this state came
+   * from) as its parent, so the fork point is recoverable from storage.
    */
   fork(branch?: string): string {
     const next = branch ?? newForkBranchName(this.lineage.checkpointId);

@@ -96,19 +96,24 @@ export class WriteQueue {
    * Writes, synchronously and in order, the checkpoints still queued (the process is exiting: no
    * promise will settle any more). A write in flight is written again whole, under its own id; a
    * provider without `writeSync` cannot, and its queued checkpoints are lost. Failures are logged.
-   * Returns how many were written.
+   * A failure stops only its own chain: the checkpoints descending from the one that failed are not
+   * written (each would be stored without its parent), those of other chains (another location of
+   * the run) still are. Returns how many were written.
    */
   writePendingSync(): number {
     let written = 0;
-    let failure: { error: unknown } | undefined;
+    /** The checkpoints not written, and the failure that stopped each one's chain. */
+    const stopped = new Map<string, unknown>();
     for (const { provider, location, write } of this.#queued.splice(0)) {
       if (!provider.writeSync) continue;
-      if (failure !== undefined) {
-        // Written after a checkpoint that could not be, it would be stored without its parent.
+      const { id, parentId } = write.metadata;
+      if (parentId !== null && stopped.has(parentId)) {
+        const failure = stopped.get(parentId);
+        stopped.set(id, failure);
         logger.warn(
           component,
-          `checkpoint ${write.metadata.id} was not written before exit: an earlier one failed`,
-          failure.error,
+          `checkpoint ${id} was not written before exit: its parent ${parentId} was not written`,
+          failure,
         );
         continue;
       }
@@ -116,8 +121,8 @@ export class WriteQueue {
         provider.writeSync(location, write);
         written += 1;
       } catch (error) {
-        failure = { error };
-        logger.warn(component, `checkpoint ${write.metadata.id} could not be written before exit`, error);
+        stopped.set(id, error);
+        logger.warn(component, `checkpoint ${id} could not be written before exit`, error);
       }
     }
     return written;
