@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type BaseEvent,
   CrewlineError,
@@ -31,6 +32,9 @@ import { trackRunForSignals } from './signals.js';
 
 const component = 'runtime';
 
+/** The run each async context executes in, whatever its bus (see {@link Run.current}). */
+const enclosingRun = new AsyncLocalStorage<Run>();
+
 export interface RunOptions {
   /** The crew, flow or standalone agent that owns the run. */
   root: CheckpointableEntity;
@@ -42,7 +46,11 @@ export interface RunOptions {
   restored?: LoadedCheckpoint;
   /** Continue on a new lineage and branch (generated when `branch` is omitted). Needs `restored`. */
   fork?: { branch?: string };
-  /** The bus events go through. Default: the process-wide `eventBus`. */
+  /**
+   * The bus events go through. Named: the root joins a run active on that bus only. Default: the root
+   * joins the run the caller executes in, whatever its bus (see {@link Run.current}); a new run
+   * goes through the process-wide `eventBus`.
+   */
   bus?: EventBus;
   /**
    * When the store fences lineage heads and another process holds (or already continued) the head
@@ -129,8 +137,19 @@ export class Run {
     runsByState.set(this.state, this);
   }
 
-  /** The run the caller executes in (on `bus`), if any. */
-  static current(bus: EventBus = defaultBus): Run | undefined {
+  /**
+   * The run the caller executes in, if any: on `bus` when one is named; otherwise the innermost run
+   * the caller is inside, whatever bus that run emits on. A crew or agent kicked off in a flow's
+   * method without a bus of its own thus joins the flow's run even when the flow was given a bus of
+   * its own (as a worker does): its events, checkpoints, restored progress and stop signal are the
+   * run's.
+   */
+  static current(bus?: EventBus): Run | undefined {
+    if (bus === undefined) {
+      const enclosing = enclosingRun.getStore();
+      if (enclosing !== undefined) return enclosing;
+      bus = defaultBus;
+    }
     const state = bus.currentState();
     return state ? runsByState.get(state) : undefined;
   }
@@ -146,7 +165,7 @@ export class Run {
    */
   static async execute<T>(options: RunOptions, body: (run: Run) => Promise<T>): Promise<T> {
     const bus = options.bus ?? defaultBus;
-    const active = Run.current(bus);
+    const active = Run.current(options.bus);
     if (active) {
       active.state.addEntity(options.root);
       if (options.config) active.setConfigFor(options.root.entityId, options.config);
@@ -187,7 +206,7 @@ export class Run {
     }
     const untrack = trackRunForSignals(run);
     try {
-      return await bus.runInScope(run.state, () => body(run));
+      return await bus.runInScope(run.state, () => enclosingRun.run(run, () => body(run)));
     } catch (error) {
       // A run stopped because another process took its lineage over says so, not "aborted".
       throw run.#lease?.lostBecause ?? error;

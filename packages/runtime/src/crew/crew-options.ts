@@ -75,6 +75,10 @@ export interface CrewKickoffOptions {
   fromCheckpoint?: CheckpointConfigInput;
   /** Cancels the run between steps and aborts the model call in flight. */
   abortSignal?: AbortSignal;
-  /** The bus to emit on. Default: the process-wide `eventBus`. */
+  /**
+   * The bus to emit on. Default: the bus of the run this kickoff happens in (a crew or agent kicked
+   * off in a flow method joins the flow's run, whatever bus the flow was given), else the
+   * process-wide `eventBus`.
+   */
   bus?: EventBus;
 }

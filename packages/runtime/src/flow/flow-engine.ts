@@ -1,5 +1,6 @@
 import {
   CheckpointCompletedEvent,
+  eventBus as defaultBus,
   type EventBus,
   type EventContext,
   type EventSource,
@@ -58,7 +59,8 @@ export interface EngineFlow extends CheckpointableEntity {
  */
 export class FlowEngine<State extends object> {
   readonly flow: EngineFlow;
-  readonly bus: EventBus;
+  /** The bus the flow was given; undefined: the bus of the run it is kicked off in (see {@link bus}). */
+  readonly #givenBus: EventBus | undefined;
   readonly maxMethodCalls: number;
   readonly #initialState: FlowOptions<State>['initialState'];
   stateId = newStateId();
@@ -73,12 +75,25 @@ export class FlowEngine<State extends object> {
 
   constructor(
     flow: EngineFlow,
-    options: { bus: EventBus; maxMethodCalls: number; initialState: FlowOptions<State>['initialState'] },
+    options: {
+      bus: EventBus | undefined;
+      maxMethodCalls: number;
+      initialState: FlowOptions<State>['initialState'];
+    },
   ) {
     this.flow = flow;
-    this.bus = options.bus;
+    this.#givenBus = options.bus;
     this.maxMethodCalls = options.maxMethodCalls;
     this.#initialState = options.initialState;
+  }
+
+  /**
+   * The bus the flow emits on: the one it was given, else that of the run the caller executes in (a
+   * flow kicked off in another flow's method joins that run, whatever its bus), else the
+   * process-wide bus.
+   */
+  get bus(): EventBus {
+    return this.#givenBus ?? Run.current()?.bus ?? defaultBus;
   }
 
   /** The codec of the flow's values, with the classes of {@link registry}. */
@@ -185,7 +200,8 @@ export class FlowEngine<State extends object> {
     const graph = this.graph;
     const flowName = this.flow.flowName;
     const config = resolveCheckpointChain([this.flow.checkpoint]);
-    const active = Run.current(this.bus);
+    const bus = this.bus;
+    const active = Run.current(this.#givenBus);
     let restore = plan.restore;
     let continuing =
       restore !== undefined || (plan.answer !== undefined && this.execution.status === 'paused');
@@ -211,7 +227,7 @@ export class FlowEngine<State extends object> {
         await persistTarget(graph, config),
         flowName,
         requestedId,
-        this.bus,
+        bus,
       );
       if (loaded) {
         this.hydrate(findEntitySnapshot(loaded, { kind: 'flow', names: [flowName] }));
@@ -223,7 +239,7 @@ export class FlowEngine<State extends object> {
       // A flow kicked off inside a restored run (e.g. from another flow's method) takes its own snapshot.
       continuing = joinRestoredRun(
         { kind: 'flow', names: [flowName], apply: (snapshot) => this.hydrate(snapshot) },
-        this.bus,
+        bus,
       );
     }
 
@@ -253,7 +269,7 @@ export class FlowEngine<State extends object> {
     const target = await persistTarget(graph, config, restore?.loaded);
     const written = { last: undefined as string | undefined, pause: undefined as string | undefined };
     let runState: unknown;
-    const stopTracking = this.bus.on(
+    const stopTracking = bus.on(
       CheckpointCompletedEvent,
       (source: unknown, event: CheckpointCompletedEvent) => {
         if (source !== runState) return;
@@ -271,7 +287,7 @@ export class FlowEngine<State extends object> {
           ...(restore ? { restored: restore.loaded } : {}),
           ...(restore?.fork ? { fork: restore.fork } : {}),
           ...(plan.abortSignal ? { abortSignal: plan.abortSignal } : {}),
-          bus: this.bus,
+          bus,
           valueCodec: this.valueCodec,
         },
         async (run) => {

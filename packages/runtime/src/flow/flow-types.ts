@@ -14,7 +14,10 @@ export interface FlowOptions<State extends object = Record<string, unknown>> {
   initialState?: Partial<StateInit<State>>;
   /** How often one method may run in one kickoff before `FlowMethodCallLimitError`. Default 100. */
   maxMethodCalls?: number;
-  /** The bus events go through. Default: the process-wide `eventBus`. */
+  /**
+   * The bus events go through. Default: the bus of the run the flow is created or kicked off in (a
+   * flow in another flow's method joins that run), else the process-wide `eventBus`.
+   */
   bus?: EventBus;
   /** The flow's name in events and checkpoints. Default: `static flowName`, else the class name. */
   name?: string;

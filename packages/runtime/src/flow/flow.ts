@@ -1,4 +1,4 @@
-import { eventBus as defaultBus, type EventBus, FlowCreatedEvent } from '@crewline/events';
+import { type EventBus, FlowCreatedEvent } from '@crewline/events';
 import {
   type CheckpointableEntity,
   type CheckpointConfigInput,
@@ -220,9 +220,12 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
         `maxMethodCalls must be a whole number of at least 1 (got ${String(maxMethodCalls)})`,
       );
     }
-    const bus = options.bus ?? defaultBus;
-    this.#engine = new FlowEngine(this, { bus, maxMethodCalls, initialState: options.initialState });
-    bus.emit(
+    this.#engine = new FlowEngine(this, {
+      bus: options.bus,
+      maxMethodCalls,
+      initialState: options.initialState,
+    });
+    this.#engine.bus.emit(
       this,
       new FlowCreatedEvent({
         flowName: this.flowName,
@@ -238,8 +241,9 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   }
 
   /**
-   * The bus this flow emits on. Crews and agents kicked off inside its methods join the flow's run
-   * through it: pass it on (`crew.kickoff({ bus: this.bus })`) when you gave the flow its own bus.
+   * The bus this flow emits on: the `bus` option, else the bus of the run it is created or kicked off
+   * in, else the process-wide `eventBus`. Crews, agents and flows kicked off inside its methods
+   * without a bus of their own join the flow's run, whatever its bus.
    */
   get bus(): EventBus {
     return this.#engine.bus;
