@@ -126,7 +126,10 @@ describe('Run', () => {
     expect(root.map((entry) => entry.trigger)).toEqual(['task_completed', 'tool_usage_finished']);
     const own = await agentProvider.list('agent-location');
     expect(own.map((entry) => entry.trigger)).toEqual(['tool_usage_finished']);
-    expect(own[0]!.parentId).toBe(root[0]!.id); // one lineage across locations
+    // One lineage across locations, and a chain in each: a checkpoint names a parent its location holds.
+    expect(own[0]!.lineageId).toBe(root[0]!.lineageId);
+    expect(own[0]!.parentId).toBeNull();
+    expect(root[1]!.parentId).toBe(root[0]!.id);
   });
 
   it('ignores events outside any run and of other runs', async () => {
