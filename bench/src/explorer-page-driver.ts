@@ -221,7 +221,9 @@ export interface GraphRequests {
  */
 export async function timeGraphRequests(url: string, repeat: number): Promise<GraphRequests> {
   const address = new URL(url);
-  const headers = { 'x-crewline-token': address.searchParams.get('token') ?? '' };
+  // The printed URL carries the token in its fragment (`#token=`), which fetch never sends.
+  const token = new URLSearchParams(address.hash.slice(1)).get('token') ?? address.searchParams.get('token');
+  const headers = { 'x-crewline-token': token ?? '' };
   const request = async (expand: string[] = []) => {
     const started = performance.now();
     const response = await fetch(

@@ -1,14 +1,31 @@
 // The lineage explorer page: loads the graph, opens checkpoints, compares two, starts runs, and
-// follows the server's event stream. Every request carries the URL's token.
+// follows the server's event stream. Every API request carries the token of the URL it was opened with.
 import { detailView } from './detail-view.js';
 import { diffView } from './diff-view.js';
 import { h, plural, replace } from './dom.js';
 import { drawGraph, nodeMargin, positions } from './graph.js';
 import { panAndZoom } from './pan-and-zoom.js';
 
-const token = new URLSearchParams(window.location.search).get('token') ?? '';
-// The token stays in memory; the address bar keeps no copy that a screenshot or history would show.
-window.history.replaceState(null, '', window.location.pathname);
+const tokenKey = 'crewline-explorer-token';
+
+/**
+ * The token of the URL the page was opened with: `#token=` as `crewline checkpoint serve` prints it
+ * (a fragment never reaches a server, a log or a Referer), or `?token=` as older versions printed it.
+ * Kept in sessionStorage (this tab and this origin, port included: no other local server sees it, as
+ * every one saw the cookie an earlier version kept it in), so a reload keeps working; the address bar
+ * keeps no copy that a screenshot or the history would show.
+ */
+function takeToken() {
+  const given =
+    new URLSearchParams(window.location.hash.slice(1)).get('token') ??
+    new URLSearchParams(window.location.search).get('token');
+  if (given) window.sessionStorage.setItem(tokenKey, given);
+  if (window.location.hash !== '' || window.location.search !== '')
+    window.history.replaceState(null, '', window.location.pathname);
+  return given ?? window.sessionStorage.getItem(tokenKey) ?? '';
+}
+
+const token = takeToken();
 
 async function api(path, init = {}) {
   const response = await fetch(path, {
@@ -286,7 +303,8 @@ function forgetRemoved(removed) {
 }
 
 function follow() {
-  const events = new EventSource('/api/events');
+  // An EventSource cannot set a header: the server takes the token from this URL's query here only.
+  const events = new EventSource(`/api/events?token=${encodeURIComponent(token)}`);
   const live = document.getElementById('live');
   events.addEventListener('open', () => {
     live.textContent = 'live';

@@ -8,25 +8,23 @@ function importedAssets(script: string): string[] {
 
 /**
  * `crewline checkpoint serve` from the installed tarball, on the checkpoints the project holds: the
- * printed URL with its token gives the page (200), every script and style the page loads — and every
- * module those scripts import — comes back 200 with the cookie the page set (a request with no token
- * is refused), the graph API counts `checkpointCount` checkpoints, and SIGTERM stops it with exit 0.
+ * printed URL carries its token in the fragment; the page, every script and style it loads and every
+ * module those scripts import come back 200 without a token and with no cookie set (they hold no
+ * data), the graph API refuses a request without the token and counts `checkpointCount` checkpoints
+ * with it in the `x-crewline-token` header, and SIGTERM stops it with exit 0.
  */
 export async function explorerServes(project: UserProject, checkpointCount: number): Promise<void> {
   const server = project.startBin('crewline', ['checkpoint', 'serve']);
   let exitCode: number | null;
   try {
-    const [, address] = await server.waitFor(/open (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/);
+    const [, address] = await server.waitFor(/open (http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/);
     const url = new URL(address!);
+    const token = new URLSearchParams(url.hash.slice(1)).get('token')!;
     const page = await fetch(url);
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('crewline lineage explorer');
-    const cookie = page.headers.get('set-cookie')?.split(';')[0];
-    expect(cookie).toMatch(/^crewline_explorer_\d+=[\w-]+$/);
-
-    const untokened = await fetch(new URL('/assets/app.js', url));
-    expect(untokened.status).toBe(401);
+    expect(page.headers.get('set-cookie')).toBeNull();
 
     const pending = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1]!);
     expect(pending).toEqual(expect.arrayContaining(['/assets/app.js', '/assets/style.css']));
@@ -34,7 +32,7 @@ export async function explorerServes(project: UserProject, checkpointCount: numb
     while (pending.length > 0) {
       const asset = pending.shift()!;
       if (fetched.has(asset)) continue;
-      const response = await fetch(new URL(asset, url), { headers: { cookie: cookie! } });
+      const response = await fetch(new URL(asset, url));
       fetched.set(asset, response.status);
       const body = await response.text();
       if (asset.endsWith('.js')) pending.push(...importedAssets(body));
@@ -45,7 +43,8 @@ export async function explorerServes(project: UserProject, checkpointCount: numb
       Object.fromEntries([...fetched.keys()].map((asset) => [asset, 200])),
     );
 
-    const graph = await fetch(new URL('/api/graph', url), { headers: { cookie: cookie! } });
+    expect((await fetch(new URL('/api/graph', url))).status).toBe(401);
+    const graph = await fetch(new URL('/api/graph', url), { headers: { 'x-crewline-token': token } });
     expect(graph.status).toBe(200);
     expect(((await graph.json()) as { count: number }).count).toBe(checkpointCount);
   } finally {

@@ -98,9 +98,9 @@ describe.skipIf(!haveBrowser && !inCi)('the lineage graph in Chromium: zoom and 
   it('redraws the same graph keeping the node elements still in the region, making only the new ones', async () => {
     // The page's own module, imported in the page (a string: kept from the test runner's transform).
     await page.evaluate("import('/assets/graph.js').then((module) => { window.graphModule = module; })");
-    const result = await page.evaluate(async () => {
+    const result = await page.evaluate(async (token) => {
       const { drawGraph, positions } = (window as unknown as { graphModule: GraphModule }).graphModule;
-      const graph = await (await fetch('/api/graph')).json();
+      const graph = await (await fetch('/api/graph', { headers: { 'x-crewline-token': token } })).json();
       const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
       document.body.append(svg);
       const layout = positions(graph);
@@ -130,7 +130,7 @@ describe.skipIf(!haveBrowser && !inCi)('the lineage graph in Chromium: zoom and 
       const redrawn = node() !== before && node()?.classList.contains('open');
       svg.remove();
       return { kept, redrawn, drawnBefore, drawnAfter, total: layout.byKey.size };
-    });
+    }, explorer.token);
     expect(result.drawnBefore).toBeLessThan(result.total);
     expect(result.drawnAfter).toBe(result.total);
     expect(result.kept).toBe(true);

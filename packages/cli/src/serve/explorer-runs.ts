@@ -9,7 +9,7 @@ import { branchNameRule } from '@crewline/runtime-state/internal';
 import { refuseTakenBranch } from '../commands/taken-branch.js';
 import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
-import { usageError } from '../core/cli-error.js';
+import { cliError, usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
@@ -79,6 +79,24 @@ export interface ExplorerRunsOptions {
   /** The reference a checkpoint id is continued from (its listing entry's). */
   reference: (id: string) => Promise<string>;
   onUpdate: (event: 'progress' | 'run', data: unknown) => void;
+  /**
+   * How many runs may run at once; one more is refused (`conflict`) until one ends. A double submit
+   * or a leaked token must not start runs that cost money without bound. Default 3.
+   */
+  maxConcurrentRuns?: number;
+  /** How many ended runs {@link ExplorerRuns.list} keeps, the oldest forgotten first. Default 50. */
+  maxFinishedRuns?: number;
+}
+
+/** What makes two requests the same run: the checkpoint, the mode and every option, as sent. */
+function requestKey(request: RunRequest): string {
+  return JSON.stringify([
+    request.checkpoint,
+    request.mode,
+    request.branch ?? null,
+    request.inputs ?? [],
+    request.outputs ?? [],
+  ]);
 }
 
 /**
@@ -88,6 +106,8 @@ export interface ExplorerRunsOptions {
  */
 export class ExplorerRuns {
   readonly #runs = new Map<string, RunRecord>();
+  /** Requests being checked or running, by {@link requestKey}: taken before the first await. */
+  readonly #active = new Map<string, RunRecord | undefined>();
   readonly #options: ExplorerRunsOptions;
 
   constructor(options: ExplorerRunsOptions) {
@@ -102,8 +122,58 @@ export class ExplorerRuns {
     return this.list().filter((run) => run.status === 'running').length;
   }
 
-  /** Checks the request against the checkpoint, starts the run, and returns its record at once. */
+  /**
+   * Checks the request against the checkpoint, starts the run, and returns its record at once.
+   * Refused (`conflict`) while an identical request is being checked or runs, and while
+   * `maxConcurrentRuns` run.
+   */
   async start(request: RunRequest): Promise<RunRecord> {
+    const key = requestKey(request);
+    this.#reserve(key, request);
+    let started: { record: RunRecord; running: Promise<unknown> };
+    try {
+      started = await this.#begin(request);
+    } catch (error) {
+      this.#active.delete(key);
+      throw error;
+    }
+    this.#active.set(key, started.record);
+    const ended = () => {
+      this.#active.delete(key);
+      this.#forgetEnded();
+    };
+    started.running.then(ended, ended);
+    return started.record;
+  }
+
+  /** Takes the request's place among the active ones, synchronously: two requests never both pass. */
+  #reserve(key: string, request: RunRequest): void {
+    const same = this.#active.get(key);
+    if (this.#active.has(key)) {
+      throw cliError(
+        'conflict',
+        `checkpoint serve: an identical ${request.mode} of ${request.checkpoint} is already ${same ? `running (run ${same.id})` : 'starting'}; wait for it to end, or change the branch, inputs or outputs`,
+      );
+    }
+    const limit = this.#options.maxConcurrentRuns ?? 3;
+    if (this.#active.size >= limit) {
+      throw cliError(
+        'conflict',
+        `checkpoint serve: ${this.#active.size} runs started from this page are running, the most it runs at once (maxConcurrentRuns ${limit}); wait for one to end`,
+      );
+    }
+    this.#active.set(key, undefined);
+  }
+
+  /** Drops the oldest ended records past `maxFinishedRuns` (a Map keeps insertion order). */
+  #forgetEnded(): void {
+    const ended = [...this.#runs.values()].filter((run) => run.status !== 'running');
+    const excess = ended.length - (this.#options.maxFinishedRuns ?? 50);
+    for (const run of ended.slice(0, Math.max(0, excess))) this.#runs.delete(run.id);
+  }
+
+  /** The checks that answer the form at once, then the run: its record, and the run until it ends. */
+  async #begin(request: RunRequest): Promise<{ record: RunRecord; running: Promise<unknown> }> {
     const reference = await this.#options.reference(request.checkpoint);
     const document = await readDocument(this.#options.provider, this.#options.location, request.checkpoint);
     const view = viewDocument(document);
@@ -135,7 +205,7 @@ export class ExplorerRuns {
     };
     this.#runs.set(record.id, record);
     const { onUpdate } = this.#options;
-    continueRun({
+    const running = continueRun({
       reference,
       mode: request.mode,
       cwd: this.#options.cwd,
@@ -163,6 +233,6 @@ export class ExplorerRuns {
       },
     );
     onUpdate('run', record);
-    return record;
+    return { record, running };
   }
 }

@@ -34,6 +34,42 @@ function rawRequest(
   });
 }
 
+/**
+ * A POST of `chunks` on a connection of its own (the server answers an oversized body before reading
+ * it and closes the connection, which a pooled one would then reuse); without `length`, chunked.
+ */
+function rawPost(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  chunks: Buffer[],
+  length?: number,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { ...headers, ...(length !== undefined ? { 'content-length': String(length) } : {}) },
+      },
+      (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
+    // Writing the rest of a body the server has refused may fail: the answer is what is checked.
+    request.on('error', reject);
+    for (const chunk of chunks) request.write(chunk, () => undefined);
+    request.end();
+  });
+}
+
 describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %s', (kind) => {
   let directory: Awaited<ReturnType<typeof temporaryDirectory>>;
   let fixture: Fixture;
@@ -61,23 +97,41 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
       headers: { 'x-crewline-token': explorer.token, ...headers },
     });
 
-  it('binds 127.0.0.1 and prints a URL with its token', () => {
+  it('binds 127.0.0.1 and prints a URL with its token in the fragment, which no server receives', () => {
     expect(explorer.hostname).toBe('127.0.0.1');
-    expect(explorer.url).toBe(`http://127.0.0.1:${explorer.port}/?token=${explorer.token}`);
+    expect(explorer.url).toBe(`http://127.0.0.1:${explorer.port}/#token=${explorer.token}`);
     expect(explorer.token.length).toBeGreaterThanOrEqual(32);
   });
 
-  it('refuses a request without the token, or with a wrong one (401)', async () => {
-    for (const path of ['/', '/api/graph', '/api/events', '/assets/app.js']) {
+  it('refuses an API request without the token, or with a wrong one (401)', async () => {
+    for (const path of ['/api/session', '/api/graph', '/api/events', '/api/runs']) {
       const response = await fetch(`http://127.0.0.1:${explorer.port}${path}`);
       expect(response.status, path).toBe(401);
     }
-    const wrong = await fetch(`http://127.0.0.1:${explorer.port}/api/graph?token=${'x'.repeat(32)}`);
+    const wrong = await fetch(`http://127.0.0.1:${explorer.port}/api/graph`, {
+      headers: { 'x-crewline-token': 'x'.repeat(32) },
+    });
     expect(wrong.status).toBe(401);
   });
 
-  it('answers a browser opening a URL with a stale token with a page that says why, not JSON', async () => {
-    const stale = await fetch(`http://127.0.0.1:${explorer.port}/?token=${'x'.repeat(32)}`, {
+  it('takes the token in the query of the event stream only (an EventSource cannot set a header)', async () => {
+    const withQuery = (path: string) =>
+      fetch(
+        `http://127.0.0.1:${explorer.port}${path}${path.includes('?') ? '&' : '?'}token=${explorer.token}`,
+      );
+    expect((await withQuery('/api/graph')).status).toBe(401);
+    expect((await withQuery('/api/session')).status).toBe(401);
+    const controller = new AbortController();
+    const stream = await fetch(`http://127.0.0.1:${explorer.port}/api/events?token=${explorer.token}`, {
+      signal: controller.signal,
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    controller.abort();
+  });
+
+  it('answers a browser opening an API address without the token with a page that says why, not JSON', async () => {
+    const stale = await fetch(`http://127.0.0.1:${explorer.port}/api/graph`, {
       headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
     });
     expect(stale.status).toBe(401);
@@ -97,32 +151,59 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     const otherPort = await get('/api/graph', { origin: `http://127.0.0.1:${explorer.port + 1}` });
     expect(otherPort.status).toBe(403);
-    const rebound = await rawRequest(explorer.port, `/api/graph?token=${explorer.token}`, {
+    const rebound = await rawRequest(explorer.port, '/api/graph', {
       host: `evil.example:${explorer.port}`,
+      'x-crewline-token': explorer.token,
     });
     expect(rebound.status).toBe(403);
-    const localhost = await rawRequest(explorer.port, `/api/graph?token=${explorer.token}`, {
+    // The page holds no data, but is not served to a rebound name or another site either.
+    for (const path of ['/', '/assets/app.js']) {
+      const page = await rawRequest(explorer.port, path, { host: `evil.example:${explorer.port}` });
+      expect(page.status, path).toBe(403);
+      const crossSite = await rawRequest(explorer.port, path, {
+        host: `127.0.0.1:${explorer.port}`,
+        'sec-fetch-site': 'cross-site',
+      });
+      expect(crossSite.status, path).toBe(403);
+    }
+    const localhost = await rawRequest(explorer.port, '/api/graph', {
       host: `localhost:${explorer.port}`,
+      'x-crewline-token': explorer.token,
       origin: `http://localhost:${explorer.port}`,
     });
     expect(localhost.status).toBe(200);
     expect(localhost.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('serves the page with the token, and sets a cookie scoped to this port for its own requests', async () => {
-    const page = await fetch(explorer.url);
+  it('serves the page and its files without the token (they hold no data), and sets no cookie', async () => {
+    // Found by a review: the token was a cookie, which a browser sends to every port of the host.
+    const page = await fetch(`http://127.0.0.1:${explorer.port}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('crewline lineage');
-    const cookie = page.headers.get('set-cookie')!;
-    expect(cookie).toContain(`crewline_explorer_${explorer.port}=${explorer.token}`);
-    expect(cookie).toContain('HttpOnly');
-    expect(cookie).toContain('SameSite=Strict');
-    const script = await fetch(`http://127.0.0.1:${explorer.port}/assets/app.js`, {
-      headers: { cookie: cookie.split(';')[0]! },
-    });
+    expect(page.headers.get('set-cookie')).toBeNull();
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = await fetch(`http://127.0.0.1:${explorer.port}/assets/app.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toContain('text/javascript');
-    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(script.headers.get('set-cookie')).toBeNull();
+    // An old printed URL (`?token=`) still gets the page, which takes the token from it.
+    expect((await fetch(`http://127.0.0.1:${explorer.port}/?token=${explorer.token}`)).status).toBe(200);
+  });
+
+  it('answers a body over the 4 MiB limit with 413 and a message naming the limit', async () => {
+    // Found by a review: 500 {"error":""}.
+    const headers = { 'x-crewline-token': explorer.token, 'content-type': 'application/json' };
+    const chunks = Array.from({ length: 5 }, () => Buffer.alloc(1_000_000, 97));
+    for (const path of [`/api/checkpoints/${fixture.fork.id}/plan`, '/api/runs']) {
+      // With its length announced, and sent in chunks with no length (counted as it comes).
+      for (const length of [5_000_000, undefined]) {
+        const response = await rawPost(explorer.port, path, headers, chunks, length);
+        expect(response.status, `${path} ${length}`).toBe(413);
+        expect((JSON.parse(response.body) as { error: string }).error).toBe(
+          "[cli] checkpoint serve: the request body is over the explorer's limit of 4 MiB (4194304 bytes); send shorter inputs and task outputs",
+        );
+      }
+    }
   });
 
   it('refuses resume and fork on a read-only server (403)', async () => {
@@ -135,16 +216,18 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
     expect(((await response.json()) as { error: string }).error).toContain('--allow-resume');
   });
 
-  it('a change needs the token header, not only the cookie', async () => {
-    const response = await fetch(`http://127.0.0.1:${explorer.port}/api/runs`, {
-      method: 'POST',
-      headers: {
-        cookie: `crewline_explorer_${explorer.port}=${explorer.token}`,
-        'content-type': 'application/json',
-      },
-      body: '{}',
-    });
-    expect(response.status).toBe(401);
+  it('a change needs the token header: not a query parameter, not a cookie', async () => {
+    for (const headers of [{}, { cookie: `crewline_explorer_${explorer.port}=${explorer.token}` }] as Record<
+      string,
+      string
+    >[]) {
+      const response = await fetch(`http://127.0.0.1:${explorer.port}/api/runs?token=${explorer.token}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(response.status).toBe(401);
+    }
   });
 
   it('lays out both branches, the fork drawn from the checkpoint it came from', async () => {
@@ -288,19 +371,27 @@ describe('crewline checkpoint serve --host', () => {
     expect(explorer.hostname).toBe('0.0.0.0');
     expect(explorer.loopbackOnly).toBe(false);
     expect(explorer.url).not.toContain('0.0.0.0');
-    if (external) expect(explorer.url).toBe(`http://${external}:${explorer.port}/?token=${explorer.token}`);
+    if (external) expect(explorer.url).toBe(`http://${external}:${explorer.port}/#token=${explorer.token}`);
   });
 
   it('still refuses a request without the token, a foreign Origin, a foreign Host, and resume when read-only', async () => {
-    const path = `/api/graph?token=${explorer.token}`;
+    const path = '/api/graph';
+    const tokenHeader = { 'x-crewline-token': explorer.token };
     expect(
       (await rawRequest(explorer.port, '/api/graph', { host: `127.0.0.1:${explorer.port}` })).status,
     ).toBe(401);
-    const foreignHost = await rawRequest(explorer.port, path, { host: `evil.example:${explorer.port}` });
+    const foreignHost = await rawRequest(explorer.port, path, {
+      host: `evil.example:${explorer.port}`,
+      ...tokenHeader,
+    });
     expect(foreignHost.status).toBe(403);
-    const allInterfaces = await rawRequest(explorer.port, path, { host: `0.0.0.0:${explorer.port}` });
+    const allInterfaces = await rawRequest(explorer.port, path, {
+      host: `0.0.0.0:${explorer.port}`,
+      ...tokenHeader,
+    });
     expect(allInterfaces.status).toBe(403);
     const foreignOrigin = await rawRequest(explorer.port, path, {
+      ...tokenHeader,
       host: `127.0.0.1:${explorer.port}`,
       origin: 'http://evil.example',
     });
@@ -315,7 +406,8 @@ describe('crewline checkpoint serve --host', () => {
   });
 
   it.skipIf(external === undefined)('answers a request that names this machine by its address', async () => {
-    const page = await rawRequest(explorer.port, `/api/session?token=${explorer.token}`, {
+    const page = await rawRequest(explorer.port, '/api/session', {
+      'x-crewline-token': explorer.token,
       host: `${external}:${explorer.port}`,
       origin: `http://${external}:${explorer.port}`,
     });

@@ -12,10 +12,11 @@ import {
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
 import { streamSSE } from 'hono/streaming';
 import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
-import { usageError } from '../core/cli-error.js';
+import { cliError, usageError } from '../core/cli-error.js';
 import { planContinuation } from '../core/continuation-plan.js';
 import { viewDocument } from '../core/document-view.js';
 import { findCheckpointForkedFrom } from '../core/fork-point.js';
@@ -36,11 +37,28 @@ import {
   isWildcardHost,
   newToken,
   refuseRequest,
-  tokenCookieName,
 } from './request-guard.js';
 
 /** Where the page's static files are: `explorer-page/` of this package, from `src/serve` or `dist/serve`. */
 export const pageDirectory = fileURLToPath(new URL('../../explorer-page/', import.meta.url));
+
+/** The largest request body the API reads (a run request or a plan with edited outputs). */
+const maxBodyBytes = 4 * 1024 * 1024;
+
+/** Refuses a body over {@link maxBodyBytes} with 413 and a message naming the limit. */
+const limitBody = bodyLimit({
+  maxSize: maxBodyBytes,
+  onError: (context) =>
+    context.json(
+      {
+        error: cliError(
+          'too_large',
+          `checkpoint serve: the request body is over the explorer's limit of 4 MiB (${maxBodyBytes} bytes); send shorter inputs and task outputs`,
+        ).message,
+      },
+      413,
+    ),
+});
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -66,6 +84,13 @@ export interface ExplorerOptions {
   allowResume?: boolean;
   /** The URL token. Default: 24 random bytes. */
   token?: string;
+  /**
+   * How many runs started from the page may run at once; one more is refused (409) until one ends.
+   * Default 3.
+   */
+  maxConcurrentRuns?: number;
+  /** How many ended runs the Runs panel keeps (the oldest are forgotten first). Default 50. */
+  maxFinishedRuns?: number;
   /** How often the location is checked for new checkpoints while a page listens. Default 1000 ms. */
   pollIntervalMs?: number;
   /**
@@ -81,7 +106,10 @@ export interface ExplorerOptions {
 }
 
 export interface RunningExplorer {
-  /** The URL to open, token included. */
+  /**
+   * The URL to open, the token in its fragment (`#token=`), which the browser keeps to itself: it
+   * reaches no server, log or `Referer`.
+   */
   url: string;
   port: number;
   /** The address listened on. */
@@ -160,7 +188,6 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     listing = undefined;
     const again = findCheckpoint(await checkpoints(), id, opened.location);
     if (!again) {
-      const { cliError } = await import('../core/cli-error.js');
       throw cliError('not_found', `no checkpoint ${JSON.stringify(id)} in ${opened.location}`);
     }
     return again;
@@ -189,6 +216,8 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     provider: opened.provider,
     location: opened.location,
     reference: async (id) => (await find(id)).reference,
+    ...(options.maxConcurrentRuns !== undefined ? { maxConcurrentRuns: options.maxConcurrentRuns } : {}),
+    ...(options.maxFinishedRuns !== undefined ? { maxFinishedRuns: options.maxFinishedRuns } : {}),
     onUpdate: (event, data) => {
       live.broadcast(event, data);
       if (event === 'run') void live.poll(true);
@@ -210,7 +239,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
       hosts,
     );
     if (refusal) {
-      // A browser opening a stale or mistyped URL reads the reason as a page, not as JSON.
+      // A browser opening an API address by hand reads the reason as a page, not as JSON.
       if (context.req.method === 'GET' && (context.req.header('accept') ?? '').includes('text/html'))
         return context.html(refusalPage(refusal.message), refusal.status);
       return context.json({ error: refusal.message }, refusal.status);
@@ -226,16 +255,16 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     );
   });
   app.onError(async (error, context) => {
+    // Hono's own refusals (a malformed request) carry their status and response.
+    if (error instanceof HTTPException) return error.getResponse();
     const { redactSecretsInText } = await import('@crewline/events');
     const message = redactSecretsInText(error instanceof Error ? error.message : String(error));
     return context.json({ error: message }, statusOf(error));
   });
 
   app.get('/', (context) => {
+    // Served without the token (it holds no data): the page reads the token from its own URL.
     const page = files.get('index.html')!;
-    // The page's own later requests (its module imports, the event stream) carry the token as a
-    // cookie that only this host and port's pages send (SameSite=Strict).
-    context.header('Set-Cookie', `${tokenCookieName(port)}=${token}; Path=/; HttpOnly; SameSite=Strict`);
     return context.body(new Uint8Array(page.body), 200, { 'Content-Type': page.type });
   });
   app.get('/assets/:name', (context) => {
@@ -269,7 +298,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     return context.json(eventRecord(shown, sequence));
   });
   // Changes nothing (a plan of what a continuation would run), so a read-only server answers it too.
-  app.post('/api/checkpoints/:id/plan', bodyLimit({ maxSize: 4 * 1024 * 1024 }), async (context) => {
+  app.post('/api/checkpoints/:id/plan', limitBody, async (context) => {
     const body = (await jsonBody(context.req)) as {
       outputs?: unknown;
       inputs?: unknown;
@@ -312,7 +341,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     return context.json(compareCheckpoints(first.view, second.view));
   });
   app.get('/api/runs', (context) => context.json(runs.list()));
-  app.post('/api/runs', bodyLimit({ maxSize: 4 * 1024 * 1024 }), async (context) => {
+  app.post('/api/runs', limitBody, async (context) => {
     if (readOnly) {
       return context.json(
         { error: 'this explorer is read-only; start it with `crewline checkpoint serve --allow-resume`' },
@@ -357,7 +386,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     ? (machineNames().find((name) => !isLoopbackHost(name)) ?? '127.0.0.1')
     : hostname;
   return {
-    url: `http://${hostWithPort(shownHost, port)}/?token=${token}`,
+    url: `http://${hostWithPort(shownHost, port)}/#token=${token}`,
     port,
     hostname,
     loopbackOnly: isLoopbackHost(hostname),
@@ -377,7 +406,6 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
 async function listenError(error: unknown, hostname: string, port: number): Promise<unknown> {
   const code = (error as { code?: unknown } | null)?.code;
   if (code !== 'EADDRINUSE' && code !== 'EADDRNOTAVAIL' && code !== 'EACCES') return error;
-  const { cliError } = await import('../core/cli-error.js');
   const where = `port ${port} on ${hostname}`;
   const reason =
     code === 'EADDRINUSE'

@@ -5,12 +5,6 @@ export function newToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-/** The cookie the page's own requests (module imports, the event stream) carry the token in. */
-export function tokenCookieName(port: number): string {
-  // Cookies are per host, not per port: two explorers on one machine must not overwrite each other's.
-  return `crewline_explorer_${port}`;
-}
-
 /** The headers a request is judged on, lower-case names. */
 export interface GuardedRequest {
   method: string;
@@ -30,13 +24,18 @@ function sameToken(given: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const equals = part.indexOf('=');
-    if (equals > 0 && part.slice(0, equals).trim() === name) return part.slice(equals + 1).trim();
-  }
-  return undefined;
+/**
+ * Where a request may carry the token: nowhere for the page and its static files (they hold no data,
+ * and a browser fetches them, module imports included, without a way to add a header), the header or
+ * the `token` query parameter for the event stream (`EventSource` cannot set a header), the
+ * `x-crewline-token` header for everything else. Never a cookie: a browser sends a cookie of
+ * 127.0.0.1 to every other server on 127.0.0.1, whatever its port.
+ */
+export function tokenPlace(method: string, pathname: string): 'none' | 'header-or-query' | 'header' {
+  const reading = method === 'GET' || method === 'HEAD';
+  if (reading && (pathname === '/' || pathname.startsWith('/assets/'))) return 'none';
+  if (method === 'GET' && pathname === '/api/events') return 'header-or-query';
+  return 'header';
 }
 
 /** True for a name or address that only this machine reaches: 127.0.0.0/8, ::1, localhost. */
@@ -75,11 +74,12 @@ export function allowedHosts(
 
 /**
  * Decides whether a request may be served. In order: the `Host` must be one of `hosts` (by default
- * 127.0.0.1 or localhost with the server's port; see {@link allowedHosts}) (a page on another site that rebinds its DNS name to 127.0.0.1 sends its own
- * name); an `Origin`, when sent, must be this server (no other site's script gets an answer, and no
- * CORS header is ever sent); the token must come in the `x-crewline-token` header, the `token` query
- * parameter or the port's cookie. Changes (anything but GET and HEAD) need the header: a form or a
- * link from elsewhere cannot set it.
+ * 127.0.0.1 or localhost with the server's port; see {@link allowedHosts}) (a page on another site
+ * that rebinds its DNS name to 127.0.0.1 sends its own name); an `Origin`, when sent, must be this
+ * server (no other site's script gets an answer, and no CORS header is ever sent); no cross-site
+ * `Sec-Fetch-Site`. Then the token where {@link tokenPlace} allows it: none for the page and its
+ * static files, the `x-crewline-token` header for the API (a form or a link from elsewhere cannot set
+ * it), or also the `token` query parameter for the event stream.
  */
 export function refuseRequest(
   request: GuardedRequest,
@@ -109,21 +109,17 @@ export function refuseRequest(
   if (request.header('sec-fetch-site') === 'cross-site') {
     return { status: 403, message: 'cross-site requests are refused' };
   }
-  const headerToken = request.header('x-crewline-token');
-  const reading = request.method === 'GET' || request.method === 'HEAD';
-  const presented = reading
-    ? [
-        headerToken,
-        request.url.searchParams.get('token') ?? undefined,
-        cookieValue(request.header('cookie'), tokenCookieName(port)),
-      ]
-    : [headerToken];
+  const place = tokenPlace(request.method, request.url.pathname);
+  if (place === 'none') return undefined;
+  const presented = [request.header('x-crewline-token')];
+  if (place === 'header-or-query') presented.push(request.url.searchParams.get('token') ?? undefined);
   if (!presented.some((given) => sameToken(given, token))) {
     return {
       status: 401,
-      message: reading
-        ? 'this explorer needs its token: open the URL `crewline checkpoint serve` printed (each start prints a new one)'
-        : 'changes need the x-crewline-token header',
+      message:
+        request.method === 'GET' || request.method === 'HEAD'
+          ? 'this explorer needs its token: open the URL `crewline checkpoint serve` printed (each start prints a new one)'
+          : 'changes need the x-crewline-token header',
     };
   }
   return undefined;

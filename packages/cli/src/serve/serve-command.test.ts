@@ -39,7 +39,7 @@ describe('crewline checkpoint serve as a command', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();
-        const match = /open (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(stdout);
+        const match = /open (http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/.exec(stdout);
         if (match) resolve(match[1]!);
       });
       child.on('close', () => reject(new Error(`serve exited early: ${stdout}${stderr}`)));
@@ -49,7 +49,8 @@ describe('crewline checkpoint serve as a command', () => {
     const page = await fetch(url);
     expect(page.status).toBe(200);
     const origin = new URL(url).origin;
-    const graph = await fetch(`${origin}/api/graph${new URL(url).search}`);
+    const token = new URLSearchParams(new URL(url).hash.slice(1)).get('token')!;
+    const graph = await fetch(`${origin}/api/graph`, { headers: { 'x-crewline-token': token } });
     expect(((await graph.json()) as { count: number }).count).toBe(fixture.main.length + 1);
     expect((await fetch(`${origin}/api/graph`)).status).toBe(401);
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -72,7 +73,7 @@ describe('crewline checkpoint serve as a command', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();
-        const match = /open (http:\/\/\S+\/\?token=[\w-]+)/.exec(stdout);
+        const match = /open (http:\/\/\S+\/#token=[\w-]+)/.exec(stdout);
         if (match) resolve(match[1]!);
       });
       child.on('close', () => reject(new Error(`serve exited early: ${stdout}${stderr}`)));
@@ -87,7 +88,11 @@ describe('crewline checkpoint serve as a command', () => {
     expect(stderr).toContain('Leave --host out');
     const port = new URL(url).port;
     expect((await fetch(`http://127.0.0.1:${port}/api/graph`)).status).toBe(401);
-    expect((await fetch(`http://127.0.0.1:${port}/api/graph${new URL(url).search}`)).status).toBe(200);
+    const token = new URLSearchParams(new URL(url).hash.slice(1)).get('token')!;
+    const graph = await fetch(`http://127.0.0.1:${port}/api/graph`, {
+      headers: { 'x-crewline-token': token },
+    });
+    expect(graph.status).toBe(200);
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     child.kill('SIGINT');
     expect(await exited).toBe(0);
