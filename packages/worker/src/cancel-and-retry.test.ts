@@ -18,7 +18,7 @@ afterEach(async () => {
 
 async function setUp(crew: ReportCrewOptions, options: Partial<WorkerOptions>) {
   const location = temporaryLocation();
-  const queue = new RunQueue({ location });
+  const queue = new RunQueue({ location, create: true });
   const calls: { runId: string; task: number }[] = [];
   const released: HoldChange[] = [];
   const worker = new Worker({

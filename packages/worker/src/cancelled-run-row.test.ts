@@ -26,7 +26,7 @@ async function until(found: () => boolean, what: string): Promise<void> {
 describeWithPostgres('the row of a run cancelled while it runs', () => {
   it('names no worker, and holds the tokens, task and checkpoint of what the attempt did up to the cancel', async () => {
     const location = temporaryLocation();
-    const queue = new RunQueue({ location });
+    const queue = new RunQueue({ location, create: true });
     const calls: number[] = [];
     const released: HoldChange[] = [];
     // A lease of a minute renews every 20 s: no renewal writes the run's progress during this test,

@@ -42,7 +42,7 @@ afterEach(async () => {
 describeWithPostgres('a worker running a registered flow', () => {
   it('runs it with the run inputs and continues a failed attempt from its checkpoint (completed methods skipped)', async () => {
     const location = temporaryLocation();
-    const queue = new RunQueue({ location });
+    const queue = new RunQueue({ location, create: true });
     const worker = new Worker({
       location,
       runs: { flows: { notes: NoteFlow } },

@@ -51,7 +51,7 @@ afterEach(async () => {
 
 async function setUp() {
   const location = temporaryLocation();
-  const queue = new RunQueue({ location });
+  const queue = new RunQueue({ location, create: true });
   const released: HoldChange[] = [];
   const workers: Worker[] = [];
   const startWorker = async (options: Partial<WorkerOptions> = {}) => {

@@ -46,7 +46,7 @@ afterEach(async () => {
 describeWithPostgres('queue.fork of a flow run', () => {
   it('forks a failed flow run from its last checkpoint, and re-runs a flow from a method with changed inputs (earlier methods restored, not run again)', async () => {
     const location = temporaryLocation();
-    const queue = new RunQueue({ location });
+    const queue = new RunQueue({ location, create: true });
     const worker = new Worker({ location, runs: { flows: { notes: ForkedNotesFlow } }, pollIntervalMs: 100 });
     cleanups.push(async () => {
       await worker.stop({ handBack: false });

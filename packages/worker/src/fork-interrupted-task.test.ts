@@ -42,7 +42,7 @@ afterEach(async () => {
  */
 async function interruptedRun() {
   const location = temporaryLocation();
-  const queue = new RunQueue({ location });
+  const queue = new RunQueue({ location, create: true });
   const provider = new PostgresProvider();
   const worker = new Worker({ location, runs: { crews: { report: crewOf } }, pollIntervalMs: 100 });
   cleanups.push(async () => {

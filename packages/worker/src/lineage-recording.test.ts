@@ -21,7 +21,7 @@ describeWithPostgres("a run's lineage on its row", () => {
   it('is recorded before the first checkpoint of the lineage can be written (a worker killed in between leaves none unknown)', async () => {
     const location = temporaryLocation();
     const schema = new URL(location).searchParams.get('schema')!;
-    const queue = new RunQueue({ location });
+    const queue = new RunQueue({ location, create: true });
     const provider = new PostgresProvider({ schema });
     // Another session holds the run's row locked from the moment the attempt builds its crew: the
     // statement that records the lineage waits for it, as a worker killed before that statement

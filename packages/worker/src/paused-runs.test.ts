@@ -50,9 +50,9 @@ afterEach(async () => {
 });
 
 async function setUp(location = temporaryLocation()) {
-  const queue = new RunQueue({ location });
+  const queue = new RunQueue({ location, create: true });
   // Another client, as on another machine, answers.
-  const elsewhere = new RunQueue({ location });
+  const elsewhere = new RunQueue({ location, create: true });
   const released: HoldChange[] = [];
   const worker = new Worker({
     location,

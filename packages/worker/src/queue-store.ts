@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { CrewlineError } from '@crewline/events';
 import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import { inTransaction, openPool, type QueueLocation } from './connection.js';
+import { checkQueueExists, type QueueUse } from './missing-queue.js';
 import { queueOpenError } from './queue-open-error.js';
 import { type RunRecord, type RunRow, recordOf } from './run-record.js';
 import { wakeChannel } from './run-wake.js';
@@ -32,13 +34,19 @@ export class QueueStore {
   readonly table: string;
   /** Where attempts that can be taken at once are announced (see RunWake). */
   readonly wakeChannel: string;
+  readonly #create: boolean;
   #started: Promise<void> | undefined;
 
+  /**
+   * `create`: whether {@link start} creates a queue that does not exist (a worker's store, or a
+   * client told to); else it refuses one (see checkQueueExists).
+   */
   constructor(
     location: QueueLocation,
-    options: { poolSize: number; applicationName: string; maintenance: boolean },
+    options: { poolSize: number; applicationName: string; maintenance: boolean; create: boolean },
   ) {
     this.location = location;
+    this.#create = options.create;
     this.pool = openPool(location, options.poolSize, options.applicationName);
     this.table = runsTable(location.schema);
     this.wakeChannel = wakeChannel(location);
@@ -54,15 +62,21 @@ export class QueueStore {
     this.boss.on('error', () => undefined);
   }
 
-  /** Creates what is missing (runs table, pg-boss's schema and queue); once per store. */
-  start(): Promise<void> {
+  /**
+   * Opens the queue once per store: upgrades what is there and creates what is missing (runs table,
+   * pg-boss's schema and queue). A store that does not create refuses a queue whose runs table does
+   * not exist yet (`not_found`), its advice fitting `use`.
+   */
+  start(use: QueueUse = 'read'): Promise<void> {
     this.#started ??= (async () => {
       try {
+        if (!this.#create) await checkQueueExists(this.pool, this.location, use);
         await migrateRunsTable(this.pool, this.location.schema);
         await this.boss.start();
         await this.boss.createQueue(RUNS_QUEUE, { name: RUNS_QUEUE, policy: 'standard', retryLimit: 0 });
       } catch (error) {
         this.#started = undefined;
+        if (CrewlineError.hasCode(error, 'not_found')) throw error;
         throw queueOpenError(this.location, error);
       }
     })();

@@ -32,7 +32,7 @@ describeWithPostgres('queue.progress', () => {
 
   it('reads a run’s progress from its checkpoints, before any renewal wrote it to the row', async () => {
     const location = temporaryLocation();
-    const queue = new RunQueue({ location });
+    const queue = new RunQueue({ location, create: true });
     const calls: number[] = [];
     // A lease of a minute: no renewal (the row's only progress update) happens during this run.
     const worker = new Worker({
@@ -91,7 +91,7 @@ describeWithPostgres('queue.progress', () => {
 
   it('closes the checkpoint reader of progress even when closing the queue fails', async () => {
     const location = temporaryLocation();
-    const queue = new RunQueue({ location });
+    const queue = new RunQueue({ location, create: true });
     cleanups.push(async () => {
       await dropLocation(location);
       const schema = new URL(location).searchParams.get('schema');

@@ -25,6 +25,13 @@ export interface RunQueueOptions {
    * every model but the offline one has an unknown cost.
    */
   modelPrices?: ModelPrices;
+  /**
+   * Creates the queue (its schema, runs table and pg-boss's tables) when it does not exist yet. Default
+   * `false`: a queue is created by the first {@link Worker} that starts on the location, and this client
+   * refuses one that does not exist with a typed `not_found` naming the schema (a misspelt `?schema=`
+   * would otherwise list an empty queue, or queue runs no worker ever reads).
+   */
+  create?: boolean;
 }
 
 export interface EnqueueOptions {
@@ -70,6 +77,7 @@ export class RunQueue {
       poolSize: options.poolSize ?? 4,
       applicationName: 'crewline-queue',
       maintenance: false,
+      create: options.create ?? false,
     });
   }
 
@@ -85,7 +93,7 @@ export class RunQueue {
         cause: error,
       });
     }
-    await this.#store.start();
+    await this.#store.start('enqueue');
     const store = this.#store;
     return store.transaction(async (client) => {
       const id = randomUUID();

@@ -29,7 +29,7 @@ afterEach(async () => {
 
 function setUp() {
   const location = temporaryLocation();
-  const queue = new RunQueue({ location });
+  const queue = new RunQueue({ location, create: true });
   const workers: Worker[] = [];
   const children: WorkerChild[] = [];
   const calls: { runId: string; task: number }[] = [];
@@ -100,6 +100,7 @@ function openStore(location: string): QueueStore {
     poolSize: 1,
     applicationName: 'crewline-test',
     maintenance: false,
+    create: false,
   });
   cleanups.push(() => store.close());
   return store;

@@ -24,7 +24,7 @@ afterEach(async () => {
 
 function setUp(crew: ReportCrewOptions = {}, workerOptions: Partial<WorkerOptions> = {}) {
   const location = temporaryLocation();
-  const queue = new RunQueue({ location });
+  const queue = new RunQueue({ location, create: true });
   const calls: { runId: string; task: number }[] = [];
   const workers: Worker[] = [];
   const startWorker = async (extra: Partial<WorkerOptions> = {}) => {

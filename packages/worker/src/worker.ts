@@ -81,6 +81,7 @@ export class Worker {
       poolSize: 2 + this.#concurrency,
       applicationName: 'crewline-worker',
       maintenance: true,
+      create: true,
     });
     this.#ownsProvider = options.provider === undefined;
     this.#provider =

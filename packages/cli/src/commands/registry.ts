@@ -200,6 +200,8 @@ Options:
       --priority N            higher runs first (default 0)
       --timeout-ms MS         fail an attempt running longer (default: none)
       --max-attempts N        failed attempts before the run fails (default 5)
+      --create                create the queue if no worker has yet (else a queue
+                              that does not exist is refused, exit code 3)
   crewline runs open RUN                        the run's checkpoints in the checkpoint browser
   crewline runs fork RUN [options]              queue a new run from a finished (completed,
                                                 failed or cancelled) run's last checkpoint:

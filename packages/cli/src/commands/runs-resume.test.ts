@@ -81,7 +81,9 @@ describeWithPostgres('crewline runs resume (real processes, against the real ser
   });
 
   it('shows a paused run with its question, and resume --answer continues it in the worker with that answer', async () => {
-    const { run } = (await json('runs', 'enqueue', 'approval', '--input', 'topic=kelp')) as { run: Run };
+    const { run } = (await json('runs', 'enqueue', 'approval', '--create', '--input', 'topic=kelp')) as {
+      run: Run;
+    };
     let stderr = '';
     worker = spawn(process.execPath, sourceCommand(['worker', '--json']), {
       cwd: project,

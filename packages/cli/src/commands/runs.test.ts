@@ -35,10 +35,12 @@ describeWithPostgres('crewline runs (the queue of @crewline/worker)', () => {
   });
 
   it('enqueues by registered name (idempotently), lists, shows and cancels, in text and JSON', async () => {
+    // The first enqueue creates the queue: no worker has started on this location yet.
     const enqueued = await crewline(
       'runs',
       'enqueue',
       'report',
+      '--create',
       '--input',
       'topic=tides',
       '--input',

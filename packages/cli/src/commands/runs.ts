@@ -44,15 +44,20 @@ export async function run(args: readonly string[], context: CliContext): Promise
       'timeout-ms': { type: 'string' },
       'max-attempts': { type: 'string' },
       answer: { type: 'string' },
+      create: { type: 'boolean' },
     },
     1,
   );
   const { RunQueue } = await loadWorkerPackage();
   const location = queueLocation(values.location, context.env, `runs ${subcommand}`);
   // `show` prices the run's tokens with the project's modelPrices; other subcommands need no config.
+  if (values.create && subcommand !== 'enqueue')
+    throw usageError(`--create is an option of crewline runs enqueue, not of runs ${subcommand}`);
+  // Only a worker creates a queue, unless `enqueue --create` is told to: a misspelt ?schema= is refused.
   const queue = new RunQueue({
     location,
     ...(subcommand === 'show' ? { modelPrices: await modelPricesOf(context) } : {}),
+    ...(values.create ? { create: true } : {}),
   });
   // A run's inputs are stored as given (its worker needs the real values), so every document printed
   // goes through the redaction a checkpoint of the run gets: `checkpoint info` and this agree.

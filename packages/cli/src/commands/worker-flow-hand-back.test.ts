@@ -112,7 +112,9 @@ describeWithPostgres('crewline worker hands a running flow back on SIGTERM (real
   });
 
   it('lets the model call in flight finish, stops the flow, exits 0; another worker continues with no call made twice', async () => {
-    const { run } = (await json('runs', 'enqueue', 'report', '--input', 'topic=tides')) as { run: Run };
+    const { run } = (await json('runs', 'enqueue', 'report', '--create', '--input', 'topic=tides')) as {
+      run: Run;
+    };
     const first = startWorker();
     await until(async () => (await calls()).length === 1, 'the first model call');
     first.worker.kill('SIGTERM');

@@ -82,7 +82,10 @@ describeWithPostgres('crewline worker (a real process, against the real server)'
     return document;
   };
   const enqueue = async (...args: string[]) =>
-    (await crewline('runs', 'enqueue', 'report', ...args, '--json')) as { created: boolean; run: Run };
+    (await crewline('runs', 'enqueue', 'report', '--create', ...args, '--json')) as {
+      created: boolean;
+      run: Run;
+    };
   const list = async () => ((await crewline('runs', 'list', '--json')) as { runs: Run[] }).runs;
   const show = async (id: string) => (await crewline('runs', 'show', id, '--json')) as unknown as Run;
 

@@ -79,7 +79,7 @@ async function withQueue<T>(
 ): Promise<T> {
   const location = temporaryLocation();
   const directory = mkdtempSync(join(tmpdir(), 'crewline-worker-throughput-'));
-  const queue = new RunQueue({ location });
+  const queue = new RunQueue({ location, create: true });
   const children: WorkerChild[] = [];
   const url = new URL(location);
   url.password = '';
