@@ -81,9 +81,7 @@ function listFailed(directory: string, error: unknown) {
   return jsonError(
     'read_failed',
     `cannot list checkpoint directory "${directory}": ${describeError(error)}`,
-    {
-      cause: error,
-    },
+    { cause: error, details: { directory } },
   );
 }
 

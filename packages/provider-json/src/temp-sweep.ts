@@ -1,7 +1,7 @@
 import { statSync, unlinkSync } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { logger } from '@crewline/events';
+import { CrewlineError, logger } from '@crewline/events';
 import { walkLocation, walkLocationSync } from './directory-walk.js';
 import { component } from './errors.js';
 
@@ -37,6 +37,19 @@ function isStale(path: string, stats: { mtimeMs: number; size: number }, pid: nu
   return age > STALE_TEMP_FILE_AGE_MS && !isProcessAlive(pid);
 }
 
+/**
+ * A sweep that failed. The location itself that cannot be listed (no read permission, say) is only
+ * noted at debug level: the read or write the sweep runs before lists it too and fails with the same
+ * error, which would otherwise be printed twice — once as this warning, once as the error.
+ */
+function sweepFailed(root: string, error: unknown): void {
+  if (CrewlineError.hasCode(error, 'read_failed') && (error as CrewlineError).details?.directory === root) {
+    logger.debug(component, `could not sweep temp files in ${root}: ${(error as Error).message}`);
+    return;
+  }
+  logger.warn(component, `could not sweep temp files in ${root}`, error);
+}
+
 function report(root: string, removed: number): void {
   if (removed > 0)
     logger.info(component, `removed ${removed} temp file(s) left by killed writers in ${root}`);
@@ -65,7 +78,7 @@ export function sweepTempFilesOnceSync(root: string): void {
     }
     report(root, removed);
   } catch (error) {
-    logger.warn(component, `could not sweep temp files in ${root}`, error);
+    sweepFailed(root, error);
   }
 }
 
@@ -88,7 +101,7 @@ export async function sweepTempFilesOnce(root: string): Promise<void> {
     }
     report(root, removed);
   } catch (error) {
-    logger.warn(component, `could not sweep temp files in ${root}`, error);
+    sweepFailed(root, error);
   }
 }
 

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { sqliteCode, sqliteError, toCrewlineError } from '../errors.js';
 import type { ResolvedSqliteProviderOptions } from '../options.js';
 import { retryWhenBusySync } from './busy-retry.js';
+import { cannotOpenError } from './cannot-open.js';
 import { Connection } from './connection.js';
 import { afterHotJournal } from './hot-journal.js';
 import { checkIntegrity } from './integrity-check.js';
@@ -62,6 +63,7 @@ function findDamageOnce(location: string, options: ResolvedSqliteProviderOptions
   try {
     db = new Database(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
   } catch (error) {
+    if (sqliteCode(error) === 'SQLITE_CANTOPEN') throw cannotOpenError(location, error);
     throw toCrewlineError(error, 'read', location);
   }
   try {
@@ -158,11 +160,7 @@ function openReadConnectionOnce(
   try {
     db = new Database(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
   } catch (error) {
-    if (sqliteCode(error) === 'SQLITE_CANTOPEN') {
-      throw sqliteError('not_found', `database "${location}" does not exist; check the path`, {
-        cause: error,
-      });
-    }
+    if (sqliteCode(error) === 'SQLITE_CANTOPEN') throw cannotOpenError(location, error);
     throw sqliteError('invalid_config', `cannot open database "${location}": ${(error as Error).message}`, {
       cause: error,
     });
