@@ -24,6 +24,7 @@ import type {
   EntitySummary,
 } from './document.js';
 import { stateError } from './errors.js';
+import { ForkOrigin } from './fork-origin.js';
 import {
   branchNameRule,
   isValidBranchName,
@@ -33,7 +34,7 @@ import {
   newLineageId,
 } from './ids.js';
 import { LineagePositions } from './lineage-positions.js';
-import type { CheckpointProvider, LeaseToken, StoredCheckpoint } from './provider.js';
+import type { CheckpointProvider, CheckpointWrite, LeaseToken, StoredCheckpoint } from './provider.js';
 import { redactSecrets } from './redaction.js';
 import { SettledTextCache } from './settled-text.js';
 import { SettledValues } from './settled-values.js';
@@ -161,6 +162,10 @@ export class RuntimeState implements RunState {
   readonly #storedInputs = new StoredInputs();
   /** Where the run's chain stands in each location it writes to: the parent of its next write there. */
   readonly #positions: LineagePositions;
+  /** The checkpoint this state was restored from (see {@link fromDocument}). */
+  #restored: CheckpointDocument | undefined;
+  /** After {@link fork}: the restored checkpoint, stored again beside the fork's first write in each location. */
+  #forkOrigin: ForkOrigin | undefined;
   #lastResolved:
     | { provider: CheckpointProvider; location: string; directory: string; resolved: string }
     | undefined;
@@ -205,7 +210,7 @@ export class RuntimeState implements RunState {
     options: Omit<RuntimeStateOptions, 'events' | 'lineage'> = {},
   ) {
     const { metadata } = document;
-    return new RuntimeState({
+    const state = new RuntimeState({
       ...options,
       inputs: options.inputs ?? decodeValue<Record<string, unknown>>(document.inputs, options.valueCodec),
       events: document.events,
@@ -216,6 +221,8 @@ export class RuntimeState implements RunState {
         branch: metadata.branch,
       },
     });
+    state.#restored = document;
+    return state;
   }
 
   get bus(): EventBus {
@@ -274,6 +281,11 @@ export class RuntimeState implements RunState {
     const trigger = options.trigger ?? 'manual';
     const position = this.#positions.at(provider, resolvedLocation);
     const { metadata, entities } = this.snapshot(trigger, position.checkpointId);
+    // A fork's first checkpoint in this location: its origin goes with it (see ForkOrigin).
+    const companion =
+      this.#forkOrigin !== undefined && position.checkpointId === this.#forkOrigin.id
+        ? this.#forkOrigin.write
+        : undefined;
     const write = createCheckpointWrite({
       metadata,
       inputs: this.#storedInputs.stored(this.inputs, this.#valueCodec, this.settled),
@@ -340,7 +352,16 @@ export class RuntimeState implements RunState {
       this.#bus.emit(this, new CheckpointFailedEvent({ ...base, error: describe(error) }), this);
       throw error;
     };
-    return { provider, resolvedLocation, write, succeed, fail };
+    return { provider, resolvedLocation, write, companion, succeed, fail };
+  }
+
+  /** Logs that a fork's origin could not be stored again (best-effort: the fork's checkpoint is stored). */
+  #companionFailed(companion: CheckpointWrite, location: string, error: unknown): void {
+    logger.warn(
+      component,
+      `checkpoint ${companion.metadata.id}, which branch "${this.lineage.branch}" was forked from, could not be stored again in ${location}; if its run pruned it, the fork's first checkpoint there names a missing parent`,
+      error,
+    );
   }
 
   /**
@@ -405,7 +426,7 @@ export class RuntimeState implements RunState {
 
   /** Writes a checkpoint synchronously with explicit options; throws on failure. */
   writeCheckpointSync(options: WriteOptions = {}): StoredCheckpoint {
-    const { provider, resolvedLocation, write, succeed, fail } = this.#prepare(options);
+    const { provider, resolvedLocation, write, companion, succeed, fail } = this.#prepare(options);
     if (!provider.writeSync) {
       return fail(
         stateError(
@@ -424,16 +445,25 @@ export class RuntimeState implements RunState {
         stopped.rejectRest();
       }
     }
+    let stored: StoredCheckpoint;
     try {
-      return succeed(provider.writeSync(resolvedLocation, write));
+      stored = provider.writeSync(resolvedLocation, write);
     } catch (error) {
       return fail(error);
     }
+    if (companion !== undefined) {
+      try {
+        provider.writeSync(resolvedLocation, companion);
+      } catch (error) {
+        this.#companionFailed(companion, resolvedLocation, error);
+      }
+    }
+    return succeed(stored);
   }
 
   /** Writes a checkpoint with explicit options; rejects on failure. */
   async writeCheckpoint(options: WriteOptions = {}): Promise<StoredCheckpoint> {
-    const { provider, resolvedLocation, write, succeed, fail } = this.#prepare(options);
+    const { provider, resolvedLocation, write, companion, succeed, fail } = this.#prepare(options);
     const writing = new Promise<StoredCheckpoint>((resolve, reject) => {
       // Reported as soon as the write ends, so that completions are reported in the order the writes
       // end (events, lastStored), and once: a write in flight may be written again by a strict
@@ -455,6 +485,16 @@ export class RuntimeState implements RunState {
         resolve: (stored) => settle(() => succeed(stored)),
         reject: (error) => settle(() => fail(error)),
       });
+      if (companion !== undefined) {
+        this.#writes.enqueue({
+          provider,
+          location: resolvedLocation,
+          write: companion,
+          companion: true,
+          resolve: () => undefined,
+          reject: (error) => this.#companionFailed(companion, resolvedLocation, error),
+        });
+      }
     });
     this.#track(writing.catch(() => undefined));
     return writing;
@@ -495,7 +535,9 @@ export class RuntimeState implements RunState {
   /**
    * Moves this run onto a new branch and lineage. No checkpoint is written; the next write to each
    * location names the run's last checkpoint there (before any write: the checkpoint this state came
-   * from) as its parent, so the fork point is recoverable from storage.
+   * from) as its parent, so the fork point is recoverable from storage. A state restored from a
+   * checkpoint (see {@link fromDocument}) stores that checkpoint again right after its first write to
+   * each location, in case its run pruned it meanwhile (see ForkOrigin).
    */
   fork(branch?: string): string {
     const next = branch ?? newForkBranchName(this.lineage.checkpointId);
@@ -511,6 +553,7 @@ export class RuntimeState implements RunState {
     );
     this.lineage.branch = next;
     this.lineage.lineageId = newLineageId();
+    if (this.#restored !== undefined) this.#forkOrigin ??= new ForkOrigin(this.#restored);
     // A lease fences the lineage it was granted for; the new lineage needs a claim of its own.
     this.lease = undefined;
     this.#bus.emit(

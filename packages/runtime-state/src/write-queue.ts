@@ -10,6 +10,12 @@ export interface QueuedWriteInput {
   write: CheckpointWrite;
   resolve: (stored: StoredCheckpoint) => void;
   reject: (error: unknown) => void;
+  /**
+   * Stores again, right after the checkpoint queued before it, the checkpoint that one names as its
+   * parent (a fork's origin: see RuntimeState.fork). Best-effort: its failure goes to `reject` and
+   * stops nothing else, since no queued checkpoint waits for it to be stored. Default `false`.
+   */
+  companion?: boolean;
 }
 
 interface QueuedWrite extends QueuedWriteInput {
@@ -83,6 +89,10 @@ export class WriteQueue {
       try {
         entry.resolve(writeSync(location, entry.write));
       } catch (error) {
+        if (entry.companion) {
+          entry.reject(error);
+          continue;
+        }
         stopped = { error, rest: ahead.slice(index) };
         break;
       }
@@ -104,7 +114,7 @@ export class WriteQueue {
     let written = 0;
     /** The checkpoints not written, and the failure that stopped each one's chain. */
     const stopped = new Map<string, unknown>();
-    for (const { provider, location, write } of this.#queued.splice(0)) {
+    for (const { provider, location, write, companion } of this.#queued.splice(0)) {
       if (!provider.writeSync) continue;
       const { id, parentId } = write.metadata;
       if (parentId !== null && stopped.has(parentId)) {
@@ -121,7 +131,7 @@ export class WriteQueue {
         provider.writeSync(location, write);
         written += 1;
       } catch (error) {
-        stopped.set(id, error);
+        if (!companion) stopped.set(id, error);
         logger.warn(component, `checkpoint ${id} could not be written before exit`, error);
       }
     }
@@ -169,6 +179,10 @@ export class WriteQueue {
       try {
         entry.resolve(await entry.provider.write(entry.location, entry.write));
       } catch (error) {
+        if (entry.companion) {
+          entry.reject(error);
+          continue;
+        }
         // The ones after it are not written: each names the one before it as its parent, and a
         // checkpoint is never stored without its parent. Nor are those queued meanwhile that descend
         // from it. One taken out of the queue by a strict checkpoint meanwhile has its outcome there.
@@ -190,7 +204,10 @@ export class WriteQueue {
    */
   #rejectWithDescendants(failed: readonly QueuedWrite[], error: unknown): void {
     if (failed.length === 0) return;
-    const doomed = new Set(failed.map((entry) => entry.write.metadata.id));
+    // A companion stores again a checkpoint the run did not take: nothing queued waits for it.
+    const doomed = new Set(
+      failed.filter((entry) => !entry.companion).map((entry) => entry.write.metadata.id),
+    );
     const taken = new Set(failed);
     const descendants: QueuedWrite[] = [];
     for (const entry of this.#queued) {

@@ -1,0 +1,39 @@
+import { createCheckpointWrite } from './checkpoint-write.js';
+import type { CheckpointDocument } from './document.js';
+import type { CheckpointWrite } from './provider.js';
+
+/**
+ * The checkpoint a fork came from, written again right after the fork's first checkpoint in each
+ * location the fork writes to.
+ *
+ * Why: retention keeps a fork point only once a checkpoint of the fork names it (see planPrune).
+ * Between the restore and the fork's first write (a whole task with the default `onEvents`, or the
+ * time until `kickoff`), the origin's own run may prune it (its `maxCheckpoints`, or
+ * `crewline checkpoint prune`), and the fork's first checkpoint would name a parent that is gone:
+ * the tree would no longer be recoverable from storage alone. Written again after that checkpoint,
+ * the origin is back where a prune removed it meanwhile, and every later prune sees it as a fork
+ * point. Where it is still stored the write changes nothing: a provider accepts a checkpoint written
+ * again as the one it holds. In a location that never held it (a fork writing elsewhere), the copy
+ * gives the fork's first checkpoint its parent there too.
+ */
+export class ForkOrigin {
+  readonly id: string;
+  readonly write: CheckpointWrite;
+
+  constructor(document: CheckpointDocument) {
+    this.id = document.metadata.id;
+    // Copied when the run forks, before it runs: restored entities may hold parts of the document
+    // and change them as the fork goes on, and the origin must be stored as it was read.
+    const copy = structuredClone({
+      metadata: document.metadata,
+      inputs: document.inputs,
+      entities: document.entities,
+    });
+    this.write = createCheckpointWrite({
+      ...copy,
+      events: document.events.slice(),
+      // Its parent is the origin run's business (and may be pruned): nothing shared is assumed.
+      parentEventCount: 0,
+    });
+  }
+}
