@@ -12,7 +12,6 @@ import {
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import { streamSSE } from 'hono/streaming';
 import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
@@ -255,8 +254,6 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     );
   });
   app.onError(async (error, context) => {
-    // Hono's own refusals (a malformed request) carry their status and response.
-    if (error instanceof HTTPException) return error.getResponse();
     const { redactSecretsInText } = await import('@crewline/events');
     const message = redactSecretsInText(error instanceof Error ? error.message : String(error));
     return context.json({ error: message }, statusOf(error));
