@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CrewlineError } from '@crewline/events';
 import { isValidBranchName } from '@crewline/runtime-state';
-import { branchNameRule, leaseHeldAdvice, leaseHeldMessage } from '@crewline/runtime-state/internal';
+import { branchNameRule, leaseHeldAdvice } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
 import { branchTaken } from '../core/branch-taken.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
@@ -75,8 +75,15 @@ export async function runContinueCommand(
   // With --json, stdout is one JSON document written at the end: no progress or heading lines.
   const out = values.json ? () => undefined : (line: string) => context.stdout.write(printable(`${line}\n`));
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));
-  // --quiet: the result only, so no heading either.
-  const heading = values.quiet ? () => undefined : out;
+  // --quiet: the result only, so no heading either. The heading and the plan wait for the run to
+  // start: a refusal found only as it starts (a run another process holds, a model no config
+  // registers) is then said alone, not under a "Resuming …" for a run that never ran.
+  let waitingHeading: string[] | undefined = [];
+  const heading = values.quiet ? () => undefined : (line: string) => waitingHeading?.push(line);
+  const printHeading = () => {
+    for (const line of waitingHeading ?? []) out(line);
+    waitingHeading = undefined;
+  };
   heading(
     `${mode === 'resume' ? 'Resuming' : 'Forking'} ${metadata.id} (branch ${metadata.branch}, ${formatEntities(metadata.entities)})`,
   );
@@ -130,11 +137,20 @@ export async function runContinueCommand(
       ...(taskOutputs ? { taskOutputs } : {}),
       ...(values.answer !== undefined ? { humanInput: values.answer } : {}),
       ...(onConflict !== undefined ? { onConflict } : {}),
-      ...(values.quiet || values.json ? {} : { onLine: (line: string) => out(`  ${line}`) }),
+      ...(values.quiet || values.json
+        ? {}
+        : {
+            onLine: (line: string) => {
+              printHeading();
+              out(`  ${line}`);
+            },
+          }),
       onCheckpoint: (checkpoint) => interruptReport.noteCheckpoint(checkpoint),
     }),
     branch,
   ).finally(() => interruptReport.stop());
+  // A run that said nothing on its way (nothing left to run, say) still gets its heading.
+  printHeading();
   if (values.json) {
     context.stdout.write(
       jsonDocument({
@@ -190,14 +206,15 @@ async function inCliWords<T>(continuation: Promise<T>, branch: string | undefine
       typeof holder === 'string' &&
       typeof expiresInMs === 'number'
     ) {
+      // Named as the lineage it is: beside `crewline runs list`, whose run ids are the queue's, the
+      // library's "run <lineage id>" read as a run id nobody could find.
+      const advice = leaseHeldAdvice(
+        '`--on-conflict fork` continues on a new branch at once',
+        holderRunsHere === true,
+      );
       throw cliError(
         'conflict',
-        leaseHeldMessage(
-          lineageId,
-          holder,
-          expiresInMs,
-          leaseHeldAdvice('`--on-conflict fork` continues on a new branch at once', holderRunsHere === true),
-        ),
+        `lineage "${lineageId}" (the RUN of crewline checkpoint list, not a run id of crewline runs list) is being continued by ${holder}, whose lease has ${(Math.max(100, expiresInMs) / 1000).toFixed(1)} s left; ${advice}`,
         { cause: error, details: error.details },
       );
     }

@@ -41,7 +41,12 @@ describe('resume and fork hints in CLI words', () => {
         });
         expect(refused.code).toBe(1);
         expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
-        expect(refused.stderr).toContain('being continued by a worker of the hint test');
+        // The trial: "Resuming …" and its plan were printed above the refusal of a run that never ran.
+        expect(refused.stdout).toBe('');
+        // Named as a lineage: "run <lineage id>" read as a run id that `runs list` does not know.
+        expect(refused.stderr).toContain(
+          `crewline: lineage "${head.lineageId}" (the RUN of crewline checkpoint list, not a run id of crewline runs list) is being continued by a worker of the hint test, whose lease has`,
+        );
         expect(refused.stderr).toContain('--on-conflict fork');
         expect(refused.stderr).not.toContain('onConflict');
         // The holder (this test's process) runs on this machine: waiting for its lease to run out

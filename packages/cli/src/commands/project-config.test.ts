@@ -67,6 +67,8 @@ describe('crewline.config.ts is loaded before resume and fork', () => {
       const result = await runCrewlineProcess(['checkpoint', 'fork', checkpoints[0]!.id], { cwd: project });
       expect(result.code).toBe(6);
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      // No "Forking …" heading and plan above the refusal: nothing ran.
+      expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/^crewline: .*house:writer.*crewline\.config\.ts/);
     } finally {
       await rename(join(project, 'moved-away.ts'), join(project, 'crewline.config.ts'));
