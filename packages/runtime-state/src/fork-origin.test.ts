@@ -112,6 +112,27 @@ describe("a fork's origin", () => {
     );
   });
 
+  it('a strict checkpoint writing the queued ones ahead of it is not stopped by the origin failing', async () => {
+    const logs: LogRecord[] = [];
+    setLogSink((record) => void logs.push(record));
+    const provider = new RefusingProvider();
+    const run = originalRun(provider);
+    const origin = [run.write(), run.write(), run.write()][0]!;
+    const { fork } = await forkOf(provider, origin);
+    run.write(1);
+    await run.state.settle();
+    provider.refused.add(origin.id);
+    const queued = fork.writeCheckpoint();
+    // Before the queue starts: the strict write stores the queued fork checkpoint and its companion first.
+    const strict = fork.writeCheckpointSync();
+    const first = await queued;
+    expect(strict.parentId).toBe(first.id);
+    expect(first.parentId).toBe(origin.id);
+    expect(logs.some((record) => record.message.includes(`checkpoint ${origin.id}, which branch`))).toBe(
+      true,
+    );
+  });
+
   it('a resumed run (not a fork) does not store the checkpoint it came from again', async () => {
     const provider = new InMemoryProvider();
     const run = originalRun(provider);
