@@ -39,20 +39,8 @@ import type { CrewlineTool } from '../tools/define-tool.js';
 import { unavailableTool } from '../tools/unavailable-tool.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AgentParts } from './agent-parts.js';
+import { byContent, StoredForms } from './stored-forms.js';
 
-interface DefinitionCacheEntry {
-  id: string;
-  llm: AgentParts['llm'];
-  modelName: string | undefined;
-  knowledge: AgentParts['knowledge'];
-  data: AgentDefinitionData;
-}
-
-// An agent's definition rarely changes during a run but is stored in every checkpoint: keep its
-// redacted form while the fields it is made of stay the same. Its checkpoint setting is compared by
-// its stored form (settledCheckpointSetting), not by the setting object: one changed in place (its
-// location, its events) is stored anew.
-const definitionCache = new WeakMap<AgentParts, DefinitionCacheEntry>();
 // The warning about settings a checkpoint cannot hold, last given per agent: said once, not per write.
 const unstoredWarnings = new WeakMap<AgentParts, string>();
 
@@ -61,93 +49,121 @@ const unstoredWarnings = new WeakMap<AgentParts, string>();
  * those it cannot store. A model made by a registered provider is rebuilt by that provider, so what
  * only the provider holds (its `fetch`, its headers) is not lost and not reported.
  */
-function storableAgentModel(
-  agent: AgentParts,
-  modelId: string,
-): {
+function storableAgentModel(model: {
+  llm: AgentParts['llm'];
+  modelName: string | undefined;
+  modelId: string;
+  modelSettings: StoredModelSettings | undefined;
+  settings: StorableCallSettings | undefined;
+}): {
   llmSettings: StoredModelSettings | undefined;
   settings: JsonObject | undefined;
   unstored: string[];
 } {
-  let llmSettings = agent.modelSettings;
+  let llmSettings = model.modelSettings;
   const unstored: string[] = [];
-  if (typeof agent.llm !== 'string' && agent.modelName === undefined) {
-    const storable = storableModel(agent.llm as LanguageModelV3);
+  if (typeof model.llm !== 'string' && model.modelName === undefined) {
+    const storable = storableModel(model.llm as LanguageModelV3);
     llmSettings = storable.settings;
+    // The registry decides only whether to warn, never what is stored.
     const registry = projectRegistry();
-    const prefix = modelId.slice(0, modelId.indexOf(':'));
+    const prefix = model.modelId.slice(0, model.modelId.indexOf(':'));
     const rebuiltByRegistry =
-      registry.models[modelId] !== undefined ||
+      registry.models[model.modelId] !== undefined ||
       registry.modelProviders.some((providers) => servesPrefix(providers, prefix));
     if (!rebuiltByRegistry) unstored.push(...storable.unstored.map((name) => `model ${name}`));
   }
-  let settings: JsonObject | undefined;
-  if (agent.settings) {
-    const storable = storableCallSettings(agent.settings);
-    settings = storable.settings;
-    unstored.push(...storable.unstored);
-  }
-  return { llmSettings, settings, unstored };
+  if (model.settings) unstored.push(...model.settings.unstored);
+  return { llmSettings, settings: model.settings?.settings, unstored };
 }
 
-function warnUnstored(agent: AgentParts, unstored: string[]): void {
+type StorableCallSettings = ReturnType<typeof storableCallSettings>;
+
+function warnUnstored(agent: AgentParts, role: string, unstored: string[]): void {
   if (unstored.length === 0) return;
-  const message = `agent "${agent.role}": checkpoints cannot store ${unstored.join(', ')}; a resume or fork from them runs without these — give the model through modelProviders in crewline.config.ts (or in code), and telemetry with the \`telemetry\` option, again when you continue`;
+  const message = `agent "${role}": checkpoints cannot store ${unstored.join(', ')}; a resume or fork from them runs without these — give the model through modelProviders in crewline.config.ts (or in code), and telemetry with the \`telemetry\` option, again when you continue`;
   if (unstoredWarnings.get(agent) === message) return;
   unstoredWarnings.set(agent, message);
   logger.warn('runtime', message);
 }
 
-/** An agent's definition as stored: strings and names only (model id, tool names), never objects or keys. */
-export function agentDefinitionData(agent: AgentParts, settle: Settle): AgentDefinitionData {
-  const cached = definitionCache.get(agent);
-  const checkpoint = settledCheckpointSetting(agent.checkpoint, settle);
-  let definition: AgentDefinitionData;
-  if (
-    cached &&
-    cached.id === agent.id &&
-    cached.llm === agent.llm &&
-    cached.modelName === agent.modelName &&
-    cached.data.checkpoint === checkpoint &&
-    cached.knowledge === agent.knowledge
-  ) {
-    definition = settle(cached.data);
-  } else {
-    const modelId = agent.modelId;
-    const model = storableAgentModel(agent, modelId);
-    warnUnstored(agent, model.unstored);
+// An agent's definition rarely changes during a run but is stored in every checkpoint: its redacted
+// form is kept while every value it is built from reads the same. Call settings (which model calls
+// use live) are compared by their stored form, so a temperature changed in place is stored anew; the
+// checkpoint setting by its stored form too (settledCheckpointSetting).
+const definitionForms = new StoredForms({
+  sources: (agent: AgentParts, settle: Settle) =>
+    [
+      // The same for every read of an agent: only whom a warning was given to.
+      agent,
+      agent.id,
+      agent.role,
+      agent.goal,
+      agent.backstory,
+      agent.llm,
+      agent.modelName,
+      agent.modelId,
+      byContent(agent.modelSettings),
+      // A read-only list of tools whose names are read-only: replaced, never changed in place.
+      agent.tools,
+      agent.maxIterations,
+      settledCheckpointSetting(agent.checkpoint, settle),
+      agent.settings ? byContent(storableCallSettings(agent.settings)) : undefined,
+      agent.knowledge,
+    ] as const,
+  build: (
+    [
+      agent,
+      id,
+      role,
+      goal,
+      backstory,
+      llm,
+      modelName,
+      modelId,
+      modelSettings,
+      tools,
+      maxIterations,
+      checkpoint,
+      settings,
+      knowledge,
+    ],
+    settle,
+  ): AgentDefinitionData => {
+    const model = storableAgentModel({ llm, modelName, modelId, modelSettings, settings });
+    warnUnstored(agent, role, model.unstored);
     const llmSettings = storedModelSettingsData(model.llmSettings);
-    const data: AgentDefinitionData = {
-      id: agent.id,
-      role: agent.role,
-      goal: agent.goal,
-      backstory: agent.backstory,
+    return {
+      id,
+      role,
+      goal,
+      backstory,
       llm: modelId,
       ...(llmSettings ? { llmSettings } : {}),
-      tools: agent.tools.map((tool) => tool.name),
-      maxIterations: agent.maxIterations,
+      tools: tools.map((tool) => tool.name),
+      maxIterations,
       checkpoint,
       ...(model.settings ? { settings: model.settings } : {}),
-      knowledge: agent.knowledge ? knowledgeData(agent.knowledge, settle) : null,
+      knowledge: knowledge ? knowledgeData(knowledge, settle) : null,
       memory: null,
     };
-    definition = settle(data);
-    definitionCache.set(agent, {
-      id: agent.id,
-      llm: agent.llm,
-      modelName: agent.modelName,
-      knowledge: agent.knowledge,
-      data,
-    });
-  }
+  },
+});
+
+/** An agent's definition as stored: strings and names only (model id, tool names), never objects or keys. */
+export function agentDefinitionData(agent: AgentParts, settle: Settle): AgentDefinitionData {
+  const definition = settle(definitionForms.stored(agent, settle, settle));
   // Memory changes as the agent works, so it is added fresh each time.
   return agent.memory ? { ...definition, memory: agent.memory.toJSON() } : definition;
 }
 
 const knowledgeCache = new WeakMap<KnowledgeBase, JsonValue>();
 
-/** Knowledge content never changes during a run: serialize it once. */
-function knowledgeData(knowledge: KnowledgeBase, settle: Settle): JsonValue {
+/**
+ * A knowledge base as stored (an agent's, a crew's). Its sources and chunking are read-only and it
+ * is not added to during a run: serialized once per knowledge base.
+ */
+export function knowledgeData(knowledge: KnowledgeBase, settle: Settle): JsonValue {
   let data = knowledgeCache.get(knowledge);
   if (data === undefined) {
     data = knowledge.toJSON() as unknown as JsonValue;

@@ -15,26 +15,20 @@ import {
   type TaskData,
   type TaskOutputData,
   toCrewData,
-  type UsageData,
 } from '@crewline/runtime-state/internal';
 import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import {
   agentDefinitionData,
   applyAgentMemory,
+  knowledgeData,
   MissingParts,
   rebuildAgent,
 } from '../agent/agent-snapshot.js';
-import type { Conversation, TokenUsage } from '../agent-loop/conversation.js';
-import { jsonSchemaOf } from '../agent-loop/structured-output.js';
+import { byContent, StoredForms } from '../agent/stored-forms.js';
 import { restoreCheckpointSetting, settledCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { runValueCodec } from '../checkpointing/run-value-codec.js';
-import {
-  restoreConversation,
-  type Settle,
-  settlerOf,
-  storeConversation,
-} from '../checkpointing/snapshot-values.js';
+import { restoreConversation, settlerOf } from '../checkpointing/snapshot-values.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
@@ -44,135 +38,18 @@ import type { CrewOptions } from './crew-options.js';
 import type { CrewParts } from './crew-parts.js';
 import { settledAgentList, settledUsage } from './settled-crew-parts.js';
 import { settledTaskList } from './settled-task-list.js';
+import { taskData } from './task-stored-form.js';
 
 const component = 'runtime';
 
-interface TaskCacheEntry {
-  id: string;
-  status: Task['status'];
-  output: TaskOutput | undefined;
-  startedEmitted: boolean;
-  data: TaskData;
-}
-
-// A completed task does not change until it is edited or reset (which replaces its output), and a
-// task that has not started does not change until it starts, so their stored forms are built (and
-// redacted) once: a crew-50 run on '*' writes about 500 checkpoints of 50 tasks each.
-const settledTaskCache = new WeakMap<Task, TaskCacheEntry>();
-const schemaCache = new WeakMap<z.ZodType, JsonValue>();
-
-function storeSchema(schema: z.ZodType | undefined): JsonValue {
-  if (!schema) return null;
-  let stored = schemaCache.get(schema);
-  if (stored === undefined) {
-    try {
-      stored = jsonSchemaOf(schema) as JsonValue;
-    } catch {
-      stored = null;
-    }
-    schemaCache.set(schema, stored);
-  }
-  return stored;
-}
-
-function storeUsage(usage: TokenUsage): UsageData {
-  return { ...usage };
-}
-
-// Conversations are stored by the agent loop's writer, in the shape the crew data schema checks.
-function storedConversation(
-  conversation: Conversation | undefined,
-  settle: Settle,
-): TaskData['conversation'] {
-  return storeConversation(conversation, settle) as TaskData['conversation'];
-}
-
-function storeOutput(output: TaskOutput, codec: ValueCodec): TaskOutputData {
-  const stored: TaskOutputData = {
-    raw: output.raw,
-    description: output.description,
-    expectedOutput: output.expectedOutput,
-    agentRole: output.agentRole,
-    usage: storeUsage(output.usage),
-    edited: output.edited,
-  };
-  if (output.structured !== undefined) stored.structured = encodeValue(output.structured, codec);
-  return stored;
-}
-
-function hasDelegations(task: Task): boolean {
-  for (const _ in task.delegations) return true;
-  return false;
-}
-
-/** A task whose stored form does not change until it does: completed, or not started. */
-function isSettledTask(task: Task): boolean {
-  if (task.status === 'completed') return task.output !== undefined;
-  return task.status === 'pending' && !task.output && !task.conversation && !hasDelegations(task);
-}
-
-function taskData(crew: CrewParts, task: Task, settle: Settle): TaskData {
-  const completed = task.status === 'completed' && task.output !== undefined;
-  const settled = isSettledTask(task);
-  if (settled) {
-    const cached = settledTaskCache.get(task);
-    if (
-      cached &&
-      cached.id === task.id &&
-      cached.status === task.status &&
-      cached.output === task.output &&
-      cached.startedEmitted === task.startedEmitted
-    ) {
-      return settle(cached.data);
-    }
-  }
-  const data: TaskData = {
-    id: task.id,
-    name: task.name ?? null,
-    description: task.description,
-    expectedOutput: task.expectedOutput,
-    agent: task.agent ? crew.agents.indexOf(task.agent) : null,
-    context: task.context ? task.context.map((earlier) => crew.tasks.indexOf(earlier)) : null,
-    outputSchema: storeSchema(task.outputSchema),
-    status: task.status,
-    startedEmitted: task.startedEmitted,
-    output: task.output ? storeOutput(task.output, runValueCodec(crew.valueRegistry)) : null,
-    // Only unfinished work needs its conversation to resume; a completed task's output is enough.
-    systemPrompt: completed ? null : (task.systemPrompt ?? null),
-    conversation: completed ? null : storedConversation(task.conversation, settle),
-    delegations:
-      completed || !hasDelegations(task)
-        ? {}
-        : Object.fromEntries(
-            Object.entries(task.delegations).map(([id, conversation]) => [
-              id,
-              storedConversation(conversation, settle)!,
-            ]),
-          ),
-  };
-  if (!settled) return data;
-  // Built once here and settled in the run: redacted once, and stored once by providers that can.
-  settledTaskCache.set(task, {
-    id: task.id,
-    status: task.status,
-    output: task.output,
-    startedEmitted: task.startedEmitted,
-    data,
-  });
-  return settle(data);
-}
-
-// A kickoff's inputs are copied into a new object at each kickoff and not changed during it.
-const inputsCache = new WeakMap<object, EncodedValue>();
-
-function storedInputs(inputs: Record<string, unknown>, settle: Settle, codec: ValueCodec): EncodedValue {
-  let stored = inputsCache.get(inputs);
-  if (stored === undefined) {
-    stored = encodeValue(inputs, codec);
-    inputsCache.set(inputs, stored);
-  }
-  return settle(stored);
-}
+// The kickoff inputs are the run's `state.inputs` too, which may be changed in place during the run
+// (a handler setting `state.inputs.topic`): they are compared by content, so the crew's copy never
+// falls behind the document's and a resume renders its tasks with the inputs the run went on with.
+const inputsForms = new StoredForms({
+  sources: (crew: CrewParts, _context: undefined) =>
+    [byContent(crew.inputs), runValueCodec(crew.valueRegistry)] as const,
+  build: ([inputs, codec]): EncodedValue => encodeValue(inputs, codec),
+});
 
 /** The crew as a checkpoint entity: definition (names and templates only) and progress. */
 export function snapshotCrew(crew: CrewParts, settled?: SettledValues): EntitySnapshot {
@@ -191,7 +68,7 @@ export function crewData(crew: CrewParts, settled?: SettledValues): Omit<CrewDat
     checkpoint: settledCheckpointSetting(crew.checkpoint, settle),
     status: crew.status,
     kickoffStarted: crew.kickoffStarted,
-    inputs: storedInputs(crew.inputs, settle, runValueCodec(crew.valueRegistry)),
+    inputs: settle(inputsForms.stored(crew, undefined, settle)),
     agents: settledAgentList(crew.agents, settle, (agent) => agentDefinitionData(agent, settle)),
     manager: crew.manager
       ? { ...agentDefinitionData(crew.manager, settle), generated: crew.managerGenerated }
@@ -199,24 +76,13 @@ export function crewData(crew: CrewParts, settled?: SettledValues): Omit<CrewDat
     tasks:
       settled === undefined
         ? crew.tasks.map((task) => taskData(crew, task, settle))
-        : settledTaskList(crew.tasks, settled, (task) => taskData(crew, task, settle), isSettledTask),
+        : settledTaskList(crew, settled, settle),
     memoryState: crew.memory ? crew.memory.toJSON() : null,
     knowledge: crew.knowledge ? knowledgeData(crew.knowledge, settle) : null,
     probeUsage: settledUsage(crew.probeUsage, settle),
   };
   if (crew.restoreKey !== undefined) data.restoreKey = crew.restoreKey;
   return data;
-}
-
-const knowledgeCache = new WeakMap<KnowledgeBase, JsonValue>();
-
-function knowledgeData(knowledge: KnowledgeBase, settle: Settle): JsonValue {
-  let data = knowledgeCache.get(knowledge);
-  if (data === undefined) {
-    data = knowledge.toJSON() as unknown as JsonValue;
-    knowledgeCache.set(knowledge, data);
-  }
-  return settle(data);
 }
 
 function readOutput(task: Task, stored: TaskOutputData | null, codec: ValueCodec): TaskOutput | undefined {

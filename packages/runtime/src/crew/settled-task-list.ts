@@ -1,23 +1,17 @@
 import { redactionGeneration } from '@crewline/events';
 import type { SettledValues } from '@crewline/runtime-state';
 import type { TaskData } from '@crewline/runtime-state/internal';
+import type { Settle } from '../checkpointing/snapshot-values.js';
 import type { Task } from '../task/task.js';
+import type { CrewParts } from './crew-parts.js';
+import { type KeptTaskData, keptTaskData, taskData, taskDataHolds } from './task-stored-form.js';
 
-/** What a settled task's stored form was built from: while all of it holds, so does the stored form. */
-interface TaskKey {
-  task: Task;
-  id: string;
-  status: Task['status'];
-  output: Task['output'];
-  startedEmitted: boolean;
-}
-
-/** One crew's task list as last built: per task, its stored form and, when settled, its key. */
+/** One crew's task list as last built: per task, its stored form and, when settled, the kept form it came from. */
 interface TaskList {
   settled: SettledValues;
   /** The redaction generation the stored forms were settled under. */
   generation: number;
-  keys: (TaskKey | undefined)[];
+  kept: (KeptTaskData | undefined)[];
   items: TaskData[];
   /** The whole list, settled, while every task is. */
   list: TaskData[] | undefined;
@@ -26,33 +20,11 @@ interface TaskList {
 // By the crew's own tasks array: a crew replaced or reordered its tasks gets a new list.
 const lists = new WeakMap<readonly Task[], TaskList>();
 
-function keyOf(task: Task): TaskKey {
-  return {
-    task,
-    id: task.id,
-    status: task.status,
-    output: task.output,
-    startedEmitted: task.startedEmitted,
-  };
-}
-
-function unchanged(key: TaskKey | undefined, task: Task, isSettled: (task: Task) => boolean): boolean {
-  return (
-    key !== undefined &&
-    key.task === task &&
-    key.id === task.id &&
-    key.status === task.status &&
-    key.output === task.output &&
-    key.startedEmitted === task.startedEmitted &&
-    // A completed task kept its status and output, all that made it settled: asked again only for one
-    // not started, which starting changes in ways the key does not hold (a conversation).
-    (key.status === 'completed' || isSettled(task))
-  );
-}
-
 /**
  * The stored forms of a crew's tasks: each settled task's (completed, or not started) kept from the
  * last list while it does not change, and the whole list settled in the run while every task is.
+ * Whether a task changed is asked of its kept stored form (`taskDataHolds`), which compares every
+ * value the form is built from: this list keeps no key of its own.
  *
  * Why: a flow of crews snapshots every crew of the run on every checkpoint, so each completed crew
  * cost a cache lookup and a settled check per task, and the unchanged-snapshot comparison walked
@@ -60,28 +32,23 @@ function unchanged(key: TaskKey | undefined, task: Task, isSettled: (task: Task)
  * (flow-500 went from 0.15 ms to 0.24 ms per checkpoint over its 7,000 checkpoints). With one
  * settled list, a completed crew costs a few comparisons per task and the list is recognized at
  * once by the comparison, the redaction and the provider. A running crew rebuilds only the task
- * under way: each of the others costs a few comparisons, not a cache lookup and a settled check
- * (most of what a 500-task crew's snapshot cost).
+ * under way: each of the others costs a few comparisons, not a cache lookup.
  */
-export function settledTaskList(
-  tasks: readonly Task[],
-  settled: SettledValues,
-  taskData: (task: Task) => TaskData,
-  isSettled: (task: Task) => boolean,
-): TaskData[] {
+export function settledTaskList(crew: CrewParts, settled: SettledValues, settle: Settle): TaskData[] {
+  const tasks = crew.tasks;
   const generation = redactionGeneration();
   let known = lists.get(tasks);
-  // A secret registered since has every stored form scanned again, through taskData's settle.
+  // A secret registered since has every stored form scanned again, through settle.
   if (
     known === undefined ||
     known.settled !== settled ||
     known.generation !== generation ||
-    known.keys.length !== tasks.length
+    known.kept.length !== tasks.length
   ) {
     known = {
       settled,
       generation,
-      keys: new Array(tasks.length),
+      kept: new Array(tasks.length),
       items: new Array(tasks.length),
       list: undefined,
     };
@@ -91,12 +58,13 @@ export function settledTaskList(
   let allSettled = true;
   for (let index = 0; index < tasks.length; index += 1) {
     const task = tasks[index]!;
-    if (unchanged(known.keys[index], task, isSettled)) continue;
+    if (taskDataHolds(known.kept[index], task, crew)) continue;
     changed = true;
-    known.items[index] = taskData(task);
-    if (isSettled(task)) known.keys[index] = keyOf(task);
+    const kept = keptTaskData(crew, task, settle);
+    known.kept[index] = kept;
+    if (kept !== undefined) known.items[index] = settle(kept.stored);
     else {
-      known.keys[index] = undefined;
+      known.items[index] = taskData(crew, task, settle);
       allSettled = false;
     }
   }

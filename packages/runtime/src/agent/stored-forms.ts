@@ -1,0 +1,138 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Settle } from '../checkpointing/snapshot-values.js';
+
+/** A stored form as kept: the owner it is for, the values it was built from, and the form. */
+export interface KeptStoredForm<Owner, Stored> {
+  readonly owner: Owner;
+  readonly values: readonly unknown[];
+  readonly stored: Stored;
+}
+
+/** Options of {@link StoredForms}. */
+export interface StoredFormsOptions<Owner, Context, Sources extends readonly unknown[], Stored> {
+  /**
+   * Every value the stored form is built from, read from the owner (and from its context: the crew
+   * of a task), in the order `build` takes them. Each is compared by identity (`Object.is`): a
+   * primitive, or an object that is replaced rather than changed; an object that may be changed in
+   * place (call settings, kickoff inputs) is read through {@link byContent}.
+   */
+  sources: (owner: Owner, context: Context) => Sources;
+  /**
+   * Builds the stored form from the sources alone (never from the owner: nothing is left out of the
+   * comparison). `settle` is for the parts of a form never kept (a task's conversation under way).
+   */
+  build: (sources: Sources, settle: Settle) => Stored;
+  /**
+   * Whether the owner's stored form may be kept at all (default: always). A task under way changes
+   * in ways no cheap comparison sees (its conversation grows in place): it is built afresh each time.
+   */
+  keepable?: (owner: Owner) => boolean;
+}
+
+/** A source compared by content: see {@link byContent}. */
+class ContentSource {
+  constructor(readonly value: unknown) {}
+}
+
+/** A copy that compares equal to nothing: a value `structuredClone` cannot copy is read as changed. */
+const uncomparable = Symbol('uncomparable');
+
+function copyOf(value: unknown): unknown {
+  try {
+    return structuredClone(value);
+  } catch {
+    return uncomparable;
+  }
+}
+
+/**
+ * Marks a source that may be changed in place: a copy of it is kept and compared by content
+ * (`isDeepStrictEqual`); `build` gets the value itself. A value `structuredClone` cannot copy (a
+ * function inside) is read as changed every time.
+ */
+export function byContent<T>(value: T): T {
+  // A primitive is compared as well by identity, and needs no mark.
+  return (value !== null && typeof value === 'object' ? new ContentSource(value) : value) as T;
+}
+
+function sameValues(kept: readonly unknown[], values: readonly unknown[]): boolean {
+  if (kept.length !== values.length) return false;
+  for (let index = 0; index < kept.length; index += 1) {
+    const was = kept[index];
+    const now = values[index];
+    if (Object.is(was, now)) continue;
+    if (!(was instanceof ContentSource && now instanceof ContentSource)) return false;
+    if (!isDeepStrictEqual(was.value, now.value)) return false;
+  }
+  return true;
+}
+
+function unmarked<Sources extends readonly unknown[]>(values: Sources): Sources {
+  return values.map((value) => (value instanceof ContentSource ? value.value : value)) as unknown as Sources;
+}
+
+/**
+ * Stored forms (the parts of a checkpoint built from a live object) kept per owner while every
+ * value they were built from reads the same again.
+ *
+ * Why one helper: each snapshot cache used to pick by hand which fields of the live object it
+ * compared, and each missed some (a task's reassigned agent, an agent's call settings or a crew's
+ * kickoff inputs changed in place), so checkpoints kept storing the old value. Here the form is
+ * built from what one `sources` function reads and from nothing else, and all of that is compared to
+ * decide whether it still holds: a value the form starts to use is read there, compared with the
+ * rest, and cannot be forgotten. The sources are a list, not named fields: reading them is most of
+ * what a snapshot of a long settled task list costs.
+ */
+export class StoredForms<Owner extends object, Context, Sources extends readonly unknown[], Stored> {
+  readonly #sources: (owner: Owner, context: Context) => Sources;
+  readonly #build: (sources: Sources, settle: Settle) => Stored;
+  readonly #keepable: ((owner: Owner) => boolean) | undefined;
+  readonly #kept = new WeakMap<Owner, KeptStoredForm<Owner, Stored>>();
+
+  constructor(options: StoredFormsOptions<Owner, Context, Sources, Stored>) {
+    this.#sources = options.sources;
+    this.#build = options.build;
+    this.#keepable = options.keepable;
+  }
+
+  /** The owner's stored form: the kept one while it holds, else built afresh (and kept when it may be). */
+  stored(owner: Owner, context: Context, settle: Settle): Stored {
+    const kept = this.kept(owner, context, settle);
+    return kept === undefined ? this.built(owner, context, settle) : kept.stored;
+  }
+
+  /** The owner's stored form built now, and not kept. */
+  built(owner: Owner, context: Context, settle: Settle): Stored {
+    return this.#build(unmarked(this.#sources(owner, context)), settle);
+  }
+
+  /**
+   * The owner's kept stored form, built (and kept) when the last one no longer holds; `undefined`
+   * when the owner's form may not be kept. A caller that keeps it asks {@link holds} next time.
+   */
+  kept(owner: Owner, context: Context, settle: Settle): KeptStoredForm<Owner, Stored> | undefined {
+    if (this.#keepable !== undefined && !this.#keepable(owner)) return undefined;
+    const values = this.#sources(owner, context);
+    const known = this.#kept.get(owner);
+    if (known !== undefined && sameValues(known.values, values)) return known;
+    const kept: KeptStoredForm<Owner, Stored> = {
+      owner,
+      values: values.map((value) =>
+        value instanceof ContentSource ? new ContentSource(copyOf(value.value)) : value,
+      ),
+      stored: this.#build(unmarked(values), settle),
+    };
+    this.#kept.set(owner, kept);
+    return kept;
+  }
+
+  /** True while `kept` is still the owner's stored form: the owner may be kept and its sources read the same. */
+  holds(kept: KeptStoredForm<Owner, Stored> | undefined, owner: Owner, context: Context): boolean {
+    return (
+      kept !== undefined &&
+      kept.owner === owner &&
+      (this.#keepable === undefined || this.#keepable(owner)) &&
+      sameValues(kept.values, this.#sources(owner, context))
+    );
+  }
+}
