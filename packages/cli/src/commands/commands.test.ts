@@ -215,7 +215,22 @@ describe.each(kinds)('commands over %s checkpoints', (kind) => {
     expect(fork.stdout).toContain('Nothing to prune');
     const missing = await crewline('prune', '--keep', '1', '--run', 'zzzz');
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('no run "zzzz" in this location');
+    // The hint names the location: `checkpoint list` alone would look in the default one.
+    expect(missing.stderr).toContain(
+      `no run "zzzz" in ./${fixture.relative} (see the RUN column of \`crewline checkpoint list ./${fixture.relative}\`)`,
+    );
+  });
+
+  // The trial: `prune --branch nosuch` said "Nothing to prune", exit 0, while `prune --run zzzz` exited 2.
+  it('prune --branch refuses a branch that has no checkpoint here, as --run refuses a run (exit code 2)', async () => {
+    const missing = await crewline('prune', '--keep', '1', '--branch', 'nosuch');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      `no branch "nosuch" in ./${fixture.relative} (branches: experiment, main); nothing was removed`,
+    );
+    expect((await fixture.provider.list(fixture.provider.resolveLocation(fixture.location))).length).toBe(7);
+    const existing = await crewline('prune', '--keep', '1', '--branch', 'experiment', '--dry-run');
+    expect(existing.code, existing.stderr).toBe(0);
   });
 });
 

@@ -1,14 +1,9 @@
-import {
-  type CheckpointProvider,
-  type PruneOptions,
-  planPrune,
-  type StoredCheckpoint,
-} from '@crewline/runtime-state';
+import { type PruneOptions, planPrune, type StoredCheckpoint } from '@crewline/runtime-state';
 import { parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { parseDuration } from '../core/duration.js';
-import { formatColumns, formatTime, printable, shortRunId } from '../core/format.js';
+import { formatColumns, formatTime, printable, shellWord, shortRunId } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
@@ -52,15 +47,18 @@ export async function run(args: readonly string[], context: CliContext): Promise
     await providersOf(context),
   );
   const dryRun = values['dry-run'] === true;
-  const lineageId =
-    values.run === undefined ? undefined : await findRun(opened.provider, opened.location, values.run);
+  const where = displayPath(opened.location, context.cwd);
+  const before = await opened.provider.list(opened.location);
+  // A --branch or --run that names nothing here is a mistake in the call (exit code 2) for both,
+  // not "Nothing to prune" for one and a refusal for the other.
+  if (values.branch !== undefined) checkBranch(before, values.branch, where);
+  const lineageId = values.run === undefined ? undefined : findRun(before, values.run, where);
   const options: PruneOptions = {
     keep,
     olderThan: olderThanMs === undefined ? undefined : new Date(Date.now() - olderThanMs),
     branch: values.branch,
     lineageId,
   };
-  const before = await opened.provider.list(opened.location);
   const result = await opened.provider.prune(opened.location, { ...options, dryRun });
   const kept = keptForkPoints(before, options, result.removed);
   if (values.json) {
@@ -74,7 +72,6 @@ export async function run(args: readonly string[], context: CliContext): Promise
     );
     return 0;
   }
-  const where = displayPath(opened.location, context.cwd);
   const count = `${result.removed.length} checkpoint${result.removed.length === 1 ? '' : 's'}`;
   const keptLines =
     kept.length === 0
@@ -141,16 +138,24 @@ function keptForkPoints(
 }
 
 /** The lineage id of the one run whose id starts with `prefix`; a usage error when none or several. */
-async function findRun(provider: CheckpointProvider, location: string, prefix: string): Promise<string> {
+function findRun(listed: readonly StoredCheckpoint[], prefix: string, where: string): string {
   const runs = new Set(
-    (await provider.list(location))
-      .map((checkpoint) => checkpoint.lineageId)
-      .filter((lineageId) => lineageId.startsWith(prefix)),
+    listed.map((checkpoint) => checkpoint.lineageId).filter((lineageId) => lineageId.startsWith(prefix)),
   );
   if (runs.size === 1) return [...runs][0]!;
   throw usageError(
     runs.size === 0
-      ? `no run ${JSON.stringify(prefix)} in this location (see the RUN column of \`crewline checkpoint list\`); nothing was removed`
+      ? `no run ${JSON.stringify(prefix)} in ${where} (see the RUN column of \`crewline checkpoint list ${shellWord(where)}\`); nothing was removed`
       : `run ${JSON.stringify(prefix)} is ambiguous (${[...runs].map(shortRunId).join(', ')}); give more of its id; nothing was removed`,
+  );
+}
+
+/** A usage error when no checkpoint of `listed` is on `branch`, naming the branches there are. */
+function checkBranch(listed: readonly StoredCheckpoint[], branch: string, where: string): void {
+  const branches = [...new Set(listed.map((checkpoint) => checkpoint.branch))].sort();
+  if (branches.includes(branch)) return;
+  const shown = branches.length > 10 ? [...branches.slice(0, 10), '...'] : branches;
+  throw usageError(
+    `no branch ${JSON.stringify(branch)} in ${where} (${branches.length === 0 ? 'it holds no checkpoints' : `branches: ${shown.join(', ')}`}); nothing was removed`,
   );
 }

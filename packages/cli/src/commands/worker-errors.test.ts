@@ -27,7 +27,7 @@ describe('crewline worker and runs: errors before any server answers', () => {
       env: { CREWLINE_WORKER_LOCATION: 'postgres://app@127.0.0.1:1/db' },
     });
     expect(result.stderr).toBe(
-      `crewline: no crewline.config.ts in ${project}: create one that registers your crews (see docs/many-machines.md)\n`,
+      `crewline: no crewline.config.ts in ${project}: create one that registers your crews (see "Two commands" in the README of @crewline/worker, node_modules/@crewline/worker/README.md)\n`,
     );
     expect(result.code).toBe(1);
   });

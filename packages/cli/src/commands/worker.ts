@@ -32,7 +32,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
   if (config === undefined) {
     throw cliError(
       'invalid_config',
-      `no crewline.config.ts in ${context.cwd}: create one that registers your crews (see docs/many-machines.md)`,
+      // The README ships in the npm package; the repository's docs/ do not.
+      `no crewline.config.ts in ${context.cwd}: create one that registers your crews (see "Two commands" in the README of @crewline/worker, node_modules/@crewline/worker/README.md)`,
     );
   }
   if (config.runs === undefined) {

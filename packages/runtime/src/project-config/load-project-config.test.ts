@@ -90,4 +90,19 @@ describe('loadProjectConfig validates what the file exports', () => {
     expect(messages[0]).toMatch(/crewline\.config\.mjs: unknown key "modles" — did you mean "models"\?/);
     expect(messages[1]).toMatch(/unknown key "colour" \(known: tools, models/);
   });
+
+  // The trial: a typo was warned of twice, with the file's name and then as "project config".
+  it('warns of an unknown key once when the config is registered too, with the file name', async () => {
+    const records: LogRecord[] = [];
+    setLogSink((record) => void records.push(record));
+    try {
+      const cwd = projectWith('export default { modles: {} };\n');
+      await loadProjectConfig({ cwd });
+    } finally {
+      setLogSink(null);
+    }
+    const messages = records.map((record) => record.message);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/crewline\.config\.mjs: unknown key "modles" — did you mean "models"\?/);
+  });
 });

@@ -83,12 +83,19 @@ const knownKeys = [
   'runs',
 ];
 
+/** Configs already warned of (weakly held: a config dropped by its owner is forgotten). */
+const warnedConfigs = new WeakSet<object>();
+
 /**
  * Warns of a key no package reads, naming the known key it was probably meant to be: a typo such as
  * `modles` would otherwise leave the project's models unregistered without a word until a restore
  * fails for a missing model.
  */
 function warnOfUnknownKeys(config: Record<string, unknown>, where: string): void {
+  // Once per config: loadProjectConfig checks it under its file's name, then registering it checks
+  // it again ("project config"), and the same typo was warned of twice.
+  if (warnedConfigs.has(config)) return;
+  warnedConfigs.add(config);
   for (const key of Object.keys(config)) {
     if (knownKeys.includes(key)) continue;
     const near = nearestName(key, knownKeys);
