@@ -1,5 +1,6 @@
 import type { BaseEvent } from '@crewline/events';
 import type { ProviderRegistry } from '@crewline/runtime-state';
+import { EndLinesLast } from './end-lines-last.js';
 import { type ProgressEvent, progressLine } from './progress.js';
 import { loadProject } from './project-config.js';
 
@@ -54,7 +55,9 @@ export interface ContinueOutcome {
 export async function continueRun(request: ContinueRequest): Promise<ContinueOutcome> {
   await loadProject(request.cwd);
   const { continueFromCheckpoint } = await import('@crewline/runtime');
-  const { onLine, onCheckpoint } = request;
+  const { onCheckpoint } = request;
+  const lines = request.onLine && new EndLinesLast(request.onLine);
+  const onLine = lines && ((line: string, type: string) => lines.add(line, type));
   const onEvent =
     onLine || onCheckpoint
       ? (event: BaseEvent) => {
@@ -64,18 +67,22 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
           }
           if (!onLine) return;
           const line = progressLine(event as unknown as ProgressEvent, request.width);
-          if (line !== undefined) onLine(line);
+          if (line !== undefined) onLine(line, event.type);
         }
       : undefined;
-  return continueFromCheckpoint({
-    reference: request.reference,
-    mode: request.mode,
-    ...(request.branch !== undefined ? { branch: request.branch } : {}),
-    ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
-    ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
-    ...(request.humanInput !== undefined ? { humanInput: request.humanInput } : {}),
-    ...(request.onConflict !== undefined ? { onConflict: request.onConflict } : {}),
-    ...(request.providers ? { providers: request.providers } : {}),
-    ...(onEvent ? { onEvent } : {}),
-  });
+  try {
+    return await continueFromCheckpoint({
+      reference: request.reference,
+      mode: request.mode,
+      ...(request.branch !== undefined ? { branch: request.branch } : {}),
+      ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
+      ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
+      ...(request.humanInput !== undefined ? { humanInput: request.humanInput } : {}),
+      ...(request.onConflict !== undefined ? { onConflict: request.onConflict } : {}),
+      ...(request.providers ? { providers: request.providers } : {}),
+      ...(onEvent ? { onEvent } : {}),
+    });
+  } finally {
+    lines?.end();
+  }
 }
