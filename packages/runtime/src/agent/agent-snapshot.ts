@@ -25,6 +25,7 @@ import {
 } from '../checkpointing/snapshot-values.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
+import { modelIdOf } from '../models/model-id.js';
 import { servesPrefix } from '../models/model-providers.js';
 import { resolveModel } from '../models/resolve-model.js';
 import {
@@ -53,6 +54,7 @@ function storableAgentModel(model: {
   llm: AgentParts['llm'];
   modelName: string | undefined;
   modelId: string;
+  registry: ProjectRegistry;
   modelSettings: StoredModelSettings | undefined;
   settings: StorableCallSettings | undefined;
 }): {
@@ -66,7 +68,7 @@ function storableAgentModel(model: {
     const storable = storableModel(model.llm as LanguageModelV3);
     llmSettings = storable.settings;
     // The registry decides only whether to warn, never what is stored.
-    const registry = projectRegistry();
+    const registry = model.registry;
     const prefix = model.modelId.slice(0, model.modelId.indexOf(':'));
     const rebuiltByRegistry =
       registry.models[model.modelId] !== undefined ||
@@ -102,7 +104,10 @@ const definitionForms = new StoredForms({
       agent.backstory,
       agent.llm,
       agent.modelName,
-      agent.modelId,
+      // The registry that names a model object, compared as one object: the modelId getter's walk
+      // of it was most of a kept definition's cost per snapshot. A model registered into it after
+      // the agent's first checkpoint is named once the agent's model changes (as before).
+      projectRegistry(),
       byContent(agent.modelSettings),
       // A read-only list of tools whose names are read-only: replaced, never changed in place.
       agent.tools,
@@ -120,7 +125,7 @@ const definitionForms = new StoredForms({
       backstory,
       llm,
       modelName,
-      modelId,
+      registry,
       modelSettings,
       tools,
       maxIterations,
@@ -130,7 +135,8 @@ const definitionForms = new StoredForms({
     ],
     settle,
   ): AgentDefinitionData => {
-    const model = storableAgentModel({ llm, modelName, modelId, modelSettings, settings });
+    const modelId = modelName ?? modelIdOf(llm, registry.models, registry.modelProviders);
+    const model = storableAgentModel({ llm, modelName, modelId, registry, modelSettings, settings });
     warnUnstored(agent, role, model.unstored);
     const llmSettings = storedModelSettingsData(model.llmSettings);
     return {

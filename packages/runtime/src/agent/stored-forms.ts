@@ -46,13 +46,44 @@ function copyOf(value: unknown): unknown {
 }
 
 /**
- * Marks a source that may be changed in place: a copy of it is kept and compared by content
- * (`isDeepStrictEqual`); `build` gets the value itself. A value `structuredClone` cannot copy (a
+ * Marks a source that may be changed in place: a copy of it is kept and compared by content (as
+ * `isDeepStrictEqual` does); `build` gets the value itself. A value `structuredClone` cannot copy (a
  * function inside) is read as changed every time.
  */
 export function byContent<T>(value: T): T {
   // A primitive is compared as well by identity, and needs no mark.
   return (value !== null && typeof value === 'object' ? new ContentSource(value) : value) as T;
+}
+
+/** Below this depth content is compared by `isDeepStrictEqual` (which also follows cycles). */
+const FAST_COMPARED_DEPTH = 16;
+
+/**
+ * `isDeepStrictEqual` for a kept copy and a live value, faster on plain objects and arrays (kickoff
+ * inputs, call settings: a few flat fields compared on every snapshot).
+ */
+function sameContent(kept: unknown, value: unknown, depth: number): boolean {
+  if (Object.is(kept, value)) return true;
+  if (typeof kept !== 'object' || kept === null || typeof value !== 'object' || value === null) return false;
+  if (depth >= FAST_COMPARED_DEPTH) return isDeepStrictEqual(kept, value);
+  if (Array.isArray(kept)) {
+    if (!Array.isArray(value) || value.length !== kept.length) return false;
+    for (let index = 0; index < kept.length; index += 1)
+      if (!sameContent(kept[index], value[index], depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(kept) !== Object.prototype || Object.getPrototypeOf(value) !== Object.prototype)
+    return isDeepStrictEqual(kept, value);
+  const keys = Object.keys(kept);
+  if (keys.length !== Object.keys(value).length) return false;
+  for (const key of keys) {
+    if (!Object.hasOwn(value, key)) return false;
+    if (
+      !sameContent((kept as Record<string, unknown>)[key], (value as Record<string, unknown>)[key], depth + 1)
+    )
+      return false;
+  }
+  return true;
 }
 
 function sameValues(kept: readonly unknown[], values: readonly unknown[]): boolean {
@@ -62,7 +93,7 @@ function sameValues(kept: readonly unknown[], values: readonly unknown[]): boole
     const now = values[index];
     if (Object.is(was, now)) continue;
     if (!(was instanceof ContentSource && now instanceof ContentSource)) return false;
-    if (!isDeepStrictEqual(was.value, now.value)) return false;
+    if (!sameContent(was.value, now.value, 0)) return false;
   }
   return true;
 }
