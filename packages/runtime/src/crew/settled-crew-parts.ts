@@ -1,5 +1,6 @@
 import type { AgentDefinitionData, UsageData } from '@crewline/runtime-state/internal';
 import type { Agent } from '../agent/agent.js';
+import { byContent, StoredForms } from '../agent/stored-forms.js';
 import type { TokenUsage } from '../agent-loop/conversation.js';
 import type { Settle } from '../checkpointing/snapshot-values.js';
 
@@ -45,26 +46,14 @@ export function settledAgentList(
   return settled;
 }
 
-/** A usage as last stored, with the counts it was stored with. */
-interface StoredUsage extends TokenUsage {
-  stored: UsageData;
-}
-
-// By the usage object: a run adds to it in place, so the counts are compared, not only the object.
-const storedUsages = new WeakMap<TokenUsage, StoredUsage>();
+// By the usage object: a run adds to it in place, so it is compared by content (every count it
+// holds, so one added to TokenUsage later is compared too).
+const storedUsages = new StoredForms({
+  sources: (usage: TokenUsage, _context: undefined) => [byContent(usage)] as const,
+  build: ([usage]): UsageData => ({ ...usage }),
+});
 
 /** A copy of `usage` for a checkpoint: the same settled object while its counts stay the same. */
 export function settledUsage(usage: TokenUsage, settle: Settle): UsageData {
-  const known = storedUsages.get(usage);
-  if (
-    known !== undefined &&
-    known.inputTokens === usage.inputTokens &&
-    known.outputTokens === usage.outputTokens &&
-    known.totalTokens === usage.totalTokens &&
-    known.cachedInputTokens === usage.cachedInputTokens
-  )
-    return settle(known.stored);
-  const stored = settle({ ...usage });
-  storedUsages.set(usage, { ...usage, stored });
-  return stored;
+  return settle(storedUsages.stored(usage, undefined, settle));
 }
