@@ -23,6 +23,7 @@ import {
   settlerOf,
   storeConversation,
 } from '../checkpointing/snapshot-values.js';
+import { byContent, StoredForms } from '../checkpointing/stored-forms.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { modelIdOf } from '../models/model-id.js';
@@ -40,7 +41,6 @@ import type { CrewlineTool } from '../tools/define-tool.js';
 import { unavailableTool } from '../tools/unavailable-tool.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AgentParts } from './agent-parts.js';
-import { byContent, StoredForms } from './stored-forms.js';
 
 // The warning about settings a checkpoint cannot hold, last given per agent: said once, not per write.
 const unstoredWarnings = new WeakMap<AgentParts, string>();

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Settle } from '../checkpointing/snapshot-values.js';
+import type { Settle } from './snapshot-values.js';
 
 /** A stored form as kept: the owner it is for, the values it was built from, and the form. */
 export interface KeptStoredForm<Owner, Stored> {

@@ -25,10 +25,10 @@ import {
   MissingParts,
   rebuildAgent,
 } from '../agent/agent-snapshot.js';
-import { byContent, StoredForms } from '../agent/stored-forms.js';
 import { restoreCheckpointSetting, settledCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import { restoreConversation, settlerOf } from '../checkpointing/snapshot-values.js';
+import { byContent, StoredForms } from '../checkpointing/stored-forms.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';

@@ -1,8 +1,8 @@
 import type { AgentDefinitionData, UsageData } from '@crewline/runtime-state/internal';
 import type { Agent } from '../agent/agent.js';
-import { byContent, StoredForms } from '../agent/stored-forms.js';
 import type { TokenUsage } from '../agent-loop/conversation.js';
 import type { Settle } from '../checkpointing/snapshot-values.js';
+import { byContent, StoredForms } from '../checkpointing/stored-forms.js';
 
 // The parts of a crew's stored data that seldom change while it runs: its agents' definitions and
 // the usage of its cache-preload probes. A crew checkpointing on every event stored them hundreds of

@@ -1,11 +1,11 @@
 import { encodeValue, type JsonValue, type ValueCodec } from '@crewline/runtime-state';
 import type { TaskData, TaskOutputData, UsageData } from '@crewline/runtime-state/internal';
 import type { z } from 'zod';
-import { byContent, StoredForms } from '../agent/stored-forms.js';
 import type { Conversation, TokenUsage } from '../agent-loop/conversation.js';
 import { jsonSchemaOf } from '../agent-loop/structured-output.js';
 import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import { type Settle, storeConversation } from '../checkpointing/snapshot-values.js';
+import { byContent, StoredForms } from '../checkpointing/stored-forms.js';
 import type { Task } from '../task/task.js';
 import type { TaskOutput } from '../task/task-output.js';
 import type { CrewParts } from './crew-parts.js';
