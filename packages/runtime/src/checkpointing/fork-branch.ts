@@ -1,4 +1,4 @@
-import { CrewlineError, logger } from '@crewline/events';
+import { CrewlineError } from '@crewline/events';
 import {
   type CheckpointProvider,
   isValidBranchName,
@@ -40,27 +40,24 @@ export async function assertNewForkBranch(
 }
 
 /**
- * Warns when a resume (not a fork) starts from a checkpoint that is no longer the newest of its
- * branch: the resumed run writes a second chain on the branch beside the later checkpoints, and
- * `maxCheckpoints` may prune those. Forking keeps the two apart. Best-effort: never throws.
+ * The newest checkpoint of the run a resume (not a fork) continues, when that is not the restored
+ * checkpoint, in a store without leases; undefined otherwise. A store with leases answers this
+ * itself when the run claims its head (see claimHead in run.ts); one without would let the resume
+ * write a second chain on the branch beside the later checkpoints (which `maxCheckpoints` may then
+ * prune): the run moves to a new branch instead, as it does in a store with leases. Best-effort: a
+ * location that cannot be listed answers undefined (the write that follows reports it, if at all).
  */
-export async function warnIfResumingOlderCheckpoint(
+export async function newerHeadWithoutLeases(
   provider: CheckpointProvider,
   location: string,
   loaded: LoadedCheckpoint,
-): Promise<void> {
-  // A store with leases answers this itself when the run claims its head (it moves to a new branch).
-  if (typeof provider.claimLease === 'function') return;
-  const { id, branch } = loaded.document.metadata;
+): Promise<string | undefined> {
+  if (typeof provider.claimLease === 'function') return undefined;
+  const { id, branch, lineageId } = loaded.document.metadata;
   try {
-    const where = provider.resolveLocation(location);
-    const latest = await provider.latest(where, { branch });
-    if (latest === undefined || latest.id === id) return;
-    logger.warn(
-      'runtime',
-      `resuming ${id}, which is not the newest checkpoint of branch "${branch}" (newest: ${latest.id}); the new checkpoints continue "${branch}" beside the later ones — fork instead (Crew.fork, crewline checkpoint fork) to keep them apart`,
-    );
+    const latest = await provider.latest(provider.resolveLocation(location), { branch, lineageId });
+    return latest === undefined || latest.id === id ? undefined : latest.id;
   } catch {
-    // Only a hint: a location that cannot be listed is reported by the write that follows, if at all.
+    return undefined;
   }
 }

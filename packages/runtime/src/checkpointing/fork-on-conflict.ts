@@ -11,9 +11,7 @@ import { leaseHeldMessage } from '@crewline/runtime-state/internal';
 export function forkOnConflictMessage(refusal: CrewlineError, checkpointId: string, branch: string): string {
   const continuing = `continuing on a new branch, ${branch}, so nothing of that run is overwritten`;
   const details = refusal.details ?? {};
-  if (typeof details.headId === 'string') {
-    return `checkpoint ${checkpointId} is not the latest of its run (${details.headId} is); ${continuing}`;
-  }
+  if (typeof details.headId === 'string') return olderCheckpointMessage(checkpointId, details.headId, branch);
   const lineageId = typeof details.lineageId === 'string' ? details.lineageId : undefined;
   if (
     lineageId !== undefined &&
@@ -24,4 +22,9 @@ export function forkOnConflictMessage(refusal: CrewlineError, checkpointId: stri
   }
   // A store that says less (a third-party provider's refusal without details).
   return `the run of checkpoint ${checkpointId} is held by another process (${refusal.component} refused to let this run continue it); ${continuing}`;
+}
+
+/** What a resume of `checkpointId`, which its run went past (to `headId`), says when it moves to `branch`. */
+export function olderCheckpointMessage(checkpointId: string, headId: string, branch: string): string {
+  return `checkpoint ${checkpointId} is not the latest of its run (${headId} is); continuing on a new branch, ${branch}, so nothing of that run is overwritten`;
 }

@@ -23,8 +23,8 @@ import {
 import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
 import { claimSnapshot } from './claim-snapshot.js';
-import { assertNewForkBranch, warnIfResumingOlderCheckpoint } from './fork-branch.js';
-import { forkOnConflictMessage } from './fork-on-conflict.js';
+import { assertNewForkBranch, newerHeadWithoutLeases } from './fork-branch.js';
+import { forkOnConflictMessage, olderCheckpointMessage } from './fork-on-conflict.js';
 import { DEFAULT_LEASE_TTL_MS, LineageLease } from './lineage-lease.js';
 import { builtinRegistry, defaultProvider, registryOf } from './provider-registry.js';
 import { runValueCodec } from './run-value-codec.js';
@@ -189,14 +189,23 @@ export class Run {
         config?.location ?? options.restored.location,
         options.fork.branch,
       );
-    } else if (options.restored && options.fork === undefined) {
-      await warnIfResumingOlderCheckpoint(
-        config?.provider ?? options.restored.provider,
-        config?.location ?? options.restored.location,
-        options.restored,
+    }
+    const newerHead =
+      options.restored && options.fork === undefined
+        ? await newerHeadWithoutLeases(
+            config?.provider ?? options.restored.provider,
+            config?.location ?? options.restored.location,
+            options.restored,
+          )
+        : undefined;
+    const run = new Run({ ...options, config, bus });
+    if (newerHead !== undefined) {
+      const branch = run.state.fork();
+      logger.warn(
+        component,
+        olderCheckpointMessage(options.restored!.document.metadata.id, newerHead, branch),
       );
     }
-    const run = new Run({ ...options, config, bus });
     if (config !== undefined || options.restored !== undefined) {
       run.#lease = await claimHead(run, {
         ...options,
