@@ -16,7 +16,11 @@ import {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import { isSameCheckpoint, storedIdConflict } from '@crewline/runtime-state/internal';
+import {
+  isSameCheckpoint,
+  missingCheckpointMessage,
+  storedIdConflict,
+} from '@crewline/runtime-state/internal';
 import { readCheckpointText } from './checkpoint-read.js';
 import { refuseLinks } from './directory-walk.js';
 import { component, jsonError } from './errors.js';
@@ -243,11 +247,7 @@ export class JsonProvider implements CheckpointProvider {
     const root = resolveRoot(location);
     assertCheckpointId(id);
     const path = await this.#reader.pathOf(root, id);
-    if (path === undefined)
-      throw jsonError(
-        'not_found',
-        `no checkpoint "${id}" in ${root}; run \`crewline checkpoint list\` to see ids`,
-      );
+    if (path === undefined) throw jsonError('not_found', missingCheckpointMessage(id, root));
     return { text: await readCheckpointText(root, path, id, this.options.maxCheckpointBytes) };
   }
 

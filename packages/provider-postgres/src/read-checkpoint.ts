@@ -5,6 +5,7 @@ import {
   decodeHead,
   headBody,
   isDamagedData,
+  missingCheckpointMessage,
   storedDocumentText,
   utf8Length,
 } from '@crewline/runtime-state/internal';
@@ -47,10 +48,7 @@ export async function readCheckpointText(
   });
   const first = rows[0];
   if (first === undefined || first[0] !== 0) {
-    throw postgresError(
-      'not_found',
-      `no checkpoint "${id}" in ${handle.location}; run \`crewline checkpoint list\` to see ids`,
-    );
+    throw postgresError('not_found', missingCheckpointMessage(id, handle.location));
   }
   const tooLarge = (size: number) =>
     postgresError(

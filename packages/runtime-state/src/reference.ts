@@ -3,6 +3,7 @@ import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
 import { type CheckpointDocument, validateDocument, validateParsedDocument } from './document.js';
 import { DEFAULT_MAX_CHECKPOINT_BYTES, parseCheckpointJson } from './document-text.js';
 import { stateError } from './errors.js';
+import { missingCheckpointMessage } from './internal/missing-checkpoint.js';
 import { unreadableCodes } from './internal/unreadable-codes.js';
 import { readyProvider } from './lazy-provider.js';
 import type { CheckpointProvider, StoredCheckpoint } from './provider.js';
@@ -172,10 +173,7 @@ export async function resolveReference(
         .join(', ')}${matches.length > 3 ? ', ...' : ''}); give more characters`,
     );
   }
-  throw stateError(
-    'not_found',
-    `no checkpoint "${id}" in ${location}; run \`crewline checkpoint list\` to see ids`,
-  );
+  throw stateError('not_found', missingCheckpointMessage(id, location));
 }
 
 export interface ReadOptions {

@@ -4,6 +4,7 @@ import {
   damagedCheckpoint,
   decodeHead,
   isDamagedData,
+  missingCheckpointMessage,
   type StoredEnvelope,
   storedDocument,
   storedDocumentText,
@@ -46,10 +47,7 @@ function readStoredParts<T>(
   const { statements, location } = connection;
   const row = statements.checkpointById.get(id) as CheckpointRow | undefined;
   if (row === undefined) {
-    throw sqliteError(
-      'not_found',
-      `no checkpoint "${id}" in ${location}; run \`crewline checkpoint list\` to see ids`,
-    );
+    throw sqliteError('not_found', missingCheckpointMessage(id, location));
   }
   const tooLarge = (size: number, atLeast = false) =>
     sqliteError(
