@@ -62,7 +62,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
     );
   }
   out(`  open ${explorer.url}`);
-  out('  the page keeps the token after # for its requests (a new one at each start); Ctrl+C stops the server');
+  out(
+    '  the page keeps the token after # for its requests (a new one at each start); Ctrl+C stops the server',
+  );
   await untilStopped();
   await explorer.close();
   return 0;
