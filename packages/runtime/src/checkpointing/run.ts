@@ -138,20 +138,23 @@ export class Run {
   }
 
   /**
-   * The run the caller executes in, if any: on `bus` when one is named; otherwise the innermost run
-   * the caller is inside, whatever bus that run emits on. A crew or agent kicked off in a flow's
-   * method without a bus of its own thus joins the flow's run even when the flow was given a bus of
-   * its own (as a worker does): its events, checkpoints, restored progress and stop signal are the
-   * run's.
+   * The run the caller executes in, if any and still going: on `bus` when one is named; otherwise
+   * the innermost run the caller is inside (a flow method, an event handler, a timer the run
+   * started), whatever bus that run emits on. A crew or agent kicked off in a flow's method without
+   * a bus of its own thus joins the flow's run even when the flow was given a bus of its own (as a
+   * worker does): its events, checkpoints, restored progress and stop signal are the run's.
    */
   static current(bus?: EventBus): Run | undefined {
     if (bus === undefined) {
       const enclosing = enclosingRun.getStore();
-      if (enclosing !== undefined) return enclosing;
+      if (enclosing !== undefined) return enclosing.#ending ? undefined : enclosing;
       bus = defaultBus;
     }
     const state = bus.currentState();
-    return state ? runsByState.get(state) : undefined;
+    const run = state ? runsByState.get(state) : undefined;
+    // A timer or a promise started inside a run keeps its context after the run has ended: what it
+    // kicks off then is a run of its own, not part of one that is over.
+    return run?.#ending ? undefined : run;
   }
 
   /** The run that owns a state, if the state belongs to a run. */

@@ -137,6 +137,45 @@ describe('crews, agents and flows kicked off in a method without a bus, in a flo
     expect(checkpoints.at(-1)!.entities.map((entity) => entity.kind)).toEqual(['flow', 'flow', 'crew']);
   });
 
+  it.each([
+    ['a bus of its own', () => new EventBus()],
+    ['the process-wide bus', () => undefined],
+  ])(
+    'a crew a timer of the run kicks off after the run ended starts a run of its own (%s)',
+    async (_label, busOf) => {
+      // Found by a review: a timer started inside a run keeps the run's context after the run ended.
+      const provider = new InMemoryProvider();
+      let later: Promise<unknown> | undefined;
+      class TimerFlow extends Flow<{ started: boolean }> {
+        initialState = { started: false };
+        @start()
+        go() {
+          later = new Promise((resolve, reject) =>
+            setTimeout(() => {
+              const crew = researchCrew();
+              crew.checkpoint = { location: 'later', provider, onEvents: ['*'] };
+              crew.kickoff({ inputs: { topic: 'waves' } }).then(resolve, reject);
+            }, 30),
+          );
+          this.state.started = true;
+          return true;
+        }
+      }
+      const bus = busOf();
+      await new TimerFlow({
+        ...(bus ? { bus } : {}),
+        checkpoint: { location: 'mem', provider, onEvents: ['*'] },
+      }).kickoff();
+      const flowCheckpoints = await provider.list('mem');
+      await later;
+      expect(await provider.list('mem')).toEqual(flowCheckpoints);
+      const crewCheckpoints = await provider.list('later');
+      expect(crewCheckpoints.length).toBeGreaterThan(0);
+      expect(crewCheckpoints[0]!.entities.map((entity) => entity.kind)).toEqual(['crew']);
+      expect(crewCheckpoints[0]!.lineageId).not.toBe(flowCheckpoints[0]!.lineageId);
+    },
+  );
+
   it('a crew kicked off after the flow run ended starts a run of its own', async () => {
     const provider = new InMemoryProvider();
     await new ReportFlow({ bus: new EventBus(), checkpoint: { location: 'mem', provider } }).kickoff();
