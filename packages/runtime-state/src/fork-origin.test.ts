@@ -84,6 +84,37 @@ describe("a fork's origin", () => {
     expect((await provider.list('mem')).map((entry) => entry.id)).toContain(origin.id);
   });
 
+  it('goes alone, not in a group: a batch holding a checkpoint already stored is refused whole', async () => {
+    // Found by a review: JSON's writeBatch refused every fork's first group (the origin was in it)
+    // and the queue wrote the group again one by one, silently.
+    const batches: string[][] = [];
+    class BatchingProvider extends InMemoryProvider {
+      async writeBatch(
+        location: string,
+        checkpoints: readonly CheckpointWrite[],
+      ): Promise<StoredCheckpoint[]> {
+        batches.push(checkpoints.map((checkpoint) => checkpoint.metadata.id));
+        const stored = new Set((await this.list(location)).map((entry) => entry.id));
+        if (checkpoints.some((checkpoint) => stored.has(checkpoint.metadata.id)))
+          throw new Error('already stored');
+        const written: StoredCheckpoint[] = [];
+        for (const checkpoint of checkpoints) written.push(await this.write(location, checkpoint));
+        return written;
+      }
+    }
+    const provider = new BatchingProvider();
+    const run = originalRun(provider);
+    const origin = [run.write(), run.write()][0]!;
+    const { fork } = await forkOf(provider, origin);
+    const writes = [fork.writeCheckpoint(), fork.writeCheckpoint(), fork.writeCheckpoint()];
+    await Promise.all(writes);
+    await fork.durable();
+    expect(batches.flat()).not.toContain(origin.id);
+    expect(batches.length).toBeGreaterThan(0);
+    const listed = (await provider.list('mem')).map((entry) => entry.id);
+    for (const written of await Promise.all(writes)) expect(listed).toContain(written.id);
+  });
+
   it('is not stored twice where it is still stored, and only with the first write', async () => {
     const provider = new InMemoryProvider();
     const run = originalRun(provider);

@@ -143,11 +143,14 @@ export class WriteQueue {
     if (this.#writing !== undefined || this.#queued.length === 0) return;
     const first = this.#queued[0]!;
     let count = 1;
-    if (first.provider.writeBatch) {
+    // A companion (a fork's origin stored again) goes alone: where the origin is still stored, a
+    // batch holding it would be refused as a whole (JSON, Postgres) and written again one by one.
+    if (first.provider.writeBatch && !first.companion) {
       while (
         count < this.#queued.length &&
         this.#queued[count]!.provider === first.provider &&
-        this.#queued[count]!.location === first.location
+        this.#queued[count]!.location === first.location &&
+        !this.#queued[count]!.companion
       )
         count += 1;
     }
