@@ -154,7 +154,7 @@ export class Run {
     const run = state ? runsByState.get(state) : undefined;
     // A timer or a promise started inside a run keeps its context after the run has ended: what it
     // kicks off then is a run of its own, not part of one that is over.
-    return run?.#ending ? undefined : run;
+    return run !== undefined && run.#ending ? undefined : run;
   }
 
   /** The run that owns a state, if the state belongs to a run. */
