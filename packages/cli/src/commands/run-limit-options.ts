@@ -1,4 +1,5 @@
 import { parseCount } from '../core/args.js';
+import { usageError } from '../core/cli-error.js';
 
 type EnqueueOptions = import('@crewline/worker').EnqueueOptions;
 
@@ -16,7 +17,7 @@ export function runLimitOptions(
 ): Pick<EnqueueOptions, 'idempotencyKey' | 'priority' | 'timeoutMs' | 'maxAttempts'> {
   return {
     ...(values['idempotency-key'] !== undefined ? { idempotencyKey: values['idempotency-key'] } : {}),
-    ...(values.priority !== undefined ? { priority: Number.parseInt(values.priority, 10) } : {}),
+    ...(values.priority !== undefined ? { priority: parsePriority(values.priority) } : {}),
     ...(values['timeout-ms'] !== undefined
       ? { timeoutMs: parseCount('--timeout-ms', values['timeout-ms']) }
       : {}),
@@ -24,4 +25,11 @@ export function runLimitOptions(
       ? { maxAttempts: parseCount('--max-attempts', values['max-attempts']) }
       : {}),
   };
+}
+
+/** `--priority`: a whole number, negative allowed (higher runs first). */
+function parsePriority(value: string): number {
+  if (!/^-?\d+$/.test(value))
+    throw usageError(`--priority must be a whole number (higher runs first; default 0), got "${value}"`);
+  return Number(value);
 }

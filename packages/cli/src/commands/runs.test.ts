@@ -73,6 +73,8 @@ describeWithPostgres('crewline runs (the queue of @crewline/worker)', () => {
       'k-1',
     );
     expect(again.stdout).toContain(`run ${run.id} already exists for that idempotency key (queued)`);
+    // Found by a trial: the other inputs were dropped without a word.
+    expect(again.stdout).toContain('it keeps its own inputs: the ones given here were not used');
 
     const listed = JSON.parse((await crewline('runs', 'list', '--json')).stdout);
     expect(listed.runs.map((entry: { id: string }) => entry.id)).toEqual([run.id]);
@@ -223,6 +225,18 @@ describeWithPostgres('crewline runs (the queue of @crewline/worker)', () => {
     expect(noLocation.code).toBe(2);
     expect(noLocation.stderr).toContain('CREWLINE_WORKER_LOCATION');
     expect((await crewline('runs')).code).toBe(2);
+    // Found by a trial: `show ''` printed "no run  in …", --limit 0 printed "No runs" beside 15,
+    // and --priority high printed zod's "expected number, received NaN".
+    const empty = await crewline('runs', 'show', '');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('needs a run id');
+    const none = await crewline('runs', 'list', '--limit', '0');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--limit must be a whole number of at least 1, got "0"');
+    const priority = await crewline('runs', 'enqueue', 'report', '--priority', 'high');
+    expect(priority.code).toBe(2);
+    expect(priority.stderr).toContain('--priority must be a whole number');
+    expect(priority.stderr).not.toContain('NaN');
     const help = await runCommand(['--help'], { cwd: project });
     expect(help.stdout).toMatch(/crewline worker\s+take queued runs/);
     expect(help.stdout).toMatch(/crewline runs\s+the queue of runs/);

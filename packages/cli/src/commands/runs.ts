@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { describeModelCost, describeRunCost, redactSecrets } from '@crewline/runtime-state';
 import { parseAssignments, parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
@@ -65,7 +66,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     context.stdout.write(values.json ? jsonDocument(redactSecrets(json)) : `${text}\n`);
   const target = () => {
     const id = positionals[0];
-    if (id === undefined)
+    if (id === undefined || id.trim() === '')
       throw usageError(`crewline runs ${subcommand} needs a run id; list them with crewline runs list`);
     return id;
   };
@@ -75,7 +76,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     if (subcommand === 'list') {
       const runs = await queue.list({
         ...(values.status !== undefined ? { status: values.status as RunRecord['status'] } : {}),
-        ...(values.limit !== undefined ? { limit: parseCount('--limit', values.limit) } : {}),
+        ...(values.limit !== undefined ? { limit: parseCount('--limit', values.limit, 1) } : {}),
       });
       const rows = [
         ['RUN', 'NAME', 'STATUS', 'ATTEMPTS', 'TASK', 'TOKENS', 'CREATED'],
@@ -161,7 +162,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
       { created: result.created, run: result.run },
       result.created
         ? `queued run ${result.run.id} (${name})`
-        : `run ${result.run.id} already exists for that idempotency key (${result.run.status})`,
+        : `run ${result.run.id} already exists for that idempotency key (${result.run.status})${
+            isDeepStrictEqual(result.run.inputs, inputs)
+              ? ''
+              : '; it keeps its own inputs: the ones given here were not used'
+          }`,
     );
     return 0;
   } finally {
@@ -191,7 +196,13 @@ function describe(record: RunRecord, progress: RunProgress): string {
     `created    ${formatTime(record.createdAt.toISOString())}`,
   ];
   if (record.forkOf !== null) lines.push(`fork of    ${record.forkOf} (from ${record.forkFrom})`);
-  if (record.error) lines.push(`error      ${record.error}`);
+  // A run that completed after a failed attempt keeps that attempt's error: say whose it is.
+  if (record.error)
+    lines.push(
+      record.status === 'completed'
+        ? `error      (of an earlier attempt, retried) ${record.error}`
+        : `error      ${record.error}`,
+    );
   lines.push(...questionLines(record));
   if (lastCheckpoint !== null) {
     // The run's checkpoints in the inspector and the browser, as commands to copy (PGPASSWORD gives
