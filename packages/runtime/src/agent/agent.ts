@@ -221,6 +221,8 @@ export class Agent implements CheckpointableEntity, AgentParts {
       this.conversation = newConversation();
       this.conversation.messages.push(...this.kickoffMessages);
     }
+    // A missing API key or model package fails here, before the run writes a checkpoint.
+    this.resolveModel();
     const config = resolveCheckpointChain([this.checkpoint]);
     const bus = options.bus;
     return Run.execute(

@@ -200,6 +200,7 @@ export class Crew implements CheckpointableEntity, CrewParts {
     else if (changesInputs(this.inputs, options.inputs))
       restartInterruptedTasks(`Crew "${this.name}" kickoff`, this.tasks);
     this.inputs = restored ? { ...this.inputs, ...(options.inputs ?? {}) } : { ...(options.inputs ?? {}) };
+    this.#resolveModelsOfPendingWork();
     const config = resolveCheckpointChain([this.checkpoint]);
     return Run.execute(
       {
@@ -224,6 +225,23 @@ export class Crew implements CheckpointableEntity, CrewParts {
         return executeCrew(this, run, options.abortSignal);
       },
     );
+  }
+
+  /**
+   * Resolves the model of every agent that has work left (a pending task's agent; in a hierarchical
+   * crew, the manager and every coworker it may delegate to), so that a missing API key or model
+   * package fails the kickoff before the run writes its first checkpoint, not at the first model call
+   * after it has checkpointed (and, in a flow, after earlier crews were paid for).
+   */
+  #resolveModelsOfPendingWork(): void {
+    const pending = this.tasks.filter((task) => task.status !== 'completed');
+    if (pending.length === 0) return;
+    const agents = new Set(
+      this.manager
+        ? [this.manager, ...this.agents]
+        : pending.flatMap((task) => (task.agent ? [task.agent] : [])),
+    );
+    for (const agent of agents) agent.resolveModel();
   }
 
   /** What the restore path needs of this crew. */

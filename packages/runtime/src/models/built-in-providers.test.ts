@@ -37,6 +37,16 @@ function requireFromEmptyProject() {
 }
 
 describe('built-in prefixes load their AI SDK package on first use', () => {
+  it('a missing package is named before a missing key (found by a trial: the key was asked for first)', () => {
+    let failure: unknown;
+    try {
+      resolveModel('openai:gpt-4o-mini', { env: {}, loadPackage: requireFromEmptyProject() });
+    } catch (error) {
+      failure = error;
+    }
+    expect(CrewlineError.hasCode(failure, 'provider_unavailable')).toBe(true);
+  });
+
   it.each([
     ['openai:gpt-4o-mini', { OPENAI_API_KEY: 'sk-test-0000000000000000' }, '@ai-sdk/openai'],
     ['anthropic:claude-sonnet-4-5', { ANTHROPIC_API_KEY: 'sk-ant-test-000000000000' }, '@ai-sdk/anthropic'],

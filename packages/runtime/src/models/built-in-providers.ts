@@ -147,15 +147,16 @@ export function builtInModel(request: BuiltInModelRequest): LanguageModelV3 {
   if (provider === 'openai' || provider === 'anthropic') {
     const keyVariable = provider === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY';
     const urlVariable = provider === 'openai' ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL';
-    if (!present(env[keyVariable])) throw new MissingApiKeyError(provider, keyVariable, id);
-    registerCredentials(env, keyVariable, urlVariable);
-    const baseURL = settings?.baseURL ?? (present(env[urlVariable]) ? env[urlVariable] : undefined);
+    // The package first: a user missing both learns of both before the first fix, not one at a time.
     const create = factoryFrom<ProviderFactory>(
       modelProviderPackages[provider],
       provider === 'openai' ? 'createOpenAI' : 'createAnthropic',
       id,
       request.loadPackage,
     );
+    if (!present(env[keyVariable])) throw new MissingApiKeyError(provider, keyVariable, id);
+    registerCredentials(env, keyVariable, urlVariable);
+    const baseURL = settings?.baseURL ?? (present(env[urlVariable]) ? env[urlVariable] : undefined);
     const instance = create({
       ...(fromProcess ? {} : { apiKey: env[keyVariable] }),
       ...(baseURL !== undefined ? { baseURL } : {}),
