@@ -75,6 +75,18 @@ export function taskLines(tasks: readonly TaskView[], options: ReportOptions): s
   return lines;
 }
 
+/** A stored value on a `key = value` line: whole with --full, else cut to what the width leaves. */
+function shownValue(value: unknown, key: string, indent: number, options: ReportOptions): string {
+  const text = formatValue(value);
+  return options.full ? text : truncate(text, (options.width ?? 100) - key.length - indent);
+}
+
+/** A standalone agent's answer: a one-line preview, or with --full every line of it (as task outputs). */
+function answerLines(answer: string, options: ReportOptions): string[] {
+  if (!options.full) return [`  Answer: ${truncate(oneLine(answer), (options.width ?? 100) - 10)}`];
+  return ['  Answer:', ...answer.split('\n').map((line) => `       | ${line}`)];
+}
+
 /**
  * `Cost:` in US dollars (or why it is unknown), then each model's calls, tokens and cost; for a fork,
  * `Inherited:` and the calls of the history it was forked from the same way.
@@ -124,11 +136,7 @@ export function checkpointReport(
   const inputKeys = Object.keys(view.inputs);
   const missing = view.missingPlaceholders;
   lines.push(inputKeys.length === 0 ? 'Inputs: (none)' : 'Inputs:');
-  for (const key of inputKeys) {
-    lines.push(
-      `  ${key} = ${truncate(formatValue(view.inputs[key]), (options.width ?? 100) - key.length - 5)}`,
-    );
-  }
+  for (const key of inputKeys) lines.push(`  ${key} = ${shownValue(view.inputs[key], key, 5, options)}`);
   if (missing.length > 0)
     lines.push(`  placeholders without a value: ${missing.map((name) => `{${name}}`).join(', ')}`);
   for (const entity of view.entities) {
@@ -140,12 +148,10 @@ export function checkpointReport(
       if (entity.state) {
         const keys = Object.keys(entity.state);
         lines.push(`  State: ${keys.length} key${keys.length === 1 ? '' : 's'}`);
-        for (const key of keys.slice(0, 10)) {
-          lines.push(
-            `    ${key} = ${truncate(formatValue(entity.state[key]), (options.width ?? 100) - key.length - 7)}`,
-          );
-        }
-        if (keys.length > 10) lines.push(`    ... ${keys.length - 10} more`);
+        // --full asks for everything: no key left out, no value cut.
+        const shown = options.full ? keys : keys.slice(0, 10);
+        for (const key of shown) lines.push(`    ${key} = ${shownValue(entity.state[key], key, 7, options)}`);
+        if (keys.length > shown.length) lines.push(`    ... ${keys.length - shown.length} more`);
       }
     }
     if (entity.kind === 'agent' && entity.agents[0]) {
@@ -155,6 +161,7 @@ export function checkpointReport(
     }
     if (entity.messageCount !== undefined)
       lines.push(`  Conversation: ${entity.messageCount} messages saved`);
+    if (entity.answer !== undefined) lines.push(...answerLines(entity.answer, options));
     lines.push(...taskLines(entity.tasks, options));
   }
   return lines;

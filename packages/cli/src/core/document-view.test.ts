@@ -1,4 +1,5 @@
 import { type CheckpointableEntity, RuntimeState, readDocument } from '@crewline/runtime-state';
+import { toAgentData } from '@crewline/runtime-state/internal';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { describe, expect, it } from 'vitest';
 import { fakeCrewData, writeFakeRun } from '../test-support/fake-crew.js';
@@ -80,5 +81,49 @@ describe('viewDocument', () => {
     );
     expect(primaryEntity([{ kind: 'agent' }, { kind: 'crew' }] as const)?.kind).toBe('crew');
     expect(primaryEntity([])).toBeUndefined();
+  });
+});
+
+describe('viewDocument of a standalone agent', () => {
+  // Trial 3: `info` showed "Conversation: 2 messages saved" and never the agent's answer.
+  it('reads the answer of its finished conversation', async () => {
+    const provider = new InMemoryProvider();
+    const data = toAgentData({
+      id: 'a1',
+      role: 'Writer',
+      goal: 'Write',
+      backstory: 'A writer',
+      llm: 'offline:test',
+      tools: [],
+      maxIterations: 5,
+      checkpoint: null,
+      knowledge: null,
+      memory: null,
+      status: 'completed',
+      kickoffStarted: true,
+      kickoffMessages: null,
+      conversation: {
+        messages: [
+          { role: 'user', content: 'Write' },
+          { role: 'assistant', content: 'The answer' },
+        ],
+        llmCalls: 1,
+        finished: true,
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2, cachedInputTokens: 0 },
+        output: 'The answer',
+      },
+      recallAdded: false,
+    });
+    const agent: CheckpointableEntity = {
+      entityKind: 'agent',
+      entityId: 'a1',
+      entityName: 'Writer',
+      snapshotEntity: () => ({ kind: 'agent', id: 'a1', name: 'Writer', data }),
+      summarizeEntity: () => ({ kind: 'agent', id: 'a1', name: 'Writer', status: 'completed' }),
+    };
+    const state = new RuntimeState({ entities: [agent], inputs: {}, provider, location: 'x' });
+    const stored = await state.writeCheckpoint();
+    const [view] = viewDocument(await readDocument(provider, 'x', stored.id)).entities;
+    expect(view).toMatchObject({ kind: 'agent', messageCount: 2, answer: 'The answer' });
   });
 });

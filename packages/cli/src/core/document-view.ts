@@ -44,6 +44,8 @@ export interface EntityView {
   state?: Record<string, unknown>;
   /** Standalone agents and in-progress tasks: messages of the saved conversation. */
   messageCount?: number;
+  /** Standalone agents: the answer of a finished conversation. */
+  answer?: string;
 }
 
 /** A checkpoint document turned into what the CLI and TUI display and edit. */
@@ -137,6 +139,7 @@ function agentEntityView(
     agents: [agentView(data)],
     completedMethods: [],
     ...(data.conversation ? { messageCount: data.conversation.messages.length } : {}),
+    ...(data.conversation?.output !== undefined ? { answer: data.conversation.output } : {}),
   };
 }
 
