@@ -5,6 +5,7 @@ import {
   commands,
   findCommand,
   mainHelp,
+  namesBrowserLocation,
 } from './commands/registry.js';
 import type { CliContext, TextSink } from './core/cli-context.js';
 import { exitCodes, withErrorBoundary } from './core/error-boundary.js';
@@ -75,6 +76,7 @@ export function endsWhenOutputCloses(argv: readonly string[]): boolean {
   // an option in place of a command is refused as an unknown command.
   if (name === undefined || name.startsWith('-'))
     return !underCheckpoint || (name !== undefined && asksHelp([name, ...commandArgs]));
+  if (underCheckpoint && namesBrowserLocation(name, process.cwd())) return asksHelp(commandArgs);
   const command = findCommand(name);
   // An unknown command only prints its refusal; `--help` only prints the usage.
   if (!command || asksHelp(commandArgs)) return true;
@@ -104,7 +106,9 @@ async function dispatch(argv: readonly string[], context: CliContext): Promise<n
   }
   const [name, ...commandArgs] = args;
   const command = name === undefined || name.startsWith('-') ? undefined : findCommand(name);
-  if (name !== undefined && !name.startsWith('-') && !command) {
+  // `crewline checkpoint pipe.db`: the browser on that location, as `list pipe.db` lists it.
+  const browsesLocation = name !== undefined && namesBrowserLocation(name, context.cwd);
+  if (name !== undefined && !name.startsWith('-') && !command && !browsesLocation) {
     const { usageError } = await import('./core/cli-error.js');
     const names = commands.flatMap((command) => [command.name, ...(command.aliases ?? [])]);
     throw usageError(

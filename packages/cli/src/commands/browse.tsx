@@ -41,14 +41,15 @@ function runPause(
   };
 }
 
-/** `crewline checkpoint [--location P] [--lineage L]`: the checkpoint browser. */
+/** `crewline checkpoint [LOCATION | --location P] [--lineage L]`: the checkpoint browser. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
-  const { values } = parseCommandArguments(
+  const { values, positionals } = parseCommandArguments(
     'checkpoint',
     args,
     { location: { type: 'string' }, lineage: { type: 'string' } },
-    0,
+    1,
   );
+  const location = positionals[0] ?? values.location;
   // One run's checkpoints (`crewline runs open` names the run's lineage), or all of the location's.
   const query = values.lineage === undefined ? undefined : { lineageId: values.lineage };
   const stdin = context.stdin ?? process.stdin;
@@ -59,7 +60,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     );
   }
   const providers = await providersOf(context);
-  const opened = await openLocation(values.location, context.cwd, providers);
+  const opened = await openLocation(location, context.cwd, providers);
   // Registered before the browser opens, so a broken config is reported now, not mid-run.
   await loadProject(context.cwd);
   // Ink first, so that the components below get the interactive instance (see load-ink.ts).

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { CommandDefinition } from './command.js';
 
 const referenceHelp = `REF is a checkpoint file, a directory or .db file (its latest checkpoint), path#id, or a
@@ -226,7 +228,7 @@ Options:
 export const browseCommand: CommandDefinition = {
   name: 'checkpoint',
   summary: 'browse, inspect, resume and fork checkpoints in a terminal UI',
-  usage: `Usage: crewline checkpoint [--location P] [--lineage L]
+  usage: `Usage: crewline checkpoint [LOCATION | --location P] [--lineage L]
 
 Opens the checkpoint browser on P (default ./.checkpoints, else ./.checkpoints.db); with
 --lineage, on the checkpoints of that one run (crewline runs open RUN does it for a queued run).
@@ -234,6 +236,17 @@ Keys: arrows or j/k move, enter opens, tab switches panel, r refresh,
 e resume, f fork, ? help, q quit. Needs an interactive terminal.`,
   load: () => import('./browse.js'),
 };
+
+/**
+ * True when `word`, given to `crewline checkpoint` where a command name goes, is the browser's
+ * location instead (as list, serve and flows take it): a path or URL (no command name has a dot, a
+ * slash or a colon) or a file or directory that exists in `cwd`. A command name always wins, and a
+ * bare word that names nothing here stays an unknown command (a typo of one).
+ */
+export function namesBrowserLocation(word: string, cwd: string): boolean {
+  if (word.startsWith('-') || findCommand(word)) return false;
+  return /[./\\:]/.test(word) || existsSync(resolve(cwd, word));
+}
 
 /** The command named `name` (or one of its aliases). */
 export function findCommand(name: string): CommandDefinition | undefined {
@@ -271,7 +284,7 @@ export function mainHelp(version: string): string {
   return `crewline ${version} - browse, inspect, resume and fork crewline checkpoints
 
 Usage:
-  crewline checkpoint [--location P]   ${browseCommand.summary}
+  crewline checkpoint [LOCATION]       ${browseCommand.summary}
 ${lines.join('\n')}
 
 The \`checkpoint\` word may be left out: \`crewline list\` is \`crewline checkpoint list\`.
