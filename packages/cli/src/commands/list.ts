@@ -1,4 +1,5 @@
 import { parseCommandArguments } from '../core/args.js';
+import { checkBranchExists } from '../core/branch-check.js';
 import type { CliContext } from '../core/cli-context.js';
 import {
   formatBytes,
@@ -42,6 +43,13 @@ export async function run(args: readonly string[], context: CliContext): Promise
     values.branch === undefined ? undefined : { branch: values.branch },
   );
   const listed = listing.checkpoints;
+  // No checkpoint on the branch asked for: a typo is refused with the branches there are, as by
+  // prune. The whole location is read only then (a listing of one branch does not show the others);
+  // a damaged checkpoint's branch cannot be read, so the branch may be its: then it is not refused.
+  if (values.branch !== undefined && listed.length === 0 && listing.unreadable.length === 0) {
+    const all = await opened.provider.list(opened.location);
+    checkBranchExists(all, values.branch, displayPath(opened.location, context.cwd));
+  }
   const checkpoints =
     values.run === undefined ? listed : listed.filter((entry) => entry.lineageId.startsWith(values.run!));
   // A damaged checkpoint's run cannot be read from it: it belongs to no run --run names.

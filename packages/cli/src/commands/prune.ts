@@ -1,5 +1,6 @@
 import { type PruneOptions, planPrune, type StoredCheckpoint } from '@crewline/runtime-state';
 import { parseCommandArguments, parseCount } from '../core/args.js';
+import { checkBranchExists } from '../core/branch-check.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { parseDuration } from '../core/duration.js';
@@ -51,7 +52,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const before = await opened.provider.list(opened.location);
   // A --branch or --run that names nothing here is a mistake in the call (exit code 2) for both,
   // not "Nothing to prune" for one and a refusal for the other.
-  if (values.branch !== undefined) checkBranch(before, values.branch, where);
+  if (values.branch !== undefined) checkBranchExists(before, values.branch, where, '; nothing was removed');
   const lineageId = values.run === undefined ? undefined : findRun(before, values.run, where);
   const options: PruneOptions = {
     keep,
@@ -147,15 +148,5 @@ function findRun(listed: readonly StoredCheckpoint[], prefix: string, where: str
     runs.size === 0
       ? `no run ${JSON.stringify(prefix)} in ${where} (see the RUN column of \`crewline checkpoint list ${shellWord(where)}\`); nothing was removed`
       : `run ${JSON.stringify(prefix)} is ambiguous (${[...runs].map(shortRunId).join(', ')}); give more of its id; nothing was removed`,
-  );
-}
-
-/** A usage error when no checkpoint of `listed` is on `branch`, naming the branches there are. */
-function checkBranch(listed: readonly StoredCheckpoint[], branch: string, where: string): void {
-  const branches = [...new Set(listed.map((checkpoint) => checkpoint.branch))].sort();
-  if (branches.includes(branch)) return;
-  const shown = branches.length > 10 ? [...branches.slice(0, 10), '...'] : branches;
-  throw usageError(
-    `no branch ${JSON.stringify(branch)} in ${where} (${branches.length === 0 ? 'it holds no checkpoints' : `branches: ${shown.join(', ')}`}); nothing was removed`,
   );
 }
