@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { CrewlineError, type CrewlineErrorCode } from '@crewline/events';
 import { type CheckpointDocument, validateDocument, validateParsedDocument } from './document.js';
 import { DEFAULT_MAX_CHECKPOINT_BYTES, parseCheckpointJson } from './document-text.js';
@@ -98,6 +99,14 @@ async function onlyUnreadable(
   );
 }
 
+/** The refusal of a reference to a file, directory or database path that does not exist. */
+function missingPath(reference: string): CrewlineError {
+  return stateError(
+    'not_found',
+    `"${reference}" does not exist; check the path (a checkpoint file, a directory of them or a .db file)`,
+  );
+}
+
 /**
  * Resolves a checkpoint reference — a JSON file, `db-path#id`, `postgres-url#id`, a directory or
  * database meaning its latest checkpoint, any form a registered provider claims, or (with
@@ -134,6 +143,7 @@ export async function resolveReference(
   const { provider } = await providers.open(effective);
   const parsed = provider.parseReference(effective);
   if (!parsed) {
+    if (!isUrl && !pathExists(effective)) throw missingPath(reference);
     throw stateError(
       'not_found',
       `"${reference}" is not a checkpoint, directory or database; check the path`,
@@ -144,6 +154,9 @@ export async function resolveReference(
   if (id === undefined || id === '') {
     const latest = await provider.latest(location, options.branch ? { branch: options.branch } : undefined);
     if (!latest) {
+      // A file location (a directory or database path) that is not there is a wrong path, not an
+      // empty store: providers that keep locations elsewhere (memory, servers) name them otherwise.
+      if (!isUrl && isAbsolute(location) && !pathExists(location)) throw missingPath(reference);
       throw (
         (await onlyUnreadable(provider, location, options.branch)) ??
         stateError(
