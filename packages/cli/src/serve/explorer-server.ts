@@ -259,6 +259,16 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     return context.json({ error: message }, statusOf(error));
   });
 
+  // Every answer of the API is JSON with an `error` when it refuses, an address it does not serve too
+  // (Hono's default is a plain-text "404 Not Found" a client cannot read the same way).
+  app.notFound((context) =>
+    context.json(
+      {
+        error: `no ${context.req.method} ${new URL(context.req.url).pathname} here; the API's routes are listed in the explorer section of the @crewline/cli README`,
+      },
+      404,
+    ),
+  );
   app.get('/', (context) => {
     // Served without the token (it holds no data): the page reads the token from its own URL.
     const page = files.get('index.html')!;
