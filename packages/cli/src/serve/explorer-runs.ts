@@ -108,6 +108,11 @@ export class ExplorerRuns {
   readonly #runs = new Map<string, RunRecord>();
   /** Requests being checked or running, by {@link requestKey}: taken before the first await. */
   readonly #active = new Map<string, RunRecord | undefined>();
+  /**
+   * The branch each active fork request names, by {@link requestKey}: a branch with no checkpoint yet
+   * passes `refuseTakenBranch`, so two forks onto it would both run and write one branch twice.
+   */
+  readonly #forkBranches = new Map<string, string>();
   readonly #options: ExplorerRunsOptions;
 
   constructor(options: ExplorerRunsOptions) {
@@ -134,12 +139,12 @@ export class ExplorerRuns {
     try {
       started = await this.#begin(request);
     } catch (error) {
-      this.#active.delete(key);
+      this.#release(key);
       throw error;
     }
     this.#active.set(key, started.record);
     const ended = () => {
-      this.#active.delete(key);
+      this.#release(key);
       this.#forgetEnded();
     };
     started.running.then(ended, ended);
@@ -155,6 +160,13 @@ export class ExplorerRuns {
         `checkpoint serve: an identical ${request.mode} of ${request.checkpoint} is already ${same ? `running (run ${same.id})` : 'starting'}; wait for it to end, or change the branch, inputs or outputs`,
       );
     }
+    const branch = request.mode === 'fork' ? request.branch : undefined;
+    if (branch !== undefined && [...this.#forkBranches.values()].includes(branch)) {
+      throw cliError(
+        'conflict',
+        `checkpoint serve: a fork onto branch ${JSON.stringify(branch)} is already starting or running from this page; wait for it to end, or choose another branch name in the form (or leave it empty to generate one)`,
+      );
+    }
     const limit = this.#options.maxConcurrentRuns ?? 3;
     if (this.#active.size >= limit) {
       throw cliError(
@@ -163,6 +175,13 @@ export class ExplorerRuns {
       );
     }
     this.#active.set(key, undefined);
+    if (branch !== undefined) this.#forkBranches.set(key, branch);
+  }
+
+  /** Frees the place {@link ExplorerRuns.#reserve} took: the request ended or was refused. */
+  #release(key: string): void {
+    this.#active.delete(key);
+    this.#forkBranches.delete(key);
   }
 
   /** Drops the oldest ended records past `maxFinishedRuns` (a Map keeps insertion order). */
