@@ -190,10 +190,10 @@ describe.each<FixtureKind>(['json', 'sqlite'])('resume and fork a real crew chec
       );
       expect(result.stdout, args.join(' ')).toBe('');
     }
-    const forked = JSON.parse((await crewline('list', '--branch', 'done-fork', '--json')).stdout) as {
-      count: number;
-    };
-    expect(forked.count).toBe(0);
+    // No branch was created: list refuses a branch with no checkpoint in the location (exit 2).
+    const forked = await crewline('list', '--branch', 'done-fork', '--json');
+    expect(forked.code).toBe(2);
+    expect(forked.stderr).toContain('no branch "done-fork" in');
   });
 });
 
