@@ -91,6 +91,33 @@ describe('continueFromCheckpoint', () => {
     expect(readCheckpoint(forkFiles[0]!).metadata.parentId).toBe(readCheckpoint(first).metadata.id);
   });
 
+  it('reports only its own run when two continuations run at once in one process', async () => {
+    // Found by a trial: two forks started from the explorer each collected the other's progress lines
+    // and could report the other's branch and last checkpoint (both emit on the process-wide bus).
+    const location = join(directory.path, 'cp');
+    await interruptedRun(location);
+    const first = checkpointFiles(location)[0]!;
+    const seen = { a: [] as string[], b: [] as string[] };
+    const fork = (branch: 'a' | 'b') =>
+      continueFromCheckpoint({
+        reference: first,
+        mode: 'fork',
+        branch: `what-if-${branch}`,
+        registry: registry(),
+        onEvent: (event) => {
+          if (event.type === 'checkpoint_completed')
+            seen[branch].push((event as unknown as { branch: string }).branch);
+        },
+      });
+    const [a, b] = await Promise.all([fork('a'), fork('b')]);
+    expect(a.branch).toBe('what-if-a');
+    expect(b.branch).toBe('what-if-b');
+    expect(new Set(seen.a)).toEqual(new Set(['what-if-a']));
+    expect(new Set(seen.b)).toEqual(new Set(['what-if-b']));
+    expect(a.lastCheckpoint).toContain('what-if-a');
+    expect(b.lastCheckpoint).toContain('what-if-b');
+  });
+
   it('refuses an answer for a crew instead of ignoring it', async () => {
     const location = join(directory.path, 'cp');
     await interruptedRun(location);

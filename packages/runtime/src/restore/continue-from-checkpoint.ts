@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type BaseEvent,
   CheckpointCompletedEvent,
@@ -74,6 +75,9 @@ export interface ContinueResult {
   pause?: RunPause;
 }
 
+/** The continuation each async context belongs to (see the event filter in continueFromCheckpoint). */
+const continuationScope = new AsyncLocalStorage<symbol>();
+
 /**
  * Resumes or forks whatever a checkpoint holds — a crew, a standalone agent, or a flow — and runs it
  * to the end. Used by the CLI and TUI.
@@ -110,7 +114,11 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
   // A resume moves to a new branch when its checkpoint was continued already (see Run's claim).
   let branch = requestedBranch;
   let lastCheckpoint: string | undefined;
+  // Only this continuation's events: another one running in the process at the same time (two forks
+  // started from the explorer) emits on the same bus, and its checkpoints are not ours.
+  const token = Symbol('continuation');
   const unsubscribe = bus.onAny((_source: unknown, event: BaseEvent) => {
+    if (continuationScope.getStore() !== token) return;
     // By type, not instanceof: the bus is shared with other copies of @crewline/events.
     if (event.type === CheckpointForkCompletedEvent.type)
       branch = (event as CheckpointForkCompletedEvent).branch;
@@ -140,7 +148,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
         `checkpoint ${loaded.checkpoint.id} holds a ${JSON.stringify(snapshot.kind)}, which is not a crew, flow or agent; it cannot be continued`,
       );
     }
-    const result = await restorer(request);
+    const result = await continuationScope.run(token, () => restorer(request));
     return {
       kind: snapshot.kind,
       name: snapshot.name,
