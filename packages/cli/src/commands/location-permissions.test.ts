@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFixture } from '../test-support/fixtures.js';
-import { type ProcessResult, sourceCommand } from '../test-support/subprocess.js';
+import { type ProcessResult, runCrewlineProcess } from '../test-support/subprocess.js';
 
 // Root reads any file: as root, the CLI runs as `nobody` to meet the permissions a user would.
 const asRoot = process.getuid?.() === 0;
@@ -12,24 +11,7 @@ const nobody = 65_534;
 
 /** `crewline <args>` from source in a child that is not allowed to read the locations below. */
 function crewlineWithoutPermission(args: readonly string[], cwd: string): Promise<ProcessResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, sourceCommand(args), {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1', HOME: cwd },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(asRoot ? { uid: nobody, gid: nobody } : {}),
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCrewlineProcess(args, { cwd, env: { HOME: cwd }, ...(asRoot ? { uid: nobody } : {}) });
 }
 
 function occurrences(text: string, part: string): number {

@@ -18,16 +18,20 @@ export interface ProcessResult {
   stderr: string;
 }
 
-/** Runs `crewline <args>` from source in a child process in `cwd`. */
+/**
+ * Runs `crewline <args>` from source in a child process in `cwd`; as user `uid` (and its group) when
+ * given (a test run as root meeting the permissions a user would).
+ */
 export function runCrewlineProcess(
   args: readonly string[],
-  options: { cwd: string; env?: Record<string, string> },
+  options: { cwd: string; env?: Record<string, string>; uid?: number },
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, sourceCommand(args), {
       cwd: options.cwd,
       env: { ...process.env, NO_COLOR: '1', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
     });
     let stdout = '';
     let stderr = '';
