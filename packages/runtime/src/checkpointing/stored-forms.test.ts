@@ -57,12 +57,24 @@ describe('StoredForms', () => {
     expect(forms.stored(owner, undefined, settle)).not.toBe(dated);
   });
 
-  it('builds every time a source it cannot copy (never a stale form), and follows cycles', () => {
+  it('compares a function inside by identity, builds every time a value it cannot copy, and follows cycles', () => {
     const { forms, builds } = formsCounting();
-    const owner: Owner = { name: 'a', options: { run: () => 1 }, ready: true };
+    const run = () => 1;
+    const owner: Owner = { name: 'a', options: { run }, ready: true };
     forms.stored(owner, undefined, settle);
+    forms.stored(owner, undefined, settle);
+    expect(builds()).toBe(1);
+    owner.options = { run: () => 2 };
     forms.stored(owner, undefined, settle);
     expect(builds()).toBe(2);
+    // A class instance holding a function: structuredClone cannot copy it, so it never holds.
+    class Holder {
+      constructor(readonly run: () => number) {}
+    }
+    owner.options = { holder: new Holder(run) };
+    forms.stored(owner, undefined, settle);
+    forms.stored(owner, undefined, settle);
+    expect(builds()).toBe(4);
     const cyclic: Record<string, unknown> = { level: 1 };
     cyclic.self = cyclic;
     owner.options = cyclic;
@@ -70,6 +82,32 @@ describe('StoredForms', () => {
     expect(forms.holds(kept, owner, undefined)).toBe(true);
     cyclic.level = 2;
     expect(forms.holds(kept, owner, undefined)).toBe(false);
+  });
+
+  it("copies a source's arrays and objects (its strings are shared: see copyOf), so an in-place change is seen", () => {
+    const { forms, builds } = formsCounting();
+    const long = 'x'.repeat(100_000);
+    const owner: Owner = { name: 'a', options: { texts: [long, long], nested: { text: long } }, ready: true };
+    const kept = forms.kept(owner, undefined, settle)!;
+    const copy = (kept.values[1] as { value: { texts: string[]; nested: { text: string } } }).value;
+    expect(copy).not.toBe(owner.options);
+    expect(copy.texts).not.toBe((owner.options as { texts: string[] }).texts);
+    expect(copy).toEqual(owner.options);
+    (owner.options as { texts: string[] }).texts.push('more');
+    expect(forms.holds(kept, owner, undefined)).toBe(false);
+    expect(builds()).toBe(1);
+  });
+
+  it('copies a key named __proto__ as data', () => {
+    const { forms } = formsCounting();
+    const options = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown>;
+    const owner: Owner = { name: 'a', options, ready: true };
+    const kept = forms.kept(owner, undefined, settle)!;
+    const copy = (kept.values[1] as { value: Record<string, unknown> }).value;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.hasOwn(copy, '__proto__')).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(forms.holds(kept, owner, undefined)).toBe(true);
   });
 
   it('keeps nothing for an owner that may not be kept, and a kept form holds only for its owner', () => {

@@ -37,7 +37,43 @@ class ContentSource {
 /** A copy that compares equal to nothing: a value `structuredClone` cannot copy is read as changed. */
 const uncomparable = Symbol('uncomparable');
 
-function copyOf(value: unknown): unknown {
+/** Below this depth a kept copy is made by `structuredClone` (which also copies cycles). */
+const SHARED_COPY_DEPTH = 16;
+
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * A copy of `value` to compare the live value with later: plain objects and arrays copied, every
+ * primitive shared. Why shared: strings are immutable, and a kept string that is the very string the
+ * live value still holds compares by identity, where a cloned one is compared character by character
+ * — kickoff inputs carrying a flow's earlier outputs made every checkpoint compare them all again,
+ * a cost that grew with the run. Anything else (a class instance, a Map) is cloned, and a value
+ * `structuredClone` cannot copy (a function inside) is read as changed every time.
+ */
+function copyOf(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth < SHARED_COPY_DEPTH) {
+    if (Array.isArray(value)) return value.map((item) => copyOf(item, depth + 1));
+    if (isPlainObject(value)) {
+      const copy: Record<string, unknown> = Object.create(Object.getPrototypeOf(value));
+      for (const key of Object.keys(value)) {
+        const item = copyOf((value as Record<string, unknown>)[key], depth + 1);
+        // A key named __proto__ is data here: defined, never the copy's prototype.
+        if (key === '__proto__')
+          Object.defineProperty(copy, key, {
+            value: item,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        else copy[key] = item;
+      }
+      return copy;
+    }
+  }
   try {
     return structuredClone(value);
   } catch {
