@@ -37,6 +37,11 @@ describe('checkpoint list --branch', () => {
     const listed = await crewline('checkpoint', 'list', fixture.relative, '--branch', 'experiment');
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain('experiment');
+    // The run of branch main has no checkpoint on the fork's branch: an empty result, not a typo.
+    const all = JSON.parse((await crewline('checkpoint', 'list', fixture.relative, '--json')).stdout) as {
+      checkpoints: { branch: string; lineageId: string }[];
+    };
+    const mainRun = all.checkpoints.find((checkpoint) => checkpoint.branch === 'main')!.lineageId;
     const none = await crewline(
       'checkpoint',
       'list',
@@ -44,9 +49,21 @@ describe('checkpoint list --branch', () => {
       '--branch',
       'experiment',
       '--run',
-      'zzzz',
+      mainRun.slice(0, 8),
     );
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).toContain('No checkpoints');
+  });
+
+  // Trial 3: `list --run nosuch` printed "No checkpoints", exit 0, where prune refused it (exit 2).
+  it('refuses a --run that names no run here, as prune does (exit 2)', async () => {
+    for (const branch of [[], ['--branch', 'experiment']]) {
+      const listed = await crewline('checkpoint', 'list', fixture.relative, ...branch, '--run', 'zzzz');
+      expect(listed.code).toBe(2);
+      expect(listed.stderr).toContain(`no run "zzzz" in ./${fixture.relative} (see the RUN column of`);
+    }
+    const pruned = await crewline('prune', fixture.relative, '--keep', '1', '--run', 'zzzz');
+    expect(pruned.code).toBe(2);
+    expect(pruned.stderr).toContain('; nothing was removed');
   });
 });

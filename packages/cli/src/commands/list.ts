@@ -1,5 +1,5 @@
 import { parseCommandArguments } from '../core/args.js';
-import { checkBranchExists } from '../core/branch-check.js';
+import { checkBranchExists, checkRunExists } from '../core/branch-check.js';
 import type { CliContext } from '../core/cli-context.js';
 import {
   formatBytes,
@@ -52,6 +52,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
   }
   const checkpoints =
     values.run === undefined ? listed : listed.filter((entry) => entry.lineageId.startsWith(values.run!));
+  // A --run that names no run here is refused as by prune; one whose checkpoints are all on other
+  // branches than --branch is an empty result.
+  if (values.run !== undefined && checkpoints.length === 0 && listing.unreadable.length === 0) {
+    const all = values.branch === undefined ? listed : await opened.provider.list(opened.location);
+    checkRunExists(all, values.run, displayPath(opened.location, context.cwd));
+  }
   // A damaged checkpoint's run cannot be read from it: it belongs to no run --run names.
   const damaged = values.run === undefined ? listing.unreadable : [];
   const where = displayPath(opened.location, context.cwd);

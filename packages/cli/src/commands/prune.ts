@@ -1,6 +1,6 @@
 import { type PruneOptions, planPrune, type StoredCheckpoint } from '@crewline/runtime-state';
 import { parseCommandArguments, parseCount } from '../core/args.js';
-import { checkBranchExists } from '../core/branch-check.js';
+import { checkBranchExists, checkRunExists } from '../core/branch-check.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { parseDuration } from '../core/duration.js';
@@ -140,13 +140,12 @@ function keptForkPoints(
 
 /** The lineage id of the one run whose id starts with `prefix`; a usage error when none or several. */
 function findRun(listed: readonly StoredCheckpoint[], prefix: string, where: string): string {
+  checkRunExists(listed, prefix, where, '; nothing was removed');
   const runs = new Set(
     listed.map((checkpoint) => checkpoint.lineageId).filter((lineageId) => lineageId.startsWith(prefix)),
   );
   if (runs.size === 1) return [...runs][0]!;
   throw usageError(
-    runs.size === 0
-      ? `no run ${JSON.stringify(prefix)} in ${where} (see the RUN column of \`crewline checkpoint list ${shellWord(where)}\`); nothing was removed`
-      : `run ${JSON.stringify(prefix)} is ambiguous (${[...runs].map(shortRunId).join(', ')}); give more of its id; nothing was removed`,
+    `run ${JSON.stringify(prefix)} is ambiguous (${[...runs].map(shortRunId).join(', ')}); give more of its id; nothing was removed`,
   );
 }

@@ -1,5 +1,6 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { usageError } from './cli-error.js';
+import { shellWord } from './format.js';
 
 /**
  * A usage error (exit code 2) when no checkpoint of `listed` is on `branch`, naming the branches
@@ -17,5 +18,22 @@ export function checkBranchExists(
   const shown = branches.length > 10 ? [...branches.slice(0, 10), '...'] : branches;
   throw usageError(
     `no branch ${JSON.stringify(branch)} in ${where} (${branches.length === 0 ? 'it holds no checkpoints' : `branches: ${shown.join(', ')}`})${outcome}`,
+  );
+}
+
+/**
+ * A usage error (exit code 2) when no checkpoint of `listed` belongs to a run whose id starts with
+ * `prefix`: a `--run` that names nothing in the location is a typo, for `list` as for `prune`.
+ * `outcome` ends the message (`; nothing was removed`). Default: nothing.
+ */
+export function checkRunExists(
+  listed: readonly StoredCheckpoint[],
+  prefix: string,
+  where: string,
+  outcome = '',
+): void {
+  if (listed.some((checkpoint) => checkpoint.lineageId.startsWith(prefix))) return;
+  throw usageError(
+    `no run ${JSON.stringify(prefix)} in ${where} (see the RUN column of \`crewline checkpoint list ${shellWord(where)}\`)${outcome}`,
   );
 }
