@@ -195,6 +195,8 @@ export class Agent implements CheckpointableEntity, AgentParts {
    * again); `messages` is then ignored.
    */
   async kickoff(messages?: string | ModelMessage[], options: AgentKickoffOptions = {}): Promise<AgentOutput> {
+    // A missing API key or model package fails here, before anything is restored or written.
+    this.resolveModel();
     const decided = await restoreAtKickoff(this.#restoreSubject(), {
       fromCheckpoint: options.fromCheckpoint,
       pending: this.#pendingRestore,
@@ -221,8 +223,6 @@ export class Agent implements CheckpointableEntity, AgentParts {
       this.conversation = newConversation();
       this.conversation.messages.push(...this.kickoffMessages);
     }
-    // A missing API key or model package fails here, before the run writes a checkpoint.
-    this.resolveModel();
     const config = resolveCheckpointChain([this.checkpoint]);
     const bus = options.bus;
     return Run.execute(

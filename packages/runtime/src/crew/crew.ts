@@ -185,9 +185,11 @@ export class Crew implements CheckpointableEntity, CrewParts {
    */
   async kickoff(options: CrewKickoffOptions = {}): Promise<CrewOutput> {
     const bus = options.bus;
+    const pending = this.#pendingRestore;
+    const continueNext = this.#continueNext;
     const decided = await restoreAtKickoff(this.#restoreSubject(), {
       fromCheckpoint: options.fromCheckpoint,
-      pending: this.#pendingRestore,
+      pending,
       bus,
     });
     this.#pendingRestore = undefined;
@@ -200,7 +202,14 @@ export class Crew implements CheckpointableEntity, CrewParts {
     else if (changesInputs(this.inputs, options.inputs))
       restartInterruptedTasks(`Crew "${this.name}" kickoff`, this.tasks);
     this.inputs = restored ? { ...this.inputs, ...(options.inputs ?? {}) } : { ...(options.inputs ?? {}) };
-    this.#resolveModelsOfPendingWork();
+    try {
+      this.#resolveModelsOfPendingWork();
+    } catch (error) {
+      // Nothing ran: a kickoff again (the key set) continues what this one would have.
+      this.#pendingRestore = pending;
+      this.#continueNext = continueNext;
+      throw error;
+    }
     const config = resolveCheckpointChain([this.checkpoint]);
     return Run.execute(
       {
