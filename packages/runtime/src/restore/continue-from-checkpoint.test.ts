@@ -1,9 +1,11 @@
+import { AsyncResource } from 'node:async_hooks';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { BaseEvent } from '@crewline/events';
+import { type BaseEvent, eventBus, SigIntEvent } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
+import { Run } from '../checkpointing/run.js';
 import {
   checkpointFiles,
   lookupTool,
@@ -116,6 +118,41 @@ describe('continueFromCheckpoint', () => {
     expect(new Set(seen.b)).toEqual(new Set(['what-if-b']));
     expect(a.lastCheckpoint).toContain('what-if-a');
     expect(b.lastCheckpoint).toContain('what-if-b');
+  });
+
+  // Found by a review: the filter above dropped what a signal listener delivers into the run.
+  it('hears a signal delivered to its run from outside its async context', async () => {
+    const location = join(directory.path, 'cp');
+    const failing = toolUsingModel({
+      failOn: (call) => JSON.stringify(call.messages[0]).includes('Current task: Review'),
+    });
+    const { crew } = threeTaskCrew(failing, { checkpoint: { location } });
+    await crew.kickoff({ inputs: { topic: 'AI' } }).catch(() => undefined);
+    const registry = new ProjectRegistry().register({
+      tools: { lookup: lookupTool },
+      models: { 'offline:default': toolUsingModel() },
+    });
+    // Like a process signal listener: runs outside any continuation's async context.
+    const outside = new AsyncResource('signal');
+    let delivered = false;
+    const stop = eventBus.onAny((_s: unknown, event: BaseEvent) => {
+      // At a model call: the run's first events were emitted in the continuation's context.
+      if (delivered || event.type !== 'llm_call_started') return;
+      delivered = true;
+      const run = Run.ofState(eventBus.currentState());
+      outside.runInAsyncScope(() =>
+        run!.emit({}, new SigIntEvent({ signal: 'SIGINT', signalNumber: 2, source: {} as never })),
+      );
+    });
+    const seen: string[] = [];
+    const result = await continueFromCheckpoint({
+      reference: location,
+      mode: 'resume',
+      registry,
+      onEvent: (event) => seen.push(event.type),
+    }).finally(stop);
+    expect(delivered).toBe(true);
+    expect(seen).toContain('SIGINT');
   });
 
   it('refuses an answer for a crew instead of ignoring it', async () => {

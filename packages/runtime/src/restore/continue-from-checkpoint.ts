@@ -6,6 +6,7 @@ import {
   CrewlineError,
   eventBus as defaultBus,
   type EventBus,
+  type RunState,
 } from '@crewline/events';
 import {
   type CheckpointConfigInput,
@@ -115,10 +116,12 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
   let branch = requestedBranch;
   let lastCheckpoint: string | undefined;
   // Only this continuation's events: another one running in the process at the same time (two forks
-  // started from the explorer) emits on the same bus, and its checkpoints are not ours.
+  // started from the explorer) emits on the same bus, and its checkpoints are not ours. Ours are
+  // those emitted in this continuation's async context, and those emitted from outside it into a run
+  // it started (a signal, delivered by the process's listener): the runs are known by their state.
   const token = Symbol('continuation');
-  const unsubscribe = bus.onAny((_source: unknown, event: BaseEvent) => {
-    if (continuationScope.getStore() !== token) return;
+  const ourRuns = new WeakSet<object>();
+  const report = (event: BaseEvent) => {
     // By type, not instanceof: the bus is shared with other copies of @crewline/events.
     if (event.type === CheckpointForkCompletedEvent.type)
       branch = (event as CheckpointForkCompletedEvent).branch;
@@ -127,7 +130,19 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
       if (completed.branch === branch) lastCheckpoint = completed.reference;
     }
     options.onEvent?.(event);
+  };
+  const unsubscribeHere = bus.onAny((_source: unknown, event: BaseEvent) => {
+    if (continuationScope.getStore() === token) report(event);
   });
+  // Declared with the state: called for events inside a run only.
+  const unsubscribeOutside = bus.onAny((_source: unknown, event: BaseEvent, state: RunState) => {
+    if (continuationScope.getStore() === token) ourRuns.add(state);
+    else if (ourRuns.has(state)) report(event);
+  });
+  const unsubscribe = () => {
+    unsubscribeHere();
+    unsubscribeOutside();
+  };
   try {
     const request: RestoreRequest = {
       loaded,
