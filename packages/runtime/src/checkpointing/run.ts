@@ -95,6 +95,8 @@ export class Run {
   #lease: LineageLease | undefined;
   /** Set when the body returned or threw (see {@link Run.ending}). */
   #ending = false;
+  /** The run this one started inside, on any bus (see {@link Run.current}). */
+  #outer: Run | undefined;
   readonly #abortSignal: AbortSignal | undefined;
 
   private constructor(options: RunOptions) {
@@ -146,15 +148,17 @@ export class Run {
    */
   static current(bus?: EventBus): Run | undefined {
     if (bus === undefined) {
-      const enclosing = enclosingRun.getStore();
-      if (enclosing !== undefined) return enclosing.#ending ? undefined : enclosing;
+      let enclosing = enclosingRun.getStore();
+      // An inner run that has ended (a timer of it firing later) leaves the run around it, if any.
+      while (enclosing?.ending) enclosing = enclosing.#outer;
+      if (enclosing !== undefined) return enclosing;
       bus = defaultBus;
     }
     const state = bus.currentState();
     const run = state ? runsByState.get(state) : undefined;
     // A timer or a promise started inside a run keeps its context after the run has ended: what it
     // kicks off then is a run of its own, not part of one that is over.
-    return run !== undefined && run.#ending ? undefined : run;
+    return run?.ending ? undefined : run;
   }
 
   /** The run that owns a state, if the state belongs to a run. */
@@ -202,6 +206,7 @@ export class Run {
           )
         : undefined;
     const run = new Run({ ...options, config, bus });
+    run.#outer = enclosingRun.getStore();
     if (newerHead !== undefined) {
       const branch = run.state.fork();
       logger.warn(

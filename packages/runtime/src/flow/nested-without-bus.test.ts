@@ -7,6 +7,7 @@ import { readDocument } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
+import { Run } from '../checkpointing/run.js';
 import { Crew } from '../crew/crew.js';
 import { Task } from '../task/task.js';
 import { captureLogs, type LogCapture } from '../testing/capture-logs.js';
@@ -175,6 +176,44 @@ describe('crews, agents and flows kicked off in a method without a bus, in a flo
       expect(crewCheckpoints[0]!.lineageId).not.toBe(flowCheckpoints[0]!.lineageId);
     },
   );
+
+  // Found by a review: an inner run on another bus that had ended hid the flow run around it.
+  it('a timer of an ended inner run, while the flow run goes on, joins the flow run', async () => {
+    const provider = new InMemoryProvider();
+    const side = new EventBus();
+    let later: Promise<Run | undefined> | undefined;
+    let flowRun: Run | undefined;
+    side.onAny((_s: unknown, event: { type: string }) => {
+      if (event.type !== 'crew_kickoff_started' || later) return;
+      later = new Promise((resolve, reject) =>
+        setTimeout(() => {
+          const agent = new Agent({ role: 'Late', goal: 'g', backstory: 'b', llm: model });
+          agent.kickoff('hello').then(() => resolve(agent.lastRun), reject);
+        }, 30),
+      );
+    });
+    class SideFlow extends Flow<{ done: boolean }> {
+      initialState = { done: false };
+      @start()
+      async go() {
+        flowRun = Run.current();
+        const worker = new Agent({ role: 'W', goal: 'g', backstory: 'b', llm: model });
+        const crew = new Crew({
+          agents: [worker],
+          tasks: [new Task({ description: 'd', expectedOutput: 'e', agent: worker })],
+        });
+        await crew.kickoff({ bus: side }); // a run of its own, on another bus
+        const lateRun = await later; // the crew run has ended; the flow run goes on
+        this.state.done = lateRun === flowRun;
+        return this.state.done;
+      }
+    }
+    const result = await new SideFlow({
+      checkpoint: { location: 'mem', provider, onEvents: ['*'] },
+    }).kickoff();
+    expect(flowRun).toBeDefined();
+    expect(result.state.done).toBe(true);
+  });
 
   it('a crew kicked off after the flow run ended starts a run of its own', async () => {
     const provider = new InMemoryProvider();
