@@ -98,6 +98,28 @@ describe('StoredForms', () => {
     expect(builds()).toBe(1);
   });
 
+  // Found by a review: a part reached twice was copied (and compared) once per path, so a plain
+  // structure where each level points twice at the next took 2^depth steps (forever at 40 levels).
+  it('copies and compares a part reached twice once: shared parts and cycles', () => {
+    const { forms, builds } = formsCounting();
+    let level: Record<string, unknown> = { leaf: 'x' };
+    for (let index = 0; index < 40; index += 1) level = { a: level, b: level };
+    const cyclic: Record<string, unknown> = { name: 'n' };
+    cyclic.left = cyclic;
+    cyclic.right = cyclic;
+    const owner: Owner = { name: 'a', options: { tree: level, cyclic }, ready: true };
+    const kept = forms.kept(owner, undefined, settle)!;
+    const copy = (
+      kept.values[1] as { value: { tree: Record<string, unknown>; cyclic: Record<string, unknown> } }
+    ).value;
+    expect(copy.tree.a).toBe(copy.tree.b);
+    expect(copy.cyclic.left).toBe(copy.cyclic);
+    expect(forms.holds(kept, owner, undefined)).toBe(true);
+    cyclic.name = 'm';
+    expect(forms.holds(kept, owner, undefined)).toBe(false);
+    expect(builds()).toBe(1);
+  });
+
   it('copies a key named __proto__ as data', () => {
     const { forms } = formsCounting();
     const options = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown>;

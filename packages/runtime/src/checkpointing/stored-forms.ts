@@ -53,14 +53,22 @@ function isPlainObject(value: object): boolean {
  * a cost that grew with the run. Anything else (a class instance, a Map) is cloned, and a value
  * `structuredClone` cannot copy (a function inside) is read as changed every time.
  */
-function copyOf(value: unknown, depth = 0): unknown {
+function copyOf(value: unknown, depth = 0, copies = new Map<object, unknown>()): unknown {
   if (value === null || typeof value !== 'object') return value;
+  // A value reached twice (shared, or a cycle) is copied once, and the copy shares it the same way.
+  if (copies.has(value)) return copies.get(value);
   if (depth < SHARED_COPY_DEPTH) {
-    if (Array.isArray(value)) return value.map((item) => copyOf(item, depth + 1));
+    if (Array.isArray(value)) {
+      const copy: unknown[] = [];
+      copies.set(value, copy);
+      for (const item of value) copy.push(copyOf(item, depth + 1, copies));
+      return copy;
+    }
     if (isPlainObject(value)) {
       const copy: Record<string, unknown> = Object.create(Object.getPrototypeOf(value));
+      copies.set(value, copy);
       for (const key of Object.keys(value)) {
-        const item = copyOf((value as Record<string, unknown>)[key], depth + 1);
+        const item = copyOf((value as Record<string, unknown>)[key], depth + 1, copies);
         // A key named __proto__ is data here: defined, never the copy's prototype.
         if (key === '__proto__')
           Object.defineProperty(copy, key, {
@@ -74,11 +82,14 @@ function copyOf(value: unknown, depth = 0): unknown {
       return copy;
     }
   }
+  let copy: unknown;
   try {
-    return structuredClone(value);
+    copy = structuredClone(value);
   } catch {
-    return uncomparable;
+    copy = uncomparable;
   }
+  copies.set(value, copy);
+  return copy;
 }
 
 /**
@@ -98,14 +109,22 @@ const FAST_COMPARED_DEPTH = 16;
  * `isDeepStrictEqual` for a kept copy and a live value, faster on plain objects and arrays (kickoff
  * inputs, call settings: a few flat fields compared on every snapshot).
  */
-function sameContent(kept: unknown, value: unknown, depth: number): boolean {
+function sameContent(
+  kept: unknown,
+  value: unknown,
+  depth: number,
+  compared = new Map<object, object>(),
+): boolean {
   if (Object.is(kept, value)) return true;
   if (typeof kept !== 'object' || kept === null || typeof value !== 'object' || value === null) return false;
+  // A pair met again (a shared part, or a cycle) is being or was compared already.
+  if (compared.get(kept) === value) return true;
+  compared.set(kept, value);
   if (depth >= FAST_COMPARED_DEPTH) return isDeepStrictEqual(kept, value);
   if (Array.isArray(kept)) {
     if (!Array.isArray(value) || value.length !== kept.length) return false;
     for (let index = 0; index < kept.length; index += 1)
-      if (!sameContent(kept[index], value[index], depth + 1)) return false;
+      if (!sameContent(kept[index], value[index], depth + 1, compared)) return false;
     return true;
   }
   if (Object.getPrototypeOf(kept) !== Object.prototype || Object.getPrototypeOf(value) !== Object.prototype)
@@ -115,7 +134,12 @@ function sameContent(kept: unknown, value: unknown, depth: number): boolean {
   for (const key of keys) {
     if (!Object.hasOwn(value, key)) return false;
     if (
-      !sameContent((kept as Record<string, unknown>)[key], (value as Record<string, unknown>)[key], depth + 1)
+      !sameContent(
+        (kept as Record<string, unknown>)[key],
+        (value as Record<string, unknown>)[key],
+        depth + 1,
+        compared,
+      )
     )
       return false;
   }
