@@ -19,59 +19,49 @@ afterEach(() => {
   delete projectRegistry().models[id];
 });
 
+/** A crew run on the model `id` that failed in its review task, restored from its checkpoints. */
+async function restoredAfterFailure(location: string): Promise<Crew> {
+  projectRegistry().models[id] = toolUsingModel({
+    failOn: (call) => JSON.stringify(call.messages[0]).includes('Current task: Review'),
+  });
+  const { crew } = threeTaskCrew(id, { checkpoint: { location } });
+  await crew.kickoff({ inputs: { topic: 'AI' } }).catch(() => undefined);
+  delete projectRegistry().models[id];
+  return Crew.fromCheckpoint(
+    { restoreFrom: location },
+    { registry: new ProjectRegistry().register({ tools: { lookup: lookupTool } }) },
+  );
+}
+
+/** Registers a working model under `id`; returns how many calls it has answered so far. */
+function registerCountingModel(): () => number {
+  let calls = 0;
+  const counting = toolUsingModel();
+  const original = counting.doGenerate.bind(counting);
+  counting.doGenerate = (async (options: never) => {
+    calls += 1;
+    return original(options);
+  }) as typeof counting.doGenerate;
+  projectRegistry().models[id] = counting;
+  return () => calls;
+}
+
 describe('a kickoff refused for a model that cannot be built', () => {
   it('a restored crew retried after a missing-key failure still continues its checkpoint', async () => {
-    const location = join(directory.path, 'cp');
-    const failing = toolUsingModel({
-      failOn: (call) => JSON.stringify(call.messages[0]).includes('Current task: Review'),
-    });
-    projectRegistry().models[id] = failing;
-    const { crew } = threeTaskCrew(id, { checkpoint: { location } });
-    await crew.kickoff({ inputs: { topic: 'AI' } }).catch(() => undefined);
-    delete projectRegistry().models[id];
-
-    const restored = await Crew.fromCheckpoint(
-      { restoreFrom: location },
-      { registry: new ProjectRegistry().register({ tools: { lookup: lookupTool } }) },
-    );
+    const restored = await restoredAfterFailure(join(directory.path, 'cp'));
     await expect(restored.kickoff()).rejects.toThrow('OPENAI_API_KEY');
     // The user fixes the model (here: registers it) and retries the same object.
-    let calls = 0;
-    const counting = toolUsingModel();
-    const original = counting.doGenerate.bind(counting);
-    counting.doGenerate = (async (o: never) => {
-      calls += 1;
-      return original(o);
-    }) as typeof counting.doGenerate;
-    projectRegistry().models[id] = counting;
+    const calls = registerCountingModel();
     await restored.kickoff();
-    // Continuing would run the review task only (2 calls with its tool step); starting over runs all 3.
+    // Continuing runs the review task only (2 calls with its tool step); starting over runs all 3.
     expect(restored.lastCheckpoint?.parentId).not.toBeNull();
-    expect(calls).toBeLessThanOrEqual(2);
+    expect(calls()).toBeLessThanOrEqual(2);
   });
 
-  it('control: the same restored crew with the model available continues (review task only)', async () => {
-    const location = join(directory.path, 'cp2');
-    const failing = toolUsingModel({
-      failOn: (call) => JSON.stringify(call.messages[0]).includes('Current task: Review'),
-    });
-    projectRegistry().models[id] = failing;
-    const { crew } = threeTaskCrew(id, { checkpoint: { location } });
-    await crew.kickoff({ inputs: { topic: 'AI' } }).catch(() => undefined);
-    delete projectRegistry().models[id];
-    const restored = await Crew.fromCheckpoint(
-      { restoreFrom: location },
-      { registry: new ProjectRegistry().register({ tools: { lookup: lookupTool } }) },
-    );
-    let calls = 0;
-    const counting = toolUsingModel();
-    const original = counting.doGenerate.bind(counting);
-    counting.doGenerate = (async (o: never) => {
-      calls += 1;
-      return original(o);
-    }) as typeof counting.doGenerate;
-    projectRegistry().models[id] = counting;
+  it('the same restored crew with the model there from the start continues the same way', async () => {
+    const restored = await restoredAfterFailure(join(directory.path, 'cp2'));
+    const calls = registerCountingModel();
     await restored.kickoff();
-    expect(calls).toBeLessThanOrEqual(2);
+    expect(calls()).toBeLessThanOrEqual(2);
   });
 });
