@@ -115,6 +115,29 @@ describe("a fork's origin", () => {
     for (const written of await Promise.all(writes)) expect(listed).toContain(written.id);
   });
 
+  it("is written before the fork's run settles (kickoff returns after it)", async () => {
+    // Found by the fuzz suite in CI: a resume that moved to a new branch returned while its origin's
+    // copy was still being written, and the caller's clean-up raced with the write (ENOTEMPTY).
+    let originWritten = false;
+    class SlowOriginProvider extends InMemoryProvider {
+      override async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
+        if (checkpoint.metadata.id === originId) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          originWritten = true;
+        }
+        return super.write(location, checkpoint);
+      }
+    }
+    const provider = new SlowOriginProvider();
+    const run = originalRun(provider);
+    const origin = [run.write(), run.write()][0]!;
+    const originId = origin.id;
+    const { fork } = await forkOf(provider, origin);
+    await fork.writeCheckpoint();
+    await fork.settle();
+    expect(originWritten).toBe(true);
+  });
+
   it('is not stored twice where it is still stored, and only with the first write', async () => {
     const provider = new InMemoryProvider();
     const run = originalRun(provider);

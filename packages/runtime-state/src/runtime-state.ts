@@ -464,6 +464,7 @@ export class RuntimeState implements RunState {
   /** Writes a checkpoint with explicit options; rejects on failure. */
   async writeCheckpoint(options: WriteOptions = {}): Promise<StoredCheckpoint> {
     const { provider, resolvedLocation, write, companion, succeed, fail } = this.#prepare(options);
+    let companionWritten: Promise<void> | undefined;
     const writing = new Promise<StoredCheckpoint>((resolve, reject) => {
       // Reported as soon as the write ends, so that completions are reported in the order the writes
       // end (events, lastStored), and once: a write in flight may be written again by a strict
@@ -486,17 +487,24 @@ export class RuntimeState implements RunState {
         reject: (error) => settle(() => fail(error)),
       });
       if (companion !== undefined) {
-        this.#writes.enqueue({
-          provider,
-          location: resolvedLocation,
-          write: companion,
-          companion: true,
-          resolve: () => undefined,
-          reject: (error) => this.#companionFailed(companion, resolvedLocation, error),
+        // Tracked like the checkpoint itself: the run ends (and kickoff returns) once it is written.
+        companionWritten = new Promise<void>((written) => {
+          this.#writes.enqueue({
+            provider,
+            location: resolvedLocation,
+            write: companion,
+            companion: true,
+            resolve: () => written(),
+            reject: (error) => {
+              this.#companionFailed(companion, resolvedLocation, error);
+              written();
+            },
+          });
         });
       }
     });
     this.#track(writing.catch(() => undefined));
+    if (companionWritten !== undefined) this.#track(companionWritten);
     return writing;
   }
 
