@@ -154,7 +154,5 @@ export function printable(text: string, keepLayout = true): string {
   return escapeControls(text, escapedControl, keepLayout);
 }
 
-/** Text as one POSIX shell word: quoted when it holds anything a shell would split or expand. */
-export function shellWord(text: string): string {
-  return /^[\w@%+=:,./#-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
-}
+/** Text as one POSIX shell word (the one rule runtime-state's messages use too). */
+export { shellWord } from '@crewline/runtime-state/internal';

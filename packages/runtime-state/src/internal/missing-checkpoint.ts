@@ -1,8 +1,4 @@
-/** `text` as one shell word: as it is when nothing in it needs quoting, else in single quotes. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
-}
-
+import { shellWord } from './shell-word.js';
 /**
  * What every provider says when `location` holds no checkpoint `id`: the command that lists that
  * location's ids, named with the location (without it, `crewline checkpoint list` lists the default
