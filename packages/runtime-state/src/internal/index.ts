@@ -67,6 +67,5 @@ export {
 export { missingCheckpointMessage } from './missing-checkpoint.js';
 export { type ProcessIdentity, processIsGone, processRunsHere, thisProcess } from './process-identity.js';
 export { invalidOptions } from './provider-options.js';
-export { shellWord } from './shell-word.js';
 export { type CheckpointIdentity, isSameCheckpoint, storedIdConflict } from './stored-id-conflict.js';
 export { unreadableCodes } from './unreadable-codes.js';
