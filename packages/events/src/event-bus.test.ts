@@ -73,6 +73,29 @@ describe('EventBus', () => {
     expect(bus.activeStates()).toEqual([]);
   });
 
+  it('records nothing in a run once its scope has settled, even from a timer it started', async () => {
+    const bus = new EventBus();
+    const state = new FakeState('ended');
+    const three = vi.fn((_source: unknown, _event: BaseEvent, _state: unknown) => {});
+    const two = vi.fn((_source: unknown, _event: BaseEvent) => {});
+    bus.onAny(three);
+    bus.onAny(two);
+    let timer: Promise<RunState | undefined> | undefined;
+    await bus.runInScope(state, async () => {
+      bus.emit(null, completed());
+      timer = new Promise((resolve) =>
+        setTimeout(() => {
+          bus.emit(null, completed());
+          resolve(bus.currentState());
+        }, 5),
+      );
+    });
+    expect(await timer).toBeUndefined();
+    expect(state.events).toHaveLength(1);
+    expect(three).toHaveBeenCalledTimes(1);
+    expect(two).toHaveBeenCalledTimes(2);
+  });
+
   it('skips three-parameter handlers outside a run and still calls two-parameter ones', () => {
     const bus = new EventBus();
     const three = vi.fn((_source: unknown, _event: BaseEvent, _state: unknown) => {});

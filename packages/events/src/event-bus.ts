@@ -71,7 +71,8 @@ export class EventBus {
   readonly #byType = new Map<string, Set<Registration>>();
   readonly #any = new Set<Registration>();
   readonly #scope = new AsyncLocalStorage<RunState>();
-  readonly #active = new Set<RunState>();
+  /** Runs inside {@link runInScope} now, with how many calls each is inside. */
+  readonly #active = new Map<RunState, number>();
   readonly #pending = new Set<Promise<void>>();
 
   /**
@@ -111,42 +112,60 @@ export class EventBus {
     return false;
   }
 
-  /** The state of the run the caller is executing in, if any. */
+  /**
+   * The state of the run the caller is executing in, if any: none once that run's
+   * {@link runInScope} has settled, even in a timer or promise it started.
+   */
   currentState(): RunState | undefined {
-    return this.#scope.getStore();
+    const state = this.#scope.getStore();
+    // A timer keeps the async context it was started in after the run is over: what it emits then
+    // is not part of that run's history.
+    return state !== undefined && this.#active.has(state) ? state : undefined;
   }
 
   /** Runs that are executing now (used to deliver process signals to every run). */
   activeStates(): RunState[] {
-    return [...this.#active];
+    return [...this.#active.keys()];
   }
 
   /**
    * Runs `fn` as part of the run owned by `state`: events emitted inside it, however deep in async
-   * calls, are recorded in `state` and handed to handlers with it. Two runs never see each other.
+   * calls, are recorded in `state` and handed to handlers with it, until `fn` returns or its promise
+   * settles; what a timer or promise it left behind emits later belongs to no run. Two runs never see
+   * each other.
    */
   runInScope<T>(state: RunState, fn: () => T): T {
-    if (this.#scope.getStore() === state) return fn();
-    this.#active.add(state);
+    if (this.currentState() === state) return fn();
+    this.#enter(state);
     let result: T;
     try {
       result = this.#scope.run(state, fn);
     } catch (error) {
-      this.#active.delete(state);
+      this.#leave(state);
       throw error;
     }
     if (result instanceof Promise) {
-      return result.finally(() => this.#active.delete(state)) as T;
+      return result.finally(() => this.#leave(state)) as T;
     }
-    this.#active.delete(state);
+    this.#leave(state);
     return result;
+  }
+
+  #enter(state: RunState): void {
+    this.#active.set(state, (this.#active.get(state) ?? 0) + 1);
+  }
+
+  #leave(state: RunState): void {
+    const count = (this.#active.get(state) ?? 1) - 1;
+    if (count > 0) this.#active.set(state, count);
+    else this.#active.delete(state);
   }
 
   /**
    * Emits `event` from `source`: records it in the current run (or `state`, when given) and calls the
    * handlers synchronously. Async handlers keep running; await `settled` or {@link flush} for them.
    */
-  emit(source: unknown, event: BaseEvent, state: RunState | undefined = this.#scope.getStore()): EmitResult {
+  emit(source: unknown, event: BaseEvent, state: RunState | undefined = this.currentState()): EmitResult {
     if (state) {
       try {
         state.recordEvent(event);
@@ -185,7 +204,7 @@ export class EventBus {
 
   /** Emits and waits for async handlers (e.g. an `acheckpoint` call) before continuing. */
   async emitAsync(source: unknown, event: BaseEvent, state?: RunState): Promise<RunState | undefined> {
-    const result = this.emit(source, event, state ?? this.#scope.getStore());
+    const result = this.emit(source, event, state ?? this.currentState());
     await result.settled;
     return result.state;
   }

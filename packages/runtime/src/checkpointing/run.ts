@@ -34,6 +34,8 @@ const component = 'runtime';
 
 /** The run each async context executes in, whatever its bus (see {@link Run.current}). */
 const enclosingRun = new AsyncLocalStorage<Run>();
+/** Told of each run that starts in an async context (see {@link Run.watchStarts}). */
+const startWatcher = new AsyncLocalStorage<(run: Run) => void>();
 
 export interface RunOptions {
   /** The crew, flow or standalone agent that owns the run. */
@@ -95,6 +97,8 @@ export class Run {
   #lease: LineageLease | undefined;
   /** Set when the body returned or threw (see {@link Run.ending}). */
   #ending = false;
+  /** Set once {@link execute} has settled (see {@link Run.emit}). */
+  #ended = false;
   /** The run this one started inside, on any bus (see {@link Run.current}). */
   #outer: Run | undefined;
   readonly #abortSignal: AbortSignal | undefined;
@@ -161,6 +165,22 @@ export class Run {
     return run?.ending ? undefined : run;
   }
 
+  /**
+   * Runs `body`, calling `onStart` with each run that starts inside it (not one a root joins), as
+   * soon as the run exists: before it emits anything, and before a process signal can reach it.
+   */
+  static watchStarts<T>(onStart: (run: Run) => void, body: () => T): T {
+    const outer = startWatcher.getStore();
+    const watcher =
+      outer === undefined
+        ? onStart
+        : (run: Run) => {
+            outer(run);
+            onStart(run);
+          };
+    return startWatcher.run(watcher, body);
+  }
+
   /** The run that owns a state, if the state belongs to a run. */
   static ofState(state: RunState | undefined): Run | undefined {
     return state ? runsByState.get(state) : undefined;
@@ -207,6 +227,7 @@ export class Run {
         : undefined;
     const run = new Run({ ...options, config, bus });
     run.#outer = enclosingRun.getStore();
+    startWatcher.getStore()?.(run);
     if (newerHead !== undefined) {
       const branch = run.state.fork();
       logger.warn(
@@ -222,23 +243,28 @@ export class Run {
       });
     }
     const untrack = trackRunForSignals(run);
-    try {
-      return await bus.runInScope(run.state, () => enclosingRun.run(run, () => body(run)));
-    } catch (error) {
-      // A run stopped because another process took its lineage over says so, not "aborted".
-      throw run.#lease?.lostBecause ?? error;
-    } finally {
-      // Async handlers (a user's `await state.acheckpoint()`), prunes and background writes all
-      // finish before kickoff returns; a signal meanwhile waits for them (see trackRunForSignals).
-      run.#ending = true;
+    // The bus's scope covers the run's end too: what its handlers emit while it writes what it
+    // queued is still the run's. Once execute has settled, a timer it left behind emits outside it.
+    return bus.runInScope(run.state, async () => {
       try {
-        await run.bus.flush();
-        await run.state.settle();
-        await run.#lease?.release();
+        return await enclosingRun.run(run, () => body(run));
+      } catch (error) {
+        // A run stopped because another process took its lineage over says so, not "aborted".
+        throw run.#lease?.lostBecause ?? error;
       } finally {
-        untrack();
+        // Async handlers (a user's `await state.acheckpoint()`), prunes and background writes all
+        // finish before kickoff returns; a signal meanwhile waits for them (see trackRunForSignals).
+        run.#ending = true;
+        try {
+          await run.bus.flush();
+          await run.state.settle();
+          await run.#lease?.release();
+        } finally {
+          run.#ended = true;
+          untrack();
+        }
       }
-    }
+    });
   }
 
   /** Aborted when this run lost the lease on its lineage head: it must stop calling models. */
@@ -275,14 +301,18 @@ export class Run {
     await this.#lease?.release();
   }
 
-  /** Emits an event inside this run: recorded in its history; triggers automatic checkpoints. */
+  /**
+   * Emits an event inside this run: recorded in its history; triggers automatic checkpoints. Once
+   * the run has ended (a timer of one of its tools firing later), the event is emitted where it is
+   * called from, as `bus.emit` would: outside any run, or in the run the caller executes in.
+   */
   emit(source: unknown, event: BaseEvent): void {
-    this.bus.emit(source, event, this.state);
+    this.bus.emit(source, event, this.#ended ? undefined : this.state);
   }
 
   /** Like {@link emit}, and waits for async handlers (e.g. a handler calling `acheckpoint`). */
   async emitAsync(source: unknown, event: BaseEvent): Promise<void> {
-    await this.bus.emitAsync(source, event, this.state);
+    await this.bus.emitAsync(source, event, this.#ended ? undefined : this.state);
   }
 
   /**
