@@ -145,7 +145,7 @@ describe('continueFromCheckpoint', () => {
       );
     });
     const seen: string[] = [];
-    const result = await continueFromCheckpoint({
+    await continueFromCheckpoint({
       reference: location,
       mode: 'resume',
       registry,
@@ -153,6 +153,51 @@ describe('continueFromCheckpoint', () => {
     }).finally(stop);
     expect(delivered).toBe(true);
     expect(seen).toContain('SIGINT');
+  });
+
+  it('hears a signal the process delivers before its run emitted anything', async () => {
+    const location = join(directory.path, 'cp');
+    const failing = toolUsingModel({
+      failOn: (call) => JSON.stringify(call.messages[0]).includes('Current task: Review'),
+    });
+    const { crew } = threeTaskCrew(failing, {
+      checkpoint: { location, onEvents: ['task_completed', 'SIGHUP'] },
+    });
+    await crew.kickoff({ inputs: { topic: 'AI' } }).catch(() => undefined);
+    // Another listener is present, so the runtime leaves the process running (as Node would).
+    const keepAlive = () => undefined;
+    process.on('SIGHUP', keepAlive);
+    // The process's signal listener runs outside any continuation's async context.
+    const outside = new AsyncResource('signal');
+    const seen: string[] = [];
+    let seenAtSignal: string[] | undefined;
+    // The runtime listens for signals once the run has started: the signal comes right then.
+    const onListener = (name: string | symbol) => {
+      if (name !== 'SIGHUP' || seenAtSignal !== undefined) return;
+      queueMicrotask(() =>
+        outside.runInAsyncScope(() => {
+          seenAtSignal = [...seen];
+          process.emit('SIGHUP', 'SIGHUP');
+        }),
+      );
+    };
+    process.on('newListener', onListener);
+    try {
+      await continueFromCheckpoint({
+        reference: location,
+        mode: 'resume',
+        registry: registry(),
+        onEvent: (event) => seen.push(event.type),
+      });
+    } finally {
+      process.removeListener('newListener', onListener);
+      process.removeListener('SIGHUP', keepAlive);
+    }
+    expect(seenAtSignal).toEqual([]);
+    expect(seen).toContain('SIGHUP');
+    expect(seen.indexOf('SIGHUP')).toBeLessThan(seen.indexOf('task_started'));
+    const triggers = checkpointFiles(location).map((file) => readCheckpoint(file).metadata.trigger);
+    expect(triggers).toContain('SIGHUP');
   });
 
   it('refuses an answer for a crew instead of ignoring it', async () => {

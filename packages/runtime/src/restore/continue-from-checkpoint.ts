@@ -18,6 +18,7 @@ import {
 } from '@crewline/runtime-state';
 import { Agent } from '../agent/agent.js';
 import { forkBranch } from '../checkpointing/fork-branch.js';
+import { Run } from '../checkpointing/run.js';
 import { Crew } from '../crew/crew.js';
 import { editTaskOutputsInDocument } from '../crew/task-output-edit.js';
 import { Flow } from '../flow/flow.js';
@@ -118,9 +119,10 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
   // Only this continuation's events: another one running in the process at the same time (two forks
   // started from the explorer) emits on the same bus, and its checkpoints are not ours. Ours are
   // those emitted in this continuation's async context, and those emitted from outside it into a run
-  // it started (a signal, delivered by the process's listener): the runs are known by their state.
+  // it started (a signal, delivered by the process's listener): the runs are known by their state
+  // from the moment they start, so a signal that comes before a run's first event is ours too.
   const token = Symbol('continuation');
-  const ourRuns = new WeakSet<object>();
+  const ourRuns = new WeakSet<RunState>();
   const report = (event: BaseEvent) => {
     // By type, not instanceof: the bus is shared with other copies of @crewline/events.
     if (event.type === CheckpointForkCompletedEvent.type)
@@ -136,8 +138,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
   });
   // Declared with the state: called for events inside a run only.
   const unsubscribeOutside = bus.onAny((_source: unknown, event: BaseEvent, state: RunState) => {
-    if (continuationScope.getStore() === token) ourRuns.add(state);
-    else if (ourRuns.has(state)) report(event);
+    if (continuationScope.getStore() !== token && ourRuns.has(state)) report(event);
   });
   const unsubscribe = () => {
     unsubscribeHere();
@@ -163,7 +164,12 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
         `checkpoint ${loaded.checkpoint.id} holds a ${JSON.stringify(snapshot.kind)}, which is not a crew, flow or agent; it cannot be continued`,
       );
     }
-    const result = await continuationScope.run(token, () => restorer(request));
+    const result = await continuationScope.run(token, () =>
+      Run.watchStarts(
+        (run) => ourRuns.add(run.state),
+        () => restorer(request),
+      ),
+    );
     return {
       kind: snapshot.kind,
       name: snapshot.name,
