@@ -38,7 +38,7 @@ describe('JsonProvider lineage locks (one machine)', () => {
     await expect(refused).rejects.toMatchObject({ code: 'conflict' });
     // In the words of every provider, with the details a command line names its own flag from.
     await expect(refused).rejects.toThrow(
-      /^\[provider-json\] run "run-1" is being continued by crew Research, first, whose lease has (10\.0|9\.\d) s left; wait for it to end \(its process is running on this machine\), or fork instead \(onConflict: 'fork'\)$/,
+      /^\[provider-json\] lineage "run-1" is being continued by crew Research, first, whose lease has (10\.0|9\.\d) s left; wait for it to end \(its process is running on this machine\), or fork instead \(onConflict: 'fork'\)$/,
     );
     await expect(refused).rejects.toMatchObject({
       details: { lineageId: 'run-1', holder: 'crew Research, first', atClaim: true, holderRunsHere: true },

@@ -10,6 +10,7 @@ import { cliError } from '../core/cli-error.js';
 import { type ContinueOutcome, continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
 import { exitCodes } from '../core/error-boundary.js';
+import { leaseHeld, leaseWordsOfBrowser } from '../core/lease-held.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
@@ -108,8 +109,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
           ...(outcome.pause ? { pause: runPause(outcome.pause, opened.provider) } : {}),
         };
       } catch (error) {
-        // The runtime names its `branch` option; here the name is typed at the fork's prompt.
-        throw branchTaken(error, request.branch, renameInBrowser) ?? error;
+        // The runtime names its `branch` and `onConflict` options; here they are the fork's key and prompt.
+        throw (
+          leaseHeld(error, leaseWordsOfBrowser) ??
+          branchTaken(error, request.branch, renameInBrowser) ??
+          error
+        );
       } finally {
         runLine = undefined;
       }

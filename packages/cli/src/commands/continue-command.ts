@@ -1,12 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
-import { CrewlineError } from '@crewline/events';
 import { isValidBranchName } from '@crewline/runtime-state';
-import { branchNameRule, leaseHeldAdvice } from '@crewline/runtime-state/internal';
+import { branchNameRule } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
 import { branchTaken } from '../core/branch-taken.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import type { CliContext } from '../core/cli-context.js';
-import { cliError, usageError } from '../core/cli-error.js';
+import { usageError } from '../core/cli-error.js';
 import { planContinuation } from '../core/continuation-plan.js';
 import { continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
@@ -14,6 +13,7 @@ import { entityLabel } from '../core/entity-label.js';
 import { printable, shellWord, truncate } from '../core/format.js';
 import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
+import { leaseHeld, leaseWordsOfCommandLine } from '../core/lease-held.js';
 import { displayPath } from '../core/location.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
@@ -191,33 +191,13 @@ export async function runContinueCommand(
 
 /**
  * The runtime's refusals said with this command's flags: a fork onto a branch that already has
- * checkpoints names its `branch` option, here `--branch`; a run another process continues names the
- * `onConflict: 'fork'` option, here `--on-conflict fork`.
+ * checkpoints names its `branch` option, here `--branch`; a lineage another process continues names
+ * the `onConflict: 'fork'` option, here `--on-conflict fork`.
  */
 async function inCliWords<T>(continuation: Promise<T>, branch: string | undefined): Promise<T> {
   try {
     return await continuation;
   } catch (error) {
-    if (!CrewlineError.hasCode(error, 'conflict')) throw error;
-    const { lineageId, holder, expiresInMs, atClaim, holderRunsHere } = error.details ?? {};
-    if (
-      atClaim === true &&
-      typeof lineageId === 'string' &&
-      typeof holder === 'string' &&
-      typeof expiresInMs === 'number'
-    ) {
-      // Named as the lineage it is: beside `crewline runs list`, whose run ids are the queue's, the
-      // library's "run <lineage id>" read as a run id nobody could find.
-      const advice = leaseHeldAdvice(
-        '`--on-conflict fork` continues on a new branch at once',
-        holderRunsHere === true,
-      );
-      throw cliError(
-        'conflict',
-        `lineage "${lineageId}" (the RUN of crewline checkpoint list, not a run id of crewline runs list) is being continued by ${holder}, whose lease has ${(Math.max(100, expiresInMs) / 1000).toFixed(1)} s left; ${advice}`,
-        { cause: error, details: error.details },
-      );
-    }
-    throw branchTaken(error, branch, renameWithFlag) ?? error;
+    throw leaseHeld(error, leaseWordsOfCommandLine) ?? branchTaken(error, branch, renameWithFlag) ?? error;
   }
 }

@@ -33,7 +33,8 @@ describe('resume and fork hints in CLI words', () => {
         owner: 'cli-hint-holder',
         checkpointId: head.id,
         holder: 'a worker of the hint test',
-        ttlMs: 60_000,
+        // Past a minute: the library says "1 min 5 s", where a message of the CLI's own said "65.0 s".
+        ttlMs: 120_000,
       });
       try {
         const refused = await runCommand(['checkpoint', 'resume', head.id], {
@@ -47,6 +48,8 @@ describe('resume and fork hints in CLI words', () => {
         expect(refused.stderr).toContain(
           `crewline: lineage "${head.lineageId}" (the RUN of crewline checkpoint list, not a run id of crewline runs list) is being continued by a worker of the hint test, whose lease has`,
         );
+        // The library's one message (leaseHeldMessage), not one written again beside it.
+        expect(refused.stderr).toMatch(/whose lease has 1 min \d+ s left; /);
         expect(refused.stderr).toContain('--on-conflict fork');
         expect(refused.stderr).not.toContain('onConflict');
         // The holder (this test's process) runs on this machine: waiting for its lease to run out

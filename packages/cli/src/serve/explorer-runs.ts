@@ -12,6 +12,7 @@ import { checkBeforeRunning } from '../core/check-before-running.js';
 import { cliError, usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
+import { leaseHeld, leaseWordsOfPage } from '../core/lease-held.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
 
 /** What the page asks for: the CLI's `resume`/`fork` options, in the same words. */
@@ -244,8 +245,11 @@ export class ExplorerRuns {
         if (outcome.lastCheckpoint !== undefined) record.lastCheckpoint = outcome.lastCheckpoint;
         onUpdate('run', record);
       },
-      async (error: unknown) => {
+      async (failure: unknown) => {
         const { redactSecretsInText } = await import('@crewline/events');
+        // A lineage another process continues: the library advises its `onConflict` option, which
+        // this page offers as the form's fork choice (the error keeps its code, `conflict`).
+        const error = leaseHeld(failure, leaseWordsOfPage(request.checkpoint)) ?? failure;
         record.status = 'failed';
         record.error = redactSecretsInText(error instanceof Error ? error.message : String(error));
         onUpdate('run', record);

@@ -29,7 +29,7 @@ export function noSuchHead(lineageId: string, checkpointId: string): CrewlineErr
 export function noLeaseWithoutDatabase(location: string, lineageId: string): CrewlineError {
   return sqliteError(
     'conflict',
-    `this run holds no lease on run "${lineageId}": database ${location} does not exist; stop writing`,
+    `this run holds no lease on lineage "${lineageId}": database ${location} does not exist; stop writing`,
     { details: { lineageId } },
   );
 }

@@ -1,7 +1,14 @@
 import { CrewlineError } from '@crewline/events';
 
 // The `conflict` errors of fenced lineage heads (see `LeaseRequest` in the provider contract), in the
-// words every provider uses; `component` is the provider that refuses (`provider-sqlite`...).
+// words every provider uses; `component` is the provider that refuses (`provider-sqlite`...). What a
+// lease fences is named a lineage, as `crewline checkpoint list` shows it (its RUN column): called
+// "run", its id read as the id of a run in a queue (`crewline runs list`), which nobody could find.
+
+/** `lineage "…"`, how every refusal here names what a lease fences. */
+function lineageName(lineageId: string): string {
+  return `lineage "${lineageId}"`;
+}
 
 /** "850 ms", "12.3 s", "4 min 5 s": how long a lease has left, for people. */
 function durationText(ms: number): string {
@@ -12,7 +19,7 @@ function durationText(ms: number): string {
 }
 
 /**
- * Someone else continues the run: names the holder and how long its lease has left (at least 1 ms).
+ * Someone else continues the lineage: names the holder and how long its lease has left (at least 1 ms).
  * `atClaim`: refused before the run started (`details.atClaim`), not while it wrote.
  * `holderRunsHere`: see {@link leaseHeldByOther}.
  */
@@ -38,36 +45,45 @@ function heldByOther(
 }
 
 /**
- * What to do about a run someone else continues, `forkInstead` naming how to fork instead: the
+ * What to do about a lineage someone else continues, `forkInstead` naming how to fork instead: the
  * option of the API by default, a command line's flag where a command line says it.
  * `holderRunsHere`: the store saw the holder's process running on this machine (see
  * {@link leaseHeldByOther}); otherwise it may have died where the store cannot see it (another
  * machine or container), and then its lease runs out. A holder the store sees dead on this machine is
- * taken over at once, so it is never the one a refusal names.
+ * taken over at once, so it is never the one a refusal names. `thenResume` follows the wait: how to
+ * continue once it has ended, where that is a different gesture (a page's button).
  */
-export function leaseHeldAdvice(forkInstead = "onConflict: 'fork'", holderRunsHere = false): string {
+export function leaseHeldAdvice(
+  forkInstead = "onConflict: 'fork'",
+  holderRunsHere = false,
+  thenResume = '',
+): string {
   const why = holderRunsHere
     ? 'its process is running on this machine'
     : 'a holder that died stops renewing and its lease runs out';
-  return `wait for it to end (${why}), or fork instead (${forkInstead})`;
+  return `wait for it to end (${why})${thenResume}, or fork instead (${forkInstead})`;
 }
 
 /**
  * The message of {@link leaseHeldByOther} with the advice given (the `details` of that error hold
- * its parts, so that a command line can say it in its own words).
+ * its parts, so that a command line or a page can say it in its own words). `lineageNote`, when
+ * given, follows the lineage's name: where to find that id (a command line names its listing).
  */
 export function leaseHeldMessage(
   lineageId: string,
   holder: string,
   expiresInMs: number,
   advice = leaseHeldAdvice(),
+  lineageNote?: string,
 ): string {
   const left = Math.max(1, Math.round(expiresInMs));
-  return `run "${lineageId}" is being continued by ${holder}, whose lease has ${durationText(left)} left; ${advice}`;
+  const named =
+    lineageNote === undefined ? lineageName(lineageId) : `${lineageName(lineageId)} ${lineageNote}`;
+  return `${named} is being continued by ${holder}, whose lease has ${durationText(left)} left; ${advice}`;
 }
 
 /**
- * The refusal of a claim while `holder`'s lease on the run has `expiresInMs` left. `holderRunsHere`:
+ * The refusal of a claim while `holder`'s lease on the lineage has `expiresInMs` left. `holderRunsHere`:
  * the provider saw the holder's process alive on this machine (`details.holderRunsHere`, see
  * `processRunsHere`), so the advice does not suggest that it died.
  */
@@ -90,8 +106,8 @@ export function leaseHeldByOther(
 }
 
 /**
- * The refusal of a claim of `checkpointId` (`null`: a new run) when the run's newest checkpoint is
- * `headId` (`null`: it has none); `details.headId` tells the runtime where the run went.
+ * The refusal of a claim of `checkpointId` (`null`: a new run) when the lineage's newest checkpoint
+ * is `headId` (`null`: it has none); `details.headId` tells the runtime where the lineage went.
  */
 export function notTheHead(
   component: string,
@@ -101,14 +117,14 @@ export function notTheHead(
 ): CrewlineError {
   const message =
     checkpointId === null
-      ? `run "${lineageId}" already has checkpoints (its head is "${headId}"); claim its head to continue it, or start a new run`
+      ? `${lineageName(lineageId)} already has checkpoints (its head is "${headId}"); claim its head to continue it, or start a new run`
       : headId === null
-        ? `checkpoint "${checkpointId}" is not the head of run "${lineageId}", which has no checkpoint; fork from it instead (onConflict: 'fork')`
-        : `checkpoint "${checkpointId}" is no longer the head of run "${lineageId}" (someone continued it: its head is "${headId}"); fork from it instead (onConflict: 'fork'), or continue the head`;
+        ? `checkpoint "${checkpointId}" is not the head of ${lineageName(lineageId)}, which has no checkpoint; fork from it instead (onConflict: 'fork')`
+        : `checkpoint "${checkpointId}" is no longer the head of ${lineageName(lineageId)} (someone continued it: its head is "${headId}"); fork from it instead (onConflict: 'fork'), or continue the head`;
   return new CrewlineError(component, 'conflict', message, { details: { lineageId, headId } });
 }
 
-/** The lease of a run as a refused write or renewal of one owner sees it. */
+/** The lease of a lineage as a refused write or renewal of one owner sees it. */
 export interface LeaseState {
   /** Someone (this owner or another) has the lease. */
   held: boolean;
@@ -141,12 +157,12 @@ export function leaseLost(
   return new CrewlineError(
     component,
     'conflict',
-    `this run does not hold the lease on run "${lineageId}" (${why}); ${what}; stop writing, and claim the head again to continue`,
+    `this run does not hold the lease on ${lineageName(lineageId)} (${why}); ${what}; stop writing, and claim the head again to continue`,
     { details: { lineageId } },
   );
 }
 
-/** The refusal of a checkpoint of one run written under the lease of another. */
+/** The refusal of a checkpoint of one lineage written under the lease of another. */
 export function foreignLease(
   component: string,
   checkpointId: string,
@@ -156,6 +172,6 @@ export function foreignLease(
   return new CrewlineError(
     component,
     'invalid_argument',
-    `checkpoint "${checkpointId}" of run "${lineageId}" was written under the lease of run "${leaseLineageId}"; a lease fences its own run only`,
+    `checkpoint "${checkpointId}" of ${lineageName(lineageId)} was written under the lease of ${lineageName(leaseLineageId)}; a lease fences its own lineage only`,
   );
 }

@@ -9,7 +9,7 @@ import { leaseHeldMessage } from '@crewline/runtime-state/internal';
  * waiting or forking, which the caller already chose, and the logger adds the runtime's own prefix.
  */
 export function forkOnConflictMessage(refusal: CrewlineError, checkpointId: string, branch: string): string {
-  const continuing = `continuing on a new branch, ${branch}, so nothing of that run is overwritten`;
+  const continuing = `continuing on a new branch, ${branch}, so nothing of that lineage is overwritten`;
   const details = refusal.details ?? {};
   if (typeof details.headId === 'string') return olderCheckpointMessage(checkpointId, details.headId, branch);
   const lineageId = typeof details.lineageId === 'string' ? details.lineageId : undefined;
@@ -21,7 +21,7 @@ export function forkOnConflictMessage(refusal: CrewlineError, checkpointId: stri
     return leaseHeldMessage(lineageId, details.holder, details.expiresInMs, continuing);
   }
   // A store that says less (a third-party provider's refusal without details).
-  return `the run of checkpoint ${checkpointId} is held by another process (${refusal.component} refused to let this run continue it); ${continuing}`;
+  return `the lineage of checkpoint ${checkpointId} is held by another process (${refusal.component} refused to let this run continue it); ${continuing}`;
 }
 
 /** What a resume of `checkpointId`, which its run went past (to `headId`), says when it moves to `branch`. */

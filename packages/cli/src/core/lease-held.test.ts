@@ -1,0 +1,23 @@
+import { CrewlineError } from '@crewline/events';
+import { leaseHeldByOther } from '@crewline/runtime-state/internal';
+import { describe, expect, it } from 'vitest';
+import { leaseHeld, leaseWordsOfBrowser } from './lease-held.js';
+
+describe('leaseHeld', () => {
+  it("says the browser's keys, not the library's option, and keeps the code and details", () => {
+    const refusal = leaseHeldByOther('provider-sqlite', 'L-1', 'crew Research', 5_000, true);
+    const said = leaseHeld(refusal, leaseWordsOfBrowser);
+    expect(said?.message).toBe(
+      '[cli] lineage "L-1" is being continued by crew Research, whose lease has 5.0 s left; wait for it to end (its process is running on this machine) and press e again, or fork instead (press f on the checkpoint to continue it on a new branch at once)',
+    );
+    expect(said?.code).toBe('conflict');
+    expect(said?.details).toEqual(refusal.details);
+  });
+
+  it('leaves any other error alone, a conflict without the lease details too', () => {
+    expect(leaseHeld(new CrewlineError('runtime', 'conflict', 'branch taken'), leaseWordsOfBrowser)).toBe(
+      undefined,
+    );
+    expect(leaseHeld(new Error('x'), leaseWordsOfBrowser)).toBe(undefined);
+  });
+});
