@@ -1,5 +1,5 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
-import { type DocumentView, inputNames, type TaskView } from '../../core/document-view.js';
+import { type DocumentView, inputNames, primaryEntity, type TaskView } from '../../core/document-view.js';
 import { entityLabel } from '../../core/entity-label.js';
 import {
   formatAge,
@@ -93,17 +93,18 @@ export function triggerLabel(trigger: string): string {
   return `${subject} ${triggerOutcomes[match[2]!]}`;
 }
 
-/** `2/4` task progress of a checkpoint over its crews; complete when every task is done. */
+/**
+ * `2/4` progress of a checkpoint's run, as the explorer's graph counts it: its primary entity's
+ * (a flow's methods, else a crew's tasks); complete when all are done. Not a sum over the
+ * entities: a flow's crews and agents enter its checkpoints one by one (and after a resume, a crew
+ * rejoins only once its method runs again), so the sum's total went 4/7 -> 4/6 -> 4/7 on
+ * neighbouring checkpoints; the flow's methods are known from its first checkpoint.
+ */
 export function progressText(checkpoint: StoredCheckpoint): { text: string; complete: boolean } {
-  let completed = 0;
-  let total = 0;
-  for (const entity of checkpoint.entities) {
-    if (entity.total === undefined) continue;
-    completed += entity.completed ?? 0;
-    total += entity.total;
-  }
-  if (total === 0) return { text: '', complete: false };
-  return { text: `${completed}/${total}`, complete: completed === total };
+  const entity = primaryEntity(checkpoint.entities);
+  if (entity?.total === undefined || entity.total === 0) return { text: '', complete: false };
+  const completed = entity.completed ?? 0;
+  return { text: `${completed}/${entity.total}`, complete: completed === entity.total };
 }
 
 const statusMarks: Record<TaskView['status'], Segment> = {
