@@ -102,29 +102,39 @@ export function byContent<T>(value: T): T {
   return (value !== null && typeof value === 'object' ? new ContentSource(value) : value) as T;
 }
 
-/** Below this depth content is compared by `isDeepStrictEqual` (which also follows cycles). */
-const FAST_COMPARED_DEPTH = 16;
+/**
+ * From this depth on, content is compared by `isDeepStrictEqual` (which follows cycles too, but
+ * compares a part reached by two paths twice: on a structure whose every level points twice at the
+ * next, 2^depth comparisons). Deep enough for any value a run holds; the bound only keeps the
+ * recursion off the end of the stack.
+ */
+const FAST_COMPARED_DEPTH = 1000;
 
 /**
  * `isDeepStrictEqual` for a kept copy and a live value, faster on plain objects and arrays (kickoff
- * inputs, call settings: a few flat fields compared on every snapshot).
+ * inputs, call settings, a task's context: a few flat fields compared on every snapshot). The pairs
+ * already met (see below) are only tracked once a member is an object: comparing a flat list
+ * allocates nothing.
  */
-function sameContent(
-  kept: unknown,
-  value: unknown,
-  depth: number,
-  compared = new Map<object, object>(),
-): boolean {
+function sameContent(kept: unknown, value: unknown, depth: number, compared?: Map<object, object>): boolean {
   if (Object.is(kept, value)) return true;
   if (typeof kept !== 'object' || kept === null || typeof value !== 'object' || value === null) return false;
   // A pair met again (a shared part, or a cycle) is being or was compared already.
-  if (compared.get(kept) === value) return true;
-  compared.set(kept, value);
-  if (depth >= FAST_COMPARED_DEPTH) return isDeepStrictEqual(kept, value);
+  if (compared?.get(kept) === value) return true;
+  if (depth >= FAST_COMPARED_DEPTH) {
+    // Met again by another path, it is not compared again (a parent's members made `compared`).
+    compared?.set(kept, value);
+    return isDeepStrictEqual(kept, value);
+  }
   if (Array.isArray(kept)) {
     if (!Array.isArray(value) || value.length !== kept.length) return false;
-    for (let index = 0; index < kept.length; index += 1)
-      if (!sameContent(kept[index], value[index], depth + 1, compared)) return false;
+    for (let index = 0; index < kept.length; index += 1) {
+      const member = kept[index];
+      if (Object.is(member, value[index])) continue;
+      if (typeof member !== 'object' || member === null) return false;
+      compared = tracked(compared, kept, value);
+      if (!sameContent(member, value[index], depth + 1, compared)) return false;
+    }
     return true;
   }
   if (Object.getPrototypeOf(kept) !== Object.prototype || Object.getPrototypeOf(value) !== Object.prototype)
@@ -133,17 +143,28 @@ function sameContent(
   if (keys.length !== Object.keys(value).length) return false;
   for (const key of keys) {
     if (!Object.hasOwn(value, key)) return false;
-    if (
-      !sameContent(
-        (kept as Record<string, unknown>)[key],
-        (value as Record<string, unknown>)[key],
-        depth + 1,
-        compared,
-      )
-    )
-      return false;
+    const member = (kept as Record<string, unknown>)[key];
+    const now = (value as Record<string, unknown>)[key];
+    if (Object.is(member, now)) continue;
+    if (typeof member !== 'object' || member === null) return false;
+    compared = tracked(compared, kept, value);
+    if (!sameContent(member, now, depth + 1, compared)) return false;
   }
   return true;
+}
+
+/**
+ * The pairs met so far, with `kept` and `value` among them, made on first use: created before the
+ * first object member is compared, so that its siblings and their members share it.
+ */
+function tracked(
+  compared: Map<object, object> | undefined,
+  kept: object,
+  value: object,
+): Map<object, object> {
+  const pairs = compared ?? new Map<object, object>();
+  pairs.set(kept, value);
+  return pairs;
 }
 
 function sameValues(kept: readonly unknown[], values: readonly unknown[]): boolean {

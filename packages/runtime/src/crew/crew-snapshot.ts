@@ -38,6 +38,7 @@ import type { CrewOptions } from './crew-options.js';
 import type { CrewParts } from './crew-parts.js';
 import { settledAgentList, settledUsage } from './settled-crew-parts.js';
 import { settledTaskList } from './settled-task-list.js';
+import { TaskPositions } from './task-positions.js';
 import { taskData } from './task-stored-form.js';
 
 const component = 'runtime';
@@ -59,6 +60,7 @@ export function snapshotCrew(crew: CrewParts, settled?: SettledValues): EntitySn
 /** The crew's data as a checkpoint holds it (typed; see `CrewData` in runtime-state). */
 export function crewData(crew: CrewParts, settled?: SettledValues): Omit<CrewData, 'version'> {
   const settle = settlerOf(settled);
+  const positions = new TaskPositions(crew.tasks);
   const data: Omit<CrewData, 'version'> = {
     name: crew.name,
     process: crew.process,
@@ -75,7 +77,7 @@ export function crewData(crew: CrewParts, settled?: SettledValues): Omit<CrewDat
       : null,
     tasks:
       settled === undefined
-        ? crew.tasks.map((task) => taskData(crew, task, settle))
+        ? crew.tasks.map((task) => taskData({ crew, positions }, task, settle))
         : settledTaskList(crew, settled, settle),
     memoryState: crew.memory ? crew.memory.toJSON() : null,
     knowledge: crew.knowledge ? knowledgeData(crew.knowledge, settle) : null,

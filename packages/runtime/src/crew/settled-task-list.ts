@@ -4,6 +4,7 @@ import type { TaskData } from '@crewline/runtime-state/internal';
 import type { Settle } from '../checkpointing/snapshot-values.js';
 import type { Task } from '../task/task.js';
 import type { CrewParts } from './crew-parts.js';
+import { TaskPositions } from './task-positions.js';
 import { type KeptTaskData, keptTaskData, taskData, taskDataHolds } from './task-stored-form.js';
 
 /** One crew's task list as last built: per task, its stored form and, when settled, the kept form it came from. */
@@ -54,17 +55,18 @@ export function settledTaskList(crew: CrewParts, settled: SettledValues, settle:
     };
     lists.set(tasks, known);
   }
+  const context = { crew, positions: new TaskPositions(tasks) };
   let changed = known.list === undefined;
   let allSettled = true;
   for (let index = 0; index < tasks.length; index += 1) {
     const task = tasks[index]!;
-    if (taskDataHolds(known.kept[index], task, crew)) continue;
+    if (taskDataHolds(known.kept[index], task, context)) continue;
     changed = true;
-    const kept = keptTaskData(crew, task, settle);
+    const kept = keptTaskData(context, task, settle);
     known.kept[index] = kept;
     if (kept !== undefined) known.items[index] = settle(kept.stored);
     else {
-      known.items[index] = taskData(crew, task, settle);
+      known.items[index] = taskData(context, task, settle);
       allSettled = false;
     }
   }

@@ -9,6 +9,13 @@ import { byContent, StoredForms } from '../checkpointing/stored-forms.js';
 import type { Task } from '../task/task.js';
 import type { TaskOutput } from '../task/task-output.js';
 import type { CrewParts } from './crew-parts.js';
+import type { TaskPositions } from './task-positions.js';
+
+/** What a task's stored form reads besides the task: its crew, and where the crew's tasks stand. */
+export interface TaskFormContext {
+  readonly crew: CrewParts;
+  readonly positions: TaskPositions;
+}
 
 const schemaCache = new WeakMap<z.ZodType, JsonValue>();
 
@@ -67,14 +74,14 @@ function isSettledTask(task: Task): boolean {
 // redacted) once: a crew-50 run on '*' writes about 500 checkpoints of 50 tasks each. Whatever else
 // changes (the agent it is given to, the crew's agents reordered) is read again and compared.
 const taskForms = new StoredForms({
-  sources: (task: Task, crew: CrewParts) =>
+  sources: (task: Task, { crew, positions }: TaskFormContext) =>
     [
       task.id,
       task.name ?? null,
       task.description,
       task.expectedOutput,
       task.agent ? crew.agents.indexOf(task.agent) : null,
-      task.context ? byContent(task.context.map((earlier) => crew.tasks.indexOf(earlier))) : null,
+      task.context ? byContent(task.context.map((earlier) => positions.of(earlier))) : null,
       task.outputSchema,
       task.status,
       task.startedEmitted,
@@ -138,18 +145,18 @@ const taskForms = new StoredForms({
 export type KeptTaskData = NonNullable<ReturnType<typeof taskForms.kept>>;
 
 /** One task's stored form: a settled task's kept one (settled in the run), else built now. */
-export function taskData(crew: CrewParts, task: Task, settle: Settle): TaskData {
-  const kept = taskForms.kept(task, crew, settle);
+export function taskData(context: TaskFormContext, task: Task, settle: Settle): TaskData {
+  const kept = taskForms.kept(task, context, settle);
   // Built once and settled in the run: redacted once, and stored once by providers that can.
-  return kept === undefined ? taskForms.built(task, crew, settle) : settle(kept.stored);
+  return kept === undefined ? taskForms.built(task, context, settle) : settle(kept.stored);
 }
 
 /** A settled task's kept stored form (unsettled), or `undefined` for a task under way. */
-export function keptTaskData(crew: CrewParts, task: Task, settle: Settle): KeptTaskData | undefined {
-  return taskForms.kept(task, crew, settle);
+export function keptTaskData(context: TaskFormContext, task: Task, settle: Settle): KeptTaskData | undefined {
+  return taskForms.kept(task, context, settle);
 }
 
 /** True while `kept` is still the task's stored form: same task, still settled, nothing it is built from changed. */
-export function taskDataHolds(kept: KeptTaskData | undefined, task: Task, crew: CrewParts): boolean {
-  return taskForms.holds(kept, task, crew);
+export function taskDataHolds(kept: KeptTaskData | undefined, task: Task, context: TaskFormContext): boolean {
+  return taskForms.holds(kept, task, context);
 }
