@@ -15,6 +15,10 @@ export interface PlannedTask {
   /** Number as `info` and `--set-output` count. */
   number: number;
   name?: string;
+  /**
+   * The description the task will run with: filled from the inputs given when they reach it (a
+   * crew's run; a flow passes its crews what its code decides), else as the checkpoint's run had it.
+   */
   description: string;
   /**
    * `invalidated`: an earlier output was edited, so it runs again against the new context (it was
@@ -78,7 +82,11 @@ export function planContinuation(
   const editedDocument = editTaskOutputsInDocument(view.document, taskOutputs, {
     structuredOutput: () => undefined,
   });
-  const edited = viewDocument(editedDocument);
+  // The tasks as they will run: a crew continued on its own gets these inputs over its saved ones
+  // (its kickoff merges them), so their descriptions are filled with them; a flow gives its crews
+  // what its methods decide, so those stay as the checkpoint's run had them.
+  const ownInputs = view.entities.some((entity) => entity.kind === 'flow') ? undefined : inputs;
+  const edited = viewDocument(editedDocument, ownInputs ? { crewInputs: ownInputs } : {});
   const outcome = interruptedTasksOutcome(view.document, inputs);
   const carried = carriedTaskNumbers(view.document);
   const savedCalls = new Map(

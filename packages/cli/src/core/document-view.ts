@@ -13,6 +13,7 @@ import {
   shownCrewStatus,
   type TaskStatus,
 } from '@crewline/runtime-state/internal';
+import { filledTemplate } from './filled-template.js';
 
 export type { TaskStatus };
 
@@ -24,7 +25,13 @@ export interface TaskView {
   indexInCrew: number;
   crewName: string;
   name?: string;
+  /**
+   * The description as the run used it: its `{placeholders}` filled from the inputs its crew was
+   * given (a placeholder nothing gave a value stays as written).
+   */
   description: string;
+  /** The description as written, with its `{placeholders}`: only where it differs from `description`. */
+  descriptionTemplate?: string;
   agentRole?: string;
   status: TaskStatus;
   /** The raw output of a completed task. */
@@ -72,18 +79,17 @@ function agentView(agent: AgentDefinitionData): AgentView {
   return { role: agent.role, goal: agent.goal, model: agent.llm };
 }
 
-/** The names a crew's placeholders were filled from: the inputs its kickoff stored with it. */
-function crewInputNames(inputs: unknown): string[] {
-  return isRecord(inputs) ? Object.keys(inputs) : [];
-}
-
 function crewView(
   entity: EntitySnapshot,
   firstIndex: number,
   found: Set<string>,
   unfilled: Map<string, Set<string>>,
+  inputsOver: Readonly<Record<string, unknown>> | undefined,
 ): EntityView {
   const data = parseCrewData(entity);
+  const given = decodeValue<unknown>(data.inputs);
+  const saved = isRecord(given) ? given : {};
+  const crewInputs = inputsOver ? { ...saved, ...inputsOver } : saved;
   const agents = data.agents.map(agentView);
   const templates = [...data.agents, ...(data.manager ? [data.manager] : [])].flatMap((agent) => [
     agent.role,
@@ -93,21 +99,22 @@ function crewView(
   const tasks = data.tasks.map((task, indexInCrew): TaskView => {
     templates.push(task.description, task.expectedOutput);
     const agentRole = task.agent === null ? task.output?.agentRole : data.agents[task.agent]?.role;
+    const description = filledTemplate(task.description, crewInputs);
     return {
       index: firstIndex + indexInCrew,
       indexInCrew,
       crewName: entity.name,
       ...(task.name !== null ? { name: task.name } : {}),
-      description: task.description,
+      description,
+      ...(description !== task.description ? { descriptionTemplate: task.description } : {}),
       ...(agentRole !== undefined ? { agentRole } : {}),
       status: task.status,
       ...(task.output ? { output: task.output.raw } : {}),
     };
   });
-  const given = new Set(crewInputNames(decodeValue<unknown>(data.inputs)));
   const names = new Set(templates.flatMap(findPlaceholders));
   for (const name of names) found.add(name);
-  unfilled.set(entity.id, new Set([...names].filter((name) => !given.has(name))));
+  unfilled.set(entity.id, new Set([...names].filter((name) => !Object.hasOwn(crewInputs, name))));
   const completed = tasks.filter((task) => task.status === 'completed').length;
   return {
     kind: 'crew',
@@ -162,11 +169,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+export interface ViewOptions {
+  /**
+   * Inputs a continuation gives the crews over the ones they saved (as a crew's kickoff merges
+   * them): the task descriptions are filled with them. Default: none, as the checkpoint's run had them.
+   */
+  crewInputs?: Readonly<Record<string, unknown>>;
+}
+
 /**
  * Builds the view of a checkpoint: decoded inputs, entities, flat tasks and template placeholders.
  * Entity data is read through its owner's parser: a damaged field is a `corrupt_checkpoint` error.
  */
-export function viewDocument(document: CheckpointDocument): DocumentView {
+export function viewDocument(document: CheckpointDocument, options: ViewOptions = {}): DocumentView {
   const inputs = decodeValue<unknown>(document.inputs);
   const found = new Set<string>();
   // Per entity id: its placeholders that its own stored inputs leave without a value.
@@ -176,7 +191,7 @@ export function viewDocument(document: CheckpointDocument): DocumentView {
   for (const entity of document.entities) {
     const view =
       entity.kind === 'crew'
-        ? crewView(entity, nextIndex, found, unfilled)
+        ? crewView(entity, nextIndex, found, unfilled, options.crewInputs)
         : entity.kind === 'agent'
           ? agentEntityView(entity, found, unfilled)
           : flowView(entity);
