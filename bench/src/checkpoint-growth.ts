@@ -3,7 +3,7 @@
 // run pays for every checkpoint (snapshot, redaction, its share of the commit that stored it; see
 // cost/checkpoint-timing.ts): the median of each window of 250 checkpoints shows any growth. Two runs of 500 tasks: one crew of 500 tasks, and a flow of 10
 // methods that each run a 50-task crew and keep its outputs in the flow state (a flow of long
-// crews). Also what the database holds against the final checkpoint, open (db + WAL) and closed.
+// crews); each task has the one before it as context. Also what the database holds against the final checkpoint, open (db + WAL) and closed.
 // Run with `node --conditions=@crewline/source --import tsx bench/src/checkpoint-growth.ts`
 // (`--scenario crew|flow`, `--tasks N`, `--json` for the raw numbers, `--report PATH`). With
 // `--compare DIR` (another checkout of the repository, its dependencies installed), each scenario runs
@@ -111,19 +111,25 @@ function crewOf(tasks: number, label: string, checkpoint?: CheckpointConfigInput
         tools: [notes],
       }),
   );
+  // Each step extends the one before it, which it gets as context (as pipelines chain their tasks):
+  // a context read by scanning the task list once cost a checkpoint more with every task.
+  const steps: Task[] = [];
+  for (let index = 0; index < tasks; index += 1) {
+    const before = steps.at(-1);
+    steps.push(
+      new Task({
+        name: `${label}-step-${index + 1}`,
+        description: `Step ${index + 1} of part ${label} of the {topic} report: extend it with new findings`,
+        expectedOutput: 'about two kilobytes of notes',
+        agent: agents[index % agents.length]!,
+        ...(before === undefined ? {} : { context: [before] }),
+      }),
+    );
+  }
   return new Crew({
     name: label,
     agents,
-    tasks: Array.from(
-      { length: tasks },
-      (_, index) =>
-        new Task({
-          name: `${label}-step-${index + 1}`,
-          description: `Step ${index + 1} of part ${label} of the {topic} report: extend it with new findings`,
-          expectedOutput: 'about two kilobytes of notes',
-          agent: agents[index % agents.length]!,
-        }),
-    ),
+    tasks: steps,
     ...(checkpoint === undefined ? {} : { checkpoint }),
   });
 }
@@ -302,7 +308,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const report = [
       `# Checkpoint cost over a long run (${values.tasks} tasks, '*' on SqliteProvider)`,
       '',
-      `Median of what the run paid per checkpoint (taking it in its event: snapshot, redaction; plus its share of the commit that stored it — SqliteProvider commits the checkpoints between two model or tool calls as one group, a model completion's inside its event; bench/src/cost/checkpoint-timing.ts) per window of ${WINDOW} checkpoints; a crew of ${values.tasks} tasks, and a flow of 10 methods each running a crew of ${Number(values.tasks) / 10} tasks and keeping its outputs in the state. Offline model without latency, one tool call per task. Machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after (Node ${process.version}).`,
+      `Median of what the run paid per checkpoint (taking it in its event: snapshot, redaction; plus its share of the commit that stored it — SqliteProvider commits the checkpoints between two model or tool calls as one group, a model completion's inside its event; bench/src/cost/checkpoint-timing.ts) per window of ${WINDOW} checkpoints; a crew of ${values.tasks} tasks, and a flow of 10 methods each running a crew of ${Number(values.tasks) / 10} tasks and keeping its outputs in the state; each task has the one before it as context. Offline model without latency, one tool call per task. Machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after (Node ${process.version}).`,
       '',
       growthReport(results, labels),
     ].join('\n');
