@@ -10,7 +10,7 @@ import {
   type LoadedCheckpoint,
   type SettledValues,
 } from '@crewline/runtime-state';
-import { validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { settlerOf } from '../checkpointing/snapshot-values.js';
 import type { FlowClass, ProjectRegistry } from '../project-config/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
@@ -28,6 +28,7 @@ import { FlowEngine, type RunPlan } from './flow-engine.js';
 import { flowNameOf } from './flow-name.js';
 import { flowSnapshot, flowSnapshotNames, flowSummary, registeredClassFor } from './flow-snapshot.js';
 import type { FlowState, StateSchema } from './flow-state.js';
+import { persistTarget } from './flow-storage.js';
 import type {
   FlowOptions,
   FlowPauseInfo,
@@ -151,7 +152,6 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     );
     // A checkpoint setting the caller gives is used as given.
     if (options.checkpoint !== undefined) flow.checkpoint = options.checkpoint;
-    flow.#lastProvider = loaded.provider;
     flow.#pendingRestore = pending;
     if (fork) flow.#engine.setStateId(fork.stateId);
     return flow;
@@ -205,7 +205,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   #pendingRestore: PendingRestore | undefined;
   #running = false;
   #lastPause: FlowPauseInfo | undefined;
-  #lastProvider: CheckpointProvider | undefined;
+  /** The provider the last run wrote its pause checkpoint with: where `resume` reads it back. */
+  #pauseProvider: CheckpointProvider | undefined;
 
   constructor(options: FlowOptions<State> = {}) {
     if (options === null || typeof options !== 'object') {
@@ -299,10 +300,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       this.#engine.bus,
     );
     this.checkpoint = checkpoint;
-    if (restore) {
-      this.#pendingRestore = restore;
-      this.#lastProvider = restore.loaded.provider;
-    }
+    if (restore) this.#pendingRestore = restore;
     return this.#start({ inputs, answer: undefined, abortSignal: options.abortSignal });
   }
 
@@ -321,7 +319,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     if (!this.#pendingRestore && this.#lastPause?.resumeFrom) {
       const loaded = await loadRestoreTarget(this.#lastPause.resumeFrom, {
         bus: this.#engine.bus,
-        provider: this.#lastProvider,
+        provider: this.#pauseProvider,
       });
       this.#engine.hydrate(findEntitySnapshot(loaded, this.#restoreSubject()));
       this.#pendingRestore = { loaded };
@@ -351,6 +349,17 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       this.#pendingRestore = undefined;
       const result = await this.#engine.run(plan);
       this.#lastPause = result.pause;
+      // The pause checkpoint may be in a provider object no registry knows (SPEC: any object that
+      // meets the provider contract), so `resume` reads it with the provider it was written with.
+      this.#pauseProvider = result.pause?.resumeFrom
+        ? (
+            await persistTarget(
+              this.#engine.graph,
+              resolveCheckpointChain([this.checkpoint]),
+              plan.restore?.loaded,
+            )
+          ).provider
+        : undefined;
       return result as FlowResult<State>;
     } finally {
       this.#running = false;

@@ -92,6 +92,26 @@ describe('asking a person', () => {
     await expect(flow.resume('again')).rejects.toThrow(/is not paused/);
   });
 
+  it('resumes the same instance from the pause checkpoint in the provider object it writes to', async () => {
+    calls.length = 0;
+    // A provider object the built-in registry knows nothing of: the pause checkpoint is only there.
+    const provider = new InMemoryProvider();
+    const flow = new Approval({
+      bus: new EventBus(),
+      checkpoint: { location: 'mem', provider, onEvents: ['method_execution_finished'] },
+    });
+    const paused = await flow.kickoff();
+    expect(paused.pause?.resumeFrom).toMatch(/^mem#/);
+    const done = await flow.resume('yes');
+    expect(done.output).toBe('published a short essay');
+    expect(calls).toEqual(['write', 'approve', 'approve', 'publish']);
+    // It goes on writing there, after the pause checkpoint it continued from.
+    const checkpoints = await provider.list('mem');
+    expect(checkpoints.at(-1)?.entities[0]?.status).toBe('completed');
+    const pause = checkpoints.findIndex((checkpoint) => checkpoint.reference === paused.pause?.resumeFrom);
+    expect(checkpoints[pause + 1]?.parentId).toBe(checkpoints[pause]?.id);
+  });
+
   it('resumes a persisted flow by state id in a new instance', async () => {
     calls.length = 0;
     const location = join(root, 'persisted');
