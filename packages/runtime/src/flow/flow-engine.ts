@@ -235,13 +235,12 @@ export class FlowEngine<State extends object> {
         continuing = true;
       }
     }
-    if (!continuing && active?.restored) {
-      // A flow kicked off inside a restored run (e.g. from another flow's method) takes its own snapshot.
-      continuing = joinRestoredRun(
-        { kind: 'flow', names: [flowName], apply: (snapshot) => this.hydrate(snapshot) },
-        bus,
-      );
-    }
+    // A flow kicked off inside a restored run (e.g. from another flow's method) takes its own snapshot.
+    const joinedRestored =
+      !continuing &&
+      active?.restored !== undefined &&
+      joinRestoredRun({ kind: 'flow', names: [flowName], apply: (snapshot) => this.hydrate(snapshot) }, bus);
+    if (joinedRestored) continuing = true;
 
     if (continuing) {
       // State changes made by an execution that did not complete are dropped: it runs again.
@@ -300,7 +299,10 @@ export class FlowEngine<State extends object> {
             run.state.lineage.branch = stateBranch(this.stateId);
           }
           const execution = this.execution;
-          if (isRoot && run.restored) carryNestedSnapshots(run, execution, run.restored);
+          // Whoever continues a snapshot of the restored run, the root or a flow that joined it, sets
+          // aside the crews of its completed methods before its methods run: a crew of a re-run
+          // method must not take up the finished work of an earlier crew of the same name.
+          if (run.restored && (isRoot || joinedRestored)) carryNestedSnapshots(run, execution, run.restored);
           const emit = (event: Parameters<Run['emit']>[1]) => run.emit(this.flow, event);
           const writeTo = (trigger: string) =>
             saveFlowState(run, target, trigger, {
