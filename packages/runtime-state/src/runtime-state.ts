@@ -33,6 +33,7 @@ import {
   newForkBranchName,
   newLineageId,
 } from './ids.js';
+import { keptEntity } from './kept-entity.js';
 import { LineagePositions } from './lineage-positions.js';
 import type { CheckpointProvider, CheckpointWrite, LeaseToken, StoredCheckpoint } from './provider.js';
 import { redactSecrets } from './redaction.js';
@@ -231,6 +232,21 @@ export class RuntimeState implements RunState {
 
   addEntity(entity: CheckpointableEntity): void {
     if (!this.entities.some((existing) => existing.entityId === entity.entityId)) this.entities.push(entity);
+  }
+
+  /**
+   * Before an entity of this run is kicked off again in it (a crew in a loop of a flow method, or
+   * kept on the flow and kicked off by two methods): keeps what its earlier kickoff left, as it is
+   * now, as an entity of its own in the entity's place, and takes the object out of the run. Each
+   * kickoff is then one entity of every later checkpoint, in the order they started, and a restored
+   * run hands the n-th kickoff the n-th one's saved work; the new kickoff joins the run again (under
+   * an `entityId` of its own: the caller gives it one). False when the entity is not part of this run.
+   */
+  keepEarlierKickoff(entity: CheckpointableEntity): boolean {
+    const index = this.entities.indexOf(entity);
+    if (index < 0) return false;
+    this.entities[index] = keptEntity(entity.snapshotEntity(this.settled), entity.summarizeEntity());
+    return true;
   }
 
   /** Appends an event to the history (redacted, JSON-safe) and gives it its sequence number. */

@@ -30,6 +30,7 @@ import { modelIdOf } from '../models/model-id.js';
 import { resolveModel } from '../models/resolve-model.js';
 import type { StoredModelSettings } from '../models/stored-model.js';
 import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
+import { keepEarlierKickoff } from '../restore/earlier-kickoff.js';
 import {
   type PendingRestore,
   type RestoreSubject,
@@ -197,6 +198,8 @@ export class Agent implements CheckpointableEntity, AgentParts {
   async kickoff(messages?: string | ModelMessage[], options: AgentKickoffOptions = {}): Promise<AgentOutput> {
     // A missing API key or model package fails here, before anything is restored or written.
     this.resolveModel();
+    // Kicked off again in the run it ran in: that kickoff stays an entity of the run, this is a new one.
+    if (keepEarlierKickoff(this, options.bus)) this.id = randomUUID();
     const decided = await restoreAtKickoff(this.#restoreSubject(), {
       fromCheckpoint: options.fromCheckpoint,
       pending: this.#pendingRestore,

@@ -25,6 +25,7 @@ import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import type { ProjectRegistry } from '../project-config/project-config.js';
+import { keepEarlierKickoff } from '../restore/earlier-kickoff.js';
 import {
   type PendingRestore,
   type RestoreSubject,
@@ -185,6 +186,8 @@ export class Crew implements CheckpointableEntity, CrewParts {
    */
   async kickoff(options: CrewKickoffOptions = {}): Promise<CrewOutput> {
     const bus = options.bus;
+    // Kicked off again in the run it ran in: that kickoff stays an entity of the run, this is a new one.
+    if (keepEarlierKickoff(this, bus)) this.id = randomUUID();
     const pending = this.#pendingRestore;
     const continueNext = this.#continueNext;
     const decided = await restoreAtKickoff(this.#restoreSubject(), {
