@@ -394,7 +394,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   }
 
   snapshotEntity(settled?: SettledValues): EntitySnapshot {
-    const stored = this.#storedParts.forSnapshot(settled);
+    const stored = this.#storedParts.forSnapshot(this.#engine.execution, settled);
     const committed = this.#engine.execution.committedState;
     return flowSnapshot(this, this.#engine.execution, this.#engine.stateId, {
       // Before the first method completes, the state is the live one: stored afresh each time.

@@ -89,12 +89,17 @@ export function increment(map: Map<string, number>, key: string): number {
 }
 
 /**
- * How a snapshot stores an execution's values (see `StoredFlowParts`): each output and input through
- * `value` (given how to encode it), the committed state through `state`. Without it, each is
+ * How a snapshot stores an execution's values (see `StoredFlowParts`): each value through the place
+ * it holds (given how to encode it), the committed state through `state`. Without it, each is
  * encoded afresh.
  */
 export interface StoredValues {
-  value(value: unknown, encode: (value: unknown) => EncodedValue): EncodedValue;
+  /** The latest output of `method` (returned by its latest completion). */
+  output(method: string, value: unknown, encode: (value: unknown) => EncodedValue): EncodedValue;
+  /** The output of the last completed method, `method`. */
+  lastOutput(method: string, value: unknown, encode: (value: unknown) => EncodedValue): EncodedValue;
+  /** The input of the due execution with id `activation`. */
+  input(activation: number, value: unknown, encode: (value: unknown) => EncodedValue): EncodedValue;
   state(committed: EncodedValue): EncodedValue;
 }
 
@@ -106,13 +111,12 @@ export function executionToJson(
 ): FlowExecutionData {
   const pairs = (map: Map<string, number>): [string, number][] => [...map.entries()];
   const encode = (value: unknown) => encodeValue(value, codec);
-  const store = (value: unknown) => (stored ? stored.value(value, encode) : encode(value));
   return {
     status: execution.status,
     completedMethods: [...execution.completedMethods],
     methodOutputs: [...execution.outputs.entries()].map(([method, output]) => ({
       method,
-      output: store(output),
+      output: stored ? stored.output(method, output, encode) : encode(output),
     })),
     callCounts: pairs(execution.callCounts),
     latestRounds: pairs(execution.latestRounds),
@@ -122,13 +126,23 @@ export function executionToJson(
       id: activation.id,
       method: activation.method,
       round: activation.round,
-      input: activation.input === undefined ? null : store(activation.input),
+      input:
+        activation.input === undefined
+          ? null
+          : stored
+            ? stored.input(activation.id, activation.input, encode)
+            : encode(activation.input),
       answers: [...activation.answers],
       answersDelivered: activation.answersDelivered,
       pause: activation.pause ? { ...activation.pause } : null,
     })),
     lastMethod: execution.lastMethod ?? null,
-    lastOutput: execution.lastOutput === undefined ? null : store(execution.lastOutput),
+    lastOutput:
+      execution.lastOutput === undefined
+        ? null
+        : stored && execution.lastMethod !== undefined
+          ? stored.lastOutput(execution.lastMethod, execution.lastOutput, encode)
+          : encode(execution.lastOutput),
     committedState:
       execution.committedState === undefined
         ? null

@@ -3,14 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus } from '@crewline/events';
 import { SqliteProvider } from '@crewline/provider-sqlite';
-import type { CheckpointProvider, CheckpointWrite, JsonObject } from '@crewline/runtime-state';
+import {
+  type CheckpointProvider,
+  type CheckpointWrite,
+  type JsonObject,
+  readDocument,
+} from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
 import { Task } from '../task/task.js';
 import { offlineModel } from '../testing/index.js';
-import { Flow, listen, start } from './index.js';
+import { Flow, listen, router, start } from './index.js';
 import { shareUnchanged } from './stored-flow-parts.js';
 
 /** Records every write a provider receives (the document, its text then, and what the run settled). */
@@ -127,6 +132,66 @@ describe('a flow stores its completed work once', () => {
     } finally {
       await provider.close();
       rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+const passes: string[] = [];
+
+/** Returns the same array each pass of its loop, grown in place: its state list. */
+class CollectFlow extends Flow<{ items: string[] }> {
+  initialState = { items: [] as string[] };
+
+  @start('again') collect() {
+    passes.push('collect');
+    this.state.items.push(`item${this.state.items.length + 1}`);
+    return this.state.items;
+  }
+
+  @router('collect') check(items: string[]) {
+    passes.push('check');
+    return items.length < 3 ? 'again' : 'done';
+  }
+
+  @listen('done') finish() {
+    passes.push('finish');
+    return this.state.items.join(',');
+  }
+}
+
+describe('a flow stores each value as it was returned', () => {
+  it('stores an object returned again, changed in place, anew: a resume from any checkpoint ends the same', async () => {
+    const provider = new InMemoryProvider();
+    passes.length = 0;
+    const uninterrupted = await new CollectFlow({
+      bus: new EventBus(),
+      checkpoint: { location: 'mem', provider, onEvents: ['method_execution_finished'] },
+    }).kickoff();
+    expect(uninterrupted.output).toBe('item1,item2,item3');
+    expect(passes).toEqual(['collect', 'check', 'collect', 'check', 'collect', 'check', 'finish']);
+    const checkpoints = await provider.list('mem');
+    expect(checkpoints).toHaveLength(7);
+    for (const [index, checkpoint] of checkpoints.entries()) {
+      const document = await readDocument(provider, 'mem', checkpoint.id);
+      const data = document.entities.find((entity) => entity.kind === 'flow')!.data;
+      const execution = data.execution as {
+        pending: { method: string; input: { json: unknown } | null }[];
+        methodOutputs: { method: string; output: { json: unknown } }[];
+      };
+      const items = (data.state as { json: { items: string[] } }).json.items;
+      // Every collect so far returned the state list: as stored, it is the list as of that return.
+      const collected = execution.methodOutputs.find((entry) => entry.method === 'collect');
+      expect(collected?.output.json, `checkpoint ${index}`).toEqual(items);
+      const due = execution.pending.find((activation) => activation.method === 'check');
+      if (due) expect(due.input?.json, `checkpoint ${index}`).toEqual(items);
+      passes.length = 0;
+      const restored = await CollectFlow.fromCheckpoint(
+        { restoreFrom: checkpoint.reference, provider },
+        { bus: new EventBus() },
+      );
+      const resumed = await restored.kickoff();
+      expect(resumed.output, `checkpoint ${index}`).toBe(uninterrupted.output);
+      expect(passes, `checkpoint ${index}`).toHaveLength(6 - index);
     }
   });
 });

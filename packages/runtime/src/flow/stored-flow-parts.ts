@@ -1,6 +1,13 @@
 import type { EncodedValue, SettledValues } from '@crewline/runtime-state';
 import { type Settle, settlerOf } from '../checkpointing/snapshot-values.js';
-import type { StoredValues } from './run-progress.js';
+import type { FlowExecution, StoredValues } from './run-progress.js';
+
+/** A value as a snapshot stored it, and the completion that returned it (its method's count). */
+interface StoredReturn {
+  value: unknown;
+  completion: number;
+  stored: EncodedValue;
+}
 
 /**
  * What a flow's checkpoints store that stays the same from one checkpoint to the next, kept between
@@ -8,9 +15,11 @@ import type { StoredValues } from './run-progress.js';
  * and store its completed work again each time:
  *
  * - the encoded outputs of completed methods (and the inputs of due executions, which are outputs
- *   too), encoded once per value: a value met again (the same object, or an equal primitive) gets
- *   its stored form back. A method's output is stored as it was when first checkpointed after
- *   the method returned it;
+ *   too), encoded once per completion: a method's output as the first snapshot after the completion
+ *   that returned it stored it, a due execution's input as the first snapshot after it became due
+ *   stored it. Not once per object: a method may return the same object again, changed in place (a
+ *   list in its state it grows on each pass of a loop), and what a resume hands on must be the
+ *   value as that completion returned it, not as an earlier one did;
  * - the committed state, encoded once per completed method (by the engine) and shared here with the
  *   state stored before it wherever it did not change, so that only what the method changed is new.
  *
@@ -18,34 +27,81 @@ import type { StoredValues } from './run-progress.js';
  * reused by a provider that stores what changed without comparing it.
  */
 export class StoredFlowParts {
-  /** Stored forms of the values encoded by the last snapshot; what the next one may reuse. */
+  /** The execution the kept forms are of: a new one (a new kickoff, a restore) starts afresh. */
+  #execution: FlowExecution | undefined;
+  /** Per method, its latest output as stored. */
+  #outputs = new Map<string, StoredReturn>();
+  #lastOutput: (StoredReturn & { method: string }) | undefined;
+  /** Per due execution (by id), its input as stored; those the last snapshot did not store are let go. */
+  #inputs = new Map<number, StoredReturn>();
+  #nextInputs = new Map<number, StoredReturn>();
+  /** Values encoded by the current snapshot: a value met again in it is stored once. */
   #encoded = new Map<unknown, EncodedValue>();
-  #next = new Map<unknown, EncodedValue>();
   #state: { committed: EncodedValue; stored: EncodedValue } | undefined;
 
   /**
-   * Starts a snapshot for the run that owns `settled`: values the previous snapshot stored and
-   * this one does not are let go. Returns what the snapshot stores its values through.
+   * Starts a snapshot of `execution` for the run that owns `settled`. Returns what the snapshot
+   * stores its values through.
    */
   forSnapshot(
+    execution: FlowExecution,
     settled: SettledValues | undefined,
   ): StoredValues & { state(committed: EncodedValue): EncodedValue } {
-    this.#encoded = this.#next;
-    this.#next = new Map();
+    if (execution !== this.#execution) {
+      this.#execution = execution;
+      this.#outputs.clear();
+      this.#lastOutput = undefined;
+      this.#nextInputs.clear();
+    }
+    this.#inputs = this.#nextInputs;
+    this.#nextInputs = new Map();
+    this.#encoded.clear();
     const settle = settlerOf(settled);
     return {
-      value: (value, encode) => this.value(value, encode, settle),
+      output: (method, value, encode) => {
+        const completion = execution.callCounts.get(method) ?? 0;
+        const kept = this.#outputs.get(method);
+        const stored = this.#store(kept, value, completion, encode, settle);
+        if (stored !== kept) this.#outputs.set(method, stored);
+        return stored.stored;
+      },
+      lastOutput: (method, value, encode) => {
+        const completion = execution.callCounts.get(method) ?? 0;
+        const kept = this.#lastOutput?.method === method ? this.#lastOutput : undefined;
+        const stored = this.#store(kept, value, completion, encode, settle);
+        if (stored !== kept) this.#lastOutput = { ...stored, method };
+        return stored.stored;
+      },
+      input: (activation, value, encode) => {
+        const stored = this.#store(this.#inputs.get(activation), value, 0, encode, settle);
+        this.#nextInputs.set(activation, stored);
+        return stored.stored;
+      },
       state: (committed) => this.state(committed, settle),
     };
   }
 
-  /** `value` encoded (by `encode`) and settled, reusing the stored form of the same value. */
-  value(value: unknown, encode: (value: unknown) => EncodedValue, settle: Settle): EncodedValue {
-    let stored = this.#next.get(value) ?? this.#encoded.get(value);
-    if (stored === undefined) stored = encode(value);
-    stored = settle(stored);
-    this.#next.set(value, stored);
-    return stored;
+  /**
+   * `value`, returned by `completion`, as stored: `kept` when it is that value from that completion,
+   * else encoded (once per snapshot) and settled.
+   */
+  #store(
+    kept: StoredReturn | undefined,
+    value: unknown,
+    completion: number,
+    encode: (value: unknown) => EncodedValue,
+    settle: Settle,
+  ): StoredReturn {
+    if (kept !== undefined && kept.completion === completion && Object.is(kept.value, value)) {
+      kept.stored = settle(kept.stored);
+      return kept;
+    }
+    let stored = this.#encoded.get(value);
+    if (stored === undefined) {
+      stored = settle(encode(value));
+      this.#encoded.set(value, stored);
+    }
+    return { value, completion, stored };
   }
 
   /** The committed state as stored: shares every unchanged part with the state stored before. */
