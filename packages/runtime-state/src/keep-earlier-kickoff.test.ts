@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { EntitySnapshot, EntitySummary } from './document.js';
+import { readDocument } from './reference.js';
+import { type CheckpointableEntity, RuntimeState } from './runtime-state.js';
+import { InMemoryProvider } from './testing/in-memory-provider.js';
+
+/** A crew-like entity kicked off more than once: a new id and topic for each kickoff. */
+class LoopedCrew implements CheckpointableEntity {
+  readonly entityKind = 'crew' as const;
+  readonly entityName = 'topic-crew';
+  entityId = 'kickoff-1';
+  topic = 'tides';
+  done = false;
+
+  snapshotEntity(): EntitySnapshot {
+    return {
+      kind: 'crew',
+      id: this.entityId,
+      name: this.entityName,
+      data: { topic: this.topic, done: this.done },
+    };
+  }
+
+  summarizeEntity(): EntitySummary {
+    return { kind: 'crew', id: this.entityId, name: this.entityName, completed: this.done ? 1 : 0, total: 1 };
+  }
+}
+
+describe('RuntimeState.keepEarlierKickoff', () => {
+  it('keeps the earlier kickoff as it ended, in its place, and the next kickoff as an entity of its own', async () => {
+    const provider = new InMemoryProvider();
+    const crew = new LoopedCrew();
+    const other: CheckpointableEntity = {
+      entityKind: 'agent',
+      entityId: 'agent-1',
+      entityName: 'Writer',
+      snapshotEntity: () => ({ kind: 'agent', id: 'agent-1', name: 'Writer', data: {} }),
+      summarizeEntity: () => ({ kind: 'agent', id: 'agent-1', name: 'Writer' }),
+    };
+    const state = new RuntimeState({ provider, location: 'mem', entities: [crew, other] });
+    crew.done = true;
+
+    expect(state.keepEarlierKickoff(crew)).toBe(true);
+    crew.entityId = 'kickoff-2';
+    crew.topic = 'volcanoes';
+    crew.done = false;
+    state.addEntity(crew);
+    const reference = state.checkpoint();
+
+    const document = await readDocument(provider, 'mem', reference.split('#')[1]!);
+    expect(document.entities.map((entity) => [entity.id, entity.data])).toEqual([
+      ['kickoff-1', { topic: 'tides', done: true }],
+      ['agent-1', {}],
+      ['kickoff-2', { topic: 'volcanoes', done: false }],
+    ]);
+    expect(document.metadata.entities.map((entity) => [entity.id, entity.completed])).toEqual([
+      ['kickoff-1', 1],
+      ['agent-1', undefined],
+      ['kickoff-2', 0],
+    ]);
+  });
+
+  it('is false for an entity that is not part of the run, and changes nothing', () => {
+    const state = new RuntimeState({ provider: new InMemoryProvider(), location: 'mem' });
+    const crew = new LoopedCrew();
+    expect(state.keepEarlierKickoff(crew)).toBe(false);
+    expect(state.entities).toEqual([]);
+  });
+});
