@@ -73,7 +73,7 @@ export function diffView(diff) {
         h(
           'h4',
           null,
-          `${task.index + 1}. ${task.description} — `,
+          `${task.index + 1}. ${task.descriptionAsRun ?? task.description} — `,
           task.fromStatus === task.toStatus
             ? `${task.toStatus}, output changed`
             : `${task.fromStatus ?? '(absent)'} → ${task.toStatus ?? '(absent)'}`,

@@ -1,5 +1,5 @@
 import { parseCommandArguments } from '../core/args.js';
-import { diffCheckpoints, formatDiff } from '../core/checkpoint-diff.js';
+import { diffCheckpoints, formatDiff, taskChangeJson } from '../core/checkpoint-diff.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { viewDocument } from '../core/document-view.js';
@@ -25,7 +25,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const b = await openCheckpoint(second, context.cwd, providers, values.location);
   const diff = diffCheckpoints(viewDocument(a.document), viewDocument(b.document));
   if (values.json) {
-    context.stdout.write(jsonDocument({ ...diff }));
+    context.stdout.write(jsonDocument({ ...diff, tasks: diff.tasks.map(taskChangeJson) }));
     return 0;
   }
   const width = Math.max(60, Math.min(context.stdout.columns ?? 100, 160));

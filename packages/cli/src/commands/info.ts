@@ -2,7 +2,7 @@ import { type LoadedCheckpoint, lineageCost } from '@crewline/runtime-state';
 import { parseCommandArguments } from '../core/args.js';
 import { checkpointReport } from '../core/checkpoint-report.js';
 import type { CliContext } from '../core/cli-context.js';
-import { viewDocument } from '../core/document-view.js';
+import { taskJson, viewDocument } from '../core/document-view.js';
 import { findCheckpointForkedFrom } from '../core/fork-point.js';
 import { printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
@@ -59,7 +59,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
         placeholders: view.placeholders,
         missingPlaceholders: view.missingPlaceholders,
         entities: view.entities.map(({ tasks, ...entity }) => ({ ...entity, taskCount: tasks.length })),
-        tasks: view.tasks,
+        tasks: view.tasks.map(taskJson),
         cost,
         inheritedCost: inherited,
         forkedFrom: forkPoint?.id ?? null,

@@ -45,22 +45,32 @@ describe('task descriptions as the run used them', () => {
     await project?.remove();
   });
 
-  it('info: filled with the inputs; --json keeps the template beside', async () => {
+  it('info: filled with the inputs; --json keeps description as written (schema 1) and adds it as run', async () => {
     const info = await crewline('info', checkpoints[0]!.id);
     expect(info.stdout).toContain('Outline tides');
     expect(info.stdout).toContain('Write on tides in 200 words');
     expect(info.stdout).not.toContain('Outline {topic}');
     const json = JSON.parse((await crewline('info', checkpoints[0]!.id, '--json')).stdout);
     expect(json.tasks[1]).toMatchObject({
-      description: 'Write on tides in 200 words',
-      descriptionTemplate: 'Write on {topic} in {words} words',
+      description: 'Write on {topic} in {words} words',
+      descriptionAsRun: 'Write on tides in 200 words',
     });
+    expect(json.tasks[1]).not.toHaveProperty('descriptionTemplate');
   });
 
-  it('diff: filled with the inputs', async () => {
+  it('diff: filled with the inputs; --json keeps description as written', async () => {
     const diff = await crewline('diff', checkpoints[0]!.id, checkpoints[1]!.id);
     expect(diff.stdout).toContain('Write on tides in 200 words');
     expect(diff.stdout).not.toContain('{topic}');
+    const json = JSON.parse(
+      (await crewline('diff', checkpoints[0]!.id, checkpoints[1]!.id, '--json')).stdout,
+    );
+    expect(json.tasks).toContainEqual(
+      expect.objectContaining({
+        description: 'Write on {topic} in {words} words',
+        descriptionAsRun: 'Write on tides in 200 words',
+      }),
+    );
   });
 
   it('plan: filled with the inputs the continuation gives, else the saved ones', async () => {

@@ -18,12 +18,24 @@ export interface InputChange {
 
 export interface TaskChange {
   index: number;
+  /** The task's name, else its description as the run used it (`{placeholders}` filled). */
   description: string;
+  /** Its description as written, where it differs (no name, and placeholders filled). */
+  descriptionTemplate?: string;
   fromStatus?: TaskStatus;
   toStatus?: TaskStatus;
   fromOutput?: string;
   toOutput?: string;
   outputChanged: boolean;
+}
+
+/**
+ * A task change as `--json` (and the explorer's `/api/diff`) gives it: `description` keeps its
+ * meaning of schema version 1 (the name, else the description as written, with its
+ * `{placeholders}`), and `descriptionAsRun` is what the text shows.
+ */
+export function taskChangeJson({ description, descriptionTemplate, ...task }: TaskChange) {
+  return { ...task, description: descriptionTemplate ?? description, descriptionAsRun: description };
 }
 
 /** What differs between two checkpoints, A before B. */
@@ -70,9 +82,13 @@ export function diffCheckpoints(a: DocumentView, b: DocumentView): CheckpointDif
     const tb = b.tasks[index];
     const outputChanged = ta?.output !== tb?.output;
     if (ta?.status === tb?.status && !outputChanged) continue;
+    const shown = (tb ?? ta)!;
     tasks.push({
       index,
-      description: (tb ?? ta)!.name ?? (tb ?? ta)!.description,
+      description: shown.name ?? shown.description,
+      ...(shown.name === undefined && shown.descriptionTemplate !== undefined
+        ? { descriptionTemplate: shown.descriptionTemplate }
+        : {}),
       fromStatus: ta?.status,
       toStatus: tb?.status,
       fromOutput: ta?.output,

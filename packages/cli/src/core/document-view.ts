@@ -178,6 +178,23 @@ export interface ViewOptions {
 }
 
 /**
+ * A task as `--json` prints it: `description` as written, with its `{placeholders}` (its meaning in
+ * schema version 1), and `descriptionAsRun` as the run used it (what every view shows).
+ */
+export function taskJson({ description, descriptionTemplate, ...task }: TaskView): Record<string, unknown> {
+  const { index, indexInCrew, crewName, name, ...rest } = task;
+  return {
+    index,
+    indexInCrew,
+    crewName,
+    ...(name !== undefined ? { name } : {}),
+    description: descriptionTemplate ?? description,
+    descriptionAsRun: description,
+    ...rest,
+  };
+}
+
+/**
  * Builds the view of a checkpoint: decoded inputs, entities, flat tasks and template placeholders.
  * Entity data is read through its owner's parser: a damaged field is a `corrupt_checkpoint` error.
  */

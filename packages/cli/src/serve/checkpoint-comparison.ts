@@ -4,7 +4,7 @@ import {
   diffCheckpoints,
   type FieldChange,
   type InputChange,
-  type TaskChange,
+  taskChangeJson,
 } from '../core/checkpoint-diff.js';
 import { type DocumentView, primaryEntity } from '../core/document-view.js';
 
@@ -29,9 +29,7 @@ export interface InputComparison extends InputChange {
   rows: SideBySideRow[];
 }
 
-export interface TaskComparison extends TaskChange {
-  rows: SideBySideRow[];
-}
+export type TaskComparison = ReturnType<typeof taskChangeJson> & { rows: SideBySideRow[] };
 
 /** What the page shows for two checkpoints: the CLI `diff` plus line diffs and the flow state's changes. */
 export interface CheckpointComparison {
@@ -150,7 +148,7 @@ export function compareCheckpoints(a: DocumentView, b: DocumentView): Checkpoint
       rows: sideBySide(valueText(input.from), valueText(input.to)),
     })),
     tasks: diff.tasks.map((task) => ({
-      ...task,
+      ...taskChangeJson(task),
       rows: task.outputChanged ? sideBySide(task.fromOutput, task.toOutput) : [],
     })),
     state: stateA === undefined && stateB === undefined ? [] : diffStructure(stateA ?? {}, stateB ?? {}),
