@@ -45,7 +45,14 @@ export const flowExecutionDataSchema = z.object({
   committedState: encodedValueSchema.nullable(),
   nextActivationId: z.number().int().positive(),
   /** Crews and agents completed method executions ran, in order. */
-  nestedEntities: z.array(z.strictObject({ kind: z.enum(['crew', 'flow', 'agent']), name: z.string() })),
+  nestedEntities: z.array(
+    z.strictObject({
+      kind: z.enum(['crew', 'flow', 'agent']),
+      name: z.string(),
+      /** Its id in the run, which tells apart crews of one name (absent in older checkpoints). */
+      id: z.string().optional(),
+    }),
+  ),
 });
 export type FlowExecutionData = z.infer<typeof flowExecutionDataSchema>;
 

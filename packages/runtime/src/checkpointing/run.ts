@@ -23,6 +23,7 @@ import {
 import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
 import { claimSnapshot } from './claim-snapshot.js';
+import { joinRun } from './entity-joins.js';
 import { assertNewForkBranch, newerHeadWithoutLeases } from './fork-branch.js';
 import { forkOnConflictMessage, olderCheckpointMessage } from './fork-on-conflict.js';
 import { DEFAULT_LEASE_TTL_MS, LineageLease } from './lineage-lease.js';
@@ -194,7 +195,7 @@ export class Run {
     const bus = options.bus ?? defaultBus;
     const active = Run.current(options.bus);
     if (active) {
-      active.state.addEntity(options.root);
+      joinRun(active.state, options.root);
       if (options.config) active.setConfigFor(options.root.entityId, options.config);
       return body(active);
     }
@@ -346,6 +347,17 @@ export class Run {
    */
   takeRestoredSnapshot(kind: EntityKind, name: string, key?: string): EntitySnapshot | undefined {
     return this.#claim(kind, name, key);
+  }
+
+  /**
+   * The saved snapshot of the entity that had `id` in the restored run, if nobody took it yet: what
+   * a flow sets aside for the crews its completed methods ran (see `carryNestedSnapshots`).
+   */
+  takeRestoredSnapshotOf(kind: EntityKind, id: string): EntitySnapshot | undefined {
+    const index = this.#unclaimedSnapshots.findIndex(
+      (snapshot) => snapshot.kind === kind && snapshot.id === id,
+    );
+    return index < 0 ? undefined : this.#unclaimedSnapshots.splice(index, 1)[0];
   }
 
   #claim(kind: EntityKind, name: string, key?: string): EntitySnapshot | undefined {

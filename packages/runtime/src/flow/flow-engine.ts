@@ -20,6 +20,7 @@ import {
 import { parseFlowData } from '@crewline/runtime-state/internal';
 import { anyAbortSignal } from '../checkpointing/abort-signals.js';
 import { resolveCheckpointChain } from '../checkpointing/checkpoint-setting.js';
+import { watchEntityJoins } from '../checkpointing/entity-joins.js';
 import { Run } from '../checkpointing/run.js';
 import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import type { FlowClass, ProjectRegistry } from '../project-config/project-config.js';
@@ -327,12 +328,12 @@ export class FlowEngine<State extends object> {
               if (config && triggersOn(config, 'method_execution_finished')) return; // already written by auto-checkpoint
               await writeTo('method_execution_finished');
             },
-            nestedEntityCount: () => run.state.entities.length,
-            nestedEntitiesSince: (count) =>
-              run.state.entities
-                .slice(count)
-                .filter((entity) => entity !== this.flow)
-                .map((entity) => ({ kind: entity.entityKind, name: entity.entityName })),
+            watchNested: (onJoin, body) =>
+              watchEntityJoins((entity, state) => {
+                // A crew kicked off on a bus of its own runs apart: it is no work of this run.
+                if (state !== run.state || entity === this.flow) return;
+                onJoin({ kind: entity.entityKind, name: entity.entityName, id: entity.entityId });
+              }, body),
           });
           execution.status = 'running';
           if (!continuing) {

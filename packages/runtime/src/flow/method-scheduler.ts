@@ -41,9 +41,11 @@ export interface SchedulerHost {
   commitState(): void;
   /** Called after `method_execution_finished` was emitted (state persistence). */
   afterCompletion(node: FlowNode): Promise<void>;
-  /** Nested entities (crews, agents) that joined the run so far, to attribute them to executions. */
-  nestedEntityCount(): number;
-  nestedEntitiesSince(count: number): NestedEntity[];
+  /**
+   * Runs `body` (a method's execution), calling `onJoin` with each crew, agent or flow that joins
+   * the run from inside it: what the execution is credited with when it completes.
+   */
+  watchNested<T>(onJoin: (entity: NestedEntity) => void, body: () => T): T;
 }
 
 /**
@@ -150,10 +152,15 @@ export class MethodScheduler {
       }),
     );
     const scope: MethodScope = { flow: host.flow, activation, asked: 0, pauseRequested: undefined };
-    const entitiesBefore = host.nestedEntityCount();
+    // Only what joined the run from this execution's own async context is its work: a method
+    // running beside it, or one that ran before it, ran the others.
+    const nested: NestedEntity[] = [];
     let output: unknown;
     try {
-      output = await methodScope.run(scope, () => host.invoke(method, activation.input));
+      output = await host.watchNested(
+        (entity) => nested.push(entity),
+        () => methodScope.run(scope, () => host.invoke(method, activation.input)),
+      );
     } catch (error) {
       if (error instanceof FlowPauseSignal) return this.#pause(activation, node, error.request);
       this.#started.set(method, started - 1);
@@ -174,7 +181,7 @@ export class MethodScheduler {
     }
     // The method caught the pause and carried on: the question is still unanswered, so it pauses.
     if (scope.pauseRequested) return this.#pause(activation, node, scope.pauseRequested);
-    return this.#complete(activation, node, output, host.nestedEntitiesSince(entitiesBefore));
+    return this.#complete(activation, node, output, nested);
   }
 
   #stopped(method: string, signal: AbortSignal, thrown?: unknown): CrewlineError {

@@ -35,6 +35,8 @@ export interface Activation {
 export interface NestedEntity {
   kind: EntityKind;
   name: string;
+  /** Its id in the run: which saved snapshot of that name is its (absent in older checkpoints). */
+  id?: string | undefined;
 }
 
 /**

@@ -1,13 +1,13 @@
 import type {
   CheckpointableEntity,
   CheckpointDocument,
-  EntityKind,
   EntitySnapshot,
   EntitySummary,
   LoadedCheckpoint,
 } from '@crewline/runtime-state';
 import { parseFlowData } from '@crewline/runtime-state/internal';
 import { claimSnapshot } from '../checkpointing/claim-snapshot.js';
+import { joinRun } from '../checkpointing/entity-joins.js';
 import type { Run } from '../checkpointing/run.js';
 import type { FlowExecution, NestedEntity } from '../flow/run-progress.js';
 
@@ -17,7 +17,11 @@ import type { FlowExecution, NestedEntity } from '../flow/run-progress.js';
  * keep them in the run, so every checkpoint still holds every entity of the run.
  */
 export function carryNestedSnapshots(run: Run, execution: FlowExecution, restored: LoadedCheckpoint): void {
-  const carried = claimNested(execution.nestedEntities, (kind, name) => run.takeRestoredSnapshot(kind, name));
+  const carried = claimNested(execution.nestedEntities, (entity) =>
+    entity.id === undefined
+      ? run.takeRestoredSnapshot(entity.kind, entity.name)
+      : run.takeRestoredSnapshotOf(entity.kind, entity.id),
+  );
   for (const snapshot of carried) {
     const summary: EntitySummary = restored.document.metadata.entities.find(
       (entity) => entity.kind === snapshot.kind && entity.id === snapshot.id,
@@ -30,7 +34,7 @@ export function carryNestedSnapshots(run: Run, execution: FlowExecution, restore
       snapshotEntity: (settled) => settled?.settle(snapshot) ?? snapshot,
       summarizeEntity: () => summary,
     };
-    run.state.addEntity(preserved);
+    joinRun(run.state, preserved);
   }
 }
 
@@ -45,15 +49,23 @@ export function carriedSnapshots(document: CheckpointDocument): EntitySnapshot[]
   if (root?.kind !== 'flow') return [];
   const unclaimed = [...document.entities];
   claimSnapshot(unclaimed, root.kind, root.name);
-  return claimNested(parseFlowData(root).execution.nestedEntities, (kind, name) =>
-    claimSnapshot(unclaimed, kind, name),
-  );
+  return claimNested(parseFlowData(root).execution.nestedEntities, (entity) => {
+    if (entity.id === undefined) return claimSnapshot(unclaimed, entity.kind, entity.name);
+    const index = unclaimed.findIndex(
+      (snapshot) => snapshot.kind === entity.kind && snapshot.id === entity.id,
+    );
+    return index < 0 ? undefined : unclaimed.splice(index, 1)[0];
+  });
 }
 
-/** The snapshots `claim` hands out for `nested`, in order (one it has none for is skipped). */
+/**
+ * The snapshots `claim` hands out for `nested`, in order (one it has none for is skipped). Each is
+ * the snapshot saved under the entity's id: crews of one name that ran at the same time joined the
+ * run in no set order. Only checkpoints written before ids were recorded go by name and order.
+ */
 function claimNested(
   nested: readonly NestedEntity[],
-  claim: (kind: EntityKind, name: string) => EntitySnapshot | undefined,
+  claim: (entity: NestedEntity) => EntitySnapshot | undefined,
 ): EntitySnapshot[] {
-  return nested.flatMap((entity) => claim(entity.kind, entity.name) ?? []);
+  return nested.flatMap((entity) => claim(entity) ?? []);
 }
