@@ -29,6 +29,7 @@ import { restoreCheckpointSetting, settledCheckpointSetting } from '../checkpoin
 import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import { restoreConversation, settlerOf } from '../checkpointing/snapshot-values.js';
 import { byContent, StoredForms } from '../checkpointing/stored-forms.js';
+import { methodScope } from '../flow/method-scope.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
@@ -124,10 +125,15 @@ export function applyTaskData(task: Task, stored: TaskData, codec: ValueCodec): 
 export function applyCrewSnapshot(crew: CrewParts, snapshot: EntitySnapshot): void {
   const data = parseCrewData(snapshot);
   if (data.tasks.length !== crew.tasks.length) {
+    // Inside a flow method, the method's code made this crew: rebuilding the saved one would not
+    // make the method's code match it.
+    const method = methodScope.getStore()?.activation.method;
     throw new CrewlineError(
       component,
       'invalid_state',
-      `the checkpoint's crew "${snapshot.name}" has ${data.tasks.length} tasks but this crew has ${crew.tasks.length}; restore it with Crew.fromCheckpoint() to rebuild it as saved`,
+      method === undefined
+        ? `the checkpoint's crew "${snapshot.name}" has ${data.tasks.length} tasks but this crew has ${crew.tasks.length}; restore it with Crew.fromCheckpoint() to rebuild it as saved`
+        : `flow method "${method}": the checkpoint's crew "${snapshot.name}" has ${data.tasks.length} tasks but the crew it kicks off now has ${crew.tasks.length} (the method's code changed since the checkpoint); continue from a checkpoint taken before "${method}" started (crewline checkpoint list shows each one's trigger), or kick the flow off anew, and the method runs from its start with the crew it makes now; or run the code the checkpoint was taken with`,
     );
   }
   crew.id = snapshot.id;
