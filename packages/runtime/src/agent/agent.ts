@@ -61,6 +61,10 @@ const component = 'runtime';
  */
 export class Agent implements CheckpointableEntity, AgentParts {
   readonly entityKind = 'agent' as const;
+  /**
+   * The agent's entity id in checkpoints and events (a restore gives it the saved one). Kicked off
+   * again in the run it already ran in, it gets a new one: each kickoff is an entity of its own.
+   */
   id: string;
   readonly role: string;
   readonly goal: string;

@@ -54,6 +54,10 @@ export type { CrewStatus } from './crew-parts.js';
  */
 export class Crew implements CheckpointableEntity, CrewParts {
   readonly entityKind = 'crew' as const;
+  /**
+   * The crew's entity id in checkpoints and events (a restore gives it the saved one). Kicked off
+   * again in the run it already ran in, it gets a new one: each kickoff is an entity of its own.
+   */
   id: string;
   readonly name: string;
   readonly agents: Agent[];
