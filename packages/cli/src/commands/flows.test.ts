@@ -31,6 +31,16 @@ function orderFlow(location: string, provider: Awaited<ReturnType<typeof provide
   return OrderFlow;
 }
 
+/** A flow checkpointed without `@persist`: its runs are no persisted states. */
+class PlainFlow extends Flow<{ items: number }> {
+  initialState = { items: 0 };
+
+  @start() count() {
+    this.state.items += 1;
+    return this.state.items;
+  }
+}
+
 describe.each<FixtureKind>(['json', 'sqlite'])('flows over %s', (kind) => {
   let project: { path: string; remove: () => Promise<void> };
   let provider: Awaited<ReturnType<typeof providerOf>>;
@@ -42,6 +52,11 @@ describe.each<FixtureKind>(['json', 'sqlite'])('flows over %s', (kind) => {
     provider = await providerOf(kind);
     const location = join(project.path, kind === 'json' ? '.checkpoints' : '.checkpoints.db');
     OrderFlow = orderFlow(location, provider, kind);
+    // First, so that the latest checkpoint (what a bare `resume` takes) is still a persisted state's.
+    await new PlainFlow({
+      bus: new EventBus(),
+      checkpoint: { location, provider, onEvents: ['method_execution_finished'] },
+    }).kickoff();
     await new OrderFlow({ bus: new EventBus() }).kickoff({ inputs: { id: 'order-1' } });
     await new OrderFlow({ bus: new EventBus() }).kickoff({ inputs: { id: 'order-2' } });
   });
@@ -65,6 +80,19 @@ describe.each<FixtureKind>(['json', 'sqlite'])('flows over %s', (kind) => {
       states: { id: string; lastMethod: string }[];
     };
     expect(json.states.map((state) => state.id).sort()).toEqual(['order-1', 'order-2']);
+  });
+
+  it('leaves out flows checkpointed without @persist, with the hint that continues them', async () => {
+    const result = await crewline('checkpoint', 'flows');
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain('PlainFlow');
+    expect(result.stdout).toContain(
+      '1 run of a flow checkpointed without @persist is not listed: crewline checkpoint list shows its checkpoints; continue one with crewline checkpoint resume <checkpoint id>.',
+    );
+    const only = await crewline('checkpoint', 'flows', '--flow', 'PlainFlow');
+    expect(only.stdout).toMatch(/^No @persist flow states in /);
+    expect(only.stdout).not.toContain('flow.kickoff');
+    expect(only.stdout).toContain('crewline checkpoint resume <checkpoint id>');
   });
 
   it('resume of a flow needs its class registered; registered, it continues', async () => {
@@ -95,6 +123,11 @@ describe.each<FixtureKind>(['json', 'sqlite'])('flows over %s', (kind) => {
     expect(result.stdout).toContain('Re-running flow state order-1 from confirm');
     expect(result.stdout).toContain('(completed: receive)');
     expect(result.stdout).toContain('confirmed {not a placeholder} 2');
+    // Still a persisted state, though its latest save is on the rerun's own branch.
+    const listed = await crewline('checkpoint', 'flows', '--json');
+    const states = (JSON.parse(listed.stdout) as { states: { id: string; branch: string }[] }).states;
+    expect(states.map((state) => state.id)).toContain('order-1');
+    expect(states.find((state) => state.id === 'order-1')?.branch).not.toMatch(/^flow-states\//);
 
     const unknown = await crewline('checkpoint', 'flows', 'rerun', 'order-1', '--from', 'ship');
     expect(unknown.code).not.toBe(0);

@@ -3,8 +3,14 @@ import type { CliContext } from '../core/cli-context.js';
 import { formatColumns, formatTime, printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
-import { openLocation } from '../core/open-location.js';
+import { type OpenedLocation, openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
+
+/**
+ * Branch prefix `@persist()` writes a state's saves on (`flow-states/<state id>`, the runtime's
+ * STATE_BRANCH_PREFIX): how a persisted state is told from a flow that was only checkpointed.
+ */
+const PERSISTED_BRANCH_PREFIX = 'flow-states/';
 
 /** `crewline checkpoint flows [LOCATION]`: saved flow state ids, newest first. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
@@ -22,17 +28,26 @@ export async function run(args: readonly string[], context: CliContext): Promise
   );
   // The runtime knows how flows store their state; it is loaded only for this command.
   const { listFlowStates } = await import('@crewline/runtime');
-  const states = await listFlowStates(opened.location, {
+  const listed = await listFlowStates(opened.location, {
     provider: opened.provider,
     ...(values.flow !== undefined ? { flowName: values.flow } : {}),
   });
+  // The runtime lists every checkpointed flow; only @persist states restore by kickoff({ inputs: { id } })
+  // (a plain flow kicked off with its id runs again from the start, every model call paid again).
+  const persisted = await persistedStateKeys(opened);
+  const states = listed.filter((state) => persisted.has(stateKey(state.flowName, state.id)));
+  const plainRuns = listed.length - states.length;
   if (values.json) {
     context.stdout.write(jsonDocument({ location: opened.location, provider: opened.kind, states }));
     return 0;
   }
   const where = displayPath(opened.location, context.cwd);
+  const plainNote =
+    plainRuns === 0
+      ? ''
+      : `\n${plainRuns === 1 ? '1 run of a flow' : `${plainRuns} runs of flows`} checkpointed without @persist ${plainRuns === 1 ? 'is' : 'are'} not listed: crewline checkpoint list shows ${plainRuns === 1 ? 'its' : 'their'} checkpoints; continue one with crewline checkpoint resume <checkpoint id>.\n`;
   if (states.length === 0) {
-    context.stdout.write(printable(`No flow states in ${where} (${opened.kind})\n`));
+    context.stdout.write(printable(`No @persist flow states in ${where} (${opened.kind})\n${plainNote}`));
     return 0;
   }
   const rows = [
@@ -48,8 +63,27 @@ export async function run(args: readonly string[], context: CliContext): Promise
   ];
   context.stdout.write(
     printable(
-      `${states.length} flow state${states.length === 1 ? '' : 's'} in ${where} (${opened.kind}), newest first\n\n${formatColumns(rows).join('\n')}\n\nRestore one with flow.kickoff({ inputs: { id: '<state id>' } }); re-run a step and what follows with crewline checkpoint flows rerun <state id> --from <method>.\n`,
+      `${states.length} flow state${states.length === 1 ? '' : 's'} in ${where} (${opened.kind}), newest first\n\n${formatColumns(rows).join('\n')}\n\nRestore one with flow.kickoff({ inputs: { id: '<state id>' } }); re-run a step and what follows with crewline checkpoint flows rerun <state id> --from <method>.\n${plainNote}`,
     ),
   );
   return 0;
+}
+
+function stateKey(flowName: string, stateId: string): string {
+  return `${flowName}\u0000${stateId}`;
+}
+
+/**
+ * The flow states any save of which is on a `flow-states/` branch: the latest save alone would not
+ * do, a rerun from an earlier save continues on a branch of its own.
+ */
+async function persistedStateKeys(opened: OpenedLocation): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for (const checkpoint of await opened.provider.list(opened.location)) {
+    if (!checkpoint.branch.startsWith(PERSISTED_BRANCH_PREFIX)) continue;
+    for (const entity of checkpoint.entities) {
+      if (entity.kind === 'flow') keys.add(stateKey(entity.name, entity.id));
+    }
+  }
+  return keys;
 }

@@ -143,7 +143,9 @@ Options:
        crewline checkpoint flows rerun <STATE ID> --from <METHOD> [options]
 
 Lists the flow state ids saved by @persist(), newest first. Resume one with
-flow.kickoff({ inputs: { id } }).
+flow.kickoff({ inputs: { id } }). Runs of flows checkpointed without @persist are
+counted, not listed: kicked off with their id they would run from the start; continue
+one from its checkpoint with crewline checkpoint resume <checkpoint id>.
 
 rerun runs METHOD of that saved state again, and every method after it, from the
 save made before METHOD: the methods before it are restored, not run (nor paid for)
