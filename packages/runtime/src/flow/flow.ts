@@ -340,6 +340,10 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       throw flowError('invalid_state', `flow "${this.flowName}" is already running; await its kickoff first`);
     this.#running = true;
     try {
+      // The saved state was put on this flow when it was restored (fromCheckpoint, fork, a kickoff's
+      // restoreFrom); what the caller changed in it since is theirs, not a half-run method's, so it is
+      // the state of record the run continues from (the engine drops changes made after that).
+      if (this.#pendingRestore) this.#engine.commitState();
       const plan: RunPlan = {
         inputs: request.inputs,
         answer: request.answer,
