@@ -81,12 +81,13 @@ ${continueOptions}`,
   {
     name: 'diff',
     onlyPrints: true,
-    summary: 'compare two checkpoints: time, branch, events, inputs, tasks',
+    summary: 'compare two checkpoints: time, branch, events, inputs, tasks, flow state',
     usage: `Usage: crewline checkpoint diff A B [options]
 
 A and B are checkpoint references (see \`crewline checkpoint info --help\`). A changed
 output is shown as a line diff: the changed lines with two lines of context, each cut to
-the terminal's width around where it differs.
+the terminal's width around where it differs. For a flow, its completed methods and its
+state (path by path) are compared too.
 
 Options:
   --location P     where bare ids are looked up

@@ -23,6 +23,7 @@ function view(inputs: Record<string, unknown>, outputs: string[]): DocumentView 
     },
     inputs,
     tasks,
+    entities: [],
   } as unknown as DocumentView;
 }
 
@@ -43,6 +44,8 @@ function taskDiff(fromOutput: string, toOutput: string): CheckpointDiff {
         outputChanged: true,
       },
     ],
+    state: [],
+    completedMethods: null,
   };
 }
 

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { diffLines } from 'diff';
-import type { DocumentView, TaskStatus } from './document-view.js';
+import { type DocumentView, primaryEntity, type TaskStatus } from './document-view.js';
 import { formatDelta, formatTime, formatValue, oneLine, truncate } from './format.js';
+import { diffStructure, type StateChange } from './state-diff.js';
 
 export interface FieldChange {
   field: 'time' | 'branch' | 'trigger' | 'events' | 'parent' | 'lineage';
@@ -45,6 +46,10 @@ export interface CheckpointDiff {
   fields: FieldChange[];
   inputs: InputChange[];
   tasks: TaskChange[];
+  /** A flow's state changes, path by path (empty when neither checkpoint is of a flow). */
+  state: StateChange[];
+  /** A flow's completed methods, in order, in A and in B; null when neither checkpoint is of a flow. */
+  completedMethods: { from: string[]; to: string[] } | null;
 }
 
 /** Equal as data: the order of an object's keys is no change (`{lang, year}` is `{year, lang}`). */
@@ -96,7 +101,23 @@ export function diffCheckpoints(a: DocumentView, b: DocumentView): CheckpointDif
       outputChanged,
     });
   }
-  return { from: ma.id, to: mb.id, fields, inputs, tasks };
+  // A flow's methods run outside any task: its progress is in its state and completed methods.
+  const flowA = a.entities.find((entity) => entity.kind === 'flow');
+  const flowB = b.entities.find((entity) => entity.kind === 'flow');
+  const stateA = flowA?.state ?? primaryEntity(a.entities)?.state;
+  const stateB = flowB?.state ?? primaryEntity(b.entities)?.state;
+  return {
+    from: ma.id,
+    to: mb.id,
+    fields,
+    inputs,
+    tasks,
+    state: stateA === undefined && stateB === undefined ? [] : diffStructure(stateA ?? {}, stateB ?? {}),
+    completedMethods:
+      flowA === undefined && flowB === undefined
+        ? null
+        : { from: flowA?.completedMethods ?? [], to: flowB?.completedMethods ?? [] },
+  };
 }
 
 function formatField(change: FieldChange): string {
@@ -258,7 +279,36 @@ export function formatDiff(diff: CheckpointDiff, width = 100, options: FormatDif
       }
     }
   }
-  if (diff.inputs.length === 0 && diff.tasks.length === 0) lines.push('Inputs and tasks are the same.');
+  const methodsChanged =
+    diff.completedMethods !== null && !sameValue(diff.completedMethods.from, diff.completedMethods.to);
+  if (diff.completedMethods !== null && methodsChanged) {
+    const methods = (names: string[]) => (names.length === 0 ? '(none)' : names.join(', '));
+    lines.push(
+      fitWidth(
+        `Completed methods: ${methods(diff.completedMethods.from)} -> ${methods(diff.completedMethods.to)}`,
+      ),
+    );
+  }
+  if (diff.state.length > 0) {
+    lines.push('State:');
+    for (const change of diff.state) {
+      const text =
+        change.change === 'added'
+          ? `  + ${change.path} = ${formatValue(change.to)}`
+          : change.change === 'removed'
+            ? `  - ${change.path} = ${formatValue(change.from)}`
+            : `  ~ ${change.path}: ${formatValue(change.from)} -> ${formatValue(change.to)}`;
+      if (fitWidth(text) !== text) shortened = true;
+      lines.push(fitWidth(text));
+    }
+  }
+  if (diff.inputs.length === 0 && diff.tasks.length === 0 && diff.state.length === 0 && !methodsChanged) {
+    lines.push(
+      diff.completedMethods === null
+        ? 'Inputs and tasks are the same.'
+        : 'Inputs, tasks, completed methods and state are the same.',
+    );
+  }
   if (shortened) lines.push('(--full shows whole outputs and values)');
   return lines;
 }

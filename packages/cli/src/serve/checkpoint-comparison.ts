@@ -6,7 +6,8 @@ import {
   type InputChange,
   taskChangeJson,
 } from '../core/checkpoint-diff.js';
-import { type DocumentView, primaryEntity } from '../core/document-view.js';
+import type { DocumentView } from '../core/document-view.js';
+import type { StateChange } from '../core/state-diff.js';
 
 /** One row of a side-by-side diff: a line of A, a line of B, or both. */
 export interface SideBySideRow {
@@ -14,15 +15,6 @@ export interface SideBySideRow {
   right?: string;
   /** `same` both sides equal; `changed` both present and different; `removed` A only; `added` B only. */
   kind: 'same' | 'changed' | 'removed' | 'added';
-}
-
-/** A change at one place inside the flow state. */
-export interface StateChange {
-  /** Where, as a path: `plan.steps[2]`, `topic`. */
-  path: string;
-  change: 'added' | 'removed' | 'changed';
-  from?: unknown;
-  to?: unknown;
 }
 
 export interface InputComparison extends InputChange {
@@ -40,6 +32,8 @@ export interface CheckpointComparison {
   tasks: TaskComparison[];
   /** Flow state changes, path by path (empty when neither checkpoint is of a flow). */
   state: StateChange[];
+  /** A flow's completed methods in A and in B, when they differ (else null). */
+  completedMethods: CheckpointDiff['completedMethods'];
 }
 
 function lines(text: string): string[] {
@@ -83,48 +77,6 @@ export function sideBySide(from: string | undefined, to: string | undefined): Si
   return rows;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function childPath(path: string, key: string | number): string {
-  if (typeof key === 'number') return `${path}[${key}]`;
-  const plain = /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
-  return path === '' ? plain : /^[A-Za-z_$]/.test(plain) ? `${path}.${plain}` : `${path}[${plain}]`;
-}
-
-/** Walks two JSON-like values together and lists what was added, removed or changed, by path. */
-export function diffStructure(from: unknown, to: unknown, path = ''): StateChange[] {
-  if (same(from, to)) return [];
-  if (isPlainObject(from) && isPlainObject(to)) {
-    const changes: StateChange[] = [];
-    for (const key of new Set([...Object.keys(from), ...Object.keys(to)])) {
-      const inFrom = Object.hasOwn(from, key);
-      const inTo = Object.hasOwn(to, key);
-      const where = childPath(path, key);
-      if (inFrom && !inTo) changes.push({ path: where, change: 'removed', from: from[key] });
-      else if (!inFrom && inTo) changes.push({ path: where, change: 'added', to: to[key] });
-      else changes.push(...diffStructure(from[key], to[key], where));
-    }
-    return changes;
-  }
-  if (Array.isArray(from) && Array.isArray(to)) {
-    const changes: StateChange[] = [];
-    for (let index = 0; index < Math.max(from.length, to.length); index += 1) {
-      const where = childPath(path, index);
-      if (index >= to.length) changes.push({ path: where, change: 'removed', from: from[index] });
-      else if (index >= from.length) changes.push({ path: where, change: 'added', to: to[index] });
-      else changes.push(...diffStructure(from[index], to[index], where));
-    }
-    return changes;
-  }
-  return [{ path: path === '' ? '(state)' : path, change: 'changed', from, to }];
-}
-
 function valueText(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
@@ -132,13 +84,11 @@ function valueText(value: unknown): string | undefined {
 
 /**
  * Compares two checkpoints for the page: the `crewline checkpoint diff` comparison (fields, inputs,
- * tasks, A before B) with each changed input and task output as side-by-side line rows, and the
- * flow state compared structurally.
+ * tasks, a flow's state and completed methods, A before B) with each changed input and task output
+ * as side-by-side line rows.
  */
 export function compareCheckpoints(a: DocumentView, b: DocumentView): CheckpointComparison {
   const diff: CheckpointDiff = diffCheckpoints(a, b);
-  const stateA = primaryEntity(a.entities)?.state;
-  const stateB = primaryEntity(b.entities)?.state;
   return {
     from: diff.from,
     to: diff.to,
@@ -151,6 +101,7 @@ export function compareCheckpoints(a: DocumentView, b: DocumentView): Checkpoint
       ...taskChangeJson(task),
       rows: task.outputChanged ? sideBySide(task.fromOutput, task.toOutput) : [],
     })),
-    state: stateA === undefined && stateB === undefined ? [] : diffStructure(stateA ?? {}, stateB ?? {}),
+    state: diff.state,
+    completedMethods: diff.completedMethods,
   };
 }
