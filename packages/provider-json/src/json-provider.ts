@@ -356,11 +356,16 @@ export class JsonProvider implements CheckpointProvider {
   /**
    * Waits for the async writes in flight, then for the id index entries still being written after
    * them, and removes the spare temp files created ahead for the next ones (the process removes
-   * them at exit otherwise): nothing of a write started before it is written after it resolved. The
+   * them at exit otherwise; the ready ones at once, before it waits, so a process that ends right
+   * after calling it leaves none): nothing of a write started before it is written after it resolved. The
    * provider stays usable: a group written after it creates spares again. A caller that removes a
    * location once its writes resolved calls it first, or an entry may be written while it removes.
    */
   async close(): Promise<void> {
+    // First, before any await: a process may end in the same turn (the runtime's signal handling
+    // closes its providers and raises the signal again at once), and nothing after an await runs then.
+    // A write in flight keeps the spare it took; a group in flight makes no new ones after this.
+    this.#spares.discardSync();
     while (this.#writesInFlight.size > 0) await Promise.allSettled([...this.#writesInFlight]);
     await this.#background.idle();
     this.#spares.discardSync();

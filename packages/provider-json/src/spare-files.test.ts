@@ -225,6 +225,18 @@ describe('spares stay bounded in a long-lived process', () => {
   });
 });
 
+describe('close() and a process that ends at once', () => {
+  it('removes the ready spares before it waits: a process that ends right after calling it leaves none', async () => {
+    const { provider, writes } = batch(2);
+    await provider.writeBatch(location, writes());
+    await eventually(() => spareNames(join(location, 'main')).length === 4);
+    // The runtime's signal path calls close() and raises the signal again in the same turn.
+    const closing = provider.close();
+    expect(spareNames(join(location, 'main'))).toEqual([]);
+    await closing;
+  });
+});
+
 describe('a provider used after close()', () => {
   it('creates spares again for the groups written after it', async () => {
     const { provider, writes } = batch(2);
