@@ -34,7 +34,14 @@ import { loadStateCheckpoint, persistTarget, saveFlowState, stateBranch } from '
 import type { FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
 import { resumeHint } from './human-input.js';
 import { MethodScheduler } from './method-scheduler.js';
-import { executionFromData, type FlowExecution, firstPaused, newExecution } from './run-progress.js';
+import {
+  type Activation,
+  executionFromData,
+  type FlowExecution,
+  firstPaused,
+  newExecution,
+} from './run-progress.js';
+import { StateFieldUse } from './state-field-use.js';
 
 /** What one kickoff (or resume) asks for. */
 export interface RunPlan {
@@ -73,6 +80,8 @@ export class FlowEngine<State extends object> {
   /** The progress of the current (or last) run. */
   execution: FlowExecution = newExecution();
   #state: FlowState<State> | undefined;
+  /** Whose changes are whose in the shared state, while methods run at the same time. */
+  readonly #fieldUse: StateFieldUse;
 
   constructor(
     flow: EngineFlow,
@@ -86,6 +95,7 @@ export class FlowEngine<State extends object> {
     this.#givenBus = options.bus;
     this.maxMethodCalls = options.maxMethodCalls;
     this.#initialState = options.initialState;
+    this.#fieldUse = new StateFieldUse(flow);
   }
 
   /**
@@ -138,9 +148,35 @@ export class FlowEngine<State extends object> {
     this.#state = this.#compose(layers);
   }
 
-  /** Stores the live state as the state of record (after a method completed). */
-  commitState(): void {
-    this.execution.committedState = encodeValue(this.state, this.valueCodec);
+  /**
+   * Stores the live state as the state of record: at the start of a run, and after `completed`
+   * completed, without what executions that have not completed changed (see {@link StateFieldUse}):
+   * a field only they used keeps its saved value, so a resume runs them against the state as it was
+   * before they started, as it does a method that ran alone.
+   */
+  commitState(completed?: Activation): void {
+    const live = this.state;
+    const heldBack = completed ? this.#fieldUse.heldBack(completed, this.execution.pending) : new Set();
+    const committed = this.execution.committedState;
+    if (heldBack.size === 0 || !committed) {
+      this.execution.committedState = encodeValue(live, this.valueCodec);
+      return;
+    }
+    const saved = decodeValue<Record<string, unknown>>(committed, this.valueCodec);
+    const record: Record<string, unknown> = {};
+    // In the live state's order, so that what did not change is stored as before.
+    for (const key of [...Object.keys(live), ...Object.keys(saved)]) {
+      if (Object.hasOwn(record, key)) continue;
+      const source = heldBack.has(key) ? saved : (live as Record<string, unknown>);
+      if (!Object.hasOwn(source, key)) continue;
+      Object.defineProperty(record, key, {
+        value: source[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    this.execution.committedState = encodeValue(record, this.valueCodec);
   }
 
   /** Drops state changes made since the last completed method. */
@@ -189,6 +225,7 @@ export class FlowEngine<State extends object> {
       ...layers,
     ]);
     defineId(state, this.stateId);
+    this.#fieldUse.watch(state);
     return state;
   }
 
@@ -260,6 +297,7 @@ export class FlowEngine<State extends object> {
       if (requestedId !== undefined) this.setStateId(requestedId);
       this.replaceState([previous, otherInputs]);
     }
+    this.#fieldUse.clear();
     this.commitState();
 
     const storedInputs = restore
@@ -322,7 +360,7 @@ export class FlowEngine<State extends object> {
             context: (methodName) => this.context(methodName),
             emit,
             invoke: (method, input) => this.invoke(method, input),
-            commitState: () => this.commitState(),
+            commitState: (completed) => this.commitState(completed),
             afterCompletion: async (node) => {
               if (!node.persisted) return;
               if (config && triggersOn(config, 'method_execution_finished')) return; // already written by auto-checkpoint

@@ -37,8 +37,8 @@ export interface SchedulerHost {
   emit(event: BaseEvent): void;
   /** Calls the method on the flow instance. */
   invoke(method: string, input: unknown): unknown;
-  /** Stores the live state as the state of record (after a method completed). */
-  commitState(): void;
+  /** Stores the state as of `completed`'s completion as the state of record (without what executions still due changed). */
+  commitState(completed: Activation): void;
   /** Called after `method_execution_finished` was emitted (state persistence). */
   afterCompletion(node: FlowNode): Promise<void>;
   /**
@@ -214,7 +214,8 @@ export class MethodScheduler {
     execution.lastMethod = method;
     execution.lastOutput = output;
     execution.nestedEntities.push(...nested);
-    host.commitState();
+    // After the activation left `pending`: what those still in it changed is not saved.
+    host.commitState(activation);
 
     const completedNames = [method];
     const label = node.router ? routeLabel(host.flowName, method, output) : undefined;
