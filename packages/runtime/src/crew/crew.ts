@@ -38,6 +38,7 @@ import { executeCrew } from './crew-execution.js';
 import type { CrewKickoffOptions, CrewOptions, CrewProcess, CrewRestoreOptions } from './crew-options.js';
 import type { CrewOutput } from './crew-output.js';
 import type { CrewParts, CrewStatus } from './crew-parts.js';
+import { refuseFlowCheckpoint } from './crew-restore-source.js';
 import { applyCrewSnapshot, rebuildCrew, snapshotCrew } from './crew-snapshot.js';
 import { changesInputs, restartInterruptedTasks } from './interrupted-tasks.js';
 import { setTaskOutputOnCrew } from './task-output-edit.js';
@@ -322,12 +323,13 @@ export class Crew implements CheckpointableEntity, CrewParts {
     config: CheckpointConfigInput,
     options: CrewRestoreOptions = {},
   ): Promise<Crew> {
-    return restoreFromCheckpoint(config, options, (loaded) =>
-      Crew.fromLoaded(loaded, config, {
+    return restoreFromCheckpoint(config, options, (loaded) => {
+      refuseFlowCheckpoint(loaded, 'fromCheckpoint');
+      return Crew.fromLoaded(loaded, config, {
         ...(options.registry ? { registry: options.registry } : {}),
         ...(options.telemetry ? { telemetry: options.telemetry } : {}),
-      }),
-    );
+      });
+    });
   }
 
   /**
@@ -339,13 +341,14 @@ export class Crew implements CheckpointableEntity, CrewParts {
     config: CheckpointConfigInput,
     options: CrewRestoreOptions & { branch?: string } = {},
   ): Promise<Crew> {
-    return restoreFromCheckpoint(config, options, (loaded) =>
-      Crew.fromLoaded(loaded, config, {
+    return restoreFromCheckpoint(config, options, (loaded) => {
+      refuseFlowCheckpoint(loaded, 'fork');
+      return Crew.fromLoaded(loaded, config, {
         fork: options.branch === undefined ? {} : { branch: options.branch },
         ...(options.registry ? { registry: options.registry } : {}),
         ...(options.telemetry ? { telemetry: options.telemetry } : {}),
-      }),
-    );
+      });
+    });
   }
 
   /** @internal Rebuilds from an already loaded (possibly edited) checkpoint. */
