@@ -8,7 +8,7 @@ import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { planContinuation } from '../core/continuation-plan.js';
 import { continueRun } from '../core/continue-run.js';
-import { viewDocument } from '../core/document-view.js';
+import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
 import { printable, shellWord, truncate } from '../core/format.js';
 import { reportInterrupt } from '../core/interrupt-report.js';
@@ -24,6 +24,20 @@ import { parseTaskOutputs } from '../core/task-outputs.js';
 import { refuseTakenBranch } from './taken-branch.js';
 
 const renameWithFlag = 'choose another name with --branch or omit it to generate one';
+
+/**
+ * An --answer to a flow that does not wait for one is a mistake in the command line (exit code 2),
+ * said before anything runs; the runtime would refuse it only once the flow was restored. A
+ * checkpoint without a flow is left to the runtime, which says an answer only continues a flow.
+ */
+function refuseAnswerNotAwaited(answer: string | undefined, view: DocumentView): void {
+  if (answer === undefined) return;
+  const flow = primaryEntity(view.entities);
+  if (flow?.kind !== 'flow' || flow.pause !== undefined) return;
+  throw usageError(
+    `${entityLabel('flow', flow.name)} does not wait for an answer in this checkpoint (${flow.status ?? 'not paused'}), so --answer has nothing to answer; drop --answer`,
+  );
+}
 
 /** `crewline checkpoint resume|fork [REF]`: runs the continuation with progress lines. */
 export async function runContinueCommand(
@@ -62,6 +76,7 @@ export async function runContinueCommand(
   const taskOutputs = parseTaskOutputs(values['set-output'], view);
   const { metadata } = loaded.document;
   const inputs = inputChanges ? { ...view.inputs, ...inputChanges } : undefined;
+  refuseAnswerNotAwaited(values.answer, view);
   // Refused before the heading: no "Forking ..." line for a fork that does not happen.
   checkBeforeRunning(loaded.document, {
     mode,

@@ -3,7 +3,7 @@ import { EventBus } from '@crewline/events';
 import { Flow, listen, registerProject, start } from '@crewline/runtime';
 import { captureLogs } from '@crewline/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FixtureKind } from '../test-support/fixtures.js';
+import { type FixtureKind, providerOf } from '../test-support/fixtures.js';
 import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
 import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
 
@@ -260,6 +260,23 @@ describe('a paused flow from the command line', () => {
     expect(forked.code).toBe(0);
     expect(forked.stdout).toMatch(/Finished flow ApprovalFlow on branch said-no/);
     expect(forked.stdout).toMatch(/Output:\nDISCARDED\n/);
+  });
+
+  it('refuses --answer for a flow that does not wait for one, before anything runs (usage, exit 2)', async () => {
+    // Saved as draft finished: the flow runs on, it does not wait for an answer there.
+    const location = join(project.path, 'not-paused');
+    const provider = await providerOf('json');
+    await new ApprovalFlow({
+      bus: new EventBus(),
+      checkpoint: { location, provider, onEvents: ['method_execution_finished'] },
+    }).kickoff();
+    const finished = (await provider.list(provider.resolveLocation(location)))[0]!;
+    await provider.close?.();
+    const result = await crewline('checkpoint', 'fork', finished.reference, '--answer', 'yes');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/flow ApprovalFlow does not wait for an answer.*drop --answer/);
   });
 
   it('refuses --answer for a checkpoint that holds no flow', async () => {

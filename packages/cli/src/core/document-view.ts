@@ -49,6 +49,8 @@ export interface EntityView {
   completedMethods: string[];
   /** Flows: the state object. */
   state?: Record<string, unknown>;
+  /** Flows paused by `ask()`: the method that waits and the question it asked. */
+  pause?: { method: string; message: string; kind: 'feedback' | 'input' };
   /** Standalone agents and in-progress tasks: messages of the saved conversation. */
   messageCount?: number;
   /** Standalone agents: the answer of a finished conversation. */
@@ -153,6 +155,8 @@ function agentEntityView(
 function flowView(entity: EntitySnapshot): EntityView {
   const data = parseFlowData(entity);
   const state = decodeValue<unknown>(data.state);
+  // The runtime answers the first paused execution (firstPaused), so that is the question shown.
+  const paused = data.execution.pending.find((activation) => activation.pause !== null);
   return {
     kind: 'flow',
     id: entity.id,
@@ -162,6 +166,7 @@ function flowView(entity: EntitySnapshot): EntityView {
     agents: [],
     completedMethods: data.execution.completedMethods,
     ...(isRecord(state) ? { state } : {}),
+    ...(paused?.pause ? { pause: { method: paused.method, ...paused.pause } } : {}),
   };
 }
 
