@@ -31,6 +31,7 @@ import { resolveModel } from '../models/resolve-model.js';
 import type { StoredModelSettings } from '../models/stored-model.js';
 import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import { keepEarlierKickoff } from '../restore/earlier-kickoff.js';
+import { oneKickoffAtATime } from '../restore/one-kickoff-at-a-time.js';
 import {
   type PendingRestore,
   type RestoreSubject,
@@ -200,6 +201,15 @@ export class Agent implements CheckpointableEntity, AgentParts {
    * again); `messages` is then ignored.
    */
   async kickoff(messages?: string | ModelMessage[], options: AgentKickoffOptions = {}): Promise<AgentOutput> {
+    return oneKickoffAtATime(this, { kind: 'Agent', name: this.role }, () =>
+      this.#kickoff(messages, options),
+    );
+  }
+
+  async #kickoff(
+    messages: string | ModelMessage[] | undefined,
+    options: AgentKickoffOptions,
+  ): Promise<AgentOutput> {
     // A missing API key or model package fails here, before anything is restored or written.
     this.resolveModel();
     // Kicked off again in the run it ran in: that kickoff stays an entity of the run, this is a new one.

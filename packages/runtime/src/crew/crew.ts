@@ -26,6 +26,7 @@ import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import type { ProjectRegistry } from '../project-config/project-config.js';
 import { keepEarlierKickoff } from '../restore/earlier-kickoff.js';
+import { oneKickoffAtATime } from '../restore/one-kickoff-at-a-time.js';
 import {
   type PendingRestore,
   type RestoreSubject,
@@ -190,6 +191,10 @@ export class Crew implements CheckpointableEntity, CrewParts {
    * ones), and no `crew_kickoff_started` is emitted again.
    */
   async kickoff(options: CrewKickoffOptions = {}): Promise<CrewOutput> {
+    return oneKickoffAtATime(this, { kind: 'Crew', name: this.name }, () => this.#kickoff(options));
+  }
+
+  async #kickoff(options: CrewKickoffOptions): Promise<CrewOutput> {
     const bus = options.bus;
     // Kicked off again in the run it ran in: that kickoff stays an entity of the run, this is a new one.
     if (keepEarlierKickoff(this, bus)) this.id = randomUUID();
