@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliContext } from '../core/cli-context.js';
 import { endsWhenOutputCloses, runCli } from '../main.js';
+import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
 import { CapturedOutput, temporaryDirectory } from '../test-support/run-command.js';
 
 /** `crewline <args>` as from a terminal (the browser refuses anything else before it reads its location). */
@@ -61,5 +62,32 @@ describe('crewline checkpoint LOCATION (the browser)', () => {
   it('is the browser, which goes on without its output', () => {
     expect(endsWhenOutputCloses(['checkpoint', 'pipe.db'])).toBe(false);
     expect(endsWhenOutputCloses(['checkpoint', 'postgres://host/db'])).toBe(false);
+  });
+});
+
+// Trial (flows) 12: `crewline checkpoint --lineage zzz` opened an empty browser ("no checkpoints
+// here yet"), where `list --run zzz` refuses a run that is not there.
+describe('crewline checkpoint --lineage (the browser of one run)', () => {
+  let directory: Awaited<ReturnType<typeof temporaryDirectory>>;
+  let run: CrewRun;
+  beforeAll(async () => {
+    directory = await temporaryDirectory();
+    run = await writeCrewRun('json', directory.path);
+  });
+  afterAll(async () => {
+    await run?.close();
+    await directory?.remove();
+  });
+
+  it('refuses a lineage the location does not hold before the browser opens, as list --run does', async () => {
+    const result = await runInTerminal(['checkpoint', '--lineage', 'zzz'], directory.path);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'crewline: no run "zzz" in ./.checkpoints (see the RUN column of `crewline checkpoint list ./.checkpoints`)\n',
+    );
+    expect(result.code).toBe(2);
+    const listed = await runInTerminal(['checkpoint', 'list', '--run', 'zzz'], directory.path);
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toBe(result.stderr);
   });
 });

@@ -4,15 +4,16 @@
 import { type LogRecord, setLogSink } from '@crewline/events';
 import { type CheckpointProvider, readDocument } from '@crewline/runtime-state';
 import { parseCommandArguments } from '../core/args.js';
+import { checkRunExists } from '../core/branch-check.js';
 import { branchTaken, renameInBrowser } from '../core/branch-taken.js';
 import { type CliContext, colorEnabled } from '../core/cli-context.js';
-import { cliError } from '../core/cli-error.js';
+import { cliError, usageError } from '../core/cli-error.js';
 import { type ContinueOutcome, continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
 import { exitCodes } from '../core/error-boundary.js';
 import { leaseHeld, leaseWordsOfBrowser } from '../core/lease-held.js';
 import { displayPath } from '../core/location.js';
-import { openLocation } from '../core/open-location.js';
+import { type OpenedLocation, openLocation } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
 import type { BrowserHost } from '../tui/browser-host.js';
@@ -42,6 +43,26 @@ function runPause(
   };
 }
 
+/**
+ * The lineage `--lineage` names: itself when the location holds checkpoints of it, else the one run
+ * whose id starts with it (as `list --run` takes a prefix). One that names no run is refused as by
+ * `list --run` (exit code 2), before the browser opens on an empty list.
+ */
+async function lineageToBrowse(opened: OpenedLocation, lineage: string, where: string): Promise<string> {
+  if ((await opened.provider.list(opened.location, { lineageId: lineage })).length > 0) return lineage;
+  const all = await opened.provider.list(opened.location);
+  checkRunExists(all, lineage, where);
+  const runs = [...new Set(all.map((checkpoint) => checkpoint.lineageId))].filter((id) =>
+    id.startsWith(lineage),
+  );
+  if (runs.length > 1) {
+    throw usageError(
+      `--lineage ${JSON.stringify(lineage)} starts ${runs.length} runs' ids in ${where} (${runs.slice(0, 5).join(', ')}${runs.length > 5 ? ', ...' : ''}); give more of the id`,
+    );
+  }
+  return runs[0]!;
+}
+
 /** `crewline checkpoint [LOCATION | --location P] [--lineage L]`: the checkpoint browser. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
   const { values, positionals } = parseCommandArguments(
@@ -51,8 +72,6 @@ export async function run(args: readonly string[], context: CliContext): Promise
     1,
   );
   const location = positionals[0] ?? values.location;
-  // One run's checkpoints (`crewline runs open` names the run's lineage), or all of the location's.
-  const query = values.lineage === undefined ? undefined : { lineageId: values.lineage };
   const stdin = context.stdin ?? process.stdin;
   if (!stdin.isTTY || !context.stdout.isTTY) {
     throw cliError(
@@ -62,6 +81,13 @@ export async function run(args: readonly string[], context: CliContext): Promise
   }
   const providers = await providersOf(context);
   const opened = await openLocation(location, context.cwd, providers);
+  // One run's checkpoints (`crewline runs open` names the run's lineage), or all of the location's.
+  const query =
+    values.lineage === undefined
+      ? undefined
+      : {
+          lineageId: await lineageToBrowse(opened, values.lineage, displayPath(opened.location, context.cwd)),
+        };
   // Registered before the browser opens, so a broken config is reported now, not mid-run.
   await loadProject(context.cwd);
   // Ink first, so that the components below get the interactive instance (see load-ink.ts).

@@ -234,7 +234,8 @@ export const browseCommand: CommandDefinition = {
   usage: `Usage: crewline checkpoint [LOCATION | --location P] [--lineage L]
 
 Opens the checkpoint browser on P (default ./.checkpoints, else ./.checkpoints.db); with
---lineage, on the checkpoints of that one run (crewline runs open RUN does it for a queued run).
+--lineage, on the checkpoints of that one run: its id, or the start of it (crewline runs open
+RUN does it for a queued run); a run P does not hold is refused.
 Keys: arrows or j/k move, enter opens, tab switches panel, r refresh,
 e resume, f fork, ? help, q quit. Needs an interactive terminal.`,
   load: () => import('./browse.js'),
