@@ -1,7 +1,9 @@
 import { CrewlineError, EventBus } from '@crewline/events';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Agent } from '../agent/agent.js';
 import { executions, model, TwoCrewFlow } from '../flow/test-support/crew-scenarios.js';
+import { Task } from '../task/task.js';
 import { Crew } from './crew.js';
 
 afterEach(() => {
@@ -30,4 +32,33 @@ describe('Crew.fromCheckpoint and Crew.fork of a flow checkpoint', () => {
       expect(message).toContain(`crewline checkpoint ${call === 'fork' ? 'fork' : 'resume'} ${last?.id}`);
     });
   }
+
+  it('crew.kickoff({ fromCheckpoint }) refuses it too, before any model call', async () => {
+    const provider = new InMemoryProvider();
+    await new TwoCrewFlow({ bus: new EventBus(), checkpoint: { location: 'mem', provider } }).kickoff();
+    const last = (await provider.list('mem')).at(-1);
+    model.reset();
+    // Shaped like the flow's first crew, which a crew kicked off from the flow's checkpoint took up.
+    const researcher = new Agent({ role: 'Researcher', goal: 'Research', backstory: 'Careful', llm: model });
+    const crew = new Crew({
+      agents: [researcher],
+      tasks: [
+        new Task({ description: 'Collect facts', expectedOutput: 'bullets', agent: researcher }),
+        new Task({ description: 'Rank the facts', expectedOutput: 'ranked list', agent: researcher }),
+      ],
+      checkpoint: false,
+    });
+
+    const refusal = await crew.kickoff({ fromCheckpoint: { restoreFrom: `mem#${last?.id}`, provider } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    expect(CrewlineError.hasCode(refusal, 'not_found')).toBe(true);
+    expect((refusal as Error).message).toContain(
+      `Crew.kickoff({ fromCheckpoint }): checkpoint ${last?.id} is flow "TwoCrewFlow"'s`,
+    );
+    expect((refusal as Error).message).toContain('MyFlow.fromCheckpoint({ restoreFrom })');
+    expect(model.calls).toHaveLength(0);
+  });
 });

@@ -8,6 +8,7 @@ import type {
 import { validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { forkBranch } from '../checkpointing/fork-branch.js';
 import { Run } from '../checkpointing/run.js';
+import { refuseFlowCheckpoint } from '../crew/crew-restore-source.js';
 import { type EntityLookup, findEntitySnapshot } from './find-entity-snapshot.js';
 import { loadRestoreTarget, restoreOptions } from './load-restore-target.js';
 import { resumedCheckpointSetting } from './resumed-setting.js';
@@ -56,6 +57,7 @@ export async function kickoffCheckpoint(
     return { checkpoint: validateCheckpointSetting(fromCheckpoint, subject.owner) };
   }
   const loaded = await loadRestoreTarget(fromCheckpoint.restoreFrom, restoreOptions(fromCheckpoint, bus));
+  if (subject.kind === 'crew') refuseFlowCheckpoint(loaded, 'kickoff');
   const snapshot = findEntitySnapshot(loaded, subject);
   subject.apply(snapshot);
   const checkpoint = await resumedCheckpointSetting(subject.checkpoint, fromCheckpoint, loaded, snapshot, {
