@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isValidCheckpointId } from '@crewline/runtime-state';
 import { jsonError } from './errors.js';
+import { spareNameDigits } from './spare-writer.js';
 
 /** Separates a checkpoint's id from its parent's in a file name: `<id>_p-<parent>.json`. */
 const parentMarker = '_p-';
@@ -49,10 +50,19 @@ export function tempFileName(id: string): string {
 /**
  * A spare temp file's name, `.spare.<pid>.<8 hex>.tmp` (see spare-files.ts): created before the
  * checkpoint it will hold is known, it is a temp file like the others — hidden, and swept once its
- * writer is dead.
+ * writer is gone. The hex digits start with where the writer runs (see spare-writer.ts).
  */
 export function spareFileName(): string {
-  return `.spare.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  return `.spare.${process.pid}.${spareNameDigits()}.tmp`;
+}
+
+const sparePattern = /^\.spare\.(\d{1,10})\.([0-9a-f]{8})\.tmp$/;
+
+/** The writer pid and hex digits of a spare temp file's name, or undefined when it is not one. */
+export function parseSpareFileName(name: string): { pid: number; digits: string } | undefined {
+  const match = sparePattern.exec(name);
+  if (!match) return undefined;
+  return { pid: Number(match[1]), digits: match[2]! };
 }
 
 const tempPattern = /^\.(.+)\.(\d{1,10})\.([0-9a-f]{8})\.tmp$/;

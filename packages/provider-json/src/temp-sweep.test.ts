@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseTempFileName, tempFileName } from './file-names.js';
+import { parseSpareFileName, parseTempFileName, spareFileName, tempFileName } from './file-names.js';
 import { JsonProvider } from './json-provider.js';
+import { spareNameDigits } from './spare-writer.js';
 import {
   isProcessAlive,
   resetTempFileSweeps,
@@ -102,4 +103,38 @@ describe('temp files of writers', () => {
     expect(existsSync(emptyTwoDaysOld)).toBe(false);
     expect(existsSync(writtenHourOld)).toBe(false);
   });
+
+  // Where the system tells the pid namespace and boot (Linux), a spare's name says it was made here.
+  it.skipIf(!existsSync('/proc/self/ns/pid') || !existsSync('/proc/sys/kernel/random/boot_id'))(
+    "removes at once the spares of this pid space's gone writers (a dead pid; this pid before this process started), never a live one's",
+    async () => {
+      const root = join(location, 'here');
+      mkdirSync(join(root, 'main'), { recursive: true });
+      const plant = (name: string, ageMs: number) => {
+        const path = join(root, 'main', name);
+        writeFileSync(path, '');
+        const time = new Date(Date.now() - ageMs);
+        utimesSync(path, time, time);
+        return path;
+      };
+      const ownName = spareFileName();
+      // The shape older versions and tools recognize spares by.
+      expect(ownName).toMatch(/^\.spare\.\d+\.[0-9a-f]{8}\.tmp$/);
+      expect(parseSpareFileName(ownName)?.pid).toBe(process.pid);
+      const digits = spareNameDigits();
+      const elsewhere = `${(Number.parseInt(digits.slice(0, 5), 16) ^ 1).toString(16).padStart(5, '0')}${digits.slice(5)}`;
+      const deadHere = plant(`.spare.${deadPid}.${digits}.tmp`, 1000);
+      const deadElsewhere = plant(`.spare.${deadPid}.${elsewhere}.tmp`, 1000);
+      const liveHere = plant(`.spare.${process.ppid}.${spareNameDigits()}.tmp`, 60 * 60 * 1000);
+      // This pid, from before this process started: a killed predecessor that had the same pid.
+      const predecessor = plant(spareFileName(), 60 * 60 * 1000);
+      const own = plant(spareFileName(), 0);
+      await new JsonProvider().list(root);
+      expect(existsSync(deadHere)).toBe(false);
+      expect(existsSync(predecessor)).toBe(false);
+      expect(existsSync(deadElsewhere)).toBe(true);
+      expect(existsSync(liveHere)).toBe(true);
+      expect(existsSync(own)).toBe(true);
+    },
+  );
 });

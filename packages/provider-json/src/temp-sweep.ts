@@ -4,6 +4,8 @@ import { basename } from 'node:path';
 import { CrewlineError, logger } from '@crewline/events';
 import { walkLocation, walkLocationSync } from './directory-walk.js';
 import { component } from './errors.js';
+import { parseSpareFileName } from './file-names.js';
+import { spareWriterIsGone } from './spare-writer.js';
 
 /** A temp file younger than this is never removed, whoever wrote it. */
 export const STALE_TEMP_FILE_AGE_MS = 60_000;
@@ -24,16 +26,21 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /**
- * An empty spare temp file younger than this is never removed either: its writer's pid may live in
- * another pid namespace (containers sharing a volume), where it looks dead from here while it keeps
- * the spare open to fill it. Empty, it is harmless until then.
+ * An empty spare temp file younger than this is never removed either, unless its writer is provably
+ * gone (spare-writer.ts): its writer's pid may live in another pid namespace (containers sharing a
+ * volume), where it looks dead from here while it keeps the spare open to fill it. Empty, it is
+ * harmless until then.
  */
 export const STALE_SPARE_FILE_AGE_MS = 24 * 60 * 60 * 1000;
 
 function isStale(path: string, stats: { mtimeMs: number; size: number }, pid: number, now: number): boolean {
+  const spare = parseSpareFileName(basename(path));
+  // A spare whose writer is provably gone (its pid space, its pid dead: see spare-writer.ts) goes at
+  // once, whatever its age: a run killed with SIGKILL left up to 8, and the process that resumes it
+  // in the same directory would otherwise have kept them for a day.
+  if (spare !== undefined && spareWriterIsGone(spare.pid, spare.digits, stats.mtimeMs)) return true;
   const age = now - stats.mtimeMs;
-  if (stats.size === 0 && basename(path).startsWith('.spare.') && age <= STALE_SPARE_FILE_AGE_MS)
-    return false;
+  if (stats.size === 0 && spare !== undefined && age <= STALE_SPARE_FILE_AGE_MS) return false;
   return age > STALE_TEMP_FILE_AGE_MS && !isProcessAlive(pid);
 }
 
@@ -57,7 +64,8 @@ function report(root: string, removed: number): void {
 
 /**
  * Removes temp files left by writers that died mid-write (older than a minute and whose pid is not
- * alive), the first time this process uses `root`. A live writer's temp file is never touched.
+ * alive) and the spares of writers provably gone, the first time this process uses `root`. A live
+ * writer's temp file is never touched.
  * Best-effort: a failure is logged, never thrown.
  */
 export function sweepTempFilesOnceSync(root: string): void {

@@ -1,0 +1,57 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { processIsGone, thisProcess } from '@crewline/runtime-state/internal';
+
+// Whose spare temp file is this, and is its writer gone? A spare (spare-files.ts) stays open for as
+// long as its writer runs, so its age says nothing; the pid in its name does, but only where that pid
+// means a process of this pid space: a container sharing the volume has pids of its own, and another
+// machine or boot too. Its name cannot grow (`.spare.<pid>.<8 hex>.tmp`: older versions and tools
+// recognize spares by that shape), so the first 5 of its 8 hex digits tell where the writer ran: a
+// hash of its host, pid namespace and boot, where the system tells them (Linux). A spare with this
+// process's tag whose pid is dead, or is this process's pid but older than this process (a killed
+// predecessor with the same pid, as in a container that restarts its program), is provably left over.
+// A spare from elsewhere, or named where the system does not tell, is never proven so (see
+// temp-sweep.ts). Two places share a tag about once in a million: that is the residual risk.
+
+const tagDigits = 5;
+let tag: string | null | undefined;
+
+/** This process's pid space tag (5 hex digits), or undefined where its pid namespace and boot are unknown. */
+function pidSpaceTag(): string | undefined {
+  if (tag === undefined) {
+    const here = thisProcess();
+    tag =
+      here.pidNamespace === undefined || here.bootId === undefined
+        ? null
+        : createHash('sha256')
+            .update(`${here.host}\0${here.pidNamespace}\0${here.bootId}`)
+            .digest('hex')
+            .slice(0, tagDigits);
+  }
+  return tag ?? undefined;
+}
+
+/** The 8 hex digits of a new spare's name: this process's pid space tag, then random ones. */
+export function spareNameDigits(): string {
+  const random = randomBytes(4).toString('hex');
+  const here = pidSpaceTag();
+  return here === undefined ? random : `${here}${random.slice(tagDigits)}`;
+}
+
+/**
+ * A spare this old before this process started cannot be its own, even with file systems that store
+ * coarse times or a clock adjusted since.
+ */
+const beforeStartMarginMs = 10_000;
+
+/**
+ * True only when the writer of a spare (`pid` and `digits` from its name, `modifiedAtMs` its file's
+ * time: when it was created, or filled) is provably gone: named in this pid space, and its pid is not
+ * alive (nor a zombie), or is this process's while the file predates this process. A pid reused by
+ * another process since reads as alive: that spare is kept until a later sweep finds the pid free.
+ */
+export function spareWriterIsGone(pid: number, digits: string, modifiedAtMs: number): boolean {
+  const here = pidSpaceTag();
+  if (here === undefined || !digits.startsWith(here)) return false;
+  if (pid === process.pid) return modifiedAtMs < performance.timeOrigin - beforeStartMarginMs;
+  return processIsGone({ ...thisProcess(), pid });
+}
