@@ -182,7 +182,7 @@ export class FlowEngine<State extends object> {
   /** Drops state changes made since the last completed method. */
   rollbackState(): void {
     const committed = this.execution.committedState;
-    if (committed) this.#state = this.#compose([decodeValue(committed, this.valueCodec)]);
+    if (committed) this.#state = this.#restoreSaved(decodeValue(committed, this.valueCodec));
   }
 
   /** Puts a saved flow snapshot back: progress, state id and state as of its last completed method. */
@@ -190,10 +190,8 @@ export class FlowEngine<State extends object> {
     const data = parseFlowData(snapshot);
     this.execution = executionFromData(data.execution, this.valueCodec);
     this.stateId = data.stateId;
-    const saved = this.execution.committedState
-      ? decodeValue<Record<string, unknown>>(this.execution.committedState, this.valueCodec)
-      : {};
-    this.#state = this.#compose([saved]);
+    const committed = this.execution.committedState;
+    this.#state = committed ? this.#restoreSaved(decodeValue(committed, this.valueCodec)) : this.#compose([]);
   }
 
   source(): EventSource {
@@ -217,13 +215,22 @@ export class FlowEngine<State extends object> {
     return typeof declared === 'function' ? (declared as () => unknown).call(this.flow) : declared;
   }
 
+  /** The initial state (class, then options) with `layers` over it. */
   #compose(layers: unknown[]): FlowState<State> {
+    return this.#build([this.#classInitialState(), this.#initialState, ...layers]);
+  }
+
+  /**
+   * A saved state alone, not laid over the initial state: a field a completed method deleted stays
+   * deleted. The schema, if there is one, still fills the defaults of fields added since the save.
+   */
+  #restoreSaved(saved: unknown): FlowState<State> {
+    return this.#build([saved]);
+  }
+
+  #build(layers: unknown[]): FlowState<State> {
     const flowClass = this.flow.constructor as { readonly stateSchema?: StateSchema };
-    const state = composeState<State>(this.flow.flowName, flowClass.stateSchema, this.stateId, [
-      this.#classInitialState(),
-      this.#initialState,
-      ...layers,
-    ]);
+    const state = composeState<State>(this.flow.flowName, flowClass.stateSchema, this.stateId, layers);
     defineId(state, this.stateId);
     this.#fieldUse.watch(state);
     return state;
