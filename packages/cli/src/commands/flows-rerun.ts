@@ -4,6 +4,7 @@ import { usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
 import { entityLabel } from '../core/entity-label.js';
 import { printable } from '../core/format.js';
+import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
@@ -48,6 +49,14 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
   out(
     `  restoring ${displayPath(point.reference, context.cwd)} (completed: ${point.completedMethods.join(', ') || 'nothing'})`,
   );
+  // Ctrl+C says where the re-run stopped and how to continue it, as resume and fork do.
+  const interruptReport = reportInterrupt({
+    mode: 'rerun',
+    from: point.checkpointId,
+    cwd: context.cwd,
+    stderr: context.stderr,
+    onWayOut: () => providers.closeNow(),
+  });
   const outcome = await continueRun({
     reference: point.reference,
     mode: 'resume',
@@ -55,7 +64,8 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     providers,
     width: Math.max(60, Math.min(context.stdout.columns ?? 100, 160)),
     ...(values.quiet || values.json ? {} : { onLine: (line: string) => out(`  ${line}`) }),
-  });
+    onCheckpoint: (checkpoint) => interruptReport.noteCheckpoint(checkpoint),
+  }).finally(() => interruptReport.stop());
   if (values.json) {
     context.stdout.write(
       jsonDocument({

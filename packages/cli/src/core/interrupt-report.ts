@@ -17,7 +17,7 @@ export interface InterruptReport {
 }
 
 /**
- * While `resume` or `fork` runs: on Ctrl+C (SIGINT) says on stderr where the run stopped and the
+ * While `resume`, `fork` or `flows rerun` runs (from the command line or the browser): on Ctrl+C (SIGINT) says on stderr where the run stopped and the
  * command that continues it, then lets the signal end the process as before (exit status 130).
  * Without it the command ended silently, and the user had to find the last checkpoint in a listing.
  *
@@ -27,7 +27,8 @@ export interface InterruptReport {
  * is left listening and this listener raises it again, for Node's default action.
  */
 export function reportInterrupt(options: {
-  mode: 'resume' | 'fork';
+  /** The command's word for the run (`resume`, `fork`, `rerun`): "interrupted before this rerun wrote...". */
+  mode: 'resume' | 'fork' | 'rerun';
   /** The checkpoint the command continues. */
   from: string;
   cwd: string;
