@@ -58,6 +58,34 @@ describe('parseCheckpointConfig', () => {
     ).toContain('"colour"');
   });
 
+  it('names the known option closest to a misspelt one and says how to fix it', () => {
+    const message = errorOf(() => parseCheckpointConfig({ locaton: './x' } as CheckpointConfigInput)).message;
+    expect(message).toContain('unknown option "locaton" — did you mean "location"?');
+    expect(message).toMatch(/Rename or remove it \(known options: location, onEvents, .*redact\)/);
+    expect(
+      errorOf(() => parseCheckpointConfig({ onEvent: ['*'] } as CheckpointConfigInput)).message,
+    ).toContain('did you mean "onEvents"?');
+    expect(
+      errorOf(() => parseCheckpointConfig({ maxcheckpoints: 3 } as CheckpointConfigInput)).message,
+    ).toContain('did you mean "maxCheckpoints"?');
+    // Nothing close: no guess, still the known options and the fix.
+    const unrelated = errorOf(() =>
+      parseCheckpointConfig({ colour: 'red' } as CheckpointConfigInput),
+    ).message;
+    expect(unrelated).not.toContain('did you mean');
+    expect(unrelated).toContain('unknown option "colour"; remove it (known options: location');
+    // A name every object has is still an unknown option, not a renamed one.
+    expect(
+      errorOf(() => parseCheckpointConfig({ constructor: 1 } as unknown as CheckpointConfigInput)).message,
+    ).toContain('unknown option "constructor"; remove it');
+    // Inside redact: the option's path, and the names redact knows.
+    const nested = errorOf(() =>
+      parseCheckpointConfig({ redact: { name: ['ssn'] } } as unknown as CheckpointConfigInput),
+    ).message;
+    expect(nested).toContain('redact: unknown option "name" — did you mean "names"?');
+    expect(nested).toContain('(known options: names, patterns, values)');
+  });
+
   it('names an unknown event type', () => {
     const error = errorOf(() => parseCheckpointConfig({ onEvents: ['task_complete' as 'task_completed'] }));
     expect(error.message).toContain('unknown event type "task_complete"');

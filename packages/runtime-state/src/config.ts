@@ -7,6 +7,7 @@ import {
 } from '@crewline/events';
 import { z } from 'zod';
 import { stateError } from './errors.js';
+import { nearestName } from './internal/edit-distance.js';
 import { assertSupportedProvider, type CheckpointProvider, isCheckpointProvider } from './provider.js';
 import { isProviderRegistry, type ProviderRegistry } from './provider-registry.js';
 
@@ -153,9 +154,34 @@ const renamedKeys: Record<string, string> = {
   dir: 'use `location`',
 };
 
+/** The option names the schema knows in the object at `path` (the config itself, or `redact`). */
+function knownOptionsAt(path: readonly PropertyKey[]): readonly string[] {
+  if (path.length === 0) return Object.keys(configSchema.shape);
+  if (path.length === 1 && path[0] === 'redact') return Object.keys(configSchema.shape.redact.unwrap().shape);
+  return [];
+}
+
+/**
+ * The refusal of unknown option `key` in the object at `path`: a renamed one says its new name; a
+ * misspelt one gets the known option it is closest to (the same guess the CLI and
+ * `crewline.config.ts` make), and every one the fix and the options known there.
+ */
+function unknownOptionLine(key: string, path: readonly PropertyKey[]): string {
+  const where = path.length === 0 ? '' : `${path.map(String).join('.')}: `;
+  if (path.length === 0 && Object.hasOwn(renamedKeys, key))
+    return `unknown option "${key}"; ${renamedKeys[key]}`;
+  const known = knownOptionsAt(path);
+  const listed = known.length > 0 ? ` (known options: ${known.join(', ')})` : '';
+  const near = nearestName(key, known);
+  return near === undefined
+    ? `${where}unknown option "${key}"; remove it${listed}`
+    : `${where}unknown option "${key}" — did you mean "${near}"? Rename or remove it${listed}`;
+}
+
 /**
  * Validates checkpoint options and applies defaults. An unknown option is an error that names it
- * (and, for `directory`, says "use `location`"); an unknown event type is an error that names it.
+ * (for `directory`, says "use `location`"; for a misspelt one, the option it is closest to, "did you
+ * mean"); an unknown event type is an error that names it.
  */
 export function parseCheckpointConfig(input: CheckpointConfigInput | true): CheckpointConfig {
   const value = input === true ? {} : input;
@@ -167,11 +193,8 @@ export function parseCheckpointConfig(input: CheckpointConfigInput | true): Chec
   const result = configSchema.safeParse(value);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => {
-      if (issue.code === 'unrecognized_keys') {
-        return issue.keys
-          .map((key) => `unknown option "${key}"${renamedKeys[key] ? `; ${renamedKeys[key]}` : ''}`)
-          .join('; ');
-      }
+      if (issue.code === 'unrecognized_keys')
+        return issue.keys.map((key) => unknownOptionLine(key, issue.path)).join('; ');
       const path = issue.path.map(String).join('.');
       if (issue.code === 'invalid_value' && issue.path[0] === 'onEvents') {
         const bad = (value as { onEvents?: unknown[] }).onEvents?.[issue.path[1] as number];
