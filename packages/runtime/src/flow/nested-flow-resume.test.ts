@@ -4,6 +4,7 @@ import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
+import { carriedTaskNumbers } from '../restore/saved-interrupted-tasks.js';
 import { Task } from '../task/task.js';
 import { offlineModel } from '../testing/index.js';
 import { Flow, listen, start } from './index.js';
@@ -107,6 +108,8 @@ describe('a flow kicked off in another flow method, resumed', () => {
     const entityNames = ['DelegatingToNamedFlow', 'NamedCrewsFlow', 'gatherers', 'composers'];
     const before = await readDocument(provider, 'mem', midCompose.id);
     expect(before.entities.map((entity) => entity.name)).toEqual(entityNames);
+    // What a continuation plan (the CLI's) says is kept as saved: the gatherers' two tasks.
+    expect([...carriedTaskNumbers(before)]).toEqual([1, 2]);
     model.reset();
     const restored = await DelegatingToNamedFlow.fromCheckpoint(
       { restoreFrom: `mem#${midCompose.id}`, provider },

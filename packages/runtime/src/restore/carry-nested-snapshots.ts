@@ -41,21 +41,30 @@ export function carryNestedSnapshots(run: Run, execution: FlowExecution, restore
 /**
  * The saved snapshots a continuation of `document` carries as they are, never running them again:
  * for a flow, those of the crews, agents and flows its completed methods ran, found as the restored
- * run finds them (the root takes its own first, then `carryNestedSnapshots` claims these). None for
- * a crew or an agent, which continue every part they saved.
+ * run finds them (the root takes its own first, then `carryNestedSnapshots` claims these); then, for
+ * each flow kicked off in a method that runs again (which takes up its own snapshot), those of its
+ * own completed methods. None for a crew or an agent, which continue every part they saved.
  */
 export function carriedSnapshots(document: CheckpointDocument): EntitySnapshot[] {
   const root = document.entities[0];
   if (root?.kind !== 'flow') return [];
   const unclaimed = [...document.entities];
-  claimSnapshot(unclaimed, root.kind, root.name);
-  return claimNested(parseFlowData(root).execution.nestedEntities, (entity) => {
+  const claim = (entity: NestedEntity): EntitySnapshot | undefined => {
     if (entity.id === undefined) return claimSnapshot(unclaimed, entity.kind, entity.name);
     const index = unclaimed.findIndex(
       (snapshot) => snapshot.kind === entity.kind && snapshot.id === entity.id,
     );
     return index < 0 ? undefined : unclaimed.splice(index, 1)[0];
-  });
+  };
+  claimSnapshot(unclaimed, root.kind, root.name);
+  const carried = claimNested(parseFlowData(root).execution.nestedEntities, claim);
+  for (const flow of unclaimed.filter((snapshot) => snapshot.kind === 'flow')) {
+    // Carried already as the work of a flow around it that is not run again.
+    if (!unclaimed.includes(flow)) continue;
+    unclaimed.splice(unclaimed.indexOf(flow), 1);
+    carried.push(...claimNested(parseFlowData(flow).execution.nestedEntities, claim));
+  }
+  return carried;
 }
 
 /**
