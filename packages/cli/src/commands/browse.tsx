@@ -11,6 +11,7 @@ import { cliError, usageError } from '../core/cli-error.js';
 import { type ContinueOutcome, continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
 import { exitCodes } from '../core/error-boundary.js';
+import { type InterruptReport, reportInterrupt } from '../core/interrupt-report.js';
 import { leaseHeld, leaseWordsOfBrowser } from '../core/lease-held.js';
 import { displayPath } from '../core/location.js';
 import { type OpenedLocation, openLocation } from '../core/open-location.js';
@@ -103,6 +104,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     else heldLogs.push(logLine(record));
   });
   let interrupted = false;
+  let interruptReport: InterruptReport | undefined;
   let instance: ReturnType<typeof render> | undefined;
   let onAlternateScreen = false;
   const restoreScreen = () => {
@@ -115,6 +117,17 @@ export async function run(args: readonly string[], context: CliContext): Promise
       viewDocument(await readDocument(opened.provider, opened.location, checkpointId)),
     run: async (request, onLine) => {
       runLine = onLine;
+      // Ctrl+C (interrupt below) says on stderr, once the terminal is given back, where the run
+      // stopped and the command that continues it, as resume and fork on the command line do.
+      interruptReport = reportInterrupt({
+        mode: request.mode,
+        from: request.checkpointId,
+        cwd: context.cwd,
+        startOverLocation: opened.location,
+        stderr: context.stderr,
+        onWayOut: () => providers.closeNow(),
+      });
+      const report = interruptReport;
       try {
         const outcome = await continueRun({
           reference: request.reference,
@@ -127,6 +140,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
           ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
           ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
           ...(request.humanInput !== undefined ? { humanInput: request.humanInput } : {}),
+          onCheckpoint: (checkpoint) => report.noteCheckpoint(checkpoint),
         });
         return {
           branch: outcome.branch,
@@ -143,6 +157,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
         );
       } finally {
         runLine = undefined;
+        report.stop();
+        interruptReport = undefined;
       }
     },
     interrupt: () => {
@@ -153,7 +169,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
       interrupted = true;
       instance?.unmount();
       restoreScreen();
-      context.stderr.write('crewline: interrupted; ending once checkpoint writes in flight are done\n');
+      // The run's interrupt report says it on the signal, with where the run stopped.
+      if (interruptReport === undefined)
+        context.stderr.write('crewline: interrupted; ending once checkpoint writes in flight are done\n');
       process.kill(process.pid, 'SIGINT');
     },
   };

@@ -32,6 +32,11 @@ export function reportInterrupt(options: {
   /** The checkpoint the command continues. */
   from: string;
   cwd: string;
+  /**
+   * Where `from` is, for a run started in the browser: an interrupt before the run wrote a
+   * checkpoint then names the command that starts over. Default: "run the same command again".
+   */
+  startOverLocation?: string;
   stderr: TextSink;
   /**
    * Called, synchronously, when a signal is about to end the process (Ctrl+C once the runtime wrote
@@ -49,7 +54,11 @@ export function reportInterrupt(options: {
     interrupted = true;
     say(
       last === undefined
-        ? `interrupted before this ${options.mode} wrote a checkpoint; run the same command again to start over from ${shortId(options.from)}`
+        ? `interrupted before this ${options.mode} wrote a checkpoint; ${
+            options.startOverLocation === undefined
+              ? `run the same command again to start over from ${shortId(options.from)}`
+              : `start over with: crewline checkpoint ${options.mode} ${shortId(options.from)} --location ${shellWord(displayPath(options.startOverLocation, options.cwd))}`
+          }`
         : `interrupted; the run stopped after checkpoint ${shortId(last.id)} on branch ${last.branch}; continue it with: ${continueWith(last)}`,
     );
     if (process.listenerCount('SIGINT') === 0) process.kill(process.pid, 'SIGINT');

@@ -25,7 +25,14 @@ export class TmuxSession {
 
   constructor(
     args: readonly string[],
-    options: { cwd: string; width?: number; height?: number; env?: Record<string, string> },
+    options: {
+      cwd: string;
+      width?: number;
+      height?: number;
+      env?: Record<string, string>;
+      /** A file the program's stderr goes to instead of the screen (read it once the program ended). */
+      stderrFile?: string;
+    },
   ) {
     this.#statusFile = join(options.cwd, `.exit-status-${this.name}`);
     const command = [process.execPath, ...sourceCommand(args)]
@@ -48,7 +55,7 @@ export class TmuxSession {
       '-c',
       options.cwd,
       ...environment,
-      `${command}; echo $? > '${this.#statusFile}'`,
+      `${command}${options.stderrFile === undefined ? '' : ` 2>'${options.stderrFile.replaceAll("'", "'\\''")}'`}; echo $? > '${this.#statusFile}'`,
     );
   }
 

@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Agent, Crew, registerProject, Task } from '@crewline/runtime';
 import { offlineModel } from '@crewline/runtime/testing';
@@ -142,7 +142,8 @@ describe.skipIf(!hasTmux)('Ctrl+C during a run started in the browser', () => {
   afterAll(() => rm(project, { recursive: true, force: true }));
 
   it('writes the SIGINT checkpoint and ends the process with 130', async () => {
-    const browser = new TmuxSession(['checkpoint'], { cwd: project, env: { NO_COLOR: '1' } });
+    const stderrFile = join(project, 'stderr.txt');
+    const browser = new TmuxSession(['checkpoint'], { cwd: project, env: { NO_COLOR: '1' }, stderrFile });
     session = browser;
     await browser.waitForScreen((current) => current.includes('crew Slow crew (4)'), 'the tree');
     // The first checkpoint (1/4 done): forking it runs three slow tasks.
@@ -162,5 +163,23 @@ describe.skipIf(!hasTmux)('Ctrl+C during a run started in the browser', () => {
     expect(fork.map((checkpoint) => checkpoint.trigger)).toContain('SIGINT');
     // The run stopped: the fork never completed all four tasks.
     expect(fork.every((checkpoint) => (checkpoint.entities[0]?.completed ?? 0) < 4)).toBe(true);
+    // Once the terminal is given back: the command that continues the run, as resume and fork say it.
+    const interrupted = fork.find((checkpoint) => checkpoint.trigger === 'SIGINT')!;
+    const short = interrupted.id.slice(interrupted.id.lastIndexOf('-') + 1);
+    const said = await readFile(stderrFile, 'utf8');
+    expect(said).toContain(`continue it with: crewline checkpoint resume ${short} --location ./.checkpoints`);
+    // Ctrl+C came before the fork's first checkpoint (the model takes 1.5 s a task), unless a slow
+    // machine let task 2 finish first: either way the line says what to run.
+    const before = fork.filter((checkpoint) => checkpoint.trigger !== 'SIGINT');
+    const start =
+      before.length === 0
+        ? all.find((checkpoint) => checkpoint.id === interrupted.parentId)!
+        : before.at(-1)!;
+    const startShort = start.id.slice(start.id.lastIndexOf('-') + 1);
+    expect(said).toContain(
+      before.length === 0
+        ? `start over with: crewline checkpoint fork ${startShort} --location ./.checkpoints`
+        : `the run stopped after checkpoint ${startShort} on branch ${start.branch}; continue it with`,
+    );
   }, 120_000);
 });
