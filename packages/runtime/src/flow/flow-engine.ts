@@ -13,7 +13,6 @@ import {
   type CheckpointSetting,
   decodeValue,
   type EntitySnapshot,
-  encodeValue,
   triggersOn,
   type ValueCodec,
 } from '@crewline/runtime-state';
@@ -29,7 +28,7 @@ import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { joinRestoredRun, type PendingRestore } from '../restore/pending-restore.js';
 import { flowError } from './errors.js';
 import { type FlowGraph, flowGraph } from './flow-graph.js';
-import { composeState, type FlowState, newStateId, type StateSchema } from './flow-state.js';
+import { type FlowState, newStateId } from './flow-state.js';
 import { loadStateCheckpoint, persistTarget, saveFlowState, stateBranch } from './flow-storage.js';
 import type { FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
 import { resumeHint } from './human-input.js';
@@ -41,7 +40,7 @@ import {
   firstPaused,
   newExecution,
 } from './run-progress.js';
-import { StateFieldUse } from './state-field-use.js';
+import { SharedState } from './shared-state.js';
 
 /** What one kickoff (or resume) asks for. */
 export interface RunPlan {
@@ -70,7 +69,6 @@ export class FlowEngine<State extends object> {
   /** The bus the flow was given; undefined: the bus of the run it is kicked off in (see {@link bus}). */
   readonly #givenBus: EventBus | undefined;
   readonly maxMethodCalls: number;
-  readonly #initialState: FlowOptions<State>['initialState'];
   stateId = newStateId();
   /**
    * Where the classes of the flow's values (state, method outputs, inputs) are found: the registry a
@@ -79,9 +77,7 @@ export class FlowEngine<State extends object> {
   registry: ProjectRegistry | undefined;
   /** The progress of the current (or last) run. */
   execution: FlowExecution = newExecution();
-  #state: FlowState<State> | undefined;
-  /** Whose changes are whose in the shared state, while methods run at the same time. */
-  readonly #fieldUse: StateFieldUse;
+  readonly #shared: SharedState<State>;
 
   constructor(
     flow: EngineFlow,
@@ -94,8 +90,7 @@ export class FlowEngine<State extends object> {
     this.flow = flow;
     this.#givenBus = options.bus;
     this.maxMethodCalls = options.maxMethodCalls;
-    this.#initialState = options.initialState;
-    this.#fieldUse = new StateFieldUse(flow);
+    this.#shared = new SharedState(flow, options.initialState);
   }
 
   /**
@@ -118,71 +113,49 @@ export class FlowEngine<State extends object> {
 
   /** The state the methods share, created from `initialState` (or the schema) on first access. */
   get state(): FlowState<State> {
-    if (!this.#state) {
-      this.stateId = this.declaredStateId() ?? this.stateId;
-      this.#state = this.#compose([]);
-    }
-    return this.#state;
+    const existing = this.#shared.existing;
+    if (existing) return existing;
+    this.stateId = this.#shared.declaredId() ?? this.stateId;
+    return this.#shared.compose(this.stateId, []);
   }
 
   /** The state if it was created already (read or set before kickoff, or by an earlier kickoff). */
   existingState(): FlowState<State> | undefined {
-    return this.#state;
+    return this.#shared.existing;
   }
 
   setStateId(id: string): void {
     this.stateId = id;
-    if (this.#state) defineId(this.#state, id);
+    this.#shared.setId(id);
   }
 
   /** An `id` written into `initialState` (class or options), if any. */
   declaredStateId(): string | undefined {
-    for (const source of [this.#initialState, this.#classInitialState()]) {
-      const id = (source as { id?: unknown } | undefined)?.id;
-      if (typeof id === 'string' && id.length > 0) return id;
-    }
-    return undefined;
+    return this.#shared.declaredId();
   }
 
   replaceState(layers: unknown[]): void {
-    this.#state = this.#compose(layers);
+    this.#shared.compose(this.stateId, layers);
   }
 
   /**
-   * Stores the live state as the state of record: at the start of a run, and after `completed`
-   * completed, without what executions that have not completed changed (see {@link StateFieldUse}):
-   * a field only they used keeps its saved value, so a resume runs them against the state as it was
-   * before they started, as it does a method that ran alone.
+   * Stores the state of record: the live state at the start of a run; after `completed` completed,
+   * without what executions that have not completed changed (see `SharedState.ofRecord`).
    */
   commitState(completed?: Activation): void {
-    const live = this.state;
-    const heldBack = completed ? this.#fieldUse.heldBack(completed, this.execution.pending) : new Set();
-    const committed = this.execution.committedState;
-    if (heldBack.size === 0 || !committed) {
-      this.execution.committedState = encodeValue(live, this.valueCodec);
-      return;
-    }
-    const saved = decodeValue<Record<string, unknown>>(committed, this.valueCodec);
-    const record: Record<string, unknown> = {};
-    // In the live state's order, so that what did not change is stored as before.
-    for (const key of [...Object.keys(live), ...Object.keys(saved)]) {
-      if (Object.hasOwn(record, key)) continue;
-      const source = heldBack.has(key) ? saved : (live as Record<string, unknown>);
-      if (!Object.hasOwn(source, key)) continue;
-      Object.defineProperty(record, key, {
-        value: source[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    this.execution.committedState = encodeValue(record, this.valueCodec);
+    this.execution.committedState = this.#shared.ofRecord(
+      this.state,
+      completed,
+      this.execution.pending,
+      this.execution.committedState,
+      this.valueCodec,
+    );
   }
 
   /** Drops state changes made since the last completed method. */
   rollbackState(): void {
     const committed = this.execution.committedState;
-    if (committed) this.#state = this.#restoreSaved(decodeValue(committed, this.valueCodec));
+    if (committed) this.#shared.restore(this.stateId, committed, this.valueCodec);
   }
 
   /** Puts a saved flow snapshot back: progress, state id and state as of its last completed method. */
@@ -191,7 +164,8 @@ export class FlowEngine<State extends object> {
     this.execution = executionFromData(data.execution, this.valueCodec);
     this.stateId = data.stateId;
     const committed = this.execution.committedState;
-    this.#state = committed ? this.#restoreSaved(decodeValue(committed, this.valueCodec)) : this.#compose([]);
+    if (committed) this.#shared.restore(this.stateId, committed, this.valueCodec);
+    else this.#shared.compose(this.stateId, []);
   }
 
   source(): EventSource {
@@ -208,32 +182,6 @@ export class FlowEngine<State extends object> {
       this.flow,
       input,
     );
-  }
-
-  #classInitialState(): unknown {
-    const declared = (this.flow as { initialState?: unknown }).initialState;
-    return typeof declared === 'function' ? (declared as () => unknown).call(this.flow) : declared;
-  }
-
-  /** The initial state (class, then options) with `layers` over it. */
-  #compose(layers: unknown[]): FlowState<State> {
-    return this.#build([this.#classInitialState(), this.#initialState, ...layers]);
-  }
-
-  /**
-   * A saved state alone, not laid over the initial state: a field a completed method deleted stays
-   * deleted. The schema, if there is one, still fills the defaults of fields added since the save.
-   */
-  #restoreSaved(saved: unknown): FlowState<State> {
-    return this.#build([saved]);
-  }
-
-  #build(layers: unknown[]): FlowState<State> {
-    const flowClass = this.flow.constructor as { readonly stateSchema?: StateSchema };
-    const state = composeState<State>(this.flow.flowName, flowClass.stateSchema, this.stateId, layers);
-    defineId(state, this.stateId);
-    this.#fieldUse.watch(state);
-    return state;
   }
 
   /**
@@ -304,7 +252,7 @@ export class FlowEngine<State extends object> {
       if (requestedId !== undefined) this.setStateId(requestedId);
       this.replaceState([previous, otherInputs]);
     }
-    this.#fieldUse.clear();
+    this.#shared.forgetExecutions();
     this.commitState();
 
     const storedInputs = restore
@@ -450,8 +398,4 @@ export class FlowEngine<State extends object> {
       stopTracking();
     }
   }
-}
-
-function defineId(state: object, id: string): void {
-  Object.defineProperty(state, 'id', { value: id, enumerable: true, writable: false, configurable: true });
 }

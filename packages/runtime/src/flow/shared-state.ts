@@ -1,0 +1,112 @@
+import { decodeValue, type EncodedValue, encodeValue, type ValueCodec } from '@crewline/runtime-state';
+import { composeState, type FlowState, type StateSchema } from './flow-state.js';
+import type { FlowOptions } from './flow-types.js';
+import type { Activation } from './run-progress.js';
+import { StateFieldUse } from './state-field-use.js';
+
+/**
+ * The state a flow's methods share: made from the initial state (class, then options) or from a
+ * saved one, and turned into the state of record a checkpoint stores, without what executions that
+ * have not completed changed (see {@link StateFieldUse}).
+ */
+export class SharedState<State extends object> {
+  /** The flow instance: its `initialState` field or method, its class's `stateSchema`. */
+  readonly #flow: { readonly flowName: string };
+  readonly #initialState: FlowOptions<State>['initialState'];
+  readonly #fieldUse: StateFieldUse;
+  #state: FlowState<State> | undefined;
+
+  constructor(flow: { readonly flowName: string }, initialState: FlowOptions<State>['initialState']) {
+    this.#flow = flow;
+    this.#initialState = initialState;
+    this.#fieldUse = new StateFieldUse(flow);
+  }
+
+  /** The state if it was made already (read or set before kickoff, or by an earlier kickoff). */
+  get existing(): FlowState<State> | undefined {
+    return this.#state;
+  }
+
+  /** An `id` written into `initialState` (class or options), if any. */
+  declaredId(): string | undefined {
+    for (const source of [this.#initialState, this.#classInitialState()]) {
+      const id = (source as { id?: unknown } | undefined)?.id;
+      if (typeof id === 'string' && id.length > 0) return id;
+    }
+    return undefined;
+  }
+
+  setId(id: string): void {
+    if (this.#state) defineId(this.#state, id);
+  }
+
+  /** A new state: the initial state with `layers` over it (later wins). */
+  compose(id: string, layers: unknown[]): FlowState<State> {
+    this.#state = this.#build(id, [this.#classInitialState(), this.#initialState, ...layers]);
+    return this.#state;
+  }
+
+  /**
+   * The saved state alone, not laid over the initial state: a field a completed method deleted stays
+   * deleted. The schema, if there is one, still fills the defaults of fields added since the save.
+   */
+  restore(id: string, saved: EncodedValue, codec: ValueCodec): FlowState<State> {
+    this.#state = this.#build(id, [decodeValue(saved, codec)]);
+    return this.#state;
+  }
+
+  /**
+   * The state of record, encoded: the live `state` at the start of a run; after `completed`
+   * completed, the live state but for the fields only `unfinished` executions used, which keep their
+   * value in `committed` (the state of record until now). A resume then runs those executions against
+   * the state as it was before they started, as it does a method that ran alone.
+   */
+  ofRecord(
+    state: FlowState<State>,
+    completed: Activation | undefined,
+    unfinished: readonly Activation[],
+    committed: EncodedValue | undefined,
+    codec: ValueCodec,
+  ): EncodedValue {
+    const live = state as Record<string, unknown>;
+    const heldBack = completed ? this.#fieldUse.heldBack(completed, unfinished) : new Set<string>();
+    if (heldBack.size === 0 || !committed) return encodeValue(live, codec);
+    const saved = decodeValue<Record<string, unknown>>(committed, codec);
+    const record: Record<string, unknown> = {};
+    // In the live state's order, so that what did not change is stored as before.
+    for (const key of [...Object.keys(live), ...Object.keys(saved)]) {
+      if (Object.hasOwn(record, key)) continue;
+      const source = heldBack.has(key) ? saved : live;
+      if (!Object.hasOwn(source, key)) continue;
+      Object.defineProperty(record, key, {
+        value: source[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return encodeValue(record, codec);
+  }
+
+  /** A run starts: what executions of an earlier one used no longer counts (it was rolled back). */
+  forgetExecutions(): void {
+    this.#fieldUse.clear();
+  }
+
+  #classInitialState(): unknown {
+    const declared = (this.#flow as { initialState?: unknown }).initialState;
+    return typeof declared === 'function' ? (declared as () => unknown).call(this.#flow) : declared;
+  }
+
+  #build(id: string, layers: unknown[]): FlowState<State> {
+    const flowClass = this.#flow.constructor as { readonly stateSchema?: StateSchema };
+    const state = composeState<State>(this.#flow.flowName, flowClass.stateSchema, id, layers);
+    defineId(state, id);
+    this.#fieldUse.watch(state);
+    return state;
+  }
+}
+
+function defineId(state: object, id: string): void {
+  Object.defineProperty(state, 'id', { value: id, enumerable: true, writable: false, configurable: true });
+}
