@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
 import { offlineModel, researchWriteReview } from '../e2e/support/fixtures.js';
+import { Task } from '../task/task.js';
 import { captureLogs } from '../testing/capture-logs.js';
 import { defineTool } from '../tools/define-tool.js';
 import { Run } from './run.js';
@@ -72,6 +73,70 @@ describe('an event a timer of an ended run emits', () => {
       expect(run.state.events).toHaveLength(history);
       expect(await provider.list('memory')).toHaveLength(checkpoints);
       logs.stop();
+    } finally {
+      logs.stop({ allowUnexpected: true });
+    }
+  });
+
+  // Found by a review: the bus's scope spanned the lease's release, so an event fired while a remote
+  // store answered the release was still the run's and tried a checkpoint against the released lease.
+  it("while the lease is being released is not the run's either", async () => {
+    const bus = new EventBus();
+    let released!: () => void;
+    const releasedNow = new Promise<void>((resolve) => {
+      released = resolve;
+    });
+    /** Releases at once; its answer reaches the process 30 ms later (a remote database). */
+    class RemoteStore extends InMemoryProvider {
+      override async releaseLease(...args: Parameters<InMemoryProvider['releaseLease']>): Promise<void> {
+        await super.releaseLease(...args);
+        released();
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+    }
+    const provider = new RemoteStore();
+    let fired: Promise<void> | undefined;
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Looks a subject up',
+      inputSchema: z.object({ query: z.string() }),
+      execute: ({ query }) => {
+        // Left behind by the tool: fires 5 ms after the store released the lease.
+        fired ??= releasedNow.then(
+          () =>
+            new Promise<void>((resolve) =>
+              setTimeout(() => {
+                bus.emit(null, late('during-release'));
+                resolve();
+              }, 5),
+            ),
+        );
+        return `notes about ${query}`;
+      },
+    });
+    const model = offlineModel({ name: 'release', script: [{ toolName: 'lookup', input: { query: 'x' } }] });
+    const agent = new Agent({ role: 'Researcher', goal: 'G', backstory: 'B', llm: model, tools: [lookup] });
+    const crew = new Crew({
+      agents: [agent],
+      tasks: [new Task({ description: 'Research', expectedOutput: 'notes', agent })],
+      checkpoint: { location: 'mem', provider, onEvents: ['*'] },
+    });
+    const heardInRun: string[] = [];
+    bus.onAny((_source: unknown, event: BaseEvent, _state: unknown) => {
+      if (event instanceof ToolUsageFinishedEvent) heardInRun.push(event.toolCallId);
+    });
+    const logs = captureLogs();
+    try {
+      await crew.kickoff({ bus });
+      await fired;
+      const recorded = crew.lastRun!.state.events.some(
+        (event) => (event as { toolCallId?: string }).toolCallId === 'during-release',
+      );
+      expect({ heardInRun: heardInRun.filter((id) => id === 'during-release'), recorded }).toEqual({
+        heardInRun: [],
+        recorded: false,
+      });
+      expect(logs.unexpected().map((record) => record.message)).toEqual([]);
     } finally {
       logs.stop({ allowUnexpected: true });
     }

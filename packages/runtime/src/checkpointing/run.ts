@@ -244,28 +244,35 @@ export class Run {
       });
     }
     const untrack = trackRunForSignals(run);
-    // The bus's scope covers the run's end too: what its handlers emit while it writes what it
-    // queued is still the run's. Once execute has settled, a timer it left behind emits outside it.
-    return bus.runInScope(run.state, async () => {
-      try {
-        return await enclosingRun.run(run, () => body(run));
-      } catch (error) {
-        // A run stopped because another process took its lineage over says so, not "aborted".
-        throw run.#lease?.lostBecause ?? error;
-      } finally {
-        // Async handlers (a user's `await state.acheckpoint()`), prunes and background writes all
-        // finish before kickoff returns; a signal meanwhile waits for them (see trackRunForSignals).
-        run.#ending = true;
+    try {
+      // The bus's scope covers the run's end until what it queued is written: what its handlers emit
+      // meanwhile is still the run's. Then it ends, before the lease is released (a round trip to a
+      // remote store): a timer the run left behind emits outside it from there on.
+      return await bus.runInScope(run.state, async () => {
         try {
-          await run.bus.flush();
-          await run.state.settle();
-          await run.#lease?.release();
+          return await enclosingRun.run(run, () => body(run));
+        } catch (error) {
+          // A run stopped because another process took its lineage over says so, not "aborted".
+          throw run.#lease?.lostBecause ?? error;
         } finally {
-          run.#ended = true;
-          untrack();
+          // Async handlers (a user's `await state.acheckpoint()`), prunes and background writes all
+          // finish before kickoff returns; a signal meanwhile waits for them (see trackRunForSignals).
+          run.#ending = true;
+          try {
+            await run.bus.flush();
+            await run.state.settle();
+          } finally {
+            run.#ended = true;
+          }
         }
+      });
+    } finally {
+      try {
+        await run.#lease?.release();
+      } finally {
+        untrack();
       }
-    });
+    }
   }
 
   /** Aborted when this run lost the lease on its lineage head: it must stop calling models. */
