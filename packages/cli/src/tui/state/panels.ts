@@ -145,6 +145,15 @@ export function overviewLines(view: DocumentView, checkpoint: StoredCheckpoint, 
     }
     if (entity.agents.length > 6) lines.push(plain(`  ... ${entity.agents.length - 6} more agents`));
     if (entity.kind === 'flow') {
+      if (entity.pause) {
+        lines.push([
+          {
+            text: `  waits for an answer in ${entity.pause.method}: ${oneLine(entity.pause.message)}`,
+            color: 'yellow',
+            bold: true,
+          },
+        ]);
+      }
       lines.push(plain(`  completed: ${entity.completedMethods.join(', ') || '(none)'}`));
       for (const [key, value] of Object.entries(entity.state ?? {}).slice(0, 8)) {
         lines.push(plain(`  state.${key} = ${oneLine(formatValue(value))}`));
@@ -161,6 +170,11 @@ export function overviewLines(view: DocumentView, checkpoint: StoredCheckpoint, 
   const editedOutputs = Object.keys(edits.outputs).length;
   const editedInputs = Object.keys(edits.inputs).length;
   lines.push(plain(''));
+  // A resume without an answer asks the question again, and the run panel then takes the answer.
+  if (primaryEntity(view.entities)?.pause)
+    lines.push([
+      { text: 'to answer: e resume asks the question again, then a types the answer', color: 'yellow' },
+    ]);
   lines.push(
     editedOutputs + editedInputs > 0
       ? [
