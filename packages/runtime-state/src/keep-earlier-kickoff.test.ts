@@ -66,4 +66,35 @@ describe('RuntimeState.keepEarlierKickoff', () => {
     expect(state.keepEarlierKickoff(crew)).toBe(false);
     expect(state.entities).toEqual([]);
   });
+
+  // Found by a review: a restored run carries what a completed method's kickoff saved under the live
+  // object's id; kicked off again, the object kept that id and joined as nothing (addEntity dropped it).
+  it('is true for an object whose id the run holds already (its saved earlier kickoff), which stays', () => {
+    const crew = new LoopedCrew();
+    const carried = new LoopedCrew();
+    carried.done = true;
+    const state = new RuntimeState({
+      provider: new InMemoryProvider(),
+      location: 'mem',
+      entities: [carried],
+    });
+    expect(state.keepEarlierKickoff(crew)).toBe(true);
+    expect(state.entities).toEqual([carried]);
+  });
+});
+
+describe('RuntimeState.addEntity', () => {
+  it('refuses a second object under an id the run holds, instead of leaving it out of every checkpoint', () => {
+    const state = new RuntimeState({
+      provider: new InMemoryProvider(),
+      location: 'mem',
+      entities: [new LoopedCrew()],
+    });
+    expect(() => state.addEntity(new LoopedCrew())).toThrow(
+      /two entities of one run have the id "kickoff-1" \(crew "topic-crew" and crew "topic-crew"\)/,
+    );
+    const same = state.entities[0]!;
+    state.addEntity(same);
+    expect(state.entities).toHaveLength(1);
+  });
 });

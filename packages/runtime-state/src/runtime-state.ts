@@ -231,7 +231,16 @@ export class RuntimeState implements RunState {
   }
 
   addEntity(entity: CheckpointableEntity): void {
-    if (!this.entities.some((existing) => existing.entityId === entity.entityId)) this.entities.push(entity);
+    const existing = this.entities.find((known) => known.entityId === entity.entityId);
+    if (existing === undefined) this.entities.push(entity);
+    else if (existing !== entity) {
+      // Kept, the second would be missing from every checkpoint of the run, and a resume would pay for
+      // its work again.
+      throw stateError(
+        'invalid_state',
+        `two entities of one run have the id "${entity.entityId}" (${existing.entityKind} "${existing.entityName}" and ${entity.entityKind} "${entity.entityName}"): its checkpoints would hold only the first; give each Crew, Agent and Flow an id of its own (do not copy one object's id onto another)`,
+      );
+    }
   }
 
   /**
@@ -244,9 +253,13 @@ export class RuntimeState implements RunState {
    */
   keepEarlierKickoff(entity: CheckpointableEntity): boolean {
     const index = this.entities.indexOf(entity);
-    if (index < 0) return false;
-    this.entities[index] = keptEntity(entity.snapshotEntity(this.settled), entity.summarizeEntity());
-    return true;
+    if (index >= 0) {
+      this.entities[index] = keptEntity(entity.snapshotEntity(this.settled), entity.summarizeEntity());
+      return true;
+    }
+    // Its id names an entity the run holds already: what a restored run carries of this very
+    // object's earlier kickoff (saved work of a method that completed). This kickoff is another.
+    return this.entities.some((existing) => existing.entityId === entity.entityId);
   }
 
   /** Appends an event to the history (redacted, JSON-safe) and gives it its sequence number. */
