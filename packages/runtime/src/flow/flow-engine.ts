@@ -40,6 +40,7 @@ import {
   firstPaused,
   newExecution,
 } from './run-progress.js';
+import { refuseMissingMethods } from './saved-methods.js';
 import { SharedState } from './shared-state.js';
 
 /** What one kickoff (or resume) asks for. */
@@ -236,6 +237,7 @@ export class FlowEngine<State extends object> {
     if (joinedRestored) continuing = true;
 
     if (continuing) {
+      refuseMissingMethods(flowName, graph, this.execution);
       // State changes made by an execution that did not complete are dropped: it runs again.
       this.rollbackState();
       if (Object.keys(otherInputs).length > 0) this.replaceState([this.state, otherInputs]);

@@ -1,0 +1,78 @@
+import { CrewlineError, EventBus } from '@crewline/events';
+import { InMemoryProvider } from '@crewline/runtime-state/testing';
+import { describe, expect, it } from 'vitest';
+import { Flow, listen, start } from './index.js';
+
+const ran: string[] = [];
+
+/** Saved while `draft` is due: `research` completed, `draft` not yet run. */
+class Pipeline extends Flow<{ notes: string[] }> {
+  initialState = { notes: [] as string[] };
+
+  @start() research() {
+    ran.push('research');
+    return 'facts';
+  }
+
+  @listen('research') draft(facts: string) {
+    ran.push('draft');
+    return facts.toUpperCase();
+  }
+
+  @listen('draft') publish(text: string) {
+    ran.push('publish');
+    return `published ${text}`;
+  }
+}
+
+/** The same flow with `draft` renamed `compose` since the checkpoint. */
+class RenamedPipeline extends Flow<{ notes: string[] }> {
+  static flowName = 'Pipeline';
+  initialState = { notes: [] as string[] };
+
+  @start() research() {
+    ran.push('research');
+    return 'facts';
+  }
+
+  @listen('research') compose(facts: string) {
+    ran.push('compose');
+    return facts.toUpperCase();
+  }
+
+  @listen('compose') publish(text: string) {
+    ran.push('publish');
+    return `published ${text}`;
+  }
+}
+
+describe('a saved run whose due method was renamed since the checkpoint', () => {
+  // Trial (flows) 1: the resume said "Finished", ran nothing and wrote nothing.
+  it('is refused before anything runs or is written, naming the method and the fixes', async () => {
+    const provider = new InMemoryProvider();
+    await new Pipeline({
+      bus: new EventBus(),
+      checkpoint: { location: 'mem', provider, onEvents: ['method_execution_finished'] },
+    }).kickoff();
+    const afterResearch = (await provider.list('mem'))[0]!;
+    const written = (await provider.list('mem')).length;
+    ran.length = 0;
+
+    const restored = await RenamedPipeline.fromCheckpoint(
+      { restoreFrom: `mem#${afterResearch.id}`, provider },
+      { bus: new EventBus() },
+    );
+    const refusal = await restored.kickoff().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    expect(CrewlineError.hasCode(refusal, 'invalid_state')).toBe(true);
+    const message = (refusal as Error).message;
+    expect(message).toContain('the checkpoint has an execution of "draft" to run');
+    expect(message).toContain('its methods are research, compose, publish');
+    expect(message).toContain('give the method its old name back');
+    expect(ran).toEqual([]);
+    expect(await provider.list('mem')).toHaveLength(written);
+  });
+});
