@@ -16,6 +16,14 @@ export type FlowStatus = (typeof flowStatuses)[number];
 
 const countsSchema = z.array(z.tuple([z.string(), z.number().int().nonnegative()]));
 
+/** A crew, agent or flow a method execution started, in the order it started them. */
+const nestedEntitySchema = z.strictObject({
+  kind: z.enum(['crew', 'flow', 'agent']),
+  name: z.string(),
+  /** Its id in the run, which tells apart crews of one name (absent in older checkpoints). */
+  id: z.string().optional(),
+});
+
 /** The bookkeeping of one flow run: everything needed to continue it. */
 export const flowExecutionDataSchema = z.object({
   status: z.enum(flowStatuses),
@@ -37,22 +45,26 @@ export const flowExecutionDataSchema = z.object({
       answers: z.array(z.string()),
       answersDelivered: z.number().int().nonnegative(),
       pause: z.strictObject({ message: z.string(), kind: z.enum(['feedback', 'input']) }).nullable(),
+      /**
+       * What this execution started so far (it is running, or paused), in order: a resume hands its
+       * re-run the same saved entities. Absent in older checkpoints, whose re-runs go by name order.
+       */
+      started: z.array(nestedEntitySchema).optional(),
     }),
   ),
   lastMethod: z.string().nullable(),
   lastOutput: encodedValueSchema.nullable(),
   /** The state as of the last completed method. */
   committedState: encodedValueSchema.nullable(),
+  /**
+   * Fields of the initial state that state no longer has (a method deleted them): a restore leaves
+   * them out, where it lays the initial state under the saved one for fields added since. Absent when
+   * none (and in older checkpoints).
+   */
+  deletedFields: z.array(z.string()).optional(),
   nextActivationId: z.number().int().positive(),
   /** Crews and agents completed method executions ran, in order. */
-  nestedEntities: z.array(
-    z.strictObject({
-      kind: z.enum(['crew', 'flow', 'agent']),
-      name: z.string(),
-      /** Its id in the run, which tells apart crews of one name (absent in older checkpoints). */
-      id: z.string().optional(),
-    }),
-  ),
+  nestedEntities: z.array(nestedEntitySchema),
 });
 export type FlowExecutionData = z.infer<typeof flowExecutionDataSchema>;
 

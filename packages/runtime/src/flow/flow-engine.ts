@@ -144,19 +144,22 @@ export class FlowEngine<State extends object> {
    * without what executions that have not completed changed (see `SharedState.ofRecord`).
    */
   commitState(completed?: Activation): void {
-    this.execution.committedState = this.#shared.ofRecord(
+    const { state, deleted } = this.#shared.ofRecord(
       this.state,
       completed,
       this.execution.pending,
       this.execution.committedState,
       this.valueCodec,
     );
+    this.execution.committedState = state;
+    this.execution.deletedFields = deleted;
   }
 
   /** Drops state changes made since the last completed method. */
   rollbackState(): void {
     const committed = this.execution.committedState;
-    if (committed) this.#shared.restore(this.stateId, committed, this.valueCodec);
+    if (committed)
+      this.#shared.restore(this.stateId, committed, this.valueCodec, this.execution.deletedFields);
   }
 
   /** Puts a saved flow snapshot back: progress, state id and state as of its last completed method. */
@@ -165,7 +168,8 @@ export class FlowEngine<State extends object> {
     this.execution = executionFromData(data.execution, this.valueCodec);
     this.stateId = data.stateId;
     const committed = this.execution.committedState;
-    if (committed) this.#shared.restore(this.stateId, committed, this.valueCodec);
+    if (committed)
+      this.#shared.restore(this.stateId, committed, this.valueCodec, this.execution.deletedFields);
     else this.#shared.compose(this.stateId, []);
   }
 
@@ -298,7 +302,16 @@ export class FlowEngine<State extends object> {
           // Whoever continues a snapshot of the restored run, the root or a flow that joined it, sets
           // aside the crews of its completed methods before its methods run: a crew of a re-run
           // method must not take up the finished work of an earlier crew of the same name.
-          if (run.restored && (isRoot || joinedRestored)) carryNestedSnapshots(run, execution, run.restored);
+          if (run.restored && (isRoot || joinedRestored)) {
+            carryNestedSnapshots(run, execution, run.restored);
+            // What its executions due to run again had started is theirs to take up again, whatever
+            // order the crews of methods running side by side join in (see `claimStartedFirst`).
+            run.reserveRestoredSnapshots(
+              execution.pending.flatMap((activation) =>
+                activation.started.flatMap((entity) => entity.id ?? []),
+              ),
+            );
+          }
           const emit = (event: Parameters<Run['emit']>[1]) => run.emit(this.flow, event);
           const writeTo = (trigger: string) =>
             saveFlowState(run, target, trigger, {

@@ -29,9 +29,15 @@ export interface Activation {
   /** How many of `answers` were already handed to the method (their "received" events emitted). */
   answersDelivered: number;
   pause: PauseRequest | undefined;
+  /**
+   * The crews, agents and flows this execution started so far, in order: what a checkpoint written
+   * while it runs (or is paused) says is its work, so that its re-run on resume takes up the same
+   * saved entities (see `claimStartedFirst`). Its completion credits the method with them.
+   */
+  started: NestedEntity[];
 }
 
-/** Nested entities (crews, agents) a completed method execution ran, in order. */
+/** Nested entities (crews, agents, flows) a method execution ran, in order. */
 export interface NestedEntity {
   kind: EntityKind;
   name: string;
@@ -62,6 +68,8 @@ export interface FlowExecution {
   lastOutput: unknown;
   /** The state as of the last completed method (what a checkpoint stores). */
   committedState: EncodedValue | undefined;
+  /** Fields of the initial state that `committedState` no longer has (see `SharedState.ofRecord`). */
+  deletedFields: string[];
   nextActivationId: number;
   nestedEntities: NestedEntity[];
 }
@@ -79,6 +87,7 @@ export function newExecution(): FlowExecution {
     lastMethod: undefined,
     lastOutput: undefined,
     committedState: undefined,
+    deletedFields: [],
     nextActivationId: 1,
     nestedEntities: [],
   };
@@ -137,6 +146,10 @@ export function executionToJson(
       answers: [...activation.answers],
       answersDelivered: activation.answersDelivered,
       pause: activation.pause ? { ...activation.pause } : null,
+      // Only when it started something: the snapshot of a flow whose methods start nothing is as before.
+      ...(activation.started.length > 0
+        ? { started: activation.started.map((entity) => ({ ...entity })) }
+        : {}),
     })),
     lastMethod: execution.lastMethod ?? null,
     lastOutput:
@@ -149,6 +162,8 @@ export function executionToJson(
       execution.committedState === undefined
         ? null
         : (stored?.state(execution.committedState) ?? execution.committedState),
+    // Only when a method deleted one: a checkpoint without it reads in versions that predate it.
+    ...(execution.deletedFields.length > 0 ? { deletedFields: [...execution.deletedFields] } : {}),
     nextActivationId: execution.nextActivationId,
     nestedEntities: execution.nestedEntities.map((entity) => ({ ...entity })),
   };
@@ -174,10 +189,12 @@ export function executionFromData(data: FlowExecutionData, codec: ValueCodec): F
       answers: activation.answers,
       answersDelivered: activation.answersDelivered,
       pause: activation.pause ?? undefined,
+      started: activation.started ?? [],
     })),
     lastMethod: data.lastMethod ?? undefined,
     lastOutput: decode(data.lastOutput),
     committedState: data.committedState ?? undefined,
+    deletedFields: data.deletedFields ?? [],
     nextActivationId: data.nextActivationId,
     nestedEntities: data.nestedEntities,
   };

@@ -47,11 +47,16 @@ export class SharedState<State extends object> {
   }
 
   /**
-   * The saved state alone, not laid over the initial state: a field a completed method deleted stays
-   * deleted. The schema, if there is one, still fills the defaults of fields added since the save.
+   * A saved state, laid over the initial state but for the fields a method had deleted (`deleted`,
+   * see {@link ofRecord}): those stay deleted, and a field added to the initial state since the save
+   * comes with its initial value (a method of the new code may use it).
    */
-  restore(id: string, saved: EncodedValue, codec: ValueCodec): FlowState<State> {
-    this.#state = this.#build(id, [decodeValue(saved, codec)]);
+  restore(id: string, saved: EncodedValue, codec: ValueCodec, deleted: readonly string[]): FlowState<State> {
+    const gone = new Set(deleted);
+    const initial = [this.#classInitialState(), this.#initialState].map((layer) =>
+      withoutFields(layer, gone),
+    );
+    this.#state = this.#build(id, [...initial, decodeValue(saved, codec)]);
     return this.#state;
   }
 
@@ -67,10 +72,11 @@ export class SharedState<State extends object> {
     unfinished: readonly Activation[],
     committed: EncodedValue | undefined,
     codec: ValueCodec,
-  ): EncodedValue {
+  ): { state: EncodedValue; deleted: string[] } {
     const live = state as Record<string, unknown>;
     const heldBack = completed ? this.#fieldUse.heldBack(completed, unfinished) : new Set<string>();
-    if (heldBack.size === 0 || !committed) return encodeValue(live, codec);
+    if (heldBack.size === 0 || !committed)
+      return { state: encodeValue(live, codec), deleted: this.#deletedFrom(live) };
     const saved = decodeValue<Record<string, unknown>>(committed, codec);
     const record: Record<string, unknown> = {};
     // In the live state's order, so that what did not change is stored as before.
@@ -85,7 +91,17 @@ export class SharedState<State extends object> {
         configurable: true,
       });
     }
-    return encodeValue(record, codec);
+    return { state: encodeValue(record, codec), deleted: this.#deletedFrom(record) };
+  }
+
+  /** The fields of the initial state (class, then options) that `record` does not have. */
+  #deletedFrom(record: Record<string, unknown>): string[] {
+    const deleted = new Set<string>();
+    for (const layer of [this.#classInitialState(), this.#initialState]) {
+      if (!isPlainObject(layer)) continue;
+      for (const key of Object.keys(layer)) if (key !== 'id' && !Object.hasOwn(record, key)) deleted.add(key);
+    }
+    return [...deleted];
   }
 
   /** A run starts: what executions of an earlier one used no longer counts (it was rolled back). */
@@ -105,6 +121,29 @@ export class SharedState<State extends object> {
     this.#fieldUse.watch(state);
     return state;
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** `layer` without the fields in `gone` (a copy; `layer` itself when it has none of them). */
+function withoutFields(layer: unknown, gone: ReadonlySet<string>): unknown {
+  if (gone.size === 0 || !isPlainObject(layer)) return layer;
+  if (!Object.keys(layer).some((key) => gone.has(key))) return layer;
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(layer)) {
+    if (gone.has(key)) continue;
+    Object.defineProperty(kept, key, {
+      value: layer[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return kept;
 }
 
 function defineId(state: object, id: string): void {
