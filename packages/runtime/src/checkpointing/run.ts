@@ -95,6 +95,8 @@ export class Run {
   readonly providers: ProviderRegistry;
   readonly #configs = new Map<string, CheckpointConfig | null>();
   readonly #unclaimedSnapshots: EntitySnapshot[];
+  /** Saved entities that executions due to run again had started (see {@link reserveRestoredSnapshots}). */
+  readonly #reserved = new Set<string>();
   #lease: LineageLease | undefined;
   /** Set when the body returned or threw (see {@link Run.ending}). */
   #ending = false;
@@ -126,7 +128,9 @@ export class Run {
       this.state = RuntimeState.fromDocument(options.restored.document, stateOptions);
       this.#unclaimedSnapshots = [...options.restored.document.entities];
       // The root was hydrated by whoever restored it; its own snapshot is not for a nested entity.
-      this.#claim(options.root.entityKind, options.root.entityName);
+      claimSnapshot(this.#unclaimedSnapshots, options.root.entityKind, options.root.entityName, undefined, {
+        started: [],
+      });
     } else {
       this.state = new RuntimeState(stateOptions);
       this.#unclaimedSnapshots = [];
@@ -348,12 +352,22 @@ export class Run {
   }
 
   /**
-   * The saved snapshot for a nested entity created during a restored run: the n-th crew named X
-   * created in this run gets the n-th saved snapshot of X (or the one saved under `key`, when the
-   * creator gives a stable key). Each snapshot is handed out once.
+   * The saved snapshot for a nested entity created during a restored run: the one saved under `key`,
+   * when the creator gives a stable key; else the next one of its kind and name that the flow
+   * method's execution it is kicked off in had started when saved (see `claimStartedFirst`); else
+   * the n-th crew named X created in this run gets the n-th saved snapshot of X that no execution
+   * due to run again had started. Each snapshot is handed out once.
    */
   takeRestoredSnapshot(kind: EntityKind, name: string, key?: string): EntitySnapshot | undefined {
-    return this.#claim(kind, name, key);
+    return claimSnapshot(this.#unclaimedSnapshots, kind, name, key, { reserved: this.#reserved });
+  }
+
+  /**
+   * Leaves the saved entities with these ids (what the executions of a restored flow that run again
+   * had started) to those executions: a crew kicked off elsewhere does not take them up by name.
+   */
+  reserveRestoredSnapshots(ids: Iterable<string>): void {
+    for (const id of ids) this.#reserved.add(id);
   }
 
   /**
@@ -365,10 +379,6 @@ export class Run {
       (snapshot) => snapshot.kind === kind && snapshot.id === id,
     );
     return index < 0 ? undefined : this.#unclaimedSnapshots.splice(index, 1)[0];
-  }
-
-  #claim(kind: EntityKind, name: string, key?: string): EntitySnapshot | undefined {
-    return claimSnapshot(this.#unclaimedSnapshots, kind, name, key);
   }
 
   /**

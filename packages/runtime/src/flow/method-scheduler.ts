@@ -11,6 +11,7 @@ import {
   MethodExecutionPausedEvent,
   MethodExecutionStartedEvent,
 } from '@crewline/events';
+import { claimStartedFirst } from '../checkpointing/claim-snapshot.js';
 import { conditionRound, satisfiedBy } from './conditions.js';
 import { FlowMethodCallLimitError, flowComponent, flowError } from './errors.js';
 import type { FlowGraph, FlowNode } from './flow-graph.js';
@@ -105,6 +106,7 @@ export class MethodScheduler {
       answers: [],
       answersDelivered: 0,
       pause: undefined,
+      started: [],
     };
     execution.nextActivationId += 1;
     execution.pending.push(activation);
@@ -152,14 +154,20 @@ export class MethodScheduler {
       }),
     );
     const scope: MethodScope = { flow: host.flow, activation, asked: 0, pauseRequested: undefined };
+    // What this execution had started when it was saved (it ran, or paused, in the run a resume
+    // continues): its re-run takes up those saved entities, in order, not the n-th one of a name.
+    const startedBefore = activation.started;
+    activation.started = [];
     // Only what joined the run from this execution's own async context is its work: a method
     // running beside it, or one that ran before it, ran the others.
-    const nested: NestedEntity[] = [];
     let output: unknown;
     try {
       output = await host.watchNested(
-        (entity) => nested.push(entity),
-        () => methodScope.run(scope, () => host.invoke(method, activation.input)),
+        (entity) => activation.started.push(entity),
+        () =>
+          claimStartedFirst(startedBefore, () =>
+            methodScope.run(scope, () => host.invoke(method, activation.input)),
+          ),
       );
     } catch (error) {
       if (error instanceof FlowPauseSignal) return this.#pause(activation, node, error.request);
@@ -181,7 +189,7 @@ export class MethodScheduler {
     }
     // The method caught the pause and carried on: the question is still unanswered, so it pauses.
     if (scope.pauseRequested) return this.#pause(activation, node, scope.pauseRequested);
-    return this.#complete(activation, node, output, nested);
+    return this.#complete(activation, node, output);
   }
 
   #stopped(method: string, signal: AbortSignal, thrown?: unknown): CrewlineError {
@@ -198,12 +206,7 @@ export class MethodScheduler {
     if (index >= 0) pending.splice(index, 1);
   }
 
-  async #complete(
-    activation: Activation,
-    node: FlowNode,
-    output: unknown,
-    nested: NestedEntity[],
-  ): Promise<Activation[]> {
+  async #complete(activation: Activation, node: FlowNode, output: unknown): Promise<Activation[]> {
     const host = this.#host;
     const execution = host.execution;
     const method = node.name;
@@ -213,7 +216,7 @@ export class MethodScheduler {
     execution.outputs.set(method, output);
     execution.lastMethod = method;
     execution.lastOutput = output;
-    execution.nestedEntities.push(...nested);
+    execution.nestedEntities.push(...activation.started);
     // After the activation left `pending`: what those still in it changed is not saved.
     host.commitState(activation);
 

@@ -50,13 +50,14 @@ export function carriedSnapshots(document: CheckpointDocument): EntitySnapshot[]
   if (root?.kind !== 'flow') return [];
   const unclaimed = [...document.entities];
   const claim = (entity: NestedEntity): EntitySnapshot | undefined => {
-    if (entity.id === undefined) return claimSnapshot(unclaimed, entity.kind, entity.name);
+    if (entity.id === undefined)
+      return claimSnapshot(unclaimed, entity.kind, entity.name, undefined, { started: [] });
     const index = unclaimed.findIndex(
       (snapshot) => snapshot.kind === entity.kind && snapshot.id === entity.id,
     );
     return index < 0 ? undefined : unclaimed.splice(index, 1)[0];
   };
-  claimSnapshot(unclaimed, root.kind, root.name);
+  claimSnapshot(unclaimed, root.kind, root.name, undefined, { started: [] });
   const carried = claimNested(parseFlowData(root).execution.nestedEntities, claim);
   for (const flow of unclaimed.filter((snapshot) => snapshot.kind === 'flow')) {
     // Carried already as the work of a flow around it that is not run again.
