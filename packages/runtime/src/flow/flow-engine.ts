@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   CheckpointCompletedEvent,
   eventBus as defaultBus,
@@ -24,6 +25,7 @@ import { Run } from '../checkpointing/run.js';
 import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import type { FlowClass, ProjectRegistry } from '../project-config/project-config.js';
 import { carryNestedSnapshots } from '../restore/carry-nested-snapshots.js';
+import { keepEarlierKickoff } from '../restore/earlier-kickoff.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
 import { joinRestoredRun, type PendingRestore } from '../restore/pending-restore.js';
 import { flowError } from './errors.js';
@@ -71,6 +73,11 @@ export class FlowEngine<State extends object> {
   readonly #givenBus: EventBus | undefined;
   readonly maxMethodCalls: number;
   stateId = newStateId();
+  /**
+   * The flow's id in the run when it is not its state id: set for a kickoff of this object after an
+   * earlier one in the same run (see {@link run}), or by a restore of such a kickoff's snapshot.
+   */
+  #kickoffId: string | undefined;
   /**
    * Where the classes of the flow's values (state, method outputs, inputs) are found: the registry a
    * restore was given (`continueFromCheckpoint({ registry })`), else the process's.
@@ -125,6 +132,15 @@ export class FlowEngine<State extends object> {
     return this.#shared.existing;
   }
 
+  /**
+   * The flow's id among the entities of its run: its state id, but for a second (third...) kickoff
+   * of this object in one run, which is an entity of its own and keeps the state id (a persisted
+   * flow's identity across runs).
+   */
+  get entityId(): string {
+    return this.#kickoffId ?? this.stateId;
+  }
+
   setStateId(id: string): void {
     this.stateId = id;
     this.#shared.setId(id);
@@ -167,18 +183,21 @@ export class FlowEngine<State extends object> {
     const data = parseFlowData(snapshot);
     this.execution = executionFromData(data.execution, this.valueCodec);
     this.stateId = data.stateId;
+    // A later kickoff of one object in a run was saved under an id of its own.
+    this.#kickoffId = snapshot.id === data.stateId ? undefined : snapshot.id;
     const committed = this.execution.committedState;
     if (committed)
       this.#shared.restore(this.stateId, committed, this.valueCodec, this.execution.deletedFields);
     else this.#shared.compose(this.stateId, []);
   }
 
+  // Events name the kickoff (its entity), so that two kickoffs of one object in a run are told apart.
   source(): EventSource {
-    return { kind: 'flow', id: this.stateId, name: this.flow.flowName };
+    return { kind: 'flow', id: this.entityId, name: this.flow.flowName };
   }
 
   context(methodName?: string): EventContext {
-    return methodName === undefined ? { flowId: this.stateId } : { flowId: this.stateId, methodName };
+    return methodName === undefined ? { flowId: this.entityId } : { flowId: this.entityId, methodName };
   }
 
   /** Calls a method of the flow instance. */
@@ -200,6 +219,12 @@ export class FlowEngine<State extends object> {
     const config = resolveCheckpointChain([this.flow.checkpoint]);
     const bus = this.bus;
     const active = Run.current(this.#givenBus);
+    // Kicked off again in the run it ran in: that kickoff stays an entity of the run as it ended (its
+    // saved work is what a resume hands back to it), and this one is another, under an id of its own.
+    // The state id stays: it is the state's identity (a persisted flow's across runs), and the state
+    // an earlier kickoff of this object left is kept, as it is between runs.
+    if (keepEarlierKickoff(this.flow, this.#givenBus)) this.#kickoffId = randomUUID();
+    else if (!active) this.#kickoffId = undefined;
     let restore = plan.restore;
     let continuing =
       restore !== undefined || (plan.answer !== undefined && this.execution.status === 'paused');

@@ -53,11 +53,17 @@ function findRegisteredFlow(snapshot: EntitySnapshot, registry: ProjectRegistry)
   return undefined;
 }
 
+/** A flow's ids: in its run (see `FlowEngine.entityId`), and of its state. */
+export interface FlowIds {
+  readonly entityId: string;
+  readonly stateId: string;
+}
+
 /** The flow's entity in a checkpoint: state (as of the last completed method), progress and settings. */
 export function flowSnapshot(
   flow: { readonly flowName: string; readonly checkpoint: CheckpointSetting },
   execution: FlowExecution,
-  stateId: string,
+  ids: FlowIds,
   parts: {
     state: EncodedValue;
     maxMethodCalls: number;
@@ -70,11 +76,11 @@ export function flowSnapshot(
   const flowClass = flow.constructor as FlowClass;
   return {
     kind: 'flow',
-    id: stateId,
+    id: ids.entityId,
     name: flow.flowName,
     registryName: registeredFlowName(flowClass) ?? flow.flowName,
     data: toFlowData({
-      stateId,
+      stateId: ids.stateId,
       flowName: flow.flowName,
       state: parts.state,
       execution: executionToJson(execution, parts.codec, parts.stored),
@@ -85,15 +91,15 @@ export function flowSnapshot(
   };
 }
 
-/** The flow's line in a checkpoint's listing: its state id, status and how many methods completed. */
+/** The flow's line in a checkpoint's listing: its id in the run, status and how many methods completed. */
 export function flowSummary(
   flow: { readonly flowName: string },
   execution: FlowExecution,
-  stateId: string,
+  ids: FlowIds,
 ): EntitySummary {
   return {
     kind: 'flow',
-    id: stateId,
+    id: ids.entityId,
     name: flow.flowName,
     status: execution.status,
     completed: execution.completedMethods.length,

@@ -388,9 +388,12 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     return 'flow';
   }
 
-  /** The flow's identity in checkpoints is its state id. */
+  /**
+   * The flow's identity in checkpoints: its state id, but for a later kickoff of this object in the
+   * run an earlier one ran in (an entity of its own, under an id of its own; the state id stays).
+   */
   get entityId(): string {
-    return this.#engine.stateId;
+    return this.#engine.entityId;
   }
 
   get entityName(): string {
@@ -400,7 +403,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   snapshotEntity(settled?: SettledValues): EntitySnapshot {
     const stored = this.#storedParts.forSnapshot(this.#engine.execution, settled);
     const committed = this.#engine.execution.committedState;
-    return flowSnapshot(this, this.#engine.execution, this.#engine.stateId, {
+    return flowSnapshot(this, this.#engine.execution, this.#engine, {
       // Before the first method completes, the state is the live one: stored afresh each time.
       state:
         committed === undefined ? encodeValue(this.state, this.#engine.valueCodec) : stored.state(committed),
@@ -412,6 +415,6 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   }
 
   summarizeEntity(): EntitySummary {
-    return flowSummary(this, this.#engine.execution, this.#engine.stateId);
+    return flowSummary(this, this.#engine.execution, this.#engine);
   }
 }
