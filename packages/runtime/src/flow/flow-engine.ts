@@ -14,6 +14,7 @@ import {
   type CheckpointSetting,
   decodeValue,
   type EntitySnapshot,
+  type LoadedCheckpoint,
   triggersOn,
   type ValueCodec,
 } from '@crewline/runtime-state';
@@ -224,7 +225,6 @@ export class FlowEngine<State extends object> {
     // The state id stays: it is the state's identity (a persisted flow's across runs), and the state
     // an earlier kickoff of this object left is kept, as it is between runs.
     if (keepEarlierKickoff(this.flow, this.#givenBus)) this.#kickoffId = randomUUID();
-    else if (!active) this.#kickoffId = undefined;
     let restore = plan.restore;
     let continuing =
       restore !== undefined || (plan.answer !== undefined && this.execution.status === 'paused');
@@ -253,11 +253,14 @@ export class FlowEngine<State extends object> {
         bus,
       );
       if (loaded) {
-        this.hydrate(findEntitySnapshot(loaded, { kind: 'flow', names: [flowName] }));
+        this.hydrate(latestKickoffOfState(loaded, flowName, requestedId));
         restore = { loaded };
         continuing = true;
       }
     }
+    // The root of a run is the one entity of its kind there under its state id (a persisted flow's
+    // checkpoints are found by it), whichever kickoff's snapshot it continues.
+    if (!active) this.#kickoffId = undefined;
     // A flow kicked off inside a restored run (e.g. from another flow's method) takes its own snapshot.
     const joinedRestored =
       !continuing &&
@@ -438,4 +441,17 @@ export class FlowEngine<State extends object> {
       stopTracking();
     }
   }
+}
+
+/**
+ * The snapshot a persisted flow's state continues from: of the kickoffs of that state the checkpoint
+ * holds (one object kicked off twice in one run is two entities, each with the state id), the latest
+ * (kickoffs are saved in the order they started); else the first flow of the name.
+ */
+function latestKickoffOfState(loaded: LoadedCheckpoint, flowName: string, stateId: string): EntitySnapshot {
+  const kickoffs = loaded.document.entities.filter(
+    (entity) =>
+      entity.kind === 'flow' && entity.name === flowName && parseFlowData(entity).stateId === stateId,
+  );
+  return kickoffs.at(-1) ?? findEntitySnapshot(loaded, { kind: 'flow', names: [flowName] });
 }

@@ -99,5 +99,12 @@ describe('one Flow object kicked off twice in one run', () => {
     // Two kickoffs in the first run, two on the resume: one state, as a persisted flow's identity.
     expect(stateIds).toHaveLength(4);
     expect(new Set(stateIds).size).toBe(1);
+    // Loaded by its id later, on its own, the persisted state is the one its latest kickoff left.
+    model.reset();
+    const loader = new PersistedInner({ bus: new EventBus() });
+    const later = await loader.kickoff({ inputs: { id: stateIds[0]! } });
+    expect({ topic: later.state.topic, calls: model.calls.length }).toEqual({ topic: 'volcanoes', calls: 0 });
+    // Its own run's root, saved under its state id again, where the next load looks for it.
+    expect(loader.entityId).toBe(stateIds[0]);
   });
 });
