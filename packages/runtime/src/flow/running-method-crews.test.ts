@@ -52,6 +52,34 @@ class TwoAtOnce extends Flow<{ a: string; b: string }> {
   }
 }
 
+/** A flow that writes one topic with a crew (of the default name): two run at once below. */
+class Writer extends Flow<{ topic: string; text: string }> {
+  initialState = { topic: '', text: '' };
+  @start() async write() {
+    this.state.text = (await crewOf(this.state.topic).kickoff({ bus: this.bus })).raw;
+    return this.state.text;
+  }
+}
+
+/** {@link TwoAtOnce} with each method's crew inside a flow of its own, both of one class. */
+class TwoFlowsAtOnce extends TwoAtOnce {
+  override async a() {
+    await new Agent({ role: 'Planner', goal: 'Plan', backstory: 'Plain', llm: model }).kickoff(
+      'Plan apples',
+      {
+        bus: this.bus,
+      },
+    );
+    this.state.a = (await new Writer().kickoff({ inputs: { topic: 'apples' } })).state.text;
+    return 'a';
+  }
+  override async b() {
+    await sleep(20);
+    this.state.b = (await new Writer().kickoff({ inputs: { topic: 'bananas' } })).state.text;
+    return 'b';
+  }
+}
+
 /** Reads checkpoints as a version of crewline that saved no `started` list in executions wrote them. */
 class WithoutStartedLists extends InMemoryProvider {
   stripped = 0;
@@ -100,6 +128,10 @@ async function resumeFromEach(
 describe('methods running at once when the checkpoint was written', () => {
   it('each take up the crew they had started, whatever order the crews join in on resume', async () => {
     expect(await resumeFromEach(TwoAtOnce)).toEqual([]);
+  });
+
+  it('each take up the flow they had started, and its crew', async () => {
+    expect(await resumeFromEach(TwoFlowsAtOnce)).toEqual([]);
   });
 
   it('still resume from a checkpoint written before executions recorded what they started', async () => {
