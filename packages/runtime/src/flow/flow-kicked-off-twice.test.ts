@@ -11,6 +11,7 @@ import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
+import { carriedTaskNumbers } from '../restore/saved-interrupted-tasks.js';
 import { Task } from '../task/task.js';
 import { offlineModel } from '../testing/index.js';
 import { Flow, persist, start } from './index.js';
@@ -74,6 +75,8 @@ async function resumeAfterSecondKickoff(Outer: ReturnType<typeof outerOf>['Outer
   const resumed = await restored.kickoff();
   return {
     flowsSaved: document.entities.filter((entity) => entity.kind === 'flow').length,
+    // What a continuation plan (the CLI's) says is carried as saved: every task of both kickoffs.
+    carriedTasks: [...carriedTaskNumbers(document)],
     callsOnResume: model.calls.length,
     texts: resumed.state.texts.map((text) => text.match(/Polish (\w+)/)?.[1]),
   };
@@ -84,6 +87,7 @@ describe('one Flow object kicked off twice in one run', () => {
     const { Outer } = outerOf(() => new Inner());
     expect(await resumeAfterSecondKickoff(Outer)).toEqual({
       flowsSaved: 3,
+      carriedTasks: [1, 2, 3, 4],
       callsOnResume: 0,
       texts: ['tides', 'volcanoes'],
     });
@@ -93,6 +97,7 @@ describe('one Flow object kicked off twice in one run', () => {
     const { Outer, stateIds } = outerOf(() => new PersistedInner());
     expect(await resumeAfterSecondKickoff(Outer)).toEqual({
       flowsSaved: 3,
+      carriedTasks: [1, 2, 3, 4],
       callsOnResume: 0,
       texts: ['tides', 'volcanoes'],
     });
