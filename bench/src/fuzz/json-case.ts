@@ -74,7 +74,7 @@ export async function runJsonCase(setup: JsonCaseSetup): Promise<CaseResult> {
     if (setup.resume) {
       resumed = true;
       await recorder.attempt('resume to the end', () =>
-        continueFromCheckpoint({ reference: file, mode: 'resume' }),
+        continueFromCheckpoint({ reference: file, mode: 'resume', providers: catalog }),
       );
     }
   }
@@ -82,6 +82,9 @@ export async function runJsonCase(setup: JsonCaseSetup): Promise<CaseResult> {
     recorder.fail('prototype changed', 'the whole case', change);
   for (const path of entriesOutside(setup.root, sandbox.location, setup.forbidden))
     recorder.fail('file written outside the location', 'the whole case', path);
+  // Closed before the location is removed, as JsonProvider.close() asks: the spare temp files it
+  // creates ahead of the next writes (in the location's directories) may still be landing.
+  await catalog.close();
   rmSync(setup.root, { recursive: true, force: true });
   const code = refusalCode(loaded.result);
   return {
