@@ -60,6 +60,8 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
   const outcome = await continueRun({
     reference: point.reference,
     mode: 'resume',
+    // Its later saves go on a branch of their own, which it says itself ("forked onto branch …").
+    expectNewBranch: true,
     cwd: context.cwd,
     providers,
     width: Math.max(60, Math.min(context.stdout.columns ?? 100, 160)),

@@ -18,6 +18,8 @@ export interface ContinueRequest {
   humanInput?: string;
   /** When another process is continuing the same run: refuse (default) or continue on a new branch. */
   onConflict?: 'error' | 'fork';
+  /** A re-run: the older checkpoint is continued on a new branch on purpose (said at info level, not warned). */
+  expectNewBranch?: boolean;
   /** Project directory: its crewline.config.ts is loaded first. */
   cwd: string;
   /** The registry the checkpoint was opened with: the run finds and rebuilds its providers there. */
@@ -79,6 +81,7 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
       ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
       ...(request.humanInput !== undefined ? { humanInput: request.humanInput } : {}),
       ...(request.onConflict !== undefined ? { onConflict: request.onConflict } : {}),
+      ...(request.expectNewBranch ? { expectNewBranch: true } : {}),
       ...(request.providers ? { providers: request.providers } : {}),
       ...(onEvent ? { onEvent } : {}),
     });

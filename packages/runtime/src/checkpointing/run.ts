@@ -61,6 +61,11 @@ export interface RunOptions {
    * continues on a new branch instead.
    */
   onConflict?: 'error' | 'fork';
+  /**
+   * The run continues, on purpose, a checkpoint its run went past (a flow's `rerunFrom`): the new
+   * branch it moves to is said at info level, not warned about as a surprise. Default `false`.
+   */
+  expectNewBranch?: boolean;
   /** How long the lease on the lineage head lasts without renewal. Default 20 s. */
   leaseTtlMs?: number;
   /**
@@ -235,7 +240,7 @@ export class Run {
     startWatcher.getStore()?.(run);
     if (newerHead !== undefined) {
       const branch = run.state.fork();
-      logger.warn(
+      (options.expectNewBranch ? logger.info : logger.warn)(
         component,
         olderCheckpointMessage(options.restored!.document.metadata.id, newerHead, branch),
       );
@@ -435,7 +440,10 @@ async function claimHead(run: Run, options: RunOptions): Promise<LineageLease | 
     const continuedAlready = typeof error.details?.headId === 'string';
     if (!continuedAlready && options.onConflict !== 'fork') throw error;
     const branch = state.fork();
-    logger.warn(component, forkOnConflictMessage(error, restored.document.metadata.id, branch));
+    const message = forkOnConflictMessage(error, restored.document.metadata.id, branch);
+    // A re-run moving off a save its run went past asked for it; anything else is a surprise.
+    if (continuedAlready && options.expectNewBranch) logger.info(component, message);
+    else logger.warn(component, message);
     return claim(null);
   }
 }

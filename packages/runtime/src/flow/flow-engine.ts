@@ -313,6 +313,7 @@ export class FlowEngine<State extends object> {
           inputs: runInputs,
           ...(restore ? { restored: restore.loaded } : {}),
           ...(restore?.fork ? { fork: restore.fork } : {}),
+          ...(restore?.expectNewBranch ? { expectNewBranch: true } : {}),
           ...(plan.abortSignal ? { abortSignal: plan.abortSignal } : {}),
           bus,
           valueCodec: this.valueCodec,

@@ -128,7 +128,12 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     loaded: LoadedCheckpoint,
     config: CheckpointConfigInput = {},
     options: FlowOptions<any> = {},
-    restore: { fork?: { branch?: string | undefined }; registry?: ProjectRegistry } = {},
+    restore: {
+      fork?: { branch?: string | undefined };
+      registry?: ProjectRegistry;
+      /** Continued on purpose though its run went past it (a re-run): see `PendingRestore.expectNewBranch`. */
+      expectNewBranch?: boolean;
+    } = {},
   ): Promise<Flow<any>> {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
     const calledOn = this as unknown as FlowConstructor;
@@ -152,7 +157,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     );
     // A checkpoint setting the caller gives is used as given.
     if (options.checkpoint !== undefined) flow.checkpoint = options.checkpoint;
-    flow.#pendingRestore = pending;
+    flow.#pendingRestore = restore.expectNewBranch ? { ...pending, expectNewBranch: true } : pending;
     if (fork) flow.#engine.setStateId(fork.stateId);
     return flow;
   }
@@ -300,7 +305,10 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       this.#engine.bus,
     );
     this.checkpoint = checkpoint;
-    if (restore) this.#pendingRestore = restore;
+    // A re-run continues a save its run went past, on a new branch: that is what it asks for.
+    if (restore)
+      this.#pendingRestore =
+        options.rerunFrom === undefined ? restore : { ...restore, expectNewBranch: true };
     return this.#start({ inputs, answer: undefined, abortSignal: options.abortSignal });
   }
 

@@ -36,6 +36,12 @@ export interface ContinueOptions {
   mode: 'resume' | 'fork';
   /** Fork only: the new branch. Default: generated (`fork/<id>-<hex>`). */
   branch?: string;
+  /**
+   * Resume only: the checkpoint is continued on purpose though its run went past it (a flow's
+   * re-run, `crewline checkpoint flows rerun`), so the new branch it moves to is said at info level,
+   * not warned about. Default `false`.
+   */
+  expectNewBranch?: boolean;
   /** New kickoff inputs; they re-template pending tasks only. Default: the saved inputs. */
   inputs?: Record<string, unknown>;
   /** Flat task index (across the checkpoint's crews, in order) → edited raw output; every later task re-runs. */
@@ -153,6 +159,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
       ...(options.inputs ? { inputs: options.inputs } : {}),
       ...(options.humanInput !== undefined ? { humanInput: options.humanInput } : {}),
       ...(options.onConflict !== undefined ? { onConflict: options.onConflict } : {}),
+      ...(options.mode === 'resume' && options.expectNewBranch ? { expectNewBranch: true } : {}),
       registry,
       bus,
     };
@@ -202,6 +209,8 @@ interface RestoreRequest {
   bus?: EventBus;
   /** What to do when another process is continuing the same run (see `CheckpointConfigInput`). */
   onConflict?: 'error' | 'fork';
+  /** See `ContinueOptions.expectNewBranch` (flows: a re-run). */
+  expectNewBranch?: boolean;
 }
 
 /** A run that stopped to ask a person: continue it with `humanInput` set to the answer. */
@@ -258,7 +267,11 @@ const restoreFlow: EntityRestorer = async (request) => {
     request.loaded,
     continuation(request),
     request.bus ? { bus: request.bus } : {},
-    { registry: request.registry, ...(request.mode === 'fork' ? { fork: { branch: request.branch } } : {}) },
+    {
+      registry: request.registry,
+      ...(request.mode === 'fork' ? { fork: { branch: request.branch } } : {}),
+      ...(request.expectNewBranch ? { expectNewBranch: true } : {}),
+    },
   );
   const inputs = request.inputs ? { inputs: request.inputs } : {};
   const result =

@@ -18,6 +18,11 @@ export interface PendingRestore {
   loaded: LoadedCheckpoint;
   /** Set for a fork: the branch it writes on (chosen and checked already). */
   fork?: { branch: string };
+  /**
+   * The caller continues an older checkpoint on purpose (a flow's `rerunFrom`): the new branch the
+   * run moves to is what it asked for (see `RunOptions.expectNewBranch`).
+   */
+  expectNewBranch?: boolean;
 }
 
 /** What Crew, Agent and Flow tell the restore path about themselves. */
