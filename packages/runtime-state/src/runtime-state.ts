@@ -63,6 +63,12 @@ export interface CheckpointableEntity {
    */
   snapshotEntity(settled?: SettledValues): EntitySnapshot;
   summarizeEntity(): EntitySummary;
+  /**
+   * Gives the entity an id of its own, when another object of the run it joins has its id already
+   * (a flow's id is its state id, which two Flow objects kicked off for one state share). Optional:
+   * without it, such a second object is refused.
+   */
+  renewEntityId?(): void;
 }
 
 export interface Lineage {
@@ -231,7 +237,11 @@ export class RuntimeState implements RunState {
   }
 
   addEntity(entity: CheckpointableEntity): void {
-    const existing = this.entities.find((known) => known.entityId === entity.entityId);
+    let existing = this.entities.find((known) => known.entityId === entity.entityId);
+    if (existing !== undefined && existing !== entity && entity.renewEntityId !== undefined) {
+      entity.renewEntityId();
+      existing = this.entities.find((known) => known.entityId === entity.entityId);
+    }
     if (existing === undefined) this.entities.push(entity);
     else if (existing !== entity) {
       // Kept, the second would be missing from every checkpoint of the run, and a resume would pay for

@@ -138,6 +138,11 @@ export class FlowEngine<State extends object> {
    * of this object in one run, which is an entity of its own and keeps the state id (a persisted
    * flow's identity across runs).
    */
+  /** This kickoff is an entity of its own in its run, under a new id (the state id stays). */
+  renewKickoffId(): void {
+    this.#kickoffId = randomUUID();
+  }
+
   get entityId(): string {
     return this.#kickoffId ?? this.stateId;
   }

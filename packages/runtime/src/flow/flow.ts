@@ -404,6 +404,14 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     return this.#engine.entityId;
   }
 
+  /**
+   * @internal Another object of the run it joins has this flow's state id (one state kicked off twice
+   * in a run, each time with a new Flow object): this kickoff is an entity of its own there.
+   */
+  renewEntityId(): void {
+    this.#engine.renewKickoffId();
+  }
+
   get entityName(): string {
     return this.flowName;
   }
