@@ -1,6 +1,15 @@
 import { isSecretKey, REDACTED, redactionGeneration, redactSecretsInText } from '@crewline/events';
 
 /**
+ * Whether a string under a credential-like key is replaced: any but the empty string and the word
+ * `undefined`, which is no secret and is what an encoded value's annotation says of a field set to
+ * `undefined` (`meta` mirrors the value's keys): replaced, `token: undefined` came back `null`.
+ */
+function redactsUnderSecretKey(text: string): boolean {
+  return text.length > 0 && text !== 'undefined';
+}
+
+/**
  * Returns a copy of a JSON-safe value in which every string under a credential-named key
  * (`apiKey`, `secretAccessKey`, `authorization`, `password`, ...) is replaced by `[REDACTED]`, and
  * every other string is scrubbed of credentials (`redactSecretsInText`: registered values, known key
@@ -21,7 +30,7 @@ export function redactSecrets<T>(value: T, settled?: RedactionMarks): T {
  */
 function redactUnmarked(value: unknown, underSecretKey: boolean): unknown {
   if (typeof value === 'string') {
-    if (underSecretKey) return value.length > 0 ? REDACTED : value;
+    if (underSecretKey) return redactsUnderSecretKey(value) ? REDACTED : value;
     return redactSecretsInText(value);
   }
   if (value === null || typeof value !== 'object') return value;
@@ -121,7 +130,7 @@ function redact(
       : undefined;
   if (marked === generation) return value;
   if (typeof value === 'string') {
-    if (underSecretKey && value.length > 0) return REDACTED;
+    if (underSecretKey && redactsUnderSecretKey(value)) return REDACTED;
     return redactSecretsInText(value);
   }
   if (Array.isArray(value)) {
@@ -201,7 +210,7 @@ function redact(
 
 /** A string under a credential name (`underSecretKey`) is replaced whole; any other is scrubbed. */
 export function redactString(text: string, underSecretKey: boolean): string {
-  if (underSecretKey) return text.length > 0 ? REDACTED : text;
+  if (underSecretKey) return redactsUnderSecretKey(text) ? REDACTED : text;
   return redactSecretsInText(text);
 }
 

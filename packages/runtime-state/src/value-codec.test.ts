@@ -4,9 +4,22 @@ import superjson from 'superjson';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from './json.js';
 import { MAX_NESTING_DEPTH } from './nesting-depth.js';
+import { redactSecrets } from './redaction.js';
 import { createValueCodec, decodeValue, encodeValue, toJsonSafe } from './value-codec.js';
 
 describe('encodeValue / decodeValue', () => {
+  // Found by a review: the annotation tree of `meta` mirrors the value's keys, so redaction replaced
+  // the type of a field named like a credential, and the checkpoint could not be decoded at all.
+  it('decodes a value whose annotations secret redaction replaced: the value as stored', () => {
+    const encoded = encodeValue({ token: undefined, password: new Date(0), user: 'ada' });
+    const redacted = redactSecrets(encoded);
+    expect(JSON.stringify(redacted.meta)).toContain('[REDACTED]');
+    const decoded = decodeValue<Record<string, unknown>>(redacted);
+    expect(decoded.token).toBeUndefined();
+    expect(decoded.password).toBe('[REDACTED]');
+    expect(decoded.user).toBe('ada');
+  });
+
   it('round-trips dates, maps, sets, bigints and undefined', () => {
     const value = {
       when: new Date(5),

@@ -1,4 +1,4 @@
-import { logger } from '@crewline/events';
+import { logger, REDACTED } from '@crewline/events';
 import SuperJSON from 'superjson';
 import { stateError } from './errors.js';
 import type { JsonValue } from './json.js';
@@ -274,7 +274,10 @@ export function createValueCodec(options: ValueCodecOptions = {}): ValueCodec {
 
 /**
  * superjson's `meta` with the annotations of classes `classes` lacks taken out (their names added to
- * `unknown`), so that those values decode as plain objects. A node of its `values` tree is
+ * `unknown`), so that those values decode as plain objects, and the annotations secret redaction
+ * replaced: the tree mirrors the value's keys, so the type of a field named like a credential
+ * (`token: undefined`, a Date under `password`) was redacted with it, and the checkpoint could not be
+ * read back at all; its value decodes as stored (redacted, or absent). A node of its `values` tree is
  * `[annotation]`, `[annotation, children]` or a record of nodes; a class annotation is
  * `['class', name]`. Returns `meta` itself when nothing had to go.
  */
@@ -297,6 +300,7 @@ function withoutClasses(
     }
     const [annotation, children] = node;
     const keptChildren = children === undefined ? undefined : strip(children);
+    if (isRedacted(annotation)) return keptChildren;
     if (Array.isArray(annotation) && annotation[0] === 'class' && typeof annotation[1] === 'string') {
       if (!classes.has(annotation[1])) {
         unknown.add(annotation[1]);
@@ -308,10 +312,16 @@ function withoutClasses(
   return { ...(meta as Record<string, JsonValue>), values: strip(values) ?? {} };
 }
 
+/** An annotation (`'undefined'`, `['class', name]`...) that secret redaction replaced. */
+function isRedacted(annotation: unknown): boolean {
+  return annotation === REDACTED || (Array.isArray(annotation) && annotation.includes(REDACTED));
+}
+
 function mentionsUnknownClass(values: JsonValue, classes: ReadonlyMap<string, ValueClass>): boolean {
   const pending: unknown[] = [values];
   while (pending.length > 0) {
     const current = pending.pop();
+    if (current === REDACTED) return true;
     if (!Array.isArray(current)) {
       if (current !== null && typeof current === 'object') pending.push(...Object.values(current));
       continue;
