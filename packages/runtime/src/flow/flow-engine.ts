@@ -274,7 +274,7 @@ export class FlowEngine<State extends object> {
     if (joinedRestored) continuing = true;
 
     if (continuing) {
-      refuseMissingMethods(flowName, graph, this.execution);
+      refuseMissingMethods(flowName, graph, this.execution, graph.persisted ? this.stateId : undefined);
       // State changes made by an execution that did not complete are dropped: it runs again.
       this.rollbackState();
       if (Object.keys(otherInputs).length > 0) this.replaceState([this.state, otherInputs]);

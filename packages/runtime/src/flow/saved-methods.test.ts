@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CrewlineError, EventBus } from '@crewline/events';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
-import { describe, expect, it } from 'vitest';
-import { Flow, listen, start } from './index.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Flow, listen, persist, start } from './index.js';
 
 const ran: string[] = [];
 
@@ -74,5 +77,55 @@ describe('a saved run whose due method was renamed since the checkpoint', () => 
     expect(message).toContain('give the method its old name back');
     expect(ran).toEqual([]);
     expect(await provider.list('mem')).toHaveLength(written);
+  });
+});
+
+const root = mkdtempSync(join(tmpdir(), 'crewline-renamed-persisted-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+@persist({ location: join(root, 'states') })
+class Account extends Flow<{ visits: number; note: string }> {
+  static flowName = 'Account';
+  initialState = { visits: 0, note: '' };
+  @start() visit() {
+    this.state.visits += 1;
+    return 'v';
+  }
+  @listen('visit') summarize(): string {
+    throw new Error('summary service down');
+  }
+}
+
+/** Account a release later: `summarize` renamed `summarise`. */
+@persist({ location: join(root, 'states') })
+class AccountV2 extends Flow<{ visits: number; note: string }> {
+  static flowName = 'Account';
+  initialState = { visits: 0, note: '' };
+  @start() visit() {
+    this.state.visits += 1;
+    return 'v';
+  }
+  @listen('visit') summarise() {
+    this.state.note = `visits ${this.state.visits}`;
+    return this.state.note;
+  }
+}
+
+describe('a persisted state whose last run failed in a method renamed since', () => {
+  // A review: the advice "kick the flow off anew" loaded the same state by its id again, refused again.
+  it('is refused with the ways out a persisted state has (its id loads it again)', async () => {
+    await expect(new Account({ bus: new EventBus() }).kickoff({ inputs: { id: 'acct-1' } })).rejects.toThrow(
+      'summary service down',
+    );
+    const refusal = await new AccountV2({ bus: new EventBus() }).kickoff({ inputs: { id: 'acct-1' } }).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(refusal?.message).toContain("kickoff({ inputs: { id: 'acct-1' }, rerunFrom: '<method>' })");
+    expect(refusal?.message).toContain('crewline checkpoint flows rerun acct-1 --from <method>');
+    expect(refusal?.message).toContain('start a new state under another id');
+    expect(refusal?.message).not.toContain('kick the flow off anew');
+    const fresh = await new AccountV2({ bus: new EventBus() }).kickoff({ inputs: { id: 'acct-2' } });
+    expect(fresh.state.note).toBe('visits 1');
   });
 });

@@ -42,7 +42,7 @@ export class SharedState<State extends object> {
 
   /** A new state: the initial state with `layers` over it (later wins). */
   compose(id: string, layers: unknown[]): FlowState<State> {
-    this.#state = this.#build(id, [this.#classInitialState(), this.#initialState, ...layers]);
+    this.#state = this.#build(id, [...this.#initialLayers(), ...layers]);
     return this.#state;
   }
 
@@ -53,9 +53,7 @@ export class SharedState<State extends object> {
    */
   restore(id: string, saved: EncodedValue, codec: ValueCodec, deleted: readonly string[]): FlowState<State> {
     const gone = new Set(deleted);
-    const initial = [this.#classInitialState(), this.#initialState].map((layer) =>
-      withoutFields(layer, gone),
-    );
+    const initial = this.#initialLayers().map((layer) => withoutFields(layer, gone));
     this.#state = this.#build(id, [...initial, decodeValue(saved, codec)]);
     return this.#state;
   }
@@ -96,17 +94,32 @@ export class SharedState<State extends object> {
 
   /** The fields of the initial state (class, then options) that `record` does not have. */
   #deletedFrom(record: Record<string, unknown>): string[] {
-    const deleted = new Set<string>();
-    for (const layer of [this.#classInitialState(), this.#initialState]) {
-      if (!isPlainObject(layer)) continue;
-      for (const key of Object.keys(layer)) if (key !== 'id' && !Object.hasOwn(record, key)) deleted.add(key);
-    }
-    return [...deleted];
+    const deleted: string[] = [];
+    for (const key of this.#initialKeys) if (!Object.hasOwn(record, key)) deleted.push(key);
+    return deleted;
   }
 
   /** A run starts: what executions of an earlier one used no longer counts (it was rolled back). */
   forgetExecutions(): void {
     this.#fieldUse.clear();
+  }
+
+  /**
+   * The fields of the initial state as the state was last made from it. Kept rather than read again
+   * at each completion: an `initialState()` method may be costly, or count its calls.
+   */
+  #initialKeys: readonly string[] = [];
+
+  /** The initial state's layers (class, then options), read now; their fields noted (see {@link #initialKeys}). */
+  #initialLayers(): unknown[] {
+    const layers = [this.#classInitialState(), this.#initialState];
+    const keys = new Set<string>();
+    for (const layer of layers) {
+      if (!isPlainObject(layer)) continue;
+      for (const key of Object.keys(layer)) if (key !== 'id') keys.add(key);
+    }
+    this.#initialKeys = [...keys];
+    return layers;
   }
 
   #classInitialState(): unknown {
