@@ -64,6 +64,13 @@ export interface CheckpointableEntity {
   snapshotEntity(settled?: SettledValues): EntitySnapshot;
   summarizeEntity(): EntitySummary;
   /**
+   * True for the saved snapshot a restored run holds in the place of an entity that has not taken it
+   * up again yet (a crew of a flow method due to run again): the entity that joins under its id
+   * replaces it, in its place. Default `false`: a second object under one id is refused (see
+   * {@link RuntimeState.addEntity}).
+   */
+  readonly standIn?: boolean;
+  /**
    * Gives the entity an id of its own, when another object of the run it joins has its id already
    * (a flow's id is its state id, which two Flow objects kicked off for one state share). Optional:
    * without it, such a second object is refused.
@@ -236,7 +243,18 @@ export class RuntimeState implements RunState {
     return this.#bus;
   }
 
+  /**
+   * Adds an entity to the run. One joining under the id of a stand-in (see
+   * {@link CheckpointableEntity.standIn}) takes its place: the run's entities stay in saved order.
+   */
   addEntity(entity: CheckpointableEntity): void {
+    const standIn = this.entities.findIndex(
+      (known) => known.standIn === true && known.entityId === entity.entityId,
+    );
+    if (standIn >= 0 && entity.standIn !== true) {
+      this.entities[standIn] = entity;
+      return;
+    }
     let existing = this.entities.find((known) => known.entityId === entity.entityId);
     if (existing !== undefined && existing !== entity && entity.renewEntityId !== undefined) {
       entity.renewEntityId();

@@ -29,6 +29,7 @@ import { forkOnConflictMessage, olderCheckpointMessage } from './fork-on-conflic
 import { DEFAULT_LEASE_TTL_MS, LineageLease } from './lineage-lease.js';
 import { builtinRegistry, defaultProvider, registryOf } from './provider-registry.js';
 import { runValueCodec } from './run-value-codec.js';
+import { savedWorkOf, standInFor } from './saved-work-stand-ins.js';
 import { trackRunForSignals } from './signals.js';
 
 const component = 'runtime';
@@ -370,9 +371,20 @@ export class Run {
   /**
    * Leaves the saved entities with these ids (what the executions of a restored flow that run again
    * had started) to those executions: a crew kicked off elsewhere does not take them up by name.
+   * Until they do, their saved snapshots (and, for a saved flow, the work it holds) stand in for them
+   * in the run's entities, so a checkpoint written meanwhile still holds that work; the entity that
+   * takes one up replaces its stand-in (see `RuntimeState.addEntity`).
    */
   reserveRestoredSnapshots(ids: Iterable<string>): void {
-    for (const id of ids) this.#reserved.add(id);
+    const reserved = [...ids];
+    for (const id of reserved) this.#reserved.add(id);
+    const summaries = this.restored?.document.metadata.entities ?? [];
+    for (const snapshot of savedWorkOf(this.#unclaimedSnapshots, reserved)) {
+      // Joined already: carried as the work of a completed method, or a stand-in of an outer flow's.
+      if (this.state.entities.some((entity) => entity.entityId === snapshot.id)) continue;
+      const summary = summaries.find((entity) => entity.kind === snapshot.kind && entity.id === snapshot.id);
+      joinRun(this.state, standInFor(snapshot, summary));
+    }
   }
 
   /**

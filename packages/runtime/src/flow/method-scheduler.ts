@@ -157,13 +157,23 @@ export class MethodScheduler {
     // What this execution had started when it was saved (it ran, or paused, in the run a resume
     // continues): its re-run takes up those saved entities, in order, not the n-th one of a name.
     const startedBefore = activation.started;
-    activation.started = [];
+    // Until the re-run takes them up again, their saved snapshots stand in for them in the run (see
+    // `Run.reserveRestoredSnapshots`): a checkpoint written meanwhile still says they are this
+    // execution's, and one the re-run no longer kicks off stays its work as saved. Entries without an
+    // id (older checkpoints) have no stand-in: the re-run's entities are listed as they join.
+    activation.started = startedBefore.filter((entity) => entity.id !== undefined);
     // Only what joined the run from this execution's own async context is its work: a method
     // running beside it, or one that ran before it, ran the others.
     let output: unknown;
     try {
       output = await host.watchNested(
-        (entity) => activation.started.push(entity),
+        (entity) => {
+          // One taking up its saved snapshot joins under the saved id, listed already.
+          const listed = activation.started.some(
+            (known) => known.kind === entity.kind && known.id !== undefined && known.id === entity.id,
+          );
+          if (!listed) activation.started.push(entity);
+        },
         () =>
           claimStartedFirst(startedBefore, () =>
             methodScope.run(scope, () => host.invoke(method, activation.input)),
