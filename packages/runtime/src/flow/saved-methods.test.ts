@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { CrewlineError, EventBus } from '@crewline/events';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Flow, listen, persist, start } from './index.js';
+import { and, Flow, listen, persist, start } from './index.js';
 
 const ran: string[] = [];
 
@@ -127,5 +127,84 @@ describe('a persisted state whose last run failed in a method renamed since', ()
     expect(refusal?.message).not.toContain('kick the flow off anew');
     const fresh = await new AccountV2({ bus: new EventBus() }).kickoff({ inputs: { id: 'acct-2' } });
     expect(fresh.state.note).toBe('visits 1');
+  });
+});
+
+let release: () => void = () => undefined;
+
+/** Two branches joined: saved once `left` completed while `right` still waits. */
+class Joined extends Flow<{ done: string[] }> {
+  static flowName = 'Joined';
+  initialState = { done: [] as string[] };
+  @start() begin() {
+    return 'go';
+  }
+  @listen('begin') left() {
+    this.state.done.push('left');
+    return 'l';
+  }
+  @listen('begin') async right() {
+    await new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.state.done.push('right');
+    return 'r';
+  }
+  @listen(and('left', 'right')) publish() {
+    this.state.done.push('publish');
+    return 'published';
+  }
+}
+
+/** Joined a release later: `left` renamed `leftStep`, and the join with it. */
+class JoinedRenamed extends Flow<{ done: string[] }> {
+  static flowName = 'Joined';
+  initialState = { done: [] as string[] };
+  @start() begin() {
+    return 'go';
+  }
+  @listen('begin') leftStep() {
+    this.state.done.push('left');
+    return 'l';
+  }
+  @listen('begin') right() {
+    this.state.done.push('right');
+    return 'r';
+  }
+  @listen(and('leftStep', 'right')) publish() {
+    this.state.done.push('publish');
+    return 'published';
+  }
+}
+
+describe('a saved run that completed a method renamed since, which a join still waits on', () => {
+  // Trial (flows, second) 1: the resume ran `right`, never `publish`, and said "Finished".
+  it('is refused before anything runs, naming the completed method', async () => {
+    const provider = new InMemoryProvider();
+    const flow = new Joined({
+      bus: new EventBus(),
+      checkpoint: { location: 'mem', provider, onEvents: ['method_execution_finished'] },
+    });
+    const running = flow.kickoff();
+    // begin and left completed (two saves); right waits for `release`.
+    const finished = async () =>
+      (await provider.list('mem')).filter((checkpoint) => checkpoint.trigger === 'method_execution_finished');
+    while ((await finished()).length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    const afterLeft = (await finished())[1]!;
+    release();
+    await running;
+    const written = (await provider.list('mem')).length;
+
+    const restored = await JoinedRenamed.fromCheckpoint(
+      { restoreFrom: `mem#${afterLeft.id}`, provider },
+      { bus: new EventBus() },
+    );
+    const refusal = await restored.kickoff().then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(refusal?.message).toContain('completed "left", whose listeners would never run');
+    expect(refusal?.message).toContain('its methods are begin, leftStep, right, publish');
+    expect(await provider.list('mem')).toHaveLength(written);
   });
 });
