@@ -62,6 +62,29 @@ class ThreeAtOnce extends Flow<{ a: string; b: string; c: string }> {
   }
 }
 
+/** A flow that writes one topic with a crew: {@link ThreeFlowsAtOnce} kicks off two. */
+class Writer extends Flow<{ topic: string; text: string }> {
+  initialState = { topic: '', text: '' };
+  @start() async write() {
+    this.state.text = (await crewOf(this.state.topic).kickoff({ bus: this.bus })).raw;
+    return this.state.text;
+  }
+}
+
+/** {@link ThreeAtOnce} with the crews of `a` and `b` each inside a flow of its own, of one class. */
+class ThreeFlowsAtOnce extends ThreeAtOnce {
+  override async a() {
+    await sleep(delays.a);
+    this.state.a = (await new Writer().kickoff({ inputs: { topic: 'apples' } })).state.text;
+    return 'a';
+  }
+  override async b() {
+    await sleep(delays.b);
+    this.state.b = (await new Writer().kickoff({ inputs: { topic: 'bananas' } })).state.text;
+    return 'b';
+  }
+}
+
 /** False: the code of {@link Essay} changed since its checkpoint, its method no longer kicks the crew off. */
 let essayKicksCrewOff = true;
 
@@ -84,7 +107,7 @@ const crewsOf = (document: CheckpointDocument) =>
  * checkpoint taken), then resumes it from the checkpoint with both crews half done, with `c`
  * completing first: returns the checkpoints that resume wrote.
  */
-async function resumeWithCFirst(provider: InMemoryProvider) {
+async function resumeWithCFirst(provider: InMemoryProvider, flowClass: typeof ThreeAtOnce = ThreeAtOnce) {
   const options = () => ({
     bus: new EventBus(),
     checkpoint: {
@@ -94,7 +117,7 @@ async function resumeWithCFirst(provider: InMemoryProvider) {
     },
   });
   Object.assign(delays, { a: 0, b: 20, c: 400 });
-  await new ThreeAtOnce(options()).kickoff();
+  await new flowClass(options()).kickoff();
   const first = await provider.list('mem');
   let halfDone: (typeof first)[number] | undefined;
   for (const checkpoint of first) {
@@ -106,7 +129,7 @@ async function resumeWithCFirst(provider: InMemoryProvider) {
   expect(halfDone).toBeDefined();
   model.reset();
   Object.assign(delays, { a: 100, b: 100, c: 0 });
-  const resumed = await ThreeAtOnce.fromCheckpoint(
+  const resumed = await flowClass.fromCheckpoint(
     { restoreFrom: `mem#${halfDone!.id}`, provider, onConflict: 'fork' },
     options(),
   );
@@ -142,9 +165,12 @@ describe('a checkpoint of a resumed run written before re-run methods kicked the
     expect(result.state.b).toContain('bananas');
   });
 
-  it('every checkpoint of the resume resumes paying only what was left', async () => {
+  it.each([
+    ['crews', ThreeAtOnce],
+    ['flows with their crews', ThreeFlowsAtOnce],
+  ])('every checkpoint of the resume resumes paying only what was left (%s)', async (_, flowClass) => {
     const provider = new InMemoryProvider();
-    const written = await resumeWithCFirst(provider);
+    const written = await resumeWithCFirst(provider, flowClass);
     const failures: string[] = [];
     for (const [index, checkpoint] of written.entries()) {
       const document = await readDocument(provider, 'mem', checkpoint.id);
@@ -155,7 +181,7 @@ describe('a checkpoint of a resumed run written before re-run methods kicked the
       if (new Set(ids).size !== ids.length) failures.push(`#${index}: an id twice in ${ids}`);
       model.reset();
       Object.assign(delays, { a: 50, b: 0, c: 0 });
-      const resumed = await ThreeAtOnce.fromCheckpoint(
+      const resumed = await flowClass.fromCheckpoint(
         { restoreFrom: `mem#${checkpoint.id}`, provider, onConflict: 'fork' },
         { bus: new EventBus() },
       );
