@@ -150,12 +150,41 @@ export function applyCrewSnapshot(crew: CrewParts, snapshot: EntitySnapshot): vo
     applyAgentMemory(agent, stored);
   });
   if (crew.manager && data.manager) crew.manager.id = data.manager.id;
+  warnOfChangedTasks(crew, snapshot.name, data.tasks);
   data.tasks.forEach((stored, index) => {
     applyTaskData(crew.tasks[index]!, stored, codec);
   });
   if (crew.memoryEnabled) {
     crew.memory = data.memoryState ? ShortTermMemory.fromJSON(data.memoryState) : new ShortTermMemory();
   }
+}
+
+/**
+ * Says which tasks with saved work (an output, or a conversation under way) are described otherwise
+ * than when it was saved: their saved work, made with the old description, is kept, and a later task
+ * runs with the new one, a mix nobody asked for without a word (a prompt edited between a run and
+ * its resume). Not refused: a wording fix is a common reason to resume, and the work is paid for.
+ */
+function warnOfChangedTasks(crew: CrewParts, crewName: string, stored: readonly TaskData[]): void {
+  const changed = stored.flatMap((saved, index) => {
+    const task = crew.tasks[index]!;
+    const hasWork = saved.output !== null || saved.conversation !== null;
+    if (!hasWork) return [];
+    if (task.description === saved.description && task.expectedOutput === saved.expectedOutput) return [];
+    return [
+      `task ${index + 1} (now "${oneLine(task.description)}", saved as "${oneLine(saved.description)}")`,
+    ];
+  });
+  if (changed.length === 0) return;
+  logger.warn(
+    component,
+    `crew "${crewName}": ${changed.join('; ')} changed since the checkpoint; the saved work of ${changed.length === 1 ? 'that task' : 'those tasks'} (made with the old text) is kept and later tasks run with the new one. To run ${changed.length === 1 ? 'it' : 'them'} again with the new text, continue from a checkpoint taken before ${changed.length === 1 ? 'it' : 'they'} started, or replace ${changed.length === 1 ? 'its' : 'their'} output (crewline checkpoint fork --set-output N=…)`,
+  );
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line;
 }
 
 function rebuildSchema(stored: JsonValue, taskLabel: string): z.ZodType | undefined {

@@ -7,7 +7,7 @@ let built = 0;
 
 /** A flow whose initial state is made by a method (which may be costly, or count its calls). */
 class Steps extends Flow<{ n: number }> {
-  override initialState() {
+  initialState() {
     built += 1;
     return { n: 0 };
   }
