@@ -10,7 +10,7 @@ function shortId(id: string): string {
 }
 
 export interface InterruptReport {
-  /** Notes a checkpoint the run wrote (after Ctrl+C too: it is then reported at once). */
+  /** Notes a checkpoint the run wrote (after Ctrl+C too: the hint on the way out names the last one). */
   noteCheckpoint(checkpoint: WrittenCheckpoint): void;
   /** Stops listening for Ctrl+C (the run ended). */
   stop(): void;
@@ -23,8 +23,8 @@ export interface InterruptReport {
  *
  * The runtime's listener comes first (it is prepended when the run starts) and saves what the run
  * checkpoints on SIGINT. With checkpoint writes in flight it keeps listening and raises the signal
- * again once they are written (a checkpoint written meanwhile is reported then); otherwise nobody
- * is left listening and this listener raises it again, for Node's default action.
+ * again once they are written; signal-exit's listener then ends the process, and the one hint is
+ * said on that way out, naming the last checkpoint written (the one on SIGINT included).
  */
 export function reportInterrupt(options: {
   /** The command's word for the run (`resume`, `fork`, `rerun`): "interrupted before this rerun wrote...". */
@@ -46,44 +46,55 @@ export function reportInterrupt(options: {
 }): InterruptReport {
   let last: WrittenCheckpoint | undefined;
   let interrupted = false;
+  let said = false;
   const continueWith = (checkpoint: WrittenCheckpoint) =>
     `crewline checkpoint resume ${shortId(checkpoint.id)} --location ${shellWord(displayPath(checkpoint.location, options.cwd))}`;
-  const say = (line: string) => options.stderr.write(printable(`crewline: ${line}\n`));
+  const sayWhereItStopped = () => {
+    if (!interrupted || said) return;
+    said = true;
+    options.stderr.write(
+      printable(
+        `crewline: ${
+          last === undefined
+            ? `interrupted before this ${options.mode} wrote a checkpoint; ${
+                options.startOverLocation === undefined
+                  ? `run the same command again to start over from ${shortId(options.from)}`
+                  : `start over with: crewline checkpoint ${options.mode} ${shortId(options.from)} --location ${shellWord(displayPath(options.startOverLocation, options.cwd))}`
+              }`
+            : `interrupted; the run stopped after checkpoint ${shortId(last.id)} on branch ${last.branch}; continue it with: ${continueWith(last)}`
+        }\n`,
+      ),
+    );
+  };
   const onInterrupt = () => {
     process.off('SIGINT', onInterrupt);
     interrupted = true;
-    say(
-      last === undefined
-        ? `interrupted before this ${options.mode} wrote a checkpoint; ${
-            options.startOverLocation === undefined
-              ? `run the same command again to start over from ${shortId(options.from)}`
-              : `start over with: crewline checkpoint ${options.mode} ${shortId(options.from)} --location ${shellWord(displayPath(options.startOverLocation, options.cwd))}`
-          }`
-        : `interrupted; the run stopped after checkpoint ${shortId(last.id)} on branch ${last.branch}; continue it with: ${continueWith(last)}`,
-    );
-    if (process.listenerCount('SIGINT') === 0) process.kill(process.pid, 'SIGINT');
+    // Said on the way out, not now: the runtime may still be writing what it checkpoints on the
+    // signal, and that checkpoint is the one to continue from. Said now, the hint named the one
+    // before it (following it forked), and a second hint followed (trial 1127 A).
+    if (process.listenerCount('SIGINT') === 0) {
+      sayWhereItStopped();
+      process.kill(process.pid, 'SIGINT');
+    }
   };
   process.on('SIGINT', onInterrupt);
   // After the listener above, so that signal-exit's listener comes after it too: it acts when it
   // finds itself the signal's only listener, which the runtime's rule counts as nobody (signals.ts),
-  // so the process still ends as before, by the signal, once the callback has run.
-  const stopOnWayOut = options.onWayOut
-    ? onExit((_code, signal) => {
-        if (signal !== null) options.onWayOut?.();
-      })
-    : () => undefined;
+  // so the process ends by the signal, once the runtime's writes are done, after this callback.
+  const stopOnWayOut = onExit((_code, signal) => {
+    if (signal === null) return;
+    sayWhereItStopped();
+    options.onWayOut?.();
+  });
   return {
     noteCheckpoint(checkpoint) {
       last = checkpoint;
-      if (interrupted) {
-        say(
-          `checkpoint ${shortId(checkpoint.id)} on branch ${checkpoint.branch} was written on the way out; continue it with: ${continueWith(checkpoint)}`,
-        );
-      }
     },
     stop() {
       process.off('SIGINT', onInterrupt);
       stopOnWayOut();
+      // Interrupted, but the run ended without the signal ending the process: still say it.
+      sayWhereItStopped();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { CheckpointEventType } from '@crewline/events';
 import { Agent, Crew, Task } from '@crewline/runtime';
 import type { CheckpointProvider, StoredCheckpoint } from '@crewline/runtime-state';
 import { type FixtureKind, providerOf } from './fixtures.js';
@@ -18,6 +19,11 @@ export interface CrewRunOptions {
    * continuation then rebuilds a provider with them). Default: `providerOf(kind)`, with defaults.
    */
   provider?: CheckpointProvider;
+  /**
+   * The events the run checkpoints on (a continuation keeps them). Default: `['task_completed']`;
+   * add `'SIGINT'` for a run that writes a checkpoint on its way out of a Ctrl+C.
+   */
+  onEvents?: CheckpointEventType[];
 }
 
 /**
@@ -67,7 +73,7 @@ export async function writeCrewRun(
         agent: writer,
       }),
     ],
-    checkpoint: { location, provider, onEvents: ['task_completed'] },
+    checkpoint: { location, provider, onEvents: options.onEvents ?? ['task_completed'] },
   });
   await crew.kickoff({ inputs: { topic: 'tide pools' } });
   const checkpoints = await provider.list(provider.resolveLocation(location));
