@@ -67,6 +67,12 @@ export interface RunOptions {
    * branch it moves to is said at info level, not warned about as a surprise. Default `false`.
    */
   expectNewBranch?: boolean;
+  /**
+   * The refusal to give when the checkpoint continued is one its run already went past, instead of
+   * moving to a new branch (a paused flow's answer: answering the same question twice would run what
+   * follows it twice). Ignored with `onConflict: 'fork'`, which asks for the new branch. Default: none.
+   */
+  refuseIfContinued?: (checkpointId: string, headId: string) => Error;
   /** How long the lease on the lineage head lasts without renewal. Default 20 s. */
   leaseTtlMs?: number;
   /**
@@ -236,6 +242,9 @@ export class Run {
             options.restored,
           )
         : undefined;
+    const onConflict = options.onConflict ?? config?.onConflict;
+    if (newerHead !== undefined && options.refuseIfContinued && onConflict !== 'fork')
+      throw options.refuseIfContinued(options.restored!.document.metadata.id, newerHead);
     const run = new Run({ ...options, config, bus });
     run.#outer = enclosingRun.getStore();
     startWatcher.getStore()?.(run);
@@ -249,7 +258,7 @@ export class Run {
     if (config !== undefined || options.restored !== undefined) {
       run.#lease = await claimHead(run, {
         ...options,
-        onConflict: options.onConflict ?? config?.onConflict,
+        onConflict,
         leaseTtlMs: options.leaseTtlMs ?? config?.leaseTtlMs,
       });
     }
@@ -451,6 +460,8 @@ async function claimHead(run: Run, options: RunOptions): Promise<LineageLease | 
     // caller asked to fork in that case too.
     const continuedAlready = typeof error.details?.headId === 'string';
     if (!continuedAlready && options.onConflict !== 'fork') throw error;
+    if (continuedAlready && options.refuseIfContinued && options.onConflict !== 'fork')
+      throw options.refuseIfContinued(restored.document.metadata.id, error.details!.headId as string);
     const branch = state.fork();
     const message = forkOnConflictMessage(error, restored.document.metadata.id, branch);
     // A re-run moving off a save its run went past asked for it; anything else is a surprise.

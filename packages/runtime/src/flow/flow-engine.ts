@@ -319,6 +319,17 @@ export class FlowEngine<State extends object> {
           ...(restore ? { restored: restore.loaded } : {}),
           ...(restore?.fork ? { fork: restore.fork } : {}),
           ...(restore?.expectNewBranch ? { expectNewBranch: true } : {}),
+          // An answer to a question its run went past: answered already, what follows ran already.
+          ...(plan.answer !== undefined && restore !== undefined && restore.fork === undefined
+            ? {
+                refuseIfContinued: (checkpointId: string, headId: string) =>
+                  flowError(
+                    'conflict',
+                    `flow "${flowName}": the question checkpoint ${checkpointId} waits on was answered already (its run went on to ${headId}); answering it again would run what follows a second time. To answer it again on a new branch, fork it: crewline checkpoint fork ${checkpointId} --answer …, or ${flowName}.fork({ restoreFrom }) then resume(answer)`,
+                    { details: { checkpointId, headId } },
+                  ),
+              }
+            : {}),
           ...(plan.abortSignal ? { abortSignal: plan.abortSignal } : {}),
           bus,
           valueCodec: this.valueCodec,
