@@ -129,7 +129,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
       });
       const report = interruptReport;
       try {
+        // Its tasks: progress lines number them as the browser's detail pane does.
+        const { tasks } = viewDocument(
+          await readDocument(opened.provider, opened.location, request.checkpointId),
+        );
         const outcome = await continueRun({
+          tasks,
           reference: request.reference,
           mode: request.mode,
           cwd: context.cwd,

@@ -10,12 +10,13 @@ import { planContinuation } from '../core/continuation-plan.js';
 import { continueRun } from '../core/continue-run.js';
 import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
-import { printable, shellWord, truncate } from '../core/format.js';
+import { printable, truncate } from '../core/format.js';
 import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
 import { leaseHeld, leaseWordsOfCommandLine } from '../core/lease-held.js';
 import { displayPath } from '../core/location.js';
 import { openCheckpoint } from '../core/open-location.js';
+import { pauseLines } from '../core/pause-lines.js';
 import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
@@ -147,6 +148,7 @@ export async function runContinueCommand(
       cwd: context.cwd,
       providers,
       width,
+      tasks: view.tasks,
       ...(branch !== undefined ? { branch } : {}),
       ...(inputs ? { inputs } : {}),
       ...(taskOutputs ? { taskOutputs } : {}),
@@ -182,16 +184,7 @@ export async function runContinueCommand(
     return 0;
   }
   if (outcome.pause) {
-    const from = outcome.pause.resumeFrom ?? outcome.lastCheckpoint;
-    out(
-      `Paused: ${entityLabel(outcome.kind, outcome.name)} waits for an answer in ${outcome.pause.methodName}:`,
-    );
-    out(`  ${outcome.pause.message}`);
-    out(
-      from
-        ? `Answer with: crewline checkpoint resume ${shellWord(displayPath(from, context.cwd))} --answer "..."`
-        : 'No checkpoint was written for the pause; enable checkpointing to answer from the command line',
-    );
+    for (const line of pauseLines({ ...outcome, pause: outcome.pause }, context.cwd)) out(line);
     return 0;
   }
   out(

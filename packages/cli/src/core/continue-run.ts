@@ -3,6 +3,7 @@ import type { ProviderRegistry } from '@crewline/runtime-state';
 import { EndLinesLast } from './end-lines-last.js';
 import { type ProgressEvent, progressLine } from './progress.js';
 import { loadProject } from './project-config.js';
+import { type NumberedTask, TaskNumbering } from './task-numbering.js';
 
 export interface ContinueRequest {
   /** The exact reference of the checkpoint (as the provider lists it). */
@@ -28,6 +29,12 @@ export interface ContinueRequest {
   onLine?: (line: string) => void;
   /** Told of each checkpoint the run writes (where a run stopped by Ctrl+C can be continued). */
   onCheckpoint?: (checkpoint: WrittenCheckpoint) => void;
+  /**
+   * The tasks of the checkpoint continued (its view's `tasks`): progress lines then number tasks
+   * across the checkpoint, as `info`, the plan and `--set-output` do. Default: numbered within
+   * their crew.
+   */
+  tasks?: readonly NumberedTask[];
   /** Width progress lines are cut to. Default 100. */
   width?: number;
 }
@@ -60,6 +67,7 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
   const { onCheckpoint } = request;
   const lines = request.onLine && new EndLinesLast(request.onLine);
   const onLine = lines && ((line: string, type: string) => lines.add(line, type));
+  const numbering = request.tasks && new TaskNumbering(request.tasks);
   const onEvent =
     onLine || onCheckpoint
       ? (event: BaseEvent) => {
@@ -68,7 +76,7 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
             onCheckpoint({ id: written.checkpointId, branch: written.branch, location: written.location });
           }
           if (!onLine) return;
-          const line = progressLine(event as unknown as ProgressEvent, request.width);
+          const line = progressLine(event as unknown as ProgressEvent, request.width, numbering);
           if (line !== undefined) onLine(line, event.type);
         }
       : undefined;

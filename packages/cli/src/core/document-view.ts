@@ -23,6 +23,8 @@ export interface TaskView {
   index: number;
   /** Position within its crew, from 0. */
   indexInCrew: number;
+  /** Its crew's entity id (the `crewId` of its events). */
+  crewId: string;
   crewName: string;
   name?: string;
   /**
@@ -105,6 +107,7 @@ function crewView(
     return {
       index: firstIndex + indexInCrew,
       indexInCrew,
+      crewId: entity.id,
       crewName: entity.name,
       ...(task.name !== null ? { name: task.name } : {}),
       description,

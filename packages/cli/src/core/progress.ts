@@ -1,10 +1,17 @@
 import { formatClock, oneLine, truncate } from './format.js';
+import type { TaskNumbering } from './task-numbering.js';
 
 /** The fields of an event the progress lines use (a live event or its stored record). */
 export interface ProgressEvent {
   type: string;
   timestamp?: string;
-  context?: { taskIndex?: number; taskName?: string; agentRole?: string; methodName?: string };
+  context?: {
+    crewId?: string;
+    taskIndex?: number;
+    taskName?: string;
+    agentRole?: string;
+    methodName?: string;
+  };
   [field: string]: unknown;
 }
 
@@ -12,37 +19,50 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-function taskLabel(event: ProgressEvent): string {
+function taskLabel(event: ProgressEvent, numbering: TaskNumbering | undefined): string {
   const index = event.context?.taskIndex;
-  const number = typeof index === 'number' ? `task ${index + 1}` : 'task';
+  const number =
+    typeof index === 'number'
+      ? (numbering?.label(event.context?.crewId, index) ?? `task ${index + 1}`)
+      : 'task';
   const name = event.context?.taskName ?? text(event.description);
   return name ? `${number} ${truncate(oneLine(name), 50)}` : number;
 }
 
 /**
  * One progress line for an event of a running resume or fork, or undefined for events too small to
- * show (stream chunks, memory queries...). `width` bounds the line.
+ * show (stream chunks, memory queries...). `width` bounds the line. With `numbering` (the tasks of
+ * the checkpoint continued), tasks are numbered across the checkpoint, as `info` numbers them;
+ * without it, within their crew.
  */
-export function progressLine(event: ProgressEvent, width = 100): string | undefined {
+export function progressLine(
+  event: ProgressEvent,
+  width = 100,
+  numbering?: TaskNumbering,
+): string | undefined {
   let line: string | undefined;
+  const crewId = event.context?.crewId;
   switch (event.type) {
     case 'crew_kickoff_started':
+      if (crewId !== undefined) numbering?.crewStarted(crewId, text(event.crewName));
       line = `crew ${text(event.crewName)} started`;
       break;
     case 'crew_kickoff_completed':
+      if (crewId !== undefined) numbering?.crewEnded(crewId);
       line = `crew ${text(event.crewName)} completed`;
       break;
     case 'crew_kickoff_failed':
+      if (crewId !== undefined) numbering?.crewEnded(crewId);
       line = `crew ${text(event.crewName)} failed: ${oneLine(text(event.error))}`;
       break;
     case 'task_started':
-      line = `${taskLabel(event)} started${event.context?.agentRole ? ` (${event.context.agentRole})` : ''}`;
+      line = `${taskLabel(event, numbering)} started${event.context?.agentRole ? ` (${event.context.agentRole})` : ''}`;
       break;
     case 'task_completed':
-      line = `${taskLabel(event)} completed: ${oneLine(text(event.output))}`;
+      line = `${taskLabel(event, numbering)} completed: ${oneLine(text(event.output))}`;
       break;
     case 'task_failed':
-      line = `${taskLabel(event)} failed: ${oneLine(text(event.error))}`;
+      line = `${taskLabel(event, numbering)} failed: ${oneLine(text(event.error))}`;
       break;
     case 'llm_call_completed': {
       const usage = event.usage as { totalTokens?: number } | undefined;

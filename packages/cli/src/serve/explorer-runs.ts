@@ -227,6 +227,7 @@ export class ExplorerRuns {
     const { onUpdate } = this.#options;
     const running = continueRun({
       reference,
+      tasks: view.tasks,
       mode: request.mode,
       cwd: this.#options.cwd,
       providers: this.#options.providers,
