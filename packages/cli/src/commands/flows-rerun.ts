@@ -1,13 +1,18 @@
+import { CrewlineError } from '@crewline/events';
+import { readDocument } from '@crewline/runtime-state';
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
-import { usageError } from '../core/cli-error.js';
+import { cliError, usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
+import { viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
-import { printable } from '../core/format.js';
+import { printable, shellWord, shortCheckpointId } from '../core/format.js';
 import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
-import { openLocation } from '../core/open-location.js';
+import { locationOption } from '../core/location-option.js';
+import { type OpenedLocation, openLocation } from '../core/open-location.js';
+import { pauseLines } from '../core/pause-lines.js';
 import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
 
@@ -30,20 +35,40 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     1,
   );
   const stateId = positionals[0];
+  const where = locationOption(values.location, context.cwd);
   if (stateId === undefined)
-    throw usageError('give the state id to re-run (`crewline checkpoint flows` lists them)');
-  const method = values.from;
-  if (method === undefined || method.length === 0)
-    throw usageError('give the method to re-run from with --from <method>, e.g. --from draft');
+    throw usageError(`give the state id to re-run (\`crewline checkpoint flows${where}\` lists them)`);
   // The project's registrations come first: a broken config is reported before anything runs.
   await loadProject(context.cwd);
   const providers = await providersOf(context);
   const opened = await openLocation(values.location, context.cwd, providers);
-  const { findRerunPoint } = await import('@crewline/runtime');
-  const point = await findRerunPoint(opened.location, stateId, method, {
+  const runtime = await import('@crewline/runtime');
+  const flowOptions = {
     provider: opened.provider,
     ...(values.flow !== undefined ? { flowName: values.flow } : {}),
-  });
+  };
+  const method = values.from;
+  if (method === undefined || method.length === 0) {
+    // An example only from this state's own methods ("e.g. --from draft" named a method of another
+    // flow), and one it can re-run from: a save comes before it (the first method has none).
+    const history = await runtime.listFlowStateHistory(opened.location, stateId, flowOptions);
+    const methods = [...new Set(history.flatMap((entry) => entry.completedMethods))].filter((name) =>
+      history.some((entry) => !entry.completedMethods.includes(name)),
+    );
+    throw usageError(
+      `give the method to re-run from with --from <method>${
+        methods.length === 0
+          ? ''
+          : `, e.g. --from ${shellWord(methods[0]!)} (flow state "${stateId}" can re-run from ${methods.join(', ')})`
+      }`,
+    );
+  }
+  const point = await runtime
+    .findRerunPoint(opened.location, stateId, method, flowOptions)
+    .catch(async (error: unknown) => {
+      if (!CrewlineError.isInstance(error) || error.code !== 'not_found') throw error;
+      throw await stateNotFound(stateId, opened, values.location, context.cwd, error);
+    });
   const out = values.json ? () => undefined : (line: string) => context.stdout.write(printable(`${line}\n`));
   out(`Re-running flow state ${stateId} from ${method}`);
   out(
@@ -57,8 +82,11 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     stderr: context.stderr,
     onWayOut: () => providers.closeNow(),
   });
+  // Its tasks: progress lines number them as info does.
+  const { tasks } = viewDocument(await readDocument(opened.provider, opened.location, point.checkpointId));
   const outcome = await continueRun({
     reference: point.reference,
+    tasks,
     mode: 'resume',
     // Its later saves go on a branch of their own, which it says itself ("forked onto branch …").
     expectNewBranch: true,
@@ -85,9 +113,8 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     return 0;
   }
   if (outcome.pause) {
-    out(
-      `Paused: ${outcome.name} waits for an answer in ${outcome.pause.methodName}: ${outcome.pause.message}`,
-    );
+    // The command that answers, as resume and fork say it.
+    for (const line of pauseLines({ ...outcome, pause: outcome.pause }, context.cwd)) out(line);
     return 0;
   }
   out(
@@ -98,4 +125,46 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
   out('Output:');
   out(outcome.output.length > 0 ? outcome.output : '(empty)');
   return 0;
+}
+
+/**
+ * The refusal for a state id with no saves in the location. A run of a flow checkpointed without
+ * `@persist` has no state saves, only plain checkpoints: when the id names such a run (its flow id or
+ * a prefix of it, its run id, one of its checkpoint ids), say so and name the commands that continue
+ * it. The runtime's message said "no saves of flow state" only.
+ */
+async function stateNotFound(
+  stateId: string,
+  opened: OpenedLocation,
+  givenLocation: string | undefined,
+  cwd: string,
+  cause: CrewlineError,
+): Promise<CrewlineError> {
+  const where = locationOption(givenLocation, cwd);
+  const shown = displayPath(opened.location, cwd);
+  const named = (await opened.provider.list(opened.location)).filter(
+    (checkpoint) =>
+      checkpoint.id === stateId ||
+      shortCheckpointId(checkpoint.id) === stateId ||
+      checkpoint.lineageId.startsWith(stateId) ||
+      checkpoint.entities.some((entity) => entity.kind === 'flow' && entity.id.startsWith(stateId)),
+  );
+  const flow = named.flatMap((checkpoint) => checkpoint.entities).find((entity) => entity.kind === 'flow');
+  const last = named.at(-1);
+  if (
+    flow === undefined ||
+    last === undefined ||
+    named.some((checkpoint) => checkpoint.branch.startsWith('flow-states/'))
+  ) {
+    return cliError(
+      'not_found',
+      `no saves of flow state "${stateId}" in ${shown}; list the saved states with crewline checkpoint flows${where}`,
+      { cause },
+    );
+  }
+  return cliError(
+    'not_found',
+    `flow ${flow.name} of "${stateId}" is not @persist: its saves in ${shown} are plain checkpoints, which flows rerun does not take; continue its last with crewline checkpoint resume ${shortCheckpointId(last.id)}${where}, or run again from an earlier one with crewline checkpoint fork <checkpoint id>${where} (crewline checkpoint list${where} lists them)`,
+    { cause },
+  );
 }

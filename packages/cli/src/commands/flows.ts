@@ -3,6 +3,7 @@ import type { CliContext } from '../core/cli-context.js';
 import { formatColumns, formatTime, printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
+import { locationOption } from '../core/location-option.js';
 import { type OpenedLocation, openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 
@@ -42,10 +43,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
     return 0;
   }
   const where = displayPath(opened.location, context.cwd);
+  // The hints' commands name the location the user gave: followed without it, they looked elsewhere.
+  const location = locationOption(positionals[0] ?? values.location, context.cwd);
   const plainNote =
     plainRuns === 0
       ? ''
-      : `\n${plainRuns === 1 ? '1 run of a flow' : `${plainRuns} runs of flows`} checkpointed without @persist ${plainRuns === 1 ? 'is' : 'are'} not listed: crewline checkpoint list shows ${plainRuns === 1 ? 'its' : 'their'} checkpoints; continue one with crewline checkpoint resume <checkpoint id>.\n`;
+      : `\n${plainRuns === 1 ? '1 run of a flow' : `${plainRuns} runs of flows`} checkpointed without @persist ${plainRuns === 1 ? 'is' : 'are'} not listed: crewline checkpoint list${location} shows ${plainRuns === 1 ? 'its' : 'their'} checkpoints; continue one with crewline checkpoint resume <checkpoint id>${location}.\n`;
   if (states.length === 0) {
     context.stdout.write(printable(`No @persist flow states in ${where} (${opened.kind})\n${plainNote}`));
     return 0;
@@ -63,7 +66,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   ];
   context.stdout.write(
     printable(
-      `${states.length} flow state${states.length === 1 ? '' : 's'} in ${where} (${opened.kind}), newest first\n\n${formatColumns(rows).join('\n')}\n\nRestore one with flow.kickoff({ inputs: { id: '<state id>' } }); re-run a step and what follows with crewline checkpoint flows rerun <state id> --from <method>.\n${plainNote}`,
+      `${states.length} flow state${states.length === 1 ? '' : 's'} in ${where} (${opened.kind}), newest first\n\n${formatColumns(rows).join('\n')}\n\nRestore one with flow.kickoff({ inputs: { id: '<state id>' } }); re-run a step and what follows with crewline checkpoint flows rerun <state id> --from <method>${location}.\n${plainNote}`,
     ),
   );
   return 0;

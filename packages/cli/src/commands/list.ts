@@ -11,6 +11,7 @@ import {
 } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath, otherDefaultStore } from '../core/location.js';
+import { locationOption } from '../core/location-option.js';
 import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
 import { formatEntities } from '../core/summaries.js';
@@ -157,7 +158,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
   ];
   const runs = new Set(checkpoints.map((checkpoint) => checkpoint.lineageId)).size;
   const count = `${checkpoints.length} checkpoint${checkpoints.length === 1 ? '' : 's'} of ${runs} run${runs === 1 ? '' : 's'}${
-    damaged.length === 0 ? '' : ` and ${damaged.length} unreadable (\`crewline checkpoint info ID\` says why)`
+    damaged.length === 0
+      ? ''
+      : ` and ${damaged.length} unreadable (\`crewline checkpoint info ID${locationOption(positionals[0] ?? values.location, context.cwd)}\` says why)`
   }`;
   context.stdout.write(
     `${printable(`${count} in ${where} (${opened.kind}), oldest first`)}\n\n${formatColumns(rows).join('\n')}\n${otherNote}`,

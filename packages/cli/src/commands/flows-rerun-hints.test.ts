@@ -1,0 +1,139 @@
+import { join } from 'node:path';
+import { EventBus } from '@crewline/events';
+import { Flow, listen, persist, registerProject, start } from '@crewline/runtime';
+import type { StoredCheckpoint } from '@crewline/runtime-state';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providerOf } from '../test-support/fixtures.js';
+import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
+
+// Trial 1127 B: what `flows rerun` and `flows` say, in a location given with --location.
+describe('flows and flows rerun hints', () => {
+  let project: { path: string; remove: () => Promise<void> };
+  let plain: StoredCheckpoint[];
+  const crewline = (...args: string[]) => runCommand(args, { cwd: project.path });
+
+  beforeAll(async () => {
+    project = await temporaryDirectory('crewline-rerun-hints-');
+    const location = join(project.path, 'my saves');
+    const provider = await providerOf('json');
+
+    /** Checkpointed without @persist: its saves are plain checkpoints. */
+    class PlainFlow extends Flow<{ items: number }> {
+      initialState = { items: 0 };
+      @start() count() {
+        this.state.items += 1;
+        return this.state.items;
+      }
+      @listen('count') double(items: number) {
+        return items * 2;
+      }
+    }
+
+    @persist({ location, provider })
+    class ReviewFlow extends Flow<{ verdict: string }> {
+      initialState = { verdict: '' };
+      @start() write() {
+        return 'an essay';
+      }
+      @listen('write') edit(essay: string) {
+        return essay;
+      }
+      @listen('edit') async approve(essay: string) {
+        this.state.verdict = await this.ask(`Publish "${essay}"?`);
+        return this.state.verdict;
+      }
+    }
+    registerProject({ flows: { PlainFlow, ReviewFlow } });
+    await new PlainFlow({
+      bus: new EventBus(),
+      checkpoint: { location, provider, onEvents: ['method_execution_finished'] },
+    }).kickoff();
+    plain = await provider.list(provider.resolveLocation(location));
+    await new ReviewFlow({ bus: new EventBus() }).kickoff({ inputs: { id: 'review-1' } });
+  });
+  afterAll(() => project?.remove());
+
+  it('flows: the hints name the --location given, shell-quoted', async () => {
+    const result = await crewline('checkpoint', 'flows', '--location', 'my saves');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      "crewline checkpoint flows rerun <state id> --from <method> --location 'my saves'",
+    );
+    expect(result.stdout).toContain(
+      "crewline checkpoint list --location 'my saves' shows its checkpoints; continue one with crewline checkpoint resume <checkpoint id> --location 'my saves'.",
+    );
+  });
+
+  it('flows rerun of a run checkpointed without @persist says so and names resume and fork', async () => {
+    const last = plain.at(-1)!;
+    const short = last.id.slice(last.id.lastIndexOf('-') + 1);
+    for (const id of [short, last.entities.find((entity) => entity.kind === 'flow')!.id.slice(0, 8)]) {
+      const result = await crewline(
+        'checkpoint',
+        'flows',
+        'rerun',
+        id,
+        '--from',
+        'count',
+        '--location',
+        'my saves',
+      );
+      expect(result.code).not.toBe(0);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain(
+        `flow PlainFlow of "${id}" is not @persist: its saves in ./my saves are plain checkpoints`,
+      );
+      expect(result.stderr).toContain(`crewline checkpoint resume ${short} --location 'my saves'`);
+      expect(result.stderr).toContain("crewline checkpoint fork <checkpoint id> --location 'my saves'");
+      expect(result.stderr).not.toContain('no saves of');
+    }
+    const unknown = await crewline(
+      'checkpoint',
+      'flows',
+      'rerun',
+      'nothing-1',
+      '--from',
+      'count',
+      '--location',
+      'my saves',
+    );
+    expect(unknown.stderr).toContain(
+      `no saves of flow state "nothing-1" in ./my saves; list the saved states with crewline checkpoint flows --location 'my saves'`,
+    );
+  });
+
+  it('flows rerun without --from names a method of the state, or none', async () => {
+    const known = await crewline('checkpoint', 'flows', 'rerun', 'review-1', '--location', 'my saves');
+    expect(known.code).toBe(2);
+    expect(known.stderr).toContain(
+      '--from <method>, e.g. --from edit (flow state "review-1" can re-run from edit)',
+    );
+    expect(known.stderr).not.toContain('draft');
+    const unknown = await crewline('checkpoint', 'flows', 'rerun', 'nothing-1', '--location', 'my saves');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('--from <method>');
+    expect(unknown.stderr).not.toContain('e.g.');
+    const noState = await crewline('checkpoint', 'flows', 'rerun', '--location', 'my saves');
+    expect(noState.stderr).toContain("`crewline checkpoint flows --location 'my saves'` lists them");
+  });
+
+  it('flows rerun that ends paused prints the command that answers, as resume does', async () => {
+    const result = await crewline(
+      'checkpoint',
+      'flows',
+      'rerun',
+      'review-1',
+      '--from',
+      'edit',
+      '--location',
+      'my saves',
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Paused: flow ReviewFlow waits for an answer in approve:');
+    expect(result.stdout).toContain('  Publish "an essay"?');
+    expect(result.stdout).toMatch(
+      /Answer with: crewline checkpoint resume '\.\/my saves\/\S+\.json' --answer "\.\.\."/,
+    );
+  });
+});
