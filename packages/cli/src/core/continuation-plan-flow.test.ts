@@ -23,7 +23,11 @@ import { cliProviderRegistry } from './providers.js';
 // Found by a review: the plan compared the flow's kickoff inputs where the runtime compares what the
 // flow's method passes its crew, and listed tasks of completed methods that a flow never runs again.
 
-const model = offlineModel({ name: 'plan-flow' });
+// The second tasks of the parallel methods answer later, so both first tasks complete before either.
+const model = offlineModel({
+  name: 'plan-flow',
+  latencyMs: (call) => (/^Current task: (alpha|beta) two/.test(call.userText) ? 30 : 0),
+});
 
 /** A two-task crew whose prompts name `prefix`, so the calls made say which tasks ran. */
 function crewOf(prefix: string): Crew {
@@ -77,7 +81,26 @@ class PlanTwoStepFlow extends Flow<{ topic: string; out: string }> {
     return research + this.state.out;
   }
 }
-registerProject({ models: { 'plan-flow:model': model }, flows: { PlanArticleFlow, PlanTwoStepFlow } });
+/** Two methods that run at the same time, each with a crew of its own. */
+class PlanParallelFlow extends Flow<{ topic: string }> {
+  initialState = { topic: 'tides' };
+  @start()
+  begin() {
+    return 'go';
+  }
+  @listen('begin')
+  async alpha() {
+    return (await crewOf('alpha').kickoff({ inputs: { topic: this.state.topic }, bus: this.bus })).raw;
+  }
+  @listen('begin')
+  async beta() {
+    return (await crewOf('beta').kickoff({ inputs: { topic: this.state.topic }, bus: this.bus })).raw;
+  }
+}
+registerProject({
+  models: { 'plan-flow:model': model },
+  flows: { PlanArticleFlow, PlanTwoStepFlow, PlanParallelFlow },
+});
 
 const registry = cliProviderRegistry();
 let project: Awaited<ReturnType<typeof temporaryDirectory>>;
@@ -123,7 +146,7 @@ async function forkPrompts(
   }).finally(() => logs.stop({ allowUnexpected: true }));
   return model.calls
     .slice(before)
-    .map((call) => JSON.stringify(call).match(/(article|research|write) (one|two)/)?.[0] ?? '?');
+    .map((call) => JSON.stringify(call).match(/(article|research|write|alpha|beta) (one|two)/)?.[0] ?? '?');
 }
 
 /** Whether the calls a continuation made are ones the plan's reason allows. */
@@ -261,5 +284,36 @@ describe('planContinuation of a flow stopped between two methods', () => {
       'the flow keeps research as completed, runs write from the start, then the methods that listen to it; tasks of crews this checkpoint does not hold yet are not listed',
     );
     expect(await forkPrompts(checkpoint, {})).toEqual(['write one', 'write two']);
+  });
+});
+
+describe('planContinuation of a flow with an edited task of one of two parallel methods', () => {
+  it("runs the later task of the edited crew, never the completed task of the other method's crew", async () => {
+    // Found by a trial: the edit reset every task after it in the checkpoint's order, the completed
+    // first task of the other method's crew included, which ran (and was paid) again while the plan
+    // said only the edited crew's next task would.
+    const location = join(project.path, 'parallel');
+    const provider = await providerOf('json');
+    await new PlanParallelFlow({ checkpoint: { location, provider, onEvents: ['task_completed'] } }).kickoff({
+      inputs: { topic: 'tides' },
+    });
+    const written = await provider.list(provider.resolveLocation(location));
+    await provider.close?.();
+    const views = await Promise.all(
+      written.map(async (checkpoint) => ({
+        checkpoint,
+        view: viewDocument((await openCheckpoint(checkpoint.reference, project.path, registry)).document),
+      })),
+    );
+    const bothFirstDone = views.find(({ view }) =>
+      view.tasks.every((task) => (task.status === 'completed') === task.name?.endsWith('-1')),
+    );
+    if (bothFirstDone === undefined) throw new Error('expected a checkpoint with both first tasks done');
+    const { checkpoint, view } = bothFirstDone;
+    expect(view.tasks.map((task) => task.name)).toEqual(['alpha-1', 'alpha-2', 'beta-1', 'beta-2']);
+    const plan = planContinuation(view, ['1=Other facts'], undefined);
+    expect(plan.runs.map((task) => task.name)).toEqual(['alpha-2', 'beta-2']);
+    const prompts = await forkPrompts(checkpoint, { taskOutputs: { 0: 'Other facts' } });
+    expect(prompts.sort()).toEqual(['alpha two', 'beta two']);
   });
 });

@@ -3,6 +3,7 @@ import { stateError } from '../errors.js';
 import type { EncodedValue } from '../value-codec.js';
 import type { AgentDefinitionData } from './agent-data.js';
 import { type CrewData, parseCrewData, type TaskData, taskLabel, toCrewData } from './crew-data.js';
+import { parseFlowData } from './flow-data.js';
 import {
   forgetTaskItems,
   rememberText,
@@ -137,6 +138,21 @@ export function editTaskOutputs(
   outputs: Readonly<Record<number, string>>,
   options: TaskOutputEditOptions,
 ): CrewData[] {
+  return editCrews(crews, outputs, options, (index) =>
+    crews.slice(index + 1).map((_, later) => index + 1 + later),
+  );
+}
+
+/**
+ * {@link editTaskOutputs}, where an edit in crew `index` invalidates all the tasks of the crews
+ * `laterCrews(index)` gives (besides the later tasks of its own crew).
+ */
+function editCrews(
+  crews: readonly CrewEntry[],
+  outputs: Readonly<Record<number, string>>,
+  options: TaskOutputEditOptions,
+  laterCrews: (index: number) => readonly number[],
+): CrewData[] {
   const indices = Object.keys(outputs)
     .map(Number)
     .sort((a, b) => a - b);
@@ -150,23 +166,61 @@ export function editTaskOutputs(
       );
     }
   }
-  const first = indices[0]!;
+  const starts: number[] = [];
   let flat = 0;
-  return crews.map((crew) => {
-    const start = flat;
+  for (const crew of crews) {
+    starts.push(flat);
     flat += crew.data.tasks.length;
-    const edits = new Map<number, string>();
-    for (const index of indices) {
-      if (index >= start && index < flat) edits.set(index - start, outputs[index]!);
-    }
-    // Every task after the first edited one (across crews) runs again, unless edited itself.
-    const invalidateFrom = Math.max(0, first + 1 - start);
-    return editCrew(crew, edits, invalidateFrom, options);
+  }
+  const edits = crews.map(() => new Map<number, string>());
+  // Per crew, its first task that runs again (its length: none).
+  const invalidateFrom = crews.map((crew) => crew.data.tasks.length);
+  for (const index of indices) {
+    const crew = starts.findLastIndex((start) => start <= index);
+    const task = index - starts[crew]!;
+    edits[crew]!.set(task, outputs[index]!);
+    invalidateFrom[crew] = Math.min(invalidateFrom[crew]!, task + 1);
+    for (const later of laterCrews(crew)) invalidateFrom[later] = 0;
+  }
+  return crews.map((crew, index) => {
+    if (edits[index]!.size === 0 && invalidateFrom[index]! >= crew.data.tasks.length) return crew.data;
+    return editCrew(crew, edits[index]!, invalidateFrom[index]!, options);
   });
 }
 
 /**
- * {@link editTaskOutputs} on the crews of a checkpoint document (a flow's crews included). Returns
+ * For each crew of a checkpoint (`crews`, in document order), the crews an edit of one of its tasks
+ * makes run again in full: those that ran after it on the same work, so on its output. In a flow,
+ * the crews a running execution started after it (a method's later crews); never those of another
+ * execution — a parallel method's crew — whose completed tasks an edit leaves alone. A crew no
+ * running execution lists (a checkpoint written before executions saved what they started, or a
+ * crew's own checkpoint, where later crews ran inside its tasks) reaches every later crew.
+ */
+function laterCrewsOfDocument(
+  document: CheckpointDocument,
+  crews: readonly { id: string }[],
+): (index: number) => readonly number[] {
+  const everyLater = (index: number) => crews.slice(index + 1).map((_, later) => index + 1 + later);
+  const position = new Map(crews.map((crew, index) => [crew.id, index]));
+  const lines = new Map<number, number[]>();
+  for (const entity of document.entities) {
+    if (entity.kind !== 'flow') continue;
+    for (const execution of parseFlowData(entity).execution.pending) {
+      const line = (execution.started ?? [])
+        .map((started) => (started.id === undefined ? undefined : position.get(started.id)))
+        .filter((index) => index !== undefined);
+      line.forEach((crew, at) => {
+        if (!lines.has(crew)) lines.set(crew, line.slice(at + 1));
+      });
+    }
+  }
+  return (index) => lines.get(index) ?? everyLater(index);
+}
+
+/**
+ * {@link editTaskOutputs} on the crews of a checkpoint document (a flow's crews included): later
+ * tasks of the edited task's crew run again, and the crews that ran after it on the same work (see
+ * `laterCrewsOfDocument`), never a completed task of a crew a parallel method of a flow ran. Returns
  * an edited copy; the document given is not changed.
  */
 export function editTaskOutputsInDocument(
@@ -176,12 +230,14 @@ export function editTaskOutputsInDocument(
 ): CheckpointDocument {
   if (Object.keys(outputs).length === 0) return document;
   const crews = document.entities.filter((entity) => entity.kind === 'crew');
-  const edited = editTaskOutputs(
-    crews.map((entity) => ({ id: entity.id, data: parseCrewData(entity) })),
-    outputs,
-    options,
+  const entries = crews.map((entity) => ({ id: entity.id, data: parseCrewData(entity) }));
+  const edited = editCrews(entries, outputs, options, laterCrewsOfDocument(document, crews));
+  // A crew the edit leaves alone is kept as stored.
+  const byEntity = new Map(
+    crews.flatMap((entity, index) =>
+      edited[index] === entries[index]!.data ? [] : ([[entity, edited[index]!]] as const),
+    ),
   );
-  const byEntity = new Map(crews.map((entity, index) => [entity, edited[index]!]));
   return {
     ...document,
     entities: document.entities.map((entity) => {
