@@ -21,6 +21,11 @@ export interface ContinueRequest {
   onConflict?: 'error' | 'fork';
   /** A re-run: the older checkpoint is continued on a new branch on purpose (said at info level, not warned). */
   expectNewBranch?: boolean;
+  /**
+   * A re-run: the flow method it runs again (`flows rerun --from`), whose executions start from
+   * scratch rather than continue work saved while it ran beside another method. Implies `expectNewBranch`.
+   */
+  rerunFrom?: string;
   /** Project directory: its crewline.config.ts is loaded first. */
   cwd: string;
   /** The registry the checkpoint was opened with: the run finds and rebuilds its providers there. */
@@ -90,6 +95,7 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
       ...(request.humanInput !== undefined ? { humanInput: request.humanInput } : {}),
       ...(request.onConflict !== undefined ? { onConflict: request.onConflict } : {}),
       ...(request.expectNewBranch ? { expectNewBranch: true } : {}),
+      ...(request.rerunFrom !== undefined ? { rerunFrom: request.rerunFrom } : {}),
       ...(request.providers ? { providers: request.providers } : {}),
       ...(onEvent ? { onEvent } : {}),
     });

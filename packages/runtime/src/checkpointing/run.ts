@@ -397,6 +397,18 @@ export class Run {
   }
 
   /**
+   * Forgets the saved entities with these ids (what the executions of a method re-run from a save
+   * taken while it ran had started) and the work a saved flow among them holds: nobody takes them
+   * up, by id or by name, and they stand in for nothing, so the method's crews start afresh.
+   */
+  discardRestoredSnapshots(ids: Iterable<string>): void {
+    const discarded = new Set(savedWorkOf(this.#unclaimedSnapshots, ids));
+    for (let index = this.#unclaimedSnapshots.length - 1; index >= 0; index -= 1) {
+      if (discarded.has(this.#unclaimedSnapshots[index]!)) this.#unclaimedSnapshots.splice(index, 1);
+    }
+  }
+
+  /**
    * The saved snapshot of the entity that had `id` in the restored run, if nobody took it yet: what
    * a flow sets aside for the crews its completed methods ran (see `carryNestedSnapshots`).
    */

@@ -36,6 +36,7 @@ import { loadStateCheckpoint, persistTarget, saveFlowState, stateBranch } from '
 import type { FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
 import { resumeHint } from './human-input.js';
 import { MethodScheduler } from './method-scheduler.js';
+import { forgetStartedWork } from './rerun-point.js';
 import {
   type Activation,
   executionFromData,
@@ -348,6 +349,10 @@ export class FlowEngine<State extends object> {
           // aside the crews of its completed methods before its methods run: a crew of a re-run
           // method must not take up the finished work of an earlier crew of the same name.
           if (run.restored && (isRoot || joinedRestored)) {
+            // A re-run of a method starts its executions from scratch: what they had started when
+            // the save was taken (beside a method running at the same time) is not theirs to continue.
+            if (isRoot && restore?.rerunFrom !== undefined)
+              run.discardRestoredSnapshots(forgetStartedWork(execution, restore.rerunFrom));
             carryNestedSnapshots(run, execution, run.restored);
             // What its executions due to run again had started is theirs to take up again, whatever
             // order the crews of methods running side by side join in (see `claimStartedFirst`).

@@ -133,6 +133,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       registry?: ProjectRegistry;
       /** Continued on purpose though its run went past it (a re-run): see `PendingRestore.expectNewBranch`. */
       expectNewBranch?: boolean;
+      /** The method a re-run runs again: see `PendingRestore.rerunFrom`. */
+      rerunFrom?: string;
     } = {},
   ): Promise<Flow<any>> {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
@@ -157,7 +159,11 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     );
     // A checkpoint setting the caller gives is used as given.
     if (options.checkpoint !== undefined) flow.checkpoint = options.checkpoint;
-    flow.#pendingRestore = restore.expectNewBranch ? { ...pending, expectNewBranch: true } : pending;
+    flow.#pendingRestore = {
+      ...pending,
+      ...(restore.expectNewBranch || restore.rerunFrom !== undefined ? { expectNewBranch: true } : {}),
+      ...(restore.rerunFrom !== undefined ? { rerunFrom: restore.rerunFrom } : {}),
+    };
     if (fork) flow.#engine.setStateId(fork.stateId);
     return flow;
   }
@@ -308,7 +314,9 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     // A re-run continues a save its run went past, on a new branch: that is what it asks for.
     if (restore)
       this.#pendingRestore =
-        options.rerunFrom === undefined ? restore : { ...restore, expectNewBranch: true };
+        options.rerunFrom === undefined
+          ? restore
+          : { ...restore, expectNewBranch: true, rerunFrom: options.rerunFrom };
     return this.#start({ inputs, answer: undefined, abortSignal: options.abortSignal });
   }
 

@@ -1,3 +1,5 @@
+import type { FlowExecution } from './run-progress.js';
+
 export interface FindRerunCheckpointOptions {
   /**
    * The history is one lineage, where completed methods only grow: every save older than one without
@@ -32,4 +34,21 @@ export async function findRerunCheckpoint<Save extends { trigger: string }>(
     newest = save;
   }
   return newest;
+}
+
+/**
+ * Prepares a restored execution for a re-run of `method`: its executions due to run start from
+ * scratch. The save a re-run continues can be one taken while `method` ran beside another method
+ * (written as that one completed), where its executions list the crews they had started: those lists
+ * are emptied, and the ids they held returned, for the run to forget that saved work (crews the
+ * other executions started, or the completed methods ran, are kept).
+ */
+export function forgetStartedWork(execution: FlowExecution, method: string): string[] {
+  const forgotten: string[] = [];
+  for (const activation of execution.pending) {
+    if (activation.method !== method) continue;
+    forgotten.push(...activation.started.flatMap((entity) => entity.id ?? []));
+    activation.started = [];
+  }
+  return forgotten;
 }

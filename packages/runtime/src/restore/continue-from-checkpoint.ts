@@ -42,6 +42,13 @@ export interface ContinueOptions {
    * not warned about. Default `false`.
    */
   expectNewBranch?: boolean;
+  /**
+   * Resume of a flow only: the method a re-run runs again (`crewline checkpoint flows rerun --from`,
+   * the checkpoint `findRerunPoint` picked). Its executions due to run start from scratch: work they
+   * had started when the checkpoint was taken (beside a method running at the same time) is not
+   * handed back. Implies `expectNewBranch`. Default: none (every execution continues its saved work).
+   */
+  rerunFrom?: string;
   /** New kickoff inputs; they re-template pending tasks only. Default: the saved inputs. */
   inputs?: Record<string, unknown>;
   /** Flat task index (across the checkpoint's crews, in order) → edited raw output; every later task re-runs. */
@@ -159,7 +166,12 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
       ...(options.inputs ? { inputs: options.inputs } : {}),
       ...(options.humanInput !== undefined ? { humanInput: options.humanInput } : {}),
       ...(options.onConflict !== undefined ? { onConflict: options.onConflict } : {}),
-      ...(options.mode === 'resume' && options.expectNewBranch ? { expectNewBranch: true } : {}),
+      ...(options.mode === 'resume' && (options.expectNewBranch || options.rerunFrom !== undefined)
+        ? { expectNewBranch: true }
+        : {}),
+      ...(options.mode === 'resume' && options.rerunFrom !== undefined
+        ? { rerunFrom: options.rerunFrom }
+        : {}),
       registry,
       bus,
     };
@@ -211,6 +223,8 @@ interface RestoreRequest {
   onConflict?: 'error' | 'fork';
   /** See `ContinueOptions.expectNewBranch` (flows: a re-run). */
   expectNewBranch?: boolean;
+  /** See `ContinueOptions.rerunFrom`. */
+  rerunFrom?: string;
 }
 
 /** A run that stopped to ask a person: continue it with `humanInput` set to the answer. */
@@ -271,6 +285,7 @@ const restoreFlow: EntityRestorer = async (request) => {
       registry: request.registry,
       ...(request.mode === 'fork' ? { fork: { branch: request.branch } } : {}),
       ...(request.expectNewBranch ? { expectNewBranch: true } : {}),
+      ...(request.rerunFrom !== undefined ? { rerunFrom: request.rerunFrom } : {}),
     },
   );
   const inputs = request.inputs ? { inputs: request.inputs } : {};

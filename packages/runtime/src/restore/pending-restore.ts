@@ -23,6 +23,12 @@ export interface PendingRestore {
    * run moves to is what it asked for (see `RunOptions.expectNewBranch`).
    */
   expectNewBranch?: boolean;
+  /**
+   * The method a re-run runs again (`rerunFrom`): its executions due to run start from scratch, so
+   * the work they had started when the save was taken (while it ran beside another method) is not
+   * handed back to them.
+   */
+  rerunFrom?: string;
 }
 
 /** What Crew, Agent and Flow tell the restore path about themselves. */
