@@ -64,4 +64,4 @@ export {
   type ShortTermMemoryData,
   type TaskMemoryMetadata,
 } from './memory-data.js';
-export { findPlaceholders, placeholderPattern } from './placeholders.js';
+export { findPlaceholders, placeholderPattern, placeholderText } from './placeholders.js';

@@ -1,18 +1,5 @@
 import { CrewlineError } from '@crewline/events';
-import { placeholderPattern } from '@crewline/runtime-state/internal';
-
-function render(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
-    return String(value);
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return String(value);
-  }
-}
+import { placeholderPattern, placeholderText } from '@crewline/runtime-state/internal';
 
 /**
  * Fills `{name}` placeholders from `inputs`. Without inputs the template is returned as written (so a
@@ -33,6 +20,6 @@ export function interpolate(
         `${owner} uses {${name}} but the inputs have no "${name}"; pass inputs: { ${name}: ... } to kickoff`,
       );
     }
-    return render(inputs[name]);
+    return placeholderText(inputs[name]);
   });
 }
