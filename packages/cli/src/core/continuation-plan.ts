@@ -62,8 +62,9 @@ export interface ContinuationPlan {
 /**
  * What resuming or forking a checkpoint with these `--set-output` values and these `inputs` (all the
  * kickoff inputs, changes applied) would run. The edit is applied to a copy of the document by the
- * same function a real continuation uses (`editTaskOutputsInDocument`, which invalidates every later
- * task), and the tasks left without an output are the ones that run, but for those of the crews a
+ * same function a real continuation uses (`editTaskOutputsInDocument`, which invalidates the later
+ * tasks of the edited crew and of the crews that ran after it on the same work, never those of a
+ * parallel method's crew), and the tasks left without an output are the ones that run, but for those of the crews a
  * flow's completed methods ran: the flow carries them as saved and never runs them again
  * (`carriedTaskNumbers`, the runtime's rule). Whether an interrupted task starts over or continues
  * its saved conversation is the runtime's own decision (`interruptedTasksOutcome`; inside a flow it

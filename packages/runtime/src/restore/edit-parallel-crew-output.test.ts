@@ -54,6 +54,15 @@ class Parallel extends Flow<{ topic: string }> {
   }
 }
 
+/** One method running two crews, one after the other: the second works on the first's output. */
+class TwoCrews extends Flow<{ topic: string }> {
+  initialState = { topic: 'tides' };
+
+  @start() async write() {
+    return `${await runCrew('ALPHA')}${await runCrew('BETA')}`;
+  }
+}
+
 /** The checkpoint where each crew completed its first task and neither its second. */
 async function bothFirstTasksDone(location: string): Promise<{ reference: string; alphaOne: number }> {
   await new Parallel({
@@ -95,5 +104,31 @@ describe("editing the output of a task of one parallel method's crew", () => {
     expect(
       model.calls.find((call) => call.userText.startsWith('Current task: ALPHA two'))?.userText,
     ).toContain('## ALPHA one on tides\nEDITED');
+  });
+});
+
+describe("editing the output of a task of a method's first crew", () => {
+  it('runs again the later crews the same method started', async () => {
+    await new TwoCrews({
+      bus: new EventBus(),
+      checkpoint: { location: directory.path, onEvents: ['task_completed'] },
+    }).kickoff();
+    const provider = new JsonProvider();
+    // Written as BETA's first task completed: ALPHA done, BETA half done, the method still running.
+    const checkpoint = (await provider.list(provider.resolveLocation(directory.path)))[2]!;
+    const crews = readCheckpoint(checkpoint.reference).entities.filter((entity) => entity.kind === 'crew');
+    expect(crews.map((crew) => parseCrewData(crew).tasks.map((task) => task.status))).toEqual([
+      ['completed', 'completed'],
+      ['completed', 'pending'],
+    ]);
+    model = newModel();
+    await continueFromCheckpoint({
+      reference: checkpoint.reference,
+      mode: 'fork',
+      taskOutputs: { 0: 'EDITED' },
+      registry: new ProjectRegistry().register({ flows: { TwoCrews } }),
+      bus: new EventBus(),
+    });
+    expect(['ALPHA one', 'ALPHA two', 'BETA one', 'BETA two'].map(paidFor)).toEqual([0, 1, 1, 1]);
   });
 });
