@@ -90,6 +90,8 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     mode: 'resume',
     // Its later saves go on a branch of their own, which it says itself ("forked onto branch …").
     expectNewBranch: true,
+    // The method runs from scratch: crews it had started when the save was taken are not continued.
+    rerunFrom: method,
     cwd: context.cwd,
     providers,
     width: Math.max(60, Math.min(context.stdout.columns ?? 100, 160)),
