@@ -10,7 +10,8 @@ const continueOptions = `  --location P           where bare ids are looked up
   --input key=value      change a kickoff input (repeatable; key:=<json> for non-strings);
                          only tasks that have not run yet see the new value
   --set-output N=text    replace the output of completed task N (as numbered by \`info\`);
-                         every later task runs again (repeatable)
+                         the later tasks of its crew run again (in a flow, also
+                         the crews its method started after it) (repeatable)
   --answer "text"        the answer a paused flow waits for (its ask()); it continues with it
   --on-conflict fork     when another process is continuing this run right now (SQLite,
                          Postgres; JSON on this machine), continue on a new branch instead

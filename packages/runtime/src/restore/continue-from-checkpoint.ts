@@ -51,7 +51,11 @@ export interface ContinueOptions {
   rerunFrom?: string;
   /** New kickoff inputs; they re-template pending tasks only. Default: the saved inputs. */
   inputs?: Record<string, unknown>;
-  /** Flat task index (across the checkpoint's crews, in order) → edited raw output; every later task re-runs. */
+  /**
+   * Flat task index (across the checkpoint's crews, in order) → edited raw output. The later tasks of
+   * its crew run again; in a flow, so do the crews its method started after it, never a parallel
+   * method's (see `editTaskOutputsInDocument`).
+   */
   taskOutputs?: Record<number, string>;
   /**
    * The answer to the question a paused flow waits for (its `ask()`); the flow continues with it.

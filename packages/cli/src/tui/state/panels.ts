@@ -247,7 +247,7 @@ export const helpLines: readonly string[] = [
   '',
   'Editing: type to change, enter saves, esc cancels, ctrl+j new line,',
   '  ctrl+u clears to the start, ctrl+k to the end.',
-  'Editing an output re-runs every later task; an edited input is used by',
+  'Editing an output re-runs the later tasks of its crew; an edited input is used by',
   '  tasks that have not run yet. A * after #N marks a checkpoint with edits.',
   '',
   'Press any key to close this help.',
