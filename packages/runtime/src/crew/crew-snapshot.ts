@@ -6,6 +6,7 @@ import {
   encodeValue,
   type JsonValue,
   type ProviderRegistry,
+  redactSecrets,
   type SettledValues,
   type ValueCodec,
 } from '@crewline/runtime-state';
@@ -170,7 +171,11 @@ function warnOfChangedTasks(crew: CrewParts, crewName: string, stored: readonly 
     const task = crew.tasks[index]!;
     const hasWork = saved.output !== null || saved.conversation !== null;
     if (!hasWork) return [];
-    if (task.description === saved.description && task.expectedOutput === saved.expectedOutput) return [];
+    if (
+      sameAsStored(task.description, saved.description) &&
+      sameAsStored(task.expectedOutput, saved.expectedOutput)
+    )
+      return [];
     return [
       `task ${index + 1} (now "${oneLine(task.description)}", saved as "${oneLine(saved.description)}")`,
     ];
@@ -180,6 +185,11 @@ function warnOfChangedTasks(crew: CrewParts, crewName: string, stored: readonly 
     component,
     `crew "${crewName}": ${changed.join('; ')} changed since the checkpoint; the saved work of ${changed.length === 1 ? 'that task' : 'those tasks'} (made with the old text) is kept and later tasks run with the new one. To run ${changed.length === 1 ? 'it' : 'them'} again with the new text, continue from a checkpoint taken before ${changed.length === 1 ? 'it' : 'they'} started, or replace ${changed.length === 1 ? 'its' : 'their'} output (crewline checkpoint fork --set-output N=…)`,
   );
+}
+
+/** Whether `live` is what was stored as `stored`: checkpoints hold texts with their secrets redacted. */
+function sameAsStored(live: string, stored: string): boolean {
+  return live === stored || redactSecrets(live) === stored;
 }
 
 function oneLine(text: string): string {
