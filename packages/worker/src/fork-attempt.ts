@@ -9,6 +9,12 @@ export interface ForkStart {
   restoreFrom: string;
   /** Flat task index → edited raw output; every later task runs again. */
   taskOutputs: Readonly<Record<string, string>>;
+  /**
+   * A flow's fork: the method it re-runs (`queue.fork`'s `rerunFrom`). Its executions start from
+   * scratch, even those half done in the save (taken while it ran beside another listener) that
+   * would otherwise continue their crews on the old inputs. Default: none.
+   */
+  rerunFrom?: string;
 }
 
 export interface ForkAttemptOptions {
@@ -28,7 +34,7 @@ export interface ForkAttemptOptions {
  * A crew's edited task outputs are set through the crew's one edit (every later task is
  * invalidated) and its kickoff gets the fork's inputs (they re-template the tasks that run again);
  * a flow (the class registered under the run's name) continues with the inputs put into its state,
- * running what is pending at that checkpoint — with `rerunFrom`, the method asked and those after.
+ * running what is pending at that checkpoint — with `rerunFrom`, the method asked (from scratch) and those after.
  * Completed tasks and methods before the fork point are not run, so not paid, again; a task the run
  * was interrupted in starts over when the inputs change (else it continues its saved conversation).
  * The request
@@ -48,7 +54,11 @@ export async function prepareForkAttempt(options: ForkAttemptOptions): Promise<(
   if (entry.kind === 'flow') {
     // Registered as a Flow subclass (RunRegistry checks it is a class; the runtime checks the rest).
     const FlowClass = entry.build as unknown as typeof Flow;
-    const flow = await FlowClass.fork(checkpoint, { bus: options.bus, branch });
+    const flow = await FlowClass.fork(checkpoint, {
+      bus: options.bus,
+      branch,
+      ...(fork.rerunFrom !== undefined ? { rerunFrom: fork.rerunFrom } : {}),
+    });
     return () => flow.kickoff({ inputs: context.inputs, abortSignal: options.abortSignal });
   }
   const crew = await Crew.fork(checkpoint, { bus: options.bus, branch });

@@ -117,8 +117,8 @@ export async function forkRun(
     const id = randomUUID();
     const inserted = await client.query<RunRow>(
       `INSERT INTO ${store.table} (id, name, inputs, idempotency_key, priority, timeout_ms, max_attempts, status,
-                                   fork_of, fork_from, task_outputs)
-       VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, 'queued', $8, $9, $10::jsonb)
+                                   fork_of, fork_from, task_outputs, rerun_from)
+       VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, 'queued', $8, $9, $10::jsonb, $11)
        ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
       [
         id,
@@ -131,6 +131,7 @@ export async function forkRun(
         source.id,
         forkFrom,
         JSON.stringify(options.taskOutputs ?? {}),
+        options.rerunFrom ?? null,
       ],
     );
     const row = inserted.rows[0];

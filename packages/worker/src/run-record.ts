@@ -133,6 +133,8 @@ export interface RunRow {
   fork_of: string | null;
   fork_from: string | null;
   task_outputs: Record<string, string> | null;
+  /** For a flow's fork with `rerunFrom`: that method (its executions start from scratch). */
+  rerun_from: string | null;
   question: string | null;
   question_method: string | null;
   question_kind: string | null;

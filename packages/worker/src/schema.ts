@@ -6,9 +6,10 @@ import type pg from 'pg';
  * worker that last handed a queued run back because it registers no crew or flow under its name.
  * 4: the index of queued passed-over runs, led by their name, which the workers that register it
  * take by name (rows unchanged: a worker of layout 3 works on a table of layout 4, and the other way
- * round).
+ * round). 5: `rerun_from`, the method a flow's fork re-runs (a worker of layout 4 would continue
+ * that method's half-done crews instead of starting them over).
  */
-export const RUNS_LAYOUT_VERSION = 4;
+export const RUNS_LAYOUT_VERSION = 5;
 
 /** `"<schema>".worker_runs`, quoted. */
 export function runsTable(schema: string): string {
@@ -59,6 +60,7 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
       fork_of text,
       fork_from text,
       task_outputs jsonb,
+      rerun_from text,
       passed_over jsonb,
       layout_version integer NOT NULL DEFAULT ${RUNS_LAYOUT_VERSION},
       created_at timestamptz NOT NULL DEFAULT now(),
@@ -72,6 +74,7 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
     ${upgradeToPausedRuns(table, schema)}
     ${upgradeToPassedOverRuns(table, schema)}
     ${upgradeToPassedOverIndex(table, schema)}
+    ${upgradeToRerunForks(table, schema)}
     COMMIT;`);
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -139,6 +142,11 @@ function upgradeToForkedRuns(table: string, schema: string): string {
     'fork_from',
     'ADD COLUMN fork_of text, ADD COLUMN fork_from text, ADD COLUMN task_outputs jsonb',
   );
+}
+
+/** Layout 4 → 5: adds `rerun_from`, the method a flow's fork re-runs (see `ForkStart.rerunFrom`). */
+function upgradeToRerunForks(table: string, schema: string): string {
+  return upgradeBlock(table, schema, 'rerun_from', 'ADD COLUMN rerun_from text');
 }
 
 /**

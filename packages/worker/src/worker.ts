@@ -326,7 +326,11 @@ export class Worker {
     // the fork's own lineage like any run's.
     const fork =
       row.lineage_id === null && row.fork_from !== null
-        ? { restoreFrom: row.fork_from, taskOutputs: row.task_outputs ?? {} }
+        ? {
+            restoreFrom: row.fork_from,
+            taskOutputs: row.task_outputs ?? {},
+            ...(row.rerun_from ? { rerunFrom: row.rerun_from } : {}),
+          }
         : undefined;
     return runAttempt({
       entry,

@@ -57,7 +57,7 @@ export type LoadedFactory = (
   loaded: LoadedCheckpoint,
   config: CheckpointConfigInput,
   options: FlowOptions<any>,
-  restore?: { fork?: { branch?: string | undefined } },
+  restore?: { fork?: { branch?: string | undefined }; rerunFrom?: string },
 ) => Promise<Flow<any>>;
 
 /**
@@ -106,9 +106,18 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       options?: FlowOptions<any>,
     ) => T,
     config: CheckpointConfigInput,
-    options: FlowOptions<any> & { branch?: string } = {},
+    options: FlowOptions<any> & {
+      branch?: string;
+      /**
+       * The method a fork re-runs: its due executions start from scratch (their crews' saved tasks
+       * and conversations are dropped, even from a save taken while it ran beside another listener),
+       * as `kickoff({ rerunFrom })` does. Give a checkpoint saved before that method completed.
+       * Default: none (the fork continues what is pending at the checkpoint, half-done crews included).
+       */
+      rerunFrom?: string;
+    } = {},
   ): Promise<T> {
-    const { branch, ...flowOptions } = options;
+    const { branch, rerunFrom, ...flowOptions } = options;
     return restoreFromCheckpoint(
       config,
       options,
@@ -116,6 +125,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
         // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
         (Flow.fromLoaded as LoadedFactory).call(this, loaded, config, flowOptions, {
           fork: { branch },
+          ...(rerunFrom !== undefined ? { rerunFrom } : {}),
         }) as Promise<T>,
     );
   }
