@@ -20,6 +20,7 @@ import {
   readyProvider,
   type ValueCodec,
 } from '@crewline/runtime-state';
+import { keptEntity } from '@crewline/runtime-state/internal';
 import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
 import { claimSnapshot } from './claim-snapshot.js';
@@ -29,7 +30,7 @@ import { forkOnConflictMessage, olderCheckpointMessage } from './fork-on-conflic
 import { DEFAULT_LEASE_TTL_MS, LineageLease } from './lineage-lease.js';
 import { builtinRegistry, defaultProvider, registryOf } from './provider-registry.js';
 import { runValueCodec } from './run-value-codec.js';
-import { savedWorkOf, standInFor } from './saved-work-stand-ins.js';
+import { savedWorkOf } from './saved-work-stand-ins.js';
 import { trackRunForSignals } from './signals.js';
 
 const component = 'runtime';
@@ -392,7 +393,7 @@ export class Run {
       // Joined already: carried as the work of a completed method, or a stand-in of an outer flow's.
       if (this.state.entities.some((entity) => entity.entityId === snapshot.id)) continue;
       const summary = summaries.find((entity) => entity.kind === snapshot.kind && entity.id === snapshot.id);
-      joinRun(this.state, standInFor(snapshot, summary));
+      joinRun(this.state, keptEntity(snapshot, summary, { standIn: true }));
     }
   }
 

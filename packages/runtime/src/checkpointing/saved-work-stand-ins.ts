@@ -1,4 +1,4 @@
-import type { CheckpointableEntity, EntitySnapshot, EntitySummary } from '@crewline/runtime-state';
+import type { EntitySnapshot } from '@crewline/runtime-state';
 import { parseFlowData } from '@crewline/runtime-state/internal';
 
 /**
@@ -28,24 +28,4 @@ export function savedWorkOf(unclaimed: readonly EntitySnapshot[], ids: Iterable<
     }
   }
   return unclaimed.filter((snapshot) => wanted.has(snapshot.id));
-}
-
-/**
- * A saved snapshot kept in a restored run's entity list in the place of the entity that takes it up
- * again (see `CheckpointableEntity.standIn`): the entity joining under its id replaces it there.
- */
-export function standInFor(
-  snapshot: EntitySnapshot,
-  summary: EntitySummary | undefined,
-): CheckpointableEntity {
-  const summarized = summary ?? { kind: snapshot.kind, id: snapshot.id, name: snapshot.name };
-  return {
-    entityKind: snapshot.kind,
-    entityId: snapshot.id,
-    entityName: snapshot.name,
-    standIn: true,
-    // Read from the checkpoint and unchanged until replaced: settled in the run, stored once.
-    snapshotEntity: (settled) => settled?.settle(snapshot) ?? snapshot,
-    summarizeEntity: () => summarized,
-  };
 }

@@ -1,11 +1,5 @@
-import type {
-  CheckpointableEntity,
-  CheckpointDocument,
-  EntitySnapshot,
-  EntitySummary,
-  LoadedCheckpoint,
-} from '@crewline/runtime-state';
-import { parseFlowData } from '@crewline/runtime-state/internal';
+import type { CheckpointDocument, EntitySnapshot, LoadedCheckpoint } from '@crewline/runtime-state';
+import { keptEntity, parseFlowData } from '@crewline/runtime-state/internal';
 import { claimSnapshot } from '../checkpointing/claim-snapshot.js';
 import { joinRun } from '../checkpointing/entity-joins.js';
 import type { Run } from '../checkpointing/run.js';
@@ -23,18 +17,10 @@ export function carryNestedSnapshots(run: Run, execution: FlowExecution, restore
       : run.takeRestoredSnapshotOf(entity.kind, entity.id),
   );
   for (const snapshot of carried) {
-    const summary: EntitySummary = restored.document.metadata.entities.find(
+    const summary = restored.document.metadata.entities.find(
       (entity) => entity.kind === snapshot.kind && entity.id === snapshot.id,
-    ) ?? { kind: snapshot.kind, id: snapshot.id, name: snapshot.name };
-    const preserved: CheckpointableEntity = {
-      entityKind: snapshot.kind,
-      entityId: snapshot.id,
-      entityName: snapshot.name,
-      // Read from the checkpoint and never changed again: settled in the run, stored once.
-      snapshotEntity: (settled) => settled?.settle(snapshot) ?? snapshot,
-      summarizeEntity: () => summary,
-    };
-    joinRun(run.state, preserved);
+    );
+    joinRun(run.state, keptEntity(snapshot, summary));
   }
 }
 
