@@ -76,3 +76,19 @@ export function claimSnapshot(
     ),
   );
 }
+
+/**
+ * Takes out of `unclaimed` the saved snapshot of an entity a flow's saved execution names (a crew its
+ * completed method ran): the one saved under its id, or, in a checkpoint written before ids were
+ * recorded, the next of its kind and name ({@link claimSnapshot}). The one rule of a restored run
+ * (`Run.takeSavedEntity`) and of a continuation's plan (`carriedSnapshots`).
+ */
+export function claimSavedEntity(
+  unclaimed: EntitySnapshot[],
+  entity: StartedEntity,
+  rules: ClaimRules = {},
+): EntitySnapshot | undefined {
+  if (entity.id === undefined) return claimSnapshot(unclaimed, entity.kind, entity.name, undefined, rules);
+  const index = unclaimed.findIndex((snapshot) => snapshot.kind === entity.kind && snapshot.id === entity.id);
+  return index < 0 ? undefined : unclaimed.splice(index, 1)[0];
+}

@@ -23,7 +23,7 @@ import {
 import { keptEntity } from '@crewline/runtime-state/internal';
 import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
-import { claimSnapshot } from './claim-snapshot.js';
+import { claimSavedEntity, claimSnapshot, type StartedEntity } from './claim-snapshot.js';
 import { joinRun } from './entity-joins.js';
 import { assertNewForkBranch, newerHeadWithoutLeases } from './fork-branch.js';
 import { forkOnConflictMessage, olderCheckpointMessage } from './fork-on-conflict.js';
@@ -410,14 +410,12 @@ export class Run {
   }
 
   /**
-   * The saved snapshot of the entity that had `id` in the restored run, if nobody took it yet: what
-   * a flow sets aside for the crews its completed methods ran (see `carryNestedSnapshots`).
+   * The saved snapshot of an entity a restored flow's execution names (by its id, or by name in older
+   * checkpoints), if nobody took it yet: what a flow sets aside for the crews its completed methods
+   * ran (see `carryNestedSnapshots`).
    */
-  takeRestoredSnapshotOf(kind: EntityKind, id: string): EntitySnapshot | undefined {
-    const index = this.#unclaimedSnapshots.findIndex(
-      (snapshot) => snapshot.kind === kind && snapshot.id === id,
-    );
-    return index < 0 ? undefined : this.#unclaimedSnapshots.splice(index, 1)[0];
+  takeSavedEntity(entity: StartedEntity): EntitySnapshot | undefined {
+    return claimSavedEntity(this.#unclaimedSnapshots, entity, { reserved: this.#reserved });
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { CheckpointDocument, EntitySnapshot, LoadedCheckpoint } from '@crewline/runtime-state';
 import { keptEntity, parseFlowData } from '@crewline/runtime-state/internal';
-import { claimSnapshot } from '../checkpointing/claim-snapshot.js';
+import { claimSavedEntity, claimSnapshot } from '../checkpointing/claim-snapshot.js';
 import { joinRun } from '../checkpointing/entity-joins.js';
 import type { Run } from '../checkpointing/run.js';
 import type { FlowExecution, NestedEntity } from '../flow/run-progress.js';
@@ -11,11 +11,7 @@ import type { FlowExecution, NestedEntity } from '../flow/run-progress.js';
  * keep them in the run, so every checkpoint still holds every entity of the run.
  */
 export function carryNestedSnapshots(run: Run, execution: FlowExecution, restored: LoadedCheckpoint): void {
-  const carried = claimNested(execution.nestedEntities, (entity) =>
-    entity.id === undefined
-      ? run.takeRestoredSnapshot(entity.kind, entity.name)
-      : run.takeRestoredSnapshotOf(entity.kind, entity.id),
-  );
+  const carried = claimNested(execution.nestedEntities, (entity) => run.takeSavedEntity(entity));
   for (const snapshot of carried) {
     const summary = restored.document.metadata.entities.find(
       (entity) => entity.kind === snapshot.kind && entity.id === snapshot.id,
@@ -35,14 +31,7 @@ export function carriedSnapshots(document: CheckpointDocument): EntitySnapshot[]
   const root = document.entities[0];
   if (root?.kind !== 'flow') return [];
   const unclaimed = [...document.entities];
-  const claim = (entity: NestedEntity): EntitySnapshot | undefined => {
-    if (entity.id === undefined)
-      return claimSnapshot(unclaimed, entity.kind, entity.name, undefined, { started: [] });
-    const index = unclaimed.findIndex(
-      (snapshot) => snapshot.kind === entity.kind && snapshot.id === entity.id,
-    );
-    return index < 0 ? undefined : unclaimed.splice(index, 1)[0];
-  };
+  const claim = (entity: NestedEntity) => claimSavedEntity(unclaimed, entity, { started: [] });
   claimSnapshot(unclaimed, root.kind, root.name, undefined, { started: [] });
   const carried = claimNested(parseFlowData(root).execution.nestedEntities, claim);
   for (const flow of unclaimed.filter((snapshot) => snapshot.kind === 'flow')) {
