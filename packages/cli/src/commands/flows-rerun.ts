@@ -88,9 +88,8 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     reference: point.reference,
     tasks,
     mode: 'resume',
-    // Its later saves go on a branch of their own, which it says itself ("forked onto branch …").
-    expectNewBranch: true,
-    // The method runs from scratch: crews it had started when the save was taken are not continued.
+    // The method runs from scratch (crews it had started when the save was taken are not continued),
+    // its later saves on a branch of their own, which it says itself ("forked onto branch …").
     rerunFrom: method,
     cwd: context.cwd,
     providers,

@@ -19,11 +19,10 @@ export interface ContinueRequest {
   humanInput?: string;
   /** When another process is continuing the same run: refuse (default) or continue on a new branch. */
   onConflict?: 'error' | 'fork';
-  /** A re-run: the older checkpoint is continued on a new branch on purpose (said at info level, not warned). */
-  expectNewBranch?: boolean;
   /**
    * A re-run: the flow method it runs again (`flows rerun --from`), whose executions start from
-   * scratch rather than continue work saved while it ran beside another method. Implies `expectNewBranch`.
+   * scratch rather than continue work saved while it ran beside another method, on a new branch it
+   * asks for (not warned about).
    */
   rerunFrom?: string;
   /** Project directory: its crewline.config.ts is loaded first. */
@@ -94,7 +93,6 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
       ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
       ...(request.humanInput !== undefined ? { humanInput: request.humanInput } : {}),
       ...(request.onConflict !== undefined ? { onConflict: request.onConflict } : {}),
-      ...(request.expectNewBranch ? { expectNewBranch: true } : {}),
       ...(request.rerunFrom !== undefined ? { rerunFrom: request.rerunFrom } : {}),
       ...(request.providers ? { providers: request.providers } : {}),
       ...(onEvent ? { onEvent } : {}),

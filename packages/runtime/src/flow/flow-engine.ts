@@ -319,7 +319,7 @@ export class FlowEngine<State extends object> {
           inputs: runInputs,
           ...(restore ? { restored: restore.loaded } : {}),
           ...(restore?.fork ? { fork: restore.fork } : {}),
-          ...(restore?.expectNewBranch ? { expectNewBranch: true } : {}),
+          ...(restore?.rerunFrom !== undefined ? { expectNewBranch: true } : {}),
           // An answer to a question its run went past: answered already, what follows ran already.
           ...(plan.answer !== undefined && restore !== undefined && restore.fork === undefined
             ? {

@@ -141,8 +141,6 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     restore: {
       fork?: { branch?: string | undefined };
       registry?: ProjectRegistry;
-      /** Continued on purpose though its run went past it (a re-run): see `PendingRestore.expectNewBranch`. */
-      expectNewBranch?: boolean;
       /** The method a re-run runs again: see `PendingRestore.rerunFrom`. */
       rerunFrom?: string;
     } = {},
@@ -169,11 +167,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     );
     // A checkpoint setting the caller gives is used as given.
     if (options.checkpoint !== undefined) flow.checkpoint = options.checkpoint;
-    flow.#pendingRestore = {
-      ...pending,
-      ...(restore.expectNewBranch || restore.rerunFrom !== undefined ? { expectNewBranch: true } : {}),
-      ...(restore.rerunFrom !== undefined ? { rerunFrom: restore.rerunFrom } : {}),
-    };
+    flow.#pendingRestore =
+      restore.rerunFrom === undefined ? pending : { ...pending, rerunFrom: restore.rerunFrom };
     if (fork) flow.#engine.setStateId(fork.stateId);
     return flow;
   }
@@ -324,9 +319,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     // A re-run continues a save its run went past, on a new branch: that is what it asks for.
     if (restore)
       this.#pendingRestore =
-        options.rerunFrom === undefined
-          ? restore
-          : { ...restore, expectNewBranch: true, rerunFrom: options.rerunFrom };
+        options.rerunFrom === undefined ? restore : { ...restore, rerunFrom: options.rerunFrom };
     return this.#start({ inputs, answer: undefined, abortSignal: options.abortSignal });
   }
 

@@ -37,16 +37,11 @@ export interface ContinueOptions {
   /** Fork only: the new branch. Default: generated (`fork/<id>-<hex>`). */
   branch?: string;
   /**
-   * Resume only: the checkpoint is continued on purpose though its run went past it (a flow's
-   * re-run, `crewline checkpoint flows rerun`), so the new branch it moves to is said at info level,
-   * not warned about. Default `false`.
-   */
-  expectNewBranch?: boolean;
-  /**
    * Resume of a flow only: the method a re-run runs again (`crewline checkpoint flows rerun --from`,
    * the checkpoint `findRerunPoint` picked). Its executions due to run start from scratch: work they
    * had started when the checkpoint was taken (beside a method running at the same time) is not
-   * handed back. Implies `expectNewBranch`. Default: none (every execution continues its saved work).
+   * handed back, and the new branch it moves to (off a checkpoint its run went past) is said at info
+   * level, not warned about. Default: none (every execution continues its saved work).
    */
   rerunFrom?: string;
   /** New kickoff inputs; they re-template pending tasks only. Default: the saved inputs. */
@@ -170,9 +165,6 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
       ...(options.inputs ? { inputs: options.inputs } : {}),
       ...(options.humanInput !== undefined ? { humanInput: options.humanInput } : {}),
       ...(options.onConflict !== undefined ? { onConflict: options.onConflict } : {}),
-      ...(options.mode === 'resume' && (options.expectNewBranch || options.rerunFrom !== undefined)
-        ? { expectNewBranch: true }
-        : {}),
       ...(options.mode === 'resume' && options.rerunFrom !== undefined
         ? { rerunFrom: options.rerunFrom }
         : {}),
@@ -225,8 +217,6 @@ interface RestoreRequest {
   bus?: EventBus;
   /** What to do when another process is continuing the same run (see `CheckpointConfigInput`). */
   onConflict?: 'error' | 'fork';
-  /** See `ContinueOptions.expectNewBranch` (flows: a re-run). */
-  expectNewBranch?: boolean;
   /** See `ContinueOptions.rerunFrom`. */
   rerunFrom?: string;
 }
@@ -288,7 +278,6 @@ const restoreFlow: EntityRestorer = async (request) => {
     {
       registry: request.registry,
       ...(request.mode === 'fork' ? { fork: { branch: request.branch } } : {}),
-      ...(request.expectNewBranch ? { expectNewBranch: true } : {}),
       ...(request.rerunFrom !== undefined ? { rerunFrom: request.rerunFrom } : {}),
     },
   );

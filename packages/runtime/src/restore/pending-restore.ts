@@ -19,14 +19,10 @@ export interface PendingRestore {
   /** Set for a fork: the branch it writes on (chosen and checked already). */
   fork?: { branch: string };
   /**
-   * The caller continues an older checkpoint on purpose (a flow's `rerunFrom`): the new branch the
-   * run moves to is what it asked for (see `RunOptions.expectNewBranch`).
-   */
-  expectNewBranch?: boolean;
-  /**
    * The method a re-run runs again (`rerunFrom`): its executions due to run start from scratch, so
    * the work they had started when the save was taken (while it ran beside another method) is not
-   * handed back to them.
+   * handed back to them; and the new branch it moves to, off a save its run went past, is what it
+   * asked for (see `RunOptions.expectNewBranch`).
    */
   rerunFrom?: string;
 }
