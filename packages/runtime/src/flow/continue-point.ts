@@ -119,7 +119,16 @@ export async function rerunCheckpoint(
       `kickoff(): rerunFrom needs the state to re-run: pass inputs.id (ids are listed by ${flow.flowName}.listStates())`,
     );
   }
-  const target = await persistTarget(graph, resolveCheckpointChain([flow.checkpoint]));
+  const config = resolveCheckpointChain([flow.checkpoint]);
+  // Such a flow saves nothing: "no saves of flow state" in the default location would send the user
+  // looking for an id, not for the missing decorator.
+  if (graph.persistOptions === undefined && config === undefined) {
+    throw flowError(
+      'invalid_argument',
+      `kickoff(): rerunFrom re-runs from the saves of a flow's state, and flow "${flow.flowName}" saves none: add @persist() to the class (or to the methods to save after), or give it a checkpoint config`,
+    );
+  }
+  const target = await persistTarget(graph, config);
   const point = await findRerunPoint(target.location, id, method, {
     provider: target.provider,
     flowName: flow.flowName,

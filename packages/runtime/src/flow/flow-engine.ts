@@ -32,7 +32,13 @@ import { joinRestoredRun, type PendingRestore } from '../restore/pending-restore
 import { flowError } from './errors.js';
 import { type FlowGraph, flowGraph } from './flow-graph.js';
 import { type FlowState, newStateId } from './flow-state.js';
-import { loadStateCheckpoint, persistTarget, saveFlowState, stateBranch } from './flow-storage.js';
+import {
+  loadStateCheckpoint,
+  persistTarget,
+  saveFlowState,
+  stateBranch,
+  warnIfPersistLocationOverridden,
+} from './flow-storage.js';
 import type { FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
 import { resumeHint } from './human-input.js';
 import { MethodScheduler } from './method-scheduler.js';
@@ -300,6 +306,7 @@ export class FlowEngine<State extends object> {
       : {};
     const runInputs = { ...storedInputs, ...plan.inputs };
     const target = await persistTarget(graph, config, restore?.loaded);
+    warnIfPersistLocationOverridden(flowName, graph, config, target);
     const written = { last: undefined as string | undefined, pause: undefined as string | undefined };
     let runState: unknown;
     const stopTracking = bus.on(

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { type EventBus, logger } from '@crewline/events';
 import {
   type CheckpointConfig,
@@ -109,6 +110,29 @@ export async function persistTarget(
   }
   if (restored) return { provider: restored.provider, location: restored.location };
   return storageTarget(graph.persistOptions?.location, graph.persistOptions?.provider);
+}
+
+/**
+ * Says so when the flow's checkpoint config sends its states somewhere else than the location its
+ * `@persist({ location })` names: the config wins (a worker or a test points every run at its own
+ * storage), and without a word the states vanished from where the class said they would be (trial:
+ * `listStates()` found nothing). `target` is where they go ({@link persistTarget}).
+ */
+export function warnIfPersistLocationOverridden(
+  flowName: string,
+  graph: FlowGraph,
+  config: CheckpointConfig | undefined,
+  target: StorageTarget,
+): void {
+  const asked = graph.persistOptions?.location;
+  if (config === undefined || asked === undefined || asked === config.location) return;
+  // A path names the same place however it is spelt; a URL only as written (never printed: it may
+  // carry a password, which the resolved location has left out).
+  if (!asked.includes('://') && resolve(asked) === resolve(target.location)) return;
+  logger.warn(
+    flowComponent,
+    `flow "${flowName}": its checkpoint config's location ${target.location} takes the place of the one @persist({ location }) names: its states are saved and found there (${flowName}.listStates({ location }) and crewline checkpoint flows list them with that location); give both the same location, or drop one`,
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { EventBus } from '@crewline/events';
 import { JsonProvider } from '@crewline/provider-json';
 import { afterAll, describe, expect, it } from 'vitest';
+import { captureLogs } from '../testing/index.js';
 import { Flow, listen, listFlowStates, persist, start } from './index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'crewline-persist-'));
@@ -149,6 +150,34 @@ describe('@persist()', () => {
     const saved = await provider.list(provider.resolveLocation(location));
     expect(saved).toHaveLength(2);
     expect(saved.every((checkpoint) => checkpoint.branch === 'flow-states/both')).toBe(true);
+  });
+
+  // Trial (flows) 5: the config's location won without a word, and listStates() found nothing.
+  it('says so when a checkpoint config sends the states elsewhere than @persist({ location })', async () => {
+    const named = freshLocation();
+    const configured = freshLocation();
+    const { PersistentCounter } = persistentCounter(named);
+    const logs = captureLogs();
+    try {
+      await new PersistentCounter({
+        bus: new EventBus(),
+        checkpoint: { location: configured, onEvents: ['method_execution_finished'] },
+      }).kickoff({ inputs: { id: 'elsewhere' } });
+      await new PersistentCounter({
+        bus: new EventBus(),
+        checkpoint: { location: `${named}/../${named.split('/').pop()}`, onEvents: ['method_execution_finished'] },
+      }).kickoff({ inputs: { id: 'same-place' } });
+      const warnings = logs.expect('takes the place of');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.level).toBe('warn');
+      expect(warnings[0]?.message).toContain(
+        `location ${configured} takes the place of the one @persist({ location }) names`,
+      );
+    } finally {
+      logs.stop();
+    }
+    expect(await listFlowStates(named)).toMatchObject([{ id: 'same-place' }]);
+    expect(await listFlowStates(configured)).toMatchObject([{ id: 'elsewhere' }]);
   });
 
   it('keeps ids that are not safe as branch names findable', async () => {

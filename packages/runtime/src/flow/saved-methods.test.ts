@@ -208,3 +208,21 @@ describe('a saved run that completed a method renamed since, which a join still 
     expect(await provider.list('mem')).toHaveLength(written);
   });
 });
+
+describe('rerunFrom on a flow that saves nothing', () => {
+  // Trial (flows) 5: a class without @persist and without a checkpoint config was told "no saves of
+  // flow state" in the default location, as if its id were wrong.
+  it('names what makes a flow save its state', async () => {
+    class Unsaved extends Flow {
+      @start() first() {
+        return 1;
+      }
+      @listen('first') second() {
+        return 2;
+      }
+    }
+    await expect(
+      new Unsaved({ bus: new EventBus() }).kickoff({ inputs: { id: 'u-1' }, rerunFrom: 'second' }),
+    ).rejects.toThrow(/flow "Unsaved" saves none: add @persist\(\) to the class/);
+  });
+});
