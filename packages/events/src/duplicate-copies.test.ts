@@ -98,15 +98,29 @@ describe('two copies of @crewline/events in one process', () => {
     }
   });
 
-  it('recognise each other’s errors: isInstance and hasCode work across copies', () => {
+  it('recognise each other’s errors: instanceof, isInstance and hasCode work across copies', () => {
     const fromSecond = new second.CrewlineError('test', 'not_found', 'no such checkpoint');
     const fromFirst = new first.CrewlineError('test', 'conflict', 'held elsewhere');
-    expect(fromSecond instanceof first.CrewlineError).toBe(false); // why the brand exists
+    expect(fromSecond instanceof first.CrewlineError).toBe(true);
+    expect(fromFirst instanceof second.CrewlineError).toBe(true);
+    expect(new Error('plain') instanceof second.CrewlineError).toBe(false);
     expect(first.CrewlineError.isInstance(fromSecond)).toBe(true);
     expect(second.CrewlineError.isInstance(fromFirst)).toBe(true);
     expect(first.CrewlineError.hasCode(fromSecond, 'not_found')).toBe(true);
     expect(second.CrewlineError.hasCode(fromFirst, 'not_found')).toBe(false);
     expect(first.CrewlineError.isInstance(new Error('plain'))).toBe(false);
+  });
+
+  it('keep ordinary instanceof for subclasses: only the base class goes by the brand', () => {
+    class FirstSubclass extends first.CrewlineError {}
+    class SecondSubclass extends second.CrewlineError {}
+    const base = new second.CrewlineError('test', 'conflict', 'held elsewhere');
+    const fromFirstSubclass = new FirstSubclass('test', 'conflict', 'held elsewhere');
+    expect(base instanceof FirstSubclass).toBe(false);
+    expect(fromFirstSubclass instanceof FirstSubclass).toBe(true);
+    expect(fromFirstSubclass instanceof SecondSubclass).toBe(false);
+    expect(fromFirstSubclass instanceof second.CrewlineError).toBe(true);
+    expect(new SecondSubclass('test', 'conflict', 'x') instanceof first.CrewlineError).toBe(true);
   });
 
   it('share the logger settings: a sink set through one copy receives what the other logs', () => {

@@ -63,9 +63,10 @@ function redactCauses(value: unknown, depth = 0, seen = new Set<object>()): unkn
 
 /**
  * Base of every error crewline throws. The message starts with the component in brackets, names what
- * is wrong and says how to fix it; credentials are scrubbed from it and from its causes. Use
- * {@link CrewlineError.isInstance} rather than `instanceof`: two copies of a package in one install
- * break `instanceof`, the brand survives it.
+ * is wrong and says how to fix it; credentials are scrubbed from it and from its causes.
+ * `error instanceof CrewlineError` holds for an error of another copy of this package in the process
+ * too (it checks the brand, like {@link CrewlineError.isInstance}); `instanceof` a subclass keeps its
+ * ordinary meaning.
  */
 export class CrewlineError extends Error {
   readonly code: CrewlineErrorCode;
@@ -87,6 +88,20 @@ export class CrewlineError extends Error {
     this.code = code;
     this.component = component;
     this.details = options.details;
+  }
+
+  /**
+   * `instanceof CrewlineError` by the brand: two copies of this package in one install (two versions,
+   * or one bundled) each have their own class, and an error thrown by one must still be a
+   * CrewlineError to code that imported the other. Subclasses are compared by their prototype chain as
+   * usual: a brand says an error is a crewline error, not which subclass it is.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // `this` is the class right of `instanceof`: CrewlineError itself, or a subclass.
+    // biome-ignore lint/complexity/noThisInStatic: which class is asked is the point
+    if (this === CrewlineError) return CrewlineError.isInstance(value);
+    // biome-ignore lint/complexity/noThisInStatic: a subclass keeps the prototype-chain check
+    return Function.prototype[Symbol.hasInstance].call(this, value);
   }
 
   static isInstance(value: unknown): value is CrewlineError {
