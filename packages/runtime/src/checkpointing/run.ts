@@ -27,6 +27,7 @@ import { claimSavedEntity, claimSnapshot, type StartedEntity } from './claim-sna
 import { joinRun } from './entity-joins.js';
 import { assertNewForkBranch, newerHeadWithoutLeases } from './fork-branch.js';
 import { forkOnConflictMessage, olderCheckpointMessage } from './fork-on-conflict.js';
+import { continuedSinceRead, wasHeadWhenRead } from './head-when-read.js';
 import { DEFAULT_LEASE_TTL_MS, LineageLease } from './lineage-lease.js';
 import { builtinRegistry, defaultProvider, registryOf } from './provider-registry.js';
 import { runValueCodec } from './run-value-codec.js';
@@ -60,7 +61,9 @@ export interface RunOptions {
   /**
    * When the store fences lineage heads and another process holds (or already continued) the head
    * this run would continue: `'error'` (default) rejects with the store's `conflict` error; `'fork'`
-   * continues on a new branch instead.
+   * continues on a new branch instead. A checkpoint its run had already gone past when it was read
+   * moves to a new branch either way (a deliberate re-run); one that was the latest when read and was
+   * continued since is refused with a `conflict` unless `'fork'` (see `RestoredCheckpoint`).
    */
   onConflict?: 'error' | 'fork';
   /**
@@ -244,8 +247,12 @@ export class Run {
           )
         : undefined;
     const onConflict = options.onConflict ?? config?.onConflict;
-    if (newerHead !== undefined && options.refuseIfContinued && onConflict !== 'fork')
-      throw options.refuseIfContinued(options.restored!.document.metadata.id, newerHead);
+    if (newerHead !== undefined && onConflict !== 'fork') {
+      const { id, lineageId } = options.restored!.document.metadata;
+      if (options.refuseIfContinued) throw options.refuseIfContinued(id, newerHead);
+      // Continued by someone else since it was read as the latest: see claimHead.
+      if (wasHeadWhenRead(options.restored!)) throw continuedSinceRead(id, newerHead, lineageId);
+    }
     const run = new Run({ ...options, config, bus });
     run.#outer = enclosingRun.getStore();
     startWatcher.getStore()?.(run);
@@ -471,8 +478,15 @@ async function claimHead(run: Run, options: RunOptions): Promise<LineageLease | 
     // caller asked to fork in that case too.
     const continuedAlready = typeof error.details?.headId === 'string';
     if (!continuedAlready && options.onConflict !== 'fork') throw error;
-    if (continuedAlready && options.refuseIfContinued && options.onConflict !== 'fork')
-      throw options.refuseIfContinued(restored.document.metadata.id, error.details!.headId as string);
+    if (continuedAlready && options.onConflict !== 'fork') {
+      const { id, lineageId } = restored.document.metadata;
+      const headId = error.details!.headId as string;
+      if (options.refuseIfContinued) throw options.refuseIfContinued(id, headId);
+      // The checkpoint was the latest when it was read, and someone continued the run before this
+      // claim (its holder wrote more and let go meanwhile): a new branch would pay for that work
+      // again. Only a checkpoint read as one its run had gone past is re-run on a new branch.
+      if (wasHeadWhenRead(restored)) throw continuedSinceRead(id, headId, lineageId);
+    }
     const branch = state.fork();
     const message = forkOnConflictMessage(error, restored.document.metadata.id, branch);
     // A re-run moving off a save its run went past asked for it; anything else is a surprise.

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import {
   CheckpointRestoreCompletedEvent,
   CheckpointRestoreFailedEvent,
@@ -13,6 +14,7 @@ import {
   loadCheckpoint,
   type ProviderRegistry,
 } from '@crewline/runtime-state';
+import type { RestoredCheckpoint } from '../checkpointing/head-when-read.js';
 import { onlyProvider, registryOf } from '../checkpointing/provider-registry.js';
 
 const component = 'runtime';
@@ -44,7 +46,7 @@ export interface RestoreTargetOptions {
 export async function loadRestoreTarget(
   reference: string | undefined,
   options: RestoreTargetOptions = {},
-): Promise<LoadedCheckpoint> {
+): Promise<RestoredCheckpoint> {
   if (typeof reference !== 'string' || reference === '') {
     throw new CrewlineError(
       component,
@@ -75,7 +77,7 @@ export async function loadRestoreTarget(
         durationMs: performance.now() - started,
       }),
     );
-    return loaded;
+    return { ...loaded, headWhenRead: await headWhenRead(reference, loaded, options) };
   } catch (error) {
     bus.emit(
       { kind: 'checkpoint', id: reference },
@@ -98,4 +100,39 @@ export function restoreOptions(
     ...(config.provider ? { provider: config.provider } : {}),
     ...(config.providers ? { providers: config.providers } : {}),
   };
+}
+
+/**
+ * Whether `loaded` was the newest checkpoint of its run when it was read (see
+ * `RestoredCheckpoint.headWhenRead`): at once for a reference that asks for the latest (it was
+ * resolved as the newest), else asked of the store right after the read. A store that cannot say
+ * leaves it unknown.
+ */
+async function headWhenRead(
+  reference: string,
+  loaded: LoadedCheckpoint,
+  options: RestoreTargetOptions,
+): Promise<boolean | undefined> {
+  if (asksForLatest(reference, loaded, options)) return true;
+  const { id, branch, lineageId } = loaded.document.metadata;
+  try {
+    const latest = await loaded.provider.latest(loaded.location, { branch, lineageId });
+    return latest === undefined || latest.id === id;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True for a reference to a location rather than to one of its checkpoints: no `#id`, no bare id
+ * looked up in the default location, and nothing the provider reads as naming a checkpoint (a JSON
+ * file). The same forms `resolveReference` turns into the location's latest.
+ */
+function asksForLatest(reference: string, loaded: LoadedCheckpoint, options: RestoreTargetOptions): boolean {
+  if (reference.includes('#')) return false;
+  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(reference);
+  if (!isUrl && options.defaultLocation !== undefined && !reference.includes('/') && !existsSync(reference))
+    return false;
+  const parsed = loaded.provider.parseReference(reference);
+  return parsed !== undefined && (parsed.id === undefined || parsed.id === '');
 }
