@@ -1,6 +1,7 @@
 import { type BaseEvent, CrewlineError, type EventContext } from '@crewline/events';
 import { type SystemModelMessage, type TelemetrySettings, ToolChoiceViolationError } from 'ai';
 import type { z } from 'zod';
+import { registerModelCredentials } from '../models/model-credentials.js';
 import type { LanguageModelObject, ModelInput } from '../models/model-id.js';
 import { type ModelRegistry, resolveModel } from '../models/resolve-model.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
@@ -130,6 +131,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     typeof options.model === 'string'
       ? resolveModel(options.model, options.models ? { models: options.models } : {})
       : options.model;
+  registerModelCredentials(model);
   const tools = options.tools ?? {};
   const modelTools = Object.keys(tools).length > 0 ? toModelTools(tools) : undefined;
   const unparsableToolCalls = new Map<string, string>();

@@ -26,6 +26,7 @@ import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpoint
 import { Run } from '../checkpointing/run.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
+import { registerModelCredentials } from '../models/model-credentials.js';
 import { modelIdOf } from '../models/model-id.js';
 import { resolveModel } from '../models/resolve-model.js';
 import type { StoredModelSettings } from '../models/stored-model.js';
@@ -164,6 +165,8 @@ export class Agent implements CheckpointableEntity, AgentParts {
             ...(this.modelSettings ? { settings: this.modelSettings } : {}),
           })
         : (this.llm as LanguageModelV3);
+    // Before the run writes anything: a key given to the model's provider in code shows nowhere else.
+    registerModelCredentials(model);
     return { model, modelId };
   }
 

@@ -68,6 +68,14 @@ function registryEntries(registry: ModelProviderRegistry): ModelProviderMap {
   return providers !== null && typeof providers === 'object' ? (providers as ModelProviderMap) : {};
 }
 
+/** Every provider of a map, or of a registry as far as it shows them. */
+export function providerEntries(value: ModelProviders): ProviderV3[] {
+  return Object.values(isRegistry(value) ? registryEntries(value) : value).filter(
+    (provider): provider is ProviderV3 =>
+      typeof (provider as { languageModel?: unknown } | null)?.languageModel === 'function',
+  );
+}
+
 function separatorOf(registry: ModelProviderRegistry): string {
   const separator = (registry as { separator?: unknown }).separator;
   return typeof separator === 'string' && separator.length > 0 ? separator : ':';

@@ -7,6 +7,7 @@ import {
   openAICompatibleServers,
   type PackageLoader,
 } from './built-in-providers.js';
+import { registerModelCredentials } from './model-credentials.js';
 import { type LanguageModelObject, parseModelId } from './model-id.js';
 import { type ModelProviders, modelFromProviders, providerPrefixes } from './model-providers.js';
 import { offlineModel } from './offline/offline-model.js';
@@ -122,5 +123,7 @@ function asModelObject(model: LanguageModel, id: string, options: ResolveModelOp
       `model "${id}" implements language model specification ${model.specificationVersion}; crewline needs a v3 model (AI SDK 6 provider packages)`,
     );
   }
+  // A registered model or provider may hold a key given in code or in the config: no variable shows it.
+  registerModelCredentials(model);
   return model;
 }

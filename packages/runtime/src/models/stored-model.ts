@@ -2,6 +2,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { isSecretKey } from '@crewline/events';
 import type { JsonObject, JsonValue } from '@crewline/runtime-state';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
+import { isCredentialParameter, registerModelCredentials } from './model-credentials.js';
 import { configOf, modelAddress, type ProviderConfig } from './provider-config.js';
 
 /**
@@ -51,7 +52,7 @@ export function withoutCredentials(address: string): { address: string; removed:
   url.username = '';
   url.password = '';
   for (const name of [...url.searchParams.keys()]) {
-    if (isSecretKey(name) || /^(?:key|token|sig|signature)$/i.test(name)) {
+    if (isCredentialParameter(name)) {
       url.searchParams.delete(name);
       removed = true;
     }
@@ -84,6 +85,8 @@ function customHeaderNames(config: ProviderConfig): string[] {
 
 /** What a checkpoint can store of a model object's settings, and what it cannot. */
 export function storableModel(model: LanguageModelV3): StorableModel {
+  // What is left out here may still be quoted in text the checkpoint stores (a server echoing the key).
+  registerModelCredentials(model);
   const settings: StoredModelSettings = {};
   const unstored: string[] = [];
   const address = modelAddress(model);

@@ -1,4 +1,5 @@
 import type { ModelPrices, ProviderEntry, ValueClassEntry } from '@crewline/runtime-state';
+import { registerModelCredentials, registerProviderCredentials } from '../models/model-credentials.js';
 import { type ModelProviders, validateModelProviders } from '../models/model-providers.js';
 import type { RegisteredModel } from '../models/resolve-model.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
@@ -79,11 +80,17 @@ export class ProjectRegistry {
       this.tools.set(name, tool);
       if (tool.name !== name) this.tools.set(tool.name, tool);
     }
-    for (const [id, model] of Object.entries(config.models ?? {})) this.models[id] = model;
-    if (config.modelProviders !== undefined)
-      this.modelProviders.push(
-        validateModelProviders(config.modelProviders, 'project config: modelProviders'),
-      );
+    for (const [id, model] of Object.entries(config.models ?? {})) {
+      this.models[id] = model;
+      if (typeof model === 'object' && model !== null && model.specificationVersion === 'v3')
+        registerModelCredentials(model);
+    }
+    if (config.modelProviders !== undefined) {
+      const providers = validateModelProviders(config.modelProviders, 'project config: modelProviders');
+      // Now, not when a model is first used: a run's inputs may quote the key before that.
+      registerProviderCredentials(providers);
+      this.modelProviders.push(providers);
+    }
     for (const [name, flowClass] of Object.entries(config.flows ?? {})) this.flows.set(name, flowClass);
     for (const entry of config.classes ?? []) if (!this.classes.includes(entry)) this.classes.push(entry);
     return this;
