@@ -19,10 +19,11 @@ type CandidateRow = [
 
 /**
  * The checkpoints a prune removes, oldest first, by the one retention rule of `planPrune`: per run,
- * never a run's newest, never a fork point. A prune of one run (what `maxCheckpoints` does after each
- * write) reads that run's rows and the rows of other runs forked from it (the fork points), through
- * the lineage and parent indexes; any other prune reads every row's lineage and parent. The full
- * metadata is read only for the rows chosen.
+ * never a run's newest, never a fork point, never a fork's first checkpoint. A prune of one run (what
+ * `maxCheckpoints` does after each write) reads that run's rows, the rows of other runs forked from
+ * it (its fork points) and the parents its rows have in other runs (what makes a row of the run a
+ * fork's first checkpoint), through the lineage, parent and primary key indexes; any other prune
+ * reads every row's lineage and parent. The full metadata is read only for the rows chosen.
  */
 export async function selectPruned(
   client: pg.PoolClient,
@@ -37,7 +38,10 @@ export async function selectPruned(
           text: `SELECT ${columns} FROM ${s}.checkpoints c WHERE c.lineage_id = $1
             UNION ALL
             SELECT ${columns} FROM ${s}.checkpoints c
-              WHERE c.parent_id IN (SELECT id FROM ${s}.checkpoints WHERE lineage_id = $1) AND c.lineage_id <> $1`,
+              WHERE c.parent_id IN (SELECT id FROM ${s}.checkpoints WHERE lineage_id = $1) AND c.lineage_id <> $1
+            UNION ALL
+            SELECT ${columns} FROM ${s}.checkpoints c
+              WHERE c.id IN (SELECT parent_id FROM ${s}.checkpoints WHERE lineage_id = $1) AND c.lineage_id <> $1`,
           values: [options.lineageId],
           rowMode: 'array',
         })

@@ -34,6 +34,19 @@ describe('planPrune', () => {
     expect(idsOf(planPrune(all, { keep: 1, branch: 'main' }))).toEqual(['c1', 'c3']);
   });
 
+  it("keeps a fork's first checkpoint, the one naming its fork point, whatever the fork's retention", () => {
+    const origin = run('a', ['c1', 'c2', 'c4', 'c7']);
+    const fork = run('fork', ['c3', 'c5', 'c6'], 'fork/x', 'c2');
+    // The fork prunes itself (maxCheckpoints) while its origin is stored: c3 stays, and with it c2.
+    expect(idsOf(planPrune([...origin, ...fork], { keep: 1, lineageId: 'fork' }))).toEqual(['c5']);
+    const afterFork = [...origin, ...fork.filter((entry) => entry.id !== 'c5')];
+    expect(idsOf(planPrune(afterFork, { keep: 1, lineageId: 'a' }))).toEqual(['c1', 'c4']);
+    expect(idsOf(planPrune(afterFork, { keep: 1 }))).toEqual(['c1', 'c4']);
+    // Forks of forks: a fork of the fork's first checkpoint keeps it as a fork point too.
+    const forkOfFork = run('fork-2', ['c8', 'c9'], 'fork/y', 'c3');
+    expect(idsOf(planPrune([...afterFork, ...forkOfFork], { keep: 1 }))).toEqual(['c1', 'c4']);
+  });
+
   it('removes nothing without keep or olderThan, and accepts entries in any order', () => {
     const all = run('a', ['c1', 'c2', 'c3']);
     expect(planPrune(all, {})).toEqual([]);

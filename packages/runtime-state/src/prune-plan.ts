@@ -22,15 +22,28 @@ export interface PruneCandidate {
  * - a run's newest checkpoint, and every checkpoint of a run that nothing of the same run continues
  *   (a second head left by resuming an older checkpoint), so every run stays resumable;
  * - a fork point: a checkpoint that a checkpoint of another run names as its parent, so a fork's
- *   origin stays in the tree.
+ *   origin stays in the tree;
+ * - a fork start: a checkpoint whose parent is a checkpoint of another run (a fork's first write).
+ *   It is the one link from a fork to its origin: were the fork's own retention to remove it, no
+ *   stored checkpoint would name the fork point any more, the origin's retention would remove that
+ *   next, and the fork could not be placed in the tree from storage. Kept, it keeps the fork point
+ *   for as long as any checkpoint of the fork (or of forks of it, whose fork points are kept the same
+ *   way) is stored, and every reader that nests a fork under the parent of its first checkpoint (the
+ *   TUI, the explorer) still finds it. The cost is one checkpoint per fork beyond `keep`; rewriting
+ *   the parent of the fork's next checkpoint instead would change what was stored (a checkpoint
+ *   would claim a parent it was not continued from, and shares no events with).
  *
  * `all` must hold every checkpoint of the location (fork points are found across runs and
- * branches); it need not be sorted. Options are assumed valid (see {@link pruneOptionsProblem}).
+ * branches); it need not be sorted. A caller pruning one run may instead give that run's
+ * checkpoints, the checkpoints of other runs that name one of them as parent, and the parents in
+ * other runs of its own (its fork starts). Options are assumed valid (see
+ * {@link pruneOptionsProblem}).
  */
 export function planPrune<T extends PruneCandidate>(all: readonly T[], options: PruneOptions): T[] {
   if (options.keep === undefined && options.olderThan === undefined) return [];
   const continued = new Set<string>();
   const forkPoints = new Set<string>();
+  const forkStarts = new Set<string>();
   const lineageOf = new Map<string, string>();
   for (const entry of all) lineageOf.set(entry.id, entry.lineageId);
   for (const entry of all) {
@@ -38,7 +51,10 @@ export function planPrune<T extends PruneCandidate>(all: readonly T[], options: 
     const parentLineage = lineageOf.get(entry.parentId);
     if (parentLineage === undefined) continue;
     if (parentLineage === entry.lineageId) continued.add(entry.parentId);
-    else forkPoints.add(entry.parentId);
+    else {
+      forkPoints.add(entry.parentId);
+      forkStarts.add(entry.id);
+    }
   }
   const runs = new Map<string, T[]>();
   for (const entry of all) {
@@ -56,7 +72,7 @@ export function planPrune<T extends PruneCandidate>(all: readonly T[], options: 
     const beyondKeep = run.length - keep;
     for (let index = 0; index < beyondKeep; index += 1) {
       const entry = run[index]!;
-      if (!continued.has(entry.id) || forkPoints.has(entry.id)) continue;
+      if (!continued.has(entry.id) || forkPoints.has(entry.id) || forkStarts.has(entry.id)) continue;
       if (cutoff !== undefined && !(Date.parse(entry.createdAt) < cutoff)) continue;
       removed.push(entry);
     }

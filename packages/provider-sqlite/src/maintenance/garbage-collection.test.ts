@@ -39,9 +39,12 @@ describe('prune and garbage collection', () => {
     const kept = (await provider.list(location)).map((entry) => entry.id);
     // Per run: main and the resumed line are one run (the resume kept its lineage), whose newest two
     // are the resumed line's last two; main's last stays too (a head that run did not continue), and
-    // so does main's 10th (the fork point). The fork is a run of its own and keeps its newest two.
-    expect(kept.sort()).toEqual([main[9]!, main[19]!, ...resumed.slice(-2), ...fork.slice(-2)].sort());
-    expect(result.removed).toHaveLength(20 + 8 + 6 - 6);
+    // so does main's 10th (the fork point). The fork is a run of its own and keeps its newest two,
+    // and its first, which names the fork point.
+    expect(kept.sort()).toEqual(
+      [main[9]!, main[19]!, ...resumed.slice(-2), fork[0]!, ...fork.slice(-2)].sort(),
+    );
+    expect(result.removed).toHaveLength(20 + 8 + 6 - 7);
     await provider.collectGarbage(location);
     expect(await provider.mismatches(location, kept)).toEqual([]);
     // The main stream's last checkpoint still needs all its events, the fork and the resumed line

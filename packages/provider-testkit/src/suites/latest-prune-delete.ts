@@ -81,9 +81,35 @@ export function describeLatestPruneDelete(harness: Harness): void {
           plannedRun('single', [4]),
         ),
       );
+      // 5, fork-1's first checkpoint, stays too: it is what names 2 (see the next test).
       const result = await provider.prune(location, { keep: 1 });
-      expect(idsOf(result.removed)).toEqual(plannedIds(written, [1, 5]));
-      expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [2, 3, 4, 6, 7, 8]));
+      expect(idsOf(result.removed)).toEqual(plannedIds(written, [1]));
+      expect(idsOf(await provider.list(location))).toEqual(plannedIds(written, [2, 3, 4, 5, 6, 7, 8]));
+    });
+
+    it("keeps a fork point after the fork's own retention ran, then its origin's (maxCheckpoints on both)", async () => {
+      const { provider, location } = await harness.setup();
+      // run-a: 1 → 2 → 4 → 7; fork-b starts from 2: 3 → 5 → 6. Each run prunes only itself, as
+      // maxCheckpoints does, the fork first. Were the fork's first checkpoint (3) removed, nothing
+      // stored would name 2 any more, the origin's prune would remove it, and the fork could no
+      // longer be linked to its origin from storage.
+      const written = await writePlanned(
+        provider,
+        location,
+        byMinute(
+          plannedRun('run-a', [1, 2, 4, 7]),
+          plannedRun('fork-b', [3, 5, 6], { branch: 'b', firstParentMinute: 2 }),
+        ),
+      );
+      const forkPruned = await provider.prune(location, { keep: 1, lineageId: 'fork-b' });
+      expect(idsOf(forkPruned.removed)).toEqual(plannedIds(written, [5]));
+      const originPruned = await provider.prune(location, { keep: 1, lineageId: 'run-a' });
+      expect(idsOf(originPruned.removed)).toEqual(plannedIds(written, [1, 4]));
+      const kept = await provider.list(location);
+      expect(idsOf(kept)).toEqual(plannedIds(written, [2, 3, 6, 7]));
+      expect(kept.find((entry) => entry.lineageId === 'fork-b')!.parentId).toBe(plannedIds(written, [2])[0]);
+      // A prune of everything keeps the link too.
+      expect((await provider.prune(location, { keep: 1 })).removed).toEqual([]);
     });
 
     it('never removes a head that its run did not continue (a resume from an older checkpoint)', async () => {

@@ -12,6 +12,7 @@ import type {
   RawCheckpoint,
   StoredCheckpoint,
 } from '@crewline/runtime-state';
+import { planPrune } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 
 /**
@@ -84,6 +85,27 @@ class PrunesPerBranch extends Mutant {
       const beyondKeep = sameBranch.indexOf(entry) < sameBranch.length - keep;
       return beyondKeep && (cutoff === undefined || Date.parse(entry.createdAt) < cutoff);
     });
+    if (!options.dryRun) for (const entry of removed) await super.delete(location, entry.id);
+    return { removed, dryRun: options.dryRun ?? false };
+  }
+}
+
+/**
+ * A prune of one run that plans over that run's checkpoints and the forks of them only (what
+ * PostgresProvider read before fork starts were kept): it cannot see that the run's first
+ * checkpoint names a checkpoint of another run, and removes the one link from a fork to its origin.
+ */
+class PrunesOneRunBlindToItsOrigin extends Mutant {
+  override async prune(location: string, options: PruneOptions) {
+    if (options.lineageId === undefined) return super.prune(location, options);
+    const listed = await super.list(location);
+    const own = new Set(
+      listed.filter((entry) => entry.lineageId === options.lineageId).map((entry) => entry.id),
+    );
+    const seen = listed.filter(
+      (entry) => own.has(entry.id) || (entry.parentId !== null && own.has(entry.parentId)),
+    );
+    const removed = planPrune(seen, options);
     if (!options.dryRun) for (const entry of removed) await super.delete(location, entry.id);
     return { removed, dryRun: options.dryRun ?? false };
   }
@@ -375,6 +397,7 @@ export const mutants: Record<string, () => CheckpointProvider> = {
   'prune ignores the branch': () => new PruneIgnoresBranch(),
   'prune ignores the lineage': () => new PruneIgnoresLineage(),
   'prunes per branch': () => new PrunesPerBranch(),
+  'prunes one run blind to its origin': () => new PrunesOneRunBlindToItsOrigin(),
   'dry run deletes': () => new DryRunDeletes(),
   'prunes by either rule': () => new PrunesByEitherRule(),
   'forgets parents': () => new ForgetsParents(),
