@@ -155,9 +155,11 @@ export interface ListingWithUnreadable {
 /**
  * What a prune removes, **per run** (lineage): a checkpoint beyond its run's newest `keep` AND
  * created before `olderThan`; with one option, that option alone decides; with neither, nothing.
- * Never removed: a run's newest checkpoint (or any checkpoint its run does not continue), and a fork
- * point (the parent of a checkpoint of another run). Every provider applies exactly this rule:
- * `planPrune` computes it from a listing. Invalid values are an `invalid_argument` error.
+ * Never removed: a run's newest checkpoint (or any checkpoint its run does not continue), a fork
+ * point (the parent of a checkpoint of another run) and a fork's first checkpoint (the one naming
+ * its fork point, so a fork keeps its origin whatever its own retention). Every provider applies
+ * exactly this rule: `planPrune` computes it from a listing. Invalid values are an
+ * `invalid_argument` error.
  */
 export interface PruneOptions {
   /** Keep the newest N checkpoints of each run; a whole number of at least 1. Default: no limit. */
