@@ -35,3 +35,13 @@ it('a wrong password says the server refused it and to check it, not to put one 
   expect(error.message).toContain('PGPASSWORD');
   expect(error.message).not.toContain('put the password');
 });
+
+// Trial (deploy): a missing database was a failed write (exit 1) with no way out.
+it('a database that does not exist is a configuration error saying to create it', () => {
+  const error = queueOpenError(location, serverError('3D000', 'database "agents" does not exist'));
+  expect(error.code).toBe('invalid_config');
+  expect(error.message).toContain(
+    'the database of the run queue postgres://nobodyhere@db.internal:5432/agents does not exist',
+  );
+  expect(error.message).toContain('createdb');
+});

@@ -71,6 +71,14 @@ export function queueOpenError(location: QueueLocation, error: unknown) {
       { cause: error },
     );
   }
+  // 3D000: the database in the URL is not there (the checkpoint commands say the same of theirs).
+  if (codes.includes('3D000')) {
+    return workerError(
+      'invalid_config',
+      `the database of the run queue ${location.display} does not exist (${reason}); create it (createdb) or point --location / CREWLINE_WORKER_LOCATION at an existing one`,
+      { cause: error },
+    );
+  }
   return workerError('write_failed', `could not open the run queue at ${location.display}: ${reason}`, {
     cause: error,
   });
