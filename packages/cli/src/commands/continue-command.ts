@@ -74,6 +74,14 @@ export async function runContinueCommand(
   const providers = await providersOf(context);
   const loaded = await openCheckpoint(positionals[0], context.cwd, providers, values.location);
   const view = viewDocument(loaded.document);
+  // Read as the latest of its run (a location names its latest): a continuation of the run found
+  // when this one starts is another process's, refused (exit code 1) rather than paid for again on
+  // a new branch, as the resume of an older checkpoint, one its run had gone past already, is.
+  const { id, branch: readBranch, lineageId } = loaded.document.metadata;
+  const readAsLatest =
+    mode === 'resume' &&
+    (await loaded.provider.latest(loaded.location, { branch: readBranch, lineageId }).catch(() => undefined))
+      ?.id === id;
   const taskOutputs = parseTaskOutputs(values['set-output'], view);
   const { metadata } = loaded.document;
   const inputs = inputChanges ? { ...view.inputs, ...inputChanges } : undefined;
@@ -154,6 +162,7 @@ export async function runContinueCommand(
       ...(taskOutputs ? { taskOutputs } : {}),
       ...(values.answer !== undefined ? { humanInput: values.answer } : {}),
       ...(onConflict !== undefined ? { onConflict } : {}),
+      ...(readAsLatest ? { readAsLatest } : {}),
       ...(values.quiet || values.json
         ? {}
         : {

@@ -1,6 +1,7 @@
 import type { BaseEvent } from '@crewline/events';
 import type { ProviderRegistry } from '@crewline/runtime-state';
 import { EndLinesLast } from './end-lines-last.js';
+import { truncate } from './format.js';
 import { type ProgressEvent, progressLine } from './progress.js';
 import { loadProject } from './project-config.js';
 import { type NumberedTask, TaskNumbering } from './task-numbering.js';
@@ -19,6 +20,8 @@ export interface ContinueRequest {
   humanInput?: string;
   /** When another process is continuing the same run: refuse (default) or continue on a new branch. */
   onConflict?: 'error' | 'fork';
+  /** The checkpoint was the latest of its run when the command read it (see the runtime's `ContinueOptions.readAsLatest`). */
+  readAsLatest?: boolean;
   /**
    * A re-run: the flow method it runs again (`flows rerun --from`), whose executions start from
    * scratch rather than continue work saved while it ran beside another method, on a new branch it
@@ -60,14 +63,25 @@ export interface ContinueOutcome {
   pause?: { methodName: string; message: string; resumeFrom?: string };
 }
 
+// A progress line before it is cut to the width asked for: cut after redaction, so that no part of a
+// credential near the cut is left behind.
+const uncutWidth = Number.MAX_SAFE_INTEGER;
+
 /**
  * Resumes or forks a checkpoint for real through the runtime's `continueFromCheckpoint`, after
  * registering the project's crewline.config.ts. The runtime is imported here, not at start-up, so
  * listing commands never load it.
+ *
+ * What it hands back to print (progress lines, the output, a pause's message) is redacted: they are
+ * the live run's text, which only its checkpoints had been redacted from, and every command, the
+ * browser and the explorer print them.
  */
 export async function continueRun(request: ContinueRequest): Promise<ContinueOutcome> {
   await loadProject(request.cwd);
-  const { continueFromCheckpoint } = await import('@crewline/runtime');
+  const [{ continueFromCheckpoint }, { redactSecretsInText }] = await Promise.all([
+    import('@crewline/runtime'),
+    import('@crewline/events'),
+  ]);
   const { onCheckpoint } = request;
   const lines = request.onLine && new EndLinesLast(request.onLine);
   const onLine = lines && ((line: string, type: string) => lines.add(line, type));
@@ -80,12 +94,13 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
             onCheckpoint({ id: written.checkpointId, branch: written.branch, location: written.location });
           }
           if (!onLine) return;
-          const line = progressLine(event as unknown as ProgressEvent, request.width, numbering);
-          if (line !== undefined) onLine(line, event.type);
+          const line = progressLine(event as unknown as ProgressEvent, uncutWidth, numbering);
+          if (line !== undefined)
+            onLine(truncate(redactSecretsInText(line), request.width ?? 100), event.type);
         }
       : undefined;
   try {
-    return await continueFromCheckpoint({
+    const outcome = await continueFromCheckpoint({
       reference: request.reference,
       mode: request.mode,
       ...(request.branch !== undefined ? { branch: request.branch } : {}),
@@ -93,10 +108,18 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
       ...(request.taskOutputs !== undefined ? { taskOutputs: request.taskOutputs } : {}),
       ...(request.humanInput !== undefined ? { humanInput: request.humanInput } : {}),
       ...(request.onConflict !== undefined ? { onConflict: request.onConflict } : {}),
+      ...(request.readAsLatest === true ? { readAsLatest: true } : {}),
       ...(request.rerunFrom !== undefined ? { rerunFrom: request.rerunFrom } : {}),
       ...(request.providers ? { providers: request.providers } : {}),
       ...(onEvent ? { onEvent } : {}),
     });
+    return {
+      ...outcome,
+      output: redactSecretsInText(outcome.output),
+      ...(outcome.pause
+        ? { pause: { ...outcome.pause, message: redactSecretsInText(outcome.pause.message) } }
+        : {}),
+    };
   } finally {
     lines?.end();
   }

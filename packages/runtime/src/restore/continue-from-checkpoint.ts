@@ -74,6 +74,14 @@ export interface ContinueOptions {
    * (default) rejects with `conflict` naming the holder; `'fork'` continues on a new branch.
    */
   onConflict?: 'error' | 'fork';
+  /**
+   * The caller read this checkpoint as the latest of its run before naming it by its id (a command
+   * line resolving a location to its latest): a continuation of the run found since then is someone
+   * else's, and the resume is refused with a `conflict` rather than moved to a new branch, as it is
+   * when `reference` names the location itself. Default `false`: the reference is judged as read
+   * here (see `RestoredCheckpoint.headWhenRead`).
+   */
+  readAsLatest?: boolean;
 }
 
 export interface ContinueResult {
@@ -111,6 +119,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.defaultLocation !== undefined ? { defaultLocation: options.defaultLocation } : {}),
   });
+  if (options.readAsLatest === true) loaded = { ...loaded, headWhenRead: true };
   if (options.taskOutputs && Object.keys(options.taskOutputs).length > 0) {
     loaded = { ...loaded, document: editTaskOutputsInDocument(loaded.document, options.taskOutputs) };
   }
