@@ -215,7 +215,11 @@ Options:
       --input key=value       a changed input (repeatable)
       --set-output N=text     crews: task N starts with this output (repeatable)
       --rerun-from METHOD     flows: run METHOD and what follows it again
-      --idempotency-key K, --priority N, --timeout-ms MS, --max-attempts N   as for enqueue
+      --idempotency-key K     as for enqueue
+      --priority N, --timeout-ms MS, --max-attempts N
+                              as for enqueue; each left out is the forked run's own
+                              (a run that timed out gets the same timeout: give a
+                              longer --timeout-ms)
   crewline runs resume RUN --answer "text"      a paused run (its flow asked, see runs show)
                                                 continues from its checkpoint with the answer
 
