@@ -16,6 +16,7 @@ import { RunClaims } from './run-claim.js';
 import type { RunRow } from './run-record.js';
 import { type RegisteredRun, RunRegistry } from './run-registry.js';
 import { RunWake } from './run-wake.js';
+import { UndeliveredRuns } from './undelivered-runs.js';
 import { UnregisteredRuns } from './unregistered-runs.js';
 import { type HoldChange, type WorkerOptions, workerTimings } from './worker-options.js';
 
@@ -61,6 +62,7 @@ export class Worker {
   readonly #description: string;
   readonly #unregistered: UnregisteredRuns;
   readonly #claims: RunClaims;
+  readonly #undelivered: UndeliveredRuns;
   #slots: Promise<void>[] = [];
   #stopping = false;
   #timers: NodeJS.Timeout[] = [];
@@ -104,6 +106,7 @@ export class Worker {
       registered: () => this.#registry.names(),
       leaseTtlMs: this.#leaseTtlMs,
     });
+    this.#undelivered = new UndeliveredRuns(this.#store, { claimGraceMs: this.#leaseTtlMs });
   }
 
   /** Runs being executed now. */
@@ -119,6 +122,11 @@ export class Worker {
       void this.#holds
         .reap()
         .catch((error) => logger.warn(component, 'retrying runs of vanished workers failed', error));
+      // A worker that vanished between fetching a job and claiming its run left the run queued under
+      // a job nothing delivers any more.
+      void this.#undelivered
+        .resend()
+        .catch((error) => logger.warn(component, 're-sending runs whose job was lost failed', error));
     };
     const renew = () => void this.#holds.renewAll();
     const stopCancelled = () => {
@@ -235,6 +243,8 @@ export class Worker {
       priority: true,
     });
     if (job === undefined) return undefined;
+    // From here until the claim the job is `active` and the row `queued`: should this worker die or
+    // fail a statement in between, the sweep of undelivered runs (see start) re-sends the run.
     const runId = job.data.runId;
     claimSentAt = performance.now();
     const row = await this.#claims.byJob(runId, job.id, token);
