@@ -174,6 +174,20 @@ export async function run(args: readonly string[], context: CliContext): Promise
   }
 }
 
+/**
+ * Attempts and the failures that count toward the run's limit. A run failed for good by a reason no
+ * retry fixes (a timeout) counted none: "failed 0 of at most 5" beside status failed read as a
+ * contradiction (deploy trial).
+ */
+export function describeAttempts(
+  record: Pick<RunRecord, 'attempts' | 'failures' | 'maxAttempts' | 'status'>,
+): string {
+  const counted = `${record.failures} failed of at most ${record.maxAttempts} before the run fails`;
+  if (record.status === 'failed' && record.failures < record.maxAttempts)
+    return `${record.attempts} (failed for good, not retried: see error; ${counted})`;
+  return `${record.attempts} (${counted})`;
+}
+
 function describe(record: RunRecord, progress: RunProgress): string {
   // The newest checkpoint of the run's lineage: the row keeps what the last renewal wrote, which a
   // cancel mid-task leaves behind.
@@ -182,7 +196,7 @@ function describe(record: RunRecord, progress: RunProgress): string {
     `run        ${record.id}`,
     `name       ${record.name}`,
     `status     ${[record.status, waitingReason(record)].filter(Boolean).join(', ')}`,
-    `attempts   ${record.attempts} (failed ${record.failures} of at most ${record.maxAttempts})`,
+    `attempts   ${describeAttempts(record)}`,
     `worker     ${record.worker ?? '-'}`,
     `task       ${progress.currentTask ?? record.currentTask ?? '-'}`,
     `progress   ${progress.beforeFork === null ? '' : 'this run: '}${progress.modelCalls} model call(s) checkpointed in ${progress.checkpoints} checkpoint(s): ${progress.tokens.total} tokens (${progress.tokens.input} in, ${progress.tokens.output} out)`,
