@@ -91,12 +91,29 @@ const registeredModels = new WeakSet<object>();
  * once; what it does not show (a key only its `fetch` adds) cannot be found.
  */
 export function registerModelCredentials(model: LanguageModelV3): void {
+  registerCredentialsOf(model, true);
+}
+
+// An async `headers` may fetch a token (Vertex's Google auth does): called only for a model about to
+// be used, which calls it anyway, not for a provider merely registered.
+function isAsyncFunction(value: unknown): boolean {
+  return typeof value === 'function' && value.constructor?.name === 'AsyncFunction';
+}
+
+function registerCredentialsOf(model: LanguageModelV3, callAsyncHeaders: boolean): void {
   if (registeredModels.has(model)) return;
-  registeredModels.add(model);
   const config = configOf(model);
-  if (config === undefined) return;
+  if (config === undefined) {
+    registeredModels.add(model);
+    return;
+  }
   registerSecretValues(addressesOf(model, config).flatMap(urlCredentials));
-  if (typeof config.headers !== 'function') return;
+  if (typeof config.headers !== 'function') {
+    registeredModels.add(model);
+    return;
+  }
+  if (!callAsyncHeaders && isAsyncFunction(config.headers)) return;
+  registeredModels.add(model);
   let headers: unknown;
   try {
     headers = (config.headers as () => unknown)();
@@ -120,7 +137,8 @@ const registeredProviders = new WeakSet<object>();
  * `ProjectRegistry`) when they are registered, before any of their models is used: a key can reach a
  * checkpoint in a run's inputs before an agent resolves its model. Each provider is asked for one model
  * object (no request is made) whose configuration shows the key; a provider that refuses the made-up
- * id shows nothing here, and its models register their credentials when they are resolved.
+ * id, or whose headers are async (they may fetch a token), shows nothing here: its models register
+ * their credentials when they are resolved.
  */
 export function registerProviderCredentials(providers: ModelProviders): void {
   for (const provider of providerEntries(providers)) {
@@ -132,6 +150,6 @@ export function registerProviderCredentials(providers: ModelProviders): void {
     } catch {
       continue;
     }
-    if (model !== null && typeof model === 'object') registerModelCredentials(model);
+    if (model !== null && typeof model === 'object') registerCredentialsOf(model, false);
   }
 }

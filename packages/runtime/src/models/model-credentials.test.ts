@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import type { LanguageModelV3, ProviderV3 } from '@ai-sdk/provider';
+import { redactSecretsInText } from '@crewline/events';
+import { describe, expect, it } from 'vitest';
+import { registerModelCredentials, registerProviderCredentials } from './model-credentials.js';
+
+// A new value per test: the registry is process-wide.
+const newSecret = (prefix: string) => `${prefix}${randomBytes(10).toString('hex')}`;
+
+/** A model object shaped as the AI SDK provider packages make them: its provider's config on it. */
+function modelWith(config: Record<string, unknown>): LanguageModelV3 {
+  return {
+    specificationVersion: 'v3',
+    provider: 'house.chat',
+    modelId: 'm1',
+    config,
+  } as unknown as LanguageModelV3;
+}
+
+function providerOf(model: LanguageModelV3): ProviderV3 {
+  return { specificationVersion: 'v3', languageModel: () => model } as unknown as ProviderV3;
+}
+
+describe('registerModelCredentials', () => {
+  it('registers the password of HTTP Basic auth and of the base URL', () => {
+    const basicPassword = newSecret('basic');
+    const urlPassword = newSecret('url');
+    registerModelCredentials(
+      modelWith({
+        baseURL: `https://user:${urlPassword}@llm.internal/v1`,
+        headers: () => ({
+          Authorization: `Basic ${Buffer.from(`team:${basicPassword}`).toString('base64')}`,
+        }),
+      }),
+    );
+    expect(redactSecretsInText(`${basicPassword} ${urlPassword}`)).toBe('[REDACTED] [REDACTED]');
+  });
+
+  it('leaves short and non-credential values alone: they would blank ordinary words out', () => {
+    registerModelCredentials(
+      modelWith({
+        headers: () => ({ Authorization: 'Bearer ollama', 'x-client-name': 'reporting-service-nightly' }),
+      }),
+    );
+    expect(redactSecretsInText('ollama reporting-service-nightly')).toBe('ollama reporting-service-nightly');
+  });
+
+  it('registers what async headers resolve to', async () => {
+    const key = newSecret('async');
+    registerModelCredentials(modelWith({ headers: async () => ({ 'x-api-key': key }) }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(redactSecretsInText(key)).toBe('[REDACTED]');
+  });
+});
+
+describe('registerProviderCredentials', () => {
+  it('registers a provider’s key when it is registered, before any of its models is resolved', () => {
+    const key = newSecret('provider');
+    registerProviderCredentials({ house: providerOf(modelWith({ headers: () => ({ 'api-key': key }) })) });
+    expect(redactSecretsInText(key)).toBe('[REDACTED]');
+  });
+
+  it('does not call async headers of a provider merely registered (they may fetch a token)', () => {
+    let called = 0;
+    const model = modelWith({
+      headers: async () => {
+        called += 1;
+        return {};
+      },
+    });
+    registerProviderCredentials({ house: providerOf(model) });
+    expect(called).toBe(0);
+    registerModelCredentials(model);
+    expect(called).toBe(1);
+  });
+
+  it('skips a provider that refuses the id it is asked for', () => {
+    const refusing = {
+      specificationVersion: 'v3',
+      languageModel: () => {
+        throw new Error('no such model');
+      },
+    } as unknown as ProviderV3;
+    expect(() => registerProviderCredentials({ house: refusing })).not.toThrow();
+  });
+});
