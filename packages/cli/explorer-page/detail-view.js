@@ -85,8 +85,13 @@ function entityView(entity) {
 function planView(plan) {
   // A flow's due methods may run crews the checkpoint does not hold yet: no task list says all.
   const flow = plan.flow ? h('p', { class: 'muted flow-methods' }, plan.flow.note) : undefined;
+  // A resume of a checkpoint its run went past: a new branch, and tasks paid for again, said first.
+  const older = plan.olderCheckpoint
+    ? h('p', { class: 'warning older-checkpoint' }, plan.olderCheckpoint.note)
+    : undefined;
   if (plan.runs.length === 0)
     return [
+      older,
       h(
         'p',
         { class: 'muted' },
@@ -97,6 +102,7 @@ function planView(plan) {
       flow,
     ];
   return [
+    older,
     h('h4', null, `Will run (${plan.runs.length})`),
     h(
       'ul',

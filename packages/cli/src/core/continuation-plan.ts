@@ -57,6 +57,22 @@ export interface ContinuationPlan {
    * the checkpoint does not hold yet, and the methods after it, run tasks no plan can list.
    */
   flow?: ContinuedFlowMethods & { note: string };
+  /**
+   * A resume of a checkpoint its run went past (see {@link PlanOptions.newerHead}): the run's latest
+   * checkpoint, the numbers of the tasks it completed that run again on the new branch the resume
+   * moves to (and are paid for again), and `note`, what the page says of it before the run starts.
+   */
+  olderCheckpoint?: { headId: string; runAgain: number[]; note: string };
+}
+
+/** What a plan knows of the checkpoint's run beside the checkpoint itself. */
+export interface PlanOptions {
+  /**
+   * A resume only: the latest checkpoint of the checkpoint's run (lineage and branch) when it is
+   * another one. The runtime continues such a resume on a new branch and runs again what the run did
+   * after the checkpoint: the plan says so. Default: none (the checkpoint is the latest, or a fork).
+   */
+  newerHead?: { id: string; view: DocumentView };
 }
 
 /**
@@ -76,6 +92,7 @@ export function planContinuation(
   view: DocumentView,
   outputs: readonly string[] | undefined,
   inputs?: Readonly<Record<string, unknown>>,
+  options: PlanOptions = {},
 ): ContinuationPlan {
   const taskOutputs = parseTaskOutputs(outputs, view) ?? {};
   // Output schemas belong to the runtime, which checks the text when the run starts; a plan only
@@ -95,6 +112,11 @@ export function planContinuation(
   );
   // Those still holding their conversation after the edit: an output edited before one drops it.
   const stillInterrupted = new Set(interruptedTasks(editedDocument).map((task) => task.number));
+  const { newerHead } = options;
+  // Tasks the run's latest checkpoint completed: a resume of this older one runs them again.
+  const doneSince = new Set(
+    (newerHead?.view.tasks ?? []).filter((task) => task.status === 'completed').map((task) => task.index + 1),
+  );
   const runs = edited.tasks
     .filter((task) => task.status !== 'completed' && !carried.has(task.index + 1))
     .map((task): PlannedTask => {
@@ -113,9 +135,13 @@ export function planContinuation(
         description: task.description,
         reason,
         ...(calls !== undefined ? { savedCalls: calls } : {}),
-        note: noteFor(reason, calls ?? 0),
+        note:
+          newerHead !== undefined && doneSince.has(number)
+            ? `completed in the run's later checkpoint ${newerHead.id}: runs again on the new branch, paid again`
+            : noteFor(reason, calls ?? 0),
       };
     });
+  const runAgain = runs.map((task) => task.number).filter((number) => doneSince.has(number));
   return {
     edited: Object.keys(taskOutputs)
       .map((index) => Number(index) + 1)
@@ -123,6 +149,30 @@ export function planContinuation(
     inputsChanged: outcome !== 'continue',
     runs,
     ...flowPlan(view),
+    ...(newerHead !== undefined
+      ? { olderCheckpoint: olderCheckpointPlan(view.document.metadata.id, newerHead.id, runAgain) }
+      : {}),
+  };
+}
+
+/**
+ * What a resume of a checkpoint its run went past does, in the runtime's words (its warning as it
+ * moves: `checkpoint … is not the latest of its run (… is); continuing on a new branch`), said before
+ * the run is started, with the tasks it pays for again.
+ */
+function olderCheckpointPlan(
+  checkpointId: string,
+  headId: string,
+  runAgain: number[],
+): NonNullable<ContinuationPlan['olderCheckpoint']> {
+  const again =
+    runAgain.length === 0
+      ? 'runs no task the run completed since'
+      : `runs ${runAgain.length === 1 ? 'task' : 'tasks'} ${listed(runAgain.map(String))} again, paying again for their model calls`;
+  return {
+    headId,
+    runAgain,
+    note: `checkpoint ${checkpointId} is not the latest of its run (${headId} is); a resume continues on a new branch, so nothing of that run is overwritten, and ${again}. To go on from where the run got, resume ${headId}; to branch off here on purpose, fork`,
   };
 }
 

@@ -14,6 +14,8 @@ import { continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
 import { leaseHeld, leaseWordsOfPage } from '../core/lease-held.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
+import { newerHeadIdOf } from './newer-head.js';
+import { RunWarnings } from './run-warnings.js';
 
 /** What the page asks for: the CLI's `resume`/`fork` options, in the same words. */
 export interface RunRequest {
@@ -115,6 +117,7 @@ export class ExplorerRuns {
    */
   readonly #forkBranches = new Map<string, string>();
   readonly #options: ExplorerRunsOptions;
+  readonly #warnings = new RunWarnings();
 
   constructor(options: ExplorerRunsOptions) {
     this.#options = options;
@@ -224,38 +227,50 @@ export class ExplorerRuns {
       ...(request.branch !== undefined ? { branch: request.branch } : {}),
     };
     this.#runs.set(record.id, record);
+    // Read as the latest of its run here (the page names it by id, as the CLI does a location's
+    // latest): a continuation of the run by another process from now on is refused (conflict), not
+    // paid for again on a new branch, as the resume of a checkpoint its run had gone past already is.
+    const readAsLatest =
+      request.mode === 'resume' &&
+      (await newerHeadIdOf(this.#options.provider, this.#options.location, document.metadata)) === undefined;
     const { onUpdate } = this.#options;
-    const running = continueRun({
-      reference,
-      tasks: view.tasks,
-      mode: request.mode,
-      cwd: this.#options.cwd,
-      providers: this.#options.providers,
-      ...(request.branch !== undefined ? { branch: request.branch } : {}),
-      ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
-      ...(taskOutputs ? { taskOutputs } : {}),
-      onLine: (line) => {
-        record.lines.push(line);
-        onUpdate('progress', { run: record.id, line });
-      },
-    }).then(
-      (outcome) => {
-        record.status = outcome.pause ? 'paused' : 'finished';
-        record.branch = outcome.branch;
-        record.output = outcome.output;
-        if (outcome.lastCheckpoint !== undefined) record.lastCheckpoint = outcome.lastCheckpoint;
-        onUpdate('run', record);
-      },
-      async (failure: unknown) => {
-        const { redactSecretsInText } = await import('@crewline/events');
-        // A lineage another process continues: the library advises its `onConflict` option, which
-        // this page offers as the form's fork choice (the error keeps its code, `conflict`).
-        const error = leaseHeld(failure, leaseWordsOfPage(request.checkpoint)) ?? failure;
-        record.status = 'failed';
-        record.error = redactSecretsInText(error instanceof Error ? error.message : String(error));
-        onUpdate('run', record);
-      },
-    );
+    const addLine = (line: string) => {
+      record.lines.push(line);
+      onUpdate('progress', { run: record.id, line });
+    };
+    const running = this.#warnings
+      .capture(addLine, () =>
+        continueRun({
+          reference,
+          tasks: view.tasks,
+          mode: request.mode,
+          cwd: this.#options.cwd,
+          providers: this.#options.providers,
+          ...(request.branch !== undefined ? { branch: request.branch } : {}),
+          ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
+          ...(taskOutputs ? { taskOutputs } : {}),
+          ...(readAsLatest ? { readAsLatest } : {}),
+          onLine: addLine,
+        }),
+      )
+      .then(
+        (outcome) => {
+          record.status = outcome.pause ? 'paused' : 'finished';
+          record.branch = outcome.branch;
+          record.output = outcome.output;
+          if (outcome.lastCheckpoint !== undefined) record.lastCheckpoint = outcome.lastCheckpoint;
+          onUpdate('run', record);
+        },
+        async (failure: unknown) => {
+          const { redactSecretsInText } = await import('@crewline/events');
+          // A lineage another process continues: the library advises its `onConflict` option, which
+          // this page offers as the form's fork choice (the error keeps its code, `conflict`).
+          const error = leaseHeld(failure, leaseWordsOfPage(request.checkpoint)) ?? failure;
+          record.status = 'failed';
+          record.error = redactSecretsInText(error instanceof Error ? error.message : String(error));
+          onUpdate('run', record);
+        },
+      );
     onUpdate('run', record);
     return { record, running };
   }

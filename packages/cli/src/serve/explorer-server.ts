@@ -29,6 +29,7 @@ import { ExplorerRuns, parseRunRequest } from './explorer-runs.js';
 import { GraphCache } from './graph-cache.js';
 import { statusOf } from './http-status.js';
 import { LiveUpdates } from './live-updates.js';
+import { newerHeadOf } from './newer-head.js';
 import {
   allowedHosts,
   hostWithPort,
@@ -338,7 +339,17 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
       ...(continuedInputs ? { inputs: continuedInputs } : {}),
       ...(taskOutputs ? { taskOutputs } : {}),
     });
-    return context.json(planContinuation(shown, outputs as string[] | undefined, continuedInputs));
+    // A resume of a checkpoint its run went past moves to a new branch and pays again for what the
+    // run did since: said in the plan, before the user confirms, as the runtime warns when it moves.
+    const newerHead =
+      mode === 'resume'
+        ? await newerHeadOf(opened.provider, opened.location, shown.document.metadata)
+        : undefined;
+    return context.json(
+      planContinuation(shown, outputs as string[] | undefined, continuedInputs, {
+        ...(newerHead ? { newerHead } : {}),
+      }),
+    );
   });
   app.get('/api/diff', async (context) => {
     const a = context.req.query('a');

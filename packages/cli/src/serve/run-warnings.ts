@@ -1,0 +1,47 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type LogRecord, type LogSink, setLogSink } from '@crewline/events';
+
+/**
+ * The runtime's warnings of a run started from the page, added to that run's lines as the terminal
+ * prints them (`warn [runtime] checkpoint … is not the latest of its run …`): the page's user does
+ * not read the server's terminal. crewline's log sink is one per process, so the records go on to
+ * the sink that was there (the terminal still gets them); each is given to the run whose async
+ * context logged it, so that runs going at once each get their own.
+ */
+export class RunWarnings {
+  readonly #context = new AsyncLocalStorage<(line: string) => void>();
+  #installed: { sink: LogSink; previous: LogSink | null } | undefined;
+  #active = 0;
+
+  /** Runs `work` with the warnings logged inside it handed to `onLine`. */
+  async capture<T>(onLine: (line: string) => void, work: () => Promise<T>): Promise<T> {
+    this.#install();
+    this.#active += 1;
+    try {
+      return await this.#context.run(onLine, work);
+    } finally {
+      this.#active -= 1;
+      if (this.#active === 0) this.#uninstall();
+    }
+  }
+
+  #install(): void {
+    if (this.#installed) return;
+    const sink: LogSink = (record: LogRecord) => {
+      const onLine = this.#context.getStore();
+      if (onLine && (record.level === 'warn' || record.level === 'error'))
+        onLine(`${record.level} [${record.component}] ${record.message}`);
+      this.#installed?.previous?.(record);
+    };
+    this.#installed = { sink, previous: setLogSink(sink) };
+  }
+
+  /** Puts the sink back, unless someone replaced this one since (theirs stays). */
+  #uninstall(): void {
+    const installed = this.#installed;
+    if (!installed) return;
+    this.#installed = undefined;
+    const current = setLogSink(installed.previous);
+    if (current !== installed.sink) setLogSink(current);
+  }
+}
