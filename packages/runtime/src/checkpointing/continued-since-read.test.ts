@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
 import { lookupTool, temporaryDirectory, threeTaskCrew, toolUsingModel } from '../e2e/support/fixtures.js';
+import { Flow, listen, start } from '../flow/index.js';
 import type { OfflineModel } from '../models/offline/offline-model.js';
 import { registerProject } from '../project-config/project-config.js';
 
@@ -166,5 +167,44 @@ describe('a standalone agent whose latest checkpoint was continued after it was 
     expect(CrewlineError.hasCode(refusal, 'conflict')).toBe(true);
     expect((refusal as CrewlineError).details).toMatchObject({ continuedSinceRead: true });
     expect(model.calls.length).toBe(paid);
+  });
+});
+
+/** Methods run by {@link TwoSteps}, in order: what a flow's continuation pays for. */
+const stepsRun: string[] = [];
+
+class TwoSteps extends Flow<{ notes: string }> {
+  initialState = { notes: '' };
+  @start() gather() {
+    stepsRun.push('gather');
+    return 'facts';
+  }
+  @listen('gather') summarise(facts: string) {
+    stepsRun.push('summarise');
+    if (failing) throw new Error('summarise failed');
+    this.state.notes = `summary of ${facts}`;
+    return this.state.notes;
+  }
+}
+
+describe('a flow whose latest checkpoint was continued after it was read (sqlite)', () => {
+  it('refuses the first resumer with a conflict: its remaining method runs once', async () => {
+    const location = join(directory.path, 'flow.db');
+    const provider = new SqliteProvider();
+    providers.push(provider);
+    stepsRun.length = 0;
+    const checkpoint = { location, provider, onEvents: ['method_execution_finished' as const] };
+    await new TwoSteps({ checkpoint }).kickoff().catch(() => undefined);
+    failing = false;
+    const first = await TwoSteps.fromCheckpoint({ restoreFrom: location, location, provider });
+    await (await TwoSteps.fromCheckpoint({ restoreFrom: location, location, provider })).kickoff();
+    expect(stepsRun).toEqual(['gather', 'summarise', 'summarise']);
+    const refusal = await first.kickoff().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(CrewlineError.hasCode(refusal, 'conflict')).toBe(true);
+    expect((refusal as CrewlineError).details).toMatchObject({ continuedSinceRead: true });
+    expect(stepsRun).toEqual(['gather', 'summarise', 'summarise']);
   });
 });
