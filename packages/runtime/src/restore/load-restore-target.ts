@@ -41,7 +41,9 @@ export interface RestoreTargetOptions {
  * reference names (a JSON file, `db-path#id`, `postgres-url#id`, a directory/database meaning its
  * latest), emitting `checkpoint_restore_started` and `_completed` (or `_failed`). An id may be
  * shortened to a unique prefix (of the id, or of its random part) wherever it is given; a prefix that
- * matches several checkpoints is `ambiguous_reference`.
+ * matches several checkpoints is `ambiguous_reference`. The checkpoint comes marked with whether it
+ * was the newest of its run when read (`headWhenRead`): what its continuation does when it finds the
+ * run continued since (refused, or a re-run on a new branch) depends on it.
  */
 export async function loadRestoreTarget(
   reference: string | undefined,
