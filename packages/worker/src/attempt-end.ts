@@ -78,6 +78,24 @@ export class AttemptEnds {
     return 'cancelled';
   }
 
+  /**
+   * The end of an attempt that no longer holds its run (its end under the hold matched nothing): a
+   * run cancelled under it — as it completed, failed or was handed back — is recorded as cancelled
+   * ({@link recordCancelled}); a run whose hold another worker took over (this worker stopped past
+   * its lease, or cut off from Postgres) still gets this attempt's tokens, which were paid for, but
+   * not its task or checkpoint, which the new holder's attempt owns.
+   */
+  async recordUnheld(attempt: EndingAttempt): Promise<'cancelled' | 'lost'> {
+    const { rows } = await this.#store.pool.query<{ status: string }>(
+      `UPDATE ${this.#store.table}
+          SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3
+        WHERE id = $1 AND NOT (status = 'cancelled' AND attempts = $4) RETURNING status`,
+      [attempt.row.id, attempt.inputTokens, attempt.outputTokens, attempt.row.attempts],
+    );
+    if (rows.length === 1) return 'lost';
+    return this.recordCancelled(attempt);
+  }
+
   /** Fails the run for good with `reason` (no retry: a timeout, a reason a retry cannot fix). */
   async fail(
     attempt: EndingAttempt,

@@ -103,6 +103,10 @@ export class HoldKeeper {
         ),
       );
       if (rows.length === 0) {
+        // Paid for all the same: given back to the attempt, whose end adds them to the row (see
+        // AttemptEnds.recordUnheld), or a run cancelled as it completed would show none of them.
+        tracker.progress.inputTokens += tokens.input;
+        tracker.progress.outputTokens += tokens.output;
         const now = await this.#store.get(held.runId);
         tracker.stop(now?.status === 'cancelled' ? 'cancelled' : 'lost');
         return 'ended';

@@ -357,15 +357,24 @@ export class Worker {
     });
   }
 
-  /** Writes how the attempt ended, under this worker's hold; returns what happened to the run. */
+  /**
+   * Writes how the attempt ended, under this worker's hold; returns what happened to the run. An
+   * attempt that no longer holds its run (cancelled or taken over meanwhile) still adds its tokens.
+   */
   async #finish(
     row: RunRow,
     token: string,
     tracker: AttemptTracker,
     outcome: AttemptOutcome,
   ): Promise<NonNullable<HoldChange['outcome']>> {
+    const attempt = this.#endingAttempt(row, token, tracker);
+    const ended = await this.#endUnderHold(attempt, outcome);
+    return ended === 'lost' ? this.#ends.recordUnheld(attempt) : ended;
+  }
+
+  #endingAttempt(row: RunRow, token: string, tracker: AttemptTracker): EndingAttempt {
     const tokens = tracker.takeTokens();
-    const attempt: EndingAttempt = {
+    return {
       row,
       holderToken: token,
       inputTokens: tokens.input,
@@ -373,6 +382,13 @@ export class Worker {
       lastCheckpoint: tracker.progress.lastCheckpoint ?? null,
       currentTask: tracker.progress.currentTask ?? null,
     };
+  }
+
+  async #endUnderHold(
+    attempt: EndingAttempt,
+    outcome: AttemptOutcome,
+  ): Promise<NonNullable<HoldChange['outcome']>> {
+    const { row } = attempt;
     if (outcome.kind === 'completed') return this.#ends.complete(attempt, outcome.output);
     if (outcome.kind === 'paused') return pauseAttempt(this.#store, attempt, outcome.pause);
     if (outcome.kind === 'stopped') {
