@@ -21,7 +21,8 @@ afterEach(async () => {
 /**
  * A run stopped after its first task; 8 processes, loaded and waiting at a barrier, resume its
  * checkpoint at once. The winner's calls take 500 ms each, so the others claim while it runs (a
- * process that came after the run ended would continue on a new branch, by design).
+ * process that read the checkpoint as its run's latest and claimed after the run ended is refused
+ * too, with a conflict that says the run was continued since it was read).
  */
 async function eightResumers(kind: ProviderKind): Promise<void> {
   const store = trialStore(kind);
