@@ -7,6 +7,7 @@ import {
   DEFAULT_CHECKPOINT_LOCATION,
   isValidBranchName,
   type LoadedCheckpoint,
+  readyProvider,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
 import { builtinRegistry, defaultProvider } from '../checkpointing/provider-registry.js';
@@ -98,14 +99,20 @@ export async function loadStateCheckpoint(
   return loadRestoreTarget(checkpoint.reference, { provider: target.provider, ...(bus ? { bus } : {}) });
 }
 
-/** Where persisted states and pause checkpoints go: the flow's checkpoint config, the restored storage, or `@persist()` options. */
+/**
+ * Where persisted states and pause checkpoints go: the flow's checkpoint config, the restored storage,
+ * or `@persist()` options. A config's provider is the one its run writes through (`Run.execute`
+ * awaits `readyProvider` too), never the stand-in of a provider still being imported (SQLite,
+ * Postgres): a run keeps the parent of its next checkpoint, its write queue and its lease per
+ * provider object, and a pause written through the stand-in named no parent (trial: SQLite).
+ */
 export async function persistTarget(
   graph: FlowGraph,
   config: CheckpointConfig | undefined,
   restored?: LoadedCheckpoint,
 ): Promise<StorageTarget> {
   if (config) {
-    const provider = config.provider ?? defaultProvider();
+    const provider = await readyProvider(config.provider ?? defaultProvider());
     return { provider, location: provider.resolveLocation(config.location) };
   }
   if (restored) return { provider: restored.provider, location: restored.location };
