@@ -165,11 +165,17 @@ async function existingFork(
   ]);
   const found = rows[0];
   if (found === undefined) return undefined;
-  if (found.fork_of !== runId) {
-    throw workerError(
-      'conflict',
-      `idempotency key ${JSON.stringify(key)} was used for run ${found.id}, which is not a fork of ${runId}; use another key`,
-    );
-  }
+  if (found.fork_of !== runId)
+    throw workerError('conflict', `fork("${runId}"): ${keyTakenBy(found, runId, key)}`);
   return recordOf(found);
+}
+
+/** What the run `found` that a fork's idempotency `key` already names is, said to the fork of `runId`. */
+function keyTakenBy(found: RunRow, runId: string, key: string): string {
+  const quoted = JSON.stringify(key);
+  if (found.id === runId)
+    return `idempotency key ${quoted} is the key run ${runId} itself was enqueued with; give the fork a key of its own`;
+  if (found.fork_of === null)
+    return `idempotency key ${quoted} was used to enqueue run ${found.id} ("${found.name}"), not for a fork; use another key`;
+  return `idempotency key ${quoted} was used for run ${found.id}, a fork of run ${found.fork_of}, not of ${runId}; use another key`;
 }

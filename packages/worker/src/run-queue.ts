@@ -37,7 +37,10 @@ export interface RunQueueOptions {
 export interface EnqueueOptions {
   /** Kickoff inputs of the crew or flow. Default `{}`. */
   inputs?: Record<string, unknown>;
-  /** The same key enqueued again returns the run it made the first time (whatever its status). Default: none. */
+  /**
+   * The same key enqueued again returns the run it made the first time (whatever its status); a key
+   * used for another name, or for a fork, is a typed `conflict`. Default: none.
+   */
   idempotencyKey?: string;
   /** Higher runs are taken first. Default `0`. */
   priority?: number;
@@ -122,6 +125,14 @@ export class RunQueue {
         const found = existing.rows[0];
         if (found === undefined)
           throw workerError('conflict', `enqueue("${name}"): idempotency key race; try again`);
+        if (found.fork_of !== null) {
+          // A fork's key names a fork, not this enqueue: returning the fork would hand back a run
+          // with other inputs (and a checkpoint to start from) as if it were the one asked for.
+          throw workerError(
+            'conflict',
+            `enqueue("${name}"): idempotency key ${JSON.stringify(options.idempotencyKey)} was used for run ${found.id}, a fork of run ${found.fork_of} (queue.fork), not for an enqueue; use another key`,
+          );
+        }
         if (found.name !== name) {
           throw workerError(
             'conflict',
