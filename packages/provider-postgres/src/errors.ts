@@ -1,4 +1,5 @@
 import { CrewlineError, type CrewlineErrorCode, type CrewlineErrorOptions } from '@crewline/events';
+import { connectionLost } from './connection-lost.js';
 
 /** The component name every error of this package carries. */
 export const component = 'provider-postgres';
@@ -113,11 +114,20 @@ export function toCrewlineError(error: unknown, what: 'write' | 'read', location
       { cause: error },
     );
   }
-  if (code === '53300' || code === '57P03') {
+  if (code === '53300') {
     return postgresError(
       failed,
       `the Postgres server of ${location} accepts no more connections now (${reason}); lower poolSize or raise max_connections`,
       { cause: error },
+    );
+  }
+  // After the refusals of a login (FATAL too): a session the server ended once it was open.
+  if (connectionLost(error)) {
+    return postgresError(
+      failed,
+      `the connection to the Postgres server of ${location} was lost (${reason}): the server restarted, failed over or ended the session; try again, the next ${what} opens a new connection`,
+      // Retryable as an unreachable server is: nothing is wrong with a checkpoint.
+      { cause: error, details: { unreachable: true, connectionLost: true } },
     );
   }
   return postgresError(failed, `${what} of ${location} failed: ${reason}`, { cause: error });

@@ -1,4 +1,4 @@
-import { CrewlineError, logger } from '@crewline/events';
+import { logger } from '@crewline/events';
 import {
   type CheckpointProvider,
   type CheckpointWrite,
@@ -38,6 +38,7 @@ import {
   type ResolvedPostgresProviderOptions,
 } from './options.js';
 import { createPool } from './pool.js';
+import { withPooledClient } from './pooled-client.js';
 import { selectPruned } from './prune-selection.js';
 import { readCheckpointText } from './read-checkpoint.js';
 import { deleteCheckpoint, pruneCheckpoints } from './removal.js';
@@ -123,25 +124,12 @@ export class PostgresProvider implements CheckpointProvider {
     return handle;
   }
 
-  /** Runs `work` on a pooled connection; a connection that failed is closed rather than reused. */
-  async #withClient<T>(handle: SchemaHandle, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await handle.pool.connect();
-    let failed: Error | undefined;
-    try {
-      return await work(client);
-    } catch (error) {
-      // Errors of the server (they have a severity) and the provider's own leave the connection
-      // usable; others (a broken socket, a timeout) may not.
-      if (
-        !CrewlineError.isInstance(error) &&
-        (!(error instanceof Error) || typeof (error as { severity?: unknown }).severity !== 'string')
-      ) {
-        failed = error instanceof Error ? error : new Error(String(error));
-      }
-      throw error;
-    } finally {
-      client.release(failed);
-    }
+  /**
+   * Runs `work` on a pooled connection; a connection that failed or died (the server restarted while
+   * it was out) is closed rather than reused, and never crashes the process.
+   */
+  #withClient<T>(handle: SchemaHandle, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return withPooledClient(handle.pool, work);
   }
 
   /** Creates or upgrades the layout once per location (the first write, claim or removal). */

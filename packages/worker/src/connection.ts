@@ -1,4 +1,9 @@
-import { credentialParameters, SocketClosingClient } from '@crewline/provider-postgres/internal';
+import {
+  connectionLost,
+  credentialParameters,
+  SocketClosingClient,
+  withPooledClient,
+} from '@crewline/provider-postgres/internal';
 import pg from 'pg';
 import { workerError } from './errors.js';
 
@@ -72,21 +77,22 @@ export function openPool(location: QueueLocation, max: number, applicationName: 
   return pool;
 }
 
-/** Runs `work` in one transaction on one client of `pool`. */
-export async function inTransaction<T>(
-  pool: pg.Pool,
-  work: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+/**
+ * Runs `work` in one transaction on one client of `pool`. A client whose connection dies meanwhile
+ * (the server restarted) is dropped, not given back, and the error that says so is thrown: the
+ * process does not crash on the client's `error` event.
+ */
+export function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return withPooledClient(pool, async (client) => {
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A dead connection has no transaction left to roll back (the server ended it).
+      if (!connectionLost(error)) await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
 }

@@ -1,3 +1,4 @@
+import { connectionLost, withPooledClient } from '@crewline/provider-postgres/internal';
 import type pg from 'pg';
 
 /**
@@ -19,13 +20,13 @@ export function runsTable(schema: string): string {
 /**
  * Creates the schema and the runs table when missing. Under a transaction-level advisory lock keyed
  * by the schema: concurrent first workers create it once (CREATE ... IF NOT EXISTS alone races on
- * the catalog).
+ * the catalog). On a client that is dropped, not crashed on, if its connection dies meanwhile.
  */
 export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<void> {
   const table = runsTable(schema);
-  const client = await pool.connect();
-  try {
-    await client.query(`
+  await withPooledClient(pool, async (client) => {
+    try {
+      await client.query(`
     BEGIN;
     SELECT pg_advisory_xact_lock(hashtext('crewline-worker:' || ${literal(schema)}));
     CREATE SCHEMA IF NOT EXISTS "${schema}";
@@ -76,12 +77,11 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
     ${upgradeToPassedOverIndex(table, schema)}
     ${upgradeToRerunForks(table, schema)}
     COMMIT;`);
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+    } catch (error) {
+      if (!connectionLost(error)) await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
 }
 
 /**

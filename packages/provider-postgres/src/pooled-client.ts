@@ -1,0 +1,61 @@
+import { CrewlineError } from '@crewline/events';
+import type pg from 'pg';
+import { connectionLost } from './connection-lost.js';
+
+/**
+ * Runs `work` on a client checked out of `pool`, and gives the client back — or drops it when its
+ * connection died. pg-pool listens for a client's `error` events only while it is idle; a connection
+ * the server ends while the client is checked out (a restart, a failover, `pg_terminate_backend`)
+ * emits one on the client, and an `error` event nobody listens for ends the process. So a listener
+ * is attached for as long as the client is out: it remembers the failure, and the client is released
+ * with it (pg-pool then closes it instead of lending it again).
+ *
+ * When the connection died, the error thrown is the one that says so (`Connection terminated
+ * unexpectedly`, a FATAL `57P01`, ...) even when `work` threw another it was turned into, so the
+ * caller can tell a lost connection (try again on a fresh one) from a refusal.
+ */
+export async function withPooledClient<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost ??= error;
+  };
+  client.on('error', onError);
+  let result: T;
+  try {
+    result = await work(client);
+  } catch (error) {
+    const died = lostConnectionError(error) ?? lost;
+    if (died !== undefined) {
+      lost = died;
+      throw died;
+    }
+    // Errors of the server (they have a severity) and the provider's own leave the connection
+    // usable; others (a broken socket, a timeout) may not.
+    if (!hasSeverity(error) && !CrewlineError.isInstance(error)) {
+      lost = error instanceof Error ? error : new Error(String(error));
+    }
+    throw error;
+  } finally {
+    client.removeListener('error', onError);
+    // Synchronously after removing ours: pg-pool attaches its own listener as it takes the client back.
+    client.release(lost);
+  }
+  return result;
+}
+
+/** The error, or the cause it wraps, that says the connection died; undefined when none does. */
+function lostConnectionError(error: unknown): Error | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
+    if (connectionLost(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function hasSeverity(error: unknown): boolean {
+  return error instanceof Error && typeof (error as { severity?: unknown }).severity === 'string';
+}
