@@ -146,6 +146,9 @@ function runForm(detail, onRun, onPlan) {
   mode.addEventListener('change', () => {
     branch.disabled = mode.value !== 'fork';
   });
+  // A flow paused by ask(): its question, and the answer the run gives it (the CLI's --answer).
+  const paused = detail.entities.find((entity) => entity.kind === 'flow' && entity.pause);
+  const answer = paused ? h('textarea', { rows: 2, name: 'answer', class: 'answer-field' }) : undefined;
   const message = h('p', { class: 'form-message', role: 'status' });
   const plan = h('div', { class: 'rerun-plan', 'aria-live': 'polite' });
   const changedOutputs = () =>
@@ -186,6 +189,16 @@ function runForm(detail, onRun, onPlan) {
     h('h3', null, 'Continue from here'),
     h('label', null, 'Mode ', mode),
     h('label', null, 'Branch ', branch),
+    paused
+      ? h(
+          'label',
+          { class: 'block answer' },
+          `Answer to ${paused.pause.method}: `,
+          h('strong', { class: 'question' }, paused.pause.message),
+          answer,
+          h('span', { class: 'muted' }, 'Left empty, the flow asks again and the run pauses once more.'),
+        )
+      : null,
     inputFields.length > 0 ? h('h4', null, 'Inputs') : null,
     inputFields.length > 0
       ? h(
@@ -215,6 +228,7 @@ function runForm(detail, onRun, onPlan) {
         ...(mode.value === 'fork' && branch.value.trim() !== '' ? { branch: branch.value.trim() } : {}),
         ...(inputs.length > 0 ? { inputs } : {}),
         ...(outputs.length > 0 ? { outputs } : {}),
+        ...(answer && answer.value !== '' ? { answer: answer.value } : {}),
       });
       message.textContent = 'started: see Runs';
     } catch (error) {

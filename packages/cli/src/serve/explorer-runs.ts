@@ -11,7 +11,8 @@ import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import { cliError, usageError } from '../core/cli-error.js';
 import { continueRun } from '../core/continue-run.js';
-import { viewDocument } from '../core/document-view.js';
+import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
+import { entityLabel } from '../core/entity-label.js';
 import { leaseHeld, leaseWordsOfPage } from '../core/lease-held.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
 import { newerHeadIdOf } from './newer-head.js';
@@ -28,7 +29,12 @@ export interface RunRequest {
   inputs?: string[];
   /** `--set-output` values: `N=text`, N the task number `info` shows. */
   outputs?: string[];
+  /** `--answer`: the answer a paused flow waits for (its `ask()`), given to the method that asked. */
+  answer?: string;
 }
+
+/** The fields a run request takes: any other is refused, so that a misspelt one is not dropped. */
+const requestFields = ['checkpoint', 'mode', 'branch', 'inputs', 'outputs', 'answer'] as const;
 
 export interface RunRecord {
   id: string;
@@ -54,6 +60,13 @@ function stringList(value: unknown, name: string): string[] | undefined {
 export function parseRunRequest(body: unknown): RunRequest {
   if (body === null || typeof body !== 'object') throw usageError('a run request is a JSON object');
   const record = body as Record<string, unknown>;
+  const unknown = Object.keys(record).find((key) => !(requestFields as readonly string[]).includes(key));
+  if (unknown !== undefined)
+    throw usageError(
+      `unknown field ${JSON.stringify(unknown)} in the run request; it takes ${requestFields.slice(0, -1).join(', ')} and ${requestFields.at(-1)}`,
+    );
+  if (record.answer !== undefined && typeof record.answer !== 'string')
+    throw usageError('answer must be a string: the answer a paused flow waits for');
   if (typeof record.checkpoint !== 'string' || record.checkpoint === '')
     throw usageError('checkpoint must be the id of the checkpoint to continue');
   if (record.mode !== 'resume' && record.mode !== 'fork') throw usageError('mode must be "resume" or "fork"');
@@ -70,7 +83,22 @@ export function parseRunRequest(body: unknown): RunRequest {
     ...(typeof record.branch === 'string' && record.branch !== '' ? { branch: record.branch } : {}),
     ...(inputs ? { inputs } : {}),
     ...(outputs ? { outputs } : {}),
+    ...(typeof record.answer === 'string' ? { answer: record.answer } : {}),
   };
+}
+
+/**
+ * An answer to a flow that does not wait for one is refused before anything runs, as the CLI refuses
+ * `--answer` then; a checkpoint without a flow is left to the runtime, which says an answer only
+ * continues a flow.
+ */
+function refuseAnswerNotAwaited(answer: string | undefined, view: DocumentView): void {
+  if (answer === undefined) return;
+  const flow = primaryEntity(view.entities);
+  if (flow?.kind !== 'flow' || flow.pause !== undefined) return;
+  throw usageError(
+    `${entityLabel('flow', flow.name)} does not wait for an answer in this checkpoint (${flow.status ?? 'not paused'}), so answer has nothing to answer; leave the answer empty`,
+  );
 }
 
 export interface ExplorerRunsOptions {
@@ -99,6 +127,7 @@ function requestKey(request: RunRequest): string {
     request.branch ?? null,
     request.inputs ?? [],
     request.outputs ?? [],
+    request.answer ?? null,
   ]);
 }
 
@@ -202,6 +231,7 @@ export class ExplorerRuns {
     const view = viewDocument(document);
     const inputChanges = parseAssignments('--input', request.inputs);
     const taskOutputs = parseTaskOutputs(request.outputs, view);
+    refuseAnswerNotAwaited(request.answer, view);
     // The runtime's own check, here too, so that the form is answered at once (400) instead of
     // starting a run that fails: an unknown input, or nothing that would run.
     checkBeforeRunning(document, {
@@ -249,6 +279,7 @@ export class ExplorerRuns {
           ...(request.branch !== undefined ? { branch: request.branch } : {}),
           ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
           ...(taskOutputs ? { taskOutputs } : {}),
+          ...(request.answer !== undefined ? { humanInput: request.answer } : {}),
           ...(readAsLatest ? { readAsLatest } : {}),
           onLine: addLine,
         }),
