@@ -259,18 +259,30 @@ export class RunQueue {
     );
   }
 
-  /** Resolves when every run named has ended (completed, failed or cancelled), polling every `intervalMs`. */
+  /**
+   * Resolves when every run named has ended (completed, failed or cancelled), polling every
+   * `intervalMs`. A poll that loses its connection (a restart or failover of Postgres, a reset socket)
+   * is tried again at the next interval, until `timeoutMs`; any other error is thrown.
+   */
   async waitForEnd(
     runIds: readonly string[],
     options: { intervalMs?: number; timeoutMs?: number } = {},
   ): Promise<RunRecord[]> {
     const deadline = Date.now() + (options.timeoutMs ?? Number.POSITIVE_INFINITY);
+    const pause = () => new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));
     for (;;) {
-      await this.#store.start();
-      const { rows } = await this.#store.pool.query<RunRow>(
-        `SELECT * FROM ${this.#store.table} WHERE id = ANY($1)`,
-        [runIds],
-      );
+      let rows: RunRow[];
+      try {
+        await this.#store.start();
+        ({ rows } = await this.#store.pool.query<RunRow>(
+          `SELECT * FROM ${this.#store.table} WHERE id = ANY($1)`,
+          [runIds],
+        ));
+      } catch (error) {
+        if (!connectionLost(error) || Date.now() > deadline) throw error;
+        await pause();
+        continue;
+      }
       const records = rows.map(recordOf);
       if (
         records.length === runIds.length &&
@@ -287,7 +299,7 @@ export class RunQueue {
             .join(', ')}`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));
+      await pause();
     }
   }
 
@@ -317,4 +329,20 @@ export class RunQueue {
       await provider?.close();
     }
   }
+}
+
+/** Node's codes of a socket that broke under a connected client. */
+const socketErrorCodes = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED', 'EHOSTUNREACH']);
+
+/**
+ * Whether `error` says the connection died under the query (the server ended the session: FATAL,
+ * SQLSTATE 57P01-57P03 or class 08; or the socket broke), so the same query on a fresh connection
+ * may well succeed. The pool drops such a client; `waitForEnd` only reads, so it tries again.
+ */
+function connectionLost(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  if (severity === 'FATAL' || severity === 'PANIC') return true;
+  if (typeof code === 'string' && (/^57P0[123]$|^08/.test(code) || socketErrorCodes.has(code))) return true;
+  return /Connection terminated|is not queryable/i.test(error.message);
 }
