@@ -67,9 +67,14 @@ function nodeClasses(node, selection) {
     .join(' ');
 }
 
+/** `2/3 tasks` for a crew, `0/3 methods` for a flow: what the server's count counts. */
+function progressText(node) {
+  return `${node.progress} ${node.progressUnit ?? 'tasks'}`;
+}
+
 function drawNode(place, selection) {
   const { node } = place;
-  const title = `${node.ids.length > 1 ? `${plural(node.ids.length, 'checkpoint')}, ${formatTime(node.firstAt)} to ` : ''}${formatTime(node.createdAt)}\n${node.id}\n${node.trigger}${node.progress ? `, ${node.progress} tasks` : ''}`;
+  const title = `${node.ids.length > 1 ? `${plural(node.ids.length, 'checkpoint')}, ${formatTime(node.firstAt)} to ` : ''}${formatTime(node.createdAt)}\n${node.id}\n${node.trigger}${node.progress ? `, ${progressText(node)}` : ''}`;
   const mark =
     node.ids.length > 1
       ? [
@@ -100,7 +105,7 @@ function drawNode(place, selection) {
     node.head ? s('text', { class: 'head-label', y: -18 }, 'HEAD') : null,
     s('text', { class: 'trigger', y: 26 }, shortTrigger(node.trigger)),
     s('text', { class: 'time', y: 39 }, formatClock(node.createdAt)),
-    node.progress ? s('text', { class: 'progress', y: 52 }, `${node.progress} tasks`) : null,
+    node.progress ? s('text', { class: 'progress', y: 52 }, progressText(node)) : null,
   );
 }
 

@@ -81,6 +81,20 @@ describe('layoutLineage', () => {
     expect(nodes.map((node) => node.parentMissing)).toEqual([false, true, false]);
   });
 
+  // Explorer trial: a flow's nodes read "0/3 tasks" where the counts are its methods.
+  it("says what a node's progress counts: a crew's tasks, a flow's methods", () => {
+    const flowCheckpoint: StoredCheckpoint = {
+      ...checkpoint('9', null, 0),
+      entities: [
+        { kind: 'flow', id: 'flow-1', name: 'ReportFlow', status: 'running', completed: 0, total: 3 },
+      ],
+    };
+    const [flow] = layoutLineage([flowCheckpoint]).groups[0]!.lanes[0]!.nodes;
+    expect(flow).toMatchObject({ progress: '0/3', progressUnit: 'methods' });
+    const [crew] = layoutLineage([checkpoint('1', null, 2)]).groups[0]!.lanes[0]!.nodes;
+    expect(crew).toMatchObject({ progress: '2/3', progressUnit: 'tasks' });
+  });
+
   it('keeps 10,000 checkpoints of a long run to a few nodes', () => {
     const many: StoredCheckpoint[] = [];
     for (let index = 0; index < 10_000; index += 1)

@@ -19,6 +19,11 @@ export interface GraphNode {
   trigger: string;
   /** The primary entity's progress, e.g. `2/3`; absent when it reports none. */
   progress?: string;
+  /**
+   * What `progress` counts: a crew's tasks, or a flow's methods (the CLI's listing says
+   * `flow ReportFlow 0/3`). Absent with `progress`.
+   */
+  progressUnit?: 'tasks' | 'methods';
   status?: EntitySummary['status'];
   /** The newest checkpoint of its run (lineage) on this lane. */
   head: boolean;
@@ -71,11 +76,16 @@ export interface LayoutOptions {
   collapseAt?: number;
 }
 
-function progressOf(checkpoint: StoredCheckpoint): { progress?: string; status?: EntitySummary['status'] } {
+function progressOf(checkpoint: StoredCheckpoint): Pick<GraphNode, 'progress' | 'progressUnit' | 'status'> {
   const entity = primaryEntity(checkpoint.entities);
   if (!entity) return {};
   return {
-    ...(entity.total !== undefined ? { progress: `${entity.completed ?? 0}/${entity.total}` } : {}),
+    ...(entity.total !== undefined
+      ? {
+          progress: `${entity.completed ?? 0}/${entity.total}`,
+          progressUnit: entity.kind === 'flow' ? 'methods' : 'tasks',
+        }
+      : {}),
     ...(entity.status !== undefined ? { status: entity.status } : {}),
   };
 }
