@@ -6,9 +6,11 @@ import {
 } from '@crewline/test-support/postgres';
 import PgBoss from 'pg-boss';
 import { afterEach, expect, it } from 'vitest';
-import { RUNS_QUEUE } from './queue-store.js';
+import { parseQueueLocation } from './connection.js';
+import { QueueStore, RUNS_QUEUE } from './queue-store.js';
 import { RunQueue } from './run-queue.js';
 import { reportCrewFactory } from './test-support/report-crew.js';
+import { UndeliveredRuns } from './undelivered-runs.js';
 import { Worker } from './worker.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -56,7 +58,7 @@ async function runFetchedByADeadWorker(end: 'left-active' | 'expired') {
     await dropLocation(location);
     await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
   });
-  return { queue, worker, run, lostJobId: job!.id };
+  return { location, queue, worker, run, lostJobId: job!.id };
 }
 
 describeWithPostgres('a run whose job was fetched by a worker that died before claiming it', () => {
@@ -75,5 +77,34 @@ describeWithPostgres('a run whose job was fetched by a worker that died before c
     await worker.start();
     const [ended] = await queue.waitForEnd([run.id], { timeoutMs: 15_000 });
     expect(ended).toMatchObject({ status: 'completed', attempts: 1, failures: 0 });
+  });
+
+  it('re-sends only the run whose job is lost, beside 20,000 queued runs whose jobs wait', async () => {
+    const { location, queue, run, lostJobId } = await runFetchedByADeadWorker('expired');
+    const store = new QueueStore(parseQueueLocation(location), {
+      poolSize: 1,
+      applicationName: 'crewline-test-undelivered',
+      maintenance: false,
+      create: false,
+    });
+    cleanups.push(() => store.close());
+    await store.start();
+    // Waiting jobs (`created`, one delayed an hour) and a fetched one within the grace: none is lost.
+    await store.pool.query(
+      `WITH job AS (
+         INSERT INTO "${store.location.queueSchema}".job (id, name, data, state, start_after, started_on)
+         SELECT gen_random_uuid(), $1, '{}', CASE WHEN n = 1 THEN 'active' ELSE 'created' END::"${store.location.queueSchema}".job_state,
+                now() + CASE WHEN n = 2 THEN interval '1 hour' ELSE interval '0' END,
+                CASE WHEN n = 1 THEN now() END
+           FROM generate_series(1, 20000) AS n RETURNING id)
+       INSERT INTO ${store.table} (id, name, inputs, max_attempts, status, job_id)
+       SELECT 'waiting-' || job.id, 'report', '{}', 5, 'queued', job.id::text FROM job`,
+      [RUNS_QUEUE],
+    );
+    const sweep = new UndeliveredRuns(store, { claimGraceMs: 60_000 });
+    expect(await sweep.resend()).toEqual([run.id]);
+    expect((await queue.get(run.id))?.jobId).not.toBe(lostJobId);
+    // Sent once: the next sweep finds its new job waiting.
+    expect(await sweep.resend()).toEqual([]);
   });
 });

@@ -37,7 +37,8 @@ export class UndeliveredRuns {
 
   /**
    * Re-sends the queued runs whose job is no longer waiting (`created` or `retry`) nor fetched within
-   * the grace; returns their ids. One read of the queued rows, each probing pg-boss's primary key.
+   * the grace; returns their ids. One read of all the queued rows joined to their jobs: its cost
+   * grows with the backlog, not with the runs it finds.
    */
   async resend(): Promise<string[]> {
     const queueSchema = `"${this.#store.location.queueSchema}"`;
