@@ -60,6 +60,11 @@ export class LazyProvider implements CheckpointProvider {
     return this.#loading;
   }
 
+  /** The real provider once its package is imported (without waiting); `undefined` before. */
+  get loaded(): CheckpointProvider | undefined {
+    return this.#current();
+  }
+
   #current(): CheckpointProvider | undefined {
     this.#loaded ??= this.#find();
     return this.#loaded;
@@ -120,4 +125,14 @@ export class LazyProvider implements CheckpointProvider {
 /** The real provider behind a config's provider (a {@link LazyProvider} is imported now). */
 export async function readyProvider(provider: CheckpointProvider): Promise<CheckpointProvider> {
   return provider instanceof LazyProvider ? provider.ready() : provider;
+}
+
+/**
+ * The provider a write goes through: the real one behind a stand-in whose package is imported, else
+ * `provider` itself. Why: a run keeps the parent of its next checkpoint, its background writes and its
+ * lease per provider object, and meets both the stand-in (a setting resolved before the import ended)
+ * and the real provider (what a run's own config is made) for one store: two chains in one store.
+ */
+export function loadedProvider(provider: CheckpointProvider): CheckpointProvider {
+  return provider instanceof LazyProvider ? (provider.loaded ?? provider) : provider;
 }

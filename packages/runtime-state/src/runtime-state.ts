@@ -34,6 +34,7 @@ import {
   newLineageId,
 } from './ids.js';
 import { keptEntity } from './kept-entity.js';
+import { loadedProvider } from './lazy-provider.js';
 import { LineagePositions } from './lineage-positions.js';
 import type { CheckpointProvider, CheckpointWrite, LeaseToken, StoredCheckpoint } from './provider.js';
 import { redactSecrets } from './redaction.js';
@@ -324,16 +325,18 @@ export class RuntimeState implements RunState {
 
   #prepare(options: WriteOptions) {
     const location = options.location ?? this.location;
-    const provider =
+    const chosen =
       options.provider ??
       (options.location ? this.#providerFor?.(options.location) : undefined) ??
       this.provider;
-    if (!provider) {
+    if (!chosen) {
       throw stateError(
         'invalid_config',
         'no checkpoint provider configured for this run; pass a provider or location',
       );
     }
+    // One object per store: see loadedProvider.
+    const provider = loadedProvider(chosen);
     const resolvedLocation = this.#resolvedLocation(provider, location);
     const trigger = options.trigger ?? 'manual';
     const position = this.#positions.at(provider, resolvedLocation);

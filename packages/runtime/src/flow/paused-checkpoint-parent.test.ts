@@ -194,3 +194,36 @@ describe('a pause checkpoint stored without its parent (before the fix)', () => 
     expect(after[2]?.parentId).toBe(pause!.id);
   });
 });
+
+describe('the pause checkpoint of a flow kicked off inside another run', () => {
+  it('names its parent when its setting was resolved before SQLite was imported', async () => {
+    const location = join(mkdtempSync(join(root, 'nested-')), 'checkpoints.db');
+    const providers = freshRegistry();
+    // What the inner flow's setting is resolved to when its kickoff comes before the import ended:
+    // the stand-in. The outer run's own config is the real provider (its kickoff waits for it).
+    const standIn = providers.provider('sqlite');
+    let inner: Awaited<ReturnType<Review['kickoff']>> | undefined;
+    class Outer extends Flow<{ done: boolean }> {
+      initialState = { done: false };
+      @start() async review() {
+        inner = await new Review({
+          checkpoint: { location, provider: standIn, onEvents: ['method_execution_finished'] },
+        }).kickoff();
+        return inner.status;
+      }
+    }
+    await new Outer({
+      bus: new EventBus(),
+      checkpoint: { location, onEvents: ['method_execution_finished'], providers },
+    }).kickoff();
+    expect(inner?.status).toBe('paused');
+    const reader = await freshRegistry().open(location);
+    const stored = await reader.provider.list(reader.provider.resolveLocation(location));
+    expect(stored.map((checkpoint) => checkpoint.trigger)).toEqual([
+      'method_execution_finished',
+      'flow_paused',
+      'method_execution_finished',
+    ]);
+    expectOneChain(stored);
+  });
+});
