@@ -205,15 +205,29 @@ export function drawGraph(svg, graph, selection, region) {
       if (overview) nodes.append(overview);
     }
     if (!first) continue;
-    if (lane.orphaned) {
+    if (lane.orphaned || lane.prunedBefore) {
+      // A gap before the lane's first node: a fork whose fork point is gone (red label), or a run
+      // whose first checkpoints were pruned (a gap of its own run, as between two of its nodes).
+      // The words stay short and over the gap, clear of the lane's label; the id is in the title.
       const x = first.x - columnWidth;
+      const gone = lane.orphaned ? lane.forkedFrom : lane.prunedBefore;
       edges.append(s('line', { x1: x, y1: y, x2: first.x, y2: y, class: 'edge gap' }));
       edges.append(
         s(
           'text',
-          { class: 'pruned-label', x, y: y - 8 },
-          `parent ${lane.forkedFrom ?? ''} pruned`,
-          s('title', null, 'the checkpoint this branch came from is not in storage any more'),
+          {
+            class: `pruned-label${lane.orphaned ? ' orphaned' : ''}`,
+            x: first.x - columnWidth / 2,
+            y: y - 8,
+          },
+          lane.orphaned ? 'parent pruned' : 'pruned',
+          s(
+            'title',
+            null,
+            lane.orphaned
+              ? `the checkpoint this branch came from, ${gone ?? '(unknown)'}, is not in storage any more`
+              : `the run's checkpoints before this one (from ${gone}) were pruned`,
+          ),
         ),
       );
     } else if (fork && overlaps(region, fork.x, fork.y, first.x, first.y)) {

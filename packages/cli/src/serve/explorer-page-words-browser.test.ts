@@ -4,12 +4,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from '@crewline/events';
-import { Flow, listen, start } from '@crewline/runtime';
+import { continueFromCheckpoint, Flow, listen, start } from '@crewline/runtime';
+import { captureLogs } from '@crewline/runtime/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocation } from '../core/open-location.js';
 import { cliProviderRegistry } from '../core/providers.js';
 import { providerOf } from '../test-support/fixtures.js';
+import { writeCrewRun } from '../test-support/real-crew.js';
 import { temporaryDirectory } from '../test-support/run-command.js';
 import { type RunningExplorer, startExplorer } from './explorer-server.js';
 
@@ -42,6 +44,8 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer page's words in Chromium", 
   let browser: Browser;
   let page: Page;
   const pageErrors: Error[] = [];
+  /** The fork's branch: as long as a generated one, whose label ran into the red words. */
+  const forkBranch = 'fork/7162572b-89cb07';
 
   beforeAll(async () => {
     if (!haveBrowser) throw new Error(`CI is set and there is no Chromium at ${chromiumPath}`);
@@ -52,6 +56,22 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer page's words in Chromium", 
       bus: new EventBus(),
       checkpoint: { location, provider, onEvents: ['method_execution_finished'] },
     }).kickoff();
+    // A crew run trimmed from its start (its first checkpoint pruned) and a fork whose fork point,
+    // the run's second checkpoint, was pruned since (a store written before retention kept it).
+    const crewRun = await writeCrewRun('json', directory.path);
+    const crew = crewRun.checkpoints.filter((checkpoint) => checkpoint.entities[0]?.kind === 'crew');
+    const logs = captureLogs();
+    await continueFromCheckpoint({
+      reference: crew[1]!.reference,
+      mode: 'fork',
+      branch: forkBranch,
+      providers: registry,
+      taskOutputs: { 1: 'Another outline' },
+    }).finally(() => logs.stop({ allowUnexpected: true }));
+    await crewRun.close();
+    const resolved = provider.resolveLocation(location);
+    await provider.delete(resolved, crew[0]!.id);
+    await provider.delete(resolved, crew[1]!.id);
     await provider.close?.();
     explorer = await startExplorer({
       opened: await openLocation(location, directory.path, registry),
@@ -76,10 +96,25 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer page's words in Chromium", 
     expect(pageErrors).toEqual([]);
   });
 
+  it("draws a run trimmed from its start as a gap of its own run, and an orphaned fork's words clear of its label", async () => {
+    const crewLane = page.locator('.lane-label[data-branch="main"]');
+    expect(await crewLane.count()).toBe(2);
+    expect(await page.locator('.lane-label.orphaned[data-branch="main"]').count()).toBe(0);
+    const orphan = page.locator(`.lane-label.orphaned[data-branch="${forkBranch}"] .branch`);
+    expect(await orphan.count()).toBe(1);
+    const words = page.locator('.pruned-label.orphaned');
+    expect(await words.count()).toBe(1);
+    expect(await words.first().textContent()).toContain('parent pruned');
+    const label = (await orphan.boundingBox())!;
+    const red = (await words.first().boundingBox())!;
+    expect(red.x).toBeGreaterThanOrEqual(label.x + label.width);
+  });
+
   it("counts a flow node's methods, as the CLI's listing does, not tasks", async () => {
     const progress = await page.locator('.node .progress').allTextContents();
     expect(progress.length).toBeGreaterThan(0);
-    expect(progress.every((text) => /^\d+\/3 methods$/.test(text))).toBe(true);
-    expect(progress).toContain('3/3 methods');
+    expect(progress.filter((text) => text.endsWith('methods'))).toContain('3/3 methods');
+    const flowLane = page.locator('.node[data-branch="main"] .progress');
+    expect((await flowLane.allTextContents()).some((text) => /^\d+\/3 methods$/.test(text))).toBe(true);
   });
 });

@@ -81,6 +81,18 @@ describe('layoutLineage', () => {
     expect(nodes.map((node) => node.parentMissing)).toEqual([false, true, false]);
   });
 
+  // Explorer trial: a run trimmed by maxCheckpoints was drawn as an orphaned fork (red `main`, "the
+  // checkpoint this branch came from is not in storage any more"); the README marks it `pruned`.
+  it('draws a run trimmed from its start as a gap of its own run, a fork whose fork point is gone as an orphan', () => {
+    const trimmed = layoutLineage([checkpoint('4', '3', 1), checkpoint('5', '4', 2)]).groups[0]!.lanes[0]!;
+    expect(trimmed).toMatchObject({ branch: 'main', orphaned: false, prunedBefore: '3' });
+    expect(trimmed.forkedFrom).toBeUndefined();
+    const fork = layoutLineage([checkpoint('6', '2', 1, { branch: 'what-if', lineageId: 'run-fork' })])
+      .groups[0]!.lanes[0]!;
+    expect(fork).toMatchObject({ branch: 'what-if', orphaned: true, forkedFrom: '2' });
+    expect(fork.prunedBefore).toBeUndefined();
+  });
+
   // Explorer trial: a flow's nodes read "0/3 tasks" where the counts are its methods.
   it("says what a node's progress counts: a crew's tasks, a flow's methods", () => {
     const flowCheckpoint: StoredCheckpoint = {

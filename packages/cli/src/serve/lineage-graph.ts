@@ -46,6 +46,12 @@ export interface GraphLane {
   forkedFrom?: string;
   /** The lane's fork point is not in storage any more (pruned or deleted). */
   orphaned: boolean;
+  /**
+   * The run's first checkpoints are not in storage any more (`maxCheckpoints` or `prune` trimmed it
+   * from its start): the id of the parent of its first kept checkpoint. A gap inside the run, drawn
+   * `pruned` as one between two of its nodes, not an orphaned fork.
+   */
+  prunedBefore?: string;
   nodes: GraphNode[];
 }
 
@@ -88,6 +94,16 @@ function progressOf(checkpoint: StoredCheckpoint): Pick<GraphNode, 'progress' | 
       : {}),
     ...(entity.status !== undefined ? { status: entity.status } : {}),
   };
+}
+
+/**
+ * A lane whose first checkpoint's parent is gone, on `main`: a run trimmed from its start by
+ * retention, not a fork whose fork point is gone. A fork always goes onto a new branch, never the one
+ * it forks from, so a run on `main` is a run started there or continued on it (the listing keeps no
+ * word of a gone parent's run, so the branch is what tells them apart).
+ */
+function trimmedAtStart(branch: BranchNode): boolean {
+  return branch.orphaned && branch.branch === 'main' && branch.forkedFrom !== undefined;
 }
 
 /**
@@ -166,8 +182,12 @@ export function layoutLineage(
           lineageId: branch.lineageId,
           run: shortRunId(branch.lineageId),
           row: 0,
-          ...(branch.forkedFrom !== undefined ? { forkedFrom: branch.forkedFrom } : {}),
-          orphaned: branch.orphaned,
+          ...(trimmedAtStart(branch)
+            ? { orphaned: false, prunedBefore: branch.forkedFrom! }
+            : {
+                ...(branch.forkedFrom !== undefined ? { forkedFrom: branch.forkedFrom } : {}),
+                orphaned: branch.orphaned,
+              }),
           nodes,
         },
       });
