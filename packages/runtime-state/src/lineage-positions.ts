@@ -1,3 +1,4 @@
+import { LazyProvider } from './lazy-provider.js';
 import type { CheckpointProvider } from './provider.js';
 
 /** Where a run's chain of checkpoints stands in one store: what its next write there names as parent. */
@@ -25,15 +26,29 @@ export interface LineagePosition {
 export class LineagePositions {
   readonly #origin: LineagePosition;
   /** Keyed by provider object, as the write queue and the lease are: one store per instance and location. */
-  readonly #stores = new Map<CheckpointProvider, Map<string, LineagePosition>>();
+  readonly #stores = new Map<CheckpointProvider, Map<string, TakenPosition>>();
+  /** Orders the positions taken, across providers: the latest of a store's is its position. */
+  #taken = 0;
 
   constructor(origin: LineagePosition) {
     this.#origin = { ...origin };
   }
 
-  /** The parent of the next write to `location` (resolved) of `provider`. */
+  /**
+   * The parent of the next write to `location` (resolved) of `provider`. What was written there
+   * through the stand-in of `provider` while its package was still being imported counts as written
+   * through `provider` (one store, two objects; see loadedProvider): the latest of both.
+   */
   at(provider: CheckpointProvider, location: string): LineagePosition {
-    return this.#stores.get(provider)?.get(location) ?? this.#origin;
+    let latest = this.#stores.get(provider)?.get(location);
+    for (const [known, locations] of this.#stores) {
+      if (!(known instanceof LazyProvider) || known.loaded !== provider) continue;
+      const taken = locations.get(location);
+      if (taken !== undefined && (latest === undefined || taken.order > latest.order)) latest = taken;
+    }
+    return latest === undefined
+      ? this.#origin
+      : { checkpointId: latest.checkpointId, eventCount: latest.eventCount };
   }
 
   /**
@@ -48,7 +63,8 @@ export class LineagePositions {
       this.#stores.set(provider, locations);
     }
     const previous = locations.get(location);
-    const taken = { ...next };
+    this.#taken += 1;
+    const taken = { ...next, order: this.#taken };
     locations.set(location, taken);
     return () => {
       if (locations.get(location) !== taken) return;
@@ -56,4 +72,9 @@ export class LineagePositions {
       else locations.set(location, previous);
     };
   }
+}
+
+/** A position taken by a write, with the order it was taken in. */
+interface TakenPosition extends LineagePosition {
+  order: number;
 }

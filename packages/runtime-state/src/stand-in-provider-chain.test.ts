@@ -7,6 +7,7 @@
 import { EventBus, TaskStartedEvent } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
 import { LazyProvider, readyProvider } from './lazy-provider.js';
+import type { CheckpointWrite, StoredCheckpoint } from './provider.js';
 import { RuntimeState } from './runtime-state.js';
 import { FakeCrew } from './test-support/fake-crew.js';
 import { InMemoryProvider } from './testing/in-memory-provider.js';
@@ -57,5 +58,60 @@ describe('a run writing through the stand-in of its own provider, once imported'
       ['second', first.id],
       ['third', second.id],
     ]);
+  });
+
+  it('goes on from what it wrote through the stand-in before the import ended', async () => {
+    const { real, standIn, state, next } = setup();
+    next();
+    // Still being imported: queued, written once the import ends.
+    const first = await state.writeCheckpoint({ provider: standIn, trigger: 'first' });
+    expect(standIn.loaded).toBe(real);
+    next();
+    const second = await state.writeCheckpoint({ provider: standIn, trigger: 'second' });
+    next();
+    const third = state.writeCheckpointSync({ trigger: 'third' });
+    expect([first.parentId, second.parentId, third.parentId]).toEqual([null, first.id, second.id]);
+  });
+
+  it('writes what it queued through the stand-in ahead of a synchronous write, in order', async () => {
+    const written: string[] = [];
+    const real = new (class extends InMemoryProvider {
+      override writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
+        written.push(checkpoint.metadata.trigger);
+        return super.writeSync(location, checkpoint);
+      }
+    })();
+    let imported = false;
+    let finishImport = () => {};
+    const gate = new Promise<void>((resolve) => {
+      finishImport = resolve;
+    });
+    const standIn = new LazyProvider(
+      'memory',
+      async () => {
+        await gate;
+        return real;
+      },
+      () => (imported ? real : undefined),
+    );
+    const state = new RuntimeState({
+      provider: real,
+      location: 'store',
+      entities: [new FakeCrew(2)],
+      bus: new EventBus(),
+    });
+    state.recordEvent(new TaskStartedEvent({ description: 'one' }));
+    const first = state.writeCheckpoint({ provider: standIn, trigger: 'first' });
+    state.recordEvent(new TaskStartedEvent({ description: 'two' }));
+    const second = state.writeCheckpoint({ provider: standIn, trigger: 'second' });
+    // The import ends; before the queue goes on, a strict checkpoint is written synchronously.
+    imported = true;
+    state.recordEvent(new TaskStartedEvent({ description: 'three' }));
+    const third = state.writeCheckpointSync({ trigger: 'third' });
+    finishImport();
+    const [one, two] = await Promise.all([first, second]);
+    expect([one.parentId, two.parentId, third.parentId]).toEqual([null, one.id, two.id]);
+    // Each parent on disk before its child (the first one, in flight already, once more when it ends).
+    expect(written.slice(0, 3)).toEqual(['first', 'second', 'third']);
   });
 });

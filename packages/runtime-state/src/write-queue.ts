@@ -1,4 +1,5 @@
 import { logger } from '@crewline/events';
+import { loadedProvider } from './lazy-provider.js';
 import type { CheckpointProvider, CheckpointWrite, StoredCheckpoint } from './provider.js';
 
 const component = 'runtime-state';
@@ -80,7 +81,10 @@ export class WriteQueue {
   ): { error: unknown; rejectRest: () => void } | undefined {
     const writeSync = provider.writeSync?.bind(provider);
     if (!writeSync) return undefined;
-    const ahead = this.#queued.filter((entry) => entry.provider === provider && entry.location === location);
+    // Queued through the stand-in of `provider` before its import ended: the same store (see loadedProvider).
+    const ahead = this.#queued.filter(
+      (entry) => loadedProvider(entry.provider) === provider && entry.location === location,
+    );
     if (ahead.length === 0) return undefined;
     const taken = new Set(ahead);
     this.#queued = this.#queued.filter((entry) => !taken.has(entry));

@@ -14,6 +14,7 @@ import {
   DEFAULT_CHECKPOINT_LOCATION,
   type EntityKind,
   type EntitySnapshot,
+  LazyProvider,
   type LoadedCheckpoint,
   type ProviderRegistry,
   RuntimeState,
@@ -215,6 +216,10 @@ export class Run {
     const bus = options.bus ?? defaultBus;
     const active = Run.current(options.bus);
     if (active) {
+      // A setting of its own whose provider is still being imported (the root's is waited for below):
+      // through the stand-in, its first checkpoints would start a chain of their own in a store the
+      // run writes to already (the stand-in is not the provider; see loadedProvider).
+      if (options.config?.provider instanceof LazyProvider) await options.config.provider.ready();
       joinRun(active.state, options.root);
       if (options.config) active.setConfigFor(options.root.entityId, options.config);
       return body(active);
