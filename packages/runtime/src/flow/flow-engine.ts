@@ -280,6 +280,8 @@ export class FlowEngine<State extends object> {
       joinRestoredRun({ kind: 'flow', names: [flowName], apply: (snapshot) => this.hydrate(snapshot) }, bus);
     if (joinedRestored) continuing = true;
 
+    /** The kind of question this kickoff answers, if it answers one. */
+    let answered: 'input' | 'feedback' | undefined;
     if (continuing) {
       refuseMissingMethods(flowName, graph, this.execution, graph.persisted ? this.stateId : undefined);
       // State changes made by an execution that did not complete are dropped: it runs again.
@@ -290,6 +292,10 @@ export class FlowEngine<State extends object> {
         if (!paused)
           throw flowError('invalid_state', `flow "${flowName}" is not waiting for input; nothing to answer`);
         paused.answers.push(plan.answer);
+        // Answered: no longer waiting. The checkpoint the run writes next holds the answer (see
+        // answerTrigger), and a resume of it runs the method with it rather than asking again.
+        answered = paused.pause?.kind ?? 'input';
+        paused.pause = undefined;
       }
     } else {
       // State set before kickoff (or left by an earlier kickoff of this instance) is kept.
@@ -401,6 +407,14 @@ export class FlowEngine<State extends object> {
               }, body),
           });
           execution.status = 'running';
+          // An answer is recorded before the method it answers runs again: otherwise a flow whose
+          // triggers fire on nothing after the question (the default, task_completed, with no task
+          // left) wrote nothing, its pause could be answered a second time (what follows it ran
+          // twice), and a fork with an answer left no branch.
+          if (isRoot && answered !== undefined && (config || graph.persisted)) {
+            const trigger = answerTrigger(answered);
+            if (!(config !== undefined && triggersOn(config, trigger))) await writeTo(trigger);
+          }
           if (!continuing) {
             runner.enqueueStarts();
             emit(
@@ -483,4 +497,13 @@ function latestKickoffOfState(loaded: LoadedCheckpoint, flowName: string, stateI
       entity.kind === 'flow' && entity.name === flowName && parseFlowData(entity).stateId === stateId,
   );
   return kickoffs.at(-1) ?? findEntitySnapshot(loaded, { kind: 'flow', names: [flowName] });
+}
+
+/**
+ * The trigger of the checkpoint that records an answer: the event the answer is delivered with
+ * (`flow.ask()` emits it as the method asks again, which is when an automatic checkpoint on it is
+ * written).
+ */
+function answerTrigger(kind: 'input' | 'feedback'): 'flow_input_received' | 'human_feedback_received' {
+  return kind === 'input' ? 'flow_input_received' : 'human_feedback_received';
 }

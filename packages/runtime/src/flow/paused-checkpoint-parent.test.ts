@@ -119,6 +119,7 @@ describe.each(stores)(
         expect(after.map((checkpoint) => checkpoint.trigger)).toEqual([
           'method_execution_finished',
           'flow_paused',
+          'human_feedback_received',
           'method_execution_finished',
           'method_execution_finished',
         ]);
@@ -187,6 +188,7 @@ describe('a pause checkpoint stored without its parent (before the fix)', () => 
     expect(after.map((checkpoint) => checkpoint.trigger)).toEqual([
       'method_execution_finished',
       'flow_paused',
+      'human_feedback_received',
       'method_execution_finished',
       'method_execution_finished',
     ]);

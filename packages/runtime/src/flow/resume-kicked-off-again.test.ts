@@ -51,8 +51,10 @@ describe('a crew kicked off again after a pause, resumed on the same instance', 
     const before = (await provider.list('mem')).length;
     await flow.resume('yes');
     expect(model.calls).toHaveLength(4);
-    const written = (await provider.list('mem')).slice(before);
-    // The second kickoff's first task completed: its checkpoint.
+    // After the checkpoint that records the answer, the second kickoff's first task completed.
+    const written = (await provider.list('mem'))
+      .slice(before)
+      .filter((checkpoint) => checkpoint.trigger === 'task_completed');
     const midway = written[0]!;
     const document = await readDocument(provider, 'mem', midway.id);
     const crews = document.entities.filter((entity) => entity.kind === 'crew');
@@ -97,7 +99,9 @@ describe('an agent kicked off again after a pause, resumed on the same instance'
     await flow.kickoff();
     const before = (await provider.list('mem')).length;
     await flow.resume('yes');
-    const written = (await provider.list('mem')).slice(before);
+    const written = (await provider.list('mem'))
+      .slice(before)
+      .filter((checkpoint) => checkpoint.trigger === 'llm_call_completed');
     const document = await readDocument(provider, 'mem', written[0]!.id);
     const agents = document.entities.filter((entity) => entity.kind === 'agent');
     // partOne's kickoff (kept) and partTwo's kickoff: two entities with ids of their own.
