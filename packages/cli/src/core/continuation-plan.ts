@@ -137,7 +137,7 @@ export function planContinuation(
         ...(calls !== undefined ? { savedCalls: calls } : {}),
         note:
           newerHead !== undefined && doneSince.has(number)
-            ? `completed in the run's later checkpoint ${newerHead.id}: runs again on the new branch, paid again`
+            ? `${noteFor(reason, calls ?? 0)}; completed in the run's later checkpoint ${newerHead.id}: runs again on the new branch, paid again`
             : noteFor(reason, calls ?? 0),
       };
     });
@@ -168,7 +168,7 @@ function olderCheckpointPlan(
   const again =
     runAgain.length === 0
       ? 'runs no task the run completed since'
-      : `runs ${runAgain.length === 1 ? 'task' : 'tasks'} ${listed(runAgain.map(String))} again, paying again for their model calls`;
+      : `runs ${runAgain.length === 1 ? 'task' : 'tasks'} ${listed(runAgain.map(String))} again, paying again for ${runAgain.length === 1 ? 'its' : 'their'} model calls`;
   return {
     headId,
     runAgain,

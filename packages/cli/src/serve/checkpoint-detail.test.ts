@@ -146,6 +146,9 @@ describe('a checkpoint taken in the middle of a task, in the explorer', () => {
       };
     };
     const research = { number: 1, name: 'research', savedCalls: 1 };
+    // The run went on past this checkpoint (its task completed): a resume moves to a new branch and
+    // runs the task again, which the plan says (its mode defaults to resume).
+    const headOfRun = expect.objectContaining({ headId: checkpoints.at(-1)!.id, runAgain: [1] });
     // Nothing changed, or an input given its saved value: the saved conversation goes on, no call again.
     for (const inputs of [undefined, [], ['topic=tide pools']]) {
       expect(await plan({ outputs: [], ...(inputs ? { inputs } : {}) })).toEqual({
@@ -154,6 +157,7 @@ describe('a checkpoint taken in the middle of a task, in the explorer', () => {
           edited: [],
           inputsChanged: false,
           runs: [expect.objectContaining({ ...research, reason: 'continued' })],
+          olderCheckpoint: headOfRun,
         },
       });
     }
@@ -163,6 +167,7 @@ describe('a checkpoint taken in the middle of a task, in the explorer', () => {
         edited: [],
         inputsChanged: true,
         runs: [expect.objectContaining({ ...research, reason: 'restarted' })],
+        olderCheckpoint: headOfRun,
       },
     });
     const notAList = await plan({ inputs: 'topic=kelp' });

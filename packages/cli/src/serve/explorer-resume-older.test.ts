@@ -57,8 +57,8 @@ describe('the explorer resumes a checkpoint its run went past', () => {
       /runs tasks 2 and 3 again, paying again for their model calls/,
     );
     expect(plan.runs.map((task) => task.note)).toEqual([
-      `completed in the run's later checkpoint ${last!.id}: runs again on the new branch, paid again`,
-      `completed in the run's later checkpoint ${last!.id}: runs again on the new branch, paid again`,
+      `not finished in this checkpoint; completed in the run's later checkpoint ${last!.id}: runs again on the new branch, paid again`,
+      `not finished in this checkpoint; completed in the run's later checkpoint ${last!.id}: runs again on the new branch, paid again`,
     ]);
     // The latest checkpoint, and a fork (a new branch by choice), say nothing of it.
     const fork = (await (await post(`/api/checkpoints/${first!.id}/plan`, { mode: 'fork' })).json()) as {
