@@ -27,11 +27,21 @@ function takeToken() {
 
 const token = takeToken();
 
+/** What the page says when no answer came at all (the browser's own words are "Failed to fetch"). */
+const serverGone =
+  'The explorer server does not answer: it was stopped (Ctrl+C) or cannot be reached. Start `crewline checkpoint serve` again and open the URL it prints.';
+
 async function api(path, init = {}) {
-  const response = await fetch(path, {
-    ...init,
-    headers: { 'x-crewline-token': token, ...(init.body ? { 'content-type': 'application/json' } : {}) },
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      ...init,
+      headers: { 'x-crewline-token': token, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+    });
+  } catch {
+    showServerGone();
+    throw new Error(serverGone);
+  }
   const body = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
   return body;
@@ -64,6 +74,14 @@ const panels = {
   runs: document.getElementById('runs'),
 };
 const status = document.getElementById('status');
+
+/** The header's badge says the server is gone (the event stream's "reconnecting" may never end). */
+function showServerGone() {
+  const live = document.getElementById('live');
+  live.textContent = 'server stopped';
+  live.className = 'badge gone';
+  live.title = serverGone;
+}
 
 function showPanel(name) {
   for (const [key, panel] of Object.entries(panels)) panel.hidden = key !== name;
@@ -311,6 +329,8 @@ function follow() {
     live.className = 'badge live';
   });
   events.addEventListener('error', () => {
+    // A request found the server gone: that stays said until the stream is open again.
+    if (live.classList.contains('gone')) return;
     live.textContent = 'reconnecting';
     live.className = 'badge';
   });

@@ -66,6 +66,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
     '  the page keeps the token after # for its requests (a new one at each start); Ctrl+C stops the server',
   );
   await untilStopped();
+  // A run started from the page stops with the process: say which, and how to continue it.
+  for (const line of explorer.interruptedRuns()) context.stderr.write(`${line}\n`);
   await explorer.close();
   return 0;
 }

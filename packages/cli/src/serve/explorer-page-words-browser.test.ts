@@ -117,4 +117,16 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer page's words in Chromium", 
     const flowLane = page.locator('.node[data-branch="main"] .progress');
     expect((await flowLane.allTextContents()).some((text) => /^\d+\/3 methods$/.test(text))).toBe(true);
   });
+
+  // Last: it stops the server. The trial's page showed the browser's raw "Failed to fetch".
+  it('says the server stopped when a click gets no answer', async () => {
+    await explorer.close();
+    await page.locator('.node').first().click();
+    const said = page.locator('#detail .error');
+    await said.waitFor();
+    expect(await said.textContent()).toBe(
+      'The explorer server does not answer: it was stopped (Ctrl+C) or cannot be reached. Start `crewline checkpoint serve` again and open the URL it prints.',
+    );
+    expect(await page.locator('#live').textContent()).toBe('server stopped');
+  });
 });

@@ -10,10 +10,12 @@ import { refuseTakenBranch } from '../commands/taken-branch.js';
 import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import { cliError, usageError } from '../core/cli-error.js';
-import { continueRun } from '../core/continue-run.js';
+import { continueRun, type WrittenCheckpoint } from '../core/continue-run.js';
 import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
+import { shellWord, shortCheckpointId } from '../core/format.js';
 import { leaseHeld, leaseWordsOfPage } from '../core/lease-held.js';
+import { displayPath } from '../core/location.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
 import { newerHeadIdOf } from './newer-head.js';
 import { RunWarnings } from './run-warnings.js';
@@ -147,6 +149,8 @@ export class ExplorerRuns {
   readonly #forkBranches = new Map<string, string>();
   readonly #options: ExplorerRunsOptions;
   readonly #warnings = new RunWarnings();
+  /** The last checkpoint each running run wrote, by run id: what an interrupted one continues from. */
+  readonly #written = new Map<string, WrittenCheckpoint>();
 
   constructor(options: ExplorerRunsOptions) {
     this.#options = options;
@@ -158,6 +162,25 @@ export class ExplorerRuns {
 
   get running(): number {
     return this.list().filter((run) => run.status === 'running').length;
+  }
+
+  /**
+   * What stopping the server (Ctrl+C) does to the runs still running, one line each: the run stops
+   * with the process, so each says where it got and the command that continues it, as
+   * `crewline checkpoint resume|fork` says on Ctrl+C (`interrupted; the run stopped after checkpoint
+   * … on branch …; continue it with: crewline checkpoint resume …`).
+   */
+  interruptions(cwd: string): string[] {
+    return this.list()
+      .filter((run) => run.status === 'running')
+      .map((run) => {
+        const written = this.#written.get(run.id);
+        const what = `the page's ${run.mode} of ${shortCheckpointId(run.checkpoint)} (run ${run.id})`;
+        const location = shellWord(displayPath(written?.location ?? this.#options.location, cwd));
+        return written === undefined
+          ? `crewline: stopping the server interrupted ${what} before it wrote a checkpoint; start over with: crewline checkpoint ${run.mode} ${shortCheckpointId(run.checkpoint)} --location ${location}`
+          : `crewline: stopping the server interrupted ${what}; the run stopped after checkpoint ${shortCheckpointId(written.id)} on branch ${written.branch}; continue it with: crewline checkpoint resume ${shortCheckpointId(written.id)} --location ${location}`;
+      });
   }
 
   /**
@@ -282,10 +305,12 @@ export class ExplorerRuns {
           ...(request.answer !== undefined ? { humanInput: request.answer } : {}),
           ...(readAsLatest ? { readAsLatest } : {}),
           onLine: addLine,
+          onCheckpoint: (written) => this.#written.set(record.id, written),
         }),
       )
       .then(
         (outcome) => {
+          this.#written.delete(record.id);
           record.status = outcome.pause ? 'paused' : 'finished';
           record.branch = outcome.branch;
           record.output = outcome.output;
@@ -293,6 +318,7 @@ export class ExplorerRuns {
           onUpdate('run', record);
         },
         async (failure: unknown) => {
+          this.#written.delete(record.id);
           const { redactSecretsInText } = await import('@crewline/events');
           // A lineage another process continues: the library advises its `onConflict` option, which
           // this page offers as the form's fork choice (the error keeps its code, `conflict`).

@@ -118,6 +118,12 @@ export interface RunningExplorer {
   loopbackOnly: boolean;
   token: string;
   readOnly: boolean;
+  /**
+   * The runs started from the page that are still running, one line each saying that stopping the
+   * server interrupts it and the command that continues it (empty when none runs). Said by
+   * `crewline checkpoint serve` on Ctrl+C, before {@link RunningExplorer.close}.
+   */
+  interruptedRuns(): string[];
   close(): Promise<void>;
 }
 
@@ -410,6 +416,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     loopbackOnly: isLoopbackHost(hostname),
     token,
     readOnly,
+    interruptedRuns: () => runs.interruptions(options.cwd),
     close: async () => {
       live.close();
       await new Promise<void>((resolve) => {
