@@ -27,13 +27,18 @@ export class RunWarnings {
 
   #install(): void {
     if (this.#installed) return;
+    // The sink it replaces is kept by this closure, not looked up: code that took this sink as its
+    // own previous one (a test's captureLogs) may put it back after it was uninstalled, and it must
+    // still pass records on then.
+    let previous: LogSink | null = null;
     const sink: LogSink = (record: LogRecord) => {
       const onLine = this.#context.getStore();
       if (onLine && (record.level === 'warn' || record.level === 'error'))
         onLine(`${record.level} [${record.component}] ${record.message}`);
-      this.#installed?.previous?.(record);
+      previous?.(record);
     };
-    this.#installed = { sink, previous: setLogSink(sink) };
+    previous = setLogSink(sink);
+    this.#installed = { sink, previous };
   }
 
   /** Puts the sink back, unless someone replaced this one since (theirs stays). */
