@@ -247,6 +247,15 @@ function drawRuns() {
         run.branch ? h('p', null, `branch ${run.branch}`) : null,
         h('pre', { class: 'lines' }, run.lines.join('\n')),
         run.error ? h('p', { class: 'error' }, run.error) : null,
+        run.pause
+          ? h(
+              'p',
+              { class: 'warning paused-question' },
+              `Paused: ${run.pause.method} waits for an answer: `,
+              h('strong', null, run.pause.message),
+              " Open the run's last checkpoint and give the answer in its form.",
+            )
+          : null,
         run.output !== undefined
           ? h('details', null, h('summary', null, 'Output'), h('pre', null, run.output))
           : null,

@@ -108,6 +108,17 @@ describe('the explorer answers a paused flow', () => {
     answered = record;
   }, 90_000);
 
+  it('says, of a run that ended paused again (no answer given), the question it waits for', async () => {
+    const logs = captureLogs();
+    const response = await api('/api/runs', { checkpoint: paused.id, mode: 'fork' });
+    expect(response.status).toBe(202);
+    const record = await untilEnded(((await response.json()) as RunRecord).id).finally(() =>
+      logs.stop({ allowUnexpected: true }),
+    );
+    expect(record.status).toBe('paused');
+    expect(record.pause).toEqual({ method: 'approve', message: 'Publish "a short essay" today?' });
+  }, 90_000);
+
   it('refuses (400) an answer to a checkpoint whose flow does not wait for one', async () => {
     // The fork's checkpoint once the flow finished: it waits for nothing.
     const provider = await providerOf('json');

@@ -110,6 +110,19 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer's Continue from here form i
     await expect.poll(() => warning.count(), pagePoll).toBe(0);
   });
 
+  it('says, in the Runs panel, the question a run that ended paused again waits for', async () => {
+    await page.locator(`.node[data-id="${paused.id}"]`).click();
+    const detail = page.locator(`.detail[data-checkpoint="${paused.id}"]`);
+    await detail.waitFor();
+    await detail.locator('select[name="mode"]').selectOption('fork');
+    await detail.locator('.run-form button[type="submit"]').click();
+    const run = page.locator('#runs .run').first();
+    await expect.poll(() => run.locator('.badge').textContent(), pagePoll).toBe('paused');
+    expect(await run.locator('.paused-question').textContent()).toContain(
+      'Paused: approve waits for an answer: Publish "a short essay" today?',
+    );
+  }, 60_000);
+
   it("shows a paused flow's question and runs it with the answer typed", async () => {
     await page.locator(`.node[data-id="${paused.id}"]`).click();
     const detail = page.locator(`.detail[data-checkpoint="${paused.id}"]`);

@@ -49,6 +49,11 @@ export interface RunRecord {
   lastCheckpoint?: string;
   output?: string;
   error?: string;
+  /**
+   * A run that ended paused: the flow's method that waits and its question (what `resume` prints as
+   * `Paused: … waits for an answer in …`). Answered from the form of the run's last checkpoint.
+   */
+  pause?: { method: string; message: string };
 }
 
 function stringList(value: unknown, name: string): string[] | undefined {
@@ -314,6 +319,8 @@ export class ExplorerRuns {
           record.status = outcome.pause ? 'paused' : 'finished';
           record.branch = outcome.branch;
           record.output = outcome.output;
+          if (outcome.pause)
+            record.pause = { method: outcome.pause.methodName, message: outcome.pause.message };
           if (outcome.lastCheckpoint !== undefined) record.lastCheckpoint = outcome.lastCheckpoint;
           onUpdate('run', record);
         },
