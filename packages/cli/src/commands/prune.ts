@@ -4,7 +4,7 @@ import { checkBranchExists, checkRunExists } from '../core/branch-check.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { parseDuration } from '../core/duration.js';
-import { formatColumns, formatTime, printable, shellWord, shortRunId } from '../core/format.js';
+import { formatColumns, formatTime, printable, shortRunId } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';

@@ -165,7 +165,10 @@ describe('@persist()', () => {
       }).kickoff({ inputs: { id: 'elsewhere' } });
       await new PersistentCounter({
         bus: new EventBus(),
-        checkpoint: { location: `${named}/../${named.split('/').pop()}`, onEvents: ['method_execution_finished'] },
+        checkpoint: {
+          location: `${named}/../${named.split('/').pop()}`,
+          onEvents: ['method_execution_finished'],
+        },
       }).kickoff({ inputs: { id: 'same-place' } });
       const warnings = logs.expect('takes the place of');
       expect(warnings).toHaveLength(1);
