@@ -21,6 +21,7 @@ import type { BrowserHost } from '../tui/browser-host.js';
 import type { Styling } from '../tui/components/screen-view.js';
 import { importInteractiveInk } from '../tui/load-ink.js';
 import { initialState, type RunPause } from '../tui/state/browser-state.js';
+import { startOverFlags } from '../tui/state/start-over-flags.js';
 
 const enterAlternateScreen = '\u001B[?1049h\u001B[H';
 const leaveAlternateScreen = '\u001B[?1049l';
@@ -119,20 +120,20 @@ export async function run(args: readonly string[], context: CliContext): Promise
       runLine = onLine;
       // Ctrl+C (interrupt below) says on stderr, once the terminal is given back, where the run
       // stopped and the command that continues it, as resume and fork on the command line do.
+      // Its tasks: progress lines number them as the browser's detail pane does.
+      const view = viewDocument(await readDocument(opened.provider, opened.location, request.checkpointId));
+      const { tasks } = view;
       interruptReport = reportInterrupt({
         mode: request.mode,
         from: request.checkpointId,
         cwd: context.cwd,
-        startOverLocation: opened.location,
+        // The edits are in the browser's memory only: the hint repeats them (trial s8 finding 1).
+        startOver: { location: opened.location, flags: startOverFlags(request, view) },
         stderr: context.stderr,
         onWayOut: () => providers.closeNow(),
       });
       const report = interruptReport;
       try {
-        // Its tasks: progress lines number them as the browser's detail pane does.
-        const { tasks } = viewDocument(
-          await readDocument(opened.provider, opened.location, request.checkpointId),
-        );
         const outcome = await continueRun({
           tasks,
           reference: request.reference,

@@ -3,6 +3,7 @@ import type { TextSink } from './cli-context.js';
 import type { WrittenCheckpoint } from './continue-run.js';
 import { printable, shellWord } from './format.js';
 import { displayPath } from './location.js';
+import { type StartOverFlags, startOverCommand } from './start-over-command.js';
 
 /** The short id `list` prints for a checkpoint: the random part after its time. */
 function shortId(id: string): string {
@@ -33,10 +34,12 @@ export function reportInterrupt(options: {
   from: string;
   cwd: string;
   /**
-   * Where `from` is, for a run started in the browser: an interrupt before the run wrote a
-   * checkpoint then names the command that starts over. Default: "run the same command again".
+   * For a run started in a browser: where `from` is, and what the run was started with (a fork's
+   * branch, edited outputs and inputs, an answer, which live in the browser's memory only). An
+   * interrupt before the run wrote a checkpoint then names the command that starts over, with them.
+   * Default: "run the same command again" (a command line holds its own flags).
    */
-  startOverLocation?: string;
+  startOver?: { location: string; flags?: StartOverFlags };
   stderr: TextSink;
   /**
    * Called, synchronously, when a signal is about to end the process (Ctrl+C once the runtime wrote
@@ -57,9 +60,15 @@ export function reportInterrupt(options: {
         `crewline: ${
           last === undefined
             ? `interrupted before this ${options.mode} wrote a checkpoint; ${
-                options.startOverLocation === undefined
+                options.startOver === undefined
                   ? `run the same command again to start over from ${shortId(options.from)}`
-                  : `start over with: crewline checkpoint ${options.mode} ${shortId(options.from)} --location ${shellWord(displayPath(options.startOverLocation, options.cwd))}`
+                  : `start over with: ${startOverCommand({
+                      command: 'crewline',
+                      mode: options.mode,
+                      from: shortId(options.from),
+                      location: displayPath(options.startOver.location, options.cwd),
+                      ...(options.startOver.flags ? { flags: options.startOver.flags } : {}),
+                    })}`
               }`
             : `interrupted; the run stopped after checkpoint ${shortId(last.id)} on branch ${last.branch}; continue it with: ${continueWith(last)}`
         }\n`,

@@ -36,8 +36,9 @@ it('says, for each run still running, that stopping the server interrupts it and
     const first = run.checkpoints[0]!;
     const started = await runs.start({ checkpoint: first.id, mode: 'fork', branch: 'what-if' });
     const beforeAnyWrite = runs.interruptions(project.path);
+    // The form's branch is said again: without it, starting over forked onto a generated branch.
     expect(beforeAnyWrite).toEqual([
-      `crewline: stopping the server interrupted the page's fork of ${shortCheckpointId(first.id)} (run ${started.id}) before it wrote a checkpoint; start over with: crewline checkpoint fork ${shortCheckpointId(first.id)} --location ./.checkpoints`,
+      `crewline: stopping the server interrupted the page's fork of ${shortCheckpointId(first.id)} (run ${started.id}) before it wrote a checkpoint; start over with: crewline checkpoint fork ${shortCheckpointId(first.id)} --location ./.checkpoints --branch what-if`,
     ]);
     for (let waited = 0; runs.running > 0; waited += 20) {
       if (waited > 60_000) throw new Error('the run did not end within 60 s');

@@ -16,6 +16,7 @@ import { entityLabel } from '../core/entity-label.js';
 import { shellWord, shortCheckpointId } from '../core/format.js';
 import { leaseHeld, leaseWordsOfPage } from '../core/lease-held.js';
 import { displayPath } from '../core/location.js';
+import { type StartOverFlags, startOverCommand } from '../core/start-over-command.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
 import { newerHeadIdOf } from './newer-head.js';
 import { RunWarnings } from './run-warnings.js';
@@ -156,6 +157,8 @@ export class ExplorerRuns {
   readonly #warnings = new RunWarnings();
   /** The last checkpoint each running run wrote, by run id: what an interrupted one continues from. */
   readonly #written = new Map<string, WrittenCheckpoint>();
+  /** What each running run was started with, by run id: the command that starts it over repeats it. */
+  readonly #startedWith = new Map<string, StartOverFlags>();
 
   constructor(options: ExplorerRunsOptions) {
     this.#options = options;
@@ -182,8 +185,16 @@ export class ExplorerRuns {
         const written = this.#written.get(run.id);
         const what = `the page's ${run.mode} of ${shortCheckpointId(run.checkpoint)} (run ${run.id})`;
         const location = shellWord(displayPath(written?.location ?? this.#options.location, cwd));
+        // The branch, inputs, outputs and answer of the page's form are said again: they are saved nowhere.
+        const startOver = startOverCommand({
+          command: 'crewline',
+          mode: run.mode,
+          from: shortCheckpointId(run.checkpoint),
+          location: displayPath(this.#options.location, cwd),
+          flags: this.#startedWith.get(run.id) ?? {},
+        });
         return written === undefined
-          ? `crewline: stopping the server interrupted ${what} before it wrote a checkpoint; start over with: crewline checkpoint ${run.mode} ${shortCheckpointId(run.checkpoint)} --location ${location}`
+          ? `crewline: stopping the server interrupted ${what} before it wrote a checkpoint; start over with: ${startOver}`
           : `crewline: stopping the server interrupted ${what}; the run stopped after checkpoint ${shortCheckpointId(written.id)} on branch ${written.branch}; continue it with: crewline checkpoint resume ${shortCheckpointId(written.id)} --location ${location}`;
       });
   }
@@ -285,6 +296,12 @@ export class ExplorerRuns {
       ...(request.branch !== undefined ? { branch: request.branch } : {}),
     };
     this.#runs.set(record.id, record);
+    this.#startedWith.set(record.id, {
+      ...(request.branch !== undefined ? { branch: request.branch } : {}),
+      ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
+      ...(request.outputs !== undefined ? { outputs: request.outputs } : {}),
+      ...(request.answer !== undefined ? { answer: request.answer } : {}),
+    });
     // Read as the latest of its run here (the page names it by id, as the CLI does a location's
     // latest): a continuation of the run by another process from now on is refused (conflict), not
     // paid for again on a new branch, as the resume of a checkpoint its run had gone past already is.
@@ -316,6 +333,7 @@ export class ExplorerRuns {
       .then(
         (outcome) => {
           this.#written.delete(record.id);
+          this.#startedWith.delete(record.id);
           record.status = outcome.pause ? 'paused' : 'finished';
           record.branch = outcome.branch;
           record.output = outcome.output;
@@ -326,6 +344,7 @@ export class ExplorerRuns {
         },
         async (failure: unknown) => {
           this.#written.delete(record.id);
+          this.#startedWith.delete(record.id);
           const { redactSecretsInText } = await import('@crewline/events');
           // A lineage another process continues: the library advises its `onConflict` option, which
           // this page offers as the form's fork choice (the error keeps its code, `conflict`).
