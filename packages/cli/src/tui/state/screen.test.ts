@@ -151,3 +151,50 @@ describe('line helpers', () => {
     expect(text).toContain('yes');
   });
 });
+
+describe('the run screen', () => {
+  // A new-user trial (s8, finding 2): at 80×24 the failed screen showed the first 4 wrapped lines of
+  // this error, cut at "so the edited output", above 15 empty rows; the fix at its end never showed.
+  const longError =
+    'checkpoint 20261127T200056512-5ec84e11: task 2 (Outline a report from: [offline model] slow answering: Co...) was run by a method of flow "ReportFlow" that already completed (completed: research, outline); a continuation keeps that method\'s crews and the value it returned as saved, so the edited output would reach nothing and the tasks after it would run again on unchanged inputs; to run that method again, re-run it and the methods after it from a saved state: rerunFrom the method that ran crew "Planner", one of research, outline (kickoff({ inputs: { id: "slow-report" }, rerunFrom: "METHOD" }), crewline checkpoint flows rerun slow-report --from METHOD)';
+  // The screen wraps at the width, inside words too: compared without spaces and line breaks.
+  const joined = (text: string) => text.replace(/\s+/g, '');
+  const failed = (error: string, lines: string[] = ['task 3 started']) => ({
+    ...initialState({ location: '/cp', providerKind: 'json' }),
+    run: { mode: 'fork' as const, checkpointId: 'c1', status: 'failed' as const, lines, error },
+  });
+
+  it("shows a failed run's whole error at 80×24, its fix included", () => {
+    const text = screenText(renderScreen(failed(longError), size));
+    expectFits(text);
+    expect(joined(text)).toContain(joined('so the edited output would reach nothing'));
+    expect(joined(text)).toContain(joined('crewline checkpoint flows rerun slow-report --from METHOD)'));
+    expect(text).toContain('task 3 started');
+  });
+
+  it('cuts an error too long for the screen in the middle, never its end', () => {
+    const error = `${longError} ${'and more words '.repeat(120)}the fix is at the end`;
+    const text = screenText(renderScreen(failed(error), size));
+    expectFits(text);
+    expect(text).toContain('checkpoint 20261127T200056512-5ec84e11');
+    expect(text).toContain('…');
+    expect(joined(text)).toContain(joined('the fix is at the end'));
+  });
+
+  it("shows a paused flow's whole question when the rows are there", () => {
+    const question = `${'Which of these outlines should the report follow? '.repeat(6)}Answer one or two.`;
+    const state = {
+      ...initialState({ location: '/cp', providerKind: 'json' }),
+      run: {
+        mode: 'resume' as const,
+        checkpointId: 'c1',
+        status: 'finished' as const,
+        lines: [],
+        result: { branch: 'main', output: '', pause: { methodName: 'review', message: question } },
+      },
+    };
+    const text = screenText(renderScreen(state, size));
+    expectFits(text);
+    expect(joined(text)).toContain(joined('Answer one or two.'));
+  });
+});

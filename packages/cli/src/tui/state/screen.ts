@@ -241,6 +241,19 @@ export function shortReference(reference: string): string {
   return /\d{8}T\d{9}-[0-9a-f]{8}/.exec(name)?.[0] ?? reference;
 }
 
+/** Rows of the run screen kept for its last progress lines while a message below takes the rest. */
+const progressRowsKept = 3;
+
+/**
+ * At most `limit` lines of a message, cut in the middle: its start says what happened and its end
+ * how to fix it (a run error ends with the option or command to use), so neither is the part cut.
+ */
+function middleCut(lines: readonly string[], limit: number): string[] {
+  if (lines.length <= limit) return [...lines];
+  const head = Math.max(1, Math.floor((limit - 1) / 3));
+  return [...lines.slice(0, head), '…', ...lines.slice(lines.length - (limit - 1 - head))];
+}
+
 function runScreen(state: BrowserState, width: number, height: number): Line[] {
   const run = state.run!;
   const title: Line = [
@@ -253,12 +266,18 @@ function runScreen(state: BrowserState, width: number, height: number): Line[] {
     },
   ];
   const tail: Line[] = [];
+  // What a message below the progress may take: every row but the title, a blank, a few progress
+  // lines and the message's own heading and key hint (two at most). Its first 3 or 4 wrapped lines
+  // only hid, at 80×24, the end of an error, where the fix is, above rows left empty.
+  const messageRows = Math.max(3, height - 2 - progressRowsKept - 2);
   const pause = run.status === 'finished' ? run.result?.pause : undefined;
   if (run.result && pause) {
     tail.push([
       { text: `Paused on branch ${run.result.branch}: ${pause.methodName} waits for an answer`, bold: true },
     ]);
-    tail.push(...wrapText(pause.message.replace(/\s+/g, ' ').trim(), width).slice(0, 3).map(plain));
+    tail.push(
+      ...middleCut(wrapText(pause.message.replace(/\s+/g, ' ').trim(), width), messageRows).map(plain),
+    );
     tail.push([
       {
         text: pause.checkpoint
@@ -271,17 +290,18 @@ function runScreen(state: BrowserState, width: number, height: number): Line[] {
     tail.push([{ text: `Run finished on branch ${run.result.branch}`, color: 'green', bold: true }]);
     if (run.result.lastCheckpoint)
       tail.push(plain(`last checkpoint ${shortReference(run.result.lastCheckpoint)}`));
+    // The start of the output (the whole of it is in the last checkpoint).
+    const output = wrapText(`output: ${run.result.output.replace(/\s+/g, ' ').trim()}`, width);
+    const outputRows = messageRows - (run.result.lastCheckpoint ? 1 : 0);
     tail.push(
-      ...wrapText(`output: ${run.result.output.replace(/\s+/g, ' ').trim()}`, width)
-        .slice(0, 3)
-        .map(plain),
+      ...(output.length > outputRows ? [...output.slice(0, outputRows - 1), '…'] : output).map(plain),
     );
     tail.push([{ text: 'press any key to go back to the checkpoints', color: 'gray' }]);
   } else if (run.status === 'failed') {
     tail.push(
-      ...wrapText(run.error ?? 'the run failed', width)
-        .slice(0, 4)
-        .map((text): Line => [{ text, color: 'red' }]),
+      ...middleCut(wrapText(run.error ?? 'the run failed', width), messageRows + 1).map(
+        (text): Line => [{ text, color: 'red' }],
+      ),
     );
     tail.push([{ text: 'press any key to go back to the checkpoints', color: 'gray' }]);
   } else {
