@@ -100,3 +100,27 @@ describe('an answer to a flow whose checkpoints come only from its pause', () =>
     expect((await resumed.kickoff()).output).toBe('published: yes');
   });
 });
+
+describe('a flow object whose answer was refused', () => {
+  // Review of 06cbd33: the refused answer stayed on the object (the pause cleared, the answer added),
+  // so a second try said "not waiting for input" — and before that commit it ran with both answers.
+  it('is refused the same way again, and still paused', async () => {
+    published.length = 0;
+    const location = join(root, 'refused-twice');
+    const paused = await new Approval({ bus: new EventBus(), checkpoint: { location } }).kickoff();
+    const reference = { restoreFrom: paused.pause!.resumeFrom! };
+    const first = await Approval.fromCheckpoint(reference, { bus: new EventBus() });
+    const second = await Approval.fromCheckpoint(reference, { bus: new EventBus() });
+    expect((await second.resume('B')).output).toBe('published: B');
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const refusal = await first.resume('A').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(String(refusal), `attempt ${attempt}`).toContain('was answered already');
+      expect(CrewlineError.hasCode(refusal, 'conflict')).toBe(true);
+      expect((refusal as Error).message).toContain('was answered already');
+    }
+    expect(published).toEqual(['B']);
+  });
+});

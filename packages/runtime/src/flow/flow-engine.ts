@@ -62,6 +62,11 @@ export interface RunPlan {
   restore: PendingRestore | undefined;
   /** Stops the run between methods and at its agents' next model call (see `KickoffOptions.abortSignal`). */
   abortSignal?: AbortSignal | undefined;
+  /**
+   * Told once the run has claimed what it continues and starts: a kickoff refused before (a claim
+   * another run won) leaves the flow as it was, its restore still to do.
+   */
+  onStarted?: () => void;
 }
 
 /** What the engine sees of the Flow instance it drives (its methods are called by name). */
@@ -282,6 +287,12 @@ export class FlowEngine<State extends object> {
 
     /** The kind of question this kickoff answers, if it answers one. */
     let answered: 'input' | 'feedback' | undefined;
+    /**
+     * Takes the answer back off this flow object while its run has not started (a refused claim: the
+     * question was answered by another run): the object stays paused, and the next answer given to
+     * it is judged like this one, not added after it.
+     */
+    let undoAnswer: (() => void) | undefined;
     if (continuing) {
       refuseMissingMethods(flowName, graph, this.execution, graph.persisted ? this.stateId : undefined);
       // State changes made by an execution that did not complete are dropped: it runs again.
@@ -294,8 +305,13 @@ export class FlowEngine<State extends object> {
         paused.answers.push(plan.answer);
         // Answered: no longer waiting. The checkpoint the run writes next holds the answer (see
         // answerTrigger), and a resume of it runs the method with it rather than asking again.
-        answered = paused.pause?.kind ?? 'input';
+        const pause = paused.pause;
+        answered = pause?.kind ?? 'input';
         paused.pause = undefined;
+        undoAnswer = () => {
+          paused.answers.pop();
+          paused.pause = pause;
+        };
       }
     } else {
       // State set before kickoff (or left by an earlier kickoff of this instance) is kept.
@@ -349,6 +365,9 @@ export class FlowEngine<State extends object> {
           valueCodec: this.valueCodec,
         },
         async (run) => {
+          // The run has claimed what it continues: the answer is its own from here on.
+          undoAnswer = undefined;
+          plan.onStarted?.();
           runState = run.state;
           // A flow kicked off inside another run also stops with that run.
           const abortSignal = anyAbortSignal([plan.abortSignal, run.abortSignal]);
@@ -480,6 +499,9 @@ export class FlowEngine<State extends object> {
         return { ...base, status: 'paused', pause };
       }
       return { ...base, status: 'completed' };
+    } catch (error) {
+      undoAnswer?.();
+      throw error;
     } finally {
       stopTracking();
     }

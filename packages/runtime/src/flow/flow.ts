@@ -363,14 +363,25 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       // restoreFrom); what the caller changed in it since is theirs, not a half-run method's, so it is
       // the state of record the run continues from (the engine drops changes made after that).
       if (this.#pendingRestore) this.#engine.commitState();
+      let started = false;
       const plan: RunPlan = {
         inputs: request.inputs,
         answer: request.answer,
         restore: this.#pendingRestore,
         abortSignal: request.abortSignal,
+        onStarted: () => {
+          started = true;
+        },
       };
       this.#pendingRestore = undefined;
-      const result = await this.#engine.run(plan);
+      const result = await this.#engine.run(plan).catch((error: unknown) => {
+        // Refused before it started (the question answered by another run, a lineage another
+        // process holds): the next kickoff or answer continues the same checkpoint, and is judged
+        // the same way — not as an in-memory run of what that checkpoint holds.
+        if (!started && plan.restore !== undefined && this.#pendingRestore === undefined)
+          this.#pendingRestore = plan.restore;
+        throw error;
+      });
       this.#lastPause = result.pause;
       // The pause checkpoint may be in a provider object no registry knows (SPEC: any object that
       // meets the provider contract), so `resume` reads it with the provider it was written with.
