@@ -36,4 +36,16 @@ describe('progressLine', () => {
     const long = progressLine({ type: 'task_completed', output: 'x'.repeat(500) }, 60)!;
     expect(long.length).toBe(60);
   });
+
+  it('says a crew without a name once: "crew completed", not "crew crew completed"', () => {
+    // The runtime names a crew without a name "crew" (trial s8, finding 5).
+    expect(progressLine({ type: 'crew_kickoff_started', crewName: 'crew' })).toBe('crew started');
+    expect(progressLine({ type: 'crew_kickoff_completed', crewName: 'crew' })).toBe('crew completed');
+    expect(progressLine({ type: 'crew_kickoff_failed', crewName: 'crew', error: 'no model' })).toBe(
+      'crew failed: no model',
+    );
+    expect(progressLine({ type: 'crew_kickoff_completed', crewName: 'Research' })).toBe(
+      'crew Research completed',
+    );
+  });
 });

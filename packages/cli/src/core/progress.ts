@@ -1,3 +1,4 @@
+import { entityLabel } from './entity-label.js';
 import { formatClock, oneLine, truncate } from './format.js';
 import type { TaskNumbering } from './task-numbering.js';
 
@@ -45,15 +46,15 @@ export function progressLine(
   switch (event.type) {
     case 'crew_kickoff_started':
       if (crewId !== undefined) numbering?.crewStarted(crewId, text(event.crewName));
-      line = `crew ${text(event.crewName)} started`;
+      line = `${entityLabel('crew', text(event.crewName))} started`;
       break;
     case 'crew_kickoff_completed':
       if (crewId !== undefined) numbering?.crewEnded(crewId);
-      line = `crew ${text(event.crewName)} completed`;
+      line = `${entityLabel('crew', text(event.crewName))} completed`;
       break;
     case 'crew_kickoff_failed':
       if (crewId !== undefined) numbering?.crewEnded(crewId);
-      line = `crew ${text(event.crewName)} failed: ${oneLine(text(event.error))}`;
+      line = `${entityLabel('crew', text(event.crewName))} failed: ${oneLine(text(event.error))}`;
       break;
     case 'task_started':
       line = `${taskLabel(event, numbering)} started${event.context?.agentRole ? ` (${event.context.agentRole})` : ''}`;

@@ -462,7 +462,11 @@ async function claimHead(run: Run, options: RunOptions): Promise<LineageLease | 
       location: state.location,
       state,
       checkpointId,
-      what: `${run.root.entityKind} ${run.root.entityName}`,
+      // A crew without a name is named "crew": said once ("crew on HOST"), not "crew crew on HOST".
+      what:
+        run.root.entityName === run.root.entityKind || run.root.entityName === ''
+          ? run.root.entityKind
+          : `${run.root.entityKind} ${run.root.entityName}`,
       ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
     });
   const restored = options.restored;
