@@ -74,6 +74,17 @@ describe('runTutorial', () => {
     expect(readdirSync(join(base, 'cp', 'b1'))).toHaveLength(1);
   });
 
+  it('refuses a fork onto a branch that exists before announcing it, naming --branch', async () => {
+    // The trial (s8, finding 4): "Forking onto branch b1; branch main stays as it is." came first,
+    // then the runtime's refusal naming its `branch` option, which the demo's user never sees.
+    const { text, error } = await demoOutcome(['--fork', firstCheckpoint, '--branch', 'b1'], base);
+    expect(text).not.toContain('Forking onto branch b1');
+    expect(String(error)).toContain('branch "b1" already exists in ./cp');
+    expect(String(error)).toContain('--branch');
+    expect(String(error)).not.toContain('`branch` option');
+    expect(readdirSync(join(base, 'cp', 'b1'))).toHaveLength(1);
+  });
+
   it('resumes the first checkpoint without running the research again', async () => {
     const logs = captureLogs();
     const text = await demo(['--resume', firstCheckpoint], base).finally(() =>

@@ -131,12 +131,25 @@ async function resumeHeadline(loaded: LoadedCheckpoint): Promise<string> {
   return `Resuming an older checkpoint: its run went on to ${newest.id}, so this continues on a new branch (fork/...) and branch ${branch} stays as it is.`;
 }
 
+/** `--branch NAME` names a branch the location has checkpoints on already. */
+function branchExists(branch: string, location: string): CrewlineError {
+  return new CrewlineError(
+    'tutorial',
+    'conflict',
+    `--branch ${branch}: branch "${branch}" already exists in ${location}; fork onto another branch with --branch NAME, or leave --branch out to generate one`,
+  );
+}
+
 /** A fork: the crew rebuilt from the checkpoint alone, on a new branch, maybe with edited research. */
 async function fork(context: Context, loaded: LoadedCheckpoint, saved: SavedTask[]): Promise<number> {
   const { out, colors, options, session, io } = context;
   const { metadata } = loaded.document;
   const originalBranch = metadata.branch;
   const before = await branchCheckpoints(loaded, originalBranch);
+  // Refused before "Forking onto branch …" is said of a fork that does not happen, and in the demo's
+  // words: the runtime's own refusal (at kickoff) names its `branch` option, not `--branch`.
+  if (options.branch !== undefined && (await branchCheckpoints(loaded, options.branch)).length > 0)
+    throw branchExists(options.branch, displayPath(loaded.location, io.baseDirectory));
   const crew = await Crew.fork(
     { restoreFrom: loaded.checkpoint.reference },
     options.branch !== undefined ? { branch: options.branch } : {},
@@ -159,7 +172,18 @@ async function fork(context: Context, loaded: LoadedCheckpoint, saved: SavedTask
     out(`  Research output replaced by: "${options.editResearch}"`);
     out('  Every task after it runs again against the edited research.');
   }
-  const output = await session.run(crew, () => crew.kickoff());
+  const output = await session.run(crew, () =>
+    crew.kickoff().catch((error: unknown) => {
+      // Another process made the branch since the check above: the same words.
+      if (
+        options.branch !== undefined &&
+        CrewlineError.hasCode(error, 'conflict') &&
+        error.details?.branch === options.branch
+      )
+        throw branchExists(options.branch, displayPath(loaded.location, io.baseDirectory));
+      throw error;
+    }),
+  );
   session.finish(crew, output);
 
   // What the fork changed, and what it did not.
