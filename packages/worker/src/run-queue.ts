@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PostgresProvider } from '@crewline/provider-postgres';
+import { connectionLost } from '@crewline/provider-postgres/internal';
 import { type ModelPrices, parseModelPrices } from '@crewline/runtime-state';
 import { z } from 'zod';
 import { parseQueueLocation } from './connection.js';
@@ -262,7 +263,9 @@ export class RunQueue {
   /**
    * Resolves when every run named has ended (completed, failed or cancelled), polling every
    * `intervalMs`. A poll that loses its connection (a restart or failover of Postgres, a reset socket)
-   * is tried again at the next interval, until `timeoutMs`; any other error is thrown.
+   * is tried again at the next interval, until `timeoutMs`; any other error is thrown, among them the
+   * refusals a fresh connection meets again (a changed password, a dropped database), so a wait
+   * without `timeoutMs` does not poll forever on them.
    */
   async waitForEnd(
     runIds: readonly string[],
@@ -329,20 +332,4 @@ export class RunQueue {
       await provider?.close();
     }
   }
-}
-
-/** Node's codes of a socket that broke under a connected client. */
-const socketErrorCodes = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED', 'EHOSTUNREACH']);
-
-/**
- * Whether `error` says the connection died under the query (the server ended the session: FATAL,
- * SQLSTATE 57P01-57P03 or class 08; or the socket broke), so the same query on a fresh connection
- * may well succeed. The pool drops such a client; `waitForEnd` only reads, so it tries again.
- */
-function connectionLost(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const { code, severity } = error as { code?: unknown; severity?: unknown };
-  if (severity === 'FATAL' || severity === 'PANIC') return true;
-  if (typeof code === 'string' && (/^57P0[123]$|^08/.test(code) || socketErrorCodes.has(code))) return true;
-  return /Connection terminated|is not queryable/i.test(error.message);
 }
