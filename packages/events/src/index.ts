@@ -189,6 +189,10 @@ export { redactionGeneration } from './redaction-registry.js';
 export { isSecretKey } from './secret-names.js';
 export { REDACTED, redactSecretsInText } from './secret-patterns.js';
 export {
+  MINIMUM_SECRET_PHRASE_LENGTH,
+  secretShapeRefusal,
+} from './secret-shape.js';
+export {
   MINIMUM_SECRET_LENGTH,
   registerEnvironmentSecrets,
   registerSecretValue,

@@ -1,5 +1,6 @@
 import { processSlot } from './process-slot.js';
 import { redactSecretsInText } from './secret-patterns.js';
+import { reportUnregisteredCredentialsTo } from './secret-values.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -91,3 +92,9 @@ export const logger = {
   warn: (component: string, message: string, error?: unknown) => write('warn', component, message, error),
   error: (component: string, message: string, error?: unknown) => write('error', component, message, error),
 };
+
+// Debug, not a warning: a placeholder key (`lm-studio`) is the expected configuration of a local
+// server, and a dictionary password is still redacted under its name. The value is never said.
+reportUnregisteredCredentialsTo((source, reason) =>
+  write('debug', 'redaction', `${source} is not redacted by value: ${reason}`),
+);

@@ -1,17 +1,27 @@
 import { type RedactionRegistry, redactionRegistry } from './redaction-registry.js';
 import { isCredentialVariable } from './secret-names.js';
+import { MINIMUM_SECRET_LENGTH, secretShapeRefusal } from './secret-shape.js';
+
+export { MINIMUM_SECRET_LENGTH } from './secret-shape.js';
+
+/** Told once per source of a credential value that is not redacted by value (see the logger). */
+export type UnregisteredCredentialReporter = (source: string, reason: string) => void;
+
+let reporter: UnregisteredCredentialReporter | undefined;
+const reportedSources = new Set<string>();
 
 /**
- * Shortest value redacted by value. Shorter strings are ordinary words and numbers too often
- * (`ollama`, `changeme`), and would blank them out of every text.
+ * Sets who is told of a credential not redacted by value. The logger sets it when it loads (it cannot
+ * be imported here: it redacts what it writes, with this module).
  */
-export const MINIMUM_SECRET_LENGTH = 8;
+export function reportUnregisteredCredentialsTo(next: UnregisteredCredentialReporter): void {
+  reporter = next;
+}
 
-// Settings that happen to sit under a credential-like name (`AUTH_ENABLED=true`, `MAX_TOKENS=4096`).
-const nonSecretValue = /^(?:true|false|yes|no|on|off|null|none|undefined|[+-]?[0-9]+(?:\.[0-9]+)?)$/i;
-
-function isSecretLooking(value: string): boolean {
-  return value.length >= MINIMUM_SECRET_LENGTH && !nonSecretValue.test(value);
+function refused(source: string | undefined, reason: string): void {
+  if (source === undefined || reportedSources.has(source)) return;
+  reportedSources.add(source);
+  reporter?.(source, reason);
 }
 
 /**
@@ -51,23 +61,32 @@ export function addSecretValues(values: Iterable<string>): boolean {
 /**
  * Adds credential values to the process-wide registry: from then on every string crewline writes
  * (checkpoints, events, logs, error messages) has them, their URL-encoded and their base64 forms,
- * replaced by `[REDACTED]`. Values shorter than {@link MINIMUM_SECRET_LENGTH}, booleans and numbers
- * are ignored (`undefined`, `null` and `''` too), so a credential setting can be passed as read.
+ * replaced by `[REDACTED]`. Only key-shaped values are added (see `secretShapeRefusal`): values
+ * shorter than {@link MINIMUM_SECRET_LENGTH}, booleans, numbers, words and short phrases of words
+ * (`lm-studio`, `postgres`) and fillers (`sk-xxxxxxxx`) are ignored (`undefined`, `null` and `''` too),
+ * so a credential setting can be passed as read. `source` names where the values come from (never the
+ * value: `environment variable PGPASSWORD`); a value ignored for its shape is then logged once at
+ * debug level with that name and why. To redact a value whatever its shape, use `addRedaction`.
  */
-export function registerSecretValues(values: Iterable<string | null | undefined>): void {
+export function registerSecretValues(values: Iterable<string | null | undefined>, source?: string): void {
   const accepted: string[] = [];
   for (const value of values) {
-    if (typeof value !== 'string') continue;
+    if (typeof value !== 'string' || value.trim() === '') continue;
     const trimmed = value.trim();
-    if (isSecretLooking(value)) accepted.push(value);
-    if (trimmed !== value && isSecretLooking(trimmed)) accepted.push(trimmed);
+    const refusal = secretShapeRefusal(trimmed);
+    if (refusal !== undefined) {
+      refused(source, refusal);
+      continue;
+    }
+    accepted.push(trimmed);
+    if (trimmed !== value) accepted.push(value);
   }
   addSecretValues(accepted);
 }
 
 /** One value; see {@link registerSecretValues}. */
-export function registerSecretValue(value: string | null | undefined): void {
-  registerSecretValues([value]);
+export function registerSecretValue(value: string | null | undefined, source?: string): void {
+  registerSecretValues([value], source);
 }
 
 const urlWithPassword = /^[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:([^\s/@]+)@/i;
@@ -80,40 +99,58 @@ function decoded(text: string): string {
   }
 }
 
-/**
- * The credentials among environment variables: the whole value of a variable whose name says it is
- * a credential (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `PGPASSWORD`, `SENTRY_DSN`...), and the password of
- * any value that is a URL with one (`DATABASE_URL=postgres://app:…@db/app`).
- */
-export function credentialsOfEnvironment(
+/** A credential found in the environment: the variable it is in, and the value. */
+interface EnvironmentCredential {
+  name: string;
+  value: string;
+}
+
+function environmentCredentials(
   environment: Readonly<Record<string, string | undefined>>,
-): string[] {
-  const credentials: string[] = [];
+): EnvironmentCredential[] {
+  const credentials: EnvironmentCredential[] = [];
   for (const [name, value] of Object.entries(environment)) {
     if (value === undefined || value.length < MINIMUM_SECRET_LENGTH) continue;
     const password = urlWithPassword.exec(value)?.[1];
-    if (password !== undefined) credentials.push(password, decoded(password));
+    if (password !== undefined)
+      credentials.push({ name, value: password }, { name, value: decoded(password) });
     if (!isCredentialVariable(name)) continue;
     // A URL under a credential name (`AUTH_URL`) is an address; its password was taken above. A DSN
     // is the credential itself.
     if (password === undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !/dsn[0-9]*$/i.test(name))
       continue;
-    credentials.push(value);
+    credentials.push({ name, value });
   }
   return credentials;
 }
 
 /**
- * Registers the credentials of an environment (default `process.env`; see
- * {@link credentialsOfEnvironment}). `process.env` is read once, the first time a string is
- * redacted; call this again after setting a credential in `process.env` later, or to register the
- * credentials of another map of variables your code reads.
+ * The credentials among environment variables: the whole value of a variable whose name says it is
+ * a credential (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `PGPASSWORD`, `SENTRY_DSN`...), and the password of
+ * any value that is a URL with one (`DATABASE_URL=postgres://app:…@db/app`). Of their shape nothing is
+ * checked here: {@link registerSecretValues} keeps the key-shaped ones.
+ */
+export function credentialsOfEnvironment(
+  environment: Readonly<Record<string, string | undefined>>,
+): string[] {
+  return environmentCredentials(environment).map((credential) => credential.value);
+}
+
+/**
+ * Registers the key-shaped credentials of an environment (default `process.env`; see
+ * {@link credentialsOfEnvironment} and {@link registerSecretValues}): a dictionary password
+ * (`DATABASE_URL=postgres://postgres:postgres@…`) is not redacted by value, as it would rewrite every
+ * `postgres` stored; credential-named keys and `PGPASSWORD=…` assignments are redacted whatever their
+ * value. `process.env` is read once, the first time a string is redacted; call this again after
+ * setting a credential in `process.env` later, or to register the credentials of another map of
+ * variables your code reads.
  */
 export function registerEnvironmentSecrets(
   environment: Readonly<Record<string, string | undefined>> = process.env,
 ): void {
   if (environment === process.env) redactionRegistry().environmentRead = true;
-  registerSecretValues(credentialsOfEnvironment(environment));
+  for (const { name, value } of environmentCredentials(environment))
+    registerSecretValues([value], `environment variable ${name}`);
 }
 
 // Finding values: every needle (a value, its URL-encoded form, a base64 core) is at least
