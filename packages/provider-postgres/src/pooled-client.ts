@@ -1,4 +1,3 @@
-import { CrewlineError } from '@crewline/events';
 import type pg from 'pg';
 import { connectionLost } from './connection-lost.js';
 
@@ -33,11 +32,11 @@ export async function withPooledClient<T>(
       lost = died;
       throw died;
     }
-    // Errors of the server (they have a severity) and the provider's own leave the connection
-    // usable; others (a broken socket, a timeout) may not.
-    if (!hasSeverity(error) && !CrewlineError.isInstance(error)) {
-      lost = error instanceof Error ? error : new Error(String(error));
-    }
+    // Only a lost connection (above) or a query given up on discards the client: any other error
+    // (the server's, the provider's own, a plain Error thrown to roll a transaction back) leaves the
+    // connection as usable as it was, and opening a new backend costs a login. A query given up on
+    // (node-postgres' query_timeout) may still run on the backend: the next caller would wait behind it.
+    if (error instanceof Error && /Query read timeout/.test(error.message)) lost = error;
     throw error;
   } finally {
     client.removeListener('error', onError);
@@ -54,8 +53,4 @@ function lostConnectionError(error: unknown): Error | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-function hasSeverity(error: unknown): boolean {
-  return error instanceof Error && typeof (error as { severity?: unknown }).severity === 'string';
 }
