@@ -1,11 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isValidBranchName } from '@crewline/runtime-state';
+import { asksForLatest } from '@crewline/runtime/internal';
+import { isValidBranchName, type LoadedCheckpoint } from '@crewline/runtime-state';
 import { branchNameRule } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
 import { branchTaken } from '../core/branch-taken.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
+import { commandName } from '../core/command-name.js';
 import { planContinuation } from '../core/continuation-plan.js';
 import { continueRun } from '../core/continue-run.js';
 import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
@@ -14,7 +16,7 @@ import { printable, truncate } from '../core/format.js';
 import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
 import { leaseHeld, leaseWordsOfCommandLine } from '../core/lease-held.js';
-import { displayPath } from '../core/location.js';
+import { displayPath, normalizeReference } from '../core/location.js';
 import { openCheckpoint } from '../core/open-location.js';
 import { pauseLines } from '../core/pause-lines.js';
 import { loadProject } from '../core/project-config.js';
@@ -38,6 +40,27 @@ function refuseAnswerNotAwaited(answer: string | undefined, view: DocumentView):
   throw usageError(
     `${entityLabel('flow', flow.name)} does not wait for an answer in this checkpoint (${flow.status ?? 'not paused'}), so --answer has nothing to answer; drop --answer`,
   );
+}
+
+/**
+ * Whether the checkpoint `loaded` was the latest of its run (lineage and branch) when this command
+ * read it, for the resume the runtime refuses (exit code 1) rather than moves to a new branch when it
+ * finds the run continued since: another process's continuation, which running here again would pay
+ * for twice. A location (a directory, a database, a URL, or none: the default one) asks for its
+ * latest, so the reading itself says it, by the runtime's own rule: no later question to the store,
+ * which a continuation landing in between would answer "not the latest" (review of fixes, CRITICAL).
+ * A checkpoint named by its id is asked of the store at once, the nearest its read can be judged.
+ */
+async function wasLatestWhenRead(
+  loaded: LoadedCheckpoint,
+  reference: string | undefined,
+  cwd: string,
+  location: string | undefined,
+): Promise<boolean> {
+  if (asksForLatest(normalizeReference(reference, cwd, location).reference, loaded.provider)) return true;
+  const { id, branch, lineageId } = loaded.document.metadata;
+  const latest = await loaded.provider.latest(loaded.location, { branch, lineageId }).catch(() => undefined);
+  return latest?.id === id;
 }
 
 /** `crewline checkpoint resume|fork [REF]`: runs the continuation with progress lines. */
@@ -74,14 +97,8 @@ export async function runContinueCommand(
   const providers = await providersOf(context);
   const loaded = await openCheckpoint(positionals[0], context.cwd, providers, values.location);
   const view = viewDocument(loaded.document);
-  // Read as the latest of its run (a location names its latest): a continuation of the run found
-  // when this one starts is another process's, refused (exit code 1) rather than paid for again on
-  // a new branch, as the resume of an older checkpoint, one its run had gone past already, is.
-  const { id, branch: readBranch, lineageId } = loaded.document.metadata;
   const readAsLatest =
-    mode === 'resume' &&
-    (await loaded.provider.latest(loaded.location, { branch: readBranch, lineageId }).catch(() => undefined))
-      ?.id === id;
+    mode === 'resume' && (await wasLatestWhenRead(loaded, positionals[0], context.cwd, values.location));
   const taskOutputs = parseTaskOutputs(values['set-output'], view);
   const { metadata } = loaded.document;
   const inputs = inputChanges ? { ...view.inputs, ...inputChanges } : undefined;
@@ -143,6 +160,7 @@ export async function runContinueCommand(
     mode,
     from: metadata.id,
     cwd: context.cwd,
+    command: commandName(context.env),
     stderr: context.stderr,
     // Killed by the signal, the process would close nothing: SQLite's last commits stayed in the WAL.
     // The registry closes the providers it rebuilt with a checkpoint's own options too (the run
@@ -193,7 +211,12 @@ export async function runContinueCommand(
     return 0;
   }
   if (outcome.pause) {
-    for (const line of pauseLines({ ...outcome, pause: outcome.pause }, context.cwd)) out(line);
+    for (const line of pauseLines(
+      { ...outcome, pause: outcome.pause },
+      context.cwd,
+      commandName(context.env),
+    ))
+      out(line);
     return 0;
   }
   out(

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import {
   CheckpointRestoreCompletedEvent,
   CheckpointRestoreFailedEvent,
@@ -16,6 +15,7 @@ import {
 } from '@crewline/runtime-state';
 import type { RestoredCheckpoint } from '../checkpointing/head-when-read.js';
 import { onlyProvider, registryOf } from '../checkpointing/provider-registry.js';
+import { asksForLatest } from './asks-for-latest.js';
 
 const component = 'runtime';
 
@@ -115,7 +115,7 @@ async function headWhenRead(
   loaded: LoadedCheckpoint,
   options: RestoreTargetOptions,
 ): Promise<boolean | undefined> {
-  if (asksForLatest(reference, loaded, options)) return true;
+  if (asksForLatest(reference, loaded.provider, options.defaultLocation)) return true;
   const { id, branch, lineageId } = loaded.document.metadata;
   try {
     const latest = await loaded.provider.latest(loaded.location, { branch, lineageId });
@@ -123,18 +123,4 @@ async function headWhenRead(
   } catch {
     return undefined;
   }
-}
-
-/**
- * True for a reference to a location rather than to one of its checkpoints: no `#id`, no bare id
- * looked up in the default location, and nothing the provider reads as naming a checkpoint (a JSON
- * file). The same forms `resolveReference` turns into the location's latest.
- */
-function asksForLatest(reference: string, loaded: LoadedCheckpoint, options: RestoreTargetOptions): boolean {
-  if (reference.includes('#')) return false;
-  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(reference);
-  if (!isUrl && options.defaultLocation !== undefined && !reference.includes('/') && !existsSync(reference))
-    return false;
-  const parsed = loaded.provider.parseReference(reference);
-  return parsed !== undefined && (parsed.id === undefined || parsed.id === '');
 }
