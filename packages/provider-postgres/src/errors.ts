@@ -48,6 +48,15 @@ export function missingRole(error: unknown): string | undefined {
   return /role "([^"]*)" does not exist/.exec(reasonOf(error))?.[1];
 }
 
+/**
+ * The database a login was refused into because it accepts no connections (SQLSTATE 55000, `database
+ * "x" is not currently accepting connections`); undefined for any other error.
+ */
+export function databaseNotAccepting(error: unknown): string | undefined {
+  if (errorCode(error) !== '55000') return undefined;
+  return /database "([^"]*)" is not currently accepting connections/.exec(reasonOf(error))?.[1];
+}
+
 function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -104,6 +113,16 @@ export function toCrewlineError(error: unknown, what: 'write' | 'read', location
     return postgresError(
       'invalid_config',
       `the database of ${location} does not exist (${reason}); create it (createdb) or point the URL at an existing one`,
+      { cause: error },
+    );
+  }
+  // FATAL 55000 at login (ALTER DATABASE ... ALLOW_CONNECTIONS false, a template database): every
+  // new connection meets it, so it is neither a lost connection nor anything a retry fixes.
+  const closed = databaseNotAccepting(error);
+  if (closed !== undefined) {
+    return postgresError(
+      'invalid_config',
+      `the database "${closed}" of ${location} does not accept connections (${reason}); allow them (ALTER DATABASE ${closed} ALLOW_CONNECTIONS true, as its owner or a superuser) or point the URL at another database`,
       { cause: error },
     );
   }

@@ -1,3 +1,4 @@
+import { databaseNotAccepting } from '@crewline/provider-postgres/internal';
 import type { QueueLocation } from './connection.js';
 import { workerError } from './errors.js';
 
@@ -76,6 +77,15 @@ export function queueOpenError(location: QueueLocation, error: unknown) {
     return workerError(
       'invalid_config',
       `the database of the run queue ${location.display} does not exist (${reason}); create it (createdb) or point --location / CREWLINE_WORKER_LOCATION at an existing one`,
+      { cause: error },
+    );
+  }
+  // 55000 at login (ALTER DATABASE ... ALLOW_CONNECTIONS false): said as the checkpoint commands say it.
+  const closed = failures.map(databaseNotAccepting).find((name) => name !== undefined);
+  if (closed !== undefined) {
+    return workerError(
+      'invalid_config',
+      `the database "${closed}" of the run queue ${location.display} does not accept connections (${reason}); allow them (ALTER DATABASE ${closed} ALLOW_CONNECTIONS true, as its owner or a superuser) or point --location / CREWLINE_WORKER_LOCATION at another database`,
       { cause: error },
     );
   }
