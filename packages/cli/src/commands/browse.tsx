@@ -8,6 +8,7 @@ import { checkRunExists } from '../core/branch-check.js';
 import { branchTaken, renameInBrowser } from '../core/branch-taken.js';
 import { type CliContext, colorEnabled } from '../core/cli-context.js';
 import { cliError, usageError } from '../core/cli-error.js';
+import { commandName } from '../core/command-name.js';
 import { type ContinueOutcome, continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
 import { exitCodes } from '../core/error-boundary.js';
@@ -127,6 +128,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
         mode: request.mode,
         from: request.checkpointId,
         cwd: context.cwd,
+        command: commandName(context.env),
         // The edits are in the browser's memory only: the hint repeats them (trial s8 finding 1).
         startOver: { location: opened.location, flags: startOverFlags(request, view) },
         stderr: context.stderr,

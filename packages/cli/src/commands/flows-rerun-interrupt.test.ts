@@ -49,7 +49,8 @@ let project: string;
 function crewline(args: readonly string[], env: Record<string, string> = {}) {
   return spawn(process.execPath, sourceCommand(args), {
     cwd: project,
-    env: { ...process.env, NO_COLOR: '1', ...env },
+    // As a CLI on the PATH: hints say `crewline`, not the test runner's `pnpm crewline` (commandName).
+    env: { ...process.env, NO_COLOR: '1', npm_config_user_agent: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

@@ -3,6 +3,7 @@ import { readDocument } from '@crewline/runtime-state';
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { cliError, usageError } from '../core/cli-error.js';
+import { commandName } from '../core/command-name.js';
 import { continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
@@ -79,6 +80,7 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     mode: 'rerun',
     from: point.checkpointId,
     cwd: context.cwd,
+    command: commandName(context.env),
     stderr: context.stderr,
     onWayOut: () => providers.closeNow(),
   });
@@ -115,7 +117,12 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
   }
   if (outcome.pause) {
     // The command that answers, as resume and fork say it.
-    for (const line of pauseLines({ ...outcome, pause: outcome.pause }, context.cwd)) out(line);
+    for (const line of pauseLines(
+      { ...outcome, pause: outcome.pause },
+      context.cwd,
+      commandName(context.env),
+    ))
+      out(line);
     return 0;
   }
   out(

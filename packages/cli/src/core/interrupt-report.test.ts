@@ -51,6 +51,17 @@ describe('reportInterrupt before the first checkpoint of a browser run', () => {
     );
   });
 
+  it('names the CLI as it was run (pnpm crewline), in the command that starts over', () => {
+    const said = saidOnInterrupt({
+      mode: 'fork',
+      from: '20261127T201500123-72709cf7',
+      cwd: '/project',
+      command: 'pnpm crewline',
+      startOver: { location: '/project/cp' },
+    });
+    expect(said).toContain('start over with: pnpm crewline checkpoint fork 72709cf7 --location ./cp\n');
+  });
+
   it('keeps "run the same command again" for a command line, which holds its own flags', () => {
     const said = saidOnInterrupt({ mode: 'fork', from: '20261127T201500123-72709cf7', cwd: '/project' });
     expect(said).toBe(

@@ -33,6 +33,8 @@ export function reportInterrupt(options: {
   /** The checkpoint the command continues. */
   from: string;
   cwd: string;
+  /** How the hint names the CLI (see commandName: `pnpm crewline` when pnpm ran it). Default `crewline`. */
+  command?: string;
   /**
    * For a run started in a browser: where `from` is, and what the run was started with (a fork's
    * branch, edited outputs and inputs, an answer, which live in the browser's memory only). An
@@ -50,8 +52,9 @@ export function reportInterrupt(options: {
   let last: WrittenCheckpoint | undefined;
   let interrupted = false;
   let said = false;
+  const command = options.command ?? 'crewline';
   const continueWith = (checkpoint: WrittenCheckpoint) =>
-    `crewline checkpoint resume ${shortId(checkpoint.id)} --location ${shellWord(displayPath(checkpoint.location, options.cwd))}`;
+    `${command} checkpoint resume ${shortId(checkpoint.id)} --location ${shellWord(displayPath(checkpoint.location, options.cwd))}`;
   const sayWhereItStopped = () => {
     if (!interrupted || said) return;
     said = true;
@@ -63,7 +66,7 @@ export function reportInterrupt(options: {
                 options.startOver === undefined
                   ? `run the same command again to start over from ${shortId(options.from)}`
                   : `start over with: ${startOverCommand({
-                      command: 'crewline',
+                      command,
                       mode: options.mode,
                       from: shortId(options.from),
                       location: displayPath(options.startOver.location, options.cwd),

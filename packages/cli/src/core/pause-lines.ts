@@ -12,15 +12,16 @@ export interface PausedOutcome {
 
 /**
  * The lines `resume`, `fork` and `flows rerun` print when the run ended paused: the question, then
- * the command that answers it (from the checkpoint written at the pause).
+ * the command that answers it (from the checkpoint written at the pause), naming the CLI as
+ * `command` (see commandName).
  */
-export function pauseLines(outcome: PausedOutcome, cwd: string): string[] {
+export function pauseLines(outcome: PausedOutcome, cwd: string, command = 'crewline'): string[] {
   const from = outcome.pause.resumeFrom ?? outcome.lastCheckpoint;
   return [
     `Paused: ${entityLabel(outcome.kind, outcome.name)} waits for an answer in ${outcome.pause.methodName}:`,
     `  ${outcome.pause.message}`,
     from
-      ? `Answer with: crewline checkpoint resume ${shellWord(displayPath(from, cwd))} --answer "..."`
+      ? `Answer with: ${command} checkpoint resume ${shellWord(displayPath(from, cwd))} --answer "..."`
       : 'No checkpoint was written for the pause; enable checkpointing to answer from the command line',
   ];
 }

@@ -36,7 +36,8 @@ export async function forkInterruptedAtThirdTask(
 ): Promise<InterruptedFork> {
   const child = spawn(process.execPath, sourceCommand(['checkpoint', 'fork', reference]), {
     cwd: project,
-    env: { ...process.env, NO_COLOR: '1' },
+    // As a CLI on the PATH: hints say `crewline`, not the test runner's `pnpm crewline` (commandName).
+    env: { ...process.env, NO_COLOR: '1', npm_config_user_agent: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -29,7 +29,9 @@ export function runCrewlineProcess(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, sourceCommand(args), {
       cwd: options.cwd,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      // Run as `node bin.ts`, as a CLI on the PATH is: hints say `crewline`, not the `pnpm crewline`
+      // of the package manager that ran the tests (see commandName).
+      env: { ...process.env, NO_COLOR: '1', npm_config_user_agent: '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
     });

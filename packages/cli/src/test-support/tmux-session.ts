@@ -38,11 +38,11 @@ export class TmuxSession {
     const command = [process.execPath, ...sourceCommand(args)]
       .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
       .join(' ');
-    // CI=true as on CI machines, where terminal libraries may switch to non-interactive drawing.
-    const environment = Object.entries({ CI: 'true', ...options.env }).flatMap(([key, value]) => [
-      '-e',
-      `${key}=${value}`,
-    ]);
+    // CI=true as on CI machines, where terminal libraries may switch to non-interactive drawing. No
+    // package manager's agent: hints say `crewline`, as a CLI on the PATH does (commandName).
+    const environment = Object.entries({ CI: 'true', npm_config_user_agent: '', ...options.env }).flatMap(
+      ([key, value]) => ['-e', `${key}=${value}`],
+    );
     tmux(
       'new-session',
       '-d',
