@@ -30,13 +30,16 @@ it('says, for each run still running, that stopping the server interrupts it and
           afterFirstWrite === undefined &&
           /checkpoint \S+ written/.test(String((data as { line: string }).line))
         )
-          afterFirstWrite = runs.interruptions(project.path);
+          afterFirstWrite = runs.interruptions(project.path, 'crewline');
       },
     });
     const first = run.checkpoints[0]!;
     const started = await runs.start({ checkpoint: first.id, mode: 'fork', branch: 'what-if' });
-    const beforeAnyWrite = runs.interruptions(project.path);
+    const beforeAnyWrite = runs.interruptions(project.path, 'crewline');
     // The form's branch is said again: without it, starting over forked onto a generated branch.
+    expect(runs.interruptions(project.path, 'npx crewline')[0]).toContain(
+      `start over with: npx crewline checkpoint fork ${shortCheckpointId(first.id)} --location ./.checkpoints --branch what-if`,
+    );
     expect(beforeAnyWrite).toEqual([
       `crewline: stopping the server interrupted the page's fork of ${shortCheckpointId(first.id)} (run ${started.id}) before it wrote a checkpoint; start over with: crewline checkpoint fork ${shortCheckpointId(first.id)} --location ./.checkpoints --branch what-if`,
     ]);
@@ -49,7 +52,7 @@ it('says, for each run still running, that stopping the server interrupts it and
       `crewline: stopping the server interrupted the page's fork of ${shortCheckpointId(first.id)} (run ${started.id}); the run stopped after checkpoint ${shortCheckpointId(written[0]!.id)} on branch what-if; continue it with: crewline checkpoint resume ${shortCheckpointId(written[0]!.id)} --location ./.checkpoints`,
     ]);
     // Ended, a run is not interrupted by stopping the server.
-    expect(runs.interruptions(project.path)).toEqual([]);
+    expect(runs.interruptions(project.path, 'crewline')).toEqual([]);
   } finally {
     logs.stop({ allowUnexpected: true });
     await run.close();

@@ -10,6 +10,7 @@ import { refuseTakenBranch } from '../commands/taken-branch.js';
 import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import { cliError, usageError } from '../core/cli-error.js';
+import { commandName } from '../core/command-name.js';
 import { continueRun, type WrittenCheckpoint } from '../core/continue-run.js';
 import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
@@ -176,9 +177,10 @@ export class ExplorerRuns {
    * What stopping the server (Ctrl+C) does to the runs still running, one line each: the run stops
    * with the process, so each says where it got and the command that continues it, as
    * `crewline checkpoint resume|fork` says on Ctrl+C (`interrupted; the run stopped after checkpoint
-   * … on branch …; continue it with: crewline checkpoint resume …`).
+   * … on branch …; continue it with: crewline checkpoint resume …`), naming the CLI as `command`
+   * (how it was run: `pnpm crewline` under pnpm, see commandName).
    */
-  interruptions(cwd: string): string[] {
+  interruptions(cwd: string, command = commandName(process.env)): string[] {
     return this.list()
       .filter((run) => run.status === 'running')
       .map((run) => {
@@ -187,7 +189,7 @@ export class ExplorerRuns {
         const location = shellWord(displayPath(written?.location ?? this.#options.location, cwd));
         // The branch, inputs, outputs and answer of the page's form are said again: they are saved nowhere.
         const startOver = startOverCommand({
-          command: 'crewline',
+          command,
           mode: run.mode,
           from: shortCheckpointId(run.checkpoint),
           location: displayPath(this.#options.location, cwd),
@@ -195,7 +197,7 @@ export class ExplorerRuns {
         });
         return written === undefined
           ? `crewline: stopping the server interrupted ${what} before it wrote a checkpoint; start over with: ${startOver}`
-          : `crewline: stopping the server interrupted ${what}; the run stopped after checkpoint ${shortCheckpointId(written.id)} on branch ${written.branch}; continue it with: crewline checkpoint resume ${shortCheckpointId(written.id)} --location ${location}`;
+          : `crewline: stopping the server interrupted ${what}; the run stopped after checkpoint ${shortCheckpointId(written.id)} on branch ${written.branch}; continue it with: ${command} checkpoint resume ${shortCheckpointId(written.id)} --location ${location}`;
       });
   }
 
