@@ -5,6 +5,27 @@ import { type QueueStore, RUNS_QUEUE } from './queue-store.js';
 /** How many undelivered runs one sweep re-sends at most (the next sweep takes the rest). */
 const SWEEP_LIMIT = 20;
 
+/**
+ * The sweep's read ($1 the queue's name, $2 the claim grace in ms). The join compares pg-boss's uuid
+ * with the row's job id cast to uuid, so each queued row probes the job table's key; casting the
+ * job's id to text instead read the whole table (every job pg-boss keeps) at every sweep. A job id
+ * that is not a uuid (nothing crewline writes) would make the cast throw: it matches no job, so the
+ * run counts as undelivered and is sent again.
+ */
+export function undeliveredRunsStatement(runsTable: string, queueSchema: string): string {
+  return `SELECT runs.id, runs.job_id FROM ${runsTable} AS runs
+       LEFT JOIN "${queueSchema}".job AS job ON job.name = $1
+             AND job.id = CASE WHEN runs.job_id ~* '${uuidPattern}' THEN runs.job_id::uuid END
+      WHERE runs.status = 'queued'
+        AND (job.id IS NULL
+             OR (job.state NOT IN ('created', 'retry')
+                 AND (job.state <> 'active' OR job.started_on < now() - $2 * interval '1 millisecond')))
+      ORDER BY runs.priority DESC, runs.created_at LIMIT ${SWEEP_LIMIT}`;
+}
+
+/** A uuid as Postgres prints it (pg-boss's job ids). */
+const uuidPattern = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+
 /** When a queued run counts as undelivered. */
 export interface UndeliveredRunsOptions {
   /**
@@ -37,19 +58,13 @@ export class UndeliveredRuns {
 
   /**
    * Re-sends the queued runs whose job is no longer waiting (`created` or `retry`) nor fetched within
-   * the grace; returns their ids. One read of all the queued rows joined to their jobs: its cost
-   * grows with the backlog, not with the runs it finds.
+   * the grace; returns their ids. One read of the queued rows, each looking its job up by pg-boss's
+   * key: its cost grows with the queued runs, not with the jobs pg-boss keeps (completed ones stay
+   * for hours), nor with the runs it finds.
    */
   async resend(): Promise<string[]> {
-    const queueSchema = `"${this.#store.location.queueSchema}"`;
     const { rows } = await this.#store.pool.query<{ id: string; job_id: string | null }>(
-      `SELECT runs.id, runs.job_id FROM ${this.#store.table} AS runs
-         LEFT JOIN ${queueSchema}.job AS job ON job.name = $1 AND job.id::text = runs.job_id
-        WHERE runs.status = 'queued'
-          AND (job.id IS NULL
-               OR (job.state NOT IN ('created', 'retry')
-                   AND (job.state <> 'active' OR job.started_on < now() - $2 * interval '1 millisecond')))
-        ORDER BY runs.priority DESC, runs.created_at LIMIT ${SWEEP_LIMIT}`,
+      undeliveredRunsStatement(this.#store.table, this.#store.location.queueSchema),
       [RUNS_QUEUE, this.#options.claimGraceMs],
     );
     const resent: string[] = [];
