@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { LanguageModelV3, ProviderV3 } from '@ai-sdk/provider';
-import { redactSecretsInText } from '@crewline/events';
-import { describe, expect, it } from 'vitest';
+import { type LogRecord, redactSecretsInText, setLogLevel, setLogSink } from '@crewline/events';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { registerModelCredentials, registerProviderCredentials } from './model-credentials.js';
 
 // A new value per test: the registry is process-wide.
 const newSecret = (prefix: string) => `${prefix}${randomBytes(10).toString('hex')}`;
 
 /** A model object shaped as the AI SDK provider packages make them: its provider's config on it. */
-function modelWith(config: Record<string, unknown>): LanguageModelV3 {
+function modelWith(config: Record<string, unknown>, modelId = 'm1'): LanguageModelV3 {
   return {
     specificationVersion: 'v3',
     provider: 'house.chat',
-    modelId: 'm1',
+    modelId,
     config,
   } as unknown as LanguageModelV3;
 }
@@ -45,6 +45,20 @@ describe('registerModelCredentials', () => {
     expect(redactSecretsInText('ollama reporting-service-nightly')).toBe('ollama reporting-service-nightly');
   });
 
+  it('leaves out a key-shaped value its model id or base URL host holds: the stored model names them', () => {
+    const tag = randomBytes(4).toString('hex');
+    const inModelId = `qwen2-${tag}`;
+    const inHost = `gw${tag}x`;
+    registerModelCredentials(
+      modelWith(
+        { baseURL: `https://${inHost}.example/v1`, headers: () => ({ 'x-api-key': inModelId, key: inHost }) },
+        `${inModelId}-instruct`,
+      ),
+    );
+    const text = `lm:${inModelId}-instruct at https://${inHost}.example/v1`;
+    expect(redactSecretsInText(text)).toBe(text);
+  });
+
   it('registers what async headers resolve to', async () => {
     const key = newSecret('async');
     registerModelCredentials(modelWith({ headers: async () => ({ 'x-api-key': key }) }));
@@ -72,6 +86,31 @@ describe('registerProviderCredentials', () => {
     expect(called).toBe(0);
     registerModelCredentials(model);
     expect(called).toBe(1);
+  });
+
+  it('leaves out a key-shaped value its provider’s name holds, and placeholder keys', () => {
+    const tag = randomBytes(4).toString('hex');
+    const name = `gateway-${tag}`;
+    const records: LogRecord[] = [];
+    const previous = setLogSink((record) => records.push(record));
+    setLogLevel('debug');
+    onTestFinished(() => {
+      setLogSink(previous);
+      setLogLevel('warn');
+    });
+    registerProviderCredentials({
+      [name]: providerOf(modelWith({ headers: () => ({ Authorization: `Bearer ${tag}gw` }) })),
+      other: providerOf(modelWith({ headers: () => ({ Authorization: `Bearer gateway-${tag}` }) })),
+      local: providerOf(modelWith({ headers: () => ({ Authorization: 'Bearer sk-no-key-required' }) })),
+    });
+    expect(redactSecretsInText(`${tag}gw`)).toBe('[REDACTED]');
+    const text = `${name}:m1 sk-no-key-required`;
+    expect(redactSecretsInText(text)).toBe(text);
+    const said = records.map((record) => record.message);
+    expect(said).toContain(
+      'model provider house.chat, header Authorization is not redacted by value: its provider name, model id or base URL host holds it',
+    );
+    expect(said.join('\n')).not.toContain(`gateway-${tag} `);
   });
 
   it('skips a provider that refuses the id it is asked for', () => {

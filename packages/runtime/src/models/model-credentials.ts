@@ -1,6 +1,6 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { isSecretKey, registerSecretValues } from '@crewline/events';
-import { type ModelProviders, providerEntries } from './model-providers.js';
+import { isSecretKey, logger, registerSecretValues } from '@crewline/events';
+import { type ModelProviders, providerEntries, providerPrefixes } from './model-providers.js';
 import { configOf } from './provider-config.js';
 
 // Headers that carry a credential whatever their name says (`isSecretKey` knows `x-api-key`, `cookie`...).
@@ -36,29 +36,80 @@ function headerCredentials(value: string): string[] {
   return credentials;
 }
 
-function registerHeaders(headers: unknown): void {
+function registerHeaders(headers: unknown, names: readonly string[], provider: string): void {
   if (headers === null || typeof headers !== 'object') return;
-  const values: string[] = [];
   for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
     if (typeof value !== 'string') continue;
     if (credentialHeaders.has(name.toLowerCase()) || isCredentialParameter(name))
-      values.push(...headerCredentials(value));
+      registerCredentials(headerCredentials(value), names, `model provider ${provider}, header ${name}`);
   }
-  registerSecretValues(values);
 }
 
-function urlCredentials(address: unknown): string[] {
-  if (typeof address !== 'string') return [];
+const reportedSources = new Set<string>();
+
+/**
+ * Registers the values of one credential for redaction by value, but for those a name the checkpoint
+ * stores holds (`apiKey: 'lm-studio'` of the provider `lm-studio`, whose models are stored as
+ * `lm-studio:qwen`): redacted, the stored model id would name no provider and the checkpoint could
+ * not be restored. Their shape is checked by `registerSecretValues` (`lm-studio` is no key anyway).
+ */
+function registerCredentials(values: readonly string[], names: readonly string[], source: string): void {
+  const lowerNames = names.map((name) => name.toLowerCase());
+  const kept = values.filter((value) => {
+    const lower = value.trim().toLowerCase();
+    if (lower === '' || !lowerNames.some((name) => name.includes(lower))) return true;
+    if (!reportedSources.has(source)) {
+      reportedSources.add(source);
+      logger.debug(
+        'redaction',
+        `${source} is not redacted by value: its provider name, model id or base URL host holds it`,
+      );
+    }
+    return false;
+  });
+  registerSecretValues(kept, source);
+}
+
+function urlCredentials(address: unknown, names: readonly string[], provider: string): void {
+  if (typeof address !== 'string') return;
   let url: URL;
   try {
     url = new URL(address);
   } catch {
-    return [];
+    return;
   }
-  const credentials: string[] = [];
-  if (url.password !== '') credentials.push(url.password, decodeURIComponent(url.password));
-  for (const [name, value] of url.searchParams) if (isCredentialParameter(name)) credentials.push(value);
-  return credentials;
+  if (url.password !== '')
+    registerCredentials(
+      [url.password, decodeURIComponent(url.password)],
+      names,
+      `model provider ${provider}, base URL password`,
+    );
+  for (const [name, value] of url.searchParams)
+    if (isCredentialParameter(name))
+      registerCredentials([value], names, `model provider ${provider}, query parameter ${name}`);
+}
+
+function hostOf(address: unknown): string | undefined {
+  if (typeof address !== 'string') return undefined;
+  try {
+    return new URL(address).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a checkpoint stores of a model, and must find again: its provider, its id, its host. */
+function namesOf(
+  model: LanguageModelV3,
+  config: { baseURL?: unknown },
+  providerNames: readonly string[],
+): string[] {
+  const names = [...providerNames];
+  if (typeof model.provider === 'string') names.push(model.provider);
+  if (typeof model.modelId === 'string' && model.modelId !== probeModelId) names.push(model.modelId);
+  const host = hostOf(config.baseURL);
+  if (host !== undefined) names.push(host);
+  return names;
 }
 
 /** The addresses a model's requests go to, as far as its provider configuration shows them. */
@@ -91,7 +142,7 @@ const registeredModels = new WeakSet<object>();
  * once; what it does not show (a key only its `fetch` adds) cannot be found.
  */
 export function registerModelCredentials(model: LanguageModelV3): void {
-  registerCredentialsOf(model, true);
+  registerCredentialsOf(model, true, []);
 }
 
 // An async `headers` may fetch a token (Vertex's Google auth does): called only for a model about to
@@ -100,14 +151,20 @@ function isAsyncFunction(value: unknown): boolean {
   return typeof value === 'function' && value.constructor?.name === 'AsyncFunction';
 }
 
-function registerCredentialsOf(model: LanguageModelV3, callAsyncHeaders: boolean): void {
+function registerCredentialsOf(
+  model: LanguageModelV3,
+  callAsyncHeaders: boolean,
+  providerNames: readonly string[],
+): void {
   if (registeredModels.has(model)) return;
   const config = configOf(model);
   if (config === undefined) {
     registeredModels.add(model);
     return;
   }
-  registerSecretValues(addressesOf(model, config).flatMap(urlCredentials));
+  const names = namesOf(model, config, providerNames);
+  const provider = typeof model.provider === 'string' ? model.provider : 'of a model';
+  for (const address of addressesOf(model, config)) urlCredentials(address, names, provider);
   if (typeof config.headers !== 'function') {
     registeredModels.add(model);
     return;
@@ -121,10 +178,13 @@ function registerCredentialsOf(model: LanguageModelV3, callAsyncHeaders: boolean
     return; // e.g. a provider whose key variable is not set: it holds no key to register
   }
   if (headers !== null && typeof (headers as Promise<unknown>)?.then === 'function') {
-    (headers as Promise<unknown>).then(registerHeaders, () => undefined);
+    (headers as Promise<unknown>).then(
+      (resolved) => registerHeaders(resolved, names, provider),
+      () => undefined,
+    );
     return;
   }
-  registerHeaders(headers);
+  registerHeaders(headers, names, provider);
 }
 
 // The model id providers are asked for to see their configuration. Making a model object sends nothing.
@@ -141,6 +201,8 @@ const registeredProviders = new WeakSet<object>();
  * their credentials when they are resolved.
  */
 export function registerProviderCredentials(providers: ModelProviders): void {
+  // The prefixes models are stored under (`lm-studio:qwen`); which prefix is whose a registry may not show.
+  const prefixes = providerPrefixes([providers]);
   for (const provider of providerEntries(providers)) {
     if (registeredProviders.has(provider)) continue;
     registeredProviders.add(provider);
@@ -150,6 +212,6 @@ export function registerProviderCredentials(providers: ModelProviders): void {
     } catch {
       continue;
     }
-    if (model !== null && typeof model === 'object') registerCredentialsOf(model, false);
+    if (model !== null && typeof model === 'object') registerCredentialsOf(model, false, prefixes);
   }
 }
