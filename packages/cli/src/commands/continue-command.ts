@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { asksForLatest } from '@crewline/runtime/internal';
+import { asksForLatest, type ContinuedSinceReadAdvice } from '@crewline/runtime/internal';
 import { isValidBranchName, type LoadedCheckpoint } from '@crewline/runtime-state';
 import { branchNameRule } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
@@ -10,9 +10,10 @@ import { usageError } from '../core/cli-error.js';
 import { commandName } from '../core/command-name.js';
 import { planContinuation } from '../core/continuation-plan.js';
 import { continueRun } from '../core/continue-run.js';
+import { continuedSinceReadInWords } from '../core/continued-since-read.js';
 import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
-import { printable, truncate } from '../core/format.js';
+import { printable, shellWord, truncate } from '../core/format.js';
 import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
 import { leaseHeld, leaseWordsOfCommandLine } from '../core/lease-held.js';
@@ -191,7 +192,7 @@ export async function runContinueCommand(
           }),
       onCheckpoint: (checkpoint) => interruptReport.noteCheckpoint(checkpoint),
     }),
-    branch,
+    { branch, location: displayPath(loaded.location, context.cwd) },
   ).finally(() => interruptReport.stop());
   // A run that said nothing on its way (nothing left to run, say) still gets its heading.
   printHeading();
@@ -232,12 +233,32 @@ export async function runContinueCommand(
 /**
  * The runtime's refusals said with this command's flags: a fork onto a branch that already has
  * checkpoints names its `branch` option, here `--branch`; a lineage another process continues names
- * the `onConflict: 'fork'` option, here `--on-conflict fork`.
+ * the `onConflict: 'fork'` option, here `--on-conflict fork`; a run continued since its checkpoint was
+ * read as the latest names `restoreFrom` and `fork()`, here the commands that do them in `location`.
  */
-async function inCliWords<T>(continuation: Promise<T>, branch: string | undefined): Promise<T> {
+async function inCliWords<T>(
+  continuation: Promise<T>,
+  at: { branch: string | undefined; location: string },
+): Promise<T> {
   try {
     return await continuation;
   } catch (error) {
-    throw leaseHeld(error, leaseWordsOfCommandLine) ?? branchTaken(error, branch, renameWithFlag) ?? error;
+    throw (
+      leaseHeld(error, leaseWordsOfCommandLine) ??
+      continuedSinceReadInWords(error, (checkpointId, headId) =>
+        commandLineAdvice(checkpointId, headId, at.location),
+      ) ??
+      branchTaken(error, at.branch, renameWithFlag) ??
+      error
+    );
   }
+}
+
+/** The commands that go on after a run continued since it was read, in the location it is in. */
+function commandLineAdvice(checkpointId: string, headId: string, location: string): ContinuedSinceReadAdvice {
+  const where = shellWord(location);
+  return {
+    resumeAgain: `crewline checkpoint resume ${where}, or crewline checkpoint resume ${headId} --location ${where}`,
+    forkInstead: `crewline checkpoint fork ${checkpointId} --location ${where}, or this command with --on-conflict fork`,
+  };
 }

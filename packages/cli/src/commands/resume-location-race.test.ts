@@ -71,4 +71,20 @@ describe('resume of a location continued by another process between the read and
       run.checkpoints.map((checkpoint) => checkpoint.id).sort(),
     );
   });
+
+  // Review of fixes #4: the refusal ended with the library's advice ("restoreFrom the location",
+  // "onConflict: 'fork', or fork()"), options a command line does not have.
+  it("says how to go on in the command line's words", async () => {
+    const last = run.checkpoints.at(-1)!;
+    const head = run.checkpoints.at(-2)!;
+    const result = await raced(['checkpoint', 'resume', run.relative]);
+    const location = `./${run.relative}`;
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(/restoreFrom|onConflict|fork\(\)/);
+    expect(result.stderr).toContain(`crewline checkpoint resume ${location},`);
+    expect(result.stderr).toContain(`crewline checkpoint resume ${last.id} --location ${location}`);
+    expect(result.stderr).toContain(`crewline checkpoint fork ${head.id} --location ${location}`);
+    expect(result.stderr).toContain('--on-conflict fork');
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
 });

@@ -23,6 +23,26 @@ export function wasHeadWhenRead(loaded: LoadedCheckpoint): boolean {
   return (loaded as RestoredCheckpoint).headWhenRead === true;
 }
 
+/** How a place (the library, a command line, a page) says the two ways on after {@link continuedSinceRead}. */
+export interface ContinuedSinceReadAdvice {
+  /** How to resume from where the other process got (the run's latest). */
+  resumeAgain: string;
+  /** How to branch off the checkpoint read on purpose. */
+  forkInstead: string;
+}
+
+/**
+ * The message of {@link continuedSinceRead} with `advice` in the words of where the user is: a command
+ * line has flags where the library has options. One message, so that every place says the same.
+ */
+export function continuedSinceReadMessage(
+  checkpointId: string,
+  headId: string,
+  advice: ContinuedSinceReadAdvice,
+): string {
+  return `checkpoint ${checkpointId} was the latest of its run when it was read, and another process continued that run since (its latest is now ${headId}); nothing was run. Resume again to continue from where that process got (${advice.resumeAgain}), or fork from ${checkpointId} to branch off it on purpose (${advice.forkInstead})`;
+}
+
 /**
  * The refusal of a continuation whose checkpoint was the latest of its run when it was read and was
  * continued by someone else (another process, or another restore in this one) before this run
@@ -32,7 +52,10 @@ export function continuedSinceRead(checkpointId: string, headId: string, lineage
   return new CrewlineError(
     'runtime',
     'conflict',
-    `checkpoint ${checkpointId} was the latest of its run when it was read, and another process continued that run since (its latest is now ${headId}); nothing was run. Resume again to continue from where that process got (restoreFrom the location, or ${headId}), or fork from ${checkpointId} to branch off it on purpose (onConflict: 'fork', or fork())`,
+    continuedSinceReadMessage(checkpointId, headId, {
+      resumeAgain: `restoreFrom the location, or ${headId}`,
+      forkInstead: "onConflict: 'fork', or fork()",
+    }),
     { details: { checkpointId, headId, lineageId, continuedSinceRead: true } },
   );
 }

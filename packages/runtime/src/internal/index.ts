@@ -2,6 +2,10 @@
 // public API: any name here may change or go in any release, minor and patch included. Build on `.`
 // instead. Keep what this file reaches light: the CLI imports it before it loads the runtime.
 
+export {
+  type ContinuedSinceReadAdvice,
+  continuedSinceReadMessage,
+} from '../checkpointing/head-when-read.js';
 export { callsMadeAgain, changesInputs } from '../crew/interrupted-tasks.js';
 export { findRerunCheckpoint } from '../flow/rerun-point.js';
 export { findProjectConfigFile } from '../project-config/config-file.js';
