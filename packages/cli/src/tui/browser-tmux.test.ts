@@ -122,6 +122,7 @@ describe.skipIf(!hasTmux)('Ctrl+C during a run started in the browser', () => {
     `interrupt-${process.pid}`,
   );
   const location = join(project, '.checkpoints');
+  const plainLocation = join(project, 'plain');
 
   beforeAll(async () => {
     await mkdir(project, { recursive: true });
@@ -137,6 +138,20 @@ describe.skipIf(!hasTmux)('Ctrl+C during a run started in the browser', () => {
       checkpoint: { location, provider: await providerOf('json'), onEvents: ['task_completed', 'SIGINT'] },
     });
     await crew.kickoff({});
+    // The same crew without a checkpoint on SIGINT: Ctrl+C before its next task ends writes nothing.
+    const plain = new Crew({
+      name: 'Plain crew',
+      agents: [writer],
+      tasks: [1, 2, 3, 4].map(
+        (step) => new Task({ description: `Step ${step}`, expectedOutput: 'A line', agent: writer }),
+      ),
+      checkpoint: {
+        location: plainLocation,
+        provider: await providerOf('json'),
+        onEvents: ['task_completed'],
+      },
+    });
+    await plain.kickoff({});
   });
 
   afterAll(() => rm(project, { recursive: true, force: true }));
@@ -172,6 +187,51 @@ describe.skipIf(!hasTmux)('Ctrl+C during a run started in the browser', () => {
     expect(said.match(/continue it with|start over with/g), said).toHaveLength(1);
     expect(said).toContain(
       `the run stopped after checkpoint ${short} on branch ${interrupted.branch}; continue it with: crewline checkpoint resume ${short} --location ./.checkpoints`,
+    );
+  }, 120_000);
+
+  it('says the command that starts over with the edits and the branch, when no checkpoint was written', async () => {
+    // The trial (s8, finding 1): the edits live in the browser's memory only, and the hint left them
+    // out; following it ran the Writer on the original research.
+    const stderrFile = join(project, 'stderr-start-over.txt');
+    const browser = new TmuxSession(['checkpoint', '--location', './plain'], {
+      cwd: project,
+      env: { NO_COLOR: '1' },
+      stderrFile,
+    });
+    session = browser;
+    await browser.waitForScreen((current) => current.includes('crew Plain crew (4)'), 'the tree');
+    await browser.send('g', 'j', 'j');
+    await browser.waitForScreen(
+      (current) => current.split('\n').some((line) => line.startsWith('>') && line.includes('1/4')),
+      'the first checkpoint',
+    );
+    await browser.send('2');
+    await browser.waitForScreen((current) => current.includes('[Tasks]'), 'the tasks tab');
+    await browser.send('Enter');
+    await browser.waitForScreen((current) => current.includes('Edit output of task 1'), 'the editor');
+    await browser.send('C-u');
+    await browser.type("MY EDIT, it's mine");
+    await browser.send('Enter');
+    await browser.waitForScreen((current) => current.includes('*edited'), 'the edit to be kept');
+    await browser.send('f');
+    await browser.waitForScreen((current) => current.includes('Fork: name the new branch'), 'the prompt');
+    await browser.type('try-it');
+    await browser.send('Enter');
+    await browser.waitForScreen((current) => current.includes('task 2 Step 2 started'), 'the run to start');
+    await browser.send('C-c');
+    expect(await browser.exitStatus()).toBe('130');
+
+    const provider = await providerOf('json');
+    const all = await provider.list(provider.resolveLocation(plainLocation));
+    const first = all.find(
+      (checkpoint) => checkpoint.branch === 'main' && checkpoint.entities[0]?.completed === 1,
+    )!;
+    expect(all.filter((checkpoint) => checkpoint.branch === 'try-it')).toEqual([]);
+    const short = first.id.slice(first.id.lastIndexOf('-') + 1);
+    const said = await readFile(stderrFile, 'utf8');
+    expect(said).toContain(
+      `interrupted before this fork wrote a checkpoint; start over with: crewline checkpoint fork ${short} --location ./plain --branch try-it --set-output '1=MY EDIT, it'\\''s mine'`,
     );
   }, 120_000);
 });
