@@ -193,6 +193,7 @@ export {
   secretShapeRefusal,
 } from './secret-shape.js';
 export {
+  keepNamesFromValueRedaction,
   MINIMUM_SECRET_LENGTH,
   registerEnvironmentSecrets,
   registerSecretValue,

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { redactSecretsInText } from './secret-patterns.js';
-import { registerEnvironmentSecrets, registerSecretValue, registerSecretValues } from './secret-values.js';
+import {
+  keepNamesFromValueRedaction,
+  registerEnvironmentSecrets,
+  registerSecretValue,
+  registerSecretValues,
+} from './secret-values.js';
 
 /** A credential of no known shape: only its exact value can give it away. */
 function shapeless(prefix = 'zq'): string {
@@ -121,6 +126,19 @@ describe('redaction by value', () => {
     registerSecretValues(['ollama', 'false', '12345678901', undefined, null, '']);
     const text = 'ollama false 12345678901';
     expect(redactSecretsInText(text)).toBe(text);
+  });
+
+  it('leaves a value inside a kept name (a stored model id) and redacts it elsewhere', () => {
+    const value = shapeless();
+    registerSecretValue(value);
+    const modelId = `${value}-instruct`;
+    expect(redactSecretsInText(`lm:${modelId}`)).toBe('lm:[REDACTED]-instruct');
+    keepNamesFromValueRedaction([modelId, 'short']);
+    expect(redactSecretsInText(`lm:${modelId}, key ${value}; lm:${modelId}`)).toBe(
+      `lm:${modelId}, key [REDACTED]; lm:${modelId}`,
+    );
+    expect(redactSecretsInText(`${value}-instructed`)).toBe(`${modelId}ed`);
+    expect(redactSecretsInText(`${value}-instruc`)).toBe('[REDACTED]-instruc');
   });
 
   it('keeps one registry per process, on a global symbol, shared by every copy of the package', async () => {

@@ -1,3 +1,4 @@
+import { processSlot } from './process-slot.js';
 import { type RedactionRegistry, redactionRegistry } from './redaction-registry.js';
 import { isCredentialVariable } from './secret-names.js';
 import { MINIMUM_SECRET_LENGTH, secretShapeRefusal } from './secret-shape.js';
@@ -97,6 +98,43 @@ function decoded(text: string): string {
   } catch {
     return text;
   }
+}
+
+// One per process, like the registry: a copy of the package that registered a model must keep it
+// from the redaction of every other copy.
+const keptTexts = processSlot<Set<string>>('crewline.redaction.kept-texts.v1', () => new Set());
+
+/**
+ * Names that redaction by value never rewrites: an occurrence of a registered value that lies inside
+ * an occurrence of one of them is left as it is (elsewhere the value is still redacted). The runtime
+ * gives the provider names and model ids it stores, so that a credential value they happen to hold
+ * (a key `qwen2-7b` of a model `qwen2-7b-instruct`) cannot turn a stored model into
+ * `[REDACTED]-instruct`, which no registered provider serves: the checkpoint could not be restored.
+ * Names shorter than {@link MINIMUM_SECRET_LENGTH} can hold no registered value and are not kept.
+ */
+export function keepNamesFromValueRedaction(names: Iterable<string>): void {
+  let added = false;
+  for (const name of names) {
+    if (typeof name !== 'string' || name.length < MINIMUM_SECRET_LENGTH || keptTexts.has(name)) continue;
+    keptTexts.add(name);
+    added = true;
+  }
+  // Texts redacted before (cached, or settled by a run) are scanned again under the new rule.
+  if (added) redactionRegistry().generation += 1;
+}
+
+/** Whether the text from `start` to `end` lies inside an occurrence of a kept name. */
+function insideKeptName(text: string, start: number, end: number): boolean {
+  for (const name of keptTexts) {
+    if (name.length < end - start) continue;
+    for (
+      let at = text.indexOf(name, Math.max(0, end - name.length));
+      at !== -1 && at <= start;
+      at = text.indexOf(name, at + 1)
+    )
+      if (at + name.length >= end) return true;
+  }
+  return false;
 }
 
 /** A credential found in the environment: the variable it is in, and the value. */
@@ -209,7 +247,7 @@ export function redactSecretValues(text: string, replacement: string): string {
   if (!registry.environmentRead) registerEnvironmentSecrets();
   if (registry.values.size === 0 || text.length < MINIMUM_SECRET_LENGTH) return text;
   const { hashes, needles } = currentIndex(registry);
-  const found: [start: number, end: number][] = [];
+  let found: [start: number, end: number][] = [];
   for (let at = 0; at <= text.length - gramLength; at += stride) {
     if (hashes[gramHash(text, at)] === 0) continue;
     const candidates = needles.get(text.slice(at, at + gramLength));
@@ -220,6 +258,10 @@ export function redactSecretValues(text: string, replacement: string): string {
     }
   }
   if (found.length === 0) return text;
+  if (keptTexts.size > 0) {
+    found = found.filter(([start, end]) => !insideKeptName(text, start, end));
+    if (found.length === 0) return text;
+  }
   found.sort((left, right) => left[0] - right[0]);
   let result = '';
   let copied = 0;

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { redactSecretsInText } from '@crewline/events';
+import { addRedaction, redactSecretsInText } from '@crewline/events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.js';
 import { registerProject } from '../project-config/project-config.js';
@@ -77,6 +78,42 @@ it('a local server’s placeholder keys (lm-studio, anything, not-needed, a post
   expect(stored).not.toContain('[REDACTED]');
   expect(stored).toContain('lm-studio:qwen');
 
+  const restored = await Agent.fromCheckpoint({ restoreFrom: location });
+  expect(restored).toBeInstanceOf(Agent);
+});
+
+it('a registered value that a model id holds leaves the stored model alone, and the agent restores', async () => {
+  const registered = `chat${randomBytes(4).toString('hex')}`;
+  const modelId = `${registered}-instruct`;
+  // Registered before the agent exists, as a key of the environment is.
+  addRedaction({ values: [registered] });
+  registerProject({
+    modelProviders: {
+      'lm-studio': createOpenAICompatible({ name: 'lm-studio', baseURL, apiKey: 'lm-studio' }),
+    },
+  });
+  const location = join(temporaryDirectory().path, 'checkpoints');
+  const agent = new Agent({
+    role: 'R',
+    goal: 'G',
+    backstory: 'B',
+    llm: `lm-studio:${modelId}`,
+    checkpoint: { location, onEvents: ['*'] },
+  });
+  await agent.kickoff(`the value ${registered} alone`);
+  const files = readdirSync(location, { recursive: true })
+    .map(String)
+    .filter((file) => file.endsWith('.json'))
+    .sort();
+  for (const file of files) {
+    const stored = readFileSync(join(location, file), 'utf8');
+    expect(stored, file).not.toContain(`${registered} alone`);
+    expect(stored, file).not.toContain('[REDACTED]-instruct');
+  }
+  const last = readFileSync(join(location, files.at(-1)!), 'utf8');
+  // Elsewhere the value is still redacted.
+  expect(last).toContain('the value [REDACTED] alone');
+  expect(last).toContain(`lm-studio:${modelId}`);
   const restored = await Agent.fromCheckpoint({ restoreFrom: location });
   expect(restored).toBeInstanceOf(Agent);
 });

@@ -1,5 +1,5 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { isSecretKey, logger, registerSecretValues } from '@crewline/events';
+import { isSecretKey, keepNamesFromValueRedaction, logger, registerSecretValues } from '@crewline/events';
 import { type ModelProviders, providerEntries, providerPrefixes } from './model-providers.js';
 import { configOf } from './provider-config.js';
 
@@ -158,11 +158,13 @@ function registerCredentialsOf(
 ): void {
   if (registeredModels.has(model)) return;
   const config = configOf(model);
+  const names = namesOf(model, config ?? {}, providerNames);
+  // A value registered from elsewhere (the environment, addRedaction) must not rewrite them either.
+  keepNamesFromValueRedaction(names);
   if (config === undefined) {
     registeredModels.add(model);
     return;
   }
-  const names = namesOf(model, config, providerNames);
   const provider = typeof model.provider === 'string' ? model.provider : 'of a model';
   for (const address of addressesOf(model, config)) urlCredentials(address, names, provider);
   if (typeof config.headers !== 'function') {
