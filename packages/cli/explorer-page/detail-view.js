@@ -165,13 +165,21 @@ function runForm(detail, onRun, onPlan) {
   // What will run, from the server's copy of the rebuild rules: asked again as outputs and inputs are
   // edited (a changed input starts an interrupted task over).
   let asked = 0;
+  // The run's latest when the plan shown was made (a resume's): sent with the run, so that a run
+  // another process went on with while the plan was read is refused rather than paid for again.
+  let plannedHead;
   const refreshPlan = async () => {
     const ask = ++asked;
+    const planned = mode.value;
     try {
-      const answer = await onPlan({ outputs: changedOutputs(), inputs: changedInputs(), mode: mode.value });
-      if (ask === asked) replace(plan, planView(answer));
+      const answer = await onPlan({ outputs: changedOutputs(), inputs: changedInputs(), mode: planned });
+      if (ask !== asked) return;
+      plannedHead = planned === 'resume' ? (answer.olderCheckpoint?.headId ?? detail.metadata.id) : undefined;
+      replace(plan, planView(answer));
     } catch (error) {
-      if (ask === asked) replace(plan, h('p', { class: 'error' }, error.message));
+      if (ask !== asked) return;
+      plannedHead = undefined;
+      replace(plan, h('p', { class: 'error' }, error.message));
     }
   };
   let pending;
@@ -229,6 +237,7 @@ function runForm(detail, onRun, onPlan) {
         ...(inputs.length > 0 ? { inputs } : {}),
         ...(outputs.length > 0 ? { outputs } : {}),
         ...(answer && answer.value !== '' ? { answer: answer.value } : {}),
+        ...(mode.value === 'resume' && plannedHead !== undefined ? { head: plannedHead } : {}),
       });
       message.textContent = 'started: see Runs';
     } catch (error) {

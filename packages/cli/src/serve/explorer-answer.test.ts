@@ -84,7 +84,7 @@ describe('the explorer answers a paused flow', () => {
     const response = await api('/api/runs', { checkpoint: paused.id, mode: 'resume', answr: 'yes' });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toContain(
-      'unknown field "answr" in the run request; it takes checkpoint, mode, branch, inputs, outputs and answer',
+      'unknown field "answr" in the run request; it takes checkpoint, mode, branch, inputs, outputs, answer and head',
     );
     expect((await (await api('/api/runs')).json()) as RunRecord[]).toEqual([]);
   });

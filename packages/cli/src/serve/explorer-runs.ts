@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { type ContinuedSinceReadAdvice, continuedSinceReadMessage } from '@crewline/runtime/internal';
 import {
+  type CheckpointMetadata,
   type CheckpointProvider,
   isValidBranchName,
   type ProviderRegistry,
@@ -35,10 +37,19 @@ export interface RunRequest {
   outputs?: string[];
   /** `--answer`: the answer a paused flow waits for (its `ask()`), given to the method that asked. */
   answer?: string;
+  /**
+   * Resume only: the id (in full) of the latest checkpoint of the checkpoint's run when the page
+   * planned the resume (the checkpoint itself when the page showed it as the latest; the plan's
+   * `olderCheckpoint.headId` otherwise). A run gone on since is refused (`conflict`, 409) before
+   * anything runs: the user's time reading the plan is not a window in which another process's
+   * continuation makes the resume pay for that work again. Default: the latest when the request
+   * comes.
+   */
+  head?: string;
 }
 
 /** The fields a run request takes: any other is refused, so that a misspelt one is not dropped. */
-const requestFields = ['checkpoint', 'mode', 'branch', 'inputs', 'outputs', 'answer'] as const;
+const requestFields = ['checkpoint', 'mode', 'branch', 'inputs', 'outputs', 'answer', 'head'] as const;
 
 export interface RunRecord {
   id: string;
@@ -84,6 +95,13 @@ export function parseRunRequest(body: unknown): RunRequest {
   // Checked here, so the form says it at once rather than a run that fails as it starts.
   if (typeof record.branch === 'string' && record.branch !== '' && !isValidBranchName(record.branch))
     throw usageError(`branch name ${JSON.stringify(record.branch)} is not allowed; ${branchNameRule}`);
+  if (
+    record.head !== undefined &&
+    (typeof record.head !== 'string' || record.head === '' || record.mode !== 'resume')
+  )
+    throw usageError(
+      'head is the id of the latest checkpoint of the run when the page planned the resume, and only for a resume',
+    );
   const inputs = stringList(record.inputs, 'inputs');
   const outputs = stringList(record.outputs, 'outputs');
   return {
@@ -93,6 +111,7 @@ export function parseRunRequest(body: unknown): RunRequest {
     ...(inputs ? { inputs } : {}),
     ...(outputs ? { outputs } : {}),
     ...(typeof record.answer === 'string' ? { answer: record.answer } : {}),
+    ...(typeof record.head === 'string' ? { head: record.head } : {}),
   };
 }
 
@@ -126,6 +145,17 @@ export interface ExplorerRunsOptions {
   maxConcurrentRuns?: number;
   /** How many ended runs {@link ExplorerRuns.list} keeps, the oldest forgotten first. Default 50. */
   maxFinishedRuns?: number;
+}
+
+/**
+ * How the page says the two ways on after a run was continued since the checkpoint was read as its
+ * latest: its "Continue from here" form, on the run's latest or on the checkpoint read.
+ */
+function pageAdvice(checkpointId: string, headId: string): ContinuedSinceReadAdvice {
+  return {
+    resumeAgain: `open checkpoint ${headId}, the run's latest, and resume it under "Continue from here"`,
+    forkInstead: `choose "fork onto a new branch" under "Continue from here" on ${checkpointId} and press Run`,
+  };
 }
 
 /** What makes two requests the same run: the checkpoint, the mode and every option, as sent. */
@@ -265,6 +295,29 @@ export class ExplorerRuns {
     for (const run of ended.slice(0, Math.max(0, excess))) this.#runs.delete(run.id);
   }
 
+  /**
+   * Whether a resume continues the checkpoint as the latest of its run: a continuation of the run by
+   * another process found as it starts is then refused (conflict), not paid for again on a new
+   * branch, as the resume of a checkpoint its run had gone past is. Judged by what the page planned
+   * against (`head`) when it says, and refused at once when the run went on since; else by the
+   * store now (a request that says nothing of the page).
+   */
+  async #readAsLatest(request: RunRequest, metadata: CheckpointMetadata): Promise<boolean> {
+    const newerHeadId = await newerHeadIdOf(this.#options.provider, this.#options.location, metadata);
+    if (request.head === undefined) return newerHeadId === undefined;
+    const headNow = newerHeadId ?? metadata.id;
+    if (request.head === headNow) return request.head === metadata.id;
+    if (request.head === metadata.id)
+      throw cliError(
+        'conflict',
+        `checkpoint serve: ${continuedSinceReadMessage(metadata.id, headNow, pageAdvice(metadata.id, headNow))}`,
+      );
+    throw cliError(
+      'conflict',
+      `checkpoint serve: the run of checkpoint ${metadata.id} went on since the page planned this resume (its latest was ${request.head} then, and is now ${headNow}); nothing was run, as the plan shown no longer holds. Open ${metadata.id} again to see the plan as it is now, or open ${headNow} and resume it to continue from where the run got`,
+    );
+  }
+
   /** The checks that answer the form at once, then the run: its record, and the run until it ends. */
   async #begin(request: RunRequest): Promise<{ record: RunRecord; running: Promise<unknown> }> {
     const reference = await this.#options.reference(request.checkpoint);
@@ -289,6 +342,7 @@ export class ExplorerRuns {
       },
       'choose another branch name in the form or leave it empty to generate one',
     );
+    const readAsLatest = request.mode === 'resume' && (await this.#readAsLatest(request, document.metadata));
     const record: RunRecord = {
       id: randomUUID(),
       checkpoint: request.checkpoint,
@@ -304,12 +358,6 @@ export class ExplorerRuns {
       ...(request.outputs !== undefined ? { outputs: request.outputs } : {}),
       ...(request.answer !== undefined ? { answer: request.answer } : {}),
     });
-    // Read as the latest of its run here (the page names it by id, as the CLI does a location's
-    // latest): a continuation of the run by another process from now on is refused (conflict), not
-    // paid for again on a new branch, as the resume of a checkpoint its run had gone past already is.
-    const readAsLatest =
-      request.mode === 'resume' &&
-      (await newerHeadIdOf(this.#options.provider, this.#options.location, document.metadata)) === undefined;
     const { onUpdate } = this.#options;
     const addLine = (line: string) => {
       record.lines.push(line);
