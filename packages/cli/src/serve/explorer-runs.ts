@@ -14,6 +14,7 @@ import { checkBeforeRunning } from '../core/check-before-running.js';
 import { cliError, usageError } from '../core/cli-error.js';
 import { commandName } from '../core/command-name.js';
 import { continueRun, type WrittenCheckpoint } from '../core/continue-run.js';
+import { continuedSinceReadInWords } from '../core/continued-since-read.js';
 import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
 import { shellWord, shortCheckpointId } from '../core/format.js';
@@ -396,9 +397,13 @@ export class ExplorerRuns {
           this.#written.delete(record.id);
           this.#startedWith.delete(record.id);
           const { redactSecretsInText } = await import('@crewline/events');
-          // A lineage another process continues: the library advises its `onConflict` option, which
-          // this page offers as the form's fork choice (the error keeps its code, `conflict`).
-          const error = leaseHeld(failure, leaseWordsOfPage(request.checkpoint)) ?? failure;
+          // A lineage another process continues, or continued since the checkpoint was read as its
+          // latest: the library advises its `onConflict` option (and `restoreFrom`, `fork()`), which
+          // this page offers as its form's choices (the error keeps its code, `conflict`).
+          const error =
+            leaseHeld(failure, leaseWordsOfPage(request.checkpoint)) ??
+            continuedSinceReadInWords(failure, pageAdvice) ??
+            failure;
           record.status = 'failed';
           record.error = redactSecretsInText(error instanceof Error ? error.message : String(error));
           onUpdate('run', record);
