@@ -7,13 +7,53 @@ import type { RunRow } from './run-record.js';
 /** How an attempt ended, as the run's row records it. */
 export type AttemptEndKind = 'completed' | 'failed' | 'retry' | 'handed-back' | 'lost';
 
+/** Input and output tokens. */
+export interface TokenCount {
+  input: number;
+  output: number;
+}
+
+/** The tokens of an attempt as its end writes them (see {@link addedTokens}). */
+export interface AttemptTokens {
+  holderToken: string;
+  /** Tokens no renewal carried (since the last one was sent). */
+  inputTokens: number;
+  outputTokens: number;
+  /** The running total the renewals of the attempt carried, confirmed or not; none when omitted. */
+  renewedTokens?: TokenCount;
+  /** Of those, the total a renewal the server confirmed carried. */
+  confirmedTokens?: TokenCount;
+}
+
+/**
+ * The SET clauses adding to the row's token counters what the attempt used and the row did not count
+ * yet: the tokens no renewal carried (`$3`, `$4` of the statement), and of the renewals' running total
+ * what the row did not count from them. While the row remembers this hold's renewals (`renewal_holder`)
+ * it knows what it counted, even of a renewal that timed out on the client but applied on the server;
+ * once another hold renewed, the worker's confirmed total stands for it. `holderParameter` names the
+ * statement's parameter holding the attempt's hold token. The totals are integers of the worker's own
+ * counting, written as literals so the callers' parameters keep their numbers.
+ */
+export function addedTokens(attempt: AttemptTokens, holderParameter: string): string {
+  const renewed = attempt.renewedTokens ?? { input: 0, output: 0 };
+  const confirmed = attempt.confirmedTokens ?? { input: 0, output: 0 };
+  const uncounted = (kind: 'input' | 'output') =>
+    `greatest(${integer(renewed[kind])} - CASE WHEN renewal_holder = ${holderParameter}
+       THEN renewal_${kind}_tokens ELSE ${integer(confirmed[kind])} END, 0)`;
+  return `input_tokens = input_tokens + $3 + ${uncounted('input')},
+          output_tokens = output_tokens + $4 + ${uncounted('output')}`;
+}
+
+function integer(value: number): string {
+  if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`not a token count: ${value}`);
+  return String(value);
+}
+
 /** The attempt being ended: its run, the hold it ran under, and what it did since the last renewal. */
-export interface EndingAttempt {
+export interface EndingAttempt extends AttemptTokens {
   row: RunRow;
   /** The hold the attempt ran under; the end is written only while the row still carries it. */
   holderToken: string;
-  inputTokens: number;
-  outputTokens: number;
   lastCheckpoint: string | null;
   currentTask: string | null;
   /**
@@ -62,7 +102,7 @@ export class AttemptEnds {
   async recordCancelled(attempt: EndingAttempt): Promise<'cancelled'> {
     await this.#store.pool.query(
       `UPDATE ${this.#store.table}
-          SET input_tokens = input_tokens + $3, output_tokens = output_tokens + $4,
+          SET ${addedTokens(attempt, '$7')},
               last_checkpoint = coalesce($5, last_checkpoint), current_task = coalesce($6, current_task),
               updated_at = now()
         WHERE id = $1 AND attempts = $2 AND status = 'cancelled'`,
@@ -73,6 +113,7 @@ export class AttemptEnds {
         attempt.outputTokens,
         attempt.lastCheckpoint,
         attempt.currentTask,
+        attempt.holderToken,
       ],
     );
     return 'cancelled';
@@ -88,9 +129,9 @@ export class AttemptEnds {
   async recordUnheld(attempt: EndingAttempt): Promise<'cancelled' | 'lost'> {
     const { rows } = await this.#store.pool.query<{ status: string }>(
       `UPDATE ${this.#store.table}
-          SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3
-        WHERE id = $1 AND NOT (status = 'cancelled' AND attempts = $4) RETURNING status`,
-      [attempt.row.id, attempt.inputTokens, attempt.outputTokens, attempt.row.attempts],
+          SET ${addedTokens(attempt, '$5')}
+        WHERE id = $1 AND NOT (status = 'cancelled' AND attempts = $2) RETURNING status`,
+      [attempt.row.id, attempt.row.attempts, attempt.inputTokens, attempt.outputTokens, attempt.holderToken],
     );
     if (rows.length === 1) return 'lost';
     return this.recordCancelled(attempt);
@@ -167,7 +208,7 @@ export class AttemptEnds {
   }
 
   #common(attempt: EndingAttempt): [set: string, where: string, values: unknown[]] {
-    const set = `input_tokens = input_tokens + $3, output_tokens = output_tokens + $4,
+    const set = `${addedTokens(attempt, '$2')},
                  last_checkpoint = coalesce($5, last_checkpoint), current_task = coalesce($6, current_task),
                  holder_token = NULL, lease_expires_at = NULL, worker = NULL, updated_at = now()`;
     const where = `WHERE id = $1 AND holder_token = $2 AND status = 'running'${

@@ -36,7 +36,14 @@ describe('HoldKeeper on a server it cannot reach', () => {
   it('stops a run as lost once its hold could have run out, not before', async () => {
     const store = unreachableStore();
     const tracker = new AttemptTracker();
-    const held: HeldRun = { runId: 'run-1', token: 'token-1', tracker, confirmedAt: performance.now() };
+    const held: HeldRun = {
+      runId: 'run-1',
+      token: 'token-1',
+      tracker,
+      confirmedAt: performance.now(),
+      renewedTokens: { input: 0, output: 0 },
+      confirmedTokens: { input: 0, output: 0 },
+    };
     const keeper = new HoldKeeper(store, {} as AttemptEnds, leaseTtlMs, new Map([[held.runId, held]]));
 
     await keeper.renewAll();
@@ -56,7 +63,14 @@ describe('HoldKeeper on a server it cannot reach', () => {
       pool: { query: () => new Promise(() => undefined) },
     } as unknown as QueueStore;
     const tracker = new AttemptTracker();
-    const held: HeldRun = { runId: 'run-1', token: 'token-1', tracker, confirmedAt: performance.now() };
+    const held: HeldRun = {
+      runId: 'run-1',
+      token: 'token-1',
+      tracker,
+      confirmedAt: performance.now(),
+      renewedTokens: { input: 0, output: 0 },
+      confirmedTokens: { input: 0, output: 0 },
+    };
     const keeper = new HoldKeeper(store, {} as AttemptEnds, leaseTtlMs, new Map([[held.runId, held]]));
 
     void keeper.renewAll();
@@ -76,7 +90,14 @@ describe('HoldKeeper on a server it cannot reach', () => {
       },
     } as unknown as QueueStore;
     const tracker = new AttemptTracker();
-    const held: HeldRun = { runId: 'run-1', token: 'token-1', tracker, confirmedAt: performance.now() };
+    const held: HeldRun = {
+      runId: 'run-1',
+      token: 'token-1',
+      tracker,
+      confirmedAt: performance.now(),
+      renewedTokens: { input: 0, output: 0 },
+      confirmedTokens: { input: 0, output: 0 },
+    };
     const keeper = new HoldKeeper(store, {} as AttemptEnds, leaseTtlMs, new Map([[held.runId, held]]));
 
     await keeper.renewAll();
@@ -95,7 +116,14 @@ describe('HoldKeeper on a server it cannot reach', () => {
     } as unknown as QueueStore;
     const tracker = new AttemptTracker();
     const blockedSince = performance.now() - 2 * leaseTtlMs;
-    const held: HeldRun = { runId: 'run-1', token: 'token-1', tracker, confirmedAt: blockedSince };
+    const held: HeldRun = {
+      runId: 'run-1',
+      token: 'token-1',
+      tracker,
+      confirmedAt: blockedSince,
+      renewedTokens: { input: 0, output: 0 },
+      confirmedTokens: { input: 0, output: 0 },
+    };
     const keeper = new HoldKeeper(store, {} as AttemptEnds, leaseTtlMs, new Map([[held.runId, held]]));
 
     await keeper.renewAll();

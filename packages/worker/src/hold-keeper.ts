@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { logger } from '@crewline/events';
 import { leaseSafetyMarginMs, localLeaseDeadline } from '@crewline/runtime-state/internal';
 import type pg from 'pg';
-import type { AttemptEnds } from './attempt-end.js';
+import type { AttemptEnds, TokenCount } from './attempt-end.js';
 import { component, workerError } from './errors.js';
 import type { QueueStore } from './queue-store.js';
 import type { AttemptTracker } from './run-attempt.js';
@@ -21,6 +21,20 @@ export interface HeldRun {
    * server holds the run for this worker until at least `leaseTtlMs` after it.
    */
   confirmedAt: number;
+  /**
+   * The running total of this attempt's tokens its renewals carried: each renewal sends the whole
+   * total, and the row adds only what it has not counted of this hold yet (it remembers that per
+   * hold), so a renewal that timed out on the client yet applied on the server once a lock was
+   * released counts nothing twice, in whatever order renewals apply.
+   */
+  renewedTokens: TokenCount;
+  /** The highest total a renewal the server confirmed carried. */
+  confirmedTokens: TokenCount;
+}
+
+/** What the row counted of this hold's renewals (`$2` the hold's token): none before its first. */
+function counted(kind: 'input' | 'output'): string {
+  return `CASE WHEN renewal_holder = $2 THEN renewal_${kind}_tokens ELSE 0 END`;
 }
 
 /**
@@ -81,43 +95,53 @@ export class HoldKeeper {
 
   async #sendRenewal(held: HeldRun): Promise<RenewalOutcome> {
     const { tracker } = held;
-    const tokens = tracker.takeTokens();
+    const taken = tracker.takeTokens();
+    held.renewedTokens.input += taken.input;
+    held.renewedTokens.output += taken.output;
+    const total = { ...held.renewedTokens };
     const sentAt = performance.now();
     try {
+      // The row adds what it has not counted of this hold's total: a renewal applied late (after one
+      // sent later) or again adds nothing. SET sees the row as it was, so the clauses read the old counts.
       const { rows } = await this.#store.pool.query<{ status: string }>(
         this.#timed(
           `UPDATE ${this.#store.table}
-              SET lease_expires_at = now() + $3 * interval '1 millisecond', input_tokens = input_tokens + $4,
-                  output_tokens = output_tokens + $5, current_task = coalesce($6, current_task),
+              SET lease_expires_at = now() + $3 * interval '1 millisecond',
+                  input_tokens = input_tokens + greatest($4 - ${counted('input')}, 0),
+                  output_tokens = output_tokens + greatest($5 - ${counted('output')}, 0),
+                  renewal_input_tokens = greatest(${counted('input')}, $4),
+                  renewal_output_tokens = greatest(${counted('output')}, $5),
+                  renewal_holder = $2, current_task = coalesce($6, current_task),
                   last_checkpoint = coalesce($7, last_checkpoint), updated_at = now()
             WHERE id = $1 AND holder_token = $2 AND status = 'running' RETURNING status`,
           [
             held.runId,
             held.token,
             this.#leaseTtlMs,
-            tokens.input,
-            tokens.output,
+            total.input,
+            total.output,
             tracker.progress.currentTask ?? null,
             tracker.progress.lastCheckpoint ?? null,
           ],
         ),
       );
       if (rows.length === 0) {
-        // Paid for all the same: given back to the attempt, whose end adds them to the row (see
+        // Paid for all the same: the attempt's end adds what the row did not count of the total (see
         // AttemptEnds.recordUnheld), or a run cancelled as it completed would show none of them.
-        tracker.progress.inputTokens += tokens.input;
-        tracker.progress.outputTokens += tokens.output;
         const now = await this.#store.get(held.runId);
         tracker.stop(now?.status === 'cancelled' ? 'cancelled' : 'lost');
         return 'ended';
       }
       held.confirmedAt = Math.max(held.confirmedAt, sentAt);
+      held.confirmedTokens = {
+        input: Math.max(held.confirmedTokens.input, total.input),
+        output: Math.max(held.confirmedTokens.output, total.output),
+      };
       this.#clearDeadline(held);
       return 'renewed';
     } catch (error) {
-      // Counted again next time; the lineage lease still fences what the run writes.
-      tracker.progress.inputTokens += tokens.input;
-      tracker.progress.outputTokens += tokens.output;
+      // The next renewal's total carries these tokens too, and the row counts them once whether this
+      // one applied or not; the lineage lease still fences what the run writes.
       logger.warn(component, `renewing the hold on run ${held.runId} failed`, error);
       return 'failed';
     }

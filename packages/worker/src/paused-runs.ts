@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { z } from 'zod';
+import { type AttemptTokens, addedTokens } from './attempt-end.js';
 import { workerError } from './errors.js';
 import type { QueueStore } from './queue-store.js';
 import type { AttemptPause } from './run-attempt.js';
@@ -14,11 +15,8 @@ import { type RunRecord, type RunRow, recordOf } from './run-record.js';
  */
 
 /** What the worker knows of the attempt that paused (the fields of its end it writes). */
-export interface PausingAttempt {
+export interface PausingAttempt extends AttemptTokens {
   row: Pick<RunRow, 'id'>;
-  holderToken: string;
-  inputTokens: number;
-  outputTokens: number;
   lastCheckpoint: string | null;
   currentTask: string | null;
 }
@@ -34,7 +32,7 @@ export async function pauseAttempt(
 ): Promise<'paused' | 'lost'> {
   const { rowCount } = await store.pool.query(
     `UPDATE ${store.table}
-        SET input_tokens = input_tokens + $3, output_tokens = output_tokens + $4,
+        SET ${addedTokens(attempt, '$2')},
             last_checkpoint = coalesce($5, last_checkpoint), current_task = coalesce($6, current_task),
             holder_token = NULL, lease_expires_at = NULL, worker = NULL, job_id = NULL, updated_at = now(),
             status = 'paused', question = $7, question_method = $8, question_kind = $9,

@@ -8,9 +8,12 @@ import type pg from 'pg';
  * 4: the index of queued passed-over runs, led by their name, which the workers that register it
  * take by name (rows unchanged: a worker of layout 3 works on a table of layout 4, and the other way
  * round). 5: `rerun_from`, the method a flow's fork re-runs (a worker of layout 4 would continue
- * that method's half-done crews instead of starting them over).
+ * that method's half-done crews instead of starting them over). 6: `renewal_holder` and the tokens
+ * of that hold the counters include (`renewal_input_tokens`, `renewal_output_tokens`), so a renewal
+ * carries the hold's running total and one applied twice, or late, counts nothing twice (a worker of
+ * layout 5 adds its deltas as before and leaves them alone).
  */
-export const RUNS_LAYOUT_VERSION = 5;
+export const RUNS_LAYOUT_VERSION = 6;
 
 /** `"<schema>".worker_runs`, quoted. */
 export function runsTable(schema: string): string {
@@ -63,6 +66,9 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
       task_outputs jsonb,
       rerun_from text,
       passed_over jsonb,
+      renewal_holder text,
+      renewal_input_tokens bigint NOT NULL DEFAULT 0,
+      renewal_output_tokens bigint NOT NULL DEFAULT 0,
       layout_version integer NOT NULL DEFAULT ${RUNS_LAYOUT_VERSION},
       created_at timestamptz NOT NULL DEFAULT now(),
       started_at timestamptz,
@@ -76,6 +82,7 @@ export async function migrateRunsTable(pool: pg.Pool, schema: string): Promise<v
     ${upgradeToPassedOverRuns(table, schema)}
     ${upgradeToPassedOverIndex(table, schema)}
     ${upgradeToRerunForks(table, schema)}
+    ${upgradeToRenewalTotals(table, schema)}
     COMMIT;`);
     } catch (error) {
       if (!connectionLost(error)) await client.query('ROLLBACK').catch(() => undefined);
@@ -147,6 +154,17 @@ function upgradeToForkedRuns(table: string, schema: string): string {
 /** Layout 4 → 5: adds `rerun_from`, the method a flow's fork re-runs (see `ForkStart.rerunFrom`). */
 function upgradeToRerunForks(table: string, schema: string): string {
   return upgradeBlock(table, schema, 'rerun_from', 'ADD COLUMN rerun_from text');
+}
+
+/** Layout 5 → 6: adds what the row counted of a hold's renewals (see HoldKeeper). */
+function upgradeToRenewalTotals(table: string, schema: string): string {
+  return upgradeBlock(
+    table,
+    schema,
+    'renewal_holder',
+    `ADD COLUMN renewal_holder text, ADD COLUMN renewal_input_tokens bigint NOT NULL DEFAULT 0,
+     ADD COLUMN renewal_output_tokens bigint NOT NULL DEFAULT 0`,
+  );
 }
 
 /**

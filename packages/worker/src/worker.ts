@@ -292,7 +292,14 @@ export class Worker {
     const runId = row.id;
     this.#onHold?.({ runId, change: 'claimed', attempt: row.attempts, at: Date.now() });
     const tracker = new AttemptTracker();
-    const attempt: HeldRun = { runId, token, tracker, confirmedAt: claimSentAt };
+    const attempt: HeldRun = {
+      runId,
+      token,
+      tracker,
+      confirmedAt: claimSentAt,
+      renewedTokens: { input: 0, output: 0 },
+      confirmedTokens: { input: 0, output: 0 },
+    };
     this.#active.set(runId, attempt);
     if (this.#stopping) tracker.handBack();
     const lineage = new LineageRecorder(this.#store, {
@@ -311,7 +318,7 @@ export class Worker {
       this.#active.delete(runId);
     }
     await lineage.settled();
-    const released = await this.#finish(row, token, tracker, outcome);
+    const released = await this.#finish(row, attempt, outcome);
     this.#onHold?.({ runId, change: 'released', outcome: released, attempt: row.attempts, at: Date.now() });
     // A run taken by name came with no job (its delayed one was withdrawn).
     if (jobId !== undefined) await this.#store.boss.complete(RUNS_QUEUE, jobId).catch(() => undefined);
@@ -363,22 +370,25 @@ export class Worker {
    */
   async #finish(
     row: RunRow,
-    token: string,
-    tracker: AttemptTracker,
+    held: HeldRun,
     outcome: AttemptOutcome,
   ): Promise<NonNullable<HoldChange['outcome']>> {
-    const attempt = this.#endingAttempt(row, token, tracker);
+    const attempt = this.#endingAttempt(row, held);
     const ended = await this.#endUnderHold(attempt, outcome);
     return ended === 'lost' ? this.#ends.recordUnheld(attempt) : ended;
   }
 
-  #endingAttempt(row: RunRow, token: string, tracker: AttemptTracker): EndingAttempt {
+  #endingAttempt(row: RunRow, held: HeldRun): EndingAttempt {
+    const { tracker } = held;
     const tokens = tracker.takeTokens();
     return {
       row,
-      holderToken: token,
+      holderToken: held.token,
       inputTokens: tokens.input,
       outputTokens: tokens.output,
+      // What the renewals carried: the end adds what the row did not count of it (AttemptEnds).
+      renewedTokens: { ...held.renewedTokens },
+      confirmedTokens: { ...held.confirmedTokens },
       lastCheckpoint: tracker.progress.lastCheckpoint ?? null,
       currentTask: tracker.progress.currentTask ?? null,
     };
