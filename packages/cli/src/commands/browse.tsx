@@ -10,6 +10,7 @@ import { type CliContext, colorEnabled } from '../core/cli-context.js';
 import { cliError, usageError } from '../core/cli-error.js';
 import { commandName } from '../core/command-name.js';
 import { type ContinueOutcome, continueRun } from '../core/continue-run.js';
+import { continuedSinceReadInWords, continuedSinceReadWordsOfBrowser } from '../core/continued-since-read.js';
 import { viewDocument } from '../core/document-view.js';
 import { exitCodes } from '../core/error-boundary.js';
 import { type InterruptReport, reportInterrupt } from '../core/interrupt-report.js';
@@ -160,6 +161,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
         // The runtime names its `branch` and `onConflict` options; here they are the fork's key and prompt.
         throw (
           leaseHeld(error, leaseWordsOfBrowser) ??
+          continuedSinceReadInWords(error, continuedSinceReadWordsOfBrowser) ??
           branchTaken(error, request.branch, renameInBrowser) ??
           error
         );

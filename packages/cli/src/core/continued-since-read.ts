@@ -23,3 +23,14 @@ export function continuedSinceReadInWords(
     details: error.details,
   });
 }
+
+/** The terminal UI's ways on (its keys: r reloads the tree, e resumes, f forks the selected checkpoint). */
+export function continuedSinceReadWordsOfBrowser(
+  checkpointId: string,
+  headId: string,
+): ContinuedSinceReadAdvice {
+  return {
+    resumeAgain: `press r to reload the tree, select ${headId}, the run's latest, and press e`,
+    forkInstead: `press f on ${checkpointId}`,
+  };
+}
