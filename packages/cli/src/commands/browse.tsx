@@ -129,7 +129,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
         mode: request.mode,
         from: request.checkpointId,
         cwd: context.cwd,
-        command: commandName(context.env),
+        command: commandName(context.env, context.cwd),
         // The edits are in the browser's memory only: the hint repeats them (trial s8 finding 1).
         startOver: { location: opened.location, flags: startOverFlags(request, view) },
         stderr: context.stderr,

@@ -161,7 +161,7 @@ export async function runContinueCommand(
     mode,
     from: metadata.id,
     cwd: context.cwd,
-    command: commandName(context.env),
+    command: commandName(context.env, context.cwd),
     stderr: context.stderr,
     // Killed by the signal, the process would close nothing: SQLite's last commits stayed in the WAL.
     // The registry closes the providers it rebuilt with a checkpoint's own options too (the run
@@ -192,7 +192,11 @@ export async function runContinueCommand(
           }),
       onCheckpoint: (checkpoint) => interruptReport.noteCheckpoint(checkpoint),
     }),
-    { branch, location: displayPath(loaded.location, context.cwd) },
+    {
+      branch,
+      location: displayPath(loaded.location, context.cwd),
+      command: commandName(context.env, context.cwd),
+    },
   ).finally(() => interruptReport.stop());
   // A run that said nothing on its way (nothing left to run, say) still gets its heading.
   printHeading();
@@ -215,7 +219,7 @@ export async function runContinueCommand(
     for (const line of pauseLines(
       { ...outcome, pause: outcome.pause },
       context.cwd,
-      commandName(context.env),
+      commandName(context.env, context.cwd),
     ))
       out(line);
     return 0;
@@ -238,7 +242,7 @@ export async function runContinueCommand(
  */
 async function inCliWords<T>(
   continuation: Promise<T>,
-  at: { branch: string | undefined; location: string },
+  at: { branch: string | undefined; location: string; command: string },
 ): Promise<T> {
   try {
     return await continuation;
@@ -246,7 +250,7 @@ async function inCliWords<T>(
     throw (
       leaseHeld(error, leaseWordsOfCommandLine) ??
       continuedSinceReadInWords(error, (checkpointId, headId) =>
-        commandLineAdvice(checkpointId, headId, at.location),
+        commandLineAdvice(checkpointId, headId, at),
       ) ??
       branchTaken(error, at.branch, renameWithFlag) ??
       error
@@ -255,10 +259,15 @@ async function inCliWords<T>(
 }
 
 /** The commands that go on after a run continued since it was read, in the location it is in. */
-function commandLineAdvice(checkpointId: string, headId: string, location: string): ContinuedSinceReadAdvice {
-  const where = shellWord(location);
+function commandLineAdvice(
+  checkpointId: string,
+  headId: string,
+  at: { location: string; command: string },
+): ContinuedSinceReadAdvice {
+  const where = shellWord(at.location);
+  const crewline = at.command;
   return {
-    resumeAgain: `crewline checkpoint resume ${where}, or crewline checkpoint resume ${headId} --location ${where}`,
-    forkInstead: `crewline checkpoint fork ${checkpointId} --location ${where}, or this command with --on-conflict fork`,
+    resumeAgain: `${crewline} checkpoint resume ${where}, or ${crewline} checkpoint resume ${headId} --location ${where}`,
+    forkInstead: `${crewline} checkpoint fork ${checkpointId} --location ${where}, or this command with --on-conflict fork`,
   };
 }

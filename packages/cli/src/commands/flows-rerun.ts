@@ -80,7 +80,7 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     mode: 'rerun',
     from: point.checkpointId,
     cwd: context.cwd,
-    command: commandName(context.env),
+    command: commandName(context.env, context.cwd),
     stderr: context.stderr,
     onWayOut: () => providers.closeNow(),
   });
@@ -120,7 +120,7 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     for (const line of pauseLines(
       { ...outcome, pause: outcome.pause },
       context.cwd,
-      commandName(context.env),
+      commandName(context.env, context.cwd),
     ))
       out(line);
     return 0;

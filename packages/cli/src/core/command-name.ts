@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
 /**
  * How a hint names the CLI, so that the command it prints runs where the user typed theirs: run by a
  * package manager, `crewline` is not on the PATH (a project's bin, a workspace's script), and a
@@ -8,20 +11,34 @@
  *   bun → `bunx crewline`;
  * - npm: a package script named `crewline` → `npm run crewline --` (npm would read `--location` as
  *   its own option), otherwise (`npx crewline`, `npm exec`, another script) → `npx crewline`;
- * - none (on the PATH, `node …/bin.js`) → `crewline`.
+ * - none (on the PATH, `node …/bin.js`) → `crewline`;
+ * - a manager, but no `crewline` script and no crewline installed in the project (`npx @crewline/cli`)
+ *   → `crewline`: `npx crewline` there would fetch an unrelated package.
  */
-export function commandName(env: Readonly<Record<string, string | undefined>>): string {
+export function commandName(env: Readonly<Record<string, string | undefined>>, cwd: string): string {
   const manager = /^(pnpm|yarn|bun|npm)\//.exec(env.npm_config_user_agent ?? '')?.[1];
+  if (manager === undefined) return 'crewline';
+  // A package script named crewline runs through the manager; otherwise only a crewline installed in
+  // this project does: `npx crewline` where none is installed fetches another package of that name
+  // from the registry (review: a hint after `npx @crewline/cli …` did).
+  const script = env.npm_lifecycle_event === 'crewline';
+  if (!script && !installedAbove(cwd)) return 'crewline';
   switch (manager) {
     case 'pnpm':
       return 'pnpm crewline';
     case 'yarn':
       return 'yarn crewline';
     case 'bun':
-      return 'bunx crewline';
-    case 'npm':
-      return env.npm_lifecycle_event === 'crewline' ? 'npm run crewline --' : 'npx crewline';
+      return script ? 'bun run crewline' : 'bunx crewline';
     default:
-      return 'crewline';
+      return script ? 'npm run crewline --' : 'npx crewline';
+  }
+}
+
+/** Whether a project at `cwd` or above has crewline's bin (`node_modules/.bin/crewline`). */
+function installedAbove(cwd: string): boolean {
+  for (let directory = resolve(cwd); ; directory = dirname(directory)) {
+    if (existsSync(join(directory, 'node_modules', '.bin', 'crewline'))) return true;
+    if (dirname(directory) === directory) return false;
   }
 }

@@ -95,7 +95,33 @@ describe('startOverCommand', () => {
         flags: { branch: 'b', inputs: ['topic=\u001b[2J'] },
       }),
     ).toBe(
-      'crewline checkpoint fork abc --location cp --branch b; the edits it ran with (--input) are not saved anywhere and too long to repeat here: give them again',
+      'crewline checkpoint fork abc --location cp --branch b; the edits it ran with (--input) are not saved anywhere and hold characters a command line does not show (a tab, a carriage return) to repeat here: give them again',
     );
+  });
+
+  // Review of fd18ebe: an answer starting with a dash was repeated as `--answer '-1'`, which the
+  // command line refuses ("argument is ambiguous"); a Windows line ending was called "too long".
+  it('gives a value starting with a dash as --flag=value', () => {
+    expect(
+      startOverCommand({
+        command: 'crewline',
+        mode: 'resume',
+        from: 'abc',
+        location: 'cp',
+        flags: { answer: '- no, stop', outputs: ['1=fine'] },
+      }),
+    ).toBe("crewline checkpoint resume abc --location cp --set-output 1=fine '--answer=- no, stop'");
+  });
+
+  it('says why an edit with a carriage return is not repeated', () => {
+    expect(
+      startOverCommand({
+        command: 'crewline',
+        mode: 'fork',
+        from: 'abc',
+        location: 'cp',
+        flags: { outputs: ['1=short\r\nedit'] },
+      }),
+    ).toContain('hold characters a command line does not show');
   });
 });

@@ -41,15 +41,17 @@ export function startOverCommand(options: {
   location: string;
   flags?: StartOverFlags;
 }): string {
-  const { command, left } = startOverWords(options);
+  const { command, left, why } = startOverWords(options);
   return left.length === 0
     ? command
-    : `${command}; the edits it ran with (${left.join(', ')}) are not saved anywhere and too long to repeat here: give them again`;
+    : `${command}; the edits it ran with (${left.join(', ')}) are not saved anywhere and ${why} to repeat here: give them again`;
 }
 
 function startOverWords(options: Parameters<typeof startOverCommand>[0]): {
   command: string;
   left: string[];
+  /** Why `left` are not repeated: too long, or holding characters a command line does not show. */
+  why?: string;
 } {
   const { flags = {} } = options;
   const base = `${options.command} checkpoint ${options.mode} ${options.from} --location ${shellWord(options.location)}${
@@ -61,8 +63,18 @@ function startOverWords(options: Parameters<typeof startOverCommand>[0]): {
     ...(flags.answer === undefined ? [] : [['--answer', flags.answer] as const]),
   ];
   if (edits.length === 0) return { command: base, left: [] };
-  const words = edits.map(([flag, value]) => `${flag} ${shellWord(value)}`).join(' ');
-  if (words.length <= longestRepeatedEdits && edits.every(([, value]) => sayable(value)))
-    return { command: `${base} ${words}`, left: [] };
-  return { command: base, left: [...new Set(edits.map(([flag]) => flag))] };
+  // A value starting with a dash (an answer "-1") is given as `--flag=value`: after a space the
+  // command line takes it for a flag, quoted or not.
+  const words = edits
+    .map(([flag, value]) =>
+      value.startsWith('-') ? shellWord(`${flag}=${value}`) : `${flag} ${shellWord(value)}`,
+    )
+    .join(' ');
+  const printable = edits.every(([, value]) => sayable(value));
+  if (words.length <= longestRepeatedEdits && printable) return { command: `${base} ${words}`, left: [] };
+  return {
+    command: base,
+    left: [...new Set(edits.map(([flag]) => flag))],
+    why: printable ? 'too long' : 'hold characters a command line does not show (a tab, a carriage return)',
+  };
 }

@@ -211,7 +211,7 @@ export class ExplorerRuns {
    * … on branch …; continue it with: crewline checkpoint resume …`), naming the CLI as `command`
    * (how it was run: `pnpm crewline` under pnpm, see commandName).
    */
-  interruptions(cwd: string, command = commandName(process.env)): string[] {
+  interruptions(cwd: string, command = commandName(process.env, cwd)): string[] {
     return this.list()
       .filter((run) => run.status === 'running')
       .map((run) => {

@@ -59,3 +59,25 @@ it('keeps passing records on when a sink that took it as its previous one puts i
     setLogSink(before);
   }
 });
+
+// Review of 7fa8876: the page's line said "saving state … failed" without why; the terminal's says it.
+it("says the error's message after a warning's, as the terminal does", async () => {
+  const logs = captureLogs();
+  try {
+    const lines: string[] = [];
+    await new RunWarnings().capture(
+      (line) => lines.push(line),
+      async () =>
+        logger.warn(
+          'flow',
+          'saving state s1 failed; the flow continues',
+          new Error('EACCES: permission denied'),
+        ),
+    );
+    expect(lines).toEqual([
+      'warn [flow] saving state s1 failed; the flow continues: EACCES: permission denied',
+    ]);
+  } finally {
+    logs.stop({ allowUnexpected: true });
+  }
+});

@@ -34,7 +34,7 @@ export class RunWarnings {
     const sink: LogSink = (record: LogRecord) => {
       const onLine = this.#context.getStore();
       if (onLine && (record.level === 'warn' || record.level === 'error'))
-        onLine(`${record.level} [${record.component}] ${record.message}`);
+        onLine(`${record.level} [${record.component}] ${record.message}${errorSuffix(record.error)}`);
       previous?.(record);
     };
     previous = setLogSink(sink);
@@ -49,4 +49,13 @@ export class RunWarnings {
     const current = setLogSink(installed.previous);
     if (current !== installed.sink) setLogSink(current);
   }
+}
+
+/**
+ * What the terminal's sink adds after a record's message: its error's message (redacted already by
+ * the logger). Without it the page said "saving state … failed" and not why (review).
+ */
+function errorSuffix(error: unknown): string {
+  if (error instanceof Error) return `: ${error.message}`;
+  return error === undefined || error === null ? '' : `: ${String(error)}`;
 }
