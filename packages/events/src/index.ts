@@ -188,10 +188,7 @@ export { logger, setLogLevel, setLogSink } from './logger.js';
 export { redactionGeneration } from './redaction-registry.js';
 export { isSecretKey } from './secret-names.js';
 export { REDACTED, redactSecretsInText } from './secret-patterns.js';
-export {
-  MINIMUM_SECRET_PHRASE_LENGTH,
-  secretShapeRefusal,
-} from './secret-shape.js';
+export { PLACEHOLDER_KEYS, secretShapeRefusal } from './secret-shape.js';
 export {
   keepNamesFromValueRedaction,
   MINIMUM_SECRET_LENGTH,

@@ -18,15 +18,22 @@ const keyShaped = [
   'correct-horse-battery-staple',
   'kQzRtWbXmPvL',
   'token-abc123',
+  // Letters only, and credentials all the same: a Gmail app password (grouped as Google shows it, and
+  // not), an upper-case token, a base32 TOTP seed, a passphrase.
+  'qwhx kzvb nmtr plsd',
+  'qwhxkzvbnmtrplsd',
+  'QWHXKZVBNMTRPLSDFG',
+  'JBSWYDPEHPKXPQRS',
+  'tiger-plum-river',
 ];
 
-// Placeholders that local servers' docs give as keys, and dictionary passwords.
+// Placeholders that local servers' docs give as keys, default passwords, fillers.
 const placeholders = [
   'lm-studio',
+  'LM-Studio',
   'anything',
   'not-needed',
   'sk-no-key-required',
-  'NOT_NEEDED',
   'Postgres',
   'postgres',
   'dummy-key',
@@ -42,12 +49,12 @@ describe('secretShapeRefusal', () => {
     for (const value of keyShaped) expect(secretShapeRefusal(value), value).toBeUndefined();
   });
 
-  it('refuses placeholders, short words and phrases, and fillers', () => {
+  it('refuses documented placeholder keys, short values and fillers', () => {
     for (const value of placeholders) expect(secretShapeRefusal(value), value).toBeDefined();
   });
 });
 
-describe('registering values that are not key-shaped', () => {
+describe('registering credential values', () => {
   const planted: string[] = [];
   afterEach(() => {
     for (const name of planted.splice(0)) delete process.env[name];
@@ -60,7 +67,7 @@ describe('registering values that are not key-shaped', () => {
     expect(redactSecretsInText(text)).toBe(text);
   });
 
-  it('leaves a dictionary password of the environment out, and says so once at debug level without it', () => {
+  it('leaves a default password of the environment out, and says so once at debug level without it', () => {
     const records: LogRecord[] = [];
     const previous = setLogSink((record) => records.push(record));
     setLogLevel('debug');
@@ -77,7 +84,7 @@ describe('registering values that are not key-shaped', () => {
       const said = records.filter((record) => record.message.includes('CREWLINE_TEST_SHAPE_PGPASSWORD'));
       expect(said).toHaveLength(1);
       expect(said[0]).toMatchObject({ level: 'debug', component: 'redaction' });
-      expect(said[0]!.message).toMatch(/is not redacted by value: it is a word/);
+      expect(said[0]!.message).toMatch(/is not redacted by value: it is a placeholder key/);
       expect(records.some((record) => record.message.includes('CREWLINE_TEST_SHAPE_DATABASE_URL'))).toBe(
         true,
       );
@@ -87,6 +94,32 @@ describe('registering values that are not key-shaped', () => {
     }
   });
 
+  it('redacts a letter-only credential of the environment by value, also after its assignment', () => {
+    registerEnvironmentSecrets({
+      CREWLINE_TEST_SMTP_PASSWORD: 'qwhx kzvb nmtr plsd',
+      CREWLINE_TEST_MAIL_TOKEN: 'qwhxkzvbnmtrplsd',
+    });
+    expect(redactSecretsInText('tool said: logged in with qwhx kzvb nmtr plsd ok')).toBe(
+      'tool said: logged in with [REDACTED] ok',
+    );
+    expect(redactSecretsInText('SMTP_PASSWORD=qwhx kzvb nmtr plsd')).not.toMatch(/kzvb|nmtr|plsd/);
+    expect(redactSecretsInText('token qwhxkzvbnmtrplsd')).toBe('token [REDACTED]');
+  });
+
+  it('leaves out a URL password that is the URL’s user name, database name or scheme', () => {
+    registerEnvironmentSecrets({
+      CREWLINE_TEST_WAREHOUSE_URL: 'postgres://warehouse:warehouse@localhost:5432/warehouse',
+      CREWLINE_TEST_ANALYTICS_URL: 'postgresql://app:postgresql@localhost/app',
+      CREWLINE_TEST_REPORTS_URL: 'postgres://app:reporting@localhost/reporting',
+    });
+    const text = 'warehouse tables, postgresql://localhost/app, reporting schema';
+    expect(redactSecretsInText(text)).toBe(text);
+    // In the URL itself, the password is still redacted by its pattern.
+    expect(redactSecretsInText('postgres://warehouse:warehouse@db/warehouse')).not.toContain(
+      'warehouse:warehouse@',
+    );
+  });
+
   it('still redacts a key-shaped value of the same variables', () => {
     const password = `pg${randomBytes(9).toString('hex')}`;
     registerEnvironmentSecrets({ DATABASE_URL: `postgres://postgres:${password}@localhost/app` });
@@ -94,9 +127,9 @@ describe('registering values that are not key-shaped', () => {
   });
 
   it('leaves to addRedaction a value to redact whatever its shape', () => {
-    registerSecretValues(['quietly-placeholder']);
-    expect(redactSecretsInText('a quietly-placeholder here')).toBe('a quietly-placeholder here');
-    addRedaction({ values: ['quietly-placeholder'] });
-    expect(redactSecretsInText('a quietly-placeholder here')).toBe('a [REDACTED] here');
+    registerSecretValues(['Dummy-Key']);
+    expect(redactSecretsInText('a Dummy-Key here')).toBe('a Dummy-Key here');
+    addRedaction({ values: ['Dummy-Key'] });
+    expect(redactSecretsInText('a Dummy-Key here')).toBe('a [REDACTED] here');
   });
 });

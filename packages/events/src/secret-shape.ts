@@ -1,41 +1,50 @@
 /**
  * Shortest value redacted by value. Shorter strings are ordinary words and numbers too often
- * (`ollama`, `changeme`), and would blank them out of every text.
+ * (`ollama`, `none`), and would blank them out of every text.
  */
 export const MINIMUM_SECRET_LENGTH = 8;
 
 // Settings that happen to sit under a credential-like name (`AUTH_ENABLED=true`, `MAX_TOKENS=4096`).
 const nonSecretValue = /^(?:true|false|yes|no|on|off|null|none|undefined|[+-]?[0-9]+(?:\.[0-9]+)?)$/i;
 
-// Letters only, in words as prose writes them (`lm-studio`, `not-needed`, `Postgres`, `NOT_USED`):
-// each part all lower case, all upper case or capitalized. A random letters-only key mixes cases
-// inside its parts (`kQzRtWbX`) and is not one.
-const words = /^(?:[a-z]+|[A-Z]+|[A-Z][a-z]+)(?:[-_. ](?:[a-z]+|[A-Z]+|[A-Z][a-z]+))*$/;
-
 /**
- * Words shorter than this are not redacted by value. A short word or phrase (`anything`,
- * `sk-no-key-required`) is a placeholder or an ordinary word that other text holds (a provider
- * name, a model id, a URL scheme, prose); a longer phrase (a passphrase) is met only as itself.
+ * Keys that local model servers document as placeholders (any value is accepted; the SDK only needs one),
+ * and default passwords of local services, compared case-insensitively. Redacted by value, such a word
+ * would rewrite every stored occurrence of it (`lm-studio:qwen` became `[REDACTED]:qwen`, which no
+ * provider serves). Any other value, letters only or not, is a credential: a Gmail app password
+ * (`qwhx kzvb nmtr plsd`) or a base32 TOTP seed is letters only.
  */
-export const MINIMUM_SECRET_PHRASE_LENGTH = 20;
+export const PLACEHOLDER_KEYS: ReadonlySet<string> = new Set([
+  'lm-studio', // LM Studio's OpenAI-compatibility docs: `api_key="lm-studio"`
+  'ollama', // Ollama's OpenAI-compatibility docs: `api_key='ollama'`
+  'sk-no-key-required', // llamafile and llama.cpp server READMEs: `api_key = "sk-no-key-required"`
+  'empty', // vLLM's OpenAI-compatible server docs: `openai_api_key = "EMPTY"`
+  'anything', // LiteLLM proxy docs: `api_key="anything"`
+  // Stand-ins met in local servers' examples and issue threads for a key the server ignores.
+  'no-key',
+  'llama.cpp',
+  'not-needed',
+  'none',
+  'dummy',
+  'dummy-key',
+  'placeholder',
+  'postgres', // GitHub Actions' PostgreSQL service container docs: `POSTGRES_PASSWORD: postgres`
+]);
 
 /** Values of fewer distinct characters are fillers (`xxxxxxxx`, `sk-xxxxxxxxxxxx`, `********`). */
 const minimumDistinctCharacters = 5;
 
 /**
- * Why a credential value is not redacted by exact value, or `undefined` when it is key-shaped: at
- * least {@link MINIMUM_SECRET_LENGTH} characters, not a boolean or a number, not a word or a phrase
- * of words shorter than {@link MINIMUM_SECRET_PHRASE_LENGTH} characters, and of at least five distinct
- * characters. Every key a provider issues (`sk-proj-…`, `sk-ant-api03-…`, `AIza…`, `gsk_…`, `hf_…`, a
- * JWT) passes; placeholders (`lm-studio`, `anything`, `not-needed`, `sk-no-key-required`,
- * `sk-xxxxxxxx`) and dictionary passwords (`postgres`) do not: redacted by value they would rewrite
- * every stored occurrence of the word, model ids and URLs included.
+ * Why a credential value is not redacted by exact value, or `undefined` when it is: a value is redacted
+ * when it has at least {@link MINIMUM_SECRET_LENGTH} characters, is not a boolean or a number, is not a
+ * documented placeholder key ({@link PLACEHOLDER_KEYS}: `lm-studio`, `not-needed`, `sk-no-key-required`…)
+ * and has at least five distinct characters (`sk-xxxxxxxx` is a filler). Redacted by value, a
+ * placeholder would rewrite every stored occurrence of the word, model ids and URLs included.
  */
 export function secretShapeRefusal(value: string): string | undefined {
   if (value.length < MINIMUM_SECRET_LENGTH) return `it is shorter than ${MINIMUM_SECRET_LENGTH} characters`;
   if (nonSecretValue.test(value)) return 'it is a boolean or a number';
-  if (value.length < MINIMUM_SECRET_PHRASE_LENGTH && words.test(value))
-    return `it is a word or a phrase of words shorter than ${MINIMUM_SECRET_PHRASE_LENGTH} characters (a placeholder or a dictionary password)`;
+  if (PLACEHOLDER_KEYS.has(value.toLowerCase())) return 'it is a placeholder key local servers document';
   if (new Set(value).size < minimumDistinctCharacters)
     return `it has fewer than ${minimumDistinctCharacters} distinct characters (a placeholder)`;
   return undefined;

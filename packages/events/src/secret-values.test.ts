@@ -141,6 +141,20 @@ describe('redaction by value', () => {
     expect(redactSecretsInText(`${value}-instruc`)).toBe('[REDACTED]-instruc');
   });
 
+  it('does not keep a name that is itself a registered value (a key given as a model id by mistake)', () => {
+    const key = shapeless();
+    registerEnvironmentSecrets({ CUSTOM_API_KEY: key });
+    keepNamesFromValueRedaction([key]);
+    expect(redactSecretsInText(`error: unknown model, key ${key}`)).toBe(
+      'error: unknown model, key [REDACTED]',
+    );
+    // Whichever comes first: a name kept before the value is registered is not kept either.
+    const later = shapeless();
+    keepNamesFromValueRedaction([later]);
+    registerSecretValue(later);
+    expect(redactSecretsInText(`model ${later}`)).toBe('model [REDACTED]');
+  });
+
   it('keeps one registry per process, on a global symbol, shared by every copy of the package', async () => {
     const value = shapeless();
     vi.resetModules();

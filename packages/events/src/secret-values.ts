@@ -62,9 +62,9 @@ export function addSecretValues(values: Iterable<string>): boolean {
 /**
  * Adds credential values to the process-wide registry: from then on every string crewline writes
  * (checkpoints, events, logs, error messages) has them, their URL-encoded and their base64 forms,
- * replaced by `[REDACTED]`. Only key-shaped values are added (see `secretShapeRefusal`): values
- * shorter than {@link MINIMUM_SECRET_LENGTH}, booleans, numbers, words and short phrases of words
- * (`lm-studio`, `postgres`) and fillers (`sk-xxxxxxxx`) are ignored (`undefined`, `null` and `''` too),
+ * replaced by `[REDACTED]`. Values `secretShapeRefusal` refuses are ignored: shorter than
+ * {@link MINIMUM_SECRET_LENGTH}, booleans, numbers, documented placeholder keys (`lm-studio`,
+ * `sk-no-key-required`: `PLACEHOLDER_KEYS`) and fillers (`sk-xxxxxxxx`); `undefined`, `null` and `''` too,
  * so a credential setting can be passed as read. `source` names where the values come from (never the
  * value: `environment variable PGPASSWORD`); a value ignored for its shape is then logged once at
  * debug level with that name and why. To redact a value whatever its shape, use `addRedaction`.
@@ -123,10 +123,13 @@ export function keepNamesFromValueRedaction(names: Iterable<string>): void {
   if (added) redactionRegistry().generation += 1;
 }
 
-/** Whether the text from `start` to `end` lies inside an occurrence of a kept name. */
-function insideKeptName(text: string, start: number, end: number): boolean {
+/**
+ * Whether the text from `start` to `end` lies inside an occurrence of a kept name. A kept name that is
+ * itself a registered value (a key given by mistake as a model id) is not kept: it is the credential.
+ */
+function insideKeptName(text: string, start: number, end: number, values: ReadonlySet<string>): boolean {
   for (const name of keptTexts) {
-    if (name.length < end - start) continue;
+    if (name.length < end - start || values.has(name)) continue;
     for (
       let at = text.indexOf(name, Math.max(0, end - name.length));
       at !== -1 && at <= start;
@@ -137,10 +140,34 @@ function insideKeptName(text: string, start: number, end: number): boolean {
   return false;
 }
 
+/**
+ * Whether a URL's password is a word of the URL's own structure: its user name, its database name or
+ * its scheme (`postgres://postgres:postgres@localhost/postgres`). Redacted by value, it would rewrite
+ * every occurrence of that word, URL schemes and provider names included; such a password protects
+ * nothing that the URL does not already show. It is still redacted inside the URL (its pattern).
+ */
+function isStructureOfUrl(address: string, password: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return false;
+  }
+  const lower = password.toLowerCase();
+  const words = [
+    url.protocol.replace(/:$/, ''),
+    decoded(url.username),
+    decoded(url.pathname.split('/')[1] ?? ''),
+  ];
+  return words.some((word) => word.toLowerCase() === lower);
+}
+
 /** A credential found in the environment: the variable it is in, and the value. */
 interface EnvironmentCredential {
   name: string;
   value: string;
+  /** Why it is not redacted by value, whatever its shape. */
+  refusal?: string | undefined;
 }
 
 function environmentCredentials(
@@ -150,8 +177,12 @@ function environmentCredentials(
   for (const [name, value] of Object.entries(environment)) {
     if (value === undefined || value.length < MINIMUM_SECRET_LENGTH) continue;
     const password = urlWithPassword.exec(value)?.[1];
-    if (password !== undefined)
-      credentials.push({ name, value: password }, { name, value: decoded(password) });
+    if (password !== undefined) {
+      const refusal = isStructureOfUrl(value, decoded(password))
+        ? "it is the URL's user name, database name or scheme"
+        : undefined;
+      credentials.push({ name, value: password, refusal }, { name, value: decoded(password), refusal });
+    }
     if (!isCredentialVariable(name)) continue;
     // A URL under a credential name (`AUTH_URL`) is an address; its password was taken above. A DSN
     // is the credential itself.
@@ -165,30 +196,36 @@ function environmentCredentials(
 /**
  * The credentials among environment variables: the whole value of a variable whose name says it is
  * a credential (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `PGPASSWORD`, `SENTRY_DSN`...), and the password of
- * any value that is a URL with one (`DATABASE_URL=postgres://app:…@db/app`). Of their shape nothing is
- * checked here: {@link registerSecretValues} keeps the key-shaped ones.
+ * any value that is a URL with one (`DATABASE_URL=postgres://app:…@db/app`), unless that password is
+ * the URL's user name, database name or scheme. Of their shape nothing is checked here:
+ * {@link registerSecretValues} leaves placeholders out.
  */
 export function credentialsOfEnvironment(
   environment: Readonly<Record<string, string | undefined>>,
 ): string[] {
-  return environmentCredentials(environment).map((credential) => credential.value);
+  return environmentCredentials(environment)
+    .filter((credential) => credential.refusal === undefined)
+    .map((credential) => credential.value);
 }
 
 /**
- * Registers the key-shaped credentials of an environment (default `process.env`; see
- * {@link credentialsOfEnvironment} and {@link registerSecretValues}): a dictionary password
- * (`DATABASE_URL=postgres://postgres:postgres@…`) is not redacted by value, as it would rewrite every
- * `postgres` stored; credential-named keys and `PGPASSWORD=…` assignments are redacted whatever their
- * value. `process.env` is read once, the first time a string is redacted; call this again after
- * setting a credential in `process.env` later, or to register the credentials of another map of
- * variables your code reads.
+ * Registers the credentials of an environment (default `process.env`; see
+ * {@link credentialsOfEnvironment} and {@link registerSecretValues}): a URL password that is the URL's
+ * own user name, database name or scheme (`DATABASE_URL=postgres://postgres:postgres@…/postgres`) is
+ * not redacted by value, as it would rewrite every `postgres` stored; credential-named keys and
+ * `PGPASSWORD=…` assignments are redacted whatever their value. A value left out is named (never
+ * shown) once in a `debug` log line. `process.env` is read once, the first time a string is redacted;
+ * call this again after setting a credential in `process.env` later, or to register the credentials of
+ * another map of variables your code reads.
  */
 export function registerEnvironmentSecrets(
   environment: Readonly<Record<string, string | undefined>> = process.env,
 ): void {
   if (environment === process.env) redactionRegistry().environmentRead = true;
-  for (const { name, value } of environmentCredentials(environment))
-    registerSecretValues([value], `environment variable ${name}`);
+  for (const { name, value, refusal } of environmentCredentials(environment)) {
+    if (refusal === undefined) registerSecretValues([value], `environment variable ${name}`);
+    else refused(`environment variable ${name}`, refusal);
+  }
 }
 
 // Finding values: every needle (a value, its URL-encoded form, a base64 core) is at least
@@ -259,7 +296,7 @@ export function redactSecretValues(text: string, replacement: string): string {
   }
   if (found.length === 0) return text;
   if (keptTexts.size > 0) {
-    found = found.filter(([start, end]) => !insideKeptName(text, start, end));
+    found = found.filter(([start, end]) => !insideKeptName(text, start, end, registry.values));
     if (found.length === 0) return text;
   }
   found.sort((left, right) => left[0] - right[0]);
