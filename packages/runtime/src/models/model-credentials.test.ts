@@ -59,6 +59,22 @@ describe('registerModelCredentials', () => {
     expect(redactSecretsInText(text)).toBe(text);
   });
 
+  it('registers a key its model id merely holds: redacted elsewhere, the stored model id kept', () => {
+    // Review of fixes #5: a containment filter left such a key visible everywhere.
+    const key = newSecret('Dep7');
+    registerModelCredentials(
+      modelWith({ headers: () => ({ Authorization: `Bearer ${key}` }) }, `tenant-${key}-chat`),
+    );
+    expect(redactSecretsInText(`401 for key ${key}`)).toBe('401 for key [REDACTED]');
+    expect(redactSecretsInText(`house.chat:tenant-${key}-chat`)).toBe(`house.chat:tenant-${key}-chat`);
+  });
+
+  it('leaves out a value equal to its model id: the stored model names it', () => {
+    const modelId = newSecret('local-model-');
+    registerModelCredentials(modelWith({ headers: () => ({ 'x-api-key': modelId }) }, modelId));
+    expect(redactSecretsInText(`house.chat:${modelId}`)).toBe(`house.chat:${modelId}`);
+  });
+
   it('registers what async headers resolve to', async () => {
     const key = newSecret('async');
     registerModelCredentials(modelWith({ headers: async () => ({ 'x-api-key': key }) }));
@@ -108,7 +124,7 @@ describe('registerProviderCredentials', () => {
     expect(redactSecretsInText(text)).toBe(text);
     const said = records.map((record) => record.message);
     expect(said).toContain(
-      'model provider house.chat, header Authorization is not redacted by value: its provider name, model id or base URL host holds it',
+      'model provider house.chat, header Authorization is not redacted by value: it is its provider name, model id or base URL host',
     );
     expect(said.join('\n')).not.toContain(`gateway-${tag} `);
   });

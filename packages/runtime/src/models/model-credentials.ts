@@ -48,21 +48,23 @@ function registerHeaders(headers: unknown, names: readonly string[], provider: s
 const reportedSources = new Set<string>();
 
 /**
- * Registers the values of one credential for redaction by value, but for those a name the checkpoint
- * stores holds (`apiKey: 'lm-studio'` of the provider `lm-studio`, whose models are stored as
- * `lm-studio:qwen`): redacted, the stored model id would name no provider and the checkpoint could
- * not be restored. Their shape is checked by `registerSecretValues` (`lm-studio` is no key anyway).
+ * Registers the values of one credential for redaction by value, but for one equal to a name the
+ * checkpoint stores (`apiKey: 'my-gateway'` of the provider `my-gateway`, whose models are stored as
+ * `my-gateway:qwen`): redacted, the stored model id would name no provider and the checkpoint could
+ * not be restored. A value a name merely contains is registered: the kept names
+ * (`keepNamesFromValueRedaction`) protect the stored name, and the value is redacted everywhere else.
+ * Their shape is checked by `registerSecretValues` (`lm-studio` is a placeholder anyway).
  */
 function registerCredentials(values: readonly string[], names: readonly string[], source: string): void {
-  const lowerNames = names.map((name) => name.toLowerCase());
+  const lowerNames = new Set(names.map((name) => name.toLowerCase()));
   const kept = values.filter((value) => {
     const lower = value.trim().toLowerCase();
-    if (lower === '' || !lowerNames.some((name) => name.includes(lower))) return true;
+    if (lower === '' || !lowerNames.has(lower)) return true;
     if (!reportedSources.has(source)) {
       reportedSources.add(source);
       logger.debug(
         'redaction',
-        `${source} is not redacted by value: its provider name, model id or base URL host holds it`,
+        `${source} is not redacted by value: it is its provider name, model id or base URL host`,
       );
     }
     return false;
