@@ -1,6 +1,6 @@
 // For crewline's own packages (the worker), not part of the public API: it may change in any release.
 
-export { connectionLost } from './connection-lost.js';
+export { connectionLost, connectionLostWithin, refusalMayPass } from './connection-lost.js';
 export { databaseNotAccepting } from './errors.js';
 export { credentialParameters } from './location.js';
 export { withPooledClient } from './pooled-client.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PostgresProvider } from '@crewline/provider-postgres';
-import { connectionLost } from '@crewline/provider-postgres/internal';
+import { connectionLostWithin, refusalMayPass } from '@crewline/provider-postgres/internal';
 import { type ModelPrices, parseModelPrices } from '@crewline/runtime-state';
 import { z } from 'zod';
 import { parseQueueLocation } from './connection.js';
@@ -263,9 +263,12 @@ export class RunQueue {
   /**
    * Resolves when every run named has ended (completed, failed or cancelled), polling every
    * `intervalMs`. A poll that loses its connection (a restart or failover of Postgres, a reset socket)
-   * is tried again at the next interval, until `timeoutMs`; any other error is thrown, among them the
-   * refusals a fresh connection meets again (a changed password, a dropped database), so a wait
-   * without `timeoutMs` does not poll forever on them.
+   * is tried again at the next interval, until `timeoutMs`, and so is a queue not yet opened whose server
+   * cannot be reached for now (refused, a DNS lookup failing for now). With `timeoutMs`, refusals that
+   * may pass or last are tried again until it too: a server or role at its connection limit (53300), a
+   * host name not found (ENOTFOUND). Any other error is thrown, among them the refusals a fresh
+   * connection meets again (a changed password, a dropped database), and without `timeoutMs` those
+   * that may last, so a wait without `timeoutMs` does not poll forever on them.
    */
   async waitForEnd(
     runIds: readonly string[],
@@ -282,7 +285,11 @@ export class RunQueue {
           [runIds],
         ));
       } catch (error) {
-        if (!connectionLost(error) || Date.now() > deadline) throw error;
+        // A refusal that may last (53300, ENOTFOUND) is waited out only until a deadline: without one it is
+        // thrown, so the wait cannot hang on it. Looked for under the queue's own error when it could not open.
+        const retried =
+          connectionLostWithin(error) || (options.timeoutMs !== undefined && refusalMayPass(error));
+        if (!retried || Date.now() > deadline) throw error;
         await pause();
         continue;
       }
