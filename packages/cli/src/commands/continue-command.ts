@@ -85,6 +85,12 @@ export async function runContinueCommand(
     },
     1,
   );
+  // An empty argument is most often a script's empty variable: taken as "the latest", it continued
+  // (and wrote into) whichever run of the location was newest (deploy trial).
+  if (positionals[0] !== undefined && positionals[0].trim() === '')
+    throw usageError(
+      `checkpoint ${mode}: the checkpoint reference is empty; give a checkpoint id or a location, or leave it out to ${mode} the latest`,
+    );
   const branch = mode === 'fork' ? (values as { branch?: string }).branch : undefined;
   // Checked before anything is said: no "Forking ... onto branch bad name" above the refusal.
   if (branch !== undefined && !isValidBranchName(branch))
