@@ -38,9 +38,20 @@ describe('commandName', () => {
 
   // Review of f27c750: after `npx @crewline/cli …` where nothing is installed, the hint said
   // `npx crewline`, which fetches an unrelated package named crewline from the registry.
-  it('says crewline alone where no crewline is installed and no script is named so', () => {
-    expect(commandName({ npm_config_user_agent: npm, npm_command: 'exec' }, bare)).toBe('crewline');
+  it('never says npx crewline where no crewline is installed and no script is named so', () => {
+    expect(commandName({ npm_config_user_agent: npm, npm_command: 'exec' }, bare)).toBe('npx @crewline/cli');
+    expect(commandName({ npm_config_user_agent: npm, npm_command: 'run-script' }, bare)).toBe('crewline');
     expect(commandName({ npm_config_user_agent: pnpm, npm_command: 'exec' }, bare)).toBe('crewline');
+  });
+
+  // Review of 116c890: a Yarn Plug'n'Play project has no node_modules; its bins run as `yarn crewline`.
+  it("says yarn crewline in a Yarn Plug'n'Play project", () => {
+    const pnp = join(root, 'pnp');
+    mkdirSync(join(pnp, 'app'), { recursive: true });
+    writeFileSync(join(pnp, '.pnp.cjs'), '');
+    expect(commandName({ npm_config_user_agent: 'yarn/4.5.0 npm/? node/v20.20.2' }, join(pnp, 'app'))).toBe(
+      'yarn crewline',
+    );
   });
 
   it('says crewline alone when no package manager ran it', () => {

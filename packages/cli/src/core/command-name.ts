@@ -12,8 +12,9 @@ import { dirname, join, resolve } from 'node:path';
  * - npm: a package script named `crewline` → `npm run crewline --` (npm would read `--location` as
  *   its own option), otherwise (`npx crewline`, `npm exec`, another script) → `npx crewline`;
  * - none (on the PATH, `node …/bin.js`) → `crewline`;
- * - a manager, but no `crewline` script and no crewline installed in the project (`npx @crewline/cli`)
- *   → `crewline`: `npx crewline` there would fetch an unrelated package.
+ * - a manager, but no `crewline` script and no crewline installed in the project: `npx @crewline/cli`
+ *   after npm exec (what ran it), else `crewline` — `npx crewline` there would fetch an unrelated
+ *   package of that name.
  */
 export function commandName(env: Readonly<Record<string, string | undefined>>, cwd: string): string {
   const manager = /^(pnpm|yarn|bun|npm)\//.exec(env.npm_config_user_agent ?? '')?.[1];
@@ -22,7 +23,10 @@ export function commandName(env: Readonly<Record<string, string | undefined>>, c
   // this project does: `npx crewline` where none is installed fetches another package of that name
   // from the registry (review: a hint after `npx @crewline/cli …` did).
   const script = env.npm_lifecycle_event === 'crewline';
-  if (!script && !installedAbove(cwd)) return 'crewline';
+  if (!script && !installedAbove(cwd)) {
+    // `npx @crewline/cli …` (npm exec of a package the project does not have): the same again works.
+    return manager === 'npm' && env.npm_command === 'exec' ? 'npx @crewline/cli' : 'crewline';
+  }
   switch (manager) {
     case 'pnpm':
       return 'pnpm crewline';
@@ -35,10 +39,14 @@ export function commandName(env: Readonly<Record<string, string | undefined>>, c
   }
 }
 
-/** Whether a project at `cwd` or above has crewline's bin (`node_modules/.bin/crewline`). */
+/**
+ * Whether a project at `cwd` or above has crewline's bin (`node_modules/.bin/crewline`), or is a Yarn
+ * Plug'n'Play project (`.pnp.cjs`: no node_modules, and `yarn crewline` is how its bins run).
+ */
 function installedAbove(cwd: string): boolean {
   for (let directory = resolve(cwd); ; directory = dirname(directory)) {
     if (existsSync(join(directory, 'node_modules', '.bin', 'crewline'))) return true;
+    if (existsSync(join(directory, '.pnp.cjs'))) return true;
     if (dirname(directory) === directory) return false;
   }
 }
