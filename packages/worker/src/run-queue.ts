@@ -262,13 +262,16 @@ export class RunQueue {
 
   /**
    * Resolves when every run named has ended (completed, failed or cancelled), polling every
-   * `intervalMs`. A poll that loses its connection (a restart or failover of Postgres, a reset socket)
-   * is tried again at the next interval, until `timeoutMs`, and so is a queue not yet opened whose server
-   * cannot be reached for now (refused, a DNS lookup failing for now). With `timeoutMs`, refusals that
-   * may pass or last are tried again until it too: a server or role at its connection limit (53300), a
-   * host name not found (ENOTFOUND). Any other error is thrown, among them the refusals a fresh
-   * connection meets again (a changed password, a dropped database), and without `timeoutMs` those
-   * that may last, so a wait without `timeoutMs` does not poll forever on them.
+   * `intervalMs`. With `timeoutMs`, a poll that loses its connection (a restart or failover of
+   * Postgres, a reset socket) or cannot reach the server for now (refused, unreachable, a DNS lookup
+   * failing, also before the queue was first opened), and a server or role at its connection limit
+   * (53300) or a host name not found (ENOTFOUND), is tried again at the next interval until
+   * `timeoutMs`. Without `timeoutMs`, only a wait that has reached its server polls again when its
+   * connection is lost or its server cannot be reached, and only for 30 s (`OUTAGE_LIMIT_MS`) of
+   * consecutive failed polls: then it rejects with the last error, so it never hangs; a server never
+   * reached (refused at the first poll, an unknown host) and a connection limit reject at once. Any
+   * other error is thrown, among them the refusals a fresh connection meets again (a changed password,
+   * a dropped database).
    */
   async waitForEnd(
     runIds: readonly string[],
@@ -276,6 +279,10 @@ export class RunQueue {
   ): Promise<RunRecord[]> {
     const deadline = Date.now() + (options.timeoutMs ?? Number.POSITIVE_INFINITY);
     const pause = () => new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));
+    // Without a deadline, what bounds the polls again: whether a poll of this wait got an answer, and
+    // since when polls have failed in a row.
+    let reached = false;
+    let failingSince: number | undefined;
     for (;;) {
       let rows: RunRow[];
       try {
@@ -285,14 +292,14 @@ export class RunQueue {
           [runIds],
         ));
       } catch (error) {
-        // A refusal that may last (53300, ENOTFOUND) is waited out only until a deadline: without one it is
-        // thrown, so the wait cannot hang on it. Looked for under the queue's own error when it could not open.
-        const retried =
-          connectionLostWithin(error) || (options.timeoutMs !== undefined && refusalMayPass(error));
-        if (!retried || Date.now() > deadline) throw error;
+        failingSince ??= Date.now();
+        if (!pollsAgain(error, options.timeoutMs !== undefined, reached, failingSince)) throw error;
+        if (Date.now() > deadline) throw error;
         await pause();
         continue;
       }
+      reached = true;
+      failingSince = undefined;
       const records = rows.map(recordOf);
       if (
         records.length === runIds.length &&
@@ -339,4 +346,24 @@ export class RunQueue {
       await provider?.close();
     }
   }
+}
+
+/**
+ * How long a wait without `timeoutMs` that has reached its server keeps polling while every poll fails
+ * (its connection lost, the server refusing or unreachable): 30 s covers a restart of Postgres and a
+ * quick failover, yet a server that stays down makes the wait reject within half a minute rather than
+ * hang. A longer outage is waited out by passing `timeoutMs`.
+ */
+const OUTAGE_LIMIT_MS = 30_000;
+
+/**
+ * Whether a poll of {@link RunQueue.waitForEnd} that threw `error` is tried again. With a deadline,
+ * a lost or unreachable connection and a refusal that may pass (53300, ENOTFOUND) are, until the
+ * deadline (looked for under the queue's own "cannot reach" error too). Without one, only a lost or
+ * unreachable connection of a wait that has reached its server, for {@link OUTAGE_LIMIT_MS}: a server
+ * refusing or unknown at the first poll would otherwise be polled forever.
+ */
+function pollsAgain(error: unknown, hasDeadline: boolean, reached: boolean, failingSince: number): boolean {
+  if (hasDeadline) return connectionLostWithin(error) || refusalMayPass(error);
+  return reached && connectionLostWithin(error) && Date.now() - failingSince < OUTAGE_LIMIT_MS;
 }
