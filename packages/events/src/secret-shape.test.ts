@@ -31,6 +31,9 @@ const keyShaped = [
 const placeholders = [
   'lm-studio',
   'LM-Studio',
+  'lmstudio', // the AI SDK's LM Studio page: LMSTUDIO_API_KEY for the provider `lmstudio`
+  'LMStudio',
+  'llamacpp',
   'anything',
   'not-needed',
   'sk-no-key-required',

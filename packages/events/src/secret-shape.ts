@@ -16,6 +16,7 @@ const nonSecretValue = /^(?:true|false|yes|no|on|off|null|none|undefined|[+-]?[0
  */
 export const PLACEHOLDER_KEYS: ReadonlySet<string> = new Set([
   'lm-studio', // LM Studio's OpenAI-compatibility docs: `api_key="lm-studio"`
+  'lmstudio', // LM Studio's Anthropic-compatibility docs (`ANTHROPIC_AUTH_TOKEN=lmstudio`), the AI SDK's LM Studio page
   'ollama', // Ollama's OpenAI-compatibility docs: `api_key='ollama'`
   'sk-no-key-required', // llamafile and llama.cpp server READMEs: `api_key = "sk-no-key-required"`
   'empty', // vLLM's OpenAI-compatible server docs: `openai_api_key = "EMPTY"`
@@ -23,6 +24,7 @@ export const PLACEHOLDER_KEYS: ReadonlySet<string> = new Set([
   // Stand-ins met in local servers' examples and issue threads for a key the server ignores.
   'no-key',
   'llama.cpp',
+  'llamacpp',
   'not-needed',
   'none',
   'dummy',

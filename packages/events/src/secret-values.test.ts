@@ -141,18 +141,23 @@ describe('redaction by value', () => {
     expect(redactSecretsInText(`${value}-instruc`)).toBe('[REDACTED]-instruc');
   });
 
-  it('does not keep a name that is itself a registered value (a key given as a model id by mistake)', () => {
+  it('keeps a name even when it is itself a registered value: the stored structure wins', () => {
+    // LMSTUDIO_API_KEY=my-gateway-01 for the provider `my-gateway-01`: its stored model ids must stay
+    // restorable, so the value is never redacted by value (a key pasted as a model id is stored anyway).
     const key = shapeless();
     registerEnvironmentSecrets({ CUSTOM_API_KEY: key });
     keepNamesFromValueRedaction([key]);
-    expect(redactSecretsInText(`error: unknown model, key ${key}`)).toBe(
-      'error: unknown model, key [REDACTED]',
-    );
-    // Whichever comes first: a name kept before the value is registered is not kept either.
+    expect(redactSecretsInText(`model ${key}:qwen, key ${key}`)).toBe(`model ${key}:qwen, key ${key}`);
+    // Whichever comes first.
     const later = shapeless();
     keepNamesFromValueRedaction([later]);
     registerSecretValue(later);
-    expect(redactSecretsInText(`model ${later}`)).toBe('model [REDACTED]');
+    expect(redactSecretsInText(`model ${later}`)).toBe(`model ${later}`);
+    // A value merely inside a kept name is still redacted elsewhere.
+    const inner = shapeless();
+    registerSecretValue(inner);
+    keepNamesFromValueRedaction([`${inner}-instruct`]);
+    expect(redactSecretsInText(`${inner}-instruct ${inner}`)).toBe(`${inner}-instruct [REDACTED]`);
   });
 
   it('keeps one registry per process, on a global symbol, shared by every copy of the package', async () => {

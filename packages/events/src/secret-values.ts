@@ -124,12 +124,13 @@ export function keepNamesFromValueRedaction(names: Iterable<string>): void {
 }
 
 /**
- * Whether the text from `start` to `end` lies inside an occurrence of a kept name. A kept name that is
- * itself a registered value (a key given by mistake as a model id) is not kept: it is the credential.
+ * Whether the text from `start` to `end` lies inside an occurrence of a kept name. A kept name equal to
+ * a registered value is kept all the same: the stored structure wins (a provider named `lmstudio` whose
+ * key is `lmstudio` must stay restorable; a key pasted as a model id is stored as that model id anyway).
  */
-function insideKeptName(text: string, start: number, end: number, values: ReadonlySet<string>): boolean {
+function insideKeptName(text: string, start: number, end: number): boolean {
   for (const name of keptTexts) {
-    if (name.length < end - start || values.has(name)) continue;
+    if (name.length < end - start) continue;
     for (
       let at = text.indexOf(name, Math.max(0, end - name.length));
       at !== -1 && at <= start;
@@ -296,7 +297,7 @@ export function redactSecretValues(text: string, replacement: string): string {
   }
   if (found.length === 0) return text;
   if (keptTexts.size > 0) {
-    found = found.filter(([start, end]) => !insideKeptName(text, start, end, registry.values));
+    found = found.filter(([start, end]) => !insideKeptName(text, start, end));
     if (found.length === 0) return text;
   }
   found.sort((left, right) => left[0] - right[0]);
