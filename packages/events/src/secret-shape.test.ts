@@ -4,7 +4,11 @@ import { addRedaction } from './add-redaction.js';
 import { type LogRecord, setLogLevel, setLogSink } from './logger.js';
 import { redactSecretsInText } from './secret-patterns.js';
 import { secretShapeRefusal } from './secret-shape.js';
-import { registerEnvironmentSecrets, registerSecretValues } from './secret-values.js';
+import {
+  credentialsOfEnvironment,
+  registerEnvironmentSecrets,
+  registerSecretValues,
+} from './secret-values.js';
 
 // Made up, of the shapes providers issue (random parts so that no real key is written down).
 const random = (length: number) => randomBytes(length).toString('base64url').slice(0, length);
@@ -134,5 +138,75 @@ describe('registering credential values', () => {
     expect(redactSecretsInText('a Dummy-Key here')).toBe('a Dummy-Key here');
     addRedaction({ values: ['Dummy-Key'] });
     expect(redactSecretsInText('a Dummy-Key here')).toBe('a [REDACTED] here');
+  });
+
+  it('never registers the word crewline by value: every message, prefix and command hint holds it', () => {
+    expect(secretShapeRefusal('crewline')).toMatch(/crewline/);
+    expect(secretShapeRefusal('Crewline')).toBeDefined();
+    registerEnvironmentSecrets({ CREWLINE_TEST_WORD_PGPASSWORD: 'crewline' });
+    const text =
+      'crewline: cannot reach the Postgres server of postgres://crewline@127.0.0.1:1/crewline?schema=crewline; run pnpm crewline checkpoint resume deadbeef';
+    expect(redactSecretsInText(text)).toBe(text);
+    // Under its name and in an assignment it is still redacted.
+    expect(redactSecretsInText('PGPASSWORD=crewline')).toBe('PGPASSWORD=[REDACTED]');
+  });
+
+  it('leaves out a credential equal to a user name, database name or scheme of the environment', () => {
+    const records: LogRecord[] = [];
+    const previous = setLogSink((record) => records.push(record));
+    setLogLevel('debug');
+    try {
+      registerEnvironmentSecrets({
+        PGUSER: 'pguserword',
+        CREWLINE_TEST_A_PGPASSWORD: 'pguserword',
+        PGDATABASE: 'pgdatabaseword',
+        CREWLINE_TEST_B_PASSWORD: 'pgdatabaseword',
+        USER: 'loginuserword',
+        CREWLINE_TEST_C_PASSWORD: 'loginuserword',
+        LOGNAME: 'lognameword',
+        CREWLINE_TEST_D_PASSWORD: 'lognameword',
+        CREWLINE_TEST_LOCATION: 'postgres://urluserword@db:5432/urldatabaseword',
+        CREWLINE_TEST_E_PASSWORD: 'urluserword',
+        CREWLINE_TEST_F_PASSWORD: 'urldatabaseword',
+        // A URL password equal to another URL's database name.
+        CREWLINE_TEST_REPORTS_URL: 'mysql://reader:urldatabaseword@db/reports',
+      });
+      const text =
+        'pguserword pgdatabaseword loginuserword lognameword urluserword urldatabaseword in postgres://urluserword@db/urldatabaseword';
+      expect(redactSecretsInText(text)).toBe(text);
+      const said = records.filter((record) => record.message.includes('CREWLINE_TEST_A_PGPASSWORD'));
+      expect(said).toHaveLength(1);
+      expect(said[0]!.message).toMatch(/user name, database name or scheme/);
+      expect(said[0]!.message).not.toContain('pguserword');
+    } finally {
+      setLogSink(previous);
+      setLogLevel('warn');
+    }
+  });
+});
+
+describe('URL passwords of the environment, in every form', () => {
+  it('takes a password from ?password=, jdbc: user-info and jdbc: query forms', () => {
+    const cases: [string, string][] = [
+      ['postgres://db:5432/app?password=qP9xLm2vTz', 'qP9xLm2vTz'],
+      ['postgres://db:5432/app?sslmode=require&user=app&password=qP9xLm2vTy', 'qP9xLm2vTy'],
+      ['jdbc:postgresql://db/app?user=svc&password=jdbcS3cret98', 'jdbcS3cret98'],
+      ['jdbc:mysql://svc:jdbcS3cret99@db/app', 'jdbcS3cret99'],
+      ['jdbc:postgresql://db/app?user=svc&password=p%40ss-w0rd-x', 'p@ss-w0rd-x'],
+    ];
+    for (const [value, password] of cases) {
+      expect(credentialsOfEnvironment({ CREWLINE_WORKER_LOCATION: value }), value).toContain(password);
+      registerEnvironmentSecrets({ CREWLINE_TEST_URL_FORM: value });
+      expect(redactSecretsInText(`tool said ${password}`), value).toBe('tool said [REDACTED]');
+    }
+  });
+
+  it('leaves out such a password when it is a user name, database name or scheme', () => {
+    for (const value of [
+      'jdbc:postgresql://db/warehouse?user=warehouse&password=warehouse',
+      'jdbc:mysql://analytics:analytics@db/app',
+      'postgres://db/app?user=reporting&password=reporting',
+    ])
+      expect(credentialsOfEnvironment({ CREWLINE_WORKER_LOCATION: value }), value).toEqual([]);
   });
 });

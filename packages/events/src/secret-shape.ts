@@ -33,6 +33,10 @@ export const PLACEHOLDER_KEYS: ReadonlySet<string> = new Set([
   'postgres', // GitHub Actions' PostgreSQL service container docs: `POSTGRES_PASSWORD: postgres`
 ]);
 
+// What crewline writes in every message (`crewline: …`), component prefix and command hint
+// (`pnpm crewline checkpoint …`): redacted by value, it would blank them all out.
+const OWN_NAME = 'crewline';
+
 /** Values of fewer distinct characters are fillers (`xxxxxxxx`, `sk-xxxxxxxxxxxx`, `********`). */
 const minimumDistinctCharacters = 5;
 
@@ -40,12 +44,15 @@ const minimumDistinctCharacters = 5;
  * Why a credential value is not redacted by exact value, or `undefined` when it is: a value is redacted
  * when it has at least {@link MINIMUM_SECRET_LENGTH} characters, is not a boolean or a number, is not a
  * documented placeholder key ({@link PLACEHOLDER_KEYS}: `lm-studio`, `not-needed`, `sk-no-key-required`…)
- * and has at least five distinct characters (`sk-xxxxxxxx` is a filler). Redacted by value, a
+ * has at least five distinct characters (`sk-xxxxxxxx` is a filler) and is not `crewline` (the word every
+ * message and command hint of crewline holds). Redacted by value, a
  * placeholder would rewrite every stored occurrence of the word, model ids and URLs included.
  */
 export function secretShapeRefusal(value: string): string | undefined {
   if (value.length < MINIMUM_SECRET_LENGTH) return `it is shorter than ${MINIMUM_SECRET_LENGTH} characters`;
   if (nonSecretValue.test(value)) return 'it is a boolean or a number';
+  if (value.toLowerCase() === OWN_NAME)
+    return 'it is the word crewline writes in every message, component prefix and command hint';
   if (PLACEHOLDER_KEYS.has(value.toLowerCase())) return 'it is a placeholder key local servers document';
   if (new Set(value).size < minimumDistinctCharacters)
     return `it has fewer than ${minimumDistinctCharacters} distinct characters (a placeholder)`;

@@ -90,7 +90,13 @@ export function registerSecretValue(value: string | null | undefined, source?: s
   registerSecretValues([value], source);
 }
 
-const urlWithPassword = /^[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:([^\s/@]+)@/i;
+// A URL, `jdbc:` ones included (`jdbc:postgresql://db/app`, `jdbc:mysql://user:…@db/app`).
+const urlStart = /^(?:jdbc:)?[a-z][a-z0-9+.-]*:\/\//i;
+// The password of its user information, or of its query (`?password=…`, the form the worker README
+// gives for CREWLINE_WORKER_LOCATION and JDBC drivers read).
+const userInfoPassword = /^(?:jdbc:)?[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:([^\s/@]+)@/i;
+const queryPassword = /[?&](?:password|passwd|pwd)=([^&#\s]+)/i;
+const queryUser = /[?&](?:user|username)=([^&#\s]+)/i;
 
 function decoded(text: string): string {
   try {
@@ -142,26 +148,47 @@ function insideKeptName(text: string, start: number, end: number): boolean {
 }
 
 /**
- * Whether a URL's password is a word of the URL's own structure: its user name, its database name or
- * its scheme (`postgres://postgres:postgres@localhost/postgres`). Redacted by value, it would rewrite
- * every occurrence of that word, URL schemes and provider names included; such a password protects
- * nothing that the URL does not already show. It is still redacted inside the URL (its pattern).
+ * The words of a URL's structure: its scheme, its user name and its database name (first path segment),
+ * lower-cased; none when `value` is not a URL.
  */
-function isStructureOfUrl(address: string, password: string): boolean {
-  let url: URL;
+function structureWordsOfUrl(value: string): string[] {
+  if (!urlStart.test(value)) return [];
+  const address = value.replace(/^jdbc:/i, '');
+  const words = [address.slice(0, address.indexOf(':'))];
+  const user = queryUser.exec(address)?.[1];
+  if (user !== undefined) words.push(decoded(user));
   try {
-    url = new URL(address);
+    const url = new URL(address);
+    words.push(decoded(url.username), decoded(url.pathname.split('/')[1] ?? ''));
   } catch {
-    return false;
+    // An address the URL parser refuses still has its scheme and query user.
   }
-  const lower = password.toLowerCase();
-  const words = [
-    url.protocol.replace(/:$/, ''),
-    decoded(url.username),
-    decoded(url.pathname.split('/')[1] ?? ''),
-  ];
-  return words.some((word) => word.toLowerCase() === lower);
+  return words.filter((word) => word !== '').map((word) => word.toLowerCase());
 }
+
+// Variables that name a user or a database, not a credential (libpq's and the shell's).
+const structureVariables = ['PGUSER', 'PGDATABASE', 'USER', 'LOGNAME'];
+
+/**
+ * The user names, database names and URL schemes an environment shows: those of `PGUSER`, `PGDATABASE`,
+ * `USER`, `LOGNAME` and of every URL among its values. A credential equal to one of them
+ * (`PGPASSWORD=app` with `PGUSER=app`, `postgres://postgres:postgres@…/postgres`) protects nothing that
+ * the environment does not already show; redacted by value, it would rewrite every occurrence of the
+ * word, URLs and provider names included. It is still redacted under its name, in its URL and in
+ * credential assignments.
+ */
+function structureWordsOf(environment: Readonly<Record<string, string | undefined>>): Set<string> {
+  const words = new Set<string>();
+  for (const name of structureVariables) {
+    const value = environment[name]?.trim();
+    if (value) words.add(value.toLowerCase());
+  }
+  for (const value of Object.values(environment))
+    if (value !== undefined) for (const word of structureWordsOfUrl(value)) words.add(word);
+  return words;
+}
+
+const structureRefusal = 'it is a user name, database name or scheme of the environment (PGUSER, a URL…)';
 
 /** A credential found in the environment: the variable it is in, and the value. */
 interface EnvironmentCredential {
@@ -175,21 +202,29 @@ function environmentCredentials(
   environment: Readonly<Record<string, string | undefined>>,
 ): EnvironmentCredential[] {
   const credentials: EnvironmentCredential[] = [];
+  const structureWords = structureWordsOf(environment);
+  // A placeholder or a short value is named for its shape (registerSecretValues tells it).
+  const refusalOf = (value: string) =>
+    structureWords.has(value.trim().toLowerCase()) && secretShapeRefusal(value.trim()) === undefined
+      ? structureRefusal
+      : undefined;
   for (const [name, value] of Object.entries(environment)) {
     if (value === undefined || value.length < MINIMUM_SECRET_LENGTH) continue;
-    const password = urlWithPassword.exec(value)?.[1];
-    if (password !== undefined) {
-      const refusal = isStructureOfUrl(value, decoded(password))
-        ? "it is the URL's user name, database name or scheme"
-        : undefined;
+    const isUrl = urlStart.test(value);
+    const passwords = isUrl
+      ? [userInfoPassword.exec(value)?.[1], queryPassword.exec(value)?.[1]].filter(
+          (password): password is string => password !== undefined,
+        )
+      : [];
+    for (const password of passwords) {
+      const refusal = refusalOf(decoded(password));
       credentials.push({ name, value: password, refusal }, { name, value: decoded(password), refusal });
     }
     if (!isCredentialVariable(name)) continue;
     // A URL under a credential name (`AUTH_URL`) is an address; its password was taken above. A DSN
     // is the credential itself.
-    if (password === undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !/dsn[0-9]*$/i.test(name))
-      continue;
-    credentials.push({ name, value });
+    if (passwords.length === 0 && isUrl && !/dsn[0-9]*$/i.test(name)) continue;
+    credentials.push({ name, value, refusal: refusalOf(value) });
   }
   return credentials;
 }
@@ -197,8 +232,10 @@ function environmentCredentials(
 /**
  * The credentials among environment variables: the whole value of a variable whose name says it is
  * a credential (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `PGPASSWORD`, `SENTRY_DSN`...), and the password of
- * any value that is a URL with one (`DATABASE_URL=postgres://app:…@db/app`), unless that password is
- * the URL's user name, database name or scheme. Of their shape nothing is checked here:
+ * any value that is a URL with one (`DATABASE_URL=postgres://app:…@db/app`, `…/app?password=…`,
+ * `jdbc:postgresql://db/app?user=app&password=…`, `jdbc:mysql://app:…@db/app`), unless the credential
+ * is a user name, database name or scheme the environment shows (`PGUSER`, `PGDATABASE`, `USER`,
+ * `LOGNAME`, those of any URL among its values). Of their shape nothing is checked here:
  * {@link registerSecretValues} leaves placeholders out.
  */
 export function credentialsOfEnvironment(
@@ -211,9 +248,10 @@ export function credentialsOfEnvironment(
 
 /**
  * Registers the credentials of an environment (default `process.env`; see
- * {@link credentialsOfEnvironment} and {@link registerSecretValues}): a URL password that is the URL's
- * own user name, database name or scheme (`DATABASE_URL=postgres://postgres:postgres@…/postgres`) is
- * not redacted by value, as it would rewrite every `postgres` stored; credential-named keys and
+ * {@link credentialsOfEnvironment} and {@link registerSecretValues}): a credential equal to a user
+ * name, database name or scheme the environment shows (`PGPASSWORD=app` with `PGUSER=app`,
+ * `DATABASE_URL=postgres://postgres:postgres@…/postgres`) is not redacted by value, as it would rewrite
+ * every occurrence of the word stored; credential-named keys and
  * `PGPASSWORD=…` assignments are redacted whatever their value. A value left out is named (never
  * shown) once in a `debug` log line. `process.env` is read once, the first time a string is redacted;
  * call this again after setting a credential in `process.env` later, or to register the credentials of
