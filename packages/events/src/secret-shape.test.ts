@@ -185,6 +185,22 @@ describe('registering credential values', () => {
   });
 });
 
+describe('tokens in the user or path of an address that is not a database', () => {
+  // Review of 029ad3f: a token used as a git remote's user, or as a webhook's first path segment,
+  // became a "structure word", and the variable holding it was no longer redacted by value.
+  it('are still redacted by value where a credential variable holds them', () => {
+    const environment = {
+      CREWLINE_TEST_GIT_REMOTE: 'https://Tk9xQ2mLp7Zr4Vb@github.com/org/repo.git',
+      CREWLINE_TEST_GIT_TOKEN: 'Tk9xQ2mLp7Zr4Vb',
+      CREWLINE_TEST_HOOK_URL: 'https://hooks.example.com/Hk3wP8sNq1Xy6Jt/notify',
+      CREWLINE_TEST_HOOK_SECRET: 'Hk3wP8sNq1Xy6Jt',
+    };
+    expect(credentialsOfEnvironment(environment)).toEqual(
+      expect.arrayContaining(['Tk9xQ2mLp7Zr4Vb', 'Hk3wP8sNq1Xy6Jt']),
+    );
+  });
+});
+
 describe('URL passwords of the environment, in every form', () => {
   it('takes a password from ?password=, jdbc: user-info and jdbc: query forms', () => {
     const cases: [string, string][] = [

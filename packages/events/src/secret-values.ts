@@ -155,6 +155,11 @@ function structureWordsOfUrl(value: string): string[] {
   if (!urlStart.test(value)) return [];
   const address = value.replace(/^jdbc:/i, '');
   const words = [address.slice(0, address.indexOf(':'))];
+  // The user and path of any other address may be the secret itself: a token as the user of a git
+  // remote (`https://<token>@github.com/…`), a webhook's token as its first path segment. They are a
+  // role and a database only in a database's address, or beside a password of their own.
+  const hasPassword = userInfoPassword.test(value) || queryPassword.test(value);
+  if (!hasPassword && !databaseScheme.test(words[0]!)) return words.map((word) => word.toLowerCase());
   const user = queryUser.exec(address)?.[1];
   if (user !== undefined) words.push(decoded(user));
   try {
@@ -165,6 +170,10 @@ function structureWordsOfUrl(value: string): string[] {
   }
   return words.filter((word) => word !== '').map((word) => word.toLowerCase());
 }
+
+/** Schemes of database servers, whose addresses name a role and a database (see structureWordsOfUrl). */
+const databaseScheme =
+  /^(?:postgres|postgresql|mysql|mariadb|mssql|sqlserver|oracle|mongodb|mongodb\+srv|redis|rediss|clickhouse|cockroachdb)$/i;
 
 // Variables that name a user or a database, not a credential (libpq's and the shell's).
 const structureVariables = ['PGUSER', 'PGDATABASE', 'USER', 'LOGNAME'];
