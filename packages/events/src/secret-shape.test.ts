@@ -161,10 +161,6 @@ describe('registering credential values', () => {
         CREWLINE_TEST_A_PGPASSWORD: 'pguserword',
         PGDATABASE: 'pgdatabaseword',
         CREWLINE_TEST_B_PASSWORD: 'pgdatabaseword',
-        USER: 'loginuserword',
-        CREWLINE_TEST_C_PASSWORD: 'loginuserword',
-        LOGNAME: 'lognameword',
-        CREWLINE_TEST_D_PASSWORD: 'lognameword',
         CREWLINE_TEST_LOCATION: 'postgres://urluserword@db:5432/urldatabaseword',
         CREWLINE_TEST_E_PASSWORD: 'urluserword',
         CREWLINE_TEST_F_PASSWORD: 'urldatabaseword',
@@ -172,7 +168,7 @@ describe('registering credential values', () => {
         CREWLINE_TEST_REPORTS_URL: 'mysql://reader:urldatabaseword@db/reports',
       });
       const text =
-        'pguserword pgdatabaseword loginuserword lognameword urluserword urldatabaseword in postgres://urluserword@db/urldatabaseword';
+        'pguserword pgdatabaseword urluserword urldatabaseword in postgres://urluserword@db/urldatabaseword';
       expect(redactSecretsInText(text)).toBe(text);
       const said = records.filter((record) => record.message.includes('CREWLINE_TEST_A_PGPASSWORD'));
       expect(said).toHaveLength(1);
@@ -182,6 +178,15 @@ describe('registering credential values', () => {
       setLogSink(previous);
       setLogLevel('warn');
     }
+  });
+});
+
+describe('a token equal to USER or LOGNAME', () => {
+  // Review of 029ad3f: USER and LOGNAME made structure words, which a token may equal.
+  it('is redacted by value', () => {
+    expect(
+      credentialsOfEnvironment({ USER: 'Tk93xQ7mLp2Zr', CREWLINE_TEST_SERVICE_TOKEN: 'Tk93xQ7mLp2Zr' }),
+    ).toContain('Tk93xQ7mLp2Zr');
   });
 });
 

@@ -141,18 +141,19 @@ describe('redaction by value', () => {
     expect(redactSecretsInText(`${value}-instruc`)).toBe('[REDACTED]-instruc');
   });
 
-  it('keeps a name even when it is itself a registered value: the stored structure wins', () => {
-    // LMSTUDIO_API_KEY=my-gateway-01 for the provider `my-gateway-01`: its stored model ids must stay
-    // restorable, so the value is never redacted by value (a key pasted as a model id is stored anyway).
+  it('keeps a longer name holding a registered value, not a name that is the value itself', () => {
+    // A provider `my-gateway-01` whose key is `my-gateway-01`: the model ids it stores stay whole
+    // (`my-gateway-01:qwen`), and the key alone is still redacted (review of d49b438: a kept name equal
+    // to the key left the key unredacted everywhere).
     const key = shapeless();
     registerEnvironmentSecrets({ CUSTOM_API_KEY: key });
-    keepNamesFromValueRedaction([key]);
-    expect(redactSecretsInText(`model ${key}:qwen, key ${key}`)).toBe(`model ${key}:qwen, key ${key}`);
+    keepNamesFromValueRedaction([key, `${key}:qwen`]);
+    expect(redactSecretsInText(`model ${key}:qwen, key ${key}`)).toBe(`model ${key}:qwen, key [REDACTED]`);
     // Whichever comes first.
     const later = shapeless();
-    keepNamesFromValueRedaction([later]);
+    keepNamesFromValueRedaction([`${later}:qwen`]);
     registerSecretValue(later);
-    expect(redactSecretsInText(`model ${later}`)).toBe(`model ${later}`);
+    expect(redactSecretsInText(`model ${later}:qwen; ${later}`)).toBe(`model ${later}:qwen; [REDACTED]`);
     // A value merely inside a kept name is still redacted elsewhere.
     const inner = shapeless();
     registerSecretValue(inner);

@@ -130,13 +130,16 @@ export function keepNamesFromValueRedaction(names: Iterable<string>): void {
 }
 
 /**
- * Whether the text from `start` to `end` lies inside an occurrence of a kept name. A kept name equal to
- * a registered value is kept all the same: the stored structure wins (a provider named `lmstudio` whose
- * key is `lmstudio` must stay restorable; a key pasted as a model id is stored as that model id anyway).
+ * Whether the text from `start` to `end` lies inside an occurrence of a kept name longer than it: a
+ * model id `lmstudio:qwen` keeps a key `lmstudio` from rewriting it. A kept name that is the value
+ * itself protects nothing (a placeholder key equal to its provider's name is left out where it is
+ * registered: PLACEHOLDER_KEYS, the runtime's provider rule).
  */
 function insideKeptName(text: string, start: number, end: number): boolean {
   for (const name of keptTexts) {
-    if (name.length < end - start) continue;
+    // Strictly longer: a name that IS the value (a key given as a model id) protects nothing, or the
+    // key would be left unredacted everywhere it appears (review of d49b438).
+    if (name.length <= end - start) continue;
     for (
       let at = text.indexOf(name, Math.max(0, end - name.length));
       at !== -1 && at <= start;
@@ -176,11 +179,11 @@ const databaseScheme =
   /^(?:postgres|postgresql|mysql|mariadb|mssql|sqlserver|oracle|mongodb|mongodb\+srv|redis|rediss|clickhouse|cockroachdb)$/i;
 
 // Variables that name a user or a database, not a credential (libpq's and the shell's).
-const structureVariables = ['PGUSER', 'PGDATABASE', 'USER', 'LOGNAME'];
+const structureVariables = ['PGUSER', 'PGDATABASE'];
 
 /**
- * The user names, database names and URL schemes an environment shows: those of `PGUSER`, `PGDATABASE`,
- * `USER`, `LOGNAME` and of every URL among its values. A credential equal to one of them
+ * The user names, database names and URL schemes an environment shows: those of `PGUSER`, `PGDATABASE`
+ * and of its URLs (see structureWordsOfUrl; not `USER`/`LOGNAME`, which a token may equal). A credential equal to one of them
  * (`PGPASSWORD=app` with `PGUSER=app`, `postgres://postgres:postgres@…/postgres`) protects nothing that
  * the environment does not already show; redacted by value, it would rewrite every occurrence of the
  * word, URLs and provider names included. It is still redacted under its name, in its URL and in
@@ -243,8 +246,8 @@ function environmentCredentials(
  * a credential (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `PGPASSWORD`, `SENTRY_DSN`...), and the password of
  * any value that is a URL with one (`DATABASE_URL=postgres://app:…@db/app`, `…/app?password=…`,
  * `jdbc:postgresql://db/app?user=app&password=…`, `jdbc:mysql://app:…@db/app`), unless the credential
- * is a user name, database name or scheme the environment shows (`PGUSER`, `PGDATABASE`, `USER`,
- * `LOGNAME`, those of any URL among its values). Of their shape nothing is checked here:
+ * is a user name, database name or scheme the environment shows (`PGUSER`, `PGDATABASE`, those of a
+ * database's URL or of a URL with a password, any URL's scheme). Of their shape nothing is checked here:
  * {@link registerSecretValues} leaves placeholders out.
  */
 export function credentialsOfEnvironment(

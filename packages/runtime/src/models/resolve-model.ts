@@ -1,4 +1,4 @@
-import { CrewlineError } from '@crewline/events';
+import { CrewlineError, keepNamesFromValueRedaction } from '@crewline/events';
 import type { LanguageModel } from 'ai';
 import {
   builtInModel,
@@ -123,6 +123,9 @@ function asModelObject(model: LanguageModel, id: string, options: ResolveModelOp
       `model "${id}" implements language model specification ${model.specificationVersion}; crewline needs a v3 model (AI SDK 6 provider packages)`,
     );
   }
+  // The id is what a checkpoint stores: a key it holds (a provider named like its key) must not
+  // rewrite it, or the checkpoint names a model nothing serves.
+  keepNamesFromValueRedaction([id]);
   // A registered model or provider may hold a key given in code or in the config: no variable shows it.
   registerModelCredentials(model);
   return model;
