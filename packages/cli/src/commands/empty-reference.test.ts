@@ -27,3 +27,15 @@ it.each(['resume', 'fork'])(
     expect(await fixture.provider.list(fixture.location)).toHaveLength(before.length);
   },
 );
+
+// Review of ba3c7f1: `--location ""` was taken as no location and resumed the default location's newest run.
+it.each(['resume', 'fork', 'list'])(
+  'checkpoint %s --location "" is refused (exit code 2)',
+  async (command) => {
+    const before = await fixture.provider.list(fixture.location);
+    const result = await runCommand(['checkpoint', command, '--location', ''], { cwd: project.path });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--location is empty');
+    expect(await fixture.provider.list(fixture.location)).toHaveLength(before.length);
+  },
+);

@@ -37,6 +37,14 @@ export function parseCommandArguments<const T extends OptionsConfig>(
       `unexpected argument "${parsed.positionals[maxPositionals]}"; run \`crewline ${command} --help\``,
     );
   }
+  // An empty --location is most often a script's empty variable: taken as "none given", a resume
+  // continued (and wrote into) the default location's newest run (review).
+  const location = (parsed.values as { location?: unknown }).location;
+  if (typeof location === 'string' && location.trim() === '') {
+    throw usageError(
+      `--location is empty; give a directory, a .db file or a postgres:// URL, or leave it out for the default; run \`crewline ${command} --help\``,
+    );
+  }
   return { values: parsed.values, positionals: parsed.positionals };
 }
 
