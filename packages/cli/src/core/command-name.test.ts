@@ -49,9 +49,14 @@ describe('commandName', () => {
     const pnp = join(root, 'pnp');
     mkdirSync(join(pnp, 'app'), { recursive: true });
     writeFileSync(join(pnp, '.pnp.cjs'), '');
-    expect(commandName({ npm_config_user_agent: 'yarn/4.5.0 npm/? node/v20.20.2' }, join(pnp, 'app'))).toBe(
-      'yarn crewline',
+    const yarn = { npm_config_user_agent: 'yarn/4.5.0 npm/? node/v20.20.2' };
+    // `yarn dlx @crewline/cli` in a Plug'n'Play project that does not depend on it (review of c1797ec).
+    expect(commandName(yarn, join(pnp, 'app'))).toBe('crewline');
+    writeFileSync(
+      join(pnp, 'package.json'),
+      JSON.stringify({ devDependencies: { '@crewline/cli': '^0.1.0' } }),
     );
+    expect(commandName(yarn, join(pnp, 'app'))).toBe('yarn crewline');
   });
 
   it('says crewline alone when no package manager ran it', () => {

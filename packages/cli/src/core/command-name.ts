@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 /**
@@ -41,12 +41,30 @@ export function commandName(env: Readonly<Record<string, string | undefined>>, c
 
 /**
  * Whether a project at `cwd` or above has crewline's bin (`node_modules/.bin/crewline`), or is a Yarn
- * Plug'n'Play project (`.pnp.cjs`: no node_modules, and `yarn crewline` is how its bins run).
+ * Plug'n'Play project (`.pnp.cjs`: no node_modules, and `yarn crewline` is how its bins run) whose
+ * package.json, from `cwd` up to that root, lists `@crewline/cli` (not `yarn dlx @crewline/cli` there).
  */
 function installedAbove(cwd: string): boolean {
+  let declared = false;
   for (let directory = resolve(cwd); ; directory = dirname(directory)) {
     if (existsSync(join(directory, 'node_modules', '.bin', 'crewline'))) return true;
-    if (existsSync(join(directory, '.pnp.cjs'))) return true;
+    declared ||= declaresCli(join(directory, 'package.json'));
+    if (existsSync(join(directory, '.pnp.cjs'))) return declared;
     if (dirname(directory) === directory) return false;
+  }
+}
+
+/** Whether the package.json at `path` lists @crewline/cli among its dependencies. */
+function declaresCli(path: string): boolean {
+  try {
+    const manifest = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    return ['dependencies', 'devDependencies', 'optionalDependencies'].some(
+      (field) =>
+        typeof manifest[field] === 'object' &&
+        manifest[field] !== null &&
+        '@crewline/cli' in (manifest[field] as object),
+    );
+  } catch {
+    return false;
   }
 }
