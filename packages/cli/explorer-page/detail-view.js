@@ -168,9 +168,12 @@ function runForm(detail, onRun, onPlan) {
   // The run's latest when the plan shown was made (a resume's): sent with the run, so that a run
   // another process went on with while the plan was read is refused rather than paid for again.
   let plannedHead;
+  // False while the plan shown is not yet the one for the form's mode (a request under way).
+  let planShown = false;
   const refreshPlan = async () => {
     const ask = ++asked;
     const planned = mode.value;
+    planShown = false;
     try {
       const answer = await onPlan({ outputs: changedOutputs(), inputs: changedInputs(), mode: planned });
       if (ask !== asked) return;
@@ -181,16 +184,26 @@ function runForm(detail, onRun, onPlan) {
       plannedHead = undefined;
       replace(plan, h('p', { class: 'error' }, error.message));
     }
+    plan.dataset.planned = planned;
+    planShown = true;
   };
   let pending;
   for (const { field } of [...outputFields, ...inputFields])
     field.addEventListener('input', () => {
       clearTimeout(pending);
-      pending = setTimeout(refreshPlan, 250);
+      pending = setTimeout(() => {
+        planning = refreshPlan();
+      }, 250);
     });
-  void refreshPlan();
+  // The plan request under way: Run pressed before it answered runs nothing — it waits for the plan
+  // and asks to press Run again once it is shown. Pressed at once after switching to resume, the run
+  // went without the plan's head, and one another process went on with meanwhile was resumed on a new
+  // branch (paying again) under a plan the user had not seen.
+  let planning = refreshPlan();
   // Asked in the form's mode: a fork of a finished run is refused where a resume gives its output back.
-  mode.addEventListener('change', () => void refreshPlan());
+  mode.addEventListener('change', () => {
+    planning = refreshPlan();
+  });
   const form = h(
     'form',
     { class: 'run-form' },
@@ -228,6 +241,12 @@ function runForm(detail, onRun, onPlan) {
     event.preventDefault();
     const inputs = changedInputs();
     const outputs = changedOutputs();
+    if (!planShown) {
+      message.textContent = 'making the plan…';
+      await planning;
+      message.textContent = 'the plan is shown above now: read it, then press Run again';
+      return;
+    }
     message.textContent = 'starting…';
     try {
       await onRun({

@@ -231,6 +231,7 @@ describe.skipIf(!haveBrowser && !inCi)(
 
     it('5. forks, watches the new branch appear while the run goes on, and sees it finish', async () => {
       const detail = page.locator(`.detail[data-checkpoint="${main[1]!.id}"]`);
+      await detail.locator('.rerun-plan[data-planned="fork"]').waitFor();
       await detail.locator('button[type="submit"]').click();
       const run = page.locator('#runs .run').first();
       await run.locator('.badge.status-running').waitFor();

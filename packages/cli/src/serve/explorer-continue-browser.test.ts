@@ -115,6 +115,8 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer's Continue from here form i
     const detail = page.locator(`.detail[data-checkpoint="${paused.id}"]`);
     await detail.waitFor();
     await detail.locator('select[name="mode"]').selectOption('fork');
+    // Run waits for the plan of the chosen mode (pressed before it is shown, it runs nothing).
+    await detail.locator('.rerun-plan[data-planned="fork"]').waitFor();
     await detail.locator('.run-form button[type="submit"]').click();
     const run = page.locator('#runs .run').first();
     await expect.poll(() => run.locator('.badge').textContent(), pagePoll).toBe('paused');
@@ -131,6 +133,7 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer's Continue from here form i
       'Publish "a short essay" today?',
     );
     await detail.locator('.run-form textarea[name="answer"]').fill('yes');
+    await detail.locator('.rerun-plan[data-planned]').waitFor();
     await detail.locator('.run-form button[type="submit"]').click();
     const run = page.locator('#runs .run').first();
     await expect.poll(() => run.locator('.badge').textContent(), pagePoll).toBe('finished');

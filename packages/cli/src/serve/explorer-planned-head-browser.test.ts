@@ -44,9 +44,8 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer's resume of the latest it s
       providers: registry,
       cwd: directory.path,
       allowResume: true,
-      // The server must not see the other process's checkpoint before the click: seen, it refreshes
-      // the page's plan (now "not the latest", which the click then runs as planned) — the race the
-      // clean-clone CI rehearsal lost on a loaded machine.
+      // The server must not see the other process's checkpoint before the click: seen, the page
+      // redraws and plans again ("not the latest"), and the click would run that plan.
       pollIntervalMs: 600_000,
     });
     const { chromium } = await import('playwright-core');
@@ -76,7 +75,9 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer's resume of the latest it s
     const detail = page.locator(`.detail[data-checkpoint="${head.id}"]`);
     await detail.waitFor();
     await detail.locator('select[name="mode"]').selectOption('resume');
-    // The resume's plan, made with the checkpoint as the run's latest: task 3 will run.
+    // The resume's plan (not the fork's, shown first: the CI rehearsal clicked under it on a loaded
+    // machine), made with the checkpoint as the run's latest: task 3 will run.
+    await detail.locator('.rerun-plan[data-planned="resume"]').waitFor();
     await expect.poll(() => detail.locator('.rerun-plan li[data-task="3"]').count(), pagePoll).toBe(1);
     expect(await detail.locator('.rerun-plan .older-checkpoint').count()).toBe(0);
     // Another process runs task 3 meanwhile.
@@ -91,5 +92,36 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer's resume of the latest it s
     expect(stored.map((checkpoint) => checkpoint.id).sort()).toEqual(
       crewRun.checkpoints.map((checkpoint) => checkpoint.id).sort(),
     );
+  }, 60_000);
+
+  // CI rehearsal, then a fix of the page: Run pressed while the plan of the chosen mode was still being
+  // made sent the resume without its head, under a plan the user had not seen.
+  it('runs nothing when Run is pressed before the plan is shown, and asks to press it again', async () => {
+    // The checkpoint the page shows as the latest (the server has not polled since the other write).
+    const shown = crewRun.checkpoints.at(-2)!;
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.locator(`.node[data-id="${shown.id}"]`).click();
+    const detail = page.locator(`.detail[data-checkpoint="${shown.id}"]`);
+    await detail.waitFor();
+    await detail.locator('.rerun-plan[data-planned]').waitFor();
+    await page.route('**/plan', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    });
+    try {
+      await detail.locator('select[name="mode"]').selectOption('resume');
+      await detail.locator('.run-form button[type="submit"]').click();
+      const message = detail.locator('.form-message');
+      await expect
+        .poll(() => message.textContent(), pagePoll)
+        .toContain('the plan is shown above now: read it, then press Run again');
+      await detail.locator('.rerun-plan[data-planned="resume"]').waitFor();
+    } finally {
+      await page.unroute('**/plan');
+    }
+    const provider = await providerOf('json');
+    const stored = await provider.list(provider.resolveLocation(crewRun.location));
+    expect(stored).toHaveLength(crewRun.checkpoints.length);
   }, 60_000);
 });
