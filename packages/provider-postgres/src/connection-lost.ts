@@ -57,7 +57,12 @@ function chainOf(error: unknown): Error[] {
  * keeps the socket's error as its cause.
  */
 export function connectionLostWithin(error: unknown): boolean {
-  return chainOf(error).some(connectionLost);
+  return lostConnectionIn(error) !== undefined;
+}
+
+/** The error, of `error` and the causes it wraps, that says the connection died; undefined when none does. */
+export function lostConnectionIn(error: unknown): Error | undefined {
+  return chainOf(error).find(connectionLost);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { connectionLost } from './connection-lost.js';
+import { lostConnectionIn } from './connection-lost.js';
 
 /**
  * Runs `work` on a client checked out of `pool`, and gives the client back — or drops it when its
@@ -27,7 +27,7 @@ export async function withPooledClient<T>(
   try {
     result = await work(client);
   } catch (error) {
-    const died = lostConnectionError(error) ?? lost;
+    const died = lostConnectionIn(error) ?? lost;
     if (died !== undefined) {
       lost = died;
       throw died;
@@ -44,13 +44,4 @@ export async function withPooledClient<T>(
     client.release(lost);
   }
   return result;
-}
-
-/** The error, or the cause it wraps, that says the connection died; undefined when none does. */
-function lostConnectionError(error: unknown): Error | undefined {
-  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
-    if (connectionLost(current)) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }

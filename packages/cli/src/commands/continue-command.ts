@@ -44,24 +44,20 @@ function refuseAnswerNotAwaited(answer: string | undefined, view: DocumentView):
 }
 
 /**
- * Whether the checkpoint `loaded` was the latest of its run (lineage and branch) when this command
- * read it, for the resume the runtime refuses (exit code 1) rather than moves to a new branch when it
- * finds the run continued since: another process's continuation, which running here again would pay
- * for twice. A location (a directory, a database, a URL, or none: the default one) asks for its
- * latest, so the reading itself says it, by the runtime's own rule: no later question to the store,
- * which a continuation landing in between would answer "not the latest" (review of fixes, CRITICAL).
- * A checkpoint named by its id is asked of the store at once, the nearest its read can be judged.
+ * Whether this command read the checkpoint as the latest of its run: a location (a directory, a
+ * database, a URL, or none: the default one) asks for its latest, by the runtime's own rule. The
+ * runtime, handed the id the command resolved, would otherwise judge it again from the store and find
+ * "not the latest" when a continuation landed in between (review of fixes, CRITICAL): it refuses such
+ * a resume (exit code 1) rather than moving to a new branch and paying again. A checkpoint named by
+ * its id the runtime judges itself, right after it reads it.
  */
-async function wasLatestWhenRead(
-  loaded: LoadedCheckpoint,
+function readAsLatestFrom(
   reference: string | undefined,
   cwd: string,
   location: string | undefined,
-): Promise<boolean> {
-  if (asksForLatest(normalizeReference(reference, cwd, location).reference, loaded.provider)) return true;
-  const { id, branch, lineageId } = loaded.document.metadata;
-  const latest = await loaded.provider.latest(loaded.location, { branch, lineageId }).catch(() => undefined);
-  return latest?.id === id;
+  loaded: LoadedCheckpoint,
+): boolean {
+  return asksForLatest(normalizeReference(reference, cwd, location).reference, loaded.provider);
 }
 
 /** `crewline checkpoint resume|fork [REF]`: runs the continuation with progress lines. */
@@ -105,7 +101,7 @@ export async function runContinueCommand(
   const loaded = await openCheckpoint(positionals[0], context.cwd, providers, values.location);
   const view = viewDocument(loaded.document);
   const readAsLatest =
-    mode === 'resume' && (await wasLatestWhenRead(loaded, positionals[0], context.cwd, values.location));
+    mode === 'resume' && readAsLatestFrom(positionals[0], context.cwd, values.location, loaded);
   const taskOutputs = parseTaskOutputs(values['set-output'], view);
   const { metadata } = loaded.document;
   const inputs = inputChanges ? { ...view.inputs, ...inputChanges } : undefined;

@@ -7,7 +7,7 @@ import {
   type ProviderRegistry,
   readDocument,
 } from '@crewline/runtime-state';
-import { branchNameRule } from '@crewline/runtime-state/internal';
+import { branchNameRule, newerHeadId } from '@crewline/runtime-state/internal';
 import { refuseTakenBranch } from '../commands/taken-branch.js';
 import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
@@ -22,7 +22,6 @@ import { leaseHeld, leaseWordsOfPage } from '../core/lease-held.js';
 import { displayPath } from '../core/location.js';
 import { type StartOverFlags, startOverCommand } from '../core/start-over-command.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
-import { newerHeadIdOf } from './newer-head.js';
 import { RunWarnings } from './run-warnings.js';
 
 /** What the page asks for: the CLI's `resume`/`fork` options, in the same words. */
@@ -304,9 +303,9 @@ export class ExplorerRuns {
    * store now (a request that says nothing of the page).
    */
   async #readAsLatest(request: RunRequest, metadata: CheckpointMetadata): Promise<boolean> {
-    const newerHeadId = await newerHeadIdOf(this.#options.provider, this.#options.location, metadata);
-    if (request.head === undefined) return newerHeadId === undefined;
-    const headNow = newerHeadId ?? metadata.id;
+    const newerHead = await newerHeadId(this.#options.provider, this.#options.location, metadata);
+    if (request.head === undefined) return newerHead === undefined;
+    const headNow = newerHead ?? metadata.id;
     if (request.head === headNow) return request.head === metadata.id;
     if (request.head === metadata.id)
       throw cliError(

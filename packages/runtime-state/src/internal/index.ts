@@ -66,6 +66,7 @@ export {
   writtenCheckpoint,
 } from './metadata-columns.js';
 export { missingCheckpointMessage } from './missing-checkpoint.js';
+export { newerHeadId } from './newer-head.js';
 export { type ProcessIdentity, processIsGone, processRunsHere, thisProcess } from './process-identity.js';
 export { invalidOptions } from './provider-options.js';
 export { type CheckpointIdentity, isSameCheckpoint, storedIdConflict } from './stored-id-conflict.js';

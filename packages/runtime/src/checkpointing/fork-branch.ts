@@ -5,6 +5,7 @@ import {
   type LoadedCheckpoint,
   newForkBranchName,
 } from '@crewline/runtime-state';
+import { newerHeadId } from '@crewline/runtime-state/internal';
 
 /** The branch a fork writes on: the given name (validated now), else a generated `fork/...` name. */
 export function forkBranch(loaded: LoadedCheckpoint, branch: string | undefined): string {
@@ -53,11 +54,5 @@ export async function newerHeadWithoutLeases(
   loaded: LoadedCheckpoint,
 ): Promise<string | undefined> {
   if (typeof provider.claimLease === 'function') return undefined;
-  const { id, branch, lineageId } = loaded.document.metadata;
-  try {
-    const latest = await provider.latest(provider.resolveLocation(location), { branch, lineageId });
-    return latest === undefined || latest.id === id ? undefined : latest.id;
-  } catch {
-    return undefined;
-  }
+  return newerHeadId(provider, provider.resolveLocation(location), loaded.document.metadata);
 }

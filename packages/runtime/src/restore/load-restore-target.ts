@@ -13,6 +13,7 @@ import {
   loadCheckpoint,
   type ProviderRegistry,
 } from '@crewline/runtime-state';
+import { newerHeadId } from '@crewline/runtime-state/internal';
 import type { RestoredCheckpoint } from '../checkpointing/head-when-read.js';
 import { onlyProvider, registryOf } from '../checkpointing/provider-registry.js';
 import { asksForLatest } from './asks-for-latest.js';
@@ -107,20 +108,14 @@ export function restoreOptions(
 /**
  * Whether `loaded` was the newest checkpoint of its run when it was read (see
  * `RestoredCheckpoint.headWhenRead`): at once for a reference that asks for the latest (it was
- * resolved as the newest), else asked of the store right after the read. A store that cannot say
- * leaves it unknown.
+ * resolved as the newest), else asked of the store right after the read (a store that cannot say
+ * counts it as the newest: a continuation found since is then refused, never paid for again).
  */
 async function headWhenRead(
   reference: string,
   loaded: LoadedCheckpoint,
   options: RestoreTargetOptions,
-): Promise<boolean | undefined> {
+): Promise<boolean> {
   if (asksForLatest(reference, loaded.provider, options.defaultLocation)) return true;
-  const { id, branch, lineageId } = loaded.document.metadata;
-  try {
-    const latest = await loaded.provider.latest(loaded.location, { branch, lineageId });
-    return latest === undefined || latest.id === id;
-  } catch {
-    return undefined;
-  }
+  return (await newerHeadId(loaded.provider, loaded.location, loaded.document.metadata)) === undefined;
 }
