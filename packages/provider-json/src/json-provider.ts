@@ -329,6 +329,11 @@ export class JsonProvider implements CheckpointProvider {
     return renewLineageLock(resolveRoot(location), token, ttlMs);
   }
 
+  /**
+   * Frees the lineage lock (the run ended or paused), and removes the spare temp files made ahead
+   * for that run's next writes: resolved, nothing of the run is left being created in its location,
+   * which its user may remove at once (and a long-lived process keeps no empty files there).
+   */
   async releaseLease(location: string, token: LeaseToken): Promise<void> {
     const root = resolveRoot(location);
     // The next holder asks the id index whether an id is stored: the entries of this holder's
@@ -336,6 +341,9 @@ export class JsonProvider implements CheckpointProvider {
     // await: a release made while a signal ends the process is complete when it is called.
     this.#index.writeQueuedSync(root);
     releaseLineageLock(root, token);
+    this.#spares.forgetAll();
+    // A spare whose creation is in the thread pool is removed when it lands.
+    await this.#background.idle();
   }
 
   async delete(location: string, id: string): Promise<boolean> {

@@ -225,6 +225,40 @@ describe('spares stay bounded in a long-lived process', () => {
   });
 });
 
+describe('the end of a run (releaseLease)', () => {
+  it('removes the spares of its writes, those still being created included, before it resolves', async () => {
+    // A spare's open reports back late (a busy thread pool) while the run ends.
+    vi.mocked(fs.open).mockImplementation(((...args: unknown[]) => {
+      const callback = args.at(-1) as (error: unknown, descriptor?: number) => void;
+      const late = String(args[0]).includes('/.spare.');
+      return (actualFs.open as (...rest: unknown[]) => void)(
+        ...args.slice(0, -1),
+        (error: unknown, descriptor?: number) => {
+          if (late) setTimeout(() => callback(error, descriptor), 40);
+          else callback(error, descriptor);
+        },
+      );
+    }) as typeof fs.open);
+    const provider = new JsonProvider();
+    const request = { lineageId: 'run-1', checkpointId: null, owner: 'A', holder: 'crew, A', ttlMs: 20_000 };
+    const lease = await provider.claimLease(location, request);
+    const run = createTestRun({ provider, location });
+    await provider.writeBatch(location, [buildCheckpointWrite({ run }), buildCheckpointWrite({ run })]);
+    await eventually(() => spareNames(join(location, 'main')).length >= 1);
+    await provider.releaseLease(location, { lineageId: lease.lineageId, owner: 'A' });
+    expect(spareNames(join(location, 'main'))).toEqual([]);
+    // Removable at once: nothing lands in it afterwards.
+    rmSync(location, { recursive: true });
+    await pause(100);
+    expect(fs.existsSync(location)).toBe(false);
+    // The next group makes spares again.
+    fs.mkdirSync(location);
+    await provider.writeBatch(location, [buildCheckpointWrite({ run })]);
+    await eventually(() => spareNames(join(location, 'main')).length === 2);
+    await provider.close();
+  });
+});
+
 describe('close() and a process that ends at once', () => {
   it('removes the ready spares before it waits: a process that ends right after calling it leaves none', async () => {
     const { provider, writes } = batch(2);

@@ -167,6 +167,15 @@ export class SpareFiles {
   }
 
   /**
+   * Closes and removes every spare (a run ended: its next write, if any, may be a while away, and
+   * its location may be removed right after), including those still being created; a later group
+   * creates spares again.
+   */
+  forgetAll(): void {
+    this.#release();
+  }
+
+  /**
    * Closes and removes every spare, and creates none any more (close(); the process's exit). A
    * spare still being created is removed when its open lands.
    */
