@@ -113,7 +113,10 @@ export function toCrewlineError(error: unknown, what: 'write' | 'read', location
     return postgresError(
       'invalid_config',
       `the database of ${location} does not exist (${reason}); create it (createdb) or point the URL at an existing one`,
-      { cause: error },
+      // Not `not_found`: a reader that takes a missing location for an empty one (a schema not
+      // created yet) must not take a missing database for one, which no write creates. The CLI
+      // still exits with its "does not exist" code on it, as on a missing schema or directory.
+      { cause: error, details: { missingDatabase: true } },
     );
   }
   // FATAL 55000 at login (ALTER DATABASE ... ALLOW_CONNECTIONS false, a template database): every

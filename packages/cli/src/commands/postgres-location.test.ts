@@ -141,6 +141,16 @@ describeWithPostgres('crewline checkpoint on a Postgres location (connection str
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toMatch(/schema "[^"]+_typo" does not exist/);
 
+    // A misspelt database is refused the same way: exit 3, not 1 (a failure of the command).
+    const parsed = new URL(url);
+    parsed.pathname = `${parsed.pathname}_typo`;
+    const noDatabase = await crewline('list', parsed.toString());
+    expect(noDatabase.code).toBe(3);
+    expect(noDatabase.stdout).toBe('');
+    expect(noDatabase.stderr).toMatch(/database of .* does not exist/);
+    expect(noDatabase.stderr).not.toContain(password);
+    expect((await crewline('info', `${parsed.toString()}#${checkpoints[1]!.id}`)).code).toBe(3);
+
     const diff = await crewline('diff', checkpoints[0]!.id, checkpoints[2]!.id, '--location', url);
     expect(diff.stderr).toBe('');
     expect(diff.code).toBe(0);

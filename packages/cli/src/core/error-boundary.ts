@@ -55,6 +55,8 @@ export function exitCodeFor(error: CrewlineError): number {
   if (error.details?.unreachable === true) return exitCodes.unreachable;
   // A .db location SQLite cannot read as a database is a damaged store, not a mistake in the call.
   if (typeof error.details?.notADatabase === 'string') return exitCodes.unreadable;
+  // A Postgres URL naming a database the server does not have: a location that does not exist.
+  if (error.details?.missingDatabase === true) return exitCodes.notFound;
   return codeExits[error.code] ?? exitCodes.failed;
 }
 
