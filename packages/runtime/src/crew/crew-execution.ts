@@ -66,6 +66,13 @@ export async function executeCrew(
   const crewSource: EventSource = { kind: 'crew', id: crew.id, name: crew.name };
   const crewContext: EventContext = { crewId: crew.id };
   const emit = (source: unknown, event: BaseEvent) => run.emit(source, event);
+  // Restored at its completed end (its status is set to completed just as crew_kickoff_completed is
+  // emitted, so that event is in the run's history already): the saved result is given back and
+  // nothing is emitted, so a resume of a finished run writes no checkpoint that says nothing new
+  // (one per resume, pushing older ones out under maxCheckpoints). A crew stopped after its last task
+  // but before that event is still running, and ends below as any other.
+  if (crew.status === 'completed' && crew.tasks.every((task) => task.status === 'completed' && task.output))
+    return crewOutput(crew);
   crew.status = 'running';
   if (!crew.kickoffStarted) {
     crew.kickoffStarted = true;
@@ -87,10 +94,7 @@ export async function executeCrew(
       await runTask(crew, run, task, index, splitAt, abortSignal);
     }
     crew.status = 'completed';
-    const output = new CrewOutput(
-      crew.tasks.map((task) => task.output!),
-      crewUsage(crew),
-    );
+    const output = crewOutput(crew);
     emit(
       crewSource,
       new CrewKickoffCompletedEvent({
@@ -115,6 +119,14 @@ export async function executeCrew(
     );
     throw error;
   }
+}
+
+/** The result of a crew whose tasks are all completed. */
+function crewOutput(crew: CrewParts): CrewOutput {
+  return new CrewOutput(
+    crew.tasks.map((task) => task.output!),
+    crewUsage(crew),
+  );
 }
 
 /**

@@ -188,7 +188,9 @@ export class Crew implements CheckpointableEntity, CrewParts {
    * Runs the crew. With `fromCheckpoint.restoreFrom`, continues the saved run instead: completed
    * tasks are skipped (their saved outputs feed later tasks), the interrupted task continues from its
    * saved conversation (it starts over when `inputs` change any saved input: its prompts hold the old
-   * ones), and no `crew_kickoff_started` is emitted again.
+   * ones), and no `crew_kickoff_started` is emitted again. A crew restored at its completed end
+   * returns its saved output and emits nothing (no `crew_kickoff_completed` again), so it writes no
+   * checkpoint.
    */
   async kickoff(options: CrewKickoffOptions = {}): Promise<CrewOutput> {
     return oneKickoffAtATime(this, { kind: 'Crew', name: this.name }, () => this.#kickoff(options));

@@ -425,6 +425,17 @@ export class FlowEngine<State extends object> {
                 onJoin({ kind: entity.entityKind, name: entity.entityName, id: entity.entityId });
               }, body),
           });
+          // Restored at its finished end: its flow_finished is in the run's history already (a flow
+          // saved after its last method but before that event is completed too, and still finishes
+          // below). Nothing is left to run, and announcing the end again would make a resume of a
+          // finished run write a checkpoint that says nothing new, once per resume.
+          const finishedAlready =
+            continuing &&
+            execution.status === 'completed' &&
+            execution.pending.length === 0 &&
+            run.state.events.some(
+              (event) => event.type === FlowFinishedEvent.type && event.source?.id === this.entityId,
+            );
           execution.status = 'running';
           // An answer is recorded before the method it answers runs again: otherwise a flow whose
           // triggers fire on nothing after the question (the default, task_completed, with no task
@@ -468,6 +479,7 @@ export class FlowEngine<State extends object> {
             return { paused };
           }
           execution.status = 'completed';
+          if (finishedAlready) return { paused: undefined };
           emit(
             new FlowFinishedEvent({
               flowName,

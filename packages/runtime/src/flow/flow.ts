@@ -295,7 +295,11 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     }));
   }
 
-  /** Runs the flow: fresh, or continuing a restored checkpoint or a persisted state. */
+  /**
+   * Runs the flow: fresh, or continuing a restored checkpoint or a persisted state. A flow restored
+   * at its finished end returns its saved result and emits no `flow_finished` again, so it writes no
+   * checkpoint (`result.checkpoint` is undefined).
+   */
   async kickoff(options: KickoffOptions = {}): Promise<FlowResult<State>> {
     checkKickoffOptions(options);
     const inputs = { ...(options.inputs ?? {}) };
