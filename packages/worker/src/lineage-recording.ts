@@ -65,12 +65,26 @@ export function announcingLineageClaims(
   provider: CheckpointProvider,
   beforeClaim: (lineageId: string) => Promise<void>,
 ): CheckpointProvider {
+  return withClaims(provider, (claimLease) => async (location, request) => {
+    await beforeClaim(request.lineageId);
+    return claimLease(location, request);
+  });
+}
+
+/** A provider's `claimLease`. */
+export type ClaimLease = (location: string, request: LeaseRequest) => Promise<Lease>;
+
+/**
+ * `provider` with its lineage-head claims made through `wrap` (given the provider's own claim); a
+ * provider without leases is returned as it is.
+ */
+export function withClaims(
+  provider: CheckpointProvider,
+  wrap: (claimLease: ClaimLease) => ClaimLease,
+): CheckpointProvider {
   const claimLease = provider.claimLease;
   if (claimLease === undefined) return provider;
-  const claim = async (location: string, request: LeaseRequest): Promise<Lease> => {
-    await beforeClaim(request.lineageId);
-    return claimLease.call(provider, location, request);
-  };
+  const claim = wrap((location, request) => claimLease.call(provider, location, request));
   // A proxy, not a copy: the provider's methods keep their own `this` (private fields), and every
   // other member (capabilities, kind, close) is the provider's own.
   return new Proxy(provider, {

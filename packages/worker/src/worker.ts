@@ -3,9 +3,10 @@ import { hostname } from 'node:os';
 import type { CheckpointEventType } from '@crewline/events';
 import { CrewlineError, logger } from '@crewline/events';
 import { PostgresProvider } from '@crewline/provider-postgres';
-import type { CheckpointProvider } from '@crewline/runtime-state';
+import type { CheckpointProvider, StoredCheckpoint } from '@crewline/runtime-state';
 import { AttemptEnds, type EndingAttempt } from './attempt-end.js';
 import { parseQueueLocation } from './connection.js';
+import { continuedSinceRead, refusingContinuedSinceRead } from './continued-since-read.js';
 import { component, workerError } from './errors.js';
 import { type HeldRun, HoldKeeper } from './hold-keeper.js';
 import { announcingLineageClaims, LineageRecorder } from './lineage-recording.js';
@@ -331,14 +332,16 @@ export class Worker {
     lineage: LineageRecorder,
   ): Promise<AttemptOutcome> {
     const location = this.#store.location.checkpointLocation;
-    let restoreFrom: string | undefined;
+    let latest: StoredCheckpoint | undefined;
     if (row.lineage_id !== null) {
       try {
-        restoreFrom = (await this.#provider.latest(location, { lineageId: row.lineage_id }))?.reference;
+        latest = await this.#provider.latest(location, { lineageId: row.lineage_id });
       } catch (error) {
         return { kind: 'failed', error, retryable: true };
       }
     }
+    const restoreFrom = latest?.reference;
+    const readAsLatest = latest && { runId: row.id, checkpointId: latest.id };
     // A forked run's first attempt branches off the forked run's checkpoint; later ones continue
     // the fork's own lineage like any run's.
     const fork =
@@ -353,7 +356,10 @@ export class Worker {
       entry,
       context: { runId: row.id, inputs: row.inputs, attempt: row.attempts },
       // The lineage is on the row before its head is claimed, so before any checkpoint of it exists.
-      provider: announcingLineageClaims(this.#provider, (lineageId) => lineage.record(lineageId)),
+      provider: announcingLineageClaims(
+        refusingContinuedSinceRead(this.#provider, readAsLatest),
+        (lineageId) => lineage.record(lineageId),
+      ),
       location,
       restoreFrom,
       onEvents: this.#checkpointOn,
@@ -415,6 +421,12 @@ export class Worker {
       // The lineage head is still held by a worker that vanished a moment ago (its lease has not run
       // out yet): not a failure of the run; come back when it has.
       return this.#ends.requeue(attempt, { waitMs: error.details.expiresInMs + 250, failed: false });
+    }
+    if (continuedSinceRead(error)) {
+      // Another process continued the run between this worker's read of its latest checkpoint and
+      // the claim of it, and nothing was run: not a failure of the run (retries are for those), and
+      // the next attempt continues from the newest checkpoint, which has already got further.
+      return this.#ends.requeue(attempt, { waitMs: 0, failed: false });
     }
     return this.#ends.failOrRetry(attempt, outcome);
   }
