@@ -14,6 +14,7 @@ import { displayPath } from '../core/location.js';
 import { locationOption } from '../core/location-option.js';
 import { type OpenedLocation, openLocation } from '../core/open-location.js';
 import { pauseLines } from '../core/pause-lines.js';
+import { isPersistedStateBranch } from '../core/persisted-branch.js';
 import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
 
@@ -162,7 +163,7 @@ async function stateNotFound(
   if (
     flow === undefined ||
     last === undefined ||
-    named.some((checkpoint) => checkpoint.branch.startsWith('flow-states/'))
+    named.some((checkpoint) => isPersistedStateBranch(checkpoint.branch))
   ) {
     return cliError(
       'not_found',

@@ -5,13 +5,8 @@ import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { locationOption } from '../core/location-option.js';
 import { type OpenedLocation, openLocation } from '../core/open-location.js';
+import { isPersistedStateBranch } from '../core/persisted-branch.js';
 import { providersOf } from '../core/providers.js';
-
-/**
- * Branch prefix `@persist()` writes a state's saves on (`flow-states/<state id>`, the runtime's
- * STATE_BRANCH_PREFIX): how a persisted state is told from a flow that was only checkpointed.
- */
-const PERSISTED_BRANCH_PREFIX = 'flow-states/';
 
 /** `crewline checkpoint flows [LOCATION]`: saved flow state ids, newest first. */
 export async function run(args: readonly string[], context: CliContext): Promise<number> {
@@ -83,7 +78,7 @@ function stateKey(flowName: string, stateId: string): string {
 async function persistedStateKeys(opened: OpenedLocation): Promise<Set<string>> {
   const keys = new Set<string>();
   for (const checkpoint of await opened.provider.list(opened.location)) {
-    if (!checkpoint.branch.startsWith(PERSISTED_BRANCH_PREFIX)) continue;
+    if (!isPersistedStateBranch(checkpoint.branch)) continue;
     for (const entity of checkpoint.entities) {
       if (entity.kind === 'flow') keys.add(stateKey(entity.name, entity.id));
     }

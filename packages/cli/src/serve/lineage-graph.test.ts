@@ -1,6 +1,7 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { describe, expect, it } from 'vitest';
 import { sampleCheckpoints } from '../test-support/sample-tree.js';
+import { buildTree } from '../tui/state/tree.js';
 import { layoutLineage } from './lineage-graph.js';
 
 function checkpoint(
@@ -91,6 +92,24 @@ describe('layoutLineage', () => {
       .groups[0]!.lanes[0]!;
     expect(fork).toMatchObject({ branch: 'what-if', orphaned: true, forkedFrom: '2' });
     expect(fork.prunedBefore).toBeUndefined();
+  });
+
+  // Left open by a review: a persisted flow state trimmed by retention was drawn as an orphaned fork
+  // (only `main` was taken for a branch runs start on); the TUI marked every trimmed run orphaned.
+  it('draws a persisted flow state trimmed from its start as a gap of its own run, in the TUI too', () => {
+    const branch = 'flow-states/acct-1';
+    const saves = [
+      checkpoint('7', '6', 1, { branch, lineageId: 'run-state' }),
+      checkpoint('8', '7', 2, { branch, lineageId: 'run-state' }),
+    ];
+    const lane = layoutLineage(saves).groups[0]!.lanes[0]!;
+    expect(lane).toMatchObject({ branch, orphaned: false, prunedBefore: '6' });
+    expect(lane.forkedFrom).toBeUndefined();
+    expect(lane.nodes[0]!.column).toBe(1);
+    const tree = buildTree(saves)[0]!.branches[0]!;
+    expect(tree).toMatchObject({ orphaned: false, prunedBefore: '6' });
+    const mainTree = buildTree([checkpoint('4', '3', 1), checkpoint('5', '4', 2)])[0]!.branches[0]!;
+    expect(mainTree).toMatchObject({ orphaned: false, prunedBefore: '3' });
   });
 
   // Explorer trial: a flow's nodes read "0/3 tasks" where the counts are its methods.

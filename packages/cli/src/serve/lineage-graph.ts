@@ -97,16 +97,6 @@ function progressOf(checkpoint: StoredCheckpoint): Pick<GraphNode, 'progress' | 
 }
 
 /**
- * A lane whose first checkpoint's parent is gone, on `main`: a run trimmed from its start by
- * retention, not a fork whose fork point is gone. A fork always goes onto a new branch, never the one
- * it forks from, so a run on `main` is a run started there or continued on it (the listing keeps no
- * word of a gone parent's run, so the branch is what tells them apart).
- */
-function trimmedAtStart(branch: BranchNode): boolean {
-  return branch.orphaned && branch.branch === 'main' && branch.forkedFrom !== undefined;
-}
-
-/**
  * The lineage tree (the TUI's `buildTree`: groups by entity, runs per branch, forks under the
  * checkpoint they came from) laid out as lanes: each run of a branch one straight row, a fork's lane
  * starting one column right of its fork point, and the rows chosen by d3-hierarchy's tidy tree
@@ -182,12 +172,9 @@ export function layoutLineage(
           lineageId: branch.lineageId,
           run: shortRunId(branch.lineageId),
           row: 0,
-          ...(trimmedAtStart(branch)
-            ? { orphaned: false, prunedBefore: branch.forkedFrom! }
-            : {
-                ...(branch.forkedFrom !== undefined ? { forkedFrom: branch.forkedFrom } : {}),
-                orphaned: branch.orphaned,
-              }),
+          ...(branch.forkedFrom !== undefined ? { forkedFrom: branch.forkedFrom } : {}),
+          orphaned: branch.orphaned,
+          ...(branch.prunedBefore !== undefined ? { prunedBefore: branch.prunedBefore } : {}),
           nodes,
         },
       });
@@ -200,7 +187,10 @@ export function layoutLineage(
         }
       return shape;
     };
-    const top = group.branches.map((branch) => visit(branch, branch.orphaned ? 1 : 0));
+    const top = group.branches.map((branch) =>
+      // A lane with a gap before it (a gone fork point, or its own first checkpoints) starts a column in.
+      visit(branch, branch.orphaned || branch.prunedBefore !== undefined ? 1 : 0),
+    );
     const rows = laneRows(top);
     let groupRows = 0;
     for (const { lane, shape } of lanes) {

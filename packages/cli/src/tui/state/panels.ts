@@ -46,6 +46,8 @@ export function treeRowLine(row: TreeRow, edited: ReadonlySet<string>, now: numb
       { text: ` (${node.checkpoints.length})` },
     ];
     if (node.orphaned) line.push({ text: ' orphaned', color: 'yellow' });
+    // Trimmed by retention: its first checkpoints are gone, nothing is wrong with the run.
+    if (node.prunedBefore !== undefined) line.push({ text: ' earlier pruned', color: 'gray' });
     if (node.resumedFrom !== undefined) line.push({ text: ' resumed again', color: 'yellow' });
     return line;
   }

@@ -1,5 +1,6 @@
 import type { EntityKind, StoredCheckpoint } from '@crewline/runtime-state';
 import { primaryEntity } from '../../core/document-view.js';
+import { isPersistedStateBranch } from '../../core/persisted-branch.js';
 
 /** A checkpoint in the tree; `forks` are the branches that started from it. */
 export interface CheckpointNode {
@@ -27,8 +28,14 @@ export interface BranchNode {
   checkpoints: CheckpointNode[];
   /** The checkpoint this branch started from, when it is a fork. */
   forkedFrom?: string;
-  /** Its fork point is not in storage any more (pruned or deleted). */
+  /** Its fork point is not in storage any more (deleted); `forkedFrom` names it. */
   orphaned: boolean;
+  /**
+   * The run's first checkpoints are not in storage any more (`maxCheckpoints` or `prune` trimmed it
+   * from its start): the id of the parent of its first kept checkpoint. Not an orphaned fork: see
+   * {@link startsRuns}.
+   */
+  prunedBefore?: string;
   /**
    * Set on a second continuation of a checkpoint of the same run (resumed twice, or resumed after the
    * run had gone past it): the checkpoints written from it, nested under it beside the first one.
@@ -108,6 +115,16 @@ function chainOf(
 }
 
 /**
+ * A branch runs start on (`main`, or a persisted flow state's `flow-states/<id>`): a fork always goes
+ * onto a new branch, never one of those, and retention never removes a fork's first checkpoint nor
+ * its fork point, so a run there whose first kept checkpoint's parent is gone was trimmed from its
+ * start. The listing keeps no word of a gone parent's run: the branch is what tells the two apart.
+ */
+function startsRuns(branch: string): boolean {
+  return branch === 'main' || isPersistedStateBranch(branch);
+}
+
+/**
  * Builds the browser's tree: groups by entity (flows first, then crews, then agents), then runs on
  * their branches. A run whose first checkpoint's parent is a checkpoint of another run is nested
  * under that checkpoint (forks of forks too); a run whose parent is not in storage any more stays at
@@ -177,9 +194,15 @@ export function buildTree(checkpoints: readonly StoredCheckpoint[]): GroupNode[]
         parent.forks.push(branch);
       } else {
         // A run that continues from an earlier checkpoint of itself or has no parent is a root;
-        // one whose parent is missing (pruned, deleted, another location) is an orphan.
-        branch.orphaned = parentId !== null && parent === undefined;
-        if (branch.orphaned) branch.forkedFrom = parentId ?? undefined;
+        // one whose parent is missing was trimmed from its start on a branch runs start on, else
+        // is a fork whose fork point is gone (deleted, another location): an orphan.
+        if (parentId !== null && parent === undefined) {
+          if (startsRuns(branch.branch)) branch.prunedBefore = parentId;
+          else {
+            branch.orphaned = true;
+            branch.forkedFrom = parentId;
+          }
+        }
         topLevel.push(branch);
       }
     }
