@@ -36,6 +36,7 @@ export class QueueStore {
   readonly wakeChannel: string;
   readonly #create: boolean;
   #started: Promise<void> | undefined;
+  #reachedServer = false;
 
   /**
    * `create`: whether {@link start} creates a queue that does not exist (a worker's store, or a
@@ -48,6 +49,10 @@ export class QueueStore {
     this.location = location;
     this.#create = options.create;
     this.pool = openPool(location, options.poolSize, options.applicationName);
+    // Emitted once a connection is open (logged in): the server was there at least once.
+    this.pool.on('connect', () => {
+      this.#reachedServer = true;
+    });
     this.table = runsTable(location.schema);
     this.wakeChannel = wakeChannel(location);
     this.boss = new PgBoss({
@@ -60,6 +65,14 @@ export class QueueStore {
       migrate: true,
     });
     this.boss.on('error', () => undefined);
+  }
+
+  /**
+   * Whether a connection of this store ever opened: its server exists and let it in, so a connection
+   * lost or refused from then on is an outage (a restart, a failover), not a wrong address.
+   */
+  get reachedServer(): boolean {
+    return this.#reachedServer;
   }
 
   /**

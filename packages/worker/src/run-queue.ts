@@ -266,10 +266,11 @@ export class RunQueue {
    * Postgres, a reset socket) or cannot reach the server for now (refused, unreachable, a DNS lookup
    * failing, also before the queue was first opened), and a server or role at its connection limit
    * (53300) or a host name not found (ENOTFOUND), is tried again at the next interval until
-   * `timeoutMs`. Without `timeoutMs`, only a wait that has reached its server polls again when its
-   * connection is lost or its server cannot be reached, and only for 30 s (`OUTAGE_LIMIT_MS`) of
+   * `timeoutMs`. Without `timeoutMs`, only a wait whose queue has reached its server (a connection of
+   * it opened, in this wait or before it: an enqueue, a `get`) polls again when its connection is lost
+   * or its server cannot be reached, its first poll included, and only for 30 s (`OUTAGE_LIMIT_MS`) of
    * consecutive failed polls: then it rejects with the last error, so it never hangs; a server never
-   * reached (refused at the first poll, an unknown host) and a connection limit reject at once. Any
+   * reached (refused, an unknown host) and a connection limit reject at once. Any
    * other error is thrown, among them the refusals a fresh connection meets again (a changed password,
    * a dropped database).
    */
@@ -279,9 +280,9 @@ export class RunQueue {
   ): Promise<RunRecord[]> {
     const deadline = Date.now() + (options.timeoutMs ?? Number.POSITIVE_INFINITY);
     const pause = () => new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));
-    // Without a deadline, what bounds the polls again: whether a poll of this wait got an answer, and
+    // Without a deadline, what bounds the polls again: whether the queue ever reached its server (by
+    // this wait or before it: the first poll of a wait after an enqueue may meet a restart too), and
     // since when polls have failed in a row.
-    let reached = false;
     let failingSince: number | undefined;
     for (;;) {
       let rows: RunRow[];
@@ -293,12 +294,12 @@ export class RunQueue {
         ));
       } catch (error) {
         failingSince ??= Date.now();
-        if (!pollsAgain(error, options.timeoutMs !== undefined, reached, failingSince)) throw error;
+        if (!pollsAgain(error, options.timeoutMs !== undefined, this.#store.reachedServer, failingSince))
+          throw error;
         if (Date.now() > deadline) throw error;
         await pause();
         continue;
       }
-      reached = true;
       failingSince = undefined;
       const records = rows.map(recordOf);
       if (
@@ -349,7 +350,7 @@ export class RunQueue {
 }
 
 /**
- * How long a wait without `timeoutMs` that has reached its server keeps polling while every poll fails
+ * How long a wait without `timeoutMs` whose queue has reached its server keeps polling while every poll fails
  * (its connection lost, the server refusing or unreachable): 30 s covers a restart of Postgres and a
  * quick failover, yet a server that stays down makes the wait reject within half a minute rather than
  * hang. A longer outage is waited out by passing `timeoutMs`.
@@ -360,8 +361,9 @@ const OUTAGE_LIMIT_MS = 30_000;
  * Whether a poll of {@link RunQueue.waitForEnd} that threw `error` is tried again. With a deadline,
  * a lost or unreachable connection and a refusal that may pass (53300, ENOTFOUND) are, until the
  * deadline (looked for under the queue's own "cannot reach" error too). Without one, only a lost or
- * unreachable connection of a wait that has reached its server, for {@link OUTAGE_LIMIT_MS}: a server
- * refusing or unknown at the first poll would otherwise be polled forever.
+ * unreachable connection of a queue that has reached its server (`reached`, see
+ * QueueStore.reachedServer), for {@link OUTAGE_LIMIT_MS}: a server never reached may be a wrong
+ * address, which is said at once rather than after half a minute of polls.
  */
 function pollsAgain(error: unknown, hasDeadline: boolean, reached: boolean, failingSince: number): boolean {
   if (hasDeadline) return connectionLostWithin(error) || refusalMayPass(error);

@@ -102,6 +102,19 @@ describeWithPostgres('queue.waitForEnd without timeoutMs after reaching its serv
     expect(await outcomeOf(waiting, 20_000)).toBe('resolved');
   });
 
+  // Before: rejected at once ("cannot reach"): its first poll got none of the tolerance of later ones.
+  it('polls again when its server is down at its first poll, having been reached by the queue before, and resolves when the run ends', async () => {
+    const { run, setupQueue, queue, stop, restart } = await queueBehindProxy();
+    expect(await queue.get(run.id)).toMatchObject({ status: 'queued' });
+    await stop();
+    const waiting = queue.waitForEnd([run.id], { intervalMs: 100 });
+    waiting.catch(() => undefined);
+    await sleep(1000);
+    await restart();
+    await setupQueue.cancel(run.id);
+    expect(await outcomeOf(waiting, 20_000)).toBe('resolved');
+  });
+
   // Before: polled forever (a refused connection counted as lost, with no deadline to stop at).
   it('rejects with the last error once its server has stayed down for the bounded outage', async () => {
     const { run, queue, stop } = await queueBehindProxy();
