@@ -1,6 +1,8 @@
 import type { ModelMessage } from 'ai';
+import type { z } from 'zod';
 import type { AgentLoopResult } from '../agent-loop/agent-loop.js';
 import type { Conversation, TokenUsage } from '../agent-loop/conversation.js';
+import { parseStructuredOutput } from '../agent-loop/structured-output.js';
 
 /** What a standalone `agent.kickoff()` returns. */
 export interface AgentOutput {
@@ -27,4 +29,22 @@ export function createAgentOutput(
     usage: result.usage,
     messages: [...conversation.messages],
   };
+}
+
+/**
+ * The output of a kickoff whose conversation finished in an earlier process (a resume of a completed
+ * agent): the saved answer, parsed with `outputSchema` the way the agent loop reads a saved answer.
+ */
+export function savedAgentOutput(
+  agentRole: string,
+  conversation: Conversation,
+  outputSchema: z.ZodType | undefined,
+): AgentOutput {
+  const output = conversation.output ?? '';
+  const parsed = outputSchema ? parseStructuredOutput(output, outputSchema) : undefined;
+  return createAgentOutput(
+    agentRole,
+    { output, structured: parsed?.success ? parsed.value : undefined, usage: { ...conversation.usage } },
+    conversation,
+  );
 }

@@ -49,7 +49,7 @@ import {
   type AgentRestoreOptions,
   defaultModelId,
 } from './agent-options.js';
-import { type AgentOutput, createAgentOutput } from './agent-output.js';
+import { type AgentOutput, createAgentOutput, savedAgentOutput } from './agent-output.js';
 import type { AgentParts } from './agent-parts.js';
 import { applyStandaloneAgentSnapshot, rebuildAgent, snapshotStandaloneAgent } from './agent-snapshot.js';
 import { runAgentWork } from './agent-work.js';
@@ -201,7 +201,8 @@ export class Agent implements CheckpointableEntity, AgentParts {
    * Runs the agent on its own. `messages` is a user request (a string) or a conversation. Emits
    * `lite_agent_execution_started/completed` and checkpoints per the agent's `checkpoint` setting.
    * A restored agent continues its saved conversation (no model call whose answer was saved is made
-   * again); `messages` is then ignored.
+   * again); `messages` is then ignored. An agent restored at its completed end returns its saved
+   * output and emits nothing (no `lite_agent_execution_completed` again), so it writes no checkpoint.
    */
   async kickoff(messages?: string | ModelMessage[], options: AgentKickoffOptions = {}): Promise<AgentOutput> {
     return oneKickoffAtATime(this, { kind: 'Agent', name: this.role }, () =>
@@ -260,6 +261,14 @@ export class Agent implements CheckpointableEntity, AgentParts {
           // Kicked off inside another run (a flow method): our own setting applies to our events.
           run.setConfigFor(this.id, this.checkpoint === false ? null : config);
         }
+        // Restored at its completed end: its status is set to completed just as
+        // lite_agent_execution_completed is emitted, so that event is in the run's history already.
+        // The saved output is given back and nothing is emitted (memory was saved before), so a resume
+        // of a finished agent writes no checkpoint that says nothing new (one per resume, pushing older
+        // ones out under maxCheckpoints). An agent stopped after its final answer but before that event
+        // is still running, and ends below as any other, without a model call.
+        if (this.status === 'completed' && this.conversation?.finished)
+          return savedAgentOutput(this.role, this.conversation, options.outputSchema);
         const source = { kind: 'agent' as const, id: this.id, name: this.role };
         const context = { agentId: this.id, agentRole: this.role };
         if (!this.kickoffStarted) {
