@@ -329,11 +329,6 @@ export class JsonProvider implements CheckpointProvider {
     return renewLineageLock(resolveRoot(location), token, ttlMs);
   }
 
-  /**
-   * Frees the lineage lock (the run ended or paused), and removes the spare temp files made ahead
-   * for that run's next writes: resolved, nothing of the run is left being created in its location,
-   * which its user may remove at once (and a long-lived process keeps no empty files there).
-   */
   async releaseLease(location: string, token: LeaseToken): Promise<void> {
     const root = resolveRoot(location);
     // The next holder asks the id index whether an id is stored: the entries of this holder's
@@ -341,9 +336,15 @@ export class JsonProvider implements CheckpointProvider {
     // await: a release made while a signal ends the process is complete when it is called.
     this.#index.writeQueuedSync(root);
     releaseLineageLock(root, token);
-    this.#spares.forgetAll();
-    // A spare whose creation is in the thread pool is removed when it lands.
-    await this.#background.idle();
+  }
+
+  /**
+   * A run that wrote here ended: removes the spare temp files made ahead for its next writes, those
+   * still being created included (as they land), so that its user may remove the location at once
+   * and a long-lived process keeps no empty files where runs ended. The next group makes new ones.
+   */
+  async runEnded(_location: string): Promise<void> {
+    await this.#spares.forgetAll();
   }
 
   async delete(location: string, id: string): Promise<boolean> {

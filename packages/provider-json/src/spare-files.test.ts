@@ -225,7 +225,7 @@ describe('spares stay bounded in a long-lived process', () => {
   });
 });
 
-describe('the end of a run (releaseLease)', () => {
+describe('the end of a run (runEnded)', () => {
   it('removes the spares of its writes, those still being created included, before it resolves', async () => {
     // A spare's open reports back late (a busy thread pool) while the run ends.
     vi.mocked(fs.open).mockImplementation(((...args: unknown[]) => {
@@ -240,12 +240,10 @@ describe('the end of a run (releaseLease)', () => {
       );
     }) as typeof fs.open);
     const provider = new JsonProvider();
-    const request = { lineageId: 'run-1', checkpointId: null, owner: 'A', holder: 'crew, A', ttlMs: 20_000 };
-    const lease = await provider.claimLease(location, request);
     const run = createTestRun({ provider, location });
     await provider.writeBatch(location, [buildCheckpointWrite({ run }), buildCheckpointWrite({ run })]);
     await eventually(() => spareNames(join(location, 'main')).length >= 1);
-    await provider.releaseLease(location, { lineageId: lease.lineageId, owner: 'A' });
+    await provider.runEnded(location);
     expect(spareNames(join(location, 'main'))).toEqual([]);
     // Removable at once: nothing lands in it afterwards.
     rmSync(location, { recursive: true });
@@ -256,6 +254,27 @@ describe('the end of a run (releaseLease)', () => {
     await provider.writeBatch(location, [buildCheckpointWrite({ run })]);
     await eventually(() => spareNames(join(location, 'main')).length === 2);
     await provider.close();
+  });
+});
+
+describe('releasing a lease', () => {
+  // Called on a signal's way out, when the process is killed right after: it waits for nothing, so
+  // no timer or I/O of the run still going on gets a turn (a model call paid and never stored).
+  it('leaves the spares (close() removes them) and waits for no file system work', async () => {
+    const provider = new JsonProvider();
+    const request = { lineageId: 'run-1', checkpointId: null, owner: 'A', holder: 'crew, A', ttlMs: 20_000 };
+    await provider.claimLease(location, request);
+    const run = createTestRun({ provider, location });
+    await provider.writeBatch(location, [buildCheckpointWrite({ run }), buildCheckpointWrite({ run })]);
+    await eventually(() => spareNames(join(location, 'main')).length === 4);
+    let timerRan = false;
+    setTimeout(() => {
+      timerRan = true;
+    }, 0);
+    await provider.releaseLease(location, { lineageId: 'run-1', owner: 'A' });
+    expect(timerRan).toBe(false);
+    await provider.close();
+    expect(spareNames(join(location, 'main'))).toEqual([]);
   });
 });
 

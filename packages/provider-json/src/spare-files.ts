@@ -67,6 +67,8 @@ export class SpareFiles {
   #generation = 0;
   /** After close() (discardSync): no spare is created any more, and one whose open lands is removed. */
   #closed = false;
+  /** Creations queued or under way, each settled once its spare is ready or removed (see {@link forgetAll}). */
+  readonly #creations = new Set<Promise<void>>();
   /** Spares whose creation is in the thread pool: the process may exit before it reports back. */
   readonly #inFlight = new Set<string>();
   readonly #mode: number;
@@ -117,7 +119,7 @@ export class SpareFiles {
     const { flags, synced } = tempFileFlags(this.#fsync);
     const generation = this.#generation;
     this.#creating += 1;
-    this.#lane.run(
+    const creation = this.#lane.run(
       () =>
         new Promise<void>((resolve) => {
           if (this.#closed || generation !== this.#generation) {
@@ -148,6 +150,8 @@ export class SpareFiles {
         }),
       { urgent: true },
     );
+    this.#creations.add(creation);
+    void creation.then(() => this.#creations.delete(creation));
   }
 
   /** Closes and removes the ready spares and drops those being created (removed when their open lands). */
@@ -168,11 +172,12 @@ export class SpareFiles {
 
   /**
    * Closes and removes every spare (a run ended: its next write, if any, may be a while away, and
-   * its location may be removed right after), including those still being created; a later group
-   * creates spares again.
+   * its location may be removed right after); resolves once those still being created are removed
+   * too. A later group creates spares again.
    */
-  forgetAll(): void {
+  async forgetAll(): Promise<void> {
     this.#release();
+    await Promise.all(this.#creations);
   }
 
   /**

@@ -9,6 +9,7 @@ import { describeLatestPruneDelete } from './suites/latest-prune-delete.js';
 import { describeLeases } from './suites/leases.js';
 import { describeLineage } from './suites/lineage.js';
 import { describeList } from './suites/list.js';
+import { describeRunEnded } from './suites/run-ended.js';
 import { describeSecrets } from './suites/secrets.js';
 import { describeStoredIds } from './suites/stored-ids.js';
 import { describeWriteBatch } from './suites/write-batch.js';
@@ -32,6 +33,7 @@ export function describeCheckpointProvider(options: ProviderTestkitOptions): voi
     const harness = createHarness(options);
     describeWriteAndRead(harness);
     describeWriteBatch(harness);
+    describeRunEnded(harness);
     describeStoredIds(harness);
     describeList(harness);
     describeLatestPruneDelete(harness);

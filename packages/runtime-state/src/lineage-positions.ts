@@ -51,6 +51,20 @@ export class LineagePositions {
       : { checkpointId: latest.checkpointId, eventCount: latest.eventCount };
   }
 
+  /** The stores written to, each once: the provider (the loaded one for a stand-in) and the location. */
+  stores(): { provider: CheckpointProvider; location: string }[] {
+    const seen = new Map<CheckpointProvider, Set<string>>();
+    for (const [known, locations] of this.#stores) {
+      const provider = known instanceof LazyProvider ? (known.loaded ?? known) : known;
+      const set = seen.get(provider) ?? new Set<string>();
+      for (const location of locations.keys()) set.add(location);
+      seen.set(provider, set);
+    }
+    return [...seen].flatMap(([provider, locations]) =>
+      [...locations].map((location) => ({ provider, location })),
+    );
+  }
+
   /**
    * Moves the chain of one store to `next` (a write was taken: the next one there names it). Returns
    * the undo for when that write fails: the chain goes back to where it stood, unless a later write

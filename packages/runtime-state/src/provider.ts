@@ -245,6 +245,14 @@ export interface CheckpointProvider {
   renewLease?(location: string, token: LeaseToken, ttlMs: number): Promise<Lease>;
   /** Gives a lease up (the run ended or paused); nothing happens when `owner` no longer holds it. */
   releaseLease?(location: string, token: LeaseToken): Promise<void>;
+  /**
+   * Called once a run that wrote to `location` has ended (returned, failed or paused) and every one
+   * of its writes settled — not when a signal ends the process (`close` then). A provider lets go of
+   * what it kept ready for the run's next writes; resolved, nothing of the run is left being created
+   * at `location`, which its user may remove at once (JsonProvider removes the spare temp files it
+   * made ahead). It must not stop the provider working: another run may write there next. Optional.
+   */
+  runEnded?(location: string): Promise<void>;
   /** Releases connections and handles. */
   close?(): void | Promise<void>;
   /**

@@ -641,6 +641,23 @@ export class RuntimeState implements RunState {
   async settle(): Promise<void> {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
   }
+
+  /**
+   * The run ended and its writes settled ({@link settle}): tells the provider of every location it
+   * wrote to (`runEnded`), so that nothing made ahead for its next writes is left there (JsonProvider's
+   * spare temp files). Best-effort: a failure is logged, the run's result stands.
+   */
+  async runEnded(): Promise<void> {
+    await Promise.all(
+      this.#positions.stores().map(async ({ provider, location }) => {
+        try {
+          await provider.runEnded?.(location);
+        } catch (error) {
+          logger.warn(component, `tidying ${location} after the run (${provider.kind}) failed`, error);
+        }
+      }),
+    );
+  }
 }
 
 function describe(error: unknown): string {

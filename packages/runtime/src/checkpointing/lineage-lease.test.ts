@@ -10,11 +10,14 @@ import type {
 } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
 import { offlineModel } from '../e2e/support/fixtures.js';
 import { Task } from '../task/task.js';
+import { defineTool } from '../tools/define-tool.js';
 import { LineageLease } from './lineage-lease.js';
+import { Run } from './run.js';
 
 /** A store this process can no longer reach once `cut` is called: renewals fail or never answer. */
 class PartitionedProvider extends InMemoryProvider {
@@ -335,5 +338,54 @@ describe('claiming the head again after a refused renewal', () => {
     await sleep(300);
     expect(store.log.at(-1)).toBe('released');
     expect(store.held()).toBeUndefined();
+  });
+});
+
+// A review: on its way out after a signal, the runtime gives the run's lease up while the run itself
+// still goes on (the process is killed right after); a model call it started in that gap was paid
+// and never stored, while another process could already continue the run.
+describe('a lease given up while its run goes on', () => {
+  it('lets no model or tool call start after the release', async () => {
+    const provider = new InMemoryProvider();
+    let release: (() => void) | undefined;
+    let released: Promise<void> | undefined;
+    const llm = offlineModel({
+      script: (call) =>
+        call.tools.length > 0 && !call.messages.some((message) => message.role === 'assistant')
+          ? { toolName: 'lookup', input: { query: 'tides' } }
+          : undefined,
+    });
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Looks a subject up',
+      inputSchema: z.object({ query: z.string() }),
+      execute: async ({ query }) => {
+        // What the signal path does while the run waits for its tool: release, then (here) go on.
+        released = Run.current()!.releaseLease();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+          setTimeout(resolve, 20);
+        });
+        return `notes about ${query}`;
+      },
+    });
+    const agent = new Agent({ role: 'A', goal: 'G', backstory: 'B', llm, tools: [lookup] });
+    const crew = new Crew({
+      tasks: [
+        new Task({ description: 'look tides up', expectedOutput: 'notes', agent }),
+        new Task({ description: 'write about tides', expectedOutput: 'a text', agent }),
+      ],
+      checkpoint: { provider, location: 'memory-location' },
+    });
+    const outcome = await crew.kickoff().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await released;
+    expect(release).toBeDefined();
+    // The call that asked for the tool was made; nothing after the release.
+    expect(llm.calls).toHaveLength(1);
+    expect(CrewlineError.hasCode(outcome, 'aborted')).toBe(true);
+    expect((outcome as Error).message).toContain('gave up its lineage head');
   });
 });

@@ -131,7 +131,10 @@ export class LineageLease {
    * answer.
    */
   async ensureHeld(): Promise<void> {
-    if (!this.#released && !this.#controller.signal.aborted && performance.now() >= this.#deadline) {
+    // Given up (the process ends on a signal while the run still goes on, or the run ended): another
+    // process may continue the run from now on, and what this one paid for would not be stored.
+    if (this.#released) throw this.#releasedError();
+    if (!this.#controller.signal.aborted && performance.now() >= this.#deadline) {
       await this.#deadlinePassed();
     }
     // A renewal was refused and the head is being claimed again: no call until the store answered.
@@ -258,6 +261,15 @@ export class LineageLease {
           cause,
         },
       ),
+    );
+  }
+
+  #releasedError(): CrewlineError {
+    return new CrewlineError(
+      component,
+      'aborted',
+      `run ${this.#lease.lineageId} gave up its lineage head (it ended, or its process is ending on a signal): no model or tool call is made after that; resume it from its latest checkpoint`,
+      { details: { lineageId: this.#lease.lineageId, reason: 'lease_released' } },
     );
   }
 

@@ -48,6 +48,45 @@ function crewOn(location: string, provider: JsonProvider): Crew {
 }
 
 describe('the end of a run on JSON', () => {
+  // A review: the spares were removed as the run released its lease, and a run with no checkpoint
+  // setting of its own (only its agents have one) holds no lease.
+  it('leaves no spare temp file where only its agents checkpoint (a run that holds no lease)', async () => {
+    const location = join(directory.path, 'cp');
+    const provider = new JsonProvider();
+    const llm = offlineModel({
+      script: (call) =>
+        call.tools.length > 0 && !call.messages.some((message) => message.role === 'assistant')
+          ? { toolName: 'probe', input: { query: 'tides' } }
+          : undefined,
+    });
+    const probe = defineTool({
+      name: 'probe',
+      description: 'Looks a subject up',
+      inputSchema: z.object({ query: z.string() }),
+      execute: ({ query }) => `notes about ${query}`,
+    });
+    const researcher = new Agent({
+      role: 'Researcher',
+      goal: 'Research',
+      backstory: 'B',
+      llm,
+      tools: [probe],
+      checkpoint: { provider, location, onEvents: ['*'] },
+    });
+    for (let round = 0; round < 3; round += 1) {
+      await new Crew({
+        tasks: [
+          new Task({ description: 'research tides', expectedOutput: 'notes', agent: researcher }),
+          new Task({ description: 'write about tides', expectedOutput: 'a text', agent: researcher }),
+        ],
+      }).kickoff();
+      expect((await provider.list(location)).length).toBeGreaterThan(0);
+      expect(sparesUnder(location)).toEqual([]);
+      rmSync(location, { recursive: true });
+    }
+    await provider.close();
+  });
+
   it('leaves no spare temp file in its location, so the location can be removed at once', async () => {
     const location = join(directory.path, 'cp');
     const provider = new JsonProvider();

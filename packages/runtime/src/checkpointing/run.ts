@@ -293,6 +293,9 @@ export class Run {
           try {
             await run.bus.flush();
             await run.state.settle();
+            // Nothing made ahead for its next writes stays in its locations (not on a signal's way
+            // out, which closes the providers instead).
+            await run.state.runEnded();
           } finally {
             run.#ended = true;
           }
