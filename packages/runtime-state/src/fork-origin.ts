@@ -14,7 +14,9 @@ import type { CheckpointWrite } from './provider.js';
  * the origin is back where a prune removed it meanwhile, and every later prune sees it as a fork
  * point. Where it is still stored the write changes nothing: a provider accepts a checkpoint written
  * again as the one it holds. In a location that never held it (a fork writing elsewhere), the copy
- * gives the fork's first checkpoint its parent there too.
+ * gives the fork's first checkpoint its parent there too. It is the checkpoint as stored, never a
+ * copy edited before the restore (task outputs replaced: see RuntimeState.fromDocument's `origin`):
+ * stored under its id, an edit would read as what the origin's run produced.
  */
 export class ForkOrigin {
   readonly id: string;

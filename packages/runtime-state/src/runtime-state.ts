@@ -177,7 +177,7 @@ export class RuntimeState implements RunState {
   readonly #storedInputs = new StoredInputs();
   /** Where the run's chain stands in each location it writes to: the parent of its next write there. */
   readonly #positions: LineagePositions;
-  /** The checkpoint this state was restored from (see {@link fromDocument}). */
+  /** The checkpoint this state was restored from, as stored (see {@link fromDocument}). */
   #restored: CheckpointDocument | undefined;
   /** After {@link fork}: the restored checkpoint, stored again beside the fork's first write in each location. */
   #forkOrigin: ForkOrigin | undefined;
@@ -219,14 +219,26 @@ export class RuntimeState implements RunState {
     });
   }
 
-  /** Rebuilds the non-entity part of a run from a stored checkpoint (entities are the runtime's job). */
+  /**
+   * Rebuilds the non-entity part of a run from a stored checkpoint (entities are the runtime's job).
+   * `origin` is that checkpoint as stored when `document` is an edited copy of it (task outputs
+   * replaced before the restore): a fork stores the origin again (see ForkOrigin), and the edit is
+   * the fork's, never the stored checkpoint's. Default: `document`.
+   */
   static fromDocument(
     document: CheckpointDocument,
-    options: Omit<RuntimeStateOptions, 'events' | 'lineage'> = {},
+    options: Omit<RuntimeStateOptions, 'events' | 'lineage'> & { origin?: CheckpointDocument } = {},
   ) {
     const { metadata } = document;
+    const { origin, ...stateOptions } = options;
+    if (origin !== undefined && origin.metadata.id !== metadata.id) {
+      throw stateError(
+        'invalid_argument',
+        `the origin of a restored run must be the checkpoint it was restored from (${metadata.id}), got ${origin.metadata.id}`,
+      );
+    }
     const state = new RuntimeState({
-      ...options,
+      ...stateOptions,
       inputs: options.inputs ?? decodeValue<Record<string, unknown>>(document.inputs, options.valueCodec),
       events: document.events,
       lineage: {
@@ -236,7 +248,7 @@ export class RuntimeState implements RunState {
         branch: metadata.branch,
       },
     });
-    state.#restored = document;
+    state.#restored = origin ?? document;
     return state;
   }
 

@@ -22,6 +22,7 @@ import {
   type ValueCodec,
 } from '@crewline/runtime-state';
 import { keptEntity } from '@crewline/runtime-state/internal';
+import { storedDocumentOf } from '../restore/edited-checkpoint.js';
 import { installAutoCheckpoint } from './auto-checkpoint.js';
 import { withDefaultProvider } from './checkpoint-setting.js';
 import { claimSavedEntity, claimSnapshot, type StartedEntity } from './claim-snapshot.js';
@@ -142,7 +143,11 @@ export class Run {
       valueCodec: options.valueCodec ?? runValueCodec(),
     };
     if (options.restored) {
-      this.state = RuntimeState.fromDocument(options.restored.document, stateOptions);
+      // A fork stores its origin again as it was stored, not with the edits made before the restore.
+      this.state = RuntimeState.fromDocument(options.restored.document, {
+        ...stateOptions,
+        origin: storedDocumentOf(options.restored),
+      });
       this.#unclaimedSnapshots = [...options.restored.document.entities];
       // The root was hydrated by whoever restored it; its own snapshot is not for a nested entity.
       claimSnapshot(this.#unclaimedSnapshots, options.root.entityKind, options.root.entityName, undefined, {

@@ -25,6 +25,7 @@ import { Flow } from '../flow/flow.js';
 import { registeredClassFor } from '../flow/flow-snapshot.js';
 import { type ProjectRegistry, projectRegistry } from '../project-config/project-config.js';
 import { checkContinuation } from './check-continuation.js';
+import { withEditedDocument } from './edited-checkpoint.js';
 import { loadRestoreTarget } from './load-restore-target.js';
 
 export interface ContinueOptions {
@@ -121,7 +122,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
   });
   if (options.readAsLatest === true) loaded = { ...loaded, headWhenRead: true };
   if (options.taskOutputs && Object.keys(options.taskOutputs).length > 0) {
-    loaded = { ...loaded, document: editTaskOutputsInDocument(loaded.document, options.taskOutputs) };
+    loaded = withEditedDocument(loaded, editTaskOutputsInDocument(loaded.document, options.taskOutputs));
   }
   const snapshot = loaded.document.entities[0];
   if (!snapshot) {
@@ -209,7 +210,7 @@ export async function continueFromCheckpoint(options: ContinueOptions): Promise<
 
 /** What a restorer is asked to continue. */
 interface RestoreRequest {
-  /** The checkpoint, with edited task outputs already applied to its document. */
+  /** The checkpoint, with edited task outputs already applied to its document (the stored one kept: see withEditedDocument). */
   loaded: LoadedCheckpoint;
   /** The entity that owns the run (the first entity of the checkpoint). */
   snapshot: EntitySnapshot;
