@@ -99,9 +99,10 @@ async function dispatch(argv: readonly string[], context: CliContext): Promise<n
   else if (findCommand(first)) args = argv;
   else {
     const { usageError } = await import('./core/cli-error.js');
+    const { commandName } = await import('./core/command-name.js');
     const names = ['checkpoint', ...commands.map((command) => command.name)];
     throw usageError(
-      `unknown command "${first}"${await didYouMean(first, names)}; the commands are ${names.join(', ')} (see crewline --help)`,
+      `unknown command "${first}"${await didYouMean(first, names)}; the commands are ${names.join(', ')} (see ${commandName(context.env, context.cwd)} --help)`,
     );
   }
   const [name, ...commandArgs] = args;
@@ -110,9 +111,10 @@ async function dispatch(argv: readonly string[], context: CliContext): Promise<n
   const browsesLocation = name !== undefined && namesBrowserLocation(name, context.cwd);
   if (name !== undefined && !name.startsWith('-') && !command && !browsesLocation) {
     const { usageError } = await import('./core/cli-error.js');
+    const { commandName } = await import('./core/command-name.js');
     const names = commands.flatMap((command) => [command.name, ...(command.aliases ?? [])]);
     throw usageError(
-      `unknown checkpoint command "${name}"${await didYouMean(name, names)}; the checkpoint commands are ${checkpointCommandNames.join(', ')} (\`crewline checkpoint --help\` says what each does)`,
+      `unknown checkpoint command "${name}"${await didYouMean(name, names)}; the checkpoint commands are ${checkpointCommandNames.join(', ')} (\`${commandName(context.env, context.cwd)} checkpoint --help\` says what each does)`,
     );
   }
   const definition = command ?? browseCommand;

@@ -52,10 +52,15 @@ function runPause(
  * whose id starts with it (as `list --run` takes a prefix). One that names no run is refused as by
  * `list --run` (exit code 2), before the browser opens on an empty list.
  */
-async function lineageToBrowse(opened: OpenedLocation, lineage: string, where: string): Promise<string> {
+async function lineageToBrowse(
+  opened: OpenedLocation,
+  lineage: string,
+  where: string,
+  command: string,
+): Promise<string> {
   if ((await opened.provider.list(opened.location, { lineageId: lineage })).length > 0) return lineage;
   const all = await opened.provider.list(opened.location);
-  checkRunExists(all, lineage, where);
+  checkRunExists(all, lineage, where, command);
   const runs = [...new Set(all.map((checkpoint) => checkpoint.lineageId))].filter((id) =>
     id.startsWith(lineage),
   );
@@ -78,9 +83,10 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const location = positionals[0] ?? values.location;
   const stdin = context.stdin ?? process.stdin;
   if (!stdin.isTTY || !context.stdout.isTTY) {
+    const command = commandName(context.env, context.cwd);
     throw cliError(
       'invalid_argument',
-      'the checkpoint browser needs an interactive terminal; in scripts use `crewline checkpoint list` and `crewline checkpoint info`',
+      `the checkpoint browser needs an interactive terminal; in scripts use \`${command} checkpoint list\` and \`${command} checkpoint info\``,
     );
   }
   const providers = await providersOf(context);
@@ -90,7 +96,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
     values.lineage === undefined
       ? undefined
       : {
-          lineageId: await lineageToBrowse(opened, values.lineage, displayPath(opened.location, context.cwd)),
+          lineageId: await lineageToBrowse(
+            opened,
+            values.lineage,
+            displayPath(opened.location, context.cwd),
+            commandName(context.env, context.cwd),
+          ),
         };
   // Registered before the browser opens, so a broken config is reported now, not mid-run.
   await loadProject(context.cwd);

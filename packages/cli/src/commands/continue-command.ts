@@ -98,7 +98,13 @@ export async function runContinueCommand(
   // The project's registrations come first: a broken config is reported before anything runs.
   await loadProject(context.cwd);
   const providers = await providersOf(context);
-  const loaded = await openCheckpoint(positionals[0], context.cwd, providers, values.location);
+  const loaded = await openCheckpoint(
+    positionals[0],
+    context.cwd,
+    providers,
+    values.location,
+    commandName(context.env, context.cwd),
+  );
   const view = viewDocument(loaded.document);
   const readAsLatest =
     mode === 'resume' && readAsLatestFrom(positionals[0], context.cwd, values.location, loaded);

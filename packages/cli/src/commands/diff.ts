@@ -2,6 +2,7 @@ import { parseCommandArguments } from '../core/args.js';
 import { diffCheckpoints, formatDiff, taskChangeJson } from '../core/checkpoint-diff.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
+import { commandName } from '../core/command-name.js';
 import { viewDocument } from '../core/document-view.js';
 import { printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
@@ -18,11 +19,14 @@ export async function run(args: readonly string[], context: CliContext): Promise
   );
   const [first, second] = positionals;
   if (first === undefined || second === undefined) {
-    throw usageError('diff needs two checkpoints: crewline checkpoint diff A B (ids, files or path#id)');
+    throw usageError(
+      `diff needs two checkpoints: ${commandName(context.env, context.cwd)} checkpoint diff A B (ids, files or path#id)`,
+    );
   }
   const providers = await providersOf(context);
-  const a = await openCheckpoint(first, context.cwd, providers, values.location);
-  const b = await openCheckpoint(second, context.cwd, providers, values.location);
+  const command = commandName(context.env, context.cwd);
+  const a = await openCheckpoint(first, context.cwd, providers, values.location, command);
+  const b = await openCheckpoint(second, context.cwd, providers, values.location, command);
   const diff = diffCheckpoints(viewDocument(a.document), viewDocument(b.document));
   if (values.json) {
     context.stdout.write(jsonDocument({ ...diff, tasks: diff.tasks.map(taskChangeJson) }));

@@ -1,3 +1,4 @@
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EventBus } from '@crewline/events';
 import { Flow, listen, persist, registerProject, start } from '@crewline/runtime';
@@ -14,6 +15,9 @@ describe('flows and flows rerun hints', () => {
 
   beforeAll(async () => {
     project = await temporaryDirectory('crewline-rerun-hints-');
+    // Installed in the project, so that a run through npx is named `npx crewline` (commandName).
+    await mkdir(join(project.path, 'node_modules', '.bin'), { recursive: true });
+    await writeFile(join(project.path, 'node_modules', '.bin', 'crewline'), '');
     const location = join(project.path, 'my saves');
     const provider = await providerOf('json');
 
@@ -135,5 +139,51 @@ describe('flows and flows rerun hints', () => {
     expect(result.stdout).toMatch(
       /Answer with: crewline checkpoint resume '\.\/my saves\/\S+\.json' --answer "\.\.\."/,
     );
+  });
+
+  // Trial s9: `npx crewline checkpoint flows .flowcp` said `crewline checkpoint list …` and
+  // `crewline checkpoint resume …`, and a checkpoint id not found said run `crewline checkpoint
+  // list …`: not on the PATH where npx ran the CLI (README: commands name the CLI as it was run).
+  it('every hint names the CLI as it was run (npx crewline)', async () => {
+    const npx = { npm_config_user_agent: 'npm/10.8.2 node/v20.20.2 linux x64', npm_command: 'exec' };
+    const viaNpx = (...args: string[]) => runCommand(args, { cwd: project.path, env: npx });
+    const said: string[] = [];
+    const flows = await viaNpx('checkpoint', 'flows', '--location', 'my saves');
+    expect(flows.stdout).toContain(
+      "npx crewline checkpoint list --location 'my saves' shows its checkpoints; continue one with npx crewline checkpoint resume <checkpoint id> --location 'my saves'.",
+    );
+    expect(flows.stdout).toContain(
+      "npx crewline checkpoint flows rerun <state id> --from <method> --location 'my saves'",
+    );
+    said.push(flows.stdout);
+    const last = plain.at(-1)!;
+    const short = last.id.slice(last.id.lastIndexOf('-') + 1);
+    for (const args of [
+      ['rerun', short, '--from', 'count'],
+      ['rerun', 'nothing-1', '--from', 'count'],
+      ['rerun'],
+    ]) {
+      const rerun = await viaNpx('checkpoint', 'flows', ...args, '--location', 'my saves');
+      expect(rerun.code).not.toBe(0);
+      said.push(rerun.stderr);
+    }
+    const missing = await viaNpx('checkpoint', 'info', 'nothing-1', '--location', 'my saves');
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain("run `npx crewline checkpoint list '");
+    said.push(missing.stderr);
+    const diff = await viaNpx('checkpoint', 'diff', short);
+    expect(diff.stderr).toContain('npx crewline checkpoint diff A B');
+    said.push(diff.stderr);
+    const noRun = await viaNpx('checkpoint', 'list', '--location', 'my saves', '--run', 'nobody');
+    expect(noRun.stderr).toContain("`npx crewline checkpoint list './my saves'`");
+    said.push(noRun.stderr);
+    const browser = await viaNpx('checkpoint', '--location', 'my saves');
+    expect(browser.stderr).toContain('use `npx crewline checkpoint list` and `npx crewline checkpoint info`');
+    said.push(browser.stderr);
+    const unknownCommand = await viaNpx('checkpoint', 'flow');
+    expect(unknownCommand.stderr).toContain('`npx crewline checkpoint --help`');
+    said.push(unknownCommand.stderr);
+    // No command the user is told to run is named `crewline` alone.
+    for (const text of said) expect(text).not.toMatch(/(?<!npx )crewline checkpoint/);
   });
 });

@@ -38,8 +38,9 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
   );
   const stateId = positionals[0];
   const where = locationOption(values.location, context.cwd);
+  const command = commandName(context.env, context.cwd);
   if (stateId === undefined)
-    throw usageError(`give the state id to re-run (\`crewline checkpoint flows${where}\` lists them)`);
+    throw usageError(`give the state id to re-run (\`${command} checkpoint flows${where}\` lists them)`);
   // The project's registrations come first: a broken config is reported before anything runs.
   await loadProject(context.cwd);
   const providers = await providersOf(context);
@@ -69,7 +70,7 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     .findRerunPoint(opened.location, stateId, method, flowOptions)
     .catch(async (error: unknown) => {
       if (!CrewlineError.isInstance(error) || error.code !== 'not_found') throw error;
-      throw await stateNotFound(stateId, opened, values.location, context.cwd, error);
+      throw await stateNotFound(stateId, opened, values.location, context.cwd, command, error);
     });
   const out = values.json ? () => undefined : (line: string) => context.stdout.write(printable(`${line}\n`));
   out(`Re-running flow state ${stateId} from ${method}`);
@@ -81,7 +82,7 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
     mode: 'rerun',
     from: point.checkpointId,
     cwd: context.cwd,
-    command: commandName(context.env, context.cwd),
+    command,
     stderr: context.stderr,
     onWayOut: () => providers.closeNow(),
   });
@@ -118,12 +119,7 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
   }
   if (outcome.pause) {
     // The command that answers, as resume and fork say it.
-    for (const line of pauseLines(
-      { ...outcome, pause: outcome.pause },
-      context.cwd,
-      commandName(context.env, context.cwd),
-    ))
-      out(line);
+    for (const line of pauseLines({ ...outcome, pause: outcome.pause }, context.cwd, command)) out(line);
     return 0;
   }
   out(
@@ -147,6 +143,7 @@ async function stateNotFound(
   opened: OpenedLocation,
   givenLocation: string | undefined,
   cwd: string,
+  command: string,
   cause: CrewlineError,
 ): Promise<CrewlineError> {
   const where = locationOption(givenLocation, cwd);
@@ -167,13 +164,13 @@ async function stateNotFound(
   ) {
     return cliError(
       'not_found',
-      `no saves of flow state "${stateId}" in ${shown}; list the saved states with crewline checkpoint flows${where}`,
+      `no saves of flow state "${stateId}" in ${shown}; list the saved states with ${command} checkpoint flows${where}`,
       { cause },
     );
   }
   return cliError(
     'not_found',
-    `flow ${flow.name} of "${stateId}" is not @persist: its saves in ${shown} are plain checkpoints, which flows rerun does not take; continue its last with crewline checkpoint resume ${shortCheckpointId(last.id)}${where}, or run again from an earlier one with crewline checkpoint fork <checkpoint id>${where} (crewline checkpoint list${where} lists them)`,
+    `flow ${flow.name} of "${stateId}" is not @persist: its saves in ${shown} are plain checkpoints, which flows rerun does not take; continue its last with ${command} checkpoint resume ${shortCheckpointId(last.id)}${where}, or run again from an earlier one with ${command} checkpoint fork <checkpoint id>${where} (${command} checkpoint list${where} lists them)`,
     { cause },
   );
 }

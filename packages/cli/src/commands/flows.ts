@@ -1,5 +1,6 @@
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
+import { commandName } from '../core/command-name.js';
 import { formatColumns, formatTime, printable } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
@@ -40,10 +41,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const where = displayPath(opened.location, context.cwd);
   // The hints' commands name the location the user gave: followed without it, they looked elsewhere.
   const location = locationOption(positionals[0] ?? values.location, context.cwd);
+  const command = commandName(context.env, context.cwd);
   const plainNote =
     plainRuns === 0
       ? ''
-      : `\n${plainRuns === 1 ? '1 run of a flow' : `${plainRuns} runs of flows`} checkpointed without @persist ${plainRuns === 1 ? 'is' : 'are'} not listed: crewline checkpoint list${location} shows ${plainRuns === 1 ? 'its' : 'their'} checkpoints; continue one with crewline checkpoint resume <checkpoint id>${location}.\n`;
+      : `\n${plainRuns === 1 ? '1 run of a flow' : `${plainRuns} runs of flows`} checkpointed without @persist ${plainRuns === 1 ? 'is' : 'are'} not listed: ${command} checkpoint list${location} shows ${plainRuns === 1 ? 'its' : 'their'} checkpoints; continue one with ${command} checkpoint resume <checkpoint id>${location}.\n`;
   if (states.length === 0) {
     context.stdout.write(printable(`No @persist flow states in ${where} (${opened.kind})\n${plainNote}`));
     return 0;
@@ -61,7 +63,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   ];
   context.stdout.write(
     printable(
-      `${states.length} flow state${states.length === 1 ? '' : 's'} in ${where} (${opened.kind}), newest first\n\n${formatColumns(rows).join('\n')}\n\nRestore one with flow.kickoff({ inputs: { id: '<state id>' } }); re-run a step and what follows with crewline checkpoint flows rerun <state id> --from <method>${location}.\n${plainNote}`,
+      `${states.length} flow state${states.length === 1 ? '' : 's'} in ${where} (${opened.kind}), newest first\n\n${formatColumns(rows).join('\n')}\n\nRestore one with flow.kickoff({ inputs: { id: '<state id>' } }); re-run a step and what follows with ${command} checkpoint flows rerun <state id> --from <method>${location}.\n${plainNote}`,
     ),
   );
   return 0;

@@ -2,6 +2,7 @@ import { type LoadedCheckpoint, lineageCost } from '@crewline/runtime-state';
 import { parseCommandArguments } from '../core/args.js';
 import { checkpointReport } from '../core/checkpoint-report.js';
 import type { CliContext } from '../core/cli-context.js';
+import { commandName } from '../core/command-name.js';
 import { taskJson, viewDocument } from '../core/document-view.js';
 import { findCheckpointForkedFrom } from '../core/fork-point.js';
 import { printable } from '../core/format.js';
@@ -24,6 +25,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     context.cwd,
     await providersOf(context),
     values.location,
+    commandName(context.env, context.cwd),
   );
   const view = viewDocument(loaded.document);
   const parent = await parentState(loaded);

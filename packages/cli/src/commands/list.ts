@@ -1,6 +1,7 @@
 import { parseCommandArguments } from '../core/args.js';
 import { checkBranchExists, checkRunExists } from '../core/branch-check.js';
 import type { CliContext } from '../core/cli-context.js';
+import { commandName } from '../core/command-name.js';
 import {
   formatBytes,
   formatColumns,
@@ -57,7 +58,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
   // branches than --branch is an empty result.
   if (values.run !== undefined && checkpoints.length === 0 && listing.unreadable.length === 0) {
     const all = values.branch === undefined ? listed : await opened.provider.list(opened.location);
-    checkRunExists(all, values.run, displayPath(opened.location, context.cwd));
+    checkRunExists(
+      all,
+      values.run,
+      displayPath(opened.location, context.cwd),
+      commandName(context.env, context.cwd),
+    );
   }
   // A damaged checkpoint's run cannot be read from it: it belongs to no run --run names.
   const damaged = values.run === undefined ? listing.unreadable : [];
@@ -160,7 +166,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const count = `${checkpoints.length} checkpoint${checkpoints.length === 1 ? '' : 's'} of ${runs} run${runs === 1 ? '' : 's'}${
     damaged.length === 0
       ? ''
-      : ` and ${damaged.length} unreadable (\`crewline checkpoint info ID${locationOption(positionals[0] ?? values.location, context.cwd)}\` says why)`
+      : ` and ${damaged.length} unreadable (\`${commandName(context.env, context.cwd)} checkpoint info ID${locationOption(positionals[0] ?? values.location, context.cwd)}\` says why)`
   }`;
   context.stdout.write(
     `${printable(`${count} in ${where} (${opened.kind}), oldest first`)}\n\n${formatColumns(rows).join('\n')}\n${otherNote}`,

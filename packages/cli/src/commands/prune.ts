@@ -3,6 +3,7 @@ import { parseCommandArguments, parseCount } from '../core/args.js';
 import { checkBranchExists, checkRunExists } from '../core/branch-check.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
+import { commandName } from '../core/command-name.js';
 import { parseDuration } from '../core/duration.js';
 import { formatColumns, formatTime, printable, shortRunId } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
@@ -53,7 +54,10 @@ export async function run(args: readonly string[], context: CliContext): Promise
   // A --branch or --run that names nothing here is a mistake in the call (exit code 2) for both,
   // not "Nothing to prune" for one and a refusal for the other.
   if (values.branch !== undefined) checkBranchExists(before, values.branch, where, '; nothing was removed');
-  const lineageId = values.run === undefined ? undefined : findRun(before, values.run, where);
+  const lineageId =
+    values.run === undefined
+      ? undefined
+      : findRun(before, values.run, where, commandName(context.env, context.cwd));
   const options: PruneOptions = {
     keep,
     olderThan: olderThanMs === undefined ? undefined : new Date(Date.now() - olderThanMs),
@@ -139,8 +143,13 @@ function keptForkPoints(
 }
 
 /** The lineage id of the one run whose id starts with `prefix`; a usage error when none or several. */
-function findRun(listed: readonly StoredCheckpoint[], prefix: string, where: string): string {
-  checkRunExists(listed, prefix, where, '; nothing was removed');
+function findRun(
+  listed: readonly StoredCheckpoint[],
+  prefix: string,
+  where: string,
+  command: string,
+): string {
+  checkRunExists(listed, prefix, where, command, '; nothing was removed');
   const runs = new Set(
     listed.map((checkpoint) => checkpoint.lineageId).filter((lineageId) => lineageId.startsWith(prefix)),
   );

@@ -75,7 +75,8 @@ describe('task descriptions as the run used them', () => {
 
   it('plan: filled with the inputs the continuation gives, else the saved ones', async () => {
     const view = viewDocument(
-      (await openCheckpoint(checkpoints[0]!.reference, project.path, registry)).document,
+      (await openCheckpoint(checkpoints[0]!.reference, project.path, registry, undefined, 'crewline'))
+        .document,
     );
     expect(planContinuation(view, undefined).runs.map((task) => task.description)).toEqual([
       'Write on tides in 200 words',

@@ -24,16 +24,18 @@ export function checkBranchExists(
 /**
  * A usage error (exit code 2) when no checkpoint of `listed` belongs to a run whose id starts with
  * `prefix`: a `--run` that names nothing in the location is a typo, for `list` as for `prune`.
- * `outcome` ends the message (`; nothing was removed`). Default: nothing.
+ * `command` names the CLI as it was run (`commandName`); `outcome` ends the message (`; nothing was
+ * removed`). Default: nothing.
  */
 export function checkRunExists(
   listed: readonly StoredCheckpoint[],
   prefix: string,
   where: string,
+  command: string,
   outcome = '',
 ): void {
   if (listed.some((checkpoint) => checkpoint.lineageId.startsWith(prefix))) return;
   throw usageError(
-    `no run ${JSON.stringify(prefix)} in ${where} (see the RUN column of \`crewline checkpoint list ${shellWord(where)}\`)${outcome}`,
+    `no run ${JSON.stringify(prefix)} in ${where} (see the RUN column of \`${command} checkpoint list ${shellWord(where)}\`)${outcome}`,
   );
 }

@@ -127,7 +127,9 @@ async function midTaskCheckpoint(
   const written = await provider.list(provider.resolveLocation(location));
   await provider.close?.();
   const checkpoint = [...written].sort((a, b) => a.eventCount - b.eventCount).at(which === 'first' ? 0 : -1)!;
-  const view = viewDocument((await openCheckpoint(checkpoint.reference, project.path, registry)).document);
+  const view = viewDocument(
+    (await openCheckpoint(checkpoint.reference, project.path, registry, undefined, 'crewline')).document,
+  );
   return { checkpoint, view };
 }
 
@@ -302,7 +304,10 @@ describe('planContinuation of a flow with an edited task of one of two parallel 
     const views = await Promise.all(
       written.map(async (checkpoint) => ({
         checkpoint,
-        view: viewDocument((await openCheckpoint(checkpoint.reference, project.path, registry)).document),
+        view: viewDocument(
+          (await openCheckpoint(checkpoint.reference, project.path, registry, undefined, 'crewline'))
+            .document,
+        ),
       })),
     );
     const bothFirstDone = views.find(({ view }) =>

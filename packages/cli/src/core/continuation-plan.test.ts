@@ -21,7 +21,9 @@ describe('planContinuation of a crew interrupted mid-task', () => {
   beforeAll(async () => {
     project = await temporaryDirectory('crewline-plan-');
     ({ midTask } = await writeInterruptedCrewRun(project.path, 'plan-interrupted:model'));
-    view = viewDocument((await openCheckpoint(midTask.reference, project.path, registry)).document);
+    view = viewDocument(
+      (await openCheckpoint(midTask.reference, project.path, registry, undefined, 'crewline')).document,
+    );
     expect(view.tasks.map((task) => task.status)).toEqual(['completed', 'running']);
   });
   afterAll(async () => {

@@ -9,6 +9,7 @@ import {
 import { matchShortId } from '@crewline/runtime-state/internal';
 import { cliError } from './cli-error.js';
 import { describeKnownError } from './error-boundary.js';
+import { shellWord } from './format.js';
 import {
   displayPath,
   type NormalizedReference,
@@ -54,17 +55,19 @@ export async function openLocation(
 
 /**
  * Loads the checkpoint a user's reference names: a file, `path#id`, a directory or database (its
- * latest), a URL, or an id or unique id prefix in `location`. Errors are one-line CrewlineErrors.
+ * latest), a URL, or an id or unique id prefix in `location` (undefined: the default location).
+ * Errors are one-line CrewlineErrors; `command` is how they name the CLI (`commandName`).
  */
 export async function openCheckpoint(
   reference: string | undefined,
   cwd: string,
   providers: ProviderRegistry,
-  location?: string,
+  location: string | undefined,
+  command: string,
 ): Promise<LoadedCheckpoint> {
   const normalized = normalizeReference(reference, cwd, location);
   try {
-    return await loadNormalized(normalized, cwd, providers);
+    return await loadNormalized(normalized, cwd, providers, command);
   } catch (error) {
     const asked = normalized.idInDefaultStore;
     const other = otherDefaultStore(cwd, location);
@@ -106,6 +109,7 @@ async function loadNormalized(
   normalized: NormalizedReference,
   cwd: string,
   providers: ProviderRegistry,
+  command: string,
 ): Promise<LoadedCheckpoint> {
   try {
     return await loadCheckpoint(normalized.reference, providers, { allowPrefix: true });
@@ -120,6 +124,13 @@ async function loadNormalized(
     const where = displayPath(opened.location, cwd);
     const cause = await unreadableCause(opened.provider, opened.location, asked);
     if (cause !== undefined) throw unreadableCheckpoint(asked, where, cause);
+    // Said again in the CLI's words: the providers' message names the CLI as `crewline`, which is not
+    // on the PATH where a package manager ran it (`npx crewline`).
+    const missing = cliError(
+      'not_found',
+      `no checkpoint "${asked}" in ${where}; run \`${command} checkpoint list ${shellWord(where)}\` to see its ids`,
+      { cause: error },
+    );
     // A short id (what list prints: a damaged checkpoint's row, or "7bd84df1 (unreadable)" as a
     // parent) is matched, as the lookup matches the listed ids, against the unreadable ids the listing
     // knows of: those the provider says it left out, and parents it names but does not hold.
@@ -134,9 +145,9 @@ async function loadNormalized(
       unlisted.map((id) => ({ id })),
       asked,
     );
-    if (matches.length !== 1) throw error;
+    if (matches.length !== 1) throw missing;
     const { id } = matches[0]!;
     const matchCause = await unreadableCause(opened.provider, opened.location, id);
-    throw matchCause === undefined ? error : unreadableCheckpoint(id, where, matchCause);
+    throw matchCause === undefined ? missing : unreadableCheckpoint(id, where, matchCause);
   }
 }
