@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { isValidCheckpointId } from '@crewline/runtime-state';
 import { jsonError } from './errors.js';
 import { spareNameDigits } from './spare-writer.js';
@@ -41,10 +40,13 @@ export function parseCheckpointFileName(name: string): { id: string; parentId: s
 /**
  * A temp file name for a checkpoint being written: `.<id>.<pid>.<8 hex>.tmp`. The leading dot keeps
  * it out of listings (no checkpoint name or branch starts with a dot); the pid lets a later sweep
- * tell a dead writer's leftover from a live writer's file.
+ * tell a dead writer's leftover from a live writer's file. The hex digits start with where the writer
+ * runs, as a spare's do (see spare-writer.ts), so the leftovers of a writer provably gone are removed
+ * at once; the shape is the one older versions recognize temp files by (to them the digits are
+ * random, and they sweep these files by the pid and age alone, as before).
  */
 export function tempFileName(id: string): string {
-  return `.${id}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  return `.${id}.${process.pid}.${spareNameDigits()}.tmp`;
 }
 
 /**
@@ -67,11 +69,14 @@ export function parseSpareFileName(name: string): { pid: number; digits: string 
 
 const tempPattern = /^\.(.+)\.(\d{1,10})\.([0-9a-f]{8})\.tmp$/;
 
-/** The writer pid of a temp file name, or undefined when the name is not one of ours. */
-export function parseTempFileName(name: string): { pid: number } | undefined {
+/**
+ * The writer pid and hex digits of a temp file name (a spare's too), or undefined when the name is
+ * not one of ours. The digits of a name made by an older version are random.
+ */
+export function parseTempFileName(name: string): { pid: number; digits: string } | undefined {
   const match = tempPattern.exec(name);
   if (!match) return undefined;
-  return { pid: Number(match[2]) };
+  return { pid: Number(match[2]), digits: match[3]! };
 }
 
 /** Throws `invalid_name` unless `id` is a valid checkpoint id. */

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isValidCheckpointId, type Lease, type LeaseRequest, type LeaseToken } from '@crewline/runtime-state';
 import {
@@ -34,6 +34,8 @@ import { createWholeFile, tempPath, unlinkIfPresent, writeNew } from './whole-fi
  * a run that is already running, no more.
  */
 const leaseDirectory = '.leases';
+const lockSuffix = '.lock';
+const mutexSuffix = `${lockSuffix}.takeover`;
 /**
  * A lock file that does not parse is held this long after it was last written: on a file system
  * without hard links it is created empty and written after (its creator is writing it right now);
@@ -51,7 +53,7 @@ interface LockContent extends ProcessIdentity {
 function lockPath(root: string, lineageId: string): string {
   if (!isValidCheckpointId(lineageId))
     throw jsonError('invalid_name', `lineage id ${JSON.stringify(lineageId)} is not allowed`);
-  return join(root, leaseDirectory, `${lineageId}.lock`);
+  return join(root, leaseDirectory, `${lineageId}${lockSuffix}`);
 }
 
 function readLock(path: string): LockContent | undefined {
@@ -236,4 +238,61 @@ export function releaseLineageLock(root: string, token: LeaseToken): void {
     if (readLock(path)?.owner === token.owner) unlinkIfPresent(path);
   });
   if (!entered) throw busyError(token.lineageId, 'releasing');
+}
+
+/**
+ * Removes the lock files of `root` whose process is provably gone (see `processIsGone`: recorded on
+ * this host, in this pid namespace and boot, and no process has its pid) and the takeover mutexes
+ * left beside no lock by a process killed inside one; returns how many locks it removed. A run killed
+ * with SIGKILL leaves its lock: harmless (the next claim takes it over at once) but, in a location
+ * many runs use, they piled up forever. A lock whose process may be running — alive here, recorded in
+ * another pid space (a container sharing the volume, another boot) or recording none (an older
+ * version, a system without /proc), or not whole — is never removed, whether or not it ran out: its
+ * process may still release or renew it. Each removal checks the lock again under its mutex, as a
+ * takeover does, so it cannot remove a lock taken over meanwhile; a mutex held by another process is
+ * not waited for (that lock is left to a later sweep). Throws only when `.leases` cannot be listed.
+ */
+export function removeLocksOfGoneProcesses(root: string): number {
+  const directory = join(root, leaseDirectory);
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(directory, { withFileTypes: true });
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 0;
+    throw error;
+  }
+  let removed = 0;
+  for (const entry of entries) {
+    const lineageId = entry.name.endsWith(lockSuffix) ? entry.name.slice(0, -lockSuffix.length) : undefined;
+    try {
+      if (lineageId !== undefined && entry.isFile() && isValidCheckpointId(lineageId)) {
+        const path = join(directory, entry.name);
+        if (!holderIsGone(path)) continue;
+        withLockMutex(
+          path,
+          () => {
+            if (!holderIsGone(path)) return;
+            unlinkIfPresent(path);
+            removed += 1;
+          },
+          0,
+        );
+      } else if (entry.name.endsWith(mutexSuffix)) {
+        // A mutex whose process was killed inside it after removing the lock (a release): entering
+        // clears it when it is abandoned (lock-mutex.ts), and leaving removes the one entered.
+        const path = join(directory, entry.name.slice(0, -'.takeover'.length));
+        if (!existsSync(path)) withLockMutex(path, () => undefined, 0);
+      }
+    } catch {
+      // Changed or removed meanwhile, or not readable: left as it is, as a claim would find it.
+    }
+  }
+  return removed;
+}
+
+/** True when the lock at `path` exists and its process is provably gone. */
+function holderIsGone(path: string): boolean {
+  const lock = readLock(path);
+  return lock !== undefined && processIsGone(lock);
 }

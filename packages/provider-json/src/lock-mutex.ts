@@ -19,11 +19,11 @@ export const mutexWaitMs = 200;
 
 /**
  * Runs `action` holding the mutex of the lock at `path`, or returns false when another process held
- * it for longer than {@link mutexWaitMs} (its holder is changing the lock right now).
+ * it for longer than `waitMs` (its holder is changing the lock right now). A `waitMs` of 0 tries once.
  */
-export function withLockMutex(path: string, action: () => void): boolean {
+export function withLockMutex(path: string, action: () => void, waitMs = mutexWaitMs): boolean {
   const mutex = `${path}.takeover`;
-  const giveUpAt = Date.now() + mutexWaitMs;
+  const giveUpAt = Date.now() + waitMs;
   while (!enterMutex(mutex)) {
     if (Date.now() >= giveUpAt) return false;
     // Held for a read and a rename: a millisecond or two is plenty.

@@ -48,7 +48,7 @@ describe('temp files of writers', () => {
   it('names temp files .<id>.<pid>.<random>.tmp', () => {
     const name = tempFileName('20200101T000000000-0000abcd');
     expect(name).toMatch(/^\.20200101T000000000-0000abcd\.\d+\.[0-9a-f]{8}\.tmp$/);
-    expect(parseTempFileName(name)).toEqual({ pid: process.pid });
+    expect(parseTempFileName(name)).toEqual({ pid: process.pid, digits: name.split('.').at(-2) });
     expect(parseTempFileName('20200101T000000000-0000abcd_p-none.json')).toBeUndefined();
   });
 
@@ -116,7 +116,7 @@ describe('temp files of writers', () => {
 
   // Where the system tells the pid namespace and boot (Linux), a spare's name says it was made here.
   it.skipIf(!existsSync('/proc/self/ns/pid') || !existsSync('/proc/sys/kernel/random/boot_id'))(
-    "removes at once the spares of this pid space's gone writers (a dead pid; this pid before this process started), never a live one's",
+    "removes at once the spares and temp files of this pid space's gone writers (a dead pid; this pid before this process started), never a live one's",
     async () => {
       const root = join(location, 'here');
       mkdirSync(join(root, 'main'), { recursive: true });
@@ -139,12 +139,27 @@ describe('temp files of writers', () => {
       // This pid, from before this process started: a killed predecessor that had the same pid.
       const predecessor = plant(spareFileName(), 60 * 60 * 1000);
       const own = plant(spareFileName(), 0);
+      // Temp files of a group of writes carry the same tag: a second old, whatever they hold.
+      const id = '20200101T000000000-0000abcd';
+      const ownTemp = tempFileName(id);
+      expect(ownTemp).toMatch(/^\.20200101T000000000-0000abcd\.\d+\.[0-9a-f]{8}\.tmp$/);
+      expect(ownTemp.split('.').at(-2)?.slice(0, 5)).toBe(digits.slice(0, 5));
+      const tempDeadHere = plant(`.${id}.${deadPid}.${spareNameDigits()}.tmp`, 1000);
+      const tempDeadElsewhere = plant(`.${id}.${deadPid}.${elsewhere}.tmp`, 1000);
+      const tempLiveHere = plant(`.${id}.${process.ppid}.${spareNameDigits()}.tmp`, 60 * 60 * 1000);
+      const tempPredecessor = plant(tempFileName(id), 60 * 60 * 1000);
+      const tempOwn = plant(tempFileName(id), 0);
       await new JsonProvider().list(root);
       expect(existsSync(deadHere)).toBe(false);
       expect(existsSync(predecessor)).toBe(false);
       expect(existsSync(deadElsewhere)).toBe(true);
       expect(existsSync(liveHere)).toBe(true);
       expect(existsSync(own)).toBe(true);
+      expect(existsSync(tempDeadHere)).toBe(false);
+      expect(existsSync(tempPredecessor)).toBe(false);
+      expect(existsSync(tempDeadElsewhere)).toBe(true);
+      expect(existsSync(tempLiveHere)).toBe(true);
+      expect(existsSync(tempOwn)).toBe(true);
     },
   );
 });

@@ -4,7 +4,8 @@ import { basename } from 'node:path';
 import { CrewlineError, logger } from '@crewline/events';
 import { walkLocation, walkLocationSync } from './directory-walk.js';
 import { component } from './errors.js';
-import { parseSpareFileName } from './file-names.js';
+import { parseSpareFileName, parseTempFileName } from './file-names.js';
+import { removeLocksOfGoneProcesses } from './lineage-lock.js';
 import { spareWriterIsGone } from './spare-writer.js';
 
 /** A temp file younger than this is never removed, whoever wrote it. */
@@ -34,11 +35,15 @@ export function isProcessAlive(pid: number): boolean {
 export const STALE_SPARE_FILE_AGE_MS = 24 * 60 * 60 * 1000;
 
 function isStale(path: string, stats: { mtimeMs: number; size: number }, pid: number, now: number): boolean {
-  const spare = parseSpareFileName(basename(path));
-  // A spare whose writer is provably gone (its pid space, its pid dead: see spare-writer.ts) goes at
-  // once, whatever its age: a run killed with SIGKILL left up to 8, and the process that resumes it
-  // in the same directory would otherwise have kept them for a day.
-  if (spare !== undefined && spareWriterIsGone(spare.pid, spare.digits, stats.mtimeMs)) return true;
+  const name = basename(path);
+  const temp = parseTempFileName(name);
+  // A temp file whose writer is provably gone (its pid space, its pid dead: see spare-writer.ts) goes
+  // at once, whatever its age: a run killed with SIGKILL left up to 8 spares and up to 6 files of the
+  // group it was writing, and the process that resumes it in the same directory would otherwise have
+  // kept the spares for a day and the others for a minute. Names made by older versions, or where
+  // the system does not tell the pid space, prove nothing and wait for the rules below.
+  if (temp !== undefined && spareWriterIsGone(temp.pid, temp.digits, stats.mtimeMs)) return true;
+  const spare = parseSpareFileName(name);
   const age = now - stats.mtimeMs;
   if (stats.size === 0 && spare !== undefined && age <= STALE_SPARE_FILE_AGE_MS) return false;
   return age > STALE_TEMP_FILE_AGE_MS && !isProcessAlive(pid);
@@ -62,10 +67,21 @@ function report(root: string, removed: number): void {
     logger.info(component, `removed ${removed} temp file(s) left by killed writers in ${root}`);
 }
 
+/** Removes the lineage locks of processes provably gone (lineage-lock.ts); best-effort like the rest. */
+function sweepLocks(root: string): void {
+  try {
+    const removed = removeLocksOfGoneProcesses(root);
+    if (removed > 0) logger.info(component, `removed ${removed} lock file(s) left by killed runs in ${root}`);
+  } catch (error) {
+    logger.debug(component, `could not sweep lock files in ${root}: ${(error as Error).message}`);
+  }
+}
+
 /**
  * Removes temp files left by writers that died mid-write (older than a minute and whose pid is not
- * alive) and the spares of writers provably gone, the first time this process uses `root`. A live
- * writer's temp file is never touched.
+ * alive), the temp files and spares of writers provably gone, and the lineage locks of processes
+ * provably gone (`.leases`), the first time this process uses `root`. A live writer's temp file and
+ * a live process's lock are never touched.
  * Best-effort: a failure is logged, never thrown.
  */
 export function sweepTempFilesOnceSync(root: string): void {
@@ -88,6 +104,7 @@ export function sweepTempFilesOnceSync(root: string): void {
   } catch (error) {
     sweepFailed(root, error);
   }
+  sweepLocks(root);
 }
 
 /** Async {@link sweepTempFilesOnceSync}. */
@@ -111,6 +128,7 @@ export async function sweepTempFilesOnce(root: string): Promise<void> {
   } catch (error) {
     sweepFailed(root, error);
   }
+  sweepLocks(root);
 }
 
 /** Forgets which locations were swept, so the next use sweeps again (tests, long-lived processes). */
