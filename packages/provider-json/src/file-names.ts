@@ -1,6 +1,6 @@
 import { isValidCheckpointId } from '@crewline/runtime-state';
 import { jsonError } from './errors.js';
-import { spareNameDigits } from './spare-writer.js';
+import { writerNameDigits } from './temp-writer.js';
 
 /** Separates a checkpoint's id from its parent's in a file name: `<id>_p-<parent>.json`. */
 const parentMarker = '_p-';
@@ -41,21 +41,21 @@ export function parseCheckpointFileName(name: string): { id: string; parentId: s
  * A temp file name for a checkpoint being written: `.<id>.<pid>.<8 hex>.tmp`. The leading dot keeps
  * it out of listings (no checkpoint name or branch starts with a dot); the pid lets a later sweep
  * tell a dead writer's leftover from a live writer's file. The hex digits start with where the writer
- * runs, as a spare's do (see spare-writer.ts), so the leftovers of a writer provably gone are removed
+ * runs, as a spare's do (see temp-writer.ts), so the leftovers of a writer provably gone are removed
  * at once; the shape is the one older versions recognize temp files by (to them the digits are
  * random, and they sweep these files by the pid and age alone, as before).
  */
 export function tempFileName(id: string): string {
-  return `.${id}.${process.pid}.${spareNameDigits()}.tmp`;
+  return `.${id}.${process.pid}.${writerNameDigits()}.tmp`;
 }
 
 /**
  * A spare temp file's name, `.spare.<pid>.<8 hex>.tmp` (see spare-files.ts): created before the
  * checkpoint it will hold is known, it is a temp file like the others — hidden, and swept once its
- * writer is gone. The hex digits start with where the writer runs (see spare-writer.ts).
+ * writer is gone. The hex digits start with where the writer runs (see temp-writer.ts).
  */
 export function spareFileName(): string {
-  return `.spare.${process.pid}.${spareNameDigits()}.tmp`;
+  return `.spare.${process.pid}.${writerNameDigits()}.tmp`;
 }
 
 const sparePattern = /^\.spare\.(\d{1,10})\.([0-9a-f]{8})\.tmp$/;

@@ -5,13 +5,13 @@ import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseSpareFileName, parseTempFileName, spareFileName, tempFileName } from './file-names.js';
 import { JsonProvider } from './json-provider.js';
-import { spareNameDigits } from './spare-writer.js';
 import {
   isProcessAlive,
   resetTempFileSweeps,
   STALE_SPARE_FILE_AGE_MS,
   STALE_TEMP_FILE_AGE_MS,
 } from './temp-sweep.js';
+import { writerNameDigits } from './temp-writer.js';
 
 /** A pid above Linux's largest possible pid (2^22), so no process can have it. */
 const deadPid = 4_194_400;
@@ -131,11 +131,11 @@ describe('temp files of writers', () => {
       // The shape older versions and tools recognize spares by.
       expect(ownName).toMatch(/^\.spare\.\d+\.[0-9a-f]{8}\.tmp$/);
       expect(parseSpareFileName(ownName)?.pid).toBe(process.pid);
-      const digits = spareNameDigits();
+      const digits = writerNameDigits();
       const elsewhere = `${(Number.parseInt(digits.slice(0, 5), 16) ^ 1).toString(16).padStart(5, '0')}${digits.slice(5)}`;
       const deadHere = plant(`.spare.${deadPid}.${digits}.tmp`, 1000);
       const deadElsewhere = plant(`.spare.${deadPid}.${elsewhere}.tmp`, 1000);
-      const liveHere = plant(`.spare.${process.ppid}.${spareNameDigits()}.tmp`, 60 * 60 * 1000);
+      const liveHere = plant(`.spare.${process.ppid}.${writerNameDigits()}.tmp`, 60 * 60 * 1000);
       // This pid, from before this process started: a killed predecessor that had the same pid.
       const predecessor = plant(spareFileName(), 60 * 60 * 1000);
       const own = plant(spareFileName(), 0);
@@ -144,9 +144,9 @@ describe('temp files of writers', () => {
       const ownTemp = tempFileName(id);
       expect(ownTemp).toMatch(/^\.20200101T000000000-0000abcd\.\d+\.[0-9a-f]{8}\.tmp$/);
       expect(ownTemp.split('.').at(-2)?.slice(0, 5)).toBe(digits.slice(0, 5));
-      const tempDeadHere = plant(`.${id}.${deadPid}.${spareNameDigits()}.tmp`, 1000);
+      const tempDeadHere = plant(`.${id}.${deadPid}.${writerNameDigits()}.tmp`, 1000);
       const tempDeadElsewhere = plant(`.${id}.${deadPid}.${elsewhere}.tmp`, 1000);
-      const tempLiveHere = plant(`.${id}.${process.ppid}.${spareNameDigits()}.tmp`, 60 * 60 * 1000);
+      const tempLiveHere = plant(`.${id}.${process.ppid}.${writerNameDigits()}.tmp`, 60 * 60 * 1000);
       const tempPredecessor = plant(tempFileName(id), 60 * 60 * 1000);
       const tempOwn = plant(tempFileName(id), 0);
       await new JsonProvider().list(root);

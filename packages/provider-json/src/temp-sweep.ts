@@ -6,7 +6,7 @@ import { walkLocation, walkLocationSync } from './directory-walk.js';
 import { component } from './errors.js';
 import { parseSpareFileName, parseTempFileName } from './file-names.js';
 import { removeLocksOfGoneProcesses } from './lineage-lock.js';
-import { spareWriterIsGone } from './spare-writer.js';
+import { writerIsGone } from './temp-writer.js';
 
 /** A temp file younger than this is never removed, whoever wrote it. */
 export const STALE_TEMP_FILE_AGE_MS = 60_000;
@@ -28,7 +28,7 @@ export function isProcessAlive(pid: number): boolean {
 
 /**
  * An empty spare temp file younger than this is never removed either, unless its writer is provably
- * gone (spare-writer.ts): its writer's pid may live in another pid namespace (containers sharing a
+ * gone (temp-writer.ts): its writer's pid may live in another pid namespace (containers sharing a
  * volume), where it looks dead from here while it keeps the spare open to fill it. Empty, it is
  * harmless until then.
  */
@@ -37,12 +37,12 @@ export const STALE_SPARE_FILE_AGE_MS = 24 * 60 * 60 * 1000;
 function isStale(path: string, stats: { mtimeMs: number; size: number }, pid: number, now: number): boolean {
   const name = basename(path);
   const temp = parseTempFileName(name);
-  // A temp file whose writer is provably gone (its pid space, its pid dead: see spare-writer.ts) goes
+  // A temp file whose writer is provably gone (its pid space, its pid dead: see temp-writer.ts) goes
   // at once, whatever its age: a run killed with SIGKILL left up to 8 spares and up to 6 files of the
   // group it was writing, and the process that resumes it in the same directory would otherwise have
   // kept the spares for a day and the others for a minute. Names made by older versions, or where
   // the system does not tell the pid space, prove nothing and wait for the rules below.
-  if (temp !== undefined && spareWriterIsGone(temp.pid, temp.digits, stats.mtimeMs)) return true;
+  if (temp !== undefined && writerIsGone(temp.pid, temp.digits, stats.mtimeMs)) return true;
   const spare = parseSpareFileName(name);
   const age = now - stats.mtimeMs;
   if (stats.size === 0 && spare !== undefined && age <= STALE_SPARE_FILE_AGE_MS) return false;

@@ -1,16 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { processIsGone, thisProcess } from '@crewline/runtime-state/internal';
 
-// Whose spare temp file is this, and is its writer gone? A spare (spare-files.ts) stays open for as
-// long as its writer runs, so its age says nothing; the pid in its name does, but only where that pid
-// means a process of this pid space: a container sharing the volume has pids of its own, and another
-// machine or boot too. Its name cannot grow (`.spare.<pid>.<8 hex>.tmp`: older versions and tools
-// recognize spares by that shape), so the first 5 of its 8 hex digits tell where the writer ran: a
-// hash of its host, pid namespace and boot, where the system tells them (Linux). A spare with this
-// process's tag whose pid is dead, or is this process's pid but older than this process (a killed
-// predecessor with the same pid, as in a container that restarts its program), is provably left over.
-// A spare from elsewhere, or named where the system does not tell, is never proven so (see
-// temp-sweep.ts). Two places share a tag about once in a million: that is the residual risk.
+// Whose temp file is this, and is its writer gone? A spare (spare-files.ts) stays open for as long
+// as its writer runs, and a checkpoint's temp file (`.<id>.<pid>.<8 hex>.tmp`) lives only while it is
+// written, so their age says nothing certain; the pid in the name does, but only where that pid means
+// a process of this pid space: a container sharing the volume has pids of its own, and another
+// machine or boot too. Names cannot grow (older versions and tools recognize temp files by their
+// shape), so the first 5 of the 8 hex digits tell where the writer ran: a hash of its host, pid
+// namespace and boot, where the system tells them (Linux). A temp file with this process's tag whose
+// pid is dead, or is this process's pid but older than this process (a killed predecessor with the
+// same pid, as in a container that restarts its program), is provably left over. One from elsewhere,
+// or named where the system does not tell, is never proven so (see temp-sweep.ts). Two places share
+// a tag about once in a million: that is the residual risk.
 
 const tagDigits = 5;
 let tag: string | null | undefined;
@@ -30,17 +31,18 @@ function pidSpaceTag(): string | undefined {
   return tag ?? undefined;
 }
 
-/** Spares named so far by this process: the tail of a tagged name (see {@link spareNameDigits}). */
+/** Spares named so far by this process: the tail of a tagged name (see {@link writerNameDigits}). */
 let spareCount = randomBytes(2).readUInt16BE(0);
 
 /**
- * The 8 hex digits of a new spare's name: this process's pid space tag, then 3 digits counting the
- * spares it named (from a random start). Counted, not random: 3 random digits (4,096 names) let two
+ * The 8 hex digits of a new spare's or temp file's name: this process's pid space tag, then 3 digits
+ * counting the names it made (from a random start). Counted, not random: 3 random digits (4,096 names) let two
  * of the 8 spares kept for a directory draw one name about once in 40 groups, and the second's
  * exclusive create failed (a spare short; a test of the bound flaked). A process keeps at most 8
- * spares at a time, all of one directory, so its counter does not come round to one still there.
+ * spares at a time, all of one directory, so its counter does not come round to one still there (a
+ * checkpoint's temp file carries its id besides: never the name of a spare).
  */
-export function spareNameDigits(): string {
+export function writerNameDigits(): string {
   const here = pidSpaceTag();
   if (here === undefined) return randomBytes(4).toString('hex');
   spareCount = (spareCount + 1) % 16 ** (8 - tagDigits);
@@ -59,7 +61,7 @@ const beforeStartMarginMs = 10_000;
  * alive (nor a zombie), or is this process's while the file predates this process. A pid reused by
  * another process since reads as alive: that spare is kept until a later sweep finds the pid free.
  */
-export function spareWriterIsGone(pid: number, digits: string, modifiedAtMs: number): boolean {
+export function writerIsGone(pid: number, digits: string, modifiedAtMs: number): boolean {
   const here = pidSpaceTag();
   if (here === undefined || !digits.startsWith(here)) return false;
   if (pid === process.pid) return modifiedAtMs < performance.timeOrigin - beforeStartMarginMs;
