@@ -79,6 +79,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     args,
     { location: { type: 'string' }, lineage: { type: 'string' } },
     1,
+    commandName(context.env, context.cwd),
   );
   const location = positionals[0] ?? values.location;
   const stdin = context.stdin ?? process.stdin;

@@ -80,6 +80,7 @@ export async function runContinueCommand(
       ...(mode === 'fork' ? { branch: { type: 'string' } } : {}),
     },
     1,
+    commandName(context.env, context.cwd),
   );
   // An empty argument is most often a script's empty variable: taken as "the latest", it continued
   // (and wrote into) whichever run of the location was newest (deploy trial).

@@ -16,6 +16,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     args,
     { location: { type: 'string' }, json: { type: 'boolean' }, full: { type: 'boolean' } },
     2,
+    commandName(context.env, context.cwd),
   );
   const [first, second] = positionals;
   if (first === undefined || second === undefined) {

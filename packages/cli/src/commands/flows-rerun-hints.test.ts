@@ -180,6 +180,9 @@ describe('flows and flows rerun hints', () => {
     const browser = await viaNpx('checkpoint', '--location', 'my saves');
     expect(browser.stderr).toContain('use `npx crewline checkpoint list` and `npx crewline checkpoint info`');
     said.push(browser.stderr);
+    const unknownOption = await viaNpx('checkpoint', 'flows', '--locaton', 'my saves');
+    expect(unknownOption.stderr).toContain('run `npx crewline checkpoint flows --help`');
+    said.push(unknownOption.stderr);
     const unknownCommand = await viaNpx('checkpoint', 'flow');
     expect(unknownCommand.stderr).toContain('`npx crewline checkpoint --help`');
     said.push(unknownCommand.stderr);

@@ -35,6 +35,7 @@ export async function runRerun(args: readonly string[], context: CliContext): Pr
       json: { type: 'boolean' },
     },
     1,
+    commandName(context.env, context.cwd),
   );
   const stateId = positionals[0];
   const where = locationOption(values.location, context.cwd);

@@ -17,6 +17,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     args,
     { location: { type: 'string' }, flow: { type: 'string' }, json: { type: 'boolean' } },
     1,
+    commandName(context.env, context.cwd),
   );
   const opened = await openLocation(
     positionals[0] ?? values.location,

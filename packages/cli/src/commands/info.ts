@@ -19,6 +19,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     args,
     { location: { type: 'string' }, json: { type: 'boolean' }, full: { type: 'boolean' } },
     1,
+    commandName(context.env, context.cwd),
   );
   const loaded = await openCheckpoint(
     positionals[0],

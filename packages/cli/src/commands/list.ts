@@ -33,6 +33,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       json: { type: 'boolean' },
     },
     1,
+    commandName(context.env, context.cwd),
   );
   const opened = await openLocation(
     positionals[0] ?? values.location,

@@ -30,6 +30,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       json: { type: 'boolean' },
     },
     1,
+    commandName(context.env, context.cwd),
   );
   const keep = values.keep === undefined ? undefined : parseCount('--keep', values.keep);
   if (keep === 0) {

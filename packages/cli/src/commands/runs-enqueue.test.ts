@@ -105,25 +105,32 @@ describe('crewline runs enqueue checks inputs against the crew registered here',
   }, 120_000);
 
   it('warns of inputs nothing seen here uses, naming the placeholder one is probably a typo of', async () => {
-    const callback = await checkEnqueue('notify', { topic: 'tides', channel: '#ops' }, project);
+    const callback = await checkEnqueue('notify', { topic: 'tides', channel: '#ops' }, project, 'crewline');
     expect(callback).toBe(
       'crewline warn [runs] input "channel" is no placeholder of crew "notify" of crewline.config.ts and its factory does not read it (placeholders: {topic}); a task callback or a tool may read it, and the runtime ignores an input nothing uses, so the run is queued: check the spelling, or cancel it with crewline runs cancel',
     );
-    const typos = await checkEnqueue('report', { topic: 'tides', topics: 'x', tone: 'dry' }, project);
+    const typos = await checkEnqueue(
+      'report',
+      { topic: 'tides', topics: 'x', tone: 'dry' },
+      project,
+      'crewline',
+    );
     expect(typos).toContain(
       'crewline warn [runs] inputs "topics" (did you mean {topic}?), "tone" are no placeholders of crew "report" of crewline.config.ts and its factory does not read them (placeholders: {topic});',
     );
     // Read, tested or listed by the factory, or every key a placeholder: nothing to say.
-    expect(await checkEnqueue('sized', { topic: 'tides', pages: 1 }, project)).toBeUndefined();
-    expect(await checkEnqueue('tested', { topic: 'tides', short: true }, project)).toBeUndefined();
-    expect(await checkEnqueue('opaque', { anything: 1 }, project)).toBeUndefined();
-    expect(await checkEnqueue('report', { topic: 'tides' }, project)).toBeUndefined();
+    expect(await checkEnqueue('sized', { topic: 'tides', pages: 1 }, project, 'crewline')).toBeUndefined();
+    expect(
+      await checkEnqueue('tested', { topic: 'tides', short: true }, project, 'crewline'),
+    ).toBeUndefined();
+    expect(await checkEnqueue('opaque', { anything: 1 }, project, 'crewline')).toBeUndefined();
+    expect(await checkEnqueue('report', { topic: 'tides' }, project, 'crewline')).toBeUndefined();
   });
 
   // The trial: `runs enqueue report` without --input was queued silently, and the worker paid for
   // two model calls on the literal "{topic}". By design not refused (a crew may mean no inputs), but said.
   it('warns of placeholders left without a value when no --input is given, naming them and the flag', async () => {
-    expect(await checkEnqueue('report', {}, project)).toBe(
+    expect(await checkEnqueue('report', {}, project, 'crewline')).toBe(
       'crewline warn [runs] crew "report" of crewline.config.ts uses {topic} and no --input gives it a value: with no inputs at all the runtime leaves every placeholder as written, so the model reads "{topic}" literally; pass it with --input topic=…, or cancel the run with crewline runs cancel',
     );
   });

@@ -21,6 +21,7 @@ export async function checkEnqueue(
   name: string,
   inputs: Readonly<Record<string, unknown>>,
   cwd: string,
+  command: string,
 ): Promise<string | undefined> {
   const file = findProjectConfigFile(cwd);
   if (file === undefined) return undefined;
@@ -29,9 +30,9 @@ export async function checkEnqueue(
   const { RunRegistry } = await loadWorkerPackage();
   const registry = new RunRegistry(config.runs as ConstructorParameters<typeof RunRegistry>[0]);
   const entry = registry.get(name);
-  if (entry !== undefined) return checkCrewInputs(entry, inputs, basename(file));
+  if (entry !== undefined) return checkCrewInputs(entry, inputs, basename(file), command);
   const names = registry.names();
-  return `crewline warn [runs] ${basename(file)} here registers no crew or flow named "${name}" (registered: ${names.join(', ') || 'none'}); it is queued for a worker whose config registers it: check the name, or cancel it with crewline runs cancel`;
+  return `crewline warn [runs] ${basename(file)} here registers no crew or flow named "${name}" (registered: ${names.join(', ') || 'none'}); it is queued for a worker whose config registers it: check the name, or cancel it with ${command} runs cancel`;
 }
 
 /**
@@ -48,6 +49,7 @@ async function checkCrewInputs(
   entry: RegisteredRun,
   inputs: Readonly<Record<string, unknown>>,
   configName: string,
+  command: string,
 ): Promise<string | undefined> {
   if (entry.kind !== 'crew') return undefined;
   const read = new Set<string>();
@@ -94,7 +96,7 @@ async function checkCrewInputs(
   if (placeholders === undefined) return undefined;
   const keys = Object.keys(inputs);
   if (keys.length === 0 && placeholders.size > 0)
-    return noInputsWarning(entry.name, placeholders, configName);
+    return noInputsWarning(entry.name, placeholders, configName, command);
   if (keys.length > 0) {
     const missing = [...placeholders].find((key) => !Object.hasOwn(inputs, key));
     if (missing !== undefined) {
@@ -117,7 +119,7 @@ async function checkCrewInputs(
   });
   const [input, isNo, them] =
     unused.length === 1 ? ['input', 'is no placeholder', 'it'] : ['inputs', 'are no placeholders', 'them'];
-  return `crewline warn [runs] ${input} ${described.join(', ')} ${isNo} of crew "${entry.name}" of ${configName} and its factory does not read ${them} (placeholders: ${known.map((key) => `{${key}}`).join(', ') || 'none'}); a task callback or a tool may read ${them}, and the runtime ignores an input nothing uses, so the run is queued: check the spelling, or cancel it with crewline runs cancel`;
+  return `crewline warn [runs] ${input} ${described.join(', ')} ${isNo} of crew "${entry.name}" of ${configName} and its factory does not read ${them} (placeholders: ${known.map((key) => `{${key}}`).join(', ') || 'none'}); a task callback or a tool may read ${them}, and the runtime ignores an input nothing uses, so the run is queued: check the spelling, or cancel it with ${command} runs cancel`;
 }
 
 /**
@@ -125,12 +127,17 @@ async function checkCrewInputs(
  * written then (it fills them only from inputs given), so its model calls are paid for prompts that
  * say "{topic}". Not refused: a crew may mean its braces literally, and the worker runs it as asked.
  */
-function noInputsWarning(name: string, placeholders: ReadonlySet<string>, configName: string): string {
+function noInputsWarning(
+  name: string,
+  placeholders: ReadonlySet<string>,
+  configName: string,
+  command: string,
+): string {
   const sorted = [...placeholders].sort();
   const listed = sorted.map((key) => `{${key}}`).join(', ');
   const [it, gives] = sorted.length === 1 ? ['it', 'gives it'] : ['them', 'gives them'];
   const flags = sorted.map((key) => `--input ${key}=…`).join(' ');
-  return `crewline warn [runs] crew "${name}" of ${configName} uses ${listed} and no --input ${gives} a value: with no inputs at all the runtime leaves every placeholder as written, so the model reads ${sorted.map((key) => `"{${key}}"`).join(', ')} literally; pass ${it} with ${flags}, or cancel the run with crewline runs cancel`;
+  return `crewline warn [runs] crew "${name}" of ${configName} uses ${listed} and no --input ${gives} a value: with no inputs at all the runtime leaves every placeholder as written, so the model reads ${sorted.map((key) => `"{${key}}"`).join(', ')} literally; pass ${it} with ${flags}, or cancel the run with ${command} runs cancel`;
 }
 
 /** The `{placeholder}`s of a built crew's agents and tasks, or `undefined` when it is not a crew. */

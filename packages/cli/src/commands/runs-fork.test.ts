@@ -5,20 +5,23 @@ import { forkOptions, forkRefusalInCliWords } from './runs-fork.js';
 describe('crewline runs fork options', () => {
   it('numbers --set-output tasks from 1, as checkpoint info shows them, and reads --input as checkpoint fork does', () => {
     expect(
-      forkOptions({
-        input: ['topic=kelp', 'pages:=3'],
-        'set-output': ['2=a shorter outline', '4=line one\nline two = kept'],
-        'idempotency-key': 'k-7',
-        'max-attempts': '2',
-      }),
+      forkOptions(
+        {
+          input: ['topic=kelp', 'pages:=3'],
+          'set-output': ['2=a shorter outline', '4=line one\nline two = kept'],
+          'idempotency-key': 'k-7',
+          'max-attempts': '2',
+        },
+        'crewline',
+      ),
     ).toEqual({
       inputs: { topic: 'kelp', pages: 3 },
       taskOutputs: { 1: 'a shorter outline', 3: 'line one\nline two = kept' },
       idempotencyKey: 'k-7',
       maxAttempts: 2,
     });
-    expect(forkOptions({})).toEqual({});
-    expect(forkOptions({ 'rerun-from': 'shape', input: ['topic=reefs'] })).toEqual({
+    expect(forkOptions({}, 'crewline')).toEqual({});
+    expect(forkOptions({ 'rerun-from': 'shape', input: ['topic=reefs'] }, 'crewline')).toEqual({
       rerunFrom: 'shape',
       inputs: { topic: 'reefs' },
     });
@@ -26,7 +29,7 @@ describe('crewline runs fork options', () => {
 
   it('refuses a --set-output that names no task number from 1', () => {
     for (const pair of ['0=text', 'first=text', 'no equals sign']) {
-      expect(() => forkOptions({ 'set-output': [pair] })).toThrow(
+      expect(() => forkOptions({ 'set-output': [pair] }, 'crewline')).toThrow(
         expect.objectContaining({
           message: expect.stringMatching(/must look like N=text, N being a task number from 1/),
         }),
@@ -51,13 +54,13 @@ describe('forkRefusalInCliWords', () => {
         },
       },
     );
-    const said = forkRefusalInCliWords(refusal);
+    const said = forkRefusalInCliWords(refusal, 'crewline');
     expect(CrewlineError.hasCode(said, 'invalid_argument')).toBe(true);
     expect((said as Error).message).toBe(
       '[cli] input "topik" is not one the run knows (known: topic); check its spelling (did you mean --input topic=…?), or queue a new run for new inputs with crewline runs enqueue',
     );
     expect((said as Error).message).not.toContain('fork("');
     const other = new CrewlineError('worker', 'invalid_argument', 'fork("x"): nothing to run');
-    expect(forkRefusalInCliWords(other)).toBe(other);
+    expect(forkRefusalInCliWords(other, 'crewline')).toBe(other);
   });
 });

@@ -20,14 +20,14 @@ export interface RunsForkValues extends RunLimitValues {
  * rerun --from` for a flow run. Which tasks, inputs and methods exist is checked by `queue.fork`
  * against the run's checkpoint before anything is queued (its refusal names task numbers from 1).
  */
-export function forkOptions(values: RunsForkValues): ForkRunOptions {
+export function forkOptions(values: RunsForkValues, command: string): ForkRunOptions {
   const inputs = parseAssignments('--input', values.input);
   let taskOutputs: Record<number, string> | undefined;
   for (const pair of values['set-output'] ?? []) {
     const match = /^(\d+)=([\s\S]*)$/.exec(pair);
     if (!match || Number(match[1]) < 1) {
       throw usageError(
-        `--set-output "${truncate(pair, 40)}" must look like N=text, N being a task number from 1 (crewline checkpoint info shows them)`,
+        `--set-output "${truncate(pair, 40)}" must look like N=text, N being a task number from 1 (${command} checkpoint info shows them)`,
       );
     }
     taskOutputs ??= {};
@@ -47,7 +47,7 @@ export function forkOptions(values: RunsForkValues): ForkRunOptions {
  * meant as a key (`did you mean "topic"?`), where `crewline checkpoint fork` says `--input topic=…`.
  * Any other error is returned as it is.
  */
-export function forkRefusalInCliWords(error: unknown): unknown {
+export function forkRefusalInCliWords(error: unknown, command: string): unknown {
   if (!CrewlineError.hasCode(error, 'invalid_argument')) return error;
   const { unknownInput, known, nearest } = error.details ?? {};
   if (typeof unknownInput !== 'string' || !Array.isArray(known)) return error;
@@ -55,7 +55,7 @@ export function forkRefusalInCliWords(error: unknown): unknown {
     'invalid_argument',
     `input "${unknownInput}" is not one the run knows (known: ${known.join(', ') || 'none'}); check its spelling${
       typeof nearest === 'string' ? ` (did you mean --input ${nearest}=…?)` : ''
-    }, or queue a new run for new inputs with crewline runs enqueue`,
+    }, or queue a new run for new inputs with ${command} runs enqueue`,
     { cause: error, details: error.details },
   );
 }

@@ -13,11 +13,11 @@ export function checkpointLocation(reference: string): string {
  * location its references name, narrowed to its lineage. References carry no password; the queue's
  * URL may, and then lends it (else PGPASSWORD gives it, as to every command).
  */
-export function browserArguments(record: RunRecord, queueUrl: string): string[] {
+export function browserArguments(record: RunRecord, queueUrl: string, command: string): string[] {
   if (record.lineageId === null || record.lastCheckpoint === null) {
     throw cliError(
       'not_found',
-      `run ${record.id} has written no checkpoint yet (${record.status}); open it once a worker has started it (crewline runs show ${record.id})`,
+      `run ${record.id} has written no checkpoint yet (${record.status}); open it once a worker has started it (${command} runs show ${record.id})`,
     );
   }
   const location = new URL(checkpointLocation(record.lastCheckpoint));

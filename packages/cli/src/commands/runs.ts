@@ -3,6 +3,7 @@ import { describeModelCost, describeRunCost, redactSecrets } from '@crewline/run
 import { parseAssignments, parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
+import { commandName } from '../core/command-name.js';
 import { formatColumns, formatTime, shellWord } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { modelPricesOf } from '../core/model-prices.js';
@@ -25,10 +26,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
   if (!subcommands.includes(subcommand as (typeof subcommands)[number])) {
     const { nearestName } = await import('@crewline/runtime-state/internal');
     const nearest = subcommand === undefined ? undefined : nearestName(subcommand, subcommands);
+    const command = commandName(context.env, context.cwd);
     throw usageError(
-      `crewline runs needs one of ${subcommands.join(', ')}${nearest === undefined ? '' : ` (did you mean ${nearest}?)`}; run \`crewline runs --help\``,
+      `${command} runs needs one of ${subcommands.join(', ')}${nearest === undefined ? '' : ` (did you mean ${nearest}?)`}; run \`${command} runs --help\``,
     );
   }
+  const command = commandName(context.env, context.cwd);
   const { values, positionals } = parseCommandArguments(
     `runs ${subcommand}`,
     rest,
@@ -48,12 +51,13 @@ export async function run(args: readonly string[], context: CliContext): Promise
       create: { type: 'boolean' },
     },
     1,
+    command,
   );
   const { RunQueue } = await loadWorkerPackage();
   const location = queueLocation(values.location, context.env, `runs ${subcommand}`);
   // `show` prices the run's tokens with the project's modelPrices; other subcommands need no config.
   if (values.create && subcommand !== 'enqueue')
-    throw usageError(`--create is an option of crewline runs enqueue, not of runs ${subcommand}`);
+    throw usageError(`--create is an option of ${command} runs enqueue, not of runs ${subcommand}`);
   // Only a worker creates a queue, unless `enqueue --create` is told to: a misspelt ?schema= is refused.
   const queue = new RunQueue({
     location,
@@ -67,7 +71,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   const target = () => {
     const id = positionals[0];
     if (id === undefined || id.trim() === '')
-      throw usageError(`crewline runs ${subcommand} needs a run id; list them with crewline runs list`);
+      throw usageError(`${command} runs ${subcommand} needs a run id; list them with ${command} runs list`);
     return id;
   };
   // A unique start of the id is enough, as in `runs list`'s first column.
@@ -107,18 +111,18 @@ export async function run(args: readonly string[], context: CliContext): Promise
       const record = await queue.require(target());
       // From the run's checkpoints: exact even when its worker died before reporting.
       const progress = await queue.progress(record.id);
-      print({ ...record, progress }, describe(redactSecrets(record), progress));
+      print({ ...record, progress }, describe(redactSecrets(record), progress, command));
       return 0;
     }
     if (subcommand === 'open') {
-      const browserArgs = browserArguments(await queue.require(target()), location);
+      const browserArgs = browserArguments(await queue.require(target()), location, command);
       await queue.close();
       const browse = await import('./browse.js');
       return await browse.run(browserArgs, context);
     }
     if (subcommand === 'fork') {
-      const record = await queue.fork(await runId(), forkOptions(values)).catch((error: unknown) => {
-        throw forkRefusalInCliWords(error);
+      const record = await queue.fork(await runId(), forkOptions(values, command)).catch((error: unknown) => {
+        throw forkRefusalInCliWords(error, command);
       });
       print(
         { run: record },
@@ -128,7 +132,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     }
     if (subcommand === 'resume') {
       const id = await runId();
-      const record = await queue.resume(id, { humanInput: resumeAnswer(values, id) });
+      const record = await queue.resume(id, { humanInput: resumeAnswer(values, id, command) });
       print(
         { run: record },
         `run ${record.id}: queued with the answer; a worker continues it from the checkpoint it paused at`,
@@ -150,9 +154,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
     }
     const name = positionals[0];
     if (name === undefined)
-      throw usageError('crewline runs enqueue needs the registered name of a crew or flow');
+      throw usageError(`${command} runs enqueue needs the registered name of a crew or flow`);
     const inputs = parseAssignments('--input', values.input) ?? {};
-    const warning = await checkEnqueue(name, inputs, context.cwd);
+    const warning = await checkEnqueue(name, inputs, context.cwd, command);
     const result = await queue.enqueue(name, {
       inputs,
       ...runLimitOptions(values),
@@ -188,7 +192,7 @@ export function describeAttempts(
   return `${record.attempts} (${counted})`;
 }
 
-function describe(record: RunRecord, progress: RunProgress): string {
+function describe(record: RunRecord, progress: RunProgress, command: string): string {
   // The newest checkpoint of the run's lineage: the row keeps what the last renewal wrote, which a
   // cancel mid-task leaves behind.
   const lastCheckpoint = progress.lastCheckpoint ?? record.lastCheckpoint;
@@ -217,12 +221,12 @@ function describe(record: RunRecord, progress: RunProgress): string {
         ? `error      (of an earlier attempt, retried) ${record.error}`
         : `error      ${record.error}`,
     );
-  lines.push(...questionLines(record));
+  lines.push(...questionLines(record, command));
   if (lastCheckpoint !== null) {
     // The run's checkpoints in the inspector and the browser, as commands to copy (PGPASSWORD gives
     // the password, which no reference carries).
-    lines.push(`inspect    crewline checkpoint info ${shellWord(lastCheckpoint)}`);
-    lines.push(`browse     crewline runs open ${record.id}`);
+    lines.push(`inspect    ${command} checkpoint info ${shellWord(lastCheckpoint)}`);
+    lines.push(`browse     ${command} runs open ${record.id}`);
   }
   if (record.output !== null) lines.push('', record.output);
   return lines.join('\n');

@@ -3,6 +3,7 @@ import { findProjectConfigFile } from '@crewline/runtime/internal';
 import { parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { cliError } from '../core/cli-error.js';
+import { commandName } from '../core/command-name.js';
 import { jsonLine } from '../core/json-output.js';
 import { loadProject } from '../core/project-config.js';
 import { loadWorkerPackage, queueLocation } from './worker-package.js';
@@ -22,6 +23,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       json: { type: 'boolean' },
     },
     0,
+    commandName(context.env, context.cwd),
   );
   const location = queueLocation(values.location, context.env, 'worker');
   const concurrency =

@@ -15,12 +15,14 @@ export interface ParsedArguments<T extends OptionsConfig> {
 /**
  * `node:util` parseArgs, strict, with its errors turned into one-line usage errors that say how to
  * get help for `command`; an unknown long option names the command's option it is closest to.
+ * `cli` is how the CLI was run, for the help command they name (`commandName`). Default `crewline`.
  */
 export function parseCommandArguments<const T extends OptionsConfig>(
   command: string,
   args: readonly string[],
   options: T,
   maxPositionals: number,
+  cli = 'crewline',
 ): ParsedArguments<T> {
   let parsed: Parsed<T>;
   try {
@@ -29,12 +31,12 @@ export function parseCommandArguments<const T extends OptionsConfig>(
     const message = error instanceof Error ? (error.message.split('. ')[0] ?? error.message) : String(error);
     const suggestion = closestOption(error, Object.keys(options));
     throw usageError(
-      `${message.replace(/\.$/, '')}${suggestion ? ` (did you mean --${suggestion}?)` : ''}; run \`crewline ${command} --help\``,
+      `${message.replace(/\.$/, '')}${suggestion ? ` (did you mean --${suggestion}?)` : ''}; run \`${cli} ${command} --help\``,
     );
   }
   if (parsed.positionals.length > maxPositionals) {
     throw usageError(
-      `unexpected argument "${parsed.positionals[maxPositionals]}"; run \`crewline ${command} --help\``,
+      `unexpected argument "${parsed.positionals[maxPositionals]}"; run \`${cli} ${command} --help\``,
     );
   }
   // An empty --location is most often a script's empty variable: taken as "none given", a resume
@@ -42,7 +44,7 @@ export function parseCommandArguments<const T extends OptionsConfig>(
   const location = (parsed.values as { location?: unknown }).location;
   if (typeof location === 'string' && location.trim() === '') {
     throw usageError(
-      `--location is empty; give a directory, a .db file or a postgres:// URL, or leave it out for the default; run \`crewline ${command} --help\``,
+      `--location is empty; give a directory, a .db file or a postgres:// URL, or leave it out for the default; run \`${cli} ${command} --help\``,
     );
   }
   return { values: parsed.values, positionals: parsed.positionals };
