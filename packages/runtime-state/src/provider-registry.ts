@@ -163,7 +163,7 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
     if (!entry) {
       throw stateError(
         'provider_unavailable',
-        `no checkpoint provider "${name}" is registered; add its entry to \`providers\` in crewline.config.ts (registered: ${[...byName.keys()].join(', ') || 'none'})`,
+        `no checkpoint provider "${name}" is registered; add its entry to \`providers\` in crewline.config.ts (what the CLI reads) and, in code, register that config with registerProject(config) from @crewline/runtime (registered: ${[...byName.keys()].join(', ') || 'none'})`,
       );
     }
     return entry;
@@ -217,7 +217,7 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
       if (!entry) {
         throw stateError(
           'provider_unavailable',
-          `no checkpoint provider claims "${reference}" (registered: ${ordered.map((candidate) => candidate.name).join(', ') || 'none'}); add the provider's entry to \`providers\` in crewline.config.ts, or pass a provider`,
+          `no checkpoint provider claims "${reference}" (registered: ${ordered.map((candidate) => candidate.name).join(', ') || 'none'}); add the provider's entry to \`providers\` in crewline.config.ts (what the CLI reads) and, in code, register that config with registerProject(config) from @crewline/runtime, or pass a provider`,
         );
       }
       return entry;
