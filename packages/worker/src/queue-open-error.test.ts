@@ -44,4 +44,6 @@ it('a database that does not exist is a configuration error saying to create it'
     'the database of the run queue postgres://nobodyhere@db.internal:5432/agents does not exist',
   );
   expect(error.message).toContain('createdb');
+  // The CLI's "does not exist" (exit 3), as for a checkpoint location whose database is missing.
+  expect(error.details?.missingDatabase).toBe(true);
 });

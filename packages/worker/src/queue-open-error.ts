@@ -77,7 +77,8 @@ export function queueOpenError(location: QueueLocation, error: unknown) {
     return workerError(
       'invalid_config',
       `the database of the run queue ${location.display} does not exist (${reason}); create it (createdb) or point --location / CREWLINE_WORKER_LOCATION at an existing one`,
-      { cause: error },
+      // The CLI exits with its "does not exist" code on it (3), as on a missing queue schema.
+      { cause: error, details: { missingDatabase: true } },
     );
   }
   // 55000 at login (ALTER DATABASE ... ALLOW_CONNECTIONS false): said as the checkpoint commands say it.
