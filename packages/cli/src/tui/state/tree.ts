@@ -115,10 +115,13 @@ function chainOf(
 }
 
 /**
- * A branch runs start on (`main`, or a persisted flow state's `flow-states/<id>`): a fork always goes
- * onto a new branch, never one of those, and retention never removes a fork's first checkpoint nor
- * its fork point, so a run there whose first kept checkpoint's parent is gone was trimmed from its
- * start. The listing keeps no word of a gone parent's run: the branch is what tells the two apart.
+ * A branch runs start on (`main`, or a persisted flow state's `flow-states/<id>`), where a lane whose
+ * first kept checkpoint's parent is gone is taken for a run trimmed from its start. Retention never
+ * removes a fork point nor a fork's first checkpoint, so a gone parent is a trimmed start unless a
+ * checkpoint was deleted by hand (or by an older crewline): a fork onto `main` (only where it was
+ * empty) or a persisted flow's fork (`Flow.fork` writes onto `flow-states/<new id>`) whose fork point
+ * was deleted so is drawn as trimmed too. The listing keeps no word of a gone parent's run, so this
+ * is a best guess; elsewhere (a fork's own branch) a gone parent is an orphaned fork.
  */
 function startsRuns(branch: string): boolean {
   return branch === 'main' || isPersistedStateBranch(branch);
