@@ -343,8 +343,8 @@ export class JsonProvider implements CheckpointProvider {
    * still being created included (as they land), so that its user may remove the location at once
    * and a long-lived process keeps no empty files where runs ended. The next group makes new ones.
    */
-  async runEnded(_location: string): Promise<void> {
-    await this.#spares.forgetAll();
+  async runEnded(location: string): Promise<void> {
+    await this.#spares.forgetUnder(resolveRoot(location));
   }
 
   async delete(location: string, id: string): Promise<boolean> {

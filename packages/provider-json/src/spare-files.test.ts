@@ -257,6 +257,24 @@ describe('the end of a run (runEnded)', () => {
   });
 });
 
+describe('the end of a run in another location', () => {
+  // A review: any run's end dropped the spares of every other run sharing the provider (the
+  // explorer's shared providers, a crew on a bus of its own), which then created its files itself.
+  it('keeps the spares of the location still being written', async () => {
+    const provider = new JsonProvider();
+    const other = join(location, 'other');
+    fs.mkdirSync(other);
+    const run = createTestRun({ provider, location: other });
+    await provider.writeBatch(other, [buildCheckpointWrite({ run }), buildCheckpointWrite({ run })]);
+    await eventually(() => spareNames(join(other, 'main')).length === 4);
+    await provider.runEnded(join(location, 'done'));
+    expect(spareNames(join(other, 'main'))).toHaveLength(4);
+    await provider.runEnded(other);
+    expect(spareNames(join(other, 'main'))).toEqual([]);
+    await provider.close();
+  });
+});
+
 describe('releasing a lease', () => {
   // Called on a signal's way out, when the process is killed right after: it waits for nothing, so
   // no timer or I/O of the run still going on gets a turn (a model call paid and never stored).

@@ -1,5 +1,5 @@
 import { closeSync, constants, open, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { spareFileName } from './file-names.js';
 import type { SerialLane } from './serial-lane.js';
 
@@ -67,7 +67,7 @@ export class SpareFiles {
   #generation = 0;
   /** After close() (discardSync): no spare is created any more, and one whose open lands is removed. */
   #closed = false;
-  /** Creations queued or under way, each settled once its spare is ready or removed (see {@link forgetAll}). */
+  /** Creations queued or under way, each settled once its spare is ready or removed (see {@link forgetUnder}). */
   readonly #creations = new Set<Promise<void>>();
   /** Spares whose creation is in the thread pool: the process may exit before it reports back. */
   readonly #inFlight = new Set<string>();
@@ -171,11 +171,14 @@ export class SpareFiles {
   }
 
   /**
-   * Closes and removes every spare (a run ended: its next write, if any, may be a while away, and
-   * its location may be removed right after); resolves once those still being created are removed
-   * too. A later group creates spares again.
+   * Closes and removes the spares kept for a directory inside `root` (a run that wrote there ended:
+   * its next write, if any, may be a while away, and its location may be removed right after);
+   * resolves once those still being created are removed too. A later group creates spares again.
+   * Spares of another location (another run of this provider still writing) are kept.
    */
-  async forgetAll(): Promise<void> {
+  async forgetUnder(root: string): Promise<void> {
+    const directory = this.#directory;
+    if (directory === undefined || (directory !== root && !directory.startsWith(root + sep))) return;
     this.#release();
     await Promise.all(this.#creations);
   }
