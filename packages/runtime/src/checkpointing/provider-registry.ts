@@ -117,13 +117,21 @@ function processProviderRegistry(): ProcessProviderRegistry {
     },
     add(entries) {
       for (const entry of entries) {
-        // The same entry registered again (a config loaded twice) keeps the provider it made, and
-        // is in effect again if another of its name was registered since.
-        const index = parts.findIndex((part, at) => at > 0 && part.entries.includes(entry));
-        parts.push(index === -1 ? createProviderRegistry([entry]) : parts.splice(index, 1)[0]!);
+        // The same entry registered again (a config loaded twice) keeps the provider it made.
+        if (parts.some((part) => part.entries.includes(entry))) continue;
+        parts.push(createProviderRegistry([entry]));
       }
-      // The entries in effect, in the order a registry of them all would ask them (it opens nothing).
-      ordered = createProviderRegistry(parts.flatMap((part) => part.entries)).entries;
+      // In effect, ordered as createProviderRegistry orders its entries: by priority, then as given.
+      const byName = new Map<string, ProviderEntry>();
+      for (const part of parts)
+        for (const entry of part.entries) {
+          byName.delete(entry.name);
+          byName.set(entry.name, entry);
+        }
+      ordered = [...byName.values()]
+        .map((entry, index) => ({ entry, index }))
+        .sort((a, b) => (b.entry.priority ?? 0) - (a.entry.priority ?? 0) || a.index - b.index)
+        .map(({ entry }) => entry);
     },
   };
   return registry;

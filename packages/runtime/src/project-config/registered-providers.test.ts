@@ -56,19 +56,6 @@ describe('registerProject({ providers })', () => {
     expect(entry.made).toHaveLength(1);
   });
 
-  it('a later entry of a name wins; the same entry registered again keeps its provider', async () => {
-    const first = kvEntry();
-    const second = kvEntry();
-    registerProject({ providers: [first] });
-    registerProject({ providers: [second] });
-    await crewAt('kv://later').kickoff();
-    expect(second.made).toHaveLength(1);
-    registerProject({ providers: [first] });
-    await crewAt('kv://again').kickoff();
-    expect(first.made).toHaveLength(1);
-    expect(await first.made.at(-1)!.list('kv://again')).not.toHaveLength(0);
-  });
-
   it('a location nobody claims says how to register its provider in code, not only in crewline.config.ts', async () => {
     const error = await (async () => crewAt('vault://runs').kickoff())().catch((thrown: unknown) => thrown);
     const message = (error as Error).message;
