@@ -24,8 +24,7 @@ export function resolveCheckpointChain(chain: readonly CheckpointSetting[]): Che
 
 /**
  * A config with `provider` filled: the given one, else the shared provider of the registry entry
- * that claims its location (the config's `providers`, else the process's: the built-ins and what
- * `registerProject` was given) — the process-wide
+ * that claims its location (the config's `providers`, else the built-ins) — the process-wide
  * `JsonProvider` for a directory, the SQLite provider for a database file, the Postgres provider for
  * a `postgres://` URL. SQLite and Postgres are imported on first use (a stand-in until then that the
  * run waits for at kickoff: `provider_unavailable` naming the package when it is not installed). A
@@ -176,7 +175,7 @@ async function restoredProvider(
   if (!registry.entry(kind)) {
     logger.warn(
       'runtime',
-      `the checkpoint was written with a "${kind}" provider, which is not registered here; to rebuild it, register its entry: \`providers\` in crewline.config.ts for the CLI; in code, registerProject({ providers: [entry] }) or the registry you pass`,
+      `the checkpoint was written with a "${kind}" provider, which is not registered here; add its entry to \`providers\` in crewline.config.ts to rebuild it`,
     );
     return undefined;
   }
@@ -192,7 +191,7 @@ async function restoredProvider(
 
 /**
  * Rebuilds a stored setting: its provider is made again from its kind and stored options by the
- * registry the checkpoint was read through (default: the process's), which the setting keeps.
+ * registry the checkpoint was read through (default: the built-ins), which the setting keeps.
  */
 export async function restoreCheckpointSetting(
   stored: JsonValue | undefined,

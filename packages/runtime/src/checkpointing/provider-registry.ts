@@ -1,4 +1,3 @@
-import { CrewlineError } from '@crewline/events';
 import * as providerJson from '@crewline/provider-json';
 import {
   builtinProviders,
@@ -31,129 +30,18 @@ function runtimeBuiltinProviders(): ProviderEntry[] {
 /**
  * A provider registry of crewline's JSON, SQLite and Postgres entries followed by `entries` (a
  * third-party provider's entry, what `crewline.config.ts` lists as `providers`). Pass it as a
- * checkpoint config's `providers`, or to `continueFromCheckpoint`. Close it when done with it. To use
- * the entries for every run of the process instead, give them to `registerProject({ providers })`.
+ * checkpoint config's `providers`, or to `continueFromCheckpoint`. Close it when done with it.
  */
 export function providerRegistry(entries: readonly ProviderEntry[] = []): ProviderRegistry {
   return createProviderRegistry([...runtimeBuiltinProviders(), ...entries]);
 }
 
-/** The process registry's answer to a reference no entry claims: how to register one in code. */
-function unclaimedReference(reference: string, entries: readonly ProviderEntry[]): CrewlineError {
-  return new CrewlineError(
-    'runtime',
-    'provider_unavailable',
-    `no checkpoint provider claims "${reference}" (registered: ${entries.map((entry) => entry.name).join(', ')}); ${howToRegister}`,
-  );
-}
-
-const howToRegister =
-  "register the provider's entry for the process with registerProject({ providers: [entry] }) (loadProjectConfig() does so with the providers of crewline.config.ts), or pass the checkpoint config a provider, or providers: providerRegistry([entry])";
-
-/** A process registry that can take more entries (see {@link registerProcessProviders}). */
-interface ProcessProviderRegistry extends ProviderRegistry {
-  add(entries: readonly ProviderEntry[]): void;
-}
-
 /**
- * The process's registry: crewline's entries, then every entry `registerProject` was given (a later
- * entry of a name replaces an earlier one, a built-in's too). Each registered entry gets a registry of
- * its own, kept for the process: the providers made before a later registration stay the shared
- * ones (one SQLite handle per database, one provider per entry), where a registry built anew for
- * every registration would make them again.
+ * The registry used where a config names none: the built-ins only, one per process so runs share
+ * their providers (one SQLite handle per database). Nothing is ever added to it: a caller with more
+ * providers builds its own registry and passes it.
  */
-function processProviderRegistry(): ProcessProviderRegistry {
-  /** The built-ins' registry first, then one per registered entry, in the order registered. */
-  const parts: ProviderRegistry[] = [providerRegistry()];
-  let ordered: readonly ProviderEntry[] = parts[0]!.entries;
-
-  /** The registry whose entry of `name` is the one in effect: the latest registered. */
-  const ownerOf = (name: string): ProviderRegistry | undefined => {
-    for (let index = parts.length - 1; index >= 0; index -= 1)
-      if (parts[index]!.entry(name)) return parts[index];
-    return undefined;
-  };
-  const requireOwner = (name: string): ProviderRegistry => {
-    const owner = ownerOf(name);
-    if (owner) return owner;
-    throw new CrewlineError(
-      'runtime',
-      'provider_unavailable',
-      `no checkpoint provider "${name}" is registered (registered: ${ordered.map((entry) => entry.name).join(', ')}); ${howToRegister}`,
-    );
-  };
-
-  const registry: ProcessProviderRegistry = {
-    get entries() {
-      return ordered;
-    },
-    entry: (name) => ownerOf(name)?.entry(name),
-    entryFor: (reference) => ordered.find((entry) => entry.claims(reference)),
-    requireEntryFor(reference) {
-      const entry = registry.entryFor(reference);
-      if (!entry) throw unclaimedReference(reference, ordered);
-      return entry;
-    },
-    load(name) {
-      try {
-        return requireOwner(name).load(name);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
-    provider: (name) => requireOwner(name).provider(name),
-    created: (name) => ownerOf(name)?.created(name),
-    async open(reference) {
-      const entry = registry.requireEntryFor(reference);
-      return { entry, provider: await registry.load(entry.name) };
-    },
-    rebuild: (name, options) => requireOwner(name).rebuild(name, options),
-    storedOptionsOf: (provider) => ownerOf(provider.kind)?.storedOptionsOf(provider),
-    async close() {
-      for (const part of parts) await part.close();
-    },
-    closeNow() {
-      for (const part of parts) part.closeNow();
-    },
-    add(entries) {
-      for (const entry of entries) {
-        // The same entry registered again (a config loaded twice) keeps the provider it made.
-        if (parts.some((part) => part.entries.includes(entry))) continue;
-        parts.push(createProviderRegistry([entry]));
-      }
-      // In effect, ordered as createProviderRegistry orders its entries: by priority, then as given.
-      const byName = new Map<string, ProviderEntry>();
-      for (const part of parts)
-        for (const entry of part.entries) {
-          byName.delete(entry.name);
-          byName.set(entry.name, entry);
-        }
-      ordered = [...byName.values()]
-        .map((entry, index) => ({ entry, index }))
-        .sort((a, b) => (b.entry.priority ?? 0) - (a.entry.priority ?? 0) || a.index - b.index)
-        .map(({ entry }) => entry);
-    },
-  };
-  return registry;
-}
-
-/**
- * The registry used where a config names none: crewline's built-ins and the entries
- * `registerProject` was given, one per process so runs share their providers (one SQLite handle per
- * database). Entries are added by that explicit call only, never as a module loads; a caller may
- * still build a registry of its own and pass it.
- */
-const processProviders = processProviderRegistry();
-export const builtinRegistry: ProviderRegistry = processProviders;
-
-/**
- * Adds provider entries to the process's registry (what `registerProject({ providers })` does): every
- * run of the process that names no registry finds a location they claim, and a restore rebuilds the
- * providers of their kind.
- */
-export function registerProcessProviders(entries: readonly ProviderEntry[]): void {
-  processProviders.add(entries);
-}
+export const builtinRegistry: ProviderRegistry = providerRegistry();
 
 let closesAtExit = false;
 

@@ -1,5 +1,4 @@
 import type { ModelPrices, ProviderEntry, ValueClassEntry } from '@crewline/runtime-state';
-import { registerProcessProviders } from '../checkpointing/provider-registry.js';
 import { registerModelCredentials, registerProviderCredentials } from '../models/model-credentials.js';
 import { type ModelProviders, validateModelProviders } from '../models/model-providers.js';
 import type { RegisteredModel } from '../models/resolve-model.js';
@@ -46,9 +45,8 @@ export interface ProjectConfig {
   /**
    * Checkpoint providers beyond crewline's JSON, SQLite and Postgres: registry entries (see the
    * provider registry in the @crewline/runtime-state README). The CLI opens the locations they claim
-   * and a resume rebuilds the provider a checkpoint stored; in code, `registerProject(config)` makes
-   * them the process's (a checkpoint config naming only a `location` they claim uses them), or pass
-   * `providerRegistry(config.providers)` as one checkpoint config's `providers`. Default: none.
+   * and a resume rebuilds the provider a checkpoint stored; in code, pass
+   * `providerRegistry(config.providers)` as a checkpoint config's `providers`. Default: none.
    */
   providers?: readonly ProviderEntry[];
   /**
@@ -131,14 +129,9 @@ export class ProjectRegistry {
 
 const processRegistry = new ProjectRegistry();
 
-/**
- * Registers a project's tools, models, flows and checkpoint providers for the whole process (what
- * `crewline.config.ts` does for the CLI): a run that names no provider registry finds a location the
- * providers claim, and a resume rebuilds the providers of their kind.
- */
+/** Registers a project's tools, models and flows for the whole process (what `crewline.config.ts` does). */
 export function registerProject(config: ProjectConfig): void {
   processRegistry.register(config);
-  if (config.providers !== undefined) registerProcessProviders(config.providers);
 }
 
 /** The process-wide registry, optionally with `extra` layered on top. */
