@@ -163,7 +163,7 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
     if (!entry) {
       throw stateError(
         'provider_unavailable',
-        `no checkpoint provider "${name}" is registered; add its entry to \`providers\` in crewline.config.ts (what the CLI reads) and, in code, register that config with registerProject(config) from @crewline/runtime (registered: ${[...byName.keys()].join(', ') || 'none'})`,
+        `no checkpoint provider "${name}" is registered; add its entry to \`providers\` in crewline.config.ts for the CLI and, in code, to the registry the checkpoint config names (\`providers: providerRegistry([entry])\`) (registered: ${[...byName.keys()].join(', ') || 'none'})`,
       );
     }
     return entry;
@@ -217,7 +217,7 @@ export function createProviderRegistry(entries: readonly ProviderEntry[]): Provi
       if (!entry) {
         throw stateError(
           'provider_unavailable',
-          `no checkpoint provider claims "${reference}" (registered: ${ordered.map((candidate) => candidate.name).join(', ') || 'none'}); add the provider's entry to \`providers\` in crewline.config.ts (what the CLI reads) and, in code, register that config with registerProject(config) from @crewline/runtime, or pass a provider`,
+          `no checkpoint provider claims "${reference}" (registered: ${ordered.map((candidate) => candidate.name).join(', ') || 'none'}); crewline.config.ts's \`providers\` is what the CLI reads (registerProject does not add them to a run); in code, give the checkpoint config \`providers: providerRegistry([entry])\` (from @crewline/runtime) or a \`provider\``,
         );
       }
       return entry;

@@ -175,7 +175,7 @@ async function restoredProvider(
   if (!registry.entry(kind)) {
     logger.warn(
       'runtime',
-      `the checkpoint was written with a "${kind}" provider, which is not registered here; add its entry to \`providers\` in crewline.config.ts to rebuild it`,
+      `the checkpoint was written with a "${kind}" provider, which is not registered here; to rebuild it, add its entry to \`providers\` in crewline.config.ts for the CLI, or in code pass the registry that holds it (\`providerRegistry([entry])\`) where you restore`,
     );
     return undefined;
   }

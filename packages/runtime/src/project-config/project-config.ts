@@ -129,7 +129,11 @@ export class ProjectRegistry {
 
 const processRegistry = new ProjectRegistry();
 
-/** Registers a project's tools, models and flows for the whole process (what `crewline.config.ts` does). */
+/**
+ * Registers a project's tools, models and flows for the whole process (what `crewline.config.ts`
+ * does). Its checkpoint `providers` are not: a run finds a provider through its checkpoint config
+ * (`providers: providerRegistry(config.providers)`, or a `provider`), the registry its caller built.
+ */
 export function registerProject(config: ProjectConfig): void {
   processRegistry.register(config);
 }
