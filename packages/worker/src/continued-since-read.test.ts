@@ -60,6 +60,19 @@ class ContinuedAfterRead extends PostgresProvider {
   }
 }
 
+/**
+ * A provider whose `latest()` of a lineage answers, for good, the checkpoint before its head (a
+ * caching wrapper, a read replica that lags, a subclass that reads elsewhere): every claim of what it
+ * answers finds the lineage moved on, though nobody continued the run.
+ */
+class LatestOneBehind extends PostgresProvider {
+  override async latest(location: string, query: ListQuery = {}): Promise<StoredCheckpoint | undefined> {
+    if (query.lineageId === undefined) return super.latest(location, query);
+    const checkpoints = await super.list(location, query);
+    return checkpoints.length > 1 ? checkpoints[checkpoints.length - 2] : checkpoints[0];
+  }
+}
+
 describeWithPostgres('a run continued by another process after its worker read its latest checkpoint', () => {
   // Before: 'after the read' ran tasks 3 and 4 again on a new branch (released: retry, completed);
   // 'before the claim' was a failed attempt, the second of two, and the run ended failed.
@@ -117,4 +130,48 @@ describeWithPostgres('a run continued by another process after its worker read i
       expect(runCalls).toEqual([0, 1, 1, 2, 3]);
     },
   );
+
+  // Before: the refusal was handed back at once, free, for ever (230 hand-backs in 3 s, the run stuck
+  // `running`); the hand-back is free only when the lineage's latest, read again, moved past the read.
+  it('a provider whose latest() lags its claims for good: each refused attempt is a failed one, with back-off, until the run fails; never handed back', async () => {
+    const location = temporaryLocation();
+    const schema = new URL(location).searchParams.get('schema')!;
+    const queue = new RunQueue({ location, create: true });
+    const provider = new LatestOneBehind({ schema });
+    const calls: { runId: string; task: number }[] = [];
+    // The first attempt ends in the second task, after a checkpoint: the next ones read `latest()`.
+    const factory = reportCrewFactory({
+      failWhen: (task) => task === 1,
+      onCall: (runId, task) => calls.push({ runId, task }),
+    });
+    const holds: HoldChange[] = [];
+    const worker = new Worker({
+      location,
+      provider,
+      runs: { crews: { report: factory } },
+      leaseTtlMs: 1500,
+      pollIntervalMs: 100,
+      retryDelayMs: 100,
+      onHold: (change) => holds.push(change),
+    });
+    cleanups.push(async () => {
+      await worker.stop({ handBack: false });
+      await queue.close();
+      await provider.close();
+      await dropLocation(location);
+      await withServer((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}_queue" CASCADE`));
+    });
+    const { run } = await queue.enqueue('report', { inputs: { topic: 'tides' }, maxAttempts: 3 });
+    await worker.start();
+
+    const [ended] = await queue.waitForEnd([run.id], { timeoutMs: 8_000 });
+
+    expect(ended).toMatchObject({ status: 'failed', failures: 3 });
+    expect(ended!.error).toContain('failed 3 of 3 attempts');
+    expect(ended!.error).toContain('latest()');
+    const released = holds.filter((change) => change.change === 'released').map((change) => change.outcome);
+    expect(released).toEqual(['retry', 'retry', 'failed']);
+    // The refused attempts asked nothing: only the first attempt's calls were made.
+    expect(calls.filter((call) => call.runId === run.id).map((call) => call.task)).toEqual([0, 1]);
+  }, 30_000);
 });

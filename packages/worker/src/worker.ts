@@ -6,7 +6,7 @@ import { PostgresProvider } from '@crewline/provider-postgres';
 import type { CheckpointProvider, StoredCheckpoint } from '@crewline/runtime-state';
 import { AttemptEnds, type EndingAttempt } from './attempt-end.js';
 import { parseQueueLocation } from './connection.js';
-import { continuedSinceRead, refusingContinuedSinceRead } from './continued-since-read.js';
+import { continuedSinceRead, refusalEnd, refusingContinuedSinceRead } from './continued-since-read.js';
 import { component, workerError } from './errors.js';
 import { type HeldRun, HoldKeeper } from './hold-keeper.js';
 import { announcingLineageClaims, LineageRecorder } from './lineage-recording.js';
@@ -352,7 +352,7 @@ export class Worker {
             ...(row.rerun_from ? { rerunFrom: row.rerun_from } : {}),
           }
         : undefined;
-    return runAttempt({
+    const outcome = await runAttempt({
       entry,
       context: { runId: row.id, inputs: row.inputs, attempt: row.attempts },
       // The lineage is on the row before its head is claimed, so before any checkpoint of it exists.
@@ -368,6 +368,9 @@ export class Worker {
       ...(fork ? { fork } : {}),
       humanInput: answerToDeliver(row, restoreFrom),
     });
+    if (outcome.kind !== 'failed' || !continuedSinceRead(outcome.error)) return outcome;
+    // Handed back for free only if the lineage really moved on (see refusalEnd).
+    return refusalEnd(this.#provider, location, row.id, latest, outcome.error);
   }
 
   /**
@@ -423,9 +426,10 @@ export class Worker {
       return this.#ends.requeue(attempt, { waitMs: error.details.expiresInMs + 250, failed: false });
     }
     if (continuedSinceRead(error)) {
-      // Another process continued the run between this worker's read of its latest checkpoint and
-      // the claim of it, and nothing was run: not a failure of the run (retries are for those), and
-      // the next attempt continues from the newest checkpoint, which has already got further.
+      // Another process continued the run since this worker read its latest checkpoint (a read of the
+      // latest again confirmed it in #execute), and this attempt stored nothing after that read: not
+      // a failure of the run (retries are for those), and the next attempt continues from the newest
+      // checkpoint, which has already got further.
       return this.#ends.requeue(attempt, { waitMs: 0, failed: false });
     }
     return this.#ends.failOrRetry(attempt, outcome);
