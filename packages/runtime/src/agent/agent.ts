@@ -23,6 +23,7 @@ import { DEFAULT_MAX_ITERATIONS } from '../agent-loop/agent-loop.js';
 import { type Conversation, newConversation, type TokenUsage } from '../agent-loop/conversation.js';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { stoppedByLeaseRelease } from '../checkpointing/lineage-lease.js';
 import { Run } from '../checkpointing/run.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
@@ -202,7 +203,8 @@ export class Agent implements CheckpointableEntity, AgentParts {
    * `lite_agent_execution_started/completed` and checkpoints per the agent's `checkpoint` setting.
    * A restored agent continues its saved conversation (no model call whose answer was saved is made
    * again); `messages` is then ignored. An agent restored at its completed end returns its saved
-   * output and emits nothing (no `lite_agent_execution_completed` again), so it writes no checkpoint.
+   * output and emits nothing (no `lite_agent_execution_completed` again), so it writes no checkpoint;
+   * forked there ({@link Agent.fork}), it emits `lite_agent_execution_completed` on its new branch.
    */
   async kickoff(messages?: string | ModelMessage[], options: AgentKickoffOptions = {}): Promise<AgentOutput> {
     return oneKickoffAtATime(this, { kind: 'Agent', name: this.role }, () =>
@@ -261,16 +263,26 @@ export class Agent implements CheckpointableEntity, AgentParts {
           // Kicked off inside another run (a flow method): our own setting applies to our events.
           run.setConfigFor(this.id, this.checkpoint === false ? null : config);
         }
+        const source = { kind: 'agent' as const, id: this.id, name: this.role };
+        const context = { agentId: this.id, agentRole: this.role };
         // Restored at its completed end: its status is set to completed just as
         // lite_agent_execution_completed is emitted, so that event is in the run's history already.
         // The saved output is given back and nothing is emitted (memory was saved before), so a resume
         // of a finished agent writes no checkpoint that says nothing new (one per resume, pushing older
         // ones out under maxCheckpoints). An agent stopped after its final answer but before that event
         // is still running, and ends below as any other, without a model call.
-        if (this.status === 'completed' && this.conversation?.finished)
-          return savedAgentOutput(this.role, this.conversation, options.outputSchema);
-        const source = { kind: 'agent' as const, id: this.id, name: this.role };
-        const context = { agentId: this.id, agentRole: this.role };
+        if (this.status === 'completed' && this.conversation?.finished) {
+          const saved = savedAgentOutput(this.role, this.conversation, options.outputSchema);
+          // A fork (Agent.fork) says its end again: that is the first checkpoint of its branch, which
+          // names the checkpoint it was forked from.
+          if (restore?.fork !== undefined && run.root === this) {
+            run.emit(
+              source,
+              new LiteAgentExecutionCompletedEvent({ role: this.role, output: saved.raw, source, context }),
+            );
+          }
+          return saved;
+        }
         if (!this.kickoffStarted) {
           this.kickoffStarted = true;
           this.status = 'running';
@@ -321,6 +333,8 @@ export class Agent implements CheckpointableEntity, AgentParts {
           );
           return createAgentOutput(this.role, result, this.conversation!);
         } catch (error) {
+          // Stopped as its process ends on a signal, not failed: a resume continues the conversation.
+          if (stoppedByLeaseRelease(error)) throw error;
           this.status = 'failed';
           run.emit(
             source,

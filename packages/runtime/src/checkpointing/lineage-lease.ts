@@ -7,6 +7,25 @@ import { localLeaseDeadline } from '@crewline/runtime-state/internal';
 
 const component = 'runtime';
 
+/** `details.reason` of the error a call meets once its run gave up its lineage head (see `ensureHeld`). */
+const leaseReleased = 'lease_released';
+
+/**
+ * True when `error` is, or was caused by, the `aborted` error a model or tool call meets once its run
+ * gave up its lineage head while it went on (the signal path releases it before the process ends):
+ * the run was stopped, not failed, and what it was doing continues on resume. Recording a failure
+ * would be checkpointed still while the release is in flight, and the run would look failed.
+ */
+export function stoppedByLeaseRelease(error: unknown): boolean {
+  let current = error;
+  // A few levels: a call's error may be wrapped (a tool's abort) on its way out.
+  for (let depth = 0; depth < 8 && current instanceof Error; depth += 1) {
+    if (CrewlineError.hasCode(current, 'aborted') && current.details?.reason === leaseReleased) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
 /** How long a lease lasts without renewal unless the config says otherwise. */
 export const DEFAULT_LEASE_TTL_MS = 20_000;
 
@@ -269,7 +288,7 @@ export class LineageLease {
       component,
       'aborted',
       `run ${this.#lease.lineageId} gave up its lineage head (it ended, or its process is ending on a signal): no model or tool call is made after that; resume it from its latest checkpoint`,
-      { details: { lineageId: this.#lease.lineageId, reason: 'lease_released' } },
+      { details: { lineageId: this.#lease.lineageId, reason: leaseReleased } },
     );
   }
 

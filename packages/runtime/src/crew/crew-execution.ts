@@ -25,6 +25,7 @@ import {
 import { sharedPrefixLength } from '../cache-preload/common-prefix.js';
 import { preloadCaches } from '../cache-preload/preload-caches.js';
 import { systemPromptFor } from '../cache-preload/system-prompt.js';
+import { stoppedByLeaseRelease } from '../checkpointing/lineage-lease.js';
 import type { Run } from '../checkpointing/run.js';
 import type { Task } from '../task/task.js';
 import { TaskOutput } from '../task/task-output.js';
@@ -62,6 +63,8 @@ export async function executeCrew(
   crew: CrewParts,
   run: Run,
   abortSignal: AbortSignal | undefined,
+  /** The run is a fork of the crew's checkpoint (`Crew.fork`): its end is its branch's first checkpoint. */
+  forked = false,
 ): Promise<CrewOutput> {
   const crewSource: EventSource = { kind: 'crew', id: crew.id, name: crew.name };
   const crewContext: EventContext = { crewId: crew.id };
@@ -70,8 +73,13 @@ export async function executeCrew(
   // emitted, so that event is in the run's history already): the saved result is given back and
   // nothing is emitted, so a resume of a finished run writes no checkpoint that says nothing new
   // (one per resume, pushing older ones out under maxCheckpoints). A crew stopped after its last task
-  // but before that event is still running, and ends below as any other.
-  if (crew.status === 'completed' && crew.tasks.every((task) => task.status === 'completed' && task.output))
+  // but before that event is still running, and ends below as any other. A fork ends below too: its
+  // end is the first checkpoint of its branch, which names the checkpoint it was forked from.
+  if (
+    !forked &&
+    crew.status === 'completed' &&
+    crew.tasks.every((task) => task.status === 'completed' && task.output)
+  )
     return crewOutput(crew);
   crew.status = 'running';
   if (!crew.kickoffStarted) {
@@ -107,6 +115,8 @@ export async function executeCrew(
     );
     return output;
   } catch (error) {
+    // Stopped as its process ends on a signal: still running as far as its checkpoints tell.
+    if (stoppedByLeaseRelease(error)) throw error;
     crew.status = 'failed';
     emit(
       crewSource,
@@ -272,6 +282,10 @@ async function runTask(
     task.status = 'completed';
     emit(source, new TaskCompletedEvent({ description, output: result.output, source, context }));
   } catch (error) {
+    // Stopped, not failed: its run gave up its lineage head (its process ends on a signal). A failure
+    // recorded now could still be checkpointed while the release is in flight, showing a failed task
+    // for an interrupt; a resume continues the task from its saved conversation either way.
+    if (stoppedByLeaseRelease(error)) throw error;
     task.status = 'failed';
     emit(
       agentSource,

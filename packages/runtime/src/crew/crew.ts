@@ -190,7 +190,7 @@ export class Crew implements CheckpointableEntity, CrewParts {
    * saved conversation (it starts over when `inputs` change any saved input: its prompts hold the old
    * ones), and no `crew_kickoff_started` is emitted again. A crew restored at its completed end
    * returns its saved output and emits nothing (no `crew_kickoff_completed` again), so it writes no
-   * checkpoint.
+   * checkpoint; forked there ({@link Crew.fork}), it emits `crew_kickoff_completed` on its new branch.
    */
   async kickoff(options: CrewKickoffOptions = {}): Promise<CrewOutput> {
     return oneKickoffAtATime(this, { kind: 'Crew', name: this.name }, () => this.#kickoff(options));
@@ -246,7 +246,7 @@ export class Crew implements CheckpointableEntity, CrewParts {
           const own = ownCheckpointEntry(agent.checkpoint);
           if (own !== undefined) run.setConfigFor(agent.id, own);
         }
-        return executeCrew(this, run, options.abortSignal);
+        return executeCrew(this, run, options.abortSignal, restore?.fork !== undefined && run.root === this);
       },
     );
   }

@@ -293,11 +293,16 @@ export class FlowEngine<State extends object> {
      * it is judged like this one, not added after it.
      */
     let undoAnswer: (() => void) | undefined;
+    /** The state of record a continued flow was saved with, when new inputs are merged into it. */
+    let savedRecord: string | undefined;
     if (continuing) {
       refuseMissingMethods(flowName, graph, this.execution, graph.persisted ? this.stateId : undefined);
       // State changes made by an execution that did not complete are dropped: it runs again.
       this.rollbackState();
-      if (Object.keys(otherInputs).length > 0) this.replaceState([this.state, otherInputs]);
+      if (Object.keys(otherInputs).length > 0) {
+        savedRecord = JSON.stringify(this.execution.committedState ?? null);
+        this.replaceState([this.state, otherInputs]);
+      }
       if (plan.answer !== undefined) {
         const paused = firstPaused(this.execution);
         if (!paused)
@@ -322,6 +327,9 @@ export class FlowEngine<State extends object> {
     }
     this.#shared.forgetExecutions();
     this.commitState();
+    // Inputs that changed the state of a continued flow are news to store, even at its finished end.
+    const inputsChangedState =
+      savedRecord !== undefined && JSON.stringify(this.execution.committedState ?? null) !== savedRecord;
 
     const storedInputs = restore
       ? decodeValue<Record<string, unknown>>(restore.loaded.document.inputs, this.valueCodec)
@@ -425,14 +433,20 @@ export class FlowEngine<State extends object> {
                 onJoin({ kind: entity.entityKind, name: entity.entityName, id: entity.entityId });
               }, body),
           });
+          // Restored with nothing left to run: its last method completed in an earlier run.
+          const nothingToRun =
+            continuing && execution.status === 'completed' && execution.pending.length === 0;
           // Restored at its finished end: its flow_finished is in the run's history already (a flow
           // saved after its last method but before that event is completed too, and still finishes
-          // below). Nothing is left to run, and announcing the end again would make a resume of a
-          // finished run write a checkpoint that says nothing new, once per resume.
+          // below). Announcing the end again would make a resume of a finished run write a checkpoint
+          // that says nothing new, once per resume. Inputs that changed its state (a persisted flow
+          // kicked off again by id, a restored one) are news: unwritten, the next kickoff by id would
+          // not see them. A fork's end is the first checkpoint of its branch, which names the
+          // checkpoint it was forked from.
           const finishedAlready =
-            continuing &&
-            execution.status === 'completed' &&
-            execution.pending.length === 0 &&
+            nothingToRun &&
+            !inputsChangedState &&
+            restore?.fork === undefined &&
             run.state.events.some(
               (event) => event.type === FlowFinishedEvent.type && event.source?.id === this.entityId,
             );
@@ -488,6 +502,10 @@ export class FlowEngine<State extends object> {
               context: this.context(),
             }),
           );
+          // A persisted state its inputs changed with no method left to run: no method's save holds it.
+          const autoWritten = config !== undefined && triggersOn(config, 'flow_finished');
+          if (nothingToRun && inputsChangedState && graph.persisted && !autoWritten)
+            await writeTo('flow_finished');
           return { paused: undefined };
         },
       );

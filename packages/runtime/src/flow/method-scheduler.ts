@@ -12,6 +12,7 @@ import {
   MethodExecutionStartedEvent,
 } from '@crewline/events';
 import { claimStartedFirst } from '../checkpointing/claim-snapshot.js';
+import { stoppedByLeaseRelease } from '../checkpointing/lineage-lease.js';
 import { conditionRound, satisfiedBy } from './conditions.js';
 import { FlowMethodCallLimitError, flowComponent, flowError } from './errors.js';
 import type { FlowGraph, FlowNode } from './flow-graph.js';
@@ -185,6 +186,8 @@ export class MethodScheduler {
       // Its crew or agent stopped at the abort: the method runs again on resume, continuing their
       // saved work, so it is not recorded as failed (a checkpoint on the failure would say it was).
       if (host.abortSignal?.aborted) throw this.#stopped(method, host.abortSignal, error);
+      // So is one stopped as the process ends on a signal (its run gave up its lineage head).
+      if (stoppedByLeaseRelease(error)) throw error;
       host.execution.status = 'failed';
       host.emit(
         new MethodExecutionFailedEvent({
