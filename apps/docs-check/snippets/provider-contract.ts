@@ -42,6 +42,7 @@ interface CheckpointProvider {
   claimLease?(location: string, request: LeaseRequest): Promise<Lease>; // { lineageId, owner, checkpointId, holder, ttlMs }
   renewLease?(location: string, token: LeaseToken, ttlMs: number): Promise<Lease>; // token: { lineageId, owner }
   releaseLease?(location: string, token: LeaseToken): Promise<void>;
+  runEnded?(location: string): Promise<void>; // a run that wrote here ended and its writes settled (not on a signal's way out): let go of what was kept for its next writes
   close?(): void | Promise<void>;
   checkLocationExists?(location: string): Promise<void>; // not_found when the location does not exist (a misspelt Postgres schema); list lists nothing there
 }
