@@ -97,7 +97,7 @@ export async function refusalEnd(
   const readId = read?.id ?? details?.checkpointId;
   const error = workerError(
     'conflict',
-    `run ${runId}: the claim of checkpoint ${readId}, read as the latest of its lineage, found the lineage's head at ${head}, but the provider's latest() read again answers ${latest?.id ?? 'nothing'}, not a checkpoint past ${readId}: the provider's latest() lags the store it claims in (a cache or a read replica in front of it?), and nobody is known to have continued the run, so this attempt counts as failed and the run is retried after the back-off`,
+    `run ${runId}: the claim of checkpoint ${readId}, read as the latest of its lineage, found the lineage's head at ${head}, but the provider's latest() read again answers ${latest?.id ?? 'nothing'}, not a checkpoint past ${readId}: ${latest === undefined ? "the lineage's checkpoints were removed since (a prune or delete), or " : ''}the provider's latest() lags the store it claims in (a cache or a read replica in front of it?), and nobody is known to have continued the run, so this attempt counts as failed and the run is retried after the back-off`,
     {
       cause: refusal,
       details: { checkpointId: readId, lineageId: read?.lineageId, latestId: head, answeredId: latest?.id },
