@@ -3,44 +3,16 @@
 // a stop, not a failure: no lite_agent_execution_error (a checkpoint written on it while the release
 // is in flight would show a failed agent for an interrupt), and a resume continues the conversation.
 import { type BaseEvent, EventBus } from '@crewline/events';
-import type { LeaseToken } from '@crewline/runtime-state';
-import { InMemoryProvider } from '@crewline/runtime-state/testing';
+import type { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { Run } from '../checkpointing/run.js';
-import { type OfflineModel, offlineModel } from '../models/offline/offline-model.js';
-import { defineTool } from '../tools/define-tool.js';
+import { lookupFirst, lookupTool, SlowReleaseProvider } from '../checkpointing/test-support/lookup-run.js';
+import type { OfflineModel } from '../models/offline/offline-model.js';
 import { Agent } from './agent.js';
 
 const location = 'mem';
 
-/** A store whose release takes a round trip (Postgres): the lease still holds while it is in flight. */
-class SlowReleaseProvider extends InMemoryProvider {
-  override async releaseLease(target: string, token: LeaseToken): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    await super.releaseLease(target, token);
-  }
-}
-
-/** Calls `lookup` first, then answers. */
-const lookupFirst = () =>
-  offlineModel({
-    script: (call) =>
-      call.tools.length > 0 && !call.messages.some((message) => message.role === 'assistant')
-        ? { toolName: 'lookup', input: { query: 'tides' } }
-        : undefined,
-  });
-
 function scout(llm: OfflineModel, provider: InMemoryProvider, releaseInTool: boolean): Agent {
-  const lookup = defineTool({
-    name: 'lookup',
-    description: 'Looks a subject up',
-    inputSchema: z.object({ query: z.string() }),
-    execute: async ({ query }) => {
-      if (releaseInTool) void Run.current()!.releaseLease();
-      return `notes about ${query}`;
-    },
-  });
+  const lookup = lookupTool(() => releaseInTool);
   return new Agent({
     role: 'Scout',
     goal: 'Find',

@@ -7,13 +7,11 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { JsonProvider } from '@crewline/provider-json';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import { Crew } from '../crew/crew.js';
 import { temporaryDirectory } from '../e2e/support/fixtures.js';
-import { offlineModel } from '../models/offline/offline-model.js';
 import { Task } from '../task/task.js';
-import { defineTool } from '../tools/define-tool.js';
+import { lookupFirst, lookupTool } from './test-support/lookup-run.js';
 
 let directory: { path: string; cleanup: () => void };
 beforeEach(() => {
@@ -24,26 +22,23 @@ afterEach(() => directory.cleanup());
 const sparesUnder = (location: string) =>
   (readdirSync(location, { recursive: true }) as string[]).filter((entry) => entry.includes('.spare.'));
 
-function crewOn(location: string, provider: JsonProvider): Crew {
-  const llm = offlineModel({
-    script: (call) =>
-      call.tools.length > 0 && !call.messages.some((message) => message.role === 'assistant')
-        ? { toolName: 'probe', input: { query: 'tides' } }
-        : undefined,
+/** A crew of two tasks whose agent looks the subject up first: the crew's checkpoint setting, or the agent's. */
+function crewOn(location: string, provider: JsonProvider, settingOf: 'crew' | 'agent' = 'crew'): Crew {
+  const checkpoint = { provider, location, onEvents: ['*' as const] };
+  const researcher = new Agent({
+    role: 'Researcher',
+    goal: 'Research',
+    backstory: 'B',
+    llm: lookupFirst(),
+    tools: [lookupTool()],
+    ...(settingOf === 'agent' ? { checkpoint } : {}),
   });
-  const probe = defineTool({
-    name: 'probe',
-    description: 'Looks a subject up',
-    inputSchema: z.object({ query: z.string() }),
-    execute: ({ query }) => `notes about ${query}`,
-  });
-  const researcher = new Agent({ role: 'Researcher', goal: 'Research', backstory: 'B', llm, tools: [probe] });
   return new Crew({
     tasks: [
       new Task({ description: 'research tides', expectedOutput: 'notes', agent: researcher }),
       new Task({ description: 'write about tides', expectedOutput: 'a text', agent: researcher }),
     ],
-    checkpoint: { provider, location, onEvents: ['*'] },
+    ...(settingOf === 'crew' ? { checkpoint } : {}),
   });
 }
 
@@ -53,33 +48,8 @@ describe('the end of a run on JSON', () => {
   it('leaves no spare temp file where only its agents checkpoint (a run that holds no lease)', async () => {
     const location = join(directory.path, 'cp');
     const provider = new JsonProvider();
-    const llm = offlineModel({
-      script: (call) =>
-        call.tools.length > 0 && !call.messages.some((message) => message.role === 'assistant')
-          ? { toolName: 'probe', input: { query: 'tides' } }
-          : undefined,
-    });
-    const probe = defineTool({
-      name: 'probe',
-      description: 'Looks a subject up',
-      inputSchema: z.object({ query: z.string() }),
-      execute: ({ query }) => `notes about ${query}`,
-    });
-    const researcher = new Agent({
-      role: 'Researcher',
-      goal: 'Research',
-      backstory: 'B',
-      llm,
-      tools: [probe],
-      checkpoint: { provider, location, onEvents: ['*'] },
-    });
     for (let round = 0; round < 3; round += 1) {
-      await new Crew({
-        tasks: [
-          new Task({ description: 'research tides', expectedOutput: 'notes', agent: researcher }),
-          new Task({ description: 'write about tides', expectedOutput: 'a text', agent: researcher }),
-        ],
-      }).kickoff();
+      await crewOn(location, provider, 'agent').kickoff();
       expect((await provider.list(location)).length).toBeGreaterThan(0);
       expect(sparesUnder(location)).toEqual([]);
       rmSync(location, { recursive: true });

@@ -4,47 +4,20 @@
 // meanwhile, and failure events written then would leave a latest checkpoint that shows a failed
 // crew for what was an interrupt. A resume continues the crew where it was, paying nothing twice.
 import { type BaseEvent, EventBus } from '@crewline/events';
-import { type LeaseToken, readDocument } from '@crewline/runtime-state';
+import { readDocument } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
-import { Run } from '../checkpointing/run.js';
-import { type OfflineModel, offlineModel } from '../models/offline/offline-model.js';
+import { lookupFirst, lookupTool, SlowReleaseProvider } from '../checkpointing/test-support/lookup-run.js';
+import type { OfflineModel } from '../models/offline/offline-model.js';
 import { Task } from '../task/task.js';
-import { defineTool } from '../tools/define-tool.js';
 import { Crew } from './crew.js';
 
 const location = 'mem';
 
-/** A store whose release takes a round trip (Postgres): the lease still holds while it is in flight. */
-class SlowReleaseProvider extends InMemoryProvider {
-  override async releaseLease(target: string, token: LeaseToken): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    await super.releaseLease(target, token);
-  }
-}
-
-/** Calls `lookup` first in each conversation, then answers. */
-const lookupFirst = () =>
-  offlineModel({
-    script: (call) =>
-      call.tools.length > 0 && !call.messages.some((message) => message.role === 'assistant')
-        ? { toolName: 'lookup', input: { query: 'tides' } }
-        : undefined,
-  });
-
 /** Two tasks; with `releaseInTool`, the first lookup gives the lease up as the signal path does. */
 function crewOf(llm: OfflineModel, provider: InMemoryProvider, releaseInTool: boolean): Crew {
-  const lookup = defineTool({
-    name: 'lookup',
-    description: 'Looks a subject up',
-    inputSchema: z.object({ query: z.string() }),
-    execute: async ({ query }) => {
-      if (releaseInTool) void Run.current()!.releaseLease();
-      return `notes about ${query}`;
-    },
-  });
+  const lookup = lookupTool(() => releaseInTool);
   const agent = new Agent({
     role: 'Researcher',
     goal: 'Research',

@@ -4,36 +4,14 @@
 // written while the release is in flight would leave a latest checkpoint that shows a failed run for
 // an interrupt. A resume runs the method again, continuing its crew's saved conversation.
 import { type BaseEvent, EventBus } from '@crewline/events';
-import type { LeaseToken } from '@crewline/runtime-state';
-import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
-import { Run } from '../checkpointing/run.js';
+import { lookupFirst, lookupTool, SlowReleaseProvider } from '../checkpointing/test-support/lookup-run.js';
 import { Crew } from '../crew/crew.js';
-import { offlineModel } from '../models/offline/offline-model.js';
 import { Task } from '../task/task.js';
-import { defineTool } from '../tools/define-tool.js';
 import { Flow, listen, start } from './index.js';
 
 const location = 'mem';
-
-/** A store whose release takes a round trip (Postgres): the lease still holds while it is in flight. */
-class SlowReleaseProvider extends InMemoryProvider {
-  override async releaseLease(target: string, token: LeaseToken): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    await super.releaseLease(target, token);
-  }
-}
-
-/** Calls `lookup` first in each conversation, then answers. */
-const lookupFirst = () =>
-  offlineModel({
-    script: (call) =>
-      call.tools.length > 0 && !call.messages.some((message) => message.role === 'assistant')
-        ? { toolName: 'lookup', input: { query: 'tides' } }
-        : undefined,
-  });
 
 const control = { release: true, llm: lookupFirst(), ran: [] as string[] };
 
@@ -45,16 +23,8 @@ class Research extends Flow<{ notes: string }> {
   }
   @listen('gather') async research(topic: string) {
     control.ran.push('research');
-    const lookup = defineTool({
-      name: 'lookup',
-      description: 'Looks a subject up',
-      inputSchema: z.object({ query: z.string() }),
-      execute: async ({ query }) => {
-        // Given up as the signal path does, while the method goes on.
-        if (control.release) void Run.current()!.releaseLease();
-        return `notes about ${query}`;
-      },
-    });
+    // Given up as the signal path does, while the method goes on.
+    const lookup = lookupTool(() => control.release);
     const agent = new Agent({
       role: 'Researcher',
       goal: 'Research',
