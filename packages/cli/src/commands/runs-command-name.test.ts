@@ -39,6 +39,15 @@ describe('runs hints name the CLI as it was run', () => {
     expect(result.stderr).not.toMatch(/(?<!npx )crewline runs/);
   });
 
+  it('an unknown option of checkpoint serve names the help of the CLI as it was run', async () => {
+    const result = await runCommand(['checkpoint', 'serve', '--prot', '8080'], {
+      cwd: project.path,
+      env: { npm_config_user_agent: 'npm/10.8.2 node/v20.20.2 linux x64', npm_command: 'exec' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('npx crewline checkpoint serve --help');
+  });
+
   it('answer, show, open and fork hints take the command', () => {
     expect(() => resumeAnswer({}, 'run-1', 'npx crewline')).toThrow(
       'npx crewline runs resume needs the answer: npx crewline runs resume run-1 --answer "..." (npx crewline runs show run-1 prints the question)',

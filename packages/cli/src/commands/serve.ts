@@ -1,6 +1,7 @@
 import { parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
+import { commandName } from '../core/command-name.js';
 import { displayPath } from '../core/location.js';
 import { modelPricesOf } from '../core/model-prices.js';
 import { openLocation } from '../core/open-location.js';
@@ -31,6 +32,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
       'allow-resume': { type: 'boolean' },
     },
     1,
+    commandName(context.env, context.cwd),
   );
   const port = values.port === undefined ? 0 : parseCount('--port', values.port);
   if (port > 65_535) throw usageError(`--port must be 0 to 65535, got ${port}`);
