@@ -281,7 +281,7 @@ export function removeLocksOfGoneProcesses(root: string): number {
       } else if (entry.name.endsWith(mutexSuffix)) {
         // A mutex whose process was killed inside it after removing the lock (a release): entering
         // clears it when it is abandoned (lock-mutex.ts), and leaving removes the one entered.
-        const path = join(directory, entry.name.slice(0, -'.takeover'.length));
+        const path = join(directory, `${entry.name.slice(0, -mutexSuffix.length)}${lockSuffix}`);
         if (!existsSync(path)) withLockMutex(path, () => undefined, 0);
       }
     } catch {

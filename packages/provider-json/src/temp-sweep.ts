@@ -3,7 +3,7 @@ import { stat, unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { CrewlineError, logger } from '@crewline/events';
 import { walkLocation, walkLocationSync } from './directory-walk.js';
-import { component } from './errors.js';
+import { component, describeError } from './errors.js';
 import { parseSpareFileName, parseTempFileName } from './file-names.js';
 import { removeLocksOfGoneProcesses } from './lineage-lock.js';
 import { writerIsGone } from './temp-writer.js';
@@ -56,7 +56,7 @@ function isStale(path: string, stats: { mtimeMs: number; size: number }, pid: nu
  */
 function sweepFailed(root: string, error: unknown): void {
   if (CrewlineError.hasCode(error, 'read_failed') && (error as CrewlineError).details?.directory === root) {
-    logger.debug(component, `could not sweep temp files in ${root}: ${(error as Error).message}`);
+    logger.debug(component, `could not sweep temp files in ${root}: ${describeError(error)}`);
     return;
   }
   logger.warn(component, `could not sweep temp files in ${root}`, error);
@@ -73,7 +73,7 @@ function sweepLocks(root: string): void {
     const removed = removeLocksOfGoneProcesses(root);
     if (removed > 0) logger.info(component, `removed ${removed} lock file(s) left by killed runs in ${root}`);
   } catch (error) {
-    logger.debug(component, `could not sweep lock files in ${root}: ${(error as Error).message}`);
+    logger.debug(component, `could not sweep lock files in ${root}: ${describeError(error)}`);
   }
 }
 
