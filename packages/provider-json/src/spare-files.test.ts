@@ -42,6 +42,21 @@ function createdPaths(): string[] {
   return vi.mocked(fs.open).mock.calls.map(([path]) => String(path));
 }
 
+/** Every spare's open reports back 40 ms late (a busy thread pool): its file exists before it is ready. */
+function spareOpensLate(): void {
+  vi.mocked(fs.open).mockImplementation(((...args: unknown[]) => {
+    const callback = args.at(-1) as (error: unknown, descriptor?: number) => void;
+    const late = String(args[0]).includes('/.spare.');
+    return (actualFs.open as (...rest: unknown[]) => void)(
+      ...args.slice(0, -1),
+      (error: unknown, descriptor?: number) => {
+        if (late) setTimeout(() => callback(error, descriptor), 40);
+        else callback(error, descriptor);
+      },
+    );
+  }) as typeof fs.open);
+}
+
 function batch(count: number) {
   const provider = new JsonProvider();
   const run = createTestRun({ provider, location });
@@ -202,17 +217,7 @@ describe('spares stay bounded in a long-lived process', () => {
 
   it('delete also removes the spares still being created when it runs', async () => {
     // A spare's open reports back late (a busy thread pool): its file exists before delete runs.
-    vi.mocked(fs.open).mockImplementation(((...args: unknown[]) => {
-      const callback = args.at(-1) as (error: unknown, descriptor?: number) => void;
-      const late = String(args[0]).includes('/.spare.');
-      return (actualFs.open as (...rest: unknown[]) => void)(
-        ...args.slice(0, -1),
-        (error: unknown, descriptor?: number) => {
-          if (late) setTimeout(() => callback(error, descriptor), 40);
-          else callback(error, descriptor);
-        },
-      );
-    }) as typeof fs.open);
+    spareOpensLate();
     const { provider, writes } = batch(1);
     const [first] = await provider.writeBatch(location, writes());
     await eventually(() => spareNames(join(location, 'main')).length === 1);
@@ -228,17 +233,7 @@ describe('spares stay bounded in a long-lived process', () => {
 describe('the end of a run (runEnded)', () => {
   it('removes the spares of its writes, those still being created included, before it resolves', async () => {
     // A spare's open reports back late (a busy thread pool) while the run ends.
-    vi.mocked(fs.open).mockImplementation(((...args: unknown[]) => {
-      const callback = args.at(-1) as (error: unknown, descriptor?: number) => void;
-      const late = String(args[0]).includes('/.spare.');
-      return (actualFs.open as (...rest: unknown[]) => void)(
-        ...args.slice(0, -1),
-        (error: unknown, descriptor?: number) => {
-          if (late) setTimeout(() => callback(error, descriptor), 40);
-          else callback(error, descriptor);
-        },
-      );
-    }) as typeof fs.open);
+    spareOpensLate();
     const provider = new JsonProvider();
     const run = createTestRun({ provider, location });
     await provider.writeBatch(location, [buildCheckpointWrite({ run }), buildCheckpointWrite({ run })]);
