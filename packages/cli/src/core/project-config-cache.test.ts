@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,7 +57,9 @@ let root: string;
 let project: string;
 let temporary: string;
 
-async function loadInFreshProcess(): Promise<{
+async function loadInFreshProcess(
+  where: { project: string; temporary: string } = { project, temporary },
+): Promise<{
   flows?: string[];
   error?: string;
   typeScriptLoaded: boolean;
@@ -65,7 +67,7 @@ async function loadInFreshProcess(): Promise<{
   const { stdout } = await run(
     process.execPath,
     ['--conditions=@crewline/source', '--import', 'tsx', '--input-type=module', '-e', loadInChild],
-    { cwd: cliDirectory, env: { ...process.env, PROJECT: project, TMPDIR: temporary } },
+    { cwd: cliDirectory, env: { ...process.env, PROJECT: where.project, TMPDIR: where.temporary } },
   );
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
 }
@@ -77,21 +79,35 @@ function useLegacyDecorators(legacy: boolean): Promise<void> {
   );
 }
 
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'crewline-config-cache-'));
-  project = join(root, 'project');
-  temporary = join(root, 'tmp');
-  const runtimeDirectory = join(project, 'node_modules', '@crewline', 'runtime');
+/** A project with the flow and the config above (or the given texts), and a temporary directory. */
+async function makeProject(
+  name: string,
+  files: { flow: string; config: string } = { flow: flowFile, config },
+): Promise<{ project: string; temporary: string }> {
+  const where = { project: join(root, name), temporary: join(root, `${name}-tmp`) };
+  const runtimeDirectory = join(where.project, 'node_modules', '@crewline', 'runtime');
   await mkdir(runtimeDirectory, { recursive: true });
-  await mkdir(temporary);
+  await mkdir(where.temporary);
   await writeFile(
     join(runtimeDirectory, 'package.json'),
     JSON.stringify({ name: '@crewline/runtime', type: 'module', exports: './index.js' }),
   );
   await writeFile(join(runtimeDirectory, 'index.js'), runtimePackage);
-  await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
-  await writeFile(join(project, 'tide-flow.ts'), flowFile);
-  await writeFile(join(project, 'crewline.config.ts'), config);
+  await writeFile(join(where.project, 'package.json'), JSON.stringify({ type: 'module' }));
+  await writeFile(join(where.project, 'tide-flow.ts'), files.flow);
+  await writeFile(join(where.project, 'crewline.config.ts'), files.config);
+  return where;
+}
+
+/** Every file under `directory`, its subdirectories included. */
+async function filesUnder(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'crewline-config-cache-'));
+  ({ project, temporary } = await makeProject('project'));
 });
 
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -121,6 +137,28 @@ describe('the cache of configs compiled for the installed CLI', () => {
       JSON.stringify({ compilerOptions: { experimentalDecorators: true } }),
     );
     expect((await loadInFreshProcess()).error).toMatch(/decorator metadata is missing/);
+  }, 120_000);
+
+  it('leaves no readable copy of a key written inline in the config, or in a flow file, once loaded', async () => {
+    const configKey = 'sk-planted-config-7f3a9c1e5b2d4068';
+    const flowKey = 'sk-planted-flow-0b8e2d4f6a1c3957';
+    const where = await makeProject('planted', {
+      flow: flowFile.replace("return 'facts';", `return '${flowKey}'.length > 0 ? 'facts' : '';`),
+      config: config.replace(
+        'export default',
+        `export const model = { apiKey: '${configKey}' };\n\nexport default`,
+      ),
+    });
+    // Twice: the first command writes the cache, the second is served from it.
+    expect(await loadInFreshProcess(where)).toEqual({ flows: ['TideFlow'], typeScriptLoaded: true });
+    expect(await loadInFreshProcess(where)).toEqual({ flows: ['TideFlow'], typeScriptLoaded: false });
+    const files = await filesUnder(where.temporary);
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const text = await readFile(file, 'utf8');
+      expect(text, file).not.toContain(configKey);
+      expect(text, file).not.toContain(flowKey);
+    }
   }, 120_000);
 
   it('keeps its entries in a directory of this user only', async () => {
