@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type BaseEvent,
   CheckpointCompletedEvent,
   eventBus as defaultBus,
   type EventBus,
@@ -409,6 +410,20 @@ export class FlowEngine<State extends object> {
               stateId: this.stateId,
               maxCheckpoints: config?.maxCheckpoints,
             });
+          /**
+           * Whether the run's automatic checkpoint on `event` wrote what a save of this flow to its
+           * target would: the config the event is checkpointed under (the flow's own, else the one
+           * it inherits, e.g. a parent flow's '*' for a flow kicked off in its method) triggers on it
+           * and stores where the save would go. The flow's own config alone told a nested @persist
+           * flow nothing was written, and each of its saves was the same checkpoint again. A save
+           * to another store (its @persist location) is where its state is found by id: still made.
+           */
+          const writtenByRun = async (event: BaseEvent): Promise<boolean> => {
+            const applied = run.configForEvent(event);
+            if (applied === undefined || !triggersOn(applied, event.type)) return false;
+            const automatic = await persistTarget(graph, applied);
+            return automatic.provider === target.provider && automatic.location === target.location;
+          };
           const runner = new MethodScheduler({
             flow: this.flow,
             flowName,
@@ -421,10 +436,9 @@ export class FlowEngine<State extends object> {
             emit,
             invoke: (method, input) => this.invoke(method, input),
             commitState: (completed) => this.commitState(completed),
-            afterCompletion: async (node) => {
-              if (!node.persisted) return;
-              if (config && triggersOn(config, 'method_execution_finished')) return; // already written by auto-checkpoint
-              await writeTo('method_execution_finished');
+            afterCompletion: async (node, finished) => {
+              if (!node.persisted || (await writtenByRun(finished))) return;
+              await writeTo(finished.type);
             },
             watchNested: (onJoin, body) =>
               watchEntityJoins((entity, state) => {
@@ -479,33 +493,30 @@ export class FlowEngine<State extends object> {
           const paused = firstPaused(execution);
           if (paused?.pause) {
             execution.status = 'paused';
-            emit(
-              new FlowPausedEvent({
-                flowName,
-                methodName: paused.method,
-                message: paused.pause.message,
-                source: this.source(),
-                context: this.context(paused.method),
-              }),
-            );
-            const autoWritten = config !== undefined && triggersOn(config, 'flow_paused');
-            if (!autoWritten && (config || graph.persisted)) await writeTo('flow_paused');
+            const pausedEvent = new FlowPausedEvent({
+              flowName,
+              methodName: paused.method,
+              message: paused.pause.message,
+              source: this.source(),
+              context: this.context(paused.method),
+            });
+            emit(pausedEvent);
+            if ((config || graph.persisted) && !(await writtenByRun(pausedEvent)))
+              await writeTo(pausedEvent.type);
             return { paused };
           }
           execution.status = 'completed';
           if (finishedAlready) return { paused: undefined };
-          emit(
-            new FlowFinishedEvent({
-              flowName,
-              result: execution.lastOutput,
-              source: this.source(),
-              context: this.context(),
-            }),
-          );
+          const finishedEvent = new FlowFinishedEvent({
+            flowName,
+            result: execution.lastOutput,
+            source: this.source(),
+            context: this.context(),
+          });
+          emit(finishedEvent);
           // A persisted state its inputs changed with no method left to run: no method's save holds it.
-          const autoWritten = config !== undefined && triggersOn(config, 'flow_finished');
-          if (nothingToRun && inputsChangedState && graph.persisted && !autoWritten)
-            await writeTo('flow_finished');
+          if (nothingToRun && inputsChangedState && graph.persisted && !(await writtenByRun(finishedEvent)))
+            await writeTo(finishedEvent.type);
           return { paused: undefined };
         },
       );

@@ -41,8 +41,11 @@ export interface SchedulerHost {
   invoke(method: string, input: unknown): unknown;
   /** Stores the state as of `completed`'s completion as the state of record (without what executions still due changed). */
   commitState(completed: Activation): void;
-  /** Called after `method_execution_finished` was emitted (state persistence). */
-  afterCompletion(node: FlowNode): Promise<void>;
+  /**
+   * Called after `method_execution_finished` was emitted (state persistence), with that event: the
+   * run's automatic checkpoint on it may have saved the state already.
+   */
+  afterCompletion(node: FlowNode, finished: MethodExecutionFinishedEvent): Promise<void>;
   /**
    * Runs `body` (a method's execution), calling `onJoin` with each crew, agent or flow that joins
    * the run from inside it: what the execution is credited with when it completes.
@@ -245,16 +248,15 @@ export class MethodScheduler {
       this.#warnIfUnheard(method, label);
     // Nothing else due or running: a checkpoint written for this completion shows a finished flow.
     if (execution.pending.length === 0 && execution.status === 'running') execution.status = 'completed';
-    host.emit(
-      new MethodExecutionFinishedEvent({
-        flowName: host.flowName,
-        methodName: method,
-        output,
-        source: host.source(),
-        context: host.context(method),
-      }),
-    );
-    await host.afterCompletion(node);
+    const finished = new MethodExecutionFinishedEvent({
+      flowName: host.flowName,
+      methodName: method,
+      output,
+      source: host.source(),
+      context: host.context(method),
+    });
+    host.emit(finished);
+    await host.afterCompletion(node, finished);
     return next;
   }
 
