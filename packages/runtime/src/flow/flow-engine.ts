@@ -52,7 +52,7 @@ import {
   newExecution,
 } from './run-progress.js';
 import { refuseMissingMethods } from './saved-methods.js';
-import { SharedState } from './shared-state.js';
+import { SharedState, stateRecordText } from './shared-state.js';
 
 /** What one kickoff (or resume) asks for. */
 export interface RunPlan {
@@ -294,14 +294,17 @@ export class FlowEngine<State extends object> {
      * it is judged like this one, not added after it.
      */
     let undoAnswer: (() => void) | undefined;
-    /** The state of record a continued flow was saved with, when new inputs are merged into it. */
+    /**
+     * The state of record a continued flow was saved with (as {@link stateRecordText}), when new
+     * inputs are merged into it.
+     */
     let savedRecord: string | undefined;
     if (continuing) {
       refuseMissingMethods(flowName, graph, this.execution, graph.persisted ? this.stateId : undefined);
       // State changes made by an execution that did not complete are dropped: it runs again.
       this.rollbackState();
       if (Object.keys(otherInputs).length > 0) {
-        savedRecord = JSON.stringify(this.execution.committedState ?? null);
+        savedRecord = stateRecordText(this.execution.committedState);
         this.replaceState([this.state, otherInputs]);
       }
       if (plan.answer !== undefined) {
@@ -330,7 +333,7 @@ export class FlowEngine<State extends object> {
     this.commitState();
     // Inputs that changed the state of a continued flow are news to store, even at its finished end.
     const inputsChangedState =
-      savedRecord !== undefined && JSON.stringify(this.execution.committedState ?? null) !== savedRecord;
+      savedRecord !== undefined && stateRecordText(this.execution.committedState) !== savedRecord;
 
     const storedInputs = restore
       ? decodeValue<Record<string, unknown>>(restore.loaded.document.inputs, this.valueCodec)

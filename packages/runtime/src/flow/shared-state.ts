@@ -136,6 +136,30 @@ export class SharedState<State extends object> {
   }
 }
 
+/**
+ * A state of record as text that two records with equal values give alike, whatever order their
+ * keys are in (arrays keep theirs): a state restored is laid over the initial state, whose key order
+ * wins, and an input object may list its keys in any order. Compared as plain JSON, the same values
+ * in another order counted as a change, and a finished flow kicked off again with the inputs it held
+ * wrote its end again.
+ */
+export function stateRecordText(record: EncodedValue | undefined): string {
+  return JSON.stringify(record ?? null, (_key, value: unknown) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const ordered: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      // Defined, not assigned: a key named `__proto__` stays a field of the copy.
+      Object.defineProperty(ordered, key, {
+        value: (value as Record<string, unknown>)[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return ordered;
+  });
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const prototype = Object.getPrototypeOf(value);
