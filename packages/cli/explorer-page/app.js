@@ -27,9 +27,18 @@ function takeToken() {
 
 const token = takeToken();
 
+/**
+ * How the page names the CLI in a command it shows: as the server was run (`pnpm crewline` under
+ * pnpm), which its session says; `crewline` before the session came.
+ */
+function cliCommand() {
+  return state.session?.command ?? 'crewline';
+}
+
 /** What the page says when no answer came at all (the browser's own words are "Failed to fetch"). */
-const serverGone =
-  'The explorer server does not answer: it was stopped (Ctrl+C) or cannot be reached. Start `crewline checkpoint serve` again and open the URL it prints.';
+function serverGone() {
+  return `The explorer server does not answer: it was stopped (Ctrl+C) or cannot be reached. Start \`${cliCommand()} checkpoint serve\` again and open the URL it prints.`;
+}
 
 async function api(path, init = {}) {
   let response;
@@ -40,7 +49,7 @@ async function api(path, init = {}) {
     });
   } catch {
     showServerGone();
-    throw new Error(serverGone);
+    throw new Error(serverGone());
   }
   const body = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
@@ -80,7 +89,7 @@ function showServerGone() {
   const live = document.getElementById('live');
   live.textContent = 'server stopped';
   live.className = 'badge gone';
-  live.title = serverGone;
+  live.title = serverGone();
 }
 
 function showPanel(name) {
@@ -230,7 +239,7 @@ function drawRuns() {
           'p',
           { class: 'muted' },
           state.session?.readOnly
-            ? 'This explorer is read-only: start it with `crewline checkpoint serve --allow-resume` to resume and fork from the page.'
+            ? `This explorer is read-only: start it with \`${cliCommand()} checkpoint serve --allow-resume\` to resume and fork from the page.`
             : 'No runs started from this page yet: open a checkpoint and use its "Continue from here" form.',
         )
       : null,

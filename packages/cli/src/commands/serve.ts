@@ -49,6 +49,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     ...(values.host !== undefined ? { host: values.host.trim() } : {}),
     allowResume: values['allow-resume'] === true,
     modelPrices: await modelPricesOf(context),
+    command: commandName(context.env, context.cwd),
   });
   const out = (line: string) => context.stdout.write(`${line}\n`);
   out(`Lineage explorer of ${displayPath(opened.location, context.cwd)} (${opened.kind})`);

@@ -60,6 +60,7 @@ describe.skipIf(!haveBrowser && !inCi)(
         cwd: directory.path,
         pollIntervalMs: 200,
         listIntervalMs: 400,
+        command: 'pnpm crewline',
       });
       const { chromium } = await import('playwright-core');
       browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
@@ -118,7 +119,7 @@ describe.skipIf(!haveBrowser && !inCi)(
     it('tells, in the Runs panel of a read-only explorer, how to allow runs', async () => {
       await page.locator('nav [data-panel="runs"]').click();
       expect(await page.locator('#runs').textContent()).toContain(
-        'read-only: start it with `crewline checkpoint serve --allow-resume`',
+        'read-only: start it with `pnpm crewline checkpoint serve --allow-resume`',
       );
       await page.locator('nav [data-panel="detail"]').click();
     });

@@ -77,6 +77,8 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer page's words in Chromium", 
       opened: await openLocation(location, directory.path, registry),
       providers: registry,
       cwd: directory.path,
+      // As under npx: the page's words name the CLI as it was run.
+      command: 'npx crewline',
     });
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
@@ -125,7 +127,7 @@ describe.skipIf(!haveBrowser && !inCi)("the explorer page's words in Chromium", 
     const said = page.locator('#detail .error');
     await said.waitFor();
     expect(await said.textContent()).toBe(
-      'The explorer server does not answer: it was stopped (Ctrl+C) or cannot be reached. Start `crewline checkpoint serve` again and open the URL it prints.',
+      'The explorer server does not answer: it was stopped (Ctrl+C) or cannot be reached. Start `npx crewline checkpoint serve` again and open the URL it prints.',
     );
     expect(await page.locator('#live').textContent()).toBe('server stopped');
   });

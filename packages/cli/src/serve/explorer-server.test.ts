@@ -83,6 +83,8 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
       opened: await openLocation(fixture.location, directory.path, registry),
       providers: registry,
       cwd: directory.path,
+      // As under pnpm: what the explorer says names the CLI as it was run.
+      command: 'pnpm crewline',
     });
   });
   afterAll(async () => {
@@ -137,7 +139,9 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
     expect(stale.status).toBe(401);
     expect(stale.headers.get('content-type')).toContain('text/html');
     const body = await stale.text();
-    expect(body).toContain('this explorer needs its token: open the URL `crewline checkpoint serve` printed');
+    expect(body).toContain(
+      'this explorer needs its token: open the URL `pnpm crewline checkpoint serve` printed',
+    );
     expect(body).toContain('each start prints a new one');
     expect(body).not.toContain('<script');
     // The page's own requests (and any script) still get JSON.
@@ -213,7 +217,13 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
       body: JSON.stringify({ checkpoint: fixture.main[2]!.id, mode: 'fork' }),
     });
     expect(response.status).toBe(403);
-    expect(((await response.json()) as { error: string }).error).toContain('--allow-resume');
+    expect(((await response.json()) as { error: string }).error).toContain(
+      'start it with `pnpm crewline checkpoint serve --allow-resume`',
+    );
+  });
+
+  it('tells the page how the CLI was run, for the words it shows', async () => {
+    expect(await (await get('/api/session')).json()).toMatchObject({ command: 'pnpm crewline' });
   });
 
   it('a change needs the token header: not a query parameter, not a cookie', async () => {

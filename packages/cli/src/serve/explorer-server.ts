@@ -103,6 +103,12 @@ export interface ExplorerOptions {
    * every model but the offline one has an unknown cost.
    */
   modelPrices?: ModelPrices;
+  /**
+   * How the explorer's messages and page name the CLI, so a command they print runs where the user
+   * typed theirs: `crewline checkpoint serve` passes commandName's answer (`pnpm crewline`
+   * under pnpm). Default `crewline`.
+   */
+  command?: string;
 }
 
 export interface RunningExplorer {
@@ -174,6 +180,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   const hostname = options.host ?? '127.0.0.1';
   let hosts = allowedHosts(0, hostname);
   const readOnly = options.allowResume !== true;
+  const command = options.command ?? 'crewline';
   const files = await pageFiles();
   let port = 0;
   let listing: Promise<StoredCheckpoint[]> | undefined;
@@ -243,6 +250,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
       port,
       token,
       hosts,
+      command,
     );
     if (refusal) {
       // A browser opening an API address by hand reads the reason as a page, not as JSON.
@@ -288,7 +296,12 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     return context.body(new Uint8Array(file.body), 200, { 'Content-Type': file.type });
   });
   app.get('/api/session', (context) =>
-    context.json({ readOnly, location: displayPath(opened.location, options.cwd), provider: opened.kind }),
+    context.json({
+      readOnly,
+      location: displayPath(opened.location, options.cwd),
+      provider: opened.kind,
+      command,
+    }),
   );
   app.get('/api/graph', async (context) => {
     const expand = new Set((context.req.query('expand') ?? '').split(',').filter((key) => key !== ''));
@@ -368,7 +381,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   app.post('/api/runs', limitBody, async (context) => {
     if (readOnly) {
       return context.json(
-        { error: 'this explorer is read-only; start it with `crewline checkpoint serve --allow-resume`' },
+        { error: `this explorer is read-only; start it with \`${command} checkpoint serve --allow-resume\`` },
         403,
       );
     }
@@ -416,7 +429,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     loopbackOnly: isLoopbackHost(hostname),
     token,
     readOnly,
-    interruptedRuns: () => runs.interruptions(options.cwd),
+    interruptedRuns: () => runs.interruptions(options.cwd, command),
     close: async () => {
       live.close();
       await new Promise<void>((resolve) => {

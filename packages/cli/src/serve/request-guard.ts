@@ -80,12 +80,15 @@ export function allowedHosts(
  * `Sec-Fetch-Site`. Then the token where {@link tokenPlace} allows it: none for the page and its
  * static files, the `x-crewline-token` header for the API (a form or a link from elsewhere cannot set
  * it), or also the `token` query parameter for the event stream.
+ *
+ * @param command how a refusal names the CLI (see commandName); default `crewline`.
  */
 export function refuseRequest(
   request: GuardedRequest,
   port: number,
   token: string,
   hosts: ReadonlySet<string> = allowedHosts(port),
+  command = 'crewline',
 ): Refusal | undefined {
   const host = request.header('host');
   if (host === undefined || !hosts.has(host.toLowerCase())) {
@@ -118,7 +121,7 @@ export function refuseRequest(
       status: 401,
       message:
         request.method === 'GET' || request.method === 'HEAD'
-          ? 'this explorer needs its token: open the URL `crewline checkpoint serve` printed (each start prints a new one)'
+          ? `this explorer needs its token: open the URL \`${command} checkpoint serve\` printed (each start prints a new one)`
           : 'changes need the x-crewline-token header',
     };
   }
