@@ -42,6 +42,9 @@ const privateKey = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]
 // The password of a URL's userinfo (`postgres://app:…@db`). Captures what precedes it instead of a
 // lookbehind, which V8 tries at every position of the text.
 const urlPassword = /(:\/\/[^\s:/@]{1,128}:)[^\s@/]{3,}@/g;
+// The password of Oracle's JDBC address (`jdbc:oracle:thin:scott/…@db:1521/ORCL`, quoted when it holds
+// `@` or `/`), which has no `://`. Looked for only in a text that holds `:oracle:` (JDBC's own case).
+const oraclePassword = /(jdbc:oracle:[A-Za-z0-9]+:[^\s/@:"]{1,128}\/)(?:"[^"\n]*"|[^\s@"]+)@/g;
 
 function isNameCharacter(code: number): boolean {
   return (
@@ -89,6 +92,8 @@ function isQuote(character: string | undefined): boolean {
 const authorizationSchemes = /^(?:Bearer|Basic|Token|Digest|Bot)[ \t]+/i;
 // Characters that end an unquoted value: separators of queries, headers, code and markup.
 const valueEnd = /[\s"'`&,;<>()[\]{}|\\]/;
+// Characters that end the value of a `;`-separated connection string's property (see assignedValue).
+const propertyValueEnd = /[\s"'`;]/;
 // Words a setting holds instead of a credential (`token: null`).
 const placeholderValue = /^(?:null|nil|none|undefined|true|false|redacted|\*+|x+)$/i;
 
@@ -126,6 +131,24 @@ function closingQuote(text: string, open: number): number {
   return -1;
 }
 
+/** End of the braced value opening at `open`, after its `}` (`}}` is an escaped `}`); else of the line. */
+function closingBrace(text: string, open: number): number {
+  let index = open + 1;
+  for (; index < text.length && index - open < 8192 && text[index] !== '\n'; index += 1) {
+    if (text[index] !== '}') continue;
+    if (text[index + 1] !== '}') return index + 1;
+    index += 1;
+  }
+  return index;
+}
+
+/** End of an unbraced property value: the next `;`, white space or quote. */
+function propertyEnd(text: string, start: number): number {
+  let end = start;
+  while (end < text.length && end - start < 8192 && !propertyValueEnd.test(text[end]!)) end += 1;
+  return end;
+}
+
 function unquotedEnd(text: string, start: number): number {
   let end = start;
   while (end < text.length && end - start < 8192 && !valueEnd.test(text[end]!)) end += 1;
@@ -150,13 +173,28 @@ function looksLikeCredential(value: string, tight: boolean, next: string | undef
  * The value assigned at `separator` (a `:` or `=` after a credential name) as [start, end), or
  * undefined when what follows is not a credential.
  */
-function assignedValue(text: string, separator: number, spacedBefore: boolean): [number, number] | undefined {
+function assignedValue(
+  text: string,
+  separator: number,
+  spacedBefore: boolean,
+  property: boolean,
+): [number, number] | undefined {
   let start = separator + 1;
   while (text[start] === ' ' || text[start] === '\t') start += 1;
   if (isQuote(text[start])) {
     const close = closingQuote(text, start);
     if (close < 0 || close === start + 1 || text.slice(start + 1, close) === REDACTED) return undefined;
     return [start + 1, close];
+  }
+  // A property of a `;`-separated connection string (SQL Server's JDBC and ODBC: `;password=…;`) ends
+  // at the next `;` only, `,`, `&` or `(` being part of it; braced when it holds a `;` (`{a;b}`, `}}`
+  // standing for a `}`), braces and all, up to the end of the line when none closes it. Templates
+  // (`${DB_PASSWORD}`, `%s`, `<password>`) are left as they are.
+  if (property) {
+    if (text[start] === '{') return [start, closingBrace(text, start)];
+    const end = propertyEnd(text, start);
+    const value = text.slice(start, end);
+    return value !== '' && !placeholderValue.test(value) && !/^[$%<[]/.test(value) ? [start, end] : undefined;
   }
   const tight = text[separator] === '=' && !spacedBefore && start === separator + 1;
   const scheme = authorizationSchemes.exec(text.slice(start, start + 16));
@@ -194,7 +232,8 @@ function redactAssignments(text: string): string {
     const spacedBefore = nameEnd !== separator;
     if (isQuote(text[nameEnd - 1])) nameEnd -= 1;
     if (!credentialNameEndsAt(text, nameEnd)) continue;
-    const value = assignedValue(text, separator, spacedBefore);
+    const property = separator === nameEnd && text[nameStart(text, nameEnd) - 1] === ';';
+    const value = assignedValue(text, separator, spacedBefore, property);
     if (value === undefined) continue;
     result += text.slice(copied, value[0]) + REDACTED;
     copied = value[1];
@@ -272,6 +311,7 @@ export function scanText(text: string): string {
   result = replaceShapes(replaceShapes(result, shapesStartingLowerCase), shapesStartingUpperCase);
   if (result.includes('-----BEGIN')) result = result.replace(privateKey, REDACTED);
   if (result.includes('://')) result = result.replace(urlPassword, `$1${REDACTED}@`);
+  if (result.includes(':oracle:')) result = result.replace(oraclePassword, `$1${REDACTED}@`);
   result = redactAssignments(result);
   for (const pattern of redactionRegistry().patterns) result = result.replace(pattern, REDACTED);
   return result;

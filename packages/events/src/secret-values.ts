@@ -28,7 +28,10 @@ function refused(source: string | undefined, reason: string): void {
 /**
  * The base64 text that every base64 encoding containing `bytes` includes, whatever the byte offset
  * at which `bytes` starts (HTTP Basic credentials put a password after `user:`): for each of the three
- * offsets, the encoded groups made of `bytes` alone.
+ * offsets, the encoded groups made of `bytes` alone, in the standard and the URL-safe alphabets (JWT
+ * payloads, URL parameters) and URL-encoded (`+`, `/` and `=` in a query). A core holds all but the
+ * characters that mix the first or last bytes with their neighbours: where one is found, the whole
+ * base64 token around it is redacted (see `base64TokenEnd`).
  */
 function base64Cores(bytes: Buffer): string[] {
   const cores: string[] = [];
@@ -36,7 +39,11 @@ function base64Cores(bytes: Buffer): string[] {
     const rest = bytes.subarray(skip);
     const whole = rest.length - (rest.length % 3);
     // Below 6 bytes (8 characters) a core would be too short to be a safe needle.
-    if (whole >= 6) cores.push(rest.subarray(0, whole).toString('base64'));
+    if (whole < 6) continue;
+    const core = rest.subarray(0, whole).toString('base64');
+    cores.push(core, rest.subarray(0, whole).toString('base64url'));
+    const encoded = encodeURIComponent(core);
+    if (encoded !== core) cores.push(encoded);
   }
   return cores;
 }
@@ -90,13 +97,56 @@ export function registerSecretValue(value: string | null | undefined, source?: s
   registerSecretValues([value], source);
 }
 
-// A URL, `jdbc:` ones included (`jdbc:postgresql://db/app`, `jdbc:mysql://user:…@db/app`).
-const urlStart = /^(?:jdbc:)?[a-z][a-z0-9+.-]*:\/\//i;
-// The password of its user information, or of its query (`?password=…`, the form the worker README
-// gives for CREWLINE_WORKER_LOCATION and JDBC drivers read).
-const userInfoPassword = /^(?:jdbc:)?[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:([^\s/@]+)@/i;
+// A URL, `jdbc:` ones included (`jdbc:postgresql://db/app`, `jdbc:mysql://user:…@db/app`,
+// `jdbc:sqlserver://db:1433;…`, with a driver before the scheme: `jdbc:jtds:sqlserver://…`).
+const jdbcPrefix = /^jdbc:(?:[a-z][a-z0-9]*:(?!\/\/))*/i;
+const urlStart = /^(?:jdbc:(?:[a-z][a-z0-9]*:(?!\/\/))*)?[a-z][a-z0-9+.-]*:\/\//i;
+// The password of its user information, of its query (`?password=…`, the form the worker README
+// gives for CREWLINE_WORKER_LOCATION and JDBC drivers read), or of its `;`-separated properties (SQL
+// Server's `jdbc:sqlserver://db:1433;user=app;password=…`, braced when it holds a `;`: `{…}`, with
+// `}}` for a `}`).
+const userInfoPassword =
+  /^(?:jdbc:(?:[a-z][a-z0-9]*:(?!\/\/))*)?[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:([^\s/@]+)@/i;
 const queryPassword = /[?&](?:password|passwd|pwd)=([^&#\s]+)/i;
-const queryUser = /[?&](?:user|username)=([^&#\s]+)/i;
+const queryUser = /[?&](?:user|username)=([^&#;\s]+)/i;
+const propertyPassword = /;\s*(?:password|passwd|pwd)\s*=\s*(\{(?:[^}]|\}\})*\}|[^;]*)/i;
+const propertyStructure = /;\s*(?:user|username|user ?id|uid|database|databaseName)\s*=\s*([^;{]*)/gi;
+// Oracle's own form, with no `//` after the scheme: `jdbc:oracle:thin:scott/…@db:1521/ORCL` (or
+// `@//db:1521/service`); a password holding `@` or `/` is quoted (`scott/"p@ss"@db`).
+const oracleStart = /^jdbc:oracle:[a-z0-9]+:/i;
+const oracleCredentials = /^jdbc:oracle:[a-z0-9]+:([^\s/@:"]+)\/("[^"]*"|[^\s@"]+)@/i;
+
+/** Whether `value` is the address of a server: a URL, or an Oracle JDBC address. */
+function isAddress(value: string): boolean {
+  return urlStart.test(value) || oracleStart.test(value);
+}
+
+/** The passwords an address holds, as written in it (see `passwordValues`); none for other values. */
+function passwordsOfAddress(value: string): string[] {
+  if (oracleStart.test(value)) {
+    const password = oracleCredentials.exec(value)?.[2];
+    return password === undefined ? [] : [password];
+  }
+  if (!urlStart.test(value)) return [];
+  return [
+    userInfoPassword.exec(value)?.[1],
+    queryPassword.exec(value)?.[1],
+    propertyPassword.exec(value)?.[1],
+  ].filter((password): password is string => password !== undefined && password !== '');
+}
+
+/**
+ * The values a password written in an address is known by: as written, and as the server reads it
+ * (URL-decoded; a braced or quoted one without its braces or quotes, a braced `}}` as `}`).
+ */
+function passwordValues(written: string): string[] {
+  if (written.startsWith('{') && written.endsWith('}')) {
+    const inner = written.slice(1, -1);
+    return [inner, inner.replaceAll('}}', '}')];
+  }
+  if (written.length >= 2 && written.startsWith('"') && written.endsWith('"')) return [written.slice(1, -1)];
+  return [written, decoded(written)];
+}
 
 function decoded(text: string): string {
   try {
@@ -151,20 +201,26 @@ function insideKeptName(text: string, start: number, end: number): boolean {
 }
 
 /**
- * The words of a URL's structure: its scheme, its user name and its database name (first path segment),
- * lower-cased; none when `value` is not a URL.
+ * The words of a URL's structure: its scheme, its user name and its database name (first path segment,
+ * or SQL Server's `;user=…;databaseName=…` properties), lower-cased; for Oracle's JDBC address, `oracle`
+ * and its user; none when `value` is not an address.
  */
 function structureWordsOfUrl(value: string): string[] {
+  if (oracleStart.test(value)) {
+    const user = oracleCredentials.exec(value)?.[1];
+    return user === undefined ? ['oracle'] : ['oracle', user.toLowerCase()];
+  }
   if (!urlStart.test(value)) return [];
-  const address = value.replace(/^jdbc:/i, '');
+  const address = value.replace(jdbcPrefix, '');
   const words = [address.slice(0, address.indexOf(':'))];
   // The user and path of any other address may be the secret itself: a token as the user of a git
   // remote (`https://<token>@github.com/…`), a webhook's token as its first path segment. They are a
   // role and a database only in a database's address, or beside a password of their own.
-  const hasPassword = userInfoPassword.test(value) || queryPassword.test(value);
+  const hasPassword = passwordsOfAddress(value).length > 0;
   if (!hasPassword && !databaseScheme.test(words[0]!)) return words.map((word) => word.toLowerCase());
   const user = queryUser.exec(address)?.[1];
   if (user !== undefined) words.push(decoded(user));
+  for (const property of address.matchAll(propertyStructure)) words.push(property[1]!.trim());
   try {
     const url = new URL(address);
     words.push(decoded(url.username), decoded(url.pathname.split('/')[1] ?? ''));
@@ -222,20 +278,16 @@ function environmentCredentials(
       : undefined;
   for (const [name, value] of Object.entries(environment)) {
     if (value === undefined || value.length < MINIMUM_SECRET_LENGTH) continue;
-    const isUrl = urlStart.test(value);
-    const passwords = isUrl
-      ? [userInfoPassword.exec(value)?.[1], queryPassword.exec(value)?.[1]].filter(
-          (password): password is string => password !== undefined,
-        )
-      : [];
+    const passwords = passwordsOfAddress(value);
     for (const password of passwords) {
-      const refusal = refusalOf(decoded(password));
-      credentials.push({ name, value: password, refusal }, { name, value: decoded(password), refusal });
+      const values = passwordValues(password);
+      const refusal = refusalOf(values[values.length - 1]!);
+      for (const each of values) credentials.push({ name, value: each, refusal });
     }
     if (!isCredentialVariable(name)) continue;
-    // A URL under a credential name (`AUTH_URL`) is an address; its password was taken above. A DSN
-    // is the credential itself.
-    if (passwords.length === 0 && isUrl && !/dsn[0-9]*$/i.test(name)) continue;
+    // An address under a credential name (`AUTH_URL`) is an address; its password was taken above. A
+    // DSN is the credential itself.
+    if (passwords.length === 0 && isAddress(value) && !/dsn[0-9]*$/i.test(name)) continue;
     credentials.push({ name, value, refusal: refusalOf(value) });
   }
   return credentials;
@@ -244,8 +296,9 @@ function environmentCredentials(
 /**
  * The credentials among environment variables: the whole value of a variable whose name says it is
  * a credential (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `PGPASSWORD`, `SENTRY_DSN`...), and the password of
- * any value that is a URL with one (`DATABASE_URL=postgres://app:…@db/app`, `…/app?password=…`,
- * `jdbc:postgresql://db/app?user=app&password=…`, `jdbc:mysql://app:…@db/app`), unless the credential
+ * any value that is a URL or JDBC address with one (`DATABASE_URL=postgres://app:…@db/app`,
+ * `…/app?password=…`, `jdbc:postgresql://db/app?user=app&password=…`, `jdbc:mysql://app:…@db/app`,
+ * `jdbc:sqlserver://db:1433;user=app;password=…`, `jdbc:oracle:thin:app/…@db:1521/svc`), unless the credential
  * is a user name, database name or scheme the environment shows (`PGUSER`, `PGDATABASE`, those of a
  * database's URL or of a URL with a password, any URL's scheme). Of their shape nothing is checked here:
  * {@link registerSecretValues} leaves placeholders out.
@@ -291,6 +344,8 @@ interface Needle {
   value: string;
   /** Where the gram starts inside the value. */
   offset: number;
+  /** Whether it is a base64 core, whose whole token is redacted (see base64Cores). */
+  encoded: boolean;
 }
 
 interface ValueIndex {
@@ -316,17 +371,70 @@ function currentIndex(registry: RedactionRegistry): ValueIndex {
   if (index?.generation === registry.generation) return index;
   const hashes = new Uint8Array(0x10000);
   const needles = new Map<string, Needle[]>();
-  for (const value of [...registry.values, ...registry.encodedValues]) {
+  const add = (value: string, encoded: boolean) => {
     for (let offset = 0; offset < stride; offset += 1) {
       hashes[gramHash(value, offset)] = 1;
       const gram = value.slice(offset, offset + gramLength);
       const list = needles.get(gram);
-      if (list === undefined) needles.set(gram, [{ value, offset }]);
-      else list.push({ value, offset });
+      if (list === undefined) needles.set(gram, [{ value, offset, encoded }]);
+      else list.push({ value, offset, encoded });
     }
-  }
+  };
+  for (const value of registry.values) add(value, false);
+  for (const value of registry.encodedValues) add(value, true);
   index = { generation: registry.generation, hashes, needles };
   return index;
+}
+
+/** A character of base64 text, in either alphabet (`+/` standard, `-_` URL-safe). */
+function isBase64Character(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) || // a-z
+    (code >= 65 && code <= 90) || // A-Z
+    (code >= 48 && code <= 57) || // 0-9
+    code === 43 || // +
+    code === 47 || // /
+    code === 45 || // -
+    code === 95 // _
+  );
+}
+
+/** The base64 symbol URL-encoded at `at`: `+` for `%2B`, `/` for `%2F`, `=` for `%3D`; else undefined. */
+function encodedBase64Symbol(text: string, at: number): string | undefined {
+  if (text.charCodeAt(at) !== 37) return undefined;
+  const pair = text.slice(at + 1, at + 3).toUpperCase();
+  return pair === '2B' ? '+' : pair === '2F' ? '/' : pair === '3D' ? '=' : undefined;
+}
+
+// A base64 core stops short of the characters that mix the secret's first and last bytes with the
+// bytes around it (up to three at each end, holding up to 16 of its bits). The encoder writes them
+// next to the core, in one run of base64 characters that ends with its padding: redacting the whole
+// run around a core removes every one of them, whatever the offset and the neighbouring bytes. An
+// `=` before a core is not taken: it is the assignment's (`blob=…`), never padding of this run.
+
+/** Start of the base64 token that holds the core starting at `start`. */
+function base64TokenStart(text: string, start: number): number {
+  for (;;) {
+    if (start > 0 && isBase64Character(text.charCodeAt(start - 1))) start -= 1;
+    // The `2B` of a `%2B` is already taken: its `%` belongs to the token too.
+    else if (start > 0 && encodedBase64Symbol(text, start - 1) !== undefined) start -= 1;
+    else return start;
+  }
+}
+
+/** End of the base64 token that holds the core ending at `end`, its padding included. */
+function base64TokenEnd(text: string, end: number): number {
+  for (;;) {
+    if (end < text.length && isBase64Character(text.charCodeAt(end))) end += 1;
+    else if (encodedBase64Symbol(text, end) === '+' || encodedBase64Symbol(text, end) === '/') end += 3;
+    else break;
+  }
+  for (let padding = 0; padding < 2; padding += 1) {
+    if (text.charCodeAt(end) === 61) end += 1;
+    else if (encodedBase64Symbol(text, end) === '=') end += 3;
+    else break;
+  }
+  return end;
 }
 
 /** `text` with every registered credential value (and encoded form) replaced by `replacement`. */
@@ -340,9 +448,11 @@ export function redactSecretValues(text: string, replacement: string): string {
     if (hashes[gramHash(text, at)] === 0) continue;
     const candidates = needles.get(text.slice(at, at + gramLength));
     if (candidates === undefined) continue;
-    for (const { value, offset } of candidates) {
+    for (const { value, offset, encoded } of candidates) {
       const start = at - offset;
-      if (start >= 0 && text.startsWith(value, start)) found.push([start, start + value.length]);
+      if (start < 0 || !text.startsWith(value, start)) continue;
+      const end = start + value.length;
+      found.push(encoded ? [base64TokenStart(text, start), base64TokenEnd(text, end)] : [start, end]);
     }
   }
   if (found.length === 0) return text;

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { REDACTED, redactSecretsInText } from './secret-patterns.js';
+import { credentialsOfEnvironment, registerEnvironmentSecrets } from './secret-values.js';
+
+/** A password of no known shape, never registered: only the rules for connection strings can find it. */
+function password(): string {
+  return `Pw${randomBytes(10).toString('hex')}`;
+}
+
+describe('JDBC connection strings of SQL Server and Oracle', () => {
+  it('registers the password of one in the environment, whatever the variable is named', () => {
+    const sqlServer = password();
+    const braced = [password(), password()];
+    const thin = password();
+    const thinService = password();
+    const environment = {
+      CREWLINE_TEST_MSSQL_URL: `jdbc:sqlserver://db.internal:1433;databaseName=app;user=app;password=${sqlServer};encrypt=true`,
+      // A value holding `;` is braced, a `}` in it doubled (the driver's escaping).
+      CREWLINE_TEST_MSSQL_BRACED: `jdbc:sqlserver://db.internal:1433;Password={${braced[0]};}}${braced[1]}};databaseName=app`,
+      CREWLINE_TEST_ORACLE_URL: `jdbc:oracle:thin:scott/${thin}@db.internal:1521/ORCL`,
+      CREWLINE_TEST_ORACLE_SERVICE: `jdbc:oracle:thin:scott/${thinService}@//db.internal:1521/sales.example.com`,
+    };
+    const credentials = credentialsOfEnvironment(environment);
+    expect(credentials).toContain(sqlServer);
+    expect(credentials).toContain(`${braced[0]};}${braced[1]}`);
+    expect(credentials).toContain(thin);
+    expect(credentials).toContain(thinService);
+    registerEnvironmentSecrets(environment);
+    // Alone in a text, where no rule for connection strings applies: only its value gives it away.
+    for (const value of [sqlServer, thin, thinService, `${braced[0]};}${braced[1]}`])
+      expect(redactSecretsInText(`login failed (${value})`)).toBe(`login failed (${REDACTED})`);
+  });
+
+  it('does not register a password that is the user or database name the string shows', () => {
+    const environment = {
+      CREWLINE_TEST_MSSQL_URL:
+        'jdbc:sqlserver://db:1433;databaseName=inventory;user=inventory;password=inventory',
+      CREWLINE_TEST_ORACLE_URL: 'jdbc:oracle:thin:warehouse/warehouse@db:1521/ORCL',
+    };
+    expect(credentialsOfEnvironment(environment)).toEqual([]);
+  });
+
+  it('redacts the password of one written in free text, and keeps the rest of it', () => {
+    const sqlServer = password();
+    const braced = password();
+    const punctuated = password();
+    const thin = password();
+    const thinService = password();
+    const cases: [string, string][] = [
+      [
+        `connecting to jdbc:sqlserver://db.internal:1433;databaseName=app;user=app;password=${sqlServer};encrypt=true failed`,
+        `connecting to jdbc:sqlserver://db.internal:1433;databaseName=app;user=app;password=${REDACTED};encrypt=true failed`,
+      ],
+      [
+        `url=jdbc:sqlserver://db.internal;user=app;password={${braced};}}x};databaseName=app`,
+        `url=jdbc:sqlserver://db.internal;user=app;password=${REDACTED};databaseName=app`,
+      ],
+      [
+        // Unbraced, a property value ends at `;` only: `,`, `&` and `(` are the password's.
+        `jdbc:sqlserver://db.internal;user=app;password=${punctuated},x&y(z;databaseName=app`,
+        `jdbc:sqlserver://db.internal;user=app;password=${REDACTED};databaseName=app`,
+      ],
+      [
+        `cannot reach jdbc:oracle:thin:scott/${thin}@db.internal:1521/ORCL: timeout`,
+        `cannot reach jdbc:oracle:thin:scott/${REDACTED}@db.internal:1521/ORCL: timeout`,
+      ],
+      [
+        `"jdbc:oracle:thin:scott/${thinService}@//db.internal:1521/sales.example.com"`,
+        `"jdbc:oracle:thin:scott/${REDACTED}@//db.internal:1521/sales.example.com"`,
+      ],
+    ];
+    for (const [text, expected] of cases) expect(redactSecretsInText(text), text).toBe(expected);
+  });
+
+  it('leaves addresses without a password and templates of one alone', () => {
+    const text = 'jdbc:oracle:thin:@//db.internal:1521/sales and jdbc:oracle:thin:@db:1521:ORCL';
+    expect(redactSecretsInText(text)).toBe(text);
+    const template = `jdbc:sqlserver://db;user=app;password=\${DB_PASSWORD};encrypt=true`;
+    expect(redactSecretsInText(template)).toBe(template);
+  });
+});
