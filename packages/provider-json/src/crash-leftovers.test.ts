@@ -26,8 +26,8 @@ afterEach(() => {
 });
 
 /** Starts a run (test-support/killed-run.ts) and resolves once it holds its lock and left its temp files. */
-function startRun(lineageId: string): Promise<ChildProcess> {
-  const child = spawnScript('./killed-run.ts', [location, lineageId]);
+function startRun(lineageId: string, mode?: 'lock-write'): Promise<ChildProcess> {
+  const child = spawnScript('./killed-run.ts', [location, lineageId, ...(mode === undefined ? [] : [mode])]);
   children.push(child);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -47,7 +47,15 @@ function killed(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.on('exit', () => resolve()));
 }
 
-const locks = () => readdirSync(join(location, '.leases')).sort();
+const locks = () =>
+  readdirSync(join(location, '.leases'))
+    .filter((name) => name.endsWith('.lock'))
+    .sort();
+/** Temp files of lock writes (`<lineage>.lock.<pid>.<hex>.tmp`) of the process `pid`. */
+const lockTempFilesOf = (pid: number | undefined) =>
+  readdirSync(join(location, '.leases')).filter(
+    (name) => name.includes(`.lock.${pid}.`) && name.endsWith('.tmp'),
+  );
 const tempFilesOf = (pid: number | undefined) =>
   readdirSync(join(location, 'main')).filter((name) => parseTempFileName(name)?.pid === pid);
 
@@ -89,6 +97,22 @@ describe.skipIf(!existsSync('/proc/self/ns/pid') || !existsSync('/proc/sys/kerne
       expect(locks()).toEqual(['run-elsewhere.lock', 'run-running.lock']);
       expect(tempFilesOf(victim.pid)).toEqual([]);
       expect(tempFilesOf(running.pid)).toHaveLength(6);
+      await provider.close();
+    }, 60_000);
+
+    it("removes the temp file of a lock write a killed run was in the middle of, never a running run's", async () => {
+      const victim = await startRun('run-killed', 'lock-write');
+      const running = await startRun('run-running', 'lock-write');
+      expect(lockTempFilesOf(victim.pid)).toHaveLength(1);
+      expect(lockTempFilesOf(running.pid)).toHaveLength(1);
+      await killed(victim);
+
+      resetTempFileSweeps();
+      const provider = new JsonProvider();
+      await provider.list(location);
+      expect(lockTempFilesOf(victim.pid)).toEqual([]);
+      expect(locks()).toEqual(['run-running.lock']);
+      expect(lockTempFilesOf(running.pid)).toHaveLength(1);
       await provider.close();
     }, 60_000);
 

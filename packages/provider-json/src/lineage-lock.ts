@@ -11,7 +11,8 @@ import {
 } from '@crewline/runtime-state/internal';
 import { component, errorCode, jsonError } from './errors.js';
 import { mutexWaitMs, withLockMutex } from './lock-mutex.js';
-import { createWholeFile, tempPath, unlinkIfPresent, writeNew } from './whole-file.js';
+import { writerIsGone } from './temp-writer.js';
+import { createWholeFile, parseWholeFileTempName, unlinkIfPresent, writeTemp } from './whole-file.js';
 
 /**
  * Lock files for runs that continue a lineage in a JSON location: `<location>/.leases/<lineage>.lock`
@@ -125,9 +126,13 @@ function createExclusive(path: string, content: LockContent): boolean {
 
 /** Replaces a lock's content atomically (a temp file renamed over it). */
 function replace(path: string, content: LockContent): void {
-  const temp = tempPath(path);
-  writeNew(temp, JSON.stringify(content));
-  renameSync(temp, path);
+  const temp = writeTemp(path, JSON.stringify(content));
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    unlinkIfPresent(temp);
+    throw error;
+  }
 }
 
 function busyError(lineageId: string, what: string) {
@@ -240,33 +245,53 @@ export function releaseLineageLock(root: string, token: LeaseToken): void {
   if (!entered) throw busyError(token.lineageId, 'releasing');
 }
 
+/** What {@link removeLocksOfGoneProcesses} removed. */
+export interface RemovedLockFiles {
+  /** Lock files of processes provably gone. */
+  locks: number;
+  /** Temp files of lock (and mutex) writes whose process was killed in the middle of one. */
+  tempFiles: number;
+}
+
 /**
  * Removes the lock files of `root` whose process is provably gone (see `processIsGone`: recorded on
- * this host, in this pid namespace and boot, and no process has its pid) and the takeover mutexes
- * left beside no lock by a process killed inside one; returns how many locks it removed. A run killed
- * with SIGKILL leaves its lock: harmless (the next claim takes it over at once) but, in a location
- * many runs use, they piled up forever. A lock whose process may be running — alive here, recorded in
- * another pid space (a container sharing the volume, another boot) or recording none (an older
- * version, a system without /proc), or not whole — is never removed, whether or not it ran out: its
- * process may still release or renew it. Each removal checks the lock again under its mutex, as a
- * takeover does, so it cannot remove a lock taken over meanwhile; a mutex held by another process is
- * not waited for (that lock is left to a later sweep). Throws only when `.leases` cannot be listed.
+ * this host, in this pid namespace and boot, and no process has its pid), the takeover mutexes left
+ * beside no lock by a process killed inside one, and the temp files through which a lock or mutex is
+ * written whose writer is provably gone (temp-writer.ts: named in this pid space, its pid dead). A
+ * run killed with SIGKILL leaves its lock: harmless (the next claim takes it over at once) but, in a
+ * location many runs use, they piled up forever; one killed while it wrote a lock or mutex (a
+ * claim, a renewal, a takeover) left that write's temp file, forever too. A lock whose process may be
+ * running — alive here, recorded in another pid space (a container sharing the volume, another boot)
+ * or recording none (an older version, a system without /proc), or not whole — is never removed,
+ * whether or not it ran out: its process may still release or renew it; nor is a temp file whose
+ * writer may be running (a live pid here, another pid space, a name without this pid space's tag).
+ * Each removal of a lock checks it again under its mutex, as a takeover does, so it cannot remove a
+ * lock taken over meanwhile; a mutex held by another process is not waited for (that lock is left
+ * to a later sweep). Throws only when `.leases` cannot be listed.
  */
-export function removeLocksOfGoneProcesses(root: string): number {
+export function removeLocksOfGoneProcesses(root: string): RemovedLockFiles {
   const directory = join(root, leaseDirectory);
+  const removed: RemovedLockFiles = { locks: 0, tempFiles: 0 };
   let entries: Dirent[];
   try {
     entries = readdirSync(directory, { withFileTypes: true });
   } catch (error) {
     const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return 0;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return removed;
     throw error;
   }
-  let removed = 0;
   for (const entry of entries) {
     const lineageId = entry.name.endsWith(lockSuffix) ? entry.name.slice(0, -lockSuffix.length) : undefined;
+    const temp = parseWholeFileTempName(entry.name);
     try {
-      if (lineageId !== undefined && entry.isFile() && isValidCheckpointId(lineageId)) {
+      if (temp !== undefined && entry.isFile()) {
+        if (!temp.target.endsWith(lockSuffix) && !temp.target.endsWith(mutexSuffix)) continue;
+        const path = join(directory, entry.name);
+        // Its writer renames or removes it within a few system calls: only a killed one leaves it.
+        if (!writerIsGone(temp.pid, temp.digits, statSync(path).mtimeMs)) continue;
+        unlinkIfPresent(path);
+        removed.tempFiles += 1;
+      } else if (lineageId !== undefined && entry.isFile() && isValidCheckpointId(lineageId)) {
         const path = join(directory, entry.name);
         if (!holderIsGone(path)) continue;
         withLockMutex(
@@ -274,7 +299,7 @@ export function removeLocksOfGoneProcesses(root: string): number {
           () => {
             if (!holderIsGone(path)) return;
             unlinkIfPresent(path);
-            removed += 1;
+            removed.locks += 1;
           },
           0,
         );

@@ -8,6 +8,7 @@ import { thisProcess } from '@crewline/runtime-state/internal';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { removeLocksOfGoneProcesses } from './lineage-lock.js';
 import { mutexWaitMs } from './lock-mutex.js';
+import { writerNameDigits } from './temp-writer.js';
 
 /** Runs once, just before the next takeover mutex is created (a process descheduled right there). */
 let beforeMutexCreated: (() => void) | undefined;
@@ -41,6 +42,11 @@ function deadPid(): number {
   );
 }
 
+/** Five hex digits other than `digits`' first five: the tag of another pid space. */
+function otherTag(digits: string): string {
+  return ((Number.parseInt(digits.slice(0, 5), 16) + 1) % 0x100000).toString(16).padStart(5, '0');
+}
+
 function plantLock(lineageId: string, identity: object, expiresInMs = 60_000): string {
   const path = join(leases, `${lineageId}.lock`);
   writeFileSync(
@@ -70,7 +76,7 @@ describe.skipIf(!existsSync('/proc/self/ns/pid') || !existsSync('/proc/sys/kerne
       const longAgo = new Date(Date.now() - 60 * 60 * 1000);
       utimesSync(damaged, longAgo, longAgo);
 
-      expect(removeLocksOfGoneProcesses(root)).toBe(1);
+      expect(removeLocksOfGoneProcesses(root).locks).toBe(1);
       expect(existsSync(gone)).toBe(false);
       for (const kept of [alive, own, elsewhere, anotherBoot, older, damaged])
         expect(existsSync(kept)).toBe(true);
@@ -87,7 +93,7 @@ describe.skipIf(!existsSync('/proc/self/ns/pid') || !existsSync('/proc/sys/kerne
       });
 
       const startedAt = Date.now();
-      expect(removeLocksOfGoneProcesses(root)).toBe(1);
+      expect(removeLocksOfGoneProcesses(root).locks).toBe(1);
       // Waiting as a takeover does would have taken mutexWaitMs for each of them.
       expect(Date.now() - startedAt).toBeLessThan(mutexWaitMs);
       expect(readdirSync(leases).sort()).toEqual(
@@ -106,7 +112,7 @@ describe.skipIf(!existsSync('/proc/self/ns/pid') || !existsSync('/proc/sys/kerne
         join(leases, 'releasing.lock.takeover'),
         JSON.stringify({ ...thisProcess(), pid: process.ppid }),
       );
-      expect(removeLocksOfGoneProcesses(root)).toBe(0);
+      expect(removeLocksOfGoneProcesses(root).locks).toBe(0);
       expect(readdirSync(leases)).toEqual(['releasing.lock.takeover']);
     });
 
@@ -114,15 +120,38 @@ describe.skipIf(!existsSync('/proc/self/ns/pid') || !existsSync('/proc/sys/kerne
       const lock = plantLock('taken', { ...thisProcess(), pid: deadPid() });
       // Another process takes the dead holder's lock over (a resume) just before the sweep enters the mutex.
       beforeMutexCreated = () => plantLock('taken', { ...thisProcess(), pid: process.ppid });
-      expect(removeLocksOfGoneProcesses(root)).toBe(0);
+      expect(removeLocksOfGoneProcesses(root).locks).toBe(0);
       expect(beforeMutexCreated).toBeUndefined();
       expect(existsSync(lock)).toBe(true);
     });
 
+    it("removes the temp files of lock and mutex writes whose writer is provably gone, never a running writer's", () => {
+      // Named as a lock write names them (whole-file.ts): `<lock or mutex>.<pid>.<8 hex>.tmp`, the hex
+      // digits starting with the tag of this pid space.
+      const tempOf = (target: string, pid: number, digits = writerNameDigits()) =>
+        join(leases, `${target}.${pid}.${digits}.tmp`);
+      const gone = [tempOf('gone.lock', deadPid()), tempOf('gone.lock.takeover', deadPid())];
+      const kept = [
+        tempOf('alive.lock', process.ppid),
+        // This process's own, written since it started (a write in flight).
+        tempOf('own.lock', process.pid),
+        // A dead pid here, named in another pid space (its tag differs): it may be running there.
+        tempOf('elsewhere.lock', deadPid(), `${otherTag(writerNameDigits())}000`),
+        // Random digits (an older version): nothing proves its writer gone.
+        join(leases, `older.lock.${deadPid()}.8f3a2b1c9d0e4.tmp`),
+        // Not a lock's: nothing this sweep knows.
+        tempOf('notes.txt', deadPid()),
+      ];
+      for (const path of [...gone, ...kept]) writeFileSync(path, '{"owner"');
+      expect(removeLocksOfGoneProcesses(root)).toEqual({ locks: 0, tempFiles: 2 });
+      for (const path of gone) expect(existsSync(path)).toBe(false);
+      for (const path of kept) expect(existsSync(path)).toBe(true);
+    });
+
     it('a location without locks has nothing to sweep', () => {
       rmSync(leases, { recursive: true });
-      expect(removeLocksOfGoneProcesses(root)).toBe(0);
-      expect(removeLocksOfGoneProcesses(join(root, 'missing'))).toBe(0);
+      expect(removeLocksOfGoneProcesses(root).locks).toBe(0);
+      expect(removeLocksOfGoneProcesses(join(root, 'missing')).locks).toBe(0);
     });
   },
 );

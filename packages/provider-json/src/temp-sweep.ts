@@ -67,11 +67,17 @@ function report(root: string, removed: number): void {
     logger.info(component, `removed ${removed} temp file(s) left by killed writers in ${root}`);
 }
 
-/** Removes the lineage locks of processes provably gone (lineage-lock.ts); best-effort like the rest. */
+/**
+ * Removes the lineage locks of processes provably gone and the temp files of lock writes they were
+ * killed in (lineage-lock.ts); best-effort like the rest.
+ */
 function sweepLocks(root: string): void {
   try {
     const removed = removeLocksOfGoneProcesses(root);
-    if (removed > 0) logger.info(component, `removed ${removed} lock file(s) left by killed runs in ${root}`);
+    if (removed.locks > 0)
+      logger.info(component, `removed ${removed.locks} lock file(s) left by killed runs in ${root}`);
+    if (removed.tempFiles > 0)
+      logger.info(component, `removed ${removed.tempFiles} lock temp file(s) left by killed runs in ${root}`);
   } catch (error) {
     logger.debug(component, `could not sweep lock files in ${root}: ${describeError(error)}`);
   }
@@ -80,7 +86,8 @@ function sweepLocks(root: string): void {
 /**
  * Removes temp files left by writers that died mid-write (older than a minute and whose pid is not
  * alive), the temp files and spares of writers provably gone, and the lineage locks of processes
- * provably gone (`.leases`), the first time this process uses `root`. A live writer's temp file and
+ * provably gone and the temp files of lock writes such a process was killed in (`.leases`), the first
+ * time this process uses `root`. A live writer's temp file and
  * a live process's lock are never touched.
  * Best-effort: a failure is logged, never thrown.
  */

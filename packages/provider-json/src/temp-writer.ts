@@ -38,10 +38,10 @@ let spareCount = randomBytes(2).readUInt16BE(0);
  * The 8 hex digits of a new spare's or temp file's name: this process's pid space tag, then 3 digits
  * counting the names it made (from a random start). Counted, not random: 3 random digits (4,096 names) let two
  * of the 8 spares kept for a directory draw one name about once in 40 groups, and the second's
- * exclusive create failed (a spare short; a test of the bound flaked). Checkpoint temp files draw
- * from the same counter (their names hold their id besides, so never a spare's name), so a spare kept
- * long can see its name drawn again after 4,096 more names: that create fails (EEXIST) and the group
- * has one spare fewer, nothing worse.
+ * exclusive create failed (a spare short; a test of the bound flaked). Checkpoint temp files, and
+ * those of lock writes (whole-file.ts), draw from the same counter (their names hold their id or
+ * lock besides, so never a spare's name), so a spare kept long can see its name drawn again after
+ * 4,096 more names: that create fails (EEXIST) and the group has one spare fewer, nothing worse.
  */
 export function writerNameDigits(): string {
   const here = pidSpaceTag();

@@ -1,13 +1,52 @@
 import { closeSync, linkSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { errorCode, jsonError } from './errors.js';
+import { writerNameDigits } from './temp-writer.js';
 
 // Small files that must appear whole under their name or not at all (a lineage lock, its takeover
 // mutex): a reader never finds one half written, and of two processes creating one at once exactly
 // one succeeds.
 
-/** A temp file name beside `path`, unique to this process and call. */
-export function tempPath(path: string): string {
-  return `${path}.${process.pid}.${Math.random().toString(16).slice(2)}.tmp`;
+/**
+ * A temp file name beside `path`: `<path>.<pid>.<8 hex>.tmp`, the hex digits those of every temp
+ * file this package writes (where the writer runs, then a counter; see temp-writer.ts), so that the
+ * first-use sweep can tell the temp file of a lock write whose process was killed in the middle of
+ * it and remove it (see {@link parseWholeFileTempName}); with random digits nothing proved it left
+ * over, and each one stayed forever.
+ */
+function tempPath(path: string): string {
+  return `${path}.${process.pid}.${writerNameDigits()}.tmp`;
+}
+
+const tempNamePattern = /^(.+)\.(\d{1,10})\.([0-9a-f]{8})\.tmp$/;
+
+/**
+ * The file a temp file name of {@link tempPath} was written for (its name in the same directory),
+ * its writer's pid and hex digits; undefined for any other name (the random digits older versions
+ * wrote are longer: they prove nothing about their writer).
+ */
+export function parseWholeFileTempName(
+  name: string,
+): { target: string; pid: number; digits: string } | undefined {
+  const match = tempNamePattern.exec(name);
+  if (!match) return undefined;
+  return { target: match[1]!, pid: Number(match[2]), digits: match[3]! };
+}
+
+/** Attempts at a fresh temp name: one is taken only by a killed predecessor that had this pid. */
+const tempNameAttempts = 8;
+
+/**
+ * Writes `text` to a new temp file beside `path` and returns its path. A counted name can be one a
+ * killed process with this very pid left (a container restarting its program gets the same pid):
+ * the next name is tried then.
+ */
+export function writeTemp(path: string, text: string): string {
+  for (let attempt = 1; ; attempt += 1) {
+    const temp = tempPath(path);
+    if (createThenWrite(temp, text)) return temp;
+    if (attempt === tempNameAttempts)
+      throw jsonError('write_failed', `temp lock file ${temp} exists already (and ${attempt - 1} before it)`);
+  }
 }
 
 export function unlinkIfPresent(path: string): void {
@@ -25,8 +64,7 @@ export function unlinkIfPresent(path: string): void {
  * a file that does not parse for one being written (and judge it by age).
  */
 export function createWholeFile(path: string, text: string): boolean {
-  const temp = tempPath(path);
-  writeNew(temp, text);
+  const temp = writeTemp(path, text);
   try {
     linkSync(temp, path);
     return true;
@@ -38,11 +76,6 @@ export function createWholeFile(path: string, text: string): boolean {
   } finally {
     unlinkIfPresent(temp);
   }
-}
-
-/** Creates the new file `path` holding `text`; a `write_failed` error when it exists already. */
-export function writeNew(path: string, text: string): void {
-  if (!createThenWrite(path, text)) throw jsonError('write_failed', `temp lock file ${path} exists already`);
 }
 
 /** O_EXCL create, then write: false when the file exists. */
