@@ -6,7 +6,7 @@ import {
   type ProviderRegistry,
   resolveReference,
 } from '@crewline/runtime-state';
-import { matchShortId } from '@crewline/runtime-state/internal';
+import { matchShortId, missingCheckpointMessage } from '@crewline/runtime-state/internal';
 import { cliError } from './cli-error.js';
 import { describeKnownError } from './error-boundary.js';
 import { shellWord } from './format.js';
@@ -124,17 +124,15 @@ async function loadNormalized(
     const where = displayPath(opened.location, cwd);
     const cause = await unreadableCause(opened.provider, opened.location, asked);
     if (cause !== undefined) throw unreadableCheckpoint(asked, where, cause);
-    // Said again in the CLI's words: the providers' message names the CLI as `crewline`, which is not
-    // on the PATH where a package manager ran it (`npx crewline`).
-    const missing = cliError(
-      'not_found',
-      `no checkpoint "${asked}" in ${where}; run \`${command} checkpoint list ${shellWord(where)}\` to see its ids`,
-      { cause: error },
-    );
+    const listing = await listWithUnreadable(opened.provider, opened.location);
+    const missing = missingInCliWords(error, asked, where, command, {
+      kind: opened.kind,
+      locations: [opened.location, normalized.location],
+      ids: [asked, ...matchShortId(listing.checkpoints, asked).map((checkpoint) => checkpoint.id)],
+    });
     // A short id (what list prints: a damaged checkpoint's row, or "7bd84df1 (unreadable)" as a
     // parent) is matched, as the lookup matches the listed ids, against the unreadable ids the listing
     // knows of: those the provider says it left out, and parents it names but does not hold.
-    const listing = await listWithUnreadable(opened.provider, opened.location);
     const unlisted = [
       ...new Set([
         ...listing.unreadable.map((checkpoint) => checkpoint.id),
@@ -150,4 +148,33 @@ async function loadNormalized(
     const matchCause = await unreadableCause(opened.provider, opened.location, id);
     throw matchCause === undefined ? missing : unreadableCheckpoint(id, where, matchCause);
   }
+}
+
+/**
+ * A checkpoint not found in `location#id`, said again in the CLI's words: the standard message (see
+ * missingCheckpointMessage) names the CLI as `crewline`, which is not on the PATH where a package
+ * manager ran it (`npx crewline`). A provider that said more than that standard message (a
+ * third-party store's own reason: an expired object, a missing bucket) keeps its words after the
+ * CLI's, with its name: they are the only clue to what happened.
+ *
+ * @param standard the provider's name, and the locations and ids its standard message may name
+ * (the canonical location and the one asked for; the id asked for and the listed ids it matches).
+ */
+function missingInCliWords(
+  error: CrewlineError,
+  asked: string,
+  where: string,
+  command: string,
+  standard: { kind: string; locations: readonly (string | undefined)[]; ids: readonly string[] },
+): CrewlineError {
+  const words = `no checkpoint "${asked}" in ${where}; run \`${command} checkpoint list ${shellWord(where)}\` to see its ids`;
+  const said = describeKnownError(error);
+  const plain = standard.ids.some((id) =>
+    standard.locations.some(
+      (location) => location !== undefined && said === missingCheckpointMessage(id, location),
+    ),
+  );
+  return cliError('not_found', plain ? words : `${words} (the ${standard.kind} provider says: ${said})`, {
+    cause: error,
+  });
 }
