@@ -384,6 +384,10 @@ export class FlowEngine<State extends object> {
           // A flow kicked off inside another run also stops with that run.
           const abortSignal = anyAbortSignal([plan.abortSignal, run.abortSignal]);
           const isRoot = run.root === this.flow;
+          // `checkpoint: false` stops inheritance, as a crew's or an agent's does: without an entry of
+          // its own, a flow kicked off inside another run had its events checkpointed under the outer
+          // config. (A config of its own is set by Run.execute as it joins.)
+          if (!isRoot && this.flow.checkpoint === false) run.setConfigFor(this.entityId, null);
           if (isRoot && graph.persisted && !run.restored && run.state.lineage.checkpointId === null) {
             // One lineage per persisted state: its checkpoints are easy to find by branch as well as by id.
             run.state.lineage.branch = stateBranch(this.stateId);

@@ -11,6 +11,7 @@ import {
   type SettledValues,
 } from '@crewline/runtime-state';
 import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
+import { Run } from '../checkpointing/run.js';
 import { settlerOf } from '../checkpointing/snapshot-values.js';
 import type { FlowClass, ProjectRegistry } from '../project-config/project-config.js';
 import { findEntitySnapshot } from '../restore/find-entity-snapshot.js';
@@ -242,6 +243,9 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       maxMethodCalls,
       initialState: options.initialState,
     });
+    // `checkpoint: false` stops inheritance from the start: made in another run's method, the flow's
+    // creation is no checkpoint of that run either (its kickoff says so again, under its final id).
+    if (this.checkpoint === false) Run.current(options.bus)?.setConfigFor(this.#engine.entityId, null);
     this.#engine.bus.emit(
       this,
       new FlowCreatedEvent({
