@@ -20,6 +20,12 @@ export interface Segment {
   bold?: boolean;
   /** Reverse video: the selected row, the cursor. */
   inverse?: boolean;
+  /**
+   * Given up first when the line is wider than its panel (see clipLine): cut short, ending in `~`,
+   * so that the segments after it stay whole. A lane's branch name (`flow-states/<uuid>` fills a
+   * tree panel at 80 columns) is, so its marks (orphaned, earlier pruned) stay in view.
+   */
+  shrink?: boolean;
 }
 
 export type Line = Segment[];
@@ -41,7 +47,7 @@ export function treeRowLine(row: TreeRow, edited: ReadonlySet<string>, now: numb
   if (node.type === 'branch') {
     const line: Line = [
       { text: `${indent}${marker}` },
-      { text: node.branch, color: 'magenta' },
+      { text: node.branch, color: 'magenta', shrink: true },
       { text: node.sharesBranchName ? ` run ${shortRunId(node.lineageId)}` : '', color: 'gray' },
       { text: ` (${node.checkpoints.length})` },
     ];

@@ -54,6 +54,30 @@ describe('renderScreen', () => {
     expect(text.split('\n').at(-1)).toContain('q quit');
   });
 
+  it.each([
+    // A persisted flow state's lane whose first saves retention pruned.
+    ['flow-states/6f0d8a52-3c1e-4b7a-9d24-5e8b1f7c0a93', 'earlier pruned'],
+    // A fork whose fork point was deleted.
+    ['try-the-much-longer-outline-with-its-sources', 'orphaned'],
+  ])(
+    'keeps the mark of a lane with a long branch name at 80 columns, shortening the name (%s)',
+    async (branch, mark) => {
+      const { driver, sample } = await browser();
+      const renamed = sample.all.map((checkpoint) =>
+        checkpoint.id === sample.orphan.id ? { ...checkpoint, branch } : checkpoint,
+      );
+      await driver.dispatch({ type: 'list-loaded', checkpoints: renamed });
+      const text = screenText(renderScreen(driver.state, size));
+      expectFits(text);
+      const lane = text.split('\n').find((line) => line.includes(branch.slice(0, 6)));
+      expect(lane).toBeDefined();
+      const tree = lane!.split(' | ')[0]!;
+      expect(tree).toContain(`(1) ${mark}`);
+      // The name is cut where it is, marked with ~, and still says which lane it is.
+      expect(tree).toMatch(new RegExp(`${branch.slice(0, 4)}[^ ]*~ \\(1\\) ${mark}`));
+    },
+  );
+
   it('keeps the selection in view in a long tree', async () => {
     const { driver } = await browser();
     await driver.press('G');

@@ -24,7 +24,8 @@ export interface ScreenSize {
 export const MINIMUM_SIZE = { width: 60, height: 12 } as const;
 
 /**
- * `line` cut to `width` characters (keeping styles), then padded with spaces when `pad`. Every line
+ * `line` cut to `width` characters (keeping styles), a segment marked `shrink` shortened first (see
+ * shrinkToFit), then padded with spaces when `pad`. Every line
  * of the screen passes through here, so this is where control characters of stored strings (a
  * tampered checkpoint's trigger, a model's output) are escaped: they would move the cursor or clear
  * the screen, and a tab or line feed would break the layout.
@@ -32,10 +33,8 @@ export const MINIMUM_SIZE = { width: 60, height: 12 } as const;
 export function clipLine(line: Line, width: number, pad = false): Line {
   const result: Segment[] = [];
   let remaining = width;
-  for (const original of line) {
+  for (const segment of shrinkToFit(line.map(printableSegment), width)) {
     if (remaining <= 0) break;
-    const text = printable(original.text, false);
-    const segment = text === original.text ? original : { ...original, text };
     const characters = Array.from(segment.text);
     if (characters.length <= remaining) {
       result.push(segment);
@@ -47,6 +46,32 @@ export function clipLine(line: Line, width: number, pad = false): Line {
   }
   if (pad && remaining > 0) result.push({ text: ' '.repeat(remaining) });
   return result;
+}
+
+function printableSegment(segment: Segment): Segment {
+  const text = printable(segment.text, false);
+  return text === segment.text ? segment : { ...segment, text };
+}
+
+/** The fewest characters a shrunk segment keeps, its `~` included: less would name nothing. */
+const shortestShrunk = 4;
+
+/**
+ * `line` with its first `shrink` segment cut short (ending in `~`) by as much as the line is wider
+ * than `width`, so that what follows it fits; it keeps at least {@link shortestShrunk} characters,
+ * and clipLine cuts the end of what still does not fit.
+ */
+function shrinkToFit(line: Line, width: number): Line {
+  const lengths = line.map((segment) => Array.from(segment.text).length);
+  const overflow = lengths.reduce((sum, length) => sum + length, 0) - width;
+  const index = line.findIndex((segment) => segment.shrink === true);
+  if (overflow <= 0 || index < 0 || lengths[index]! <= shortestShrunk) return line;
+  const kept = Math.max(shortestShrunk, lengths[index]! - overflow);
+  const segment = line[index]!;
+  const text = `${Array.from(segment.text)
+    .slice(0, kept - 1)
+    .join('')}~`;
+  return line.map((original, position) => (position === index ? { ...segment, text } : original));
 }
 
 /** Hard-wraps text (keeping its line breaks) to `width` columns. */
