@@ -161,6 +161,15 @@ describe('the cache of configs compiled for the installed CLI', () => {
     }
   }, 120_000);
 
+  it('serves two commands that compile the same config at once, each its whole entry', async () => {
+    const where = await makeProject('at-once');
+    const both = await Promise.all([loadInFreshProcess(where), loadInFreshProcess(where)]);
+    expect(both.map((loaded) => loaded.flows)).toEqual([['TideFlow'], ['TideFlow']]);
+    // What they wrote is served to the next command, and no temporary file of theirs is left.
+    expect(await loadInFreshProcess(where)).toEqual({ flows: ['TideFlow'], typeScriptLoaded: false });
+    expect((await filesUnder(where.temporary)).filter((file) => file.endsWith('.tmp'))).toEqual([]);
+  }, 120_000);
+
   it('keeps its entries in a directory of this user only', async () => {
     const status = await stat(
       join(temporary, `crewline-compiled-${process.getuid?.() ?? userInfo().username}`),
