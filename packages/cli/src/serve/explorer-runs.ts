@@ -12,7 +12,6 @@ import { refuseTakenBranch } from '../commands/taken-branch.js';
 import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import { cliError, usageError } from '../core/cli-error.js';
-import { commandName } from '../core/command-name.js';
 import { continueRun, type WrittenCheckpoint } from '../core/continue-run.js';
 import { continuedSinceReadInWords } from '../core/continued-since-read.js';
 import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
@@ -208,9 +207,9 @@ export class ExplorerRuns {
    * with the process, so each says where it got and the command that continues it, as
    * `crewline checkpoint resume|fork` says on Ctrl+C (`interrupted; the run stopped after checkpoint
    * … on branch …; continue it with: crewline checkpoint resume …`), naming the CLI as `command`
-   * (how it was run: `pnpm crewline` under pnpm, see commandName).
+   * (the explorer's `command`: how it was run, `pnpm crewline` under pnpm; see commandName).
    */
-  interruptions(cwd: string, command = commandName(process.env, cwd)): string[] {
+  interruptions(cwd: string, command: string): string[] {
     return this.list()
       .filter((run) => run.status === 'running')
       .map((run) => {
