@@ -9,7 +9,6 @@ import {
 import { matchShortId, missingCheckpointMessage } from '@crewline/runtime-state/internal';
 import { cliError } from './cli-error.js';
 import { describeKnownError } from './error-boundary.js';
-import { shellWord } from './format.js';
 import {
   displayPath,
   type NormalizedReference,
@@ -167,7 +166,7 @@ function missingInCliWords(
   command: string,
   standard: { kind: string; locations: readonly (string | undefined)[]; ids: readonly string[] },
 ): CrewlineError {
-  const words = `no checkpoint "${asked}" in ${where}; run \`${command} checkpoint list ${shellWord(where)}\` to see its ids`;
+  const words = missingCheckpointMessage(asked, where, command);
   const said = describeKnownError(error);
   const plain = standard.ids.some((id) =>
     standard.locations.some(
