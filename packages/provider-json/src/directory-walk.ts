@@ -68,6 +68,20 @@ function classify(
 }
 
 /**
+ * One directory's entries sorted as a walk sorts them (into a result of their own), and the branch
+ * subdirectories to visit; for a reader that lists directories one at a time (lineage-prune.ts).
+ */
+export function classifyEntries(
+  directory: string,
+  segments: readonly string[],
+  entries: Dirent[],
+): { result: WalkResult; subdirectories: string[] } {
+  const result = emptyResult();
+  const subdirectories = classify(directory, segments, entries, result, true);
+  return { result, subdirectories };
+}
+
+/**
  * The checkpoints a walk found, unless it met a link where a checkpoint or a branch could be: then
  * the `symlinkError` naming it, as a write to that branch would throw.
  */
@@ -77,7 +91,8 @@ export function refuseLinks(root: string, walked: WalkResult): FoundCheckpoint[]
   return walked.checkpoints;
 }
 
-function listFailed(directory: string, error: unknown) {
+/** The `read_failed` error for a directory of the location that cannot be listed. */
+export function listFailed(directory: string, error: unknown) {
   return jsonError(
     'read_failed',
     `cannot list checkpoint directory "${directory}": ${describeError(error)}`,

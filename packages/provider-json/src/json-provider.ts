@@ -35,6 +35,7 @@ import {
   releaseLineageLock,
   renewLineageLock,
 } from './lineage-lock.js';
+import { LineagePruneView } from './lineage-prune.js';
 import { LocationReader } from './location-reader.js';
 import { mapLimited } from './map-limited.js';
 import {
@@ -92,6 +93,8 @@ export class JsonProvider implements CheckpointProvider {
   readonly #placement: PlacementContext;
   /** Finds and describes the checkpoint files of a location (see location-reader.ts). */
   readonly #reader: LocationReader;
+  /** What the prune of one run reads, and remembers between its prunes (see lineage-prune.ts). */
+  readonly #lineagePrune: LineagePruneView;
 
   constructor(options?: JsonProviderOptions) {
     this.options = Object.freeze(parseJsonProviderOptions(options));
@@ -106,6 +109,7 @@ export class JsonProvider implements CheckpointProvider {
       maxCheckpointBytes: this.options.maxCheckpointBytes,
       index: this.#index,
     });
+    this.#lineagePrune = new LineagePruneView(this.#reader);
   }
 
   /** The absolute path of the location directory. */
@@ -171,9 +175,11 @@ export class JsonProvider implements CheckpointProvider {
     const holder = this.#reservations.holderOf(root, plan.metadata.id);
     if (holder !== undefined && !isSameCheckpoint(holder, plan.metadata))
       throw storedIdConflict(component, plan.metadata.id, root);
-    const stored = storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes);
-    if (stored !== undefined) return stored;
-    return placeCheckpointSync(root, plan, this.#placement);
+    const stored =
+      storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes) ??
+      placeCheckpointSync(root, plan, this.#placement);
+    this.#lineagePrune.noteWritten(root, stored);
+    return stored;
   }
 
   /**
@@ -195,9 +201,11 @@ export class JsonProvider implements CheckpointProvider {
     await sweepTempFilesOnce(root);
     const release = await this.#reservations.hold(root, [plan.metadata]);
     try {
-      const stored = storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes);
-      if (stored !== undefined) return stored;
-      return await placeCheckpoint(root, plan, this.#placement);
+      const stored =
+        storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes) ??
+        (await placeCheckpoint(root, plan, this.#placement));
+      this.#lineagePrune.noteWritten(root, stored);
+      return stored;
     } finally {
       release();
     }
@@ -237,7 +245,9 @@ export class JsonProvider implements CheckpointProvider {
     );
     try {
       assertGroupNotStored(root, this.#index, plans);
-      return await placeCheckpoints(root, plans, this.#placement);
+      const stored = await placeCheckpoints(root, plans, this.#placement);
+      for (const checkpoint of stored) this.#lineagePrune.noteWritten(root, checkpoint);
+      return stored;
     } finally {
       release();
     }
@@ -296,8 +306,7 @@ export class JsonProvider implements CheckpointProvider {
     // A standalone checkpoint file is a location to read, never to remove from.
     await locationExists(root);
     await this.#index.written(root);
-    // The whole location, not just the branch: fork points are found across runs and branches.
-    const removed = planPrune(await this.list(root), options);
+    const removed = await this.#planPrune(root, options);
     // A prune always leaves each run its newest checkpoint, so it never empties a directory.
     if (!options.dryRun) {
       await removeFiles(
@@ -310,6 +319,25 @@ export class JsonProvider implements CheckpointProvider {
       );
     }
     return { removed, dryRun: options.dryRun ?? false };
+  }
+
+  /**
+   * What a prune removes. The prune of one run this provider wrote (what `maxCheckpoints` asks after
+   * each write) reads that run's branch and the checkpoints linked to its own (see
+   * lineage-prune.ts); any other prune lists the whole location: fork points are found across runs
+   * and branches.
+   */
+  async #planPrune(root: string, options: PruneOptions): Promise<StoredCheckpoint[]> {
+    const { lineageId } = options;
+    const branch =
+      lineageId === undefined ? undefined : (options.branch ?? this.#lineagePrune.branchOf(root, lineageId));
+    if (lineageId === undefined || branch === undefined) return planPrune(await this.list(root), options);
+    if (!(await locationExists(root))) return [];
+    await sweepTempFilesOnce(root);
+    // Scoped to that branch: a checkpoint of the run stored on another one (by hand) may be among
+    // the candidates, as the parent or a child of one of its own; that branch was not read, so such
+    // a checkpoint is neither removed nor counted among the run's newest.
+    return planPrune(await this.#lineagePrune.candidates(root, lineageId, branch), { ...options, branch });
   }
 
   /**
@@ -378,6 +406,8 @@ export class JsonProvider implements CheckpointProvider {
     while (this.#writesInFlight.size > 0) await Promise.allSettled([...this.#writesInFlight]);
     await this.#background.idle();
     this.#spares.discardSync();
+    // The listings and heads kept for prunes are dropped: the next prune lists its location again.
+    this.#lineagePrune.forgetListings();
   }
 
   /** Keeps `writing` among the writes {@link close} waits for until it settles. */

@@ -1,0 +1,260 @@
+import { type BigIntStats, type Dirent, lstatSync, statSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { StoredCheckpoint } from '@crewline/runtime-state';
+import { classifyEntries, type FoundCheckpoint, listFailed } from './directory-walk.js';
+import { errorCode } from './errors.js';
+import type { LocationReader } from './location-reader.js';
+import { mapLimited } from './map-limited.js';
+import { branchDirectory, symlinkError } from './paths.js';
+
+// What the prune of one run (`maxCheckpoints`: `{ keep, lineageId }` after each of its writes) reads.
+// Listing the whole location for it — every branch directory and the head of every file — made each
+// write of a run with retention cost O(all checkpoints of the location): with 5,000 checkpoints of
+// other runs beside it, each write's prune read 5,000 files. planPrune needs only the run's own
+// checkpoints, those of other runs naming one of them as parent (forks of it: fork points are
+// kept) and those it names in other runs (the fork it started from); see its documentation.
+//
+// - The run's checkpoints are on its branch (a run never leaves its branch; this provider remembers
+//   the branch each run wrote to). That directory is listed at each prune, and the head of each of
+//   its files read once: a head never changes (a file appears whole under a name carrying its id),
+//   so it is kept, by name, for as long as the name is listed.
+// - A fork of one of them can be anywhere in the location, written by any process, at any time:
+//   a file whose name names it as parent. The other directories are not listed again while they do
+//   not change: each is checked with one `lstat`, and listed again only when its identity or times
+//   changed (a name created, removed or renamed in it changes its mtime and ctime). A listing read
+//   while the directory's mtime was recent is not trusted next time: a file system stores times
+//   with a coarse clock (and some to the second or two), so a name added in the same tick would not
+//   change them. Only the heads of files linked to the run are read.
+//
+// A checkpoint of the run stored on another branch (only by hand or by another tool) is not counted
+// among the run's newest, and a file elsewhere naming one of its checkpoints is taken for what its
+// head says: the prune then keeps more than the whole listing would, never less.
+
+/** A directory listing is trusted only when the directory was last changed this long before. */
+const settledDirectoryMs = 3_000;
+/** Locations whose listings are kept (the most recently pruned ones). */
+const keptLocations = 4;
+/** Runs whose branch is remembered per location (the most recently written ones). */
+const keptRunsPerLocation = 1_000;
+/** Files whose heads are read at once (keeps file handles bounded). */
+const readConcurrency = 16;
+
+/** One directory of a location as last listed. */
+interface ListedDirectory {
+  /** Its identity and times when it was listed: `ino:mtime:ctime`, in nanoseconds. */
+  stamp: string;
+  /** False when it changed shortly before it was listed (see the module comment): list it again. */
+  settled: boolean;
+  subdirectories: string[];
+  links: string[];
+  checkpoints: FoundCheckpoint[];
+  byId: Map<string, FoundCheckpoint[]>;
+  byParent: Map<string, FoundCheckpoint[]>;
+  /** Heads read, by file name: the listing entry of a run this provider wrote, or the run's id. */
+  heads: Map<string, StoredCheckpoint | string>;
+}
+
+function push(map: Map<string, FoundCheckpoint[]>, key: string, found: FoundCheckpoint): void {
+  const list = map.get(key);
+  if (list) list.push(found);
+  else map.set(key, [found]);
+}
+
+function stampOf(stats: BigIntStats): string {
+  return `${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
+}
+
+function fileName(found: FoundCheckpoint): string {
+  return found.path.slice(found.directory.length + 1);
+}
+
+/**
+ * The checkpoints the prune of one run reads (see the module comment), and what it remembers between
+ * prunes: the branch each run wrote to, the listings of a location's directories and the heads of
+ * the files on the branches of runs it pruned.
+ */
+export class LineagePruneView {
+  readonly #reader: LocationReader;
+  /** Per location: the branch each run wrote to; `null` for a run written to several. */
+  readonly #branches = new Map<string, Map<string, string | null>>();
+  /** Per location (least recently pruned first): its directories, by path. */
+  readonly #listings = new Map<string, Map<string, ListedDirectory>>();
+
+  constructor(reader: LocationReader) {
+    this.#reader = reader;
+  }
+
+  /** Remembers the run and branch of a checkpoint this provider stored in `root`. */
+  noteWritten(root: string, { lineageId, branch }: { lineageId: string; branch: string }): void {
+    let runs = this.#branches.get(root);
+    if (runs === undefined) {
+      runs = new Map();
+      this.#branches.set(root, runs);
+    }
+    const known = runs.get(lineageId);
+    runs.delete(lineageId);
+    runs.set(lineageId, known === undefined || known === branch ? branch : null);
+    if (runs.size > keptRunsPerLocation) runs.delete(runs.keys().next().value!);
+  }
+
+  /** The one branch this provider wrote `lineageId` to in `root`; undefined when none or several. */
+  branchOf(root: string, lineageId: string): string | undefined {
+    return this.#branches.get(root)?.get(lineageId) ?? undefined;
+  }
+
+  /** Forgets every listing (the remembered branches stay: they are a few ids). */
+  forgetListings(): void {
+    this.#listings.clear();
+  }
+
+  /**
+   * The checkpoints of `lineageId` on `branch` and those linked to them across the location (forks
+   * of them, the checkpoints they were forked from): what `planPrune` needs to prune that run on
+   * that branch exactly as it would from a listing of the whole location. Unreadable files are left
+   * out, as a listing leaves them out. Throws `symlinkError` for a link where a branch or checkpoint
+   * could be, as a listing does.
+   */
+  async candidates(root: string, lineageId: string, branch: string): Promise<StoredCheckpoint[]> {
+    const home = branchDirectory(root, branch);
+    const listings = await this.#list(root);
+    const directories = [...listings.values()];
+    const link = directories.flatMap((directory) => directory.links).sort()[0];
+    if (link !== undefined) throw symlinkError(root, link);
+    const own = listings.get(home);
+    if (own === undefined) return [];
+    // Known heads first, without an await each: main holds the files of every other run too.
+    const members: StoredCheckpoint[] = [];
+    const unknown: FoundCheckpoint[] = [];
+    for (const found of own.checkpoints) {
+      const known = own.heads.get(fileName(found));
+      if (known === undefined || known === lineageId) unknown.push(found);
+      else if (typeof known === 'object' && known.lineageId === lineageId) members.push(known);
+    }
+    for (const stored of await mapLimited(unknown, readConcurrency, (found) =>
+      this.#head(root, own, found, lineageId),
+    ))
+      if (typeof stored === 'object' && stored.lineageId === lineageId) members.push(stored);
+    const memberIds = new Set(members.map((member) => member.id));
+    const linked = new Map<string, { listed: ListedDirectory; found: FoundCheckpoint }>();
+    for (const member of members) {
+      for (const listed of directories) {
+        for (const child of listed.byParent.get(member.id) ?? [])
+          if (!(listed === own && memberIds.has(child.id))) linked.set(child.path, { listed, found: child });
+        if (member.parentId === null || memberIds.has(member.parentId)) continue;
+        for (const parent of listed.byId.get(member.parentId) ?? [])
+          linked.set(parent.path, { listed, found: parent });
+      }
+    }
+    const others = await mapLimited([...linked.values()], readConcurrency, ({ listed, found }) =>
+      this.#head(root, listed, found, lineageId, true),
+    );
+    return [...members, ...others.filter((stored): stored is StoredCheckpoint => typeof stored === 'object')];
+  }
+
+  /**
+   * The head of a listed file: its listing entry when it belongs to `lineageId` (or `whole` asks for
+   * it), else the id of its run; undefined when it cannot be read (logged once) or is gone.
+   */
+  async #head(
+    root: string,
+    listed: ListedDirectory,
+    found: FoundCheckpoint,
+    lineageId: string,
+    whole = false,
+  ): Promise<StoredCheckpoint | string | undefined> {
+    const name = fileName(found);
+    const known = listed.heads.get(name);
+    if (typeof known === 'object' || (known !== undefined && known !== lineageId && !whole)) return known;
+    const stored = await this.#reader.describe(found);
+    if (stored === undefined) return undefined;
+    // The entry is kept for the runs pruned here (this provider wrote them) and the files linked to
+    // them (a few); of the others, only their run.
+    const kept =
+      whole || stored.lineageId === lineageId || this.branchOf(root, stored.lineageId) !== undefined;
+    listed.heads.set(name, kept ? stored : stored.lineageId);
+    return stored;
+  }
+
+  /**
+   * Every directory of the location (the location first), listed again only where it changed since
+   * it was last listed (see the module comment). A missing location has none.
+   */
+  async #list(root: string): Promise<Map<string, ListedDirectory>> {
+    const previous = this.#listings.get(root) ?? new Map<string, ListedDirectory>();
+    // Most recently pruned last: the first one is dropped when too many are kept.
+    this.#listings.delete(root);
+    this.#listings.set(root, previous);
+    if (this.#listings.size > keptLocations) this.#listings.delete(this.#listings.keys().next().value!);
+    const current = new Map<string, ListedDirectory>();
+    const visit = async (directory: string, segments: string[]): Promise<void> => {
+      let stats: BigIntStats;
+      try {
+        // The location itself may be a link (it is the directory the user chose); nothing inside it.
+        stats =
+          segments.length === 0
+            ? statSync(directory, { bigint: true })
+            : lstatSync(directory, { bigint: true });
+      } catch (error) {
+        if (errorCode(error) === 'ENOENT' || (errorCode(error) === 'ENOTDIR' && segments.length > 0)) return;
+        throw listFailed(directory, error);
+      }
+      if (!stats.isDirectory()) return;
+      const stamp = stampOf(stats);
+      let listed = previous.get(directory);
+      if (listed === undefined || !listed.settled || listed.stamp !== stamp) {
+        const settled = stats.mtimeNs < BigInt(Date.now() - settledDirectoryMs) * 1_000_000n;
+        const fresh = await this.#read(directory, segments, stamp, settled);
+        if (fresh === undefined) return;
+        // The heads read stay known (a name stands for one checkpoint: its id); those of names gone
+        // are dropped once they outnumber the files listed, not at each listing.
+        if (listed !== undefined) {
+          fresh.heads = listed.heads;
+          if (fresh.heads.size > 2 * fresh.checkpoints.length + 16) {
+            const names = new Set(fresh.checkpoints.map(fileName));
+            for (const name of fresh.heads.keys()) if (!names.has(name)) fresh.heads.delete(name);
+          }
+        }
+        listed = fresh;
+      }
+      current.set(directory, listed);
+      for (const name of listed.subdirectories) await visit(join(directory, name), [...segments, name]);
+    };
+    await visit(root, []);
+    this.#listings.set(root, current);
+    return current;
+  }
+
+  /** Lists one directory; undefined when it is gone. */
+  async #read(
+    directory: string,
+    segments: string[],
+    stamp: string,
+    settled: boolean,
+  ): Promise<ListedDirectory | undefined> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(directory, { withFileTypes: true });
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT' || (errorCode(error) === 'ENOTDIR' && segments.length > 0))
+        return undefined;
+      throw listFailed(directory, error);
+    }
+    const { result, subdirectories } = classifyEntries(directory, segments, entries);
+    const listed: ListedDirectory = {
+      stamp,
+      settled,
+      subdirectories,
+      links: result.links,
+      checkpoints: result.checkpoints,
+      byId: new Map(),
+      byParent: new Map(),
+      heads: new Map(),
+    };
+    for (const found of result.checkpoints) {
+      push(listed.byId, found.id, found);
+      if (found.parentId !== null) push(listed.byParent, found.parentId, found);
+    }
+    return listed;
+  }
+}
