@@ -1,6 +1,6 @@
 import { type BigIntStats, type Dirent, lstatSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { classifyEntries, type FoundCheckpoint, listFailed } from './directory-walk.js';
 import { errorCode } from './errors.js';
@@ -48,7 +48,8 @@ interface ListedDirectory {
   settled: boolean;
   subdirectories: string[];
   links: string[];
-  checkpoints: FoundCheckpoint[];
+  /** The checkpoint files, by name. */
+  files: Map<string, FoundCheckpoint>;
   byId: Map<string, FoundCheckpoint[]>;
   byParent: Map<string, FoundCheckpoint[]>;
   /** Heads read, by file name: the listing entry of a run this provider wrote, or the run's id. */
@@ -66,7 +67,7 @@ function stampOf(stats: BigIntStats): string {
 }
 
 function fileName(found: FoundCheckpoint): string {
-  return found.path.slice(found.directory.length + 1);
+  return basename(found.path);
 }
 
 /**
@@ -126,8 +127,8 @@ export class LineagePruneView {
     // Known heads first, without an await each: main holds the files of every other run too.
     const members: StoredCheckpoint[] = [];
     const unknown: FoundCheckpoint[] = [];
-    for (const found of own.checkpoints) {
-      const known = own.heads.get(fileName(found));
+    for (const [name, found] of own.files) {
+      const known = own.heads.get(name);
       if (known === undefined || known === lineageId) unknown.push(found);
       else if (typeof known === 'object' && known.lineageId === lineageId) members.push(known);
     }
@@ -204,17 +205,8 @@ export class LineagePruneView {
       let listed = previous.get(directory);
       if (listed === undefined || !listed.settled || listed.stamp !== stamp) {
         const settled = stats.mtimeNs < BigInt(Date.now() - settledDirectoryMs) * 1_000_000n;
-        const fresh = await this.#read(directory, segments, stamp, settled);
+        const fresh = await this.#read(directory, segments, stamp, settled, listed);
         if (fresh === undefined) return;
-        // The heads read stay known (a name stands for one checkpoint: its id); those of names gone
-        // are dropped once they outnumber the files listed, not at each listing.
-        if (listed !== undefined) {
-          fresh.heads = listed.heads;
-          if (fresh.heads.size > 2 * fresh.checkpoints.length + 16) {
-            const names = new Set(fresh.checkpoints.map(fileName));
-            for (const name of fresh.heads.keys()) if (!names.has(name)) fresh.heads.delete(name);
-          }
-        }
         listed = fresh;
       }
       current.set(directory, listed);
@@ -225,12 +217,18 @@ export class LineagePruneView {
     return current;
   }
 
-  /** Lists one directory; undefined when it is gone. */
+  /**
+   * Lists one directory; undefined when it is gone. What its last listing (`previous`) knew of a
+   * name still there is kept: a name stands for one checkpoint (its id), so its head does not
+   * change, and a branch listed at each prune (the run's own, maybe beside thousands of files of
+   * other runs) costs little more than the listing itself.
+   */
   async #read(
     directory: string,
     segments: string[],
     stamp: string,
     settled: boolean,
+    previous: ListedDirectory | undefined,
   ): Promise<ListedDirectory | undefined> {
     let entries: Dirent[];
     try {
@@ -240,21 +238,32 @@ export class LineagePruneView {
         return undefined;
       throw listFailed(directory, error);
     }
-    const { result, subdirectories } = classifyEntries(directory, segments, entries);
+    const files = new Map<string, FoundCheckpoint>();
+    const unknown: Dirent[] = [];
+    for (const entry of entries) {
+      const known = entry.isFile() ? previous?.files.get(entry.name) : undefined;
+      if (known === undefined) unknown.push(entry);
+      else files.set(entry.name, known);
+    }
+    const { result, subdirectories } = classifyEntries(directory, segments, unknown);
+    for (const found of result.checkpoints) files.set(fileName(found), found);
     const listed: ListedDirectory = {
       stamp,
       settled,
       subdirectories,
       links: result.links,
-      checkpoints: result.checkpoints,
+      files,
       byId: new Map(),
       byParent: new Map(),
-      heads: new Map(),
+      heads: previous?.heads ?? new Map(),
     };
-    for (const found of result.checkpoints) {
+    for (const found of files.values()) {
       push(listed.byId, found.id, found);
       if (found.parentId !== null) push(listed.byParent, found.parentId, found);
     }
+    // Heads of names gone are dropped once they outnumber the files, not at each listing.
+    if (listed.heads.size > 2 * files.size + 16)
+      for (const name of listed.heads.keys()) if (!files.has(name)) listed.heads.delete(name);
     return listed;
   }
 }
