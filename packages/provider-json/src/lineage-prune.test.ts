@@ -145,6 +145,21 @@ describe("the prune of one run (a run's maxCheckpoints)", () => {
     expect(kept).not.toContain(written[2]);
   });
 
+  it('lists again a directory that had changed just before it was listed, even when its times did not move since', async () => {
+    // A file system keeps coarse times: a name added in the tick of the listing would not move them.
+    const elsewhere = new JsonProvider({ fsync: false });
+    writeRun(elsewhere, 'settled', 'settled', 2);
+    settleDirectories();
+    writeRun(elsewhere, 'recent', 'recent', 2);
+
+    const provider = new JsonProvider({ fsync: false });
+    writeRun(provider, 'run', 'main', 2);
+    await provider.prune(location, { keep: 1, lineageId: 'run' });
+    const again = await readBy(() => provider.prune(location, { keep: 1, lineageId: 'run' }));
+    // The location and main changed just before too (recent and main were created); settled did not.
+    expect(again.directories).toEqual(['', 'main', 'recent']);
+  });
+
   it('removes exactly what a prune of the whole listing removes, forks, fork starts and resumes included', async () => {
     const provider = new JsonProvider({ fsync: false });
     // run-a on main, resumed from an older checkpoint; fork-b from it on another branch, and a
