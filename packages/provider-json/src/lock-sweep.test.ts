@@ -3,9 +3,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { thisProcess } from '@crewline/runtime-state/internal';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { JsonProvider } from './json-provider.js';
 import { removeLocksOfGoneProcesses } from './lineage-lock.js';
 import { mutexWaitMs } from './lock-mutex.js';
 import { writerNameDigits } from './temp-writer.js';
@@ -146,6 +147,23 @@ describe.skipIf(!existsSync('/proc/self/ns/pid') || !existsSync('/proc/sys/kerne
       expect(removeLocksOfGoneProcesses(root)).toEqual({ locks: 0, tempFiles: 2 });
       for (const path of gone) expect(existsSync(path)).toBe(false);
       for (const path of kept) expect(existsSync(path)).toBe(true);
+    });
+
+    it('a lock write takes the next temp name when a killed predecessor with this pid left one', async () => {
+      // A container restarting its program gives it the same pid: the counted name can be taken.
+      const digits = writerNameDigits();
+      const next = `${digits.slice(0, 5)}${((Number.parseInt(digits.slice(5), 16) + 1) % 0x1000).toString(16).padStart(3, '0')}`;
+      const left = join(leases, `taken.lock.${process.pid}.${next}.tmp`);
+      writeFileSync(left, '{"owner"');
+      const provider = new JsonProvider({ fsync: false });
+      await provider.claimLease(root, {
+        lineageId: 'taken',
+        owner: 'restarted',
+        checkpointId: null,
+        holder: 'a restarted run',
+        ttlMs: 60_000,
+      });
+      expect(readdirSync(leases).sort()).toEqual(['taken.lock', basename(left)]);
     });
 
     it('a location without locks has nothing to sweep', () => {
