@@ -1,18 +1,31 @@
 import { execFile } from 'node:child_process';
-import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compiledCacheDirectory } from './project-config.js';
+import { compiledCacheDirectory, removeTemporaryCompiledCache } from './project-config.js';
 
 const run = promisify(execFile);
 const cliDirectory = fileURLToPath(new URL('../..', import.meta.url));
 
 // A fresh CLI process, as each `crewline` command is: it loads the config through importWithJiti
 // with no TypeScript loader in the way (tsx only loads the CLI's own sources here) and prints the
-// flows it registers or the error. TMPDIR keeps its cache inside the test's directory.
+// flows it registers or the error. Its cache is the project's node_modules/.cache/crewline; TMPDIR
+// points into the test's directory, to see that nothing is written there.
 const loadInChild = `
 import { createRequire } from 'node:module';
 import * as runtime from '@crewline/runtime';
@@ -99,6 +112,33 @@ async function makeProject(
   return where;
 }
 
+/** The project's cache directory, where the compiled files are kept. */
+function cacheOf(where: { project: string }): string {
+  return join(where.project, 'node_modules', '.cache', 'crewline');
+}
+
+/** The directory earlier versions of the CLI kept compiled files in, under `temporary`. */
+function oldCacheIn(temporary: string): string {
+  return join(temporary, `crewline-compiled-${process.getuid?.() ?? userInfo().username}`);
+}
+
+/**
+ * What a command left in its temporary directory besides the test's loader's cache (tsx compiles the
+ * CLI's own sources there), and the files there that contain one of `keys`.
+ */
+async function leftInTemporary(
+  temporary: string,
+  keys: string[],
+): Promise<{ names: string[]; holdingKeys: string[] }> {
+  const names = (await readdir(temporary)).filter((name) => !name.startsWith('tsx-'));
+  const holdingKeys: string[] = [];
+  for (const file of await filesUnder(temporary)) {
+    const text = await readFile(file, 'utf8');
+    if (keys.some((key) => text.includes(key))) holdingKeys.push(file);
+  }
+  return { names, holdingKeys };
+}
+
 /** Every file under `directory`, its subdirectories included. */
 async function filesUnder(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { recursive: true, withFileTypes: true });
@@ -139,7 +179,7 @@ describe('the cache of configs compiled for the installed CLI', () => {
     expect((await loadInFreshProcess()).error).toMatch(/decorator metadata is missing/);
   }, 120_000);
 
-  it('leaves no readable copy of a key written inline in the config, or in a flow file, once loaded', async () => {
+  it('keeps a key written inline in the config, or in a flow file, in the project only, and removes the copies earlier versions left in the temporary directory', async () => {
     const configKey = 'sk-planted-config-7f3a9c1e5b2d4068';
     const flowKey = 'sk-planted-flow-0b8e2d4f6a1c3957';
     const where = await makeProject('planted', {
@@ -149,31 +189,73 @@ describe('the cache of configs compiled for the installed CLI', () => {
         `export const model = { apiKey: '${configKey}' };\n\nexport default`,
       ),
     });
+    // What an earlier version left: its entries, one in plain text with the key.
+    const old = oldCacheIn(where.temporary);
+    await mkdir(old, { mode: 0o700 });
+    await writeFile(join(old, 'crewline.config.ts.0123456789abcdef01234567.js'), `{}\n${configKey}`);
+    await writeFile(join(old, 'tide-flow.ts.0123456789abcdef01234567.js'), `{}\n${flowKey}`);
     // Twice: the first command writes the cache, the second is served from it.
     expect(await loadInFreshProcess(where)).toEqual({ flows: ['TideFlow'], typeScriptLoaded: true });
     expect(await loadInFreshProcess(where)).toEqual({ flows: ['TideFlow'], typeScriptLoaded: false });
-    const files = await filesUnder(where.temporary);
-    expect(files.length).toBeGreaterThan(0);
-    for (const file of files) {
-      const text = await readFile(file, 'utf8');
-      expect(text, file).not.toContain(configKey);
-      expect(text, file).not.toContain(flowKey);
-    }
+    expect(await leftInTemporary(where.temporary, [configKey, flowKey])).toEqual({
+      names: [],
+      holdingKeys: [],
+    });
+    await expect(lstat(old)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await filesUnder(cacheOf(where))).length).toBeGreaterThan(0);
   }, 120_000);
 
+  it('compiles a config each time, and writes it nowhere, when no node_modules directory is above it', async () => {
+    const configKey = 'sk-planted-config-2c4e6a8b0d1f3579';
+    const where = { project: join(root, 'bare'), temporary: join(root, 'bare-tmp') };
+    await mkdir(where.project);
+    await mkdir(where.temporary);
+    await writeFile(join(where.project, 'package.json'), JSON.stringify({ type: 'module' }));
+    await writeFile(
+      join(where.project, 'crewline.config.ts'),
+      `export const model: { apiKey: string } = { apiKey: '${configKey}' };\n\nexport default {};\n`,
+    );
+    expect(await loadInFreshProcess(where)).toEqual({ flows: [], typeScriptLoaded: false });
+    expect(await loadInFreshProcess(where)).toEqual({ flows: [], typeScriptLoaded: false });
+    expect(await leftInTemporary(where.temporary, [configKey])).toEqual({ names: [], holdingKeys: [] });
+    expect(await filesUnder(where.project)).toEqual([
+      join(where.project, 'crewline.config.ts'),
+      join(where.project, 'package.json'),
+    ]);
+  }, 120_000);
+
+  it('compiles again a file the config imports once it is edited', async () => {
+    const where = await makeProject('edited', {
+      flow: `${flowFile}\nexport const flowName: string = 'TideFlow';\n`,
+      config: config
+        .replace('{ TideFlow }', '{ TideFlow, flowName }')
+        .replace('{ TideFlow }', '{ [flowName]: TideFlow }'),
+    });
+    expect(await loadInFreshProcess(where)).toEqual({ flows: ['TideFlow'], typeScriptLoaded: true });
+    expect(await loadInFreshProcess(where)).toEqual({ flows: ['TideFlow'], typeScriptLoaded: false });
+    await writeFile(
+      join(where.project, 'tide-flow.ts'),
+      `${flowFile}\nexport const flowName: string = 'SurfFlow';\n`,
+    );
+    expect(await loadInFreshProcess(where)).toEqual({ flows: ['SurfFlow'], typeScriptLoaded: true });
+  }, 120_000);
+
+  // Both write the same entries at once: each loads, and what is left is whole and served. A torn
+  // entry would most likely fail to load; that each entry is only ever made by a rename is what the
+  // absence of a temporary file left behind shows.
   it('serves two commands that compile the same config at once, each its whole entry', async () => {
     const where = await makeProject('at-once');
     const both = await Promise.all([loadInFreshProcess(where), loadInFreshProcess(where)]);
     expect(both.map((loaded) => loaded.flows)).toEqual([['TideFlow'], ['TideFlow']]);
     // What they wrote is served to the next command, and no temporary file of theirs is left.
     expect(await loadInFreshProcess(where)).toEqual({ flows: ['TideFlow'], typeScriptLoaded: false });
-    expect((await filesUnder(where.temporary)).filter((file) => file.endsWith('.tmp'))).toEqual([]);
+    const files = await filesUnder(cacheOf(where));
+    expect(files.length).toBeGreaterThan(0);
+    expect(files.filter((file) => file.endsWith('.tmp'))).toEqual([]);
   }, 120_000);
 
   it('keeps its entries in a directory of this user only', async () => {
-    const status = await stat(
-      join(temporary, `crewline-compiled-${process.getuid?.() ?? userInfo().username}`),
-    );
+    const status = await stat(cacheOf({ project }));
     expect(status.isDirectory()).toBe(true);
     if (process.getuid !== undefined) expect(status.mode & 0o777).toBe(0o700);
   });
@@ -182,32 +264,100 @@ describe('the cache of configs compiled for the installed CLI', () => {
 describe('compiledCacheDirectory', () => {
   const userId = process.getuid?.();
 
-  it.skipIf(userId === undefined)(
-    'is a directory of this user only: the uid in its name, mode 0700',
-    async () => {
-      const parent = await mkdtemp(join(root, 'parent-'));
-      const directory = compiledCacheDirectory(parent);
-      expect(directory).toBe(join(parent, `crewline-compiled-${userId}`));
-      const status = await stat(directory!);
+  /** A project with a node_modules directory and its config in a folder below. */
+  async function nestedProject(): Promise<{ nodeModules: string; configFile: string }> {
+    const project = await mkdtemp(join(root, 'nested-'));
+    await mkdir(join(project, 'node_modules'));
+    await mkdir(join(project, 'config'));
+    return {
+      nodeModules: join(project, 'node_modules'),
+      configFile: join(project, 'config', 'crewline.config.ts'),
+    };
+  }
+
+  it('is .cache/crewline in the nearest node_modules directory above the config, mode 0700', async () => {
+    const { nodeModules, configFile } = await nestedProject();
+    const directory = compiledCacheDirectory(configFile);
+    expect(directory).toBe(join(nodeModules, '.cache', 'crewline'));
+    const status = await stat(directory!);
+    if (userId !== undefined) {
       expect(status.uid).toBe(userId);
       expect(status.mode & 0o777).toBe(0o700);
-    },
-  );
+    }
+  });
+
+  it('is none when no node_modules directory is above the config', async () => {
+    const project = await mkdtemp(join(root, 'bare-'));
+    expect(compiledCacheDirectory(join(project, 'crewline.config.ts'))).toBeUndefined();
+  });
+
+  it('is not used when it is a symbolic link', async () => {
+    const { nodeModules, configFile } = await nestedProject();
+    const elsewhere = await mkdtemp(join(root, 'elsewhere-'));
+    await mkdir(join(nodeModules, '.cache'));
+    await symlink(elsewhere, join(nodeModules, '.cache', 'crewline'));
+    expect(compiledCacheDirectory(configFile)).toBeUndefined();
+  });
 
   it.skipIf(userId === undefined)('is not used when others may write to it', async () => {
-    const parent = await mkdtemp(join(root, 'parent-'));
-    const planted = join(parent, `crewline-compiled-${userId}`);
-    await mkdir(planted);
+    const { nodeModules, configFile } = await nestedProject();
+    const planted = join(nodeModules, '.cache', 'crewline');
+    await mkdir(planted, { recursive: true });
     await chmod(planted, 0o777);
-    expect(compiledCacheDirectory(parent)).toBeUndefined();
+    expect(compiledCacheDirectory(configFile)).toBeUndefined();
   });
 
   // Only root can give a directory to another user.
   it.skipIf(userId !== 0)('is not used when another user owns it', async () => {
-    const parent = await mkdtemp(join(root, 'parent-'));
-    const planted = join(parent, `crewline-compiled-${userId}`);
-    await mkdir(planted, { mode: 0o700 });
+    const { nodeModules, configFile } = await nestedProject();
+    const planted = join(nodeModules, '.cache', 'crewline');
+    await mkdir(planted, { recursive: true, mode: 0o700 });
     await chown(planted, 4242, 4242);
-    expect(compiledCacheDirectory(parent)).toBeUndefined();
+    expect(compiledCacheDirectory(configFile)).toBeUndefined();
+  });
+});
+
+describe('removeTemporaryCompiledCache', () => {
+  const userId = process.getuid?.();
+
+  it('removes the directory earlier versions wrote and the entries in it', async () => {
+    const parent = await mkdtemp(join(root, 'old-'));
+    const old = oldCacheIn(parent);
+    await mkdir(old, { mode: 0o700 });
+    await writeFile(join(old, 'crewline.config.ts.0123456789abcdef01234567.js'), '{}\nsecret');
+    await writeFile(join(old, 'crewline.config.ts.0123456789abcdef01234567.js.1234.tmp'), '{}\nsec');
+    removeTemporaryCompiledCache(parent);
+    expect(await readdir(parent)).toEqual([]);
+  });
+
+  it('does not follow a symbolic link under that name, nor one in it', async () => {
+    const parent = await mkdtemp(join(root, 'old-'));
+    const target = await mkdtemp(join(root, 'target-'));
+    await writeFile(join(target, 'keep.js'), 'kept');
+    await symlink(target, oldCacheIn(parent));
+    removeTemporaryCompiledCache(parent);
+    expect(await readdir(target)).toEqual(['keep.js']);
+    await rm(oldCacheIn(parent));
+    await mkdir(oldCacheIn(parent));
+    await symlink(join(target, 'keep.js'), join(oldCacheIn(parent), 'link.js'));
+    removeTemporaryCompiledCache(parent);
+    expect(await readFile(join(target, 'keep.js'), 'utf8')).toBe('kept');
+    expect(await readdir(parent)).toEqual([]);
+  });
+
+  // Only root can give a file to another user.
+  it.skipIf(userId !== 0)('leaves a directory, or an entry, another user owns', async () => {
+    const parent = await mkdtemp(join(root, 'old-'));
+    const old = oldCacheIn(parent);
+    await mkdir(old);
+    await writeFile(join(old, 'theirs.js'), 'theirs');
+    await writeFile(join(old, 'mine.js'), 'mine');
+    await chown(join(old, 'theirs.js'), 4242, 4242);
+    removeTemporaryCompiledCache(parent);
+    expect(await readdir(old)).toEqual(['theirs.js']);
+    await chown(old, 4242, 4242);
+    await writeFile(join(old, 'mine.js'), 'mine');
+    removeTemporaryCompiledCache(parent);
+    expect((await readdir(old)).sort()).toEqual(['mine.js', 'theirs.js']);
   });
 });

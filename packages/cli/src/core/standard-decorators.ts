@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, sep } from 'node:path';
@@ -125,7 +125,7 @@ function packageVersion(name: string): string {
  * Raised by hand when the transform below changes in a way its version numbers would not show (a
  * source checkout keeps the CLI's version): entries written by an older transform are not served.
  */
-const transformVersion = 3;
+const transformVersion = 4;
 
 /**
  * What an output depends on besides the file and its source: the transform, the CLI and the two
@@ -138,30 +138,19 @@ function compilerVersions(): string {
 /** The first line of a cache entry: what its code was compiled from, checked before it is served. */
 interface EntryHeader {
   versions: string;
-  /** The AES-256-GCM nonce and authentication tag of the code below the header (base64). */
-  nonce: string;
-  tag: string;
+  /** The digest of the source the code below the header was compiled from. */
+  source: string;
   /** Set for a file with decorators: the tsconfig.json found for it and the files read to decide. */
   decorators?: { tsconfig: string | null; read: Record<string, string | null> };
-}
-
-/**
- * The key an entry's code is encrypted with, derived from the source it was compiled from: only a
- * command that holds that source can read the entry. A key or token written inline in the config
- * (or in a file it imports) is then never on disk outside the project in a readable form, and does
- * not outlive its file: once the source changes or is deleted, the old entry cannot be read.
- */
-function entryKey(source: string): Buffer {
-  return createHash('sha256').update('crewline compiled entry\0').update(source).digest();
 }
 
 /**
  * Compiled files on disk, one entry per file and set of transform options. jiti's own cache is keyed
  * by the file's path and source only, while the output here also depends on the project's tsconfig
  * (legacy or standard decorators) and on the versions of the CLI, jiti and TypeScript: an entry is
- * served only when all of them are as they were when it was written. The code is stored encrypted
- * with a key derived from the source (see entryKey); a source that changed gives another key, whose
- * authentication fails, which is how an entry for an edited file is recognised as out of date.
+ * served only when all of them and the file's source are as they were when it was written. The
+ * directory is the project's own (see compiledCacheDirectory): the code is kept as compiled, a key
+ * written inline in the config included, beside the project's other build caches.
  */
 class CompiledFiles {
   private readonly versions = compilerVersions();
@@ -190,7 +179,7 @@ class CompiledFiles {
     } catch {
       return undefined;
     }
-    if (header.versions !== this.versions) return undefined;
+    if (header.versions !== this.versions || header.source !== digest(options.source)) return undefined;
     if (header.decorators !== undefined) {
       const found = nearestTsconfig(dirname(options.filename ?? '.')) ?? null;
       if (found !== header.decorators.tsconfig) return undefined;
@@ -198,31 +187,12 @@ class CompiledFiles {
         if (fileDigest(path) !== expected) return undefined;
       }
     }
-    try {
-      const decipher = createDecipheriv(
-        'aes-256-gcm',
-        entryKey(options.source),
-        Buffer.from(header.nonce, 'base64'),
-      );
-      decipher.setAuthTag(Buffer.from(header.tag, 'base64'));
-      const encrypted = Buffer.from(text.slice(newline + 1), 'base64');
-      return Buffer.concat([decipher.update(encrypted), decipher.final()]).toString('utf8');
-    } catch {
-      // Another source (the file was edited), or an entry damaged or written in an older form.
-      return undefined;
-    }
+    return text.slice(newline + 1);
   }
 
   /** Stores code, written whole under a temporary name first: a concurrent command reads all or none. */
   write(options: TransformOptions, code: string, choice: DecoratorChoice | undefined): void {
-    const nonce = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', entryKey(options.source), nonce);
-    const encrypted = Buffer.concat([cipher.update(code, 'utf8'), cipher.final()]);
-    const header: EntryHeader = {
-      versions: this.versions,
-      nonce: nonce.toString('base64'),
-      tag: cipher.getAuthTag().toString('base64'),
-    };
+    const header: EntryHeader = { versions: this.versions, source: digest(options.source) };
     if (choice !== undefined) {
       header.decorators = {
         tsconfig: choice.tsconfig ?? null,
@@ -232,10 +202,7 @@ class CompiledFiles {
     const path = this.entryPath(options);
     const temporary = `${path}.${randomUUID()}.tmp`;
     try {
-      // Over the entry of the same file and options, an older plain-text one included.
-      writeFileSync(temporary, `${JSON.stringify(header)}\n${encrypted.toString('base64')}`, {
-        mode: 0o600,
-      });
+      writeFileSync(temporary, `${JSON.stringify(header)}\n${code}`, { mode: 0o600 });
       renameSync(temporary, path);
     } catch {
       // The cache only saves time: a file that could not be stored is compiled again next time.
