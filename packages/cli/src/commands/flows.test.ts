@@ -151,3 +151,43 @@ describe.each<FixtureKind>(['json', 'sqlite'])('flows over %s', (kind) => {
     expect(result.stdout).not.toContain('placeholders without a value');
   });
 });
+
+describe('flows with a @persist flow kicked off in another flow', () => {
+  it('lists its state: its saves are on the parent run’s branch, not flow-states/', async () => {
+    const project = await temporaryDirectory();
+    const location = join(project.path, 'states');
+    @persist({ location })
+    class InnerFlow extends Flow<{ steps: number }> {
+      initialState = { steps: 0 };
+      @start() first() {
+        this.state.steps += 1;
+        return 'first';
+      }
+    }
+    class ParentFlow extends Flow<{ note: string }> {
+      initialState = { note: '' };
+      @start() async delegate() {
+        await new InnerFlow().kickoff({ inputs: { id: 'nested-state' } });
+        return 'delegated';
+      }
+    }
+    try {
+      await new ParentFlow({ bus: new EventBus(), checkpoint: { location, onEvents: ['*'] } }).kickoff();
+      // What Flow.listStates and kickoff({ inputs: { id } }) find.
+      expect((await InnerFlow.listStates({ location })).map((state) => state.id)).toEqual(['nested-state']);
+      const { code, stdout } = await runCommand(['checkpoint', 'flows', location], { cwd: project.path });
+      expect(code).toBe(0);
+      expect(stdout).toMatch(
+        /1 flow state in .*\n\nSTATE ID +FLOW +LAST METHOD[^\n]*\nnested-state +InnerFlow +first /,
+      );
+      // The parent, checkpointed without @persist, is still left out, with its hint.
+      expect(stdout).toContain('1 run of a flow checkpointed without @persist is not listed');
+      const json = await runCommand(['checkpoint', 'flows', location, '--json'], { cwd: project.path });
+      expect(JSON.parse(json.stdout).states.map((state: { id: string }) => state.id)).toEqual([
+        'nested-state',
+      ]);
+    } finally {
+      await project.remove();
+    }
+  });
+});

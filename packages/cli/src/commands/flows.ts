@@ -1,3 +1,6 @@
+import type { FlowStateInfo } from '@crewline/runtime';
+import { readDocument } from '@crewline/runtime-state';
+import { parseFlowData } from '@crewline/runtime-state/internal';
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { commandName } from '../core/command-name.js';
@@ -32,8 +35,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
   });
   // The runtime lists every checkpointed flow; only @persist states restore by kickoff({ inputs: { id } })
   // (a plain flow kicked off with its id runs again from the start, every model call paid again).
-  const persisted = await persistedStateKeys(opened);
-  const states = listed.filter((state) => persisted.has(stateKey(state.flowName, state.id)));
+  const persisted = await persistedStates(opened, listed);
+  const states = listed.filter((state) => persisted.has(state));
   const plainRuns = listed.length - states.length;
   if (values.json) {
     context.stdout.write(jsonDocument({ location: opened.location, provider: opened.kind, states }));
@@ -75,16 +78,45 @@ function stateKey(flowName: string, stateId: string): string {
 }
 
 /**
- * The flow states any save of which is on a `flow-states/` branch: the latest save alone would not
- * do, a rerun from an earlier save continues on a branch of its own.
+ * The listed states that `@persist()` saved. A state any save of which is on a `flow-states/` branch
+ * is one (the latest save alone would not do: a rerun from an earlier save continues on a branch of
+ * its own). A @persist flow kicked off in another flow's method saves on that run's branch, where
+ * kickoff({ inputs: { id } }) and Flow.listStates find it too: for a state on no such branch, the
+ * flow's snapshot in its latest checkpoint says whether its class was persisted.
  */
-async function persistedStateKeys(opened: OpenedLocation): Promise<Set<string>> {
-  const keys = new Set<string>();
+async function persistedStates(
+  opened: OpenedLocation,
+  listed: readonly FlowStateInfo[],
+): Promise<Set<FlowStateInfo>> {
+  const onStateBranch = new Set<string>();
+  const idByReference = new Map<string, string>();
   for (const checkpoint of await opened.provider.list(opened.location)) {
+    idByReference.set(checkpoint.reference, checkpoint.id);
     if (!isPersistedStateBranch(checkpoint.branch)) continue;
     for (const entity of checkpoint.entities) {
-      if (entity.kind === 'flow') keys.add(stateKey(entity.name, entity.id));
+      if (entity.kind === 'flow') onStateBranch.add(stateKey(entity.name, entity.id));
     }
   }
-  return keys;
+  const persisted = await Promise.all(
+    listed.map(async (state) => {
+      if (onStateBranch.has(stateKey(state.flowName, state.id))) return true;
+      const id = idByReference.get(state.reference);
+      return id !== undefined && (await savedAsPersisted(opened, id, state));
+    }),
+  );
+  return new Set(listed.filter((_state, index) => persisted[index]));
+}
+
+/** Whether the state's flow snapshot in checkpoint `id` was written by a `@persist()` class. */
+async function savedAsPersisted(opened: OpenedLocation, id: string, state: FlowStateInfo): Promise<boolean> {
+  try {
+    const document = await readDocument(opened.provider, opened.location, id);
+    const snapshot = document.entities.find(
+      (entity) => entity.kind === 'flow' && entity.name === state.flowName && entity.id === state.id,
+    );
+    return snapshot !== undefined && parseFlowData(snapshot).persisted;
+  } catch {
+    // A checkpoint that cannot be read is left out, as listFlowStates leaves out its last method.
+    return false;
+  }
 }
