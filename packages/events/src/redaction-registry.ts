@@ -8,7 +8,11 @@ export interface RedactionRegistry {
   readonly version: 1;
   /** Exact values to scrub from every string, with their URL-encoded forms. */
   readonly values: Set<string>;
-  /** Base64 runs that any base64 text containing one of `values` includes, whatever its offset. */
+  /**
+   * Base64 runs that any base64 text containing one of `values` includes, whatever its offset. Written
+   * for the copies of this package that read them; this one derives its own from `values` (with how far
+   * each widens), so that forms a copy registering a value first did not know are found too.
+   */
   readonly encodedValues: Set<string>;
   /** Credential names users added, normalized (lower case, letters and digits only). */
   readonly names: Set<string>;

@@ -44,7 +44,9 @@ const privateKey = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]
 const urlPassword = /(:\/\/[^\s:/@]{1,128}:)[^\s@/]{3,}@/g;
 // The password of Oracle's JDBC address (`jdbc:oracle:thin:scott/…@db:1521/ORCL`, quoted when it holds
 // `@` or `/`), which has no `://`. Looked for only in a text that holds `:oracle:` (JDBC's own case).
-const oraclePassword = /(jdbc:oracle:[A-Za-z0-9]+:[^\s/@:"]{1,128}\/)(?:"[^"\n]*"|[^\s@"]+)@/g;
+// Every part is bounded: unbounded, each `jdbc:oracle:thin:u/` of a long text without `@` read to its
+// end (200 KB took 3.3 s).
+const oraclePassword = /(jdbc:oracle:[A-Za-z0-9]{1,32}:[^\s/@:"]{1,128}\/)("[^"\n]{0,256}"|[^\s@"]{1,256})@/g;
 
 function isNameCharacter(code: number): boolean {
   return (
@@ -96,6 +98,21 @@ const valueEnd = /[\s"'`&,;<>()[\]{}|\\]/;
 const propertyValueEnd = /[\s"'`;]/;
 // Words a setting holds instead of a credential (`token: null`).
 const placeholderValue = /^(?:null|nil|none|undefined|true|false|redacted|\*+|x+)$/i;
+// What a template holds where its password will go: `${DB_PASSWORD}`, `%s`, `<password>`, `[password]`,
+// `{0}` (.NET's String.Format), `{{ db_password }}` (Jinja, Handlebars).
+const templateValue = /^(?:[$%<[]|\{\{|\{[0-9]+\})/;
+// Prose punctuation after `=` (`;password=, then…`, `;password=...`) is a sentence, not a password.
+const punctuationValue = /^[.,:!?]+$/;
+
+function isTemplate(value: string): boolean {
+  return templateValue.test(value);
+}
+
+/** The Oracle password of a match of `oraclePassword` replaced, unless it is a template's. */
+function replaceOraclePassword(match: string, before: string, password: string): string {
+  const value = password.startsWith('"') ? password.slice(1, -1) : password;
+  return isTemplate(value) ? match : `${before}${REDACTED}@`;
+}
 
 /** Start of the name that ends at `end`: letters, digits, `_`, `.`, `-`, at most 64 of them. */
 function nameStart(text: string, end: number): number {
@@ -189,12 +206,17 @@ function assignedValue(
   // A property of a `;`-separated connection string (SQL Server's JDBC and ODBC: `;password=…;`) ends
   // at the next `;` only, `,`, `&` or `(` being part of it; braced when it holds a `;` (`{a;b}`, `}}`
   // standing for a `}`), braces and all, up to the end of the line when none closes it. Templates
-  // (`${DB_PASSWORD}`, `%s`, `<password>`) are left as they are.
-  if (property) {
+  // (`${DB_PASSWORD}`, `%s`, `<password>`, `{0}`, `{{ db_password }}`) are left as they are. Its value
+  // starts right after the `=`: one past a space is read as any spaced assignment's, so that the prose
+  // around a mention of the property (`Append ;password= and then…`) is left alone.
+  if (property && start === separator + 1) {
+    if (isTemplate(text.slice(start, start + 16))) return undefined;
     if (text[start] === '{') return [start, closingBrace(text, start)];
     const end = propertyEnd(text, start);
     const value = text.slice(start, end);
-    return value !== '' && !placeholderValue.test(value) && !/^[$%<[]/.test(value) ? [start, end] : undefined;
+    return value !== '' && !placeholderValue.test(value) && !punctuationValue.test(value)
+      ? [start, end]
+      : undefined;
   }
   const tight = text[separator] === '=' && !spacedBefore && start === separator + 1;
   const scheme = authorizationSchemes.exec(text.slice(start, start + 16));
@@ -232,7 +254,10 @@ function redactAssignments(text: string): string {
     const spacedBefore = nameEnd !== separator;
     if (isQuote(text[nameEnd - 1])) nameEnd -= 1;
     if (!credentialNameEndsAt(text, nameEnd)) continue;
-    const property = separator === nameEnd && text[nameStart(text, nameEnd) - 1] === ';';
+    // A connection string's property, after its `;` and maybe a space (`Server=db; Password=…`).
+    let beforeName = nameStart(text, nameEnd) - 1;
+    while (text[beforeName] === ' ' || text[beforeName] === '\t') beforeName -= 1;
+    const property = separator === nameEnd && text[beforeName] === ';';
     const value = assignedValue(text, separator, spacedBefore, property);
     if (value === undefined) continue;
     result += text.slice(copied, value[0]) + REDACTED;
@@ -311,7 +336,7 @@ export function scanText(text: string): string {
   result = replaceShapes(replaceShapes(result, shapesStartingLowerCase), shapesStartingUpperCase);
   if (result.includes('-----BEGIN')) result = result.replace(privateKey, REDACTED);
   if (result.includes('://')) result = result.replace(urlPassword, `$1${REDACTED}@`);
-  if (result.includes(':oracle:')) result = result.replace(oraclePassword, `$1${REDACTED}@`);
+  if (result.includes(':oracle:')) result = result.replace(oraclePassword, replaceOraclePassword);
   result = redactAssignments(result);
   for (const pattern of redactionRegistry().patterns) result = result.replace(pattern, REDACTED);
   return result;

@@ -25,27 +25,61 @@ function refused(source: string | undefined, reason: string): void {
   reporter?.(source, reason);
 }
 
+/** A base64 core of a value, and how many base64 symbols on each side of it hold bits of the value. */
+interface Base64Core {
+  /** Standard alphabet; see `base64Forms` for the others. */
+  core: string;
+  /** 0, 2 or 3: the symbols before the core that mix the value's first bytes with the bytes before. */
+  before: number;
+  /** 0, 2 or 3: the symbols after it that hold its last bytes (padding follows when they end the text). */
+  after: number;
+}
+
+// The symbols holding the bytes a core leaves out, by how many they are: one byte takes two symbols
+// (6 + 2 of its bits), two bytes take three (6 + 6 + 4).
+const symbolsForBytes = [0, 2, 3] as const;
+
 /**
  * The base64 text that every base64 encoding containing `bytes` includes, whatever the byte offset
  * at which `bytes` starts (HTTP Basic credentials put a password after `user:`): for each of the three
- * offsets, the encoded groups made of `bytes` alone, in the standard and the URL-safe alphabets (JWT
- * payloads, URL parameters) and URL-encoded (`+`, `/` and `=` in a query). A core holds all but the
- * characters that mix the first or last bytes with their neighbours: where one is found, the whole
- * base64 token around it is redacted (see `base64TokenEnd`).
+ * offsets, the encoded groups made of `bytes` alone. A core holds all but the symbols that mix the
+ * first or last bytes with their neighbours; where one is found, exactly those symbols go with it (see
+ * `redactSecretValues`), and the text around them stays: a path, an identifier, a JSON escape.
  */
-function base64Cores(bytes: Buffer): string[] {
-  const cores: string[] = [];
+function base64Cores(bytes: Buffer): Base64Core[] {
+  const cores: Base64Core[] = [];
   for (let skip = 0; skip < 3; skip += 1) {
     const rest = bytes.subarray(skip);
     const whole = rest.length - (rest.length % 3);
     // Below 6 bytes (8 characters) a core would be too short to be a safe needle.
     if (whole < 6) continue;
-    const core = rest.subarray(0, whole).toString('base64');
-    cores.push(core, rest.subarray(0, whole).toString('base64url'));
-    const encoded = encodeURIComponent(core);
-    if (encoded !== core) cores.push(encoded);
+    cores.push({
+      core: rest.subarray(0, whole).toString('base64'),
+      // Skipping one byte means the value starts at the last byte of a group: two symbols hold bits
+      // of it; skipping two, three.
+      before: symbolsForBytes[skip]!,
+      after: symbolsForBytes[rest.length % 3]!,
+    });
   }
   return cores;
+}
+
+/**
+ * A standard base64 core as every form writes it: standard, URL-safe (JWT payloads, URL parameters),
+ * URL-encoded (`+` and `/` in a query, `%2b` in lower case as .NET writes it).
+ */
+function base64Forms(core: string): string[] {
+  const forms = [core];
+  const urlSafe = core.replaceAll('+', '-').replaceAll('/', '_');
+  if (urlSafe !== core) forms.push(urlSafe);
+  const encoded = encodeURIComponent(core);
+  if (encoded !== core) forms.push(encoded, lowerCaseEscapes(encoded));
+  return forms;
+}
+
+/** `text` with its percent escapes in lower case (`%2F` as `%2f`). */
+function lowerCaseEscapes(text: string): string {
+  return text.replace(/%[0-9A-F]{2}/g, (percentEscape) => percentEscape.toLowerCase());
 }
 
 function addValue(registry: RedactionRegistry, value: string): boolean {
@@ -53,7 +87,10 @@ function addValue(registry: RedactionRegistry, value: string): boolean {
   registry.values.add(value);
   const encoded = encodeURIComponent(value);
   if (encoded !== value) registry.values.add(encoded);
-  for (const core of base64Cores(Buffer.from(value, 'utf8'))) registry.encodedValues.add(core);
+  // This copy derives its needles from `values` when it builds its index (currentIndex); the cores
+  // are written for the copies of the package that read them instead.
+  for (const { core } of base64Cores(Buffer.from(value, 'utf8')))
+    for (const form of base64Forms(core)) registry.encodedValues.add(form);
   return true;
 }
 
@@ -344,8 +381,9 @@ interface Needle {
   value: string;
   /** Where the gram starts inside the value. */
   offset: number;
-  /** Whether it is a base64 core, whose whole token is redacted (see base64Cores). */
-  encoded: boolean;
+  /** For a base64 core, how many base64 symbols before and after it go with it (see base64Cores). */
+  before: number;
+  after: number;
 }
 
 interface ValueIndex {
@@ -367,21 +405,43 @@ function gramHash(text: string, at: number): number {
   );
 }
 
+/**
+ * The needles of the registered values. The base64 ones are derived here from each value, not read
+ * from the registry's `encodedValues`: a copy of the package that registered a value first wrote
+ * only the forms it knew (and this copy, finding the value known, adds nothing), and how far a core
+ * widens depends on the value it comes from.
+ */
 function currentIndex(registry: RedactionRegistry): ValueIndex {
   if (index?.generation === registry.generation) return index;
+  const widths = new Map<string, [before: number, after: number]>();
+  const add = (needle: string, before: number, after: number) => {
+    const known = widths.get(needle);
+    // Two cores of one value can be the same text with other edges (a value of one repeated byte):
+    // the wider edges cover both.
+    widths.set(
+      needle,
+      known === undefined ? [before, after] : [Math.max(known[0], before), Math.max(known[1], after)],
+    );
+  };
+  for (const value of registry.values) {
+    add(value, 0, 0);
+    const lowerCase = lowerCaseEscapes(value);
+    if (lowerCase !== value) add(lowerCase, 0, 0);
+    for (const { core, before, after } of base64Cores(Buffer.from(value, 'utf8')))
+      for (const form of base64Forms(core)) add(form, before, after);
+  }
   const hashes = new Uint8Array(0x10000);
   const needles = new Map<string, Needle[]>();
-  const add = (value: string, encoded: boolean) => {
+  for (const [value, [before, after]] of widths) {
     for (let offset = 0; offset < stride; offset += 1) {
       hashes[gramHash(value, offset)] = 1;
       const gram = value.slice(offset, offset + gramLength);
+      const needle = { value, offset, before, after };
       const list = needles.get(gram);
-      if (list === undefined) needles.set(gram, [{ value, offset, encoded }]);
-      else list.push({ value, offset, encoded });
+      if (list === undefined) needles.set(gram, [needle]);
+      else list.push(needle);
     }
-  };
-  for (const value of registry.values) add(value, false);
-  for (const value of registry.encodedValues) add(value, true);
+  }
   index = { generation: registry.generation, hashes, needles };
   return index;
 }
@@ -406,30 +466,36 @@ function encodedBase64Symbol(text: string, at: number): string | undefined {
   return pair === '2B' ? '+' : pair === '2F' ? '/' : pair === '3D' ? '=' : undefined;
 }
 
-// A base64 core stops short of the characters that mix the secret's first and last bytes with the
-// bytes around it (up to three at each end, holding up to 16 of its bits). The encoder writes them
-// next to the core, in one run of base64 characters that ends with its padding: redacting the whole
-// run around a core removes every one of them, whatever the offset and the neighbouring bytes. An
-// `=` before a core is not taken: it is the assignment's (`blob=…`), never padding of this run.
-
-/** Start of the base64 token that holds the core starting at `start`. */
-function base64TokenStart(text: string, start: number): number {
-  for (;;) {
-    if (start > 0 && isBase64Character(text.charCodeAt(start - 1))) start -= 1;
-    // The `2B` of a `%2B` is already taken: its `%` belongs to the token too.
-    else if (start > 0 && encodedBase64Symbol(text, start - 1) !== undefined) start -= 1;
-    else return start;
-  }
+function isEncodedDataSymbol(text: string, at: number): boolean {
+  const symbol = encodedBase64Symbol(text, at);
+  return symbol === '+' || symbol === '/';
 }
 
-/** End of the base64 token that holds the core ending at `end`, its padding included. */
-function base64TokenEnd(text: string, end: number): number {
-  for (;;) {
-    if (end < text.length && isBase64Character(text.charCodeAt(end))) end += 1;
-    else if (encodedBase64Symbol(text, end) === '+' || encodedBase64Symbol(text, end) === '/') end += 3;
+// A core is widened by the symbols that hold the rest of the value's bits, and no further: the whole
+// run of base64 characters around it took a path (`/blobs/…`), an identifier (`key_…_expires`) or the
+// letter of a JSON escape (`\n…`) with it, and redacting it once per occurrence was quadratic.
+
+/** Where the `count` base64 symbols before `start` start (a URL-encoded `%2B` is one symbol). */
+function symbolsBefore(text: string, start: number, count: number): number {
+  for (let taken = 0; taken < count; taken += 1) {
+    if (start >= 3 && isEncodedDataSymbol(text, start - 3)) start -= 3;
+    else if (start > 0 && isBase64Character(text.charCodeAt(start - 1))) start -= 1;
     else break;
   }
-  for (let padding = 0; padding < 2; padding += 1) {
+  return start;
+}
+
+/**
+ * Where the `count` base64 symbols after `end` end, with the padding when they end the encoding (`==`
+ * after two, `=` after three): it tells nothing of the value, and keeps the replacement whole.
+ */
+function symbolsAfter(text: string, end: number, count: number): number {
+  for (let taken = 0; taken < count; taken += 1) {
+    if (isEncodedDataSymbol(text, end)) end += 3;
+    else if (end < text.length && isBase64Character(text.charCodeAt(end))) end += 1;
+    else return end;
+  }
+  for (let padding = count === 2 ? 2 : count === 3 ? 1 : 0; padding > 0; padding -= 1) {
     if (text.charCodeAt(end) === 61) end += 1;
     else if (encodedBase64Symbol(text, end) === '=') end += 3;
     else break;
@@ -448,11 +514,10 @@ export function redactSecretValues(text: string, replacement: string): string {
     if (hashes[gramHash(text, at)] === 0) continue;
     const candidates = needles.get(text.slice(at, at + gramLength));
     if (candidates === undefined) continue;
-    for (const { value, offset, encoded } of candidates) {
+    for (const { value, offset, before, after } of candidates) {
       const start = at - offset;
       if (start < 0 || !text.startsWith(value, start)) continue;
-      const end = start + value.length;
-      found.push(encoded ? [base64TokenStart(text, start), base64TokenEnd(text, end)] : [start, end]);
+      found.push([symbolsBefore(text, start, before), symbolsAfter(text, start + value.length, after)]);
     }
   }
   if (found.length === 0) return text;

@@ -42,7 +42,27 @@ describe('connection strings and base64 forms in what a checkpoint stores', () =
     registerSecretValue(secret);
     for (const prefix of ['', 'a', 'ab']) {
       const encoded = Buffer.from(`${prefix}${secret}${prefix}`).toString('base64');
-      expect(redactSecrets({ header: `payload ${encoded}` })).toEqual({ header: 'payload [REDACTED]' });
+      // Exactly the characters holding a bit of the secret go (character `j` holds bits 6j to 6j + 5),
+      // and the padding after them: those holding only the bytes around it stay.
+      const first = Math.floor((prefix.length * 8) / 6);
+      const last = Math.ceil(((prefix.length + secret.length) * 8) / 6);
+      const kept =
+        last === Math.ceil(((2 * prefix.length + secret.length) * 8) / 6) ? '' : encoded.slice(last);
+      expect(redactSecrets({ header: `payload ${encoded}` }), prefix).toEqual({
+        header: `payload ${encoded.slice(0, first)}[REDACTED]${kept}`,
+      });
     }
+  });
+
+  it('keeps a JSON document an answer holds valid around a base64 form in it', () => {
+    // The `n` of a `\n` before the base64 text was taken with it: `line one\[REDACTED]`, which no JSON
+    // parser reads.
+    const secret = password();
+    registerSecretValue(secret);
+    const encoded = Buffer.from(`app:${secret}`).toString('base64');
+    const stored = redactSecrets({ output: JSON.stringify({ content: `line one\n${encoded}\nline three` }) });
+    expect(JSON.parse(stored.output)).toEqual({
+      content: `line one\n${encoded.slice(0, 5)}[REDACTED]\nline three`,
+    });
   });
 });
