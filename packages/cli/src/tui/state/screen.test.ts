@@ -3,7 +3,8 @@ import { BrowserDriver } from '../../test-support/drive-browser.js';
 import { sampleCheckpoints } from '../../test-support/sample-tree.js';
 import { initialState } from './browser-state.js';
 import { key } from './key-press.js';
-import { clipLine, renderScreen, screenText, shortReference, wrapText } from './screen.js';
+import { clipLine, renderScreen, screenText, shortenName, shortReference, wrapText } from './screen.js';
+import { textColumns } from './terminal-columns.js';
 
 async function browser() {
   const sample = await sampleCheckpoints();
@@ -69,14 +70,57 @@ describe('renderScreen', () => {
       await driver.dispatch({ type: 'list-loaded', checkpoints: renamed });
       const text = screenText(renderScreen(driver.state, size));
       expectFits(text);
-      const lane = text.split('\n').find((line) => line.includes(branch.slice(0, 6)));
+      const lane = text.split('\n').find((line) => line.includes(`(1) ${mark}`));
       expect(lane).toBeDefined();
       const tree = lane!.split(' | ')[0]!;
-      expect(tree).toContain(`(1) ${mark}`);
-      // The name is cut where it is, marked with ~, and still says which lane it is.
-      expect(tree).toMatch(new RegExp(`${branch.slice(0, 4)}[^ ]*~ \\(1\\) ${mark}`));
+      // The name is cut in the middle, marked with ~, and still says which lane it is: the start of
+      // what follows its last /, or its start and end.
+      const last = branch.slice(branch.lastIndexOf('/') + 1);
+      expect(tree).toMatch(
+        branch.includes('/')
+          ? new RegExp(`- ${branch.slice(0, 2)}[^ ~]*~${last.slice(0, 6)}[^ ]* \\(1\\) ${mark}`)
+          : new RegExp(`- ${branch.slice(0, 3)}[^ ~]*~[^ ]*${branch.slice(-3)} \\(1\\) ${mark}`),
+      );
     },
   );
+
+  it('tells two flow-states lanes apart at 80 columns', async () => {
+    const { driver, sample } = await browser();
+    const branches = new Map([
+      [sample.orphan.id, 'flow-states/6f0d8a52-3c1e-4b7a-9d24-5e8b1f7c0a93'],
+      [sample.fork.id, 'flow-states/0b3c9e11-77aa-4f0e-8c21-d4e5f6a7b8c9'],
+    ]);
+    const renamed = sample.all.map((checkpoint) =>
+      branches.has(checkpoint.id) ? { ...checkpoint, branch: branches.get(checkpoint.id)! } : checkpoint,
+    );
+    await driver.dispatch({ type: 'list-loaded', checkpoints: renamed });
+    const text = screenText(renderScreen(driver.state, size));
+    expectFits(text);
+    const trees = text.split('\n').map((line) => line.split(' | ')[0]!);
+    // Each lane shows the start of its state id.
+    expect(trees.filter((tree) => /~6f0d8a/.test(tree))).toHaveLength(1);
+    expect(trees.filter((tree) => /~0b3c9e/.test(tree))).toHaveLength(1);
+  });
+
+  it.each([
+    ['emoji', `🚀🚀🚀-launch-${'🔥'.repeat(20)}`],
+    ['CJK', `機能/${'長い枝の名前'.repeat(5)}`],
+    ['ZWJ sequences', `team-${'👨‍👩‍👧‍👦'.repeat(8)}`],
+    ['combining accents', `cafe\u0301-${'e\u0301'.repeat(40)}`],
+  ])('keeps a lane with %s in its branch name within 80 columns, its mark shown', async (_label, branch) => {
+    const { driver, sample } = await browser();
+    const renamed = sample.all.map((checkpoint) =>
+      checkpoint.id === sample.orphan.id ? { ...checkpoint, branch } : checkpoint,
+    );
+    await driver.dispatch({ type: 'list-loaded', checkpoints: renamed });
+    const lines = screenText(renderScreen(driver.state, size)).split('\n');
+    for (const line of lines) expect(textColumns(line), line).toBeLessThanOrEqual(80);
+    const lane = lines.find((line) => line.includes('(1) orphaned'));
+    expect(lane).toBeDefined();
+    // The separator of the two panels is where it is on the other rows.
+    const separator = (line: string) => textColumns(line.slice(0, line.indexOf('|')));
+    expect(separator(lane!)).toBe(separator(lines[1]!));
+  });
 
   it('keeps the selection in view in a long tree', async () => {
     const { driver } = await browser();
@@ -141,6 +185,28 @@ describe('line helpers', () => {
       { text: 'd~', bold: true },
     ]);
     expect(clipLine([{ text: 'ab' }], 4, true)).toEqual([{ text: 'ab' }, { text: '  ' }]);
+  });
+
+  it('counts terminal columns: wide characters two, combining marks none, and cuts whole graphemes', () => {
+    expect(screenText([clipLine([{ text: '🚀🚀🚀' }, { text: '|' }], 5)])).toBe('🚀🚀~');
+    // A wide character that would straddle the edge is left out; its column is padded.
+    expect(clipLine([{ text: '機能機能' }], 6, true).map((segment) => segment.text)).toEqual(['機能~', ' ']);
+    expect(screenText([clipLine([{ text: 'cafe\u0301!' }, { text: '|' }], 6)])).toBe('cafe\u0301!|');
+    expect(screenText([clipLine([{ text: 'ab👨‍👩‍👧‍👦cd' }], 4)])).toBe('ab~');
+    expect(screenText([clipLine([{ text: 'a🇫🇷b' }], 3)])).toBe('a~');
+    const shrunk = clipLine(
+      [{ text: `機能/${'長い枝の名前'.repeat(3)}`, shrink: true }, { text: ' (1) orphaned' }],
+      24,
+    );
+    expect(textColumns(screenText([shrunk]))).toBeLessThanOrEqual(24);
+    expect(screenText([shrunk])).toBe('機~長い枝の (1) orphaned');
+  });
+
+  it('shortens a name in its middle, keeping the start of what follows its last /', () => {
+    expect(shortenName('flow-states/6f0d8a52-3c1e-4b7a-9d24-5e8b1f7c0a93', 9)).toBe('fl~6f0d8a');
+    expect(shortenName('flow-states/order-1234', 16)).toBe('flow-~order-1234');
+    expect(shortenName('try-the-much-longer-outline-with-its-sources', 15)).toBe('try-the~sources');
+    expect(shortenName('main', 4)).toBe('main');
   });
 
   it('wraps keeping line breaks', () => {

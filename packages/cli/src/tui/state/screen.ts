@@ -11,6 +11,7 @@ import {
   treeRowLine,
 } from './panels.js';
 import { editsFor, selectedCheckpoint } from './selection.js';
+import { fitColumns, textColumns } from './terminal-columns.js';
 import { visibleRows } from './tree.js';
 
 export interface ScreenSize {
@@ -24,25 +25,31 @@ export interface ScreenSize {
 export const MINIMUM_SIZE = { width: 60, height: 12 } as const;
 
 /**
- * `line` cut to `width` characters (keeping styles), a segment marked `shrink` shortened first (see
- * shrinkToFit), then padded with spaces when `pad`. Every line
- * of the screen passes through here, so this is where control characters of stored strings (a
- * tampered checkpoint's trigger, a model's output) are escaped: they would move the cursor or clear
- * the screen, and a tab or line feed would break the layout.
+ * `line` cut to `width` terminal columns (keeping styles), a segment marked `shrink` shortened first
+ * (see shrinkToFit), then padded with spaces when `pad`. Columns are counted as the terminal draws
+ * them (see terminal-columns.ts: CJK and emoji take two, combining marks none) and text is cut
+ * between whole graphemes, so a wide branch name neither pushes the separator out of place nor is
+ * cut inside an emoji sequence. Every line of the screen passes through here, so this is where
+ * control characters of stored strings (a tampered checkpoint's trigger, a model's output) are
+ * escaped: they would move the cursor or clear the screen, and a tab or line feed would break the
+ * layout.
  */
 export function clipLine(line: Line, width: number, pad = false): Line {
   const result: Segment[] = [];
   let remaining = width;
   for (const segment of shrinkToFit(line.map(printableSegment), width)) {
     if (remaining <= 0) break;
-    const characters = Array.from(segment.text);
-    if (characters.length <= remaining) {
+    const columns = textColumns(segment.text);
+    if (columns <= remaining) {
       result.push(segment);
-      remaining -= characters.length;
-    } else {
-      result.push({ ...segment, text: `${characters.slice(0, Math.max(0, remaining - 1)).join('')}~` });
-      remaining = 0;
+      remaining -= columns;
+      continue;
     }
+    // The cut is marked with ~; a wide character that would straddle the edge leaves a column to pad.
+    const kept = fitColumns(segment.text, remaining - 1);
+    result.push({ ...segment, text: `${kept.text}~` });
+    remaining -= kept.columns + 1;
+    break;
   }
   if (pad && remaining > 0) result.push({ text: ' '.repeat(remaining) });
   return result;
@@ -53,25 +60,44 @@ function printableSegment(segment: Segment): Segment {
   return text === segment.text ? segment : { ...segment, text };
 }
 
-/** The fewest characters a shrunk segment keeps, its `~` included: less would name nothing. */
+/** The fewest columns a shrunk segment keeps, its `~` included: less would name nothing. */
 const shortestShrunk = 4;
 
 /**
- * `line` with its first `shrink` segment cut short (ending in `~`) by as much as the line is wider
- * than `width`, so that what follows it fits; it keeps at least {@link shortestShrunk} characters,
- * and clipLine cuts the end of what still does not fit.
+ * `line` with its first `shrink` segment shortened (see shortenName) by as many columns as the line
+ * is wider than `width`, so that what follows it fits; it keeps at least {@link shortestShrunk}
+ * columns, and clipLine cuts the end of what still does not fit.
  */
 function shrinkToFit(line: Line, width: number): Line {
-  const lengths = line.map((segment) => Array.from(segment.text).length);
-  const overflow = lengths.reduce((sum, length) => sum + length, 0) - width;
+  const widths = line.map((segment) => textColumns(segment.text));
+  const overflow = widths.reduce((sum, columns) => sum + columns, 0) - width;
   const index = line.findIndex((segment) => segment.shrink === true);
-  if (overflow <= 0 || index < 0 || lengths[index]! <= shortestShrunk) return line;
-  const kept = Math.max(shortestShrunk, lengths[index]! - overflow);
+  if (overflow <= 0 || index < 0 || widths[index]! <= shortestShrunk) return line;
   const segment = line[index]!;
-  const text = `${Array.from(segment.text)
-    .slice(0, kept - 1)
-    .join('')}~`;
+  const text = shortenName(segment.text, Math.max(shortestShrunk, widths[index]! - overflow));
   return line.map((original, position) => (position === index ? { ...segment, text } : original));
+}
+
+/**
+ * `name` in at most `columns` columns, the part cut out marked with `~`, keeping what tells names
+ * apart: of a branch name with a `/` (`flow-states/<state id>`, `feature/<topic>`), the start of what
+ * follows the last `/`, after a few columns of what comes before it (`fl~6f0d8a` for
+ * `flow-states/6f0d8a52-…`: every state's lane would be `flow-sta~` if cut at its end); of another
+ * name, its start and its end (`try-the~sources`).
+ */
+export function shortenName(name: string, columns: number): string {
+  if (textColumns(name) <= columns) return name;
+  const budget = Math.max(0, columns - 1);
+  const slash = name.lastIndexOf('/');
+  const last = slash > 0 ? name.slice(slash + 1) : '';
+  if (last !== '') {
+    const lastColumns = textColumns(last);
+    const headColumns = lastColumns < budget ? budget - lastColumns : Math.max(1, Math.floor(budget / 3));
+    const head = fitColumns(name.slice(0, slash), headColumns);
+    return `${head.text}~${fitColumns(last, budget - head.columns).text}`;
+  }
+  const head = fitColumns(name, Math.ceil(budget / 2));
+  return `${head.text}~${fitColumns(name, budget - head.columns, true).text}`;
 }
 
 /** Hard-wraps text (keeping its line breaks) to `width` columns. */
