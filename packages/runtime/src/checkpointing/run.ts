@@ -112,6 +112,11 @@ export class Run {
   /** Where a manual `state.checkpoint(location)` finds the provider a location calls for. */
   readonly providers: ProviderRegistry;
   readonly #configs = new Map<string, CheckpointConfig | null>();
+  /**
+   * The flow (entity id) in whose method each entity joined the run, for the crews, agents and flows
+   * kicked off there (see {@link noteJoinedFrom}).
+   */
+  readonly #joinedFrom = new Map<string, string>();
   readonly #unclaimedSnapshots: EntitySnapshot[];
   /** Saved entities that executions due to run again had started (see {@link reserveRestoredSnapshots}). */
   readonly #reserved = new Set<string>();
@@ -373,16 +378,39 @@ export class Run {
   }
 
   /**
+   * Notes that `entityId` joined the run from a method of the flow `flowEntityId`: without a setting
+   * of its own, its events follow that flow's (see {@link configForEvent}).
+   */
+  noteJoinedFrom(entityId: string, flowEntityId: string): void {
+    if (entityId !== flowEntityId) this.#joinedFrom.set(entityId, flowEntityId);
+  }
+
+  /**
    * The config that applies to an event: the most specific entity named in its context that has a
-   * setting of its own (agent, then crew, then flow), else the root's. `undefined` when off.
+   * setting of its own (agent, then crew, then flow); else the setting of the flow that entity was
+   * kicked off in, or of the flow that one was kicked off in, and so on; else the root's. `undefined`
+   * when off. Only a flow's own events name the flow: without the flow it joined from, a crew or agent
+   * kicked off in a nested flow with `checkpoint: false`, or with a config of its own, was
+   * checkpointed under the root's setting.
    */
   configForEvent(event: BaseEvent): CheckpointConfig | undefined {
     const context = event.context;
-    for (const entityId of [context.agentId, context.crewId, context.flowId]) {
+    const named = [context.agentId, context.crewId, context.flowId];
+    for (const entityId of named) {
       if (entityId === undefined) continue;
       const entry = this.#configs.get(entityId);
       if (entry === null) return undefined;
       if (entry !== undefined) return entry;
+    }
+    if (this.#joinedFrom.size === 0) return this.rootConfig;
+    const joined = named.find((entityId) => entityId !== undefined && this.#joinedFrom.has(entityId));
+    let flow = joined === undefined ? undefined : this.#joinedFrom.get(joined);
+    // Each step goes to the flow the last one was kicked off in; bounded, so that no chain loops.
+    for (let steps = 0; flow !== undefined && steps < this.#joinedFrom.size; steps += 1) {
+      const entry = this.#configs.get(flow);
+      if (entry === null) return undefined;
+      if (entry !== undefined) return entry;
+      flow = this.#joinedFrom.get(flow);
     }
     return this.rootConfig;
   }

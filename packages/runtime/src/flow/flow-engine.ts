@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type BaseEvent,
   CheckpointCompletedEvent,
+  CheckpointStartedEvent,
   eventBus as defaultBus,
   type EventBus,
   type EventContext,
@@ -14,6 +15,7 @@ import {
   type CheckpointableEntity,
   type CheckpointSetting,
   decodeValue,
+  type EncodedValue,
   type EntitySnapshot,
   type LoadedCheckpoint,
   triggersOn,
@@ -36,6 +38,7 @@ import { type FlowState, newStateId } from './flow-state.js';
 import {
   loadStateCheckpoint,
   persistTarget,
+  type StorageTarget,
   saveFlowState,
   stateBranch,
   warnIfPersistLocationOverridden,
@@ -52,7 +55,7 @@ import {
   newExecution,
 } from './run-progress.js';
 import { refuseMissingMethods } from './saved-methods.js';
-import { SharedState, stateRecordText } from './shared-state.js';
+import { SharedState, sameStateRecord } from './shared-state.js';
 
 /** What one kickoff (or resume) asks for. */
 export interface RunPlan {
@@ -295,16 +298,18 @@ export class FlowEngine<State extends object> {
      */
     let undoAnswer: (() => void) | undefined;
     /**
-     * The state of record a continued flow was saved with (as {@link stateRecordText}), when new
-     * inputs are merged into it.
+     * The state of record a continued flow was saved with, when new inputs are merged into it
+     * (compared with {@link sameStateRecord}). A record is replaced, never changed in place.
      */
-    let savedRecord: string | undefined;
+    let savedRecord: EncodedValue | undefined;
+    let mergesInputs = false;
     if (continuing) {
       refuseMissingMethods(flowName, graph, this.execution, graph.persisted ? this.stateId : undefined);
       // State changes made by an execution that did not complete are dropped: it runs again.
       this.rollbackState();
       if (Object.keys(otherInputs).length > 0) {
-        savedRecord = stateRecordText(this.execution.committedState);
+        savedRecord = this.execution.committedState;
+        mergesInputs = true;
         this.replaceState([this.state, otherInputs]);
       }
       if (plan.answer !== undefined) {
@@ -332,8 +337,7 @@ export class FlowEngine<State extends object> {
     this.#shared.forgetExecutions();
     this.commitState();
     // Inputs that changed the state of a continued flow are news to store, even at its finished end.
-    const inputsChangedState =
-      savedRecord !== undefined && stateRecordText(this.execution.committedState) !== savedRecord;
+    const inputsChangedState = mergesInputs && !sameStateRecord(this.execution.committedState, savedRecord);
 
     const storedInputs = restore
       ? decodeValue<Record<string, unknown>>(restore.loaded.document.inputs, this.valueCodec)
@@ -343,10 +347,23 @@ export class FlowEngine<State extends object> {
     warnIfPersistLocationOverridden(flowName, graph, config, target);
     const written = { last: undefined as string | undefined, pause: undefined as string | undefined };
     let runState: unknown;
-    const stopTracking = bus.on(
+    /** The run this kickoff joined (kicked off inside another run), if it did. */
+    let joined: Run | undefined;
+    /**
+     * The checkpoints the run took while this kickoff ran (see {@link takenCheckpointKey}): a run this
+     * kickoff joined may still be writing ones it took before, which are no checkpoints of this kickoff.
+     */
+    const taken = new Set<string>();
+    const stopTrackingStarts = bus.on(
+      CheckpointStartedEvent,
+      (source: unknown, event: CheckpointStartedEvent) => {
+        if (source === runState) taken.add(takenCheckpointKey(event));
+      },
+    );
+    const stopTrackingWrites = bus.on(
       CheckpointCompletedEvent,
       (source: unknown, event: CheckpointCompletedEvent) => {
-        if (source !== runState) return;
+        if (source !== runState || !taken.has(takenCheckpointKey(event))) return;
         written.last = event.reference;
         if (event.trigger === 'flow_paused') written.pause = event.reference;
       },
@@ -384,6 +401,7 @@ export class FlowEngine<State extends object> {
           // A flow kicked off inside another run also stops with that run.
           const abortSignal = anyAbortSignal([plan.abortSignal, run.abortSignal]);
           const isRoot = run.root === this.flow;
+          if (!isRoot) joined = run;
           // `checkpoint: false` stops inheritance, as a crew's or an agent's does: without an entry of
           // its own, a flow kicked off inside another run had its events checkpointed under the outer
           // config. (A config of its own is set by Run.execute as it joins.)
@@ -424,12 +442,15 @@ export class FlowEngine<State extends object> {
            * and stores where the save would go. The flow's own config alone told a nested @persist
            * flow nothing was written, and each of its saves was the same checkpoint again. A save
            * to another store (its @persist location) is where its state is found by id: still made.
+           * Stores are compared by provider kind and resolved location: a parent given
+           * `provider: new JsonProvider()` and a `@persist({ location })` with the default provider
+           * reach one directory through two provider objects.
            */
           const writtenByRun = async (event: BaseEvent): Promise<boolean> => {
             const applied = run.configForEvent(event);
             if (applied === undefined || !triggersOn(applied, event.type)) return false;
             const automatic = await persistTarget(graph, applied);
-            return automatic.provider === target.provider && automatic.location === target.location;
+            return sameStore(automatic, target);
           };
           const runner = new MethodScheduler({
             flow: this.flow,
@@ -451,6 +472,9 @@ export class FlowEngine<State extends object> {
               watchEntityJoins((entity, state) => {
                 // A crew kicked off on a bus of its own runs apart: it is no work of this run.
                 if (state !== run.state || entity === this.flow) return;
+                // Without a setting of its own, it follows this flow's (see Run.configForEvent). A
+                // watcher of an outer flow's method is told first: the innermost flow is noted last.
+                run.noteJoinedFrom(entity.entityId, this.entityId);
                 onJoin({ kind: entity.entityKind, name: entity.entityName, id: entity.entityId });
               }, body),
           });
@@ -527,6 +551,10 @@ export class FlowEngine<State extends object> {
           return { paused: undefined };
         },
       );
+      // A joined run writes its automatic checkpoints (this flow's saves among them: see writtenByRun)
+      // in the background and settles them only when it ends, after this result is read: the
+      // references the result gives (`checkpoint`, `pause.resumeFrom`) are known once they are stored.
+      if (joined) await joined.state.durable();
       const execution = this.execution;
       const base = {
         stateId: this.stateId,
@@ -551,7 +579,8 @@ export class FlowEngine<State extends object> {
       undoAnswer?.();
       throw error;
     } finally {
-      stopTracking();
+      stopTrackingStarts();
+      stopTrackingWrites();
     }
   }
 }
@@ -576,4 +605,20 @@ function latestKickoffOfState(loaded: LoadedCheckpoint, flowName: string, stateI
  */
 function answerTrigger(kind: 'input' | 'feedback'): 'flow_input_received' | 'human_feedback_received' {
   return kind === 'input' ? 'flow_input_received' : 'human_feedback_received';
+}
+
+/**
+ * Whether two storage targets are one store: the same kind of provider at the same resolved
+ * location, whichever provider objects reach it.
+ */
+function sameStore(one: StorageTarget, other: StorageTarget): boolean {
+  return one.provider.kind === other.provider.kind && one.location === other.location;
+}
+
+/**
+ * What tells one checkpoint of a run from another as it is taken and when it is stored: its store,
+ * branch and parent (each checkpoint taken in a location names the one taken before it there).
+ */
+function takenCheckpointKey(event: CheckpointStartedEvent | CheckpointCompletedEvent): string {
+  return JSON.stringify([event.provider, event.location, event.branch, event.parentId]);
 }

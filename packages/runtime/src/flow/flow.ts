@@ -40,6 +40,7 @@ import type {
 } from './flow-types.js';
 import { askPerson } from './human-input.js';
 import { type FlowStateInfo, listStatesOf } from './list-flow-states.js';
+import { methodScope } from './method-scope.js';
 import { firstPaused } from './run-progress.js';
 import { StoredFlowParts } from './stored-flow-parts.js';
 
@@ -243,9 +244,15 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       maxMethodCalls,
       initialState: options.initialState,
     });
-    // `checkpoint: false` stops inheritance from the start: made in another run's method, the flow's
-    // creation is no checkpoint of that run either (its kickoff says so again, under its final id).
-    if (this.checkpoint === false) Run.current(options.bus)?.setConfigFor(this.#engine.entityId, null);
+    // A setting of its own stops inheritance from the start: made in another run's method, the flow's
+    // creation is no checkpoint of that run's setting (its kickoff sets its own again, under its final
+    // id: `checkpoint: false` for nothing, a config from then on, as a flow that is a run's root is
+    // checkpointed from its kickoff). Without one, its creation follows the flow whose method made it,
+    // as its kickoff will (see Run.configForEvent): in a nested flow with `checkpoint: false`, nowhere.
+    const run = Run.current(options.bus);
+    const creator = methodScope.getStore()?.flow;
+    if (this.checkpoint !== undefined) run?.setConfigFor(this.#engine.entityId, null);
+    else if (creator instanceof Flow) run?.noteJoinedFrom(this.#engine.entityId, creator.entityId);
     this.#engine.bus.emit(
       this,
       new FlowCreatedEvent({

@@ -1,10 +1,17 @@
 // `checkpoint: false` opts an entity out and stops inheritance (Crew, Agent and Flow alike): a flow
 // kicked off in a method of a flow that checkpoints on '*' with `checkpoint: false` has its events
 // checkpointed by nobody, as a crew or an agent with `checkpoint: false` has.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { EventBus } from '@crewline/events';
+import { JsonProvider } from '@crewline/provider-json';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Flow, persist, start } from './index.js';
+
+const root = mkdtempSync(join(tmpdir(), 'crewline-nested-opt-out-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 class Inner extends Flow<{ steps: number }> {
   initialState = { steps: 0 };
@@ -70,5 +77,26 @@ describe("a flow kicked off in a method of a flow checkpointing on '*'", () => {
       'method_execution_finished',
       'flow_finished',
     ]);
+  });
+
+  it('names in its result the checkpoint of its end when it inherits, none with checkpoint: false', async () => {
+    // JSON files are written in the background: the run stores them after the inner kickoff returned.
+    const location = join(root, 'results');
+    const results: (string | undefined)[] = [];
+    class Parent extends Flow<{ done: boolean }> {
+      initialState = { done: false };
+      @start() async delegate() {
+        results.push((await new Inner({ checkpoint: false }).kickoff()).checkpoint);
+        results.push((await new Inner().kickoff()).checkpoint);
+        this.state.done = true;
+        return 'delegated';
+      }
+    }
+    await new Parent({ bus: new EventBus(), checkpoint: { location, onEvents: ['*'] } }).kickoff();
+    const json = new JsonProvider();
+    const checkpoints = await json.list(json.resolveLocation(location));
+    const innerEnd = checkpoints.find((checkpoint) => checkpoint.trigger === 'flow_finished')!;
+    // The opted-out kickoff wrote nothing: the parent's checkpoints written meanwhile are not its own.
+    expect(results).toEqual([undefined, innerEnd.reference]);
   });
 });

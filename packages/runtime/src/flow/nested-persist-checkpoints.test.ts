@@ -10,6 +10,7 @@ import { EventBus } from '@crewline/events';
 import { JsonProvider } from '@crewline/provider-json';
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { FlowResult } from './flow-types.js';
 import { Flow, listen, persist, start } from './index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'crewline-nested-persist-'));
@@ -41,6 +42,8 @@ interface InnerState {
  * parent checkpoints).
  */
 function nestedFlows(location: string, persistLocation = location) {
+  /** What each kickoff of the inner flow returned to the parent's method. */
+  const innerResults: FlowResult<InnerState>[] = [];
   @persist({ location: persistLocation })
   class Inner extends Flow<InnerState> {
     initialState = { note: '', steps: 0 };
@@ -57,28 +60,44 @@ function nestedFlows(location: string, persistLocation = location) {
     initialState = { note: '', innerNote: '' };
     @start() async delegate() {
       const result = await new Inner().kickoff({ inputs: { id: 'inner-state', note: this.state.note } });
+      innerResults.push(result);
       this.state.innerNote = result.state.note;
       return result.state.note;
     }
   }
-  return { Parent, Inner };
+  return { Parent, Inner, innerResults };
 }
 
-const parentOptions = (location: string) => ({
+const parentOptions = (location: string, provider?: JsonProvider) => ({
   bus: new EventBus(),
-  checkpoint: { location, onEvents: ['*' as const] },
+  checkpoint: { location, onEvents: ['*' as const], ...(provider ? { provider } : {}) },
 });
 
 describe("a @persist flow nested in a flow checkpointing on '*'", () => {
   it('writes one checkpoint per completed method, not a second one of its own', async () => {
     const location = freshLocation();
-    const { Parent } = nestedFlows(location);
+    const { Parent, innerResults } = nestedFlows(location);
     await new Parent(parentOptions(location)).kickoff({ inputs: { note: 'first' } });
-    const counts = countByTrigger(await checkpointsAt(location));
+    const checkpoints = await checkpointsAt(location);
+    const counts = countByTrigger(checkpoints);
     // Two inner methods and the parent's one.
     expect(counts.method_execution_finished).toBe(3);
     // The inner flow's end and the parent's.
     expect(counts.flow_finished).toBe(2);
+    // Its result names the checkpoint that holds its end (the run's, written in the background).
+    const innerEnd = checkpoints.find((checkpoint) => checkpoint.trigger === 'flow_finished')!;
+    expect(innerResults[0]!.checkpoint).toBe(innerEnd.reference);
+  });
+
+  it('writes one checkpoint per completed method when the parent reaches the store through a provider object of its own', async () => {
+    const location = freshLocation();
+    const { Parent } = nestedFlows(location);
+    // The parent's JsonProvider and the default one @persist({ location }) uses are two objects for one directory.
+    await new Parent(parentOptions(location, new JsonProvider())).kickoff({ inputs: { note: 'first' } });
+    expect(countByTrigger(await checkpointsAt(location))).toMatchObject({
+      method_execution_finished: 3,
+      flow_finished: 2,
+    });
   });
 
   it('resumed before its parent used it, with inputs that change its state, writes its end once', async () => {
@@ -132,15 +151,27 @@ describe("a @persist flow nested in a flow checkpointing on '*'", () => {
         return this.state.answer;
       }
     }
+    let innerResult: FlowResult<{ answer: string }> | undefined;
     class Parent extends Flow<{ status: string }> {
       initialState = { status: '' };
       @start() async delegate() {
-        this.state.status = (await new Asking().kickoff({ inputs: { id: 'asking-state' } })).status;
+        innerResult = await new Asking().kickoff({ inputs: { id: 'asking-state' } });
+        this.state.status = innerResult.status;
         return this.state.status;
       }
     }
     const result = await new Parent(parentOptions(location)).kickoff();
     expect(result.state.status).toBe('paused');
-    expect(countByTrigger(await checkpointsAt(location)).flow_paused).toBe(1);
+    const checkpoints = await checkpointsAt(location);
+    expect(countByTrigger(checkpoints).flow_paused).toBe(1);
+    // The pause says where to continue: the run's checkpoint of it, written in the background.
+    const pause = checkpoints.find((checkpoint) => checkpoint.trigger === 'flow_paused')!;
+    expect(innerResult!.pause?.resumeFrom).toBe(pause.reference);
+    expect(innerResult!.checkpoint).toBe(pause.reference);
+    // Its hint's way on: by state id, from another process (the parent's run went on past the pause).
+    expect(innerResult!.pause?.hint).toContain("Asking.resume({ id: 'asking-state' }, answer)");
+    const answered = await Asking.resume({ id: 'asking-state' }, 'yes', { bus: new EventBus() });
+    expect(answered.status).toBe('completed');
+    expect(answered.state.answer).toBe('yes');
   });
 });

@@ -137,27 +137,54 @@ export class SharedState<State extends object> {
 }
 
 /**
- * A state of record as text that two records with equal values give alike, whatever order their
- * keys are in (arrays keep theirs): a state restored is laid over the initial state, whose key order
- * wins, and an input object may list its keys in any order. Compared as plain JSON, the same values
- * in another order counted as a change, and a finished flow kicked off again with the inputs it held
- * wrote its end again.
+ * Whether two states of record hold equal values, whatever order their keys are in (arrays keep
+ * theirs): a state restored is laid over the initial state, whose key order wins, and an input object
+ * may list its keys in any order. Compared as plain JSON, the same values in another order counted as
+ * a change, and a finished flow kicked off again with the inputs it held wrote its end again.
+ * Compared in place and left at the first difference: no text of either is built (a 1 MB state,
+ * 100,000 keys; see {@link sameEncodedValue}).
  */
-export function stateRecordText(record: EncodedValue | undefined): string {
-  return JSON.stringify(record ?? null, (_key, value: unknown) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    const ordered: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      // Defined, not assigned: a key named `__proto__` stays a field of the copy.
-      Object.defineProperty(ordered, key, {
-        value: (value as Record<string, unknown>)[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+export function sameStateRecord(one: EncodedValue | undefined, other: EncodedValue | undefined): boolean {
+  return sameEncodedValue(one ?? null, other ?? null);
+}
+
+/**
+ * Deep equality of two encoded values (JSON data) as their stored text reads them, key order aside:
+ * a field whose value is `undefined` counts as absent, as `JSON.stringify` leaves it out. Only own
+ * fields are read (a key named `__proto__` is a field like any other).
+ */
+function sameEncodedValue(one: unknown, other: unknown): boolean {
+  if (one === other) return true;
+  if (typeof one !== 'object' || typeof other !== 'object' || one === null || other === null) {
+    // The one value not equal to itself; JSON data holds none, the guard keeps the comparison total.
+    return Number.isNaN(one) && Number.isNaN(other);
+  }
+  const isArray = Array.isArray(one);
+  if (isArray !== Array.isArray(other)) return false;
+  if (isArray) {
+    const items = other as unknown[];
+    if (one.length !== items.length) return false;
+    for (let index = 0; index < one.length; index += 1) {
+      if (!sameEncodedValue(one[index], items[index])) return false;
     }
-    return ordered;
-  });
+    return true;
+  }
+  const fields = one as Record<string, unknown>;
+  const otherFields = other as Record<string, unknown>;
+  let count = 0;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (value === undefined) continue;
+    count += 1;
+    if (!Object.hasOwn(otherFields, key) || !sameEncodedValue(value, otherFields[key])) return false;
+  }
+  // Every field of `one` is in `other` with its value: equal when `other` has no more, or when those
+  // it has beside them are undefined.
+  const otherKeys = Object.keys(otherFields);
+  if (otherKeys.length === count) return true;
+  let otherCount = 0;
+  for (const key of otherKeys) if (otherFields[key] !== undefined) otherCount += 1;
+  return count === otherCount;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
