@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { asksForLatest, type ContinuedSinceReadAdvice } from '@crewline/runtime/internal';
 import { isValidBranchName, type LoadedCheckpoint } from '@crewline/runtime-state';
-import { branchNameRule } from '@crewline/runtime-state/internal';
+import { branchNameRule, shellWord } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
 import { branchTaken } from '../core/branch-taken.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
@@ -13,7 +13,7 @@ import { continueRun } from '../core/continue-run.js';
 import { continuedSinceReadInWords } from '../core/continued-since-read.js';
 import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
-import { printable, shellWord, truncate } from '../core/format.js';
+import { printable, truncate } from '../core/format.js';
 import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
 import { leaseHeld, leaseWordsOfCommandLine } from '../core/lease-held.js';

@@ -1,5 +1,6 @@
 import { CrewlineError } from '@crewline/events';
 import { readDocument } from '@crewline/runtime-state';
+import { shellWord } from '@crewline/runtime-state/internal';
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { cliError, usageError } from '../core/cli-error.js';
@@ -7,7 +8,7 @@ import { commandName } from '../core/command-name.js';
 import { continueRun } from '../core/continue-run.js';
 import { viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
-import { printable, shellWord, shortCheckpointId } from '../core/format.js';
+import { printable, shortCheckpointId } from '../core/format.js';
 import { reportInterrupt } from '../core/interrupt-report.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';

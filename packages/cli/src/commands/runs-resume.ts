@@ -1,5 +1,5 @@
+import { shellWord } from '@crewline/runtime-state/internal';
 import { usageError } from '../core/cli-error.js';
-import { shellWord } from '../core/format.js';
 
 type RunRecord = import('@crewline/worker').RunRecord;
 

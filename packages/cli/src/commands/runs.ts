@@ -1,10 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describeModelCost, describeRunCost, redactSecrets } from '@crewline/runtime-state';
+import { shellWord } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { commandName } from '../core/command-name.js';
-import { formatColumns, formatTime, shellWord } from '../core/format.js';
+import { formatColumns, formatTime } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { modelPricesOf } from '../core/model-prices.js';
 import { runLimitOptions } from './run-limit-options.js';

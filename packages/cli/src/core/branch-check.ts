@@ -1,6 +1,6 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
+import { shellWord } from '@crewline/runtime-state/internal';
 import { usageError } from './cli-error.js';
-import { shellWord } from './format.js';
 
 /**
  * A usage error (exit code 2) when no checkpoint of `listed` is on `branch`, naming the branches

@@ -153,12 +153,3 @@ function escapedControl(code: number): string {
 export function printable(text: string, keepLayout = true): string {
   return escapeControls(text, escapedControl, keepLayout);
 }
-
-/**
- * Text as one POSIX shell word: quoted when it holds anything a shell would split or expand. The
- * same rule as runtime-state/internal's `shellWord`, written here too: this module is loaded by
- * `crewline --help`, which must not load the library (main-startup.test.ts).
- */
-export function shellWord(text: string): string {
-  return /^[\w@%+=:,./#-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
-}

@@ -1,7 +1,8 @@
+import { shellWord } from '@crewline/runtime-state/internal';
 import { onExit } from 'signal-exit';
 import type { TextSink } from './cli-context.js';
 import type { WrittenCheckpoint } from './continue-run.js';
-import { printable, shellWord } from './format.js';
+import { printable } from './format.js';
 import { displayPath } from './location.js';
 import { type StartOverFlags, startOverCommand } from './start-over-command.js';
 

@@ -1,4 +1,4 @@
-import { shellWord } from './format.js';
+import { shellWord } from '@crewline/runtime-state/internal';
 import { displayPath } from './location.js';
 
 /**

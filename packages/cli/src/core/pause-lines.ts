@@ -1,5 +1,5 @@
+import { shellWord } from '@crewline/runtime-state/internal';
 import { entityLabel } from './entity-label.js';
-import { shellWord } from './format.js';
 import { displayPath } from './location.js';
 
 /** What a run that ended paused says of its pause (a `ContinueOutcome`'s). */

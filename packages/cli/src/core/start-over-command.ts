@@ -1,4 +1,4 @@
-import { shellWord } from './format.js';
+import { shellWord } from '@crewline/runtime-state/internal';
 
 /** What the run was started with beyond its checkpoint: said again in the command that starts it over. */
 export interface StartOverFlags {

@@ -7,7 +7,7 @@ import {
   type ProviderRegistry,
   readDocument,
 } from '@crewline/runtime-state';
-import { branchNameRule, newerHeadId } from '@crewline/runtime-state/internal';
+import { branchNameRule, newerHeadId, shellWord } from '@crewline/runtime-state/internal';
 import { refuseTakenBranch } from '../commands/taken-branch.js';
 import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
@@ -16,7 +16,7 @@ import { continueRun, type WrittenCheckpoint } from '../core/continue-run.js';
 import { continuedSinceReadInWords } from '../core/continued-since-read.js';
 import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
-import { shellWord, shortCheckpointId } from '../core/format.js';
+import { shortCheckpointId } from '../core/format.js';
 import { leaseHeld, leaseWordsOfPage } from '../core/lease-held.js';
 import { displayPath } from '../core/location.js';
 import { type StartOverFlags, startOverCommand } from '../core/start-over-command.js';

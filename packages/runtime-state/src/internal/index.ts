@@ -69,5 +69,6 @@ export { missingCheckpointMessage } from './missing-checkpoint.js';
 export { newerHeadId } from './newer-head.js';
 export { type ProcessIdentity, processIsGone, processRunsHere, thisProcess } from './process-identity.js';
 export { invalidOptions } from './provider-options.js';
+export { shellWord } from './shell-word.js';
 export { type CheckpointIdentity, isSameCheckpoint, storedIdConflict } from './stored-id-conflict.js';
 export { unreadableCodes } from './unreadable-codes.js';
