@@ -20,6 +20,8 @@ export interface AutoCheckpointRun {
 const component = 'runtime';
 const lifecycle: ReadonlySet<string> = new Set(checkpointLifecycleEventTypes);
 const installed = new WeakSet<EventBus>();
+/** Signals whose checkpoint is the last one of a process that ends (see signals.ts). */
+const processEndingSignals: ReadonlySet<string> = new Set(['SIGINT', 'SIGTERM', 'SIGHUP']);
 
 /**
  * Registers, once per bus, the listener that writes automatic checkpoints. Unlike a listener keyed
@@ -68,10 +70,14 @@ function writeAutomaticCheckpoint(run: AutoCheckpointRun, config: CheckpointConf
     ...(provider ? { provider } : {}),
     ...(config.maxCheckpoints !== undefined ? { maxCheckpoints: config.maxCheckpoints } : {}),
   };
+  // After a signal's checkpoint has settled, its default action (or signal-exit's) ends the process.
+  const afterwards = processEndingSignals.has(trigger)
+    ? `the process ends without it (a resume starts from the last checkpoint stored), unless a ${trigger} handler of the program keeps it running`
+    : 'the run continues without it';
   const describeFailure = (error: unknown) =>
     logger.warn(
       component,
-      `automatic checkpoint on ${trigger} to ${config.location} failed; the run continues without it`,
+      `automatic checkpoint on ${trigger} to ${config.location} failed; ${afterwards}`,
       error,
     );
   try {
