@@ -12,7 +12,8 @@ const temporary = useTemporaryLocations();
 /**
  * Runs `operation` while another session holds the checkpoints table, so it waits on a lock with its
  * client checked out; then ends that waiting backend as a restart or failover would (FATAL 57P01,
- * then the socket closes) and returns how the operation ended.
+ * then the socket closes), and so the one of its one more attempt on a fresh connection, and returns
+ * how the operation ended.
  */
 async function endedWhileWaiting(location: string, operation: () => Promise<unknown>): Promise<unknown> {
   const schema = parseLocation(location, 'crewline').schema;
@@ -24,11 +25,15 @@ async function endedWhileWaiting(location: string, operation: () => Promise<unkn
     const ended = await withServer(async (blocker) => {
       await blocker.query('BEGIN');
       await blocker.query(`LOCK TABLE "${schema}".checkpoints IN ACCESS EXCLUSIVE MODE`);
+      let settled = false;
       const outcome = operation().then(
         () => 'succeeded',
         (error: unknown) => error,
       );
-      await terminateWaiting(blocker);
+      void outcome.finally(() => {
+        settled = true;
+      });
+      expect(await terminateWhileWaiting(blocker, () => settled)).toBe(2);
       const result = await outcome;
       await blocker.query('ROLLBACK');
       return result;
@@ -42,19 +47,24 @@ async function endedWhileWaiting(location: string, operation: () => Promise<unkn
   }
 }
 
-/** Terminates the backend that waits on a lock the blocker holds (polls until one does). */
-async function terminateWaiting(blocker: pg.Client): Promise<void> {
+/**
+ * Terminates each backend that waits on a lock the blocker holds, until the operation has `settled`;
+ * returns how many it terminated.
+ */
+async function terminateWhileWaiting(blocker: pg.Client, settled: () => boolean): Promise<number> {
+  let terminated = 0;
   // pg_stat_activity is read once per transaction, and the blocker's stays open: read it afresh.
-  for (let attempt = 0; attempt < 500; attempt += 1) {
+  for (let attempt = 0; attempt < 1000 && !settled(); attempt += 1) {
     await blocker.query('SELECT pg_stat_clear_snapshot()');
     const { rows } = await blocker.query<{ terminated: boolean }>(
       `SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
         WHERE pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND pg_backend_pid() = ANY(pg_blocking_pids(pid))`,
     );
-    if (rows.some((row) => row.terminated)) return;
+    terminated += rows.filter((row) => row.terminated).length;
     await sleep(10);
   }
-  throw new Error('no backend waited on the lock');
+  if (!settled()) throw new Error('the operation did not end');
+  return terminated;
 }
 
 function expectConnectionLost(failure: unknown): void {
@@ -63,7 +73,7 @@ function expectConnectionLost(failure: unknown): void {
   expect((failure as Error).message).toMatch(/connection to the Postgres server of .* was lost/);
 }
 
-describeWithPostgres('a connection that dies while a write has it checked out', () => {
+describeWithPostgres('a connection that dies under a write and under its one more attempt', () => {
   // Before: the client's 'error' event ("Connection terminated unexpectedly"), emitted while the
   // group's ROLLBACK waited on it, had no listener and ended the process (vitest reports it as an
   // unhandled error), and the failure was an untyped "write ... failed".

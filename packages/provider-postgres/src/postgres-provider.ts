@@ -27,11 +27,13 @@ import type pg from 'pg';
 import { readDatabaseStats } from './database-stats.js';
 import { component, postgresError, toCrewlineError } from './errors.js';
 import { collectGarbage } from './garbage-collector.js';
+import { storedAlready } from './landed-writes.js';
 import { claimLease, releaseLease, renewLease } from './leases.js';
 import { type PostgresLocation, parseLocation, parseReference } from './location.js';
 import { damagedRow, metadataColumns } from './metadata-row.js';
 import { inspectSchema, migrateSchema, refuseUnusable } from './migrations.js';
 import { missingSchemaError, schemaExists } from './missing-schema.js';
+import { onceMoreIfLost } from './once-more-if-lost.js';
 import {
   type PostgresProviderOptions,
   parsePostgresProviderOptions,
@@ -81,6 +83,8 @@ export class PostgresProvider implements CheckpointProvider {
   readonly #pools = new Map<string, pg.Pool>();
   readonly #handles = new Map<string, SchemaHandle>();
   readonly #locations = new Map<string, PostgresLocation>();
+  /** Pools whose server answered: a connection to it that fails later was lost, not refused. */
+  readonly #reached = new WeakSet<pg.Pool>();
 
   constructor(options: PostgresProviderOptions = {}) {
     this.options = parsePostgresProviderOptions(options);
@@ -129,7 +133,15 @@ export class PostgresProvider implements CheckpointProvider {
    * it was out) is closed rather than reused, and never crashes the process.
    */
   #withClient<T>(handle: SchemaHandle, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return withPooledClient(handle.pool, work);
+    return withPooledClient(handle.pool, (client) => {
+      this.#reached.add(handle.pool);
+      return work(client);
+    });
+  }
+
+  /** {@link onceMoreIfLost} on `handle`'s server. */
+  #onceMoreIfLost<T>(handle: SchemaHandle, attempt: () => Promise<T>, again?: () => Promise<T>): Promise<T> {
+    return onceMoreIfLost(() => this.#reached.has(handle.pool), attempt, again);
   }
 
   /** Creates or upgrades the layout once per location (the first write, claim or removal). */
@@ -158,9 +170,18 @@ export class PostgresProvider implements CheckpointProvider {
     try {
       checkWritable(checkpoint);
       await this.#ensureWritable(handle);
+      const write = (client: pg.PoolClient) =>
+        writeCheckpoint(client, handle, checkpoint, this.options.maxCheckpointBytes);
       return await handle.inOrder(checkpoint.metadata.lineageId, () =>
-        this.#withClient(handle, (client) =>
-          writeCheckpoint(client, handle, checkpoint, this.options.maxCheckpointBytes),
+        this.#onceMoreIfLost(
+          handle,
+          () => this.#withClient(handle, write),
+          // The first attempt may have committed before its answer was lost.
+          () =>
+            this.#withClient(
+              handle,
+              async (client) => (await storedAlready(client, handle, [checkpoint]))?.[0] ?? write(client),
+            ),
         ),
       );
     } catch (error) {
@@ -181,9 +202,18 @@ export class PostgresProvider implements CheckpointProvider {
       if (checkpoints.length === 0) return [];
       await this.#ensureWritable(handle);
       const lineages = [...new Set(checkpoints.map((checkpoint) => checkpoint.metadata.lineageId))];
+      const write = (client: pg.PoolClient) =>
+        writeGroup(client, handle, checkpoints, this.options.maxCheckpointBytes);
       return await handle.inOrderOfAll(lineages, () =>
-        this.#withClient(handle, (client) =>
-          writeGroup(client, handle, checkpoints, this.options.maxCheckpointBytes),
+        this.#onceMoreIfLost(
+          handle,
+          () => this.#withClient(handle, write),
+          // The group commits whole or not at all, and may have before its answer was lost.
+          () =>
+            this.#withClient(
+              handle,
+              async (client) => (await storedAlready(client, handle, checkpoints)) ?? write(client),
+            ),
         ),
       );
     } catch (error) {
@@ -191,16 +221,23 @@ export class PostgresProvider implements CheckpointProvider {
     }
   }
 
+  /**
+   * Runs `work` on a location whose layout exists, `empty` on one that has none yet (nothing is
+   * created). `onceMoreIfLost`: an idempotent operation, tried once more when its connection was lost.
+   */
   async #reading<T>(
     location: string,
     empty: (client: pg.PoolClient, handle: SchemaHandle) => T | Promise<T>,
     work: (client: pg.PoolClient, handle: SchemaHandle) => Promise<T>,
+    onceMoreIfLost = false,
   ) {
     const handle = this.#handle(location);
-    try {
-      return await this.#withClient(handle, async (client) =>
+    const attempt = () =>
+      this.#withClient(handle, async (client) =>
         (await this.#isReadable(handle, client)) ? work(client, handle) : empty(client, handle),
       );
+    try {
+      return await (onceMoreIfLost ? this.#onceMoreIfLost(handle, attempt) : attempt());
     } catch (error) {
       throw toCrewlineError(error, 'read', handle.location);
     }
@@ -371,8 +408,11 @@ export class PostgresProvider implements CheckpointProvider {
     checkLeaseRequest(component, request);
     const handle = this.#handle(location);
     try {
-      await this.#ensureWritable(handle);
-      return await this.#withClient(handle, (client) => claimLease(client, handle, request));
+      // Claimed again by the same owner when the first claim was granted before its answer was lost.
+      return await this.#onceMoreIfLost(handle, async () => {
+        await this.#ensureWritable(handle);
+        return this.#withClient(handle, (client) => claimLease(client, handle, request));
+      });
     } catch (error) {
       throw toCrewlineError(error, 'write', handle.location);
     }
@@ -392,6 +432,7 @@ export class PostgresProvider implements CheckpointProvider {
         );
       },
       (client, handle) => renewLease(client, handle, token, ttlMs),
+      true,
     );
   }
 
@@ -401,6 +442,7 @@ export class PostgresProvider implements CheckpointProvider {
       location,
       () => undefined,
       (client, handle) => releaseLease(client, handle, token),
+      true,
     );
   }
 
