@@ -2,6 +2,7 @@ import type { Lease, LeaseRequest, LeaseToken } from '@crewline/runtime-state';
 import { type LeaseState, leaseHeldByOther, leaseLost, notTheHead } from '@crewline/runtime-state/internal';
 import type pg from 'pg';
 import { component } from './errors.js';
+import { heldByNotRunningHere, holderPidNotRunningHere } from './holder-not-running.js';
 import type { SchemaHandle } from './schema-handle.js';
 
 interface ClaimRow {
@@ -51,7 +52,11 @@ export async function claimLease(
   );
   const row = rows[0]!;
   if (row.o_status === 'held') {
-    throw leaseHeldByOther(component, lineageId, row.o_holder ?? 'another process', row.o_left_ms ?? 1);
+    const held = row.o_holder ?? 'another process';
+    const left = row.o_left_ms ?? 1;
+    const refusal = leaseHeldByOther(component, lineageId, held, left);
+    const pid = holderPidNotRunningHere(held);
+    throw pid === undefined ? refusal : heldByNotRunningHere(refusal, lineageId, held, left, pid);
   }
   if (row.o_status === 'moved') throw notTheHead(component, lineageId, checkpointId, row.o_head);
   return { lineageId, owner, holder, expiresAt: row.o_expires_at!.toISOString() };
