@@ -90,6 +90,22 @@ export async function collectGarbage(client: pg.PoolClient, handle: SchemaHandle
 }
 
 /**
+ * The checkpoints that remain, for the threshold of {@link recordRemoved}: the planner's estimate past
+ * 10,000 rows (a count would read them all), else a count.
+ */
+function liveCheckpoints(s: string): string {
+  return `(SELECT CASE WHEN c.reltuples >= 10000 THEN c.reltuples::bigint
+          ELSE (SELECT count(*) FROM ${s}.checkpoints) END
+           FROM pg_class c WHERE c.oid = '${s}.checkpoints'::regclass)`;
+}
+
+/** Whether `pending` removed checkpoints are enough garbage to collect, with `live` remaining. */
+function collectionDue(row: { pending: string | null; live: string | null } | undefined): boolean {
+  if (row === undefined || row.pending === null) return false;
+  return Number(row.pending) >= Math.max(1, Math.ceil(Number(row.live) / 4));
+}
+
+/**
  * Counts removed checkpoints and tells whether a collection is due: once the removals add up to a
  * quarter of the remaining checkpoints (at least one), so that its cost, which grows with the schema,
  * is spread over many removals while the garbage stays a bounded fraction of what is live.
@@ -101,16 +117,24 @@ export async function recordRemoved(
 ): Promise<boolean> {
   if (removed === 0) return false;
   const s = handle.quoted;
-  const { rows } = await client.query<{ pending: string; live: string }>(
+  const { rows } = await client.query<{ pending: string | null; live: string | null }>(
     `WITH pending AS (
         UPDATE ${s}.crewline_meta SET value = (value::bigint + $1)::text WHERE key = 'pending_garbage' RETURNING value)
-      SELECT (SELECT value FROM pending) AS pending,
-        (SELECT CASE WHEN c.reltuples >= 10000 THEN c.reltuples::bigint
-          ELSE (SELECT count(*) FROM ${s}.checkpoints) END
-           FROM pg_class c WHERE c.oid = '${s}.checkpoints'::regclass) AS live`,
+      SELECT (SELECT value FROM pending) AS pending, ${liveCheckpoints(s)} AS live`,
     [removed],
   );
-  const row = rows[0];
-  if (row === undefined) return false;
-  return Number(row.pending) >= Math.max(1, Math.ceil(Number(row.live) / 4));
+  return collectionDue(rows[0]);
+}
+
+/**
+ * Whether the removals counted so far make a collection due ({@link recordRemoved}), counting none:
+ * a removal killed after its commit, before its collection, left them counted and not collected.
+ */
+export async function garbageDue(client: pg.PoolClient, handle: SchemaHandle): Promise<boolean> {
+  const s = handle.quoted;
+  const { rows } = await client.query<{ pending: string | null; live: string | null }>(
+    `SELECT (SELECT value FROM ${s}.crewline_meta WHERE key = 'pending_garbage') AS pending,
+      ${liveCheckpoints(s)} AS live`,
+  );
+  return collectionDue(rows[0]);
 }

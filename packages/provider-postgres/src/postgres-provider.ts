@@ -26,7 +26,7 @@ import {
 import type pg from 'pg';
 import { readDatabaseStats } from './database-stats.js';
 import { component, postgresError, toCrewlineError } from './errors.js';
-import { collectGarbage } from './garbage-collector.js';
+import { collectGarbage, garbageDue } from './garbage-collector.js';
 import { storedAlready } from './landed-writes.js';
 import { claimLease, releaseLease, renewLease } from './leases.js';
 import { type PostgresLocation, parseLocation, parseReference } from './location.js';
@@ -324,13 +324,20 @@ export class PostgresProvider implements CheckpointProvider {
     checkPruneOptions(component, options);
     const dryRun = options.dryRun ?? false;
     if (options.keep === undefined && options.olderThan === undefined) return { removed: [], dryRun };
-    const planned = await this.#reading(
+    const { planned, collect } = await this.#reading(
       location,
-      () => [] as StoredCheckpoint[],
-      (client, handle) => selectPruned(client, handle, options),
+      () => ({ planned: [] as StoredCheckpoint[], collect: false }),
+      async (client, handle) => {
+        const planned = await selectPruned(client, handle, options);
+        // A prune killed after its commit, before its collection, left its garbage pending; the next
+        // one usually has nothing to remove (the same retention), and collects it once it is due.
+        const collect = !dryRun && planned.length === 0 && (await garbageDue(client, handle));
+        return { planned, collect };
+      },
     );
-    if (dryRun || planned.length === 0) return { removed: planned, dryRun };
     const handle = this.#handle(location);
+    if (collect) await this.#collectQuietly(handle);
+    if (dryRun || planned.length === 0) return { removed: planned, dryRun };
     try {
       await this.#ensureWritable(handle);
       const { removed, collect } = await this.#withClient(handle, (client) =>
@@ -369,6 +376,7 @@ export class PostgresProvider implements CheckpointProvider {
   /** Garbage collection after a removal is housekeeping: its failure must not fail the removal. */
   async #collectQuietly(handle: SchemaHandle): Promise<void> {
     try {
+      await this.#ensureWritable(handle);
       await this.#withClient(handle, (client) => collectGarbage(client, handle));
     } catch (error) {
       logger.warn(
