@@ -105,28 +105,211 @@ describe('JDBC connection strings of SQL Server and Oracle', () => {
   });
 
   it('leaves prose about a password property alone', () => {
-    // The value starts right after `=`: a space there ends it, it does not lead to the next word.
     for (const prose of [
+      // A value right after `=` that is punctuation and then a word is a sentence's.
       'Append ;password= and then your value to the string.',
       'Properties are separated like ;user=sa;password=, then the next one.',
       'Set ;password=... in the connection string',
+      // After a space, words without a `;` to end them are prose, even beside a property.
+      'Properties are separated like ;user=sa;password= and then your value.',
+      'sql: SET NOCOUNT ON; Password= is a reserved column here',
+      'The form has fields name; password; and email.',
+      'Use ; password: required, min 12 characters; confirm: required',
     ])
       expect(redactSecretsInText(prose), prose).toBe(prose);
-    // A value after a space is read as any spaced assignment's: a random one is still a password.
-    expect(redactSecretsInText('Server=db;Password= p4ssw0rd99;Encrypt=yes')).toBe(
-      `Server=db;Password= ${REDACTED};Encrypt=yes`,
+    // Not a connection string (no `name=value` pair beside it): the value ends at white space.
+    expect(redactSecretsInText('Note; password=optional and user=required')).toBe(
+      `Note; password=${REDACTED} and user=required`,
+    );
+  });
+
+  // ADO.NET and ODBC trim the spaces around a value: `Password= Summer!` is the password `Summer!`.
+  // A space after `=` sent the value to the guess made for any spaced assignment (letters with digits,
+  // or 16 token characters, up to `&`), which let these through.
+  it('redacts a password property written with spaces around `=`', () => {
+    const cases: [string, string][] = [
+      [
+        'Server=db;Uid=sa;Password= Summer!;Encrypt=yes',
+        `Server=db;Uid=sa;Password= ${REDACTED};Encrypt=yes`,
+      ],
+      [
+        'Server=db;Uid=sa;Password= letmeinplease;Encrypt=yes',
+        `Server=db;Uid=sa;Password= ${REDACTED};Encrypt=yes`,
+      ],
+      [
+        'Server=db; Uid=sa; Password= Kx!q@z#p;Encrypt=yes',
+        `Server=db; Uid=sa; Password= ${REDACTED};Encrypt=yes`,
+      ],
+      ['Server=db;Uid=sa;Pwd= tr0ub4dor&3;Encrypt=yes', `Server=db;Uid=sa;Pwd= ${REDACTED};Encrypt=yes`],
+      [
+        'Server=db;Uid=sa;Password = Summer!;Encrypt=yes',
+        `Server=db;Uid=sa;Password = ${REDACTED};Encrypt=yes`,
+      ],
+      ['Server=db;Uid=sa;Password= Summer!', `Server=db;Uid=sa;Password= ${REDACTED}`],
+      ['Server=db;Password= p4ssw0rd99;Encrypt=yes', `Server=db;Password= ${REDACTED};Encrypt=yes`],
+      // Spaces inside too, when a `;` ends it beside other properties.
+      [
+        'Server=db;Uid=sa;Password= correct horse battery staple ;Encrypt=yes',
+        `Server=db;Uid=sa;Password= ${REDACTED} ;Encrypt=yes`,
+      ],
+      // Not beside other properties: one word up to the `;` still is a password.
+      ['Note; Password= Summer!;', `Note; Password= ${REDACTED};`],
+    ];
+    for (const [text, expected] of cases) expect(redactSecretsInText(text), text).toBe(expected);
+  });
+
+  // A property's value stopped at white space and quotes: the rest of a Gmail app password
+  // (`qwhx kzvb nmtr plsd`) or of a passphrase was left behind.
+  it('takes a property value up to the next `;`, spaces and quotes included', () => {
+    const cases: [string, string][] = [
+      [
+        'Server=db;User Id=sa;Password=qwhx kzvb nmtr plsd;Encrypt=yes',
+        `Server=db;User Id=sa;Password=${REDACTED};Encrypt=yes`,
+      ],
+      [
+        'Server=db; User Id=sa; Password=correct horse battery staple; Encrypt=yes',
+        `Server=db; User Id=sa; Password=${REDACTED}; Encrypt=yes`,
+      ],
+      [
+        `Server=db;User Id=sa;Password=Tr0ub'4dor"x9;Encrypt=yes`,
+        `Server=db;User Id=sa;Password=${REDACTED};Encrypt=yes`,
+      ],
+      // The first property, told a connection string's by the one after it.
+      ['Password=qwhx kzvb nmtr plsd;Server=db', `Password=${REDACTED};Server=db`],
+      [';Password=qwhx kzvb nmtr plsd;Server=db', `;Password=${REDACTED};Server=db`],
+      // The last property: up to the end of the line, or to the quote closing the string around it.
+      [
+        'Server=db;Password=correct horse battery staple\nnext line',
+        `Server=db;Password=${REDACTED}\nnext line`,
+      ],
+      ['cs = "Server=db;Password=qwhx kzvb nmtr plsd";', `cs = "Server=db;Password=${REDACTED}";`],
+      [
+        'jdbc:sqlserver://db:1433;password=qwhx kzvb nmtr plsd',
+        `jdbc:sqlserver://db:1433;password=${REDACTED}`,
+      ],
+      // Braced, and what follows a closing brace that does not end the value (`{{ab;cd}ef}`).
+      [
+        'DRIVER={ODBC Driver 18 for SQL Server};SERVER=db;UID=sa;PWD={{ab;cd}ef};',
+        `DRIVER={ODBC Driver 18 for SQL Server};SERVER=db;UID=sa;PWD=${REDACTED};`,
+      ],
+    ];
+    for (const [text, expected] of cases) expect(redactSecretsInText(text), text).toBe(expected);
+    // A JSON text stays JSON.
+    const json = JSON.stringify({ message: 'Server=db;Password=qwhx kzvb"x nmtr', next: 'a;b' });
+    const redacted = redactSecretsInText(json);
+    expect(JSON.parse(redacted)).toEqual({ message: `Server=db;Password=${REDACTED}`, next: 'a;b' });
+  });
+
+  // A template was told by its first characters: any password starting with `$`, `%`, `<`, `[`, `{{`
+  // or `{digits}` was left as it was.
+  it('leaves a template alone only when the whole value is one', () => {
+    const leaks: [string, string][] = [
+      [
+        'DRIVER={ODBC Driver 18 for SQL Server};SERVER=db;UID=sa;PWD={20240611};',
+        `DRIVER={ODBC Driver 18 for SQL Server};SERVER=db;UID=sa;PWD=${REDACTED};`,
+      ],
+      [
+        'jdbc:sqlserver://db:1433;user=sa;password={{Jq8#x}}};encrypt=true',
+        `jdbc:sqlserver://db:1433;user=sa;password=${REDACTED};encrypt=true`,
+      ],
+      [
+        'Server=db;Uid=sa;Password={7}xQ9!kz;Encrypt=yes',
+        `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`,
+      ],
+      [
+        'Server=db;Uid=sa;Password=$uperS3cret;Encrypt=yes',
+        `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`,
+      ],
+      [
+        'Server=db;Uid=sa;Password=%Tr0ub4dor;Encrypt=yes',
+        `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`,
+      ],
+      [
+        'Server=db;Uid=sa;Password=[Tr0ub4dor];Encrypt=yes',
+        `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`,
+      ],
+      ['Server=db;Uid=sa;Password=<Kx9q>z;Encrypt=yes', `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`],
+      ['Server=db;Uid=sa;Password={{Kx9q;Encrypt=yes', `Server=db;Uid=sa;Password=${REDACTED}`],
+      ['jdbc:oracle:thin:scott/"$ecr3t#pw"@db:1521/ORCL', `jdbc:oracle:thin:scott/${REDACTED}@db:1521/ORCL`],
+      ['jdbc:oracle:thin:scott/"%Tr0ub4dor"@db:1521/ORCL', `jdbc:oracle:thin:scott/${REDACTED}@db:1521/ORCL`],
+      ['jdbc:oracle:thin:scott/"<Kx9q>z"@db:1521/ORCL', `jdbc:oracle:thin:scott/${REDACTED}@db:1521/ORCL`],
+      ['jdbc:oracle:thin:scott/"{{Kx9q"@db:1521/ORCL', `jdbc:oracle:thin:scott/${REDACTED}@db:1521/ORCL`],
+      ['jdbc:oracle:thin:scott/"{1}Kx9q"@db:1521/ORCL', `jdbc:oracle:thin:scott/${REDACTED}@db:1521/ORCL`],
+      ['jdbc:oracle:thin:scott/$ecr3t@db:1521/ORCL', `jdbc:oracle:thin:scott/${REDACTED}@db:1521/ORCL`],
+      ['jdbc:oracle:thin:scott/<Kx9q>z@db:1521/ORCL', `jdbc:oracle:thin:scott/${REDACTED}@db:1521/ORCL`],
+    ];
+    for (const [text, expected] of leaks) expect(redactSecretsInText(text), text).toBe(expected);
+    for (const template of [
+      'Server=db;Uid=sa;Password=%s;Encrypt=yes',
+      'Server=db;Uid=sa;Password=[password];Encrypt=yes',
+      'Server=db;Uid=sa;Password=$DB_PASSWORD;Encrypt=yes',
+      'Server=db;Uid=sa;Password=$(cat /run/secrets/db);Encrypt=yes',
+      'Server=db;Uid=sa;Password=<your password>',
+      'Server=db;Uid=sa;Password= {0} ;Encrypt=yes',
+      'cfg; passphrase={{ vault_pass }} and more',
+      'cmd; TOKEN=$(cat /run/secrets/t); run',
+      'jdbc:oracle:thin:scott/{{password}}@db:1521/ORCL',
+    ])
+      expect(redactSecretsInText(template), template).toBe(template);
+  });
+
+  // Only punctuation was read as prose (`;password=, then…`): a password made of it was kept.
+  it('redacts a password of punctuation, and keeps punctuation followed by words', () => {
+    for (const password of ['!!!!', '?!.,?!.,', '...'])
+      expect(redactSecretsInText(`Server=db;Uid=sa;Password=${password};Encrypt=yes`), password).toBe(
+        `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`,
+      );
+    expect(redactSecretsInText('Server=db;Password=...Tr0ub4dor;Encrypt=yes')).toBe(
+      `Server=db;Password=${REDACTED};Encrypt=yes`,
+    );
+    const prose = 'Properties are separated like ;user=sa;password=, then the next one.';
+    expect(redactSecretsInText(prose)).toBe(prose);
+  });
+
+  // Code after `; ` was read as a property: `token=next(state)` lost its call.
+  it('leaves a call assigned after `;` alone, and redacts a password with parentheses', () => {
+    for (const code of [
+      'let i = 0; token=next(state); return token;',
+      'const a = 1; secret=compute(a, b); use(secret);',
+      'i = 0; password=os.getenv("DB_PASSWORD"); connect()',
+      // Code spaces its `=`: no connection string, whatever follows (`Server=db; Password = …` is one).
+      'let i = 0; token = 0; x = 1;',
+      'a = b; password = input.value; c = d',
+    ])
+      expect(redactSecretsInText(code), code).toBe(code);
+    expect(redactSecretsInText('Server=db;Password=Tr0ub(4dor);Encrypt=yes')).toBe(
+      `Server=db;Password=${REDACTED};Encrypt=yes`,
+    );
+    expect(redactSecretsInText('Server=db;Password=p,a(s)s&w0rd;Encrypt=yes')).toBe(
+      `Server=db;Password=${REDACTED};Encrypt=yes`,
     );
   });
 
   // The password of an Oracle address was matched without a bound: each `jdbc:oracle:thin:u/` of a
-  // long text read to its end (200 KB took 3.3 s).
-  it('takes linear time on 200 KB of Oracle addresses without an end', () => {
+  // long text read to its end (200 KB took 3.3 s). A property's value is read up to the next `;`.
+  it('takes linear time on 200 KB of Oracle addresses and properties without an end', () => {
     const size = 200_000;
     const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
     const inputs = {
       'user and slash repeated': fill('jdbc:oracle:thin:u/'),
       'quoted password without its quote': `jdbc:oracle:thin:u/"${fill('a')}`,
       'driver name without its colon': `jdbc:oracle:${fill('a')}`,
+      // Properties: each value is read up to the next `;`, the text before it back to the last one.
+      'spaced property repeated': fill(';user=a;password= a b'),
+      'spaced property without a `;`': `x=1;password= ${fill('a ')}`,
+      'tight property without a `;`': `x=1;password=${fill('a ')}`,
+      'property without a `;`, quotes': `x=1;password=${fill('a"b')}`,
+      'before a property without a `;`': `${fill('a=b ')};password=x`,
+      'spaces before a property': `;${fill(' ')}password=x`,
+      'template starts repeated': fill(';password=${a'),
+      'command substitution without its end': `;password=${fill('$(a')}`,
+      'Jinja without its end': fill(';pwd={{ a'),
+      'braces repeated': fill(';password={'),
+      'punctuation repeated': fill(';pwd=.'),
+      'punctuation without an end': `;pwd=${fill('.')}`,
+      'calls repeated': fill('x=1; token=f('),
+      // Every tight assignment is looked at as the first property of a connection string.
+      'assignments without a `;`': fill('password=a b '),
     };
     for (const [name, text] of Object.entries(inputs)) {
       let fastest = Number.POSITIVE_INFINITY;

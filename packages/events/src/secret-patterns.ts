@@ -94,24 +94,53 @@ function isQuote(character: string | undefined): boolean {
 const authorizationSchemes = /^(?:Bearer|Basic|Token|Digest|Bot)[ \t]+/i;
 // Characters that end an unquoted value: separators of queries, headers, code and markup.
 const valueEnd = /[\s"'`&,;<>()[\]{}|\\]/;
-// Characters that end the value of a `;`-separated connection string's property (see assignedValue).
+// Characters that end the value of a `;`-property outside a connection string (see propertyValue).
 const propertyValueEnd = /[\s"'`;]/;
 // Words a setting holds instead of a credential (`token: null`).
 const placeholderValue = /^(?:null|nil|none|undefined|true|false|redacted|\*+|x+)$/i;
-// What a template holds where its password will go: `${DB_PASSWORD}`, `%s`, `<password>`, `[password]`,
-// `{0}` (.NET's String.Format), `{{ db_password }}` (Jinja, Handlebars).
-const templateValue = /^(?:[$%<[]|\{\{|\{[0-9]+\})/;
-// Prose punctuation after `=` (`;password=, then…`, `;password=...`) is a sentence, not a password.
-const punctuationValue = /^[.,:!?]+$/;
+// What a template holds where its password will go, each form whole: `${DB_PASSWORD}`, `$DB_PASSWORD`,
+// `$(cat /run/secrets/db)`, `%s`, `%(password)s`, `%DB_PASSWORD%`, `<password>`, `[password]`, `{0}`
+// (.NET's String.Format), `{{ db_password }}` (Jinja, Handlebars). Names in `<…>` and `[…]` have no
+// digits, and `$NAME`, `%NAME%` are upper case: `<Kx9q>`, `$ecr3t` are passwords. Every part is bounded.
+const templateForms = [
+  /\$\{[\w.:-]{1,128}\}/,
+  /\$[A-Z_][A-Z0-9_]{0,127}/,
+  /\$\([^();\n]{0,256}\)/,
+  /%s/,
+  /%\([\w.]{1,128}\)s/,
+  /%[A-Z_][A-Z0-9_]{0,127}%/,
+  /<[A-Za-z_][A-Za-z _.-]{0,127}>/,
+  /\[[A-Za-z_][A-Za-z _.-]{0,127}\]/,
+  /\{[0-9]{1,2}\}/,
+  /\{\{[ \t]{0,8}[\w.]{1,128}[ \t]{0,8}\}\}/,
+]
+  .map((form) => form.source)
+  .join('|');
+// Sticky: tried once, where a value starts.
+const templateAtValue = new RegExp(`(?:${templateForms})`, 'y');
+const wholeTemplate = new RegExp(`^(?:${templateForms})$`);
+// Punctuation and then a word after `=` (`;password=, then…`, `;password=... in`) is a sentence.
+const prosePunctuation = /[.,:!?]{1,64}[ \t]+\w/y;
+// A call assigned in code (`token=next(state)`, `password=os.getenv("…")`): a name without digits,
+// then `(`. `Tr0ub(4dor)` is a password.
+const callValue = /[A-Za-z_$][A-Za-z_$.]{0,63}\(/y;
 
-function isTemplate(value: string): boolean {
-  return templateValue.test(value);
+/** Length of the template starting at `start`, or -1 (see templateForms). */
+function templateLength(text: string, start: number): number {
+  templateAtValue.lastIndex = start;
+  const match = templateAtValue.exec(text);
+  return match === null ? -1 : match[0].length;
 }
 
-/** The Oracle password of a match of `oraclePassword` replaced, unless it is a template's. */
+/** Whether a sticky expression matches at `start`. */
+function matchesAt(expression: RegExp, text: string, start: number): boolean {
+  expression.lastIndex = start;
+  return expression.test(text);
+}
+
+/** The Oracle password of a match of `oraclePassword` replaced, unless it is a template, unquoted and whole. */
 function replaceOraclePassword(match: string, before: string, password: string): string {
-  const value = password.startsWith('"') ? password.slice(1, -1) : password;
-  return isTemplate(value) ? match : `${before}${REDACTED}@`;
+  return !password.startsWith('"') && wholeTemplate.test(password) ? match : `${before}${REDACTED}@`;
 }
 
 /** Start of the name that ends at `end`: letters, digits, `_`, `.`, `-`, at most 64 of them. */
@@ -172,6 +201,149 @@ function unquotedEnd(text: string, start: number): number {
   return end;
 }
 
+function isSpace(character: string | undefined): boolean {
+  return character === ' ' || character === '\t';
+}
+
+/**
+ * Whether the quote at `at` closes the string a connection string is written in (`"Server=…;Password=…"`,
+ * a JSON text): followed by the end, white space or a separator. Inside a value a quote is the
+ * password's (`Tr0ub'4dor"x9`); a JSON text escapes it.
+ */
+function quoteClosesString(text: string, at: number): boolean {
+  const next = text[at + 1];
+  return next === undefined || /[\s,;:)\]}>]/.test(next);
+}
+
+/**
+ * End of a connection string's property value that starts at `start`: the next `;`, the end of the
+ * line, or a quote closing the string around it (see quoteClosesString), at most `limit` characters on.
+ */
+function connectionValueEnd(text: string, start: number, limit = 8192): number {
+  let end = start;
+  for (; end < text.length && end - start < limit; end += 1) {
+    const character = text[end];
+    if (character === ';' || character === '\n' || character === '\r') break;
+    if (isQuote(character) && quoteClosesString(text, end)) break;
+  }
+  return end;
+}
+
+/** Whether a value can end at `at`: the end, white space, `;`, `,` or a quote closing a string. */
+function endsValue(text: string, at: number): boolean {
+  const character = text[at];
+  return (
+    character === undefined || /[\s;,]/.test(character) || (isQuote(character) && quoteClosesString(text, at))
+  );
+}
+
+/** `end` moved back over the white space before it, not past `start`. */
+function trimmedEnd(text: string, start: number, end: number): number {
+  while (end > start && isSpace(text[end - 1])) end -= 1;
+  return end;
+}
+
+/**
+ * Whether `=` at `at` joins a property's name and value with no space on either side (`Server=db`):
+ * code spaces them (`let i = 0; token = 0;` is no connection string).
+ */
+function isTightEquals(text: string, at: number): boolean {
+  const next = text[at + 1];
+  return isNameCharacter(text.charCodeAt(at - 1)) && next !== undefined && next !== '=' && !/\s/.test(next);
+}
+
+/**
+ * Whether the text before the `;` at `semicolon`, back to the `;` or line before it, is a property or
+ * an address: it holds a tight `name=value` or a `://` (`Server=db;`, `jdbc:sqlserver://db:1433;`).
+ */
+function propertyBefore(text: string, semicolon: number): boolean {
+  for (let at = semicolon - 1; at > 0 && semicolon - at <= 256; at -= 1) {
+    const character = text[at];
+    if (character === ';' || character === '\n') return false;
+    if (character === '=' && isTightEquals(text, at)) return true;
+    if (character === ':' && text[at + 1] === '/' && text[at + 2] === '/') return true;
+  }
+  return false;
+}
+
+/** Whether a property (`Encrypt=yes`, `User Id=sa`) starts at `at`, after white space. */
+function propertyAt(text: string, at: number): boolean {
+  while (isSpace(text[at])) at += 1;
+  const nameFrom = at;
+  while (at - nameFrom < 64 && (isNameCharacter(text.charCodeAt(at)) || isSpace(text[at]))) at += 1;
+  return (
+    at > nameFrom && isNameCharacter(text.charCodeAt(nameFrom)) && text[at] === '=' && isTightEquals(text, at)
+  );
+}
+
+/**
+ * Whether the value at `start`, right after the `=` at `separator`, is the first property of a
+ * connection string (`Password=…;Server=db`): a `;` and another `name=value` follow within 256
+ * characters.
+ */
+function startsConnectionString(text: string, separator: number, start: number): boolean {
+  if (text[separator] !== '=' || start !== separator + 1) return false;
+  // Bounded: every tight assignment is looked at (`password=a b password=a b …` read each to the end).
+  const end = connectionValueEnd(text, start, 256);
+  return text[end] === ';' && propertyAt(text, end + 1);
+}
+
+/**
+ * The value of a credential property after a `;` at `semicolon` (-1 for the first property, see
+ * startsConnectionString), `Password=` at `separator`, its value from `start` (past the white space
+ * after `=`), as [start, end); undefined when it is not a credential; `assignment` when it is to be
+ * read as any assignment's.
+ *
+ * In a connection string (SQL Server's JDBC, ADO.NET, ODBC: the `;` follows a `name=value` without
+ * spaces around `=`, or an address, or the value is followed by `;` and another such pair), a value runs to the next `;`, the end of the
+ * line or the quote closing the string it is written in: spaces, quotes, `,`, `&` and `(` are the
+ * password's, and spaces around `=` are trimmed (`Password= Summer!`). Braced when it holds a `;`
+ * (`{a;b}`, `}}` standing for a `}`), braces and all, up to the end of the line when none closes it.
+ * Elsewhere a value right after `=` ends at white space or a quote (`Note; password=x and…`), and one
+ * after a space is a password only when it is one word up to the `;` or the end of the line
+ * (`Append ;password= and then…` is prose).
+ *
+ * Left alone: a whole template (`${DB_PASSWORD}`, `%s`, `<password>`, `{0}`, `{{ db_password }}`; see
+ * templateForms), placeholders, punctuation followed by a word (`;password=, then…`) and a call
+ * (`token=next(state)`).
+ */
+function propertyValue(
+  text: string,
+  separator: number,
+  start: number,
+  spacedBefore: boolean,
+  semicolon: number,
+): [number, number] | undefined | 'assignment' {
+  const spaced = spacedBefore || start !== separator + 1;
+  const through = connectionValueEnd(text, start);
+  const connectionString =
+    text[separator] === '=' &&
+    (propertyBefore(text, semicolon) || (text[through] === ';' && propertyAt(text, through + 1)));
+  if (spacedBefore && !connectionString) return 'assignment';
+  const template = templateLength(text, start);
+  if (template > 0) {
+    const after = start + template;
+    const whole =
+      connectionString || spaced ? after === trimmedEnd(text, start, through) : endsValue(text, after);
+    if (whole) return undefined;
+  }
+  let end: number;
+  if (text[start] === '{') {
+    end = closingBrace(text, start);
+    // A `}` that does not end the value (`{7}xQ9`, `{{ab;cd}ef}`) is the password's: so is what follows.
+    if (!endsValue(text, end))
+      end = connectionString ? connectionValueEnd(text, end) : propertyEnd(text, end);
+  } else if (connectionString || spaced) {
+    end = trimmedEnd(text, start, through);
+    const words = /\s/.test(text.slice(start, end));
+    if (spaced && words && !(connectionString && text[through] === ';')) return 'assignment';
+  } else end = propertyEnd(text, start);
+  const value = text.slice(start, end);
+  if (value === '' || placeholderValue.test(value)) return undefined;
+  if (matchesAt(prosePunctuation, text, start) || matchesAt(callValue, text, start)) return undefined;
+  return [start, end];
+}
+
 /**
  * A value after `name =` or `name:` that is a credential, not code or prose. Tight `name=value`
  * (queries, environment files) always is, unless it is a call; spaced or `:` forms (YAML, headers,
@@ -188,13 +360,14 @@ function looksLikeCredential(value: string, tight: boolean, next: string | undef
 
 /**
  * The value assigned at `separator` (a `:` or `=` after a credential name) as [start, end), or
- * undefined when what follows is not a credential.
+ * undefined when what follows is not a credential. `semicolon` is where the `;` before the name is,
+ * -1 without one (see propertyValue).
  */
 function assignedValue(
   text: string,
   separator: number,
   spacedBefore: boolean,
-  property: boolean,
+  semicolon: number,
 ): [number, number] | undefined {
   let start = separator + 1;
   while (text[start] === ' ' || text[start] === '\t') start += 1;
@@ -203,20 +376,9 @@ function assignedValue(
     if (close < 0 || close === start + 1 || text.slice(start + 1, close) === REDACTED) return undefined;
     return [start + 1, close];
   }
-  // A property of a `;`-separated connection string (SQL Server's JDBC and ODBC: `;password=…;`) ends
-  // at the next `;` only, `,`, `&` or `(` being part of it; braced when it holds a `;` (`{a;b}`, `}}`
-  // standing for a `}`), braces and all, up to the end of the line when none closes it. Templates
-  // (`${DB_PASSWORD}`, `%s`, `<password>`, `{0}`, `{{ db_password }}`) are left as they are. Its value
-  // starts right after the `=`: one past a space is read as any spaced assignment's, so that the prose
-  // around a mention of the property (`Append ;password= and then…`) is left alone.
-  if (property && start === separator + 1) {
-    if (isTemplate(text.slice(start, start + 16))) return undefined;
-    if (text[start] === '{') return [start, closingBrace(text, start)];
-    const end = propertyEnd(text, start);
-    const value = text.slice(start, end);
-    return value !== '' && !placeholderValue.test(value) && !punctuationValue.test(value)
-      ? [start, end]
-      : undefined;
+  if (semicolon >= 0 || startsConnectionString(text, separator, start)) {
+    const value = propertyValue(text, separator, start, spacedBefore, semicolon);
+    if (value !== 'assignment') return value;
   }
   const tight = text[separator] === '=' && !spacedBefore && start === separator + 1;
   const scheme = authorizationSchemes.exec(text.slice(start, start + 16));
@@ -257,8 +419,8 @@ function redactAssignments(text: string): string {
     // A connection string's property, after its `;` and maybe a space (`Server=db; Password=…`).
     let beforeName = nameStart(text, nameEnd) - 1;
     while (text[beforeName] === ' ' || text[beforeName] === '\t') beforeName -= 1;
-    const property = separator === nameEnd && text[beforeName] === ';';
-    const value = assignedValue(text, separator, spacedBefore, property);
+    const semicolon = text[beforeName] === ';' && !isQuote(text[nameEnd]) ? beforeName : -1;
+    const value = assignedValue(text, separator, spacedBefore, semicolon);
     if (value === undefined) continue;
     result += text.slice(copied, value[0]) + REDACTED;
     copied = value[1];
