@@ -324,19 +324,19 @@ export class PostgresProvider implements CheckpointProvider {
     checkPruneOptions(component, options);
     const dryRun = options.dryRun ?? false;
     if (options.keep === undefined && options.olderThan === undefined) return { removed: [], dryRun };
-    const { planned, collect } = await this.#reading(
+    const { planned, collectPending } = await this.#reading(
       location,
-      () => ({ planned: [] as StoredCheckpoint[], collect: false }),
+      () => ({ planned: [] as StoredCheckpoint[], collectPending: false }),
       async (client, handle) => {
         const planned = await selectPruned(client, handle, options);
         // A prune killed after its commit, before its collection, left its garbage pending; the next
         // one usually has nothing to remove (the same retention), and collects it once it is due.
-        const collect = !dryRun && planned.length === 0 && (await garbageDue(client, handle));
-        return { planned, collect };
+        const collectPending = !dryRun && planned.length === 0 && (await garbageDue(client, handle));
+        return { planned, collectPending };
       },
     );
     const handle = this.#handle(location);
-    if (collect) await this.#collectQuietly(handle);
+    if (collectPending) await this.#collectQuietly(handle);
     if (dryRun || planned.length === 0) return { removed: planned, dryRun };
     try {
       await this.#ensureWritable(handle);
