@@ -22,7 +22,12 @@ import { parseDatabaseReference, resolveDatabaseLocation } from './database/loca
 import { component, sqliteError, toCrewlineError } from './errors.js';
 import { claimLeaseAt, releaseLeaseAt, renewLeaseAt } from './leases/lease-operations.js';
 import { type DatabaseStats, readDatabaseStats } from './maintenance/database-stats.js';
-import { collectGarbage, type GarbageReport, recordRemoved } from './maintenance/garbage-collector.js';
+import {
+  collectGarbage,
+  type GarbageReport,
+  garbageDue,
+  recordRemoved,
+} from './maintenance/garbage-collector.js';
 import {
   parseSqliteProviderOptions,
   type ResolvedSqliteProviderOptions,
@@ -255,7 +260,10 @@ export class SqliteProvider implements CheckpointProvider {
           connection.db
             .transaction(() => {
               const chosen = selectPruned(connection, options);
-              if (dryRun || chosen.length === 0) return { removed: chosen, collect: false };
+              if (dryRun) return { removed: chosen, collect: false };
+              // A prune killed after its commit, before its collection, left its garbage pending; the
+              // next one usually has nothing to remove (the same retention), and collects it once due.
+              if (chosen.length === 0) return { removed: chosen, collect: garbageDue(connection) };
               connection.lastWrite = undefined;
               for (const stored of chosen) connection.statements.deleteCheckpoint.run(stored.id);
               return { removed: chosen, collect: recordRemoved(connection, chosen.length) };

@@ -130,6 +130,18 @@ export function recordRemoved(connection: Connection, removed: number): boolean 
   const { statements } = connection;
   const pending = Number(statements.readMeta.get('pending_garbage') ?? 0) + removed;
   statements.writeMeta.run('pending_garbage', String(pending));
-  const live = statements.countCheckpoints.get() as number;
+  return collectionDue(connection, pending);
+}
+
+/**
+ * Whether the removals counted so far make a collection due ({@link recordRemoved}), counting none:
+ * a removal killed after its commit, before its collection, left them counted and not collected.
+ */
+export function garbageDue(connection: Connection): boolean {
+  return collectionDue(connection, Number(connection.statements.readMeta.get('pending_garbage') ?? 0));
+}
+
+function collectionDue(connection: Connection, pending: number): boolean {
+  const live = connection.statements.countCheckpoints.get() as number;
   return pending >= Math.max(1, Math.ceil(live / 4));
 }
