@@ -55,6 +55,13 @@ const forms: Record<string, Base64Form> = {
     symbol: (symbol) => (urlEncoded(symbol) === symbol ? symbol : urlEncoded(symbol).toLowerCase()),
     padded: true,
   },
+  // Python's urllib.parse.quote keeps `/` (its default safe character) and escapes `+` and `=`.
+  'URL-encoded but /': { symbol: (symbol) => (symbol === '/' ? symbol : urlEncoded(symbol)), padded: true },
+  // Escapes of both cases in one text.
+  'URL-encoded, mixed case': {
+    symbol: (symbol) => (symbol === '/' ? '%2f' : urlEncoded(symbol)),
+    padded: true,
+  },
 };
 
 /** `bytes` in `form`, one entry per symbol written (a URL-encoded `+` is one entry, `%2B`). */
@@ -113,7 +120,7 @@ describe('base64 forms of a registered value', () => {
         }
       }
     }
-    expect(cases).toBe(27 * 36 * 6);
+    expect(cases).toBe(27 * 36 * 8);
     expect(wrong.slice(0, 5)).toEqual([]);
   });
 
@@ -162,6 +169,39 @@ describe('base64 forms of a registered value', () => {
     );
   });
 
+  // Each spelling of the escapes was a needle of its own: a text escaping some characters and not
+  // others (Python's quote keeps `/`), or mixing `%2B` and `%2f`, hid the value.
+  it('finds a value and its base64 form however their characters are percent-escaped', () => {
+    const secret = `zq!p@ss/w0rd+key(1)${shapeless(6)}`;
+    registerSecretValue(secret);
+    const tail = secret.slice('zq!p@ss/w0rd+key(1)'.length);
+    for (const written of [
+      `zq!p%40ss/w0rd%2Bkey%281%29${tail}`, // Python's quote
+      `zq%21p%40ss%2Fw0rd%2Bkey%281%29${tail}`, // quote_plus, .NET's Uri.EscapeDataString
+      `zq!p%40ss%2fw0rd%2Bkey(1)${tail}`, // mixed case
+    ])
+      expect(redactSecretValues(`q=${written}&x=1`, REDACTED), written).toBe(`q=${REDACTED}&x=1`);
+    const base64Secret = `zq~~??~~??${shapeless(12)}`;
+    registerSecretValue(base64Secret);
+    const bytes = Buffer.from(`user:${base64Secret}`);
+    expect(bytes.toString('base64')).toMatch(/\+.*\/|\/.*\+/);
+    for (const name of ['URL-encoded but /', 'URL-encoded, mixed case']) {
+      const form = forms[name]!;
+      expect(redactSecretValues(`blob=${symbolsOf(bytes, form).join('')};`, REDACTED), name).toBe(
+        `blob=${redactedEncoding(bytes, 5, bytes.length, form)};`,
+      );
+    }
+    // A form-encoded value writes its spaces `+`.
+    const passphrase = 'zq correct horse battery staple';
+    registerSecretValue(passphrase);
+    expect(redactSecretValues(`pw=${passphrase.replaceAll(' ', '+')}&x=1`, REDACTED)).toBe(
+      `pw=${REDACTED}&x=1`,
+    );
+    // Percent signs that escape nothing change nothing.
+    const prose = 'costs rose by 4.2% while 100%+ of zq!p@ss/w0rd+key went to 50%2 and %zz';
+    expect(redactSecretValues(prose, REDACTED)).toBe(prose);
+  });
+
   it('finds the URL-safe and URL-encoded forms when an older copy registered the value first', () => {
     // What a copy of this package from before the URL-safe and URL-encoded forms did on registering
     // a value: the value, its URL-encoded form and its standard base64 cores, nothing else. This copy
@@ -201,6 +241,11 @@ describe('base64 forms of a registered value', () => {
       'core repeated': fill(core),
       'one core in a run of A': `${fill('A')}${core}${fill('A')}`,
       'core and %2B repeated': fill(`${core}%2B`),
+      // A text with escapes is also read with them decoded.
+      'core and %2f%41 repeated': fill(`${core}%2f%41`),
+      'escapes repeated': fill('%2B'),
+      'escaped core repeated': fill(core.replaceAll('A', '%41')),
+      'spaces written +': fill(`${core}+`),
     };
     for (const [name, text] of Object.entries(inputs)) {
       // The fastest of three: a loaded machine may pause one run.

@@ -388,6 +388,8 @@ interface Needle {
 
 interface ValueIndex {
   generation: number;
+  /** Whether a value holds a space, which a form-encoded text writes `+` (see decodedView). */
+  spacedValue: boolean;
   /** Gram hashes that some needle has (a cheap first filter before the exact lookup). */
   hashes: Uint8Array;
   needles: Map<string, Needle[]>;
@@ -430,6 +432,8 @@ function currentIndex(registry: RedactionRegistry): ValueIndex {
     for (const { core, before, after } of base64Cores(Buffer.from(value, 'utf8')))
       for (const form of base64Forms(core)) add(form, before, after);
   }
+  let spacedValue = false;
+  for (const value of registry.values) if (value.includes(' ')) spacedValue = true;
   const hashes = new Uint8Array(0x10000);
   const needles = new Map<string, Needle[]>();
   for (const [value, [before, after]] of widths) {
@@ -442,7 +446,7 @@ function currentIndex(registry: RedactionRegistry): ValueIndex {
       else list.push(needle);
     }
   }
-  index = { generation: registry.generation, hashes, needles };
+  index = { generation: registry.generation, spacedValue, hashes, needles };
   return index;
 }
 
@@ -503,13 +507,9 @@ function symbolsAfter(text: string, end: number, count: number): number {
   return end;
 }
 
-/** `text` with every registered credential value (and encoded form) replaced by `replacement`. */
-export function redactSecretValues(text: string, replacement: string): string {
-  const registry = redactionRegistry();
-  if (!registry.environmentRead) registerEnvironmentSecrets();
-  if (registry.values.size === 0 || text.length < MINIMUM_SECRET_LENGTH) return text;
-  const { hashes, needles } = currentIndex(registry);
-  let found: [start: number, end: number][] = [];
+/** Where each registered needle occurs in `text`, widened by the base64 symbols it leaves out. */
+function occurrences(text: string, { hashes, needles }: ValueIndex): [start: number, end: number][] {
+  const found: [start: number, end: number][] = [];
   for (let at = 0; at <= text.length - gramLength; at += stride) {
     if (hashes[gramHash(text, at)] === 0) continue;
     const candidates = needles.get(text.slice(at, at + gramLength));
@@ -520,6 +520,77 @@ export function redactSecretValues(text: string, replacement: string): string {
       found.push([symbolsBefore(text, start, before), symbolsAfter(text, start + value.length, after)]);
     }
   }
+  return found;
+}
+
+function hexDigit(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  const lower = code | 32;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
+/** The ASCII character percent-escaped at `at` (`%2B`, `%2f`, `%40`) as its code; else -1. */
+function escapedCharacter(text: string, at: number): number {
+  if (text.charCodeAt(at) !== 37) return -1;
+  const high = hexDigit(text.charCodeAt(at + 1));
+  const low = hexDigit(text.charCodeAt(at + 2));
+  return high < 0 || high > 7 || low < 0 ? -1 : high * 16 + low;
+}
+
+/**
+ * `text` as a server reads it: ASCII percent escapes decoded (`%2B`, `%2f`, `%40`: whatever the case
+ * and whichever characters the writer chose to escape; Python's `quote` keeps `/`), and `+` read as a
+ * space when `plusAsSpace` (form encoding); with where each escape decoded is in `text`, to map
+ * positions back (see textPosition). Undefined when it would be `text` itself. Needles are one
+ * spelling each: a text escaping some characters and not others, or mixing cases, matched none.
+ */
+function decodedView(text: string, plusAsSpace: boolean): { view: string; escapes: number[] } | undefined {
+  const escapes: number[] = [];
+  for (let at = text.indexOf('%'); at !== -1; at = text.indexOf('%', at + 1))
+    if (escapedCharacter(text, at) >= 0) {
+      escapes.push(at);
+      at += 2;
+    }
+  if (escapes.length === 0 && !(plusAsSpace && text.includes('+'))) return undefined;
+  const plain = (from: number, to: number) =>
+    plusAsSpace ? text.slice(from, to).replaceAll('+', ' ') : text.slice(from, to);
+  let view = '';
+  let copied = 0;
+  for (const at of escapes) {
+    view += plain(copied, at) + String.fromCharCode(escapedCharacter(text, at));
+    copied = at + 3;
+  }
+  return { view: view + plain(copied, text.length), escapes };
+}
+
+/**
+ * Where position `position` of a decoded view is in its text: each escape before it took two
+ * characters more (binary search over the escapes, whose view positions are `escape - 2 × rank`).
+ */
+function textPosition(escapes: number[], position: number): number {
+  let low = 0;
+  let high = escapes.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (escapes[middle]! - 2 * middle < position) low = middle + 1;
+    else high = middle;
+  }
+  return position + 2 * low;
+}
+
+/** `text` with every registered credential value (and encoded form) replaced by `replacement`. */
+export function redactSecretValues(text: string, replacement: string): string {
+  const registry = redactionRegistry();
+  if (!registry.environmentRead) registerEnvironmentSecrets();
+  if (registry.values.size === 0 || text.length < MINIMUM_SECRET_LENGTH) return text;
+  const valueIndex = currentIndex(registry);
+  let found = occurrences(text, valueIndex);
+  // Escaped text is read decoded too, the occurrences found in it mapped back to the escapes they
+  // start and end at.
+  const decoded = decodedView(text, valueIndex.spacedValue);
+  if (decoded !== undefined)
+    for (const [start, end] of occurrences(decoded.view, valueIndex))
+      found.push([textPosition(decoded.escapes, start), textPosition(decoded.escapes, end)]);
   if (found.length === 0) return text;
   if (keptTexts.size > 0) {
     found = found.filter(([start, end]) => !insideKeptName(text, start, end));
