@@ -52,6 +52,19 @@ export interface RunOptions {
   inputs: Record<string, unknown>;
   /** The checkpoint this run continues (from runtime-state `loadCheckpoint`). */
   restored?: LoadedCheckpoint;
+  /**
+   * Where the root saves by itself without a config (a `@persist()` flow's store): the run's store
+   * then, where it claims its lineage head, as a run with a config does in the config's store.
+   * Without a claim, a second process kicking off the same state id continued it beside this one.
+   * Ignored with a config, or a restored checkpoint (the run's store is where that came from).
+   */
+  saveTarget?: { provider: CheckpointProvider; location: string };
+  /**
+   * The lineage a new run starts (ignored for a restored one): a `@persist()` flow's first kickoff of
+   * a state id starts the same lineage in every process, so two processes starting that state at
+   * once claim one head and the second is refused. Default: a new lineage id, branch `main`.
+   */
+  lineage?: { lineageId?: string; branch?: string };
   /** Continue on a new lineage and branch (generated when `branch` is omitted). Needs `restored`. */
   fork?: { branch?: string };
   /**
@@ -136,8 +149,9 @@ export class Run {
     this.restored = options.restored;
     this.rootConfig = options.config;
     this.providers = options.config?.providers ?? options.restored?.providers ?? builtinRegistry;
-    const provider = options.config?.provider ?? options.restored?.provider ?? defaultProvider();
-    const location = options.config?.location ?? options.restored?.location ?? DEFAULT_CHECKPOINT_LOCATION;
+    const store = options.config ?? options.restored ?? options.saveTarget;
+    const provider = store?.provider ?? defaultProvider();
+    const location = store?.location ?? DEFAULT_CHECKPOINT_LOCATION;
     const stateOptions = {
       entities: [options.root],
       inputs: options.inputs,
@@ -159,7 +173,9 @@ export class Run {
         started: [],
       });
     } else {
-      this.state = new RuntimeState(stateOptions);
+      this.state = new RuntimeState(
+        options.lineage === undefined ? stateOptions : { ...stateOptions, lineage: options.lineage },
+      );
       this.#unclaimedSnapshots = [];
     }
     if (options.fork) {
@@ -246,6 +262,11 @@ export class Run {
       ...options.config,
       provider: await readyProvider(options.config.provider ?? defaultProvider()),
     };
+    // The provider the root's saves go through (see `loadedProvider`): the lease is held per object.
+    const saveTarget =
+      config === undefined && options.restored === undefined && options.saveTarget !== undefined
+        ? { ...options.saveTarget, provider: await readyProvider(options.saveTarget.provider) }
+        : undefined;
     if (options.fork?.branch !== undefined && options.restored) {
       await assertNewForkBranch(
         config?.provider ?? options.restored.provider,
@@ -268,7 +289,7 @@ export class Run {
       // Continued by someone else since it was read as the latest: see claimHead.
       if (wasHeadWhenRead(options.restored!)) throw continuedSinceRead(id, newerHead, lineageId);
     }
-    const run = new Run({ ...options, config, bus });
+    const run = new Run({ ...options, config, saveTarget, bus });
     run.#outer = enclosingRun.getStore();
     startWatcher.getStore()?.(run);
     if (newerHead !== undefined) {
@@ -278,7 +299,7 @@ export class Run {
         olderCheckpointMessage(options.restored!.document.metadata.id, newerHead, branch),
       );
     }
-    if (config !== undefined || options.restored !== undefined) {
+    if (config !== undefined || options.restored !== undefined || saveTarget !== undefined) {
       run.#lease = await claimHead(run, {
         ...options,
         onConflict,

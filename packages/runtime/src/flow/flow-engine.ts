@@ -41,6 +41,7 @@ import {
   type StorageTarget,
   saveFlowState,
   stateBranch,
+  stateLineageId,
   warnIfPersistLocationOverridden,
 } from './flow-storage.js';
 import type { FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
@@ -56,6 +57,7 @@ import {
 } from './run-progress.js';
 import { refuseMissingMethods } from './saved-methods.js';
 import { SharedState, sameStateRecord } from './shared-state.js';
+import { stateClaimRefused } from './state-claim-refused.js';
 
 /** What one kickoff (or resume) asks for. */
 export interface RunPlan {
@@ -266,7 +268,9 @@ export class FlowEngine<State extends object> {
       );
     }
 
-    if (!continuing && !active && graph.persisted && requestedId !== undefined) {
+    // Kicked off by the id of a persisted state: its latest save is continued, or the state starts.
+    const byStateId = !continuing && !active && graph.persisted && requestedId !== undefined;
+    if (byStateId) {
       const loaded = await loadStateCheckpoint(
         await persistTarget(graph, config),
         flowName,
@@ -346,6 +350,8 @@ export class FlowEngine<State extends object> {
     const target = await persistTarget(graph, config, restore?.loaded);
     warnIfPersistLocationOverridden(flowName, graph, config, target);
     const written = { last: undefined as string | undefined, pause: undefined as string | undefined };
+    /** Set once the run has claimed what it continues (or starts) and calls the body. */
+    let started = false;
     let runState: unknown;
     /** The run this kickoff joined (kicked off inside another run), if it did. */
     let joined: Run | undefined;
@@ -390,12 +396,26 @@ export class FlowEngine<State extends object> {
               }
             : {}),
           ...(plan.abortSignal ? { abortSignal: plan.abortSignal } : {}),
+          // A persisted flow's run claims its lineage head in the store it saves to, config or not:
+          // a second process kicking off the state id meanwhile is refused (it ran beside this one).
+          ...(graph.persisted ? { saveTarget: target } : {}),
+          // One lineage per persisted state, on the state's branch; a state kicked off by its id
+          // starts the same lineage in every process, so of two kickoffs at once one is refused.
+          ...(graph.persisted && restore === undefined
+            ? {
+                lineage: {
+                  branch: stateBranch(this.stateId),
+                  ...(byStateId ? { lineageId: stateLineageId(flowName, this.stateId) } : {}),
+                },
+              }
+            : {}),
           bus,
           valueCodec: this.valueCodec,
         },
         async (run) => {
           // The run has claimed what it continues: the answer is its own from here on.
           undoAnswer = undefined;
+          started = true;
           plan.onStarted?.();
           runState = run.state;
           // A flow kicked off inside another run also stops with that run.
@@ -406,10 +426,6 @@ export class FlowEngine<State extends object> {
           // its own, a flow kicked off inside another run had its events checkpointed under the outer
           // config. (A config of its own is set by Run.execute as it joins.)
           if (!isRoot && this.flow.checkpoint === false) run.setConfigFor(this.entityId, null);
-          if (isRoot && graph.persisted && !run.restored && run.state.lineage.checkpointId === null) {
-            // One lineage per persisted state: its checkpoints are easy to find by branch as well as by id.
-            run.state.lineage.branch = stateBranch(this.stateId);
-          }
           const execution = this.execution;
           // Whoever continues a snapshot of the restored run, the root or a flow that joined it, sets
           // aside the crews of its completed methods before its methods run: a crew of a re-run
@@ -577,6 +593,8 @@ export class FlowEngine<State extends object> {
       return { ...base, status: 'completed' };
     } catch (error) {
       undoAnswer?.();
+      // Another process runs this state, or ran it while this kickoff looked for its latest save.
+      if (byStateId && !started) throw stateClaimRefused(flowName, this.stateId, error);
       throw error;
     } finally {
       stopTrackingStarts();

@@ -40,6 +40,27 @@ export function stateBranch(stateId: string): string {
   return `${STATE_BRANCH_PREFIX}/${readable ? `${readable}-` : ''}${hash}`;
 }
 
+/** The UUID namespace of {@link stateLineageId} (random, fixed: the ids it gives must never change). */
+const stateLineageNamespace = Buffer.from('46be682c93d346418301f3f64e38d028', 'hex');
+
+/**
+ * The lineage id of the first run of a persisted state (a name-based UUID, version 5, of the flow
+ * name and the state id): the same in every process, so two processes kicking off one new state id
+ * at once claim one lineage head and the second is refused, where each started a lineage of its own
+ * and both ran every method. Later runs of the state continue its latest save's lineage; a fork
+ * starts a new lineage under a new state id.
+ */
+export function stateLineageId(flowName: string, stateId: string): string {
+  const digest = createHash('sha1')
+    .update(stateLineageNamespace)
+    .update(JSON.stringify([flowName, stateId]))
+    .digest();
+  digest[6] = (digest[6]! & 0x0f) | 0x50;
+  digest[8] = (digest[8]! & 0x3f) | 0x80;
+  const hex = digest.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /**
  * The storage a persisted flow (or a listing) uses: the given provider, else the one the location
  * calls for (a directory: JSON; a `.db` file: SQLite; a `postgres://` URL: Postgres), at
