@@ -14,6 +14,19 @@ describe('leaseHeld', () => {
     expect(said?.details).toEqual(refusal.details);
   });
 
+  it('says a holder whose pid is not running on this machine keeps its lease until it runs out (provider-postgres sets details.holderNotRunningHere)', () => {
+    const held = leaseHeldByOther('provider-postgres', 'L-1', 'crew Research on build-7, pid 4242', 5_000);
+    const refusal = new CrewlineError('provider-postgres', 'conflict', held.message, {
+      details: { ...held.details, holderNotRunningHere: true },
+    });
+    const said = leaseHeld(refusal, leaseWordsOfBrowser);
+    expect(said?.message).toBe(
+      '[cli] lineage "L-1" is being continued by crew Research on build-7, pid 4242, whose lease has 5.0 s left; pid 4242 on this machine is not running; its lease runs out then, not sooner (a container with the same host name may run that pid): wait for that and press e again, or fork instead (press f on the checkpoint to continue it on a new branch at once)',
+    );
+    expect(said?.message).not.toContain('wait for it to end');
+    expect(said?.details).toEqual(refusal.details);
+  });
+
   it('leaves any other error alone, a conflict without the lease details too', () => {
     expect(leaseHeld(new CrewlineError('runtime', 'conflict', 'branch taken'), leaseWordsOfBrowser)).toBe(
       undefined,

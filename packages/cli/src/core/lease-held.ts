@@ -13,6 +13,15 @@ export interface LeaseHeldWords {
 }
 
 /**
+ * The pid a holder names (`<what> on <host>, pid <pid>`, as the runtime names it), or undefined. A
+ * store that found that pid not running here (`details.holderNotRunningHere`) keeps the holder as text.
+ */
+function holderPid(holder: string): number | undefined {
+  const match = /, pid (\d+)$/.exec(holder);
+  return match === null ? undefined : Number(match[1]);
+}
+
+/**
  * The store's refusal of a claim on a lineage another process continues, said where the user is:
  * the library's message advises its `onConflict: 'fork'` option, which a command line spells
  * `--on-conflict fork` and a page or the browser offers as a choice. One message
@@ -21,7 +30,8 @@ export interface LeaseHeldWords {
  */
 export function leaseHeld(error: unknown, words: LeaseHeldWords): CrewlineError | undefined {
   if (!CrewlineError.hasCode(error, 'conflict')) return undefined;
-  const { lineageId, holder, expiresInMs, atClaim, holderRunsHere } = error.details ?? {};
+  const { lineageId, holder, expiresInMs, atClaim, holderRunsHere, holderNotRunningHere } =
+    error.details ?? {};
   if (
     atClaim !== true ||
     typeof lineageId !== 'string' ||
@@ -29,7 +39,12 @@ export function leaseHeld(error: unknown, words: LeaseHeldWords): CrewlineError 
     typeof expiresInMs !== 'number'
   )
     return undefined;
-  const advice = leaseHeldAdvice(words.forkInstead, holderRunsHere === true, words.thenResume);
+  const advice = leaseHeldAdvice(
+    words.forkInstead,
+    holderRunsHere === true,
+    words.thenResume,
+    holderNotRunningHere === true ? holderPid(holder) : undefined,
+  );
   return cliError('conflict', leaseHeldMessage(lineageId, holder, expiresInMs, advice, words.lineageNote), {
     cause: error,
     details: error.details,

@@ -52,12 +52,19 @@ function heldByOther(
  * machine or container), and then its lease runs out. A holder the store sees dead on this machine is
  * taken over at once, so it is never the one a refusal names. `thenResume` follows the wait: how to
  * continue once it has ended, where that is a different gesture (a page's button).
+ * `notRunningPid`: the store found no process with the holder's pid on this machine
+ * (`details.holderNotRunningHere`, provider-postgres): waiting for it to end would wait for nothing,
+ * yet its lease is not taken over before it runs out, since a container with the same host name may
+ * run that pid.
  */
 export function leaseHeldAdvice(
   forkInstead = "onConflict: 'fork'",
   holderRunsHere = false,
   thenResume = '',
+  notRunningPid?: number,
 ): string {
+  if (notRunningPid !== undefined)
+    return `pid ${notRunningPid} on this machine is not running; its lease runs out then, not sooner (a container with the same host name may run that pid): wait for that${thenResume}, or fork instead (${forkInstead})`;
   const why = holderRunsHere
     ? 'its process is running on this machine'
     : 'a holder that died stops renewing and its lease runs out';
