@@ -11,7 +11,7 @@ import {
   treeRowLine,
 } from './panels.js';
 import { editsFor, selectedCheckpoint } from './selection.js';
-import { fitColumns, textColumns } from './terminal-columns.js';
+import { fitColumns, graphemeColumns, graphemes, textColumns } from './terminal-columns.js';
 import { visibleRows } from './tree.js';
 
 export interface ScreenSize {
@@ -100,14 +100,32 @@ export function shortenName(name: string, columns: number): string {
   return `${head.text}~${fitColumns(name, budget - head.columns, true).text}`;
 }
 
-/** Hard-wraps text (keeping its line breaks) to `width` columns. */
+/**
+ * Hard-wraps text (keeping its line breaks) to `width` terminal columns, counted and cut as clipLine
+ * counts and cuts them (whole graphemes, CJK and emoji two columns): a line wrapped by characters
+ * would be up to twice as wide as the panel and cut again there. A wide character that would straddle
+ * the edge starts the next line.
+ */
 export function wrapText(text: string, width: number): string[] {
   const lines: string[] = [];
   for (const paragraph of text.split('\n')) {
-    const characters = Array.from(paragraph);
-    if (characters.length === 0) lines.push('');
-    for (let start = 0; start < characters.length; start += width)
-      lines.push(characters.slice(start, start + width).join(''));
+    if (paragraph === '') {
+      lines.push('');
+      continue;
+    }
+    let line = '';
+    let used = 0;
+    for (const grapheme of graphemes(paragraph)) {
+      const columns = graphemeColumns(grapheme);
+      if (used + columns > width && line !== '') {
+        lines.push(line);
+        line = '';
+        used = 0;
+      }
+      line += grapheme;
+      used += columns;
+    }
+    lines.push(line);
   }
   return lines;
 }
@@ -202,8 +220,9 @@ function editorPanel(state: BrowserState, width: number, height: number): Line[]
   );
   const body: Line[] = allLines.map((text, row) => {
     if (row !== cursorRow) return plain(text);
-    const column = Array.from(wrapped[cursorRow]!).length - 1;
-    const cells = Array.from(text.padEnd(column + 1));
+    // The cursor's character is the last of its wrapped row; a line break under it shows as a space.
+    const cells = graphemes(text);
+    const column = graphemes(wrapped[cursorRow]!).length - 1;
     return [
       { text: cells.slice(0, column).join('') },
       { text: cells[column] ?? ' ', inverse: true },

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { BrowserDriver } from '../../test-support/drive-browser.js';
+import { sampleCheckpoints } from '../../test-support/sample-tree.js';
+import { initialState } from './browser-state.js';
+import { renderScreen, screenText, wrapText } from './screen.js';
+import { textColumns } from './terminal-columns.js';
+import { textBuffer } from './text-editor.js';
+
+async function openSample() {
+  const sample = await sampleCheckpoints();
+  const driver = new BrowserDriver(
+    initialState({ location: sample.location, providerKind: 'memory' }),
+    sample.provider,
+    sample.location,
+  );
+  await driver.dispatch({ type: 'list-loaded', checkpoints: sample.all });
+  return { driver, sample };
+}
+
+// wrapText counted code points while clipLine counts columns: a wrapped CJK line was twice as wide
+// as the panel and cut again with ~, half of it lost.
+describe('wide text wrapped in the detail panel', () => {
+  it('wraps by terminal columns, each line within the width, nothing lost', () => {
+    const text = `ab${'結果'.repeat(30)}`;
+    const lines = wrapText(text, 9);
+    expect(lines.join('')).toBe(text);
+    for (const line of lines) expect(textColumns(line)).toBeLessThanOrEqual(9);
+    // A wide character that would straddle the edge goes to the next line.
+    expect(lines[0]).toBe('ab結果結');
+  });
+
+  it('shows the whole of a run output in CJK at 80x24', async () => {
+    const { driver, sample } = await openSample();
+    const output = '結果'.repeat(60);
+    driver.state = {
+      ...driver.state,
+      run: {
+        mode: 'resume',
+        checkpointId: sample.main[0]!.id,
+        status: 'finished',
+        lines: ['task 1 done'],
+        result: { branch: 'main', output, lastCheckpoint: sample.main[0]!.reference } as never,
+      },
+    };
+    const text = screenText(renderScreen(driver.state, { width: 80, height: 24, now: Date.now() }));
+    expect((text.match(/[結果]/g) ?? []).length).toBe(120);
+  });
+
+  it('keeps the editor cursor on screen after 60 CJK characters at 80 columns, at its column', async () => {
+    const { driver, sample } = await openSample();
+    driver.state = {
+      ...driver.state,
+      run: { mode: 'resume', checkpointId: sample.main[0]!.id, status: 'finished', lines: [] } as never,
+      editor: { target: { kind: 'answer' }, buffer: textBuffer('日本語'.repeat(20)) },
+    };
+    const lines = renderScreen(driver.state, { width: 80, height: 24, now: Date.now() });
+    const cursorLine = lines.find((line) => line.some((segment) => segment.inverse));
+    expect(cursorLine).toBeDefined();
+    // The cursor after the text: every character shown before it, nothing cut with ~.
+    const text = screenText(lines);
+    expect((text.match(/[日本語]/g) ?? []).length).toBe(60);
+    expect(text).not.toMatch(/[日本語]~/);
+  });
+});
