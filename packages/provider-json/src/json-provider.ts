@@ -35,7 +35,7 @@ import {
   releaseLineageLock,
   renewLineageLock,
 } from './lineage-lock.js';
-import { LineagePruneView } from './lineage-prune.js';
+import { isUnreadableFork, LineagePruneView, withUnreadableForks } from './lineage-prune.js';
 import { LocationReader } from './location-reader.js';
 import { mapLimited } from './map-limited.js';
 import {
@@ -331,13 +331,21 @@ export class JsonProvider implements CheckpointProvider {
     const { lineageId } = options;
     const branch =
       lineageId === undefined ? undefined : (options.branch ?? this.#lineagePrune.branchOf(root, lineageId));
-    if (lineageId === undefined || branch === undefined) return planPrune(await this.list(root), options);
+    if (lineageId === undefined || branch === undefined) {
+      // A file that cannot be read still names its parent: counted as a fork of it, so that parent
+      // stays (see withUnreadableForks); what this listing leaves out is logged as list() does.
+      const listing = await this.listWithUnreadable(root);
+      for (const file of listing.unreadable) this.#reader.reportUnreadable(file.reference, file.reason);
+      return readableOnly(planPrune(withUnreadableForks(listing.checkpoints, listing.unreadable), options));
+    }
     if (!(await locationExists(root))) return [];
     await sweepTempFilesOnce(root);
     // Scoped to that branch: a checkpoint of the run stored on another one (by hand) may be among
     // the candidates, as the parent or a child of one of its own; that branch was not read, so such
     // a checkpoint is neither removed nor counted among the run's newest.
-    return planPrune(await this.#lineagePrune.candidates(root, lineageId, branch), { ...options, branch });
+    return readableOnly(
+      planPrune(await this.#lineagePrune.candidates(root, lineageId, branch), { ...options, branch }),
+    );
   }
 
   /**
@@ -425,4 +433,12 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What a prune plan removes, without the unreadable files it was given as forks: each is alone in a
+ * run of its own, so the plan never picks one; filtered all the same, as they are no stored checkpoint.
+ */
+function readableOnly(removed: StoredCheckpoint[]): StoredCheckpoint[] {
+  return removed.some(isUnreadableFork) ? removed.filter((entry) => !isUnreadableFork(entry)) : removed;
 }

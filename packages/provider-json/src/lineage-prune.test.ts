@@ -2,9 +2,18 @@
 // own branch and what is linked to its checkpoints, not the whole location: a location holding
 // thousands of checkpoints of other runs made each write of a run with retention read them all.
 // It still keeps every fork point, wherever and whenever the fork was written.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
 import { type CheckpointWrite, planPrune } from '@crewline/runtime-state';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -26,20 +35,77 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   }) as typeof actual.open;
   return { ...actual, readdir, open };
 });
+/**
+ * The file system's clock as the prune sees it (the times of the `lstat`s it takes, all with
+ * `bigint`): `settledBefore` sets every time before it a minute back, so that what changed before it
+ * looks long settled while what changes after it looks just changed (utimes cannot fake that: it
+ * sets the mtime, never the ctime); `coarseFrom` reports every time from it on as that one time, a
+ * clock whose tick lasts the rest of the test (ext4 before Linux 6.13 ticks every 4 ms, ext2 every
+ * second: a name added in the tick of a listing leaves the directory's times as they were).
+ */
+const fileSystemClock: { settledBefore?: bigint; coarseFrom?: bigint } = {};
+
+function asSeen(timeNs: bigint): bigint {
+  const { settledBefore, coarseFrom } = fileSystemClock;
+  if (coarseFrom !== undefined && timeNs >= coarseFrom) return coarseFrom;
+  if (settledBefore !== undefined && timeNs < settledBefore) return timeNs - 60_000_000_000n;
+  return timeNs;
+}
+
+function seenStats(stats: unknown): unknown {
+  if (typeof (stats as { ctimeNs?: unknown } | undefined)?.ctimeNs !== 'bigint') return stats;
+  const seen = Object.create(Object.getPrototypeOf(stats)) as Record<string, unknown>;
+  Object.assign(seen, stats);
+  seen.mtimeNs = asSeen(seen.mtimeNs as bigint);
+  seen.ctimeNs = asSeen(seen.ctimeNs as bigint);
+  return seen;
+}
+
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();
   const readdirSync = ((path: string, ...rest: unknown[]) => {
     if (recording) recorded.directories.push(String(path));
     return (actual.readdirSync as (...parameters: unknown[]) => unknown)(path, ...rest);
   }) as typeof actual.readdirSync;
-  return { ...actual, readdirSync };
+  const lstatSync = ((...parameters: unknown[]) =>
+    seenStats(
+      (actual.lstatSync as (...parameters: unknown[]) => unknown)(...parameters),
+    )) as typeof actual.lstatSync;
+  const statSync = ((...parameters: unknown[]) =>
+    seenStats(
+      (actual.statSync as (...parameters: unknown[]) => unknown)(...parameters),
+    )) as typeof actual.statSync;
+  return { ...actual, readdirSync, lstatSync, statSync };
 });
 
 let location: string;
 beforeEach(() => {
   location = mkdtempSync(join(tmpdir(), 'crewline-json-lineage-prune-'));
 });
-afterEach(() => rmSync(location, { recursive: true, force: true }));
+afterEach(() => {
+  fileSystemClock.settledBefore = undefined;
+  fileSystemClock.coarseFrom = undefined;
+  vi.useRealTimers();
+  rmSync(location, { recursive: true, force: true });
+});
+
+/** The file system's time now (the ctime of a directory made for it; read unmocked: node:fs/promises). */
+async function fileSystemNow(): Promise<bigint> {
+  const probe = mkdtempSync(join(tmpdir(), 'crewline-json-clock-'));
+  try {
+    return (await lstat(probe, { bigint: true })).ctimeNs;
+  } finally {
+    rmSync(probe, { recursive: true });
+  }
+}
+
+/** A time the file system is past: what changed until now (its tick included) is before it. */
+async function afterNow(): Promise<bigint> {
+  const now = await fileSystemNow();
+  // The next tick of the coarsest clock the kernel may use for file times (a jiffy).
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return now + 1n;
+}
 
 /** The directories `prune` listed and the checkpoint files it opened, relative to the location, each once. */
 async function readBy<T>(
@@ -74,12 +140,12 @@ function writeRun(provider: JsonProvider, lineageId: string, branch: string, cou
   return ids;
 }
 
-/** Sets the times of every directory under the location (itself included) a minute back: settled. */
-function settleDirectories(directory = location): void {
-  for (const entry of readdirSync(directory, { withFileTypes: true }))
-    if (entry.isDirectory()) settleDirectories(join(directory, entry.name));
-  const minuteAgo = new Date(Date.now() - 60_000);
-  utimesSync(directory, minuteAgo, minuteAgo);
+/**
+ * Makes every directory of the location as it is now look changed a minute ago (its mtime and its
+ * ctime, on the file system's clock as the prune reads it), while what changes after this does not.
+ */
+async function settleDirectories(): Promise<void> {
+  fileSystemClock.settledBefore = await afterNow();
 }
 
 describe("the prune of one run (a run's maxCheckpoints)", () => {
@@ -91,7 +157,7 @@ describe("the prune of one run (a run's maxCheckpoints)", () => {
       ...writeRun(elsewhere, 'main-a', 'main', 4),
       ...writeRun(elsewhere, 'main-b', 'main', 4),
     ];
-    settleDirectories();
+    await settleDirectories();
 
     const provider = new JsonProvider({ fsync: false });
     const written: string[] = [];
@@ -124,7 +190,7 @@ describe("the prune of one run (a run's maxCheckpoints)", () => {
   it('keeps a fork point whose fork another process wrote on another branch after the location was listed', async () => {
     const elsewhere = new JsonProvider({ fsync: false });
     writeRun(elsewhere, 'unrelated', 'fork/x', 2);
-    settleDirectories();
+    await settleDirectories();
 
     const provider = new JsonProvider({ fsync: false });
     const written: string[] = [];
@@ -149,7 +215,7 @@ describe("the prune of one run (a run's maxCheckpoints)", () => {
     // A file system keeps coarse times: a name added in the tick of the listing would not move them.
     const elsewhere = new JsonProvider({ fsync: false });
     writeRun(elsewhere, 'settled', 'settled', 2);
-    settleDirectories();
+    await settleDirectories();
     writeRun(elsewhere, 'recent', 'recent', 2);
 
     const provider = new JsonProvider({ fsync: false });
@@ -158,6 +224,48 @@ describe("the prune of one run (a run's maxCheckpoints)", () => {
     const again = await readBy(() => provider.prune(location, { keep: 1, lineageId: 'run' }));
     // The location and main changed just before too (recent and main were created); settled did not.
     expect(again.directories).toEqual(['', 'main', 'recent']);
+  });
+
+  it('keeps a fork point whose fork was written into a directory whose mtime was set back (a restore), in one tick of a coarse clock', async () => {
+    // The fork's directory came from a backup (cp -a, rsync, tar): its mtime is old, its ctime is not.
+    const elsewhere = new JsonProvider({ fsync: false });
+    writeRun(elsewhere, 'unrelated', 'fork/x', 2);
+    const restored = join(location, 'fork', 'x');
+    const minuteAgo = new Date(Date.now() - 60_000);
+    fileSystemClock.coarseFrom = await afterNow();
+    utimesSync(restored, minuteAgo, minuteAgo);
+
+    const provider = new JsonProvider({ fsync: false });
+    const written = writeRun(provider, 'run', 'main', 2);
+    expect(
+      (await provider.prune(location, { keep: 1, lineageId: 'run' })).removed.map((entry) => entry.id),
+    ).toEqual([written[0]]);
+    // Another process forks the run's newest checkpoint there, and the directory's mtime is set back
+    // again (a second restore; `touch -d`), all in the tick the prune listed it in.
+    elsewhere.writeSync(location, checkpoint('fork', 'fork/x', written[1]!));
+    utimesSync(restored, minuteAgo, minuteAgo);
+    written.push(provider.writeSync(location, checkpoint('run', 'main', written[1]!)).id);
+    expect((await provider.prune(location, { keep: 1, lineageId: 'run' })).removed).toEqual([]);
+    expect((await provider.list(location)).map((entry) => entry.id)).toContain(written[1]);
+  });
+
+  it("keeps a fork point when this process's clock is ahead of the file system's (a faked Date, an NFS server behind)", async () => {
+    const elsewhere = new JsonProvider({ fsync: false });
+    writeRun(elsewhere, 'unrelated', 'fork/x', 2);
+    fileSystemClock.coarseFrom = await afterNow();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 60 * 60_000);
+
+    const provider = new JsonProvider({ fsync: false });
+    const written = writeRun(provider, 'run', 'main', 2);
+    expect(
+      (await provider.prune(location, { keep: 1, lineageId: 'run' })).removed.map((entry) => entry.id),
+    ).toEqual([written[0]]);
+    // A fork written in the tick the prune listed its directory in: the directory's times do not move.
+    elsewhere.writeSync(location, checkpoint('fork', 'fork/x', written[1]!));
+    written.push(provider.writeSync(location, checkpoint('run', 'main', written[1]!)).id);
+    expect((await provider.prune(location, { keep: 1, lineageId: 'run' })).removed).toEqual([]);
+    expect((await provider.list(location)).map((entry) => entry.id)).toContain(written[1]);
   });
 
   it('removes exactly what a prune of the whole listing removes, forks, fork starts and resumes included', async () => {
@@ -191,4 +299,33 @@ describe("the prune of one run (a run's maxCheckpoints)", () => {
         expect(pruned.removed).toEqual(all.filter((entry) => expected.includes(entry.id)));
       }
   });
+});
+
+describe('a fork that cannot be read', () => {
+  // Its file name still says which checkpoint it forks: that one is a fork point all the same.
+  const damages = {
+    'larger than maxCheckpointBytes': (path: string) => appendFileSync(path, ' '.repeat(5_000)),
+    damaged: (path: string) => writeFileSync(path, '{"not a checkpoint'),
+  };
+  for (const [damage, spoil] of Object.entries(damages))
+    for (const scope of ['the prune of its run', 'a prune of every run'] as const)
+      it(`keeps the fork point its name gives (${damage}; ${scope})`, async () => {
+        const provider = new JsonProvider({ fsync: false, maxCheckpointBytes: 4_096 });
+        const written = writeRun(provider, 'run', 'main', 1);
+        const fork = new JsonProvider({ fsync: false }).writeSync(
+          location,
+          checkpoint('fork', 'fork/a', written[0]!),
+        );
+        spoil(fork.reference);
+        for (let index = 0; index < 2; index += 1) {
+          written.push(provider.writeSync(location, checkpoint('run', 'main', written.at(-1)!)).id);
+          const options = scope === 'a prune of every run' ? { keep: 1 } : { keep: 1, lineageId: 'run' };
+          await provider.prune(location, options);
+        }
+        const kept = (await provider.list(location)).map((entry) => entry.id);
+        expect(kept).toContain(written[0]);
+        // The run's own retention goes on: what lies between the fork point and its newest goes.
+        expect(kept).not.toContain(written[1]);
+        expect(readdirSync(join(location, 'fork', 'a'))).toEqual([basename(fork.reference)]);
+      });
 });

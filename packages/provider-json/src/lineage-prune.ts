@@ -23,28 +23,46 @@ import { branchDirectory, symlinkError } from './paths.js';
 //   a file whose name names it as parent. The other directories are not listed again while they do
 //   not change: each is checked with one `lstat`, and listed again only when its identity or times
 //   changed (a name created, removed or renamed in it changes its mtime and ctime). A listing read
-//   while the directory's mtime was recent is not trusted next time: a file system stores times
-//   with a coarse clock (and some to the second or two), so a name added in the same tick would not
-//   change them. Only the heads of files linked to the run are read.
+//   while the directory had changed recently is not trusted next time: a file system stores times
+//   with a coarse clock (4 ms on ext4 and xfs before Linux 6.13, a second on ext2 and ext3), so a
+//   name added in the same tick would not change them. "Changed" is the later of its mtime and its
+//   ctime: the mtime alone can be set back (a restore, `touch -d`, `cp -a`, rsync, tar) and then
+//   says the directory is old while a name added in the tick of its last change leaves its stamp
+//   as it was; the ctime cannot be set by anyone. "Recently" is measured on the file system's clock,
+//   not this process's (an NFS or SMB server's clock may lag; a test suite may fake `Date`): the
+//   ctime of the run's own branch directory, read before anything is listed, is a time the file
+//   system had reached by then (the prune follows a write there, so it is the write's time). Only
+//   the heads of files linked to the run are read.
+// - A file linked to the run that cannot be read (larger than `maxCheckpointBytes`, damaged) still
+//   names its parent in its name: it is counted as a fork of that parent (see unreadableFork), so
+//   its fork point is kept although its run is unknown.
 //
 // A checkpoint of the run stored on another branch (only by hand or by another tool) is not counted
 // among the run's newest, and a file elsewhere naming one of its checkpoints is taken for what its
 // head says: the prune then keeps more than the whole listing would, never less.
 
-/** A directory listing is trusted only when the directory was last changed this long before. */
-const settledDirectoryMs = 3_000;
+/**
+ * A directory listing is trusted only when the directory had last changed this long before the file
+ * system's time at the start of the prune that listed it.
+ */
+const settledDirectoryNs = 3_000_000_000n;
 /** Locations whose listings are kept (the most recently pruned ones). */
 const keptLocations = 4;
 /** Runs whose branch is remembered per location (the most recently written ones). */
 const keptRunsPerLocation = 1_000;
 /** Files whose heads are read at once (keeps file handles bounded). */
 const readConcurrency = 16;
+/** What {@link LineagePruneView.#head} gives for a file that cannot be read. */
+const unreadable = Symbol('unreadable');
 
 /** One directory of a location as last listed. */
 interface ListedDirectory {
   /** Its identity and times when it was listed: `ino:mtime:ctime`, in nanoseconds. */
   stamp: string;
-  /** False when it changed shortly before it was listed (see the module comment): list it again. */
+  /**
+   * False when it changed shortly before it was listed, or when the file system's time then is
+   * unknown (see the module comment): list it again.
+   */
   settled: boolean;
   subdirectories: string[];
   links: string[];
@@ -68,6 +86,60 @@ function stampOf(stats: BigIntStats): string {
 
 function fileName(found: FoundCheckpoint): string {
   return basename(found.path);
+}
+
+/** When a directory last changed: the later of its mtime (which can be set back) and its ctime (which cannot). */
+function changedAtNs(stats: BigIntStats): bigint {
+  // biome-ignore lint/complexity/useMathMinMax: Math.max takes no bigint.
+  return stats.ctimeNs > stats.mtimeNs ? stats.ctimeNs : stats.mtimeNs;
+}
+
+/**
+ * A file linked to the run that cannot be read, as a candidate: what its name says (its id, its
+ * parent, its branch) and a run of its own, so that `planPrune` counts its parent a fork point and
+ * keeps it. Its id is not its own: a checkpoint naming it as parent is treated as before (as the
+ * child of a checkpoint not found), not as a fork start. It is alone in its run, so never removed.
+ */
+function unreadableFork(found: FoundCheckpoint): StoredCheckpoint {
+  return {
+    id: `${unreadablePrefix}${found.id}`,
+    lineageId: `${unreadablePrefix}${found.path}`,
+    parentId: found.parentId,
+    branch: found.branch,
+    createdAt: '',
+  } as StoredCheckpoint;
+}
+
+/** Starts the id and run of {@link unreadableFork}: no id or lineage id stored by a run starts with NUL. */
+const unreadablePrefix = '\u0000unreadable:';
+
+/** True for a candidate made by {@link unreadableFork}. */
+export function isUnreadableFork(candidate: { id: string }): boolean {
+  return candidate.id.startsWith(unreadablePrefix);
+}
+
+/**
+ * The candidates a prune of the whole location gives `planPrune`: the checkpoints listed, and the
+ * unreadable files that name a parent, as forks of it (see {@link unreadableFork}).
+ */
+export function withUnreadableForks(
+  checkpoints: StoredCheckpoint[],
+  unreadable: readonly { id: string; branch: string; parentId?: string | null; reference: string }[],
+): StoredCheckpoint[] {
+  const forks = unreadable.flatMap((file) =>
+    file.parentId == null
+      ? []
+      : [
+          unreadableFork({
+            id: file.id,
+            branch: file.branch,
+            parentId: file.parentId,
+            path: file.reference,
+            directory: '',
+          }),
+        ],
+  );
+  return forks.length === 0 ? checkpoints : [...checkpoints, ...forks];
 }
 
 /**
@@ -118,7 +190,7 @@ export class LineagePruneView {
    */
   async candidates(root: string, lineageId: string, branch: string): Promise<StoredCheckpoint[]> {
     const home = branchDirectory(root, branch);
-    const listings = await this.#list(root);
+    const listings = await this.#list(root, home);
     const directories = [...listings.values()];
     const link = directories.flatMap((directory) => directory.links).sort()[0];
     if (link !== undefined) throw symlinkError(root, link);
@@ -147,15 +219,18 @@ export class LineagePruneView {
           linked.set(parent.path, { listed, found: parent });
       }
     }
-    const others = await mapLimited([...linked.values()], readConcurrency, ({ listed, found }) =>
-      this.#head(root, listed, found, lineageId, true),
-    );
+    const others = await mapLimited([...linked.values()], readConcurrency, async ({ listed, found }) => {
+      const stored = await this.#head(root, listed, found, lineageId, true);
+      // A fork that cannot be read still keeps the parent its name gives (see unreadableFork).
+      return stored === unreadable ? unreadableFork(found) : stored;
+    });
     return [...members, ...others.filter((stored): stored is StoredCheckpoint => typeof stored === 'object')];
   }
 
   /**
    * The head of a listed file: its listing entry when it belongs to `lineageId` (or `whole` asks for
-   * it), else the id of its run; undefined when it cannot be read (logged once) or is gone.
+   * it), else the id of its run; {@link unreadable} when it cannot be read (logged once, not
+   * remembered: it is read again next time), undefined when it is gone.
    */
   async #head(
     root: string,
@@ -163,12 +238,17 @@ export class LineagePruneView {
     found: FoundCheckpoint,
     lineageId: string,
     whole = false,
-  ): Promise<StoredCheckpoint | string | undefined> {
+  ): Promise<StoredCheckpoint | string | typeof unreadable | undefined> {
     const name = fileName(found);
     const known = listed.heads.get(name);
     if (typeof known === 'object' || (known !== undefined && known !== lineageId && !whole)) return known;
-    const stored = await this.#reader.describe(found);
-    if (stored === undefined) return undefined;
+    const examined = await this.#reader.examine(found);
+    if (examined === undefined) return undefined;
+    if ('unreadable' in examined) {
+      this.#reader.reportUnreadable(examined.unreadable.reference, examined.unreadable.reason);
+      return unreadable;
+    }
+    const { stored } = examined;
     // The entry is kept for the runs pruned here (this provider wrote them) and the files linked to
     // them (a few); of the others, only their run.
     const kept =
@@ -179,9 +259,18 @@ export class LineagePruneView {
 
   /**
    * Every directory of the location (the location first), listed again only where it changed since
-   * it was last listed (see the module comment). A missing location has none.
+   * it was last listed (see the module comment). A missing location has none. `home`: the run's
+   * branch directory, whose ctime gives the file system's time (see the module comment).
    */
-  async #list(root: string): Promise<Map<string, ListedDirectory>> {
+  async #list(root: string, home: string): Promise<Map<string, ListedDirectory>> {
+    // Read before any directory is listed: a time the file system had reached by then. None (no
+    // branch directory yet, or unreadable) trusts no listing.
+    let fileSystemNowNs: bigint | undefined;
+    try {
+      fileSystemNowNs = lstatSync(home, { bigint: true }).ctimeNs;
+    } catch {
+      fileSystemNowNs = undefined;
+    }
     const previous = this.#listings.get(root) ?? new Map<string, ListedDirectory>();
     // Most recently pruned last: the first one is dropped when too many are kept.
     this.#listings.delete(root);
@@ -204,7 +293,8 @@ export class LineagePruneView {
       const stamp = stampOf(stats);
       let listed = previous.get(directory);
       if (listed === undefined || !listed.settled || listed.stamp !== stamp) {
-        const settled = stats.mtimeNs < BigInt(Date.now() - settledDirectoryMs) * 1_000_000n;
+        const settled =
+          fileSystemNowNs !== undefined && changedAtNs(stats) < fileSystemNowNs - settledDirectoryNs;
         const fresh = await this.#read(directory, segments, stamp, settled, listed);
         if (fresh === undefined) return;
         listed = fresh;
