@@ -570,7 +570,10 @@ export class FlowEngine<State extends object> {
       // A joined run writes its automatic checkpoints (this flow's saves among them: see writtenByRun)
       // in the background and settles them only when it ends, after this result is read: the
       // references the result gives (`checkpoint`, `pause.resumeFrom`) are known once they are stored.
-      if (joined) await joined.state.durable();
+      // A checkpoint taken from here on is none of this kickoff's (a sibling method's, the parent's),
+      // and a kickoff that took none has nothing to wait for.
+      stopTrackingStarts();
+      if (joined && taken.size > 0) await joined.state.durable();
       const execution = this.execution;
       const base = {
         stateId: this.stateId,
@@ -626,12 +629,19 @@ function answerTrigger(kind: 'input' | 'feedback'): 'flow_input_received' | 'hum
 }
 
 /**
- * Whether two storage targets are one store: the same kind of provider at the same resolved
- * location, whichever provider objects reach it.
+ * Whether two storage targets are one store: one provider object at one resolved location, or two
+ * built-in providers of one kind there (their resolved location alone names the store). Two
+ * in-memory providers, or a third party's providers configured apart, given one location name are
+ * two stores.
  */
 function sameStore(one: StorageTarget, other: StorageTarget): boolean {
-  return one.provider.kind === other.provider.kind && one.location === other.location;
+  if (one.location !== other.location) return false;
+  if (one.provider === other.provider) return true;
+  return one.provider.kind === other.provider.kind && storesNamedByLocation.has(one.provider.kind);
 }
+
+/** Provider kinds whose resolved location alone names the store. */
+const storesNamedByLocation: ReadonlySet<string> = new Set(['json', 'sqlite', 'postgres']);
 
 /**
  * What tells one checkpoint of a run from another as it is taken and when it is stored: its store,
