@@ -62,3 +62,12 @@ describe('wide text wrapped in the detail panel', () => {
     expect(text).not.toMatch(/[日本語]~/);
   });
 });
+
+// Ink lays the screen out with string-width: a line measured otherwise is cut or wrapped again by Ink.
+describe('columns as Ink counts them', () => {
+  it('counts the characters the old rules got wrong as string-width does', () => {
+    expect(textColumns('䷄䷄')).toBe(4); // hexagrams: wide
+    expect(textColumns('☷')).toBe(2);
+    expect(textColumns('soft\u00adhyphen')).toBe(10); // a soft hyphen takes no column
+  });
+});
