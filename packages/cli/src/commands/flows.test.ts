@@ -190,4 +190,36 @@ describe('flows with a @persist flow kicked off in another flow', () => {
       await project.remove();
     }
   });
+
+  it('leaves out a plain flow kicked off inside a @persist flow: its saves are on flow-states/, but kicked off by its id it would start over', async () => {
+    const project = await temporaryDirectory();
+    const location = join(project.path, 'states');
+    class PlainInner extends Flow<{ steps: number }> {
+      initialState = { steps: 0 };
+      @start() first() {
+        this.state.steps += 1;
+        return 'first';
+      }
+    }
+    @persist({ location })
+    class PersistedParent extends Flow<{ note: string }> {
+      initialState = { note: '' };
+      @start() async delegate() {
+        await new PlainInner().kickoff({ inputs: { id: 'plain-inner' } });
+        return 'delegated';
+      }
+    }
+    try {
+      await new PersistedParent({ bus: new EventBus() }).kickoff({ inputs: { id: 'parent-state' } });
+      const json = await runCommand(['checkpoint', 'flows', location, '--json'], { cwd: project.path });
+      expect(json.code).toBe(0);
+      expect(
+        JSON.parse(json.stdout).states.map(
+          (state: { flowName: string; id: string }) => `${state.flowName}:${state.id}`,
+        ),
+      ).toEqual(['PersistedParent:parent-state']);
+    } finally {
+      await project.remove();
+    }
+  });
 });

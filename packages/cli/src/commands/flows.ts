@@ -1,6 +1,4 @@
 import type { FlowStateInfo } from '@crewline/runtime';
-import { readDocument } from '@crewline/runtime-state';
-import { parseFlowData } from '@crewline/runtime-state/internal';
 import { parseCommandArguments } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { commandName } from '../core/command-name.js';
@@ -78,45 +76,27 @@ function stateKey(flowName: string, stateId: string): string {
 }
 
 /**
- * The listed states that `@persist()` saved. A state any save of which is on a `flow-states/` branch
- * is one (the latest save alone would not do: a rerun from an earlier save continues on a branch of
- * its own). A @persist flow kicked off in another flow's method saves on that run's branch, where
- * kickoff({ inputs: { id } }) and Flow.listStates find it too: for a state on no such branch, the
- * flow's snapshot in its latest checkpoint says whether its class was persisted.
+ * The listed states that `@persist()` saved: those whose flow snapshot in their latest checkpoint says
+ * its class was persisted (listFlowStates reads it), wherever they were saved — on a `flow-states/`
+ * branch, or on the branch of the run a @persist flow was kicked off in (kickoff({ inputs: { id } })
+ * and Flow.listStates find those too); a plain flow kicked off inside a @persist flow is not one. A
+ * state whose latest checkpoint cannot be read counts as one when any save of it is on a
+ * `flow-states/` branch.
  */
 async function persistedStates(
   opened: OpenedLocation,
   listed: readonly FlowStateInfo[],
 ): Promise<Set<FlowStateInfo>> {
+  const persisted = new Set(listed.filter((state) => state.persisted === true));
+  const unread = listed.filter((state) => state.persisted === undefined);
+  if (unread.length === 0) return persisted;
   const onStateBranch = new Set<string>();
-  const idByReference = new Map<string, string>();
   for (const checkpoint of await opened.provider.list(opened.location)) {
-    idByReference.set(checkpoint.reference, checkpoint.id);
     if (!isPersistedStateBranch(checkpoint.branch)) continue;
     for (const entity of checkpoint.entities) {
       if (entity.kind === 'flow') onStateBranch.add(stateKey(entity.name, entity.id));
     }
   }
-  const persisted = await Promise.all(
-    listed.map(async (state) => {
-      if (onStateBranch.has(stateKey(state.flowName, state.id))) return true;
-      const id = idByReference.get(state.reference);
-      return id !== undefined && (await savedAsPersisted(opened, id, state));
-    }),
-  );
-  return new Set(listed.filter((_state, index) => persisted[index]));
-}
-
-/** Whether the state's flow snapshot in checkpoint `id` was written by a `@persist()` class. */
-async function savedAsPersisted(opened: OpenedLocation, id: string, state: FlowStateInfo): Promise<boolean> {
-  try {
-    const document = await readDocument(opened.provider, opened.location, id);
-    const snapshot = document.entities.find(
-      (entity) => entity.kind === 'flow' && entity.name === state.flowName && entity.id === state.id,
-    );
-    return snapshot !== undefined && parseFlowData(snapshot).persisted;
-  } catch {
-    // A checkpoint that cannot be read is left out, as listFlowStates leaves out its last method.
-    return false;
-  }
+  for (const state of unread) if (onStateBranch.has(stateKey(state.flowName, state.id))) persisted.add(state);
+  return persisted;
 }

@@ -31,6 +31,12 @@ export interface FlowStateInfo {
   branch: string;
   /** How many checkpoints hold this state. */
   checkpoints: number;
+  /**
+   * Whether the flow class that saved it was `@persist()` (kicked off again with this id, it
+   * continues; a plain flow starts over), as its latest checkpoint says; `undefined` when that
+   * checkpoint cannot be read.
+   */
+  persisted: boolean | undefined;
 }
 
 export interface ListFlowStatesOptions {
@@ -74,15 +80,17 @@ export async function listFlowStates(
   const states = await Promise.all(
     [...latest.entries()].map(async ([key, entry]): Promise<FlowStateInfo> => {
       const id = key.slice(key.indexOf('\u0000') + 1);
+      const execution = await readExecution(provider, resolved, entry.checkpoint, id, entry.flowName);
       return {
         id,
         flowName: entry.flowName,
-        lastMethod: await readLastMethod(provider, resolved, entry.checkpoint, id),
+        lastMethod: execution?.lastMethod,
         status: entry.status,
         updatedAt: entry.checkpoint.createdAt,
         reference: entry.checkpoint.reference,
         branch: entry.checkpoint.branch,
         checkpoints: entry.count,
+        persisted: execution?.persisted,
       };
     }),
   );
@@ -195,28 +203,33 @@ export async function findRerunPoint(
   return point;
 }
 
-/** The last completed method is inside the flow snapshot, not in the listing metadata: read it. */
-async function readLastMethod(
-  provider: CheckpointProvider,
-  location: string,
-  checkpoint: StoredCheckpoint,
-  stateId: string,
-): Promise<string | undefined> {
-  return (await readExecution(provider, location, checkpoint, stateId))?.lastMethod;
-}
-
+/**
+ * What the flow snapshot of state `stateId` (of flow `flowName`, when given) in `checkpoint` says —
+ * inside the snapshot, not in the listing metadata: its completed methods, and whether its class
+ * was `@persist()`. Undefined when the checkpoint cannot be read.
+ */
 async function readExecution(
   provider: CheckpointProvider,
   location: string,
   checkpoint: StoredCheckpoint,
   stateId: string,
-): Promise<{ lastMethod: string | undefined; completedMethods: string[] } | undefined> {
+  flowName?: string,
+): Promise<{ lastMethod: string | undefined; completedMethods: string[]; persisted: boolean } | undefined> {
   try {
     const document = await readDocument(provider, location, checkpoint.id);
-    const snapshot = document.entities.find((entity) => entity.kind === 'flow' && entity.id === stateId);
+    const snapshot = document.entities.find(
+      (entity) =>
+        entity.kind === 'flow' &&
+        entity.id === stateId &&
+        (flowName === undefined || entity.name === flowName),
+    );
     if (snapshot) {
-      const { execution } = parseFlowData(snapshot);
-      return { lastMethod: execution.lastMethod ?? undefined, completedMethods: execution.completedMethods };
+      const { execution, persisted } = parseFlowData(snapshot);
+      return {
+        lastMethod: execution.lastMethod ?? undefined,
+        completedMethods: execution.completedMethods,
+        persisted,
+      };
     }
   } catch (error) {
     logger.warn(flowComponent, `could not read checkpoint ${checkpoint.id} of flow state ${stateId}`, error);
