@@ -23,7 +23,7 @@ function loadTypeScript(): typeof TypeScript {
     } catch (error) {
       throw cliError(
         'invalid_config',
-        'TypeScript, which compiles the decorators of flows in crewline.config.ts, is not installed beside @crewline/cli; reinstall @crewline/cli, or run the CLI with a TypeScript loader: NODE_OPTIONS="--import tsx" crewline …',
+        'TypeScript, which compiles the decorators of flows in crewline.config.ts, is not installed beside @crewline/cli; reinstall @crewline/cli, or run the CLI with a TypeScript loader: NODE_OPTIONS="--import tsx" crewline … (tsx keeps its own compiled copy of the config, a key written in it included, in its cache under the temporary directory; TSX_DISABLE_CACHE=1 turns that off)',
         { cause: error },
       );
     }
