@@ -35,7 +35,7 @@ import {
   releaseLineageLock,
   renewLineageLock,
 } from './lineage-lock.js';
-import { isUnreadableFork, LineagePruneView, withUnreadableForks } from './lineage-prune.js';
+import { isUnreadableFork, LineagePruneView, plannedIds, withUnreadableForks } from './lineage-prune.js';
 import { LocationReader } from './location-reader.js';
 import { mapLimited } from './map-limited.js';
 import {
@@ -306,7 +306,16 @@ export class JsonProvider implements CheckpointProvider {
     // A standalone checkpoint file is a location to read, never to remove from.
     await locationExists(root);
     await this.#index.written(root);
-    const removed = await this.#planPrune(root, options);
+    const plan = await this.#planPrune(root, options);
+    let removed = plan.removed;
+    // A fork may have been written since the plan's listing (its heads take a while to read): the
+    // directories are looked at again, by name only, right before the files go, and a checkpoint a
+    // file the plan did not know names as parent stays. What a fork writes after this look, having
+    // read its parent before, can still lose that parent: only a lock both sides take would close it.
+    if (!options.dryRun && removed.length > 0) {
+      const forked = await plan.forkedSince(removed.map((entry) => entry.id));
+      if (forked.size > 0) removed = removed.filter((entry) => !forked.has(entry.id));
+    }
     // A prune always leaves each run its newest checkpoint, so it never empties a directory.
     if (!options.dryRun) {
       await removeFiles(
@@ -327,7 +336,7 @@ export class JsonProvider implements CheckpointProvider {
    * lineage-prune.ts); any other prune lists the whole location: fork points are found across runs
    * and branches.
    */
-  async #planPrune(root: string, options: PruneOptions): Promise<StoredCheckpoint[]> {
+  async #planPrune(root: string, options: PruneOptions): Promise<PrunePlan> {
     const { lineageId } = options;
     const branch =
       lineageId === undefined ? undefined : (options.branch ?? this.#lineagePrune.branchOf(root, lineageId));
@@ -336,16 +345,31 @@ export class JsonProvider implements CheckpointProvider {
       // stays (see withUnreadableForks); what this listing leaves out is logged as list() does.
       const listing = await this.listWithUnreadable(root);
       for (const file of listing.unreadable) this.#reader.reportUnreadable(file.reference, file.reason);
-      return readableOnly(planPrune(withUnreadableForks(listing.checkpoints, listing.unreadable), options));
+      const candidates = withUnreadableForks(listing.checkpoints, listing.unreadable);
+      const known = plannedIds(candidates);
+      return {
+        removed: readableOnly(planPrune(candidates, options)),
+        forkedSince: async (removing) => {
+          const wanted = new Set(removing);
+          const forked = new Set<string>();
+          for (const found of (await this.#reader.walk(root, undefined)).checkpoints)
+            if (found.parentId !== null && wanted.has(found.parentId) && !known.has(found.id))
+              forked.add(found.parentId);
+          return forked;
+        },
+      };
     }
-    if (!(await locationExists(root))) return [];
+    if (!(await locationExists(root))) return { removed: [], forkedSince: async () => new Set() };
     await sweepTempFilesOnce(root);
     // Scoped to that branch: a checkpoint of the run stored on another one (by hand) may be among
     // the candidates, as the parent or a child of one of its own; that branch was not read, so such
     // a checkpoint is neither removed nor counted among the run's newest.
-    return readableOnly(
-      planPrune(await this.#lineagePrune.candidates(root, lineageId, branch), { ...options, branch }),
-    );
+    const candidates = await this.#lineagePrune.candidates(root, lineageId, branch);
+    const known = plannedIds(candidates);
+    return {
+      removed: readableOnly(planPrune(candidates, { ...options, branch })),
+      forkedSince: (removing) => this.#lineagePrune.forkedSince(root, branch, removing, known),
+    };
   }
 
   /**
@@ -433,6 +457,13 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** What a prune removes, and how to find, right before it does, which of those a fork written since names. */
+interface PrunePlan {
+  removed: StoredCheckpoint[];
+  /** Of `removing`, the ids some checkpoint file the plan did not know names as parent now. */
+  forkedSince(removing: readonly string[]): Promise<Set<string>>;
 }
 
 /**

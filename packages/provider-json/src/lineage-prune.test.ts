@@ -22,6 +22,8 @@ import { JsonProvider } from './json-provider.js';
 /** The directories listed and files opened while `recording` (paths relative to the location). */
 const recorded = { directories: [] as string[], files: [] as string[] };
 let recording = false;
+/** Called (once) when a prune opens its first file: after its listing, before its removals. */
+let onFirstOpen: (() => void) | undefined;
 
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
@@ -31,6 +33,9 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   }) as typeof actual.readdir;
   const open = ((path: string, ...rest: unknown[]) => {
     if (recording) recorded.files.push(String(path));
+    const hook = onFirstOpen;
+    onFirstOpen = undefined;
+    hook?.();
     return (actual.open as (...parameters: unknown[]) => unknown)(path, ...rest);
   }) as typeof actual.open;
   return { ...actual, readdir, open };
@@ -83,6 +88,7 @@ beforeEach(() => {
   location = mkdtempSync(join(tmpdir(), 'crewline-json-lineage-prune-'));
 });
 afterEach(() => {
+  onFirstOpen = undefined;
   fileSystemClock.settledBefore = undefined;
   fileSystemClock.coarseFrom = undefined;
   vi.useRealTimers();
@@ -328,4 +334,28 @@ describe('a fork that cannot be read', () => {
         expect(kept).not.toContain(written[1]);
         expect(readdirSync(join(location, 'fork', 'a'))).toEqual([basename(fork.reference)]);
       });
+});
+
+describe('a fork written while a prune runs', () => {
+  // Written after the prune listed the location, before it removes anything: its directories are
+  // looked at again right before the removals.
+  for (const scope of ['the prune of its run', 'a prune of every run'] as const)
+    it(`keeps the fork point (${scope})`, async () => {
+      const provider = new JsonProvider({ fsync: false });
+      const written = writeRun(provider, 'run', 'main', 3);
+      let fork: string | undefined;
+      onFirstOpen = () => {
+        fork = new JsonProvider({ fsync: false }).writeSync(
+          location,
+          checkpoint('fork', 'fork/late', written[0]!),
+        ).id;
+      };
+      const options = scope === 'a prune of every run' ? { keep: 1 } : { keep: 1, lineageId: 'run' };
+      const removed = (await provider.prune(location, options)).removed.map((entry) => entry.id);
+      expect(fork).toBeDefined();
+      expect(removed).toEqual([written[1]]);
+      expect((await provider.list(location)).map((entry) => entry.id).sort()).toEqual(
+        [written[0], written[2], fork].sort(),
+      );
+    });
 });

@@ -118,6 +118,15 @@ export function isUnreadableFork(candidate: { id: string }): boolean {
   return candidate.id.startsWith(unreadablePrefix);
 }
 
+/** The ids a prune plan was made from, an unreadable file's by its name (see {@link unreadableFork}). */
+export function plannedIds(candidates: readonly { id: string }[]): Set<string> {
+  return new Set(
+    candidates.map((candidate) =>
+      isUnreadableFork(candidate) ? candidate.id.slice(unreadablePrefix.length) : candidate.id,
+    ),
+  );
+}
+
 /**
  * The candidates a prune of the whole location gives `planPrune`: the checkpoints listed, and the
  * unreadable files that name a parent, as forks of it (see {@link unreadableFork}).
@@ -225,6 +234,25 @@ export class LineagePruneView {
       return stored === unreadable ? unreadableFork(found) : stored;
     });
     return [...members, ...others.filter((stored): stored is StoredCheckpoint => typeof stored === 'object')];
+  }
+
+  /**
+   * Of `removing` (ids a prune of `lineageId` on `branch` is about to remove), those that a file
+   * not among `known` (the ids the plan was made from) now names as parent: forks written since the
+   * listing the plan was made from, whose fork points stay. Lists again what changed since (see
+   * {@link candidates}); reads no file.
+   */
+  async forkedSince(
+    root: string,
+    branch: string,
+    removing: readonly string[],
+    known: ReadonlySet<string>,
+  ): Promise<Set<string>> {
+    const forked = new Set<string>();
+    for (const listed of (await this.#list(root, branchDirectory(root, branch))).values())
+      for (const id of removing)
+        if ((listed.byParent.get(id) ?? []).some((child) => !known.has(child.id))) forked.add(id);
+    return forked;
   }
 
   /**
