@@ -132,9 +132,12 @@ export async function recordRemoved(
  */
 export async function garbageDue(client: pg.PoolClient, handle: SchemaHandle): Promise<boolean> {
   const s = handle.quoted;
+  // The checkpoints are counted only when something is (the usual no-op prune counts nothing).
   const { rows } = await client.query<{ pending: string | null; live: string | null }>(
-    `SELECT (SELECT value FROM ${s}.crewline_meta WHERE key = 'pending_garbage') AS pending,
-      ${liveCheckpoints(s)} AS live`,
+    `WITH pending AS (SELECT value FROM ${s}.crewline_meta WHERE key = 'pending_garbage')
+      SELECT (SELECT value FROM pending) AS pending,
+        CASE WHEN (SELECT value::bigint FROM pending) > 0 THEN ${liveCheckpoints(s)} END AS live`,
   );
-  return collectionDue(rows[0]);
+  const row = rows[0];
+  return row !== undefined && Number(row.pending ?? 0) > 0 && collectionDue(row);
 }

@@ -1,3 +1,4 @@
+import { CrewlineError } from '@crewline/events';
 import type { CheckpointWrite, StoredCheckpoint } from '@crewline/runtime-state';
 import { rewrittenCheckpoint } from '@crewline/runtime-state/internal';
 import type pg from 'pg';
@@ -33,4 +34,28 @@ export async function storedAlready(
       damagedRow,
     ),
   );
+}
+
+/**
+ * A group sent once more after its connection was lost: returned as stored when every checkpoint
+ * is, else written again. The first attempt may still be running on the server when looked for (the
+ * server notices a lost client only when it next talks to it): the group sent again then waits for
+ * its rows and fails on them (`conflict`) once it committed, so the group is looked for once more.
+ */
+export async function retriedGroup(
+  client: pg.PoolClient,
+  handle: SchemaHandle,
+  checkpoints: readonly CheckpointWrite[],
+  write: (client: pg.PoolClient) => Promise<StoredCheckpoint[]>,
+): Promise<StoredCheckpoint[]> {
+  const stored = await storedAlready(client, handle, checkpoints);
+  if (stored !== undefined) return stored;
+  try {
+    return await write(client);
+  } catch (error) {
+    if (!CrewlineError.hasCode(error, 'conflict')) throw error;
+    const storedMeanwhile = await storedAlready(client, handle, checkpoints);
+    if (storedMeanwhile === undefined) throw error;
+    return storedMeanwhile;
+  }
 }

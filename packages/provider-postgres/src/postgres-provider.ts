@@ -27,7 +27,7 @@ import type pg from 'pg';
 import { readDatabaseStats } from './database-stats.js';
 import { component, postgresError, toCrewlineError } from './errors.js';
 import { collectGarbage, garbageDue } from './garbage-collector.js';
-import { storedAlready } from './landed-writes.js';
+import { retriedGroup } from './landed-writes.js';
 import { claimLease, releaseLease, renewLease } from './leases.js';
 import { type PostgresLocation, parseLocation, parseReference } from './location.js';
 import { damagedRow, metadataColumns } from './metadata-row.js';
@@ -176,12 +176,10 @@ export class PostgresProvider implements CheckpointProvider {
         this.#onceMoreIfLost(
           handle,
           () => this.#withClient(handle, write),
-          // The first attempt may have committed before its answer was lost.
-          () =>
-            this.#withClient(
-              handle,
-              async (client) => (await storedAlready(client, handle, [checkpoint]))?.[0] ?? write(client),
-            ),
+          // The first attempt may have committed before its answer was lost, or still be running on
+          // the server: sent again, a stored id is accepted as the same checkpoint (writeCheckpoint's
+          // `existingCheckpoint`), after the first attempt ended if it was still running.
+          () => this.#withClient(handle, write),
         ),
       );
     } catch (error) {
@@ -209,11 +207,7 @@ export class PostgresProvider implements CheckpointProvider {
           handle,
           () => this.#withClient(handle, write),
           // The group commits whole or not at all, and may have before its answer was lost.
-          () =>
-            this.#withClient(
-              handle,
-              async (client) => (await storedAlready(client, handle, checkpoints)) ?? write(client),
-            ),
+          () => this.#withClient(handle, (client) => retriedGroup(client, handle, checkpoints, write)),
         ),
       );
     } catch (error) {

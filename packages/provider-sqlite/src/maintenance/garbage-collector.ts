@@ -138,7 +138,9 @@ export function recordRemoved(connection: Connection, removed: number): boolean 
  * a removal killed after its commit, before its collection, left them counted and not collected.
  */
 export function garbageDue(connection: Connection): boolean {
-  return collectionDue(connection, Number(connection.statements.readMeta.get('pending_garbage') ?? 0));
+  const pending = Number(connection.statements.readMeta.get('pending_garbage') ?? 0);
+  // Nothing counted (the usual case, asked after every no-op prune): the checkpoints go uncounted.
+  return pending > 0 && collectionDue(connection, pending);
 }
 
 function collectionDue(connection: Connection, pending: number): boolean {
