@@ -380,12 +380,14 @@ export class JsonProvider implements CheckpointProvider {
     const root = resolveRoot(location);
     // The head is read after the lock is taken (see claimLineageLock): for a continued checkpoint,
     // the newer files of its own branch; for a new lineage, the location newest first until one of
-    // its files (a new lineage may be on any branch).
-    return claimLineageLock(root, request, (checkpointId) =>
-      checkpointId === null
-        ? this.#reader.newestOf(root, request.lineageId)
-        : this.#reader.headOf(root, checkpointId, request.lineageId),
-    );
+    // its files (a new lineage may be on any branch). A random new lineage (a UUID of version 4,
+    // what the runtime gives a fresh run or a fork) has none: only a named one (a @persist() state's,
+    // version 5, the same in every process) is looked for, which reads every file's head when it has
+    // none.
+    return claimLineageLock(root, request, async (checkpointId) => {
+      if (checkpointId !== null) return this.#reader.headOf(root, checkpointId, request.lineageId);
+      return isRandomUuid(request.lineageId) ? null : this.#reader.newestOf(root, request.lineageId);
+    });
   }
 
   async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
@@ -475,4 +477,9 @@ interface PrunePlan {
  */
 function readableOnly(removed: StoredCheckpoint[]): StoredCheckpoint[] {
   return removed.some(isUnreadableFork) ? removed.filter((entry) => !isUnreadableFork(entry)) : removed;
+}
+
+/** A UUID of version 4 (random): `xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`. */
+function isRandomUuid(id: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.test(id);
 }

@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
 import type { LeaseRequest, LeaseToken } from '@crewline/runtime-state';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { JsonProvider } from './json-provider.js';
+import { LocationReader } from './location-reader.js';
 
 // A claim of a new lineage (checkpointId null) is what a run makes before its first checkpoint. A
 // @persist() flow kicked off by its state id starts its lineage under an id derived from flow name
@@ -114,4 +116,17 @@ it('refuses a claim of a checkpoint of another lineage, naming the claimed linea
   await expect(second.claimLease(location, request('own-run', 'B', own.id))).resolves.toMatchObject({
     owner: 'B',
   });
+});
+
+it("claims a fresh run's random lineage without reading the location's files (only a named lineage can have checkpoints yet)", async () => {
+  for (let index = 0; index < 3; index += 1) await writeIn(first, randomUUID(), null);
+  const newest = vi.spyOn(LocationReader.prototype, 'newestOf');
+  try {
+    const lineageId = randomUUID();
+    await second.claimLease(location, request(lineageId, 'B', null));
+    await second.releaseLease(location, { lineageId, owner: 'B' });
+    expect(newest).not.toHaveBeenCalled();
+  } finally {
+    newest.mockRestore();
+  }
 });
