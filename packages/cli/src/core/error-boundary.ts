@@ -1,6 +1,7 @@
 import type { CrewlineError, CrewlineErrorCode } from '@crewline/events';
 import type { TextSink } from './cli-context.js';
 import { cliWordsFor } from './cli-words.js';
+import { debugEnabled } from './debug.js';
 import { printable } from './format.js';
 
 // The same brand `CrewlineError.isInstance` checks. Checked here without importing
@@ -95,7 +96,7 @@ function reportError(
   stderr: TextSink,
   env: Readonly<Record<string, string | undefined>> = {},
 ): number {
-  const debug = env.CREWLINE_DEBUG !== undefined && env.CREWLINE_DEBUG !== '' && env.CREWLINE_DEBUG !== '0';
+  const debug = debugEnabled(env);
   if (isCrewlineError(error)) {
     // A message may quote what a checkpoint holds: its control characters are shown, not acted on.
     stderr.write(`crewline: ${printable(describeKnownError(error))}\n`);

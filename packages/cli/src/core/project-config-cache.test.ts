@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import {
   chmod,
   chown,
@@ -14,7 +13,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,7 +71,7 @@ let project: string;
 let temporary: string;
 
 async function loadInFreshProcess(
-  where: { project: string; temporary: string; cacheHome?: string } = { project, temporary },
+  where: { project: string; temporary: string; home?: string } = { project, temporary },
   as?: { uid: number; gid: number },
 ): Promise<{
   flows?: string[];
@@ -88,8 +87,9 @@ async function loadInFreshProcess(
         ...process.env,
         PROJECT: where.project,
         TMPDIR: where.temporary,
-        // The user's cache, used when the project's is not: the test's own, outside TMPDIR.
-        XDG_CACHE_HOME: where.cacheHome ?? join(root, 'user-cache'),
+        // A home of the test's own, to see that nothing is cached in the user's home either.
+        HOME: where.home ?? join(root, 'home'),
+        XDG_CACHE_HOME: join(where.home ?? join(root, 'home'), '.cache'),
       },
       ...as,
     },
@@ -217,15 +217,16 @@ describe('the cache of configs compiled for the installed CLI', () => {
     expect((await filesUnder(cacheOf(where))).length).toBeGreaterThan(0);
   }, 120_000);
 
-  it("caches a config with no node_modules directory above it in the user's cache, nothing in the project or TMPDIR", async () => {
+  it('compiles a config with no node_modules directory above it each time, writing nothing in the project, the home or TMPDIR', async () => {
     const configKey = 'sk-planted-config-2c4e6a8b0d1f3579';
     const where = {
       project: join(root, 'bare'),
       temporary: join(root, 'bare-tmp'),
-      cacheHome: join(root, 'bare-cache'),
+      home: join(root, 'bare-home'),
     };
     await mkdir(where.project);
     await mkdir(where.temporary);
+    await mkdir(where.home);
     await writeFile(join(where.project, 'package.json'), JSON.stringify({ type: 'module' }));
     await writeFile(
       join(where.project, 'crewline.config.ts'),
@@ -238,38 +239,30 @@ describe('the cache of configs compiled for the installed CLI', () => {
       join(where.project, 'crewline.config.ts'),
       join(where.project, 'package.json'),
     ]);
-    const [directory] = await readdir(join(where.cacheHome, 'crewline'));
-    expect(directory).toMatch(/^[0-9a-f]{32}$/);
-    if (process.getuid !== undefined) {
-      expect((await stat(join(where.cacheHome, 'crewline'))).mode & 0o777).toBe(0o700);
-      expect((await stat(join(where.cacheHome, 'crewline', directory!))).mode & 0o777).toBe(0o700);
-    }
+    expect(await readdir(where.home)).toEqual([]);
   }, 120_000);
 
   // Installed as root, run as another user (a container's `node` user): the project's node_modules
-  // cannot be written, and every command compiled the flows again (about 0.45 s).
+  // cannot be written; the config is compiled each time and nothing is written in the user's home
+  // (which may not even exist) nor under the temporary directory.
   it.skipIf(process.getuid?.() !== 0)(
-    "serves a flow config from the user's cache to a user who cannot write the project's node_modules",
+    "compiles each time, writing nothing, for a user who cannot write the project's node_modules",
     async () => {
       const nobody = { uid: 65534, gid: 65534 };
-      const where = { ...(await makeProject('root-installed')), cacheHome: join(root, 'nobody-cache') };
-      await mkdir(where.cacheHome);
-      await chown(where.cacheHome, nobody.uid, nobody.gid);
+      const where = { ...(await makeProject('root-installed')), home: join(root, 'nobody-home') };
+      await mkdir(where.home);
+      await chown(where.home, nobody.uid, nobody.gid);
       await chown(where.temporary, nobody.uid, nobody.gid);
       // The other user can read the project (as an installed image lets it), not write to it.
       await chmod(root, 0o755);
-      expect(await loadInFreshProcess(where, nobody)).toEqual({
-        flows: ['TideFlow'],
-        typeScriptLoaded: true,
-      });
-      expect(await loadInFreshProcess(where, nobody)).toEqual({
-        flows: ['TideFlow'],
-        typeScriptLoaded: false,
-      });
+      for (let command = 0; command < 2; command += 1) {
+        expect(await loadInFreshProcess(where, nobody)).toEqual({
+          flows: ['TideFlow'],
+          typeScriptLoaded: true,
+        });
+      }
       await expect(lstat(cacheOf(where))).rejects.toMatchObject({ code: 'ENOENT' });
-      const [directory] = await readdir(join(where.cacheHome, 'crewline'));
-      const status = await stat(join(where.cacheHome, 'crewline', directory!));
-      expect({ uid: status.uid, mode: status.mode & 0o777 }).toEqual({ uid: nobody.uid, mode: 0o700 });
+      expect(await readdir(where.home)).toEqual([]);
       expect((await readdir(where.temporary)).filter((name) => !name.startsWith('tsx-'))).toEqual([]);
     },
     120_000,
@@ -326,35 +319,16 @@ describe('compiledCacheDirectory', () => {
     };
   }
 
-  /** A user's cache of its own and what the lookup says at debug level. */
-  async function userCache(): Promise<{
-    cacheHome: string;
-    context: { env: Record<string, string>; temporaryDirectory: string; debug: (line: string) => void };
-    said: string[];
-  }> {
-    const cacheHome = await mkdtemp(join(root, 'xdg-'));
+  /** What the lookup says at debug level. */
+  function listener(): { debug: (line: string) => void; said: string[] } {
     const said: string[] = [];
-    return {
-      cacheHome,
-      said,
-      context: {
-        env: { XDG_CACHE_HOME: cacheHome },
-        temporaryDirectory: await mkdtemp(join(root, 'tmpdir-')),
-        debug: (line) => said.push(line),
-      },
-    };
-  }
-
-  /** Where the user's cache keeps the configs of the project `configFile` is in. */
-  function userCacheOf(cacheHome: string, configFile: string): string {
-    const digest = createHash('sha256').update(dirname(configFile)).digest('hex').slice(0, 32);
-    return join(cacheHome, 'crewline', digest);
+    return { said, debug: (line) => said.push(line) };
   }
 
   it('is .cache/crewline in the nearest node_modules directory above the config, mode 0700', async () => {
     const { nodeModules, configFile } = await nestedProject();
-    const { context, said } = await userCache();
-    const directory = compiledCacheDirectory(configFile, context);
+    const { debug, said } = listener();
+    const directory = compiledCacheDirectory(configFile, { debug });
     expect(directory).toBe(join(nodeModules, '.cache', 'crewline'));
     const status = await stat(directory!);
     if (userId !== undefined) {
@@ -364,81 +338,50 @@ describe('compiledCacheDirectory', () => {
     expect(said).toEqual([]);
   });
 
-  it("is the user's cache, directories of mode 0700, when no node_modules directory is above the config", async () => {
+  it('is none, and says why, when no node_modules directory is above the config', async () => {
     const project = await mkdtemp(join(root, 'bare-'));
-    const configFile = join(project, 'crewline.config.ts');
-    const { cacheHome, context, said } = await userCache();
-    const directory = compiledCacheDirectory(configFile, context);
-    expect(directory).toBe(userCacheOf(cacheHome, configFile));
-    if (userId !== undefined) {
-      expect((await stat(directory!)).mode & 0o777).toBe(0o700);
-      expect((await stat(join(cacheHome, 'crewline'))).mode & 0o777).toBe(0o700);
-    }
-    expect(said.join('\n')).toContain(`no node_modules directory is above ${project}`);
+    const { debug, said } = listener();
+    expect(compiledCacheDirectory(join(project, 'crewline.config.ts'), { debug })).toBeUndefined();
+    expect(await readdir(project)).toEqual([]);
+    expect(said).toEqual([
+      `no node_modules directory is above ${project}: the config is compiled each time, nothing is cached`,
+    ]);
   });
 
-  it('is under ~/.cache without XDG_CACHE_HOME', async () => {
-    const project = await mkdtemp(join(root, 'bare-'));
-    const home = await mkdtemp(join(root, 'home-'));
-    const { context } = await userCache();
-    const configFile = join(project, 'crewline.config.ts');
-    expect(compiledCacheDirectory(configFile, { ...context, env: {}, home })).toBe(
-      userCacheOf(join(home, '.cache'), configFile),
-    );
-  });
-
-  it('is never under the temporary directory', async () => {
-    const project = await mkdtemp(join(root, 'bare-'));
-    const { cacheHome, context, said } = await userCache();
-    expect(
-      compiledCacheDirectory(join(project, 'crewline.config.ts'), { ...context, temporaryDirectory: root }),
-    ).toBeUndefined();
-    expect(await readdir(cacheHome)).toEqual([]);
-    expect(said.join('\n')).toContain('under the temporary directory');
-  });
-
-  it("is the user's cache when the project's is a symbolic link, and neither when the user's is one", async () => {
+  it('is none when the directory is a symbolic link, which is not followed', async () => {
     const { nodeModules, configFile } = await nestedProject();
     const elsewhere = await mkdtemp(join(root, 'elsewhere-'));
     await mkdir(join(nodeModules, '.cache'));
-    await symlink(elsewhere, join(nodeModules, '.cache', 'crewline'));
-    const { cacheHome, context, said } = await userCache();
-    expect(compiledCacheDirectory(configFile, context)).toBe(userCacheOf(cacheHome, configFile));
-    expect(said.join('\n')).toContain('is a symbolic link');
-    await rm(join(cacheHome, 'crewline'), { recursive: true });
-    await symlink(elsewhere, join(cacheHome, 'crewline'));
-    expect(compiledCacheDirectory(configFile, context)).toBeUndefined();
+    const planted = join(nodeModules, '.cache', 'crewline');
+    await symlink(elsewhere, planted);
+    const { debug, said } = listener();
+    expect(compiledCacheDirectory(configFile, { debug })).toBeUndefined();
+    expect(said).toEqual([
+      `the project's cache ${planted} is not usable (a symbolic link): the config is compiled each time, nothing is cached`,
+    ]);
     expect(await readdir(elsewhere)).toEqual([]);
   });
 
-  it.skipIf(userId === undefined)(
-    "is the user's cache when others may write to the project's, and neither when they may write to the user's",
-    async () => {
-      const { nodeModules, configFile } = await nestedProject();
-      const planted = join(nodeModules, '.cache', 'crewline');
-      await mkdir(planted, { recursive: true });
-      await chmod(planted, 0o777);
-      const { cacheHome, context, said } = await userCache();
-      expect(compiledCacheDirectory(configFile, context)).toBe(userCacheOf(cacheHome, configFile));
-      expect(said.join('\n')).toContain('others may write to it');
-      await chmod(join(cacheHome, 'crewline'), 0o777);
-      expect(compiledCacheDirectory(configFile, context)).toBeUndefined();
-    },
-  );
+  it.skipIf(userId === undefined)('is none when others may write to the directory', async () => {
+    const { nodeModules, configFile } = await nestedProject();
+    const planted = join(nodeModules, '.cache', 'crewline');
+    await mkdir(planted, { recursive: true });
+    await chmod(planted, 0o777);
+    const { debug, said } = listener();
+    expect(compiledCacheDirectory(configFile, { debug })).toBeUndefined();
+    expect(said.join('\n')).toContain(`${planted} is not usable (writable by others)`);
+  });
 
   // The project's cache left by `sudo crewline`, or node_modules installed by root in an image: the
   // directory is another user's. Only root can give a directory to another user.
-  it.skipIf(userId !== 0)("is the user's cache when another user owns the project's", async () => {
+  it.skipIf(userId !== 0)('is none when another user owns the directory', async () => {
     const { nodeModules, configFile } = await nestedProject();
     const planted = join(nodeModules, '.cache', 'crewline');
     await mkdir(planted, { recursive: true, mode: 0o700 });
     await chown(planted, 4242, 4242);
-    const { cacheHome, context, said } = await userCache();
-    expect(compiledCacheDirectory(configFile, context)).toBe(userCacheOf(cacheHome, configFile));
-    expect(said.join('\n')).toContain(`the project's cache ${planted} is not used: it is owned by uid 4242`);
-    // And a user's cache another user owns is not used either.
-    await chown(join(cacheHome, 'crewline'), 4242, 4242);
-    expect(compiledCacheDirectory(configFile, context)).toBeUndefined();
+    const { debug, said } = listener();
+    expect(compiledCacheDirectory(configFile, { debug })).toBeUndefined();
+    expect(said.join('\n')).toContain(`${planted} is not usable (owned by uid 4242)`);
   });
 });
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   accessSync,
   constants,
@@ -9,11 +8,12 @@ import {
   statSync,
   unlinkSync,
 } from 'node:fs';
-import { homedir, tmpdir, userInfo } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { tmpdir, userInfo } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ProjectConfig } from '@crewline/runtime';
 import { findProjectConfigFile } from '@crewline/runtime/internal';
+import { debugEnabled } from './debug.js';
 import { standardDecoratorsTransform } from './standard-decorators.js';
 
 /** True when node already runs with a TypeScript loader (`pnpm crewline`: `--import tsx`). */
@@ -39,127 +39,80 @@ function nearestNodeModules(directory: string): string | undefined {
 
 /** What compiledCacheDirectory reads besides the file system; the defaults are this process's. */
 export interface CacheDirectoryContext {
-  /** The user its directories must belong to: process.getuid(), undefined on Windows (no uid). */
+  /** The user its directory must belong to: process.getuid(), undefined on Windows (no uid). */
   userId?: number | undefined;
-  /** XDG_CACHE_HOME and CREWLINE_DEBUG are read from it: process.env. */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** The user's home directory: os.homedir(). */
-  home?: string;
-  /** The system's temporary directory, shared by every user: nothing is cached under it. */
-  temporaryDirectory?: string;
-  /** Told why the project's cache, or the user's, is not used: a line on stderr with CREWLINE_DEBUG=1. */
+  /** Told why the project's cache is not used: a line on stderr with CREWLINE_DEBUG=1. */
   debug?: (message: string) => void;
 }
 
 /** Why `directory` (made when missing, mode 0700) cannot hold code the CLI runs, or undefined. */
 function unusableBecause(directory: string, userId: number | undefined): string | undefined {
   try {
+    // `.cache` is shared with the other tools, and made as they make it; only ours is 0700.
+    mkdirSync(dirname(directory), { recursive: true });
     mkdirSync(directory, { mode: 0o700 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST') return `it cannot be made (${code ?? String(error)})`;
+    if (code !== 'EEXIST') return `cannot be created: ${code ?? String(error)}`;
   }
   try {
     // lstat: a symbolic link planted under this name is refused, not followed.
     const status = lstatSync(directory);
-    if (status.isSymbolicLink()) return 'it is a symbolic link';
-    if (!status.isDirectory()) return 'it is not a directory';
+    if (status.isSymbolicLink()) return 'a symbolic link';
+    if (!status.isDirectory()) return 'not a directory';
     // Windows has no uid and no such mode bits.
     if (userId !== undefined) {
-      if (status.uid !== userId) return `it is owned by uid ${status.uid}, not this user (uid ${userId})`;
-      if ((status.mode & 0o022) !== 0) return 'others may write to it';
+      if (status.uid !== userId) return `owned by uid ${status.uid}`;
+      if ((status.mode & 0o022) !== 0) return 'writable by others';
     }
     accessSync(directory, constants.W_OK | constants.X_OK);
   } catch (error) {
-    return `it cannot be used (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    return `cannot be written: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
   }
   return undefined;
 }
 
-/** True when `path` is `directory` or under it. */
-function isInside(directory: string, path: string): boolean {
-  const rest = relative(resolve(directory), resolve(path));
-  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
-}
-
-/** Says `message` on stderr when CREWLINE_DEBUG is set (as the error boundary reads it). */
-function debugLine(env: Readonly<Record<string, string | undefined>>): (message: string) => void {
-  const debug = env.CREWLINE_DEBUG !== undefined && env.CREWLINE_DEBUG !== '' && env.CREWLINE_DEBUG !== '0';
-  return debug ? (message) => process.stderr.write(`crewline: debug: ${message}\n`) : () => {};
+/** Says `message` on stderr when CREWLINE_DEBUG is set. */
+function debugLine(): (message: string) => void {
+  return debugEnabled(process.env)
+    ? (message) => process.stderr.write(`crewline: debug: ${message}\n`)
+    : () => {};
 }
 
 /**
- * The directory where the configs compiled for a project are kept between commands, or undefined
- * when none can be used (every command compiles again).
+ * The directory where the configs compiled for a project are kept between commands:
+ * `node_modules/.cache/crewline` in the nearest node_modules directory above the config file, where
+ * jiti and Babel keep theirs. The compiled code holds what the source holds (a key written inline in
+ * the config too), so it stays in the project's tree, with the project's permissions, and goes with
+ * it. A compiled config is code the CLI runs: a directory under that name that is a symbolic link, is
+ * owned by another user or that others may write to is not used. When there is no node_modules
+ * directory, or its cache cannot be used, undefined: every command compiles again and nothing is
+ * written anywhere else (not in the user's home, not under the temporary directory every user
+ * shares); a debug line (CREWLINE_DEBUG=1) says why.
  *
- * First `node_modules/.cache/crewline` in the nearest node_modules directory above the config file,
- * where jiti and Babel keep theirs: the compiled code holds what the source holds (a key written
- * inline in the config too), so it stays in the project's tree and goes with it. When there is no
- * node_modules directory, or that one cannot be used (node_modules installed by root and the CLI run
- * by another user, as in a container; a directory left by `sudo crewline`; a checkout shared by two
- * users; Yarn Plug'n'Play), the user's own cache is used: `${XDG_CACHE_HOME:-~/.cache}/crewline/<digest
- * of the project's path>`, directories of mode 0700, so that such a project is not compiled again on
- * every command (about 0.45 s each). Never under the temporary directory, shared by every user. A
- * compiled config is code the CLI runs: a directory that is a symbolic link, is owned by another user
- * or that others may write to is not used. Why a directory was passed over is a debug line
- * (CREWLINE_DEBUG=1).
- *
- * @param configFile the config file (its directory is where the search starts, and the project).
+ * @param configFile the config file (its directory is where the search starts).
  */
 export function compiledCacheDirectory(
   configFile: string,
   context: CacheDirectoryContext = {},
 ): string | undefined {
   const userId = 'userId' in context ? context.userId : process.getuid?.();
-  const env = context.env ?? process.env;
-  const debug = context.debug ?? debugLine(env);
+  const debug = context.debug ?? debugLine();
   const project = dirname(resolve(configFile));
   const nodeModules = nearestNodeModules(project);
-  let skipped: string;
   if (nodeModules === undefined) {
-    skipped = `no node_modules directory is above ${project}`;
-  } else {
-    const directory = join(nodeModules, '.cache', 'crewline');
-    try {
-      // `.cache` is shared with the other tools, and made as they make it; only ours is 0700.
-      mkdirSync(dirname(directory), { recursive: true });
-    } catch {
-      // Reported below, as the directory in it cannot be made either.
-    }
-    const refused = unusableBecause(directory, userId);
-    if (refused === undefined) return directory;
-    skipped = `the project's cache ${directory} is not used: ${refused}`;
-  }
-  const xdgCacheHome = env.XDG_CACHE_HOME;
-  // The XDG specification ignores a relative XDG_CACHE_HOME.
-  const base =
-    xdgCacheHome !== undefined && isAbsolute(xdgCacheHome)
-      ? xdgCacheHome
-      : join(context.home ?? homedir(), '.cache');
-  const temporaryDirectory = context.temporaryDirectory ?? tmpdir();
-  if (isInside(temporaryDirectory, base)) {
     debug(
-      `${skipped}; nor the user's cache ${base}, under the temporary directory ${temporaryDirectory}: compiled each time`,
+      `no node_modules directory is above ${project}: the config is compiled each time, nothing is cached`,
     );
     return undefined;
   }
-  const ours = join(base, 'crewline');
-  const directory = join(ours, createHash('sha256').update(project).digest('hex').slice(0, 32));
-  try {
-    mkdirSync(base, { recursive: true, mode: 0o700 });
-  } catch {
-    // Reported below, as the directories in it cannot be made either.
-  }
-  // Both levels: whoever can replace what is in `crewline` can replace the project's directory.
-  for (const level of [ours, directory]) {
-    const refused = unusableBecause(level, userId);
-    if (refused !== undefined) {
-      debug(`${skipped}; nor the user's cache ${level}: ${refused}: compiled each time`);
-      return undefined;
-    }
-  }
-  debug(`${skipped}; using the user's cache ${directory}`);
-  return directory;
+  const directory = join(nodeModules, '.cache', 'crewline');
+  const refused = unusableBecause(directory, userId);
+  if (refused === undefined) return directory;
+  debug(
+    `the project's cache ${directory} is not usable (${refused}): the config is compiled each time, nothing is cached`,
+  );
+  return undefined;
 }
 
 /**

@@ -149,8 +149,9 @@ interface EntryHeader {
  * by the file's path and source only, while the output here also depends on the project's tsconfig
  * (legacy or standard decorators) and on the versions of the CLI, jiti and TypeScript: an entry is
  * served only when all of them and the file's source are as they were when it was written. The
- * directory is the project's own (see compiledCacheDirectory): the code is kept as compiled, a key
- * written inline in the config included, beside the project's other build caches.
+ * directory is the project's node_modules/.cache/crewline (see compiledCacheDirectory; none is used
+ * when it cannot be, and nothing is cached): the code is kept as compiled, a key written inline in
+ * the config included, beside jiti's and Babel's caches.
  */
 class CompiledFiles {
   private readonly versions = compilerVersions();
