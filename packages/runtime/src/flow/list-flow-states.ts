@@ -36,7 +36,7 @@ export interface FlowStateInfo {
    * continues; a plain flow starts over), as its latest checkpoint says; `undefined` when that
    * checkpoint cannot be read.
    */
-  persisted: boolean | undefined;
+  persisted?: boolean;
 }
 
 export interface ListFlowStatesOptions {
@@ -90,7 +90,7 @@ export async function listFlowStates(
         reference: entry.checkpoint.reference,
         branch: entry.checkpoint.branch,
         checkpoints: entry.count,
-        persisted: execution?.persisted,
+        ...(execution === undefined ? {} : { persisted: execution.persisted }),
       };
     }),
   );
