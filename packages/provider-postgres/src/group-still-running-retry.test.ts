@@ -31,7 +31,11 @@ function loseTheConnectionRightAfterSending(): { restore(): void } {
       }, 50),
     );
   };
-  return { restore: () => void (prototype.query = original) };
+  return {
+    restore: () => {
+      prototype.query = original;
+    },
+  };
 }
 
 describeWithPostgres('a group still running on the server when its connection was lost', () => {
