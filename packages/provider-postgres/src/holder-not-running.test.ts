@@ -52,7 +52,12 @@ describeWithPostgres('a claim refused by a holder of this machine', () => {
       'its lease runs out then, not sooner (a container with the same host name',
     );
     expect(refusal.message).toContain("or fork instead (onConflict: 'fork')");
-    expect(refusal.details).toMatchObject({ holder, atClaim: true, holderNotRunningHere: true });
+    expect(refusal.details).toMatchObject({
+      holder,
+      atClaim: true,
+      holderNotRunningHere: true,
+      holderPid: pid,
+    });
     expect(refusal.details?.expiresInMs).toBeGreaterThan(20_000);
   });
 
@@ -65,6 +70,7 @@ describeWithPostgres('a claim refused by a holder of this machine', () => {
       const refusal = await refusalOfHeldBy(holder);
       expect(refusal.message).not.toContain('not running');
       expect(refusal.details?.holderNotRunningHere).toBeUndefined();
+      expect(refusal.details?.holderPid).toBeUndefined();
     }
   });
 });

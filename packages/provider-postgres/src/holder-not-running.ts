@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { CrewlineError } from '@crewline/events';
-import { leaseHeldMessage } from '@crewline/runtime-state/internal';
+import { leaseHeldAdvice, leaseHeldMessage } from '@crewline/runtime-state/internal';
 import { postgresError } from './errors.js';
 
 /** A holder as the runtime names it: `<what> on <host>, pid <pid>`. */
@@ -30,7 +30,8 @@ export function holderPidNotRunningHere(holder: string): number | undefined {
  * `refusal` (the lease is held by someone else) told about a holder whose pid is not running on this
  * machine: what it would say of a holder that may be alive ("wait for it to end") does not help, and
  * the lease is still not taken over before it runs out, since the pid may run in a container with the
- * same host name. `details.holderNotRunningHere` says it to a caller that words the refusal itself.
+ * same host name. `details.holderNotRunningHere` and `details.holderPid` say it to a caller that words
+ * the refusal itself (the CLI, a flow's kickoff), so that none of them reads the pid out of the holder.
  */
 export function heldByNotRunningHere(
   refusal: CrewlineError,
@@ -39,8 +40,8 @@ export function heldByNotRunningHere(
   expiresInMs: number,
   pid: number,
 ): CrewlineError {
-  const advice = `pid ${pid} on this machine is not running; its lease runs out then, not sooner (a container with the same host name may run that pid): wait for that, or fork instead (onConflict: 'fork')`;
+  const advice = leaseHeldAdvice(undefined, false, '', pid);
   return postgresError('conflict', leaseHeldMessage(lineageId, holder, expiresInMs, advice), {
-    details: { ...refusal.details, holderNotRunningHere: true },
+    details: { ...refusal.details, holderNotRunningHere: true, holderPid: pid },
   });
 }

@@ -13,15 +13,6 @@ export interface LeaseHeldWords {
 }
 
 /**
- * The pid a holder names (`<what> on <host>, pid <pid>`, as the runtime names it), or undefined. A
- * store that found that pid not running here (`details.holderNotRunningHere`) keeps the holder as text.
- */
-function holderPid(holder: string): number | undefined {
-  const match = /, pid (\d+)$/.exec(holder);
-  return match === null ? undefined : Number(match[1]);
-}
-
-/**
  * The store's refusal of a claim on a lineage another process continues, said where the user is:
  * the library's message advises its `onConflict: 'fork'` option, which a command line spells
  * `--on-conflict fork` and a page or the browser offers as a choice. One message
@@ -30,7 +21,7 @@ function holderPid(holder: string): number | undefined {
  */
 export function leaseHeld(error: unknown, words: LeaseHeldWords): CrewlineError | undefined {
   if (!CrewlineError.hasCode(error, 'conflict')) return undefined;
-  const { lineageId, holder, expiresInMs, atClaim, holderRunsHere, holderNotRunningHere } =
+  const { lineageId, holder, expiresInMs, atClaim, holderRunsHere, holderNotRunningHere, holderPid } =
     error.details ?? {};
   if (
     atClaim !== true ||
@@ -43,7 +34,8 @@ export function leaseHeld(error: unknown, words: LeaseHeldWords): CrewlineError 
     words.forkInstead,
     holderRunsHere === true,
     words.thenResume,
-    holderNotRunningHere === true ? holderPid(holder) : undefined,
+    // The pid the store found not running here (provider-postgres), never read out of the holder.
+    holderNotRunningHere === true && typeof holderPid === 'number' ? holderPid : undefined,
   );
   return cliError('conflict', leaseHeldMessage(lineageId, holder, expiresInMs, advice, words.lineageNote), {
     cause: error,

@@ -53,7 +53,7 @@ function heldByOther(
  * taken over at once, so it is never the one a refusal names. `thenResume` follows the wait: how to
  * continue once it has ended, where that is a different gesture (a page's button).
  * `notRunningPid`: the store found no process with the holder's pid on this machine
- * (`details.holderNotRunningHere`, provider-postgres): waiting for it to end would wait for nothing,
+ * (`details.holderNotRunningHere`, the pid in `details.holderPid`, provider-postgres): waiting for it to end would wait for nothing,
  * yet its lease is not taken over before it runs out, since a container with the same host name may
  * run that pid.
  */

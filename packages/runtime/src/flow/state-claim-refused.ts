@@ -13,12 +13,15 @@ export function stateClaimRefused(flowName: string, stateId: string, error: unkn
   const details = error.details ?? {};
   const again = `kick off state "${stateId}" again to continue from its latest save`;
   const options = { cause: error, details: { ...details, flowName, stateId } };
-  const { lineageId, holder, expiresInMs, headId } = details;
+  const { lineageId, holder, expiresInMs, headId, holderNotRunningHere, holderPid } = details;
   if (typeof lineageId === 'string' && typeof holder === 'string' && typeof expiresInMs === 'number') {
     const advice = leaseHeldAdvice(
       `${flowName}.fork({ restoreFrom }) of its latest save, under a new state id`,
       details.holderRunsHere === true,
       `, then ${again}`,
+      // provider-postgres found no process with the holder's pid here: waiting for it to end waits
+      // for nothing, its lease runs out.
+      holderNotRunningHere === true && typeof holderPid === 'number' ? holderPid : undefined,
     );
     return flowError(
       'conflict',
