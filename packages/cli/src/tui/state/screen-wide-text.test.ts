@@ -63,6 +63,35 @@ describe('wide text wrapped in the detail panel', () => {
   });
 });
 
+// wrapText counted an escape character as no column, while the screen shows it escaped (\x1b, four
+// columns): a run output with colour codes was wrapped too wide and its end cut with ~.
+describe('control characters wrapped in a panel', () => {
+  it('wraps text as it is shown, control characters escaped, each line within the width', () => {
+    const lines = wrapText(`${'\x1b[31mred\x1b[0m '.repeat(6)}END`, 20);
+    for (const line of lines) expect(textColumns(line)).toBeLessThanOrEqual(20);
+    expect(lines.join('')).toBe(`${'\\x1b[31mred\\x1b[0m '.repeat(6)}END`);
+  });
+
+  it('shows the whole of a run output with colour codes at 80x24', async () => {
+    const { driver, sample } = await openSample();
+    const output = `${Array.from({ length: 12 }, (_, index) => `\x1b[31mred${index}\x1b[0m`).join(' ')} END`;
+    driver.state = {
+      ...driver.state,
+      run: {
+        mode: 'resume',
+        checkpointId: sample.main[0]!.id,
+        status: 'finished',
+        lines: ['task 1 done'],
+        result: { branch: 'main', output, lastCheckpoint: sample.main[0]!.reference } as never,
+      },
+    };
+    const text = screenText(renderScreen(driver.state, { width: 80, height: 24, now: Date.now() }));
+    expect(text).toContain('END');
+    expect(text).toContain('red11');
+    expect(text).not.toMatch(/~\s*$/m);
+  });
+});
+
 // Ink lays the screen out with string-width: a line measured otherwise is cut or wrapped again by Ink.
 describe('columns as Ink counts them', () => {
   it('counts the characters the old rules got wrong as string-width does', () => {

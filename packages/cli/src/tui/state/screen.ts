@@ -104,11 +104,13 @@ export function shortenName(name: string, columns: number): string {
  * Hard-wraps text (keeping its line breaks) to `width` terminal columns, counted and cut as clipLine
  * counts and cuts them (whole graphemes, CJK and emoji two columns): a line wrapped by characters
  * would be up to twice as wide as the panel and cut again there. A wide character that would straddle
- * the edge starts the next line.
+ * the edge starts the next line. What is wrapped is the text as the screen shows it, its control
+ * characters escaped (`\x1b`, four columns, where ESC itself counts none): wrapped raw, a run
+ * output with colour codes made lines too wide, cut again by clipLine and their end lost.
  */
 export function wrapText(text: string, width: number): string[] {
   const lines: string[] = [];
-  for (const paragraph of text.split('\n')) {
+  for (const paragraph of text.split('\n').map((line) => printable(line, false))) {
     if (paragraph === '') {
       lines.push('');
       continue;
