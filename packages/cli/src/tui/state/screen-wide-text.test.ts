@@ -63,6 +63,43 @@ describe('wide text wrapped in the detail panel', () => {
   });
 });
 
+// The editor drew its cursor by wrapping the text up to one code point after the cursor: a cursor
+// inside an emoji sequence drew part of it, and a heart with its emoji selector (❤️, two columns)
+// wrapped there otherwise than in the full text, the cursor drawn as a blank on the row above.
+describe('the editor cursor on graphemes', () => {
+  async function editorScreen(text: string, cursor: number) {
+    const { driver, sample } = await openSample();
+    driver.state = {
+      ...driver.state,
+      run: { mode: 'resume', checkpointId: sample.main[0]!.id, status: 'finished', lines: [] } as never,
+      editor: { target: { kind: 'answer' }, buffer: { text, cursor } },
+    };
+    const lines = renderScreen(driver.state, { width: 80, height: 24, now: Date.now() });
+    const cursorLines = lines.filter((line) => line.some((segment) => segment.inverse));
+    return {
+      lines,
+      cursorLines,
+      cursor: cursorLines.flatMap((line) => line.filter((s) => s.inverse).map((s) => s.text)),
+    };
+  }
+
+  it('draws the cursor on a whole emoji sequence, at any code point of it', async () => {
+    const family = '👨‍👩‍👧';
+    for (const cursor of [2, 3, 4, 5, 6]) {
+      expect((await editorScreen(`ab${family}cd`, cursor)).cursor).toEqual([family]);
+    }
+  });
+
+  it('draws the cursor on a heart with its selector that wraps at the edge, on the row it is shown', async () => {
+    // At 78 'a's the heart's two columns do not fit on the panel's row: it starts the next one.
+    for (const before of [77, 78, 79]) {
+      const shown = await editorScreen(`${'a'.repeat(before)}❤️zz`, before);
+      expect(shown.cursor).toEqual(['❤️']);
+      expect(shown.cursorLines).toHaveLength(1);
+    }
+  });
+});
+
 // wrapText counted an escape character as no column, while the screen shows it escaped (\x1b, four
 // columns): a run output with colour codes was wrapped too wide and its end cut with ~.
 describe('control characters wrapped in a panel', () => {

@@ -199,6 +199,53 @@ function itemWindow(
   return windowAround(marked, start, height).rows;
 }
 
+/**
+ * The editor's text wrapped to `width` as wrapText wraps it (control characters escaped, whole
+ * graphemes, line breaks kept), and where its cursor is drawn: the row, the offset in it and the
+ * text of the grapheme under the cursor (one the cursor is inside of too), a space on a line break or
+ * after the end. Both come from one walk over the whole text: wrapping the text up to the cursor
+ * apart broke a grapheme there (❤ without its selector is one column, ❤️ two) and put the cursor on
+ * another row than its character.
+ */
+function editorRows(
+  text: string,
+  cursor: number,
+  width: number,
+): { rows: string[]; cursor: { row: number; start: number; text: string } } {
+  const rows: string[] = [];
+  let line = '';
+  let used = 0;
+  let at = 0;
+  let drawn: { row: number; start: number; text: string } | undefined;
+  const add = (shown: string, underCursor: boolean): void => {
+    const columns = textColumns(shown);
+    if (used + columns > width && line !== '') {
+      rows.push(line);
+      line = '';
+      used = 0;
+    }
+    if (underCursor) drawn = { row: rows.length, start: line.length, text: shown };
+    line += shown;
+    used += columns;
+  };
+  for (const grapheme of graphemes(text)) {
+    const size = Array.from(grapheme).length;
+    const underCursor = drawn === undefined && cursor < at + size;
+    if (grapheme === '\n') {
+      if (underCursor) add(' ', true);
+      rows.push(line);
+      line = '';
+      used = 0;
+    } else {
+      add(printable(grapheme, false), underCursor);
+    }
+    at += size;
+  }
+  if (drawn === undefined) add(' ', true);
+  rows.push(line);
+  return { rows, cursor: drawn ?? { row: rows.length - 1, start: line.length, text: ' ' } };
+}
+
 function editorPanel(state: BrowserState, width: number, height: number): Line[] {
   const editor = state.editor!;
   const target = editor.target;
@@ -210,34 +257,24 @@ function editorPanel(state: BrowserState, width: number, height: number): Line[]
         : target.kind === 'answer'
           ? `Answer: ${state.run?.result?.pause?.message ?? ''}`
           : 'Fork: name the new branch (empty = generated)';
-  const characters = Array.from(editor.buffer.text);
+  const { rows, cursor } = editorRows(editor.buffer.text, editor.buffer.cursor, width);
   // The cursor is drawn as an inverse character so it shows without colour support.
-  const before = characters.slice(0, editor.buffer.cursor).join('');
-  const atCursor = characters[editor.buffer.cursor];
-  const wrapped = wrapText(`${before}${atCursor === undefined || atCursor === '\n' ? ' ' : atCursor}`, width);
-  const cursorRow = wrapped.length - 1;
-  const allLines = wrapText(
-    editor.buffer.text + (editor.buffer.cursor === characters.length ? ' ' : ''),
-    width,
+  const body: Line[] = rows.map((text, row) =>
+    row !== cursor.row
+      ? plain(text)
+      : [
+          { text: text.slice(0, cursor.start) },
+          { text: cursor.text, inverse: true },
+          { text: text.slice(cursor.start + cursor.text.length) },
+        ],
   );
-  const body: Line[] = allLines.map((text, row) => {
-    if (row !== cursorRow) return plain(text);
-    // The cursor's character is the last of its wrapped row; a line break under it shows as a space.
-    const cells = graphemes(text);
-    const column = graphemes(wrapped[cursorRow]!).length - 1;
-    return [
-      { text: cells.slice(0, column).join('') },
-      { text: cells[column] ?? ' ', inverse: true },
-      { text: cells.slice(column + 1).join('') },
-    ];
-  });
   const hint =
     target.kind === 'branch'
       ? 'enter fork  esc cancel'
       : target.kind === 'answer'
         ? 'enter answer and continue  esc cancel  ctrl+j new line'
         : 'enter save  esc cancel  ctrl+j new line  ctrl+u clear';
-  const visible = windowAround(body, cursorRow, Math.max(1, height - 3)).rows;
+  const visible = windowAround(body, cursor.row, Math.max(1, height - 3)).rows;
   return [[{ text: title, bold: true }], [{ text: hint, color: 'gray' }], plain(''), ...visible];
 }
 

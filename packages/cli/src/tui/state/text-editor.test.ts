@@ -46,4 +46,19 @@ describe('text editor', () => {
     expect(editText(textBuffer('x'), key('z', { ctrl: true })).type).toBe('ignored');
     expect(editText(textBuffer(''), key('backspace')).type).toBe('ignored');
   });
+
+  // The cursor was an index of code points: it took 5 presses of ← to cross a family emoji (three
+  // people joined by two zero-width joiners), and Backspace left a broken sequence behind.
+  it('moves over and deletes a whole grapheme: an emoji sequence, a flag, a letter with its accent', () => {
+    const family = '👨‍👩‍👧';
+    const text = `ab${family}cd🇫🇷e\u0301`;
+    const length = Array.from(text).length;
+    expect(apply(textBuffer(text), 'left')).toEqual({ text, cursor: length - 2 });
+    expect(apply(textBuffer(text), 'left', 'left')).toEqual({ text, cursor: length - 4 });
+    // From after "ab", one → crosses the family.
+    expect(apply({ text, cursor: 2 }, 'right')).toEqual({ text, cursor: 7 });
+    expect(apply({ text, cursor: 7 }, 'left')).toEqual({ text, cursor: 2 });
+    expect(apply({ text, cursor: 7 }, 'backspace')).toEqual({ text: `abcd🇫🇷e\u0301`, cursor: 2 });
+    expect(apply(textBuffer(text), 'backspace', 'backspace')).toEqual({ text: `ab${family}cd`, cursor: 9 });
+  });
 });

@@ -1,6 +1,10 @@
 import type { KeyPress } from './key-press.js';
+import { graphemes } from './terminal-columns.js';
 
-/** An edit buffer with a cursor (an index into the buffer's code points). */
+/**
+ * An edit buffer with a cursor (an index into the buffer's code points). Keys move it and delete by
+ * whole graphemes (an emoji sequence, a flag, a letter with its accent), so it stays between them.
+ */
 export interface TextBuffer {
   text: string;
   cursor: number;
@@ -24,9 +28,30 @@ function splice(buffer: TextBuffer, start: number, end: number, insert: string):
   return { text: characters.join(''), cursor: start + inserted.length };
 }
 
+/** The code-point indexes between the graphemes of `text`: 0, each grapheme's end. */
+function graphemeStops(text: string): number[] {
+  const stops = [0];
+  let at = 0;
+  for (const grapheme of graphemes(text)) {
+    at += Array.from(grapheme).length;
+    stops.push(at);
+  }
+  return stops;
+}
+
+/** The stop before `cursor` (0 at the start): where ← goes, and what Backspace deletes from. */
+function previousStop(text: string, cursor: number): number {
+  return graphemeStops(text).findLast((stop) => stop < cursor) ?? 0;
+}
+
+/** The stop after `cursor` (the end at the end): where → goes. */
+function nextStop(text: string, cursor: number, length: number): number {
+  return graphemeStops(text).find((stop) => stop > cursor) ?? length;
+}
+
 /**
  * What a key does in a text editor: Enter saves, Esc cancels, Ctrl+J inserts a line break,
- * Backspace/Delete remove the character before the cursor (terminals disagree on which one they
+ * Backspace/Delete remove the grapheme before the cursor (terminals disagree on which one they
  * send), arrows/Home/End/Ctrl+A/Ctrl+E move, Ctrl+U clears to the start, Ctrl+K to the end.
  */
 export function editText(buffer: TextBuffer, press: KeyPress): EditorOutcome {
@@ -42,11 +67,14 @@ export function editText(buffer: TextBuffer, press: KeyPress): EditorOutcome {
     case 'delete':
       return buffer.cursor === 0
         ? { type: 'ignored' }
-        : { type: 'edit', buffer: splice(buffer, buffer.cursor - 1, buffer.cursor, '') };
+        : {
+            type: 'edit',
+            buffer: splice(buffer, previousStop(buffer.text, buffer.cursor), buffer.cursor, ''),
+          };
     case 'left':
-      return { type: 'edit', buffer: { ...buffer, cursor: Math.max(0, buffer.cursor - 1) } };
+      return { type: 'edit', buffer: { ...buffer, cursor: previousStop(buffer.text, buffer.cursor) } };
     case 'right':
-      return { type: 'edit', buffer: { ...buffer, cursor: Math.min(length, buffer.cursor + 1) } };
+      return { type: 'edit', buffer: { ...buffer, cursor: nextStop(buffer.text, buffer.cursor, length) } };
     case 'home':
       return { type: 'edit', buffer: { ...buffer, cursor: 0 } };
     case 'end':
