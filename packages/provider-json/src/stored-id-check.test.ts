@@ -10,6 +10,8 @@ import { type CheckpointWrite, createCheckpointWrite } from '@crewline/runtime-s
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonProvider } from './json-provider.js';
 
+/** The test's own directory; `location` is in it (a test may move to a fresh one, see below). */
+let sandbox: string;
 let location: string;
 const providers: JsonProvider[] = [];
 function provider(): JsonProvider {
@@ -18,11 +20,12 @@ function provider(): JsonProvider {
   return created;
 }
 beforeEach(() => {
-  location = mkdtempSync(join(tmpdir(), 'crewline-json-stored-ids-'));
+  sandbox = mkdtempSync(join(tmpdir(), 'crewline-json-stored-ids-'));
+  location = join(sandbox, 'checkpoints');
 });
 afterEach(async () => {
   for (const created of providers.splice(0)) await created.close();
-  rmSync(location, { recursive: true, force: true });
+  rmSync(sandbox, { recursive: true, force: true });
 });
 
 /** `write` under `id`, its document saying so too. */
@@ -139,7 +142,9 @@ describe('JsonProvider and ids already stored', () => {
     // refused): never both.
     const clash = underId(child!, root!.metadata.id);
     for (let turns = 0; turns < 6; turns += 1) {
-      rmSync(location, { recursive: true, force: true });
+      // A fresh location each time, not the last one removed: the provider may still be making a
+      // spare temp file ahead in it, which a removal meets (ENOTEMPTY).
+      location = join(sandbox, `turn-${turns}`);
       const pending = json.write(location, root!).then(
         () => 'stored',
         (error: unknown) => (CrewlineError.hasCode(error, 'conflict') ? 'refused' : String(error)),
@@ -158,7 +163,7 @@ describe('JsonProvider and ids already stored', () => {
     }
     // The very same checkpoint written synchronously while its async write is in flight (as the
     // runtime's strict checkpoint writes those queued ahead of it): one file.
-    rmSync(location, { recursive: true, force: true });
+    location = join(sandbox, 'same-checkpoint');
     const pending = json.write(location, root!);
     await new Promise((resolve) => setImmediate(resolve));
     expect(json.writeSync(location, root!).id).toBe(root!.metadata.id);
