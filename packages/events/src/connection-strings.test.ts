@@ -283,6 +283,22 @@ describe('JDBC connection strings of SQL Server and Oracle', () => {
     expect(redactSecretsInText('Server=db;Password=p,a(s)s&w0rd;Encrypt=yes')).toBe(
       `Server=db;Password=${REDACTED};Encrypt=yes`,
     );
+    // Inside a connection string a value shaped like a call is a password all the same.
+    for (const password of ['Welcome(1)', 'Secret(Key)9!', 'refresh()'])
+      expect(redactSecretsInText(`Server=db;Uid=sa;Password=${password};Encrypt=yes`), password).toBe(
+        `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`,
+      );
+  });
+
+  it('keeps JSON text valid: a quote escaped inside the JSON string does not end a value', () => {
+    const text = JSON.stringify({ content: 'Use a=1; token=abc and he said "ok", bye' });
+    const redacted = redactSecretsInText(text);
+    expect(redacted).not.toContain('abc');
+    expect(() => JSON.parse(redacted)).not.toThrow();
+    const inConnection = JSON.stringify({ dsn: 'Server=db;Password=Tr0ub" 4dor;Encrypt=yes' });
+    const redactedConnection = redactSecretsInText(inConnection);
+    expect(redactedConnection).not.toContain('4dor');
+    expect(() => JSON.parse(redactedConnection)).not.toThrow();
   });
 
   // The password of an Oracle address was matched without a bound: each `jdbc:oracle:thin:u/` of a
@@ -318,7 +334,9 @@ describe('JDBC connection strings of SQL Server and Oracle', () => {
         scanText(text);
         fastest = Math.min(fastest, performance.now() - started);
       }
-      expect(fastest, name).toBeLessThan(100);
+      // Linear: tens of ms here; the quadratic reading took seconds. A wide bound, not a timing target:
+      // a test suite on a loaded two-core machine slows every run.
+      expect(fastest, name).toBeLessThan(1500);
     }
   });
 });

@@ -224,9 +224,16 @@ function connectionValueEnd(text: string, start: number, limit = 8192): number {
   for (; end < text.length && end - start < limit; end += 1) {
     const character = text[end];
     if (character === ';' || character === '\n' || character === '\r') break;
-    if (isQuote(character) && quoteClosesString(text, end)) break;
+    if (isQuote(character) && quoteClosesString(text, end) && !escapedAt(text, end)) break;
   }
   return end;
+}
+
+/** Whether the character at `at` follows an odd run of backslashes (`\\"` in a JSON text). */
+function escapedAt(text: string, at: number): boolean {
+  let count = 0;
+  while (at - count > 0 && text[at - count - 1] === '\\') count += 1;
+  return count % 2 === 1;
 }
 
 /** Whether a value can end at `at`: the end, white space, `;`, `,` or a quote closing a string. */
@@ -340,7 +347,8 @@ function propertyValue(
   } else end = propertyEnd(text, start);
   const value = text.slice(start, end);
   if (value === '' || placeholderValue.test(value)) return undefined;
-  if (matchesAt(prosePunctuation, text, start) || matchesAt(callValue, text, start)) return undefined;
+  if (matchesAt(prosePunctuation, text, start) || (!connectionString && matchesAt(callValue, text, start)))
+    return undefined;
   return [start, end];
 }
 
