@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JsonProvider } from '@crewline/provider-json';
 import { SqliteProvider } from '@crewline/provider-sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { exited, type StartedChild, startChild, tsxChildScript } from '../e2e/support/child-process.js';
 import { temporaryDirectory } from '../e2e/support/fixtures.js';
 
@@ -41,8 +41,17 @@ function scratch(name: string): string {
   return join(directory.path, `${counter}-${name}`);
 }
 
+/** Children of the running test: one a failed test left waiting at its gate is ended after it. */
+const started: StartedChild[] = [];
+afterEach(() => {
+  for (const { child } of started.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 function start(location: string, stateId: string, options: ChildOptions = {}): StartedChild {
-  return startChild(script, [location, stateId, JSON.stringify(options)]);
+  const child = startChild(script, [location, stateId, JSON.stringify(options)]);
+  started.push(child);
+  return child;
 }
 
 /** What a child did, once it ended (it must end on its own, with code 0). */
