@@ -3,10 +3,9 @@
 // first attempt commits, finds none and sends the group again, which waits for the first attempt's
 // rows and fails on them once it committed; the group is stored once and must be reported stored.
 import { growingRun, nextWrites } from '@crewline/provider-testkit/fixtures';
-import type pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { parseLocation } from './location.js';
-import { SocketClosingClient, socketOf } from './socket-closing-client.js';
+import { connectionLost, interceptNextWrite } from './test-support/next-write.js';
 import { RecordingProvider } from './test-support/recording-provider.js';
 import { describeWithPostgres, useTemporaryLocations, withServer } from './test-support/test-server.js';
 
@@ -14,28 +13,11 @@ const temporary = useTemporaryLocations();
 
 /** Sends the next statement calling crewline_write, then closes the socket at once (no answer awaited). */
 function loseTheConnectionRightAfterSending(): { restore(): void } {
-  const prototype = SocketClosingClient.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const original = prototype.query;
-  let armed = true;
-  prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string };
-    const text = typeof first === 'string' ? first : (first?.text ?? '');
-    if (!armed || !text.includes('crewline_write')) return original.apply(this, args);
-    armed = false;
-    (original.apply(this, args) as Promise<unknown>).catch(() => undefined);
+  return interceptNextWrite((client, send) => {
+    send().catch(() => undefined);
     // Let the statement reach the server's socket buffer, then close ours.
-    return new Promise((_, reject) =>
-      setTimeout(() => {
-        socketOf(this)?.destroy();
-        reject(new Error('Connection terminated unexpectedly'));
-      }, 50),
-    );
-  };
-  return {
-    restore: () => {
-      prototype.query = original;
-    },
-  };
+    return new Promise((resolve) => setTimeout(resolve, 50)).then(() => connectionLost(client));
+  });
 }
 
 describeWithPostgres('a group still running on the server when its connection was lost', () => {

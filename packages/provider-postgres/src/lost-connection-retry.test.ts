@@ -6,9 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { growingRun, nextWrites } from '@crewline/provider-testkit/fixtures';
 import type { LeaseToken } from '@crewline/runtime-state';
-import type pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { SocketClosingClient, socketOf } from './socket-closing-client.js';
+import { connectionLost, interceptNextWrite } from './test-support/next-write.js';
 import { RecordingProvider } from './test-support/recording-provider.js';
 import { describeWithPostgres, testServerUrl, useTemporaryLocations } from './test-support/test-server.js';
 
@@ -112,24 +111,10 @@ describeWithPostgres('an operation right after the server ended every connection
  * cannot know.
  */
 function loseTheAnswerOfTheNextWrite(): { restore(): void } {
-  const prototype = SocketClosingClient.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const original = prototype.query;
-  let armed = true;
-  prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string };
-    const text = typeof first === 'string' ? first : (first?.text ?? '');
-    if (!armed || !text.includes('crewline_write')) return original.apply(this, args);
-    armed = false;
-    return (original.apply(this, args) as Promise<unknown>).then(() => {
-      socketOf(this)?.destroy();
-      throw new Error('Connection terminated unexpectedly');
-    });
-  };
-  return {
-    restore() {
-      prototype.query = original;
-    },
-  };
+  return interceptNextWrite(async (client, send) => {
+    await send();
+    return connectionLost(client);
+  });
 }
 
 describeWithPostgres('a write whose commit was never acknowledged', () => {
