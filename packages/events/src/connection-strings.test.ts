@@ -290,6 +290,21 @@ describe('JDBC connection strings of SQL Server and Oracle', () => {
       );
   });
 
+  it('redacts a password starting with `=`, `>`, `:` or `/`, and leaves code comparisons and arrows alone', () => {
+    for (const password of ['=3ORIA\\>?jif', '>abc12345', ':xyz98765', '/tmp9876x', '==twice99'])
+      expect(redactSecretsInText(`Server=db;Uid=sa;Password=${password};Encrypt=yes`), password).toBe(
+        `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`,
+      );
+    for (const code of [
+      'if (token==null) return;',
+      'let a=1; tokens.forEach(token=>token.id);',
+      'a = 1; password == input',
+      'const size = (password)=>password.length;',
+      'api_key://not-a-key',
+    ])
+      expect(redactSecretsInText(code), code).toBe(code);
+  });
+
   it('keeps JSON text valid: a quote escaped inside the JSON string does not end a value', () => {
     const text = JSON.stringify({ content: 'Use a=1; token=abc and he said "ok", bye' });
     const redacted = redactSecretsInText(text);

@@ -416,18 +416,23 @@ function redactAssignments(text: string): string {
     from = separator + 1;
     const before = text[separator - 1];
     const after = text[separator + 1];
-    // `==`, `!=`, `=>`, `::` and `scheme://` are code and addresses, not assignments.
-    if (after === '=' || after === '>' || after === ':' || after === '/') continue;
+    // `==`, `!=`, `=>`, `::` and `scheme://` are code and addresses, not assignments — except a
+    // connection string's property after its `;`, whose value may start with any of them
+    // (`;Password==3ORIA>?;`), checked below.
+    const codeAfter = after === '=' || after === '>' || after === ':' || after === '/';
+    if (codeAfter && text[separator] !== '=') continue;
     if (before === '=' || before === '!' || before === '<' || before === '>' || before === ':') continue;
     let nameEnd = separator;
     while (text[nameEnd - 1] === ' ' || text[nameEnd - 1] === '\t') nameEnd -= 1;
     const spacedBefore = nameEnd !== separator;
+    if (codeAfter && spacedBefore) continue;
     if (isQuote(text[nameEnd - 1])) nameEnd -= 1;
     if (!credentialNameEndsAt(text, nameEnd)) continue;
     // A connection string's property, after its `;` and maybe a space (`Server=db; Password=…`).
     let beforeName = nameStart(text, nameEnd) - 1;
     while (text[beforeName] === ' ' || text[beforeName] === '\t') beforeName -= 1;
     const semicolon = text[beforeName] === ';' && !isQuote(text[nameEnd]) ? beforeName : -1;
+    if (codeAfter && semicolon < 0) continue;
     const value = assignedValue(text, separator, spacedBefore, semicolon);
     if (value === undefined) continue;
     result += text.slice(copied, value[0]) + REDACTED;
