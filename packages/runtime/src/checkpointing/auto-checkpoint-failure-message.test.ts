@@ -32,6 +32,7 @@ async function warningOnFailure(trigger: string): Promise<string> {
       writeCheckpointSync: () => {
         throw new Error('not written synchronously here');
       },
+      settle: () => Promise.resolve(),
     } as unknown as AutoCheckpointRun['state'],
     configForEvent: () => config,
   };

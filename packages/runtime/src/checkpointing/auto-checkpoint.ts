@@ -13,7 +13,7 @@ import { type CheckpointConfig, type RuntimeState, triggersOn } from '@crewline/
  * do not import each other).
  */
 export interface AutoCheckpointRun {
-  readonly state: Pick<RuntimeState, 'writeCheckpoint' | 'writeCheckpointSync'>;
+  readonly state: Pick<RuntimeState, 'writeCheckpoint' | 'writeCheckpointSync' | 'settle'>;
   configForEvent(event: BaseEvent): CheckpointConfig | undefined;
 }
 
@@ -22,6 +22,13 @@ const lifecycle: ReadonlySet<string> = new Set(checkpointLifecycleEventTypes);
 const installed = new WeakSet<EventBus>();
 /** Signals whose checkpoint is the last one of a process that ends (see signals.ts). */
 const processEndingSignals: ReadonlySet<string> = new Set(['SIGINT', 'SIGTERM', 'SIGHUP']);
+/**
+ * The process-ending signal a run received whose writes have not all settled yet. signals.ts ends
+ * the process once they have, so a checkpoint that fails meanwhile — one queued before the signal
+ * and written after it (background writes keep their order), or one the run queued while the signal
+ * waited — is lost with the process, not left behind by a run that goes on.
+ */
+const signalOfRun = new WeakMap<AutoCheckpointRun, { readonly signal: string }>();
 
 /**
  * Registers, once per bus, the listener that writes automatic checkpoints. Unlike a listener keyed
@@ -41,6 +48,8 @@ export function installAutoCheckpoint(
       if (lifecycle.has(event.type)) return;
       const run = runOfState(state);
       if (!run) return;
+      // Before the config is looked at: the process ends on the signal whether or not it is checkpointed.
+      if (processEndingSignals.has(event.type)) noteSignal(run, event.type);
       const config = run.configForEvent(event);
       if (!config || !triggersOn(config, event.type)) return;
       writeAutomaticCheckpoint(run, config, event.type);
@@ -51,14 +60,35 @@ export function installAutoCheckpoint(
   );
 }
 
+function noteSignal(run: AutoCheckpointRun, signal: string): void {
+  const mark = { signal };
+  signalOfRun.set(run, mark);
+  // Settled, the process ends (and nothing is logged any more), or a handler of the program kept it
+  // running: the run goes on, and what fails later is left behind by a run that continues. A later
+  // signal's mark stays.
+  void run.state.settle().then(() => {
+    if (signalOfRun.get(run) === mark) signalOfRun.delete(run);
+  });
+}
+
+/** What happens after an automatic checkpoint on `trigger` failed, as the warning says it. */
+function whatHappensNext(run: AutoCheckpointRun, trigger: string): string {
+  const signal = processEndingSignals.has(trigger) ? trigger : signalOfRun.get(run)?.signal;
+  if (signal === undefined) return 'the run continues without it';
+  // After a signal's checkpoint has settled, its default action (or signal-exit's) ends the process.
+  const ending =
+    signal === trigger ? 'the process ends without it' : `the process ends on ${signal} without it`;
+  return `${ending} (a resume starts from the last checkpoint stored), unless a ${signal} handler of the program keeps it running`;
+}
+
 /**
- * Best-effort: a failed write is logged with its reason and the run goes on. The checkpoint is always
- * taken inside the emit, so it holds exactly the state at the event. Providers that can write
- * synchronously store it there too, durable before the run moves on — unless they ask for
- * background writes (`capabilities.backgroundWrites`: JsonProvider's fsync'd files, SqliteProvider's
- * group commit). Those, and providers without `writeSync`, store it in the background, in order; the
- * run waits for them before its next model or tool call (`state.durable()`), on a signal, and before
- * it ends. A provider that `commitsCompletionsAtOnce` (SQLite) still stores a model completion's
+ * Best-effort: a failed write is logged with its reason and the run goes on (after a process-ending
+ * signal, the process ends). The checkpoint is always taken inside the emit, so it holds exactly the
+ * state at the event. Providers that can write synchronously store it there too, durable before the
+ * run moves on — unless they ask for background writes (`capabilities.backgroundWrites`:
+ * JsonProvider's fsync'd files, SqliteProvider's group commit). Those, and providers without
+ * `writeSync`, store it in the background, in order; the run waits for them before its next model or
+ * tool call (`state.durable()`), on a signal, and before it ends. A provider that `commitsCompletionsAtOnce` (SQLite) still stores a model completion's
  * checkpoint inside its event, with what was queued before it: the call it records was paid for, and
  * a kill later in the same turn must not lose it.
  */
@@ -70,14 +100,11 @@ function writeAutomaticCheckpoint(run: AutoCheckpointRun, config: CheckpointConf
     ...(provider ? { provider } : {}),
     ...(config.maxCheckpoints !== undefined ? { maxCheckpoints: config.maxCheckpoints } : {}),
   };
-  // After a signal's checkpoint has settled, its default action (or signal-exit's) ends the process.
-  const afterwards = processEndingSignals.has(trigger)
-    ? `the process ends without it (a resume starts from the last checkpoint stored), unless a ${trigger} handler of the program keeps it running`
-    : 'the run continues without it';
+  // Worded when it fails, not when it is queued: a signal may have come in between.
   const describeFailure = (error: unknown) =>
     logger.warn(
       component,
-      `automatic checkpoint on ${trigger} to ${config.location} failed; ${afterwards}`,
+      `automatic checkpoint on ${trigger} to ${config.location} failed; ${whatHappensNext(run, trigger)}`,
       error,
     );
   try {
