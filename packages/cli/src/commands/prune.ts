@@ -1,4 +1,9 @@
-import { type PruneOptions, planPrune, type StoredCheckpoint } from '@crewline/runtime-state';
+import {
+  type CheckpointProvider,
+  type PruneOptions,
+  planPrune,
+  type StoredCheckpoint,
+} from '@crewline/runtime-state';
 import { parseCommandArguments, parseCount } from '../core/args.js';
 import { checkBranchExists, checkRunExists } from '../core/branch-check.js';
 import type { CliContext } from '../core/cli-context.js';
@@ -10,6 +15,7 @@ import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
 import { openLocation } from '../core/open-location.js';
 import { providersOf } from '../core/providers.js';
+import { listWithUnreadable } from '../core/unreadable-checkpoint.js';
 
 /**
  * `crewline checkpoint prune [LOCATION] --keep N --older-than D [--dry-run]`. Counts per run (see
@@ -66,28 +72,29 @@ export async function run(args: readonly string[], context: CliContext): Promise
     lineageId,
   };
   const result = await opened.provider.prune(opened.location, { ...options, dryRun });
-  const kept = keptForkPoints(before, options, result.removed);
+  const forkPoints = keptForkPoints(before, options, result.removed);
   if (values.json) {
     context.stdout.write(
       jsonDocument({
         location: opened.location,
         dryRun,
         removed: result.removed.map((checkpoint) => checkpoint.id),
-        keptForkPoints: kept.map(({ checkpoint }) => checkpoint.id),
+        keptForkPoints: forkPoints.map(({ checkpoint }) => checkpoint.id),
       }),
     );
     return 0;
   }
+  const kept = await withForksFoundSince(forkPoints, opened.provider, opened.location);
   const count = `${result.removed.length} checkpoint${result.removed.length === 1 ? '' : 's'}`;
   const keptLines =
     kept.length === 0
       ? ''
       : `Kept ${kept.length} checkpoint${kept.length === 1 ? ' that a fork starts' : 's that forks start'} from (prune never removes one):\n${formatColumns(
-          kept.map(({ checkpoint, branches }) => [
+          kept.map(({ checkpoint, branches, unreadableForks }) => [
             `  ${checkpoint.id}`,
             formatTime(checkpoint.createdAt),
             checkpoint.branch,
-            `forked to ${branches.join(', ')}`,
+            whyKept(branches, unreadableForks, context.cwd),
           ]),
         ).join('\n')}\n`;
   if (result.removed.length === 0) {
@@ -141,6 +148,57 @@ function keptForkPoints(
         ),
       ],
     }));
+}
+
+/** A checkpoint prune kept because a fork starts from it, with what it knows of the forks. */
+interface KeptForkPoint {
+  checkpoint: StoredCheckpoint;
+  /** The branches of the forks that start from it, as listed. */
+  branches: string[];
+  /** Where the fork files that name it as parent but cannot be read are stored. */
+  unreadableForks: string[];
+}
+
+/**
+ * `kept` with the forks the listing before the prune did not show, for the checkpoints it showed
+ * none of: the prune also keeps the parent a damaged fork file names (the file's name says it), and
+ * the JSON provider looks at its directories again right before it removes, keeping the parent of a
+ * fork written since. The location is listed again only when one of them is unexplained.
+ */
+async function withForksFoundSince(
+  kept: readonly { checkpoint: StoredCheckpoint; branches: string[] }[],
+  provider: CheckpointProvider,
+  location: string,
+): Promise<KeptForkPoint[]> {
+  if (kept.every(({ branches }) => branches.length > 0))
+    return kept.map((entry) => ({ ...entry, unreadableForks: [] }));
+  const after = await listWithUnreadable(provider, location);
+  return kept.map(({ checkpoint, branches }) => {
+    if (branches.length > 0) return { checkpoint, branches, unreadableForks: [] };
+    const forks = after.checkpoints.filter(
+      (fork) => fork.parentId === checkpoint.id && fork.lineageId !== checkpoint.lineageId,
+    );
+    return {
+      checkpoint,
+      branches: [...new Set(forks.map((fork) => fork.branch))],
+      unreadableForks: after.unreadable
+        .filter((file) => file.parentId === checkpoint.id)
+        .map((file) => file.reference),
+    };
+  });
+}
+
+/** The last column of a kept checkpoint's row: the branches forked from it, else why it stays. */
+function whyKept(branches: readonly string[], unreadableForks: readonly string[], cwd: string): string {
+  if (branches.length > 0) return `forked to ${branches.join(', ')}`;
+  if (unreadableForks.length > 0) {
+    const files = unreadableForks.map((reference) => displayPath(reference, cwd)).join(', ');
+    return unreadableForks.length === 1
+      ? `kept: a fork file that cannot be read names it as parent (${files})`
+      : `kept: fork files that cannot be read name it as parent (${files})`;
+  }
+  // A fork the prune saw that is gone now, or a provider's own reason: no listing shows it.
+  return 'kept: the prune found a fork of it that is not listed now';
 }
 
 /** The lineage id of the one run whose id starts with `prefix`; a usage error when none or several. */
