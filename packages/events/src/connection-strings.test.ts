@@ -341,6 +341,13 @@ describe('JDBC connection strings of SQL Server and Oracle', () => {
       'calls repeated': fill('x=1; token=f('),
       // Every tight assignment is looked at as the first property of a connection string.
       'assignments without a `;`': fill('password=a b '),
+      // A quoted value is read to its closing quote, else to the next `;` before a property; each
+      // quote that could close a string looks for its opening one on the line before the value.
+      'quoted values repeated': fill(';password="a'),
+      'quoted values with quotes inside': fill(';pwd=\'a"}b'),
+      'quoted value without its end': `x=1;password='${fill('a"} ')}`,
+      'long line before a quoted value': `${fill('a ')}x=1;password='a"}b;c"}d`.repeat(2),
+      'JSON quoted values repeated': fill(';password=\\"a\\\\'),
     };
     for (const [name, text] of Object.entries(inputs)) {
       let fastest = Number.POSITIVE_INFINITY;

@@ -251,6 +251,118 @@ function trimmedEnd(text: string, start: number, end: number): number {
 }
 
 /**
+ * Width of the quote a property value opens with at `start`: 1 for `"` or `'` (ADO.NET and ODBC quote
+ * with either), 2 for `\"` (the same written in JSON text or a code string), else 0.
+ */
+function openingQuoteWidth(text: string, start: number): number {
+  const character = text[start];
+  if (character === '"' || character === "'") return 1;
+  return character === '\\' && text[start + 1] === '"' ? 2 : 0;
+}
+
+/** Whether a quote character occurs on the line before a value: the string a quote closes opened there. */
+type OpenedBefore = (quote: string) => boolean;
+
+/**
+ * The quotes on the line before `valueStart`, each looked for once, from the value back to the
+ * nearest one: a line holding many values is still read about once.
+ */
+function openedBefore(text: string, valueStart: number): OpenedBefore {
+  const known = new Map<string, boolean>();
+  return (quote) => {
+    let opened = known.get(quote);
+    if (opened === undefined) {
+      opened = false;
+      for (let index = valueStart - 1; index >= 0; index -= 1) {
+        const character = text[index];
+        if (character === '\n' || character === '\r') break;
+        if (character === quote) {
+          opened = true;
+          break;
+        }
+      }
+      known.set(quote, opened);
+    }
+    return opened;
+  };
+}
+
+/**
+ * Whether the quote at `at` ends the string a value opened by a quote of `width` is written in: an
+ * unescaped `"` in JSON text or a code string (width 2), else a quote closing a string (see
+ * quoteClosesString) that was opened before the value: without one, the quote is the password's
+ * (`Password='ab"}cd;`).
+ */
+function closesStringAround(text: string, at: number, width: number, opened: OpenedBefore): boolean {
+  const character = text[at]!;
+  if (width === 2) return character === '"' && !escapedAt(text, at);
+  return isQuote(character) && quoteClosesString(text, at) && !escapedAt(text, at) && opened(character);
+}
+
+/**
+ * Whether a quoted value can end at `at`: the end of the text or line, the string around it closing,
+ * or a `;` followed by another property or by one of those (white space between is skipped).
+ */
+function quotedValueEndsAt(text: string, at: number, width: number, opened: OpenedBefore): boolean {
+  let afterSemicolon = false;
+  for (;;) {
+    while (isSpace(text[at])) at += 1;
+    const character = text[at];
+    if (character === undefined || character === '\n' || character === '\r') return true;
+    if (width === 2 && character === '\\' && (text[at + 1] === 'n' || text[at + 1] === 'r')) return true;
+    if (closesStringAround(text, at, width, opened)) return true;
+    if (afterSemicolon) return propertyAt(text, at);
+    if (character !== ';') return false;
+    afterSemicolon = true;
+    at += 1;
+  }
+}
+
+/**
+ * A connection string's property value that opens with a quote of `width` at `start` (see
+ * openingQuoteWidth). Quoted as ADO.NET and ODBC read it, up to the next quote that is not doubled
+ * (`"a""b"` holds `a"b`) where the value ends (see quotedValueEndsAt): what is inside, the quotes
+ * staying. Otherwise (no closing quote: `"abc;def`; more after it: `"ab"cd`, `'';x`) the drivers
+ * refuse the string or read on, and a password starting with a quote is as likely as any other: the
+ * value runs from its first quote to the next `;` that starts a property, the end of the line or of
+ * the string around it, never past them. Undefined when it holds nothing: `""`, or a quote that closes
+ * the string (`"Server=db;Password=" + password`).
+ */
+function quotedPropertyValue(text: string, start: number, width: number): [number, number] | undefined {
+  const quote = text.slice(start, start + width);
+  const limit = Math.min(text.length, start + 8192);
+  const opened = openedBefore(text, start);
+  if (width === 1 && closesStringAround(text, start, width, opened)) return undefined;
+  for (let at = start + width; at < limit; at += 1) {
+    const character = text[at];
+    if (character === '\n' || character === '\r') break;
+    if (text.startsWith(quote, at)) {
+      if (text.startsWith(quote, at + width)) {
+        at += 2 * width - 1;
+        continue;
+      }
+      if (!quotedValueEndsAt(text, at + width, width, opened)) break;
+      const inside = text.slice(start + width, at);
+      return inside === '' || inside === REDACTED ? undefined : [start + width, at];
+    }
+    if (width === 2 && character === '\\') at += 1;
+    else if (width === 2 && character === '"') break;
+  }
+  let end = start + width;
+  for (; end < limit; end += 1) {
+    const character = text[end];
+    if (character === '\n' || character === '\r') break;
+    if (character === ';' && quotedValueEndsAt(text, end, width, opened)) break;
+    if (width === 2 && character === '\\') {
+      if (text[end + 1] === 'n' || text[end + 1] === 'r') break;
+      end += 1;
+    } else if (character !== quote && closesStringAround(text, end, width, opened)) break;
+  }
+  end = Math.min(trimmedEnd(text, start, end), text.length);
+  return end === start + width ? undefined : [start, end];
+}
+
+/**
  * Whether `=` at `at` joins a property's name and value with no space on either side (`Server=db`):
  * code spaces them (`let i = 0; token = 0;` is no connection string).
  */
@@ -327,6 +439,8 @@ function propertyValue(
     text[separator] === '=' &&
     (propertyBefore(text, semicolon) || (text[through] === ';' && propertyAt(text, through + 1)));
   if (spacedBefore && !connectionString) return 'assignment';
+  const quote = openingQuoteWidth(text, start);
+  if (quote > 0) return connectionString ? quotedPropertyValue(text, start, quote) : 'assignment';
   const template = templateLength(text, start);
   if (template > 0) {
     const after = start + template;
@@ -379,14 +493,14 @@ function assignedValue(
 ): [number, number] | undefined {
   let start = separator + 1;
   while (text[start] === ' ' || text[start] === '\t') start += 1;
+  if (semicolon >= 0 || startsConnectionString(text, separator, start)) {
+    const value = propertyValue(text, separator, start, spacedBefore, semicolon);
+    if (value !== 'assignment') return value;
+  }
   if (isQuote(text[start])) {
     const close = closingQuote(text, start);
     if (close < 0 || close === start + 1 || text.slice(start + 1, close) === REDACTED) return undefined;
     return [start + 1, close];
-  }
-  if (semicolon >= 0 || startsConnectionString(text, separator, start)) {
-    const value = propertyValue(text, separator, start, spacedBefore, semicolon);
-    if (value !== 'assignment') return value;
   }
   const tight = text[separator] === '=' && !spacedBefore && start === separator + 1;
   const scheme = authorizationSchemes.exec(text.slice(start, start + 16));
