@@ -99,13 +99,14 @@ Options:
   {
     name: 'prune',
     summary: 'delete old checkpoints, per run',
-    usage: `Usage: crewline checkpoint prune [LOCATION] --keep N | --older-than D [options]
+    usage: `Usage: crewline checkpoint prune [LOCATION] --keep N and/or --older-than D [options]
 
 Each run (a kickoff and its resumptions) keeps its own newest N (N is 1 or more);
 --older-than D removes checkpoints older than D (a number and a unit: s, m, h, d,
-w, e.g. 30m, 12h, 7d, 2w). With both, a checkpoint goes only when it is beyond the
-newest N AND older than D. Never removed: a run's latest checkpoint, and a
-checkpoint a fork started from.
+w, e.g. 30m, 12h, 7d, 2w, 1d12h). With both, a checkpoint goes only when it is
+beyond the newest N AND older than D. Never removed: a run's latest checkpoint,
+a checkpoint a fork started from (listed as kept), and a fork's first checkpoint
+(the one that links the fork to where it started).
 
 Options:
   --location P     the location (same as the LOCATION argument)
