@@ -66,6 +66,36 @@ describe('the tasks of a crew in its snapshot', () => {
     // knowledge) are settled on each snapshot; its two completed tasks are not.
     expect(settled.calls).toBeLessThanOrEqual(crew.agents.length + 5);
   });
+
+  // A task whose form held is not read again while its revision and its crew's agents and tasks
+  // stay the same: each of these changes leaves some task's revision alone and must still be seen.
+  it("sees the crew's agents reordered in place, and its tasks", async () => {
+    const { crew } = threeTaskCrew(offlineModel(), { checkpoint: false });
+    await crew.kickoff({ inputs: { topic: 'AI' } });
+    const settled = new SettledValues();
+    expect(tasksOf(crew.snapshotEntity(settled)).map((task) => task.agent)).toEqual([0, 1, 2]);
+    crew.agents.reverse();
+    expect(tasksOf(crew.snapshotEntity(settled)).map((task) => task.agent)).toEqual([2, 1, 0]);
+
+    const ids = crew.tasks.map((task) => task.id);
+    crew.tasks.reverse();
+    const reordered = tasksOf(crew.snapshotEntity(settled));
+    expect(reordered.map((task) => task.id)).toEqual(ids.toReversed());
+    expect(reordered.map((task) => task.agent)).toEqual([0, 1, 2]);
+  });
+
+  it('sees a completed task given to another agent, and a task id restored', async () => {
+    const { crew } = threeTaskCrew(offlineModel(), { checkpoint: false });
+    await crew.kickoff({ inputs: { topic: 'AI' } });
+    const settled = new SettledValues();
+    const before = tasksOf(crew.snapshotEntity(settled));
+    crew.tasks[0]!.agent = crew.agents[2];
+    crew.tasks[2]!.id = 'restored-id';
+    const after = tasksOf(crew.snapshotEntity(settled));
+    expect(after.map((task) => task.agent)).toEqual([2, 1, 2]);
+    expect(after[2]!.id).toBe('restored-id');
+    expect(after[1]).toBe(before[1]);
+  });
 });
 
 /** SettledValues that counts what is handed to it to settle. */

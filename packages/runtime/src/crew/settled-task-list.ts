@@ -1,8 +1,10 @@
 import { redactionGeneration } from '@crewline/events';
 import type { SettledValues } from '@crewline/runtime-state';
 import type { TaskData } from '@crewline/runtime-state/internal';
+import type { Agent } from '../agent/agent.js';
+import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import type { Settle } from '../checkpointing/snapshot-values.js';
-import type { Task } from '../task/task.js';
+import { type Task, taskRevision } from '../task/task.js';
 import type { CrewParts } from './crew-parts.js';
 import { TaskPositions } from './task-positions.js';
 import { type KeptTaskData, keptTaskData, taskData, taskDataHolds } from './task-stored-form.js';
@@ -13,13 +15,25 @@ interface TaskList {
   /** The redaction generation the stored forms were settled under. */
   generation: number;
   kept: (KeptTaskData | undefined)[];
+  /** Per task, its revision when its kept form was last found to hold. */
+  revisions: number[];
   items: TaskData[];
+  /** What a task's stored form reads from its crew, as when the forms were last checked. */
+  agents: readonly Agent[];
+  members: readonly Task[];
+  codec: unknown;
   /** The whole list, settled, while every task is. */
   list: TaskData[] | undefined;
 }
 
 // By the crew's own tasks array: a crew replaced or reordered its tasks gets a new list.
 const lists = new WeakMap<readonly Task[], TaskList>();
+
+function sameMembers<T>(left: readonly T[], right: readonly T[]): boolean {
+  if (left.length !== right.length) return false;
+  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
+  return true;
+}
 
 /**
  * The stored forms of a crew's tasks: each settled task's (completed, or not started) kept from the
@@ -34,6 +48,11 @@ const lists = new WeakMap<readonly Task[], TaskList>();
  * settled list, a completed crew costs a few comparisons per task and the list is recognized at
  * once by the comparison, the redaction and the provider. A running crew rebuilds only the task
  * under way: each of the others costs a few comparisons, not a cache lookup.
+ *
+ * And the few comparisons still grew with the run (some 75 ns a task, reading the 14 values a form
+ * is built from), so a task whose form held is not asked again while its revision
+ * ({@link taskRevision}: every assignment to a task moves it) and what its form reads from the crew
+ * (the crew's agents and tasks, in order, and the value codec) stay the same.
  */
 export function settledTaskList(crew: CrewParts, settled: SettledValues, settle: Settle): TaskData[] {
   const tasks = crew.tasks;
@@ -50,21 +69,38 @@ export function settledTaskList(crew: CrewParts, settled: SettledValues, settle:
       settled,
       generation,
       kept: new Array(tasks.length),
+      revisions: new Array(tasks.length),
       items: new Array(tasks.length),
       list: undefined,
+      agents: [],
+      members: [],
+      codec: undefined,
     };
     lists.set(tasks, known);
+  }
+  const codec = runValueCodec(crew.valueRegistry);
+  const crewSame =
+    known.codec === codec && sameMembers(known.agents, crew.agents) && sameMembers(known.members, tasks);
+  if (!crewSame) {
+    known.agents = crew.agents.slice();
+    known.members = tasks.slice();
+    known.codec = codec;
   }
   const context = { crew, positions: new TaskPositions(tasks) };
   let changed = known.list === undefined;
   let allSettled = true;
   for (let index = 0; index < tasks.length; index += 1) {
     const task = tasks[index]!;
-    if (taskDataHolds(known.kept[index], task, context)) continue;
+    const revision = taskRevision(task);
+    const kept = known.kept[index];
+    if (kept !== undefined && kept.owner === task && crewSame && known.revisions[index] === revision)
+      continue;
+    known.revisions[index] = revision;
+    if (taskDataHolds(kept, task, context)) continue;
     changed = true;
-    const kept = keptTaskData(context, task, settle);
-    known.kept[index] = kept;
-    if (kept !== undefined) known.items[index] = settle(kept.stored);
+    const next = keptTaskData(context, task, settle);
+    known.kept[index] = next;
+    if (next !== undefined) known.items[index] = settle(next.stored);
     else {
       known.items[index] = taskData(context, task, settle);
       allSettled = false;

@@ -27,31 +27,39 @@ export interface TaskOptions {
   name?: string;
 }
 
+/** Reads a task's revision: for the runtime's snapshot caches, not part of the public surface. */
+let revisionOf: (task: Task) => number;
+
 /**
  * One unit of work in a crew. A task also carries its progress (status, output, and the agent's
  * conversation while it runs) so that a checkpoint can resume it exactly where it stopped.
+ *
+ * Why every field is an accessor: a checkpoint stores each task of every crew of a run, and a flow
+ * of crews checkpoints hundreds of finished tasks on every event. Each assignment to a field moves
+ * the task's revision, so a snapshot tells an unchanged task by one number instead of reading again
+ * everything its stored form is built from (a cost per checkpoint that grew with every task the run
+ * had finished). The fields given at construction cannot be reassigned, and `context` is a frozen
+ * copy: nothing a stored form reads can change without the revision moving.
  */
 export class Task {
-  id: string;
-  readonly name: string | undefined;
-  /** The description template as written (placeholders unfilled). */
-  readonly description: string;
-  /** The expected-output template as written. */
-  readonly expectedOutput: string;
-  agent: Agent | undefined;
-  readonly context: Task[] | undefined;
-  readonly outputSchema: z.ZodType | undefined;
+  static {
+    revisionOf = (task) => task.#revision;
+  }
 
-  status: TaskStatus = 'pending';
-  output: TaskOutput | undefined;
-  /** The agent's conversation for this task: kept while it runs and after, so a resume continues it. */
-  conversation: Conversation | undefined;
-  /** Conversations of coworkers this task's manager delegated to, by tool call id (hierarchical crews). */
-  delegations: Record<string, Conversation> = {};
-  /** Whether `task_started` was emitted (a resumed in-progress task does not emit it again). */
-  startedEmitted = false;
-  /** The worker's system prompt when the task started (kept so a resumed task sends the same one). */
-  systemPrompt: string | undefined;
+  #revision = 0;
+  #id: string;
+  readonly #name: string | undefined;
+  readonly #description: string;
+  readonly #expectedOutput: string;
+  #agent: Agent | undefined;
+  readonly #context: readonly Task[] | undefined;
+  readonly #outputSchema: z.ZodType | undefined;
+  #status: TaskStatus = 'pending';
+  #output: TaskOutput | undefined;
+  #conversation: Conversation | undefined;
+  #delegations: Record<string, Conversation> = {};
+  #startedEmitted = false;
+  #systemPrompt: string | undefined;
 
   constructor(options: TaskOptions) {
     if (typeof options?.description !== 'string' || options.description.trim() === '') {
@@ -64,13 +72,125 @@ export class Task {
         'Task: `expectedOutput` must be a string (what a good answer looks like)',
       );
     }
-    this.id = randomUUID();
-    this.name = options.name;
-    this.description = options.description;
-    this.expectedOutput = options.expectedOutput;
-    this.agent = options.agent;
-    this.context = options.context;
-    this.outputSchema = options.outputSchema;
+    this.#id = randomUUID();
+    this.#name = options.name;
+    this.#description = options.description;
+    this.#expectedOutput = options.expectedOutput;
+    this.#agent = options.agent;
+    this.#context = options.context ? Object.freeze([...options.context]) : undefined;
+    this.#outputSchema = options.outputSchema;
+  }
+
+  get id(): string {
+    return this.#id;
+  }
+  set id(id: string) {
+    this.#id = id;
+    this.#revision += 1;
+  }
+
+  get name(): string | undefined {
+    return this.#name;
+  }
+
+  /** The description template as written (placeholders unfilled). */
+  get description(): string {
+    return this.#description;
+  }
+
+  /** The expected-output template as written. */
+  get expectedOutput(): string {
+    return this.#expectedOutput;
+  }
+
+  get agent(): Agent | undefined {
+    return this.#agent;
+  }
+  set agent(agent: Agent | undefined) {
+    this.#agent = agent;
+    this.#revision += 1;
+  }
+
+  /** The earlier tasks given to this one (a frozen copy of the list given to the constructor). */
+  get context(): readonly Task[] | undefined {
+    return this.#context;
+  }
+
+  get outputSchema(): z.ZodType | undefined {
+    return this.#outputSchema;
+  }
+
+  get status(): TaskStatus {
+    return this.#status;
+  }
+  set status(status: TaskStatus) {
+    this.#status = status;
+    this.#revision += 1;
+  }
+
+  get output(): TaskOutput | undefined {
+    return this.#output;
+  }
+  set output(output: TaskOutput | undefined) {
+    this.#output = output;
+    this.#revision += 1;
+  }
+
+  /** The agent's conversation for this task: kept while it runs and after, so a resume continues it. */
+  get conversation(): Conversation | undefined {
+    return this.#conversation;
+  }
+  set conversation(conversation: Conversation | undefined) {
+    this.#conversation = conversation;
+    this.#revision += 1;
+  }
+
+  /** Conversations of coworkers this task's manager delegated to, by tool call id (hierarchical crews). */
+  get delegations(): Record<string, Conversation> {
+    return this.#delegations;
+  }
+  set delegations(delegations: Record<string, Conversation>) {
+    this.#delegations = delegations;
+    this.#revision += 1;
+  }
+
+  /** Whether `task_started` was emitted (a resumed in-progress task does not emit it again). */
+  get startedEmitted(): boolean {
+    return this.#startedEmitted;
+  }
+  set startedEmitted(startedEmitted: boolean) {
+    this.#startedEmitted = startedEmitted;
+    this.#revision += 1;
+  }
+
+  /** The worker's system prompt when the task started (kept so a resumed task sends the same one). */
+  get systemPrompt(): string | undefined {
+    return this.#systemPrompt;
+  }
+  set systemPrompt(systemPrompt: string | undefined) {
+    this.#systemPrompt = systemPrompt;
+    this.#revision += 1;
+  }
+
+  /** What `console.log` and `util.inspect` show: the fields, as they were shown before they became accessors. */
+  [Symbol.for('nodejs.util.inspect.custom')](): object {
+    const { id, name, description, expectedOutput, agent, context, outputSchema, status, output } = this;
+    const { conversation, delegations, startedEmitted, systemPrompt } = this;
+    return {
+      id,
+      name,
+      description,
+      expectedOutput,
+      agent,
+      context,
+      outputSchema,
+      status,
+      output,
+      conversation,
+      delegations,
+      startedEmitted,
+      systemPrompt,
+    };
   }
 
   /** A label for messages: the name, else the start of the description. */
@@ -101,4 +221,13 @@ export class Task {
     this.startedEmitted = false;
     this.systemPrompt = undefined;
   }
+}
+
+/**
+ * A number that changes whenever one of the task's fields is assigned. A conversation or delegation
+ * growing in place does not move it: only a task under way changes that way, and its stored form is
+ * built afresh each time anyway.
+ */
+export function taskRevision(task: Task): number {
+  return revisionOf(task);
 }
