@@ -348,6 +348,8 @@ describe('JDBC connection strings of SQL Server and Oracle', () => {
       'quoted value without its end': `x=1;password='${fill('a"} ')}`,
       'long line before a quoted value': `${fill('a ')}x=1;password='a"}b;c"}d`.repeat(2),
       'JSON quoted values repeated': fill(';password=\\"a\\\\'),
+      'quotes without an opening one repeated': fill(';password=a"}b'),
+      'quotes without an opening one after a long line': `${fill('a ')};password=${'a"}'.repeat(3000)}`,
     };
     for (const [name, text] of Object.entries(inputs)) {
       let fastest = Number.POSITIVE_INFINITY;

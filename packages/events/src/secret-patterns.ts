@@ -217,14 +217,20 @@ function quoteClosesString(text: string, at: number): boolean {
 
 /**
  * End of a connection string's property value that starts at `start`: the next `;`, the end of the
- * line, or a quote closing the string around it (see quoteClosesString), at most `limit` characters on.
+ * line, or a quote closing the string around it (see quoteClosesString) — one like it opened before
+ * the value on its line: without one the quote is the password's (`Password=zr 1"}?dr;`) —, at most
+ * `limit` characters on.
  */
 function connectionValueEnd(text: string, start: number, limit = 8192): number {
   let end = start;
+  let opened: OpenedBefore | undefined;
   for (; end < text.length && end - start < limit; end += 1) {
-    const character = text[end];
+    const character = text[end]!;
     if (character === ';' || character === '\n' || character === '\r') break;
-    if (isQuote(character) && quoteClosesString(text, end) && !escapedAt(text, end)) break;
+    if (isQuote(character) && quoteClosesString(text, end) && !escapedAt(text, end)) {
+      opened ??= openedBefore(text, start);
+      if (opened(character)) break;
+    }
   }
   return end;
 }
