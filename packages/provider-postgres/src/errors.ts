@@ -1,5 +1,6 @@
 import { CrewlineError, type CrewlineErrorCode, type CrewlineErrorOptions } from '@crewline/events';
 import { connectionLost } from './connection-lost.js';
+import { queryTimedOutIn } from './query-timeout.js';
 
 /** The component name every error of this package carries. */
 export const component = 'provider-postgres';
@@ -70,6 +71,22 @@ export function toCrewlineError(error: unknown, what: 'write' | 'read', location
   const code = errorCode(error);
   const reason = reasonOf(error);
   const failed = what === 'write' ? 'write_failed' : 'read_failed';
+  const timedOut = queryTimedOutIn(error);
+  if (timedOut !== undefined) {
+    const limit = timedOut.ownLimit
+      ? "this lease query's own limit, from the lease's ttlMs or 5 s, never above the PostgresProvider option queryTimeoutMs"
+      : 'the PostgresProvider option queryTimeoutMs';
+    const mayLand =
+      what === 'write'
+        ? ' The server may still finish it after the provider stopped waiting: writing the same checkpoint again accepts it as stored.'
+        : '';
+    return postgresError(
+      failed,
+      `the Postgres server of ${location} did not answer within ${timedOut.timeoutMs} ms (${limit}), so the ${what} was given up and its connection closed.${mayLand} Check that the server runs and that the network to it passes packets, or raise queryTimeoutMs for a server that is only slow`,
+      // Unreachable for the CLI's exit code; not a lost connection: trying again goes into the same silence.
+      { cause: error, details: { unreachable: true, timedOut: true, timeoutMs: timedOut.timeoutMs } },
+    );
+  }
   if (code !== undefined && unreachable.has(code)) {
     return postgresError(
       failed,

@@ -30,7 +30,10 @@ export function renewalTimeoutMs(ttlMs: number): number {
  */
 const otherQueryTimeoutMs = 5_000;
 
-/** A query given up after `timeoutMs` without an answer (node-postgres' per-query `query_timeout`). */
+/**
+ * A query given up after `timeoutMs` without an answer (node-postgres' per-query `query_timeout`), or
+ * after the provider's `queryTimeoutMs` when that is tighter (`SocketClosingClient` cuts it).
+ */
 function timedQuery(text: string, values: unknown[], timeoutMs: number): pg.QueryConfig {
   const query: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: timeoutMs };
   return query;

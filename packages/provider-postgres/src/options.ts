@@ -16,6 +16,20 @@ export interface PostgresProviderOptions {
   /** How long to wait for a connection before failing, in milliseconds. Default `10000`. */
   connectionTimeoutMs?: number;
   /**
+   * How long any one query of this provider (a write, a group, a read, a listing, a prune, a garbage
+   * collection, a layout upgrade) waits for the server's answer, in milliseconds, before it fails with
+   * `write_failed` or `read_failed` (`details.timedOut`) and its connection is closed. Default `30000`.
+   *
+   * Without it, a network that silently drops packets (no reset: a proxy or firewall that stops
+   * forwarding, a host that froze) leaves a query waiting forever, and with it the checkpoint a run
+   * writes on Ctrl+C: the process would not end. 30 s is far above a healthy write (about a
+   * millisecond) and leaves room for a group commit of many large checkpoints, or a layout upgrade,
+   * on a slow or busy server; raise it for a server that is slower still. Lease queries keep their
+   * own, tighter limits (a quarter of the lease, see the README). A write that timed out may still be
+   * stored: the server can finish it after the provider stopped waiting.
+   */
+  queryTimeoutMs?: number;
+  /**
    * Whether a write waits until the server has flushed its commit to disk (Postgres's
    * `synchronous_commit`). Default `'on'`. `'off'` makes a write about one disk flush faster; a
    * crash of the *server* may then lose the last fraction of a second of checkpoints (never corrupt
@@ -36,6 +50,7 @@ export interface ResolvedPostgresProviderOptions {
   schema: string;
   poolSize: number;
   connectionTimeoutMs: number;
+  queryTimeoutMs: number;
   synchronousCommit: 'on' | 'off';
   maxCheckpointBytes: number;
   applicationName: string;
@@ -50,6 +65,7 @@ const optionsSchema = z.strictObject({
     .min(1)
     .max(3_600_000)
     .optional(),
+  queryTimeoutMs: z.number().int('must be a whole number of milliseconds').min(1).max(86_400_000).optional(),
   synchronousCommit: z.enum(['on', 'off']).optional(),
   maxCheckpointBytes: z.number().int('must be a whole number of bytes').positive().optional(),
   applicationName: z
@@ -77,6 +93,7 @@ export function parsePostgresProviderOptions(input: unknown = {}): ResolvedPostg
     schema: checkSchemaName(options.schema ?? DEFAULT_SCHEMA, 'PostgresProvider option schema'),
     poolSize: options.poolSize ?? 10,
     connectionTimeoutMs: options.connectionTimeoutMs ?? 10_000,
+    queryTimeoutMs: options.queryTimeoutMs ?? 30_000,
     synchronousCommit: options.synchronousCommit ?? 'on',
     maxCheckpointBytes: options.maxCheckpointBytes ?? DEFAULT_MAX_CHECKPOINT_BYTES,
     applicationName: options.applicationName ?? 'crewline',

@@ -25,6 +25,8 @@ export function createPool(server: string, options: ResolvedPostgresProviderOpti
     password: () => credentialsOf(server).get('password') ?? process.env.PGPASSWORD ?? '',
     max: options.poolSize,
     connectionTimeoutMillis: options.connectionTimeoutMs,
+    // Every query's limit; SocketClosingClient closes the connection of one that passed it.
+    query_timeout: options.queryTimeoutMs,
     idleTimeoutMillis: 10_000,
     application_name: options.applicationName,
     // Idle connections must not keep a finished program alive; close() ends them anyway.
