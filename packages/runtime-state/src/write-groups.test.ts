@@ -1,7 +1,7 @@
 // How RuntimeState groups its async writes: the checkpoints a run queues one after another go to the
 // provider as one group, so that the barrier before the next model call waits for one round of
 // flushes, not for a lone write followed by the rest.
-import { EventBus } from '@crewline/events';
+import { CrewlineError, EventBus } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
 import type { CheckpointWrite, StoredCheckpoint } from './provider.js';
 import { RuntimeState } from './runtime-state.js';
@@ -224,5 +224,38 @@ describe('RuntimeState: a failed write stops the checkpoints queued behind it me
     await Promise.allSettled([b, c]);
     expect(state.writeCheckpointSync().parentId).toBe(a.id);
     expect((await expectNoOrphans(provider)).length).toBe(2);
+  });
+});
+
+/** A store that does not answer: every group gives up after the provider's time limit. */
+class SilentStoreProvider extends GroupingProvider {
+  override async writeBatch(): Promise<StoredCheckpoint[]> {
+    this.calls.push(-1);
+    throw new CrewlineError(
+      'provider-postgres',
+      'write_failed',
+      'the server did not answer within 30000 ms',
+      {
+        details: { unreachable: true, timedOut: true, timeoutMs: 30_000 },
+      },
+    );
+  }
+}
+
+describe('RuntimeState: a group the store did not answer in time', () => {
+  // Written again one by one, the first write would wait out the same time limit in the same
+  // outage: Ctrl+C during a silent outage took two limits to end instead of one.
+  it('is not written again one by one: every checkpoint of it fails at once, the lineage back where it was', async () => {
+    const provider = new SilentStoreProvider();
+    const state = new RuntimeState({
+      provider,
+      location: 'mem',
+      entities: [new FakeCrew(2)],
+      bus: new EventBus(),
+    });
+    const outcomes = await Promise.allSettled([state.writeCheckpoint(), state.writeCheckpoint()]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(provider.calls).toEqual([-1]);
+    expect(state.lineage.checkpointId).toBeNull();
   });
 });

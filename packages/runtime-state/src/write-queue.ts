@@ -1,4 +1,4 @@
-import { logger } from '@crewline/events';
+import { CrewlineError, logger } from '@crewline/events';
 import { loadedProvider } from './lazy-provider.js';
 import type { CheckpointProvider, CheckpointWrite, StoredCheckpoint } from './provider.js';
 
@@ -178,7 +178,17 @@ export class WriteQueue {
         );
         for (const [index, entry] of group.entries()) entry.resolve(stored[index]!);
         return;
-      } catch {
+      } catch (error) {
+        // A store that did not answer within its time limit (a silent outage) would make the first
+        // write of the group wait the whole limit again: a run ending on Ctrl+C waited two limits.
+        if (CrewlineError.isInstance(error) && error.details?.timedOut === true) {
+          const queued = new Set(this.#queued);
+          this.#rejectWithDescendants(
+            group.filter((entry) => queued.has(entry)),
+            error,
+          );
+          return;
+        }
         // Written again one by one below, so that each checkpoint gets its own outcome.
       }
     }
