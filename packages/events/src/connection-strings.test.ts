@@ -229,7 +229,8 @@ describe('JDBC connection strings of SQL Server and Oracle', () => {
         `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`,
       ],
       ['Server=db;Uid=sa;Password=<Kx9q>z;Encrypt=yes', `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`],
-      ['Server=db;Uid=sa;Password={{Kx9q;Encrypt=yes', `Server=db;Uid=sa;Password=${REDACTED}`],
+      // Not closed: up to the next property, which stays.
+      ['Server=db;Uid=sa;Password={{Kx9q;Encrypt=yes', `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`],
       ['jdbc:oracle:thin:scott/"$ecr3t#pw"@db:1521/ORCL', `jdbc:oracle:thin:scott/${REDACTED}@db:1521/ORCL`],
       ['jdbc:oracle:thin:scott/"%Tr0ub4dor"@db:1521/ORCL', `jdbc:oracle:thin:scott/${REDACTED}@db:1521/ORCL`],
       ['jdbc:oracle:thin:scott/"<Kx9q>z"@db:1521/ORCL', `jdbc:oracle:thin:scott/${REDACTED}@db:1521/ORCL`],
@@ -336,6 +337,9 @@ describe('JDBC connection strings of SQL Server and Oracle', () => {
       'command substitution without its end': `;password=${fill('$(a')}`,
       'Jinja without its end': fill(';pwd={{ a'),
       'braces repeated': fill(';password={'),
+      // A value no `}` closes ends at the next property: each one looks for its `}` a bounded way.
+      'braces without a `}` between properties': fill('x=1;password={a;b'),
+      'braces without a `}` in JSON text': JSON.stringify({ message: fill('x=1;password={a;b') }),
       'punctuation repeated': fill(';pwd=.'),
       'punctuation without an end': `;pwd=${fill('.')}`,
       'calls repeated': fill('x=1; token=f('),
@@ -349,7 +353,7 @@ describe('JDBC connection strings of SQL Server and Oracle', () => {
       'long line before a quoted value': `${fill('a ')}x=1;password='a"}b;c"}d`.repeat(2),
       'JSON quoted values repeated': fill(';password=\\"a\\\\'),
       'quotes without an opening one repeated': fill(';password=a"}b'),
-      'quotes without an opening one after a long line': `${fill('a ')};password=${'a"}'.repeat(3000)}`,
+      'quotes without an opening one after a long line': `${fill('a ')}x=1;password=${'a"}'.repeat(3000)}`,
     };
     for (const [name, text] of Object.entries(inputs)) {
       let fastest = Number.POSITIVE_INFINITY;

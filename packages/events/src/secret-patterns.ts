@@ -177,15 +177,30 @@ function closingQuote(text: string, open: number): number {
   return -1;
 }
 
-/** End of the braced value opening at `open`, after its `}` (`}}` is an escaped `}`); else of the line. */
-function closingBrace(text: string, open: number): number {
-  let index = open + 1;
-  for (; index < text.length && index - open < 8192 && text[index] !== '\n'; index += 1) {
+/**
+ * End of the braced value opening at `open`, after its `}` (`}}` is an escaped `}`); -1 without one on
+ * its line, within `limit` characters or, given what `opened` before the value, before the string
+ * around it closes (the `}` of a JSON text holding the value is not its).
+ */
+function closingBrace(text: string, open: number, opened?: OpenedBefore, limit = 8192): number {
+  for (
+    let index = open + 1;
+    index < text.length && index - open < limit && text[index] !== '\n';
+    index += 1
+  ) {
+    if (opened !== undefined && closesStringAround(text, index, 1, opened)) return -1;
     if (text[index] !== '}') continue;
     if (text[index + 1] !== '}') return index + 1;
     index += 1;
   }
-  return index;
+  return -1;
+}
+
+/** End of the line `start` is on, at most 8192 characters on. */
+function lineEnd(text: string, start: number): number {
+  let end = start;
+  while (end < text.length && end - start < 8192 && text[end] !== '\n') end += 1;
+  return end;
 }
 
 /** End of an unbraced property value: the next `;`, white space or quote. */
@@ -354,6 +369,20 @@ function quotedPropertyValue(text: string, start: number, width: number): [numbe
     if (width === 2 && character === '\\') at += 1;
     else if (width === 2 && character === '"') break;
   }
+  const end = unterminatedValueEnd(text, start, width, opened);
+  return end === start + width ? undefined : [start, end];
+}
+
+/**
+ * End of a connection string's property value that opens at `start` with a quote of `width` (see
+ * openingQuoteWidth) or a `{` (width 1) that nothing closes where the value could end: the next `;`
+ * that starts a property or ends the string (see quotedValueEndsAt), the end of the line, or the
+ * string around it closing, never past them, at most 8192 characters on.
+ */
+function unterminatedValueEnd(text: string, start: number, width: number, opened: OpenedBefore): number {
+  // The opening character, a password's own character after that: it closes no string around it.
+  const own = width === 1 ? text[start] : undefined;
+  const limit = Math.min(text.length, start + 8192);
   let end = start + width;
   for (; end < limit; end += 1) {
     const character = text[end];
@@ -362,10 +391,9 @@ function quotedPropertyValue(text: string, start: number, width: number): [numbe
     if (width === 2 && character === '\\') {
       if (text[end + 1] === 'n' || text[end + 1] === 'r') break;
       end += 1;
-    } else if (character !== quote && closesStringAround(text, end, width, opened)) break;
+    } else if (character !== own && closesStringAround(text, end, width, opened)) break;
   }
-  end = Math.min(trimmedEnd(text, start, end), text.length);
-  return end === start + width ? undefined : [start, end];
+  return Math.min(trimmedEnd(text, start, end), text.length);
 }
 
 /**
@@ -456,10 +484,24 @@ function propertyValue(
   }
   let end: number;
   if (text[start] === '{') {
-    end = closingBrace(text, start);
-    // A `}` that does not end the value (`{7}xQ9`, `{{ab;cd}ef}`) is the password's: so is what follows.
-    if (!endsValue(text, end))
-      end = connectionString ? connectionValueEnd(text, end) : propertyEnd(text, end);
+    if (connectionString) {
+      // Braced, a value ends where a quoted one does (see quotedValueEndsAt). A `}` that does not end
+      // it (`{7}xQ9`, `{{ab;cd}ef}`, `{ab},cd`, `{ab};cd`), or none, leaves it to run on as an
+      // unterminated quoted value does: to the next `;` that starts a property, the end of the line
+      // or of a JSON text around it, never past them.
+      const opened = openedBefore(text, start);
+      // Bounded: a value without a `}` ends at the next property, so each `;password={` of a long text
+      // would read on to the bound.
+      const close = closingBrace(text, start, opened, 256);
+      end =
+        close >= 0 && quotedValueEndsAt(text, close, 1, opened)
+          ? close
+          : unterminatedValueEnd(text, start, 1, opened);
+    } else {
+      const close = closingBrace(text, start);
+      if (close < 0) end = lineEnd(text, start);
+      else end = endsValue(text, close) ? close : propertyEnd(text, close);
+    }
   } else if (connectionString || spaced) {
     end = trimmedEnd(text, start, through);
     const words = /\s/.test(text.slice(start, end));
