@@ -202,6 +202,27 @@ describe('base64 forms of a registered value', () => {
     expect(redactSecretValues(prose, REDACTED)).toBe(prose);
   });
 
+  // Only ASCII escapes were decoded: a value holding `é` written `%C3%A9` (encodeURIComponent, Python's
+  // quote) was found in no view of the text.
+  it('finds a value whose non-ASCII characters are percent-escaped in UTF-8', () => {
+    const secret = `zqpässwörd€${shapeless(6)}😀x9`;
+    registerSecretValue(secret);
+    const lowerCase = (text: string) =>
+      text.replace(/%[0-9A-F]{2}/g, (percentEscape) => percentEscape.toLowerCase());
+    for (const written of [
+      encodeURIComponent(secret),
+      lowerCase(encodeURIComponent(secret)),
+      // Some characters escaped, some not; `+` for a space does not matter here.
+      encodeURIComponent(secret).replace('%C3%A4', 'ä').replace('%F0%9F%98%80', '😀'),
+      secret.replace('ö', '%C3%B6'),
+    ])
+      expect(redactSecretValues(`q=${written}&x=1`, REDACTED), written).toBe(`q=${REDACTED}&x=1`);
+    // Escapes that are no UTF-8 character (a lone continuation byte, a lead byte without its
+    // continuation, an overlong form) decode to nothing and change nothing.
+    for (const text of ['x=%A9%C3 y', 'x=%C3%28 y', 'x=%C0%AF%E2%82 y', `${encodeURIComponent('é')} zq`])
+      expect(redactSecretValues(text, REDACTED), text).toBe(text);
+  });
+
   it('finds the URL-safe and URL-encoded forms when an older copy registered the value first', () => {
     // What a copy of this package from before the URL-safe and URL-encoded forms did on registering
     // a value: the value, its URL-encoded form and its standard base64 cores, nothing else. This copy
@@ -245,6 +266,7 @@ describe('base64 forms of a registered value', () => {
       'core and %2f%41 repeated': fill(`${core}%2f%41`),
       'escapes repeated': fill('%2B'),
       'escaped core repeated': fill(core.replaceAll('A', '%41')),
+      'non-ASCII escapes repeated': fill('%E2%82%AC%C3'),
       'spaces written +': fill(`${core}+`),
     };
     for (const [name, text] of Object.entries(inputs)) {

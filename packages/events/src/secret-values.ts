@@ -529,53 +529,92 @@ function hexDigit(code: number): number {
   return lower >= 97 && lower <= 102 ? lower - 87 : -1;
 }
 
-/** The ASCII character percent-escaped at `at` (`%2B`, `%2f`, `%40`) as its code; else -1. */
-function escapedCharacter(text: string, at: number): number {
+/** The byte percent-escaped at `at` (`%2B`, `%2f`, `%C3`); else -1. */
+function escapedByte(text: string, at: number): number {
   if (text.charCodeAt(at) !== 37) return -1;
   const high = hexDigit(text.charCodeAt(at + 1));
   const low = hexDigit(text.charCodeAt(at + 2));
-  return high < 0 || high > 7 || low < 0 ? -1 : high * 16 + low;
+  return high < 0 || low < 0 ? -1 : high * 16 + low;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The character percent-escaped at `at`, in UTF-8 as URLs write it (`%40` @, `%C3%A9` é, `%F0%9F%98%80`
+ * 😀, two UTF-16 units), with how many characters of `text` its escapes take; undefined when they are
+ * no character (a lone continuation byte, a lead byte without its continuation, an overlong form).
+ */
+function escapedSequence(text: string, at: number): [character: string, length: number] | undefined {
+  const lead = escapedByte(text, at);
+  if (lead < 0) return undefined;
+  if (lead < 0x80) return [String.fromCharCode(lead), 3];
+  const count = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
+  if (count === 0) return undefined;
+  const bytes = new Uint8Array(count);
+  bytes[0] = lead;
+  for (let index = 1; index < count; index += 1) {
+    const next = escapedByte(text, at + 3 * index);
+    if (next < 0x80 || next > 0xbf) return undefined;
+    bytes[index] = next;
+  }
+  try {
+    return [utf8.decode(bytes), 3 * count];
+  } catch {
+    return undefined;
+  }
+}
+
+/** A decoded view of a text and how to find a position of it in the text (see textPosition). */
+interface DecodedView {
+  view: string;
+  /** Where in the view each decoded character is, in order. */
+  decodedAt: number[];
+  /** How many characters of the text the view is short of after each decoded character. */
+  shortAfter: number[];
 }
 
 /**
- * `text` as a server reads it: ASCII percent escapes decoded (`%2B`, `%2f`, `%40`: whatever the case
- * and whichever characters the writer chose to escape; Python's `quote` keeps `/`), and `+` read as a
- * space when `plusAsSpace` (form encoding); with where each escape decoded is in `text`, to map
- * positions back (see textPosition). Undefined when it would be `text` itself. Needles are one
- * spelling each: a text escaping some characters and not others, or mixing cases, matched none.
+ * `text` as a server reads it: percent escapes decoded (`%2B`, `%2f`, `%40`, `%C3%A9`: whatever the
+ * case and whichever characters the writer chose to escape; Python's `quote` keeps `/`), and `+` read
+ * as a space when `plusAsSpace` (form encoding); with where each escape decoded is, to map positions
+ * back (see textPosition). Undefined when it would be `text` itself. Needles are one spelling each: a
+ * text escaping some characters and not others, or mixing cases, matched none.
  */
-function decodedView(text: string, plusAsSpace: boolean): { view: string; escapes: number[] } | undefined {
-  const escapes: number[] = [];
-  for (let at = text.indexOf('%'); at !== -1; at = text.indexOf('%', at + 1))
-    if (escapedCharacter(text, at) >= 0) {
-      escapes.push(at);
-      at += 2;
-    }
-  if (escapes.length === 0 && !(plusAsSpace && text.includes('+'))) return undefined;
+function decodedView(text: string, plusAsSpace: boolean): DecodedView | undefined {
   const plain = (from: number, to: number) =>
     plusAsSpace ? text.slice(from, to).replaceAll('+', ' ') : text.slice(from, to);
   let view = '';
   let copied = 0;
-  for (const at of escapes) {
-    view += plain(copied, at) + String.fromCharCode(escapedCharacter(text, at));
-    copied = at + 3;
+  const decodedAt: number[] = [];
+  const shortAfter: number[] = [];
+  for (let at = text.indexOf('%'); at !== -1; at = text.indexOf('%', at + 1)) {
+    const sequence = escapedSequence(text, at);
+    if (sequence === undefined) continue;
+    const [character, length] = sequence;
+    view += plain(copied, at);
+    decodedAt.push(view.length);
+    view += character;
+    shortAfter.push(at + length - view.length);
+    copied = at + length;
+    at = copied - 1;
   }
-  return { view: view + plain(copied, text.length), escapes };
+  if (decodedAt.length === 0 && !(plusAsSpace && text.includes('+'))) return undefined;
+  return { view: view + plain(copied, text.length), decodedAt, shortAfter };
 }
 
 /**
- * Where position `position` of a decoded view is in its text: each escape before it took two
- * characters more (binary search over the escapes, whose view positions are `escape - 2 × rank`).
+ * Where position `position` of a decoded view is in its text: as many characters on as the view is
+ * short of after the last character decoded before it (binary search over them).
  */
-function textPosition(escapes: number[], position: number): number {
+function textPosition(decoded: DecodedView, position: number): number {
   let low = 0;
-  let high = escapes.length;
+  let high = decoded.decodedAt.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (escapes[middle]! - 2 * middle < position) low = middle + 1;
+    if (decoded.decodedAt[middle]! < position) low = middle + 1;
     else high = middle;
   }
-  return position + 2 * low;
+  return low === 0 ? position : position + decoded.shortAfter[low - 1]!;
 }
 
 /** `text` with every registered credential value (and encoded form) replaced by `replacement`. */
@@ -590,7 +629,7 @@ export function redactSecretValues(text: string, replacement: string): string {
   const decoded = decodedView(text, valueIndex.spacedValue);
   if (decoded !== undefined)
     for (const [start, end] of occurrences(decoded.view, valueIndex))
-      found.push([textPosition(decoded.escapes, start), textPosition(decoded.escapes, end)]);
+      found.push([textPosition(decoded, start), textPosition(decoded, end)]);
   if (found.length === 0) return text;
   if (keptTexts.size > 0) {
     found = found.filter(([start, end]) => !insideKeptName(text, start, end));
