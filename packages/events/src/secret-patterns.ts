@@ -448,10 +448,11 @@ function startsConnectionString(text: string, separator: number, start: number):
  * read as any assignment's.
  *
  * In a connection string (SQL Server's JDBC, ADO.NET, ODBC: the `;` follows a `name=value` without
- * spaces around `=`, or an address, or the value is followed by `;` and another such pair), a value runs to the next `;`, the end of the
- * line or the quote closing the string it is written in: spaces, quotes, `,`, `&` and `(` are the
- * password's, and spaces around `=` are trimmed (`Password= Summer!`). Braced when it holds a `;`
- * (`{a;b}`, `}}` standing for a `}`), braces and all, up to the end of the line when none closes it.
+ * spaces around `=`, or an address, or the value is followed by `;` and another such pair), a value
+ * runs to the next `;`, the end of the line or the quote closing the string it is written in (see
+ * connectionValueEnd): spaces, quotes, `,`, `&` and `(` are the password's, and spaces around `=` are
+ * trimmed (`Password= Summer!`). Quoted (`"a;b"`, `'a;b'`) or braced (`{a;b}`, `}}` standing for a
+ * `}`) when it holds a `;`: see quotedPropertyValue; a braced one goes braces and all.
  * Elsewhere a value right after `=` ends at white space or a quote (`Note; password=x and…`), and one
  * after a space is a password only when it is one word up to the `;` or the end of the line
  * (`Append ;password= and then…` is prose).
