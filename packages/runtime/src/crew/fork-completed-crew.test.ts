@@ -4,9 +4,13 @@
 // (src/restore/resume-completed-run.test.ts): only a fork has a branch to start.
 import { type BaseEvent, EventBus } from '@crewline/events';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { recordEvents, threeTaskCrew, toolUsingModel } from '../e2e/support/fixtures.js';
+import { captureLogs, type LogCapture } from '../testing/capture-logs.js';
 import { Crew } from './crew.js';
+
+let logs: LogCapture | undefined;
+afterEach(() => logs?.stop());
 
 const location = 'mem';
 const typesOf = (events: readonly BaseEvent[]) => events.map((event) => event.type);
@@ -33,5 +37,36 @@ describe('Crew.fork of a completed crew', () => {
     expect(added[0]!.parentId).toBe(saved.at(-1)!.id);
     expect(fork.lastCheckpoint?.id).toBe(added[0]!.id);
     expect(fork.lastCheckpoint?.branch).toBe('experiment');
+  });
+
+  // An edit of the last task runs nothing after it: with the default onEvents the fork stored
+  // nothing, its branch was never made, and the edit was kept only in memory, silently.
+  it('says so when it ran nothing and stored nothing: the edit of the last task is not kept', async () => {
+    const provider = new InMemoryProvider();
+    const { crew } = threeTaskCrew(toolUsingModel(), { checkpoint: { location, provider } });
+    await crew.kickoff({ inputs: { topic: 'AI' } });
+    const saved = await provider.list(location);
+
+    const fork = await Crew.fork({ restoreFrom: location, provider }, { branch: 'shorter' });
+    fork.setTaskOutput(2, 'A shorter review.');
+    logs = captureLogs();
+    await fork.kickoff({ bus: new EventBus() });
+    expect(await provider.list(location)).toHaveLength(saved.length);
+    const [warning] = logs.expect('wrote no checkpoint');
+    expect(warning?.message).toContain('branch "shorter" was not made');
+    expect(warning?.message).toContain('setTaskOutput');
+    expect(logs.unexpected()).toEqual([]);
+  });
+
+  it('says nothing when the fork stored its end', async () => {
+    const provider = new InMemoryProvider();
+    const onEvents = ['task_completed' as const, 'crew_kickoff_completed' as const];
+    const { crew } = threeTaskCrew(toolUsingModel(), { checkpoint: { location, provider, onEvents } });
+    await crew.kickoff({ inputs: { topic: 'AI' } });
+    const fork = await Crew.fork({ restoreFrom: location, provider }, { branch: 'kept' });
+    logs = captureLogs();
+    await fork.kickoff({ bus: new EventBus() });
+    expect(fork.lastCheckpoint?.branch).toBe('kept');
+    expect(logs.unexpected()).toEqual([]);
   });
 });
