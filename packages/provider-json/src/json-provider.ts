@@ -51,7 +51,6 @@ import {
   placeCheckpoints,
 } from './place-checkpoints.js';
 import { assertPruneOptions } from './prune-plan.js';
-import { pinForRead, releasePinAfterWrite, withPinsHeld } from './read-pins.js';
 import { removeEmptyDirectories, removeFile, removeFiles } from './removal.js';
 import { SerialLane } from './serial-lane.js';
 import { SpareFiles } from './spare-files.js';
@@ -179,7 +178,7 @@ export class JsonProvider implements CheckpointProvider {
     const stored =
       storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes) ??
       placeCheckpointSync(root, plan, this.#placement);
-    this.#noteWritten(root, stored);
+    this.#lineagePrune.noteWritten(root, stored);
     return stored;
   }
 
@@ -205,7 +204,7 @@ export class JsonProvider implements CheckpointProvider {
       const stored =
         storedUnderId(root, this.#index, plan, this.options.maxCheckpointBytes) ??
         (await placeCheckpoint(root, plan, this.#placement));
-      this.#noteWritten(root, stored);
+      this.#lineagePrune.noteWritten(root, stored);
       return stored;
     } finally {
       release();
@@ -247,7 +246,7 @@ export class JsonProvider implements CheckpointProvider {
     try {
       assertGroupNotStored(root, this.#index, plans);
       const stored = await placeCheckpoints(root, plans, this.#placement);
-      for (const checkpoint of stored) this.#noteWritten(root, checkpoint);
+      for (const checkpoint of stored) this.#lineagePrune.noteWritten(root, checkpoint);
       return stored;
     } finally {
       release();
@@ -258,10 +257,7 @@ export class JsonProvider implements CheckpointProvider {
     const root = resolveRoot(location);
     assertCheckpointId(id);
     const path = await this.#reader.pathOf(root, id);
-    // Pinned before it is read, so that a prune leaves it to a fork that writes its first file only
-    // later (see read-pins.ts); gone meanwhile, a prune removed it since it was found.
-    if (path === undefined || !(await pinForRead(root, id, path, this.options)))
-      throw jsonError('not_found', missingCheckpointMessage(id, root));
+    if (path === undefined) throw jsonError('not_found', missingCheckpointMessage(id, root));
     return { text: await readCheckpointText(root, path, id, this.options.maxCheckpointBytes) };
   }
 
@@ -311,36 +307,27 @@ export class JsonProvider implements CheckpointProvider {
     await locationExists(root);
     await this.#index.written(root);
     const plan = await this.#planPrune(root, options);
-    if (options.dryRun || plan.removed.length === 0)
-      return { removed: plan.removed, dryRun: options.dryRun ?? false };
-    // Under the location's pin mutex (see read-pins.ts), in this order: a checkpoint a process that
-    // may be running read (a fork that has not written yet) stays; then the directories are looked
-    // at again, by name only, and a checkpoint a file the plan did not know names as parent (a fork
-    // written since the plan's listing, whose heads take a while to read) stays. A fork removes its
-    // pin only once its first file is in place: a pin gone at the first look is a file seen at the
-    // second, or a fork that never wrote.
-    const removed = await withPinsHeld(
-      root,
-      plan.removed.map((entry) => entry.id),
-      this.options.directoryMode,
-      async (pinned) => {
-        let removing = pinned.size > 0 ? withoutPinned(plan.removed, pinned) : plan.removed;
-        if (removing.length === 0) return removing;
-        const forked = await plan.forkedSince(removing.map((entry) => entry.id));
-        if (forked.size > 0) removing = removing.filter((entry) => !forked.has(entry.id));
-        // A prune always leaves each run its newest checkpoint, so it never empties a directory.
-        await removeFiles(
-          removing.map((entry) => entry.reference),
-          this.options.fsync,
-        );
-        return removing;
-      },
-    );
-    await removeIdIndexEntries(
-      root,
-      removed.map((entry) => entry.id),
-    );
-    return { removed, dryRun: false };
+    let removed = plan.removed;
+    // A fork may have been written since the plan's listing (its heads take a while to read): the
+    // directories are looked at again, by name only, right before the files go, and a checkpoint a
+    // file the plan did not know names as parent stays. What a fork writes after this look, having
+    // read its parent before, can still lose that parent: only a lock both sides take would close it.
+    if (!options.dryRun && removed.length > 0) {
+      const forked = await plan.forkedSince(removed.map((entry) => entry.id));
+      if (forked.size > 0) removed = removed.filter((entry) => !forked.has(entry.id));
+    }
+    // A prune always leaves each run its newest checkpoint, so it never empties a directory.
+    if (!options.dryRun) {
+      await removeFiles(
+        removed.map((entry) => entry.reference),
+        this.options.fsync,
+      );
+      await removeIdIndexEntries(
+        root,
+        removed.map((entry) => entry.id),
+      );
+    }
+    return { removed, dryRun: options.dryRun ?? false };
   }
 
   /**
@@ -460,12 +447,6 @@ export class JsonProvider implements CheckpointProvider {
     this.#lineagePrune.forgetListings();
   }
 
-  /** What a stored checkpoint tells the prunes: its run's branch, and that a read of its parent led to it. */
-  #noteWritten(root: string, stored: StoredCheckpoint): void {
-    this.#lineagePrune.noteWritten(root, stored);
-    releasePinAfterWrite(root, stored.parentId);
-  }
-
   /** Keeps `writing` among the writes {@link close} waits for until it settles. */
   #tracked<T>(writing: Promise<T>): Promise<T> {
     this.#writesInFlight.add(writing);
@@ -496,21 +477,6 @@ interface PrunePlan {
  */
 function readableOnly(removed: StoredCheckpoint[]): StoredCheckpoint[] {
   return removed.some(isUnreadableFork) ? removed.filter((entry) => !isUnreadableFork(entry)) : removed;
-}
-
-/**
- * What a prune removes (`removed`, oldest first) without the checkpoints a running process read
- * (`pinned`, see read-pins.ts) and those of the same run that continue them: removed, they would
- * leave a pinned checkpoint continued by nothing of its run, which `planPrune` keeps forever as a
- * second head of it. Kept with it, the next prune after the pin is gone removes them all.
- */
-function withoutPinned(removed: StoredCheckpoint[], pinned: ReadonlySet<string>): StoredCheckpoint[] {
-  const kept = new Map<string, string>();
-  for (const entry of removed) {
-    const parentRun = entry.parentId === null ? undefined : kept.get(entry.parentId);
-    if (pinned.has(entry.id) || parentRun === entry.lineageId) kept.set(entry.id, entry.lineageId);
-  }
-  return removed.filter((entry) => !kept.has(entry.id));
 }
 
 /** A UUID of version 4 (random): `xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`. */

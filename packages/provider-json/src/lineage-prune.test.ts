@@ -163,8 +163,6 @@ describe("the prune of one run (a run's maxCheckpoints)", () => {
       ...writeRun(elsewhere, 'main-a', 'main', 4),
       ...writeRun(elsewhere, 'main-b', 'main', 4),
     ];
-    // A fork of another run read its parent: the location has its directory of read pins.
-    await elsewhere.read(location, othersOnMain[0]!);
     await settleDirectories();
 
     const provider = new JsonProvider({ fsync: false });
@@ -174,12 +172,11 @@ describe("the prune of one run (a run's maxCheckpoints)", () => {
       written.push(provider.writeSync(location, checkpoint('run', 'main', written.at(-1) ?? null)).id);
       reads.push(await readBy(() => provider.prune(location, { keep: 2, lineageId: 'run' })));
     }
-    // The first prune lists the location once; each later one lists main alone (and, when it
-    // removes something, the read pins right before) and reads only the file written since (the
-    // heads of the other files on main are known by then).
+    // The first prune lists the location once; each later one lists main alone and reads only the
+    // file written since (the heads of the other files on main are known by then).
     expect(reads[0]!.directories).toContain(join('other', '11'));
-    for (const [index, read] of reads.slice(1).entries()) {
-      expect(read.directories).toEqual(index === 0 ? ['main'] : ['.pins', 'main']);
+    for (const read of reads.slice(1)) {
+      expect(read.directories).toEqual(['main']);
       expect(read.files).toHaveLength(1);
     }
     expect(reads.slice(1).map((read) => read.files[0])).toEqual(

@@ -37,30 +37,6 @@ export function withLockMutex(path: string, action: () => void, waitMs = mutexWa
   return true;
 }
 
-/**
- * {@link withLockMutex} for an `action` that awaits: the mutex is held until it settles, and the
- * wait for another holder sleeps without blocking the event loop (a holder in this very process,
- * awaiting its own action, goes on meanwhile). Returns `{ entered: false }` when another process
- * held it for longer than `waitMs`.
- */
-export async function withLockMutexAsync<T>(
-  path: string,
-  action: () => Promise<T>,
-  waitMs = mutexWaitMs,
-): Promise<{ entered: true; value: T } | { entered: false }> {
-  const mutex = `${path}.takeover`;
-  const giveUpAt = Date.now() + waitMs;
-  while (!enterMutex(mutex)) {
-    if (Date.now() >= giveUpAt) return { entered: false };
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  try {
-    return { entered: true, value: await action() };
-  } finally {
-    removeMutex(mutex);
-  }
-}
-
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

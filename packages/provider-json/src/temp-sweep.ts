@@ -6,7 +6,6 @@ import { walkLocation, walkLocationSync } from './directory-walk.js';
 import { component, describeError } from './errors.js';
 import { parseSpareFileName, parseTempFileName } from './file-names.js';
 import { removeLocksOfGoneProcesses } from './lineage-lock.js';
-import { removePinsOfGoneProcesses } from './read-pins.js';
 import { writerIsGone } from './temp-writer.js';
 
 /** A temp file younger than this is never removed, whoever wrote it. */
@@ -70,8 +69,7 @@ function report(root: string, removed: number): void {
 
 /**
  * Removes the lineage locks of processes provably gone and the temp files of lock writes they were
- * killed in (lineage-lock.ts), and the read pins of processes gone (read-pins.ts); best-effort like
- * the rest.
+ * killed in (lineage-lock.ts); best-effort like the rest.
  */
 function sweepLocks(root: string): void {
   try {
@@ -83,20 +81,13 @@ function sweepLocks(root: string): void {
   } catch (error) {
     logger.debug(component, `could not sweep lock files in ${root}: ${describeError(error)}`);
   }
-  try {
-    const removed = removePinsOfGoneProcesses(root);
-    if (removed > 0)
-      logger.info(component, `removed ${removed} read pin(s) left by ended processes in ${root}`);
-  } catch (error) {
-    logger.debug(component, `could not sweep read pins in ${root}: ${describeError(error)}`);
-  }
 }
 
 /**
  * Removes temp files left by writers that died mid-write (older than a minute and whose pid is not
  * alive), the temp files and spares of writers provably gone, and the lineage locks of processes
- * provably gone and the temp files of lock writes such a process was killed in (`.leases`), and the
- * read pins of processes gone (`.pins`), the first time this process uses `root`. A live writer's temp file and
+ * provably gone and the temp files of lock writes such a process was killed in (`.leases`), the first
+ * time this process uses `root`. A live writer's temp file and
  * a live process's lock are never touched.
  * Best-effort: a failure is logged, never thrown.
  */

@@ -68,12 +68,3 @@ export function writerIsGone(pid: number, digits: string, modifiedAtMs: number):
   if (pid === process.pid) return modifiedAtMs < performance.timeOrigin - beforeStartMarginMs;
   return processIsGone({ ...thisProcess(), pid });
 }
-
-/**
- * True when a name's hex `digits` (see {@link writerNameDigits}) say its writer ran in this pid
- * space, where its pid means a process of this machine, namespace and boot.
- */
-export function writtenInThisPidSpace(digits: string): boolean {
-  const here = pidSpaceTag();
-  return here !== undefined && digits.startsWith(here);
-}
