@@ -1,3 +1,4 @@
+import { shellWord } from '@crewline/runtime-state/internal';
 import { parseCommandArguments } from '../core/args.js';
 import { checkBranchExists, checkRunExists } from '../core/branch-check.js';
 import type { CliContext } from '../core/cli-context.js';
@@ -72,11 +73,12 @@ export async function run(args: readonly string[], context: CliContext): Promise
   // Without a location the first default store is listed; the other one, when it exists too, would
   // otherwise stay out of sight (and its ids would be "not found" to every command).
   const other = otherDefaultStore(context.cwd, positionals[0] ?? values.location);
+  // Named as the CLI was run (`npx crewline`, `pnpm crewline`), as every other hint does.
   const otherNote =
     other === undefined
       ? ''
       : printable(
-          `\n${displayPath(other, context.cwd)} exists here too; list it with crewline list ${displayPath(other, context.cwd)}\n`,
+          `\n${displayPath(other, context.cwd)} exists here too; list it with ${commandName(context.env, context.cwd)} list ${shellWord(displayPath(other, context.cwd))}\n`,
         );
   if (values.json) {
     context.stdout.write(

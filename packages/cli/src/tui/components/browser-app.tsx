@@ -49,6 +49,14 @@ export function BrowserApp({ initial, host, styling, onExit }: BrowserAppProps) 
               dispatch({ type: 'detail-failed', checkpointId: effect.checkpointId, error: describe(error) }),
           );
           return;
+        case 'load-plan':
+          Promise.all([host.readView(effect.checkpointId), host.readView(effect.head.id)]).then(
+            ([view, headView]) =>
+              dispatch({ type: 'plan-loaded', checkpointId: effect.checkpointId, view, headView }),
+            (error: unknown) =>
+              dispatch({ type: 'plan-failed', checkpointId: effect.checkpointId, error: describe(error) }),
+          );
+          return;
         case 'start-run':
           host
             .run(effect.request, (line) => dispatch({ type: 'run-progress', line }))

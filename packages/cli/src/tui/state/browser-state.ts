@@ -34,6 +34,20 @@ export interface ConfirmState {
   checkpointId: string;
   /** Fork only: the branch typed so far (empty: generated). */
   branch: string;
+  /**
+   * Resume only, of a checkpoint its run went past (the run's latest listed checkpoint is another
+   * one): the runtime continues it on a new branch and runs again what the run did since, paid for
+   * again; said before the user confirms (see {@link OlderCheckpointNote}).
+   */
+  olderCheckpoint?: OlderCheckpointNote;
+}
+
+/** What the confirmation says of a resume of an older checkpoint of its run. */
+export interface OlderCheckpointNote {
+  /** The run's latest checkpoint. */
+  headId: string;
+  /** The plan's words (`planContinuation`'s `olderCheckpoint.note`); undefined while it is worked out. */
+  note?: string;
 }
 
 export interface RunResult {
@@ -140,6 +154,8 @@ export interface RunRequest {
 export type Effect =
   | { type: 'load-list' }
   | { type: 'load-detail'; checkpointId: string; reference: string }
+  /** Reads a checkpoint and the latest of its run, to plan what a resume of it runs again. */
+  | { type: 'load-plan'; checkpointId: string; reference: string; head: { id: string; reference: string } }
   | { type: 'start-run'; request: RunRequest }
   | { type: 'interrupt-run' }
   | { type: 'exit' };
@@ -150,6 +166,8 @@ export type Action =
   | { type: 'list-failed'; error: string }
   | { type: 'detail-loaded'; checkpointId: string; view: DocumentView }
   | { type: 'detail-failed'; checkpointId: string; error: string }
+  | { type: 'plan-loaded'; checkpointId: string; view: DocumentView; headView: DocumentView }
+  | { type: 'plan-failed'; checkpointId: string; error: string }
   | { type: 'run-progress'; line: string }
   | { type: 'run-finished'; result: RunResult }
   | { type: 'run-failed'; error: string };

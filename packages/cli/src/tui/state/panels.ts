@@ -21,6 +21,11 @@ export interface Segment {
   /** Reverse video: the selected row, the cursor. */
   inverse?: boolean;
   /**
+   * A line of this one segment (a hint in words) is wrapped between words to its panel's width
+   * instead of being cut at its edge (see detailPanel).
+   */
+  wrap?: boolean;
+  /**
    * Given up first when the line is wider than its panel (see clipLine): cut short, ending in `~`,
    * so that the segments after it stay whole. A lane's branch name (`flow-states/<uuid>` fills a
    * tree panel at 80 columns) is, so its marks (orphaned, earlier pruned) stay in view.
@@ -179,20 +184,25 @@ export function overviewLines(view: DocumentView, checkpoint: StoredCheckpoint, 
   const editedInputs = Object.keys(edits.inputs).length;
   lines.push(plain(''));
   // A resume without an answer asks the question again, and the run panel then takes the answer.
+  // Hints in words, wrapped to the panel (at 80 columns it is 43 wide); the keys come first.
   if (primaryEntity(view.entities)?.pause)
     lines.push([
-      { text: 'to answer: e resume asks the question again, then a types the answer', color: 'yellow' },
+      {
+        text: 'to answer: e resume asks the question again, then a types the answer',
+        color: 'yellow',
+        wrap: true,
+      },
     ]);
-  lines.push(
-    editedOutputs + editedInputs > 0
-      ? [
-          {
-            text: `Edited: ${editedOutputs} output(s), ${editedInputs} input(s) - e resume / f fork to run them`,
-            color: 'yellow',
-          },
-        ]
-      : [{ text: 'e resume  f fork  (edit outputs in Tasks, inputs in Inputs)', color: 'gray' }],
-  );
+  if (editedOutputs + editedInputs > 0)
+    lines.push(
+      [{ text: `Edited: ${editedOutputs} output(s), ${editedInputs} input(s)`, color: 'yellow', wrap: true }],
+      [{ text: 'e resume / f fork runs them', color: 'yellow' }],
+    );
+  else
+    lines.push(
+      [{ text: 'e resume  f fork', color: 'gray' }],
+      [{ text: 'edit outputs in Tasks (2), inputs in Inputs (3)', color: 'gray', wrap: true }],
+    );
   return lines;
 }
 
@@ -255,8 +265,8 @@ export const helpLines: readonly string[] = [
   '',
   'Editing: type to change, enter saves, esc cancels, ctrl+j new line,',
   '  ctrl+u clears to the start, ctrl+k to the end.',
-  'Editing an output re-runs the later tasks of its crew; an edited input is used by',
-  '  tasks that have not run yet. A * after #N marks a checkpoint with edits.',
+  'Editing an output re-runs the later tasks of its crew; an edited input reaches',
+  '  only tasks that have not run yet. A * after #N marks a checkpoint with edits.',
   '',
   'Press any key to close this help.',
 ];

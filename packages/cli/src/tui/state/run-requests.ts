@@ -1,7 +1,17 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
-import { type BrowserState, done, type RunMode, type RunRequest, type Update } from './browser-state.js';
+import { planContinuation } from '../../core/continuation-plan.js';
+import type { DocumentView } from '../../core/document-view.js';
+import {
+  type BrowserState,
+  type ConfirmState,
+  done,
+  type Effect,
+  type RunMode,
+  type RunRequest,
+  type Update,
+} from './browser-state.js';
 import type { KeyPress } from './key-press.js';
-import { editsFor, selectedCheckpoint } from './selection.js';
+import { editsFor, newest, selectedCheckpoint } from './selection.js';
 import { textBuffer } from './text-editor.js';
 import { findCheckpointNode } from './tree.js';
 
@@ -24,22 +34,89 @@ function runRequest(
   return request;
 }
 
-/** Asks to confirm a resume or fork of the selected checkpoint (a fork asks for its branch first). */
+/**
+ * Asks to confirm a resume or fork of the selected checkpoint (a fork asks for its branch first). A
+ * resume of a checkpoint its run went past (the latest checkpoint of its lineage and branch in the
+ * list is another one) also has the plan worked out (`load-plan`): the confirmation says what the
+ * runtime will do, a new branch and the tasks done since paid for again.
+ */
 export function askToRun(state: BrowserState, mode: RunMode): Update {
   const checkpoint = selectedCheckpoint(state);
   if (!checkpoint) return done({ ...state, message: `select a checkpoint to ${mode} first` });
-  const confirm = { mode, checkpointId: checkpoint.id, branch: '' };
+  const confirm: ConfirmState = { mode, checkpointId: checkpoint.id, branch: '' };
+  const effects: Effect[] = [];
+  const head =
+    mode === 'resume'
+      ? newest(
+          state.checkpoints.filter(
+            (other) => other.lineageId === checkpoint.lineageId && other.branch === checkpoint.branch,
+          ),
+        )
+      : undefined;
+  if (head !== undefined && head.id !== checkpoint.id) {
+    confirm.olderCheckpoint = { headId: head.id };
+    effects.push({
+      type: 'load-plan',
+      checkpointId: checkpoint.id,
+      reference: checkpoint.reference,
+      head: { id: head.id, reference: head.reference },
+    });
+  }
   // Fork asks for a branch name straight away; Enter with it empty lets the runtime generate one.
   const editor =
     mode === 'fork' ? { target: { kind: 'branch' as const }, buffer: textBuffer('') } : undefined;
-  return done({ ...state, confirm, editor, message: undefined });
+  return done({ ...state, confirm, editor, message: undefined }, effects);
+}
+
+/**
+ * The checkpoint of a resume waiting for confirmation and the latest of its run were read: the
+ * confirmation gets what the plan (the explorer's and the command line's, `planContinuation`, with
+ * the browser's edits) says of resuming an older checkpoint. Ignored once that confirmation is gone.
+ */
+export function olderCheckpointPlanned(
+  state: BrowserState,
+  checkpointId: string,
+  views: { view: DocumentView; headView: DocumentView } | { error: string },
+): Update {
+  const confirm = state.confirm;
+  const older = confirm?.olderCheckpoint;
+  if (confirm?.checkpointId !== checkpointId || older === undefined) return done(state);
+  let note: string;
+  if ('error' in views) {
+    note = `could not read ${older.headId}, the latest checkpoint of this run, to say what a resume runs again: ${views.error}`;
+  } else {
+    const edits = editsFor(state, checkpointId);
+    // The edits as `--set-output` takes them (N=text, N from 1) and all the inputs, as runRequest sends them.
+    const outputs = Object.entries(edits.outputs).map(([index, text]) => `${Number(index) + 1}=${text}`);
+    const inputs =
+      Object.keys(edits.inputs).length > 0 ? { ...views.view.inputs, ...edits.inputs } : undefined;
+    try {
+      const plan = planContinuation(views.view, outputs, inputs, {
+        newerHead: { id: older.headId, view: views.headView },
+      });
+      note = plan.olderCheckpoint?.note ?? '';
+    } catch (error) {
+      note = `could not plan the resume: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+  return done({ ...state, confirm: { ...confirm, olderCheckpoint: { ...older, note } } });
+}
+
+/**
+ * The status line once a resume or fork is cancelled: where the keys go now when that is the detail
+ * panel (e pressed there), where j/k on the Overview tab seemed to do nothing.
+ */
+export function cancelledMessage(state: BrowserState, mode: RunMode): string {
+  return state.focus === 'detail'
+    ? `${mode} cancelled; keys go to the detail panel, tab to the tree`
+    : `${mode} cancelled`;
 }
 
 /** A key pressed while a resume or fork waits for confirmation. */
 export function confirmKey(state: BrowserState, press: KeyPress): Update {
   const confirm = state.confirm!;
   if (press.name === 'escape' || press.input === 'n')
-    return done({ ...state, confirm: undefined, message: `${confirm.mode} cancelled` });
+    return done({ ...state, confirm: undefined, message: cancelledMessage(state, confirm.mode) });
   if (press.name === 'return' || press.input === 'y') {
     const checkpoint = findCheckpointNode(state.tree, confirm.checkpointId)?.checkpoint;
     if (!checkpoint)

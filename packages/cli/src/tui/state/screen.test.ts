@@ -1,4 +1,6 @@
+import { readDocument } from '@crewline/runtime-state';
 import { describe, expect, it } from 'vitest';
+import { viewDocument } from '../../core/document-view.js';
 import { BrowserDriver } from '../../test-support/drive-browser.js';
 import { sampleCheckpoints } from '../../test-support/sample-tree.js';
 import { initialState } from './browser-state.js';
@@ -212,6 +214,21 @@ describe('line helpers', () => {
   it('wraps keeping line breaks', () => {
     expect(wrapText('abcdef\n\nxy', 4)).toEqual(['abcd', 'ef', '', 'xy']);
   });
+
+  it('wraps between words when asked, cutting only a word wider than the line', () => {
+    expect(wrapText('a resume continues on a new branch', 10, { atSpaces: true })).toEqual([
+      'a resume',
+      'continues',
+      'on a new',
+      'branch',
+    ]);
+    expect(wrapText('see 20261128T052243677-31f83de4 now', 12, { atSpaces: true })).toEqual([
+      'see',
+      '20261128T052',
+      '243677-31f83',
+      'de4 now',
+    ]);
+  });
   it('shows what a paused flow asks, and the answer being typed', async () => {
     const { driver } = await browser();
     await driver.press('e', 'return');
@@ -242,6 +259,106 @@ describe('line helpers', () => {
   });
 });
 
+describe('words at 80 columns', () => {
+  // A new-user trial (s11, finding 7): at 80 columns the help's "an edited input is used~" and the
+  // overview's "(edit outputs in Tasks, ~" were cut.
+  it('shows the whole help and the overview hints, none cut', async () => {
+    const { driver, sample } = await browser();
+    await driver.press('?');
+    const help = screenText(renderScreen(driver.state, size));
+    expectFits(help);
+    expect(help).not.toContain('~');
+    await driver.press('x');
+    while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');
+    let text = screenText(renderScreen(driver.state, size));
+    expect(text).toContain('e resume  f fork');
+    expect(text).not.toMatch(/\(edit.*~/);
+    expect(text).toMatch(/edit outputs in Tasks \(2\)/);
+    await driver.press('2', 'return', key('u', { ctrl: true }), 'x', 'return', '1');
+    text = screenText(renderScreen(driver.state, size));
+    expect(text).toContain('Edited: 1 output(s), 0 input(s)');
+    expect(text).not.toMatch(/Edited.*~/);
+    expect(text).toContain('e resume / f fork runs them');
+  });
+
+  it('names Enter with one word in the editor and its key line', async () => {
+    const { driver, sample } = await browser();
+    while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');
+    await driver.press('2', 'return');
+    let lines = screenText(renderScreen(driver.state, size)).split('\n');
+    expect(lines.some((line) => line.includes('enter save  esc cancel'))).toBe(true);
+    expect(lines.at(-1)).toMatch(/^enter save {2}esc cancel/);
+    await driver.press('escape', 'f');
+    lines = screenText(renderScreen(driver.state, size)).split('\n');
+    expect(lines.at(-1)).toMatch(/^enter fork {2}esc cancel/);
+    await driver.press('return');
+    expect(driver.state.confirm).toBeUndefined();
+  });
+
+  it('says where the keys go after a confirmation is cancelled', async () => {
+    const { driver, sample } = await browser();
+    while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');
+    await driver.press('tab', 'e', 'n');
+    expect(driver.state.focus).toBe('detail');
+    const status = screenText(renderScreen(driver.state, size)).split('\n').at(-2);
+    expect(status).toContain('resume cancelled');
+    expect(status).toMatch(/detail/);
+    expect(status).toMatch(/tab/);
+  });
+});
+
+describe('the resume confirmation', () => {
+  // A new-user trial (s11, finding 3): resuming an older checkpoint of a run that went past it only
+  // said "edited outputs: none / edited inputs: none"; the run then moved to a new branch and paid
+  // again for the tasks done since, which the explorer's plan says before its run starts.
+  it('says that an older checkpoint continues on a new branch and pays again for the work after it', async () => {
+    const { driver, sample } = await browser();
+    const older = sample.main[1]!;
+    const head = sample.main.at(-1)!;
+    while (driver.state.selectedKey !== older.id) await driver.press('down');
+    await driver.press('e');
+    expect(driver.effects.at(-1)).toEqual({
+      type: 'load-plan',
+      checkpointId: older.id,
+      reference: older.reference,
+      head: { id: head.id, reference: head.reference },
+    });
+    expect(screenText(renderScreen(driver.state, size))).toContain('checking');
+    await driver.dispatch({
+      type: 'plan-loaded',
+      checkpointId: older.id,
+      view: viewDocument(await readDocument(sample.provider, sample.location, older.id)),
+      headView: viewDocument(await readDocument(sample.provider, sample.location, head.id)),
+    });
+    const text = screenText(renderScreen(driver.state, size));
+    expectFits(text);
+    // The detail panel's side of each row, wrapped inside words too: compared without spaces.
+    const detail = text
+      .split('\n')
+      .map((line) => line.split(' | ').slice(1).join(' | '))
+      .join('\n');
+    const joined = (words: string) => words.replace(/\s+/g, '');
+    expect(joined(detail)).toContain(
+      joined(`is not the latest of its run (${head.id} is); a resume continues on a new branch`),
+    );
+    expect(joined(detail)).toContain(joined('runs tasks 2 and 3 again, paying again for their model calls'));
+    expect(text).toContain('enter/y resume');
+  });
+
+  it('says nothing more for the latest checkpoint of its run, nor for a fork', async () => {
+    const { driver, sample } = await browser();
+    const head = sample.main.at(-1)!;
+    while (driver.state.selectedKey !== head.id) await driver.press('down');
+    await driver.press('e');
+    expect(driver.effects.some((effect) => effect.type === 'load-plan')).toBe(false);
+    expect(screenText(renderScreen(driver.state, size))).not.toContain('checking');
+    await driver.press('escape');
+    while (driver.state.selectedKey !== sample.main[1]!.id) await driver.press('up');
+    await driver.press('f', 'return');
+    expect(driver.effects.some((effect) => effect.type === 'load-plan')).toBe(false);
+  });
+});
+
 describe('the run screen', () => {
   // A new-user trial (s8, finding 2): at 80×24 the failed screen showed the first 4 wrapped lines of
   // this error, cut at "so the edited output", above 15 empty rows; the fix at its end never showed.
@@ -260,6 +377,27 @@ describe('the run screen', () => {
     expect(joined(text)).toContain(joined('so the edited output would reach nothing'));
     expect(joined(text)).toContain(joined('crewline checkpoint flows rerun slow-report --from METHOD)'));
     expect(text).toContain('task 3 started');
+  });
+
+  // A new-user trial (s11, finding 3): the runtime's warning as a resume moves to a new branch was
+  // cut at 80 columns ("warn [runtime] checkpoint … is not the latest of its~").
+  it('wraps a long progress line (a warning) instead of cutting it', () => {
+    const warning =
+      'warn [runtime] checkpoint 20261128T051200000-aaaaaaaa is not the latest of its run (20261128T051300000-bbbbbbbb is); continuing on a new branch';
+    const state = {
+      ...initialState({ location: '/cp', providerKind: 'json' }),
+      run: {
+        mode: 'resume' as const,
+        checkpointId: 'c1',
+        status: 'running' as const,
+        lines: ['task 1 started', warning, 'task 2 started'],
+      },
+    };
+    const text = screenText(renderScreen(state, size));
+    expectFits(text);
+    expect(joined(text)).toContain(joined(warning));
+    expect(text).toContain('task 1 started');
+    expect(text).not.toContain('~');
   });
 
   it('cuts an error too long for the screen in the middle, never its end', () => {

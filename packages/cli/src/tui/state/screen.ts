@@ -106,28 +106,38 @@ export function shortenName(name: string, columns: number): string {
  * would be up to twice as wide as the panel and cut again there. A wide character that would straddle
  * the edge starts the next line. What is wrapped is the text as the screen shows it, its control
  * characters escaped (`\x1b`, four columns, where ESC itself counts none): wrapped raw, a run
- * output with colour codes made lines too wide, cut again by clipLine and their end lost.
+ * output with colour codes made lines too wide, cut again by clipLine and their end lost. With
+ * `atSpaces`, lines end between words where they can (prose the user reads: a plan, a warning).
  */
-export function wrapText(text: string, width: number): string[] {
+export function wrapText(text: string, width: number, options: { atSpaces?: boolean } = {}): string[] {
   const lines: string[] = [];
   for (const paragraph of text.split('\n').map((line) => printable(line, false))) {
     if (paragraph === '') {
       lines.push('');
       continue;
     }
-    let line = '';
+    // Graphemes of the line being filled, with their columns.
+    let line: { text: string; columns: number }[] = [];
     let used = 0;
     for (const grapheme of graphemes(paragraph)) {
       const columns = graphemeColumns(grapheme);
-      if (used + columns > width && line !== '') {
-        lines.push(line);
-        line = '';
-        used = 0;
+      if (used + columns > width && line.length > 0) {
+        // With atSpaces, the line ends at a space (dropped): the one that does not fit, else the
+        // line's last one after its start, the word after it going on the next line; a word wider
+        // than the line is cut.
+        const atSpace = options.atSpaces === true && grapheme === ' ';
+        const space = options.atSpaces && !atSpace ? line.findLastIndex((part) => part.text === ' ') : -1;
+        const kept = space > 0 ? line.slice(0, space) : line;
+        const carried = space > 0 ? line.slice(space + 1) : [];
+        lines.push(kept.map((part) => part.text).join(''));
+        line = carried;
+        used = carried.reduce((sum, part) => sum + part.columns, 0);
+        if (atSpace) continue;
       }
-      line += grapheme;
+      line.push({ text: grapheme, columns });
       used += columns;
     }
-    lines.push(line);
+    lines.push(line.map((part) => part.text).join(''));
   }
   return lines;
 }
@@ -246,6 +256,18 @@ function editorRows(
   return { rows, cursor: drawn ?? { row: rows.length - 1, start: line.length, text: ' ' } };
 }
 
+/**
+ * What Enter does in the editor or confirmation open, in the words the editor's header and the key
+ * line both use (they said "enter save" and "enter confirm" for the same key).
+ */
+function enterWord(state: BrowserState): string {
+  const kind = state.editor?.target.kind;
+  if (kind === 'branch') return 'fork';
+  if (kind === 'answer') return 'answer and continue';
+  if (kind !== undefined) return 'save';
+  return state.confirm?.mode ?? 'confirm';
+}
+
 function editorPanel(state: BrowserState, width: number, height: number): Line[] {
   const editor = state.editor!;
   const target = editor.target;
@@ -268,17 +290,18 @@ function editorPanel(state: BrowserState, width: number, height: number): Line[]
           { text: text.slice(cursor.start + cursor.text.length) },
         ],
   );
+  const enter = `enter ${enterWord(state)}  esc cancel`;
   const hint =
     target.kind === 'branch'
-      ? 'enter fork  esc cancel'
+      ? enter
       : target.kind === 'answer'
-        ? 'enter answer and continue  esc cancel  ctrl+j new line'
-        : 'enter save  esc cancel  ctrl+j new line  ctrl+u clear';
+        ? `${enter}  ctrl+j new line`
+        : `${enter}  ctrl+j new line  ctrl+u clear`;
   const visible = windowAround(body, cursor.row, Math.max(1, height - 3)).rows;
   return [[{ text: title, bold: true }], [{ text: hint, color: 'gray' }], plain(''), ...visible];
 }
 
-function confirmPanel(state: BrowserState): Line[] {
+function confirmPanel(state: BrowserState, width: number): Line[] {
   const confirm = state.confirm!;
   const edits = editsFor(state, confirm.checkpointId);
   const outputs = Object.keys(edits.outputs).map((index) => Number(index) + 1);
@@ -295,6 +318,14 @@ function confirmPanel(state: BrowserState): Line[] {
   );
   lines.push(plain(`  edited inputs: ${inputs.length > 0 ? inputs.join(', ') : 'none'}`));
   if (outputs.length > 0) lines.push(plain(`  every task after task ${Math.min(...outputs)} runs again`));
+  // An older checkpoint of its run: a new branch, and the work done since paid for again.
+  const older = confirm.olderCheckpoint;
+  if (older !== undefined) {
+    lines.push(plain(''));
+    const said = older.note ?? `checking what the run did after it (${older.headId} is its latest)...`;
+    for (const text of wrapText(said, Math.max(1, width - 2), { atSpaces: true }))
+      lines.push([{ text: `  ${text}`, color: older.note === undefined ? 'gray' : 'yellow' }]);
+  }
   lines.push(plain(''), [
     {
       text: `enter/y ${confirm.mode}   ${confirm.mode === 'fork' ? 'b branch name   ' : ''}esc/n cancel`,
@@ -306,7 +337,7 @@ function confirmPanel(state: BrowserState): Line[] {
 
 function detailPanel(state: BrowserState, width: number, height: number): Line[] {
   if (state.editor) return editorPanel(state, width, height);
-  if (state.confirm) return confirmPanel(state);
+  if (state.confirm) return confirmPanel(state, width);
   const tabLine: Line = [];
   for (const tab of ['overview', 'tasks', 'inputs'] as const) {
     const active = tab === state.tab;
@@ -334,7 +365,11 @@ function detailPanel(state: BrowserState, width: number, height: number): Line[]
   const edits = editsFor(state, checkpoint.id);
   const focused = state.focus === 'detail';
   if (state.tab === 'overview') {
-    const lines = overviewLines(detail.view, checkpoint, edits);
+    const lines = overviewLines(detail.view, checkpoint, edits).flatMap((line): Line[] =>
+      line.length === 1 && line[0]!.wrap
+        ? wrapText(line[0]!.text, width, { atSpaces: true }).map((text) => [{ ...line[0]!, text }])
+        : [line],
+    );
     const start = Math.min(state.detailCursor, Math.max(0, lines.length - body));
     return [...header, ...lines.slice(start, start + body)];
   }
@@ -417,7 +452,13 @@ function runScreen(state: BrowserState, width: number, height: number): Line[] {
     tail.push([{ text: 'ctrl+c interrupts the run', color: 'gray' }]);
   }
   const room = Math.max(1, height - 2 - tail.length);
-  const progress = run.lines.slice(-room).map(plain);
+  // Wrapped, not cut: a log line (the runtime's warning that a resume moves to a new branch) is
+  // longer than the progress lines, which are written to fit.
+  const progress = run.lines
+    .slice(-room)
+    .flatMap((line) => wrapText(line, width, { atSpaces: true }))
+    .slice(-room)
+    .map(plain);
   return [
     title,
     plain(''),
@@ -472,7 +513,7 @@ export function renderScreen(state: BrowserState, size: ScreenSize): Line[] {
     state.run && !state.editor
       ? [{ text: state.run.status === 'running' ? 'ctrl+c interrupt' : 'any key: back', color: 'gray' }]
       : state.editor || state.confirm
-        ? [{ text: 'enter confirm  esc cancel', color: 'gray' }]
+        ? [{ text: `enter ${enterWord(state)}  esc cancel`, color: 'gray' }]
         : [
             {
               text: 'jk move  enter open  tab panel  e resume  f fork  r refresh  ? help  q quit',

@@ -27,7 +27,8 @@ export function select(state: BrowserState, key: string | undefined): Update {
   ]);
 }
 
-function newest(checkpoints: readonly StoredCheckpoint[]): StoredCheckpoint | undefined {
+/** The newest of `checkpoints` (by time, then id: ids sort in creation order). */
+export function newest(checkpoints: readonly StoredCheckpoint[]): StoredCheckpoint | undefined {
   let best: StoredCheckpoint | undefined;
   for (const checkpoint of checkpoints) {
     if (

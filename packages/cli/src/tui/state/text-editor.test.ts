@@ -31,6 +31,29 @@ describe('text editor', () => {
     expect(cleared).toEqual({ type: 'edit', buffer: { text: ' world', cursor: 0 } });
   });
 
+  // A new-user trial (s11, finding 4): `xyz` and Enter read in one chunk (a fast typist, a slow
+  // link, tmux send-keys) left the editor open with a line break: only a chunk that is exactly \r is
+  // Enter to Ink.
+  it('saves on a carriage return that ends a chunk of typed text, after inserting the text', () => {
+    expect(editText(textBuffer('a'), { input: 'xyz\r' })).toEqual({
+      type: 'save',
+      buffer: { text: 'axyz', cursor: 4 },
+    });
+    // A pasted text with line breaks inside stays text; one that ends in a line break saves it whole.
+    expect(editText(textBuffer(''), { input: 'one\rtwo' })).toEqual({
+      type: 'edit',
+      buffer: { text: 'one\ntwo', cursor: 7 },
+    });
+    expect(editText(textBuffer(''), { input: 'one\rtwo\r' })).toEqual({
+      type: 'save',
+      buffer: { text: 'one\ntwo', cursor: 7 },
+    });
+    expect(editText(textBuffer('kept'), key('return'))).toEqual({
+      type: 'save',
+      buffer: { text: 'kept', cursor: 4 },
+    });
+  });
+
   it('inserts pasted text and line breaks, counting characters not UTF-16 units', () => {
     const pasted = editText(textBuffer('é'), { input: 'a\r\nb' });
     expect(pasted).toEqual({ type: 'edit', buffer: { text: 'éa\nb', cursor: 4 } });

@@ -12,7 +12,8 @@ export interface TextBuffer {
 
 export type EditorOutcome =
   | { type: 'edit'; buffer: TextBuffer }
-  | { type: 'save' }
+  /** Enter: `buffer` is what to save (the text typed in the same chunk as the Enter inserted). */
+  | { type: 'save'; buffer: TextBuffer }
   | { type: 'cancel' }
   | { type: 'ignored' };
 
@@ -50,7 +51,8 @@ function nextStop(text: string, cursor: number, length: number): number {
 }
 
 /**
- * What a key does in a text editor: Enter saves, Esc cancels, Ctrl+J inserts a line break,
+ * What a key does in a text editor: Enter saves (also a carriage return that ends a chunk of typed
+ * text, see below), Esc cancels, Ctrl+J inserts a line break,
  * Backspace/Delete remove the grapheme before the cursor (terminals disagree on which one they
  * send), arrows/Home/End/Ctrl+A/Ctrl+E move, Ctrl+U clears to the start, Ctrl+K to the end.
  */
@@ -58,7 +60,7 @@ export function editText(buffer: TextBuffer, press: KeyPress): EditorOutcome {
   const length = Array.from(buffer.text).length;
   switch (press.name) {
     case 'return':
-      return { type: 'save' };
+      return { type: 'save', buffer };
     case 'escape':
       return { type: 'cancel' };
     case 'newline':
@@ -92,7 +94,13 @@ export function editText(buffer: TextBuffer, press: KeyPress): EditorOutcome {
     return { type: 'ignored' };
   }
   if (press.input === '') return { type: 'ignored' };
-  // Pasted text arrives in one piece; terminals send line breaks as carriage returns.
-  const text = press.input.replace(/\r\n?/g, '\n');
-  return { type: 'edit', buffer: splice(buffer, buffer.cursor, buffer.cursor, text) };
+  // Pasted text arrives in one piece; terminals send line breaks as carriage returns. Enter typed
+  // right after text can arrive in the same read (a fast typist, a slow link, a script driving the
+  // terminal), which Ink does not report as Enter (only a read that is exactly \r): a carriage
+  // return that ends the chunk is Enter, after the text before it. One inside a chunk, followed by
+  // more text, is a pasted line break. (Ink has no bracketed paste to tell the two apart.)
+  const enter = press.input.endsWith('\r');
+  const text = (enter ? press.input.slice(0, -1) : press.input).replace(/\r\n?/g, '\n');
+  const edited = splice(buffer, buffer.cursor, buffer.cursor, text);
+  return enter ? { type: 'save', buffer: edited } : { type: 'edit', buffer: edited };
 }

@@ -83,6 +83,29 @@ describe('browser state machine', () => {
     expect(driver.state.edits[target.id]?.outputs).toEqual({});
   });
 
+  it('takes a carriage return at the end of a chunk of text as Enter: in an editor and the branch prompt', async () => {
+    const { sample, driver } = await openBrowser();
+    const target = sample.main[3]!;
+    while (driver.state.selectedKey !== target.id) await driver.press('down');
+    await driver.press('2', 'return', key('u', { ctrl: true }));
+    await driver.press('xyz\r');
+    expect(driver.state.editor).toBeUndefined();
+    expect(driver.state.edits[target.id]?.outputs).toEqual({ 0: 'xyz' });
+    // The key that opens the fork prompt, the branch name and Enter, all in one read.
+    await driver.press('fwhat-if\r');
+    expect(driver.state.editor).toBeUndefined();
+    expect(driver.effects.find((effect) => effect.type === 'start-run')).toEqual({
+      type: 'start-run',
+      request: {
+        mode: 'fork',
+        checkpointId: target.id,
+        reference: target.reference,
+        branch: 'what-if',
+        taskOutputs: { 0: 'xyz' },
+      },
+    });
+  });
+
   it('edits inputs, keeping the type of non-string values, and lists placeholders without values', async () => {
     const { sample, driver } = await openBrowser();
     const target = sample.main[0]!;

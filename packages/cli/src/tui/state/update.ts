@@ -1,7 +1,7 @@
 import { type Action, type BrowserState, done, type Effect, tabs, type Update } from './browser-state.js';
 import { detailKey, saveEditor } from './detail-edits.js';
 import type { KeyPress } from './key-press.js';
-import { askToRun, confirmKey } from './run-requests.js';
+import { askToRun, cancelledMessage, confirmKey, olderCheckpointPlanned } from './run-requests.js';
 import { listLoaded, selectedCheckpoint } from './selection.js';
 import { editText, textBuffer } from './text-editor.js';
 import { treeKey } from './tree-keys.js';
@@ -14,7 +14,7 @@ function editorKey(state: BrowserState, press: KeyPress): Update {
   const outcome = editText(editor.buffer, press);
   if (outcome.type === 'edit') return done({ ...state, editor: { ...editor, buffer: outcome.buffer } });
   if (outcome.type === 'save') {
-    const saved = saveEditor(state);
+    const saved = saveEditor({ ...state, editor: { ...editor, buffer: outcome.buffer } });
     // Enter in the fork's branch field also confirms the fork.
     if (editor.target.kind === 'branch' && saved.state.confirm)
       return confirmKey(saved.state, { input: '', name: 'return' });
@@ -24,7 +24,12 @@ function editorKey(state: BrowserState, press: KeyPress): Update {
     if (editor.target.kind === 'answer')
       return done({ ...state, editor: undefined, message: 'answer cancelled' });
     if (editor.target.kind === 'branch')
-      return done({ ...state, editor: undefined, confirm: undefined, message: 'fork cancelled' });
+      return done({
+        ...state,
+        editor: undefined,
+        confirm: undefined,
+        message: cancelledMessage(state, 'fork'),
+      });
     return done({ ...state, editor: undefined, message: 'edit cancelled' });
   }
   return done(state);
@@ -124,6 +129,10 @@ export function update(state: BrowserState, action: Action): Update {
         ...state,
         detail: { checkpointId: action.checkpointId, status: 'error', error: action.error },
       });
+    case 'plan-loaded':
+      return olderCheckpointPlanned(state, action.checkpointId, action);
+    case 'plan-failed':
+      return olderCheckpointPlanned(state, action.checkpointId, { error: action.error });
     case 'run-progress': {
       if (!state.run) return done(state);
       const lines = [...state.run.lines, action.line].slice(-RUN_LINES_KEPT);
