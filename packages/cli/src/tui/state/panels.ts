@@ -201,7 +201,7 @@ export function overviewLines(view: DocumentView, checkpoint: StoredCheckpoint, 
   else
     lines.push(
       [{ text: 'e resume  f fork', color: 'gray' }],
-      [{ text: 'edit outputs in Tasks (2), inputs in Inputs (3)', color: 'gray', wrap: true }],
+      [{ text: 'to edit: 2 Tasks (outputs), 3 Inputs', color: 'gray', wrap: true }],
     );
   return lines;
 }

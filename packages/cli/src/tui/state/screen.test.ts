@@ -273,7 +273,7 @@ describe('words at 80 columns', () => {
     let text = screenText(renderScreen(driver.state, size));
     expect(text).toContain('e resume  f fork');
     expect(text).not.toMatch(/\(edit.*~/);
-    expect(text).toMatch(/edit outputs in Tasks \(2\)/);
+    expect(text).toContain('to edit: 2 Tasks (outputs), 3 Inputs');
     await driver.press('2', 'return', key('u', { ctrl: true }), 'x', 'return', '1');
     text = screenText(renderScreen(driver.state, size));
     expect(text).toContain('Edited: 1 output(s), 0 input(s)');
