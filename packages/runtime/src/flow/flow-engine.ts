@@ -58,6 +58,7 @@ import {
 import { refuseMissingMethods } from './saved-methods.js';
 import { SharedState, sameStateRecord } from './shared-state.js';
 import { stateClaimRefused } from './state-claim-refused.js';
+import { claimStateLineage, type StateLineageClaim } from './state-lineage-claim.js';
 
 /** What one kickoff (or resume) asks for. */
 export interface RunPlan {
@@ -375,7 +376,31 @@ export class FlowEngine<State extends object> {
       },
     );
 
+    /**
+     * The head of the state's own lineage, held while this kickoff runs when its run does not claim
+     * it: a flow kicked off in another flow's method joins that run (whose lease fences the outer
+     * lineage: two parent runs kicking off this state at once both ran its methods), and a root
+     * kickoff by id continuing such a save claims the outer lineage's head. Every kickoff of the
+     * state then holds that one head.
+     */
+    const claimsStateLineage =
+      graph.persisted &&
+      (active !== undefined ||
+        (byStateId &&
+          restore !== undefined &&
+          restore.loaded.document.metadata.lineageId !== stateLineageId(flowName, this.stateId)));
+    let stateClaim: StateLineageClaim | undefined;
     try {
+      // Claimed before the flow joins a run, so a refused kickoff leaves nothing of it there.
+      if (claimsStateLineage) {
+        stateClaim = await claimStateLineage({
+          target,
+          flowName,
+          stateId: this.stateId,
+          what: active === undefined ? `flow ${flowName}` : `flow ${flowName} in ${entityLabel(active.root)}`,
+          bus,
+        });
+      }
       const outcome = await Run.execute(
         {
           root: this.flow,
@@ -419,7 +444,9 @@ export class FlowEngine<State extends object> {
           plan.onStarted?.();
           runState = run.state;
           // A flow kicked off inside another run also stops with that run.
-          const abortSignal = anyAbortSignal([plan.abortSignal, run.abortSignal]);
+          // And when another process took over the state it holds (this one stalled past the lease):
+          // before its next method.
+          const abortSignal = anyAbortSignal([plan.abortSignal, run.abortSignal, stateClaim?.signal]);
           const isRoot = run.root === this.flow;
           if (!isRoot) joined = run;
           // `checkpoint: false` stops inheritance, as a crew's or an agent's does: without an entry of
@@ -597,11 +624,14 @@ export class FlowEngine<State extends object> {
     } catch (error) {
       undoAnswer?.();
       // Another process runs this state, or ran it while this kickoff looked for its latest save.
-      if (byStateId && !started) throw stateClaimRefused(flowName, this.stateId, error);
+      if ((byStateId || claimsStateLineage) && !started)
+        throw stateClaimRefused(flowName, this.stateId, error, { nested: active !== undefined });
       throw error;
     } finally {
       stopTrackingStarts();
       stopTrackingWrites();
+      // Ended, failed or paused: the next kickoff of the state (a resume of its pause) may start at once.
+      await stateClaim?.release();
     }
   }
 }
@@ -617,6 +647,12 @@ function latestKickoffOfState(loaded: LoadedCheckpoint, flowName: string, stateI
       entity.kind === 'flow' && entity.name === flowName && parseFlowData(entity).stateId === stateId,
   );
   return kickoffs.at(-1) ?? findEntitySnapshot(loaded, { kind: 'flow', names: [flowName] });
+}
+
+/** What an entity is called to whoever is refused: `flow Desk`, or `crew` for a crew without a name. */
+function entityLabel(entity: CheckpointableEntity): string {
+  const { entityKind, entityName } = entity;
+  return entityName === '' || entityName === entityKind ? entityKind : `${entityKind} ${entityName}`;
 }
 
 /**

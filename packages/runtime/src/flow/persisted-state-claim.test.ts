@@ -12,6 +12,7 @@ import { SqliteProvider } from '@crewline/provider-sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { exited, type StartedChild, startChild, tsxChildScript } from '../e2e/support/child-process.js';
 import { temporaryDirectory } from '../e2e/support/fixtures.js';
+import { stateLineageId } from './flow-storage.js';
 
 const script = tsxChildScript(
   fileURLToPath(new URL('./test-support/persisted-state-child.ts', import.meta.url)),
@@ -21,12 +22,15 @@ interface ChildOptions {
   config?: boolean;
   barrier?: string;
   gate?: { method: string; file: string };
+  nested?: boolean;
 }
 
 interface Outcome {
   executions: string[];
   result?: { status: string; steps: string[] };
   error?: { code: string; message: string };
+  /** The lineages whose lease the child's store gave up (the `nested` option). */
+  released: string[];
 }
 
 let directory: { path: string; cleanup: () => void };
@@ -67,6 +71,7 @@ function parse(started: StartedChild): Outcome {
     executions: messages.flatMap((message) => (typeof message.exec === 'string' ? [message.exec] : [])),
     result: messages.find((message) => message.result)?.result,
     error: messages.find((message) => message.error)?.error,
+    released: messages.flatMap((message) => (typeof message.released === 'string' ? [message.released] : [])),
   };
 }
 
@@ -173,6 +178,99 @@ describe.each(stores)(
       expect([one, other].filter((each) => each!.result?.status === 'completed')).toHaveLength(1);
       // One lineage: its saves, one per method (twice with the config: its own and the run's), no more.
       expect(await checkpointCount(location)).toBe(4);
+    });
+  },
+);
+
+// Kicked off inside another flow's method, the state joins that flow's run, which claimed nothing of
+// it: two processes ran its methods side by side (and paid twice). The kickoff now claims the head of
+// the state's lineage itself while it runs.
+describe.each(stores)(
+  'a @persist() state kicked off inside another flow by two processes ($name)',
+  { timeout: 90_000 },
+  (store) => {
+    const nested = { nested: true };
+
+    it('refuses the second while the first runs the state, and nothing is paid twice', async () => {
+      const location = store.location('nested-live');
+      const gate = `${location}.release`;
+      const holder = start(location, 'invoice-9', { ...nested, gate: { method: 'second', file: gate } });
+      await holder.waitFor(/"exec":"second"/);
+      const second = await outcome(start(location, 'invoice-9', nested));
+      writeFileSync(gate, '');
+      const first = await outcome(holder);
+
+      expect(second.executions).toEqual([]);
+      expect(second.error?.code, JSON.stringify(second)).toBe('conflict');
+      expect(second.error?.message).toContain(
+        '(state "invoice-9") is being continued by flow Ledger in flow Desk',
+      );
+      expect(first.executions).toEqual(['first', 'second', 'third', 'fourth']);
+      expect(first.result).toEqual({
+        status: 'completed',
+        output: 4,
+        steps: ['first', 'second', 'third', 'fourth'],
+      });
+      // Given up as the kickoff ended.
+      expect(first.released).toEqual([stateLineageId('Ledger', 'invoice-9')]);
+    });
+
+    it('runs a state kicked off at the same moment in two processes once', async () => {
+      const location = store.location('nested-race');
+      const barrier = `${location}.go`;
+      const gate = `${location}.release`;
+      const children = [0, 1].map(() =>
+        start(location, 'order-2', { ...nested, barrier, gate: { method: 'first', file: gate } }),
+      );
+      await Promise.all(children.map((child) => child.waitFor(/"ready":true/)));
+      writeFileSync(barrier, '');
+      await whenPrinted(children, () => {
+        const outcomes = children.map(parse);
+        const running = outcomes.filter((each) => each.executions.includes('first')).length;
+        return running === 2 || (running === 1 && outcomes.some((each) => each.error !== undefined));
+      });
+      writeFileSync(gate, '');
+      const [one, other] = await Promise.all(children.map(outcome));
+
+      expect([...one!.executions, ...other!.executions].sort()).toEqual([
+        'first',
+        'fourth',
+        'second',
+        'third',
+      ]);
+      const refused = [one, other].find((each) => each!.error !== undefined);
+      expect(refused?.error?.code, JSON.stringify([one, other])).toBe('conflict');
+      expect(refused?.error?.message).toContain('order-2');
+    });
+
+    it('lets a second process take over at once from a holder killed with SIGKILL', async () => {
+      const location = store.location('nested-killed');
+      const holder = start(location, 'invoice-10', {
+        ...nested,
+        gate: { method: 'second', file: `${location}.never` },
+      });
+      await holder.waitFor(/"exec":"second"/);
+      holder.child.kill('SIGKILL');
+      await exited(holder.child);
+      const next = await outcome(start(location, 'invoice-10', nested));
+      expect(next.error).toBeUndefined();
+      // A nested kickoff runs the state from its start (its parent's run continues what it saved).
+      expect(next.result?.steps).toEqual(['first', 'second', 'third', 'fourth']);
+    });
+
+    it('gives the state up before Ctrl+C ends the holder', async () => {
+      const location = store.location('nested-interrupted');
+      const holder = start(location, 'invoice-11', {
+        ...nested,
+        gate: { method: 'second', file: `${location}.never` },
+      });
+      await holder.waitFor(/"exec":"second"/);
+      holder.child.kill('SIGINT');
+      const { signal } = await exited(holder.child);
+      expect(signal, holder.stderr()).toBe('SIGINT');
+      expect(parse(holder).released).toEqual([stateLineageId('Ledger', 'invoice-11')]);
+      const next = await outcome(start(location, 'invoice-11', nested));
+      expect(next.error).toBeUndefined();
     });
   },
 );

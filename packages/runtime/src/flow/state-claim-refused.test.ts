@@ -25,4 +25,18 @@ describe('stateClaimRefused', () => {
       'wait for it to end (its process is running on this machine), then kick off state "state-1" again',
     );
   });
+
+  it('says to kick a nested state off again, not to continue from its latest save (a nested kickoff starts it)', () => {
+    const held = leaseHeldByOther('provider-sqlite', 'L-1', holder, 5_000, true);
+    const said = stateClaimRefused('TideFlow', 'state-1', held, { nested: true }) as CrewlineError;
+    expect(said.message).toContain('then kick off state "state-1" again, or fork instead');
+    const moved = new CrewlineError('provider-sqlite', 'conflict', 'not the head', {
+      details: { lineageId: 'L-1', headId: 'C-9' },
+    });
+    const movedSaid = stateClaimRefused('TideFlow', 'state-1', moved, { nested: true }) as CrewlineError;
+    expect(movedSaid.message).toBe(
+      '[flow] flow "TideFlow": state "state-1" was continued by another kickoff while this one claimed it (its latest save is now C-9); nothing was run: kick off state "state-1" again',
+    );
+    expect(movedSaid.details).toMatchObject({ headId: 'C-9', flowName: 'TideFlow', stateId: 'state-1' });
+  });
 });

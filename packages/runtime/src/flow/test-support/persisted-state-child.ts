@@ -6,18 +6,35 @@
 //   config   also give the flow a checkpoint config at the same location (writing on each method)
 //   barrier  a file to wait for before the kickoff (two children then kick off at the same moment)
 //   gate     { method, file }: that method waits for the file before it returns
+//   nested   kick the state off inside a method of another flow (Desk, not persisted, no config);
+//            the store then also reports {"released": lineage id} as a lease is given up
 import { existsSync, writeSync } from 'node:fs';
 import { CrewlineError } from '@crewline/events';
+import { JsonProvider } from '@crewline/provider-json';
+import { SqliteProvider } from '@crewline/provider-sqlite';
+import type { CheckpointProvider, LeaseToken } from '@crewline/runtime-state';
 import { Flow, listen, persist, start } from '../index.js';
 
 interface ChildOptions {
   config?: boolean;
   barrier?: string;
   gate?: { method: string; file: string };
+  nested?: boolean;
 }
 
 const [location = '', stateId = '', optionsText = '{}'] = process.argv.slice(2);
 const options = JSON.parse(optionsText) as ChildOptions;
+
+/** The store the location calls for, saying on stdout which lease it gave up (a Ctrl+C's release). */
+function reportingStore(): CheckpointProvider {
+  const store: CheckpointProvider = location.endsWith('.db') ? new SqliteProvider() : new JsonProvider();
+  const release = store.releaseLease!.bind(store);
+  store.releaseLease = async (at: string, token: LeaseToken) => {
+    await release(at, token);
+    report({ released: token.lineageId });
+  };
+  return store;
+}
 
 function report(value: unknown): void {
   writeSync(1, `${JSON.stringify(value)}\n`);
@@ -32,7 +49,7 @@ async function work(method: string): Promise<void> {
   if (options.gate?.method === method) await until(options.gate.file);
 }
 
-@persist({ location })
+@persist({ location, ...(options.nested ? { provider: reportingStore() } : {}) })
 class Ledger extends Flow<{ id?: string; steps: string[] }> {
   initialState = { steps: [] as string[] };
 
@@ -61,14 +78,26 @@ class Ledger extends Flow<{ id?: string; steps: string[] }> {
   }
 }
 
+/** A flow whose one method kicks the state off (the `nested` option). */
+class Desk extends Flow<{ result?: { status: string; output: unknown; steps: string[] } }> {
+  @start() async delegate() {
+    const result = await new Ledger().kickoff({ inputs: { id: stateId } });
+    this.state.result = { status: result.status, output: result.output, steps: result.state.steps };
+  }
+}
+
 const flow = new Ledger(
   options.config ? { checkpoint: { location, onEvents: ['method_execution_finished'] } } : {},
 );
 report({ ready: true });
 if (options.barrier !== undefined) await until(options.barrier);
 try {
-  const result = await flow.kickoff({ inputs: { id: stateId } });
-  report({ result: { status: result.status, output: result.output, steps: result.state.steps } });
+  if (options.nested) {
+    report({ result: (await new Desk().kickoff()).state.result });
+  } else {
+    const result = await flow.kickoff({ inputs: { id: stateId } });
+    report({ result: { status: result.status, output: result.output, steps: result.state.steps } });
+  }
 } catch (error) {
   report({
     error: {
