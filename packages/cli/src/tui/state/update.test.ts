@@ -106,6 +106,18 @@ describe('browser state machine', () => {
     });
   });
 
+  it('takes a carriage return among keys read together as Enter: e and Enter confirm a resume', async () => {
+    const { sample, driver } = await openBrowser();
+    const head = sample.main.at(-1)!;
+    while (driver.state.selectedKey !== head.id) await driver.press('down');
+    await driver.press('e\r');
+    expect(driver.state.confirm).toBeUndefined();
+    expect(driver.effects.at(-1)).toEqual({
+      type: 'start-run',
+      request: { mode: 'resume', checkpointId: head.id, reference: head.reference },
+    });
+  });
+
   it('edits inputs, keeping the type of non-string values, and lists placeholders without values', async () => {
     const { sample, driver } = await openBrowser();
     const target = sample.main[0]!;

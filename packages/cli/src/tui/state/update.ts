@@ -64,8 +64,10 @@ function runKey(state: BrowserState, press: KeyPress): Update {
 
 /**
  * Characters that arrive in one chunk (a held key, a paste, a slow SSH link) are separate key
- * presses: `jjj` moves three rows. Once one of them opens an editor, the rest of the chunk is text
- * typed into it, kept whole (a pasted output stays one edit).
+ * presses: `jjj` moves three rows, and a carriage return among them is Enter (`e` then Enter
+ * confirms a resume; Ink reports Enter only for a chunk that is exactly \r). Once one of them opens
+ * an editor, the rest of the chunk is text typed into it, kept whole (a pasted output stays one
+ * edit; the editor takes a carriage return that ends it as Enter, see editText).
  */
 function keyChunk(state: BrowserState, press: KeyPress): Update {
   const characters = Array.from(press.input);
@@ -75,7 +77,7 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
   const effects: Effect[] = [];
   for (const [index, character] of characters.entries()) {
     const rest = current.editor ? characters.slice(index).join('') : character;
-    const next = keyPress(current, { input: rest });
+    const next = keyPress(current, rest === '\r' ? { input: '', name: 'return' } : { input: rest });
     current = next.state;
     effects.push(...next.effects);
     if (rest !== character || effects.some((effect) => effect.type === 'exit')) break;
