@@ -33,10 +33,13 @@ import {
   newForkBranchName,
   newLineageId,
 } from './ids.js';
+import { registerInputSecrets } from './input-secrets.js';
+import type { JsonObject } from './json.js';
 import { keptEntity } from './kept-entity.js';
 import { loadedProvider } from './lazy-provider.js';
 import { LineagePositions } from './lineage-positions.js';
 import type { CheckpointProvider, CheckpointWrite, LeaseToken, StoredCheckpoint } from './provider.js';
+import { refuseRedactedInputsInUse } from './redacted-inputs.js';
 import { redactSecrets } from './redaction.js';
 import { SettledTextCache } from './settled-text.js';
 import { SettledValues } from './settled-values.js';
@@ -192,6 +195,9 @@ export class RuntimeState implements RunState {
     this.runId = options.runId ?? randomUUID();
     this.entities = options.entities ?? [];
     this.inputs = options.inputs ?? {};
+    // Before the run writes anything: an input redacted by its name (`apiKey`) also fills task
+    // descriptions and prompts, where only its value can be found.
+    registerInputSecrets(this.inputs);
     this.events = options.events ? [...options.events] : [];
     this.provider = options.provider;
     this.location = options.location ?? './.checkpoints';
@@ -224,6 +230,10 @@ export class RuntimeState implements RunState {
    * `origin` is that checkpoint as stored when `document` is an edited copy of it (task outputs
    * replaced before the restore): a fork stores the origin again (see ForkOrigin), and the edit is
    * the fork's, never the stored checkpoint's. Default: `document`.
+   *
+   * Refuses (`invalid_argument`, before anything runs) to continue work that would fill a template
+   * with an input the checkpoint stored as `[REDACTED]` and `options.inputs` does not give again:
+   * see {@link RuntimeState.refuseRedactedInputs}.
    */
   static fromDocument(
     document: CheckpointDocument,
@@ -237,9 +247,12 @@ export class RuntimeState implements RunState {
         `the origin of a restored run must be the checkpoint it was restored from (${metadata.id}), got ${origin.metadata.id}`,
       );
     }
+    const inputs =
+      options.inputs ?? decodeValue<Record<string, unknown>>(document.inputs, options.valueCodec);
+    refuseRedactedInputsInUse(document, inputs);
     const state = new RuntimeState({
       ...stateOptions,
-      inputs: options.inputs ?? decodeValue<Record<string, unknown>>(document.inputs, options.valueCodec),
+      inputs,
       events: document.events,
       lineage: {
         lineageId: metadata.lineageId,
@@ -250,6 +263,26 @@ export class RuntimeState implements RunState {
     });
     state.#restored = origin ?? document;
     return state;
+  }
+
+  /**
+   * Refuses a continuation of `document` given `inputs` (what the caller passes, laid over the
+   * inputs the checkpoint stored) that would fill a template of unfinished work (a crew's pending
+   * tasks, a standalone agent) with an input stored as `[REDACTED]`: the model would be sent that
+   * text where the kickoff had the value. The `invalid_argument` error names each input and how to
+   * pass it again. {@link fromDocument} checks this; callers that check a continuation before
+   * starting it (the runtime's `checkContinuation`, the CLI before it says anything) call this. The
+   * stored inputs are read as stored (their encoded JSON), so the check needs none of the classes
+   * they hold registered.
+   */
+  static refuseRedactedInputs(
+    document: CheckpointDocument,
+    inputs: Readonly<Record<string, unknown>> | undefined,
+  ): void {
+    const stored = document.inputs.json;
+    const saved =
+      stored !== null && typeof stored === 'object' && !Array.isArray(stored) ? (stored as JsonObject) : {};
+    refuseRedactedInputsInUse(document, { ...saved, ...(inputs ?? {}) });
   }
 
   get bus(): EventBus {
@@ -307,6 +340,10 @@ export class RuntimeState implements RunState {
   recordEvent(event: BaseEvent): void {
     if (lifecycle.has(event.type)) return;
     event.sequence = this.events.length + 1;
+    // A crew or flow kicked off inside the run (a flow's method) brings inputs of its own: redacted
+    // by value before the tasks they fill are recorded.
+    const inputs = (event as { inputs?: unknown }).inputs;
+    if (inputs !== undefined) registerInputSecrets(inputs);
     const record = redactSecrets(toJsonSafe(event.toJSON())) as EventRecord;
     this.events.push(record);
   }
@@ -352,6 +389,9 @@ export class RuntimeState implements RunState {
     const resolvedLocation = this.#resolvedLocation(provider, location);
     const trigger = options.trigger ?? 'manual';
     const position = this.#positions.at(provider, resolvedLocation);
+    // Before the entities: a credential set in the inputs since the last checkpoint is registered
+    // here (see StoredInputs), and the entities' snapshots of this very checkpoint must not hold it.
+    const inputs = this.#storedInputs.stored(this.inputs, this.#valueCodec, this.settled);
     const { metadata, entities } = this.snapshot(trigger, position.checkpointId);
     // A fork's first checkpoint in this location: its origin goes with it (see ForkOrigin).
     const companion =
@@ -360,7 +400,7 @@ export class RuntimeState implements RunState {
         : undefined;
     const write = createCheckpointWrite({
       metadata,
-      inputs: this.#storedInputs.stored(this.inputs, this.#valueCodec, this.settled),
+      inputs,
       entities,
       events: this.events.slice(),
       parentEventCount: position.eventCount,

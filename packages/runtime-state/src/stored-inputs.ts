@@ -1,4 +1,5 @@
 import { redactionGeneration } from '@crewline/events';
+import { registerInputSecrets } from './input-secrets.js';
 import { redactSecrets } from './redaction.js';
 import type { SettledValues } from './settled-values.js';
 import { type EncodedValue, encodeValue, type ValueCodec } from './value-codec.js';
@@ -36,15 +37,19 @@ export class StoredInputs {
    * that redaction and providers skip it at once.
    */
   stored(inputs: unknown, codec: ValueCodec | undefined, settled: SettledValues): EncodedValue {
-    const generation = redactionGeneration();
     const last = this.#last;
     if (
       last !== undefined &&
       last.codec === codec &&
-      last.generation === generation &&
+      last.generation === redactionGeneration() &&
       samePlainJson(inputs, last.copy, new Set(), 0)
     )
       return last.stored;
+    // Inputs changed in place during the run (`state.inputs.apiKey = …`): a new value under a
+    // credential name is redacted by value from here on, this checkpoint included (see
+    // registerInputSecrets). Registering it moves the generation on, so the generation is read after.
+    registerInputSecrets(inputs);
+    const generation = redactionGeneration();
     const encoded = encodeValue(inputs, codec);
     const copy = plainJsonCopy(inputs, new Set(), 0);
     if (copy === notPlain) {

@@ -1,5 +1,5 @@
 import { CrewlineError } from '@crewline/events';
-import type { CheckpointDocument, EntityKind } from '@crewline/runtime-state';
+import { type CheckpointDocument, type EntityKind, RuntimeState } from '@crewline/runtime-state';
 import {
   findUnknownInput,
   nothingLeftToRun,
@@ -26,7 +26,9 @@ const howToRunAgain: Record<EntityKind, string> = {
 
 /**
  * Refuses a continuation before anything runs when its inputs name one the run does not know (a
- * typo would change nothing and the run would still pay for its model calls), when it edits the
+ * typo would change nothing and the run would still pay for its model calls), when work left to run
+ * would be filled with an input the checkpoint stored as `[REDACTED]` that the inputs do not give
+ * again (`RuntimeState.refuseRedactedInputs`), when it edits the
  * output of a task a flow's completed method ran (`checkEditsReachWork`), or when nothing would
  * run: a fork of a finished run — or a resume of one with edits — that would write no checkpoint,
  * make no branch and give back the old output. `document` has the edited outputs applied.
@@ -34,6 +36,8 @@ const howToRunAgain: Record<EntityKind, string> = {
 export function checkContinuation(document: CheckpointDocument, request: ContinuationRequest): void {
   const id = document.metadata.id;
   checkInputsKnown(document, request.inputs);
+  // A pending task filled with an input stored as [REDACTED] would be sent that text.
+  RuntimeState.refuseRedactedInputs(document, request.inputs);
   checkEditsReachWork(document, request.taskOutputs);
   const reason = nothingLeftToRun(document);
   if (reason === undefined) return;
