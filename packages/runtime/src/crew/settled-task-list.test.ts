@@ -1,9 +1,17 @@
 import { SettledValues } from '@crewline/runtime-state';
 import type { CrewData } from '@crewline/runtime-state/internal';
 import { describe, expect, it } from 'vitest';
+import { newConversation } from '../agent-loop/conversation.js';
 import { threeTaskCrew } from '../e2e/support/fixtures.js';
 import { offlineModel } from '../models/offline/offline-model.js';
+import { ProjectRegistry } from '../project-config/project-config.js';
+import { Task } from '../task/task.js';
 import { TaskOutput } from '../task/task-output.js';
+import { Crew } from './crew.js';
+
+class Money {
+  constructor(readonly cents: number) {}
+}
 
 function tasksOf(snapshot: { data: unknown }): CrewData['tasks'] {
   return (snapshot.data as CrewData).tasks;
@@ -95,6 +103,66 @@ describe('the tasks of a crew in its snapshot', () => {
     expect(after.map((task) => task.agent)).toEqual([2, 1, 2]);
     expect(after[2]!.id).toBe('restored-id');
     expect(after[1]).toBe(before[1]);
+  });
+
+  it('sees a class registered after the first snapshot: a structured output is encoded with it', async () => {
+    const { crew } = threeTaskCrew(offlineModel(), { checkpoint: false });
+    await crew.kickoff({ inputs: { topic: 'AI' } });
+    const registry = new ProjectRegistry();
+    crew.valueRegistry = registry;
+    const task = crew.tasks[0]!;
+    task.output = new TaskOutput({ ...task.output!, structured: { price: new Money(5) } });
+    const settled = new SettledValues();
+    const before = JSON.stringify(tasksOf(crew.snapshotEntity(settled))[0]!.output!.structured);
+    registry.register({ classes: [{ class: Money, name: 'billing.Money' }] });
+    const after = JSON.stringify(tasksOf(crew.snapshotEntity(settled))[0]!.output!.structured);
+    expect(after).not.toBe(before);
+    expect(after).toContain('billing.Money');
+  });
+
+  it("sees tasks swapped in place: a later task's context is stored by the new positions", async () => {
+    const { researcher, writer, reviewer } = threeTaskCrew(offlineModel(), { checkpoint: false });
+    const a = new Task({
+      name: 'a',
+      description: 'Research {topic}',
+      expectedOutput: 'bullets',
+      agent: researcher,
+    });
+    const b = new Task({
+      name: 'b',
+      description: 'Collect {topic}',
+      expectedOutput: 'bullets',
+      agent: writer,
+    });
+    const c = new Task({
+      name: 'c',
+      description: 'Write',
+      expectedOutput: 'text',
+      agent: reviewer,
+      context: [a],
+    });
+    const crew = new Crew({
+      name: 'context',
+      agents: [researcher, writer, reviewer],
+      tasks: [a, b, c],
+      checkpoint: false,
+    });
+    await crew.kickoff({ inputs: { topic: 'AI' } });
+    const settled = new SettledValues();
+    expect(tasksOf(crew.snapshotEntity(settled))[2]!.context).toEqual([0]);
+    crew.tasks[0] = b;
+    crew.tasks[1] = a;
+    expect(tasksOf(crew.snapshotEntity(settled))[2]!.context).toEqual([1]);
+  });
+
+  it('sees a delegation added in place to a task not started', () => {
+    const { crew } = threeTaskCrew(offlineModel(), { checkpoint: false });
+    const settled = new SettledValues();
+    expect(tasksOf(crew.snapshotEntity(settled))[2]!.delegations).toEqual({});
+    const conversation = newConversation();
+    conversation.messages.push({ role: 'user', content: 'coworker work' });
+    crew.tasks[2]!.delegations['call-1'] = conversation;
+    expect(Object.keys(tasksOf(crew.snapshotEntity(settled))[2]!.delegations)).toEqual(['call-1']);
   });
 });
 

@@ -29,6 +29,11 @@ interface TaskList {
 // By the crew's own tasks array: a crew replaced or reordered its tasks gets a new list.
 const lists = new WeakMap<readonly Task[], TaskList>();
 
+function hasEntries(record: object): boolean {
+  for (const _ in record) return true;
+  return false;
+}
+
 function sameMembers<T>(left: readonly T[], right: readonly T[]): boolean {
   if (left.length !== right.length) return false;
   for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
@@ -93,7 +98,13 @@ export function settledTaskList(crew: CrewParts, settled: SettledValues, settle:
     const task = tasks[index]!;
     const revision = taskRevision(task);
     const kept = known.kept[index];
-    if (kept !== undefined && kept.owner === task && crewSame && known.revisions[index] === revision)
+    if (
+      crewSame &&
+      kept !== undefined &&
+      known.revisions[index] === revision &&
+      // A task not started is settled while it has no delegation, and delegations are added in place.
+      (task.status === 'completed' || !hasEntries(task.delegations))
+    )
       continue;
     known.revisions[index] = revision;
     if (taskDataHolds(kept, task, context)) continue;

@@ -38,6 +38,9 @@ export class TaskOutput {
     this.structured = init.structured;
     this.usage = init.usage;
     this.edited = init.edited ?? false;
+    // Read-only at run time too: a checkpoint keeps a completed task's stored output while the task
+    // holds the same TaskOutput, so one changed in place would not reach it; replace it instead.
+    Object.freeze(this);
   }
 
   toString(): string {

@@ -30,6 +30,9 @@ export interface TaskOptions {
 /** Reads a task's revision: for the runtime's snapshot caches, not part of the public surface. */
 let revisionOf: (task: Task) => number;
 
+/** The fields of every task, as own enumerable accessors (see {@link Task}); made once, shared. */
+let fieldDescriptors: PropertyDescriptorMap;
+
 /**
  * One unit of work in a crew. A task also carries its progress (status, output, and the agent's
  * conversation while it runs) so that a checkpoint can resume it exactly where it stopped.
@@ -39,12 +42,32 @@ let revisionOf: (task: Task) => number;
  * the task's revision, so a snapshot tells an unchanged task by one number instead of reading again
  * everything its stored form is built from (a cost per checkpoint that grew with every task the run
  * had finished). The fields given at construction cannot be reassigned, and `context` is a frozen
- * copy: nothing a stored form reads can change without the revision moving.
+ * copy: nothing a stored form reads can change without the revision moving. The accessors are the
+ * task's own enumerable properties, as its plain fields were: `JSON.stringify`, a spread, a value
+ * stored in flow state and `toEqual` see every field; and they cannot be redefined, so a subclass
+ * that declares one as a field of its own (hiding it from the revision) fails at once.
  */
 export class Task {
-  static {
-    revisionOf = (task) => task.#revision;
-  }
+  declare id: string;
+  declare readonly name: string | undefined;
+  /** The description template as written (placeholders unfilled). */
+  declare readonly description: string;
+  /** The expected-output template as written. */
+  declare readonly expectedOutput: string;
+  declare agent: Agent | undefined;
+  /** The earlier tasks given to this one: a frozen copy of the list given to the constructor. */
+  declare readonly context: readonly Task[] | undefined;
+  declare readonly outputSchema: z.ZodType | undefined;
+  declare status: TaskStatus;
+  declare output: TaskOutput | undefined;
+  /** The agent's conversation for this task: kept while it runs and after, so a resume continues it. */
+  declare conversation: Conversation | undefined;
+  /** Conversations of coworkers this task's manager delegated to, by tool call id (hierarchical crews). */
+  declare delegations: Record<string, Conversation>;
+  /** Whether `task_started` was emitted (a resumed in-progress task does not emit it again). */
+  declare startedEmitted: boolean;
+  /** The worker's system prompt when the task started (kept so a resumed task sends the same one). */
+  declare systemPrompt: string | undefined;
 
   #revision = 0;
   #id: string;
@@ -60,6 +83,81 @@ export class Task {
   #delegations: Record<string, Conversation> = {};
   #startedEmitted = false;
   #systemPrompt: string | undefined;
+
+  static {
+    revisionOf = (task) => task.#revision;
+    const readOnly = (get: (task: Task) => unknown): PropertyDescriptor => ({
+      enumerable: true,
+      get(this: Task) {
+        return get(this);
+      },
+    });
+    const tracked = <Value>(get: (task: Task) => Value, set: (task: Task, value: Value) => void) => ({
+      enumerable: true,
+      get(this: Task): Value {
+        return get(this);
+      },
+      set(this: Task, value: Value) {
+        set(this, value);
+        this.#revision += 1;
+      },
+    });
+    fieldDescriptors = {
+      id: tracked(
+        (task) => task.#id,
+        (task, value: string) => {
+          task.#id = value;
+        },
+      ),
+      name: readOnly((task) => task.#name),
+      description: readOnly((task) => task.#description),
+      expectedOutput: readOnly((task) => task.#expectedOutput),
+      agent: tracked(
+        (task) => task.#agent,
+        (task, value: Agent | undefined) => {
+          task.#agent = value;
+        },
+      ),
+      context: readOnly((task) => task.#context),
+      outputSchema: readOnly((task) => task.#outputSchema),
+      status: tracked(
+        (task) => task.#status,
+        (task, value: TaskStatus) => {
+          task.#status = value;
+        },
+      ),
+      output: tracked(
+        (task) => task.#output,
+        (task, value: TaskOutput | undefined) => {
+          task.#output = value;
+        },
+      ),
+      conversation: tracked(
+        (task) => task.#conversation,
+        (task, value: Conversation | undefined) => {
+          task.#conversation = value;
+        },
+      ),
+      delegations: tracked(
+        (task) => task.#delegations,
+        (task, value: Record<string, Conversation>) => {
+          task.#delegations = value;
+        },
+      ),
+      startedEmitted: tracked(
+        (task) => task.#startedEmitted,
+        (task, value: boolean) => {
+          task.#startedEmitted = value;
+        },
+      ),
+      systemPrompt: tracked(
+        (task) => task.#systemPrompt,
+        (task, value: string | undefined) => {
+          task.#systemPrompt = value;
+        },
+      ),
+    };
+  }
 
   constructor(options: TaskOptions) {
     if (typeof options?.description !== 'string' || options.description.trim() === '') {
@@ -79,118 +177,16 @@ export class Task {
     this.#agent = options.agent;
     this.#context = options.context ? Object.freeze([...options.context]) : undefined;
     this.#outputSchema = options.outputSchema;
+    Object.defineProperties(this, fieldDescriptors);
   }
 
-  get id(): string {
-    return this.#id;
-  }
-  set id(id: string) {
-    this.#id = id;
-    this.#revision += 1;
-  }
-
-  get name(): string | undefined {
-    return this.#name;
-  }
-
-  /** The description template as written (placeholders unfilled). */
-  get description(): string {
-    return this.#description;
-  }
-
-  /** The expected-output template as written. */
-  get expectedOutput(): string {
-    return this.#expectedOutput;
-  }
-
-  get agent(): Agent | undefined {
-    return this.#agent;
-  }
-  set agent(agent: Agent | undefined) {
-    this.#agent = agent;
-    this.#revision += 1;
-  }
-
-  /** The earlier tasks given to this one (a frozen copy of the list given to the constructor). */
-  get context(): readonly Task[] | undefined {
-    return this.#context;
-  }
-
-  get outputSchema(): z.ZodType | undefined {
-    return this.#outputSchema;
-  }
-
-  get status(): TaskStatus {
-    return this.#status;
-  }
-  set status(status: TaskStatus) {
-    this.#status = status;
-    this.#revision += 1;
-  }
-
-  get output(): TaskOutput | undefined {
-    return this.#output;
-  }
-  set output(output: TaskOutput | undefined) {
-    this.#output = output;
-    this.#revision += 1;
-  }
-
-  /** The agent's conversation for this task: kept while it runs and after, so a resume continues it. */
-  get conversation(): Conversation | undefined {
-    return this.#conversation;
-  }
-  set conversation(conversation: Conversation | undefined) {
-    this.#conversation = conversation;
-    this.#revision += 1;
-  }
-
-  /** Conversations of coworkers this task's manager delegated to, by tool call id (hierarchical crews). */
-  get delegations(): Record<string, Conversation> {
-    return this.#delegations;
-  }
-  set delegations(delegations: Record<string, Conversation>) {
-    this.#delegations = delegations;
-    this.#revision += 1;
-  }
-
-  /** Whether `task_started` was emitted (a resumed in-progress task does not emit it again). */
-  get startedEmitted(): boolean {
-    return this.#startedEmitted;
-  }
-  set startedEmitted(startedEmitted: boolean) {
-    this.#startedEmitted = startedEmitted;
-    this.#revision += 1;
-  }
-
-  /** The worker's system prompt when the task started (kept so a resumed task sends the same one). */
-  get systemPrompt(): string | undefined {
-    return this.#systemPrompt;
-  }
-  set systemPrompt(systemPrompt: string | undefined) {
-    this.#systemPrompt = systemPrompt;
-    this.#revision += 1;
-  }
-
-  /** What `console.log` and `util.inspect` show: the fields, as they were shown before they became accessors. */
-  [Symbol.for('nodejs.util.inspect.custom')](): object {
-    const { id, name, description, expectedOutput, agent, context, outputSchema, status, output } = this;
-    const { conversation, delegations, startedEmitted, systemPrompt } = this;
-    return {
-      id,
-      name,
-      description,
-      expectedOutput,
-      agent,
-      context,
-      outputSchema,
-      status,
-      output,
-      conversation,
-      delegations,
-      startedEmitted,
-      systemPrompt,
-    };
+  /** What `console.log` and `util.inspect` show: the fields' values (an accessor shows as `[Getter/Setter]`). */
+  [Symbol.for('nodejs.util.inspect.custom')](
+    depth: number,
+    options: object,
+    inspect: (value: unknown, options: object) => string,
+  ): string {
+    return `Task ${inspect({ ...this }, { ...options, depth })}`;
   }
 
   /** A label for messages: the name, else the start of the description. */
@@ -224,9 +220,10 @@ export class Task {
 }
 
 /**
- * A number that changes whenever one of the task's fields is assigned. A conversation or delegation
- * growing in place does not move it: only a task under way changes that way, and its stored form is
- * built afresh each time anyway.
+ * A number that changes whenever one of the task's fields is assigned. A conversation or the
+ * delegations growing in place do not move it: the runtime does that only to a task under way, whose
+ * stored form is built afresh each time, and a reader of the revision checks the delegations of a
+ * task that has not completed itself.
  */
 export function taskRevision(task: Task): number {
   return revisionOf(task);
