@@ -1,8 +1,10 @@
 import {
   type CheckpointProvider,
+  type ListingWithUnreadable,
   type PruneOptions,
   planPrune,
   type StoredCheckpoint,
+  type UnreadableCheckpoint,
 } from '@crewline/runtime-state';
 import { parseCommandArguments, parseCount } from '../core/args.js';
 import { checkBranchExists, checkRunExists } from '../core/branch-check.js';
@@ -10,6 +12,7 @@ import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
 import { commandName } from '../core/command-name.js';
 import { parseDuration } from '../core/duration.js';
+import { describeKnownError, isCrewlineError } from '../core/error-boundary.js';
 import { formatColumns, formatTime, printable, shortRunId } from '../core/format.js';
 import { jsonDocument } from '../core/json-output.js';
 import { displayPath } from '../core/location.js';
@@ -57,7 +60,11 @@ export async function run(args: readonly string[], context: CliContext): Promise
   );
   const dryRun = values['dry-run'] === true;
   const where = displayPath(opened.location, context.cwd);
-  const before = await opened.provider.list(opened.location);
+  // With the files a JSON listing leaves out: the prune keeps the parent a damaged fork file names,
+  // and this listing already says which, so the location is not listed again on every prune while
+  // that file stays.
+  const listed = await listWithUnreadable(opened.provider, opened.location);
+  const before = listed.checkpoints;
   // A --branch or --run that names nothing here is a mistake in the call (exit code 2) for both,
   // not "Nothing to prune" for one and a refusal for the other.
   if (values.branch !== undefined) checkBranchExists(before, values.branch, where, '; nothing was removed');
@@ -72,19 +79,31 @@ export async function run(args: readonly string[], context: CliContext): Promise
     lineageId,
   };
   const result = await opened.provider.prune(opened.location, { ...options, dryRun });
-  const forkPoints = keptForkPoints(before, options, result.removed);
+  const { kept, listingError } = await withForksFoundSince(
+    keptForkPoints(before, options, result.removed),
+    listed.unreadable,
+    opened.provider,
+    opened.location,
+  );
+  // The prune is done: what it removed is reported all the same.
+  if (listingError !== undefined) {
+    context.stderr.write(
+      printable(
+        `crewline: could not list ${where} again to name the forks the prune found: ${listingError}\n`,
+      ),
+    );
+  }
   if (values.json) {
     context.stdout.write(
       jsonDocument({
         location: opened.location,
         dryRun,
         removed: result.removed.map((checkpoint) => checkpoint.id),
-        keptForkPoints: forkPoints.map(({ checkpoint }) => checkpoint.id),
+        keptForkPoints: kept.map(({ checkpoint }) => checkpoint.id),
       }),
     );
     return 0;
   }
-  const kept = await withForksFoundSince(forkPoints, opened.provider, opened.location);
   const count = `${result.removed.length} checkpoint${result.removed.length === 1 ? '' : 's'}`;
   const keptLines =
     kept.length === 0
@@ -94,7 +113,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
             `  ${checkpoint.id}`,
             formatTime(checkpoint.createdAt),
             checkpoint.branch,
-            whyKept(branches, unreadableForks, context.cwd),
+            whyKept(branches, unreadableForks, listingError === undefined, context.cwd),
           ]),
         ).join('\n')}\n`;
   if (result.removed.length === 0) {
@@ -138,16 +157,26 @@ function keptForkPoints(
     options,
   )
     .filter((checkpoint) => !removedIds.has(checkpoint.id))
-    .map((checkpoint) => ({
-      checkpoint,
-      branches: [
-        ...new Set(
-          all
-            .filter((fork) => fork.parentId === checkpoint.id && isForkStart(fork))
-            .map((fork) => fork.branch),
-        ),
-      ],
-    }));
+    .map((checkpoint) => ({ checkpoint, branches: forkBranchesOf(checkpoint, all) }));
+}
+
+/** The branches of the forks in `listing` that start from `checkpoint`: its children in another run. */
+function forkBranchesOf(checkpoint: StoredCheckpoint, listing: readonly StoredCheckpoint[]): string[] {
+  return [
+    ...new Set(
+      listing
+        .filter((child) => child.parentId === checkpoint.id && child.lineageId !== checkpoint.lineageId)
+        .map((fork) => fork.branch),
+    ),
+  ];
+}
+
+/** The fork files in `unreadable` that name `checkpoint` as their parent, where each is stored. */
+function unreadableForksOf(
+  checkpoint: StoredCheckpoint,
+  unreadable: readonly UnreadableCheckpoint[],
+): string[] {
+  return unreadable.filter((file) => file.parentId === checkpoint.id).map((file) => file.reference);
 }
 
 /** A checkpoint prune kept because a fork starts from it, with what it knows of the forks. */
@@ -160,36 +189,62 @@ interface KeptForkPoint {
 }
 
 /**
- * `kept` with the forks the listing before the prune did not show, for the checkpoints it showed
- * none of: the prune also keeps the parent a damaged fork file names (the file's name says it), and
- * the JSON provider looks at its directories again right before it removes, keeping the parent of a
- * fork written since. The location is listed again only when one of them is unexplained.
+ * `forkPoints` with the forks the listing before the prune did not show, for the checkpoints it
+ * showed none of: the prune also keeps the parent a damaged fork file names (the file's name says
+ * it; `unreadable` is that listing's), and the JSON provider looks at its directories again right
+ * before it removes, keeping the parent of a fork written since. The location is listed again only
+ * when one of them is unexplained. A checkpoint that listing no longer holds was removed meanwhile
+ * by another process (a run's `maxCheckpoints`, a second prune): it was not kept, so it is left out.
+ * When that listing fails, the prune has happened all the same: its error comes back instead of
+ * being thrown, and the rows stay as they were.
  */
 async function withForksFoundSince(
-  kept: readonly { checkpoint: StoredCheckpoint; branches: string[] }[],
+  forkPoints: readonly { checkpoint: StoredCheckpoint; branches: string[] }[],
+  unreadable: readonly UnreadableCheckpoint[],
   provider: CheckpointProvider,
   location: string,
-): Promise<KeptForkPoint[]> {
-  if (kept.every(({ branches }) => branches.length > 0))
-    return kept.map((entry) => ({ ...entry, unreadableForks: [] }));
-  const after = await listWithUnreadable(provider, location);
-  return kept.map(({ checkpoint, branches }) => {
-    if (branches.length > 0) return { checkpoint, branches, unreadableForks: [] };
-    const forks = after.checkpoints.filter(
-      (fork) => fork.parentId === checkpoint.id && fork.lineageId !== checkpoint.lineageId,
-    );
-    return {
-      checkpoint,
-      branches: [...new Set(forks.map((fork) => fork.branch))],
-      unreadableForks: after.unreadable
-        .filter((file) => file.parentId === checkpoint.id)
-        .map((file) => file.reference),
-    };
-  });
+): Promise<{ kept: KeptForkPoint[]; listingError?: string }> {
+  const kept = forkPoints.map(({ checkpoint, branches }) => ({
+    checkpoint,
+    branches,
+    unreadableForks: branches.length > 0 ? [] : unreadableForksOf(checkpoint, unreadable),
+  }));
+  const unexplained = (entry: KeptForkPoint) =>
+    entry.branches.length === 0 && entry.unreadableForks.length === 0;
+  if (!kept.some(unexplained)) return { kept };
+  let after: ListingWithUnreadable;
+  try {
+    after = await listWithUnreadable(provider, location);
+  } catch (error) {
+    // Said in one line, as the error boundary says a known error (an unknown one is a bug: "Error: …").
+    return { kept, listingError: isCrewlineError(error) ? describeKnownError(error) : String(error) };
+  }
+  const stillStored = new Set(after.checkpoints.map((checkpoint) => checkpoint.id));
+  return {
+    kept: kept.flatMap((entry) => {
+      if (!unexplained(entry)) return [entry];
+      if (!stillStored.has(entry.checkpoint.id)) return [];
+      return [
+        {
+          checkpoint: entry.checkpoint,
+          branches: forkBranchesOf(entry.checkpoint, after.checkpoints),
+          unreadableForks: unreadableForksOf(entry.checkpoint, after.unreadable),
+        },
+      ];
+    }),
+  };
 }
 
-/** The last column of a kept checkpoint's row: the branches forked from it, else why it stays. */
-function whyKept(branches: readonly string[], unreadableForks: readonly string[], cwd: string): string {
+/**
+ * The last column of a kept checkpoint's row: the branches forked from it, else why it stays.
+ * `listedAgain` is false when the location could not be listed after the prune to find its fork.
+ */
+function whyKept(
+  branches: readonly string[],
+  unreadableForks: readonly string[],
+  listedAgain: boolean,
+  cwd: string,
+): string {
   if (branches.length > 0) return `forked to ${branches.join(', ')}`;
   if (unreadableForks.length > 0) {
     const files = unreadableForks.map((reference) => displayPath(reference, cwd)).join(', ');
@@ -197,6 +252,8 @@ function whyKept(branches: readonly string[], unreadableForks: readonly string[]
       ? `kept: a fork file that cannot be read names it as parent (${files})`
       : `kept: fork files that cannot be read name it as parent (${files})`;
   }
+  if (!listedAgain)
+    return 'kept: the prune found a fork of it (the location could not be listed again to name it)';
   // A fork the prune saw that is gone now, or a provider's own reason: no listing shows it.
   return 'kept: the prune found a fork of it that is not listed now';
 }
