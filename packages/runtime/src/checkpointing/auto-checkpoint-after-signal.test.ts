@@ -143,3 +143,110 @@ describe('failed automatic checkpoints logged after a process-ending signal', ()
     expect(later[0]!.message).toContain('the run continues without it');
   });
 });
+
+/** The JSON provider whose writes wait until the test lets the store fail (a server that times out). */
+class GatedFailingProvider extends JsonProvider {
+  readonly #failed: Promise<void>;
+  constructor(failed: Promise<void>) {
+    super();
+    this.#failed = failed;
+  }
+  override async write(): Promise<StoredCheckpoint> {
+    await this.#failed;
+    throw new Error('the server timed out');
+  }
+  override async writeBatch(
+    _location: string,
+    _checkpoints: readonly CheckpointWrite[],
+  ): Promise<StoredCheckpoint[]> {
+    await this.#failed;
+    throw new Error('the server timed out');
+  }
+}
+
+// signals.ts records no event in a run whose body has returned, but still waits for the writes it
+// queued before the process ends: their failures (a Postgres outage at the end of a run, each write
+// waiting out queryTimeoutMs, then Ctrl+C) said "the run continues without it".
+describe('failed automatic checkpoints of a run that was ending when the signal came', () => {
+  // A listener of the program keeps this process (the test's) alive on SIGINT, as a program's own
+  // handler would: the runtime then leaves the ending to it instead of raising the signal again.
+  const keepAlive = () => undefined;
+  beforeEach(() => {
+    process.on('SIGINT', keepAlive);
+  });
+  afterEach(() => {
+    process.removeListener('SIGINT', keepAlive);
+  });
+
+  /**
+   * The automatic checkpoint warnings of run "ending", whose body queued three checkpoints and
+   * returned before SIGINT came, and, with `besideActive`, of run "active", still in its body then.
+   */
+  async function warningsOfEndingRun(besideActive: boolean): Promise<{ ending: string[]; active: string[] }> {
+    let failStore!: () => void;
+    const failed = new Promise<void>((resolve) => {
+      failStore = resolve;
+    });
+    const warnings = { ending: [] as string[], active: [] as string[] };
+    setLogSink((record) => {
+      const run = /automatic checkpoint on .* to .*[/\\](ending|active) failed/.exec(record.message)?.[1];
+      if (run === 'ending' || run === 'active') warnings[run].push(record.message);
+    });
+    const execute = (name: string, body: (run: Run) => Promise<void>) =>
+      Run.execute(
+        {
+          root: emptyFlowEntity,
+          config: {
+            ...parseCheckpointConfig({ onEvents: '*', location: join(directory.path, name) }),
+            provider: new GatedFailingProvider(failed),
+          },
+          inputs: {},
+          bus: new EventBus(),
+        },
+        body,
+      );
+    let signalled!: () => void;
+    const signalDelivered = new Promise<void>((resolve) => {
+      signalled = resolve;
+    });
+    const active = besideActive ? execute('active', () => signalDelivered) : undefined;
+    let endingRun: Run | undefined;
+    const ending = execute('ending', async (run) => {
+      endingRun = run;
+      for (const value of ['one', 'two', 'three']) {
+        run.emit(systemSource, new MemorySaveStartedEvent({ value, source: systemSource }));
+      }
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(endingRun?.ending).toBe(true);
+    expect(endingRun?.state.hasPendingWork).toBe(true);
+    // What a real Ctrl+C does in this process: the runtime's listener first, then the program's.
+    process.emit('SIGINT', 'SIGINT');
+    signalled();
+    failStore();
+    await Promise.all([ending, active]);
+    // Nothing of the runtime's is left listening once no run is active.
+    expect(process.listeners('SIGINT')).toEqual([keepAlive]);
+    return warnings;
+  }
+
+  it('say the process ends on the signal', async () => {
+    const warnings = await warningsOfEndingRun(false);
+    expect(warnings.ending).toHaveLength(3);
+    for (const message of warnings.ending) {
+      expect(message).toContain('automatic checkpoint on memory_save_started');
+      expect(message).toContain('failed; the process ends on SIGINT without it');
+    }
+  });
+
+  it('say so too beside a run that is still active and records the signal', async () => {
+    const warnings = await warningsOfEndingRun(true);
+    expect(warnings.active).toHaveLength(1);
+    expect(warnings.active[0]).toContain('automatic checkpoint on SIGINT');
+    expect(warnings.active[0]).toContain('failed; the process ends without it');
+    expect(warnings.ending).toHaveLength(3);
+    for (const message of warnings.ending) {
+      expect(message).toContain('failed; the process ends on SIGINT without it');
+    }
+  });
+});

@@ -7,6 +7,7 @@ import {
   logger,
 } from '@crewline/events';
 import { type CheckpointConfig, type RuntimeState, triggersOn } from '@crewline/runtime-state';
+import { isProcessEndingSignal, noteProcessEndingSignal, processEndingSignalOf } from './signals.js';
 
 /**
  * What automatic checkpoints need of a run: a `Run` (described here, so that run.ts and this module
@@ -20,15 +21,6 @@ export interface AutoCheckpointRun {
 const component = 'runtime';
 const lifecycle: ReadonlySet<string> = new Set(checkpointLifecycleEventTypes);
 const installed = new WeakSet<EventBus>();
-/** Signals whose checkpoint is the last one of a process that ends (see signals.ts). */
-const processEndingSignals: ReadonlySet<string> = new Set(['SIGINT', 'SIGTERM', 'SIGHUP']);
-/**
- * The process-ending signal a run received whose writes have not all settled yet. signals.ts ends
- * the process once they have, so a checkpoint that fails meanwhile — one queued before the signal
- * and written after it (background writes keep their order), or one the run queued while the signal
- * waited — is lost with the process, not left behind by a run that goes on.
- */
-const signalOfRun = new WeakMap<AutoCheckpointRun, { readonly signal: string }>();
 
 /**
  * Registers, once per bus, the listener that writes automatic checkpoints. Unlike a listener keyed
@@ -49,7 +41,7 @@ export function installAutoCheckpoint(
       const run = runOfState(state);
       if (!run) return;
       // Before the config is looked at: the process ends on the signal whether or not it is checkpointed.
-      if (processEndingSignals.has(event.type)) noteSignal(run, event.type);
+      if (isProcessEndingSignal(event.type)) noteProcessEndingSignal(run, event.type);
       const config = run.configForEvent(event);
       if (!config || !triggersOn(config, event.type)) return;
       writeAutomaticCheckpoint(run, config, event.type);
@@ -60,20 +52,9 @@ export function installAutoCheckpoint(
   );
 }
 
-function noteSignal(run: AutoCheckpointRun, signal: string): void {
-  const mark = { signal };
-  signalOfRun.set(run, mark);
-  // Settled, the process ends (and nothing is logged any more), or a handler of the program kept it
-  // running: the run goes on, and what fails later is left behind by a run that continues. A later
-  // signal's mark stays.
-  void run.state.settle().then(() => {
-    if (signalOfRun.get(run) === mark) signalOfRun.delete(run);
-  });
-}
-
 /** What happens after an automatic checkpoint on `trigger` failed, as the warning says it. */
 function whatHappensNext(run: AutoCheckpointRun, trigger: string): string {
-  const signal = processEndingSignals.has(trigger) ? trigger : signalOfRun.get(run)?.signal;
+  const signal = isProcessEndingSignal(trigger) ? trigger : processEndingSignalOf(run);
   if (signal === undefined) return 'the run continues without it';
   // After a signal's checkpoint has settled, its default action (or signal-exit's) ends the process.
   const ending =
@@ -88,9 +69,10 @@ function whatHappensNext(run: AutoCheckpointRun, trigger: string): string {
  * run moves on — unless they ask for background writes (`capabilities.backgroundWrites`:
  * JsonProvider's fsync'd files, SqliteProvider's group commit). Those, and providers without
  * `writeSync`, store it in the background, in order; the run waits for them before its next model or
- * tool call (`state.durable()`), on a signal, and before it ends. A provider that `commitsCompletionsAtOnce` (SQLite) still stores a model completion's
- * checkpoint inside its event, with what was queued before it: the call it records was paid for, and
- * a kill later in the same turn must not lose it.
+ * tool call (`state.durable()`), on a signal, and before it ends. A provider that
+ * `commitsCompletionsAtOnce` (SQLite) still stores a model completion's checkpoint inside its event,
+ * with what was queued before it: the call it records was paid for, and a kill later in the same
+ * turn must not lose it.
  */
 function writeAutomaticCheckpoint(run: AutoCheckpointRun, config: CheckpointConfig, trigger: string): void {
   const provider = config.provider;

@@ -49,6 +49,41 @@ const activeRuns = new Set<SignalledRun>();
 const handlers = new Map<HandledSignal, () => void>();
 /** Waiting for asynchronous writes after a signal. */
 let waiting = false;
+/**
+ * The process-ending signal a run received whose writes have not all settled yet. The process ends
+ * once they have, so a checkpoint that fails meanwhile — one queued before the signal and written
+ * after it (background writes keep their order), or one the run queued while the signal waited — is
+ * lost with the process, not left behind by a run that goes on (see auto-checkpoint.ts's warning).
+ */
+const signalOfRun = new WeakMap<object, { readonly signal: HandledSignal }>();
+
+/** True for the signals handled here: the checkpoint of each is the last one of a process that ends. */
+export function isProcessEndingSignal(type: string): type is HandledSignal {
+  return (handledSignals as readonly string[]).includes(type);
+}
+
+/**
+ * Marks `run` as ending the process on `signal` until its writes settle: through the signal's event
+ * in the run (what auto-checkpoint.ts sees), or here for a run that is ending and records no event.
+ */
+export function noteProcessEndingSignal(
+  run: { readonly state: Pick<RuntimeState, 'settle'> },
+  signal: HandledSignal,
+): void {
+  const mark = { signal };
+  signalOfRun.set(run, mark);
+  // Settled, the process ends (and nothing is logged any more), or a handler of the program kept it
+  // running: the run goes on, and what fails later is left behind by a run that continues. A later
+  // signal's mark stays.
+  void run.state.settle().then(() => {
+    if (signalOfRun.get(run) === mark) signalOfRun.delete(run);
+  });
+}
+
+/** The process-ending signal `run` received while its writes have not all settled, if any. */
+export function processEndingSignalOf(run: object): HandledSignal | undefined {
+  return signalOfRun.get(run)?.signal;
+}
 
 /*
  * The rule (documented in the README, "Signals"):
@@ -168,7 +203,11 @@ function onSignal(signal: HandledSignal): void {
   const signalNumber = constants.signals[signal];
   const runs = [...activeRuns];
   for (const run of runs) {
-    if (run.ending) continue;
+    if (run.ending) {
+      // Its history ended, but its queued writes are waited for too: their failures are the process's last.
+      noteProcessEndingSignal(run, signal);
+      continue;
+    }
     try {
       run.emit(systemSource, eventFor[signal](signalNumber));
     } catch (error) {
