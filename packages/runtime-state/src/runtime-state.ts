@@ -249,7 +249,7 @@ export class RuntimeState implements RunState {
     }
     const inputs =
       options.inputs ?? decodeValue<Record<string, unknown>>(document.inputs, options.valueCodec);
-    refuseRedactedInputsInUse(document, inputs);
+    RuntimeState.refuseRedactedInputs(document, inputs);
     const state = new RuntimeState({
       ...stateOptions,
       inputs,
@@ -273,7 +273,8 @@ export class RuntimeState implements RunState {
    * pass it again. {@link fromDocument} checks this; callers that check a continuation before
    * starting it (the runtime's `checkContinuation`, the CLI before it says anything) call this. The
    * stored inputs are read as stored (their encoded JSON), so the check needs none of the classes
-   * they hold registered.
+   * they hold registered; one stored redacted counts even where `inputs` leaves it out (a restored
+   * standalone agent runs with only the inputs its kickoff passes).
    */
   static refuseRedactedInputs(
     document: CheckpointDocument,

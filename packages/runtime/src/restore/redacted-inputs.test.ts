@@ -244,6 +244,32 @@ describe('resuming a run whose pending task uses an input stored redacted', () =
     ).not.toThrow();
   });
 
+  it('a standalone agent whose goal uses it is refused without it, and resumes with it', async () => {
+    const apiKey = plantedKey();
+    const location = join(directory.path, 'agent');
+    const caller = (llm: OfflineModel) =>
+      new Agent({
+        role: 'Caller',
+        goal: 'Call the weather service with key {apiKey}',
+        backstory: 'x',
+        llm,
+        checkpoint: { location, onEvents: ['*'] },
+      });
+    await caller(offlineModel({ failOn: [1] }))
+      .kickoff('Weather in Oslo?', { inputs: { apiKey } })
+      .catch(() => undefined);
+    const llm = offlineModel();
+    const refused = await caller(llm)
+      .kickoff(undefined, { fromCheckpoint: { restoreFrom: location } })
+      .catch((caught: unknown) => caught);
+    expect(refused).toMatchObject({ code: 'invalid_argument' });
+    expect((refused as Error).message).toContain('agent "Caller"');
+    expect(llm.calls).toHaveLength(0);
+    await caller(llm).kickoff(undefined, { fromCheckpoint: { restoreFrom: location }, inputs: { apiKey } });
+    expect(sent(llm)).toContain(`key ${apiKey}`);
+    expectWrittenNowhere(apiKey, location);
+  });
+
   it('an input stored redacted that no pending task uses is not asked for', async () => {
     const apiKey = plantedKey();
     const location = join(directory.path, 'cp');
