@@ -42,7 +42,7 @@ const socketCodes = new Set([
 ]);
 
 /** `error` and the causes it wraps (a CrewlineError's `cause`), outermost first, at most four deep. */
-function chainOf(error: unknown): Error[] {
+export function chainOf(error: unknown): Error[] {
   const chain: Error[] = [];
   for (let current = error; current instanceof Error && chain.length < 4; ) {
     chain.push(current);

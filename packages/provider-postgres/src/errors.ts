@@ -73,18 +73,24 @@ export function toCrewlineError(error: unknown, what: 'write' | 'read', location
   const failed = what === 'write' ? 'write_failed' : 'read_failed';
   const timedOut = queryTimedOutIn(error);
   if (timedOut !== undefined) {
-    const limit = timedOut.ownLimit
-      ? "this lease query's own limit, from the lease's ttlMs or 5 s, never above the PostgresProvider option queryTimeoutMs"
-      : 'the PostgresProvider option queryTimeoutMs';
     const mayLand =
       what === 'write'
         ? ' The server may still finish it after the provider stopped waiting: writing the same checkpoint again accepts it as stored.'
         : '';
+    const { timeoutMs } = timedOut;
+    const limit = 'the PostgresProvider option queryTimeoutMs, or query_timeout_ms in the location';
+    const givenUp = `the ${what} was given up and its connection closed.${mayLand}`;
+    const why = {
+      'no answer': `did not answer within ${timeoutMs} ms (${limit}), and a check on a new connection got no answer either: ${givenUp} Check that the server runs and that the network to it passes packets`,
+      'session gone': `did not answer within ${timeoutMs} ms (${limit}), and a check on a new connection found the query's session gone without a word of it on the query's connection: ${givenUp} Check that the network to the server keeps long-lived connections (a firewall or NAT that drops them)`,
+      'own limit': `did not answer a lease query within ${timeoutMs} ms (its own limit, from the lease's ttlMs or 5 s): ${givenUp} The server or the network to it may be down, or the server busy (a lock held by a stuck transaction)`,
+      'read timeout': `did not answer within ${timeoutMs} ms (the pool's query_timeout): ${givenUp}`,
+    }[timedOut.reason];
     return postgresError(
       failed,
-      `the Postgres server of ${location} did not answer within ${timedOut.timeoutMs} ms (${limit}), so the ${what} was given up and its connection closed.${mayLand} Check that the server runs and that the network to it passes packets, or raise queryTimeoutMs for a server that is only slow`,
+      `the Postgres server of ${location} ${why}`,
       // Unreachable for the CLI's exit code; not a lost connection: trying again goes into the same silence.
-      { cause: error, details: { unreachable: true, timedOut: true, timeoutMs: timedOut.timeoutMs } },
+      { cause: error, details: { unreachable: true, timedOut: true, timeoutMs } },
     );
   }
   if (code !== undefined && unreachable.has(code)) {

@@ -31,8 +31,10 @@ export function renewalTimeoutMs(ttlMs: number): number {
 const otherQueryTimeoutMs = 5_000;
 
 /**
- * A query given up after `timeoutMs` without an answer (node-postgres' per-query `query_timeout`), or
- * after the provider's `queryTimeoutMs` when that is tighter (`SocketClosingClient` cuts it).
+ * A query given up after `timeoutMs` without its answer (node-postgres' per-query `query_timeout`),
+ * however much the server answers otherwise: a lease query must answer within its limit. A server
+ * that goes silent before (`queryTimeoutMs` and a check on a new connection, see
+ * `SocketClosingClient`) gives it up sooner.
  */
 function timedQuery(text: string, values: unknown[], timeoutMs: number): pg.QueryConfig {
   const query: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: timeoutMs };

@@ -27,6 +27,16 @@ const schemaPattern = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  */
 const credentials = new Map<string, Map<string, string>>();
 
+/**
+ * The silence limit a location gave its server (`?query_timeout_ms=`, see `queryTimeoutMs`), by
+ * server: the location's wins over the provider's option. Module-wide like {@link credentials}, so
+ * a location the CLI or the worker was given carries it to every provider that reaches that server.
+ */
+const queryTimeouts = new Map<string, number>();
+
+/** Most `?query_timeout_ms=` accepts: a day, like the `queryTimeoutMs` option. */
+const maxQueryTimeoutMs = 86_400_000;
+
 /** True when `text` looks like a Postgres connection string. */
 export function isPostgresUrl(text: unknown): text is string {
   return typeof text === 'string' && schemePattern.test(text);
@@ -34,7 +44,10 @@ export function isPostgresUrl(text: unknown): text is string {
 
 /** A parsed, redacted location. */
 export interface PostgresLocation {
-  /** The canonical location: the URL without credentials, with `schema` as its last parameter. */
+  /**
+   * The canonical location: the URL without credentials and `query_timeout_ms`, with `schema` as its
+   * last parameter.
+   */
   location: string;
   /** The same URL without `schema`: one pool per server, database and user. */
   server: string;
@@ -62,6 +75,7 @@ function invalidUrl(reason: string): never {
  * Canonical, redacted form of a Postgres location. The password (in the user info or a `password`
  * parameter) is removed and remembered in memory for connecting; `schema` comes from the URL, else
  * `defaultSchema`, and is written back as the last parameter so that every reference names its schema.
+ * `query_timeout_ms` is removed too, and remembered for the server (see {@link queryTimeoutOf}).
  */
 export function parseLocation(input: string, defaultSchema: string): PostgresLocation {
   if (!isPostgresUrl(input)) invalidUrl('it does not start with postgres:// or postgresql://');
@@ -88,12 +102,37 @@ export function parseLocation(input: string, defaultSchema: string): PostgresLoc
   }
   const schema = checkSchemaName(url.searchParams.get('schema') ?? defaultSchema, 'schema');
   url.searchParams.delete('schema');
+  // A setting of this process, not part of the store's name: two locations that differ only in it
+  // are the same store.
+  const queryTimeout = url.searchParams.get('query_timeout_ms');
+  url.searchParams.delete('query_timeout_ms');
+  const queryTimeoutMs = queryTimeout === null ? undefined : checkQueryTimeout(queryTimeout);
   url.protocol = url.protocol.toLowerCase();
   const server = url.href;
   url.searchParams.append('schema', schema);
   const location = url.href;
   if (found.size > 0) credentials.set(server, found);
+  if (queryTimeoutMs !== undefined) queryTimeouts.set(server, queryTimeoutMs);
   return { location, server, schema };
+}
+
+function checkQueryTimeout(text: string): number {
+  const value = Number(text);
+  if (!/^[0-9]+$/.test(text) || value < 1 || value > maxQueryTimeoutMs) {
+    throw postgresError(
+      'invalid_config',
+      `query_timeout_ms=${JSON.stringify(text)} in the Postgres location is not a whole number of milliseconds from 1 to ${maxQueryTimeoutMs}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The silence limit a location gave `server` (`?query_timeout_ms=`); undefined when none did (the
+ * provider's `queryTimeoutMs` counts then).
+ */
+export function queryTimeoutOf(server: string): number | undefined {
+  return queryTimeouts.get(server);
 }
 
 /** Credentials remembered for a server (see {@link parseLocation}); empty when none were given. */

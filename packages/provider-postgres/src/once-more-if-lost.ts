@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectionLost } from './connection-lost.js';
-import { queryTimedOutIn } from './query-timeout.js';
 
 /**
  * How long an operation whose connection was lost waits before its one more attempt: long enough for
@@ -21,11 +20,13 @@ export const lostConnectionPauseMs = 1_000;
  * `reachedBefore`: the server answered this provider before. A server never reached (a wrong port, a
  * server that is down) is not a lost connection, and its refusal is reported at once.
  *
- * A query that got no answer within its limit (`queryTimeoutMs`: a `QueryTimedOut`) is not tried
- * again either: the server that stayed silent for the whole limit (a network that drops packets) would
+ * A query given up on (a `QueryTimedOut`: the server silent for `queryTimeoutMs` and a check on a new
+ * connection unanswered, or a lease query past its own limit) is not tried again either, and needs no
+ * rule of its own here: `withPooledClient` throws the `QueryTimedOut` itself, which is no lost
+ * connection. A server that stayed silent for the whole limit (a network that drops packets) would
  * most likely stay so, and a process ending on Ctrl+C would wait a second limit, plus a connection
- * timeout, for nothing. Nor would trying again help a server that was only slow: the first attempt
- * may still be running there, and the one sent again would wait for it. The caller hears of the
+ * timeout, for nothing. Nor would trying again help a lease query past its own limit on a busy
+ * server: the first attempt may still be running there, and the one sent again would wait for it. The caller hears of the
  * failure at once (the runtime writes a failed group again one by one, on its own); a write that timed
  * out and was stored after all is accepted as stored when written again, so nothing is stored twice.
  */
@@ -37,7 +38,7 @@ export async function onceMoreIfLost<T>(
   try {
     return await attempt();
   } catch (error) {
-    if (!connectionLost(error) || queryTimedOutIn(error) !== undefined || !reachedBefore()) throw error;
+    if (!connectionLost(error) || !reachedBefore()) throw error;
     await sleep(lostConnectionPauseMs);
     return again();
   }

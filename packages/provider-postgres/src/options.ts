@@ -16,17 +16,21 @@ export interface PostgresProviderOptions {
   /** How long to wait for a connection before failing, in milliseconds. Default `10000`. */
   connectionTimeoutMs?: number;
   /**
-   * How long any one query of this provider (a write, a group, a read, a listing, a prune, a garbage
-   * collection, a layout upgrade) waits for the server's answer, in milliseconds, before it fails with
-   * `write_failed` or `read_failed` (`details.timedOut`) and its connection is closed. Default `30000`.
+   * How long the server may stay silent on a query of this provider, in milliseconds: not how long
+   * the query may take. Each byte that arrives starts it again (a large checkpoint over a slow link
+   * is never cut); when it passes in silence, a check on a new, short-lived connection (at most 5 s)
+   * asks the server whether it is there and still runs the query's session, and if so the query is
+   * waited for (it waits for a lock, say behind a long prune, garbage collection or layout upgrade in
+   * another process). Only when the check gets no answer either (or finds the session gone) does the
+   * query fail with `write_failed` or `read_failed` (`details.timedOut`), and its connection is
+   * closed. Default `30000`; `?query_timeout_ms=` in the location wins (the way to set it from the
+   * CLI or a worker).
    *
    * Without it, a network that silently drops packets (no reset: a proxy or firewall that stops
    * forwarding, a host that froze) leaves a query waiting forever, and with it the checkpoint a run
-   * writes on Ctrl+C: the process would not end. 30 s is far above a healthy write (about a
-   * millisecond) and leaves room for a group commit of many large checkpoints, or a layout upgrade,
-   * on a slow or busy server; raise it for a server that is slower still. Lease queries keep their
-   * own, tighter limits (a quarter of the lease, see the README). A write that timed out may still be
-   * stored: the server can finish it after the provider stopped waiting.
+   * writes on Ctrl+C: the process would not end. Lease queries also keep their own limits on how
+   * long they may take (a quarter of the lease, see the README). A write that was given up on may
+   * still be stored: the server can finish it after the provider stopped waiting.
    */
   queryTimeoutMs?: number;
   /**

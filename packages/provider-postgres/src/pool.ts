@@ -2,9 +2,9 @@ import { logger } from '@crewline/events';
 import pg from 'pg';
 import { parse } from 'pg-connection-string';
 import { component } from './errors.js';
-import { credentialsOf } from './location.js';
+import { credentialsOf, queryTimeoutOf } from './location.js';
 import type { ResolvedPostgresProviderOptions } from './options.js';
-import { SocketClosingClient } from './socket-closing-client.js';
+import { type SilenceWatchConfig, SocketClosingClient } from './socket-closing-client.js';
 
 /**
  * A `pg.Pool` for one server (the redacted URL without `schema`). The password is looked up at
@@ -12,9 +12,10 @@ import { SocketClosingClient } from './socket-closing-client.js';
  * fallbacks) — and never stored in the pool's configuration under the URL's name.
  */
 export function createPool(server: string, options: ResolvedPostgresProviderOptions): pg.Pool {
+  const silenceLimitMs = () => queryTimeoutOf(server) ?? options.queryTimeoutMs;
   const parsed = parse(server) as Record<string, unknown>;
   const { schema: _schema, password: _password, ...connection } = parsed;
-  const config: pg.PoolConfig = {
+  const config: pg.PoolConfig & SilenceWatchConfig = {
     ...(connection as pg.PoolConfig),
     Client: SocketClosingClient,
     // An empty user or database in the URL means "use the default" (PGUSER, the user name...).
@@ -25,8 +26,11 @@ export function createPool(server: string, options: ResolvedPostgresProviderOpti
     password: () => credentialsOf(server).get('password') ?? process.env.PGPASSWORD ?? '',
     max: options.poolSize,
     connectionTimeoutMillis: options.connectionTimeoutMs,
-    // Every query's limit; SocketClosingClient closes the connection of one that passed it.
-    query_timeout: options.queryTimeoutMs,
+    // How long a query may go without a byte from the server before SocketClosingClient checks the
+    // server (and gives the query up when the check gets no answer); a location's own wins. Not pg's
+    // query_timeout: that limits how long a query may take, and a write behind a lock, a layout upgrade
+    // of a big store or a large checkpoint over a slow link may take longer, and must not fail for it.
+    silenceLimitMs,
     idleTimeoutMillis: 10_000,
     application_name: options.applicationName,
     // Idle connections must not keep a finished program alive; close() ends them anyway.

@@ -1,7 +1,9 @@
 // A network that silently drops every packet (no reset: a proxy or a firewall that stops forwarding)
 // leaves a query waiting for an answer that never comes. Before queryTimeoutMs, a write, a group or a
 // prune started then never returned, and the checkpoint the runtime writes on Ctrl+C waited with it:
-// the process did not end until a second Ctrl+C.
+// the process did not end until a second Ctrl+C. Now a query the server stays silent on for
+// queryTimeoutMs, and that a check on a new connection gets no answer for either, fails (a server
+// that answers the check is waited for: silence-limit.test.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CrewlineError } from '@crewline/events';
 import { type GrowingRun, growingRun, nextWrites } from '@crewline/provider-testkit/fixtures';
@@ -23,7 +25,9 @@ afterEach(async () => {
 });
 
 const queryTimeoutMs = 1_000;
-/** Far longer than a query that is given up on after queryTimeoutMs, far shorter than forever. */
+/** The check of a silent server after queryTimeoutMs: at most 5 s, or queryTimeoutMs when shorter. */
+const checkMs = queryTimeoutMs;
+/** Far longer than a query that is given up on after queryTimeoutMs and the check, far shorter than forever. */
 const patienceMs = 15_000;
 
 /** A location of the test server reached through a new black hole proxy (its URL keeps the password). */
@@ -76,7 +80,7 @@ const operations: [string, 'write_failed' | 'read_failed', Operation][] = [
   ['a prune', 'read_failed', (provider, location) => provider.prune(location, { keep: 1 })],
   ['a garbage collection', 'write_failed', (provider, location) => provider.collectGarbage(location)],
   [
-    // Its own limit is a quarter of the lease (150 s here): queryTimeoutMs is tighter and wins.
+    // Its own limit is a quarter of the lease (150 s here): the server's silence gives it up sooner.
     'a lease claim',
     'write_failed',
     (provider, location, _run, stored) =>
@@ -92,7 +96,7 @@ const operations: [string, 'write_failed' | 'read_failed', Operation][] = [
 
 describeWithPostgres('a server that stops answering (queryTimeoutMs)', () => {
   it.each(operations)(
-    '%s fails with a typed error after queryTimeoutMs, is not tried again, and the stuck connection is never lent again',
+    '%s fails with a typed error after queryTimeoutMs and a check that gets no answer, is not tried again, and the stuck connection is never lent again',
     async (_name, code, operation) => {
       const { proxy, location } = await behindProxy();
       // One connection: a stuck client given back to the pool would be the next caller's.
@@ -110,39 +114,44 @@ describeWithPostgres('a server that stops answering (queryTimeoutMs)', () => {
       expect(error.code).toBe(code);
       expect(error.message).toContain(`did not answer within ${queryTimeoutMs} ms`);
       expect(error.message).toContain('queryTimeoutMs');
+      expect(error.message).toContain('a check on a new connection got no answer either');
       expect(error.message).toContain(`127.0.0.1:${proxy.port}`);
       expect(error.details).toMatchObject({ unreachable: true, timedOut: true });
       expect(error.details?.connectionLost).toBeUndefined();
       const password = new URL(testServerUrl()!).password;
       expect(password.length).toBeGreaterThan(0);
       expect(`${error.message} ${JSON.stringify(error.details)}`).not.toContain(password);
-      expect(elapsedMs).toBeGreaterThanOrEqual(queryTimeoutMs * 0.9);
-      expect(elapsedMs).toBeLessThan(queryTimeoutMs + 4_000);
-      // Not tried again on a fresh connection into the same black hole.
-      expect(proxy.accepted).toBe(acceptedBefore);
+      expect(elapsedMs).toBeGreaterThanOrEqual((queryTimeoutMs + checkMs) * 0.9);
+      expect(elapsedMs).toBeLessThan(queryTimeoutMs + checkMs + 4_000);
+      // Not tried again on a fresh connection into the same black hole: the one new connection is the check's.
+      expect(proxy.accepted).toBe(acceptedBefore + 1);
 
       proxy.blackHole(false);
       const after = await outcomeOf(() => provider.list(location));
       expect(after.outcome).toBe('succeeded');
       expect(after.elapsedMs).toBeLessThan(queryTimeoutMs);
       // On a new connection: the one whose answer never came was closed, not given back.
-      expect(proxy.accepted).toBe(acceptedBefore + 1);
+      expect(proxy.accepted).toBe(acceptedBefore + 2);
     },
   );
 
   it('a write given up on may still land; written again, it is stored once and its run continues', async () => {
+    const { proxy, location: behind } = await behindProxy();
     const provider = temporary.track(new PostgresProvider({ poolSize: 2, queryTimeoutMs }));
-    const location = provider.resolveLocation(temporary.location());
+    const location = provider.resolveLocation(behind);
     const schema = new URL(location).searchParams.get('schema')!;
     const run = growingRun({ tasks: 3 });
     const [root, child, grandchild] = nextWrites(run, 3);
     await provider.write(location, root!);
 
     const timedOut = await withServer(async (blocker) => {
-      // A slow server: the write's insert waits for this lock longer than queryTimeoutMs.
+      // The write reaches the server and waits for this lock; then the network goes silent.
       await blocker.query('BEGIN');
       await blocker.query(`LOCK TABLE "${schema}".checkpoints IN EXCLUSIVE MODE`);
-      const { outcome } = await outcomeOf(() => provider.write(location, child!));
+      const pending = outcomeOf(() => provider.write(location, child!));
+      await sleep(200);
+      proxy.blackHole(true);
+      const { outcome } = await pending;
       await blocker.query('ROLLBACK');
       return outcome;
     });
@@ -151,6 +160,7 @@ describeWithPostgres('a server that stops answering (queryTimeoutMs)', () => {
 
     // The first attempt's backend goes on once the lock is released, and may commit the checkpoint:
     // written again, a stored checkpoint is accepted as the same one.
+    proxy.blackHole(false);
     const again = await provider.write(location, child!);
     expect(again.id).toBe(child!.metadata.id);
     await provider.write(location, grandchild!);

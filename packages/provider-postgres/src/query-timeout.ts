@@ -1,25 +1,42 @@
 import type pg from 'pg';
+import { chainOf } from './connection-lost.js';
 
 /**
- * A query that got no answer within its time limit (node-postgres' per-query `query_timeout`): the
- * server stopped answering (a network that silently drops packets, a host that froze) or is too slow
- * for the limit. The client it ran on is closed at once (see `SocketClosingClient`): the query
- * may still run on the server, and whatever is sent after it on that connection would wait behind it.
- * Never a lost connection: it is not tried again (see `onceMoreIfLost`).
+ * Why a query was given up on:
+ * - `no answer`: not a byte came from the server for the whole silence limit (the provider's
+ *   `queryTimeoutMs`), and a check on a new connection got no answer either (a network that silently
+ *   drops packets, a host that froze);
+ * - `session gone`: the same silence, and the check found the server up but without the query's
+ *   session any more (it ended, and the news of it never came through);
+ * - `own limit`: the query's own limit passed (a lease query's, derived from its lease time), however
+ *   much the server was answering otherwise;
+ * - `read timeout`: node-postgres' own `query_timeout` of the pool passed (not the provider's pools,
+ *   which leave it unset, see `SocketClosingClient`).
+ */
+export type QueryTimeoutReason = 'no answer' | 'session gone' | 'own limit' | 'read timeout';
+
+/**
+ * A query given up on: its client is closed at once (see `SocketClosingClient`): the query may still
+ * run on the server, and whatever is sent after it on that connection would wait behind it. Never a
+ * lost connection: it is not tried again (see `onceMoreIfLost`).
  */
 export class QueryTimedOut extends Error {
   /**
-   * @param timeoutMs the limit the query ran under.
-   * @param ownLimit the query set its own limit, tighter than the provider's `queryTimeoutMs` (a lease
-   *   query's, derived from its lease time).
+   * @param timeoutMs the limit that passed: the silence limit, or the query's own.
+   * @param reason why it was given up on ({@link QueryTimeoutReason}).
    */
   constructor(
     readonly timeoutMs: number,
-    readonly ownLimit: boolean,
+    readonly reason: QueryTimeoutReason,
     options: { cause: unknown },
   ) {
-    super(`no answer within ${timeoutMs} ms`, options);
+    super(`no answer within ${timeoutMs} ms (${reason})`, options);
     this.name = 'QueryTimedOut';
+  }
+
+  /** The query set its own limit (a lease query's, derived from its lease time). */
+  get ownLimit(): boolean {
+    return this.reason === 'own limit';
   }
 }
 
@@ -28,14 +45,9 @@ export function isQueryReadTimeout(error: unknown): boolean {
   return error instanceof Error && error.message === 'Query read timeout';
 }
 
-/** The {@link QueryTimedOut} among `error` and the causes it wraps (at most four deep); undefined when none. */
+/** The {@link QueryTimedOut} among `error` and the causes it wraps; undefined when none. */
 export function queryTimedOutIn(error: unknown): QueryTimedOut | undefined {
-  let current = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
-    if (current instanceof QueryTimedOut) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return chainOf(error).find((link): link is QueryTimedOut => link instanceof QueryTimedOut);
 }
 
 /** The query that timed out on each client that had one: that client must never be lent again. */

@@ -12,6 +12,11 @@ export interface BlackHoleProxy {
    * dropped are gone when it is switched off again, as on such a network.
    */
   blackHole(on: boolean): void;
+  /**
+   * The same for the connections open now only, for good; new ones pass: a firewall or NAT that
+   * forgot the connections it had (their packets dropped), while new ones go through.
+   */
+  blackHoleOpenConnections(): void;
   /** Stops listening and closes every connection. */
   close(): Promise<void>;
 }
@@ -21,6 +26,8 @@ export function startBlackHoleProxy(host: string, port: number): Promise<BlackHo
   let silent = false;
   let accepted = 0;
   const sockets = new Set<Socket>();
+  /** Sockets of the connections {@link BlackHoleProxy.blackHoleOpenConnections} silenced. */
+  const forgotten = new WeakSet<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -34,10 +41,10 @@ export function startBlackHoleProxy(host: string, port: number): Promise<BlackHo
     track(upstream);
     const forward = (from: Socket, to: Socket) => {
       from.on('data', (chunk: Buffer) => {
-        if (!silent && !to.destroyed) to.write(chunk);
+        if (!silent && !forgotten.has(from) && !to.destroyed) to.write(chunk);
       });
       from.on('close', () => {
-        if (!silent) to.destroy();
+        if (!silent && !forgotten.has(from)) to.destroy();
       });
     };
     forward(downstream, upstream);
@@ -58,6 +65,9 @@ export function startBlackHoleProxy(host: string, port: number): Promise<BlackHo
         },
         blackHole(on) {
           silent = on;
+        },
+        blackHoleOpenConnections() {
+          for (const socket of sockets) forgotten.add(socket);
         },
         close() {
           for (const socket of sockets) socket.destroy();
