@@ -226,6 +226,7 @@ export class Crew implements CheckpointableEntity, CrewParts {
       throw error;
     }
     const config = resolveCheckpointChain([this.checkpoint]);
+    const nothingToRun = this.tasks.every((task) => task.status === 'completed');
     const output = await Run.execute(
       {
         root: this,
@@ -249,7 +250,12 @@ export class Crew implements CheckpointableEntity, CrewParts {
         return executeCrew(this, run, options.abortSignal, restore?.fork !== undefined && run.root === this);
       },
     );
-    if (restore?.fork !== undefined && this.#lastRun?.root === this && this.lastCheckpoint === undefined) {
+    if (
+      nothingToRun &&
+      restore?.fork !== undefined &&
+      this.#lastRun?.root === this &&
+      this.lastCheckpoint === undefined
+    ) {
       logger.warn(
         component,
         `Crew "${this.name}": the fork ran no task, so it wrote no checkpoint and branch "${restore.fork.branch}" was not made (every task was completed; an edit of the last task changes no task after it, and is kept only in memory): edit an earlier task's output with setTaskOutput to run the tasks after it again, or add 'crew_kickoff_completed' to onEvents to store the fork's end`,
