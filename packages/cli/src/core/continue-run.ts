@@ -94,7 +94,12 @@ export async function continueRun(request: ContinueRequest): Promise<ContinueOut
             onCheckpoint({ id: written.checkpointId, branch: written.branch, location: written.location });
           }
           if (!onLine) return;
-          const line = progressLine(event as unknown as ProgressEvent, uncutWidth, numbering);
+          const line = progressLine(
+            event as unknown as ProgressEvent,
+            uncutWidth,
+            numbering,
+            redactSecretsInText,
+          );
           if (line !== undefined)
             onLine(truncate(redactSecretsInText(line), request.width ?? 100), event.type);
         }

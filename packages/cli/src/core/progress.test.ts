@@ -1,4 +1,10 @@
-import { LLMCallCompletedEvent, TaskCompletedEvent, TaskStartedEvent } from '@crewline/events';
+import {
+  LLMCallCompletedEvent,
+  redactSecretsInText,
+  registerSecretValue,
+  TaskCompletedEvent,
+  TaskStartedEvent,
+} from '@crewline/events';
 import { describe, expect, it } from 'vitest';
 import { type ProgressEvent, progressLine } from './progress.js';
 
@@ -47,5 +53,20 @@ describe('progressLine', () => {
     expect(progressLine({ type: 'crew_kickoff_completed', crewName: 'Research' })).toBe(
       'crew Research completed',
     );
+  });
+});
+
+describe('a progress line holding a secret', () => {
+  // The task name was cut to 50 characters before the line was redacted: a key the cut split was
+  // no longer recognized, and its first characters were printed.
+  it('is redacted before a part of it is cut, so no piece of the secret is printed', () => {
+    const secret = 'wx-7Hq2Lm9Pz4Rt8Kd1-progress';
+    registerSecretValue(secret, 'progress test');
+    const event = {
+      type: 'task_started',
+      context: { taskIndex: 1, taskName: `Call the weather service with the key ${secret} please` },
+    };
+    const line = redactSecretsInText(progressLine(event, 200, undefined, redactSecretsInText)!);
+    expect(line).not.toContain(secret.slice(0, 6));
   });
 });

@@ -20,26 +20,33 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-function taskLabel(event: ProgressEvent, numbering: TaskNumbering | undefined): string {
+function taskLabel(
+  event: ProgressEvent,
+  numbering: TaskNumbering | undefined,
+  clean: (text: string) => string,
+): string {
   const index = event.context?.taskIndex;
   const number =
     typeof index === 'number'
       ? (numbering?.label(event.context?.crewId, index) ?? `task ${index + 1}`)
       : 'task';
   const name = event.context?.taskName ?? text(event.description);
-  return name ? `${number} ${truncate(oneLine(name), 50)}` : number;
+  // Cleaned before it is cut: a secret the cut splits is no longer recognized afterwards.
+  return name ? `${number} ${truncate(oneLine(clean(name)), 50)}` : number;
 }
 
 /**
  * One progress line for an event of a running resume or fork, or undefined for events too small to
  * show (stream chunks, memory queries...). `width` bounds the line. With `numbering` (the tasks of
  * the checkpoint continued), tasks are numbered across the checkpoint, as `info` numbers them;
- * without it, within their crew.
+ * without it, within their crew. `clean` (the redaction of the caller) is applied to a text before
+ * any part of it is cut to fit; the caller cleans the whole line too.
  */
 export function progressLine(
   event: ProgressEvent,
   width = 100,
   numbering?: TaskNumbering,
+  clean: (text: string) => string = (text) => text,
 ): string | undefined {
   let line: string | undefined;
   const crewId = event.context?.crewId;
@@ -57,13 +64,13 @@ export function progressLine(
       line = `${entityLabel('crew', text(event.crewName))} failed: ${oneLine(text(event.error))}`;
       break;
     case 'task_started':
-      line = `${taskLabel(event, numbering)} started${event.context?.agentRole ? ` (${event.context.agentRole})` : ''}`;
+      line = `${taskLabel(event, numbering, clean)} started${event.context?.agentRole ? ` (${event.context.agentRole})` : ''}`;
       break;
     case 'task_completed':
-      line = `${taskLabel(event, numbering)} completed: ${oneLine(text(event.output))}`;
+      line = `${taskLabel(event, numbering, clean)} completed: ${oneLine(text(event.output))}`;
       break;
     case 'task_failed':
-      line = `${taskLabel(event, numbering)} failed: ${oneLine(text(event.error))}`;
+      line = `${taskLabel(event, numbering, clean)} failed: ${oneLine(text(event.error))}`;
       break;
     case 'llm_call_completed': {
       const usage = event.usage as { totalTokens?: number } | undefined;
