@@ -133,7 +133,58 @@ describe('random braced passwords in a connection string', () => {
   });
 });
 
+describe('random quoted passwords holding `;name=` outside a connection string', () => {
+  // Read as a connection string's first property, `password='ab;x=cd' dbname=x` left `;x=cd'`: 1,868
+  // of these 2,000 cases (500 in each form) leaked in part or whole.
+  it('redacts what the quotes enclose, whatever it holds, in shell, code and libpq forms', () => {
+    const random = seededRandom(20261131);
+    const forms: [quote: string, write: (password: string) => string][] = [
+      ["'", (password) => `host=db user=app password='${password}' dbname=x`],
+      ['"', (password) => `conn = connect(password="${password}", host="db")`],
+      ["'", (password) => `mysql -u root --password='${password}' db`],
+      ['"', (password) => `export PGPASSWORD="${password}"; psql`],
+    ];
+    const found: string[] = [];
+    for (const [quote, write] of forms)
+      for (let count = 0; count < 500; count += 1) {
+        // Neither the quote nor a backslash (which escapes the next character) inside.
+        let password = '';
+        while (password.length < 12) {
+          const character = printable(random);
+          if (character !== quote && character !== '\\') password += character;
+        }
+        const at = random(8);
+        password = `${password.slice(0, at)};${'xyz'[random(3)]}=${password.slice(at + 3)}`;
+        const output = scanText(write(password));
+        if (output !== write(REDACTED)) found.push(`${write(password)} -> ${output}`);
+      }
+    expect(found.slice(0, 10), `${found.length} of 2000 cases`).toEqual([]);
+  });
+});
+
 describe('quoted connection-string values', () => {
+  // A quoted value holding `;name=` was read as the first property of a connection string: the
+  // password's own `;x=4dor` was taken for the next property and what followed it was left, or all
+  // of it when the closing quote came first (`password=';dq=VWpBx}uO'`). Quoted like this, as a shell
+  // or code quotes it, the value is no connection string's unless `;` follows its closing quote.
+  it('redacts a quoted value outside a connection string whole, though it holds `;name=`', () => {
+    const cases: [string, string][] = [
+      ["mysql -u root --password='Tr0ub;x=4dor' db", `mysql -u root --password='${REDACTED}' db`],
+      ['export PGPASSWORD="ab;c=d9"; psql', `export PGPASSWORD="${REDACTED}"; psql`],
+      [
+        "host=db user=app password=';dq=VWpBx}uO' dbname=x",
+        `host=db user=app password='${REDACTED}' dbname=x`,
+      ],
+      [
+        'conn = connect(password="s3cr;et=x", host="db")',
+        `conn = connect(password="${REDACTED}", host="db")`,
+      ],
+      // Followed by `;` and a property, it is one.
+      ["Password='Tr0ub;4dor';Server=db", `Password='${REDACTED}';Server=db`],
+    ];
+    for (const [text, expected] of cases) expect(scanText(text), text).toBe(expected);
+  });
+
   it('redacts what the quotes enclose, keeping them, and leaves code that closes the string alone', () => {
     const cases: [string, string][] = [
       ['Server=db;Password="a;b""c";Encrypt=yes', `Server=db;Password="${REDACTED}";Encrypt=yes`],

@@ -542,7 +542,16 @@ function assignedValue(
 ): [number, number] | undefined {
   let start = separator + 1;
   while (text[start] === ' ' || text[start] === '\t') start += 1;
-  if (semicolon >= 0 || startsConnectionString(text, separator, start)) {
+  // A value quoted as code or a shell quotes it (`password='ab;c=d' dbname=x`, `connect(password="…", …)`)
+  // is no connection string's first property: one is only when `;` follows its closing quote.
+  const quotedClose = semicolon < 0 && isQuote(text[start]) ? closingQuote(text, start) : -1;
+  const afterQuoted = text[quotedClose + 1];
+  const quotedAlone =
+    quotedClose > start + 1 &&
+    (afterQuoted === undefined ||
+      /[\s,)\]}]/.test(afterQuoted) ||
+      (afterQuoted === ';' && !propertyAt(text, quotedClose + 2)));
+  if (semicolon >= 0 || (!quotedAlone && startsConnectionString(text, separator, start))) {
     const value = propertyValue(text, separator, start, spacedBefore, semicolon);
     if (value !== 'assignment') return value;
   }
