@@ -220,9 +220,10 @@ export class Agent implements CheckpointableEntity, AgentParts {
     this.resolveModel();
     // Kicked off again in the run it ran in: that kickoff stays an entity of the run, this is a new one.
     if (keepEarlierKickoff(this, options.bus)) this.id = randomUUID();
+    const pending = this.#pendingRestore;
     const decided = await restoreAtKickoff(this.#restoreSubject(), {
       fromCheckpoint: options.fromCheckpoint,
-      pending: this.#pendingRestore,
+      pending,
       bus: options.bus,
     });
     this.#pendingRestore = undefined;
@@ -248,6 +249,7 @@ export class Agent implements CheckpointableEntity, AgentParts {
     }
     const config = resolveCheckpointChain([this.checkpoint]);
     const bus = options.bus;
+    let started = false;
     return Run.execute(
       {
         root: this,
@@ -258,6 +260,7 @@ export class Agent implements CheckpointableEntity, AgentParts {
         ...(bus ? { bus } : {}),
       },
       async (run) => {
+        started = true;
         this.#lastRun = run;
         if (run.root !== this) {
           // Kicked off inside another run (a flow method): our own setting applies to our events.
@@ -348,7 +351,11 @@ export class Agent implements CheckpointableEntity, AgentParts {
           throw error;
         }
       },
-    );
+    ).catch((error: unknown) => {
+      // Refused before the run began: a kickoff again continues the same checkpoint (see Crew).
+      if (!started) this.#pendingRestore = pending;
+      throw error;
+    });
   }
 
   /** What the restore path needs of this agent. */

@@ -227,6 +227,7 @@ export class Crew implements CheckpointableEntity, CrewParts {
     }
     const config = resolveCheckpointChain([this.checkpoint]);
     const nothingToRun = this.tasks.every((task) => task.status === 'completed');
+    let started = false;
     const output = await Run.execute(
       {
         root: this,
@@ -238,6 +239,7 @@ export class Crew implements CheckpointableEntity, CrewParts {
         valueCodec: runValueCodec(this.valueRegistry),
       },
       async (run) => {
+        started = true;
         this.#lastRun = run;
         if (run.root !== this) {
           const own = ownCheckpointEntry(this.checkpoint);
@@ -249,7 +251,16 @@ export class Crew implements CheckpointableEntity, CrewParts {
         }
         return executeCrew(this, run, options.abortSignal, restore?.fork !== undefined && run.root === this);
       },
-    );
+    ).catch((error: unknown) => {
+      // Refused before the run began (an input stored redacted not passed again, the run held by
+      // another process): nothing ran, so a kickoff again continues the same checkpoint, as the
+      // refusal says, rather than starting the crew over and paying again for its finished tasks.
+      if (!started) {
+        this.#pendingRestore = pending;
+        this.#continueNext = continueNext;
+      }
+      throw error;
+    });
     if (
       nothingToRun &&
       restore?.fork !== undefined &&

@@ -204,6 +204,25 @@ describe('resuming a run whose pending task uses an input stored redacted', () =
     expect(llm.calls).toHaveLength(0);
   });
 
+  // The refusal came after the crew had let go of the checkpoint it was restored from: the kickoff
+  // the message asks for (the key passed again) then ran the crew from the start and paid again
+  // for the task the checkpoint had finished.
+  it('Crew.fromCheckpoint refused, then kickoff({ inputs }) on the same crew continues the checkpoint', async () => {
+    const location = join(directory.path, 'cp');
+    const apiKey = plantedKey();
+    await interruptedBeforeTheCall(location, apiKey);
+    const llm = offlineModel();
+    const crew = await Crew.fromCheckpoint(
+      { restoreFrom: location },
+      { registry: new ProjectRegistry().register({ models: { 'offline:default': llm } }) },
+    );
+    await expect(crew.kickoff()).rejects.toMatchObject({ code: 'invalid_argument' });
+    const output = await crew.kickoff({ inputs: { apiKey } });
+    expect(output.tasksOutput).toHaveLength(2);
+    expect(llm.calls).toHaveLength(1);
+    expect(sent(llm)).toContain(`key ${apiKey} for Oslo`);
+  });
+
   it('continueFromCheckpoint (the CLI and TUI path) refuses without the input, resumes with it', async () => {
     const apiKey = plantedKey();
     const location = join(directory.path, 'cp');
@@ -268,6 +287,32 @@ describe('resuming a run whose pending task uses an input stored redacted', () =
     await caller(llm).kickoff(undefined, { fromCheckpoint: { restoreFrom: location }, inputs: { apiKey } });
     expect(sent(llm)).toContain(`key ${apiKey}`);
     expectWrittenNowhere(apiKey, location);
+  });
+
+  it('Agent.fromCheckpoint refused, then kickoff with the input on the same agent continues it', async () => {
+    const apiKey = plantedKey();
+    const location = join(directory.path, 'agent');
+    await new Agent({
+      role: 'Caller',
+      goal: 'Call the weather service with key {apiKey}',
+      backstory: 'x',
+      llm: offlineModel({ failOn: [1] }),
+      checkpoint: { location, onEvents: ['*'] },
+    })
+      .kickoff('Weather in Oslo?', { inputs: { apiKey } })
+      .catch(() => undefined);
+    const llm = offlineModel();
+    const agent = await Agent.fromCheckpoint(
+      { restoreFrom: location },
+      { registry: new ProjectRegistry().register({ models: { 'offline:default': llm } }) },
+    );
+    await expect(agent.kickoff(undefined)).rejects.toMatchObject({ code: 'invalid_argument' });
+    const before = checkpointFiles(location).length;
+    await agent.kickoff(undefined, { inputs: { apiKey } });
+    expect(llm.calls).toHaveLength(1);
+    expect(sent(llm)).toContain(`key ${apiKey}`);
+    // Continued on the checkpoint's run, not started over: the kickoff's own start is not recorded again.
+    expect(checkpointFiles(location).length).toBeGreaterThan(before);
   });
 
   it('an input stored redacted that no pending task uses is not asked for', async () => {
