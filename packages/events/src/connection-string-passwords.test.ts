@@ -60,10 +60,30 @@ function problem(connection: string, password: string, last: boolean): string | 
 // passwords, left out here).
 const holdsProperty = /;[ \t]*[\w.-](?:[\w. \t-]*[\w.-])?=(?![=\s])/;
 
-function failures(passwords: string[]): string[] {
+/**
+ * Whether a password opening with a quote closes it, not doubled, before white space (`"ab" cd`): as
+ * the last property, what follows reads as prose or code after a quoted value and is kept (see the
+ * case of prose after a closed quoted value below).
+ */
+function closedBeforeSpace(password: string): boolean {
+  const quote = password[0];
+  for (let at = 1; at < password.length; at += 1) {
+    if (password[at] !== quote) continue;
+    if (password[at + 1] === quote) at += 1;
+    else return password[at + 1] === ' ' || password[at + 1] === '\t';
+  }
+  return false;
+}
+
+/** What is wrong with the redaction of each password at each position; `skip` leaves a case out. */
+function failures(
+  passwords: string[],
+  skip: (password: string, position: string) => boolean = () => false,
+): string[] {
   const found: string[] = [];
   for (const password of passwords)
     for (const [name, position] of Object.entries(positions)) {
+      if (skip(password, name)) continue;
       const output = scanText(position.write(password));
       let wrong: string | undefined;
       try {
@@ -92,8 +112,13 @@ describe('random passwords in a connection string', () => {
     }
     // The forms named in the report, whatever the random ones hold.
     passwords.push('"abc;def', "'';xyzw", '"ab"cd;', '""', `''`, '"a""b;c"d', "'k;x=1z'", '"');
-    const found = failures(passwords);
-    expect(found.slice(0, 10), `${found.length} of ${passwords.length * 3} cases`).toEqual([]);
+    // As the last property, a password closing its quote before a space (`"ab" cdefgh`) keeps what
+    // follows the space: 3 of these cases, the cost of not eating prose after a quoted value.
+    const skip = (password: string, position: string) =>
+      position === 'as the last property' && closedBeforeSpace(password);
+    const found = failures(passwords, skip);
+    const skipped = passwords.filter((password) => skip(password, 'as the last property')).length;
+    expect(found.slice(0, 10), `${found.length} of ${passwords.length * 3 - skipped} cases`).toEqual([]);
   });
 
   // A quote followed by white space or `,;:)]}>` was taken for the end of a string around the
@@ -208,5 +233,25 @@ describe('quoted connection-string values', () => {
       'Server=db;Uid=sa;Password="";Encrypt=yes',
     ])
       expect(scanText(code), code).toBe(code);
+  });
+
+  // A closed quoted value followed by more than a `;` and a property ran on to the end of the line
+  // (or of the string around it), up to 8,192 characters of the prose or code after it. Followed by
+  // white space and no `;` that ends the value, the quotes enclose the value and the rest stays.
+  it('keeps the prose or code after a closed quoted value', () => {
+    const cases: [string, string][] = [
+      [
+        "x=1;password='abc' and the rest of the sentence",
+        `x=1;password='${REDACTED}' and the rest of the sentence`,
+      ],
+      [
+        "Server=db;Uid=sa;Password='' is the empty one; don't ship it.",
+        "Server=db;Uid=sa;Password='' is the empty one; don't ship it.",
+      ],
+      ["UPDATE t SET a=1;password='it''s' WHERE id=2", `UPDATE t SET a=1;password='${REDACTED}' WHERE id=2`],
+      // More after the closing quote up to the next property: the drivers read on, so does the value.
+      ['Server=db;Password="ab" cd;Encrypt=yes', `Server=db;Password=${REDACTED};Encrypt=yes`],
+    ];
+    for (const [text, expected] of cases) expect(scanText(text), text).toBe(expected);
   });
 });

@@ -346,8 +346,10 @@ function quotedValueEndsAt(text: string, at: number, width: number, opened: Open
  * staying. Otherwise (no closing quote: `"abc;def`; more after it: `"ab"cd`, `'';x`) the drivers
  * refuse the string or read on, and a password starting with a quote is as likely as any other: the
  * value runs from its first quote to the next `;` that starts a property, the end of the line or of
- * the string around it, never past them. Undefined when it holds nothing: `""`, or a quote that closes
- * the string (`"Server=db;Password=" + password`).
+ * the string around it, never past them — unless white space follows the closing quote and the value
+ * would not end at a `;`: then what follows is prose or code (`password='abc' and then…`), kept, and
+ * only what the quotes enclose goes (the end of a last property like `"ab" cdefgh` stays). Undefined
+ * when it holds nothing: `""`, or a quote that closes the string (`"Server=db;Password=" + password`).
  */
 function quotedPropertyValue(text: string, start: number, width: number): [number, number] | undefined {
   const quote = text.slice(start, start + width);
@@ -362,7 +364,16 @@ function quotedPropertyValue(text: string, start: number, width: number): [numbe
         at += 2 * width - 1;
         continue;
       }
-      if (!quotedValueEndsAt(text, at + width, width, opened)) break;
+      if (!quotedValueEndsAt(text, at + width, width, opened)) {
+        // More after the closing quote: a connection string's value runs on to the next property, but
+        // prose or code after a quoted value (`password='abc' and then…`) is not eaten to the line's end.
+        const end = unterminatedValueEnd(text, start, width, opened);
+        if (text[end] !== ';' && isSpace(text[at + width])) {
+          const inside = text.slice(start + width, at);
+          return inside === '' || inside === REDACTED ? undefined : [start + width, at];
+        }
+        return end === start + width ? undefined : [start, end];
+      }
       const inside = text.slice(start + width, at);
       return inside === '' || inside === REDACTED ? undefined : [start + width, at];
     }
@@ -542,8 +553,9 @@ function assignedValue(
 ): [number, number] | undefined {
   let start = separator + 1;
   while (text[start] === ' ' || text[start] === '\t') start += 1;
-  // A value quoted as code or a shell quotes it (`password='ab;c=d' dbname=x`, `connect(password="…", …)`)
-  // is no connection string's first property: one is only when `;` follows its closing quote.
+  // A value quoted as code or a shell quotes it (`password='ab;c=d' dbname=x`,
+  // `connect(password="…", …)`) is no connection string's first property: one is only when `;` and a
+  // property follow its closing quote.
   const quotedClose = semicolon < 0 && isQuote(text[start]) ? closingQuote(text, start) : -1;
   const afterQuoted = text[quotedClose + 1];
   const quotedAlone =
