@@ -235,6 +235,25 @@ describe('quoted connection-string values', () => {
       expect(scanText(code), code).toBe(code);
   });
 
+  // A backtick opened no quoted value (the quotes were `"` and `'`): `Tr0ub;4dor` ended at its `;` and
+  // `4dor` was left. A `\"` value ended at a literal `\n` in raw text too, where it is the password's
+  // own two characters: only in a string a `"` opened before the value is it a line break.
+  it('redacts a backtick-quoted value holding `;`, and a raw `\\"` value holding a literal `\\n`', () => {
+    const cases: [string, string][] = [
+      ['Server=db;Password=`Tr0ub;4dor`;Encrypt=yes', `Server=db;Password=\`${REDACTED}\`;Encrypt=yes`],
+      [
+        'Server=db;Uid=sa;Password=\\"D}omaS\\n>gQz;Encrypt=yes',
+        `Server=db;Uid=sa;Password=${REDACTED};Encrypt=yes`,
+      ],
+      // In a JSON text, `\n` is the line's end: the next line is not the password's.
+      [
+        JSON.stringify({ message: 'Server=db;Password="abc\nEncrypt=yes' }),
+        JSON.stringify({ message: `Server=db;Password=${REDACTED}\nEncrypt=yes` }),
+      ],
+    ];
+    for (const [text, expected] of cases) expect(scanText(text), text).toBe(expected);
+  });
+
   // A closed quoted value followed by more than a `;` and a property ran on to the end of the line
   // (or of the string around it), up to 8,192 characters of the prose or code after it. Followed by
   // white space and no `;` that ends the value, the quotes enclose the value and the rest stays.

@@ -273,11 +273,12 @@ function trimmedEnd(text: string, start: number, end: number): number {
 
 /**
  * Width of the quote a property value opens with at `start`: 1 for `"` or `'` (ADO.NET and ODBC quote
- * with either), 2 for `\"` (the same written in JSON text or a code string), else 0.
+ * with either) or a backtick (as shells and code quote), 2 for `\"` (the same written in JSON
+ * text or a code string), else 0.
  */
 function openingQuoteWidth(text: string, start: number): number {
   const character = text[start];
-  if (character === '"' || character === "'") return 1;
+  if (character === '"' || character === "'" || character === '`') return 1;
   return character === '\\' && text[start + 1] === '"' ? 2 : 0;
 }
 
@@ -321,6 +322,15 @@ function closesStringAround(text: string, at: number, width: number, opened: Ope
 }
 
 /**
+ * Whether the backslash at `at` writes a line break (`\n`, `\r`) that ends a `\"` value: only in a
+ * string a `"` opened before the value (JSON text, a code string); elsewhere (`Password=\"ab\ncd;`)
+ * the two characters are the password's.
+ */
+function lineBreakEscapedAt(text: string, at: number, opened: OpenedBefore): boolean {
+  return (text[at + 1] === 'n' || text[at + 1] === 'r') && opened('"');
+}
+
+/**
  * Whether a quoted value can end at `at`: the end of the text or line, the string around it closing,
  * or a `;` followed by another property or by one of those (white space between is skipped).
  */
@@ -330,7 +340,7 @@ function quotedValueEndsAt(text: string, at: number, width: number, opened: Open
     while (isSpace(text[at])) at += 1;
     const character = text[at];
     if (character === undefined || character === '\n' || character === '\r') return true;
-    if (width === 2 && character === '\\' && (text[at + 1] === 'n' || text[at + 1] === 'r')) return true;
+    if (width === 2 && character === '\\' && lineBreakEscapedAt(text, at, opened)) return true;
     if (closesStringAround(text, at, width, opened)) return true;
     if (afterSemicolon) return propertyAt(text, at);
     if (character !== ';') return false;
@@ -400,7 +410,7 @@ function unterminatedValueEnd(text: string, start: number, width: number, opened
     if (character === '\n' || character === '\r') break;
     if (character === ';' && quotedValueEndsAt(text, end, width, opened)) break;
     if (width === 2 && character === '\\') {
-      if (text[end + 1] === 'n' || text[end + 1] === 'r') break;
+      if (lineBreakEscapedAt(text, end, opened)) break;
       end += 1;
     } else if (character !== own && closesStringAround(text, end, width, opened)) break;
   }
