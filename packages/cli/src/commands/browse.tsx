@@ -16,6 +16,7 @@ import { exitCodes } from '../core/error-boundary.js';
 import { type InterruptReport, reportInterrupt } from '../core/interrupt-report.js';
 import { leaseHeld, leaseWordsOfBrowser } from '../core/lease-held.js';
 import { displayPath } from '../core/location.js';
+import { nothingToRunInWords, runAgainWordsOfBrowser } from '../core/nothing-to-run.js';
 import { type OpenedLocation, openLocation } from '../core/open-location.js';
 import { loadProject } from '../core/project-config.js';
 import { providersOf } from '../core/providers.js';
@@ -174,6 +175,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
         throw (
           leaseHeld(error, leaseWordsOfBrowser) ??
           continuedSinceReadInWords(error, continuedSinceReadWordsOfBrowser) ??
+          nothingToRunInWords(error, runAgainWordsOfBrowser) ??
           branchTaken(error, request.branch, renameInBrowser) ??
           error
         );

@@ -19,6 +19,7 @@ import { entityLabel } from '../core/entity-label.js';
 import { shortCheckpointId } from '../core/format.js';
 import { leaseHeld, leaseWordsOfPage } from '../core/lease-held.js';
 import { displayPath } from '../core/location.js';
+import { nothingToRunInWords, runAgainWordsOfPage } from '../core/nothing-to-run.js';
 import { type StartOverFlags, startOverCommand } from '../core/start-over-command.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
 import { RunWarnings } from './run-warnings.js';
@@ -327,11 +328,15 @@ export class ExplorerRuns {
     refuseAnswerNotAwaited(request.answer, view);
     // The runtime's own check, here too, so that the form is answered at once (400) instead of
     // starting a run that fails: an unknown input, or nothing that would run.
-    checkBeforeRunning(document, {
-      mode: request.mode,
-      ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
-      ...(taskOutputs ? { taskOutputs } : {}),
-    });
+    checkBeforeRunning(
+      document,
+      {
+        mode: request.mode,
+        ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
+        ...(taskOutputs ? { taskOutputs } : {}),
+      },
+      runAgainWordsOfPage,
+    );
     await refuseTakenBranch(
       {
         provider: this.#options.provider,
@@ -401,6 +406,7 @@ export class ExplorerRuns {
           const error =
             leaseHeld(failure, leaseWordsOfPage(request.checkpoint)) ??
             continuedSinceReadInWords(failure, pageAdvice) ??
+            nothingToRunInWords(failure, runAgainWordsOfPage) ??
             failure;
           record.status = 'failed';
           record.error = redactSecretsInText(error instanceof Error ? error.message : String(error));

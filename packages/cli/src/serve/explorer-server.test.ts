@@ -309,7 +309,11 @@ describe.each<FixtureKind>(['json', 'sqlite'])('crewline checkpoint serve over %
     );
     // A resume of a finished run gives its output back; a fork of it is refused.
     expect((await plan({})).status).toBe(200);
-    expect(await error(await plan({ mode: 'fork' }))).toMatch(/nothing to run/);
+    const forkRefused = await error(await plan({ mode: 'fork' }));
+    expect(forkRefused).toMatch(/nothing to run/);
+    // In the page's words: its form, not the library's option or the CLI's flag.
+    expect(forkRefused).toContain("edit a task's output in the form");
+    expect(forkRefused).not.toContain('taskOutputs');
     expect(await error(await plan({ mode: 'rerun' }))).toBe('[cli] mode must be "resume" or "fork"');
     expect((await plan({ outputs: ['2=Other middle'], mode: 'fork' })).status).toBe(200);
   });

@@ -20,6 +20,7 @@ import { planContinuation } from '../core/continuation-plan.js';
 import { viewDocument } from '../core/document-view.js';
 import { findCheckpointForkedFrom } from '../core/fork-point.js';
 import { displayPath } from '../core/location.js';
+import { runAgainWordsOfPage } from '../core/nothing-to-run.js';
 import type { OpenedLocation } from '../core/open-location.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
 import { compareCheckpoints } from './checkpoint-comparison.js';
@@ -353,11 +354,15 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     // Refused as /api/runs refuses it (the runtime's own check): a misspelt input, an edit that
     // reaches nothing or a continuation with nothing to run — a plan of it would promise a run that is
     // never started.
-    checkBeforeRunning(shown.document, {
-      mode,
-      ...(continuedInputs ? { inputs: continuedInputs } : {}),
-      ...(taskOutputs ? { taskOutputs } : {}),
-    });
+    checkBeforeRunning(
+      shown.document,
+      {
+        mode,
+        ...(continuedInputs ? { inputs: continuedInputs } : {}),
+        ...(taskOutputs ? { taskOutputs } : {}),
+      },
+      runAgainWordsOfPage,
+    );
     // A resume of a checkpoint its run went past moves to a new branch and pays again for what the
     // run did since: said in the plan, before the user confirms, as the runtime warns when it moves.
     const newerHead =

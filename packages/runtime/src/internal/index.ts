@@ -10,7 +10,12 @@ export { callsMadeAgain, changesInputs } from '../crew/interrupted-tasks.js';
 export { findRerunCheckpoint } from '../flow/rerun-point.js';
 export { findProjectConfigFile } from '../project-config/config-file.js';
 export { asksForLatest } from '../restore/asks-for-latest.js';
-export { type ContinuationRequest, checkContinuation } from '../restore/check-continuation.js';
+export {
+  type ContinuationRequest,
+  checkContinuation,
+  type NothingToRun,
+  nothingToRunMessage,
+} from '../restore/check-continuation.js';
 export { type ContinuedFlowMethods, continuedFlowMethods } from '../restore/continued-flow-methods.js';
 export {
   carriedTaskNumbers,

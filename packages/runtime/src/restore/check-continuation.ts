@@ -17,6 +17,15 @@ export interface ContinuationRequest {
   taskOutputs?: Record<number, string> | undefined;
 }
 
+/** What a continuation with nothing to run was refused for (`details.nothingToRun` of the error). */
+export interface NothingToRun {
+  checkpointId: string;
+  kind: EntityKind;
+  mode: 'resume' | 'fork';
+  /** Why nothing is left, as `nothingLeftToRun` says it. */
+  reason: string;
+}
+
 // How to make something run again, in the words of the API and the CLI, by the kind of the run.
 const howToRunAgain: Record<EntityKind, string> = {
   crew: "replace a task's output (taskOutputs, --set-output N=text) so the tasks after it run again, or kick off a new run for new inputs",
@@ -45,12 +54,27 @@ export function checkContinuation(document: CheckpointDocument, request: Continu
     changesInputs(savedInputs(document), request.inputs) || Object.keys(request.taskOutputs ?? {}).length > 0;
   // A plain resume of a finished run gives its output back, as it always has; it creates nothing.
   if (request.mode === 'resume' && !edited) return;
-  const kind = document.entities[0]!.kind;
-  throw new CrewlineError(
-    'runtime',
-    'invalid_argument',
-    `checkpoint ${id}: nothing to run: ${reason} and no edit makes one run again (changed inputs only reach work that has not run), so the ${request.mode} would write no checkpoint${request.mode === 'fork' ? ' and make no branch' : ''}; ${howToRunAgain[kind]}`,
-  );
+  const nothingToRun: NothingToRun = {
+    checkpointId: id,
+    kind: document.entities[0]!.kind,
+    mode: request.mode,
+    reason,
+  };
+  throw new CrewlineError('runtime', 'invalid_argument', nothingToRunMessage(nothingToRun), {
+    details: { nothingToRun },
+  });
+}
+
+/**
+ * The refusal of a continuation with nothing to run, ending with how to make something run again:
+ * by default in the words of the API and the CLI; a terminal UI or a page gives its own (its keys, its
+ * form) for the same sentence.
+ */
+export function nothingToRunMessage(
+  { checkpointId, kind, mode, reason }: NothingToRun,
+  howToRunAgainInWords: string = howToRunAgain[kind],
+): string {
+  return `checkpoint ${checkpointId}: nothing to run: ${reason} and no edit makes one run again (changed inputs only reach work that has not run), so the ${mode} would write no checkpoint${mode === 'fork' ? ' and make no branch' : ''}; ${howToRunAgainInWords}`;
 }
 
 /**
