@@ -537,31 +537,29 @@ function escapedByte(text: string, at: number): number {
   return high < 0 || low < 0 ? -1 : high * 16 + low;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /**
  * The character percent-escaped at `at`, in UTF-8 as URLs write it (`%40` @, `%C3%A9` é, `%F0%9F%98%80`
  * 😀, two UTF-16 units), with how many characters of `text` its escapes take; undefined when they are
- * no character (a lone continuation byte, a lead byte without its continuation, an overlong form).
+ * no character (a lone continuation byte, a lead byte without its continuation, an overlong form, a
+ * surrogate, past U+10FFFF). Checked byte by byte: a decoder throwing on each made 1 MB of `%C0%AF`
+ * take 0.6 s, sixty times as long as valid escapes.
  */
 function escapedSequence(text: string, at: number): [character: string, length: number] | undefined {
   const lead = escapedByte(text, at);
   if (lead < 0) return undefined;
   if (lead < 0x80) return [String.fromCharCode(lead), 3];
-  const count = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
+  // C0 and C1 start only overlong forms, F5 to FF nothing.
+  const count = lead < 0xc2 || lead > 0xf4 ? 0 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
   if (count === 0) return undefined;
-  const bytes = new Uint8Array(count);
-  bytes[0] = lead;
+  let code = lead & (0x7f >> count);
   for (let index = 1; index < count; index += 1) {
     const next = escapedByte(text, at + 3 * index);
     if (next < 0x80 || next > 0xbf) return undefined;
-    bytes[index] = next;
+    code = (code << 6) | (next & 0x3f);
   }
-  try {
-    return [utf8.decode(bytes), 3 * count];
-  } catch {
-    return undefined;
-  }
+  const overlong = (count === 3 && code < 0x800) || (count === 4 && code < 0x10000);
+  if (overlong || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return undefined;
+  return [String.fromCodePoint(code), 3 * count];
 }
 
 /** A decoded view of a text and how to find a position of it in the text (see textPosition). */
