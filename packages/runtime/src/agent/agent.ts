@@ -41,6 +41,7 @@ import {
   restoreAtKickoff,
   restoreFromCheckpoint,
 } from '../restore/pending-restore.js';
+import { savedInputs } from '../restore/saved-interrupted-tasks.js';
 import { interpolate } from '../templating/interpolate.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 import { toolsByName } from '../tools/define-tool.js';
@@ -233,7 +234,10 @@ export class Agent implements CheckpointableEntity, AgentParts {
     // run, like a crew (restoreAtKickoff applied it): its saved conversation continues, and
     // `messages` is ignored.
     if (!decided.continuing && this.status !== 'running') this.#resetProgress();
-    if (options.inputs) this.inputs = { ...this.inputs, ...options.inputs };
+    // Restored from its checkpoint: the inputs it ran with fill its role, goal and backstory again
+    // (inputs given now win), as a crew's saved inputs fill its tasks.
+    if (restore) this.inputs = { ...savedInputs(restore.loaded.document), ...(options.inputs ?? {}) };
+    else if (options.inputs) this.inputs = { ...this.inputs, ...options.inputs };
     if (!this.conversation) {
       if (messages === undefined) {
         throw new CrewlineError(
