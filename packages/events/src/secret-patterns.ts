@@ -585,6 +585,9 @@ function assignedValue(
   const tight = text[separator] === '=' && !spacedBefore && start === separator + 1;
   const scheme = authorizationSchemes.exec(text.slice(start, start + 16));
   if (scheme !== null) start += scheme[0].length;
+  // What looksLikeCredential refuses by its first character, refused before reading on: each
+  // `password=%…` of a long line read 8192 characters for nothing.
+  if (/^[$%{<[]/.test(text.slice(start, start + 1))) return undefined;
   const end = unquotedEnd(text, start);
   const value = text.slice(start, end);
   if (scheme !== null && value.length < 4) return undefined;
