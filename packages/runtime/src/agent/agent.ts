@@ -41,7 +41,7 @@ import {
   restoreAtKickoff,
   restoreFromCheckpoint,
 } from '../restore/pending-restore.js';
-import { savedInputs } from '../restore/saved-interrupted-tasks.js';
+import { savedInputs } from '../restore/saved-inputs.js';
 import { interpolate } from '../templating/interpolate.js';
 import type { CrewlineTool } from '../tools/define-tool.js';
 import { toolsByName } from '../tools/define-tool.js';

@@ -17,11 +17,11 @@ export {
   nothingToRunMessage,
 } from '../restore/check-continuation.js';
 export { type ContinuedFlowMethods, continuedFlowMethods } from '../restore/continued-flow-methods.js';
+export { savedInputs } from '../restore/saved-inputs.js';
 export {
   carriedTaskNumbers,
   type InterruptedTask,
   interruptedTasks,
   interruptedTasksOutcome,
   restartsInterruptedTasks,
-  savedInputs,
 } from '../restore/saved-interrupted-tasks.js';

@@ -8,7 +8,8 @@ import {
   taskLabel,
 } from '@crewline/runtime-state/internal';
 import { changesInputs } from '../crew/interrupted-tasks.js';
-import { carriedTaskNumbers, savedInputs } from './saved-interrupted-tasks.js';
+import { savedInputs } from './saved-inputs.js';
+import { carriedTaskNumbers } from './saved-interrupted-tasks.js';
 
 /** What a continuation asks of a checkpoint, as `continueFromCheckpoint` takes it. */
 export interface ContinuationRequest {

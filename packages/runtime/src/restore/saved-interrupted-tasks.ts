@@ -2,6 +2,7 @@ import { type CheckpointDocument, decodeValue } from '@crewline/runtime-state';
 import { parseCrewData, parseFlowData, taskLabel } from '@crewline/runtime-state/internal';
 import { changesInputs } from '../crew/interrupted-tasks.js';
 import { carriedSnapshots } from './carry-nested-snapshots.js';
+import { savedInputs } from './saved-inputs.js';
 
 /** A crew task a checkpoint holds in progress, with the conversation a continuation would continue. */
 export interface InterruptedTask {
@@ -34,12 +35,6 @@ export function interruptedTasks(document: CheckpointDocument): InterruptedTask[
     }
   }
   return found;
-}
-
-/** The kickoff inputs a checkpoint holds, as a record. */
-export function savedInputs(document: CheckpointDocument): Record<string, unknown> {
-  const saved = decodeValue<unknown>(document.inputs);
-  return saved !== null && typeof saved === 'object' ? (saved as Record<string, unknown>) : {};
 }
 
 /**
