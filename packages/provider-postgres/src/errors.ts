@@ -89,8 +89,18 @@ export function toCrewlineError(error: unknown, what: 'write' | 'read', location
     return postgresError(
       failed,
       `the Postgres server of ${location} ${why}`,
-      // Unreachable for the CLI's exit code; not a lost connection: trying again goes into the same silence.
-      { cause: error, details: { unreachable: true, timedOut: true, timeoutMs } },
+      // Unreachable for the CLI's exit code; not a lost connection: trying again goes into the same
+      // silence. Unless the check reached the server (the session gone): then a new connection works,
+      // and a writer of a group writes its checkpoints again (runtime-state's write queue).
+      {
+        cause: error,
+        details: {
+          unreachable: true,
+          timedOut: true,
+          timeoutMs,
+          ...(timedOut.reason === 'session gone' ? { serverAnswered: true } : {}),
+        },
+      },
     );
   }
   if (code !== undefined && unreachable.has(code)) {

@@ -27,7 +27,8 @@ export const lostConnectionPauseMs = 1_000;
  * most likely stay so, and a process ending on Ctrl+C would wait a second limit, plus a connection
  * timeout, for nothing. Nor would trying again help a lease query past its own limit on a busy
  * server: the first attempt may still be running there, and the one sent again would wait for it. The caller hears of the
- * failure at once (the runtime writes a failed group again one by one, on its own); a write that timed
+ * failure at once (the runtime writes a failed group again one by one, on its own, unless the server
+ * did not answer the check either: `details.serverAnswered`); a write that timed
  * out and was stored after all is accepted as stored when written again, so nothing is stored twice.
  */
 export async function onceMoreIfLost<T>(

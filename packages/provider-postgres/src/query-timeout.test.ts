@@ -118,6 +118,7 @@ describeWithPostgres('a server that stops answering (queryTimeoutMs)', () => {
       expect(error.message).toContain(`127.0.0.1:${proxy.port}`);
       expect(error.details).toMatchObject({ unreachable: true, timedOut: true });
       expect(error.details?.connectionLost).toBeUndefined();
+      expect(error.details?.serverAnswered).toBeUndefined();
       const password = new URL(testServerUrl()!).password;
       expect(password.length).toBeGreaterThan(0);
       expect(`${error.message} ${JSON.stringify(error.details)}`).not.toContain(password);

@@ -205,7 +205,9 @@ export interface CheckpointProvider {
   /**
    * Stores consecutive checkpoints of one location as a group, in order: a crash may leave a prefix
    * of them stored, never a later one without an earlier one. Rejects when any could not be stored
-   * (the runtime then writes them one by one with `write`, each getting its own outcome). Optional;
+   * (the runtime then writes them one by one with `write`, each getting its own outcome; not after an
+   * error whose `details.timedOut` is true without `details.serverAnswered`: a store that stayed silent
+   * for its whole time limit would make each write wait it again, and the group fails whole). Optional;
    * the runtime uses it for automatic checkpoints that queued up behind a write in flight.
    */
   writeBatch?(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]>;

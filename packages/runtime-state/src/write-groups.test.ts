@@ -229,6 +229,10 @@ describe('RuntimeState: a failed write stops the checkpoints queued behind it me
 
 /** A store that does not answer: every group gives up after the provider's time limit. */
 class SilentStoreProvider extends GroupingProvider {
+  constructor(private readonly extra: Record<string, unknown> = {}) {
+    super();
+  }
+
   override async writeBatch(): Promise<StoredCheckpoint[]> {
     this.calls.push(-1);
     throw new CrewlineError(
@@ -236,7 +240,7 @@ class SilentStoreProvider extends GroupingProvider {
       'write_failed',
       'the server did not answer within 30000 ms',
       {
-        details: { unreachable: true, timedOut: true, timeoutMs: 30_000 },
+        details: { unreachable: true, timedOut: true, timeoutMs: 30_000, ...this.extra },
       },
     );
   }
@@ -257,5 +261,20 @@ describe('RuntimeState: a group the store did not answer in time', () => {
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
     expect(provider.calls).toEqual([-1]);
     expect(state.lineage.checkpointId).toBeNull();
+  });
+
+  // A store whose server answered the check on a new connection (only the group's connection was
+  // lost): written again one by one, the checkpoints land.
+  it('whose server answered a check is written again one by one', async () => {
+    const provider = new SilentStoreProvider({ serverAnswered: true });
+    const state = new RuntimeState({
+      provider,
+      location: 'mem',
+      entities: [new FakeCrew(2)],
+      bus: new EventBus(),
+    });
+    const outcomes = await Promise.allSettled([state.writeCheckpoint(), state.writeCheckpoint()]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(provider.calls).toEqual([-1, 1, 1]);
   });
 });

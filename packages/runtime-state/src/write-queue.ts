@@ -181,7 +181,12 @@ export class WriteQueue {
       } catch (error) {
         // A store that did not answer within its time limit (a silent outage) would make the first
         // write of the group wait the whole limit again: a run ending on Ctrl+C waited two limits.
-        if (CrewlineError.isInstance(error) && error.details?.timedOut === true) {
+        // One whose server answered a check (the group's connection alone was lost) takes them.
+        if (
+          CrewlineError.isInstance(error) &&
+          error.details?.timedOut === true &&
+          error.details.serverAnswered !== true
+        ) {
           const queued = new Set(this.#queued);
           this.#rejectWithDescendants(
             group.filter((entry) => queued.has(entry)),
