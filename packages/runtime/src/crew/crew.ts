@@ -263,6 +263,7 @@ export class Crew implements CheckpointableEntity, CrewParts {
     });
     if (
       nothingToRun &&
+      config !== undefined &&
       restore?.fork !== undefined &&
       this.#lastRun?.root === this &&
       this.lastCheckpoint === undefined

@@ -69,4 +69,15 @@ describe('Crew.fork of a completed crew', () => {
     expect(fork.lastCheckpoint?.branch).toBe('kept');
     expect(logs.unexpected()).toEqual([]);
   });
+
+  it('says nothing when the fork does not checkpoint at all (checkpoint: false)', async () => {
+    const provider = new InMemoryProvider();
+    const { crew } = threeTaskCrew(toolUsingModel(), { checkpoint: { location, provider } });
+    await crew.kickoff({ inputs: { topic: 'AI' } });
+    const fork = await Crew.fork({ restoreFrom: location, provider }, { branch: 'off' });
+    fork.checkpoint = false;
+    logs = captureLogs();
+    await fork.kickoff({ bus: new EventBus() });
+    expect(logs.unexpected()).toEqual([]);
+  });
 });
