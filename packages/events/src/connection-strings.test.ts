@@ -368,6 +368,36 @@ describe('JDBC connection strings of SQL Server and Oracle', () => {
     }
   });
 
+  // A braced value looks for its `}` within 256 characters: with the 8,192 of the end of a line, 1 MB of
+  // `;password={` took 3.3 s (200 KB, 0.5 s, passed), and values before a far `}` still take 1.5 to 2 s.
+  // Quoted values look for the quote that opened a string before them.
+  it('takes linear time on 1 MB of braced and quoted values', () => {
+    const size = 1_000_000;
+    const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+    const inputs = {
+      'braces repeated': fill(';password={'),
+      'braces without a `}` between properties': fill('x=1;password={a;b'),
+      'braces without a `}` in JSON text': JSON.stringify({ message: fill('x=1;password={a;b') }),
+      // Many values before one `}` (or `}}`) 7,200 characters on: each reads up to the bound.
+      'braces and quotes before a far `}`': fill(`${"a;pwd={''".repeat(800)}}`),
+      'braces before a far `}}`': fill(`${'a;pwd={'.repeat(1150)}}}`),
+      'backtick and quotes repeated': fill('password=`""'),
+      'quoted values repeated': fill(';password="'),
+      'quoted values and a word repeated': fill('Server=db;Password="a" b'),
+    };
+    for (const [name, text] of Object.entries(inputs)) {
+      let fastest = Number.POSITIVE_INFINITY;
+      // Up to three rounds, the fastest kept: a loaded machine may pause one.
+      for (let round = 0; round < 3 && fastest >= 1500; round += 1) {
+        const started = performance.now();
+        scanText(text);
+        fastest = Math.min(fastest, performance.now() - started);
+      }
+      // Tens of ms here. A wide bound, not a timing target: a loaded two-core machine slows every run.
+      expect(fastest, name).toBeLessThan(1500);
+    }
+  });
+
   // 1 MB: reading thousands of characters on for each value takes seconds there, where 200 KB can stay
   // under the bound.
   it('takes linear time on 1 MB of values refused by their first character', () => {

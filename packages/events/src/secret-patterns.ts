@@ -178,22 +178,57 @@ function closingQuote(text: string, open: number): number {
 }
 
 /**
+ * Where a character next occurs in a text from a position on, the last answer kept: values are read
+ * in order, and the values of one line look for the same `}` or line break one after the other, which
+ * a search from each value read again (1 MB of `;password={` read 256 characters for each value).
+ */
+class NextOccurrence {
+  private text = '';
+  private from = 0;
+  private found = -1;
+
+  constructor(private readonly character: string) {}
+
+  /** The first `character` of `text` at or after `from`, -1 without one. */
+  in(text: string, from: number): number {
+    if (text !== this.text || from < this.from || (this.found >= 0 && from > this.found)) {
+      this.text = text;
+      this.from = from;
+      this.found = text.indexOf(this.character, from);
+    }
+    return this.found;
+  }
+
+  /** Lets go of the text (a long one is not kept alive until the next scan). */
+  forget(): void {
+    this.text = '';
+    this.from = 0;
+    this.found = -1;
+  }
+}
+
+const nextClosingBrace = new NextOccurrence('}');
+const nextLineBreak = new NextOccurrence('\n');
+
+/**
  * End of the braced value opening at `open`, after its `}` (`}}` is an escaped `}`); -1 without one on
  * its line, within `limit` characters or, given what `opened` before the value, before the string
  * around it closes (the `}` of a JSON text holding the value is not its).
  */
 function closingBrace(text: string, open: number, opened?: OpenedBefore, limit = 8192): number {
-  for (
-    let index = open + 1;
-    index < text.length && index - open < limit && text[index] !== '\n';
-    index += 1
-  ) {
-    if (opened !== undefined && closesStringAround(text, index, 1, opened)) return -1;
-    if (text[index] !== '}') continue;
-    if (text[index + 1] !== '}') return index + 1;
-    index += 1;
+  const lineBreak = nextLineBreak.in(text, open + 1);
+  const bound = Math.min(lineBreak < 0 ? text.length : lineBreak, open + limit);
+  let close = nextClosingBrace.in(text, open + 1);
+  // After a `}}`, the next `}` is looked for here: within the bound, and leaving the remembered one.
+  while (close >= 0 && close < bound && text[close + 1] === '}') {
+    close += 2;
+    while (close < bound && text[close] !== '}') close += 1;
   }
-  return -1;
+  if (close < 0 || close >= bound) return -1;
+  if (opened !== undefined)
+    for (let index = open + 1; index < close; index += 1)
+      if (closesStringAround(text, index, 1, opened)) return -1;
+  return close + 1;
 }
 
 /** End of the line `start` is on, at most 8192 characters on. */
@@ -243,8 +278,8 @@ function connectionValueEnd(text: string, start: number, limit = 8192): number {
     const character = text[end]!;
     if (character === ';' || character === '\n' || character === '\r') break;
     if (isQuote(character) && quoteClosesString(text, end) && !escapedAt(text, end)) {
-      opened ??= openedBefore(text, start);
-      if (opened(character)) break;
+      opened ??= new OpenedBefore(text, start);
+      if (opened.has(character)) break;
     }
   }
   return end;
@@ -282,31 +317,44 @@ function openingQuoteWidth(text: string, start: number): number {
   return character === '\\' && text[start + 1] === '"' ? 2 : 0;
 }
 
-/** Whether a quote character occurs on the line before a value: the string a quote closes opened there. */
-type OpenedBefore = (quote: string) => boolean;
-
 /**
- * The quotes on the line before `valueStart`, each looked for once, from the value back to the
- * nearest one: a line holding many values is still read about once.
+ * The quotes on the line before a value, each looked for once, from the value back to the nearest one:
+ * a line holding many values is still read about once. Whether one occurred there tells whether a
+ * quote like it closes a string opened before the value. Three fields, not a Map and a closure: made
+ * for each value read, those cost more than the rest of the value's reading.
  */
-function openedBefore(text: string, valueStart: number): OpenedBefore {
-  const known = new Map<string, boolean>();
-  return (quote) => {
-    let opened = known.get(quote);
-    if (opened === undefined) {
-      opened = false;
-      for (let index = valueStart - 1; index >= 0; index -= 1) {
-        const character = text[index];
-        if (character === '\n' || character === '\r') break;
-        if (character === quote) {
-          opened = true;
-          break;
-        }
-      }
-      known.set(quote, opened);
+class OpenedBefore {
+  private double: boolean | undefined;
+  private single: boolean | undefined;
+  private backtick: boolean | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly valueStart: number,
+  ) {}
+
+  /** Whether `quote` occurs on the line before the value. */
+  has(quote: string): boolean {
+    if (quote === '"') {
+      this.double ??= this.occurs(quote);
+      return this.double;
     }
-    return opened;
-  };
+    if (quote === "'") {
+      this.single ??= this.occurs(quote);
+      return this.single;
+    }
+    this.backtick ??= this.occurs(quote);
+    return this.backtick;
+  }
+
+  private occurs(quote: string): boolean {
+    for (let index = this.valueStart - 1; index >= 0; index -= 1) {
+      const character = this.text[index];
+      if (character === '\n' || character === '\r') return false;
+      if (character === quote) return true;
+    }
+    return false;
+  }
 }
 
 /**
@@ -318,7 +366,7 @@ function openedBefore(text: string, valueStart: number): OpenedBefore {
 function closesStringAround(text: string, at: number, width: number, opened: OpenedBefore): boolean {
   const character = text[at]!;
   if (width === 2) return character === '"' && !escapedAt(text, at);
-  return isQuote(character) && quoteClosesString(text, at) && !escapedAt(text, at) && opened(character);
+  return isQuote(character) && quoteClosesString(text, at) && !escapedAt(text, at) && opened.has(character);
 }
 
 /**
@@ -327,7 +375,7 @@ function closesStringAround(text: string, at: number, width: number, opened: Ope
  * the two characters are the password's.
  */
 function lineBreakEscapedAt(text: string, at: number, opened: OpenedBefore): boolean {
-  return (text[at + 1] === 'n' || text[at + 1] === 'r') && opened('"');
+  return (text[at + 1] === 'n' || text[at + 1] === 'r') && opened.has('"');
 }
 
 /**
@@ -364,7 +412,7 @@ function quotedValueEndsAt(text: string, at: number, width: number, opened: Open
 function quotedPropertyValue(text: string, start: number, width: number): [number, number] | undefined {
   const quote = text.slice(start, start + width);
   const limit = Math.min(text.length, start + 8192);
-  const opened = openedBefore(text, start);
+  const opened = new OpenedBefore(text, start);
   if (width === 1 && closesStringAround(text, start, width, opened)) return undefined;
   for (let at = start + width; at < limit; at += 1) {
     const character = text[at];
@@ -511,7 +559,7 @@ function propertyValue(
       // it (`{7}xQ9`, `{{ab;cd}ef}`, `{ab},cd`, `{ab};cd`), or none, leaves it to run on as an
       // unterminated quoted value does: to the next `;` that starts a property, the end of the line
       // or of a JSON text around it, never past them.
-      const opened = openedBefore(text, start);
+      const opened = new OpenedBefore(text, start);
       // Bounded: a value without a `}` ends at the next property, so each `;password={` of a long text
       // would read on to the bound.
       const close = closingBrace(text, start, opened, 256);
@@ -636,6 +684,8 @@ function redactAssignments(text: string): string {
     copied = value[1];
     from = value[1];
   }
+  nextClosingBrace.forget();
+  nextLineBreak.forget();
   return copied === 0 ? text : result + text.slice(copied);
 }
 
