@@ -223,6 +223,41 @@ describe('base64 forms of a registered value', () => {
       expect(redactSecretValues(text, REDACTED), text).toBe(text);
   });
 
+  // The assertions above that invalid escapes change nothing hold no registered value near them: a
+  // decoder taking them for characters, or eating the escapes after them, passed (review r-redact).
+  it('finds a value right after escapes that are no character, and none spelled with them', () => {
+    const secret = `ézq${shapeless(8)}ü9`;
+    registerSecretValue(secret);
+    const encoded = encodeURIComponent(secret);
+    expect(encoded.startsWith('%C3%A9')).toBe(true);
+    for (const invalid of [
+      '%A9', // a lone continuation byte
+      '%C3', // a lead byte without its continuation
+      '%E2%82',
+      '%F0%9F%98',
+      '%C0%AF', // an overlong `/`
+      '%ED%A0%80', // a surrogate
+      '%F4%90%80%80', // past U+10FFFF
+      '%F8%80%80%80', // no lead byte
+    ])
+      expect(redactSecretValues(`x=${invalid}${encoded}&y=1`, REDACTED), invalid).toBe(
+        `x=${invalid}${REDACTED}&y=1`,
+      );
+    // Servers refuse overlong forms and surrogates written one by one (CESU-8): a value spelled with
+    // them is not the value.
+    const slashed = `zq/${shapeless(8)}`;
+    const smiling = `zq😀${shapeless(8)}`;
+    registerSecretValue(slashed);
+    registerSecretValue(smiling);
+    for (const text of [
+      slashed.replace('/', '%C0%AF'),
+      secret.replace('é', '%E0%83%A9'),
+      secret.replace('é', '%F0%80%83%A9'),
+      smiling.replace('😀', '%ED%A0%BD%ED%B8%80'),
+    ])
+      expect(redactSecretValues(`x=${text} y`, REDACTED), text).toBe(`x=${text} y`);
+  });
+
   it('finds the URL-safe and URL-encoded forms when an older copy registered the value first', () => {
     // What a copy of this package from before the URL-safe and URL-encoded forms did on registering
     // a value: the value, its URL-encoded form and its standard base64 cores, nothing else. This copy

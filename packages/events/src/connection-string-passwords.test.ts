@@ -254,6 +254,26 @@ describe('quoted connection-string values', () => {
     for (const [text, expected] of cases) expect(scanText(text), text).toBe(expected);
   });
 
+  // Rules no case held to (review r-redact: each could be removed and every test still passed).
+  it('ends a `\\"` value at the line break of the JSON text around it, and reads its own quote on', () => {
+    const cases: [string, string][] = [
+      // Closed, then the JSON text's `\n`: the quotes enclose the value.
+      [
+        JSON.stringify({ message: 'Server=db;Password="abc"\nEncrypt=yes' }),
+        JSON.stringify({ message: `Server=db;Password="${REDACTED}"\nEncrypt=yes` }),
+      ],
+      // Unterminated, holding a `;` that starts no property: up to the `\n`, not past it.
+      [
+        JSON.stringify({ message: 'Server=db;Password="abc;x\nEncrypt=yes' }),
+        JSON.stringify({ message: `Server=db;Password=${REDACTED}\nEncrypt=yes` }),
+      ],
+      // A quote like the value's opening one is the password's, even where it could close the string
+      // around the connection string: `'ab' cd` is the value.
+      ["x = 'Server=db;Password='ab' cd;Encrypt=yes'", `x = 'Server=db;Password=${REDACTED};Encrypt=yes'`],
+    ];
+    for (const [text, expected] of cases) expect(scanText(text), text).toBe(expected);
+  });
+
   // A closed quoted value followed by more than a `;` and a property ran on to the end of the line
   // (or of the string around it), up to 8,192 characters of the prose or code after it. Followed by
   // white space and no `;` that ends the value, the quotes enclose the value and the rest stays.
