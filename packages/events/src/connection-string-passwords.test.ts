@@ -158,6 +158,27 @@ describe('random braced passwords in a connection string', () => {
   });
 });
 
+describe('values that nothing closes', () => {
+  // A name with a space counted as a property's (`User Id=`), so `;YtZ739x dbname=` in a libpq line
+  // ended a braced password that no `}` closed, and `YtZ739x` was left. After such a value, a
+  // property's name has no space or is a key ADO.NET writes with one.
+  it('run past `;word name=`, and stop at a property ADO.NET names with a space', () => {
+    const cases: [string, string][] = [
+      [
+        'host=db port=5432 user=app password={v]k;YtZ739x dbname=x',
+        `host=db port=5432 user=app password=${REDACTED}`,
+      ],
+      ["Server=db;Password='ab;cd ef=gh;Encrypt=yes", `Server=db;Password=${REDACTED};Encrypt=yes`],
+      ['Server=db;Password={ab;cd;User Id=sa', `Server=db;Password=${REDACTED};User Id=sa`],
+      [
+        'Server=db;Password="ab;cd; Initial Catalog=app',
+        `Server=db;Password=${REDACTED}; Initial Catalog=app`,
+      ],
+    ];
+    for (const [text, expected] of cases) expect(scanText(text), text).toBe(expected);
+  });
+});
+
 describe('random quoted passwords holding `;name=` outside a connection string', () => {
   // Read as a connection string's first property, `password='ab;x=cd' dbname=x` left `;x=cd'`: 1,868
   // of these 2,000 cases (500 in each form) leaked in part or whole.

@@ -380,9 +380,17 @@ function lineBreakEscapedAt(text: string, at: number, opened: OpenedBefore): boo
 
 /**
  * Whether a quoted value can end at `at`: the end of the text or line, the string around it closing,
- * or a `;` followed by another property or by one of those (white space between is skipped).
+ * or a `;` followed by another property or by one of those (white space between is skipped). After a
+ * value nothing closed (`unclosed`), the property's name is one word or a key written with spaces
+ * (see propertyAt).
  */
-function quotedValueEndsAt(text: string, at: number, width: number, opened: OpenedBefore): boolean {
+function quotedValueEndsAt(
+  text: string,
+  at: number,
+  width: number,
+  opened: OpenedBefore,
+  unclosed = false,
+): boolean {
   let afterSemicolon = false;
   for (;;) {
     while (isSpace(text[at])) at += 1;
@@ -390,7 +398,7 @@ function quotedValueEndsAt(text: string, at: number, width: number, opened: Open
     if (character === undefined || character === '\n' || character === '\r') return true;
     if (width === 2 && character === '\\' && lineBreakEscapedAt(text, at, opened)) return true;
     if (closesStringAround(text, at, width, opened)) return true;
-    if (afterSemicolon) return propertyAt(text, at);
+    if (afterSemicolon) return propertyAt(text, at, unclosed);
     if (character !== ';') return false;
     afterSemicolon = true;
     at += 1;
@@ -456,7 +464,7 @@ function unterminatedValueEnd(text: string, start: number, width: number, opened
   for (; end < limit; end += 1) {
     const character = text[end];
     if (character === '\n' || character === '\r') break;
-    if (character === ';' && quotedValueEndsAt(text, end, width, opened)) break;
+    if (character === ';' && quotedValueEndsAt(text, end, width, opened, true)) break;
     if (width === 2 && character === '\\') {
       if (lineBreakEscapedAt(text, end, opened)) break;
       end += 1;
@@ -488,13 +496,70 @@ function propertyBefore(text: string, semicolon: number): boolean {
   return false;
 }
 
-/** Whether a property (`Encrypt=yes`, `User Id=sa`) starts at `at`, after white space. */
-function propertyAt(text: string, at: number): boolean {
+// The keys ADO.NET (SqlClient) and ODBC write with spaces. Any name with spaces is a property's where
+// a value has ended, but after a value nothing closed (`password={v]k;YtZ739x dbname=x`, libpq's
+// spaced properties) only these are: the rest may be the password's.
+const spacedPropertyNames = new Set([
+  'application intent',
+  'application name',
+  'attach db filename',
+  'connect retry count',
+  'connect retry interval',
+  'connect timeout',
+  'connection lifetime',
+  'connection timeout',
+  'current language',
+  'data source',
+  'extended properties',
+  'failover partner',
+  'initial catalog',
+  'integrated security',
+  'load balance timeout',
+  'max pool size',
+  'min pool size',
+  'multiple active result sets',
+  'multi subnet failover',
+  'network library',
+  'packet size',
+  'persist security info',
+  'pool blocking period',
+  'trust server certificate',
+  'type system version',
+  'user id',
+  'user instance',
+  'workstation id',
+]);
+
+/**
+ * Whether a property (`Encrypt=yes`, `User Id=sa`) starts at `at`, after white space; after a value
+ * nothing closed (`unclosed`), only one whose name has no space or is in spacedPropertyNames.
+ */
+function propertyAt(text: string, at: number, unclosed = false): boolean {
   while (isSpace(text[at])) at += 1;
   const nameFrom = at;
-  while (at - nameFrom < 64 && (isNameCharacter(text.charCodeAt(at)) || isSpace(text[at]))) at += 1;
+  let spaced = false;
+  while (at - nameFrom < 64 && (isNameCharacter(text.charCodeAt(at)) || isSpace(text[at]))) {
+    if (isSpace(text[at])) spaced = true;
+    at += 1;
+  }
+  if (
+    !(
+      at > nameFrom &&
+      isNameCharacter(text.charCodeAt(nameFrom)) &&
+      text[at] === '=' &&
+      isTightEquals(text, at)
+    )
+  )
+    return false;
   return (
-    at > nameFrom && isNameCharacter(text.charCodeAt(nameFrom)) && text[at] === '=' && isTightEquals(text, at)
+    !unclosed ||
+    !spaced ||
+    spacedPropertyNames.has(
+      text
+        .slice(nameFrom, at)
+        .toLowerCase()
+        .replace(/[ \t]+/g, ' '),
+    )
   );
 }
 
