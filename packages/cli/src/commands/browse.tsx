@@ -23,11 +23,15 @@ import { providersOf } from '../core/providers.js';
 import type { BrowserHost } from '../tui/browser-host.js';
 import type { Styling } from '../tui/components/screen-view.js';
 import { importInteractiveInk } from '../tui/load-ink.js';
+import { findResumePlan } from '../tui/resume-plan.js';
 import { initialState, type RunPause } from '../tui/state/browser-state.js';
 import { startOverFlags } from '../tui/state/start-over-flags.js';
 
-const enterAlternateScreen = '\u001B[?1049h\u001B[H';
-const leaveAlternateScreen = '\u001B[?1049l';
+// With the alternate screen, bracketed paste: the terminal marks a pasted text (ESC [200~ … ESC [201~),
+// so the browser takes it as text even when it arrives in several reads, never as keys (which could
+// quit or start a run). Turned off with the screen, on every way out.
+const enterAlternateScreen = '\u001B[?1049h\u001B[H\u001B[?2004h';
+const leaveAlternateScreen = '\u001B[?2004l\u001B[?1049l';
 
 function logLine(record: LogRecord): string {
   const cause = record.error instanceof Error ? `: ${record.error.message}` : '';
@@ -131,6 +135,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
     list: () => opened.provider.list(opened.location, query),
     readView: async (checkpointId) =>
       viewDocument(await readDocument(opened.provider, opened.location, checkpointId)),
+    planResume: (checkpointId) => findResumePlan(opened.provider, opened.location, checkpointId),
     run: async (request, onLine) => {
       runLine = onLine;
       // Ctrl+C (interrupt below) says on stderr, once the terminal is given back, where the run

@@ -20,6 +20,7 @@ import { planContinuation } from '../core/continuation-plan.js';
 import { viewDocument } from '../core/document-view.js';
 import { findCheckpointForkedFrom } from '../core/fork-point.js';
 import { displayPath } from '../core/location.js';
+import { newerHeadOf } from '../core/newer-head.js';
 import { runAgainWordsOfPage } from '../core/nothing-to-run.js';
 import type { OpenedLocation } from '../core/open-location.js';
 import { parseTaskOutputs } from '../core/task-outputs.js';
@@ -30,7 +31,6 @@ import { ExplorerRuns, parseRunRequest } from './explorer-runs.js';
 import { GraphCache } from './graph-cache.js';
 import { statusOf } from './http-status.js';
 import { LiveUpdates } from './live-updates.js';
-import { newerHeadOf } from './newer-head.js';
 import {
   allowedHosts,
   hostWithPort,

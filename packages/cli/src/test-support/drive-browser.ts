@@ -1,12 +1,14 @@
 import { type CheckpointProvider, readDocument, type StoredCheckpoint } from '@crewline/runtime-state';
 import { viewDocument } from '../core/document-view.js';
+import { errorText } from '../tui/error-text.js';
+import { findResumePlan } from '../tui/resume-plan.js';
 import type { Action, BrowserState, Effect } from '../tui/state/browser-state.js';
 import { type KeyPress, key } from '../tui/state/key-press.js';
 import { update } from '../tui/state/update.js';
 
 /**
  * Runs the browser's state machine like the app does, without a terminal: key presses go through
- * `update`, and list/detail effects are carried out against a real provider. Run effects are only
+ * `update`, and list/detail/plan effects are carried out against a real provider. Run effects are only
  * recorded, so tests can assert exactly what would be started.
  */
 export class BrowserDriver {
@@ -32,6 +34,19 @@ export class BrowserDriver {
       this.effects.push(effect);
       if (effect.type === 'load-list')
         await this.dispatch({ type: 'list-loaded', checkpoints: await this.list() });
+      if (effect.type === 'load-plan') {
+        // As the app does (browser-app.tsx): the host's lookup, its failure as plan-failed.
+        try {
+          const plan = await findResumePlan(this.#provider, this.#location, effect.checkpointId);
+          await this.dispatch({ type: 'plan-loaded', checkpointId: effect.checkpointId, plan });
+        } catch (error) {
+          await this.dispatch({
+            type: 'plan-failed',
+            checkpointId: effect.checkpointId,
+            error: errorText(error),
+          });
+        }
+      }
       if (effect.type === 'load-detail') {
         try {
           const document = await readDocument(this.#provider, this.#location, effect.checkpointId);

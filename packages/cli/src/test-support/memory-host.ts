@@ -2,6 +2,7 @@ import { readDocument } from '@crewline/runtime-state';
 import type { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { viewDocument } from '../core/document-view.js';
 import type { BrowserHost } from '../tui/browser-host.js';
+import { findResumePlan } from '../tui/resume-plan.js';
 import type { RunRequest, RunResult } from '../tui/state/browser-state.js';
 
 /** A browser host over an in-memory provider whose runs are scripted: it records each request. */
@@ -22,6 +23,10 @@ export class MemoryHost implements BrowserHost {
 
   async readView(checkpointId: string) {
     return viewDocument(await readDocument(this.provider, this.location, checkpointId));
+  }
+
+  planResume(checkpointId: string) {
+    return findResumePlan(this.provider, this.location, checkpointId);
   }
 
   run(request: RunRequest, onLine: (line: string) => void): Promise<RunResult> {

@@ -75,10 +75,7 @@ describe.skipIf(!hasTmux)('the checkpoint browser in a real terminal (tmux)', ()
 
     // Fork onto a named branch; the continuation runs for real.
     await browser.send('f');
-    await browser.waitForScreen(
-      (current) => current.includes('Fork: name the new branch'),
-      'the branch prompt',
-    );
+    await browser.waitForScreen((current) => current.includes('Fork: new branch name'), 'the branch prompt');
     await browser.type('tmux');
     await browser.send('Enter');
     text = await browser.waitForScreen(
@@ -215,7 +212,7 @@ describe.skipIf(!hasTmux)('Ctrl+C during a run started in the browser', () => {
     await browser.send('Enter');
     await browser.waitForScreen((current) => current.includes('*edited'), 'the edit to be kept');
     await browser.send('f');
-    await browser.waitForScreen((current) => current.includes('Fork: name the new branch'), 'the prompt');
+    await browser.waitForScreen((current) => current.includes('Fork: new branch name'), 'the prompt');
     await browser.type('try-it');
     await browser.send('Enter');
     await browser.waitForScreen((current) => current.includes('task 2 Step 2 started'), 'the run to start');

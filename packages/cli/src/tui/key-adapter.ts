@@ -1,8 +1,20 @@
 import type { Key } from 'ink';
 import type { KeyPress } from './state/key-press.js';
 
+/**
+ * What Ink reports for the bracketed-paste marks (ESC [200~ and ESC [201~, which the terminal puts
+ * around a pasted text once the browser asks for them): an unnamed key whose input is the sequence
+ * without its ESC.
+ */
+const pasteMarks = new Map<string, 'paste-start' | 'paste-end'>([
+  ['[200~', 'paste-start'],
+  ['[201~', 'paste-end'],
+]);
+
 /** What Ink reports for a key press, as the terminal-independent {@link KeyPress}. */
 export function toKeyPress(input: string, key: Key): KeyPress {
+  const pasteMark = pasteMarks.get(input);
+  if (pasteMark !== undefined) return { input: '', name: pasteMark };
   const modifiers = { ctrl: key.ctrl, shift: key.shift };
   if (key.upArrow) return { input: '', name: 'up', ...modifiers };
   if (key.downArrow) return { input: '', name: 'down', ...modifiers };

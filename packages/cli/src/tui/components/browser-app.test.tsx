@@ -80,7 +80,7 @@ describe('BrowserApp', () => {
     await press(keys.clear, 'A', 'B', 'C', keys.enter);
     await waitFor(() => frame().includes('*edited'), 'the edit mark');
     await press('f');
-    await waitFor(() => frame().includes('Fork: name the new branch'), 'the branch prompt');
+    await waitFor(() => frame().includes('Fork: new branch name'), 'the branch prompt');
     await press('x', '1', keys.enter);
     await waitFor(() => host.requests.length === 1, 'the run to start');
     expect(host.requests[0]).toMatchObject({
@@ -103,6 +103,46 @@ describe('BrowserApp', () => {
         .split('\n')
         .find((line) => line.startsWith('>')),
     ).toContain('0/3 · task start');
+  });
+
+  // Review r-tui finding 2: nothing ran the app's load-plan wiring; with it removed the dialog stayed
+  // on "checking" and every test passed.
+  it('resumes an older checkpoint of its run: the confirmation says it goes on a new branch', async () => {
+    const { frame, press, host, sample } = await openApp();
+    const older = sample.main[1]!;
+    await press(keys.up, keys.up, keys.up, keys.up, keys.up, keys.up, keys.up, keys.up, 'g');
+    for (let step = 0; step < 30 && !frame().includes(older.id); step += 1) await press('j');
+    expect(frame()).toContain(older.id);
+    await press('e');
+    await waitFor(() => frame().includes('new branch'), 'the plan of the older checkpoint');
+    expect(frame()).not.toContain('checking');
+    await press('y');
+    await waitFor(() => host.requests.length === 1, 'the run to start');
+    expect(host.requests[0]).toMatchObject({ mode: 'resume', checkpointId: older.id });
+  });
+
+  // Review r-tui finding 1: a paste cut into reads, one ending on a line break, saved part of it and
+  // ran the rest as keys. With bracketed paste (Ink passes ESC [200~ and ESC [201~ through), all of
+  // it is text, whatever the reads are.
+  it('takes a bracketed paste cut into reads as text in the editor, and drops one outside it', async () => {
+    const { frame, press, host, sample, exited } = await openApp();
+    const target = sample.main[3]!;
+    await press(keys.up, keys.up, keys.up, keys.up, keys.up, keys.up, keys.up, keys.up, 'g');
+    for (let step = 0; step < 30 && !frame().includes(target.id); step += 1) await press('j');
+    await press('2', keys.enter);
+    await waitFor(() => frame().includes('Edit output of task 1'), 'the editor');
+    await press(keys.clear, '\u001B[200~every tide pool\r', 'eyq\r', 'last\u001B[201~', keys.enter);
+    await waitFor(() => frame().includes('*edited'), 'the edit saved');
+    expect(host.requests).toEqual([]);
+    expect(exited()).toBe(0);
+    await press(keys.escape, keys.tab, '\u001B[200~', 'every tide pool\r', 'q\u001B[201~');
+    await waitFor(() => frame().includes('pasted text dropped'), 'the paste dropped');
+    expect(exited()).toBe(0);
+    expect(host.requests).toEqual([]);
+    await press('2', keys.enter);
+    await waitFor(() => frame().includes('Edit output of task 1'), 'the editor again');
+    expect(frame()).toContain('every tide pool');
+    expect(frame()).toContain('eyq');
   });
 
   it('shows help on ? and quits on q', async () => {

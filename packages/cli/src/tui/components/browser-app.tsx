@@ -4,6 +4,7 @@
 import { useApp, useInput, useStdout } from 'ink';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { BrowserHost } from '../browser-host.js';
+import { errorText } from '../error-text.js';
 import { toKeyPress } from '../key-adapter.js';
 import type { Action, BrowserState, Effect } from '../state/browser-state.js';
 import { renderScreen } from '../state/screen.js';
@@ -16,11 +17,6 @@ export interface BrowserAppProps {
   styling: Styling;
   /** Called once when the user quits. */
   onExit?: () => void;
-}
-
-function describe(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^\[[^\]]+\]\s*/, '');
 }
 
 /** The checkpoint browser: the pure state machine, its effects carried out by `host`, drawn with Ink. */
@@ -39,22 +35,21 @@ export function BrowserApp({ initial, host, styling, onExit }: BrowserAppProps) 
         case 'load-list':
           host.list().then(
             (checkpoints) => dispatch({ type: 'list-loaded', checkpoints }),
-            (error: unknown) => dispatch({ type: 'list-failed', error: describe(error) }),
+            (error: unknown) => dispatch({ type: 'list-failed', error: errorText(error) }),
           );
           return;
         case 'load-detail':
           host.readView(effect.checkpointId).then(
             (view) => dispatch({ type: 'detail-loaded', checkpointId: effect.checkpointId, view }),
             (error: unknown) =>
-              dispatch({ type: 'detail-failed', checkpointId: effect.checkpointId, error: describe(error) }),
+              dispatch({ type: 'detail-failed', checkpointId: effect.checkpointId, error: errorText(error) }),
           );
           return;
         case 'load-plan':
-          Promise.all([host.readView(effect.checkpointId), host.readView(effect.head.id)]).then(
-            ([view, headView]) =>
-              dispatch({ type: 'plan-loaded', checkpointId: effect.checkpointId, view, headView }),
+          host.planResume(effect.checkpointId).then(
+            (plan) => dispatch({ type: 'plan-loaded', checkpointId: effect.checkpointId, plan }),
             (error: unknown) =>
-              dispatch({ type: 'plan-failed', checkpointId: effect.checkpointId, error: describe(error) }),
+              dispatch({ type: 'plan-failed', checkpointId: effect.checkpointId, error: errorText(error) }),
           );
           return;
         case 'start-run':
@@ -62,7 +57,7 @@ export function BrowserApp({ initial, host, styling, onExit }: BrowserAppProps) 
             .run(effect.request, (line) => dispatch({ type: 'run-progress', line }))
             .then(
               (result) => dispatch({ type: 'run-finished', result }),
-              (error: unknown) => dispatch({ type: 'run-failed', error: describe(error) }),
+              (error: unknown) => dispatch({ type: 'run-failed', error: errorText(error) }),
             );
           return;
         case 'interrupt-run':

@@ -35,19 +35,24 @@ export interface ConfirmState {
   /** Fork only: the branch typed so far (empty: generated). */
   branch: string;
   /**
-   * Resume only, of a checkpoint its run went past (the run's latest listed checkpoint is another
-   * one): the runtime continues it on a new branch and runs again what the run did since, paid for
-   * again; said before the user confirms (see {@link OlderCheckpointNote}).
+   * Resume only: what the runtime will do with it, worked out by the host (`load-plan`). A checkpoint
+   * its run went past is continued on a new branch, and what the run did since runs again, paid for
+   * again; said before the user confirms.
    */
-  olderCheckpoint?: OlderCheckpointNote;
+  plan?: ResumePlanState;
 }
 
-/** What the confirmation says of a resume of an older checkpoint of its run. */
-export interface OlderCheckpointNote {
-  /** The run's latest checkpoint. */
-  headId: string;
-  /** The plan's words (`planContinuation`'s `olderCheckpoint.note`); undefined while it is worked out. */
-  note?: string;
+/** What the resume confirmation says of the plan. */
+export type ResumePlanState =
+  | { status: 'checking' }
+  /** `note`: the plan's words of resuming an older checkpoint, or why they could not be worked out; none for the run's latest. */
+  | { status: 'ready'; note?: string };
+
+/** What the host found for a resume's plan: the checkpoint, and the run's later latest checkpoint if there is one. */
+export interface ResumePlanViews {
+  view: DocumentView;
+  /** The latest checkpoint of the run when it is not this one (`newerHeadOf`, as the runtime finds it). */
+  newerHead?: { id: string; view: DocumentView };
 }
 
 export interface RunResult {
@@ -110,6 +115,15 @@ export interface BrowserState {
   confirm?: ConfirmState;
   run?: RunState;
   showHelp: boolean;
+  /** Between the terminal's bracketed-paste marks: every key read is pasted text. */
+  pasting?: boolean;
+  /**
+   * An editor was saved by a carriage return read together with text, on a terminal without
+   * bracketed paste: that may have been a line break of a paste cut into reads, whose next reads are
+   * then the rest of it. Until a key is read on its own, reads of several characters are dropped, not
+   * taken as keys (they could quit, or start a run).
+   */
+  pasteMayGoOn?: boolean;
   /** A one-line notice in the status bar. */
   message?: string;
 }
@@ -154,8 +168,8 @@ export interface RunRequest {
 export type Effect =
   | { type: 'load-list' }
   | { type: 'load-detail'; checkpointId: string; reference: string }
-  /** Reads a checkpoint and the latest of its run, to plan what a resume of it runs again. */
-  | { type: 'load-plan'; checkpointId: string; reference: string; head: { id: string; reference: string } }
+  /** Reads a checkpoint and the latest of its run when that is another one, to plan what a resume of it runs again. */
+  | { type: 'load-plan'; checkpointId: string; reference: string }
   | { type: 'start-run'; request: RunRequest }
   | { type: 'interrupt-run' }
   | { type: 'exit' };
@@ -166,7 +180,7 @@ export type Action =
   | { type: 'list-failed'; error: string }
   | { type: 'detail-loaded'; checkpointId: string; view: DocumentView }
   | { type: 'detail-failed'; checkpointId: string; error: string }
-  | { type: 'plan-loaded'; checkpointId: string; view: DocumentView; headView: DocumentView }
+  | { type: 'plan-loaded'; checkpointId: string; plan: ResumePlanViews }
   | { type: 'plan-failed'; checkpointId: string; error: string }
   | { type: 'run-progress'; line: string }
   | { type: 'run-finished'; result: RunResult }

@@ -1,4 +1,8 @@
-/** Named keys the browser reacts to. `newline` is Ctrl+J / a pasted line feed (a line break in an editor). */
+/**
+ * Named keys the browser reacts to. `newline` is Ctrl+J / a pasted line feed (a line break in an
+ * editor). `paste-start` and `paste-end` are the terminal's bracketed-paste marks around a pasted text
+ * (the browser asks for them): everything between them is text, never keys.
+ */
 export type KeyName =
   | 'up'
   | 'down'
@@ -13,7 +17,9 @@ export type KeyName =
   | 'escape'
   | 'tab'
   | 'backspace'
-  | 'delete';
+  | 'delete'
+  | 'paste-start'
+  | 'paste-end';
 
 /** Rows a page up/down moves, in the tree and in the detail panel. */
 export const PAGE_ROWS = 10;
@@ -44,6 +50,8 @@ export function key(input: string | KeyName, modifiers: { ctrl?: boolean; shift?
     'tab',
     'backspace',
     'delete',
+    'paste-start',
+    'paste-end',
   ];
   if (input.length > 1 && names.includes(input)) return { input: '', name: input as KeyName, ...modifiers };
   return { input, ...modifiers };

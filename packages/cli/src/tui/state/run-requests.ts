@@ -1,17 +1,17 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { planContinuation } from '../../core/continuation-plan.js';
-import type { DocumentView } from '../../core/document-view.js';
 import {
   type BrowserState,
   type ConfirmState,
   done,
   type Effect,
+  type ResumePlanViews,
   type RunMode,
   type RunRequest,
   type Update,
 } from './browser-state.js';
 import type { KeyPress } from './key-press.js';
-import { editsFor, newest, selectedCheckpoint } from './selection.js';
+import { editsFor, selectedCheckpoint } from './selection.js';
 import { textBuffer } from './text-editor.js';
 import { findCheckpointNode } from './tree.js';
 
@@ -36,31 +36,18 @@ function runRequest(
 
 /**
  * Asks to confirm a resume or fork of the selected checkpoint (a fork asks for its branch first). A
- * resume of a checkpoint its run went past (the latest checkpoint of its lineage and branch in the
- * list is another one) also has the plan worked out (`load-plan`): the confirmation says what the
- * runtime will do, a new branch and the tasks done since paid for again.
+ * resume also has its plan worked out (`load-plan`): when its run went past the checkpoint (the host
+ * asks the store for the run's latest, as the runtime does), the confirmation says what the runtime
+ * will do, a new branch and the tasks done since paid for again.
  */
 export function askToRun(state: BrowserState, mode: RunMode): Update {
   const checkpoint = selectedCheckpoint(state);
   if (!checkpoint) return done({ ...state, message: `select a checkpoint to ${mode} first` });
   const confirm: ConfirmState = { mode, checkpointId: checkpoint.id, branch: '' };
   const effects: Effect[] = [];
-  const head =
-    mode === 'resume'
-      ? newest(
-          state.checkpoints.filter(
-            (other) => other.lineageId === checkpoint.lineageId && other.branch === checkpoint.branch,
-          ),
-        )
-      : undefined;
-  if (head !== undefined && head.id !== checkpoint.id) {
-    confirm.olderCheckpoint = { headId: head.id };
-    effects.push({
-      type: 'load-plan',
-      checkpointId: checkpoint.id,
-      reference: checkpoint.reference,
-      head: { id: head.id, reference: head.reference },
-    });
+  if (mode === 'resume') {
+    confirm.plan = { status: 'checking' };
+    effects.push({ type: 'load-plan', checkpointId: checkpoint.id, reference: checkpoint.reference });
   }
   // Fork asks for a branch name straight away; Enter with it empty lets the runtime generate one.
   const editor =
@@ -69,37 +56,37 @@ export function askToRun(state: BrowserState, mode: RunMode): Update {
 }
 
 /**
- * The checkpoint of a resume waiting for confirmation and the latest of its run were read: the
- * confirmation gets what the plan (the explorer's and the command line's, `planContinuation`, with
+ * The plan of a resume waiting for confirmation was looked up: when its run went past the checkpoint,
+ * the confirmation gets what the plan (the explorer's and the command line's, `planContinuation`, with
  * the browser's edits) says of resuming an older checkpoint. Ignored once that confirmation is gone.
  */
-export function olderCheckpointPlanned(
+export function resumePlanned(
   state: BrowserState,
   checkpointId: string,
-  views: { view: DocumentView; headView: DocumentView } | { error: string },
+  found: ResumePlanViews | { error: string },
 ): Update {
   const confirm = state.confirm;
-  const older = confirm?.olderCheckpoint;
-  if (confirm?.checkpointId !== checkpointId || older === undefined) return done(state);
-  let note: string;
-  if ('error' in views) {
-    note = `could not read ${older.headId}, the latest checkpoint of this run, to say what a resume runs again: ${views.error}`;
-  } else {
+  if (confirm?.checkpointId !== checkpointId || confirm.plan?.status !== 'checking') return done(state);
+  let note: string | undefined;
+  if ('error' in found) {
+    note = `could not read the checkpoints of this run to say what a resume runs again: ${found.error}`;
+  } else if (found.newerHead !== undefined) {
     const edits = editsFor(state, checkpointId);
     // The edits as `--set-output` takes them (N=text, N from 1) and all the inputs, as runRequest sends them.
     const outputs = Object.entries(edits.outputs).map(([index, text]) => `${Number(index) + 1}=${text}`);
     const inputs =
-      Object.keys(edits.inputs).length > 0 ? { ...views.view.inputs, ...edits.inputs } : undefined;
+      Object.keys(edits.inputs).length > 0 ? { ...found.view.inputs, ...edits.inputs } : undefined;
     try {
-      const plan = planContinuation(views.view, outputs, inputs, {
-        newerHead: { id: older.headId, view: views.headView },
-      });
-      note = plan.olderCheckpoint?.note ?? '';
+      note = planContinuation(found.view, outputs, inputs, { newerHead: found.newerHead }).olderCheckpoint
+        ?.note;
     } catch (error) {
       note = `could not plan the resume: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
-  return done({ ...state, confirm: { ...confirm, olderCheckpoint: { ...older, note } } });
+  return done({
+    ...state,
+    confirm: { ...confirm, plan: { status: 'ready', ...(note !== undefined ? { note } : {}) } },
+  });
 }
 
 /**

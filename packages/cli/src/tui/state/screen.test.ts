@@ -1,12 +1,11 @@
-import { readDocument } from '@crewline/runtime-state';
 import { describe, expect, it } from 'vitest';
-import { viewDocument } from '../../core/document-view.js';
 import { BrowserDriver } from '../../test-support/drive-browser.js';
 import { sampleCheckpoints } from '../../test-support/sample-tree.js';
 import { initialState } from './browser-state.js';
 import { key } from './key-press.js';
 import { clipLine, renderScreen, screenText, shortenName, shortReference, wrapText } from './screen.js';
 import { textColumns } from './terminal-columns.js';
+import { update } from './update.js';
 
 async function browser() {
   const sample = await sampleCheckpoints();
@@ -20,6 +19,15 @@ async function browser() {
 }
 
 const size = { width: 80, height: 24, now: Date.now() };
+
+/** The detail panel's side of each row. */
+const detailSide = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.split(' | ').slice(1).join(' | '))
+    .join('\n');
+/** Text wrapped inside words too: compared without spaces. */
+const joined = (words: string) => words.replace(/\s+/g, '');
 
 function expectFits(text: string, width = 80, height = 24) {
   const lines = text.split('\n');
@@ -150,7 +158,7 @@ describe('renderScreen', () => {
     expect(text).toContain('Edit output of task 1');
     await driver.press('return', 'f');
     text = screenText(renderScreen(driver.state, size));
-    expect(text).toContain('Fork: name the new branch');
+    expect(text).toContain('Fork: new branch name');
     await driver.press('escape', 'f', 'return');
     await driver.dispatch({ type: 'run-progress', line: 'task 2 started' });
     text = screenText(renderScreen(driver.state, size));
@@ -281,6 +289,21 @@ describe('words at 80 columns', () => {
     expect(text).toContain('e resume / f fork runs them');
   });
 
+  // Review r-tui finding 4: at 80 columns the detail panel is 43 wide, and the editor's hint
+  // (`…ctrl+j new line  c~`) and the fork prompt's title (`…(empty = generat~`) were cut.
+  it('shows the editor hint and the fork prompt title whole', async () => {
+    const { driver, sample } = await browser();
+    while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');
+    await driver.press('2', 'return');
+    let text = screenText(renderScreen(driver.state, size));
+    expect(text).toContain('enter save  esc cancel  ctrl+j new line');
+    expect(detailSide(text)).not.toContain('~');
+    await driver.press('escape', 'f');
+    text = screenText(renderScreen(driver.state, size));
+    expect(text).toContain('Fork: new branch name (empty = generated)');
+    expect(detailSide(text)).not.toContain('~');
+  });
+
   it('names Enter with one word in the editor and its key line', async () => {
     const { driver, sample } = await browser();
     while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');
@@ -316,28 +339,18 @@ describe('the resume confirmation', () => {
     const older = sample.main[1]!;
     const head = sample.main.at(-1)!;
     while (driver.state.selectedKey !== older.id) await driver.press('down');
+    // While the plan is worked out.
+    const checking = update(driver.state, { type: 'key', key: key('e') });
+    expect(checking.effects).toEqual([
+      { type: 'load-plan', checkpointId: older.id, reference: older.reference },
+    ]);
+    expect(screenText(renderScreen(checking.state, size))).toContain('checking');
+    // The driver carries out load-plan as the app does (review r-tui finding 2: nothing tested that).
     await driver.press('e');
-    expect(driver.effects.at(-1)).toEqual({
-      type: 'load-plan',
-      checkpointId: older.id,
-      reference: older.reference,
-      head: { id: head.id, reference: head.reference },
-    });
-    expect(screenText(renderScreen(driver.state, size))).toContain('checking');
-    await driver.dispatch({
-      type: 'plan-loaded',
-      checkpointId: older.id,
-      view: viewDocument(await readDocument(sample.provider, sample.location, older.id)),
-      headView: viewDocument(await readDocument(sample.provider, sample.location, head.id)),
-    });
     const text = screenText(renderScreen(driver.state, size));
     expectFits(text);
-    // The detail panel's side of each row, wrapped inside words too: compared without spaces.
-    const detail = text
-      .split('\n')
-      .map((line) => line.split(' | ').slice(1).join(' | '))
-      .join('\n');
-    const joined = (words: string) => words.replace(/\s+/g, '');
+    expect(text).not.toContain('checking');
+    const detail = detailSide(text);
     expect(joined(detail)).toContain(
       joined(`is not the latest of its run (${head.id} is); a resume continues on a new branch`),
     );
@@ -345,17 +358,60 @@ describe('the resume confirmation', () => {
     expect(text).toContain('enter/y resume');
   });
 
+  // Review r-tui finding 3: the browser took "the run's latest" from its list, a snapshot: a run gone
+  // on in another process since it was loaded got no word, while the runtime still moved the resume to
+  // a new branch. The store is asked now, as the runtime and the explorer ask it.
+  it("asks the store for the run's latest checkpoint, not the list loaded earlier", async () => {
+    const { driver, sample } = await browser();
+    const head = sample.main.at(-1)!;
+    const listed = sample.main.at(-2)!;
+    // The list was loaded before the run wrote its last checkpoint.
+    await driver.dispatch({
+      type: 'list-loaded',
+      checkpoints: sample.all.filter((one) => one.id !== head.id),
+    });
+    while (driver.state.selectedKey !== listed.id) await driver.press('down');
+    await driver.press('e');
+    expect(joined(detailSide(screenText(renderScreen(driver.state, size))))).toContain(
+      joined(`is not the latest of its run (${head.id} is)`),
+    );
+  });
+
+  // Review r-tui finding 2: a failed lookup must say so, never stay on "checking".
+  it("says it could not read the run's checkpoints when the lookup fails, and still resumes", async () => {
+    const { driver, sample } = await browser();
+    const older = sample.main[1]!;
+    const head = sample.main.at(-1)!;
+    const read = sample.provider.read.bind(sample.provider);
+    sample.provider.read = async (location, id) => {
+      if (id === head.id) throw new Error(`no checkpoint ${id} in ${location}`);
+      return read(location, id);
+    };
+    while (driver.state.selectedKey !== older.id) await driver.press('down');
+    await driver.press('e');
+    const text = screenText(renderScreen(driver.state, size));
+    expectFits(text);
+    expect(text).not.toContain('checking');
+    expect(joined(detailSide(text))).toContain(joined(`could not read the checkpoints of this run`));
+    expect(joined(detailSide(text))).toContain(joined(`no checkpoint ${head.id}`));
+    await driver.press('y');
+    expect(driver.effects.at(-1)).toMatchObject({ type: 'start-run', request: { checkpointId: older.id } });
+  });
+
   it('says nothing more for the latest checkpoint of its run, nor for a fork', async () => {
     const { driver, sample } = await browser();
     const head = sample.main.at(-1)!;
     while (driver.state.selectedKey !== head.id) await driver.press('down');
     await driver.press('e');
-    expect(driver.effects.some((effect) => effect.type === 'load-plan')).toBe(false);
-    expect(screenText(renderScreen(driver.state, size))).not.toContain('checking');
+    expect(driver.effects.at(-1)).toMatchObject({ type: 'load-plan', checkpointId: head.id });
+    expect(driver.state.confirm?.plan).toEqual({ status: 'ready' });
+    const text = screenText(renderScreen(driver.state, size));
+    expect(text).not.toContain('checking');
+    expect(text).not.toContain('latest of its run');
     await driver.press('escape');
     while (driver.state.selectedKey !== sample.main[1]!.id) await driver.press('up');
     await driver.press('f', 'return');
-    expect(driver.effects.some((effect) => effect.type === 'load-plan')).toBe(false);
+    expect(driver.effects.filter((effect) => effect.type === 'load-plan')).toHaveLength(1);
   });
 });
 
@@ -365,7 +421,6 @@ describe('the run screen', () => {
   const longError =
     'checkpoint 20261127T200056512-5ec84e11: task 2 (Outline a report from: [offline model] slow answering: Co...) was run by a method of flow "ReportFlow" that already completed (completed: research, outline); a continuation keeps that method\'s crews and the value it returned as saved, so the edited output would reach nothing and the tasks after it would run again on unchanged inputs; to run that method again, re-run it and the methods after it from a saved state: rerunFrom the method that ran crew "Planner", one of research, outline (kickoff({ inputs: { id: "slow-report" }, rerunFrom: "METHOD" }), crewline checkpoint flows rerun slow-report --from METHOD)';
   // The screen wraps at the width, inside words too: compared without spaces and line breaks.
-  const joined = (text: string) => text.replace(/\s+/g, '');
   const failed = (error: string, lines: string[] = ['task 3 started']) => ({
     ...initialState({ location: '/cp', providerKind: 'json' }),
     run: { mode: 'fork' as const, checkpointId: 'c1', status: 'failed' as const, lines, error },

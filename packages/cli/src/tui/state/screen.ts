@@ -278,7 +278,8 @@ function editorPanel(state: BrowserState, width: number, height: number): Line[]
         ? `Edit input ${target.key}`
         : target.kind === 'answer'
           ? `Answer: ${state.run?.result?.pause?.message ?? ''}`
-          : 'Fork: name the new branch (empty = generated)';
+          : // At 80 columns the detail panel is 43 wide: "name the new branch (empty = generated)" was cut.
+            'Fork: new branch name (empty = generated)';
   const { rows, cursor } = editorRows(editor.buffer.text, editor.buffer.cursor, width);
   // The cursor is drawn as an inverse character so it shows without colour support.
   const body: Line[] = rows.map((text, row) =>
@@ -291,12 +292,8 @@ function editorPanel(state: BrowserState, width: number, height: number): Line[]
         ],
   );
   const enter = `enter ${enterWord(state)}  esc cancel`;
-  const hint =
-    target.kind === 'branch'
-      ? enter
-      : target.kind === 'answer'
-        ? `${enter}  ctrl+j new line`
-        : `${enter}  ctrl+j new line  ctrl+u clear`;
+  // Ctrl+U and Ctrl+K are in the help: with them the hint was cut at 80 columns (43 wide).
+  const hint = target.kind === 'branch' ? enter : `${enter}  ctrl+j new line`;
   const visible = windowAround(body, cursor.row, Math.max(1, height - 3)).rows;
   return [[{ text: title, bold: true }], [{ text: hint, color: 'gray' }], plain(''), ...visible];
 }
@@ -319,12 +316,13 @@ function confirmPanel(state: BrowserState, width: number): Line[] {
   lines.push(plain(`  edited inputs: ${inputs.length > 0 ? inputs.join(', ') : 'none'}`));
   if (outputs.length > 0) lines.push(plain(`  every task after task ${Math.min(...outputs)} runs again`));
   // An older checkpoint of its run: a new branch, and the work done since paid for again.
-  const older = confirm.olderCheckpoint;
-  if (older !== undefined) {
+  const plan = confirm.plan;
+  const said =
+    plan?.status === 'checking' ? 'checking what the run did after this checkpoint...' : plan?.note;
+  if (said !== undefined) {
     lines.push(plain(''));
-    const said = older.note ?? `checking what the run did after it (${older.headId} is its latest)...`;
     for (const text of wrapText(said, Math.max(1, width - 2), { atSpaces: true }))
-      lines.push([{ text: `  ${text}`, color: older.note === undefined ? 'gray' : 'yellow' }]);
+      lines.push([{ text: `  ${text}`, color: plan?.status === 'checking' ? 'gray' : 'yellow' }]);
   }
   lines.push(plain(''), [
     {

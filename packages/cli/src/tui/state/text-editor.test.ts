@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { key } from './key-press.js';
-import { editText, type TextBuffer, textBuffer } from './text-editor.js';
+import { editText, pasteText, type TextBuffer, textBuffer } from './text-editor.js';
 
 function apply(buffer: TextBuffer, ...presses: Parameters<typeof key>[0][]): TextBuffer {
   let current = buffer;
@@ -39,19 +39,44 @@ describe('text editor', () => {
       type: 'save',
       buffer: { text: 'axyz', cursor: 4 },
     });
-    // A pasted text with line breaks inside stays text; one that ends in a line break saves it whole.
+    // A pasted text with line breaks inside stays text.
     expect(editText(textBuffer(''), { input: 'one\rtwo' })).toEqual({
       type: 'edit',
-      buffer: { text: 'one\ntwo', cursor: 7 },
-    });
-    expect(editText(textBuffer(''), { input: 'one\rtwo\r' })).toEqual({
-      type: 'save',
       buffer: { text: 'one\ntwo', cursor: 7 },
     });
     expect(editText(textBuffer('kept'), key('return'))).toEqual({
       type: 'save',
       buffer: { text: 'kept', cursor: 4 },
     });
+  });
+
+  // Review r-tui finding 1: a paste arrives in reads of at most 4095 bytes (fewer over SSH), cut
+  // anywhere; one of them ending on a line break saved part of the text and closed the editor, and
+  // the next reads ran as browser keys. Only a read of one line ends in Enter.
+  it('keeps a read of several lines that ends in a carriage return as text, its last line break included', () => {
+    expect(editText(textBuffer(''), { input: 'one\rtwo\r' })).toEqual({
+      type: 'edit',
+      buffer: { text: 'one\ntwo\n', cursor: 8 },
+    });
+    expect(editText(textBuffer('a'), { input: 'one\ntwo\r' }).type).toBe('edit');
+    expect(editText(textBuffer('a'), { input: 'one\r\r' }).type).toBe('edit');
+  });
+
+  // Review r-tui finding 4: Enter pressed twice, read together, saved the text with a line break added.
+  it('saves on carriage returns alone read together, adding no line break', () => {
+    expect(editText(textBuffer('kept'), { input: '\r\r' })).toEqual({
+      type: 'save',
+      buffer: { text: 'kept', cursor: 4 },
+    });
+  });
+
+  it('takes everything between bracketed-paste marks as text: Enter a line break, a tab a tab', () => {
+    let buffer = pasteText(textBuffer('a'), { input: 'b\rc\r' });
+    expect(buffer).toEqual({ text: 'ab\nc\n', cursor: 5 });
+    buffer = pasteText(buffer, key('return'));
+    buffer = pasteText(buffer, key('tab'));
+    buffer = pasteText(buffer, key('up'));
+    expect(buffer).toEqual({ text: 'ab\nc\n\n\t', cursor: 7 });
   });
 
   it('inserts pasted text and line breaks, counting characters not UTF-16 units', () => {

@@ -12,7 +12,7 @@ export interface TextBuffer {
 
 export type EditorOutcome =
   | { type: 'edit'; buffer: TextBuffer }
-  /** Enter: `buffer` is what to save (the text typed in the same chunk as the Enter inserted). */
+  /** Enter: `buffer` is what to save (the text typed in the same read as the Enter inserted). */
   | { type: 'save'; buffer: TextBuffer }
   | { type: 'cancel' }
   | { type: 'ignored' };
@@ -51,8 +51,8 @@ function nextStop(text: string, cursor: number, length: number): number {
 }
 
 /**
- * What a key does in a text editor: Enter saves (also a carriage return that ends a chunk of typed
- * text, see below), Esc cancels, Ctrl+J inserts a line break,
+ * What a key does in a text editor: Enter saves (also a carriage return that ends a read of one
+ * line of typed text, see below), Esc cancels, Ctrl+J inserts a line break,
  * Backspace/Delete remove the grapheme before the cursor (terminals disagree on which one they
  * send), arrows/Home/End/Ctrl+A/Ctrl+E move, Ctrl+U clears to the start, Ctrl+K to the end.
  */
@@ -94,13 +94,32 @@ export function editText(buffer: TextBuffer, press: KeyPress): EditorOutcome {
     return { type: 'ignored' };
   }
   if (press.input === '') return { type: 'ignored' };
-  // Pasted text arrives in one piece; terminals send line breaks as carriage returns. Enter typed
-  // right after text can arrive in the same read (a fast typist, a slow link, a script driving the
-  // terminal), which Ink does not report as Enter (only a read that is exactly \r): a carriage
-  // return that ends the chunk is Enter, after the text before it. One inside a chunk, followed by
-  // more text, is a pasted line break. (Ink has no bracketed paste to tell the two apart.)
-  const enter = press.input.endsWith('\r');
-  const text = (enter ? press.input.slice(0, -1) : press.input).replace(/\r\n?/g, '\n');
-  const edited = splice(buffer, buffer.cursor, buffer.cursor, text);
+  // Carriage returns alone read together: Enter pressed twice quickly, saved once (no line break added).
+  if (/^\r+$/.test(press.input)) return { type: 'save', buffer };
+  // Enter typed right after text can arrive in the same read (a fast typist, a slow link, a script
+  // driving the terminal), which Ink does not report as Enter (only a read that is exactly \r): a
+  // carriage return that ends a read of ONE line is Enter, after the text before it. A read with a
+  // line break before its end is pasted text, kept whole, its last line break included: a paste
+  // arrives in reads of at most 4095 bytes (fewer over SSH) cut anywhere, so one of them ending on a
+  // line break is no Enter. A terminal with bracketed paste marks a paste (see pasteText); this
+  // guesses for the ones without it.
+  const enter = press.input.endsWith('\r') && !/[\r\n]/.test(press.input.slice(0, -1));
+  const edited = insertText(buffer, enter ? press.input.slice(0, -1) : press.input);
   return enter ? { type: 'save', buffer: edited } : { type: 'edit', buffer: edited };
+}
+
+/** Inserts `text` at the cursor, its carriage returns (how terminals send line breaks) as line breaks. */
+export function insertText(buffer: TextBuffer, text: string): TextBuffer {
+  return splice(buffer, buffer.cursor, buffer.cursor, text.replace(/\r\n?/g, '\n'));
+}
+
+/**
+ * A key press between the bracketed-paste marks, in an editor: all of it is text (a carriage return
+ * or Ctrl+J a line break, a tab a tab), never Enter, Esc or a move.
+ */
+export function pasteText(buffer: TextBuffer, press: KeyPress): TextBuffer {
+  if (press.name === 'return' || press.name === 'newline') return insertText(buffer, '\n');
+  if (press.name === 'tab') return insertText(buffer, '\t');
+  if (press.name !== undefined || press.ctrl) return buffer;
+  return insertText(buffer, press.input);
 }

@@ -91,8 +91,8 @@ describe('browser state machine', () => {
     await driver.press('xyz\r');
     expect(driver.state.editor).toBeUndefined();
     expect(driver.state.edits[target.id]?.outputs).toEqual({ 0: 'xyz' });
-    // The key that opens the fork prompt, the branch name and Enter, all in one read.
-    await driver.press('fwhat-if\r');
+    // The branch name and Enter in one read, once the prompt is open.
+    await driver.press('f', 'what-if\r');
     expect(driver.state.editor).toBeUndefined();
     expect(driver.effects.find((effect) => effect.type === 'start-run')).toEqual({
       type: 'start-run',
@@ -106,15 +106,86 @@ describe('browser state machine', () => {
     });
   });
 
-  it('takes a carriage return among keys read together as Enter: e and Enter confirm a resume', async () => {
+  // Review r-tui finding 1: keys read together that open a resume or fork never confirm it too (a
+  // paste read as keys, `every…` then a `y`, started a paid resume). dc02bee had `e` and Enter in one
+  // read confirm; now the Enter of that read is dropped and the confirmation waits.
+  it('never confirms a resume or fork with keys of the read that opened it', async () => {
     const { sample, driver } = await openBrowser();
     const head = sample.main.at(-1)!;
     while (driver.state.selectedKey !== head.id) await driver.press('down');
     await driver.press('e\r');
-    expect(driver.state.confirm).toBeUndefined();
+    expect(driver.state.confirm?.mode).toBe('resume');
+    await driver.press('escape', 'ey');
+    expect(driver.state.confirm?.mode).toBe('resume');
+    expect(driver.effects.some((effect) => effect.type === 'start-run')).toBe(false);
+    // A confirmation opened by an earlier read: keys read together confirm it.
+    await driver.press('yy');
     expect(driver.effects.at(-1)).toEqual({
       type: 'start-run',
       request: { mode: 'resume', checkpointId: head.id, reference: head.reference },
+    });
+    await driver.dispatch({ type: 'run-failed', error: 'x' });
+    await driver.press('x');
+    // The fork's key, its branch and Enter in one read: the branch is named, the fork waits for Enter.
+    await driver.press('fwhat-if\r');
+    expect(driver.state.editor).toBeUndefined();
+    expect(driver.state.confirm).toMatchObject({ mode: 'fork', branch: 'what-if' });
+    expect(driver.effects.filter((effect) => effect.type === 'start-run')).toHaveLength(1);
+    await driver.press('return');
+    expect(driver.effects.at(-1)).toMatchObject({
+      type: 'start-run',
+      request: { mode: 'fork', branch: 'what-if' },
+    });
+  });
+
+  it('takes a read of several keys with a line break before its end as pasted text, not keys', async () => {
+    const { driver } = await openBrowser();
+    const before = driver.state.selectedKey;
+    await driver.press('jj\rq\r');
+    expect(driver.state.selectedKey).toBe(before);
+    expect(driver.effects.some((effect) => effect.type === 'exit')).toBe(false);
+    expect(driver.state.message).toMatch(/pasted text dropped/);
+  });
+
+  describe('bracketed paste', () => {
+    // Review r-tui finding 1: the browser turns on bracketed paste; between the terminal's marks every
+    // read is text, whatever it ends with.
+    it('types a paste cut into reads into the editor whole, its line breaks included, and saves on Enter', async () => {
+      const { sample, driver } = await openBrowser();
+      const target = sample.main[3]!;
+      while (driver.state.selectedKey !== target.id) await driver.press('down');
+      await driver.press('2', 'return', key('u', { ctrl: true }));
+      await driver.press('paste-start', 'one\r', 'return', 'two\rthree\r', 'paste-end');
+      expect(driver.state.editor?.buffer.text).toBe('one\n\ntwo\nthree\n');
+      expect(driver.state.pasting).toBe(false);
+      await driver.press('return');
+      expect(driver.state.edits[target.id]?.outputs).toEqual({ 0: 'one\n\ntwo\nthree\n' });
+    });
+
+    it('drops a paste outside an editor, saying so: it neither quits nor starts a run', async () => {
+      const { sample, driver } = await openBrowser();
+      const head = sample.main.at(-1)!;
+      while (driver.state.selectedKey !== head.id) await driver.press('down');
+      const before = driver.state.selectedKey;
+      await driver.press('paste-start', 'every tide pool\r', 'return', 'q', 'e', 'y', 'paste-end');
+      expect(driver.effects.some((effect) => effect.type === 'exit' || effect.type === 'start-run')).toBe(
+        false,
+      );
+      expect(driver.state.confirm).toBeUndefined();
+      expect(driver.state.selectedKey).toBe(before);
+      expect(driver.state.message).toMatch(/pasted text dropped/);
+      // After the end mark, keys are keys again.
+      await driver.press('q');
+      expect(driver.effects.at(-1)).toEqual({ type: 'exit' });
+    });
+
+    it('ends the paste on a key no paste holds (an end mark lost): Esc still cancels', async () => {
+      const { sample, driver } = await openBrowser();
+      while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');
+      await driver.press('2', 'return', 'paste-start', 'text', 'escape');
+      expect(driver.state.pasting).toBe(false);
+      expect(driver.state.editor).toBeUndefined();
+      expect(driver.state.message).toBe('edit cancelled');
     });
   });
 

@@ -1,22 +1,28 @@
 import { type Action, type BrowserState, done, type Effect, tabs, type Update } from './browser-state.js';
 import { detailKey, saveEditor } from './detail-edits.js';
 import type { KeyPress } from './key-press.js';
-import { askToRun, cancelledMessage, confirmKey, olderCheckpointPlanned } from './run-requests.js';
+import { askToRun, cancelledMessage, confirmKey, resumePlanned } from './run-requests.js';
 import { listLoaded, selectedCheckpoint } from './selection.js';
-import { editText, textBuffer } from './text-editor.js';
+import { editText, pasteText, textBuffer } from './text-editor.js';
 import { treeKey } from './tree-keys.js';
 
 /** How many progress lines a run keeps (older ones scroll away). */
 export const RUN_LINES_KEPT = 500;
 
-function editorKey(state: BrowserState, press: KeyPress): Update {
+/**
+ * A key in the open editor. `confirms`: false when the read that holds this key also opened the
+ * fork's confirmation (`fwhat-if` and Enter read together name the branch, the fork waits for Enter).
+ */
+function editorKey(state: BrowserState, press: KeyPress, confirms: boolean): Update {
   const editor = state.editor!;
   const outcome = editText(editor.buffer, press);
   if (outcome.type === 'edit') return done({ ...state, editor: { ...editor, buffer: outcome.buffer } });
   if (outcome.type === 'save') {
     const saved = saveEditor({ ...state, editor: { ...editor, buffer: outcome.buffer } });
+    // Saved by a carriage return read with text: maybe a line break of a paste (see pasteMayGoOn).
+    if (press.name !== 'return') saved.state = { ...saved.state, pasteMayGoOn: true };
     // Enter in the fork's branch field also confirms the fork.
-    if (editor.target.kind === 'branch' && saved.state.confirm)
+    if (editor.target.kind === 'branch' && saved.state.confirm && confirms)
       return confirmKey(saved.state, { input: '', name: 'return' });
     return saved;
   }
@@ -42,7 +48,7 @@ function runKey(state: BrowserState, press: KeyPress): Update {
       return done({ ...state, message: 'interrupting the run...' }, [{ type: 'interrupt-run' }]);
     return done({ ...state, message: 'a run is in progress; Ctrl+C interrupts it' });
   }
-  if (state.editor) return editorKey(state, press);
+  if (state.editor) return editorKey(state, press, true);
   if (press.input === 'a' && run.result?.pause?.checkpoint)
     return done({
       ...state,
@@ -62,22 +68,57 @@ function runKey(state: BrowserState, press: KeyPress): Update {
   );
 }
 
+/** What the status line says of pasted text dropped outside an editor. */
+const PASTE_DROPPED = 'pasted text dropped: paste into an editor (enter on a task output or an input)';
+
 /**
- * Characters that arrive in one chunk (a held key, a paste, a slow SSH link) are separate key
- * presses: `jjj` moves three rows, and a carriage return among them is Enter (`e` then Enter
- * confirms a resume; Ink reports Enter only for a chunk that is exactly \r). Once one of them opens
- * an editor, the rest of the chunk is text typed into it, kept whole (a pasted output stays one
- * edit; the editor takes a carriage return that ends it as Enter, see editText).
+ * A key read between the terminal's bracketed-paste marks: text for the open editor (a carriage
+ * return a line break, never Enter), dropped elsewhere (as keys it could quit or start a run). Ctrl+C
+ * and keys a paste does not hold (arrows, Esc) end it: a terminal that lost the end mark must not
+ * leave the browser deaf.
+ */
+function pastedKey(state: BrowserState, press: KeyPress): Update {
+  const text = press.name === undefined || ['return', 'newline', 'tab'].includes(press.name);
+  if ((press.ctrl && press.input === 'c') || !text) return keyChunk({ ...state, pasting: false }, press);
+  const editor = state.editor;
+  if (editor && state.run?.status !== 'running')
+    return done({ ...state, editor: { ...editor, buffer: pasteText(editor.buffer, press) } });
+  return done({ ...state, message: PASTE_DROPPED });
+}
+
+/** True for a press that is Enter or `y`: what confirms a resume or fork. */
+const confirming = (press: KeyPress) => press.name === 'return' || press.input === 'y';
+
+/**
+ * Characters that arrive in one read (a held key, a slow SSH link, a script driving the terminal) are
+ * separate key presses: `jjj` moves three rows, and a carriage return that ends them is Enter (Ink
+ * reports Enter only for a read that is exactly \r). Once one of them opens an editor, the rest of
+ * the read is text typed into it, kept whole (see editText). A paste on a terminal without bracketed
+ * paste is no keys: a read with a line break before its end, or the reads after an editor saved on
+ * a line break read with text (see pasteMayGoOn), are dropped. Keys later in a read never confirm a
+ * resume or fork that read opened: it runs the crew, paid for.
  */
 function keyChunk(state: BrowserState, press: KeyPress): Update {
+  if (press.name === 'paste-start') return done({ ...state, pasting: true, pasteMayGoOn: false });
+  if (press.name === 'paste-end') return done({ ...state, pasting: false });
+  if (state.pasting) return pastedKey(state, press);
   const characters = Array.from(press.input);
-  if (press.name !== undefined || press.ctrl || characters.length < 2 || state.editor)
-    return keyPress(state, press);
+  if (press.name !== undefined || press.ctrl || characters.length < 2)
+    return keyPress(state.pasteMayGoOn ? { ...state, pasteMayGoOn: false } : state, press, true);
+  if (state.editor) return keyPress(state, press, true);
+  const lineBreakInside = /[\r\n]/.test(press.input.slice(0, -1));
+  if ((lineBreakInside || state.pasteMayGoOn) && state.run?.status !== 'running')
+    return done({ ...state, message: PASTE_DROPPED });
   let current = state;
   const effects: Effect[] = [];
   for (const [index, character] of characters.entries()) {
     const rest = current.editor ? characters.slice(index).join('') : character;
-    const next = keyPress(current, rest === '\r' ? { input: '', name: 'return' } : { input: rest });
+    const single: KeyPress = rest === '\r' ? { input: '', name: 'return' } : { input: rest };
+    const confirms = state.confirm !== undefined && current.confirm === state.confirm;
+    const next =
+      current.confirm !== undefined && !current.editor && !confirms && confirming(single)
+        ? done(current)
+        : keyPress(current, single, current.confirm === undefined || confirms);
     current = next.state;
     effects.push(...next.effects);
     if (rest !== character || effects.some((effect) => effect.type === 'exit')) break;
@@ -85,11 +126,11 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
   return done(current, effects);
 }
 
-function keyPress(state: BrowserState, press: KeyPress): Update {
+function keyPress(state: BrowserState, press: KeyPress, confirms: boolean): Update {
   if (state.run) return runKey(state, press);
   if (press.ctrl && press.input === 'c') return done(state, [{ type: 'exit' }]);
   if (state.showHelp) return done({ ...state, showHelp: false });
-  if (state.editor) return editorKey(state, press);
+  if (state.editor) return editorKey(state, press, confirms);
   if (state.confirm) return confirmKey(state, press);
   if (press.input === 'q') return done(state, [{ type: 'exit' }]);
   if (press.input === '?') return done({ ...state, showHelp: true });
@@ -132,9 +173,9 @@ export function update(state: BrowserState, action: Action): Update {
         detail: { checkpointId: action.checkpointId, status: 'error', error: action.error },
       });
     case 'plan-loaded':
-      return olderCheckpointPlanned(state, action.checkpointId, action);
+      return resumePlanned(state, action.checkpointId, action.plan);
     case 'plan-failed':
-      return olderCheckpointPlanned(state, action.checkpointId, { error: action.error });
+      return resumePlanned(state, action.checkpointId, { error: action.error });
     case 'run-progress': {
       if (!state.run) return done(state);
       const lines = [...state.run.lines, action.line].slice(-RUN_LINES_KEPT);

@@ -1,0 +1,73 @@
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
+import { temporaryDirectory } from '../test-support/run-command.js';
+import { hasTmux, TmuxSession } from '../test-support/tmux-session.js';
+
+// Review r-tui finding 1: a 9 KB paste of 200 lines reaches the program in reads of at most 4095
+// bytes; one ending on a line break saved part of the text and closed the editor, and the rest ran as
+// browser keys: `every…` opened a resume and a later `y` confirmed it (a paid run), `q` quits. The
+// browser turns on bracketed paste, so tmux's `paste-buffer -p` marks the paste as a terminal does.
+let session: TmuxSession | undefined;
+afterEach(() => {
+  session?.kill();
+  session = undefined;
+});
+
+describe.skipIf(!hasTmux)('a paste bigger than one read (tmux)', () => {
+  let project: { path: string; remove: () => Promise<void> };
+  let run: CrewRun;
+  let pasted: string;
+
+  beforeAll(async () => {
+    project = await temporaryDirectory();
+    run = await writeCrewRun('json', project.path);
+    pasted = join(project.path, 'pasted.txt');
+    await writeFile(pasted, `${'every tide pool we saw held crabs and fish..'}\n`.repeat(200));
+  });
+  afterAll(async () => {
+    await run?.close();
+    await project?.remove();
+  });
+
+  function paste(browser: TmuxSession): void {
+    execFileSync('tmux', ['load-buffer', '-b', browser.name, pasted]);
+    execFileSync('tmux', ['paste-buffer', '-p', '-d', '-b', browser.name, '-t', browser.name]);
+  }
+
+  it('stays text in the editor, and outside it is dropped: no run, no quit', async () => {
+    const browser = new TmuxSession(['checkpoint'], { cwd: project.path, env: { NO_COLOR: '1' } });
+    session = browser;
+    await browser.waitForScreen((current) => current.includes('[Overview]'), 'the tree');
+    await browser.send('Tab', '2');
+    await browser.waitForScreen((current) => current.includes('[x] 1. research'), 'the tasks tab');
+    await browser.send('Enter');
+    await browser.waitForScreen((current) => current.includes('Edit output of task 1'), 'the editor');
+    await browser.send('C-u');
+    paste(browser);
+    // The editor follows the cursor: the last pasted line and the empty line after it.
+    await browser.waitForScreen(
+      (current) => current.includes('Edit output of task 1') && current.includes('crabs and fish'),
+      'the pasted text in the editor',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    let text = browser.screen();
+    expect(text).toContain('Edit output of task 1');
+    expect(text).not.toMatch(/Resum|Resume this checkpoint/);
+    await browser.send('Enter');
+    text = await browser.waitForScreen((current) => current.includes('*edited'), 'the edit saved');
+    expect(text).not.toMatch(/Resum/);
+    // Outside an editor: dropped, said so.
+    await browser.send('Tab');
+    paste(browser);
+    text = await browser.waitForScreen(
+      (current) => current.includes('pasted text dropped'),
+      'the paste dropped',
+    );
+    expect(text).not.toMatch(/Resum/);
+    await browser.send('q');
+    expect(await browser.exitStatus()).toBe('0');
+  }, 90_000);
+});
