@@ -32,6 +32,7 @@ import { IdReservations } from './id-reservations.js';
 import {
   assertHoldsLineageLock,
   claimLineageLock,
+  lockDirectory,
   releaseLineageLock,
   renewLineageLock,
 } from './lineage-lock.js';
@@ -382,11 +383,15 @@ export class JsonProvider implements CheckpointProvider {
     // the newer files of its own branch; for a new lineage, the location newest first until one of
     // its files (a new lineage may be on any branch). A random new lineage (a UUID of version 4,
     // what the runtime gives a fresh run or a fork) has none: only a named one (a @persist() state's,
-    // version 5, the same in every process) is looked for, which reads every file's head when it has
-    // none.
+    // version 5, the same in every process) is looked for. It reads every file's head when it has
+    // none (a nested @persist() kickoff claims its state's lineage each time, and saves elsewhere):
+    // the run of each file read is kept by name with the prune's listings, so the next claim reads
+    // only the files written since (see LineagePruneView.newestOf).
     return claimLineageLock(root, request, async (checkpointId) => {
       if (checkpointId !== null) return this.#reader.headOf(root, checkpointId, request.lineageId);
-      return isRandomUuid(request.lineageId) ? null : this.#reader.newestOf(root, request.lineageId);
+      return isRandomUuid(request.lineageId)
+        ? null
+        : this.#lineagePrune.newestOf(root, request.lineageId, lockDirectory(root));
     });
   }
 

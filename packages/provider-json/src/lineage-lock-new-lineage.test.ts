@@ -130,3 +130,35 @@ it("claims a fresh run's random lineage without reading the location's files (on
     newest.mockRestore();
   }
 });
+
+it('claims a named lineage that has no checkpoint again reading only the files written since (a nested @persist() kickoff claims its state each time)', async () => {
+  // Each nested kickoff of a @persist() flow claims its state's lineage as new while its saves go to
+  // the outer run's lineage: every claim read the head of every file, 200 kickoffs of a flow took
+  // 7.5 s instead of 0.6 s. What a claim read is kept by file name; files are never rewritten.
+  for (let index = 0; index < 30; index += 1) await writeIn(first, randomUUID(), null);
+  const examined = vi.spyOn(LocationReader.prototype, 'examine');
+  const claimAndRelease = async (owner: string) => {
+    examined.mockClear();
+    await second.claimLease(location, request('state-report-1', owner, null));
+    await second.releaseLease(location, { lineageId: 'state-report-1', owner });
+    return examined.mock.calls.length;
+  };
+  try {
+    expect(await claimAndRelease('A')).toBe(30);
+    expect(await claimAndRelease('B')).toBe(0);
+    // Another process writes two more (on a new branch too): only those are read.
+    const parent = await writeIn(first, 'other-run', null);
+    await writeIn(first, 'other-fork', parent.id, { branch: 'experiment' });
+    expect(await claimAndRelease('C')).toBe(2);
+    // Another process stores a checkpoint of the lineage: the next claim of it as new is refused.
+    const stored = await writeIn(first, 'state-report-1', null, { branch: 'flow-states/report-1' });
+    examined.mockClear();
+    await expect(second.claimLease(location, request('state-report-1', 'D', null))).rejects.toMatchObject({
+      code: 'conflict',
+      details: { lineageId: 'state-report-1', headId: stored.id },
+    });
+    expect(examined.mock.calls.length).toBe(1);
+  } finally {
+    examined.mockRestore();
+  }
+});

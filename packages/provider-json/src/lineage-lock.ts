@@ -54,6 +54,11 @@ interface LockContent extends ProcessIdentity {
   expiresAt: number;
 }
 
+/** The directory of a location's lock files: a claim has changed it (its lock) when it reads the head. */
+export function lockDirectory(root: string): string {
+  return join(root, leaseDirectory);
+}
+
 function lockPath(root: string, lineageId: string): string {
   if (!isValidCheckpointId(lineageId))
     throw jsonError('invalid_name', `lineage id ${JSON.stringify(lineageId)} is not allowed`);
