@@ -38,6 +38,7 @@ import { type FlowState, newStateId } from './flow-state.js';
 import {
   loadStateCheckpoint,
   persistTarget,
+  STATE_BRANCH_PREFIX,
   type StorageTarget,
   saveFlowState,
   stateBranch,
@@ -380,26 +381,42 @@ export class FlowEngine<State extends object> {
      * The head of the state's own lineage, held while this kickoff runs when its run does not claim
      * it: a flow kicked off in another flow's method joins that run (whose lease fences the outer
      * lineage: two parent runs kicking off this state at once both ran its methods), and a root
-     * kickoff by id continuing such a save claims the outer lineage's head. Every kickoff of the
-     * state then holds that one head.
+     * kickoff continuing a save such a kickoff made (by the state id, `Flow.resume({ id }, answer)`,
+     * `fromCheckpoint(...).kickoff()`) claims the outer lineage's head. Every kickoff of the state
+     * then holds that one head. Not claimed: by a fork (its state id is a new one), nor by a nested
+     * kickoff in a run that is a fork or continues one (see {@link forkedRun}).
      */
     const claimsStateLineage =
       graph.persisted &&
-      (active !== undefined ||
-        (byStateId &&
-          restore !== undefined &&
-          restore.loaded.document.metadata.lineageId !== stateLineageId(flowName, this.stateId)));
+      (active !== undefined
+        ? !forkedRun(active)
+        : restore !== undefined &&
+          restore.fork === undefined &&
+          restore.loaded.document.metadata.lineageId !== stateLineageId(flowName, this.stateId));
+    /** How this kickoff is said in a refusal in terms of the state (see stateClaimRefused). */
+    const refusedAs = {
+      kickoff: active !== undefined ? 'nested' : byStateId ? 'by-id' : 'continued',
+      hasSave: restore !== undefined,
+    } as const;
     let stateClaim: StateLineageClaim | undefined;
+    /** The refusal of the state's claim, said in terms of the state already. */
+    let claimRefusal: unknown;
     try {
       // Claimed before the flow joins a run, so a refused kickoff leaves nothing of it there.
       if (claimsStateLineage) {
-        stateClaim = await claimStateLineage({
-          target,
-          flowName,
-          stateId: this.stateId,
-          what: active === undefined ? `flow ${flowName}` : `flow ${flowName} in ${entityLabel(active.root)}`,
-          bus,
-        });
+        try {
+          stateClaim = await claimStateLineage({
+            target,
+            flowName,
+            stateId: this.stateId,
+            what:
+              active === undefined ? `flow ${flowName}` : `flow ${flowName} in ${entityLabel(active.root)}`,
+            bus,
+          });
+        } catch (error) {
+          claimRefusal = stateClaimRefused(flowName, this.stateId, error, refusedAs);
+          throw claimRefusal;
+        }
       }
       const outcome = await Run.execute(
         {
@@ -624,8 +641,8 @@ export class FlowEngine<State extends object> {
     } catch (error) {
       undoAnswer?.();
       // Another process runs this state, or ran it while this kickoff looked for its latest save.
-      if ((byStateId || claimsStateLineage) && !started)
-        throw stateClaimRefused(flowName, this.stateId, error, { nested: active !== undefined });
+      if (byStateId && !started && error !== claimRefusal)
+        throw stateClaimRefused(flowName, this.stateId, error, refusedAs);
       throw error;
     } finally {
       stopTrackingStarts();
@@ -647,6 +664,23 @@ function latestKickoffOfState(loaded: LoadedCheckpoint, flowName: string, stateI
       entity.kind === 'flow' && entity.name === flowName && parseFlowData(entity).stateId === stateId,
   );
   return kickoffs.at(-1) ?? findEntitySnapshot(loaded, { kind: 'flow', names: [flowName] });
+}
+
+/**
+ * A run that is a fork, or continues one: a fork is meant to run again on its own branch, so a
+ * persisted state kicked off in its methods does not claim the state's head (a fork of a parent made
+ * while the original parent runs the child would be refused, and a fork of the child cannot help: its
+ * state id is written in the parent's method). Forked as it started (`fork`, `onConflict: 'fork'`):
+ * its lineage is not the restored checkpoint's. Continuing a fork's lineage: a checkpoint on a branch
+ * where no run starts (a new run starts on `main`, a persisted root flow's on its state's branch). A
+ * fork of a persisted root flow on its default branch (its new state's) is on such a branch too: a
+ * run continuing it later is taken for an original and claims.
+ */
+function forkedRun(run: Run): boolean {
+  const restored = run.restored?.document.metadata;
+  if (restored === undefined) return false;
+  if (run.state.lineage.lineageId !== restored.lineageId) return true;
+  return restored.branch !== 'main' && !restored.branch.startsWith(`${STATE_BRANCH_PREFIX}/`);
 }
 
 /** What an entity is called to whoever is refused: `flow Desk`, or `crew` for a crew without a name. */

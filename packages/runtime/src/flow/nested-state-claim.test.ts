@@ -90,7 +90,7 @@ describe.each(settings)('a @persist() state kicked off in two parent runs at onc
       details: { flowName: 'Report', stateId: 'report-1', lineageId: stateLineageId('Report', 'report-1') },
     });
     expect(String((refused as PromiseRejectedResult).reason.message)).toContain(
-      '(state "report-1") is being continued by flow Report',
+      'state "report-1" is being run by flow Report in flow Desk',
     );
   });
 

@@ -202,9 +202,7 @@ describe.each(stores)(
 
       expect(second.executions).toEqual([]);
       expect(second.error?.code, JSON.stringify(second)).toBe('conflict');
-      expect(second.error?.message).toContain(
-        '(state "invoice-9") is being continued by flow Ledger in flow Desk',
-      );
+      expect(second.error?.message).toContain('state "invoice-9" is being run by flow Ledger in flow Desk');
       expect(first.executions).toEqual(['first', 'second', 'third', 'fourth']);
       expect(first.result).toEqual({
         status: 'completed',

@@ -31,8 +31,8 @@ export interface StateLineageClaimOptions {
  * (its name-based id, see `stateLineageId`) in the store it saves to, when the kickoff's run does not
  * claim that lineage itself: a `@persist()` flow kicked off inside another flow's method joins the
  * outer run, whose lease (if any) fences the outer lineage only, and its saves are checkpoints of
- * that lineage; a root kickoff by a state id that continues such a save claims the outer lineage's
- * head. Without this claim, two parent runs (two processes, or two kickoffs in one) kicking off one
+ * that lineage; a root kickoff that continues such a save (by the state id, `Flow.resume`,
+ * `fromCheckpoint(...).kickoff()`) claims the outer lineage's head. Without this claim, two parent runs (two processes, or two kickoffs in one) kicking off one
  * state id at once both ran its methods and paid for its model calls twice. Every other kickoff of
  * the state holds the same head (a root one that starts or continues the state's own lineage claims
  * it as its run's), so a second kickoff, nested or not, gets the `conflict` naming the state; a
