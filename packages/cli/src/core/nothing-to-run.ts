@@ -23,16 +23,21 @@ export function nothingToRunInWords(error: unknown, words: RunAgainWords): Crewl
   });
 }
 
+// A flow's method is run again from a saved state by the command line in both places.
+const rerunAFlow =
+  're-run one of its methods and those after it from a saved state (crewline checkpoint flows rerun --from METHOD), or kick off a new run for new inputs';
+const runAnAgentAgain = 'kick off the agent again for new inputs';
+
 /** The terminal UI's ways (its keys: 2 opens the Tasks tab, Enter edits the selected output). */
 export const runAgainWordsOfBrowser: RunAgainWords = {
   crew: "edit a task's output in the Tasks tab (2, then Enter on the task) so the tasks after it run again, or kick off a new run for new inputs",
-  flow: 're-run one of its methods and those after it from a saved state (crewline checkpoint flows rerun --from METHOD), or kick off a new run for new inputs',
-  agent: 'kick off the agent again for new inputs',
+  flow: rerunAFlow,
+  agent: runAnAgentAgain,
 };
 
 /** The explorer's ways (its form). */
 export const runAgainWordsOfPage: RunAgainWords = {
   crew: "edit a task's output in the form so the tasks after it run again, or kick off a new run for new inputs",
-  flow: 're-run one of its methods and those after it from a saved state (crewline checkpoint flows rerun --from METHOD), or kick off a new run for new inputs',
-  agent: 'kick off the agent again for new inputs',
+  flow: rerunAFlow,
+  agent: runAnAgentAgain,
 };

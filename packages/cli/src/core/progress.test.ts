@@ -8,6 +8,10 @@ import {
 import { describe, expect, it } from 'vitest';
 import { type ProgressEvent, progressLine } from './progress.js';
 
+/** A line as the CLI builds it, with no redaction to apply (these events hold no secret). */
+const lineOf = (event: ProgressEvent, width?: number) =>
+  progressLine(event, width, undefined, (text) => text);
+
 const asProgress = (event: { toJSON(): unknown }) => event.toJSON() as ProgressEvent;
 
 describe('progressLine', () => {
@@ -16,7 +20,7 @@ describe('progressLine', () => {
       description: 'Write the report',
       context: { taskIndex: 1, agentRole: 'Writer' },
     });
-    expect(progressLine(asProgress(started))).toMatch(
+    expect(lineOf(asProgress(started))).toMatch(
       /^\d\d:\d\d:\d\d task 2 Write the report started \(Writer\)$/,
     );
     const completed = new TaskCompletedEvent({
@@ -24,35 +28,33 @@ describe('progressLine', () => {
       output: 'line one\nline two',
       context: { taskIndex: 1 },
     });
-    expect(progressLine(asProgress(completed))).toMatch(/task 2 Write completed: line one line two$/);
+    expect(lineOf(asProgress(completed))).toMatch(/task 2 Write completed: line one line two$/);
     const call = new LLMCallCompletedEvent({
       model: 'offline:test',
       callId: 'c',
       response: 'x',
       usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } as never,
     });
-    expect(progressLine(asProgress(call))).toContain('model offline:test answered (3 tokens)');
-    expect(
-      progressLine({ type: 'checkpoint_completed', checkpointId: 'abc', trigger: 'task_completed' }),
-    ).toBe('  checkpoint abc written (task_completed)');
+    expect(lineOf(asProgress(call))).toContain('model offline:test answered (3 tokens)');
+    expect(lineOf({ type: 'checkpoint_completed', checkpointId: 'abc', trigger: 'task_completed' })).toBe(
+      '  checkpoint abc written (task_completed)',
+    );
   });
 
   it('skips events too small to show and bounds the width', () => {
-    expect(progressLine({ type: 'llm_stream_chunk' })).toBeUndefined();
-    const long = progressLine({ type: 'task_completed', output: 'x'.repeat(500) }, 60)!;
+    expect(lineOf({ type: 'llm_stream_chunk' })).toBeUndefined();
+    const long = lineOf({ type: 'task_completed', output: 'x'.repeat(500) }, 60)!;
     expect(long.length).toBe(60);
   });
 
   it('says a crew without a name once: "crew completed", not "crew crew completed"', () => {
     // The runtime names a crew without a name "crew" (trial s8, finding 5).
-    expect(progressLine({ type: 'crew_kickoff_started', crewName: 'crew' })).toBe('crew started');
-    expect(progressLine({ type: 'crew_kickoff_completed', crewName: 'crew' })).toBe('crew completed');
-    expect(progressLine({ type: 'crew_kickoff_failed', crewName: 'crew', error: 'no model' })).toBe(
+    expect(lineOf({ type: 'crew_kickoff_started', crewName: 'crew' })).toBe('crew started');
+    expect(lineOf({ type: 'crew_kickoff_completed', crewName: 'crew' })).toBe('crew completed');
+    expect(lineOf({ type: 'crew_kickoff_failed', crewName: 'crew', error: 'no model' })).toBe(
       'crew failed: no model',
     );
-    expect(progressLine({ type: 'crew_kickoff_completed', crewName: 'Research' })).toBe(
-      'crew Research completed',
-    );
+    expect(lineOf({ type: 'crew_kickoff_completed', crewName: 'Research' })).toBe('crew Research completed');
   });
 });
 

@@ -39,14 +39,15 @@ function taskLabel(
  * One progress line for an event of a running resume or fork, or undefined for events too small to
  * show (stream chunks, memory queries...). `width` bounds the line. With `numbering` (the tasks of
  * the checkpoint continued), tasks are numbered across the checkpoint, as `info` numbers them;
- * without it, within their crew. `clean` (the redaction of the caller) is applied to a text before
- * any part of it is cut to fit; the caller cleans the whole line too.
+ * without it, within their crew. `clean` (the caller's redaction; required, so that no caller
+ * forgets it) is applied to a text before any part of it is cut to fit; the caller cleans the whole
+ * line too.
  */
 export function progressLine(
   event: ProgressEvent,
   width = 100,
-  numbering?: TaskNumbering,
-  clean: (text: string) => string = (text) => text,
+  numbering: TaskNumbering | undefined,
+  clean: (text: string) => string,
 ): string | undefined {
   let line: string | undefined;
   const crewId = event.context?.crewId;

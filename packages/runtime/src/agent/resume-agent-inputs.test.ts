@@ -44,12 +44,24 @@ describe('a standalone agent resumed mid-work', () => {
     expect(sent).not.toContain('{topic}');
   });
 
-  it('with kickoff({ fromCheckpoint }) too, and new inputs given there win', async () => {
+  it('with kickoff({ fromCheckpoint }) too', async () => {
     const provider = new InMemoryProvider();
     await stoppedMidWork(provider);
     const model = toolUsingModel();
     await scout(provider, model).kickoff(undefined, { fromCheckpoint: { restoreFrom: location, provider } });
     expect(JSON.stringify(model.calls)).toContain('Find facts about tides');
     expect(JSON.stringify(model.calls)).not.toContain('{topic}');
+  });
+
+  it('with new inputs given to the resuming kickoff: they win over the saved ones', async () => {
+    const provider = new InMemoryProvider();
+    await stoppedMidWork(provider);
+    const model = toolUsingModel();
+    await scout(provider, model).kickoff(undefined, {
+      fromCheckpoint: { restoreFrom: location, provider },
+      inputs: { topic: 'kelp' },
+    });
+    expect(JSON.stringify(model.calls)).toContain('Find facts about kelp');
+    expect(JSON.stringify(model.calls)).not.toContain('Find facts about tides');
   });
 });

@@ -307,12 +307,15 @@ describe('resuming a run whose pending task uses an input stored redacted', () =
       { registry: new ProjectRegistry().register({ models: { 'offline:default': llm } }) },
     );
     await expect(agent.kickoff(undefined)).rejects.toMatchObject({ code: 'invalid_argument' });
+    const restoredLineage = readCheckpoint(checkpointFiles(location).at(-1)!).metadata.lineageId;
     const before = checkpointFiles(location).length;
     await agent.kickoff(undefined, { inputs: { apiKey } });
     expect(llm.calls).toHaveLength(1);
     expect(sent(llm)).toContain(`key ${apiKey}`);
-    // Continued on the checkpoint's run, not started over: the kickoff's own start is not recorded again.
-    expect(checkpointFiles(location).length).toBeGreaterThan(before);
+    // Continued on the checkpoint's run (its lineage), not on a new one cut off from it.
+    const written = checkpointFiles(location).slice(before);
+    expect(written.length).toBeGreaterThan(0);
+    for (const file of written) expect(readCheckpoint(file).metadata.lineageId).toBe(restoredLineage);
   });
 
   it('an input stored redacted that no pending task uses is not asked for', async () => {
