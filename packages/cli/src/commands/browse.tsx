@@ -3,6 +3,7 @@
 // The pragmas keep the automatic JSX runtime when tsx runs this file outside our tsconfig (a user project).
 import { type LogRecord, setLogSink } from '@crewline/events';
 import { type CheckpointProvider, readDocument } from '@crewline/runtime-state';
+import { onExit } from 'signal-exit';
 import { parseCommandArguments } from '../core/args.js';
 import { checkRunExists } from '../core/branch-check.js';
 import { branchTaken, renameInBrowser } from '../core/branch-taken.js';
@@ -29,7 +30,7 @@ import { startOverFlags } from '../tui/state/start-over-flags.js';
 
 // With the alternate screen, bracketed paste: the terminal marks a pasted text (ESC [200~ … ESC [201~),
 // so the browser takes it as text even when it arrives in several reads, never as keys (which could
-// quit or start a run). Turned off with the screen, on every way out.
+// quit or start a run). Turned off with the screen, on every way out (a signal's included).
 const enterAlternateScreen = '\u001B[?1049h\u001B[H\u001B[?2004h';
 const leaveAlternateScreen = '\u001B[?2004l\u001B[?1049l';
 
@@ -209,7 +210,19 @@ export async function run(args: readonly string[], context: CliContext): Promise
   // scrollback) back untouched on exit.
   context.stdout.write(enterAlternateScreen);
   onAlternateScreen = true;
-  process.once('exit', restoreScreen);
+  // On process.exit() and on a signal that ends the process (SIGTERM, SIGHUP: they end it with no
+  // 'exit' event, and the shell got the alternate screen and bracketed paste still on). signal-exit's
+  // listener acts only when no other listener of the signal is left, which the runtime's rule counts
+  // as nobody (packages/runtime/src/checkpointing/signals.ts): during a run the runtime writes its
+  // checkpoint on the signal and raises it again, and only then does this run, just before the process
+  // ends by the signal. A listener of our own would count as the program's handler: the runtime would
+  // leave the process's fate to it and close no provider, and the signal raised again from it reached
+  // the run a second time (two SIGTERM checkpoints) or cut the runtime's wait for its writes short.
+  const stopRestoringOnExit = onExit(() => {
+    // Ink's last frame goes to the alternate screen, not to the user's (as on `q`).
+    instance?.unmount();
+    restoreScreen();
+  });
   instance = render(
     <BrowserApp
       initial={initialState({
@@ -231,7 +244,7 @@ export async function run(args: readonly string[], context: CliContext): Promise
   try {
     await instance!.waitUntilExit();
   } finally {
-    process.off('exit', restoreScreen);
+    stopRestoringOnExit();
     restoreScreen();
     // Logs after the browser closes go to stderr again, in the logger's usual form.
     setLogSink((record) => context.stderr.write(`crewline ${logLine(record)}\n`));

@@ -32,10 +32,36 @@ describe.skipIf(!hasTmux)('a paste bigger than one read (tmux)', () => {
     await project?.remove();
   });
 
-  function paste(browser: TmuxSession): void {
-    execFileSync('tmux', ['load-buffer', '-b', browser.name, pasted]);
+  function paste(browser: TmuxSession, file = pasted): void {
+    execFileSync('tmux', ['load-buffer', '-b', browser.name, file]);
     execFileSync('tmux', ['paste-buffer', '-p', '-d', '-b', browser.name, '-t', browser.name]);
   }
+
+  // Review r-wave3a finding 1: the big paste above stays text without bracketed paste too (its reads
+  // hold line breaks before their ends). One line and its line break in one read is only a paste by
+  // the terminal's marks: without them it is a line typed and Enter, which saves.
+  it('asks the terminal to mark pastes: one pasted line and its line break stay in the editor', async () => {
+    const oneLine = join(project.path, 'one-line.txt');
+    await writeFile(oneLine, 'one pasted line\n');
+    const browser = new TmuxSession(['checkpoint'], { cwd: project.path, env: { NO_COLOR: '1' } });
+    session = browser;
+    await browser.waitForScreen((current) => current.includes('[Overview]'), 'the tree');
+    await browser.send('Tab', '2');
+    await browser.waitForScreen((current) => current.includes('[x] 1. research'), 'the tasks tab');
+    await browser.send('Enter');
+    await browser.waitForScreen((current) => current.includes('Edit output of task 1'), 'the editor');
+    await browser.send('C-u');
+    paste(browser, oneLine);
+    await browser.waitForScreen((current) => current.includes('one pasted line'), 'the pasted line');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const text = browser.screen();
+    expect(text).toContain('Edit output of task 1');
+    expect(text).not.toContain('*edited');
+    await browser.send('Enter');
+    await browser.waitForScreen((current) => current.includes('*edited'), 'the edit saved');
+    await browser.send('q');
+    expect(await browser.exitStatus()).toBe('0');
+  }, 60_000);
 
   it('stays text in the editor, and outside it is dropped: no run, no quit', async () => {
     const browser = new TmuxSession(['checkpoint'], { cwd: project.path, env: { NO_COLOR: '1' } });

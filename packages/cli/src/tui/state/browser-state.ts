@@ -124,6 +124,12 @@ export interface BrowserState {
    * taken as keys (they could quit, or start a run).
    */
   pasteMayGoOn?: boolean;
+  /**
+   * The terminal has marked a paste (ESC [200~): it brackets pastes, so the guesses made for
+   * terminals that do not (pasteMayGoOn, a read with a line break inside dropped) are off: on a fast
+   * typist's reads they dropped keys nobody pasted.
+   */
+  bracketsPastes?: boolean;
   /** A one-line notice in the status bar. */
   message?: string;
 }

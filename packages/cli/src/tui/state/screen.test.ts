@@ -297,6 +297,8 @@ describe('words at 80 columns', () => {
     await driver.press('2', 'return');
     let text = screenText(renderScreen(driver.state, size));
     expect(text).toContain('enter save  esc cancel  ctrl+j new line');
+    // Review r-wave3a nit: `?` is text in an editor, so the help cannot tell Ctrl+U and Ctrl+K there.
+    expect(text).toContain('ctrl+u clear to start  ctrl+k clear to end');
     expect(detailSide(text)).not.toContain('~');
     await driver.press('escape', 'f');
     text = screenText(renderScreen(driver.state, size));

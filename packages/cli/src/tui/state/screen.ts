@@ -291,11 +291,25 @@ function editorPanel(state: BrowserState, width: number, height: number): Line[]
           { text: text.slice(cursor.start + cursor.text.length) },
         ],
   );
-  const enter = `enter ${enterWord(state)}  esc cancel`;
-  // Ctrl+U and Ctrl+K are in the help: with them the hint was cut at 80 columns (43 wide).
-  const hint = target.kind === 'branch' ? enter : `${enter}  ctrl+j new line`;
-  const visible = windowAround(body, cursor.row, Math.max(1, height - 3)).rows;
-  return [[{ text: title, bold: true }], [{ text: hint, color: 'gray' }], plain(''), ...visible];
+  const keys = [`enter ${enterWord(state)}`, 'esc cancel'];
+  if (target.kind !== 'branch') keys.push('ctrl+j new line', 'ctrl+u clear to start', 'ctrl+k clear to end');
+  // On as many lines as the width needs (two in the 43 columns of the detail panel at 80): the help
+  // is out of reach in an editor, where `?` is text.
+  const hint = packWords(keys, width).map((text): Line => [{ text, color: 'gray' }]);
+  const visible = windowAround(body, cursor.row, Math.max(1, height - 2 - hint.length)).rows;
+  return [[{ text: title, bold: true }], ...hint, plain(''), ...visible];
+}
+
+/** `items` joined by two spaces, a new line started where the next one would pass `width` columns. */
+function packWords(items: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  for (const item of items) {
+    const last = lines.at(-1);
+    if (last !== undefined && textColumns(`${last}  ${item}`) <= width)
+      lines[lines.length - 1] = `${last}  ${item}`;
+    else lines.push(item);
+  }
+  return lines;
 }
 
 function confirmPanel(state: BrowserState, width: number): Line[] {

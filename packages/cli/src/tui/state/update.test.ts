@@ -179,6 +179,27 @@ describe('browser state machine', () => {
       expect(driver.effects.at(-1)).toEqual({ type: 'exit' });
     });
 
+    // Review r-wave3a finding 4: once the terminal has marked a paste, a read of typed text ending in
+    // a carriage return (a fast typist, SSH, a script) is typed, not a paste cut into reads: the keys
+    // of the next read were dropped as "pasted text dropped".
+    it('takes the reads after a typed Enter as keys once the terminal has marked a paste', async () => {
+      const { sample, driver } = await openBrowser();
+      const target = sample.main.at(-1)!;
+      while (driver.state.selectedKey !== target.id) await driver.press('down');
+      await driver.press('2', 'down', 'down');
+      const cursor = driver.state.detailCursor;
+      await driver.press('return', 'paste-start', 'pasted', 'paste-end');
+      await driver.press('TYPED FAST\r');
+      expect(driver.state.editor).toBeUndefined();
+      expect(driver.state.edits[target.id]?.outputs[cursor]).toMatch(/pastedTYPED FAST$/);
+      await driver.press('kk');
+      expect(driver.state.message ?? '').not.toMatch(/dropped/);
+      expect(driver.state.detailCursor).toBe(cursor - 2);
+      // A read of keys with a line break inside is keys too: Enter opens the editor, the rest is text.
+      await driver.press('j\rnew');
+      expect(driver.state.editor?.buffer.text).toMatch(/new$/);
+    });
+
     it('ends the paste on a key no paste holds (an end mark lost): Esc still cancels', async () => {
       const { sample, driver } = await openBrowser();
       while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');

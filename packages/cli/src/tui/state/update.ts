@@ -19,8 +19,10 @@ function editorKey(state: BrowserState, press: KeyPress, confirms: boolean): Upd
   if (outcome.type === 'edit') return done({ ...state, editor: { ...editor, buffer: outcome.buffer } });
   if (outcome.type === 'save') {
     const saved = saveEditor({ ...state, editor: { ...editor, buffer: outcome.buffer } });
-    // Saved by a carriage return read with text: maybe a line break of a paste (see pasteMayGoOn).
-    if (press.name !== 'return') saved.state = { ...saved.state, pasteMayGoOn: true };
+    // Saved by a carriage return read with text: maybe a line break of a paste (see pasteMayGoOn),
+    // unless the terminal marks its pastes (then it was typed).
+    if (press.name !== 'return' && !state.bracketsPastes)
+      saved.state = { ...saved.state, pasteMayGoOn: true };
     // Enter in the fork's branch field also confirms the fork.
     if (editor.target.kind === 'branch' && saved.state.confirm && confirms)
       return confirmKey(saved.state, { input: '', name: 'return' });
@@ -95,11 +97,13 @@ const confirming = (press: KeyPress) => press.name === 'return' || press.input =
  * reports Enter only for a read that is exactly \r). Once one of them opens an editor, the rest of
  * the read is text typed into it, kept whole (see editText). A paste on a terminal without bracketed
  * paste is no keys: a read with a line break before its end, or the reads after an editor saved on
- * a line break read with text (see pasteMayGoOn), are dropped. Keys later in a read never confirm a
- * resume or fork that read opened: it runs the crew, paid for.
+ * a line break read with text (see pasteMayGoOn), are dropped; not once the terminal has marked a
+ * paste (see bracketsPastes). Keys later in a read never confirm a resume or fork that read opened:
+ * it runs the crew, paid for.
  */
 function keyChunk(state: BrowserState, press: KeyPress): Update {
-  if (press.name === 'paste-start') return done({ ...state, pasting: true, pasteMayGoOn: false });
+  if (press.name === 'paste-start')
+    return done({ ...state, pasting: true, pasteMayGoOn: false, bracketsPastes: true });
   if (press.name === 'paste-end') return done({ ...state, pasting: false });
   if (state.pasting) return pastedKey(state, press);
   const characters = Array.from(press.input);
@@ -107,8 +111,8 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
     return keyPress(state.pasteMayGoOn ? { ...state, pasteMayGoOn: false } : state, press, true);
   if (state.editor) return keyPress(state, press, true);
   const lineBreakInside = /[\r\n]/.test(press.input.slice(0, -1));
-  if ((lineBreakInside || state.pasteMayGoOn) && state.run?.status !== 'running')
-    return done({ ...state, message: PASTE_DROPPED });
+  const mayBePaste = !state.bracketsPastes && (lineBreakInside || state.pasteMayGoOn);
+  if (mayBePaste && state.run?.status !== 'running') return done({ ...state, message: PASTE_DROPPED });
   let current = state;
   const effects: Effect[] = [];
   for (const [index, character] of characters.entries()) {
