@@ -314,4 +314,23 @@ describe('quoted connection-string values', () => {
     ];
     for (const [text, expected] of cases) expect(scanText(text), text).toBe(expected);
   });
+
+  // A backtick-quoted value inside a Markdown code span (review r-wave3b finding 1): every later
+  // backtick was taken for the password's own, so the span's closing one closed nothing and the value
+  // ran on to the next property or the end of the line, eating the prose after the span.
+  it('keeps the prose after a Markdown code span holding a backtick-quoted value', () => {
+    const cases: [string, string][] = [
+      [
+        'In the README: `Server=db;User Id=sa;Password=`hunter2`; done` is how, and more',
+        `In the README: \`Server=db;User Id=sa;Password=${REDACTED}\`; done\` is how, and more`,
+      ],
+      [
+        'Use `Server=db;Password=`abc` in the docs` and then more prose; ok=1',
+        `Use \`Server=db;Password=\`${REDACTED}\` in the docs\` and then more prose; ok=1`,
+      ],
+      // Outside a code span a backtick value still runs on to the next property.
+      ['Server=db;Password=`Tr0ub;4dor` x;Encrypt=yes', `Server=db;Password=${REDACTED};Encrypt=yes`],
+    ];
+    for (const [text, expected] of cases) expect(scanText(text), text).toBe(expected);
+  });
 });

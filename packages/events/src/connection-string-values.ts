@@ -254,7 +254,8 @@ function quotedPropertyValue(text: string, start: number, width: number): [numbe
  */
 function unterminatedValueEnd(text: string, start: number, width: number, opened: OpenedBefore): number {
   // The opening character, a password's own character after that: it closes no string around it.
-  const own = width === 1 ? text[start] : undefined;
+  // A backtick is not: in Markdown the code span around a connection string closes with one.
+  const own = width === 1 && text[start] !== '`' ? text[start] : undefined;
   const limit = Math.min(text.length, start + 8192);
   let end = start + width;
   for (; end < limit; end += 1) {
