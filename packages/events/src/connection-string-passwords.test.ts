@@ -334,3 +334,66 @@ describe('quoted connection-string values', () => {
     for (const [text, expected] of cases) expect(scanText(text), text).toBe(expected);
   });
 });
+
+describe('credentials in JSON text held in a JSON string', () => {
+  // Review r-wave3b finding 6a: a tool's JSON output holding an HTTP body as a JSON string escapes the
+  // body's quotes, and the name before `\":` ended in `\`, so no credential name was found and
+  // `{"body":"{\"password\":\"s3cret9x\"}"}` came back whole. A value quoted as `\"…\"` was never
+  // read either, after `:` or `=` (`connect(password=\"s3cret9x\", …)` in a JSON string).
+  it('redacts the value of an escaped credential key, keeping the JSON valid', () => {
+    const cases: [string, string][] = [
+      [
+        JSON.stringify({ body: JSON.stringify({ password: 's3cret9x', user: 'a' }) }),
+        JSON.stringify({ body: JSON.stringify({ password: REDACTED, user: 'a' }) }),
+      ],
+      [
+        JSON.stringify({ body: JSON.stringify({ token: 'abcdef0123456789xyz' }) }),
+        JSON.stringify({ body: JSON.stringify({ token: REDACTED }) }),
+      ],
+      [
+        JSON.stringify({ body: JSON.stringify({ password: 's3cret9x' }, null, 1) }),
+        JSON.stringify({ body: JSON.stringify({ password: REDACTED }, null, 1) }),
+      ],
+      // Two levels down the quotes are `\\\"`.
+      [
+        JSON.stringify({ outer: JSON.stringify({ body: JSON.stringify({ api_key: 'q8w7e6r5t4y3' }) }) }),
+        JSON.stringify({ outer: JSON.stringify({ body: JSON.stringify({ api_key: REDACTED }) }) }),
+      ],
+      [
+        JSON.stringify({ msg: 'connect(password="s3cret9x", host="db")' }),
+        JSON.stringify({ msg: `connect(password="${REDACTED}", host="db")` }),
+      ],
+      [
+        JSON.stringify({ msg: 'export PGPASSWORD="s3cret9x"; psql' }),
+        JSON.stringify({ msg: `export PGPASSWORD="${REDACTED}"; psql` }),
+      ],
+    ];
+    for (const [text, expected] of cases) expect(scanText(text), text).toBe(expected);
+    for (const kept of [
+      JSON.stringify({ body: JSON.stringify({ password: '', user: 'a' }) }),
+      JSON.stringify({ msg: 'the "password": field is required' }),
+      JSON.stringify({ body: JSON.stringify({ password: REDACTED }) }),
+      // A quoted value ends on its line: the JSON text's `\n` is a line break.
+      JSON.stringify({ log: 'Prefix the messages with "passwd: ", only say\nthat a password "changed"' }),
+    ])
+      expect(scanText(kept), kept).toBe(kept);
+  });
+
+  it('redacts random passwords one, two and three JSON strings deep, and nothing else', () => {
+    const random = seededRandom(6);
+    const found: string[] = [];
+    for (let count = 0; count < 2000; count += 1) {
+      let password = '';
+      while (password.length < 12) password += printable(random);
+      let text = JSON.stringify({ password, user: 'app' });
+      let expected = JSON.stringify({ password: REDACTED, user: 'app' });
+      for (let depth = 1; depth <= 3; depth += 1) {
+        text = JSON.stringify({ body: text, n: 1 });
+        expected = JSON.stringify({ body: expected, n: 1 });
+        const output = scanText(text);
+        if (output !== expected) found.push(`${text} -> ${output}`);
+      }
+    }
+    expect(found.slice(0, 10), `${found.length} of 6000 cases`).toEqual([]);
+  });
+});

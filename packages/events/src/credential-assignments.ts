@@ -9,7 +9,14 @@ import {
 } from './connection-string-values.js';
 import { REDACTED } from './redacted.js';
 import { isSecretKey } from './secret-names.js';
-import { closingQuote, isQuote, nameStart, unquotedEnd } from './text-characters.js';
+import {
+  closingEscapedQuote,
+  closingQuote,
+  escapedQuoteWidth,
+  isQuote,
+  nameStart,
+  unquotedEnd,
+} from './text-characters.js';
 import { placeholderValue } from './value-templates.js';
 
 const authorizationSchemes = /^(?:Bearer|Basic|Token|Digest|Bot)[ \t]+/i;
@@ -75,6 +82,14 @@ function assignedValue(
     if (close < 0 || close === start + 1 || text.slice(start + 1, close) === REDACTED) return undefined;
     return [start + 1, close];
   }
+  // JSON text held in a JSON string escapes its quotes (`{\"password\":\"…\"}`, `\\\"` a level deeper).
+  const escapedQuote = escapedQuoteWidth(text, start);
+  if (escapedQuote > 0) {
+    const close = closingEscapedQuote(text, start, escapedQuote);
+    const inside = text.slice(start + escapedQuote, close);
+    if (close < 0 || inside === '' || inside === REDACTED) return undefined;
+    return [start + escapedQuote, close];
+  }
   const tight = text[separator] === '=' && !spacedBefore && start === separator + 1;
   const scheme = authorizationSchemes.exec(text.slice(start, start + 16));
   if (scheme !== null) start += scheme[0].length;
@@ -116,12 +131,17 @@ export function redactAssignments(text: string): string {
     while (text[nameEnd - 1] === ' ' || text[nameEnd - 1] === '\t') nameEnd -= 1;
     const spacedBefore = nameEnd !== separator;
     if (codeAfter && spacedBefore) continue;
-    if (isQuote(text[nameEnd - 1])) nameEnd -= 1;
+    const quotedName = isQuote(text[nameEnd - 1]);
+    if (quotedName) nameEnd -= 1;
+    // A key of JSON text held in a JSON string (`{\"password\":…}`, `\\\"` a level deeper).
+    let backslashes = 0;
+    while (quotedName && backslashes < 64 && text[nameEnd - backslashes - 1] === '\\') backslashes += 1;
+    if (backslashes > 0 && escapedQuoteWidth(text, nameEnd - backslashes) > 0) nameEnd -= backslashes;
     if (!credentialNameEndsAt(text, nameEnd)) continue;
     // A connection string's property, after its `;` and maybe a space (`Server=db; Password=…`).
     let beforeName = nameStart(text, nameEnd) - 1;
     while (text[beforeName] === ' ' || text[beforeName] === '\t') beforeName -= 1;
-    const semicolon = text[beforeName] === ';' && !isQuote(text[nameEnd]) ? beforeName : -1;
+    const semicolon = text[beforeName] === ';' && !quotedName ? beforeName : -1;
     if (codeAfter && semicolon < 0) continue;
     const value = assignedValue(text, separator, spacedBefore, semicolon);
     if (value === undefined) continue;

@@ -45,6 +45,61 @@ export function closingQuote(text: string, open: number): number {
   return -1;
 }
 
+/**
+ * How many strings deep a `"` after `backslashes` backslashes closes one: each level of JSON text held
+ * in a JSON string doubles the backslashes and adds one (`"` 0, `\"` 1, `\\\"` 2). After an even run the
+ * backslashes are escaped ones of the text and the quote closes the string it is written in (0).
+ */
+function quoteDepth(backslashes: number): number {
+  let depth = 0;
+  for (let run = backslashes; run % 2 === 1; run = (run - 1) / 2) depth += 1;
+  return depth;
+}
+
+/**
+ * Width of the escaped quote opening at `at` (`\"` in JSON text held in a JSON string: 2; `\\\"` a
+ * level deeper: 4), 0 without one.
+ */
+export function escapedQuoteWidth(text: string, at: number): number {
+  let end = at;
+  while (text[end] === '\\' && end - at < 64) end += 1;
+  return end > at && text[end] === '"' && quoteDepth(end - at) > 0 ? end - at + 1 : 0;
+}
+
+/**
+ * Start of the escaped quote that closes the one of `width` opening at `open` (see escapedQuoteWidth):
+ * the next quote as deep; -1 when a string around it closes first (a quote less deep), at a line break
+ * or 8192 characters on. Quotes deeper are the value's (`\\\"` inside a `\"` value).
+ */
+export function closingEscapedQuote(text: string, open: number, width: number): number {
+  const depth = quoteDepth(width - 1);
+  const limit = Math.min(text.length, open + 8192);
+  let index = open + width;
+  while (index < limit) {
+    const character = text[index];
+    if (character === '\n' || character === '\r' || character === '"') return -1;
+    if (character !== '\\') {
+      index += 1;
+      continue;
+    }
+    let end = index;
+    while (end < limit && text[end] === '\\') end += 1;
+    if (text[end] === '"') {
+      const found = quoteDepth(end - index);
+      // The backslashes before the closing quote's own are the value's (`ab\\\\\"` ends in `\`).
+      if (found === depth) return end - width + 1;
+      if (found < depth) return -1;
+      end += 1;
+    } else if ((text[end] === 'n' || text[end] === 'r') && (end - index) % width !== 0) {
+      // A line break of the text the value is written in (`\n` around a `\"` value, `\\n` or `\n` around
+      // a `\\\"` one), not one escaped inside the value (`\\n` in a `\"` value): it ends on its line.
+      return -1;
+    }
+    index = end;
+  }
+  return -1;
+}
+
 /** End of the line `start` is on, at most 8192 characters on. */
 export function lineEnd(text: string, start: number): number {
   let end = start;
