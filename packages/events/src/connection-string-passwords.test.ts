@@ -206,6 +206,49 @@ describe('random quoted passwords holding `;name=` outside a connection string',
       }
     expect(found.slice(0, 10), `${found.length} of 2000 cases`).toEqual([]);
   });
+
+  // Review r-wave3b finding 6b: in JSON text the same value is quoted as `\"…\"`, which only a `"` was
+  // checked for, so it was still read as a connection string's first property and `;et=x` stayed
+  // (`{"msg":"connect(password=\"s3cr;et=x\", host=\"db\")"}`, 500 of 500 cases in each form).
+  it('redacts what the quotes enclose in JSON text too, where they are `\\"`', () => {
+    const random = seededRandom(20261128);
+    const forms: ((password: string) => string)[] = [
+      (password) => `conn = connect(password="${password}", host="db")`,
+      (password) => `export PGPASSWORD="${password}"; psql`,
+      (password) => `mysql -u root --password="${password}" db`,
+      (password) => `host=db user=app password="${password}" dbname=x`,
+    ];
+    const inJson = (text: string) => JSON.stringify({ msg: text, n: 1 });
+    const found: string[] = [];
+    for (const write of forms)
+      for (let count = 0; count < 500; count += 1) {
+        // As in the raw forms, neither the quote nor a backslash inside (the code would escape them).
+        let password = '';
+        while (password.length < 12) {
+          const character = printable(random);
+          if (character !== '"' && character !== '\\') password += character;
+        }
+        const at = random(8);
+        password = `${password.slice(0, at)};${'xyz'[random(3)]}=${password.slice(at + 3)}`;
+        const output = scanText(inJson(write(password)));
+        if (output !== inJson(write(REDACTED))) found.push(`${inJson(write(password))} -> ${output}`);
+      }
+    expect(found.slice(0, 10), `${found.length} of 2000 cases`).toEqual([]);
+    const cases: [string, string][] = [
+      [
+        JSON.stringify({ msg: 'connect(password="s3cr;et=x", host="db")' }),
+        JSON.stringify({ msg: `connect(password="${REDACTED}", host="db")` }),
+      ],
+      // At the end of the JSON string.
+      [JSON.stringify({ env: 'PGPASSWORD="ab;c=d9"' }), JSON.stringify({ env: `PGPASSWORD="${REDACTED}"` })],
+      // Followed by `;` and a property, it is a connection string's first property, as in raw text.
+      [
+        JSON.stringify({ cs: 'Password="Tr0ub;4dor";Server=db' }),
+        JSON.stringify({ cs: `Password="${REDACTED}";Server=db` }),
+      ],
+    ];
+    for (const [text, expected] of cases) expect(scanText(text), text).toBe(expected);
+  });
 });
 
 describe('quoted connection-string values', () => {

@@ -51,6 +51,15 @@ function looksLikeCredential(value: string, tight: boolean, next: string | undef
 }
 
 /**
+ * Where the quote of `width` opening at `start` closes (see closingQuote, closingEscapedQuote); -1
+ * without one or for no quote (0).
+ */
+function closingQuoteOfWidth(text: string, start: number, width: number): number {
+  if (width === 0) return -1;
+  return width === 1 ? closingQuote(text, start) : closingEscapedQuote(text, start, width);
+}
+
+/**
  * The value assigned at `separator` (a `:` or `=` after a credential name) as [start, end), or
  * undefined when what follows is not a credential. `semicolon` is where the `;` before the name is,
  * -1 without one (see propertyValue).
@@ -63,32 +72,28 @@ function assignedValue(
 ): [number, number] | undefined {
   let start = separator + 1;
   while (text[start] === ' ' || text[start] === '\t') start += 1;
+  // The quote the value opens with: `"`, `'` or a backtick (1), or one JSON text held in a JSON string
+  // escapes (`{\"password\":\"…\"}`, `\\\"` a level deeper; see escapedQuoteWidth).
+  const quote = isQuote(text[start]) ? 1 : escapedQuoteWidth(text, start);
   // A value quoted as code or a shell quotes it (`password='ab;c=d' dbname=x`,
-  // `connect(password="…", …)`) is no connection string's first property: one is only when `;` and a
-  // property follow its closing quote.
-  const quotedClose = semicolon < 0 && isQuote(text[start]) ? closingQuote(text, start) : -1;
-  const afterQuoted = text[quotedClose + 1];
+  // `connect(password="…", …)`, `\"…\"` in JSON text) is no connection string's first property: one is
+  // only when `;` and a property follow its closing quote.
+  const quotedClose = semicolon < 0 ? closingQuoteOfWidth(text, start, quote) : -1;
+  const afterQuoted = text[quotedClose + quote];
   const quotedAlone =
-    quotedClose > start + 1 &&
+    quotedClose > start + quote &&
     (afterQuoted === undefined ||
       /[\s,)\]}]/.test(afterQuoted) ||
-      (afterQuoted === ';' && !propertyAt(text, quotedClose + 2)));
+      (afterQuoted === ';' && !propertyAt(text, quotedClose + quote + 1)));
   if (semicolon >= 0 || (!quotedAlone && startsConnectionString(text, separator, start))) {
     const value = propertyValue(text, separator, start, spacedBefore, semicolon);
     if (value !== 'assignment') return value;
   }
-  if (isQuote(text[start])) {
-    const close = closingQuote(text, start);
-    if (close < 0 || close === start + 1 || text.slice(start + 1, close) === REDACTED) return undefined;
-    return [start + 1, close];
-  }
-  // JSON text held in a JSON string escapes its quotes (`{\"password\":\"…\"}`, `\\\"` a level deeper).
-  const escapedQuote = escapedQuoteWidth(text, start);
-  if (escapedQuote > 0) {
-    const close = closingEscapedQuote(text, start, escapedQuote);
-    const inside = text.slice(start + escapedQuote, close);
+  if (quote > 0) {
+    const close = semicolon < 0 ? quotedClose : closingQuoteOfWidth(text, start, quote);
+    const inside = text.slice(start + quote, close);
     if (close < 0 || inside === '' || inside === REDACTED) return undefined;
-    return [start + escapedQuote, close];
+    return [start + quote, close];
   }
   const tight = text[separator] === '=' && !spacedBefore && start === separator + 1;
   const scheme = authorizationSchemes.exec(text.slice(start, start + 16));
