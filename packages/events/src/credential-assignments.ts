@@ -43,8 +43,7 @@ function credentialNameEndsAt(text: string, end: number): boolean {
  * digits, or a long run of token characters.
  */
 function looksLikeCredential(value: string, tight: boolean, next: string | undefined): boolean {
-  if (value.length === 0 || next === '(' || placeholderValue.test(value) || /^[$%{<[]/.test(value))
-    return false;
+  if (value.length === 0 || next === '(' || placeholderValue.test(value)) return false;
   if (tight) return true;
   if (value.length >= 6 && /[0-9]/.test(value) && /[A-Za-z]/.test(value)) return true;
   return value.length >= 16 && /^[A-Za-z0-9+/=_-]+$/.test(value);
@@ -98,8 +97,9 @@ function assignedValue(
   const tight = text[separator] === '=' && !spacedBefore && start === separator + 1;
   const scheme = authorizationSchemes.exec(text.slice(start, start + 16));
   if (scheme !== null) start += scheme[0].length;
-  // What looksLikeCredential refuses by its first character, refused before reading on: each
-  // `password=%…` of a long line read 8192 characters for nothing.
+  // A value starting as a template or markup does (`${…}`, `$VAR`, `%s`, `{0}`, `<password>`,
+  // `[password]`) is taken for one and left: refused by its first character here, before reading on
+  // (each `password=%…` of a long line read 8192 characters for nothing), and only here.
   if (/^[$%{<[]/.test(text.slice(start, start + 1))) return undefined;
   const end = unquotedEnd(text, start);
   const value = text.slice(start, end);
