@@ -13,6 +13,7 @@ import {
 } from '@crewline/events';
 import {
   type CheckpointableEntity,
+  type CheckpointMetadata,
   type CheckpointSetting,
   decodeValue,
   type EncodedValue,
@@ -75,6 +76,11 @@ export interface RunPlan {
    * another run won) leaves the flow as it was, its restore still to do.
    */
   onStarted?: () => void;
+  /**
+   * The checkpoint continued is the latest save of a persisted state, found by its id
+   * (`Flow.resume({ id }, answer)`): a refusal says to resume the state again, not the checkpoint.
+   */
+  resumedByStateId?: boolean;
 }
 
 /** What the engine sees of the Flow instance it drives (its methods are called by name). */
@@ -383,8 +389,10 @@ export class FlowEngine<State extends object> {
      * lineage: two parent runs kicking off this state at once both ran its methods), and a root
      * kickoff continuing a save such a kickoff made (by the state id, `Flow.resume({ id }, answer)`,
      * `fromCheckpoint(...).kickoff()`) claims the outer lineage's head. Every kickoff of the state
-     * then holds that one head. Not claimed: by a fork (its state id is a new one), nor by a nested
-     * kickoff in a run that is a fork or continues one (see {@link forkedRun}).
+     * then holds that one head. Not claimed: by a fork (its state id is a new one), nor by a kickoff
+     * in a run that is a fork or continues one (see {@link forkedRun}, {@link continuesFork}): nested
+     * in it, or a root continuing a save a fork's nested kickoff made (the resume of a fork's child
+     * runs beside the original's child as the fork did).
      */
     const claimsStateLineage =
       graph.persisted &&
@@ -392,10 +400,18 @@ export class FlowEngine<State extends object> {
         ? !forkedRun(active)
         : restore !== undefined &&
           restore.fork === undefined &&
+          !continuesFork(restore.loaded.document.metadata) &&
           restore.loaded.document.metadata.lineageId !== stateLineageId(flowName, this.stateId));
     /** How this kickoff is said in a refusal in terms of the state (see stateClaimRefused). */
     const refusedAs = {
-      kickoff: active !== undefined ? 'nested' : byStateId ? 'by-id' : 'continued',
+      kickoff:
+        active !== undefined
+          ? 'nested'
+          : byStateId
+            ? 'by-id'
+            : plan.resumedByStateId === true
+              ? 'resumed'
+              : 'continued',
       hasSave: restore !== undefined,
     } as const;
     let stateClaim: StateLineageClaim | undefined;
@@ -671,16 +687,25 @@ function latestKickoffOfState(loaded: LoadedCheckpoint, flowName: string, stateI
  * persisted state kicked off in its methods does not claim the state's head (a fork of a parent made
  * while the original parent runs the child would be refused, and a fork of the child cannot help: its
  * state id is written in the parent's method). Forked as it started (`fork`, `onConflict: 'fork'`):
- * its lineage is not the restored checkpoint's. Continuing a fork's lineage: a checkpoint on a branch
- * where no run starts (a new run starts on `main`, a persisted root flow's on its state's branch). A
- * fork of a persisted root flow on its default branch (its new state's) is on such a branch too: a
- * run continuing it later is taken for an original and claims.
+ * its lineage is not the restored checkpoint's. Continuing a fork's lineage: see {@link continuesFork}.
  */
 function forkedRun(run: Run): boolean {
   const restored = run.restored?.document.metadata;
   if (restored === undefined) return false;
   if (run.state.lineage.lineageId !== restored.lineageId) return true;
-  return restored.branch !== 'main' && !restored.branch.startsWith(`${STATE_BRANCH_PREFIX}/`);
+  return continuesFork(restored);
+}
+
+/**
+ * Whether a run continuing a checkpoint with this metadata continues a fork's lineage: the
+ * checkpoint is on a branch where no run starts (a new run starts on `main`, a persisted root flow's
+ * on its state's branch). Such a run claims no persisted state's head, nested in it ({@link forkedRun})
+ * or continued from it as a root (a resume of a fork's nested pause). A fork of a persisted root flow
+ * on its default branch (its new state's) is on such a branch too: a run continuing it later is taken
+ * for an original and claims.
+ */
+function continuesFork(metadata: CheckpointMetadata): boolean {
+  return metadata.branch !== 'main' && !metadata.branch.startsWith(`${STATE_BRANCH_PREFIX}/`);
 }
 
 /** What an entity is called to whoever is refused: `flow Desk`, or `crew` for a crew without a name. */

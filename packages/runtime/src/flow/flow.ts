@@ -199,7 +199,11 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
         `checkpoint ${loaded.checkpoint.id} of flow "${flow.flowName}" is not waiting for input; continue it with ${flow.flowName}.fromCheckpoint(...).kickoff()`,
       );
     }
-    return flow.#start({ inputs: {}, answer }) as Promise<FlowResult<any>>;
+    return flow.#start({
+      inputs: {},
+      answer,
+      resumedByStateId: typeof from === 'object' && 'id' in from,
+    }) as Promise<FlowResult<any>>;
   }
 
   /**
@@ -369,6 +373,8 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     inputs: Record<string, unknown>;
     answer: string | undefined;
     abortSignal?: AbortSignal | undefined;
+    /** See `RunPlan.resumedByStateId`. */
+    resumedByStateId?: boolean;
   }): Promise<FlowResult<State>> {
     if (this.#running)
       throw flowError('invalid_state', `flow "${this.flowName}" is already running; await its kickoff first`);
@@ -384,6 +390,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
         answer: request.answer,
         restore: this.#pendingRestore,
         abortSignal: request.abortSignal,
+        ...(request.resumedByStateId === true ? { resumedByStateId: true } : {}),
         onStarted: () => {
           started = true;
         },

@@ -6,6 +6,11 @@
 //   to run again on its own branch: it claims nothing of the child's state);
 // - the refusal led with a lineage id nobody gave, said a nested holder "continued" the state,
 //   offered a fork of a save the state did not have, and did not say the holder was this process.
+// Review r-wave3c of bc405ed:
+// - resuming the pause a fork's nested kickoff left (a save on the fork's branch) claimed the
+//   state's head, though the fork's kickoff had claimed nothing: refused while the original parent
+//   ran the child, and, held, it refused a parent run's nested kickoff of the state;
+// - a refused `Flow.resume({ id }, answer)` said to continue "that checkpoint" (the user gave an id).
 import { hostname } from 'node:os';
 import { CheckpointCompletedEvent, EventBus } from '@crewline/events';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -181,6 +186,158 @@ describe('a run continuing a fork of a parent while the original parent runs the
     await original;
     expect(result).toMatchObject({ status: 'completed', state: { text: 'done' } });
     expect(runs).toEqual(['Report.write', 'Report.write']);
+  });
+});
+
+describe("a resume of a fork's nested pause while the original parent runs the child", () => {
+  // Review r-wave3c: the fork's own nested kickoff of the state claimed nothing, but resuming the
+  // pause it left (a save on the fork's branch) claimed the state's head: refused while the original
+  // parent ran the child, and, the other way round, it would have failed the original's method.
+  it.each(['sqlite', 'json'] as const)("continues the fork's save and claims nothing (%s)", async (store) => {
+    const location = freshLocation(store);
+    const gate = signal();
+    const writing = signal();
+    const runs: string[] = [];
+    @persist({ location })
+    class Report extends Flow<{ id?: string; text: string }> {
+      initialState = { text: '' };
+      @start() async write() {
+        runs.push('Report.write');
+        writing.open();
+        if (runs.length === 1) await gate.promise;
+      }
+      @listen('write') async check() {
+        if (runs.length >= 2) this.state.text = await this.ask('ok?');
+      }
+    }
+    class Desk extends Flow<{ prepared: boolean; text: string }> {
+      initialState = { prepared: false, text: '' };
+      @start() prepare() {
+        this.state.prepared = true;
+      }
+      @listen('prepare') async delegate() {
+        const result = await new Report().kickoff({ inputs: { id: 'report-1' } });
+        this.state.text = result.state.text;
+      }
+    }
+    const checkpoint = { location, onEvents: ['*' as const] };
+    const original = new Desk({ bus: new EventBus(), checkpoint }).kickoff();
+    await writing.promise;
+    const target = await storageTarget(location);
+    while ((await target.provider.latest(location)) === undefined)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    await target.provider.close?.();
+    const fork = await Desk.fork(
+      { restoreFrom: location },
+      { branch: 'try-2', bus: new EventBus(), checkpoint },
+    );
+    // The fork's child asks: it pauses on the fork's branch (the fork's Desk goes on without it).
+    await fork.kickoff();
+    const resumed = await Report.resume({ id: 'report-1' }, 'yes', { bus: new EventBus() }).catch(
+      (error: unknown) => error,
+    );
+    gate.open();
+    expect((await original).status).toBe('completed');
+    expect(resumed).toMatchObject({ status: 'completed', state: { text: 'yes' } });
+    // The fork's child was continued: `write` ran in the original and in the fork, not a third time.
+    expect(runs).toEqual(['Report.write', 'Report.write']);
+  });
+});
+
+describe("a parent run kicking off a state while a resume of a fork's nested pause runs it", () => {
+  it.each(['sqlite', 'json'] as const)(
+    'is not refused: the resume holds nothing of the state (%s)',
+    async (store) => {
+      const location = freshLocation(store);
+      const gate = signal();
+      const publishing = signal();
+      const runs: string[] = [];
+      @persist({ location })
+      class Report extends Flow<{ id?: string; text: string }> {
+        initialState = { text: '' };
+        @start() async check() {
+          runs.push('Report.check');
+          // The original asks nothing; every later kickoff asks (the fork's child pauses on it).
+          if (runs.length >= 2) this.state.text = await this.ask('ok?');
+        }
+        @listen('check') async publish() {
+          if (this.state.text === 'yes') {
+            publishing.open();
+            await gate.promise;
+          }
+        }
+      }
+      class Desk extends Flow<{ prepared: boolean; text: string }> {
+        initialState = { prepared: false, text: '' };
+        @start() prepare() {
+          this.state.prepared = true;
+        }
+        @listen('prepare') async delegate() {
+          this.state.text = (await new Report().kickoff({ inputs: { id: 'report-1' } })).state.text;
+        }
+      }
+      const checkpoint = { location, onEvents: ['*' as const] };
+      // The original parent's save after `prepare`, forked once the original has ended.
+      const originalBus = new EventBus();
+      let prepared: string | undefined;
+      originalBus.on(CheckpointCompletedEvent, (_source: unknown, event: CheckpointCompletedEvent) => {
+        if (event.trigger === 'method_execution_finished') prepared ??= event.reference;
+      });
+      await new Desk({ bus: originalBus, checkpoint }).kickoff();
+      const fork = await Desk.fork(
+        { restoreFrom: prepared! },
+        { branch: 'try-2', bus: new EventBus(), checkpoint },
+      );
+      await fork.kickoff();
+      const resumed = Report.resume({ id: 'report-1' }, 'yes', { bus: new EventBus() });
+      await publishing.promise;
+      const original = await new Desk({ bus: new EventBus() }).kickoff().catch((error: unknown) => error);
+      gate.open();
+      expect(await resumed).toMatchObject({ status: 'completed', state: { text: 'yes' } });
+      expect(original).toMatchObject({ status: 'completed' });
+      // The original's, the fork's, the resume's and the new parent run's (which pauses on the question).
+      expect(runs).toHaveLength(4);
+    },
+  );
+});
+
+describe('the refusal of a resume by state id', () => {
+  it.each(['sqlite', 'json'] as const)('says to resume the state again (%s)', async (store) => {
+    const location = freshLocation(store);
+    const gate = signal();
+    const publishing = signal();
+    @persist({ location })
+    class Asking extends Flow<{ id?: string; answer: string }> {
+      initialState = { answer: '' };
+      @start() async question() {
+        this.state.answer = await this.ask('Go on?');
+      }
+      @listen('question') async publish() {
+        publishing.open();
+        await gate.promise;
+      }
+    }
+    class Parent extends Flow<{ status: string }> {
+      initialState = { status: '' };
+      @start() async delegate() {
+        this.state.status = (await new Asking().kickoff({ inputs: { id: 'asking-state' } })).status;
+      }
+    }
+    await new Parent({ bus: new EventBus(), checkpoint: { location, onEvents: ['*'] } }).kickoff();
+    // Two resumes of the nested pause at once, both by the state id: both read the paused save, the
+    // one that claims the state first runs (held in `publish`), the other is refused.
+    const outcomes = [
+      Asking.resume({ id: 'asking-state' }, 'yes', { bus: new EventBus() }),
+      Asking.resume({ id: 'asking-state' }, 'no', { bus: new EventBus() }),
+    ].map((outcome) => outcome.catch((error: unknown) => error));
+    await publishing.promise;
+    const second = await Promise.race(outcomes);
+    gate.open();
+    await Promise.all(outcomes);
+    expect(second).toMatchObject({ code: 'conflict', details: { stateId: 'asking-state' } });
+    expect((second as Error).message).toMatch(
+      /; wait for that kickoff to end, then resume state "asking-state" again, or fork its latest save instead \(Asking\.fork\(\{ restoreFrom \}\), under a new state id\)$/,
+    );
   });
 });
 

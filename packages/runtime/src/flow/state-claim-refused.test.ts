@@ -64,6 +64,14 @@ describe('stateClaimRefused', () => {
     expect(continued.message).toContain(
       'then continue from that checkpoint again, or fork that checkpoint instead (TideFlow.fork({ restoreFrom }), under a new state id)',
     );
+    // `Flow.resume({ id }, answer)`: the user gave the state id, not a checkpoint.
+    const resumed = stateClaimRefused('TideFlow', 'state-1', held, {
+      kickoff: 'resumed',
+      hasSave: true,
+    }) as CrewlineError;
+    expect(resumed.message).toContain(
+      'then resume state "state-1" again, or fork its latest save instead (TideFlow.fork({ restoreFrom }), under a new state id)',
+    );
   });
 
   it('says when the holder is this very process', () => {

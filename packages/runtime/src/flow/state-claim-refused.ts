@@ -9,7 +9,9 @@ export type RefusedStateKickoff =
   /** Kicked off in another flow's method: starts the state (only a restored parent run continues it). */
   | 'nested'
   /** Continued from a given checkpoint (`Flow.resume(from, answer)`, `fromCheckpoint(...).kickoff()`). */
-  | 'continued';
+  | 'continued'
+  /** Continued from the state's latest save, found by its id (`Flow.resume({ id }, answer)`). */
+  | 'resumed';
 
 export interface StateClaimRefusalOptions {
   /** Default `'by-id'`. */
@@ -46,7 +48,9 @@ export function stateClaimRefused(
       ? `kick off state "${stateId}" again`
       : kickoff === 'continued'
         ? 'continue from that checkpoint again'
-        : `kick off state "${stateId}" again to continue from its latest save`;
+        : kickoff === 'resumed'
+          ? `resume state "${stateId}" again`
+          : `kick off state "${stateId}" again to continue from its latest save`;
   const fork =
     kickoff === 'nested' || options.hasSave !== true
       ? ''
