@@ -31,7 +31,8 @@ function emptyResult(): WalkResult {
   return { checkpoints: [], tempFiles: [], links: [] };
 }
 
-function compareIds(a: FoundCheckpoint, b: FoundCheckpoint): number {
+/** Oldest first, as a walk sorts them: by id (a generated id starts with its time), then branch. */
+export function compareFound(a: FoundCheckpoint, b: FoundCheckpoint): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : a.branch < b.branch ? -1 : a.branch > b.branch ? 1 : 0;
 }
 
@@ -124,7 +125,7 @@ export async function walkLocation(
   };
   if (start) await visit(start.directory, start.branch.split('/'), false);
   else await visit(root, [], true);
-  result.checkpoints.sort(compareIds);
+  result.checkpoints.sort(compareFound);
   result.links.sort();
   return result;
 }
@@ -145,7 +146,7 @@ export function walkLocationSync(root: string, start?: { directory: string; bran
   };
   if (start) visit(start.directory, start.branch.split('/'), false);
   else visit(root, [], true);
-  result.checkpoints.sort(compareIds);
+  result.checkpoints.sort(compareFound);
   result.links.sort();
   return result;
 }

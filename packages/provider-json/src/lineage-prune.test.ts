@@ -13,9 +13,9 @@ import {
 } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
-import { type CheckpointWrite, planPrune } from '@crewline/runtime-state';
+import { type CheckpointWrite, type LeaseRequest, planPrune } from '@crewline/runtime-state';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JsonProvider } from './json-provider.js';
 
@@ -49,6 +49,23 @@ vi.mock('node:fs/promises', async (importOriginal) => {
  * second: a name added in the tick of a listing leaves the directory's times as they were).
  */
 const fileSystemClock: { settledBefore?: bigint; coarseFrom?: bigint } = {};
+/**
+ * An NFS client's attribute cache: while `on`, the first stats read of each directory of the
+ * location (its `bigint` stats, as the prune and the claim read them; not the hidden lock and
+ * index directories) are given again for it, whatever changed since (`lstat` within `acdirmin`
+ * answers from the cache; `opendir` revalidates, so a listing sees the new names).
+ */
+const attributeCache = { on: false, stats: new Map<string, unknown>() };
+
+function cachedStats(path: unknown, read: () => unknown): unknown {
+  if (!attributeCache.on || String(path).includes(`${sep}.`)) return read();
+  const known = attributeCache.stats.get(String(path));
+  if (known !== undefined) return known;
+  const stats = read();
+  if (typeof (stats as { ctimeNs?: unknown } | undefined)?.ctimeNs === 'bigint')
+    attributeCache.stats.set(String(path), stats);
+  return stats;
+}
 
 function asSeen(timeNs: bigint): bigint {
   const { settledBefore, coarseFrom } = fileSystemClock;
@@ -73,12 +90,12 @@ vi.mock('node:fs', async (importOriginal) => {
     return (actual.readdirSync as (...parameters: unknown[]) => unknown)(path, ...rest);
   }) as typeof actual.readdirSync;
   const lstatSync = ((...parameters: unknown[]) =>
-    seenStats(
-      (actual.lstatSync as (...parameters: unknown[]) => unknown)(...parameters),
+    cachedStats(parameters[0], () =>
+      seenStats((actual.lstatSync as (...parameters: unknown[]) => unknown)(...parameters)),
     )) as typeof actual.lstatSync;
   const statSync = ((...parameters: unknown[]) =>
-    seenStats(
-      (actual.statSync as (...parameters: unknown[]) => unknown)(...parameters),
+    cachedStats(parameters[0], () =>
+      seenStats((actual.statSync as (...parameters: unknown[]) => unknown)(...parameters)),
     )) as typeof actual.statSync;
   return { ...actual, readdirSync, lstatSync, statSync };
 });
@@ -91,6 +108,8 @@ afterEach(() => {
   onFirstOpen = undefined;
   fileSystemClock.settledBefore = undefined;
   fileSystemClock.coarseFrom = undefined;
+  attributeCache.on = false;
+  attributeCache.stats.clear();
   vi.useRealTimers();
   rmSync(location, { recursive: true, force: true });
 });
@@ -304,6 +323,62 @@ describe("the prune of one run (a run's maxCheckpoints)", () => {
         ).toEqual(expected);
         expect(pruned.removed).toEqual(all.filter((entry) => expected.includes(entry.id)));
       }
+  });
+});
+
+describe('the claim of a lineage as new (a @persist() state, claimed at each nested kickoff)', () => {
+  // It answers from the runs this provider keeps by file name, and lists every directory again:
+  // a checkpoint of the lineage it missed would be a state run (and paid for) twice.
+  const request = (owner: string): LeaseRequest => ({
+    lineageId: 'state-x',
+    owner,
+    checkpointId: null,
+    holder: `flow X, ${owner}`,
+    ttlMs: 20_000,
+  });
+  const claimAndRelease = async (provider: JsonProvider, owner: string) => {
+    await provider.claimLease(location, request(owner));
+    await provider.releaseLease(location, { lineageId: 'state-x', owner });
+  };
+
+  it.each(['main', 'flow-states/report-1', 'new/deep/branch'])(
+    'sees a checkpoint of the lineage another process wrote on %s after its listings had settled',
+    async (branch) => {
+      const elsewhere = new JsonProvider({ fsync: false });
+      for (let index = 0; index < 3; index += 1) writeRun(elsewhere, `other-${index}`, 'main', 2);
+      writeRun(elsewhere, 'other-state', 'flow-states/report-1', 2);
+      const provider = new JsonProvider({ fsync: false });
+      await claimAndRelease(provider, 'A');
+      await settleDirectories();
+      await claimAndRelease(provider, 'B');
+      const head = writeRun(elsewhere, 'state-x', branch, 1)[0];
+      await expect(provider.claimLease(location, request('C'))).rejects.toMatchObject({
+        code: 'conflict',
+        details: { headId: head },
+      });
+    },
+  );
+
+  it("sees it when the directories' stats are an NFS client's cached ones from before it was written", async () => {
+    const elsewhere = new JsonProvider({ fsync: false });
+    for (let index = 0; index < 3; index += 1) writeRun(elsewhere, `other-${index}`, 'main', 2);
+    writeRun(elsewhere, 'other-state', 'flow-states/report-1', 2);
+    await settleDirectories();
+    const provider = new JsonProvider({ fsync: false });
+    attributeCache.on = true;
+    await claimAndRelease(provider, 'A');
+    const head = writeRun(elsewhere, 'state-x', 'flow-states/report-1', 1)[0];
+    const claimed = await readBy(() =>
+      provider.claimLease(location, request('B')).catch((error: unknown) => error),
+    );
+    expect(claimed.result).toMatchObject({ code: 'conflict', details: { headId: head } });
+    // Every directory was listed again, and only the new file read (the runs of the others are kept).
+    expect(claimed.directories).toEqual(
+      expect.arrayContaining(['', 'main', join('flow-states', 'report-1')]),
+    );
+    expect(claimed.files).toEqual([
+      relative(location, (await elsewhere.list(location)).find((entry) => entry.id === head)!.reference),
+    ]);
   });
 });
 

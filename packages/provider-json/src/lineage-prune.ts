@@ -2,7 +2,7 @@ import { type BigIntStats, type Dirent, lstatSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { StoredCheckpoint } from '@crewline/runtime-state';
-import { classifyEntries, type FoundCheckpoint, listFailed } from './directory-walk.js';
+import { classifyEntries, compareFound, type FoundCheckpoint, listFailed } from './directory-walk.js';
 import { errorCode } from './errors.js';
 import type { LocationReader } from './location-reader.js';
 import { mapLimited } from './map-limited.js';
@@ -47,9 +47,18 @@ import { sweepTempFilesOnce } from './temp-sweep.js';
 // Such a claim found none by reading the head of every file, and a flow kicking off a nested
 // persisted state claims that state's lineage at each kickoff, whose saves go to the outer run's
 // lineage: 200 kickoffs read the location 200 times (7.5 s where they took 0.6 s). The run of each
-// file read is kept by its name, so each file's head is read once while the listings are kept, and
-// a claim lists again only the directories that changed (on the file system's clock: the ctime of
-// the lock directory, where the claim has just taken its lock).
+// file read is kept by its name, so each file's head is read once while the listings are kept. A
+// claim lists every directory again, changed or not: a checkpoint of the lineage it misses is a
+// state run twice and paid twice, and the stamps that let a prune skip a directory can be stale
+// where the location is shared (an NFS client answers `lstat` from its attribute cache for up to a
+// minute while `opendir` revalidates; a FUSE bucket mount may never move a directory's times).
+// Listing costs little beside reading heads: 3,000 files in 101 directories, about 5 ms a claim
+// (0.75 ms trusting the stamps; 270-420 ms reading every head, as each claim did before). The
+// prune of a run still trusts the stamps as above.
+//
+// What a provider keeps for this, per location (the {@link keptLocations} most recently used, freed
+// by `close()`): each directory's listing and each file's run id, about 540 bytes a file (3,000
+// files: 1.6 MB; 100,000: about 54 MB).
 
 /**
  * A directory listing is trusted only when the directory had last changed this long before the file
@@ -92,11 +101,6 @@ function push(map: Map<string, FoundCheckpoint[]>, key: string, found: FoundChec
 
 function stampOf(stats: BigIntStats): string {
   return `${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
-}
-
-/** Oldest first, as a walk sorts them: by id (a generated id starts with its time), then branch. */
-function compareFound(a: FoundCheckpoint, b: FoundCheckpoint): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : a.branch < b.branch ? -1 : a.branch > b.branch ? 1 : 0;
 }
 
 function fileName(found: FoundCheckpoint): string {
@@ -254,21 +258,24 @@ export class LineagePruneView {
 
   /**
    * The newest checkpoint of `lineageId` anywhere in the location, `null` when it has none: what
-   * `LocationReader.newestOf` answers, from the listings kept here (see the module comment). Files are
+   * `LocationReader.newestOf` answers (the claim of a lineage as new asks here; that one still
+   * answers `headOf` when a claimed checkpoint is not the lineage's, reading every head: keep the two
+   * answers alike), from the runs kept here by file name (see the module comment). Every directory
+   * is listed again, changed or not (see the module comment: its stamp may be stale). Files are
    * taken newest first; of those whose run is known by name, none is read; the others are read
    * {@link readConcurrency} at a time, newest first, only while they are newer than the newest known
    * one of the lineage, and their run is kept. Unreadable files are skipped (and read again next
    * time), as `latest` skips them; a link where a branch or checkpoint could be throws
    * `symlinkError`, as a listing does. `clock`: a directory that changed just before this call (the
-   * claim's lock directory), whose ctime is the file system's time: a directory that changed shortly
-   * before it is listed again next time (a name added in the same tick would not change its stamp).
+   * claim's lock directory), whose ctime is the file system's time, kept with the listings for the
+   * prunes that follow (see {@link #list}).
    */
   async newestOf(root: string, lineageId: string, clock: string): Promise<string | null> {
     const standalone = await this.#reader.standalone(root, { lineageId });
     if (standalone !== undefined) return standalone[0]?.id ?? null;
     if (!(await locationExists(root))) return null;
     await sweepTempFilesOnce(root);
-    const directories = [...(await this.#list(root, clock)).values()];
+    const directories = [...(await this.#list(root, clock, { everyDirectory: true })).values()];
     const link = directories.flatMap((directory) => directory.links).sort()[0];
     if (link !== undefined) throw symlinkError(root, link);
     let newestKnown: FoundCheckpoint | undefined;
@@ -349,11 +356,17 @@ export class LineagePruneView {
 
   /**
    * Every directory of the location (the location first), listed again only where it changed since
-   * it was last listed (see the module comment). A missing location has none. `clock`: a directory
-   * that changed just before (the run's branch directory for a prune, which follows a write there;
-   * the lock directory for a claim), whose ctime gives the file system's time (see the module comment).
+   * it was last listed (see the module comment), or every one with `everyDirectory` (a claim: what a
+   * listing knew of a name still there is kept all the same). A missing location has none. `clock`:
+   * a directory that changed just before (the run's branch directory for a prune, which follows a
+   * write there; the lock directory for a claim), whose ctime gives the file system's time (see the
+   * module comment).
    */
-  async #list(root: string, clock: string): Promise<Map<string, ListedDirectory>> {
+  async #list(
+    root: string,
+    clock: string,
+    options: { everyDirectory?: boolean } = {},
+  ): Promise<Map<string, ListedDirectory>> {
     // Read before any directory is listed: a time the file system had reached by then. None (no
     // such directory yet, or unreadable) trusts no listing.
     let fileSystemNowNs: bigint | undefined;
@@ -383,7 +396,12 @@ export class LineagePruneView {
       if (!stats.isDirectory()) return;
       const stamp = stampOf(stats);
       let listed = previous.get(directory);
-      if (listed === undefined || !listed.settled || listed.stamp !== stamp) {
+      if (
+        options.everyDirectory === true ||
+        listed === undefined ||
+        !listed.settled ||
+        listed.stamp !== stamp
+      ) {
         const settled =
           fileSystemNowNs !== undefined && changedAtNs(stats) < fileSystemNowNs - settledDirectoryNs;
         const fresh = await this.#read(directory, segments, stamp, settled, listed);

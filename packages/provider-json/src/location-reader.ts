@@ -91,6 +91,9 @@ export class LocationReader {
    * lineage's is found; a lineage with none reads the head of every file (a run's first claim in a
    * location of 2,000 checkpoints: about 0.15 s). Unreadable files are skipped, as `latest`
    * skips them; a link where a branch or checkpoint could be throws `symlinkError`, as a listing does.
+   * Only {@link headOf} asks here (a claimed checkpoint that is not the lineage's, rare); the claim
+   * of a lineage as new asks `LineagePruneView.newestOf`, which gives the same answer from the runs
+   * it keeps by file name: a change to one answer is a change to both.
    */
   async newestOf(root: string, lineageId: string): Promise<string | null> {
     const standalone = await this.standalone(root, { lineageId });
