@@ -299,7 +299,8 @@ describe('base64 forms of a registered value', () => {
     };
     for (const [name, text] of Object.entries(inputs)) {
       let fastest = Number.POSITIVE_INFINITY;
-      for (let round = 0; round < 3; round += 1) {
+      // Up to three rounds, the fastest kept: a loaded machine may pause one.
+      for (let round = 0; round < 3 && fastest >= 1500; round += 1) {
         const started = performance.now();
         const redacted = redactSecretValues(text, REDACTED);
         fastest = Math.min(fastest, performance.now() - started);
