@@ -1,12 +1,8 @@
 // Credential assignments (`api_key=…`, `token: …`, `Authorization: Bearer …`, `{"password": "…"}`):
 // a credential name before `:` or `=`, and the value after it when it looks like one (split out of
 // secret-patterns.ts).
-import {
-  forgetSearchedText,
-  propertyAt,
-  propertyValue,
-  startsConnectionString,
-} from './connection-string-values.js';
+import { propertyAt } from './connection-string-properties.js';
+import { forgetSearchedText, propertyValue, startsConnectionString } from './connection-string-values.js';
 import { REDACTED } from './redacted.js';
 import { isSecretKey } from './secret-names.js';
 import {

@@ -1,6 +1,6 @@
 // Redaction of credentials in text: every rule in order (scanText), behind a cache of texts already
-// scanned (redactSecretsInText). The rules are in credential-shapes.ts, credential-assignments.ts and
-// connection-string-values.ts.
+// scanned (redactSecretsInText). The rules are in credential-shapes.ts, credential-assignments.ts,
+// connection-string-values.ts and connection-string-properties.ts.
 import { redactAssignments } from './credential-assignments.js';
 import { redactShapes } from './credential-shapes.js';
 import { isInertText } from './inert-text.js';
