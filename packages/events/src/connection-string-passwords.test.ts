@@ -440,3 +440,22 @@ describe('credentials in JSON text held in a JSON string', () => {
     expect(found.slice(0, 10), `${found.length} of 6000 cases`).toEqual([]);
   });
 });
+
+// The stops of an escaped-quote value (text-characters.ts closingEscapedQuote) that no other case
+// pins (review r-final-b): without each, the reader ran on into the next field of the JSON text.
+describe('an escaped-quote value that does not close at its own depth is left, not run on', () => {
+  it('stops at the quote of the string around it', () => {
+    const text = JSON.stringify({ m: 'password="abc', n: 'x "q"' });
+    expect(scanText(text)).toBe(text);
+  });
+
+  it('stops at a less deep escaped quote', () => {
+    const text = JSON.stringify({ o: '{"m":"password=\\"abc", "n":"next \\"q\\""}' });
+    expect(scanText(text)).toBe(text);
+  });
+
+  it('stops at a line break after a backslash of the text', () => {
+    const text = JSON.stringify({ log: 'password="abc\\\nmore "q"' });
+    expect(scanText(text)).toBe(text);
+  });
+});
