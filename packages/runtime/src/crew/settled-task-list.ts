@@ -6,8 +6,14 @@ import { runValueCodec } from '../checkpointing/run-value-codec.js';
 import type { Settle } from '../checkpointing/snapshot-values.js';
 import { type Task, taskRevision } from '../task/task.js';
 import type { CrewParts } from './crew-parts.js';
-import { TaskPositions } from './task-positions.js';
-import { type KeptTaskData, keptTaskData, taskData, taskDataHolds } from './task-stored-form.js';
+import { sameMembers, TaskPositions } from './task-positions.js';
+import {
+  hasDelegations,
+  type KeptTaskData,
+  keptTaskData,
+  taskData,
+  taskDataHolds,
+} from './task-stored-form.js';
 
 /** One crew's task list as last built: per task, its stored form and, when settled, the kept form it came from. */
 interface TaskList {
@@ -28,17 +34,6 @@ interface TaskList {
 
 // By the crew's own tasks array: a crew replaced or reordered its tasks gets a new list.
 const lists = new WeakMap<readonly Task[], TaskList>();
-
-function hasEntries(record: object): boolean {
-  for (const _ in record) return true;
-  return false;
-}
-
-function sameMembers<T>(left: readonly T[], right: readonly T[]): boolean {
-  if (left.length !== right.length) return false;
-  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
-  return true;
-}
 
 /**
  * The stored forms of a crew's tasks: each settled task's (completed, or not started) kept from the
@@ -103,7 +98,7 @@ export function settledTaskList(crew: CrewParts, settled: SettledValues, settle:
       kept !== undefined &&
       known.revisions[index] === revision &&
       // A task not started is settled while it has no delegation, and delegations are added in place.
-      (task.status === 'completed' || !hasEntries(task.delegations))
+      (task.status === 'completed' || !hasDelegations(task.delegations))
     )
       continue;
     known.revisions[index] = revision;

@@ -9,7 +9,8 @@ interface Indexed {
 // By the crew's own tasks array, kept from one snapshot to the next while its members stay the same.
 const indexes = new WeakMap<readonly Task[], Indexed>();
 
-function sameMembers(left: readonly Task[], right: readonly Task[]): boolean {
+/** Whether two lists hold the same members in the same order (by identity). */
+export function sameMembers<T>(left: readonly T[], right: readonly T[]): boolean {
   if (left.length !== right.length) return false;
   for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
   return true;

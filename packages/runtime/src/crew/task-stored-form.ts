@@ -58,7 +58,8 @@ function storeOutput(output: TaskOutput, codec: ValueCodec | undefined): TaskOut
   return stored;
 }
 
-function hasDelegations(delegations: Task['delegations']): boolean {
+/** Whether a task's manager delegated to a coworker (its delegations have an entry). */
+export function hasDelegations(delegations: Task['delegations']): boolean {
   for (const _ in delegations) return true;
   return false;
 }
