@@ -5,6 +5,7 @@ export { BaseEvent, defineEvent } from './base-event.js';
 // The event catalog: every class by type here, and by name from the ./event-classes files below (one
 // per category), listed so the public surface is one list.
 export { eventClassesByType } from './catalog.js';
+export { registerEnvironmentSecrets } from './environment-credentials.js';
 export type { CrewlineErrorCode, CrewlineErrorOptions } from './errors.js';
 export { CrewlineError } from './errors.js';
 export type {
@@ -183,16 +184,12 @@ export {
   signalEventTypes,
   triggerEventTypes,
 } from './event-types.js';
+export { keepNamesFromValueRedaction } from './kept-names.js';
 export type { LogLevel, LogRecord, LogSink } from './logger.js';
 export { logger, setLogLevel, setLogSink } from './logger.js';
 export { redactionGeneration } from './redaction-registry.js';
 export { isSecretKey } from './secret-names.js';
 export { REDACTED, redactSecretsInText } from './secret-patterns.js';
+export { registerSecretValue, registerSecretValues } from './secret-registration.js';
 export { PLACEHOLDER_KEYS, secretShapeRefusal } from './secret-shape.js';
-export {
-  keepNamesFromValueRedaction,
-  MINIMUM_SECRET_LENGTH,
-  registerEnvironmentSecrets,
-  registerSecretValue,
-  registerSecretValues,
-} from './secret-values.js';
+export { MINIMUM_SECRET_LENGTH } from './secret-values.js';
