@@ -86,6 +86,7 @@ export function resumePlanned(
   return done({
     ...state,
     confirm: { ...confirm, plan: { status: 'ready', ...(note !== undefined ? { note } : {}) } },
+    message: state.message === PLAN_PENDING ? undefined : state.message,
   });
 }
 
@@ -99,12 +100,18 @@ export function cancelledMessage(state: BrowserState, mode: RunMode): string {
     : `${mode} cancelled`;
 }
 
+/** What the status line says of Enter or `y` pressed before the resume's plan is shown. */
+export const PLAN_PENDING = 'not yet: confirm once the plan below is shown (esc cancels)';
+
 /** A key pressed while a resume or fork waits for confirmation. */
 export function confirmKey(state: BrowserState, press: KeyPress): Update {
   const confirm = state.confirm!;
   if (press.name === 'escape' || press.input === 'n')
     return done({ ...state, confirm: undefined, message: cancelledMessage(state, confirm.mode) });
   if (press.name === 'return' || press.input === 'y') {
+    // The plan is worked out after `e` (a store read): a `y` typed before it shows would start a paid
+    // run the user has not seen the cost of (the older checkpoint's warning). Ignored, said why.
+    if (confirm.plan?.status === 'checking') return done({ ...state, message: PLAN_PENDING });
     const checkpoint = findCheckpointNode(state.tree, confirm.checkpointId)?.checkpoint;
     if (!checkpoint)
       return done({ ...state, confirm: undefined, message: 'that checkpoint is gone; press r to refresh' });

@@ -223,14 +223,15 @@ describe('line helpers', () => {
     expect(wrapText('abcdef\n\nxy', 4)).toEqual(['abcd', 'ef', '', 'xy']);
   });
 
-  it('wraps between words when asked, cutting only a word wider than the line', () => {
-    expect(wrapText('a resume continues on a new branch', 10, { atSpaces: true })).toEqual([
+  // Task h2 #4: a run's error, its output and a paused flow's question were wrapped inside words.
+  it('wraps between words, cutting only a word wider than the line', () => {
+    expect(wrapText('a resume continues on a new branch', 10)).toEqual([
       'a resume',
       'continues',
       'on a new',
       'branch',
     ]);
-    expect(wrapText('see 20261128T052243677-31f83de4 now', 12, { atSpaces: true })).toEqual([
+    expect(wrapText('see 20261128T052243677-31f83de4 now', 12)).toEqual([
       'see',
       '20261128T052',
       '243677-31f83',
@@ -347,6 +348,8 @@ describe('the resume confirmation', () => {
       { type: 'load-plan', checkpointId: older.id, reference: older.reference },
     ]);
     expect(screenText(renderScreen(checking.state, size))).toContain('checking');
+    // Enter and y wait for the plan (task h2 #1), and the key line says so.
+    expect(screenText(renderScreen(checking.state, size))).toContain('enter/y once the plan shows');
     // The driver carries out load-plan as the app does (review r-tui finding 2: nothing tested that).
     await driver.press('e');
     const text = screenText(renderScreen(driver.state, size));
@@ -422,7 +425,7 @@ describe('the run screen', () => {
   // this error, cut at "so the edited output", above 15 empty rows; the fix at its end never showed.
   const longError =
     'checkpoint 20261127T200056512-5ec84e11: task 2 (Outline a report from: [offline model] slow answering: Co...) was run by a method of flow "ReportFlow" that already completed (completed: research, outline); a continuation keeps that method\'s crews and the value it returned as saved, so the edited output would reach nothing and the tasks after it would run again on unchanged inputs; to run that method again, re-run it and the methods after it from a saved state: rerunFrom the method that ran crew "Planner", one of research, outline (kickoff({ inputs: { id: "slow-report" }, rerunFrom: "METHOD" }), crewline checkpoint flows rerun slow-report --from METHOD)';
-  // The screen wraps at the width, inside words too: compared without spaces and line breaks.
+  // The screen wraps at the width (between words): compared without spaces and line breaks.
   const failed = (error: string, lines: string[] = ['task 3 started']) => ({
     ...initialState({ location: '/cp', providerKind: 'json' }),
     run: { mode: 'fork' as const, checkpointId: 'c1', status: 'failed' as const, lines, error },
@@ -455,6 +458,26 @@ describe('the run screen', () => {
     expect(joined(text)).toContain(joined(warning));
     expect(text).toContain('task 1 started');
     expect(text).not.toContain('~');
+  });
+
+  // Task h2 #4: the error was wrapped inside its words ("…so the edit" / "ed output…").
+  it("wraps a failed run's error and a paused flow's question between words", () => {
+    const wordsOf = (text: string) => new Set(text.split(/\s+/));
+    const shown = wordsOf(screenText(renderScreen(failed(longError), size)));
+    for (const word of longError.split(' ')) expect(shown, word).toContain(word);
+    const question = `${'Which of these outlines should the report follow? '.repeat(6)}Answer one or two.`;
+    const paused = {
+      ...initialState({ location: '/cp', providerKind: 'json' }),
+      run: {
+        mode: 'resume' as const,
+        checkpointId: 'c1',
+        status: 'finished' as const,
+        lines: [],
+        result: { branch: 'main', output: '', pause: { methodName: 'review', message: question } },
+      },
+    };
+    const asked = wordsOf(screenText(renderScreen(paused, size)));
+    for (const word of question.split(' ')) expect(asked, word).toContain(word);
   });
 
   it('cuts an error too long for the screen in the middle, never its end', () => {

@@ -106,10 +106,12 @@ export function shortenName(name: string, columns: number): string {
  * would be up to twice as wide as the panel and cut again there. A wide character that would straddle
  * the edge starts the next line. What is wrapped is the text as the screen shows it, its control
  * characters escaped (`\x1b`, four columns, where ESC itself counts none): wrapped raw, a run
- * output with colour codes made lines too wide, cut again by clipLine and their end lost. With
- * `atSpaces`, lines end between words where they can (prose the user reads: a plan, a warning).
+ * output with colour codes made lines too wide, cut again by clipLine and their end lost. Lines end
+ * between words where they can, only a word wider than the line is cut: everything wrapped is read
+ * (a plan, a warning, a run's error and output, a paused flow's question), and an error cut inside
+ * its words was hard to read and to copy (task h2 #4).
  */
-export function wrapText(text: string, width: number, options: { atSpaces?: boolean } = {}): string[] {
+export function wrapText(text: string, width: number): string[] {
   const lines: string[] = [];
   for (const paragraph of text.split('\n').map((line) => printable(line, false))) {
     if (paragraph === '') {
@@ -122,11 +124,10 @@ export function wrapText(text: string, width: number, options: { atSpaces?: bool
     for (const grapheme of graphemes(paragraph)) {
       const columns = graphemeColumns(grapheme);
       if (used + columns > width && line.length > 0) {
-        // With atSpaces, the line ends at a space (dropped): the one that does not fit, else the
-        // line's last one after its start, the word after it going on the next line; a word wider
-        // than the line is cut.
-        const atSpace = options.atSpaces === true && grapheme === ' ';
-        const space = options.atSpaces && !atSpace ? line.findLastIndex((part) => part.text === ' ') : -1;
+        // The line ends at a space (dropped): the one that does not fit, else the line's last one
+        // after its start, the word after it going on the next line; a word wider than the line is cut.
+        const atSpace = grapheme === ' ';
+        const space = atSpace ? -1 : line.findLastIndex((part) => part.text === ' ');
         const kept = space > 0 ? line.slice(0, space) : line;
         const carried = space > 0 ? line.slice(space + 1) : [];
         lines.push(kept.map((part) => part.text).join(''));
@@ -335,15 +336,15 @@ function confirmPanel(state: BrowserState, width: number): Line[] {
     plan?.status === 'checking' ? 'checking what the run did after this checkpoint...' : plan?.note;
   if (said !== undefined) {
     lines.push(plain(''));
-    for (const text of wrapText(said, Math.max(1, width - 2), { atSpaces: true }))
+    for (const text of wrapText(said, Math.max(1, width - 2)))
       lines.push([{ text: `  ${text}`, color: plan?.status === 'checking' ? 'gray' : 'yellow' }]);
   }
-  lines.push(plain(''), [
-    {
-      text: `enter/y ${confirm.mode}   ${confirm.mode === 'fork' ? 'b branch name   ' : ''}esc/n cancel`,
-      color: 'gray',
-    },
-  ]);
+  // Enter and y wait for the plan (see confirmKey): the key line says so while it is worked out.
+  const keys =
+    plan?.status === 'checking'
+      ? 'esc/n cancel   enter/y once the plan shows'
+      : `enter/y ${confirm.mode}   ${confirm.mode === 'fork' ? 'b branch name   ' : ''}esc/n cancel`;
+  lines.push(plain(''), [{ text: keys, color: 'gray' }]);
   return lines;
 }
 
@@ -379,7 +380,7 @@ function detailPanel(state: BrowserState, width: number, height: number): Line[]
   if (state.tab === 'overview') {
     const lines = overviewLines(detail.view, checkpoint, edits).flatMap((line): Line[] =>
       line.length === 1 && line[0]!.wrap
-        ? wrapText(line[0]!.text, width, { atSpaces: true }).map((text) => [{ ...line[0]!, text }])
+        ? wrapText(line[0]!.text, width).map((text) => [{ ...line[0]!, text }])
         : [line],
     );
     const start = Math.min(state.detailCursor, Math.max(0, lines.length - body));
@@ -468,7 +469,7 @@ function runScreen(state: BrowserState, width: number, height: number): Line[] {
   // longer than the progress lines, which are written to fit.
   const progress = run.lines
     .slice(-room)
-    .flatMap((line) => wrapText(line, width, { atSpaces: true }))
+    .flatMap((line) => wrapText(line, width))
     .slice(-room)
     .map(plain);
   return [

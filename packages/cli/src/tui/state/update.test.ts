@@ -138,6 +138,32 @@ describe('browser state machine', () => {
     });
   });
 
+  // Task h2 #1: the plan of a resume is looked up after `e` (a store read); `e` then a quick `y`
+  // started the paid run while the panel still said "checking", its warning unseen.
+  it('confirms a resume only once its plan is shown: Enter or y before that does nothing', async () => {
+    const { sample, driver } = await openBrowser();
+    const older = sample.main[1]!;
+    while (driver.state.selectedKey !== older.id) await driver.press('down');
+    // The plan's lookup is left in flight: `update` alone, the load-plan effect not carried out.
+    const asked = update(driver.state, { type: 'key', key: key('e') });
+    expect(asked.effects).toContainEqual(expect.objectContaining({ type: 'load-plan' }));
+    let state = asked.state;
+    for (const pressed of [key('y'), key('return'), key('yy')]) {
+      const next = update(state, { type: 'key', key: pressed });
+      expect(next.effects).toEqual([]);
+      state = next.state;
+    }
+    expect(state.confirm?.plan?.status).toBe('checking');
+    expect(state.message).toMatch(/once the plan below is shown/);
+    driver.state = state;
+    const plan = asked.effects.find((effect) => effect.type === 'load-plan')!;
+    await driver.dispatch({ type: 'plan-failed', checkpointId: older.id, error: 'store offline' });
+    expect(plan).toMatchObject({ checkpointId: older.id });
+    expect(driver.state.message).toBeUndefined();
+    await driver.press('y');
+    expect(driver.effects.at(-1)).toMatchObject({ type: 'start-run', request: { checkpointId: older.id } });
+  });
+
   it('takes a read of several keys with a line break before its end as pasted text, not keys', async () => {
     const { driver } = await openBrowser();
     const before = driver.state.selectedKey;
@@ -145,6 +171,35 @@ describe('browser state machine', () => {
     expect(driver.state.selectedKey).toBe(before);
     expect(driver.effects.some((effect) => effect.type === 'exit')).toBe(false);
     expect(driver.state.message).toMatch(/pasted text dropped/);
+  });
+
+  // Task h2 #3: before the terminal has marked a paste, a line typed with its Enter in one read saved
+  // the editor, then every read of several keys was dropped ("pasted text dropped") until a key came
+  // alone. Keys without a line break are keys; a read that may end a paste still neither quits nor
+  // confirms.
+  it('takes keys read together after a line typed with its Enter, before any paste mark', async () => {
+    const { sample, driver } = await openBrowser();
+    const target = sample.main.at(-1)!;
+    while (driver.state.selectedKey !== target.id) await driver.press('down');
+    await driver.press('2', 'down', 'down');
+    const cursor = driver.state.detailCursor;
+    await driver.press('return', 'TYPED FAST\r');
+    expect(driver.state.editor).toBeUndefined();
+    expect(driver.state.edits[target.id]?.outputs[cursor]).toMatch(/TYPED FAST$/);
+    await driver.press('kk');
+    expect(driver.state.message ?? '').not.toMatch(/dropped/);
+    expect(driver.state.detailCursor).toBe(cursor - 2);
+    // What may be the rest of a paste: no quit, no confirmation, and a line break is not keys.
+    await driver.press('jq', 'ey', 'more\r');
+    expect(driver.effects.some((effect) => effect.type === 'exit' || effect.type === 'start-run')).toBe(
+      false,
+    );
+    expect(driver.state.detailCursor).toBe(cursor - 1);
+    expect(driver.state.confirm?.mode).toBe('resume');
+    expect(driver.state.message).toMatch(/pasted text dropped/);
+    // A key alone ends the guess.
+    await driver.press('y');
+    expect(driver.effects.at(-1)).toMatchObject({ type: 'start-run' });
   });
 
   describe('bracketed paste', () => {

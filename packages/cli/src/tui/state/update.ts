@@ -96,10 +96,10 @@ const confirming = (press: KeyPress) => press.name === 'return' || press.input =
  * separate key presses: `jjj` moves three rows, and a carriage return that ends them is Enter (Ink
  * reports Enter only for a read that is exactly \r). Once one of them opens an editor, the rest of
  * the read is text typed into it, kept whole (see editText). A paste on a terminal without bracketed
- * paste is no keys: a read with a line break before its end, or the reads after an editor saved on
- * a line break read with text (see pasteMayGoOn), are dropped; not once the terminal has marked a
- * paste (see bracketsPastes). Keys later in a read never confirm a resume or fork that read opened:
- * it runs the crew, paid for.
+ * paste is no keys: a read with a line break before its end, or a read with a line break after an
+ * editor saved on a line break read with text (see pasteMayGoOn), is dropped; not once the terminal
+ * has marked a paste (see bracketsPastes). A read without a line break is always keys. Keys later in
+ * a read never confirm a resume or fork that read opened: it runs the crew, paid for.
  */
 function keyChunk(state: BrowserState, press: KeyPress): Update {
   if (press.name === 'paste-start')
@@ -110,19 +110,29 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
   if (press.name !== undefined || press.ctrl || characters.length < 2)
     return keyPress(state.pasteMayGoOn ? { ...state, pasteMayGoOn: false } : state, press, true);
   if (state.editor) return keyPress(state, press, true);
+  // Only a line break makes a read pasted text: keys read together without one (`jj`, a held key)
+  // are never dropped, also right after an editor saved on a line read with text (pasteMayGoOn).
+  const guessing = !state.bracketsPastes;
   const lineBreakInside = /[\r\n]/.test(press.input.slice(0, -1));
-  const mayBePaste = !state.bracketsPastes && (lineBreakInside || state.pasteMayGoOn);
+  const lineBreak = /[\r\n]/.test(press.input);
+  const mayBePaste = guessing && (lineBreakInside || (state.pasteMayGoOn === true && lineBreak));
   if (mayBePaste && state.run?.status !== 'running') return done({ ...state, message: PASTE_DROPPED });
+  // Still, such a read may be the end of a paste cut into reads: it neither quits (the edits are in
+  // memory only) nor confirms a resume or fork (a paid run); both wait for a key read alone.
+  const cautious = guessing && state.pasteMayGoOn === true;
   let current = state;
   const effects: Effect[] = [];
   for (const [index, character] of characters.entries()) {
     const rest = current.editor ? characters.slice(index).join('') : character;
     const single: KeyPress = rest === '\r' ? { input: '', name: 'return' } : { input: rest };
-    const confirms = state.confirm !== undefined && current.confirm === state.confirm;
-    const next =
-      current.confirm !== undefined && !current.editor && !confirms && confirming(single)
-        ? done(current)
-        : keyPress(current, single, current.confirm === undefined || confirms);
+    const confirms = !cautious && state.confirm !== undefined && current.confirm === state.confirm;
+    const irreversible =
+      !current.editor &&
+      ((current.confirm !== undefined && !confirms && confirming(single)) ||
+        (cautious && current.confirm === undefined && current.run === undefined && single.input === 'q'));
+    const next = irreversible
+      ? done(current)
+      : keyPress(current, single, current.confirm === undefined || confirms);
     current = next.state;
     effects.push(...next.effects);
     if (rest !== character || effects.some((effect) => effect.type === 'exit')) break;
