@@ -49,6 +49,7 @@ import {
 import type { FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
 import { resumeHint } from './human-input.js';
 import { MethodScheduler } from './method-scheduler.js';
+import { redactedStateError, redactedStatePaths } from './redacted-state.js';
 import { forgetStartedWork } from './rerun-point.js';
 import {
   type Activation,
@@ -323,6 +324,15 @@ export class FlowEngine<State extends object> {
         savedRecord = this.execution.committedState;
         mergesInputs = true;
         this.replaceState([this.state, otherInputs]);
+      }
+      // A credential the checkpoint stored as [REDACTED] and the inputs did not give again: the
+      // methods left to run would read that text as the value (send it as a key, write it).
+      // Refused before the run claims, writes or runs anything. A finished flow runs nothing.
+      const nothingLeft = this.execution.status === 'completed' && this.execution.pending.length === 0;
+      const redacted = nothingLeft && restore?.rerunFrom === undefined ? [] : redactedStatePaths(this.state);
+      if (redacted.length > 0) {
+        const from = restore?.loaded ?? (joinedRestored ? active?.restored : undefined);
+        throw redactedStateError({ flowName, checkpointId: from?.document.metadata.id, paths: redacted });
       }
       if (plan.answer !== undefined) {
         const paused = firstPaused(this.execution);

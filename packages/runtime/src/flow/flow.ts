@@ -4,6 +4,7 @@ import {
   type CheckpointConfigInput,
   type CheckpointProvider,
   type CheckpointSetting,
+  decodeValue,
   type EntitySnapshot,
   type EntitySummary,
   encodeValue,
@@ -41,6 +42,7 @@ import type {
 import { askPerson } from './human-input.js';
 import { type FlowStateInfo, listStatesOf } from './list-flow-states.js';
 import { methodScope } from './method-scope.js';
+import { fillRedactedState } from './redacted-state.js';
 import { firstPaused } from './run-progress.js';
 import { StoredFlowParts } from './stored-flow-parts.js';
 
@@ -178,7 +180,9 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
   /**
    * Continues a paused flow with the answer to its question, in this process or a new one. `from` is
    * the checkpoint reference from the paused result (`result.pause.resumeFrom`), or `{ id }` for a
-   * flow with `@persist()` (looked up where it persists, or at `location`).
+   * flow with `@persist()` (looked up where it persists, or at `location`). `options.inputs` are
+   * merged into the restored state as kickoff inputs are (default: none): how a state field the
+   * checkpoint stored as `[REDACTED]` (a credential) is given again.
    */
   static async resume<T extends Flow<any>>(
     this: new (
@@ -186,13 +190,14 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     ) => T,
     from: ResumeTarget,
     answer: string,
-    options: FlowOptions<any> = {},
+    options: FlowOptions<any> & Pick<ResumeOptions, 'inputs'> = {},
   ): Promise<FlowResult<T extends Flow<infer S> ? S : never>> {
     if (typeof answer !== 'string')
       throw flowError('invalid_argument', 'resume(from, answer): the answer must be a string');
-    const loaded = await loadResumeTarget(from, () => new this(options) as Flow<any>, options.bus);
+    const { inputs, ...flowOptions } = options;
+    const loaded = await loadResumeTarget(from, () => new this(flowOptions) as Flow<any>, flowOptions.bus);
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass the static was called on
-    const flow = await (Flow.fromLoaded as LoadedFactory).call(this, loaded, {}, options);
+    const flow = await (Flow.fromLoaded as LoadedFactory).call(this, loaded, {}, flowOptions);
     if (!firstPaused(flow.#engine.execution)) {
       throw flowError(
         'invalid_state',
@@ -200,7 +205,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       );
     }
     return flow.#start({
-      inputs: {},
+      inputs: { ...(inputs ?? {}) },
       answer,
       resumedByStateId: typeof from === 'object' && 'id' in from,
     }) as Promise<FlowResult<any>>;
@@ -359,7 +364,12 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
         bus: this.#engine.bus,
         provider: this.#pauseProvider,
       });
+      // The pause checkpoint was written by this object's run: what it stored as [REDACTED], this
+      // object still holds in its state of record, and the methods left to run get it, not that text.
+      const record = this.#engine.execution.committedState;
+      const held = record && decodeValue(record, this.#engine.valueCodec);
       this.#engine.hydrate(findEntitySnapshot(loaded, this.#restoreSubject()));
+      fillRedactedState(this.#engine.state, held);
       this.#pendingRestore = { loaded };
     }
     return this.#start({

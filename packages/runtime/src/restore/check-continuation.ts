@@ -8,6 +8,7 @@ import {
   taskLabel,
 } from '@crewline/runtime-state/internal';
 import { changesInputs } from '../crew/interrupted-tasks.js';
+import { refuseRedactedStateInDocument } from '../flow/redacted-state.js';
 import { savedInputs } from './saved-inputs.js';
 import { carriedTaskNumbers } from './saved-interrupted-tasks.js';
 
@@ -38,7 +39,8 @@ const howToRunAgain: Record<EntityKind, string> = {
  * Refuses a continuation before anything runs when its inputs name one the run does not know (a
  * typo would change nothing and the run would still pay for its model calls), when work left to run
  * would be filled with an input the checkpoint stored as `[REDACTED]` that the inputs do not give
- * again (`RuntimeState.refuseRedactedInputs`), when it edits the
+ * again (`RuntimeState.refuseRedactedInputs`) or a flow's methods left to run would read a state
+ * field stored so that the inputs do not give again (`refuseRedactedStateInDocument`), when it edits the
  * output of a task a flow's completed method ran (`checkEditsReachWork`), or when nothing would
  * run: a fork of a finished run — or a resume of one with edits — that would write no checkpoint,
  * make no branch and give back the old output. `document` has the edited outputs applied.
@@ -48,6 +50,8 @@ export function checkContinuation(document: CheckpointDocument, request: Continu
   checkInputsKnown(document, request.inputs);
   // A pending task filled with an input stored as [REDACTED] would be sent that text.
   RuntimeState.refuseRedactedInputs(document, request.inputs);
+  // So would a flow's pending method reading a state field stored as [REDACTED].
+  refuseRedactedStateInDocument(document, request.inputs);
   checkEditsReachWork(document, request.taskOutputs);
   const reason = nothingLeftToRun(document);
   if (reason === undefined) return;
