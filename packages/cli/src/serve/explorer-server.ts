@@ -1,36 +1,23 @@
-import { readdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { hostname as machineName, networkInterfaces } from 'node:os';
-import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  type ModelPrices,
-  type ProviderRegistry,
-  readDocument,
-  type StoredCheckpoint,
-} from '@crewline/runtime-state';
+import type { ModelPrices, ProviderRegistry } from '@crewline/runtime-state';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
-import { parseAssignments } from '../core/args.js';
-import { checkBeforeRunning } from '../core/check-before-running.js';
-import { cliError, usageError } from '../core/cli-error.js';
-import { planContinuation } from '../core/continuation-plan.js';
-import { viewDocument } from '../core/document-view.js';
+import { usageError } from '../core/cli-error.js';
 import { findCheckpointForkedFrom } from '../core/fork-point.js';
 import { displayPath } from '../core/location.js';
-import { newerHeadOf } from '../core/newer-head.js';
-import { runAgainWordsOfPage } from '../core/nothing-to-run.js';
 import type { OpenedLocation } from '../core/open-location.js';
-import { parseTaskOutputs } from '../core/task-outputs.js';
 import { compareCheckpoints } from './checkpoint-comparison.js';
 import { checkpointDetail, eventRecord } from './checkpoint-detail.js';
-import { findCheckpoint } from './checkpoint-lookup.js';
+import { listenError, machineNames } from './explorer-binding.js';
+import { ExplorerCheckpoints } from './explorer-checkpoints.js';
+import { pageFiles, refusalPage } from './explorer-page-files.js';
+import { parsePlanRequest, planOfRequest } from './explorer-plan.js';
 import { ExplorerRuns, parseRunRequest } from './explorer-runs.js';
 import { GraphCache } from './graph-cache.js';
 import { statusOf } from './http-status.js';
 import { LiveUpdates } from './live-updates.js';
+import { jsonBody, limitBody } from './request-body.js';
 import {
   allowedHosts,
   hostWithPort,
@@ -39,34 +26,6 @@ import {
   newToken,
   refuseRequest,
 } from './request-guard.js';
-
-/** Where the page's static files are: `explorer-page/` of this package, from `src/serve` or `dist/serve`. */
-export const pageDirectory = fileURLToPath(new URL('../../explorer-page/', import.meta.url));
-
-/** The largest request body the API reads (a run request or a plan with edited outputs). */
-const maxBodyBytes = 4 * 1024 * 1024;
-
-/** Refuses a body over {@link maxBodyBytes} with 413 and a message naming the limit. */
-const limitBody = bodyLimit({
-  maxSize: maxBodyBytes,
-  onError: (context) =>
-    context.json(
-      {
-        error: cliError(
-          'too_large',
-          `checkpoint serve: the request body is over the explorer's limit of 4 MiB (${maxBodyBytes} bytes); send shorter inputs and task outputs`,
-        ).message,
-      },
-      413,
-    ),
-});
-
-const contentTypes: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-};
 
 export interface ExplorerOptions {
   opened: OpenedLocation;
@@ -134,41 +93,6 @@ export interface RunningExplorer {
   close(): Promise<void>;
 }
 
-async function jsonBody(request: { json(): Promise<unknown> }): Promise<unknown> {
-  try {
-    return await request.json();
-  } catch {
-    throw usageError('the request body must be JSON');
-  }
-}
-
-async function pageFiles(): Promise<Map<string, { type: string; body: Buffer }>> {
-  const files = new Map<string, { type: string; body: Buffer }>();
-  for (const name of await readdir(pageDirectory)) {
-    const type = contentTypes[extname(name)];
-    if (type) files.set(name, { type, body: await readFile(join(pageDirectory, name)) });
-  }
-  return files;
-}
-
-/** The page a browser gets for a refused request: the reason as text, no script. */
-function refusalPage(message: string): string {
-  const text = message.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>crewline lineage explorer</title></head><body><h1>crewline lineage explorer</h1><p>${text}</p></body></html>`;
-}
-
-/** This machine's name and the addresses of its interfaces (external ones first). */
-function machineNames(): string[] {
-  const addresses = Object.values(networkInterfaces())
-    .flatMap((entries) => entries ?? [])
-    .sort(
-      (a, b) =>
-        Number(a.internal) - Number(b.internal) || Number(a.family !== 'IPv4') - Number(b.family !== 'IPv4'),
-    )
-    .map((entry) => entry.address);
-  return [...addresses, machineName()];
-}
-
 /**
  * Starts the lineage explorer over an opened location: a page and a small JSON API on 127.0.0.1 (or `host`),
  * every request checked by {@link refuseRequest} (token, Host, Origin). It reads through the same
@@ -184,43 +108,13 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   const command = options.command ?? 'crewline';
   const files = await pageFiles();
   let port = 0;
-  let listing: Promise<StoredCheckpoint[]> | undefined;
-  const checkpoints = () => {
-    if (!listing) {
-      listing = opened.provider.list(opened.location);
-      listing.catch(() => {
-        listing = undefined;
-      });
-    }
-    return listing;
-  };
-  // A full id or a unique short form, as the CLI takes them (what `crewline checkpoint list` prints).
-  const find = async (id: string): Promise<StoredCheckpoint> => {
-    const found = findCheckpoint(await checkpoints(), id, opened.location);
-    if (found) return found;
-    // Written since the listing was taken: list again once.
-    listing = undefined;
-    const again = findCheckpoint(await checkpoints(), id, opened.location);
-    if (!again) {
-      throw cliError('not_found', `no checkpoint ${JSON.stringify(id)} in ${opened.location}`);
-    }
-    return again;
-  };
-  const view = async (id: string) => {
-    const checkpoint = await find(id);
-    return {
-      checkpoint,
-      view: viewDocument(await readDocument(opened.provider, opened.location, checkpoint.id)),
-    };
-  };
+  const checkpoints = new ExplorerCheckpoints(opened);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const live = new LiveUpdates({
     latest: async () => (await opened.provider.latest(opened.location))?.id,
     // Its own listing: the cached one (and what is computed from it) stays until something changed.
     ids: async () => (await opened.provider.list(opened.location)).map((checkpoint) => checkpoint.id),
-    onChange: () => {
-      listing = undefined;
-    },
+    onChange: () => checkpoints.forget(),
     intervalMs: pollIntervalMs,
     listEvery: Math.max(1, Math.round((options.listIntervalMs ?? 5000) / pollIntervalMs)),
   });
@@ -229,7 +123,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     providers,
     provider: opened.provider,
     location: opened.location,
-    reference: async (id) => (await find(id)).reference,
+    reference: async (id) => (await checkpoints.find(id)).reference,
     ...(options.maxConcurrentRuns !== undefined ? { maxConcurrentRuns: options.maxConcurrentRuns } : {}),
     ...(options.maxFinishedRuns !== undefined ? { maxFinishedRuns: options.maxFinishedRuns } : {}),
     onUpdate: (event, data) => {
@@ -306,12 +200,12 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   );
   app.get('/api/graph', async (context) => {
     const expand = new Set((context.req.query('expand') ?? '').split(',').filter((key) => key !== ''));
-    return context.body(graphs.body(await checkpoints(), { expand }), 200, {
+    return context.body(graphs.body(await checkpoints.list(), { expand }), 200, {
       'Content-Type': 'application/json; charset=utf-8',
     });
   });
   app.get('/api/checkpoints/:id', async (context) => {
-    const { checkpoint, view: shown } = await view(context.req.param('id'));
+    const { checkpoint, view: shown } = await checkpoints.view(context.req.param('id'));
     const forkPoint = await findCheckpointForkedFrom(
       opened.provider,
       opened.location,
@@ -322,64 +216,20 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   app.get('/api/checkpoints/:id/events/:sequence', async (context) => {
     const sequence = Number(context.req.param('sequence'));
     if (!Number.isSafeInteger(sequence)) throw usageError('an event is named by its sequence number');
-    const { view: shown } = await view(context.req.param('id'));
+    const { view: shown } = await checkpoints.view(context.req.param('id'));
     return context.json(eventRecord(shown, sequence));
   });
   // Changes nothing (a plan of what a continuation would run), so a read-only server answers it too.
   app.post('/api/checkpoints/:id/plan', limitBody, async (context) => {
-    const body = (await jsonBody(context.req)) as {
-      outputs?: unknown;
-      inputs?: unknown;
-      mode?: unknown;
-    } | null;
-    const outputs = body?.outputs;
-    if (
-      outputs !== undefined &&
-      (!Array.isArray(outputs) || outputs.some((item) => typeof item !== 'string'))
-    )
-      throw usageError('outputs must be a list of strings like "N=text"');
-    // The inputs the run form would send to /api/runs, read the same way: a changed one starts the
-    // interrupted task over, and the plan says so before the run is started.
-    const inputs = body?.inputs;
-    if (inputs !== undefined && (!Array.isArray(inputs) || inputs.some((item) => typeof item !== 'string')))
-      throw usageError('inputs must be a list of strings like "key=value" or "key:=<json>"');
-    // Without a mode, what a resume would refuse: what both refuse (an edit or input that changes
-    // nothing), not the fork's refusal of a finished run left as it is, which a resume gives back.
-    const mode = body?.mode ?? 'resume';
-    if (mode !== 'resume' && mode !== 'fork') throw usageError('mode must be "resume" or "fork"');
-    const { view: shown } = await view(context.req.param('id'));
-    const inputChanges = parseAssignments('--input', inputs as string[] | undefined);
-    const continuedInputs = inputChanges ? { ...shown.inputs, ...inputChanges } : undefined;
-    const taskOutputs = parseTaskOutputs(outputs as string[] | undefined, shown);
-    // Refused as /api/runs refuses it (the runtime's own check): a misspelt input, an edit that
-    // reaches nothing or a continuation with nothing to run — a plan of it would promise a run that is
-    // never started.
-    checkBeforeRunning(
-      shown.document,
-      {
-        mode,
-        ...(continuedInputs ? { inputs: continuedInputs } : {}),
-        ...(taskOutputs ? { taskOutputs } : {}),
-      },
-      runAgainWordsOfPage,
-    );
-    // A resume of a checkpoint its run went past moves to a new branch and pays again for what the
-    // run did since: said in the plan, before the user confirms, as the runtime warns when it moves.
-    const newerHead =
-      mode === 'resume'
-        ? await newerHeadOf(opened.provider, opened.location, shown.document.metadata)
-        : undefined;
-    return context.json(
-      planContinuation(shown, outputs as string[] | undefined, continuedInputs, {
-        ...(newerHead ? { newerHead } : {}),
-      }),
-    );
+    const request = parsePlanRequest(await jsonBody(context.req));
+    const { view: shown } = await checkpoints.view(context.req.param('id'));
+    return context.json(await planOfRequest(request, shown, opened));
   });
   app.get('/api/diff', async (context) => {
     const a = context.req.query('a');
     const b = context.req.query('b');
     if (!a || !b) throw usageError('diff needs two checkpoints: /api/diff?a=ID&b=ID');
-    const [first, second] = await Promise.all([view(a), view(b)]);
+    const [first, second] = await Promise.all([checkpoints.view(a), checkpoints.view(b)]);
     return context.json(compareCheckpoints(first.view, second.view));
   });
   app.get('/api/runs', (context) => context.json(runs.list()));
@@ -392,7 +242,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     }
     const request = parseRunRequest(await jsonBody(context.req));
     return context.json(
-      await runs.start({ ...request, checkpoint: (await find(request.checkpoint)).id }),
+      await runs.start({ ...request, checkpoint: (await checkpoints.find(request.checkpoint)).id }),
       202,
     );
   });
@@ -443,21 +293,4 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
       });
     },
   };
-}
-
-/** A failed bind as a crewline error saying what to change (another port, another host). */
-async function listenError(error: unknown, hostname: string, port: number): Promise<unknown> {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code !== 'EADDRINUSE' && code !== 'EADDRNOTAVAIL' && code !== 'EACCES') return error;
-  const where = `port ${port} on ${hostname}`;
-  const reason =
-    code === 'EADDRINUSE'
-      ? `${where} is in use; pick another with --port, or leave --port out for a free one`
-      : code === 'EACCES'
-        ? `${where} needs privileges this process lacks; pick a port above 1023 with --port`
-        : `${hostname} is not an address of this machine; pick one with --host`;
-  // A port in use is the machine's state, not a mistake in the call (exit code 1, not 2).
-  return cliError(code === 'EADDRINUSE' ? 'conflict' : 'invalid_argument', `checkpoint serve: ${reason}`, {
-    cause: error,
-  });
 }
