@@ -121,6 +121,29 @@ describe('BrowserApp', () => {
     expect(host.requests[0]).toMatchObject({ mode: 'resume', checkpointId: older.id });
   });
 
+  // Task h2 #2: in a terminal of 80×14 the confirmation's last lines (the plan's warning, the keys to
+  // press) were cut. The mock terminal is resized as a terminal is: new columns and rows, a resize event.
+  it('keeps the confirmation keys on an 80×14 terminal and scrolls the plan with j', async () => {
+    const { frame, press, app, host, sample } = await openApp();
+    Object.defineProperty(app.stdout, 'columns', { value: 80, configurable: true });
+    Object.defineProperty(app.stdout, 'rows', { value: 14, configurable: true });
+    app.stdout.emit('resize');
+    const older = sample.main[1]!;
+    await press(keys.up, keys.up, keys.up, keys.up, keys.up, keys.up, keys.up, keys.up, 'g');
+    for (let step = 0; step < 30 && !frame().includes(older.id); step += 1) await press('j');
+    await press('e');
+    await waitFor(() => frame().includes('new branch'), 'the plan of the older checkpoint');
+    expect(frame().split('\n').length).toBeLessThanOrEqual(13);
+    expect(frame()).toContain('enter/y resume');
+    expect(frame()).not.toContain('purpose, fork');
+    for (let step = 0; step < 12 && !frame().includes('purpose, fork'); step += 1) await press('j');
+    expect(frame()).toContain('purpose, fork');
+    expect(frame()).toContain('enter/y resume');
+    await press('y');
+    await waitFor(() => host.requests.length === 1, 'the run to start');
+    expect(host.requests[0]).toMatchObject({ mode: 'resume', checkpointId: older.id });
+  });
+
   // Review r-tui finding 1: a paste cut into reads, one ending on a line break, saved part of it and
   // ran the rest as keys. With bracketed paste (Ink passes ESC [200~ and ESC [201~ through), all of
   // it is text, whatever the reads are.

@@ -40,6 +40,8 @@ export interface ConfirmState {
    * again; said before the user confirms.
    */
   plan?: ResumePlanState;
+  /** Rows scrolled past (j/k) when the panel is taller than the screen's room (80×14). Default 0. */
+  scroll?: number;
 }
 
 /** What the resume confirmation says of the plan. */

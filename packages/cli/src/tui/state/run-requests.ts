@@ -11,6 +11,7 @@ import {
   type Update,
 } from './browser-state.js';
 import type { KeyPress } from './key-press.js';
+import { confirmScrollLimit } from './screen.js';
 import { editsFor, selectedCheckpoint } from './selection.js';
 import { textBuffer } from './text-editor.js';
 import { findCheckpointNode } from './tree.js';
@@ -125,6 +126,13 @@ export function confirmKey(state: BrowserState, press: KeyPress): Update {
       },
       [{ type: 'start-run', request }],
     );
+  }
+  // A confirmation taller than the screen scrolls (see confirmPanel); its key line stays in view.
+  const step =
+    press.name === 'down' || press.input === 'j' ? 1 : press.name === 'up' || press.input === 'k' ? -1 : 0;
+  if (step !== 0) {
+    const scroll = Math.max(0, Math.min(confirmScrollLimit(state), (confirm.scroll ?? 0) + step));
+    return done({ ...state, confirm: { ...confirm, scroll } });
   }
   if (press.input === 'b' && confirm.mode === 'fork') {
     return done({ ...state, editor: { target: { kind: 'branch' }, buffer: textBuffer(confirm.branch) } });

@@ -420,6 +420,43 @@ describe('the resume confirmation', () => {
   });
 });
 
+// Task h2 #2: at 80×14 the confirmation of an older checkpoint with edits was cut at the bottom: the
+// end of the plan's warning and the key line (enter/y, esc/n) were not on screen.
+describe('the resume confirmation at 80×14', () => {
+  const small = { width: 80, height: 14, now: Date.now() };
+
+  it('keeps its key line on screen and scrolls the rest with j/k to the end of the warning', async () => {
+    const { driver, sample } = await browser();
+    const older = sample.main[1]!;
+    const head = sample.main.at(-1)!;
+    while (driver.state.selectedKey !== older.id) await driver.press('down');
+    await driver.press('2', 'return', key('u', { ctrl: true }), 'edited\r', 'e');
+    expect(driver.state.confirm?.plan?.status).toBe('ready');
+    let text = screenText(renderScreen(driver.state, small));
+    expectFits(text, 80, 14);
+    const keyLine = (shown: string) => shown.split('\n').at(-3)!;
+    expect(keyLine(text)).toContain('enter/y resume');
+    expect(keyLine(text)).toContain('esc/n cancel');
+    expect(keyLine(text)).toContain('j/k more');
+    expect(detailSide(text)).toContain('Resume this checkpoint?');
+    const end = joined(`resume ${head.id}; to branch off here on purpose, fork`);
+    expect(joined(detailSide(text))).not.toContain(end);
+    for (let step = 0; step < 30 && !joined(detailSide(text)).includes(end); step += 1) {
+      await driver.press('j');
+      text = screenText(renderScreen(driver.state, small));
+      expectFits(text, 80, 14);
+      expect(keyLine(text)).toContain('enter/y resume');
+    }
+    expect(joined(detailSide(text))).toContain(end);
+    // The selection did not move: j and k scroll the confirmation.
+    expect(driver.state.selectedKey).toBe(older.id);
+    for (let step = 0; step < 30; step += 1) await driver.press('k');
+    expect(detailSide(screenText(renderScreen(driver.state, small)))).toContain('Resume this checkpoint?');
+    // At 80×24 it all fits: no scrolling said.
+    expect(screenText(renderScreen(driver.state, size))).not.toContain('j/k more');
+  });
+});
+
 describe('the run screen', () => {
   // A new-user trial (s8, finding 2): at 80×24 the failed screen showed the first 4 wrapped lines of
   // this error, cut at "so the edited output", above 15 empty rows; the fix at its end never showed.

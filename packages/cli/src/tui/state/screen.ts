@@ -301,19 +301,23 @@ function editorPanel(state: BrowserState, width: number, height: number): Line[]
   return [[{ text: title, bold: true }], ...hint, plain(''), ...visible];
 }
 
-/** `items` joined by two spaces, a new line started where the next one would pass `width` columns. */
-function packWords(items: readonly string[], width: number): string[] {
+/** `items` joined by `separator`, a new line started where the next one would pass `width` columns. */
+function packWords(items: readonly string[], width: number, separator = '  '): string[] {
   const lines: string[] = [];
   for (const item of items) {
     const last = lines.at(-1);
-    if (last !== undefined && textColumns(`${last}  ${item}`) <= width)
-      lines[lines.length - 1] = `${last}  ${item}`;
+    if (last !== undefined && textColumns(`${last}${separator}${item}`) <= width)
+      lines[lines.length - 1] = `${last}${separator}${item}`;
     else lines.push(item);
   }
   return lines;
 }
 
-function confirmPanel(state: BrowserState, width: number): Line[] {
+/**
+ * What the resume or fork confirmation says, without its key line: the checkpoint, the edits, and
+ * what the plan says of resuming an older checkpoint.
+ */
+export function confirmLines(state: BrowserState, width: number): Line[] {
   const confirm = state.confirm!;
   const edits = editsFor(state, confirm.checkpointId);
   const outputs = Object.keys(edits.outputs).map((index) => Number(index) + 1);
@@ -339,18 +343,46 @@ function confirmPanel(state: BrowserState, width: number): Line[] {
     for (const text of wrapText(said, Math.max(1, width - 2)))
       lines.push([{ text: `  ${text}`, color: plan?.status === 'checking' ? 'gray' : 'yellow' }]);
   }
+  return lines;
+}
+
+/**
+ * The most rows the confirmation scrolls (see confirmKey): its lines but one in the narrowest detail
+ * panel, the minimum layout's, where it wraps to the most lines. The state has no screen size, so on
+ * a wider screen it can scroll past the end: the panel stops at its last rows (as the Overview tab).
+ */
+export function confirmScrollLimit(state: BrowserState): number {
+  const width = MINIMUM_SIZE.width - 1;
+  return confirmLines(state, width - Math.max(28, Math.floor(width * 0.42)) - 3).length - 1;
+}
+
+/**
+ * The confirmation in `height` rows, its key line always on the last ones: at 80×14 the plan's
+ * warning filled the panel and the keys to press were cut. When it is too tall its blank lines go,
+ * then the rest scrolls with j/k (`confirm.scroll`), the key line saying so.
+ */
+function confirmPanel(state: BrowserState, width: number, height: number): Line[] {
+  const confirm = state.confirm!;
+  const lines = confirmLines(state, width);
   // Enter and y wait for the plan (see confirmKey): the key line says so while it is worked out.
   const keys =
-    plan?.status === 'checking'
-      ? 'esc/n cancel   enter/y once the plan shows'
-      : `enter/y ${confirm.mode}   ${confirm.mode === 'fork' ? 'b branch name   ' : ''}esc/n cancel`;
-  lines.push(plain(''), [{ text: keys, color: 'gray' }]);
-  return lines;
+    confirm.plan?.status === 'checking'
+      ? ['esc/n cancel', 'enter/y once the plan shows']
+      : [`enter/y ${confirm.mode}`, ...(confirm.mode === 'fork' ? ['b branch name'] : []), 'esc/n cancel'];
+  const keyLines = (items: string[]): Line[] =>
+    packWords(items, width, '   ').map((text): Line => [{ text, color: 'gray' }]);
+  if (lines.length + 1 + keyLines(keys).length <= height) return [...lines, plain(''), ...keyLines(keys)];
+  const compact = lines.filter((line) => line.some((segment) => segment.text !== ''));
+  if (compact.length + keyLines(keys).length <= height) return [...compact, ...keyLines(keys)];
+  const scrolled = keyLines(['j/k more', ...keys]);
+  const rows = Math.max(1, height - scrolled.length);
+  const start = Math.max(0, Math.min(confirm.scroll ?? 0, compact.length - rows));
+  return [...compact.slice(start, start + rows), ...scrolled];
 }
 
 function detailPanel(state: BrowserState, width: number, height: number): Line[] {
   if (state.editor) return editorPanel(state, width, height);
-  if (state.confirm) return confirmPanel(state, width);
+  if (state.confirm) return confirmPanel(state, width, height);
   const tabLine: Line = [];
   for (const tab of ['overview', 'tasks', 'inputs'] as const) {
     const active = tab === state.tab;
