@@ -1,6 +1,7 @@
 // A fork is not a fork point of its origin until its first write: meanwhile the origin's own run
 // may prune the origin (maxCheckpoints), and the fork's first checkpoint would name a parent that
-// is gone. The fork stores its origin again right after that checkpoint (ForkOrigin).
+// is gone. The fork stores its origin again right before that checkpoint (ForkOrigin; what a kill
+// between the two writes leaves: fork-origin-kill.test.ts).
 import { EventBus, type LogRecord, setLogSink, TaskCompletedEvent } from '@crewline/events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckpointWrite, StoredCheckpoint } from './provider.js';
@@ -177,7 +178,7 @@ describe("a fork's origin", () => {
     await run.state.settle();
     provider.refused.add(origin.id);
     const queued = fork.writeCheckpoint();
-    // Before the queue starts: the strict write stores the queued fork checkpoint and its companion first.
+    // Before the queue starts: the strict write stores the origin's copy and the queued fork checkpoint first.
     const strict = fork.writeCheckpointSync();
     const first = await queued;
     expect(strict.parentId).toBe(first.id);

@@ -558,18 +558,19 @@ export class RuntimeState implements RunState {
         stopped.rejectRest();
       }
     }
-    let stored: StoredCheckpoint;
-    try {
-      stored = provider.writeSync(resolvedLocation, write);
-    } catch (error) {
-      return fail(error);
-    }
+    // Before the fork's first checkpoint, never after: see ForkOrigin.
     if (companion !== undefined) {
       try {
         provider.writeSync(resolvedLocation, companion);
       } catch (error) {
         this.#companionFailed(companion, resolvedLocation, error);
       }
+    }
+    let stored: StoredCheckpoint;
+    try {
+      stored = provider.writeSync(resolvedLocation, write);
+    } catch (error) {
+      return fail(error);
     }
     return succeed(stored);
   }
@@ -592,15 +593,9 @@ export class RuntimeState implements RunState {
           reject(error);
         }
       };
-      this.#writes.enqueue({
-        provider,
-        location: resolvedLocation,
-        write,
-        resolve: (stored) => settle(() => succeed(stored)),
-        reject: (error) => settle(() => fail(error)),
-      });
       if (companion !== undefined) {
-        // Tracked like the checkpoint itself: the run ends (and kickoff returns) once it is written.
+        // Queued ahead of the fork's first checkpoint, never after it (see ForkOrigin), and tracked
+        // like a checkpoint: the run ends (and kickoff returns) once it is written.
         companionWritten = new Promise<void>((written) => {
           this.#writes.enqueue({
             provider,
@@ -615,6 +610,13 @@ export class RuntimeState implements RunState {
           });
         });
       }
+      this.#writes.enqueue({
+        provider,
+        location: resolvedLocation,
+        write,
+        resolve: (stored) => settle(() => succeed(stored)),
+        reject: (error) => settle(() => fail(error)),
+      });
     });
     this.#track(writing.catch(() => undefined));
     if (companionWritten !== undefined) this.#track(companionWritten);
@@ -657,8 +659,8 @@ export class RuntimeState implements RunState {
    * Moves this run onto a new branch and lineage. No checkpoint is written; the next write to each
    * location names the run's last checkpoint there (before any write: the checkpoint this state came
    * from) as its parent, so the fork point is recoverable from storage. A state restored from a
-   * checkpoint (see {@link fromDocument}) stores that checkpoint again right after its first write to
-   * each location, in case its run pruned it meanwhile (see ForkOrigin).
+   * checkpoint (see {@link fromDocument}) stores that checkpoint again right before its first write
+   * to each location, in case its run pruned it meanwhile (see ForkOrigin).
    */
   fork(branch?: string): string {
     const next = branch ?? newForkBranchName(this.lineage.checkpointId);
