@@ -19,9 +19,7 @@ import {
   checkLeaseRequest,
   checkLeaseToken,
   checkPruneOptions,
-  checkQuery,
   leaseLost,
-  storedFromRawRow,
 } from '@crewline/runtime-state/internal';
 import type pg from 'pg';
 import { readDatabaseStats } from './database-stats.js';
@@ -29,42 +27,22 @@ import { component, postgresError, toCrewlineError } from './errors.js';
 import { collectGarbage, garbageDue } from './garbage-collector.js';
 import { retriedGroup } from './landed-writes.js';
 import { claimLease, releaseLease, renewLease } from './leases.js';
-import { type PostgresLocation, parseLocation, parseReference } from './location.js';
-import { damagedRow, metadataColumns } from './metadata-row.js';
-import { inspectSchema, migrateSchema, refuseUnusable } from './migrations.js';
+import { checkListQuery, listCheckpoints, type PostgresListQuery } from './list-checkpoints.js';
+import { parseReference } from './location.js';
 import { missingSchemaError, schemaExists } from './missing-schema.js';
-import { onceMoreIfLost } from './once-more-if-lost.js';
 import {
   type PostgresProviderOptions,
   parsePostgresProviderOptions,
   type ResolvedPostgresProviderOptions,
 } from './options.js';
-import { createPool } from './pool.js';
-import { withPooledClient } from './pooled-client.js';
 import { selectPruned } from './prune-selection.js';
 import { readCheckpointText } from './read-checkpoint.js';
 import { deleteCheckpoint, pruneCheckpoints } from './removal.js';
 import type { DatabaseStats, GarbageReport } from './reports.js';
-import { SchemaHandle } from './schema-handle.js';
+import { SchemaConnections } from './schema-connections.js';
+import type { SchemaHandle } from './schema-handle.js';
 import { checkWritable, writeCheckpoint } from './write-checkpoint.js';
 import { writeGroup } from './write-group.js';
-
-/** A listing query, with paging: `list` of 100,000 checkpoints never has to load them at once. */
-export interface PostgresListQuery extends ListQuery {
-  /**
-   * At most this many checkpoints: the newest ones that match (still listed oldest first). Default:
-   * no limit.
-   */
-  limit?: number;
-  /**
-   * Only checkpoints whose id sorts before this one (ids sort by creation time). The next page of a
-   * listing is `{ limit, before: page[0].id }`. Default: no bound.
-   */
-  before?: string;
-}
-
-/** Resolved locations remembered per provider (a write resolves its location each time). */
-const rememberedLocations = 256;
 
 /**
  * Stores checkpoints in a Postgres schema through a `pg.Pool`, for many processes and machines: each
@@ -80,25 +58,11 @@ export class PostgresProvider implements CheckpointProvider {
   readonly capabilities: ProviderCapabilities = { syncWrite: false, incremental: true, leases: true };
   /** The options in force, defaults applied. */
   readonly options: ResolvedPostgresProviderOptions;
-  readonly #pools = new Map<string, pg.Pool>();
-  readonly #handles = new Map<string, SchemaHandle>();
-  readonly #locations = new Map<string, PostgresLocation>();
-  /** Pools whose server answered: a connection to it that fails later was lost, not refused. */
-  readonly #reached = new WeakSet<pg.Pool>();
+  readonly #connections: SchemaConnections;
 
   constructor(options: PostgresProviderOptions = {}) {
     this.options = parsePostgresProviderOptions(options);
-  }
-
-  #parse(location: string): PostgresLocation {
-    const known = this.#locations.get(location);
-    if (known !== undefined) return known;
-    const parsed = parseLocation(location, this.options.schema);
-    if (this.#locations.size >= rememberedLocations) this.#locations.clear();
-    this.#locations.set(location, parsed);
-    // The canonical form parses to itself: remember it too, so writes skip parsing it again.
-    this.#locations.set(parsed.location, parsed);
-    return parsed;
+    this.#connections = new SchemaConnections(this.options);
   }
 
   /**
@@ -106,80 +70,28 @@ export class PostgresProvider implements CheckpointProvider {
    * connecting, never written), with `?schema=` naming the schema.
    */
   resolveLocation(location: string): string {
-    return this.#parse(location).location;
+    return this.#connections.parse(location).location;
   }
 
   parseReference(reference: string): { location: string; id?: string } | undefined {
     return parseReference(reference, this.options.schema);
   }
 
-  #handle(location: string): SchemaHandle {
-    const parsed = this.#parse(location);
-    let handle = this.#handles.get(parsed.location);
-    if (handle === undefined) {
-      let pool = this.#pools.get(parsed.server);
-      if (pool === undefined) {
-        pool = createPool(parsed.server, this.options);
-        this.#pools.set(parsed.server, pool);
-      }
-      handle = new SchemaHandle(parsed.location, parsed.schema, pool);
-      this.#handles.set(parsed.location, handle);
-    }
-    return handle;
-  }
-
-  /**
-   * Runs `work` on a pooled connection; a connection that failed or died (the server restarted while
-   * it was out) is closed rather than reused, and never crashes the process.
-   */
-  #withClient<T>(handle: SchemaHandle, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return withPooledClient(handle.pool, (client) => {
-      this.#reached.add(handle.pool);
-      return work(client);
-    });
-  }
-
-  /** {@link onceMoreIfLost} on `handle`'s server. */
-  #onceMoreIfLost<T>(handle: SchemaHandle, attempt: () => Promise<T>, again?: () => Promise<T>): Promise<T> {
-    return onceMoreIfLost(() => this.#reached.has(handle.pool), attempt, again);
-  }
-
-  /** Creates or upgrades the layout once per location (the first write, claim or removal). */
-  #ensureWritable(handle: SchemaHandle): Promise<void> {
-    handle.writable ??= this.#withClient(handle, async (client) => {
-      await migrateSchema(client, handle.schema, handle.location);
-      handle.readable = true;
-    }).catch((error: unknown) => {
-      handle.writable = undefined;
-      throw error;
-    });
-    return handle.writable;
-  }
-
-  /** Whether the location holds crewline's layout (refused when unusable). Reads never create it. */
-  async #isReadable(handle: SchemaHandle, client: pg.PoolClient): Promise<boolean> {
-    if (handle.readable) return true;
-    const state = await inspectSchema(client, handle.schema);
-    refuseUnusable(state, handle.schema, handle.location);
-    handle.readable = state.kind === 'crewline';
-    return handle.readable;
-  }
-
   async write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
-    const handle = this.#handle(location);
+    const handle = this.#connections.handle(location);
     try {
       checkWritable(checkpoint);
-      await this.#ensureWritable(handle);
+      await this.#connections.ensureWritable(handle);
       const write = (client: pg.PoolClient) =>
         writeCheckpoint(client, handle, checkpoint, this.options.maxCheckpointBytes);
       return await handle.inOrder(checkpoint.metadata.lineageId, () =>
-        this.#onceMoreIfLost(
+        this.#connections.onceMoreIfLost(
           handle,
-          () => this.#withClient(handle, write),
+          () => this.#connections.withClient(handle, write),
           // The first attempt may have committed before its answer was lost, or still be running on
           // the server: sent again, a stored id is accepted as the same checkpoint (writeCheckpoint's
           // `existingCheckpoint`), after the first attempt ended if it was still running.
-          () => this.#withClient(handle, write),
+          () => this.#connections.withClient(handle, write),
         ),
       );
     } catch (error) {
@@ -194,20 +106,23 @@ export class PostgresProvider implements CheckpointProvider {
    * the transaction; a checkpoint already stored fails the group (`conflict`).
    */
   async writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
-    const handle = this.#handle(location);
+    const handle = this.#connections.handle(location);
     try {
       for (const checkpoint of checkpoints) checkWritable(checkpoint);
       if (checkpoints.length === 0) return [];
-      await this.#ensureWritable(handle);
+      await this.#connections.ensureWritable(handle);
       const lineages = [...new Set(checkpoints.map((checkpoint) => checkpoint.metadata.lineageId))];
       const write = (client: pg.PoolClient) =>
         writeGroup(client, handle, checkpoints, this.options.maxCheckpointBytes);
       return await handle.inOrderOfAll(lineages, () =>
-        this.#onceMoreIfLost(
+        this.#connections.onceMoreIfLost(
           handle,
-          () => this.#withClient(handle, write),
+          () => this.#connections.withClient(handle, write),
           // The group commits whole or not at all, and may have before its answer was lost.
-          () => this.#withClient(handle, (client) => retriedGroup(client, handle, checkpoints, write)),
+          () =>
+            this.#connections.withClient(handle, (client) =>
+              retriedGroup(client, handle, checkpoints, write),
+            ),
         ),
       );
     } catch (error) {
@@ -215,31 +130,9 @@ export class PostgresProvider implements CheckpointProvider {
     }
   }
 
-  /**
-   * Runs `work` on a location whose layout exists, `empty` on one that has none yet (nothing is
-   * created). `onceMoreIfLost`: an idempotent operation, tried once more when its connection was lost.
-   */
-  async #reading<T>(
-    location: string,
-    empty: (client: pg.PoolClient, handle: SchemaHandle) => T | Promise<T>,
-    work: (client: pg.PoolClient, handle: SchemaHandle) => Promise<T>,
-    onceMoreIfLost = false,
-  ) {
-    const handle = this.#handle(location);
-    const attempt = () =>
-      this.#withClient(handle, async (client) =>
-        (await this.#isReadable(handle, client)) ? work(client, handle) : empty(client, handle),
-      );
-    try {
-      return await (onceMoreIfLost ? this.#onceMoreIfLost(handle, attempt) : attempt());
-    } catch (error) {
-      throw toCrewlineError(error, 'read', handle.location);
-    }
-  }
-
   async read(location: string, id: string): Promise<RawCheckpoint> {
     checkId(component, id);
-    const text = await this.#reading(
+    const text = await this.#connections.reading(
       location,
       async (client, handle) => {
         if (!(await schemaExists(client, handle.schema)))
@@ -261,9 +154,9 @@ export class PostgresProvider implements CheckpointProvider {
    * `list` itself lists nothing there, as for any location nothing was written to yet.
    */
   async checkLocationExists(location: string): Promise<void> {
-    const handle = this.#handle(location);
+    const handle = this.#connections.handle(location);
     try {
-      await this.#withClient(handle, async (client) => {
+      await this.#connections.withClient(handle, async (client) => {
         if (handle.readable || (await schemaExists(client, handle.schema))) return;
         throw await missingSchemaError(client, handle.schema, handle.location);
       });
@@ -273,40 +166,11 @@ export class PostgresProvider implements CheckpointProvider {
   }
 
   async list(location: string, query: PostgresListQuery = {}): Promise<StoredCheckpoint[]> {
-    checkQuery(component, query);
-    const { limit, before } = query;
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-      throw postgresError(
-        'invalid_argument',
-        `list limit must be a whole number of at least 1, got ${String(limit)}`,
-      );
-    }
-    if (before !== undefined) checkId(component, before);
-    return this.#reading(
+    checkListQuery(query);
+    return this.#connections.reading(
       location,
       () => [],
-      async (client, handle) => {
-        const conditions: string[] = [];
-        const values: unknown[] = [];
-        const where = (condition: string, value: unknown) => {
-          values.push(value);
-          conditions.push(`${condition} $${values.length}`);
-        };
-        if (query.branch !== undefined) where('branch =', query.branch);
-        if (query.lineageId !== undefined) where('lineage_id =', query.lineageId);
-        if (before !== undefined) where('id <', before);
-        const filter = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-        let text = `SELECT ${metadataColumns} FROM ${handle.quoted}.checkpoints ${filter} ORDER BY id`;
-        if (limit !== undefined) {
-          values.push(limit);
-          text = `SELECT * FROM (${text} DESC LIMIT $${values.length}) page ORDER BY id`;
-        }
-        const { rows } = await client.query<unknown[]>({ text, values, rowMode: 'array' });
-        const listed = new Array<StoredCheckpoint>(rows.length);
-        for (let index = 0; index < rows.length; index += 1)
-          listed[index] = storedFromRawRow(rows[index]!, handle.location, damagedRow);
-        return listed;
-      },
+      (client, handle) => listCheckpoints(client, handle, query),
     );
   }
 
@@ -318,7 +182,7 @@ export class PostgresProvider implements CheckpointProvider {
     checkPruneOptions(component, options);
     const dryRun = options.dryRun ?? false;
     if (options.keep === undefined && options.olderThan === undefined) return { removed: [], dryRun };
-    const { planned, collectPending } = await this.#reading(
+    const { planned, collectPending } = await this.#connections.reading(
       location,
       () => ({ planned: [] as StoredCheckpoint[], collectPending: false }),
       async (client, handle) => {
@@ -329,12 +193,12 @@ export class PostgresProvider implements CheckpointProvider {
         return { planned, collectPending };
       },
     );
-    const handle = this.#handle(location);
+    const handle = this.#connections.handle(location);
     if (collectPending) await this.#collectQuietly(handle);
     if (dryRun || planned.length === 0) return { removed: planned, dryRun };
     try {
-      await this.#ensureWritable(handle);
-      const { removed, collect } = await this.#withClient(handle, (client) =>
+      await this.#connections.ensureWritable(handle);
+      const { removed, collect } = await this.#connections.withClient(handle, (client) =>
         pruneCheckpoints(client, handle, options),
       );
       for (const stored of removed) handle.heads.forget(stored.id);
@@ -347,16 +211,16 @@ export class PostgresProvider implements CheckpointProvider {
 
   async delete(location: string, id: string): Promise<boolean> {
     checkId(component, id);
-    const exists = await this.#reading(
+    const exists = await this.#connections.reading(
       location,
       () => false,
       async () => true,
     );
     if (!exists) return false;
-    const handle = this.#handle(location);
+    const handle = this.#connections.handle(location);
     try {
-      await this.#ensureWritable(handle);
-      const { removed: deleted, collect } = await this.#withClient(handle, (client) =>
+      await this.#connections.ensureWritable(handle);
+      const { removed: deleted, collect } = await this.#connections.withClient(handle, (client) =>
         deleteCheckpoint(client, handle, id),
       );
       handle.heads.forget(id);
@@ -370,8 +234,8 @@ export class PostgresProvider implements CheckpointProvider {
   /** Garbage collection after a removal is housekeeping: its failure must not fail the removal. */
   async #collectQuietly(handle: SchemaHandle): Promise<void> {
     try {
-      await this.#ensureWritable(handle);
-      await this.#withClient(handle, (client) => collectGarbage(client, handle));
+      await this.#connections.ensureWritable(handle);
+      await this.#connections.withClient(handle, (client) => collectGarbage(client, handle));
     } catch (error) {
       logger.warn(
         component,
@@ -386,16 +250,16 @@ export class PostgresProvider implements CheckpointProvider {
    * on their own once enough has been removed). Returns what was removed.
    */
   async collectGarbage(location: string): Promise<GarbageReport> {
-    const exists = await this.#reading(
+    const exists = await this.#connections.reading(
       location,
       () => false,
       async () => true,
     );
-    const handle = this.#handle(location);
+    const handle = this.#connections.handle(location);
     if (!exists) return { streams: 0, events: 0, chunks: 0 };
     try {
-      await this.#ensureWritable(handle);
-      return await this.#withClient(handle, (client) => collectGarbage(client, handle));
+      await this.#connections.ensureWritable(handle);
+      return await this.#connections.withClient(handle, (client) => collectGarbage(client, handle));
     } catch (error) {
       throw toCrewlineError(error, 'write', handle.location);
     }
@@ -403,17 +267,17 @@ export class PostgresProvider implements CheckpointProvider {
 
   /** Counts and sizes of a location's tables, for tests, benchmarks and `crewline checkpoint info`. */
   async stats(location: string): Promise<DatabaseStats | undefined> {
-    return this.#reading(location, () => undefined, readDatabaseStats);
+    return this.#connections.reading(location, () => undefined, readDatabaseStats);
   }
 
   async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
     checkLeaseRequest(component, request);
-    const handle = this.#handle(location);
+    const handle = this.#connections.handle(location);
     try {
       // Claimed again by the same owner when the first claim was granted before its answer was lost.
-      return await this.#onceMoreIfLost(handle, async () => {
-        await this.#ensureWritable(handle);
-        return this.#withClient(handle, (client) => claimLease(client, handle, request));
+      return await this.#connections.onceMoreIfLost(handle, async () => {
+        await this.#connections.ensureWritable(handle);
+        return this.#connections.withClient(handle, (client) => claimLease(client, handle, request));
       });
     } catch (error) {
       throw toCrewlineError(error, 'write', handle.location);
@@ -423,7 +287,7 @@ export class PostgresProvider implements CheckpointProvider {
   async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
     checkLeaseToken(component, token);
     checkLeaseDuration(component, ttlMs);
-    return this.#reading(
+    return this.#connections.reading(
       location,
       () => {
         throw leaseLost(
@@ -440,7 +304,7 @@ export class PostgresProvider implements CheckpointProvider {
 
   async releaseLease(location: string, token: LeaseToken): Promise<void> {
     checkLeaseToken(component, token);
-    await this.#reading(
+    await this.#connections.reading(
       location,
       () => undefined,
       (client, handle) => releaseLease(client, handle, token),
@@ -450,13 +314,6 @@ export class PostgresProvider implements CheckpointProvider {
 
   /** Closes every pool this provider opened. The provider can be used again afterwards. */
   async close(): Promise<void> {
-    const pools = [...this.#pools.values()];
-    this.#pools.clear();
-    this.#handles.clear();
-    await Promise.all(
-      pools.map((pool) =>
-        pool.end().catch((error: unknown) => logger.warn(component, 'closing a Postgres pool failed', error)),
-      ),
-    );
+    await this.#connections.close();
   }
 }
