@@ -10,8 +10,8 @@ import {
   type RunRequest,
   type Update,
 } from './browser-state.js';
+import { confirmScrollLimit } from './confirm-panel.js';
 import type { KeyPress } from './key-press.js';
-import { confirmScrollLimit } from './screen.js';
 import { editsFor, selectedCheckpoint } from './selection.js';
 import { textBuffer } from './text-editor.js';
 import { findCheckpointNode } from './tree.js';

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { BrowserDriver } from '../../test-support/drive-browser.js';
 import { sampleCheckpoints } from '../../test-support/sample-tree.js';
 import { initialState } from './browser-state.js';
-import { renderScreen, screenText, wrapText } from './screen.js';
+import { wrapText } from './line-fitting.js';
+import { renderScreen, screenText } from './screen.js';
 import { textColumns } from './terminal-columns.js';
 import { textBuffer } from './text-editor.js';
 

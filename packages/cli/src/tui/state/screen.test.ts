@@ -3,7 +3,9 @@ import { BrowserDriver } from '../../test-support/drive-browser.js';
 import { sampleCheckpoints } from '../../test-support/sample-tree.js';
 import { initialState } from './browser-state.js';
 import { key } from './key-press.js';
-import { clipLine, renderScreen, screenText, shortenName, shortReference, wrapText } from './screen.js';
+import { clipLine, shortenName, wrapText } from './line-fitting.js';
+import { shortReference } from './run-screen.js';
+import { renderScreen, screenText } from './screen.js';
 import { textColumns } from './terminal-columns.js';
 import { update } from './update.js';
 

@@ -3,8 +3,8 @@ import { InMemoryProvider } from '@crewline/runtime-state/testing';
 import { describe, expect, it } from 'vitest';
 import { writeFakeRun } from '../../test-support/fake-crew.js';
 import { sampleCheckpoints } from '../../test-support/sample-tree.js';
+import { clipLine } from './line-fitting.js';
 import { type Line, treeRowLine, triggerLabel } from './panels.js';
-import { clipLine } from './screen.js';
 import { ancestorKeys, type BranchNode, buildTree, findCheckpointNode, visibleRows } from './tree.js';
 
 describe('buildTree', () => {

@@ -1,0 +1,19 @@
+/** The size renderScreen lays the browser out for. */
+export interface ScreenSize {
+  width: number;
+  height: number;
+  /** "Now" for relative times. Default `Date.now()`. */
+  now?: number;
+}
+
+/** Smallest screen the browser lays out for; smaller terminals get a clipped 80×24 layout. */
+export const MINIMUM_SIZE = { width: 60, height: 12 } as const;
+
+/**
+ * The columns of the tree and the detail panel side by side in `width` columns (the screen's, less
+ * the one column left free so a terminal never wraps), with the ` | ` between them.
+ */
+export function panelWidths(width: number): { tree: number; detail: number } {
+  const tree = Math.min(44, Math.max(28, Math.floor(width * 0.42)));
+  return { tree, detail: width - tree - 3 };
+}
