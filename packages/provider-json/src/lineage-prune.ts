@@ -1,13 +1,14 @@
-import { type BigIntStats, type Dirent, lstatSync, statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
 import type { StoredCheckpoint } from '@crewline/runtime-state';
-import { classifyEntries, compareFound, type FoundCheckpoint, listFailed } from './directory-walk.js';
-import { errorCode } from './errors.js';
+import { DirectoryListings, fileName, type ListedDirectory } from './directory-listings.js';
+import { compareFound, type FoundCheckpoint } from './directory-walk.js';
 import type { LocationReader } from './location-reader.js';
 import { mapLimited } from './map-limited.js';
 import { branchDirectory, locationExists, symlinkError } from './paths.js';
 import { sweepTempFilesOnce } from './temp-sweep.js';
+import { unreadableFork } from './unreadable-forks.js';
+
+// The unreadable-fork helpers moved to unreadable-forks.ts; named here too for json-provider.ts.
+export { isUnreadableFork, plannedIds, withUnreadableForks } from './unreadable-forks.js';
 
 // What the prune of one run (`maxCheckpoints`: `{ keep, lineageId }` after each of its writes) reads.
 // Listing the whole location for it — every branch directory and the head of every file — made each
@@ -56,119 +57,16 @@ import { sweepTempFilesOnce } from './temp-sweep.js';
 // (0.75 ms trusting the stamps; 270-420 ms reading every head, as each claim did before). The
 // prune of a run still trusts the stamps as above.
 //
-// What a provider keeps for this, per location (the {@link keptLocations} most recently used, freed
-// by `close()`): each directory's listing and each file's run id, about 540 bytes a file (3,000
-// files: 1.6 MB; 100,000: about 54 MB).
+// What a provider keeps for this, per location (the most recently used ones: directory-listings.ts's
+// keptLocations, freed by `close()`): each directory's listing and each file's run id, about 540
+// bytes a file (3,000 files: 1.6 MB; 100,000: about 54 MB).
 
-/**
- * A directory listing is trusted only when the directory had last changed this long before the file
- * system's time at the start of the prune that listed it.
- */
-const settledDirectoryNs = 3_000_000_000n;
-/** Locations whose listings are kept (the most recently pruned ones). */
-const keptLocations = 4;
 /** Runs whose branch is remembered per location (the most recently written ones). */
 const keptRunsPerLocation = 1_000;
 /** Files whose heads are read at once (keeps file handles bounded). */
 const readConcurrency = 16;
 /** What {@link LineagePruneView.#head} gives for a file that cannot be read. */
 const unreadable = Symbol('unreadable');
-
-/** One directory of a location as last listed. */
-interface ListedDirectory {
-  /** Its identity and times when it was listed: `ino:mtime:ctime`, in nanoseconds. */
-  stamp: string;
-  /**
-   * False when it changed shortly before it was listed, or when the file system's time then is
-   * unknown (see the module comment): list it again.
-   */
-  settled: boolean;
-  subdirectories: string[];
-  links: string[];
-  /** The checkpoint files, by name. */
-  files: Map<string, FoundCheckpoint>;
-  byId: Map<string, FoundCheckpoint[]>;
-  byParent: Map<string, FoundCheckpoint[]>;
-  /** Heads read, by file name: the listing entry of a run this provider wrote, or the run's id. */
-  heads: Map<string, StoredCheckpoint | string>;
-}
-
-function push(map: Map<string, FoundCheckpoint[]>, key: string, found: FoundCheckpoint): void {
-  const list = map.get(key);
-  if (list) list.push(found);
-  else map.set(key, [found]);
-}
-
-function stampOf(stats: BigIntStats): string {
-  return `${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
-}
-
-function fileName(found: FoundCheckpoint): string {
-  return basename(found.path);
-}
-
-/** When a directory last changed: the later of its mtime (which can be set back) and its ctime (which cannot). */
-function changedAtNs(stats: BigIntStats): bigint {
-  // biome-ignore lint/complexity/useMathMinMax: Math.max takes no bigint.
-  return stats.ctimeNs > stats.mtimeNs ? stats.ctimeNs : stats.mtimeNs;
-}
-
-/**
- * A file linked to the run that cannot be read, as a candidate: what its name says (its id, its
- * parent, its branch) and a run of its own, so that `planPrune` counts its parent a fork point and
- * keeps it. Its id is not its own: a checkpoint naming it as parent is treated as before (as the
- * child of a checkpoint not found), not as a fork start. It is alone in its run, so never removed.
- */
-function unreadableFork(found: FoundCheckpoint): StoredCheckpoint {
-  return {
-    id: `${unreadablePrefix}${found.id}`,
-    lineageId: `${unreadablePrefix}${found.path}`,
-    parentId: found.parentId,
-    branch: found.branch,
-    createdAt: '',
-  } as StoredCheckpoint;
-}
-
-/** Starts the id and run of {@link unreadableFork}: no id or lineage id stored by a run starts with NUL. */
-const unreadablePrefix = '\u0000unreadable:';
-
-/** True for a candidate made by {@link unreadableFork}. */
-export function isUnreadableFork(candidate: { id: string }): boolean {
-  return candidate.id.startsWith(unreadablePrefix);
-}
-
-/** The ids a prune plan was made from, an unreadable file's by its name (see {@link unreadableFork}). */
-export function plannedIds(candidates: readonly { id: string }[]): Set<string> {
-  return new Set(
-    candidates.map((candidate) =>
-      isUnreadableFork(candidate) ? candidate.id.slice(unreadablePrefix.length) : candidate.id,
-    ),
-  );
-}
-
-/**
- * The candidates a prune of the whole location gives `planPrune`: the checkpoints listed, and the
- * unreadable files that name a parent, as forks of it (see {@link unreadableFork}).
- */
-export function withUnreadableForks(
-  checkpoints: StoredCheckpoint[],
-  unreadable: readonly { id: string; branch: string; parentId?: string | null; reference: string }[],
-): StoredCheckpoint[] {
-  const forks = unreadable.flatMap((file) =>
-    file.parentId == null
-      ? []
-      : [
-          unreadableFork({
-            id: file.id,
-            branch: file.branch,
-            parentId: file.parentId,
-            path: file.reference,
-            directory: '',
-          }),
-        ],
-  );
-  return forks.length === 0 ? checkpoints : [...checkpoints, ...forks];
-}
 
 /**
  * The checkpoints the prune of one run reads (see the module comment), and what it remembers between
@@ -180,8 +78,8 @@ export class LineagePruneView {
   readonly #reader: LocationReader;
   /** Per location: the branch each run wrote to; `null` for a run written to several. */
   readonly #branches = new Map<string, Map<string, string | null>>();
-  /** Per location (least recently pruned first): its directories, by path. */
-  readonly #listings = new Map<string, Map<string, ListedDirectory>>();
+  /** The listings of the most recently pruned locations. */
+  readonly #listings = new DirectoryListings();
 
   constructor(reader: LocationReader) {
     this.#reader = reader;
@@ -207,7 +105,7 @@ export class LineagePruneView {
 
   /** Forgets every listing (the remembered branches stay: they are a few ids). */
   forgetListings(): void {
-    this.#listings.clear();
+    this.#listings.forget();
   }
 
   /**
@@ -219,7 +117,7 @@ export class LineagePruneView {
    */
   async candidates(root: string, lineageId: string, branch: string): Promise<StoredCheckpoint[]> {
     const home = branchDirectory(root, branch);
-    const listings = await this.#list(root, home);
+    const listings = await this.#listings.list(root, home);
     const directories = [...listings.values()];
     const link = directories.flatMap((directory) => directory.links).sort()[0];
     if (link !== undefined) throw symlinkError(root, link);
@@ -268,14 +166,14 @@ export class LineagePruneView {
    * time), as `latest` skips them; a link where a branch or checkpoint could be throws
    * `symlinkError`, as a listing does. `clock`: a directory that changed just before this call (the
    * claim's lock directory), whose ctime is the file system's time, kept with the listings for the
-   * prunes that follow (see {@link #list}).
+   * prunes that follow (see {@link DirectoryListings.list}).
    */
   async newestOf(root: string, lineageId: string, clock: string): Promise<string | null> {
     const standalone = await this.#reader.standalone(root, { lineageId });
     if (standalone !== undefined) return standalone[0]?.id ?? null;
     if (!(await locationExists(root))) return null;
     await sweepTempFilesOnce(root);
-    const directories = [...(await this.#list(root, clock, { everyDirectory: true })).values()];
+    const directories = [...(await this.#listings.list(root, clock, { everyDirectory: true })).values()];
     const link = directories.flatMap((directory) => directory.links).sort()[0];
     if (link !== undefined) throw symlinkError(root, link);
     let newestKnown: FoundCheckpoint | undefined;
@@ -318,7 +216,7 @@ export class LineagePruneView {
     known: ReadonlySet<string>,
   ): Promise<Set<string>> {
     const forked = new Set<string>();
-    for (const listed of (await this.#list(root, branchDirectory(root, branch))).values())
+    for (const listed of (await this.#listings.list(root, branchDirectory(root, branch))).values())
       for (const id of removing)
         if ((listed.byParent.get(id) ?? []).some((child) => !known.has(child.id))) forked.add(id);
     return forked;
@@ -352,117 +250,5 @@ export class LineagePruneView {
       whole || stored.lineageId === lineageId || this.branchOf(root, stored.lineageId) !== undefined;
     listed.heads.set(name, kept ? stored : stored.lineageId);
     return stored;
-  }
-
-  /**
-   * Every directory of the location (the location first), listed again only where it changed since
-   * it was last listed (see the module comment), or every one with `everyDirectory` (a claim: what a
-   * listing knew of a name still there is kept all the same). A missing location has none. `clock`:
-   * a directory that changed just before (the run's branch directory for a prune, which follows a
-   * write there; the lock directory for a claim), whose ctime gives the file system's time (see the
-   * module comment).
-   */
-  async #list(
-    root: string,
-    clock: string,
-    options: { everyDirectory?: boolean } = {},
-  ): Promise<Map<string, ListedDirectory>> {
-    // Read before any directory is listed: a time the file system had reached by then. None (no
-    // such directory yet, or unreadable) trusts no listing.
-    let fileSystemNowNs: bigint | undefined;
-    try {
-      fileSystemNowNs = lstatSync(clock, { bigint: true }).ctimeNs;
-    } catch {
-      fileSystemNowNs = undefined;
-    }
-    const previous = this.#listings.get(root) ?? new Map<string, ListedDirectory>();
-    // Most recently pruned last: the first one is dropped when too many are kept.
-    this.#listings.delete(root);
-    this.#listings.set(root, previous);
-    if (this.#listings.size > keptLocations) this.#listings.delete(this.#listings.keys().next().value!);
-    const current = new Map<string, ListedDirectory>();
-    const visit = async (directory: string, segments: string[]): Promise<void> => {
-      let stats: BigIntStats;
-      try {
-        // The location itself may be a link (it is the directory the user chose); nothing inside it.
-        stats =
-          segments.length === 0
-            ? statSync(directory, { bigint: true })
-            : lstatSync(directory, { bigint: true });
-      } catch (error) {
-        if (errorCode(error) === 'ENOENT' || (errorCode(error) === 'ENOTDIR' && segments.length > 0)) return;
-        throw listFailed(directory, error);
-      }
-      if (!stats.isDirectory()) return;
-      const stamp = stampOf(stats);
-      let listed = previous.get(directory);
-      if (
-        options.everyDirectory === true ||
-        listed === undefined ||
-        !listed.settled ||
-        listed.stamp !== stamp
-      ) {
-        const settled =
-          fileSystemNowNs !== undefined && changedAtNs(stats) < fileSystemNowNs - settledDirectoryNs;
-        const fresh = await this.#read(directory, segments, stamp, settled, listed);
-        if (fresh === undefined) return;
-        listed = fresh;
-      }
-      current.set(directory, listed);
-      for (const name of listed.subdirectories) await visit(join(directory, name), [...segments, name]);
-    };
-    await visit(root, []);
-    this.#listings.set(root, current);
-    return current;
-  }
-
-  /**
-   * Lists one directory; undefined when it is gone. What its last listing (`previous`) knew of a
-   * name still there is kept: a name stands for one checkpoint (its id), so its head does not
-   * change, and a branch listed at each prune (the run's own, maybe beside thousands of files of
-   * other runs) costs little more than the listing itself.
-   */
-  async #read(
-    directory: string,
-    segments: string[],
-    stamp: string,
-    settled: boolean,
-    previous: ListedDirectory | undefined,
-  ): Promise<ListedDirectory | undefined> {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(directory, { withFileTypes: true });
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT' || (errorCode(error) === 'ENOTDIR' && segments.length > 0))
-        return undefined;
-      throw listFailed(directory, error);
-    }
-    const files = new Map<string, FoundCheckpoint>();
-    const unknown: Dirent[] = [];
-    for (const entry of entries) {
-      const known = entry.isFile() ? previous?.files.get(entry.name) : undefined;
-      if (known === undefined) unknown.push(entry);
-      else files.set(entry.name, known);
-    }
-    const { result, subdirectories } = classifyEntries(directory, segments, unknown);
-    for (const found of result.checkpoints) files.set(fileName(found), found);
-    const listed: ListedDirectory = {
-      stamp,
-      settled,
-      subdirectories,
-      links: result.links,
-      files,
-      byId: new Map(),
-      byParent: new Map(),
-      heads: previous?.heads ?? new Map(),
-    };
-    for (const found of files.values()) {
-      push(listed.byId, found.id, found);
-      if (found.parentId !== null) push(listed.byParent, found.parentId, found);
-    }
-    // Heads of names gone are dropped once they outnumber the files, not at each listing.
-    if (listed.heads.size > 2 * files.size + 16)
-      for (const name of listed.heads.keys()) if (!files.has(name)) listed.heads.delete(name);
-    return listed;
   }
 }
