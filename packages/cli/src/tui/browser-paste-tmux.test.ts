@@ -73,9 +73,10 @@ describe.skipIf(!hasTmux)('a paste bigger than one read (tmux)', () => {
     await browser.waitForScreen((current) => current.includes('Edit output of task 1'), 'the editor');
     await browser.send('C-u');
     paste(browser);
-    // The editor follows the cursor: the last pasted line and the empty line after it.
+    // The editor follows the cursor: the last pasted line and the empty line after it (wrapped
+    // between words in the 43 columns of the panel).
     await browser.waitForScreen(
-      (current) => current.includes('Edit output of task 1') && current.includes('crabs and fish'),
+      (current) => current.includes('Edit output of task 1') && current.includes('held crabs and'),
       'the pasted text in the editor',
     );
     await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -6,51 +6,72 @@ import { graphemes, textColumns } from './terminal-columns.js';
 
 // The editor panel: an output, an input, a fork's branch name or a paused flow's answer being typed.
 
+/** A grapheme of the editor as drawn, and whether the cursor is on it. */
+interface DrawnGrapheme {
+  text: string;
+  columns: number;
+  cursor: boolean;
+}
+
 /**
  * The editor's text wrapped to `width` as wrapText wraps it (control characters escaped, whole
- * graphemes, line breaks kept), and where its cursor is drawn: the row, the offset in it and the
- * text of the grapheme under the cursor (one the cursor is inside of too), a space on a line break or
- * after the end. Both come from one walk over the whole text: wrapping the text up to the cursor
- * apart broke a grapheme there (❤ without its selector is one column, ❤️ two) and put the cursor on
- * another row than its character.
+ * graphemes, line breaks kept, rows ending between words, only a word wider than the row cut), and
+ * where its cursor is drawn: the row, the offset in it and the text of the grapheme under the cursor
+ * (one the cursor is inside of too), a space on a line break or after the end. Both come from one
+ * walk over the whole text: wrapping the text up to the cursor apart broke a grapheme there (❤
+ * without its selector is one column, ❤️ two) and put the cursor on another row than its character.
+ * The space a row ends at stays on it, unlike wrapText's: the cursor can be on it.
  */
 function editorRows(
   text: string,
   cursor: number,
   width: number,
 ): { rows: string[]; cursor: { row: number; start: number; text: string } } {
-  const rows: string[] = [];
-  let line = '';
+  const rows: DrawnGrapheme[][] = [];
+  let line: DrawnGrapheme[] = [];
   let used = 0;
   let at = 0;
-  let drawn: { row: number; start: number; text: string } | undefined;
+  let placed = false;
   const add = (shown: string, underCursor: boolean): void => {
     const columns = textColumns(shown);
-    if (used + columns > width && line !== '') {
-      rows.push(line);
-      line = '';
-      used = 0;
+    if (used + columns > width && line.length > 0) {
+      // The word being typed goes on the next row with what of it is on this one (task h2 #4: words
+      // were cut where the row ended); a space that does not fit starts the next row.
+      const space = shown === ' ' ? -1 : line.findLastIndex((part) => part.text === ' ');
+      rows.push(space >= 0 ? line.slice(0, space + 1) : line);
+      line = space >= 0 ? line.slice(space + 1) : [];
+      used = line.reduce((sum, part) => sum + part.columns, 0);
     }
-    if (underCursor) drawn = { row: rows.length, start: line.length, text: shown };
-    line += shown;
+    placed ||= underCursor;
+    line.push({ text: shown, columns, cursor: underCursor });
     used += columns;
   };
   for (const grapheme of graphemes(text)) {
     const size = Array.from(grapheme).length;
-    const underCursor = drawn === undefined && cursor < at + size;
+    const underCursor = !placed && cursor < at + size;
     if (grapheme === '\n') {
       if (underCursor) add(' ', true);
       rows.push(line);
-      line = '';
+      line = [];
       used = 0;
     } else {
       add(printable(grapheme, false), underCursor);
     }
     at += size;
   }
-  if (drawn === undefined) add(' ', true);
+  if (!placed) add(' ', true);
   rows.push(line);
-  return { rows, cursor: drawn ?? { row: rows.length - 1, start: line.length, text: ' ' } };
+  const row = rows.findIndex((parts) => parts.some((part) => part.cursor));
+  const index = rows[row]!.findIndex((part) => part.cursor);
+  const before = rows[row]!.slice(0, index);
+  return {
+    rows: rows.map((parts) => parts.map((part) => part.text).join('')),
+    cursor: {
+      row,
+      start: before.reduce((length, part) => length + part.text.length, 0),
+      text: rows[row]![index]!.text,
+    },
+  };
 }
 
 /**

@@ -101,6 +101,32 @@ describe('the editor cursor on graphemes', () => {
   });
 });
 
+// Task h2 #4: the editor wrapped its text inside words at the panel's edge, as wrapText did.
+describe('the editor wrapping between words', () => {
+  // Every word once: a word cut at a row's end is missing whole from the screen.
+  const answer = Array.from({ length: 30 }, (_, index) => `word${index}`).join(' ');
+
+  async function answerScreen(cursor: number) {
+    const { driver, sample } = await openSample();
+    driver.state = {
+      ...driver.state,
+      run: { mode: 'resume', checkpointId: sample.main[0]!.id, status: 'finished', lines: [] } as never,
+      editor: { target: { kind: 'answer' }, buffer: { text: answer, cursor } },
+    };
+    return renderScreen(driver.state, { width: 80, height: 24, now: Date.now() });
+  }
+
+  it('ends its rows between words, the cursor on its character', async () => {
+    for (const cursor of [0, 77, 78, 79, 150, answer.length]) {
+      const lines = await answerScreen(cursor);
+      const shown = new Set(screenText(lines).split(/\s+/));
+      for (const word of answer.split(' ')) expect(shown, word).toContain(word);
+      const drawn = lines.flatMap((line) => line.filter((segment) => segment.inverse).map((s) => s.text));
+      expect(drawn).toEqual([answer[cursor] ?? ' ']);
+    }
+  });
+});
+
 // wrapText counted an escape character as no column, while the screen shows it escaped (\x1b, four
 // columns): a run output with colour codes was wrapped too wide and its end cut with ~.
 describe('control characters wrapped in a panel', () => {
