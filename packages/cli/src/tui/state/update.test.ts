@@ -202,6 +202,20 @@ describe('browser state machine', () => {
     expect(driver.effects.at(-1)).toMatchObject({ type: 'start-run' });
   });
 
+  // An editor opened by such a read does not save on a later read's line break: the fork's branch
+  // name would confirm the fork (a paid run), an answer would continue the flow.
+  it('keeps a fork opened by keys read together after a saved line from confirming on the next read', async () => {
+    const { sample, driver } = await openBrowser();
+    const target = sample.main.at(-1)!;
+    while (driver.state.selectedKey !== target.id) await driver.press('down');
+    await driver.press('2', 'return', 'TYPED FAST\r', 'jf', 'what-if\r');
+    expect(driver.state.editor?.target).toEqual({ kind: 'branch' });
+    expect(driver.state.editor?.buffer.text).toBe('what-if\n');
+    expect(driver.effects.some((effect) => effect.type === 'start-run')).toBe(false);
+    await driver.press('backspace', 'return');
+    expect(driver.effects.at(-1)).toMatchObject({ type: 'start-run', request: { branch: 'what-if' } });
+  });
+
   describe('bracketed paste', () => {
     // Review r-tui finding 1: the browser turns on bracketed paste; between the terminal's marks every
     // read is text, whatever it ends with.

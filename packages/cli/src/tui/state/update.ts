@@ -109,17 +109,23 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
   const characters = Array.from(press.input);
   if (press.name !== undefined || press.ctrl || characters.length < 2)
     return keyPress(state.pasteMayGoOn ? { ...state, pasteMayGoOn: false } : state, press, true);
-  if (state.editor) return keyPress(state, press, true);
   // Only a line break makes a read pasted text: keys read together without one (`jj`, a held key)
   // are never dropped, also right after an editor saved on a line read with text (pasteMayGoOn).
+  // Still, such a read may be the end of a paste cut into reads: it neither quits (the edits are in
+  // memory only) nor confirms a resume or fork (a paid run); both wait for a key read alone. Nor does
+  // an editor it opened save on a later read's line break (an answer runs the flow, a branch name
+  // confirms the fork): that read is text.
   const guessing = !state.bracketsPastes;
+  const cautious = guessing && state.pasteMayGoOn === true;
+  if (state.editor) {
+    if (cautious && state.run?.status !== 'running')
+      return done({ ...state, editor: { ...state.editor, buffer: pasteText(state.editor.buffer, press) } });
+    return keyPress(state, press, true);
+  }
   const lineBreakInside = /[\r\n]/.test(press.input.slice(0, -1));
   const lineBreak = /[\r\n]/.test(press.input);
   const mayBePaste = guessing && (lineBreakInside || (state.pasteMayGoOn === true && lineBreak));
   if (mayBePaste && state.run?.status !== 'running') return done({ ...state, message: PASTE_DROPPED });
-  // Still, such a read may be the end of a paste cut into reads: it neither quits (the edits are in
-  // memory only) nor confirms a resume or fork (a paid run); both wait for a key read alone.
-  const cautious = guessing && state.pasteMayGoOn === true;
   let current = state;
   const effects: Effect[] = [];
   for (const [index, character] of characters.entries()) {
