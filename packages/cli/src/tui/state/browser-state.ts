@@ -124,7 +124,7 @@ export interface BrowserState {
    * bracketed paste: that may have been a line break of a paste cut into reads, whose next reads are
    * then the rest of it. Until a key is read on its own, reads of several characters with a line
    * break are dropped, not taken as keys (they could save, open or confirm), and reads without one are
-   * keys that neither quit nor confirm a resume or fork, and an editor they open takes the reads
+   * keys that neither quit, undo an edit nor confirm a resume or fork, and an editor they open takes the reads
    * after them as text (no save, which would run an answer or confirm a fork): `kk` typed fast after
    * a line and its Enter were dropped on a terminal that had not marked a paste yet (task h2 #3).
    */

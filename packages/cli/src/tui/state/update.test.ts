@@ -189,8 +189,9 @@ describe('browser state machine', () => {
     await driver.press('kk');
     expect(driver.state.message ?? '').not.toMatch(/dropped/);
     expect(driver.state.detailCursor).toBe(cursor - 2);
-    // What may be the rest of a paste: no quit, no confirmation, and a line break is not keys.
-    await driver.press('jq', 'ey', 'more\r');
+    // What may be the rest of a paste: no quit, no undo, no confirmation, and a line break is not keys.
+    await driver.press('jj', 'uu', 'kq', 'ey', 'more\r');
+    expect(driver.state.edits[target.id]?.outputs[cursor]).toMatch(/TYPED FAST$/);
     expect(driver.effects.some((effect) => effect.type === 'exit' || effect.type === 'start-run')).toBe(
       false,
     );

@@ -111,8 +111,9 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
     return keyPress(state.pasteMayGoOn ? { ...state, pasteMayGoOn: false } : state, press, true);
   // Only a line break makes a read pasted text: keys read together without one (`jj`, a held key)
   // are never dropped, also right after an editor saved on a line read with text (pasteMayGoOn).
-  // Still, such a read may be the end of a paste cut into reads: it neither quits (the edits are in
-  // memory only) nor confirms a resume or fork (a paid run); both wait for a key read alone. Nor does
+  // Still, such a read may be the end of a paste cut into reads: it neither quits nor undoes an edit
+  // (the edits are in memory only) nor confirms a resume or fork (a paid run); those wait for a key
+  // read alone. Nor does
   // an editor it opened save on a later read's line break (an answer runs the flow, a branch name
   // confirms the fork): that read is text.
   const guessing = !state.bracketsPastes;
@@ -135,7 +136,10 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
     const irreversible =
       !current.editor &&
       ((current.confirm !== undefined && !confirms && confirming(single)) ||
-        (cautious && current.confirm === undefined && current.run === undefined && single.input === 'q'));
+        (cautious &&
+          current.confirm === undefined &&
+          current.run === undefined &&
+          (single.input === 'q' || single.input === 'u')));
     const next = irreversible
       ? done(current)
       : keyPress(current, single, current.confirm === undefined || confirms);
