@@ -100,6 +100,15 @@ function buildGraph(flowClass: FlowClass, flowName: string): FlowGraph {
   for (const node of nodes.values()) {
     if (!node.trigger) continue;
     for (const name of conditionNames(node.trigger)) {
+      // Every completion of a method fires the listeners of its name: listening to its own name (a
+      // route label spelled like the method, say) runs it again after each run, paid calls and all,
+      // until maxMethodCalls stops the flow.
+      if (name === node.name) {
+        throw flowError(
+          'invalid_config',
+          `flow "${flowName}": method "${node.name}" listens to ${describeCondition(node.trigger)}, which names the method itself: each of its completions would run it again, until maxMethodCalls stops the flow; give the method or the route label it listens to another name`,
+        );
+      }
       if (!nodes.has(name) && !hasRouter) {
         throw flowError(
           'invalid_config',

@@ -309,6 +309,28 @@ describe('Flow definition errors', () => {
     await expect(new Typo({ bus: new EventBus() }).kickoff()).rejects.toThrow(/"begni" is not a flow method/);
   });
 
+  it('refuses a method that listens to its own name before running anything (it would run again after each run)', async () => {
+    let runs = 0;
+    class Parity extends Flow<{ n: number }> {
+      initialState = { n: 2 };
+      @start() count() {
+        runs += 1;
+      }
+      @router('count') choose() {
+        return this.state.n % 2 === 0 ? 'even' : 'odd';
+      }
+      // Meant for the route label; its own completions fired it again, 100 paid runs.
+      @listen(or('even', 'odd')) even() {
+        runs += 1;
+      }
+    }
+    const refused = await new Parity({ bus: new EventBus() }).kickoff().catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'invalid_config' });
+    expect(String(refused)).toContain('method "even" listens to');
+    expect(String(refused)).toContain('names the method itself');
+    expect(runs).toBe(0);
+  });
+
   it('requires a start method', async () => {
     class NoStart extends Flow {
       @listen('x') next() {
