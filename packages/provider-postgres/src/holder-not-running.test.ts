@@ -9,6 +9,7 @@ import { CrewlineError } from '@crewline/events';
 import { growingRun, nextWrites } from '@crewline/provider-testkit/fixtures';
 import { expect, it } from 'vitest';
 import { PostgresProvider } from './postgres-provider.js';
+import { runScript } from './test-support/child-processes.js';
 import { describeWithPostgres, useTemporaryLocations } from './test-support/test-server.js';
 
 const temporary = useTemporaryLocations();
@@ -21,14 +22,24 @@ function endedPid(): number {
   return Number(child.stdout);
 }
 
-/** Claims the head of a fresh run for `holder`, then claims it as another owner and returns the refusal. */
+/**
+ * Claims the head of a fresh run for `holder` in a child process (a lease of this process is said to
+ * be one, see holder-this-process.test.ts), then claims it as another owner and returns the refusal.
+ */
 async function refusalOfHeldBy(holder: string): Promise<CrewlineError> {
   const provider = temporary.track(new PostgresProvider({ poolSize: 2 }));
-  const location = provider.resolveLocation(temporary.location());
+  const given = temporary.location();
+  const location = provider.resolveLocation(given);
   const [root] = nextWrites(growingRun({ tasks: 2, outputBytes: 50 }), 1);
   await provider.write(location, root!);
   const claim = { lineageId: root!.metadata.lineageId, checkpointId: root!.metadata.id, ttlMs: 30_000 };
-  await provider.claimLease(location, { ...claim, owner: randomUUID(), holder });
+  const child = await runScript('./lease-claim-process.ts', [
+    given,
+    claim.lineageId,
+    claim.checkpointId,
+    holder,
+  ]);
+  expect(child.code, child.stderr).toBe(0);
   const refusal = await provider
     .claimLease(location, { ...claim, owner: randomUUID(), holder: 'the second claimer' })
     .then(

@@ -1,8 +1,10 @@
+import type { CrewlineError } from '@crewline/events';
 import type { Lease, LeaseRequest, LeaseToken } from '@crewline/runtime-state';
 import { type LeaseState, leaseHeldByOther, leaseLost, notTheHead } from '@crewline/runtime-state/internal';
 import type pg from 'pg';
 import { component } from './errors.js';
 import { heldByNotRunningHere, holderPidNotRunningHere } from './holder-not-running.js';
+import { forgetHeldLease, ownersHeldFor, rememberHeldLease } from './leases-of-this-process.js';
 import type { SchemaHandle } from './schema-handle.js';
 
 interface ClaimRow {
@@ -48,23 +50,67 @@ export async function claimLease(
   request: LeaseRequest,
 ): Promise<Lease> {
   const { lineageId, owner, holder, checkpointId, ttlMs } = request;
+  const timeoutMs = Math.max(otherQueryTimeoutMs, Math.floor(ttlMs / 4));
   const { rows } = await client.query<ClaimRow>(
-    timedQuery(
-      handle.sql.claim,
-      [lineageId, owner, holder, checkpointId, ttlMs],
-      Math.max(otherQueryTimeoutMs, Math.floor(ttlMs / 4)),
-    ),
+    timedQuery(handle.sql.claim, [lineageId, owner, holder, checkpointId, ttlMs], timeoutMs),
   );
   const row = rows[0]!;
-  if (row.o_status === 'held') {
-    const held = row.o_holder ?? 'another process';
-    const left = row.o_left_ms ?? 1;
-    const refusal = leaseHeldByOther(component, lineageId, held, left);
-    const pid = holderPidNotRunningHere(held);
-    throw pid === undefined ? refusal : heldByNotRunningHere(refusal, lineageId, held, left, pid);
+  if (row.o_status !== 'granted') {
+    // Not granted: a holder whose claim made again is refused has lost its lease (the runtime stops
+    // its run and releases nothing), so it is no longer one this process is said to hold.
+    forgetHeldLease(handle.location, lineageId, owner);
+    if (row.o_status === 'held') throw await heldRefusal(client, handle, lineageId, row, timeoutMs);
+    throw notTheHead(component, lineageId, checkpointId, row.o_head);
   }
-  if (row.o_status === 'moved') throw notTheHead(component, lineageId, checkpointId, row.o_head);
+  rememberHeldLease(handle.location, lineageId, owner, holder);
   return { lineageId, owner, holder, expiresAt: row.o_expires_at!.toISOString() };
+}
+
+/**
+ * The refusal of a claim while `row`'s holder has an unexpired lease. Held by this very process (a
+ * second kickoff of one state in one program, a resume of a checkpoint it still runs), it says so as
+ * SQLite's does (`details.holderRunsHere`: a flow's kickoff then names the holder "(this process)");
+ * held by a pid of this host name that is not running here, it says that.
+ */
+async function heldRefusal(
+  client: pg.PoolClient,
+  handle: SchemaHandle,
+  lineageId: string,
+  row: ClaimRow,
+  timeoutMs: number,
+): Promise<CrewlineError> {
+  const held = row.o_holder ?? 'another process';
+  const left = row.o_left_ms ?? 1;
+  if (row.o_holder !== null && (await heldByThisProcess(client, handle, lineageId, row.o_holder, timeoutMs)))
+    return leaseHeldByOther(component, lineageId, held, left, true);
+  const refusal = leaseHeldByOther(component, lineageId, held, left);
+  const pid = holderPidNotRunningHere(held);
+  return pid === undefined ? refusal : heldByNotRunningHere(refusal, lineageId, held, left, pid);
+}
+
+/**
+ * Whether the lease `holder` has on `lineageId` is one this process holds: one of its claims was
+ * granted it for that holder, and the lease row's owner is still that claim's token. The holder's
+ * text alone would not do (a container with the same host name may run the same pid), nor would the
+ * grant alone: a lease of this process may have run out since and been claimed by such a one. Asked
+ * only when this process was granted the lineage for that holder, so other refusals cost no query.
+ */
+async function heldByThisProcess(
+  client: pg.PoolClient,
+  handle: SchemaHandle,
+  lineageId: string,
+  holder: string,
+  timeoutMs: number,
+): Promise<boolean> {
+  const owners = ownersHeldFor(handle.location, lineageId, holder);
+  if (owners.length === 0) return false;
+  const { rows } = await client.query<{ owner: string }>(
+    timedQuery(`SELECT owner FROM ${handle.quoted}.leases WHERE lineage_id = $1`, [lineageId], timeoutMs),
+  );
+  const owner = rows[0]?.owner;
+  // A lease row has one owner: the other tokens lost their lease (it ran out and was taken over).
+  for (const lost of owners) if (lost !== owner) forgetHeldLease(handle.location, lineageId, lost);
+  return owner !== undefined && owners.includes(owner);
 }
 
 /**
@@ -90,6 +136,7 @@ export async function renewLease(
   const row = renewed.rows[0];
   if (row !== undefined)
     return { lineageId, owner, holder: row.holder, expiresAt: row.expires_at.toISOString() };
+  forgetHeldLease(handle.location, lineageId, owner);
   throw leaseLost(
     component,
     lineageId,
@@ -125,6 +172,8 @@ export async function releaseLease(
   handle: SchemaHandle,
   token: LeaseToken,
 ): Promise<void> {
+  // Given up from now on, whether the row is removed or left to run out (a release that fails).
+  forgetHeldLease(handle.location, token.lineageId, token.owner);
   await client.query(
     timedQuery(
       `DELETE FROM ${handle.quoted}.leases WHERE lineage_id = $1 AND owner = $2`,
