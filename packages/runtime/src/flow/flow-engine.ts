@@ -345,19 +345,28 @@ export class FlowEngine<State extends object> {
       refuseMissingMethods(flowName, graph, this.execution, graph.persisted ? this.stateId : undefined);
       // State changes made by an execution that did not complete are dropped: it runs again.
       this.rollbackState();
+      // A credential the checkpoint stored as [REDACTED] that the inputs do not give again: the
+      // methods left to run would read that text as the value (send it as a key, write it).
+      // Refused before the run claims, writes or runs anything. A finished flow runs nothing. The
+      // state of record is scanned as stored, before the inputs are merged (see redactedStatePaths).
+      const nothingLeft = this.execution.status === 'completed' && this.execution.pending.length === 0;
+      const redacted =
+        nothingLeft && restore?.rerunFrom === undefined
+          ? []
+          : redactedStatePaths(this.execution.committedState, otherInputs);
+      if (redacted.length > 0) {
+        const from = restore?.loaded ?? (joinedRestored ? active?.restored : undefined);
+        throw redactedStateError({
+          flowName,
+          checkpointId: from?.document.metadata.id,
+          paths: redacted,
+          reach: active !== undefined ? 'nested' : byStateId ? 'stateId' : 'checkpoint',
+        });
+      }
       if (Object.keys(otherInputs).length > 0) {
         savedRecord = this.execution.committedState;
         mergesInputs = true;
         this.replaceState([this.state, otherInputs]);
-      }
-      // A credential the checkpoint stored as [REDACTED] and the inputs did not give again: the
-      // methods left to run would read that text as the value (send it as a key, write it).
-      // Refused before the run claims, writes or runs anything. A finished flow runs nothing.
-      const nothingLeft = this.execution.status === 'completed' && this.execution.pending.length === 0;
-      const redacted = nothingLeft && restore?.rerunFrom === undefined ? [] : redactedStatePaths(this.state);
-      if (redacted.length > 0) {
-        const from = restore?.loaded ?? (joinedRestored ? active?.restored : undefined);
-        throw redactedStateError({ flowName, checkpointId: from?.document.metadata.id, paths: redacted });
       }
       if (plan.answer !== undefined) {
         const paused = firstPaused(this.execution);

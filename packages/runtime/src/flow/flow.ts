@@ -369,7 +369,7 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       const record = this.#engine.execution.committedState;
       const held = record && decodeValue(record, this.#engine.valueCodec);
       this.#engine.hydrate(findEntitySnapshot(loaded, this.#restoreSubject()));
-      fillRedactedState(this.#engine.state, held);
+      fillRedactedState(this.#engine.state, this.#engine.execution.committedState, held);
       this.#pendingRestore = { loaded };
     }
     return this.#start({

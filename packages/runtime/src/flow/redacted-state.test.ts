@@ -362,15 +362,33 @@ describe('continueFromCheckpoint (the CLI, the terminal UI, the explorer) of suc
 });
 
 describe('redactedStatePaths', () => {
-  it('names fields holding the marker, in records and arrays, never id or text that only contains it', () => {
-    expect(
-      redactedStatePaths({
-        id: REDACTED,
-        apiKey: REDACTED,
-        note: `key ${REDACTED} refused`,
-        database: { password: REDACTED, host: 'h' },
-        tokens: ['a', REDACTED],
-      }),
-    ).toEqual(['apiKey', 'database.password', 'tokens[1]']);
+  it('names fields holding the marker under a credential name, in records and arrays, never other text', () => {
+    const json = {
+      id: REDACTED,
+      mask: REDACTED,
+      apiKey: REDACTED,
+      note: `key ${REDACTED} refused`,
+      database: { password: REDACTED, host: 'h' },
+      tokens: ['a', REDACTED],
+      credentials: { github: REDACTED },
+    };
+    expect(redactedStatePaths({ json })).toEqual([
+      'apiKey',
+      'database.password',
+      'tokens[1]',
+      'credentials.github',
+    ]);
+  });
+
+  it('leaves out the top-level fields the inputs give, but not one given as the marker itself', () => {
+    const json = { apiKey: REDACTED, database: { password: REDACTED } };
+    expect(redactedStatePaths({ json }, { apiKey: 'k', database: { password: 'p' } })).toEqual([]);
+    expect(redactedStatePaths({ json }, { apiKey: REDACTED, database: { password: 'p' } })).toEqual([
+      'apiKey',
+    ]);
+    expect(redactedStatePaths({ json }, { database: { password: REDACTED } })).toEqual([
+      'apiKey',
+      'database.password',
+    ]);
   });
 });

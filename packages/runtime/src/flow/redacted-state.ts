@@ -1,5 +1,5 @@
-import { type CrewlineError, REDACTED } from '@crewline/events';
-import type { CheckpointDocument } from '@crewline/runtime-state';
+import { type CrewlineError, isSecretKey, REDACTED } from '@crewline/events';
+import type { CheckpointDocument, EncodedValue } from '@crewline/runtime-state';
 import { parseFlowData } from '@crewline/runtime-state/internal';
 import { flowError } from './errors.js';
 
@@ -7,42 +7,68 @@ import { flowError } from './errors.js';
 const MAX_DEPTH = 32;
 
 /**
- * The paths of the fields of a flow state that hold `[REDACTED]` (`apiKey`, `database.password`,
- * `tokens[1]`): a checkpoint stores a credential-named field, or a value that was a credential, as
- * that text, and a restored state gets it back as the field's value. Plain records and arrays are
- * looked into, as redaction walks them; `id` is never a credential. A string that merely contains
- * the marker (free text redacted by pattern) is no field to ask for again.
+ * The paths (`apiKey`, `database.password`, `tokens[1]`) at which `value` holds `[REDACTED]` where
+ * redaction put it: under a credential-named key (`isSecretKey`, the rule redaction replaces a
+ * field's value by; it covers everything below such a key). The same text under any other key was
+ * not written by redaction (a scrubber's mask, a log line) and is the value itself; nor is a string
+ * that merely contains the marker. Every object is looked into by its own keys: an encoded state
+ * holds a registered class instance as a plain record, and so does redaction.
  */
-export function redactedStatePaths(state: unknown): string[] {
+function redactedPaths(value: unknown): string[] {
   const found: string[] = [];
-  collect(state, '', found, new Set(), 0);
-  return found.filter((path) => path !== 'id');
+  collect(value, '', false, found, new Set(), 0);
+  return found;
 }
 
-function collect(value: unknown, path: string, found: string[], seen: Set<object>, depth: number): void {
+function collect(
+  value: unknown,
+  path: string,
+  underSecretKey: boolean,
+  found: string[],
+  seen: Set<object>,
+  depth: number,
+): void {
   if (value === REDACTED) {
-    found.push(path);
+    if (underSecretKey) found.push(path);
     return;
   }
   if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return;
   seen.add(value);
   if (Array.isArray(value)) {
     value.forEach((item, index) => {
-      collect(item, `${path}[${index}]`, found, seen, depth + 1);
+      collect(item, `${path}[${index}]`, underSecretKey, found, seen, depth + 1);
     });
     return;
   }
-  const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) return;
   for (const key of Object.keys(value)) {
     collect(
       (value as Record<string, unknown>)[key],
       path === '' ? key : `${path}.${key}`,
+      underSecretKey || isSecretKey(key),
       found,
       seen,
       depth + 1,
     );
   }
+}
+
+/**
+ * The one rule of which restored flow state fields are still `[REDACTED]` once `inputs` are merged
+ * into the state (top-level field by field, as a continuation merges them): the fields of `state`,
+ * the encoded state of record a checkpoint stored (see {@link redactedPaths}), that the inputs do not
+ * give, and the fields the inputs give as `[REDACTED]` themselves (the checkpoint's text sent back,
+ * as a client that resends every saved input does). The state is scanned before the merge, in the
+ * form the checkpoint stored it: an input is a value, whatever its text.
+ */
+export function redactedStatePaths(
+  state: EncodedValue | null | undefined,
+  inputs: Readonly<Record<string, unknown>> = {},
+): string[] {
+  const sentBack = redactedPaths(inputs);
+  const sentBackFields = new Set(sentBack.map(topField));
+  const given = new Set(Object.keys(inputs).filter((key) => !sentBackFields.has(key)));
+  const kept = state ? redactedPaths(state.json).filter((path) => !given.has(topField(path))) : [];
+  return [...new Set([...kept, ...sentBack])];
 }
 
 /** The top-level state field a path is in: what an input replaces (`database` for `database.password`). */
@@ -52,15 +78,19 @@ function topField(path: string): string {
 }
 
 /**
- * Puts back into `state` (a flow state just read back from the checkpoint its own run wrote) the
- * values `source` (the state this object held when it wrote it) has where the checkpoint stored
- * `[REDACTED]`: the run that paused still holds them, and a resume in the same process needs no one
- * to give them again. Only a field whose value in `source` is not the marker itself is put back.
+ * Puts back into `state` (a flow state just read back from the checkpoint its own run wrote, whose
+ * encoded state of record is `stored`) the values `source` (the state this object held when it
+ * wrote it) has where the checkpoint stored `[REDACTED]`: the run that paused still holds them, and
+ * a resume in the same process needs no one to give them again.
  */
-export function fillRedactedState(state: Record<string, unknown>, source: unknown): void {
-  for (const path of redactedStatePaths(state)) {
+export function fillRedactedState(
+  state: Record<string, unknown>,
+  stored: EncodedValue | null | undefined,
+  source: unknown,
+): void {
+  for (const path of redactedStatePaths(stored)) {
     const value = valueAt(source, path);
-    if (value.found && value.value !== REDACTED) setAt(state, path, value.value);
+    if (value.found) setAt(state, path, value.value);
   }
 }
 
@@ -83,9 +113,21 @@ function valueAt(root: unknown, path: string): { found: boolean; value?: unknown
 function setAt(root: Record<string, unknown>, path: string, value: unknown): void {
   const all = steps(path);
   let current: unknown = root;
-  for (const step of all.slice(0, -1)) current = (current as Record<string | number, unknown>)[step];
-  (current as Record<string | number, unknown>)[all.at(-1)!] = value;
+  for (const step of all.slice(0, -1)) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, step)) return;
+    current = (current as Record<string | number, unknown>)[step];
+  }
+  if (current !== null && typeof current === 'object')
+    (current as Record<string | number, unknown>)[all.at(-1)!] = value;
 }
+
+/**
+ * How the refused continuation reaches the state, for the remedy the refusal gives: `checkpoint`
+ * (a resume or fork of a checkpoint: its inputs), `stateId` (a kickoff of a persisted state by its
+ * id: the kickoff's inputs, next to the id), `nested` (a flow kicked off in a method of another
+ * flow: only the inputs that method gives it reach its state).
+ */
+export type RedactedStateReach = 'checkpoint' | 'stateId' | 'nested';
 
 /** What a refusal of a restored state holding `[REDACTED]` says it about. */
 export interface RedactedStateRefusal {
@@ -94,58 +136,75 @@ export interface RedactedStateRefusal {
   checkpointId?: string | undefined;
   /** The fields, as {@link redactedStatePaths} names them. */
   paths: readonly string[];
+  /** How the continuation reaches the state (default: `checkpoint`). */
+  reach?: RedactedStateReach;
 }
 
 /**
  * The refusal of a continuation whose restored state holds `[REDACTED]` where the run had a
- * credential: an `invalid_argument` error naming each field (never a value) and how to pass it
- * again as an input of the resume or fork (inputs are merged into the state, top-level field by
- * field). `details.redactedState` lists the field paths, `details.inputs` the inputs to pass.
+ * credential: an `invalid_argument` error naming each field (never a value) and how to give it
+ * again. `details.redactedState` lists the field paths, `details.inputs` the inputs to pass.
  */
-export function redactedStateError({ flowName, checkpointId, paths }: RedactedStateRefusal): CrewlineError {
+export function redactedStateError({
+  flowName,
+  checkpointId,
+  paths,
+  reach = 'checkpoint',
+}: RedactedStateRefusal): CrewlineError {
   const inputs = [...new Set(paths.map(topField))];
   const one = paths.length === 1;
-  const named = paths.map((path) => `"${path}"`).join(', ');
+  const it = one ? 'it' : 'them';
+  const named = `state ${one ? 'field' : 'fields'} ${paths.map((path) => `"${path}"`).join(', ')} ${one ? 'is' : 'are'}`;
   const nested = inputs.filter((input) => !paths.includes(input));
-  const inCode = `inputs: { ${inputs.map((input) => `${input}: …`).join(', ')} }`;
-  // `<value>`, not `…`: redaction takes what follows `apiKey=` in a message for a credential. A
-  // nested field is given with its whole top-level field, as JSON on the command line.
-  const onCommandLine = inputs
-    .map((input) => (nested.includes(input) ? `--input ${input}:=<json>` : `--input ${input}=<value>`))
-    .join(' ');
+  const given = inputs.map((input) => `${input}: …`).join(', ');
+  // An input replaces the whole top-level field: a nested field comes with it, as JSON on the
+  // command line. `<value>`, not `…`: redaction takes what follows `apiKey=` for a credential.
   const whole =
     nested.length === 0
       ? ''
-      : ` (an input replaces the whole top-level field: give ${nested.map((input) => `"${input}"`).join(', ')} with every field ${nested.length === 1 ? 'it holds' : 'they hold'})`;
+      : ` (an input replaces a whole field: give ${nested.map((input) => `"${input}"`).join(', ')} with every field ${nested.length === 1 ? 'it holds' : 'they hold'})`;
+  const onCommandLine = inputs
+    .map((input) => (nested.includes(input) ? `--input ${input}:=<json>` : `--input ${input}=<value>`))
+    .join(' ');
+  const remedy: Record<RedactedStateReach, string> = {
+    checkpoint: `give ${it} again${whole}: inputs: { ${given} } (kickoff, resume or continueFromCheckpoint), ${onCommandLine} (crewline checkpoint resume or fork)`,
+    stateId: `give ${it} again with the state id${whole}: kickoff({ inputs: { id, ${given} } })`,
+    nested: `${one ? 'its value' : 'their values'} must come from the method that kicks this flow off, in its kickoff inputs${whole} (kickoff({ inputs: { ${given} } })): --input and a continuation's inputs reach only the outermost flow`,
+  };
   const from = checkpointId === undefined ? '' : `checkpoint ${checkpointId}: `;
   return flowError(
     'invalid_argument',
-    `${from}flow "${flowName}": state ${one ? 'field' : 'fields'} ${named} ${one ? 'is' : 'are'} stored as ${REDACTED} (checkpoints never hold a credential) and methods that have not completed may read ${one ? 'it' : 'them'}: continued without ${one ? 'it' : 'them'}, they would get the text ${REDACTED}; pass ${one ? 'it' : 'them'} again as ${inputs.length === 1 ? 'an input' : 'inputs'} of the resume or fork, which ${inputs.length === 1 ? 'is' : 'are'} merged into the state${whole}: kickoff({ fromCheckpoint, ${inCode} }), resume(answer, { ${inCode} }) or continueFromCheckpoint({ …, ${inCode} }) in code, ${onCommandLine} with crewline checkpoint resume or fork`,
+    `${from}flow "${flowName}"${reach === 'nested' ? " (kicked off in another flow's method)" : ''}: ${named} stored as ${REDACTED} and a method left to run may read ${it}; ${remedy[reach]}`,
     { details: { redactedState: [...paths], inputs } },
   );
 }
 
 /**
- * Refuses, before anything runs, a continuation of `document` whose flow (its owner) has methods
- * left to run and a saved state holding `[REDACTED]` in a field that `inputs` (merged into the state
- * top-level field by field) do not give again (see {@link redactedStateError}). The flow checks this
- * again as it starts, whatever way it is continued; this is for callers that check a continuation
- * before saying anything about it (the CLI, `checkContinuation`).
+ * Refuses, before anything runs, a continuation of `document` in which a flow with methods left to
+ * run has a saved state still holding `[REDACTED]` once `inputs` are merged (see
+ * {@link redactedStatePaths} and {@link redactedStateError}): the owner's, and each nested flow's
+ * (kicked off in a flow's method). `inputs` reach only the owner; a nested flow gets what the method
+ * that kicks it off gives, which cannot be known here: its fields that `inputs` name are left to the
+ * flow's own check as it starts (that method may hand them on), the others are refused now. The flow
+ * checks again as it starts, whatever way it is continued; this is for callers that check a
+ * continuation before saying anything about it (the CLI, `checkContinuation`).
  */
 export function refuseRedactedStateInDocument(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): void {
-  const owner = document.entities[0];
-  if (owner?.kind !== 'flow') return;
-  const { execution, flowName } = parseFlowData(owner);
-  // A finished flow runs no method: its resume gives its output back.
-  if (execution.status === 'completed' && execution.pending.length === 0) return;
-  if (execution.committedState === null) return;
-  const given = new Set(Object.keys(inputs ?? {}));
-  const paths = redactedStatePaths(execution.committedState.json).filter(
-    (path) => !given.has(topField(path)),
-  );
-  if (paths.length === 0) return;
-  throw redactedStateError({ flowName, checkpointId: document.metadata.id, paths });
+  document.entities.forEach((entity, index) => {
+    if (entity.kind !== 'flow') return;
+    const { execution, flowName } = parseFlowData(entity);
+    // A finished flow runs no method: its resume gives its output back.
+    if (execution.status === 'completed' && execution.pending.length === 0) return;
+    const paths = redactedStatePaths(execution.committedState, inputs);
+    if (paths.length === 0) return;
+    throw redactedStateError({
+      flowName,
+      checkpointId: document.metadata.id,
+      paths,
+      reach: index === 0 ? 'checkpoint' : 'nested',
+    });
+  });
 }
