@@ -1,5 +1,5 @@
 import type { CheckpointEventType } from '@crewline/events';
-import { type BaseEvent, CrewlineError, EventBus } from '@crewline/events';
+import { type BaseEvent, CrewlineError, EventBus, REDACTED } from '@crewline/events';
 import type { Flow, FlowResult } from '@crewline/runtime';
 import type { CheckpointConfigInput, CheckpointProvider, RuntimeState } from '@crewline/runtime-state';
 import { workerError } from './errors.js';
@@ -241,23 +241,49 @@ async function prepare(
   // Registered as a Flow subclass (RunRegistry checks it is a class; the runtime checks the rest).
   const FlowClass = entry.build as unknown as typeof Flow;
   const abortSignal = tracker.controller.signal;
-  if (options.restoreFrom !== undefined && options.humanInput !== undefined) {
-    // The run paused for a person and was resumed with the answer: the flow continues the pause's
-    // checkpoint with it (the method that asked runs again and gets the answer from its ask()).
-    // Loaded when the attempt starts, so a store that is briefly away is a retryable failure.
+  if (options.restoreFrom !== undefined) {
+    // A continuation: a retry after a crash, a hand-back or a lost lease, or the answer of a person
+    // to a paused run (the method that asked runs again and gets it from its ask()). Loaded when the
+    // attempt starts, so a store that is briefly away is a retryable failure.
     const answer = options.humanInput;
     return async () => {
       const flow = await FlowClass.fromCheckpoint(checkpoint as CheckpointConfigInput, { bus });
-      return flow.resume(answer, { abortSignal });
+      const inputs = redactedInputsOf(flow.state, context.inputs);
+      return answer === undefined
+        ? flow.kickoff({ inputs, abortSignal })
+        : flow.resume(answer, { inputs, abortSignal });
     };
   }
   const flow = new FlowClass({ bus });
-  return () =>
-    flow.kickoff({
-      ...(options.restoreFrom ? {} : { inputs: context.inputs }),
-      fromCheckpoint: checkpoint,
-      abortSignal,
-    });
+  return () => flow.kickoff({ inputs: context.inputs, fromCheckpoint: checkpoint, abortSignal });
+}
+
+/**
+ * The run's inputs a continued flow is given again: those whose field the restored state holds as
+ * `[REDACTED]` (a credential the checkpoint did not store, which the flow refuses to run without and
+ * the queue holds). Only those: every other input was merged into the state at the first attempt,
+ * and merging it again would undo what completed methods made of it (a count raised back to its
+ * starting value).
+ */
+function redactedInputsOf(
+  state: unknown,
+  inputs: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const given: Record<string, unknown> = {};
+  const restored = state as Record<string, unknown>;
+  for (const key of Object.keys(inputs)) {
+    if (Object.hasOwn(restored, key) && holdsRedacted(restored[key], new Set(), 0)) given[key] = inputs[key];
+  }
+  return given;
+}
+
+/** Whether `value` is `[REDACTED]` or holds it, as a field or item at any depth (up to redaction's). */
+function holdsRedacted(value: unknown, seen: Set<object>, depth: number): boolean {
+  if (value === REDACTED) return true;
+  if (value === null || typeof value !== 'object' || depth >= 32 || seen.has(value)) return false;
+  seen.add(value);
+  const items = Array.isArray(value) ? value : Object.values(value);
+  return items.some((item) => holdsRedacted(item, seen, depth + 1));
 }
 
 /** The pause of a flow result that stopped to ask a person, if it did. */
