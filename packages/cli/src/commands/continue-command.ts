@@ -10,6 +10,7 @@ import { usageError } from '../core/cli-error.js';
 import { commandName } from '../core/command-name.js';
 import { planContinuation } from '../core/continuation-plan.js';
 import { continueRun } from '../core/continue-run.js';
+import { continuedInputs } from '../core/continued-inputs.js';
 import { continuedSinceReadInWords } from '../core/continued-since-read.js';
 import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
@@ -111,7 +112,7 @@ export async function runContinueCommand(
     mode === 'resume' && readAsLatestFrom(positionals[0], context.cwd, values.location, loaded);
   const taskOutputs = parseTaskOutputs(values['set-output'], view);
   const { metadata } = loaded.document;
-  const inputs = inputChanges ? { ...view.inputs, ...inputChanges } : undefined;
+  const inputs = continuedInputs(view, inputChanges);
   refuseAnswerNotAwaited(values.answer, view);
   // Refused before the heading: no "Forking ..." line for a fork that does not happen.
   checkBeforeRunning(loaded.document, {

@@ -13,6 +13,7 @@ import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import { cliError, usageError } from '../core/cli-error.js';
 import { continueRun, type WrittenCheckpoint } from '../core/continue-run.js';
+import { continuedInputs } from '../core/continued-inputs.js';
 import { continuedSinceReadInWords } from '../core/continued-since-read.js';
 import { type DocumentView, primaryEntity, viewDocument } from '../core/document-view.js';
 import { entityLabel } from '../core/entity-label.js';
@@ -323,7 +324,7 @@ export class ExplorerRuns {
     const reference = await this.#options.reference(request.checkpoint);
     const document = await readDocument(this.#options.provider, this.#options.location, request.checkpoint);
     const view = viewDocument(document);
-    const inputChanges = parseAssignments('--input', request.inputs);
+    const inputs = continuedInputs(view, parseAssignments('--input', request.inputs));
     const taskOutputs = parseTaskOutputs(request.outputs, view);
     refuseAnswerNotAwaited(request.answer, view);
     // The runtime's own check, here too, so that the form is answered at once (400) instead of
@@ -332,7 +333,7 @@ export class ExplorerRuns {
       document,
       {
         mode: request.mode,
-        ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
+        ...(inputs ? { inputs } : {}),
         ...(taskOutputs ? { taskOutputs } : {}),
       },
       runAgainWordsOfPage,
@@ -376,7 +377,7 @@ export class ExplorerRuns {
           cwd: this.#options.cwd,
           providers: this.#options.providers,
           ...(request.branch !== undefined ? { branch: request.branch } : {}),
-          ...(inputChanges ? { inputs: { ...view.inputs, ...inputChanges } } : {}),
+          ...(inputs ? { inputs } : {}),
           ...(taskOutputs ? { taskOutputs } : {}),
           ...(request.answer !== undefined ? { humanInput: request.answer } : {}),
           ...(readAsLatest ? { readAsLatest } : {}),

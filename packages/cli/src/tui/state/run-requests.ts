@@ -1,5 +1,6 @@
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import { planContinuation } from '../../core/continuation-plan.js';
+import { continuedInputs } from '../../core/continued-inputs.js';
 import {
   type BrowserState,
   type ConfirmState,
@@ -30,7 +31,8 @@ function runRequest(
   const view = state.detail?.checkpointId === checkpoint.id ? state.detail.view : undefined;
   const request: RunRequest = { mode, checkpointId: checkpoint.id, reference: checkpoint.reference };
   if (mode === 'fork' && branch.trim() !== '') request.branch = branch.trim();
-  if (Object.keys(edits.inputs).length > 0) request.inputs = { ...(view?.inputs ?? {}), ...edits.inputs };
+  const inputs = view ? continuedInputs(view, edits.inputs) : undefined;
+  if (inputs) request.inputs = inputs;
   if (Object.keys(edits.outputs).length > 0) request.taskOutputs = { ...edits.outputs };
   return request;
 }
@@ -73,10 +75,9 @@ export function resumePlanned(
     note = `could not read the checkpoints of this run to say what a resume runs again: ${found.error}`;
   } else if (found.newerHead !== undefined) {
     const edits = editsFor(state, checkpointId);
-    // The edits as `--set-output` takes them (N=text, N from 1) and all the inputs, as runRequest sends them.
+    // The edits as `--set-output` takes them (N=text, N from 1) and the inputs as runRequest sends them.
     const outputs = Object.entries(edits.outputs).map(([index, text]) => `${Number(index) + 1}=${text}`);
-    const inputs =
-      Object.keys(edits.inputs).length > 0 ? { ...found.view.inputs, ...edits.inputs } : undefined;
+    const inputs = continuedInputs(found.view, edits.inputs);
     try {
       note = planContinuation(found.view, outputs, inputs, { newerHead: found.newerHead }).olderCheckpoint
         ?.note;
