@@ -1,7 +1,8 @@
 import { CrewlineError } from './errors.js';
 import { redactionRegistry } from './redaction-registry.js';
 import { normalizeName } from './secret-names.js';
-import { addSecretValues, MINIMUM_SECRET_LENGTH } from './secret-values.js';
+import { addSecretValues } from './secret-registration.js';
+import { MINIMUM_SECRET_LENGTH } from './secret-shape.js';
 
 /** What a user adds to crewline's redaction (the `redact` checkpoint option has the same shape). */
 export interface RedactionOptions {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { redactionRegistry } from './redaction-registry.js';
 import { REDACTED, redactSecretsInText } from './secret-patterns.js';
-import { addSecretValues, redactSecretValues, registerSecretValue } from './secret-values.js';
+import { addSecretValues, registerSecretValue } from './secret-registration.js';
+import { redactSecretValues } from './secret-values.js';
 
 /**
  * Numbers from a fixed seed (mulberry32): the cases are the same on every run, so a failure can be

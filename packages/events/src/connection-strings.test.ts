@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { credentialsOfEnvironment, registerEnvironmentSecrets } from './environment-credentials.js';
 import { REDACTED, redactSecretsInText, scanText } from './secret-patterns.js';
-import { credentialsOfEnvironment, registerEnvironmentSecrets } from './secret-values.js';
 
 /** A password of no known shape, never registered: only the rules for connection strings can find it. */
 function password(): string {

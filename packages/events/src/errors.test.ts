@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CrewlineError } from './errors.js';
-import { registerSecretValue } from './secret-values.js';
+import { registerSecretValue } from './secret-registration.js';
 
 describe('CrewlineError', () => {
   it('never carries a registered credential in its message or in its causes', () => {

@@ -191,5 +191,4 @@ export { redactionGeneration } from './redaction-registry.js';
 export { isSecretKey } from './secret-names.js';
 export { REDACTED, redactSecretsInText } from './secret-patterns.js';
 export { registerSecretValue, registerSecretValues } from './secret-registration.js';
-export { PLACEHOLDER_KEYS, secretShapeRefusal } from './secret-shape.js';
-export { MINIMUM_SECRET_LENGTH } from './secret-values.js';
+export { MINIMUM_SECRET_LENGTH, PLACEHOLDER_KEYS, secretShapeRefusal } from './secret-shape.js';

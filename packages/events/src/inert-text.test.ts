@@ -5,7 +5,7 @@ import { INERT_TEXT_MAXIMUM_LENGTH, isInertText } from './inert-text.js';
 import { redactionRegistry } from './redaction-registry.js';
 import { isSecretKey } from './secret-names.js';
 import { REDACTED, redactSecretsInText, scanText } from './secret-patterns.js';
-import { registerSecretValue } from './secret-values.js';
+import { registerSecretValue } from './secret-registration.js';
 
 const inertAlphabet = '0123456789abcdefABCDEFTZ-.:+';
 

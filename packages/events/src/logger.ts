@@ -1,6 +1,6 @@
 import { processSlot } from './process-slot.js';
 import { redactSecretsInText } from './secret-patterns.js';
-import { reportUnregisteredCredentialsTo } from './secret-values.js';
+import { reportUnregisteredCredentialsTo } from './secret-registration.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 

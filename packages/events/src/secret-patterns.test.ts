@@ -118,7 +118,7 @@ describe('credentials written as text', () => {
 
 describe('long texts scanned once', () => {
   it('scans a long text again once a secret is registered after it was first seen', async () => {
-    const { registerSecretValue } = await import('./secret-values.js');
+    const { registerSecretValue } = await import('./secret-registration.js');
     const { addRedaction } = await import('./add-redaction.js');
     const value = `cached-${Math.random().toString(36).slice(2)}-credential-value`;
     const text = `${'a long note that a run checkpoints many times. '.repeat(4)}It holds ${value} and employee 4711-AX-99.`;

@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addRedaction } from './add-redaction.js';
+import { credentialsOfEnvironment, registerEnvironmentSecrets } from './environment-credentials.js';
 import { type LogRecord, setLogLevel, setLogSink } from './logger.js';
 import { redactSecretsInText } from './secret-patterns.js';
+import { registerSecretValues } from './secret-registration.js';
 import { secretShapeRefusal } from './secret-shape.js';
-import {
-  credentialsOfEnvironment,
-  registerEnvironmentSecrets,
-  registerSecretValues,
-} from './secret-values.js';
 
 // Made up, of the shapes providers issue (random parts so that no real key is written down).
 const random = (length: number) => randomBytes(length).toString('base64url').slice(0, length);

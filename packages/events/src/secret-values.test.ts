@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { registerEnvironmentSecrets } from './environment-credentials.js';
+import { keepNamesFromValueRedaction } from './kept-names.js';
 import { redactSecretsInText } from './secret-patterns.js';
-import {
-  keepNamesFromValueRedaction,
-  registerEnvironmentSecrets,
-  registerSecretValue,
-  registerSecretValues,
-} from './secret-values.js';
+import { registerSecretValue, registerSecretValues } from './secret-registration.js';
 
 /** A credential of no known shape: only its exact value can give it away. */
 function shapeless(prefix = 'zq'): string {
@@ -164,7 +161,7 @@ describe('redaction by value', () => {
   it('keeps one registry per process, on a global symbol, shared by every copy of the package', async () => {
     const value = shapeless();
     vi.resetModules();
-    const copy = await import('./secret-values.js');
+    const copy = await import('./secret-registration.js');
     expect(copy.registerSecretValue).not.toBe(registerSecretValue);
     copy.registerSecretValue(value);
     expect(redactSecretsInText(`from another copy: ${value}`)).toBe('from another copy: [REDACTED]');

@@ -7,17 +7,7 @@ import { MINIMUM_SECRET_LENGTH } from './secret-shape.js';
 
 // Finding registered values in text is this file's; registering them (secret-registration.ts), the
 // environment's credentials (environment-credentials.ts) and the names kept from redaction
-// (kept-names.ts) have their own files and are named here too, as before they moved, for the modules
-// and tests that import them from here.
-export { credentialsOfEnvironment, registerEnvironmentSecrets } from './environment-credentials.js';
-export { keepNamesFromValueRedaction } from './kept-names.js';
-export {
-  addSecretValues,
-  registerSecretValue,
-  registerSecretValues,
-  reportUnregisteredCredentialsTo,
-} from './secret-registration.js';
-export { MINIMUM_SECRET_LENGTH } from './secret-shape.js';
+// (kept-names.ts) have their own files.
 
 // Finding values: every needle (a value, its URL-encoded form, a base64 core) is at least
 // MINIMUM_SECRET_LENGTH (8) characters long, so each occurrence holds, at one of its first five

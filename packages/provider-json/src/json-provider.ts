@@ -36,7 +36,7 @@ import {
   releaseLineageLock,
   renewLineageLock,
 } from './lineage-lock.js';
-import { isUnreadableFork, LineagePruneView, plannedIds, withUnreadableForks } from './lineage-prune.js';
+import { LineagePruneView } from './lineage-prune.js';
 import { LocationReader } from './location-reader.js';
 import { mapLimited } from './map-limited.js';
 import {
@@ -57,6 +57,7 @@ import { SerialLane } from './serial-lane.js';
 import { SpareFiles } from './spare-files.js';
 import { assertGroupNotStored, storedUnderId } from './stored-id-check.js';
 import { sweepTempFilesOnce, sweepTempFilesOnceSync } from './temp-sweep.js';
+import { isUnreadableFork, plannedIds, withUnreadableForks } from './unreadable-forks.js';
 import { planWrite } from './write-plan.js';
 
 /** Files whose heads are read at once while listing (keeps file handles bounded for big locations). */

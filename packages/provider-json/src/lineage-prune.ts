@@ -7,9 +7,6 @@ import { branchDirectory, locationExists, symlinkError } from './paths.js';
 import { sweepTempFilesOnce } from './temp-sweep.js';
 import { unreadableFork } from './unreadable-forks.js';
 
-// The unreadable-fork helpers moved to unreadable-forks.ts; named here too for json-provider.ts.
-export { isUnreadableFork, plannedIds, withUnreadableForks } from './unreadable-forks.js';
-
 // What the prune of one run (`maxCheckpoints`: `{ keep, lineageId }` after each of its writes) reads.
 // Listing the whole location for it — every branch directory and the head of every file — made each
 // write of a run with retention cost O(all checkpoints of the location): with 5,000 checkpoints of
