@@ -76,8 +76,8 @@ export interface PlanOptions {
 }
 
 /**
- * What resuming or forking a checkpoint with these `--set-output` values and these `inputs` (all the
- * kickoff inputs, changes applied) would run. The edit is applied to a copy of the document by the
+ * What resuming or forking a checkpoint with these `--set-output` values and these `inputs` (what the
+ * continuation is given: `continuedInputs`) would run. The edit is applied to a copy of the document by the
  * same function a real continuation uses (`editTaskOutputsInDocument`, which invalidates the later
  * tasks of the edited crew and of the crews that ran after it on the same work, never those of a
  * parallel method's crew), and the tasks left without an output are the ones that run, but for those of the crews a

@@ -5,6 +5,7 @@ import { parseAssignments } from '../core/args.js';
 import { checkBeforeRunning } from '../core/check-before-running.js';
 import { usageError } from '../core/cli-error.js';
 import { type ContinuationPlan, planContinuation } from '../core/continuation-plan.js';
+import { continuedInputs } from '../core/continued-inputs.js';
 import type { DocumentView } from '../core/document-view.js';
 import { newerHeadOf } from '../core/newer-head.js';
 import { runAgainWordsOfPage } from '../core/nothing-to-run.js';
@@ -48,7 +49,8 @@ export async function planOfRequest(
 ): Promise<ContinuationPlan> {
   const { outputs, inputs, mode } = request;
   const inputChanges = parseAssignments('--input', inputs);
-  const continuedInputs = inputChanges ? { ...shown.inputs, ...inputChanges } : undefined;
+  // What /api/runs sends the run (a flow: the changes alone), so the plan is of that run.
+  const inputsGiven = continuedInputs(shown, inputChanges);
   const taskOutputs = parseTaskOutputs(outputs, shown);
   // Refused as /api/runs refuses it (the runtime's own check): a misspelt input, an edit that
   // reaches nothing or a continuation with nothing to run — a plan of it would promise a run that is
@@ -57,7 +59,7 @@ export async function planOfRequest(
     shown.document,
     {
       mode,
-      ...(continuedInputs ? { inputs: continuedInputs } : {}),
+      ...(inputsGiven ? { inputs: inputsGiven } : {}),
       ...(taskOutputs ? { taskOutputs } : {}),
     },
     runAgainWordsOfPage,
@@ -68,7 +70,7 @@ export async function planOfRequest(
     mode === 'resume'
       ? await newerHeadOf(opened.provider, opened.location, shown.document.metadata)
       : undefined;
-  return planContinuation(shown, outputs, continuedInputs, {
+  return planContinuation(shown, outputs, inputsGiven, {
     ...(newerHead ? { newerHead } : {}),
   });
 }
