@@ -135,6 +135,15 @@ export interface BrowserState {
    * typist's reads they dropped keys nobody pasted.
    */
   bracketsPastes?: boolean;
+  /**
+   * A confirmation or editor open that a read of several keys opened, on a terminal that has not
+   * marked a paste yet (see bracketsPastes): that read may have been the start of a paste cut into
+   * reads, whose next read is the rest of it (`xe` then `xy` confirmed a resume, `zfoo` then `bar` and
+   * a carriage return named a fork's branch and started it: paid runs). Until a key is read on its own
+   * (which clears this), reads of several keys neither confirm it nor save it: the editor takes them
+   * as text. `f` read alone, then `what-if` and Enter read together, is typing: it forks.
+   */
+  openedByKeysTogether?: boolean;
   /** A one-line notice in the status bar. */
   message?: string;
 }

@@ -35,8 +35,17 @@ function editorRows(
   const add = (shown: string, underCursor: boolean): void => {
     const columns = textColumns(shown);
     if (used + columns > width && line.length > 0) {
+      // A space that does not fit after a word ending at the row's edge is not drawn, unless the
+      // cursor is on it (then it starts the next row): it started the next row, which the word after
+      // it then left holding only that space (task h8 #4).
+      if (shown === ' ' && !underCursor) {
+        rows.push(line);
+        line = [];
+        used = 0;
+        return;
+      }
       // The word being typed goes on the next row with what of it is on this one (task h2 #4: words
-      // were cut where the row ended); a space that does not fit starts the next row.
+      // were cut where the row ended); a space under the cursor that does not fit starts the next row.
       const space = shown === ' ' ? -1 : line.findLastIndex((part) => part.text === ' ');
       rows.push(space >= 0 ? line.slice(0, space + 1) : line);
       line = space >= 0 ? line.slice(space + 1) : [];

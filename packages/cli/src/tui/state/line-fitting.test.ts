@@ -46,6 +46,14 @@ describe('line fitting', () => {
       'on a new',
       'branch',
     ]);
+    // Task h8 #4 (review R3): the second of two spaces started the next line, cutting a word that fits.
+    expect(wrapText('abc  def', 3)).toEqual(['abc', 'def']);
+    expect(wrapText('End of it.  Next sentence here', 12)).toEqual([
+      'End of it.',
+      'Next',
+      'sentence',
+      'here',
+    ]);
     expect(wrapText('see 20261128T052243677-31f83de4 now', 12)).toEqual([
       'see',
       '20261128T052',

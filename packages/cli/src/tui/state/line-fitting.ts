@@ -99,7 +99,8 @@ export function wrapText(text: string, width: number): string[] {
       lines.push('');
       continue;
     }
-    // Graphemes of the line being filled, with their columns.
+    // Graphemes of the line being filled, with their columns; lines before firstLine are of other paragraphs.
+    const firstLine = lines.length;
     let line: { text: string; columns: number }[] = [];
     let used = 0;
     for (const grapheme of graphemes(paragraph)) {
@@ -110,12 +111,17 @@ export function wrapText(text: string, width: number): string[] {
         const atSpace = grapheme === ' ';
         const space = atSpace ? -1 : line.findLastIndex((part) => part.text === ' ');
         const kept = space > 0 ? line.slice(0, space) : line;
+        // Nor does it end with the spaces before that one (two after a full stop).
+        while (space > 0 && kept.at(-1)?.text === ' ') kept.pop();
         const carried = space > 0 ? line.slice(space + 1) : [];
         lines.push(kept.map((part) => part.text).join(''));
         line = carried;
         used = carried.reduce((sum, part) => sum + part.columns, 0);
         if (atSpace) continue;
       }
+      // Spaces at the start of a wrapped line are dropped with the one the line broke at:
+      // 'abc  def' in 3 columns was 'abc', ' de', 'f' (task h8 #4).
+      if (grapheme === ' ' && line.length === 0 && lines.length > firstLine) continue;
       line.push({ text: grapheme, columns });
       used += columns;
     }

@@ -97,6 +97,19 @@ describe('text editor', () => {
 
   // The cursor was an index of code points: it took 5 presses of ← to cross a family emoji (three
   // people joined by two zero-width joiners), and Backspace left a broken sequence behind.
+  // Task h8 #3 (review R3): a held Backspace over SSH arrives as `\x7f\x7f\x7f` in one read, which
+  // was inserted as raw DEL characters (invisible) into the text saved.
+  it('takes backspaces read together with text as backspaces, and drops other control characters', () => {
+    expect(apply(textBuffer('abcdef'), '\x7f\x7f\x7f')).toEqual({ text: 'abc', cursor: 3 });
+    expect(apply({ text: 'abcdef', cursor: 2 }, 'x\x7f\by')).toEqual({ text: 'aycdef', cursor: 2 });
+    expect(apply(textBuffer('é👍🏽'), '\x7f\x7f\x7f')).toEqual({ text: '', cursor: 0 });
+    expect(editText(textBuffer('a'), key('bc\x7f\x00\x1b\td\r'))).toEqual({
+      type: 'save',
+      buffer: { text: 'ab\td', cursor: 4 },
+    });
+    expect(pasteText(textBuffer('ab'), key('\x7fc\x07'))).toEqual({ text: 'ac', cursor: 2 });
+  });
+
   it('moves over and deletes a whole grapheme: an emoji sequence, a flag, a letter with its accent', () => {
     const family = '👨‍👩‍👧';
     const text = `ab${family}cd🇫🇷e\u0301`;

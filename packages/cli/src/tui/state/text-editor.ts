@@ -108,9 +108,35 @@ export function editText(buffer: TextBuffer, press: KeyPress): EditorOutcome {
   return enter ? { type: 'save', buffer: edited } : { type: 'edit', buffer: edited };
 }
 
-/** Inserts `text` at the cursor, its carriage returns (how terminals send line breaks) as line breaks. */
+/** A control character that is no text (a tab and a line break are). */
+function isControl(character: string): boolean {
+  const code = character.codePointAt(0)!;
+  return (code < 0x20 && character !== '\t' && character !== '\n') || (code >= 0x7f && code <= 0x9f);
+}
+
+/**
+ * Inserts `text` at the cursor, its carriage returns (how terminals send line breaks) as line breaks.
+ * Keys read together with the text are in it: a Backspace (DEL, or ^H on some terminals) deletes the
+ * grapheme before the cursor, as the key read alone does (a held Backspace over SSH arrives as
+ * `\x7f\x7f\x7f`, which was inserted as raw DEL characters, invisible, into the text saved); other
+ * control characters are dropped for the same reason.
+ */
 export function insertText(buffer: TextBuffer, text: string): TextBuffer {
-  return splice(buffer, buffer.cursor, buffer.cursor, text.replace(/\r\n?/g, '\n'));
+  let edited = buffer;
+  let pending = '';
+  const flush = () => {
+    if (pending !== '') edited = splice(edited, edited.cursor, edited.cursor, pending);
+    pending = '';
+  };
+  for (const character of text.replace(/\r\n?/g, '\n')) {
+    if (character === '\x7f' || character === '\b') {
+      flush();
+      if (edited.cursor > 0)
+        edited = splice(edited, previousStop(edited.text, edited.cursor), edited.cursor, '');
+    } else if (!isControl(character)) pending += character;
+  }
+  flush();
+  return edited;
 }
 
 /**

@@ -118,8 +118,12 @@ describe('browser state machine', () => {
     await driver.press('escape', 'ey');
     expect(driver.state.confirm?.mode).toBe('resume');
     expect(driver.effects.some((effect) => effect.type === 'start-run')).toBe(false);
-    // A confirmation opened by an earlier read: keys read together confirm it.
+    // Task h8 #1: nor does the next read of several keys (the rest of a paste cut into reads, on a
+    // terminal that has not marked a paste); it says why. A key read alone confirms.
     await driver.press('yy');
+    expect(driver.effects.some((effect) => effect.type === 'start-run')).toBe(false);
+    expect(driver.state.message).toMatch(/y read with other keys .* does not resume: press it alone/);
+    await driver.press('y');
     expect(driver.effects.at(-1)).toEqual({
       type: 'start-run',
       request: { mode: 'resume', checkpointId: head.id, reference: head.reference },
@@ -136,6 +140,75 @@ describe('browser state machine', () => {
       type: 'start-run',
       request: { mode: 'fork', branch: 'what-if' },
     });
+  });
+
+  // Task h8 #1 (review R3): on a terminal without bracketed paste (or before its first paste mark) a
+  // paste reaching the browser in two reads started paid runs: `xe` then `xy` a resume, `zfoo` then
+  // `bar` and a carriage return a fork (the branch editor saved, the fork confirmed).
+  it('confirms or saves what a read of several keys opened only on a key read alone', async () => {
+    const { sample, driver } = await openBrowser();
+    const head = sample.main.at(-1)!;
+    while (driver.state.selectedKey !== head.id) await driver.press('down');
+    const started = () => driver.effects.filter((effect) => effect.type === 'start-run');
+    await driver.press('xe', 'xy');
+    expect(driver.state.confirm?.mode).toBe('resume');
+    expect(driver.state.message).toMatch(/y read with other keys .* press it alone/);
+    await driver.press('escape', 'zfoo', 'bar\r');
+    expect(driver.state.editor).toMatchObject({ target: { kind: 'branch' }, buffer: { text: 'oobar\n' } });
+    await driver.press('yy');
+    expect(driver.state.editor?.buffer.text).toBe('oobar\nyy');
+    expect(started()).toHaveLength(0);
+    // A key alone is typed: after it, keys read together are typed as usual, and Enter forks.
+    await driver.press(key('u', { ctrl: true }), 'foo', 'return');
+    expect(driver.effects.at(-1)).toMatchObject({
+      type: 'start-run',
+      request: { mode: 'fork', branch: 'foo' },
+    });
+    await driver.dispatch({ type: 'run-failed', error: 'x' });
+    await driver.press('x');
+    // `f` read alone, then a name and Enter read together, is typing: it forks.
+    await driver.press('f', 'what-if\r');
+    expect(started()).toHaveLength(2);
+    expect(started().at(-1)).toMatchObject({ request: { mode: 'fork', branch: 'what-if' } });
+    await driver.dispatch({ type: 'run-failed', error: 'x' });
+    await driver.press('x');
+    // Once the terminal has marked a paste, reads are not guessed at: `xe` then `xy` was typed.
+    await driver.press('paste-start', 'paste-end', 'xe', 'xy');
+    expect(started()).toHaveLength(3);
+  });
+
+  // Task h8 #2 (review R3): `approve` and its Enter read together on a paused run's panel opened the
+  // answer editor and sent the answer, continuing the flow (a paid run) from one read.
+  it('keeps an answer typed in the read that opened its editor until Enter comes alone', async () => {
+    const { sample, driver } = await openBrowser();
+    const paused = sample.main[0]!;
+    driver.state = {
+      ...driver.state,
+      run: {
+        mode: 'resume',
+        checkpointId: paused.id,
+        status: 'finished',
+        lines: [],
+        result: {
+          branch: 'main',
+          output: '',
+          pause: {
+            methodName: 'review',
+            message: 'ok?',
+            checkpoint: { id: paused.id, reference: paused.reference },
+          },
+        },
+      },
+    };
+    await driver.press('approve\r');
+    expect(driver.state.editor).toMatchObject({ target: { kind: 'answer' }, buffer: { text: 'pprove' } });
+    expect(driver.state.message).toMatch(/does not send the answer: press it alone/);
+    // The next read of several keys is text too (no paste mark yet); a key alone sends it.
+    await driver.press('d\r');
+    expect(driver.state.editor?.buffer.text).toBe('pproved\n');
+    expect(driver.effects.some((effect) => effect.type === 'start-run')).toBe(false);
+    await driver.press('backspace', 'return');
+    expect(driver.effects.at(-1)).toMatchObject({ type: 'start-run' });
   });
 
   // Task h2 #1: the plan of a resume is looked up after `e` (a store read); `e` then a quick `y`
@@ -190,7 +263,12 @@ describe('browser state machine', () => {
     expect(driver.state.message ?? '').not.toMatch(/dropped/);
     expect(driver.state.detailCursor).toBe(cursor - 2);
     // What may be the rest of a paste: no quit, no undo, no confirmation, and a line break is not keys.
-    await driver.press('jj', 'uu', 'kq', 'ey', 'more\r');
+    await driver.press('jj', 'uu');
+    // Task h8 #6: the status line says why (the key looked lost).
+    expect(driver.state.message).toMatch(/u read with other keys .* does not undo: press it alone/);
+    await driver.press('kq');
+    expect(driver.state.message).toMatch(/q read with other keys .* does not quit: press it alone/);
+    await driver.press('ey', 'more\r');
     expect(driver.state.edits[target.id]?.outputs[cursor]).toMatch(/TYPED FAST$/);
     expect(driver.effects.some((effect) => effect.type === 'exit' || effect.type === 'start-run')).toBe(
       false,

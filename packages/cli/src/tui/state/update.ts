@@ -11,13 +11,21 @@ export const RUN_LINES_KEPT = 500;
 
 /**
  * A key in the open editor. `confirms`: false when the read that holds this key also opened the
- * fork's confirmation (`fwhat-if` and Enter read together name the branch, the fork waits for Enter).
+ * editor: `fwhat-if` and Enter read together name the branch, the fork waits for Enter; `approve` and
+ * Enter read together on a paused run's panel type the answer, which waits for Enter (sent, it
+ * continues the flow: a paid run).
  */
 function editorKey(state: BrowserState, press: KeyPress, confirms: boolean): Update {
   const editor = state.editor!;
   const outcome = editText(editor.buffer, press);
   if (outcome.type === 'edit') return done({ ...state, editor: { ...editor, buffer: outcome.buffer } });
   if (outcome.type === 'save') {
+    if (editor.target.kind === 'answer' && !confirms)
+      return done({
+        ...state,
+        editor: { ...editor, buffer: outcome.buffer },
+        message: 'enter read with other keys (maybe pasted text) does not send the answer: press it alone',
+      });
     const saved = saveEditor({ ...state, editor: { ...editor, buffer: outcome.buffer } });
     // Saved by a carriage return read with text: maybe a line break of a paste (see pasteMayGoOn),
     // unless the terminal marks its pastes (then it was typed).
@@ -43,14 +51,14 @@ function editorKey(state: BrowserState, press: KeyPress, confirms: boolean): Upd
   return done(state);
 }
 
-function runKey(state: BrowserState, press: KeyPress): Update {
+function runKey(state: BrowserState, press: KeyPress, confirms: boolean): Update {
   const run = state.run!;
   if (run.status === 'running') {
     if (press.ctrl && press.input === 'c')
       return done({ ...state, message: 'interrupting the run...' }, [{ type: 'interrupt-run' }]);
     return done({ ...state, message: 'a run is in progress; Ctrl+C interrupts it' });
   }
-  if (state.editor) return editorKey(state, press, true);
+  if (state.editor) return editorKey(state, press, confirms);
   if (press.input === 'a' && run.result?.pause?.checkpoint)
     return done({
       ...state,
@@ -92,6 +100,32 @@ function pastedKey(state: BrowserState, press: KeyPress): Update {
 const confirming = (press: KeyPress) => press.name === 'return' || press.input === 'y';
 
 /**
+ * Why a key of a read of several was not taken (the status line says it: the key looked lost), or
+ * undefined when it is taken. Such a read may be (the end of) a paste cut into reads: it does not
+ * confirm a resume or fork it opened, or one an earlier read of several keys opened before a key came
+ * alone (`confirms` false: a paid run), nor, after an editor saved on a line read with text
+ * (`cautious`, see pasteMayGoOn), quit or undo an edit (the edits are in memory only).
+ */
+function heldKey(
+  state: BrowserState,
+  single: KeyPress,
+  confirms: boolean,
+  cautious: boolean,
+): string | undefined {
+  if (state.editor) return undefined;
+  if (state.confirm !== undefined && !confirms && confirming(single)) {
+    const name = single.name === 'return' ? 'enter' : 'y';
+    return `${name} read with other keys (maybe pasted text) does not ${state.confirm.mode}: press it alone`;
+  }
+  if (!cautious || state.confirm !== undefined || state.run !== undefined) return undefined;
+  if (single.input === 'q')
+    return 'q read with other keys (maybe the end of a paste) does not quit: press it alone';
+  if (single.input === 'u')
+    return 'u read with other keys (maybe the end of a paste) does not undo: press it alone';
+  return undefined;
+}
+
+/**
  * Characters that arrive in one read (a held key, a slow SSH link, a script driving the terminal) are
  * separate key presses: `jjj` moves three rows, and a carriage return that ends them is Enter (Ink
  * reports Enter only for a read that is exactly \r). Once one of them opens an editor, the rest of
@@ -99,27 +133,42 @@ const confirming = (press: KeyPress) => press.name === 'return' || press.input =
  * paste is no keys: a read with a line break before its end, or a read with a line break after an
  * editor saved on a line break read with text (see pasteMayGoOn), is dropped; not once the terminal
  * has marked a paste (see bracketsPastes). A read without a line break is always keys. Keys later in
- * a read never confirm a resume or fork that read opened: it runs the crew, paid for.
+ * a read never confirm a resume or fork that read opened, nor send an answer whose editor it opened:
+ * it runs the crew, paid for. Before the terminal has marked a paste, what such a read opened waits
+ * for a key read alone (see openedByKeysTogether): the next read may be the rest of the paste.
  */
 function keyChunk(state: BrowserState, press: KeyPress): Update {
   if (press.name === 'paste-start')
-    return done({ ...state, pasting: true, pasteMayGoOn: false, bracketsPastes: true });
+    return done({
+      ...state,
+      pasting: true,
+      pasteMayGoOn: false,
+      openedByKeysTogether: false,
+      bracketsPastes: true,
+    });
   if (press.name === 'paste-end') return done({ ...state, pasting: false });
   if (state.pasting) return pastedKey(state, press);
   const characters = Array.from(press.input);
-  if (press.name !== undefined || press.ctrl || characters.length < 2)
-    return keyPress(state.pasteMayGoOn ? { ...state, pasteMayGoOn: false } : state, press, true);
+  if (press.name !== undefined || press.ctrl || characters.length < 2) {
+    // A key read alone is typed: the guesses about a paste going on are off.
+    const typed =
+      state.pasteMayGoOn || state.openedByKeysTogether
+        ? { ...state, pasteMayGoOn: false, openedByKeysTogether: false }
+        : state;
+    return keyPress(typed, press, true);
+  }
   // Only a line break makes a read pasted text: keys read together without one (`jj`, a held key)
   // are never dropped, also right after an editor saved on a line read with text (pasteMayGoOn).
   // Still, such a read may be the end of a paste cut into reads: it neither quits nor undoes an edit
   // (the edits are in memory only) nor confirms a resume or fork (a paid run); those wait for a key
-  // read alone. Nor does
-  // an editor it opened save on a later read's line break (an answer runs the flow, a branch name
-  // confirms the fork): that read is text.
+  // read alone (see heldKey). Nor does an editor opened by it or by an earlier read of several keys
+  // save on a later read's line break (an answer runs the flow, a branch name confirms the fork):
+  // that read is text.
   const guessing = !state.bracketsPastes;
   const cautious = guessing && state.pasteMayGoOn === true;
+  const waitsForKeyAlone = guessing && state.openedByKeysTogether === true;
   if (state.editor) {
-    if (cautious && state.run?.status !== 'running')
+    if ((cautious || waitsForKeyAlone) && state.run?.status !== 'running')
       return done({ ...state, editor: { ...state.editor, buffer: pasteText(state.editor.buffer, press) } });
     return keyPress(state, press, true);
   }
@@ -128,30 +177,36 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
   const mayBePaste = guessing && (lineBreakInside || (state.pasteMayGoOn === true && lineBreak));
   if (mayBePaste && state.run?.status !== 'running') return done({ ...state, message: PASTE_DROPPED });
   let current = state;
+  let openedEditor = false;
+  let held: string | undefined;
   const effects: Effect[] = [];
   for (const [index, character] of characters.entries()) {
     const rest = current.editor ? characters.slice(index).join('') : character;
     const single: KeyPress = rest === '\r' ? { input: '', name: 'return' } : { input: rest };
-    const confirms = !cautious && state.confirm !== undefined && current.confirm === state.confirm;
-    const irreversible =
-      !current.editor &&
-      ((current.confirm !== undefined && !confirms && confirming(single)) ||
-        (cautious &&
-          current.confirm === undefined &&
-          current.run === undefined &&
-          (single.input === 'q' || single.input === 'u')));
-    const next = irreversible
-      ? done(current)
-      : keyPress(current, single, current.confirm === undefined || confirms);
+    const confirms =
+      !cautious && !waitsForKeyAlone && state.confirm !== undefined && current.confirm === state.confirm;
+    const reason = heldKey(current, single, confirms, cautious);
+    held = reason ?? held;
+    // An editor open here was opened by this read: what it saves neither confirms nor runs.
+    const next = reason === undefined ? keyPress(current, single, false) : done(current);
+    openedEditor ||= current.editor === undefined && next.state.editor !== undefined;
     current = next.state;
     effects.push(...next.effects);
     if (rest !== character || effects.some((effect) => effect.type === 'exit')) break;
   }
+  // Unless a later key of the read said something, the status line says why a key was not taken.
+  if (held !== undefined && current.message === state.message) current = { ...current, message: held };
+  // What this read opened (or what an earlier one did, still open) waits for a key read alone.
+  const opened = openedEditor || (state.confirm === undefined && current.confirm !== undefined);
+  const stillOpen = current.confirm !== undefined || current.editor !== undefined;
+  const waits = guessing && stillOpen && (opened || waitsForKeyAlone);
+  if (waits !== (current.openedByKeysTogether === true))
+    current = { ...current, openedByKeysTogether: waits };
   return done(current, effects);
 }
 
 function keyPress(state: BrowserState, press: KeyPress, confirms: boolean): Update {
-  if (state.run) return runKey(state, press);
+  if (state.run) return runKey(state, press, confirms);
   if (press.ctrl && press.input === 'c') return done(state, [{ type: 'exit' }]);
   if (state.showHelp) return done({ ...state, showHelp: false });
   if (state.editor) return editorKey(state, press, confirms);
