@@ -37,16 +37,13 @@ import { flowError } from './errors.js';
 import { type FlowGraph, flowGraph } from './flow-graph.js';
 import { type FlowState, newStateId } from './flow-state.js';
 import {
-  findStateCheckpoint,
   loadStateCheckpoint,
-  loadStateSave,
   persistTarget,
   STATE_BRANCH_PREFIX,
   type StorageTarget,
   saveFlowState,
   stateBranch,
   stateLineageId,
-  stateProgress,
   warnIfPersistLocationOverridden,
 } from './flow-storage.js';
 import type { FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
@@ -304,28 +301,6 @@ export class FlowEngine<State extends object> {
       active?.restored !== undefined &&
       joinRestoredRun({ kind: 'flow', names: [flowName], apply: (snapshot) => this.hydrate(snapshot) }, bus);
     if (joinedRestored) continuing = true;
-    // A persisted state kicked off by its id in another flow's method, in a run that holds no
-    // snapshot of it (a new run of the parent): its latest save is continued, as a root kickoff by
-    // the id continues it, so what it completed is not run, nor paid for, again. Looked for again
-    // once the state is claimed (see below). Not in a run that is a fork or continues one: a fork
-    // runs its children again (see forkedRun); nor is a save a fork's kickoff left continued here
-    // (a fork claims nothing: continuing its save would run beside it).
-    let nestedSave: { progress: string | undefined } | undefined;
-    if (
-      !continuing &&
-      active !== undefined &&
-      graph.persisted &&
-      requestedId !== undefined &&
-      !forkedRun(active)
-    ) {
-      const saveTarget = await persistTarget(graph, config);
-      const found = await findStateCheckpoint(saveTarget, flowName, requestedId, isOriginal);
-      nestedSave = { progress: stateProgress(found, flowName, requestedId) };
-      if (found) {
-        this.hydrate(latestKickoffOfState(await loadStateSave(saveTarget, found), flowName, requestedId));
-        continuing = true;
-      }
-    }
 
     /** The kind of question this kickoff answers, if it answers one. */
     let answered: 'input' | 'feedback' | undefined;
@@ -473,22 +448,6 @@ export class FlowEngine<State extends object> {
               active === undefined ? `flow ${flowName}` : `flow ${flowName} in ${entityLabel(active.root)}`,
             bus,
           });
-          // Another kickoff of the state ran some of it between this one's look and its claim:
-          // continuing the save looked at would run that again. Compared by progress, not by
-          // checkpoint: the parent's own checkpoints hold an earlier kickoff's state unchanged.
-          if (nestedSave !== undefined) {
-            const latest = await findStateCheckpoint(target, flowName, this.stateId, isOriginal);
-            if (
-              latest !== undefined &&
-              stateProgress(latest, flowName, this.stateId) !== nestedSave.progress
-            ) {
-              throw flowError(
-                'conflict',
-                `flow "${flowName}": state "${this.stateId}" was saved by another kickoff while this one looked for its latest save`,
-                { details: { headId: latest.id } },
-              );
-            }
-          }
         } catch (error) {
           claimRefusal = stateClaimRefused(flowName, this.stateId, error, refusedAs);
           throw claimRefusal;
@@ -766,11 +725,6 @@ function forkedRun(run: Run): boolean {
  */
 function continuesFork(metadata: CheckpointMetadata): boolean {
   return metadata.branch !== 'main' && !metadata.branch.startsWith(`${STATE_BRANCH_PREFIX}/`);
-}
-
-/** A checkpoint on an original run's branch (see {@link continuesFork}). */
-function isOriginal(metadata: CheckpointMetadata): boolean {
-  return !continuesFork(metadata);
 }
 
 /** What an entity is called to whoever is refused: `flow Desk`, or `crew` for a crew without a name. */

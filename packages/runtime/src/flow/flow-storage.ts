@@ -82,21 +82,16 @@ export async function storageTarget(
   };
 }
 
-/**
- * The latest checkpoint that holds the flow state `stateId` of flow `flowName`, if any, of those
- * `accept` takes (default: all).
- */
+/** The latest checkpoint that holds the flow state `stateId` of flow `flowName`, if any. */
 export async function findStateCheckpoint(
   target: StorageTarget,
   flowName: string | undefined,
   stateId: string,
-  accept: (checkpoint: StoredCheckpoint) => boolean = () => true,
 ): Promise<StoredCheckpoint | undefined> {
   const all = await target.provider.list(target.location);
   for (let index = all.length - 1; index >= 0; index -= 1) {
     const checkpoint = all[index] as StoredCheckpoint;
     if (
-      accept(checkpoint) &&
       checkpoint.entities.some(
         (entity) =>
           entity.kind === 'flow' &&
@@ -122,33 +117,7 @@ export async function loadStateCheckpoint(
 ): Promise<LoadedCheckpoint | undefined> {
   const checkpoint = await findStateCheckpoint(target, flowName, stateId);
   if (!checkpoint) return undefined;
-  return loadStateSave(target, checkpoint, bus);
-}
-
-/** Loads a save {@link findStateCheckpoint} found, through the one restore loader. */
-export function loadStateSave(
-  target: StorageTarget,
-  checkpoint: StoredCheckpoint,
-  bus?: EventBus,
-): Promise<LoadedCheckpoint> {
   return loadRestoreTarget(checkpoint.reference, { provider: target.provider, ...(bus ? { bus } : {}) });
-}
-
-/**
- * How far the flow state `stateId` had got in `checkpoint` (its status and methods completed, as
- * listed), or undefined without one: two saves of one state with the same progress hold the same
- * work done.
- */
-export function stateProgress(
-  checkpoint: StoredCheckpoint | undefined,
-  flowName: string,
-  stateId: string,
-): string | undefined {
-  const summaries = checkpoint?.entities.filter(
-    (entity) => entity.kind === 'flow' && entity.id === stateId && entity.name === flowName,
-  );
-  const summary = summaries?.at(-1);
-  return summary === undefined ? undefined : `${summary.status}:${summary.completed}/${summary.total}`;
 }
 
 /**
