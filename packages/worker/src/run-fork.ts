@@ -10,9 +10,12 @@ import { type RunRecord, type RunRow, recordOf } from './run-record.js';
 
 export interface ForkRunOptions {
   /**
-   * Inputs changed for the fork, over the forked run's: they re-template the tasks that run again (a
-   * crew) or go into the state (a flow). Each must be one the run knows — a kickoff input, a
-   * `{placeholder}` of its templates or a key of a flow's state — or the fork is refused. Default: none.
+   * Inputs changed for the fork, over the forked run's (the fork's row holds them all): they
+   * re-template the tasks that run again (a crew) or go into the state (a flow, which is given only
+   * those that differ from the forked run's: the others stay as its completed methods left them). Each
+   * must be one the run knows — a kickoff input, a `{placeholder}` of its templates or a key of a
+   * flow's state — or the fork is refused. A flow's `id` cannot change: its fork runs under a new
+   * state id (the fork's run fails with `invalid_argument`). Default: none.
    */
   inputs?: Record<string, unknown>;
   /**
