@@ -139,6 +139,12 @@ describe('BrowserApp', () => {
     for (let step = 0; step < 12 && !frame().includes('purpose, fork'); step += 1) await press('j');
     expect(frame()).toContain('purpose, fork');
     expect(frame()).toContain('enter/y resume');
+    // Task h8 #5 (review R3): j held past the end, then k scrolls back at once. The limit was the
+    // narrowest layout's: k did nothing for as many presses as j had gone past the end here.
+    await press('j', 'j', 'j', 'j', 'j', 'j', 'j', 'j', 'j', 'j');
+    const atEnd = frame();
+    await press('k');
+    expect(frame()).not.toBe(atEnd);
     await press('y');
     await waitFor(() => host.requests.length === 1, 'the run to start');
     expect(host.requests[0]).toMatchObject({ mode: 'resume', checkpointId: older.id });

@@ -84,7 +84,13 @@ export function BrowserApp({ initial, host, styling, onExit }: BrowserAppProps) 
   }, [perform]);
 
   useEffect(() => {
-    const onResize = () => setSize({ width: stdout.columns || 80, height: stdout.rows || 24 });
+    // The state knows the size too: how far the confirmation scrolls depends on it.
+    const onResize = () => {
+      const resized = { width: stdout.columns || 80, height: stdout.rows || 24 };
+      setSize(resized);
+      dispatchRef.current({ type: 'resize', ...resized });
+    };
+    onResize();
     stdout.on('resize', onResize);
     return () => {
       stdout.off('resize', onResize);

@@ -146,6 +146,8 @@ export interface BrowserState {
   openedByKeysTogether?: boolean;
   /** A one-line notice in the status bar. */
   message?: string;
+  /** The terminal's size, as last drawn (see the `resize` action): how far the confirmation scrolls. */
+  screen?: { width: number; height: number };
 }
 
 /** The browser before anything is loaded. */
@@ -204,7 +206,9 @@ export type Action =
   | { type: 'plan-failed'; checkpointId: string; error: string }
   | { type: 'run-progress'; line: string }
   | { type: 'run-finished'; result: RunResult }
-  | { type: 'run-failed'; error: string };
+  | { type: 'run-failed'; error: string }
+  /** The terminal's size, when the browser starts and on each resize. */
+  | { type: 'resize'; width: number; height: number };
 
 export interface Update {
   state: BrowserState;

@@ -1,7 +1,7 @@
 import type { BrowserState } from './browser-state.js';
 import { packWords, wrapText } from './line-fitting.js';
 import { type Line, plain } from './panels.js';
-import { MINIMUM_SIZE, panelWidths } from './screen-layout.js';
+import { detailPanelSize, MINIMUM_SIZE } from './screen-layout.js';
 import { editsFor } from './selection.js';
 
 // The resume or fork confirmation: what will run, and what the plan says of it, before Enter or y.
@@ -39,13 +39,47 @@ export function confirmLines(state: BrowserState, width: number): Line[] {
   return lines;
 }
 
+/** The confirmation's key line items: Enter and y wait for the plan (see confirmKey) while it is worked out. */
+function keyItems(state: BrowserState): string[] {
+  const confirm = state.confirm!;
+  return confirm.plan?.status === 'checking'
+    ? ['esc/n cancel', 'enter/y once the plan shows']
+    : [`enter/y ${confirm.mode}`, ...(confirm.mode === 'fork' ? ['b branch name'] : []), 'esc/n cancel'];
+}
+
+const keyLines = (items: string[], width: number): Line[] =>
+  packWords(items, width, '   ').map((text): Line => [{ text, color: 'gray' }]);
+
 /**
- * The most rows the confirmation scrolls (see confirmKey): its lines but one in the narrowest detail
- * panel, the minimum layout's, where it wraps to the most lines. The state has no screen size, so on
- * a wider screen it can scroll past the end: the panel stops at its last rows (as the Overview tab).
+ * The confirmation laid out in `width` × `height`: its lines (blank ones gone when it does not fit),
+ * its key lines, and how many rows of lines show at once when it scrolls (`scrolls` false: all do).
+ */
+function confirmLayout(
+  state: BrowserState,
+  width: number,
+  height: number,
+): { lines: Line[]; keys: Line[]; rows: number; scrolls: boolean } {
+  const lines = confirmLines(state, width);
+  const keys = keyLines(keyItems(state), width);
+  if (lines.length + 1 + keys.length <= height)
+    return { lines: [...lines, plain('')], keys, rows: lines.length + 1, scrolls: false };
+  const compact = lines.filter((line) => line.some((segment) => segment.text !== ''));
+  if (compact.length + keys.length <= height)
+    return { lines: compact, keys, rows: compact.length, scrolls: false };
+  const scrolled = keyLines(['j/k more', ...keyItems(state)], width);
+  return { lines: compact, keys: scrolled, rows: Math.max(1, height - scrolled.length), scrolls: true };
+}
+
+/**
+ * The most rows the confirmation scrolls (see confirmKey): its lines past those its panel shows, on
+ * the screen as last drawn (`state.screen`), else in the minimum layout (the narrowest and shortest
+ * panel, where it scrolls the most). It was its lines but one in the narrowest panel: after holding
+ * j on a larger screen, k did nothing for as many presses as j had gone past the end (task h8 #5).
  */
 export function confirmScrollLimit(state: BrowserState): number {
-  return confirmLines(state, panelWidths(MINIMUM_SIZE.width - 1).detail).length - 1;
+  const panel = detailPanelSize(state.screen ?? MINIMUM_SIZE);
+  const layout = confirmLayout(state, panel.width, panel.height);
+  return layout.scrolls ? Math.max(0, layout.lines.length - layout.rows) : 0;
 }
 
 /**
@@ -54,20 +88,8 @@ export function confirmScrollLimit(state: BrowserState): number {
  * then the rest scrolls with j/k (`confirm.scroll`), the key line saying so.
  */
 export function confirmPanel(state: BrowserState, width: number, height: number): Line[] {
-  const confirm = state.confirm!;
-  const lines = confirmLines(state, width);
-  // Enter and y wait for the plan (see confirmKey): the key line says so while it is worked out.
-  const keys =
-    confirm.plan?.status === 'checking'
-      ? ['esc/n cancel', 'enter/y once the plan shows']
-      : [`enter/y ${confirm.mode}`, ...(confirm.mode === 'fork' ? ['b branch name'] : []), 'esc/n cancel'];
-  const keyLines = (items: string[]): Line[] =>
-    packWords(items, width, '   ').map((text): Line => [{ text, color: 'gray' }]);
-  if (lines.length + 1 + keyLines(keys).length <= height) return [...lines, plain(''), ...keyLines(keys)];
-  const compact = lines.filter((line) => line.some((segment) => segment.text !== ''));
-  if (compact.length + keyLines(keys).length <= height) return [...compact, ...keyLines(keys)];
-  const scrolled = keyLines(['j/k more', ...keys]);
-  const rows = Math.max(1, height - scrolled.length);
-  const start = Math.max(0, Math.min(confirm.scroll ?? 0, compact.length - rows));
-  return [...compact.slice(start, start + rows), ...scrolled];
+  const layout = confirmLayout(state, width, height);
+  if (!layout.scrolls) return [...layout.lines, ...layout.keys];
+  const start = Math.max(0, Math.min(state.confirm!.scroll ?? 0, layout.lines.length - layout.rows));
+  return [...layout.lines.slice(start, start + layout.rows), ...layout.keys];
 }

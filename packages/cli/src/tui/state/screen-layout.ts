@@ -17,3 +17,13 @@ export function panelWidths(width: number): { tree: number; detail: number } {
   const tree = Math.min(44, Math.max(28, Math.floor(width * 0.42)));
   return { tree, detail: width - tree - 3 };
 }
+
+/**
+ * The detail panel's columns and rows on a screen of `size` (what renderScreen gives it): the screen
+ * less the column left free, the title, status and key lines; never smaller than the minimum layout.
+ */
+export function detailPanelSize(size: { width: number; height: number }): { width: number; height: number } {
+  const width = Math.max(MINIMUM_SIZE.width, size.width) - 1;
+  const height = Math.max(MINIMUM_SIZE.height, size.height) - 1;
+  return { width: panelWidths(width).detail, height: height - 3 };
+}

@@ -3,6 +3,7 @@ import { BrowserDriver } from '../../test-support/drive-browser.js';
 import { sampleCheckpoints } from '../../test-support/sample-tree.js';
 import { initialState } from './browser-state.js';
 import { key } from './key-press.js';
+import { renderScreen, screenText } from './screen.js';
 import { selectedCheckpoint } from './selection.js';
 import { update } from './update.js';
 
@@ -209,6 +210,29 @@ describe('browser state machine', () => {
     expect(driver.effects.some((effect) => effect.type === 'start-run')).toBe(false);
     await driver.press('backspace', 'return');
     expect(driver.effects.at(-1)).toMatchObject({ type: 'start-run' });
+  });
+
+  // Task h8 #5 (review R3): the confirmation scrolled as far as it would in the narrowest layout, so
+  // after holding j on a larger screen k did nothing for many presses.
+  it('scrolls the confirmation only as far as the screen last drawn needs', async () => {
+    const { sample, driver } = await openBrowser();
+    const size = { width: 80, height: 14, now: Date.now() };
+    await driver.dispatch({ type: 'resize', width: size.width, height: size.height });
+    const older = sample.main[1]!;
+    while (driver.state.selectedKey !== older.id) await driver.press('down');
+    await driver.press('2', 'return', key('u', { ctrl: true }), 'edited\r', 'e');
+    const shown = () => screenText(renderScreen(driver.state, size));
+    for (let step = 0; step < 40; step += 1) await driver.press('j');
+    const atEnd = shown();
+    await driver.press('k');
+    expect(shown()).not.toBe(atEnd);
+    // A screen where it all fits: the scroll is cut to none, j does not scroll.
+    await driver.press('j', 'j', 'j');
+    expect(driver.state.confirm?.scroll).toBeGreaterThan(0);
+    await driver.dispatch({ type: 'resize', width: 120, height: 16 });
+    expect(driver.state.confirm?.scroll).toBe(0);
+    await driver.press('j');
+    expect(driver.state.confirm?.scroll).toBe(0);
   });
 
   // Task h2 #1: the plan of a resume is looked up after `e` (a store read); `e` then a quick `y`

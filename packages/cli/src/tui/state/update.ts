@@ -1,4 +1,5 @@
 import { type Action, type BrowserState, done, type Effect, tabs, type Update } from './browser-state.js';
+import { confirmScrollLimit } from './confirm-panel.js';
 import { detailKey, saveEditor } from './detail-edits.js';
 import type { KeyPress } from './key-press.js';
 import { askToRun, cancelledMessage, confirmKey, resumePlanned } from './run-requests.js';
@@ -273,5 +274,15 @@ export function update(state: BrowserState, action: Action): Update {
     case 'run-failed':
       if (!state.run) return done(state);
       return done({ ...state, run: { ...state.run, status: 'failed', error: action.error } });
+    case 'resize': {
+      const resized = { ...state, screen: { width: action.width, height: action.height } };
+      // A confirmation scrolled further than the new size lets it: k moves it at once.
+      const scroll = resized.confirm?.scroll;
+      if (resized.confirm === undefined || scroll === undefined) return done(resized);
+      return done({
+        ...resized,
+        confirm: { ...resized.confirm, scroll: Math.min(scroll, confirmScrollLimit(resized)) },
+      });
+    }
   }
 }
