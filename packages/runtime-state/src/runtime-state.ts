@@ -558,27 +558,40 @@ export class RuntimeState implements RunState {
         stopped.rejectRest();
       }
     }
-    // Before the fork's first checkpoint, never after: see ForkOrigin.
-    if (companion !== undefined) {
-      try {
-        provider.writeSync(resolvedLocation, companion);
-      } catch (error) {
-        this.#companionFailed(companion, resolvedLocation, error);
-      }
-    }
+    // Right before the fork's first checkpoint, and once more right after it: see ForkOrigin.
+    const copied =
+      companion === undefined || this.#storeCompanionSync(provider, resolvedLocation, companion, true);
     let stored: StoredCheckpoint;
     try {
       stored = provider.writeSync(resolvedLocation, write);
     } catch (error) {
       return fail(error);
     }
+    if (companion !== undefined) this.#storeCompanionSync(provider, resolvedLocation, companion, copied);
     return succeed(stored);
+  }
+
+  /** Stores a fork's origin again (see ForkOrigin); a failure is logged when `report`. */
+  #storeCompanionSync(
+    provider: CheckpointProvider,
+    location: string,
+    companion: CheckpointWrite,
+    report: boolean,
+  ): boolean {
+    try {
+      // Only called once writeCheckpointSync found writeSync.
+      provider.writeSync?.(location, companion);
+      return true;
+    } catch (error) {
+      if (report) this.#companionFailed(companion, location, error);
+      return false;
+    }
   }
 
   /** Writes a checkpoint with explicit options; rejects on failure. */
   async writeCheckpoint(options: WriteOptions = {}): Promise<StoredCheckpoint> {
     const { provider, resolvedLocation, write, companion, succeed, fail } = this.#prepare(options);
-    let companionWritten: Promise<void> | undefined;
+    let companionWritten: Promise<void>[] | undefined;
     const writing = new Promise<StoredCheckpoint>((resolve, reject) => {
       // Reported as soon as the write ends, so that completions are reported in the order the writes
       // end (events, lastStored), and once: a write in flight may be written again by a strict
@@ -593,23 +606,25 @@ export class RuntimeState implements RunState {
           reject(error);
         }
       };
-      if (companion !== undefined) {
-        // Queued ahead of the fork's first checkpoint, never after it (see ForkOrigin), and tracked
-        // like a checkpoint: the run ends (and kickoff returns) once it is written.
-        companionWritten = new Promise<void>((written) => {
+      // A fork's origin is queued right before its first checkpoint and once more right after it (see
+      // ForkOrigin), each tracked like a checkpoint: the run ends (and kickoff returns) once written.
+      let copyFailed = false;
+      const queueCompanion = (report: () => boolean): Promise<void> =>
+        new Promise<void>((written) => {
           this.#writes.enqueue({
             provider,
             location: resolvedLocation,
-            write: companion,
+            write: companion!,
             companion: true,
             resolve: () => written(),
             reject: (error) => {
-              this.#companionFailed(companion, resolvedLocation, error);
+              if (report()) this.#companionFailed(companion!, resolvedLocation, error);
+              copyFailed = true;
               written();
             },
           });
         });
-      }
+      if (companion !== undefined) companionWritten = [queueCompanion(() => true)];
       this.#writes.enqueue({
         provider,
         location: resolvedLocation,
@@ -617,9 +632,10 @@ export class RuntimeState implements RunState {
         resolve: (stored) => settle(() => succeed(stored)),
         reject: (error) => settle(() => fail(error)),
       });
+      if (companion !== undefined) companionWritten?.push(queueCompanion(() => !copyFailed));
     });
     this.#track(writing.catch(() => undefined));
-    if (companionWritten !== undefined) this.#track(companionWritten);
+    for (const written of companionWritten ?? []) this.#track(written);
     return writing;
   }
 

@@ -12,8 +12,8 @@ export interface QueuedWriteInput {
   resolve: (stored: StoredCheckpoint) => void;
   reject: (error: unknown) => void;
   /**
-   * Stores again, right before the checkpoint queued after it, the checkpoint that one names as its
-   * parent (a fork's origin: see RuntimeState.fork). Best-effort: its failure goes to `reject` and
+   * Stores again, right before the checkpoint queued after it (and once more right after), the
+   * checkpoint that one names as its parent (a fork's origin: see ForkOrigin). Best-effort: its failure goes to `reject` and
    * stops nothing else, since no queued checkpoint waits for it to be stored. Default `false`.
    */
   companion?: boolean;
