@@ -43,6 +43,7 @@ import { askPerson } from './human-input.js';
 import { type FlowStateInfo, listStatesOf } from './list-flow-states.js';
 import { methodScope } from './method-scope.js';
 import { fillRedactedState } from './redacted-state.js';
+import { checkRerunPoint } from './rerun-point.js';
 import { firstPaused } from './run-progress.js';
 import { StoredFlowParts } from './stored-flow-parts.js';
 
@@ -171,6 +172,12 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
     );
     // A checkpoint setting the caller gives is used as given.
     if (options.checkpoint !== undefined) flow.checkpoint = options.checkpoint;
+    if (restore.rerunFrom !== undefined) {
+      checkRerunPoint(flow.#engine.graph, flow.#engine.execution, restore.rerunFrom, {
+        flowName,
+        checkpointId: loaded.document.metadata.id,
+      });
+    }
     flow.#pendingRestore =
       restore.rerunFrom === undefined ? pending : { ...pending, rerunFrom: restore.rerunFrom };
     if (fork) flow.#engine.setStateId(fork.stateId);

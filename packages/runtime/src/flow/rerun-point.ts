@@ -1,3 +1,5 @@
+import { flowError } from './errors.js';
+import type { FlowGraph } from './flow-graph.js';
 import type { FlowExecution } from './run-progress.js';
 
 export interface FindRerunCheckpointOptions {
@@ -51,4 +53,32 @@ export function forgetStartedWork(execution: FlowExecution, method: string): str
     activation.started = [];
   }
   return forgotten;
+}
+
+/**
+ * Refuses a re-run of `method` from a checkpoint where it cannot happen, before anything runs: a
+ * method the flow does not have (a typo), or one the checkpoint holds completed and not due again
+ * (a save taken after it): the continuation would go on from there, the method not run again, and
+ * pay for what follows on the old route.
+ */
+export function checkRerunPoint(
+  graph: FlowGraph,
+  execution: FlowExecution,
+  method: string,
+  where: { flowName: string; checkpointId: string },
+): void {
+  if (!graph.nodes.has(method)) {
+    throw flowError(
+      'invalid_argument',
+      `rerunFrom ${JSON.stringify(method)} is not a method of flow "${where.flowName}"; its methods are ${[...graph.nodes.keys()].join(', ')}`,
+    );
+  }
+  const due = execution.pending.some((activation) => activation.method === method);
+  if (execution.completedMethods.includes(method) && !due) {
+    throw flowError(
+      'invalid_argument',
+      `rerunFrom "${method}": checkpoint ${where.checkpointId} was saved after "${method}" completed, so continuing it would not run "${method}" again; continue the save before it instead (findRerunPoint(location, stateId, "${method}") finds it; kickoff({ inputs: { id }, rerunFrom: "${method}" }) re-runs a persisted state from it in one call)`,
+      { details: { rerunFrom: method, checkpointId: where.checkpointId } },
+    );
+  }
 }
