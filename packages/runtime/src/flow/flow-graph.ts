@@ -4,6 +4,7 @@ import {
   describeCondition,
   isFlowCondition,
   type ResolvedCondition,
+  satisfiedBy,
 } from './conditions.js';
 import { flowError } from './errors.js';
 import { classRecords, type MethodSpec, type PersistOptions } from './flow-metadata.js';
@@ -100,10 +101,11 @@ function buildGraph(flowClass: FlowClass, flowName: string): FlowGraph {
   for (const node of nodes.values()) {
     if (!node.trigger) continue;
     for (const name of conditionNames(node.trigger)) {
-      // Every completion of a method fires the listeners of its name: listening to its own name (a
-      // route label spelled like the method, say) runs it again after each run, paid calls and all,
-      // until maxMethodCalls stops the flow.
-      if (name === node.name) {
+      // Every completion of a method fires the listeners of its name: a condition its own name alone
+      // satisfies (a route label spelled like the method, say; alone or in an or()) runs it again
+      // after each run, paid calls and all, until maxMethodCalls stops the flow. (In an and(), it can
+      // only keep the method from running, as before.)
+      if (name === node.name && satisfiedBy(node.trigger, node.name)) {
         throw flowError(
           'invalid_config',
           `flow "${flowName}": method "${node.name}" listens to ${describeCondition(node.trigger)}, which names the method itself: each of its completions would run it again, until maxMethodCalls stops the flow; give the method or the route label it listens to another name`,

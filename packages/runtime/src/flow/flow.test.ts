@@ -331,6 +331,20 @@ describe('Flow definition errors', () => {
     expect(runs).toBe(0);
   });
 
+  it('keeps a method that lists its own name in an and(): it never runs, as before (review R4a)', async () => {
+    class Audit extends Flow {
+      @start() work() {
+        return 'worked';
+      }
+      @listen(and('work', 'audit')) audit() {
+        return 'audited';
+      }
+    }
+    const result = await new Audit({ bus: new EventBus() }).kickoff();
+    expect(result.status).toBe('completed');
+    expect(result.completedMethods).toEqual(['work']);
+  });
+
   it('requires a start method', async () => {
     class NoStart extends Flow {
       @listen('x') next() {

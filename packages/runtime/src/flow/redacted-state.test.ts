@@ -362,7 +362,7 @@ describe('continueFromCheckpoint (the CLI, the terminal UI, the explorer) of suc
 });
 
 describe('redactedStatePaths', () => {
-  it('names fields holding the marker under a credential name, in records and arrays, never other text', () => {
+  it('names fields holding the marker exactly, under any name, in records and arrays, never other text nor the state id', () => {
     const json = {
       id: REDACTED,
       mask: REDACTED,
@@ -373,11 +373,16 @@ describe('redactedStatePaths', () => {
       credentials: { github: REDACTED },
     };
     expect(redactedStatePaths({ json })).toEqual([
+      'mask',
       'apiKey',
       'database.password',
       'tokens[1]',
       'credentials.github',
     ]);
+    // Given as inputs, the marker counts only under a credential name (the checkpoint's text sent
+    // back); under another name it is the value its caller means.
+    expect(redactedStatePaths({ json: { mask: REDACTED } }, { mask: REDACTED })).toEqual([]);
+    expect(redactedStatePaths({ json: { apiKey: REDACTED } }, { apiKey: REDACTED })).toEqual(['apiKey']);
   });
 
   it('leaves out the top-level fields the inputs give, but not one given as the marker itself', () => {

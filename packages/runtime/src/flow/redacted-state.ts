@@ -7,44 +7,48 @@ import { flowError } from './errors.js';
 const MAX_DEPTH = 32;
 
 /**
- * The paths (`apiKey`, `database.password`, `tokens[1]`) at which `value` holds `[REDACTED]` where
- * redaction put it: under a credential-named key (`isSecretKey`, the rule redaction replaces a
- * field's value by; it covers everything below such a key). The same text under any other key was
- * not written by redaction (a scrubber's mask, a log line) and is the value itself; nor is a string
- * that merely contains the marker. Every object is looked into by its own keys: an encoded state
- * holds a registered class instance as a plain record, and so does redaction.
+ * The paths (`apiKey`, `database.password`, `tokens[1]`) at which `value` holds `[REDACTED]` exactly
+ * (a string that merely contains the marker is text). `secretKeysOnly`: only under a credential-named
+ * key (`isSecretKey`, which covers everything below such a key), as for inputs: an input is a value
+ * its caller gave, and the marker under another name is what they meant (a scrubber's mask), while
+ * under a credential's name it is the checkpoint's text sent back. A stored state counts it under any
+ * key: redaction also replaces a whole value by its shape (`sk-live-…` under `stripe`) or as a
+ * registered credential. Every object is looked into by its own keys: an encoded state holds a
+ * registered class instance as a plain record, and so does redaction.
  */
-function redactedPaths(value: unknown): string[] {
+function redactedPaths(value: unknown, secretKeysOnly: boolean): string[] {
   const found: string[] = [];
-  collect(value, '', false, found, new Set(), 0);
+  collect(value, '', !secretKeysOnly, found, new Set(), 0);
   return found;
 }
 
 function collect(
   value: unknown,
   path: string,
-  underSecretKey: boolean,
+  counts: boolean,
   found: string[],
   seen: Set<object>,
   depth: number,
 ): void {
   if (value === REDACTED) {
-    if (underSecretKey) found.push(path);
+    if (counts) found.push(path);
     return;
   }
   if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return;
   seen.add(value);
   if (Array.isArray(value)) {
     value.forEach((item, index) => {
-      collect(item, `${path}[${index}]`, underSecretKey, found, seen, depth + 1);
+      collect(item, `${path}[${index}]`, counts, found, seen, depth + 1);
     });
     return;
   }
   for (const key of Object.keys(value)) {
+    // A flow state's `id` names the state; it is never a value redaction replaced.
+    if (path === '' && key === 'id') continue;
     collect(
       (value as Record<string, unknown>)[key],
       path === '' ? key : `${path}.${key}`,
-      underSecretKey || isSecretKey(key),
+      counts || isSecretKey(key),
       found,
       seen,
       depth + 1,
@@ -64,10 +68,10 @@ export function redactedStatePaths(
   state: EncodedValue | null | undefined,
   inputs: Readonly<Record<string, unknown>> = {},
 ): string[] {
-  const sentBack = redactedPaths(inputs);
+  const sentBack = redactedPaths(inputs, true);
   const sentBackFields = new Set(sentBack.map(topField));
   const given = new Set(Object.keys(inputs).filter((key) => !sentBackFields.has(key)));
-  const kept = state ? redactedPaths(state.json).filter((path) => !given.has(topField(path))) : [];
+  const kept = state ? redactedPaths(state.json, false).filter((path) => !given.has(topField(path))) : [];
   return [...new Set([...kept, ...sentBack])];
 }
 
@@ -180,31 +184,24 @@ export function redactedStateError({
 }
 
 /**
- * Refuses, before anything runs, a continuation of `document` in which a flow with methods left to
- * run has a saved state still holding `[REDACTED]` once `inputs` are merged (see
- * {@link redactedStatePaths} and {@link redactedStateError}): the owner's, and each nested flow's
- * (kicked off in a flow's method). `inputs` reach only the owner; a nested flow gets what the method
- * that kicks it off gives, which cannot be known here: its fields that `inputs` name are left to the
- * flow's own check as it starts (that method may hand them on), the others are refused now. The flow
- * checks again as it starts, whatever way it is continued; this is for callers that check a
- * continuation before saying anything about it (the CLI, `checkContinuation`).
+ * Refuses, before anything runs, a continuation of `document` whose flow (the run's root) has methods
+ * left to run and a saved state still holding `[REDACTED]` once `inputs` are merged (see
+ * {@link redactedStatePaths} and {@link redactedStateError}). Not a flow kicked off in one of its
+ * methods: what reaches its state is what that method gives it, which cannot be known here (it may
+ * hand the value on); it checks as it starts, before it runs anything. The flow checks again as it
+ * starts, whatever way it is continued; this is for callers that check a continuation before saying
+ * anything about it (the CLI, `checkContinuation`).
  */
 export function refuseRedactedStateInDocument(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): void {
-  document.entities.forEach((entity, index) => {
-    if (entity.kind !== 'flow') return;
-    const { execution, flowName } = parseFlowData(entity);
-    // A finished flow runs no method: its resume gives its output back.
-    if (execution.status === 'completed' && execution.pending.length === 0) return;
-    const paths = redactedStatePaths(execution.committedState, inputs);
-    if (paths.length === 0) return;
-    throw redactedStateError({
-      flowName,
-      checkpointId: document.metadata.id,
-      paths,
-      reach: index === 0 ? 'checkpoint' : 'nested',
-    });
-  });
+  const root = document.entities[0];
+  if (root?.kind !== 'flow') return;
+  const { execution, flowName } = parseFlowData(root);
+  // A finished flow runs no method: its resume gives its output back.
+  if (execution.status === 'completed' && execution.pending.length === 0) return;
+  const paths = redactedStatePaths(execution.committedState, inputs);
+  if (paths.length === 0) return;
+  throw redactedStateError({ flowName, checkpointId: document.metadata.id, paths });
 }
