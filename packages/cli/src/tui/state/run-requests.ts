@@ -31,7 +31,13 @@ function runRequest(
   const view = state.detail?.checkpointId === checkpoint.id ? state.detail.view : undefined;
   const request: RunRequest = { mode, checkpointId: checkpoint.id, reference: checkpoint.reference };
   if (mode === 'fork' && branch.trim() !== '') request.branch = branch.trim();
-  const inputs = view ? continuedInputs(view, edits.inputs) : undefined;
+  // Without the checkpoint's detail (not loaded, or another one's), the edits alone: a flow merges
+  // them into its state, a restored crew over its saved inputs, as continuedInputs would send them.
+  const inputs = view
+    ? continuedInputs(view, edits.inputs)
+    : Object.keys(edits.inputs).length > 0
+      ? { ...edits.inputs }
+      : undefined;
   if (inputs) request.inputs = inputs;
   if (Object.keys(edits.outputs).length > 0) request.taskOutputs = { ...edits.outputs };
   return request;

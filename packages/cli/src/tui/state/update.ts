@@ -169,8 +169,14 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
   const cautious = guessing && state.pasteMayGoOn === true;
   const waitsForKeyAlone = guessing && state.openedByKeysTogether === true;
   if (state.editor) {
-    if ((cautious || waitsForKeyAlone) && state.run?.status !== 'running')
-      return done({ ...state, editor: { ...state.editor, buffer: pasteText(state.editor.buffer, press) } });
+    if ((cautious || waitsForKeyAlone) && state.run?.status !== 'running') {
+      const editor = { ...state.editor, buffer: pasteText(state.editor.buffer, press) };
+      // Said, so that an Enter typed with the text does not look lost (it became a line break).
+      const message = /[\r\n]/.test(press.input)
+        ? 'enter read with other keys (maybe pasted text) is taken as text: press it alone to save'
+        : state.message;
+      return done({ ...state, editor, message });
+    }
     return keyPress(state, press, true);
   }
   const lineBreakInside = /[\r\n]/.test(press.input.slice(0, -1));
@@ -179,6 +185,7 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
   if (mayBePaste && state.run?.status !== 'running') return done({ ...state, message: PASTE_DROPPED });
   let current = state;
   let openedEditor = false;
+  let openedConfirm = false;
   let held: string | undefined;
   const effects: Effect[] = [];
   for (const [index, character] of characters.entries()) {
@@ -191,6 +198,7 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
     // An editor open here was opened by this read: what it saves neither confirms nor runs.
     const next = reason === undefined ? keyPress(current, single, false) : done(current);
     openedEditor ||= current.editor === undefined && next.state.editor !== undefined;
+    openedConfirm ||= current.confirm === undefined && next.state.confirm !== undefined;
     current = next.state;
     effects.push(...next.effects);
     if (rest !== character || effects.some((effect) => effect.type === 'exit')) break;
@@ -198,7 +206,7 @@ function keyChunk(state: BrowserState, press: KeyPress): Update {
   // Unless a later key of the read said something, the status line says why a key was not taken.
   if (held !== undefined && current.message === state.message) current = { ...current, message: held };
   // What this read opened (or what an earlier one did, still open) waits for a key read alone.
-  const opened = openedEditor || (state.confirm === undefined && current.confirm !== undefined);
+  const opened = openedEditor || (openedConfirm && current.confirm !== undefined);
   const stillOpen = current.confirm !== undefined || current.editor !== undefined;
   const waits = guessing && stillOpen && (opened || waitsForKeyAlone);
   if (waits !== (current.openedByKeysTogether === true))
