@@ -127,8 +127,9 @@ describe("a fork's origin, whatever write the fork's process is killed at", () =
   for (const mode of ['synchronous', 'background'] as const) {
     for (const prunedFirst of [true, false]) {
       it(`stays in the tree (${mode} writes, origin ${prunedFirst ? 'pruned' : 'still stored'} before the fork writes)`, async () => {
-        // Two checkpoints and one copy of the origin: a kill before each of the 3 writes, and none.
-        for (let killAt = 1; killAt <= 4; killAt += 1) {
+        // Two checkpoints and two copies of the origin (before and after the first checkpoint): a
+        // kill before each of the 4 writes, and none.
+        for (let killAt = 1; killAt <= 5; killAt += 1) {
           const { shared } = await killedFork(mode, killAt, prunedFirst);
           expect({ killAt, cut: await cutFromTheTree(shared) }).toEqual({ killAt, cut: [] });
         }
