@@ -19,11 +19,24 @@ export function panelWidths(width: number): { tree: number; detail: number } {
 }
 
 /**
- * The detail panel's columns and rows on a screen of `size` (what renderScreen gives it): the screen
- * less the column left free, the title, status and key lines; never smaller than the minimum layout.
+ * How renderScreen lays out a screen of `size`: the columns it draws (the screen's less the one left
+ * free, never fewer than the minimum layout's), its lines, the rows between the title and the status
+ * and key lines, and the tree's and detail panel's columns.
  */
-export function detailPanelSize(size: { width: number; height: number }): { width: number; height: number } {
+export function screenLayout(size: { width: number; height: number }): {
+  width: number;
+  height: number;
+  bodyHeight: number;
+  tree: number;
+  detail: number;
+} {
   const width = Math.max(MINIMUM_SIZE.width, size.width) - 1;
   const height = Math.max(MINIMUM_SIZE.height, size.height) - 1;
-  return { width: panelWidths(width).detail, height: height - 3 };
+  return { width, height, bodyHeight: height - 3, ...panelWidths(width) };
+}
+
+/** The detail panel's columns and rows on a screen of `size` (what renderScreen gives it). */
+export function detailPanelSize(size: { width: number; height: number }): { width: number; height: number } {
+  const layout = screenLayout(size);
+  return { width: layout.detail, height: layout.bodyHeight };
 }

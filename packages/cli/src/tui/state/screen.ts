@@ -13,7 +13,7 @@ import {
   treeRowLine,
 } from './panels.js';
 import { runScreen } from './run-screen.js';
-import { MINIMUM_SIZE, panelWidths, type ScreenSize } from './screen-layout.js';
+import { type ScreenSize, screenLayout } from './screen-layout.js';
 import { editsFor, selectedCheckpoint } from './selection.js';
 import { visibleRows } from './tree.js';
 
@@ -128,8 +128,7 @@ function detailPanel(state: BrowserState, width: number, height: number): Line[]
  * (at 80×24 too) and a terminal never wraps a line.
  */
 export function renderScreen(state: BrowserState, size: ScreenSize): Line[] {
-  const width = Math.max(MINIMUM_SIZE.width, size.width) - 1;
-  const height = Math.max(MINIMUM_SIZE.height, size.height) - 1;
+  const { width, height, bodyHeight, tree: leftWidth, detail: rightWidth } = screenLayout(size);
   const now = size.now ?? Date.now();
   const count = `${state.checkpoints.length} checkpoint${state.checkpoints.length === 1 ? '' : 's'}`;
   const title = clipLine(
@@ -140,7 +139,6 @@ export function renderScreen(state: BrowserState, size: ScreenSize): Line[] {
     ],
     width,
   );
-  const bodyHeight = height - 3;
   let body: Line[];
   if (state.run) {
     const lines = state.editor ? editorPanel(state, width, bodyHeight) : runScreen(state, width, bodyHeight);
@@ -149,7 +147,6 @@ export function renderScreen(state: BrowserState, size: ScreenSize): Line[] {
     // Help takes the whole width: at 80 columns the detail panel is too narrow for it.
     body = helpLines.slice(0, bodyHeight).map((text) => clipLine(plain(text), width));
   } else {
-    const { tree: leftWidth, detail: rightWidth } = panelWidths(width);
     const left = treePanel(state, leftWidth, bodyHeight, now);
     const right = detailPanel(state, rightWidth, bodyHeight);
     body = [];
