@@ -1,13 +1,116 @@
-import { logger } from '@crewline/events';
+import { logger, REDACTED } from '@crewline/events';
 import type { Task } from '../task/task.js';
 
-/** Whether `inputs` gives any key another value than `saved` (the inputs a run was kicked off with). */
+/**
+ * Whether `inputs` gives any key another value than `saved` (the inputs a run was kicked off with,
+ * as its checkpoint holds them). A value `saved` holds as `[REDACTED]` exactly (a credential, at the
+ * top or in a field of an input) is no change, whatever is given there: the checkpoint never holds a
+ * credential, so it is given again whenever a run continues (the refusal of a continuation without
+ * it says to), and is the one the run had; a saved conversation was written redacted too, so it holds
+ * no old value of it that a continuation would have to replace.
+ */
 export function changesInputs(
   saved: Readonly<Record<string, unknown>>,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): boolean {
   if (inputs === undefined) return false;
-  return Object.keys(inputs).some((key) => JSON.stringify(inputs[key]) !== JSON.stringify(saved[key]));
+  return Object.keys(inputs).some(
+    (key) => JSON.stringify(redactedAsSaved(saved[key], inputs[key])) !== JSON.stringify(saved[key]),
+  );
+}
+
+/**
+ * `given` with `[REDACTED]` wherever `saved` holds it exactly, walking the arrays and plain records
+ * both hold; anything else as given (so a value of another shape, or another field, still differs).
+ * Follows `saved`, decoded from a checkpoint: no cycle to guard against.
+ */
+function redactedAsSaved(saved: unknown, given: unknown): unknown {
+  if (saved === REDACTED) return REDACTED;
+  if (Array.isArray(saved) && Array.isArray(given))
+    return given.map((item, index) => redactedAsSaved(saved[index], item));
+  if (isPlainRecord(saved) && isPlainRecord(given)) {
+    const laidOver: Record<string, unknown> = {};
+    for (const key of Object.keys(given)) {
+      // Defined so, a key named `__proto__` stays a field, as JSON writes it.
+      Object.defineProperty(laidOver, key, {
+        value: Object.hasOwn(saved, key) ? redactedAsSaved(saved[key], given[key]) : given[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return laidOver;
+  }
+  return given;
+}
+
+/**
+ * Whether `inputs` gives a value again where `saved` holds `[REDACTED]` exactly (not that text
+ * itself): a credential the checkpoint could not hold. No change for {@link changesInputs}, but a
+ * task whose prompt was filled with it holds `[REDACTED]` there (see {@link startsInterruptedTasksOver}).
+ */
+export function givesRedactedAgain(
+  saved: Readonly<Record<string, unknown>>,
+  inputs: Readonly<Record<string, unknown>> | undefined,
+): boolean {
+  if (inputs === undefined) return false;
+  return Object.keys(inputs).some(
+    (key) => Object.hasOwn(saved, key) && redactedGiven(saved[key], inputs[key]),
+  );
+}
+
+function redactedGiven(saved: unknown, given: unknown): boolean {
+  if (saved === REDACTED) return given !== REDACTED;
+  if (Array.isArray(saved) && Array.isArray(given))
+    return given.some((item, index) => index < saved.length && redactedGiven(saved[index], item));
+  if (isPlainRecord(saved) && isPlainRecord(given))
+    return Object.keys(given).some(
+      (key) => Object.hasOwn(saved, key) && redactedGiven(saved[key], given[key]),
+    );
+  return false;
+}
+
+/**
+ * Whether a saved prompt of a task (its system prompt, or the first message of its conversation: the
+ * task as it was given) holds `[REDACTED]`: it was filled with a credential, which the checkpoint
+ * holds as that text, so a continuation of the conversation would send the model `[REDACTED]`.
+ */
+export function promptsHoldRedacted(
+  systemPrompt: string | null | undefined,
+  messages: readonly unknown[],
+): boolean {
+  return (systemPrompt ?? '').includes(REDACTED) || JSON.stringify(messages[0] ?? null).includes(REDACTED);
+}
+
+/**
+ * Whether a crew continued with `inputs` starts its interrupted tasks over rather than continuing
+ * their saved conversations: when `inputs` change one it saved ({@link changesInputs}), or give again
+ * a credential it saved as `[REDACTED]` while the saved prompts of an interrupted task hold that text
+ * (`redactedInPrompts`): started over, the task is given the value, where its conversation would send
+ * the model `[REDACTED]`. A credential given again that no interrupted prompt holds costs nothing.
+ */
+export function startsInterruptedTasksOver(
+  saved: Readonly<Record<string, unknown>>,
+  inputs: Readonly<Record<string, unknown>> | undefined,
+  redactedInPrompts: boolean,
+): boolean {
+  return changesInputs(saved, inputs) || (redactedInPrompts && givesRedactedAgain(saved, inputs));
+}
+
+/** Whether an interrupted task of `tasks` has saved prompts holding `[REDACTED]` ({@link promptsHoldRedacted}). */
+export function interruptedPromptsHoldRedacted(tasks: readonly Task[]): boolean {
+  return tasks.some(
+    (task) =>
+      task.status !== 'completed' &&
+      task.conversation !== undefined &&
+      promptsHoldRedacted(task.systemPrompt, task.conversation.messages),
+  );
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 /**

@@ -1,6 +1,11 @@
 import { type CheckpointDocument, decodeValue } from '@crewline/runtime-state';
 import { parseCrewData, parseFlowData, taskLabel } from '@crewline/runtime-state/internal';
-import { changesInputs } from '../crew/interrupted-tasks.js';
+import {
+  changesInputs,
+  givesRedactedAgain,
+  promptsHoldRedacted,
+  startsInterruptedTasksOver,
+} from '../crew/interrupted-tasks.js';
 import { carriedSnapshots } from './carry-nested-snapshots.js';
 import { savedInputs } from './saved-inputs.js';
 
@@ -39,15 +44,31 @@ export function interruptedTasks(document: CheckpointDocument): InterruptedTask[
 
 /**
  * Whether continuing `document` with `inputs` starts its interrupted tasks over rather than
- * continuing their saved conversations: the decision the crew's kickoff makes (`changesInputs`
- * against the inputs the run was kicked off with), taken before anything runs. Right for a crew's
- * checkpoint; a flow gives its crews what its methods pass them (see `interruptedTasksOutcome`).
+ * continuing their saved conversations: the decision the crew's kickoff makes
+ * (`startsInterruptedTasksOver` against the inputs the run was kicked off with: a changed input, or
+ * a credential saved as `[REDACTED]` given again while an interrupted task's saved prompts hold that
+ * text), taken before anything runs. Right for a crew's checkpoint; a flow gives its crews what its
+ * methods pass them (see `interruptedTasksOutcome`).
  */
 export function restartsInterruptedTasks(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): boolean {
-  return changesInputs(savedInputs(document), inputs);
+  return startsInterruptedTasksOver(savedInputs(document), inputs, interruptedPromptsHoldRedacted(document));
+}
+
+/** Whether a task a crew of `document` holds in progress has saved prompts holding `[REDACTED]`. */
+function interruptedPromptsHoldRedacted(document: CheckpointDocument): boolean {
+  return document.entities.some(
+    (entity) =>
+      entity.kind === 'crew' &&
+      parseCrewData(entity).tasks.some(
+        (task) =>
+          task.status !== 'completed' &&
+          task.conversation !== null &&
+          promptsHoldRedacted(task.systemPrompt, task.conversation.messages),
+      ),
+  );
 }
 
 /**
@@ -57,7 +78,10 @@ export function restartsInterruptedTasks(
  * given what the flow's method passes it, which only the flow's code knows; the method runs again on
  * the flow's saved state with the inputs merged in, so while they change no key of that state it
  * passes what it passed before (`continue`), and once they do it is `flow-decides`: the task
- * continues unless the method passes its crew other inputs than the crew saved.
+ * continues unless the method passes its crew other inputs than the crew saved. A value saved as
+ * `[REDACTED]` given again is no change (`changesInputs`): the credential the run had, which the
+ * checkpoint could not hold; it is `flow-decides` only when an interrupted task's saved prompts hold
+ * `[REDACTED]` (the crew starts it over if the method passes it the credential).
  */
 export function interruptedTasksOutcome(
   document: CheckpointDocument,
@@ -69,7 +93,12 @@ export function interruptedTasksOutcome(
   const { id: _stateId, ...stateInputs } = inputs ?? {};
   const state = decodeValue<unknown>(parseFlowData(root).state);
   const saved = state !== null && typeof state === 'object' ? (state as Record<string, unknown>) : {};
-  return changesInputs(saved, stateInputs) ? 'flow-decides' : 'continue';
+  if (changesInputs(saved, stateInputs)) return 'flow-decides';
+  // A credential the state saved as [REDACTED], given again, is no change; but a crew the method
+  // passes it to starts over a task whose saved prompts hold that text (`restartsInterruptedTasks`).
+  return givesRedactedAgain(saved, stateInputs) && interruptedPromptsHoldRedacted(document)
+    ? 'flow-decides'
+    : 'continue';
 }
 
 /**
