@@ -2,9 +2,10 @@ import { type CheckpointProvider, readDocument, type StoredCheckpoint } from '@c
 import { viewDocument } from '../core/document-view.js';
 import { errorText } from '../tui/error-text.js';
 import { findResumePlan } from '../tui/resume-plan.js';
-import type { Action, BrowserState, Effect } from '../tui/state/browser-state.js';
+import { type Action, type BrowserState, type Effect, initialState } from '../tui/state/browser-state.js';
 import { type KeyPress, key } from '../tui/state/key-press.js';
 import { update } from '../tui/state/update.js';
+import { type SampleCheckpoints, sampleCheckpoints } from './sample-tree.js';
 
 /**
  * Runs the browser's state machine like the app does, without a terminal: key presses go through
@@ -76,4 +77,19 @@ export class BrowserDriver {
   async type(text: string): Promise<void> {
     for (const character of text) await this.press(character);
   }
+}
+
+/**
+ * The browser on the sample checkpoints (sampleCheckpoints) in memory, their list loaded: the newest
+ * checkpoint is selected and its detail read.
+ */
+export async function openSampleBrowser(): Promise<{ sample: SampleCheckpoints; driver: BrowserDriver }> {
+  const sample = await sampleCheckpoints();
+  const driver = new BrowserDriver(
+    initialState({ location: sample.location, providerKind: 'memory' }),
+    sample.provider,
+    sample.location,
+  );
+  await driver.dispatch({ type: 'list-loaded', checkpoints: await driver.list() });
+  return { sample, driver };
 }

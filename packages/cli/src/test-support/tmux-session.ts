@@ -83,6 +83,14 @@ export class TmuxSession {
     }
   }
 
+  /**
+   * Writes `text` to the terminal in one write: the program reads it at once, as keys a fast typist,
+   * a script or a slow link deliver together, or a part of a paste the terminal has not marked.
+   */
+  typeInOneRead(text: string): void {
+    tmux('send-keys', '-t', this.name, '-l', text);
+  }
+
   async waitForScreen(probe: (text: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let last = '';

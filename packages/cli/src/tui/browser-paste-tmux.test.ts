@@ -1,35 +1,22 @@
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
-import { temporaryDirectory } from '../test-support/run-command.js';
-import { hasTmux, TmuxSession } from '../test-support/tmux-session.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { editFirstTaskOutput, useBrowserProject } from '../test-support/tmux-browser.js';
+import { hasTmux, type TmuxSession } from '../test-support/tmux-session.js';
 
 // Review r-tui finding 1: a 9 KB paste of 200 lines reaches the program in reads of at most 4095
 // bytes; one ending on a line break saved part of the text and closed the editor, and the rest ran as
 // browser keys: `every…` opened a resume and a later `y` confirmed it (a paid run), `q` quits. The
 // browser turns on bracketed paste, so tmux's `paste-buffer -p` marks the paste as a terminal does.
-let session: TmuxSession | undefined;
-afterEach(() => {
-  session?.kill();
-  session = undefined;
-});
-
 describe.skipIf(!hasTmux)('a paste bigger than one read (tmux)', () => {
-  let project: { path: string; remove: () => Promise<void> };
-  let run: CrewRun;
+  const project = useBrowserProject('json');
   let pasted: string;
 
+  // After useBrowserProject's beforeAll (before-hooks run in the order registered): the project is made.
   beforeAll(async () => {
-    project = await temporaryDirectory();
-    run = await writeCrewRun('json', project.path);
     pasted = join(project.path, 'pasted.txt');
     await writeFile(pasted, `${'every tide pool we saw held crabs and fish..'}\n`.repeat(200));
-  });
-  afterAll(async () => {
-    await run?.close();
-    await project?.remove();
   });
 
   function paste(browser: TmuxSession, file = pasted): void {
@@ -43,14 +30,8 @@ describe.skipIf(!hasTmux)('a paste bigger than one read (tmux)', () => {
   it('asks the terminal to mark pastes: one pasted line and its line break stay in the editor', async () => {
     const oneLine = join(project.path, 'one-line.txt');
     await writeFile(oneLine, 'one pasted line\n');
-    const browser = new TmuxSession(['checkpoint'], { cwd: project.path, env: { NO_COLOR: '1' } });
-    session = browser;
-    await browser.waitForScreen((current) => current.includes('[Overview]'), 'the tree');
-    await browser.send('Tab', '2');
-    await browser.waitForScreen((current) => current.includes('[x] 1. research'), 'the tasks tab');
-    await browser.send('Enter');
-    await browser.waitForScreen((current) => current.includes('Edit output of task 1'), 'the editor');
-    await browser.send('C-u');
+    const browser = project.open();
+    await editFirstTaskOutput(browser);
     paste(browser, oneLine);
     await browser.waitForScreen((current) => current.includes('one pasted line'), 'the pasted line');
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -64,14 +45,8 @@ describe.skipIf(!hasTmux)('a paste bigger than one read (tmux)', () => {
   }, 60_000);
 
   it('stays text in the editor, and outside it is dropped: no run, no quit', async () => {
-    const browser = new TmuxSession(['checkpoint'], { cwd: project.path, env: { NO_COLOR: '1' } });
-    session = browser;
-    await browser.waitForScreen((current) => current.includes('[Overview]'), 'the tree');
-    await browser.send('Tab', '2');
-    await browser.waitForScreen((current) => current.includes('[x] 1. research'), 'the tasks tab');
-    await browser.send('Enter');
-    await browser.waitForScreen((current) => current.includes('Edit output of task 1'), 'the editor');
-    await browser.send('C-u');
+    const browser = project.open();
+    await editFirstTaskOutput(browser);
     paste(browser);
     // The editor follows the cursor: the last pasted line and the empty line after it (wrapped
     // between words in the 43 columns of the panel).

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { EventBus } from '@crewline/events';
 import { Flow, listen, start } from '@crewline/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasTmux, TmuxSession } from '../test-support/tmux-session.js';
+import { useTmuxSessions } from '../test-support/tmux-browser.js';
+import { hasTmux } from '../test-support/tmux-session.js';
 
 // A project inside this package, so that its crewline.config.ts resolves @crewline/runtime: the
 // browser's process registers the flow from it to resume it.
@@ -58,7 +59,7 @@ class ApprovalFlow extends Flow<{ verdict: string }> {
 describe.skipIf(!hasTmux)('the browser on a paused flow (tmux)', () => {
   let project: string;
   let pausedId: string;
-  let session: TmuxSession | undefined;
+  const openSession = useTmuxSessions();
 
   beforeAll(async () => {
     await mkdir(packageModules, { recursive: true });
@@ -75,12 +76,11 @@ describe.skipIf(!hasTmux)('the browser on a paused flow (tmux)', () => {
     pausedId = reference.slice(reference.lastIndexOf('/') + 1).split('_')[0]!;
   });
   afterAll(async () => {
-    session?.kill();
     if (project !== undefined) await rm(project, { recursive: true, force: true });
   });
 
   it('shows in the Overview the question the flow waits on and how to answer it', async () => {
-    session = new TmuxSession(['checkpoint'], {
+    const session = openSession(['checkpoint'], {
       cwd: project,
       width: 140,
       height: 30,

@@ -1,40 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
-import { temporaryDirectory } from '../test-support/run-command.js';
-import { hasTmux, TmuxSession } from '../test-support/tmux-session.js';
+import { describe, expect, it } from 'vitest';
+import { useBrowserProject } from '../test-support/tmux-browser.js';
+import { hasTmux } from '../test-support/tmux-session.js';
 
 // Task h2 #2: in a terminal of 80×14 the resume confirmation of an older checkpoint was cut at the
 // bottom: the end of the plan's warning and the keys to press were not on screen.
-let session: TmuxSession | undefined;
-afterEach(() => {
-  session?.kill();
-  session = undefined;
-});
-
 describe.skipIf(!hasTmux)('the browser in an 80×14 terminal (tmux)', () => {
-  let project: { path: string; remove: () => Promise<void> };
-  let run: CrewRun;
-
-  beforeAll(async () => {
-    project = await temporaryDirectory();
-    run = await writeCrewRun('json', project.path);
-  });
-  afterAll(async () => {
-    await run?.close();
-    await project?.remove();
-  });
+  const project = useBrowserProject('json');
 
   it('keeps the confirmation keys on screen and scrolls the plan with j', async () => {
-    const browser = new TmuxSession(['checkpoint'], {
-      cwd: project.path,
-      width: 80,
-      height: 14,
-      env: { NO_COLOR: '1' },
-    });
-    session = browser;
+    const browser = project.open({ width: 80, height: 14 });
     await browser.waitForScreen((current) => current.includes('[Overview]'), 'the tree');
     // The first checkpoint of the run: its resume goes on a new branch and runs tasks 2 and 3 again.
-    const first = `Id       ${run.checkpoints[0]!.id}`;
+    const first = `Id       ${project.run.checkpoints[0]!.id}`;
     for (let step = 0; step < 5 && !browser.screen().includes(first); step += 1) await browser.send('k');
     await browser.waitForScreen((current) => current.includes(first), 'the first checkpoint');
     await browser.send('e');

@@ -3,12 +3,11 @@ import { join } from 'node:path';
 import { Agent, Crew, registerProject, Task } from '@crewline/runtime';
 import { offlineModel } from '@crewline/runtime/testing';
 import { readDocument } from '@crewline/runtime-state';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewDocument } from '../core/document-view.js';
 import { providerOf } from '../test-support/fixtures.js';
-import { type CrewRun, writeCrewRun } from '../test-support/real-crew.js';
-import { temporaryDirectory } from '../test-support/run-command.js';
-import { hasTmux, TmuxSession } from '../test-support/tmux-session.js';
+import { useBrowserProject, useTmuxSessions } from '../test-support/tmux-browser.js';
+import { hasTmux } from '../test-support/tmux-session.js';
 
 // The whole browser, for real: the crewline binary in a tmux pseudo-terminal of 80×24, keys typed
 // one at a time, the screen read back. CI installs tmux (.ci/run); locally: apt-get install -y tmux.
@@ -18,30 +17,13 @@ if (!hasTmux) {
   );
 }
 
-let session: TmuxSession | undefined;
-afterEach(() => {
-  session?.kill();
-  session = undefined;
-});
-
 describe.skipIf(!hasTmux)('the checkpoint browser in a real terminal (tmux)', () => {
-  let project: { path: string; remove: () => Promise<void> };
-  let run: CrewRun;
-
-  beforeAll(async () => {
-    project = await temporaryDirectory();
-    run = await writeCrewRun('json', project.path);
-  });
-
-  afterAll(async () => {
-    await run?.close();
-    await project?.remove();
-  });
+  const project = useBrowserProject('json');
 
   it('opens, selects a checkpoint, edits a task output, forks, and shows the run finish', async () => {
+    const { run } = project;
     const first = run.checkpoints[0]!;
-    const browser = new TmuxSession(['checkpoint'], { cwd: project.path, env: { NO_COLOR: '1' } });
-    session = browser;
+    const browser = project.open();
 
     let text = await browser.waitForScreen(
       (current) => current.includes('crew Research crew (3)') && current.includes('[Overview]'),
@@ -120,6 +102,7 @@ describe.skipIf(!hasTmux)('Ctrl+C during a run started in the browser', () => {
   );
   const location = join(project, '.checkpoints');
   const plainLocation = join(project, 'plain');
+  const openSession = useTmuxSessions();
 
   beforeAll(async () => {
     await mkdir(project, { recursive: true });
@@ -155,8 +138,7 @@ describe.skipIf(!hasTmux)('Ctrl+C during a run started in the browser', () => {
 
   it('writes the SIGINT checkpoint and ends the process with 130', async () => {
     const stderrFile = join(project, 'stderr.txt');
-    const browser = new TmuxSession(['checkpoint'], { cwd: project, env: { NO_COLOR: '1' }, stderrFile });
-    session = browser;
+    const browser = openSession(['checkpoint'], { cwd: project, env: { NO_COLOR: '1' }, stderrFile });
     await browser.waitForScreen((current) => current.includes('crew Slow crew (4)'), 'the tree');
     // The first checkpoint (1/4 done): forking it runs three slow tasks.
     await browser.send('g', 'j', 'j');
@@ -191,12 +173,11 @@ describe.skipIf(!hasTmux)('Ctrl+C during a run started in the browser', () => {
     // The trial (s8, finding 1): the edits live in the browser's memory only, and the hint left them
     // out; following it ran the Writer on the original research.
     const stderrFile = join(project, 'stderr-start-over.txt');
-    const browser = new TmuxSession(['checkpoint', '--location', './plain'], {
+    const browser = openSession(['checkpoint', '--location', './plain'], {
       cwd: project,
       env: { NO_COLOR: '1' },
       stderrFile,
     });
-    session = browser;
     await browser.waitForScreen((current) => current.includes('crew Plain crew (4)'), 'the tree');
     await browser.send('g', 'j', 'j');
     await browser.waitForScreen(

@@ -3,18 +3,11 @@
 // confirmation and opened another (`n` then `e` inside "fine"), which the next read's `y` confirmed;
 // and an Enter read with text in an editor that waits for a key alone became a line break unsaid.
 import { describe, expect, it } from 'vitest';
-import { BrowserDriver } from '../../test-support/drive-browser.js';
-import { sampleCheckpoints } from '../../test-support/sample-tree.js';
-import { initialState } from './browser-state.js';
+import { openSampleBrowser } from '../../test-support/drive-browser.js';
 
+/** The sample browser on the newest checkpoint of the Research crew's main branch. */
 async function openBrowser() {
-  const sample = await sampleCheckpoints();
-  const driver = new BrowserDriver(
-    initialState({ location: sample.location, providerKind: 'memory' }),
-    sample.provider,
-    sample.location,
-  );
-  await driver.dispatch({ type: 'list-loaded', checkpoints: await driver.list() });
+  const { sample, driver } = await openSampleBrowser();
   const head = sample.main.at(-1)!;
   while (driver.state.selectedKey !== head.id) await driver.press('down');
   return driver;

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BrowserDriver } from '../../test-support/drive-browser.js';
-import { sampleCheckpoints } from '../../test-support/sample-tree.js';
-import { initialState } from './browser-state.js';
+import { openSampleBrowser } from '../../test-support/drive-browser.js';
 import { key } from './key-press.js';
 
 // Review r-tui finding 1 (the reviewer's test): a paste longer than one read (a pty delivers at most
@@ -9,13 +7,7 @@ import { key } from './key-press.js';
 // that happens to end on a line break saved and closed the editor, and the next chunk was read as
 // browser keys (`e`…`y` started a paid resume, `q` quit). These are terminals without bracketed paste.
 async function editorOpen() {
-  const sample = await sampleCheckpoints();
-  const driver = new BrowserDriver(
-    initialState({ location: sample.location, providerKind: 'memory' }),
-    sample.provider,
-    sample.location,
-  );
-  await driver.dispatch({ type: 'list-loaded', checkpoints: await driver.list() });
+  const { sample, driver } = await openSampleBrowser();
   const target = sample.main[3]!;
   while (driver.state.selectedKey !== target.id) await driver.press('down');
   await driver.press('2', 'return', key('u', { ctrl: true }));

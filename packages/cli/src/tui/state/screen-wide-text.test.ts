@@ -1,22 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { BrowserDriver } from '../../test-support/drive-browser.js';
-import { sampleCheckpoints } from '../../test-support/sample-tree.js';
-import { initialState } from './browser-state.js';
+import { openSampleBrowser } from '../../test-support/drive-browser.js';
 import { wrapText } from './line-fitting.js';
 import { renderScreen, screenText } from './screen.js';
 import { textColumns } from './terminal-columns.js';
 import { textBuffer } from './text-editor.js';
-
-async function openSample() {
-  const sample = await sampleCheckpoints();
-  const driver = new BrowserDriver(
-    initialState({ location: sample.location, providerKind: 'memory' }),
-    sample.provider,
-    sample.location,
-  );
-  await driver.dispatch({ type: 'list-loaded', checkpoints: sample.all });
-  return { driver, sample };
-}
 
 // wrapText counted code points while clipLine counts columns: a wrapped CJK line was twice as wide
 // as the panel and cut again with ~, half of it lost.
@@ -31,7 +18,7 @@ describe('wide text wrapped in the detail panel', () => {
   });
 
   it('shows the whole of a run output in CJK at 80x24', async () => {
-    const { driver, sample } = await openSample();
+    const { driver, sample } = await openSampleBrowser();
     const output = '結果'.repeat(60);
     driver.state = {
       ...driver.state,
@@ -48,7 +35,7 @@ describe('wide text wrapped in the detail panel', () => {
   });
 
   it('keeps the editor cursor on screen after 60 CJK characters at 80 columns, at its column', async () => {
-    const { driver, sample } = await openSample();
+    const { driver, sample } = await openSampleBrowser();
     driver.state = {
       ...driver.state,
       run: { mode: 'resume', checkpointId: sample.main[0]!.id, status: 'finished', lines: [] } as never,
@@ -69,7 +56,7 @@ describe('wide text wrapped in the detail panel', () => {
 // wrapped there otherwise than in the full text, the cursor drawn as a blank on the row above.
 describe('the editor cursor on graphemes', () => {
   async function editorScreen(text: string, cursor: number) {
-    const { driver, sample } = await openSample();
+    const { driver, sample } = await openSampleBrowser();
     driver.state = {
       ...driver.state,
       run: { mode: 'resume', checkpointId: sample.main[0]!.id, status: 'finished', lines: [] } as never,
@@ -107,7 +94,7 @@ describe('the editor wrapping between words', () => {
   const answer = Array.from({ length: 30 }, (_, index) => `word${index}`).join(' ');
 
   async function answerScreen(cursor: number) {
-    const { driver, sample } = await openSample();
+    const { driver, sample } = await openSampleBrowser();
     driver.state = {
       ...driver.state,
       run: { mode: 'resume', checkpointId: sample.main[0]!.id, status: 'finished', lines: [] } as never,
@@ -138,7 +125,7 @@ describe('control characters wrapped in a panel', () => {
   });
 
   it('shows the whole of a run output with colour codes at 80x24', async () => {
-    const { driver, sample } = await openSample();
+    const { driver, sample } = await openSampleBrowser();
     const output = `${Array.from({ length: 12 }, (_, index) => `\x1b[31mred${index}\x1b[0m`).join(' ')} END`;
     driver.state = {
       ...driver.state,

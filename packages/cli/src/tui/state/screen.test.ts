@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BrowserDriver } from '../../test-support/drive-browser.js';
-import { sampleCheckpoints } from '../../test-support/sample-tree.js';
+import { openSampleBrowser } from '../../test-support/drive-browser.js';
 import { initialState } from './browser-state.js';
 import { key } from './key-press.js';
 import { clipLine } from './line-fitting.js';
@@ -8,17 +7,6 @@ import { shortReference } from './run-screen.js';
 import { renderScreen, screenText } from './screen.js';
 import { textColumns } from './terminal-columns.js';
 import { update } from './update.js';
-
-async function browser() {
-  const sample = await sampleCheckpoints();
-  const driver = new BrowserDriver(
-    initialState({ location: sample.location, providerKind: 'memory' }),
-    sample.provider,
-    sample.location,
-  );
-  await driver.dispatch({ type: 'list-loaded', checkpoints: await driver.list() });
-  return { sample, driver };
-}
 
 const size = { width: 80, height: 24, now: Date.now() };
 
@@ -39,7 +27,7 @@ function expectFits(text: string, width = 80, height = 24) {
 
 describe('renderScreen', () => {
   it('escapes control characters of stored strings: a tampered trigger or branch cannot drive the terminal', async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     const tampered = sample.all.map((checkpoint) =>
       checkpoint.id === sample.other.at(-1)!.id
         ? { ...checkpoint, trigger: 'task_\u001b[2J\u009b31mdone', branch: 'main\u0007\ttab' }
@@ -57,7 +45,7 @@ describe('renderScreen', () => {
   });
 
   it('fits 80x24 with the tree and the detail side by side', async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     const text = screenText(renderScreen(driver.state, size));
     expectFits(text);
     expect(text).toContain('crewline checkpoints');
@@ -75,7 +63,7 @@ describe('renderScreen', () => {
   ])(
     'keeps the mark of a lane with a long branch name at 80 columns, shortening the name (%s)',
     async (branch, mark) => {
-      const { driver, sample } = await browser();
+      const { driver, sample } = await openSampleBrowser();
       const renamed = sample.all.map((checkpoint) =>
         checkpoint.id === sample.orphan.id ? { ...checkpoint, branch } : checkpoint,
       );
@@ -97,7 +85,7 @@ describe('renderScreen', () => {
   );
 
   it('tells two flow-states lanes apart at 80 columns', async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     const branches = new Map([
       [sample.orphan.id, 'flow-states/6f0d8a52-3c1e-4b7a-9d24-5e8b1f7c0a93'],
       [sample.fork.id, 'flow-states/0b3c9e11-77aa-4f0e-8c21-d4e5f6a7b8c9'],
@@ -120,7 +108,7 @@ describe('renderScreen', () => {
     ['ZWJ sequences', `team-${'👨‍👩‍👧‍👦'.repeat(8)}`],
     ['combining accents', `cafe\u0301-${'e\u0301'.repeat(40)}`],
   ])('keeps a lane with %s in its branch name within 80 columns, its mark shown', async (_label, branch) => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     const renamed = sample.all.map((checkpoint) =>
       checkpoint.id === sample.orphan.id ? { ...checkpoint, branch } : checkpoint,
     );
@@ -135,7 +123,7 @@ describe('renderScreen', () => {
   });
 
   it('keeps the selection in view in a long tree', async () => {
-    const { driver } = await browser();
+    const { driver } = await openSampleBrowser();
     await driver.press('G');
     const text = screenText(renderScreen(driver.state, { ...size, height: 14 }));
     expectFits(text, 80, 14);
@@ -143,7 +131,7 @@ describe('renderScreen', () => {
   });
 
   it('shows each tab, the editor with its cursor, the fork prompt and the run screen within the size', async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');
     await driver.press('2');
     let text = screenText(renderScreen(driver.state, size));
@@ -176,7 +164,7 @@ describe('renderScreen', () => {
   });
 
   it('never draws narrower than the minimum layout', async () => {
-    const { driver } = await browser();
+    const { driver } = await openSampleBrowser();
     const text = screenText(renderScreen(driver.state, { width: 20, height: 5 }));
     expect(text.split('\n').length).toBeLessThanOrEqual(11);
   });
@@ -192,7 +180,7 @@ describe('the reference and the paused flow', () => {
   });
 
   it('shows what a paused flow asks, and the answer being typed', async () => {
-    const { driver } = await browser();
+    const { driver } = await openSampleBrowser();
     await driver.press('e', 'return');
     await driver.dispatch({
       type: 'run-finished',
@@ -225,7 +213,7 @@ describe('words at 80 columns', () => {
   // A new-user trial (s11, finding 7): at 80 columns the help's "an edited input is used~" and the
   // overview's "(edit outputs in Tasks, ~" were cut.
   it('shows the whole help and the overview hints, none cut', async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     await driver.press('?');
     const help = screenText(renderScreen(driver.state, size));
     expectFits(help);
@@ -246,7 +234,7 @@ describe('words at 80 columns', () => {
   // Review r-tui finding 4: at 80 columns the detail panel is 43 wide, and the editor's hint
   // (`…ctrl+j new line  c~`) and the fork prompt's title (`…(empty = generat~`) were cut.
   it('shows the editor hint and the fork prompt title whole', async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');
     await driver.press('2', 'return');
     let text = screenText(renderScreen(driver.state, size));
@@ -261,7 +249,7 @@ describe('words at 80 columns', () => {
   });
 
   it('names Enter with one word in the editor and its key line', async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');
     await driver.press('2', 'return');
     let lines = screenText(renderScreen(driver.state, size)).split('\n');
@@ -275,7 +263,7 @@ describe('words at 80 columns', () => {
   });
 
   it('says where the keys go after a confirmation is cancelled', async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');
     await driver.press('tab', 'e', 'n');
     expect(driver.state.focus).toBe('detail');
@@ -291,7 +279,7 @@ describe('the resume confirmation', () => {
   // said "edited outputs: none / edited inputs: none"; the run then moved to a new branch and paid
   // again for the tasks done since, which the explorer's plan says before its run starts.
   it('says that an older checkpoint continues on a new branch and pays again for the work after it', async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     const older = sample.main[1]!;
     const head = sample.main.at(-1)!;
     while (driver.state.selectedKey !== older.id) await driver.press('down');
@@ -320,7 +308,7 @@ describe('the resume confirmation', () => {
   // on in another process since it was loaded got no word, while the runtime still moved the resume to
   // a new branch. The store is asked now, as the runtime and the explorer ask it.
   it("asks the store for the run's latest checkpoint, not the list loaded earlier", async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     const head = sample.main.at(-1)!;
     const listed = sample.main.at(-2)!;
     // The list was loaded before the run wrote its last checkpoint.
@@ -337,7 +325,7 @@ describe('the resume confirmation', () => {
 
   // Review r-tui finding 2: a failed lookup must say so, never stay on "checking".
   it("says it could not read the run's checkpoints when the lookup fails, and still resumes", async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     const older = sample.main[1]!;
     const head = sample.main.at(-1)!;
     const read = sample.provider.read.bind(sample.provider);
@@ -357,7 +345,7 @@ describe('the resume confirmation', () => {
   });
 
   it('says nothing more for the latest checkpoint of its run, nor for a fork', async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     const head = sample.main.at(-1)!;
     while (driver.state.selectedKey !== head.id) await driver.press('down');
     await driver.press('e');
@@ -379,7 +367,7 @@ describe('the resume confirmation at 80×14', () => {
   const small = { width: 80, height: 14, now: Date.now() };
 
   it('keeps its key line on screen and scrolls the rest with j/k to the end of the warning', async () => {
-    const { driver, sample } = await browser();
+    const { driver, sample } = await openSampleBrowser();
     const older = sample.main[1]!;
     const head = sample.main.at(-1)!;
     while (driver.state.selectedKey !== older.id) await driver.press('down');

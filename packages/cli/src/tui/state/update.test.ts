@@ -1,26 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { BrowserDriver } from '../../test-support/drive-browser.js';
-import { sampleCheckpoints } from '../../test-support/sample-tree.js';
-import { initialState } from './browser-state.js';
+import { openSampleBrowser } from '../../test-support/drive-browser.js';
 import { key } from './key-press.js';
 import { renderScreen, screenText } from './screen.js';
 import { selectedCheckpoint } from './selection.js';
 import { update } from './update.js';
 
-async function openBrowser() {
-  const sample = await sampleCheckpoints();
-  const driver = new BrowserDriver(
-    initialState({ location: sample.location, providerKind: 'memory' }),
-    sample.provider,
-    sample.location,
-  );
-  await driver.dispatch({ type: 'list-loaded', checkpoints: await driver.list() });
-  return { sample, driver };
-}
-
 describe('browser state machine', () => {
   it('selects the newest checkpoint first and loads its detail', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     expect(driver.state.selectedKey).toBe(sample.other.at(-1)!.id);
     expect(driver.effects).toContainEqual(
       expect.objectContaining({ type: 'load-detail', checkpointId: sample.other.at(-1)!.id }),
@@ -29,7 +16,7 @@ describe('browser state machine', () => {
   });
 
   it('moves with arrows and j/k, collapses and expands with left/right', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const writingMain = `crew:Writing/branch:main/run:${sample.other[0]!.lineageId}`;
     await driver.press('g');
     expect(driver.state.selectedKey).toBe('crew:Writing');
@@ -47,7 +34,7 @@ describe('browser state machine', () => {
   });
 
   it('takes letters that arrive together (held key, paste, SSH) as one key each', async () => {
-    const { driver } = await openBrowser();
+    const { driver } = await openSampleBrowser();
     await driver.press('g', 'down', 'down', 'down');
     const afterThreeDowns = driver.state.selectedKey;
     await driver.press('g', 'jjj');
@@ -63,7 +50,7 @@ describe('browser state machine', () => {
   });
 
   it('edits a completed task output, refuses a pending one, and undoes an edit', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     // Select the third main checkpoint of Research: task 2 started, task 1 done.
     const target = sample.main[2]!;
     while (driver.state.selectedKey !== target.id) await driver.press('down');
@@ -85,7 +72,7 @@ describe('browser state machine', () => {
   });
 
   it('takes a carriage return at the end of a chunk of text as Enter: in an editor and the branch prompt', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const target = sample.main[3]!;
     while (driver.state.selectedKey !== target.id) await driver.press('down');
     await driver.press('2', 'return', key('u', { ctrl: true }));
@@ -111,7 +98,7 @@ describe('browser state machine', () => {
   // paste read as keys, `every…` then a `y`, started a paid resume). dc02bee had `e` and Enter in one
   // read confirm; now the Enter of that read is dropped and the confirmation waits.
   it('never confirms a resume or fork with keys of the read that opened it', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const head = sample.main.at(-1)!;
     while (driver.state.selectedKey !== head.id) await driver.press('down');
     await driver.press('e\r');
@@ -147,7 +134,7 @@ describe('browser state machine', () => {
   // paste reaching the browser in two reads started paid runs: `xe` then `xy` a resume, `zfoo` then
   // `bar` and a carriage return a fork (the branch editor saved, the fork confirmed).
   it('confirms or saves what a read of several keys opened only on a key read alone', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const head = sample.main.at(-1)!;
     while (driver.state.selectedKey !== head.id) await driver.press('down');
     const started = () => driver.effects.filter((effect) => effect.type === 'start-run');
@@ -181,7 +168,7 @@ describe('browser state machine', () => {
   // Task h8 #2 (review R3): `approve` and its Enter read together on a paused run's panel opened the
   // answer editor and sent the answer, continuing the flow (a paid run) from one read.
   it('keeps an answer typed in the read that opened its editor until Enter comes alone', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const paused = sample.main[0]!;
     driver.state = {
       ...driver.state,
@@ -215,7 +202,7 @@ describe('browser state machine', () => {
   // Task h8 #5 (review R3): the confirmation scrolled as far as it would in the narrowest layout, so
   // after holding j on a larger screen k did nothing for many presses.
   it('scrolls the confirmation only as far as the screen last drawn needs', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const size = { width: 80, height: 14, now: Date.now() };
     await driver.dispatch({ type: 'resize', width: size.width, height: size.height });
     const older = sample.main[1]!;
@@ -238,7 +225,7 @@ describe('browser state machine', () => {
   // Task h2 #1: the plan of a resume is looked up after `e` (a store read); `e` then a quick `y`
   // started the paid run while the panel still said "checking", its warning unseen.
   it('confirms a resume only once its plan is shown: Enter or y before that does nothing', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const older = sample.main[1]!;
     while (driver.state.selectedKey !== older.id) await driver.press('down');
     // The plan's lookup is left in flight: `update` alone, the load-plan effect not carried out.
@@ -262,7 +249,7 @@ describe('browser state machine', () => {
   });
 
   it('takes a read of several keys with a line break before its end as pasted text, not keys', async () => {
-    const { driver } = await openBrowser();
+    const { driver } = await openSampleBrowser();
     const before = driver.state.selectedKey;
     await driver.press('jj\rq\r');
     expect(driver.state.selectedKey).toBe(before);
@@ -275,7 +262,7 @@ describe('browser state machine', () => {
   // alone. Keys without a line break are keys; a read that may end a paste still neither quits nor
   // confirms.
   it('takes keys read together after a line typed with its Enter, before any paste mark', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const target = sample.main.at(-1)!;
     while (driver.state.selectedKey !== target.id) await driver.press('down');
     await driver.press('2', 'down', 'down');
@@ -308,7 +295,7 @@ describe('browser state machine', () => {
   // An editor opened by such a read does not save on a later read's line break: the fork's branch
   // name would confirm the fork (a paid run), an answer would continue the flow.
   it('keeps a fork opened by keys read together after a saved line from confirming on the next read', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const target = sample.main.at(-1)!;
     while (driver.state.selectedKey !== target.id) await driver.press('down');
     await driver.press('2', 'return', 'TYPED FAST\r', 'jf', 'what-if\r');
@@ -323,7 +310,7 @@ describe('browser state machine', () => {
     // Review r-tui finding 1: the browser turns on bracketed paste; between the terminal's marks every
     // read is text, whatever it ends with.
     it('types a paste cut into reads into the editor whole, its line breaks included, and saves on Enter', async () => {
-      const { sample, driver } = await openBrowser();
+      const { sample, driver } = await openSampleBrowser();
       const target = sample.main[3]!;
       while (driver.state.selectedKey !== target.id) await driver.press('down');
       await driver.press('2', 'return', key('u', { ctrl: true }));
@@ -335,7 +322,7 @@ describe('browser state machine', () => {
     });
 
     it('drops a paste outside an editor, saying so: it neither quits nor starts a run', async () => {
-      const { sample, driver } = await openBrowser();
+      const { sample, driver } = await openSampleBrowser();
       const head = sample.main.at(-1)!;
       while (driver.state.selectedKey !== head.id) await driver.press('down');
       const before = driver.state.selectedKey;
@@ -355,7 +342,7 @@ describe('browser state machine', () => {
     // a carriage return (a fast typist, SSH, a script) is typed, not a paste cut into reads: the keys
     // of the next read were dropped as "pasted text dropped".
     it('takes the reads after a typed Enter as keys once the terminal has marked a paste', async () => {
-      const { sample, driver } = await openBrowser();
+      const { sample, driver } = await openSampleBrowser();
       const target = sample.main.at(-1)!;
       while (driver.state.selectedKey !== target.id) await driver.press('down');
       await driver.press('2', 'down', 'down');
@@ -373,7 +360,7 @@ describe('browser state machine', () => {
     });
 
     it('ends the paste on a key no paste holds (an end mark lost): Esc still cancels', async () => {
-      const { sample, driver } = await openBrowser();
+      const { sample, driver } = await openSampleBrowser();
       while (driver.state.selectedKey !== sample.main[3]!.id) await driver.press('down');
       await driver.press('2', 'return', 'paste-start', 'text', 'escape');
       expect(driver.state.pasting).toBe(false);
@@ -383,7 +370,7 @@ describe('browser state machine', () => {
   });
 
   it('edits inputs, keeping the type of non-string values, and lists placeholders without values', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const target = sample.main[0]!;
     while (driver.state.selectedKey !== target.id) await driver.press('down');
     await driver.press('3');
@@ -399,7 +386,7 @@ describe('browser state machine', () => {
   });
 
   it('fork asks for a branch and starts a run with the edits; progress and result follow', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const target = sample.main[3]!;
     while (driver.state.selectedKey !== target.id) await driver.press('down');
     await driver.press('2', 'return', key('u', { ctrl: true }));
@@ -436,7 +423,7 @@ describe('browser state machine', () => {
   });
 
   it('resume passes all inputs when one was edited, nothing extra otherwise; esc cancels', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const target = sample.main[1]!;
     while (driver.state.selectedKey !== target.id) await driver.press('down');
     await driver.press('e');
@@ -459,7 +446,7 @@ describe('browser state machine', () => {
   });
 
   it('ignores a detail that arrives after the selection moved on, and quits on q', async () => {
-    const { sample, driver } = await openBrowser();
+    const { sample, driver } = await openSampleBrowser();
     const before = driver.state;
     const stale = update(before, { type: 'detail-failed', checkpointId: 'someone-else', error: 'x' });
     expect(stale.state).toBe(before);
@@ -473,7 +460,7 @@ describe('browser state machine', () => {
   });
 
   it('answers a flow whose run ended paused and continues it from the pause checkpoint', async () => {
-    const { driver } = await openBrowser();
+    const { driver } = await openSampleBrowser();
     await driver.press('e', 'return');
     const pause = {
       methodName: 'approve',
@@ -507,7 +494,7 @@ describe('browser state machine', () => {
   });
 
   it('interrupts a running run on ctrl+c instead of quitting', async () => {
-    const { driver } = await openBrowser();
+    const { driver } = await openSampleBrowser();
     await driver.press('f', 'return');
     expect(driver.state.run?.status).toBe('running');
     await driver.press(key('c', { ctrl: true }));
