@@ -71,15 +71,22 @@ function redactedGiven(saved: unknown, given: unknown): boolean {
 }
 
 /**
- * Whether a saved prompt of a task (its system prompt, or the first message of its conversation: the
- * task as it was given) holds `[REDACTED]`: it was filled with a credential, which the checkpoint
- * holds as that text, so a continuation of the conversation would send the model `[REDACTED]`.
+ * Whether a task's saved conversation holds `[REDACTED]` anywhere: its system prompt, the task as it
+ * was given, a tool's result, an answer, or the conversation of a delegation it made. A credential
+ * went into it (a template filled with it, a tool that echoed it), which the checkpoint holds as that
+ * text, so continuing the conversation would send the model `[REDACTED]` (review R5: a tool result
+ * echoing the key was continued, and sent).
  */
 export function promptsHoldRedacted(
   systemPrompt: string | null | undefined,
   messages: readonly unknown[],
+  delegations: Readonly<Record<string, { messages: readonly unknown[] }>> = {},
 ): boolean {
-  return (systemPrompt ?? '').includes(REDACTED) || JSON.stringify(messages[0] ?? null).includes(REDACTED);
+  return (
+    (systemPrompt ?? '').includes(REDACTED) ||
+    JSON.stringify(messages).includes(REDACTED) ||
+    Object.values(delegations).some((delegation) => JSON.stringify(delegation.messages).includes(REDACTED))
+  );
 }
 
 /**
@@ -103,7 +110,7 @@ export function interruptedPromptsHoldRedacted(tasks: readonly Task[]): boolean 
     (task) =>
       task.status !== 'completed' &&
       task.conversation !== undefined &&
-      promptsHoldRedacted(task.systemPrompt, task.conversation.messages),
+      promptsHoldRedacted(task.systemPrompt, task.conversation.messages, task.delegations),
   );
 }
 

@@ -66,7 +66,7 @@ function interruptedPromptsHoldRedacted(document: CheckpointDocument): boolean {
         (task) =>
           task.status !== 'completed' &&
           task.conversation !== null &&
-          promptsHoldRedacted(task.systemPrompt, task.conversation.messages),
+          promptsHoldRedacted(task.systemPrompt, task.conversation.messages, task.delegations),
       ),
   );
 }
