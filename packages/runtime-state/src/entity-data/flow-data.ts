@@ -62,12 +62,6 @@ export const flowExecutionDataSchema = z.object({
    * none (and in older checkpoints).
    */
   deletedFields: z.array(z.string()).optional(),
-  /**
-   * The top-level names of the inputs this flow's kickoffs were given (merged into its state):
-   * for a flow kicked off in another flow's method, the fields that method hands it, which a check
-   * before a continuation leaves to it. Absent when none (and in older checkpoints).
-   */
-  inputNames: z.array(z.string()).optional(),
   nextActivationId: z.number().int().positive(),
   /** Crews and agents completed method executions ran, in order. */
   nestedEntities: z.array(nestedEntitySchema),

@@ -365,10 +365,6 @@ export class FlowEngine<State extends object> {
       if (requestedId !== undefined) this.setStateId(requestedId);
       this.replaceState([previous, otherInputs]);
     }
-    // The fields this kickoff hands the state, by top-level name: a check before a continuation
-    // leaves a nested flow's redacted fields among them to the method that kicks it off again.
-    if (Object.keys(otherInputs).length > 0)
-      this.execution.inputNames = [...new Set([...this.execution.inputNames, ...Object.keys(otherInputs)])];
     this.#shared.forgetExecutions();
     this.commitState();
     // Inputs that changed the state of a continued flow are news to store, even at its finished end.

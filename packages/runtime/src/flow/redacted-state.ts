@@ -184,35 +184,24 @@ export function redactedStateError({
 }
 
 /**
- * Refuses, before anything runs, a continuation of `document` in which a flow with methods left to
- * run has a saved state still holding `[REDACTED]` (see {@link redactedStatePaths} and
- * {@link redactedStateError}): the outermost flow once `inputs` are merged; a flow kicked off in one of
- * its methods for the fields its kickoffs were not handed (`inputNames`: the method that kicks it off
- * again hands those on, and it checks them itself as it starts; the others its own methods set, and
- * no input can give them, so refused now, before the outer flow pays for anything). The flow checks
- * again as it starts, whatever way it is continued; this is for callers that check a continuation
- * before saying anything about it (the CLI, `checkContinuation`).
+ * Refuses, before anything runs, a continuation of `document` whose flow (the run's root) has methods
+ * left to run and a saved state still holding `[REDACTED]` once `inputs` are merged (see
+ * {@link redactedStatePaths} and {@link redactedStateError}). Not a flow kicked off in one of its
+ * methods: what reaches its state is what that method gives it, which cannot be known here (it may
+ * hand the value on); it checks as it starts, before it runs anything. The flow checks again as it
+ * starts, whatever way it is continued; this is for callers that check a continuation before saying
+ * anything about it (the CLI, `checkContinuation`).
  */
 export function refuseRedactedStateInDocument(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): void {
-  document.entities.forEach((entity, index) => {
-    if (entity.kind !== 'flow') return;
-    const { execution, flowName } = parseFlowData(entity);
-    // A finished flow runs no method: its resume gives its output back.
-    if (execution.status === 'completed' && execution.pending.length === 0) return;
-    const nested = index > 0;
-    const handed = new Set(execution.inputNames ?? []);
-    const paths = nested
-      ? redactedStatePaths(execution.committedState).filter((path) => !handed.has(topField(path)))
-      : redactedStatePaths(execution.committedState, inputs);
-    if (paths.length === 0) return;
-    throw redactedStateError({
-      flowName,
-      checkpointId: document.metadata.id,
-      paths,
-      ...(nested ? { reach: 'nested' as const } : {}),
-    });
-  });
+  const root = document.entities[0];
+  if (root?.kind !== 'flow') return;
+  const { execution, flowName } = parseFlowData(root);
+  // A finished flow runs no method: its resume gives its output back.
+  if (execution.status === 'completed' && execution.pending.length === 0) return;
+  const paths = redactedStatePaths(execution.committedState, inputs);
+  if (paths.length === 0) return;
+  throw redactedStateError({ flowName, checkpointId: document.metadata.id, paths });
 }

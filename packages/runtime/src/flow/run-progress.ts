@@ -70,8 +70,6 @@ export interface FlowExecution {
   committedState: EncodedValue | undefined;
   /** Fields of the initial state that `committedState` no longer has (see `SharedState.ofRecord`). */
   deletedFields: string[];
-  /** The top-level names of the inputs its kickoffs were given (see `FlowExecutionData.inputNames`). */
-  inputNames: string[];
   nextActivationId: number;
   nestedEntities: NestedEntity[];
 }
@@ -90,7 +88,6 @@ export function newExecution(): FlowExecution {
     lastOutput: undefined,
     committedState: undefined,
     deletedFields: [],
-    inputNames: [],
     nextActivationId: 1,
     nestedEntities: [],
   };
@@ -167,7 +164,6 @@ export function executionToJson(
         : (stored?.state(execution.committedState) ?? execution.committedState),
     // Only when a method deleted one: a checkpoint without it reads in versions that predate it.
     ...(execution.deletedFields.length > 0 ? { deletedFields: [...execution.deletedFields] } : {}),
-    ...(execution.inputNames.length > 0 ? { inputNames: [...execution.inputNames] } : {}),
     nextActivationId: execution.nextActivationId,
     nestedEntities: execution.nestedEntities.map((entity) => ({ ...entity })),
   };
@@ -199,7 +195,6 @@ export function executionFromData(data: FlowExecutionData, codec: ValueCodec): F
     lastOutput: decode(data.lastOutput),
     committedState: data.committedState ?? undefined,
     deletedFields: data.deletedFields ?? [],
-    inputNames: data.inputNames ?? [],
     nextActivationId: data.nextActivationId,
     nestedEntities: data.nestedEntities,
   };
