@@ -220,7 +220,9 @@ export class Crew implements CheckpointableEntity, CrewParts {
     this.#continueNext = false;
     if (!restored) this.resetProgress();
     else if (
-      startsInterruptedTasksOver(this.inputs, options.inputs, interruptedPromptsHoldRedacted(this.tasks))
+      startsInterruptedTasksOver(this.inputs, options.inputs, () =>
+        interruptedPromptsHoldRedacted(this.tasks),
+      )
     )
       restartInterruptedTasks(`Crew "${this.name}" kickoff`, this.tasks);
     this.inputs = restored ? { ...this.inputs, ...(options.inputs ?? {}) } : { ...(options.inputs ?? {}) };

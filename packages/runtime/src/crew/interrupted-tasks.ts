@@ -93,15 +93,16 @@ export function promptsHoldRedacted(
  * Whether a crew continued with `inputs` starts its interrupted tasks over rather than continuing
  * their saved conversations: when `inputs` change one it saved ({@link changesInputs}), or give again
  * a credential it saved as `[REDACTED]` while the saved prompts of an interrupted task hold that text
- * (`redactedInPrompts`): started over, the task is given the value, where its conversation would send
+ * (`redactedInPrompts`, asked only then): started over, the task is given the value, where its conversation would send
  * the model `[REDACTED]`. A credential given again that no interrupted prompt holds costs nothing.
  */
 export function startsInterruptedTasksOver(
   saved: Readonly<Record<string, unknown>>,
   inputs: Readonly<Record<string, unknown>> | undefined,
-  redactedInPrompts: boolean,
+  redactedInPrompts: () => boolean,
 ): boolean {
-  return changesInputs(saved, inputs) || (redactedInPrompts && givesRedactedAgain(saved, inputs));
+  // The conversations are read last: only a credential given again makes them matter.
+  return changesInputs(saved, inputs) || (givesRedactedAgain(saved, inputs) && redactedInPrompts());
 }
 
 /** Whether an interrupted task of `tasks` has saved prompts holding `[REDACTED]` ({@link promptsHoldRedacted}). */

@@ -54,7 +54,9 @@ export function restartsInterruptedTasks(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): boolean {
-  return startsInterruptedTasksOver(savedInputs(document), inputs, interruptedPromptsHoldRedacted(document));
+  return startsInterruptedTasksOver(savedInputs(document), inputs, () =>
+    interruptedPromptsHoldRedacted(document),
+  );
 }
 
 /** Whether a task a crew of `document` holds in progress has saved prompts holding `[REDACTED]`. */
