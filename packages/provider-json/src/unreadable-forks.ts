@@ -1,6 +1,6 @@
 // A checkpoint file that cannot be read but names a parent, given to `planPrune` as a fork of that
 // parent so the parent is kept. Split from lineage-prune.ts; the prune of the whole location
-// (json-provider.ts) uses it too.
+// (prune-and-delete.ts) uses it too.
 import type { StoredCheckpoint } from '@crewline/runtime-state';
 import type { FoundCheckpoint } from './directory-walk.js';
 
