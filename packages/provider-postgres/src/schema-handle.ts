@@ -38,6 +38,7 @@ const writeParameterTypes = [
   'bigint',
   'bigint',
   'text',
+  'boolean',
 ];
 
 /** How many values one call of `crewline_write` takes. */
