@@ -38,7 +38,6 @@ const writeParameterTypes = [
   'bigint',
   'bigint',
   'text',
-  'boolean',
 ];
 
 /** How many values one call of `crewline_write` takes. */

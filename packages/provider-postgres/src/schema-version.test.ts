@@ -4,14 +4,11 @@ import {
   createTestRun,
   writeTestCheckpoint,
 } from '@crewline/provider-testkit/fixtures';
-import { type CheckpointWrite, DEFAULT_MAX_CHECKPOINT_BYTES } from '@crewline/runtime-state';
 import type pg from 'pg';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { migrateSchema } from './migrations.js';
 import { PostgresProvider } from './postgres-provider.js';
 import { migrations, SCHEMA_VERSION } from './schema.js';
-import { SchemaHandle } from './schema-handle.js';
-import { recordServerErrors } from './test-support/server-errors.js';
 import {
   describeWithPostgres,
   temporarySchemaName,
@@ -19,7 +16,6 @@ import {
   useTemporaryLocations,
   withServer,
 } from './test-support/test-server.js';
-import { encodeWithIds, writeStatement } from './write-checkpoint.js';
 
 const temporary = useTemporaryLocations();
 
@@ -193,76 +189,6 @@ describeWithPostgres('version 2', () => {
     const checkpoint = buildCheckpointWrite();
     const stored = await writer.write(location, checkpoint);
     expect(await writer.read(location, stored.id)).toEqual({ text: checkpoint.text() });
-  });
-});
-
-/**
- * Sends the write of a root checkpoint as version 2 of this package did, on `client`: a call of
- * `crewline_write` with its 22 parameters of then (no `p_accept_stored`), prepared under `name` on
- * the connection the first time (as the provider's pools do) and only executed after that.
- */
-async function writeAsVersion2(
-  client: pg.Client,
-  schema: string,
-  location: string,
-  checkpoint: CheckpointWrite,
-  name: string,
-): Promise<unknown> {
-  const handle = new SchemaHandle(location, schema, undefined as unknown as pg.Pool);
-  const encoded = await encodeWithIds(client as unknown as pg.PoolClient, handle, checkpoint, undefined);
-  const statement = writeStatement(
-    handle,
-    checkpoint,
-    encoded,
-    false,
-    0,
-    DEFAULT_MAX_CHECKPOINT_BYTES,
-    false,
-  );
-  expect(statement.text).toContain(', $23::boolean)');
-  return client.query({
-    name,
-    text: statement.text.replace(', $23::boolean)', ')'),
-    values: (statement.values as unknown[]).slice(0, 22),
-  });
-}
-
-describeWithPostgres('version 3', () => {
-  let recording: ReturnType<typeof recordServerErrors> | undefined;
-  afterEach(() => {
-    recording?.restore();
-    recording = undefined;
-  });
-
-  it("upgrades a version 2 schema: what it holds reads back, a write of it again is no error on the server, and version 2's prepared call still works", async () => {
-    const { schema, location } = freshSchema();
-    const first = buildCheckpointWrite();
-    const second = buildCheckpointWrite();
-    await withServer(async (client) => {
-      await migrateSchema(client as unknown as pg.PoolClient, schema, location, migrations.slice(0, 2));
-      // A process of version 2 stored `first`, and keeps its connection (and its prepared call).
-      await writeAsVersion2(client, schema, location, first, 'version_2_write');
-      recording = recordServerErrors();
-      const writer = provider();
-      expect(await writer.write(location, first)).toMatchObject({ id: first.metadata.id });
-      expect(recording.errors).toEqual([]);
-      const version = await client.query(
-        `SELECT value FROM "${schema}".crewline_meta WHERE key = 'schema_version'`,
-      );
-      expect(version.rows).toEqual([{ value: '3' }]);
-      expect(await writer.read(location, first.metadata.id)).toEqual({ text: first.text() });
-      // The old call (its parameters, its prepared statement) reaches the new function: it stores a
-      // new checkpoint, and a stored id fails on the key as it did.
-      await writeAsVersion2(client, schema, location, second, 'version_2_write');
-      const again = await writeAsVersion2(client, schema, location, first, 'version_2_write').catch(
-        (error: unknown) => error,
-      );
-      expect((again as { code?: string }).code).toBe('23505');
-      expect(await writer.read(location, second.metadata.id)).toEqual({ text: second.text() });
-      expect((await writer.list(location)).map((entry) => entry.id).sort()).toEqual(
-        [first.metadata.id, second.metadata.id].sort(),
-      );
-    });
   });
 });
 

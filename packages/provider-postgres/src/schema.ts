@@ -1,5 +1,5 @@
 /** Version of the layout below, kept in the `schema_version` row of `crewline_meta`. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 2;
 
 /** Marks a schema as crewline's, so the provider never writes into another application's tables. */
 export const APPLICATION_MARKER = 'crewline-checkpoints';
@@ -31,29 +31,11 @@ export interface Migration {
 }
 
 /**
- * The part of `crewline_write` (version 3 on) that answers a checkpoint already stored without
- * inserting it: one row of NULLs, and the caller compares the stored row with the checkpoint it
- * wrote. Checked after the lease (a write under a lost lease is refused, stored or not) and before
- * anything else is placed.
- */
-const storedAnswer = (s: string): string => `
-  IF p_accept_stored AND EXISTS (SELECT 1 FROM ${s}.checkpoints c WHERE c.id = p_id) THEN
-    -- The insert would fail on the key: an aborted statement and an ERROR in the server's log for
-    -- every fork (its origin stored again) and every write sent again after a lost answer. A write
-    -- of the same id not yet committed is not seen here: its key still makes this one fail.
-    o_stream := NULL;
-    o_size := NULL;
-    RETURN NEXT;
-    RETURN;
-  END IF;`;
-
-/**
  * `crewline_write`: the whole of a write in one call — lease check, event placement, inserts — so
  * that a write is one round trip and one transaction. `p_chunk_refs` holds each chunk's `refs`:
  * `'{id,…}'` in version 1, offsets (`'1,2,…'`, see version 2) since; empty for none.
- * `p_accept_stored` (version 3 on, see there) answers a checkpoint already stored with NULLs.
  */
-const writeFunction = (schema: string, refs: 'ids' | 'offsets', acceptStored = false): string => {
+const writeFunction = (schema: string, refs: 'ids' | 'offsets'): string => {
   const s = quoteIdentifier(schema);
   return `
 CREATE FUNCTION ${s}.crewline_write(
@@ -61,7 +43,7 @@ CREATE FUNCTION ${s}.crewline_write(
   p_entities text, p_event_count integer, p_format_version integer, p_library_version text,
   p_metadata_text text, p_head bigint, p_chunk_ids bigint[], p_chunk_bodies text[], p_chunk_refs text[],
   p_needs_parent boolean, p_parent_events integer, p_events_from integer, p_events text[],
-  p_size_base bigint, p_max_bytes bigint, p_lease_owner text${acceptStored ? ', p_accept_stored boolean DEFAULT false' : ''}
+  p_size_base bigint, p_max_bytes bigint, p_lease_owner text
 ) RETURNS TABLE (o_stream bigint, o_size bigint)
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -91,7 +73,7 @@ BEGIN
       RAISE EXCEPTION 'lease lost' USING ERRCODE = 'CL002', DETAIL = json_build_object(
         'held', v_owner IS NOT NULL, 'mine', v_owner = p_lease_owner, 'holder', v_holder, 'expiresInMs', v_left)::text;
     END IF;
-  END IF;${acceptStored ? storedAnswer(s) : ''}
+  END IF;
   IF p_parent_id IS NOT NULL THEN
     SELECT c.stream_id, c.event_count INTO v_parent_stream, v_parent_count
       FROM ${s}.checkpoints c WHERE c.id = p_parent_id;
@@ -318,29 +300,10 @@ ${writeFunction(schema, 'offsets').replace('CREATE FUNCTION', 'CREATE OR REPLACE
 `;
 };
 
-/**
- * Version 3: `crewline_write` takes `p_accept_stored` (last, default false). A single write passes
- * true: a checkpoint whose id is already stored is answered with one row of NULLs instead of an
- * insert that fails on the primary key, and the provider compares the stored row with the
- * checkpoint it wrote (the same one: stored; another: `conflict`, as before). A fork stores its
- * origin again right before and right after its first checkpoint, usually a checkpoint still
- * stored: each such write was an aborted statement and a `duplicate key value violates unique
- * constraint` ERROR in the server's log. A group passes false: a stored id still fails, and so rolls
- * back, the whole group. A new parameter is a new function: the old one is dropped, and the default
- * keeps a call with the old parameters (a process of the previous version that has not yet looked
- * at the layout again) working as before.
- */
-const version3 = (schema: string): string => `
-DROP FUNCTION ${quoteIdentifier(schema)}.crewline_write(text, text, text, text, text, text, text, integer, integer,
-  text, text, bigint, bigint[], text[], text[], boolean, integer, integer, text[], bigint, bigint, text);
-${writeFunction(schema, 'offsets', true)}
-`;
-
 /** Every migration, oldest first; the last one's version is {@link SCHEMA_VERSION}. */
 export const migrations: readonly Migration[] = [
   { version: 1, statements: version1 },
   { version: 2, statements: version2 },
-  { version: 3, statements: version3 },
 ];
 
 /** Size of the chunk id blocks a writer reserves (see `chunks` above). */

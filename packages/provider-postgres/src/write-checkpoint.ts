@@ -192,11 +192,7 @@ export function firstEventSent(checkpoint: CheckpointWrite): number {
     : Math.min(checkpoint.parentEventCount, checkpoint.document.events.length);
 }
 
-/**
- * One prepared call of `crewline_write` (see schema.ts) for `checkpoint`. With `acceptStored`, a
- * checkpoint whose id is already stored is answered with a row of NULLs instead of failing on the
- * key (a group passes false: a stored id must roll the whole group back).
- */
+/** One prepared call of `crewline_write` (see schema.ts) for `checkpoint`. */
 export function writeStatement(
   handle: SchemaHandle,
   checkpoint: CheckpointWrite,
@@ -204,7 +200,6 @@ export function writeStatement(
   hasParentHead: boolean,
   eventsFrom: number,
   maxCheckpointBytes: number,
-  acceptStored: boolean,
 ): pg.QueryConfig {
   const { metadata, document } = checkpoint;
   const events: string[] = [];
@@ -236,16 +231,18 @@ export function writeStatement(
       encoded.sizeBase,
       maxCheckpointBytes,
       checkpoint.lease?.owner ?? null,
-      acceptStored,
     ],
   };
 }
 
-/** `checkpoint` as stored, `size` the bytes `crewline_write` answered its document takes. */
-export function storedOf(handle: SchemaHandle, checkpoint: CheckpointWrite, size: string): StoredCheckpoint {
+export function storedOf(
+  handle: SchemaHandle,
+  checkpoint: CheckpointWrite,
+  rows: readonly { o_size: string }[],
+): StoredCheckpoint {
   const { metadata } = checkpoint;
   const reference = `${handle.location}#${metadata.id}`;
-  return writtenCheckpoint(metadata, reference, Number(size), hasCanonicalShape(metadata));
+  return writtenCheckpoint(metadata, reference, Number(rows[0]!.o_size), hasCanonicalShape(metadata));
 }
 
 /**
@@ -303,20 +300,12 @@ export async function writeCheckpoint(
   let encoded: EncodedHead | undefined;
   for (let attempt = 0; attempt < 4; attempt += 1) {
     encoded ??= await encodeWithIds(client, handle, checkpoint, previous);
-    let size: string | null | undefined;
     try {
-      const { rows } = await client.query<{ o_stream: string | null; o_size: string | null }>(
-        writeStatement(
-          handle,
-          checkpoint,
-          encoded,
-          previous !== undefined,
-          eventsFrom,
-          maxCheckpointBytes,
-          true,
-        ),
+      const { rows } = await client.query<{ o_stream: string; o_size: string }>(
+        writeStatement(handle, checkpoint, encoded, previous !== undefined, eventsFrom, maxCheckpointBytes),
       );
-      size = rows[0]?.o_size;
+      handle.heads.remember(metadata.id, encoded.node);
+      return storedOf(handle, checkpoint, rows);
     } catch (error) {
       const code = errorCode(error);
       if (code === raised.needEvents) {
@@ -334,15 +323,9 @@ export async function writeCheckpoint(
       const named = `checkpoint "${metadata.id}"`;
       const refusal = refusalOf(error, handle, metadata.lineageId, named, maxCheckpointBytes);
       if (refusal !== undefined) throw refusal;
-      // The same id written at the same moment elsewhere, not yet committed when this write looked.
       if (code === '23505') return existingCheckpoint(client, handle, checkpoint);
       throw error;
     }
-    // Already stored (a retried write whose first attempt did commit, a fork's origin stored again):
-    // nothing was written, and the stored row says whether it is this checkpoint.
-    if (size === null || size === undefined) return existingCheckpoint(client, handle, checkpoint);
-    handle.heads.remember(metadata.id, encoded.node);
-    return storedOf(handle, checkpoint, size);
   }
   throw postgresError(
     'write_failed',

@@ -14,7 +14,7 @@ import {
 } from './write-checkpoint.js';
 
 /**
- * Checkpoints written by one statement at most: a statement takes at most 65,535 values (23 per
+ * Checkpoints written by one statement at most: a statement takes at most 65,535 values (22 per
  * checkpoint), and a longer group is written by several statements in one transaction.
  */
 const checkpointsPerStatement = 64;
@@ -59,8 +59,6 @@ export async function writeGroup(
       previous !== undefined,
       firstEventSent(checkpoint),
       maxCheckpointBytes,
-      // A stored id fails the statement, so that the group rolls back whole (see writeBatch).
-      false,
     );
     encoded.push({ checkpoint, node: head.node, values: statement.values as unknown[] });
   }
@@ -102,7 +100,7 @@ async function writeSlice(
   const stored = new Array<StoredCheckpoint>(slice.length);
   for (const row of rows) {
     const index = Number(row.o_index);
-    stored[index] = storedOf(handle, slice[index]!.checkpoint, row.o_size);
+    stored[index] = storedOf(handle, slice[index]!.checkpoint, [row]);
   }
   return stored;
 }
