@@ -3,6 +3,7 @@ export {
   builtinProviders,
   type ModuleImporter,
 } from './builtin-providers.js';
+export type { WriteOptions } from './checkpoint-preparation.js';
 export { type CheckpointWriteParts, createCheckpointWrite } from './checkpoint-write.js';
 export {
   type CheckpointConfig,
@@ -95,14 +96,9 @@ export {
   type RunCostStatus,
   runCost,
 } from './run-cost.js';
-export {
-  type CheckpointableEntity,
-  type HeldLease,
-  type Lineage,
-  RuntimeState,
-  type RuntimeStateOptions,
-  type WriteOptions,
-} from './runtime-state.js';
+export type { CheckpointableEntity } from './run-entities.js';
+export type { Lineage } from './run-lineage.js';
+export { RuntimeState, type RuntimeStateOptions } from './runtime-state.js';
 export { SettledValues } from './settled-values.js';
 export {
   createValueCodec,
@@ -116,3 +112,4 @@ export {
   type ValueCodec,
   type ValueCodecOptions,
 } from './value-codec.js';
+export type { HeldLease } from './write-target.js';

@@ -2,7 +2,8 @@ import { CrewKickoffStartedEvent, EventBus, REDACTED, TaskStartedEvent } from '@
 import { describe, expect, it } from 'vitest';
 import type { EntitySnapshot, EntitySummary } from './document.js';
 import type { CheckpointWrite, StoredCheckpoint } from './provider.js';
-import { type CheckpointableEntity, RuntimeState } from './runtime-state.js';
+import type { CheckpointableEntity } from './run-entities.js';
+import { RuntimeState } from './runtime-state.js';
 import type { SettledValues } from './settled-values.js';
 import { InMemoryProvider } from './testing/in-memory-provider.js';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EntitySnapshot, EntitySummary } from './document.js';
 import { readDocument } from './reference.js';
-import { type CheckpointableEntity, RuntimeState } from './runtime-state.js';
+import type { CheckpointableEntity } from './run-entities.js';
+import { RuntimeState } from './runtime-state.js';
 import { InMemoryProvider } from './testing/in-memory-provider.js';
 
 /** A crew-like entity kicked off more than once: a new id and topic for each kickoff. */

@@ -7,7 +7,8 @@ import type { SettledValues } from './settled-values.js';
  * a restore, or (`standIn`) saved work a restored run keeps in the place of the entity that takes it
  * up again (see `CheckpointableEntity.standIn`). Every checkpoint of the run holds it. `summary`
  * defaults to the snapshot's kind, id and name.
- * (Described here rather than typed as `CheckpointableEntity`: runtime-state.ts imports this file.)
+ * (Described here rather than typed as `CheckpointableEntity`: run-entities.ts, which defines it,
+ * imports this file.)
  */
 export function keptEntity(
   snapshot: EntitySnapshot,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EntityKind } from './document.js';
-import { type CheckpointableEntity, RuntimeState } from './runtime-state.js';
+import type { CheckpointableEntity } from './run-entities.js';
+import { RuntimeState } from './runtime-state.js';
 
 /** An entity whose snapshot says which object it is (`label`). */
 function entity(kind: EntityKind, id: string, label: string, standIn?: boolean): CheckpointableEntity {

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { EntitySnapshot } from './document.js';
 import type { JsonObject } from './json.js';
 import { redactSecrets } from './redaction.js';
-import { type CheckpointableEntity, RuntimeState } from './runtime-state.js';
+import type { CheckpointableEntity } from './run-entities.js';
+import { RuntimeState } from './runtime-state.js';
 import { SettledValues } from './settled-values.js';
 import { sameContent, UnchangedSnapshots } from './unchanged-snapshots.js';
 

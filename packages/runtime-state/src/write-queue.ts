@@ -247,7 +247,7 @@ export class WriteQueue {
 
 /**
  * Rejects checkpoints that were not stored with `error`, newest first: each rejection gives the
- * lineage back to the checkpoint before it (see `fail` in RuntimeState's #prepare), so it ends on
+ * lineage back to the checkpoint before it (see `fail` in WriteOutcomes.started), so it ends on
  * the last one stored and the next checkpoint names a stored parent.
  */
 function rejectNewestFirst(entries: readonly QueuedWrite[], error: unknown): void {

@@ -1,5 +1,5 @@
 import type { EntitySnapshot, EntitySummary } from '../document.js';
-import type { CheckpointableEntity } from '../runtime-state.js';
+import type { CheckpointableEntity } from '../run-entities.js';
 
 /** A small crew-like entity for tests of the core: tasks whose outputs can be set. */
 export class FakeCrew implements CheckpointableEntity {
