@@ -135,18 +135,27 @@ async function reserveBlocks(client: pg.PoolClient, handle: SchemaHandle, count:
   handle.addBlocks(rows.map((row) => Number(row.block)));
 }
 
-/**
- * A checkpoint written again (a retried write whose first attempt did commit) is accepted when it
- * is the same one; another checkpoint under a stored id is a conflict.
- */
-async function existingCheckpoint(
+/** The stored row of `checkpoint`'s id; undefined when none is stored. */
+async function storedRow(
   client: pg.PoolClient,
   handle: SchemaHandle,
   checkpoint: CheckpointWrite,
-): Promise<StoredCheckpoint> {
-  const { metadata } = checkpoint;
-  const { rows } = await client.query<MetadataRow>(handle.sql.metadataById, [metadata.id]);
-  return rewrittenCheckpoint(component, rows[0], metadata, handle.location, damagedRow);
+): Promise<MetadataRow | undefined> {
+  const { rows } = await client.query<MetadataRow>(handle.sql.metadataById, [checkpoint.metadata.id]);
+  return rows[0];
+}
+
+/**
+ * A checkpoint written again (a retried write whose first attempt did commit, a fork's origin
+ * stored again) is accepted when it is the same one as `row`, the one stored under its id; another
+ * checkpoint under a stored id is a conflict.
+ */
+function existingCheckpoint(
+  handle: SchemaHandle,
+  checkpoint: CheckpointWrite,
+  row: MetadataRow | undefined,
+): StoredCheckpoint {
+  return rewrittenCheckpoint(component, row, checkpoint.metadata, handle.location, damagedRow);
 }
 
 export function detailOf(error: unknown): string {
@@ -294,6 +303,13 @@ export async function writeCheckpoint(
   maxCheckpointBytes: number,
 ): Promise<StoredCheckpoint> {
   const { metadata } = checkpoint;
+  if (checkpoint.mayBeStoredAlready) {
+    // Probably stored already (a fork's origin stored again): looked up first, since the key would
+    // find it only by failing the insert, an ERROR line in the server's log each time. Stored
+    // between this look-up and the write (another process storing it too), it still meets the key.
+    const row = await storedRow(client, handle, checkpoint);
+    if (row !== undefined) return existingCheckpoint(handle, checkpoint, row);
+  }
   const parentId = metadata.parentId;
   let previous = await parentHead(client, handle, checkpoint);
   let eventsFrom = firstEventSent(checkpoint);
@@ -323,7 +339,8 @@ export async function writeCheckpoint(
       const named = `checkpoint "${metadata.id}"`;
       const refusal = refusalOf(error, handle, metadata.lineageId, named, maxCheckpointBytes);
       if (refusal !== undefined) throw refusal;
-      if (code === '23505') return existingCheckpoint(client, handle, checkpoint);
+      if (code === '23505')
+        return existingCheckpoint(handle, checkpoint, await storedRow(client, handle, checkpoint));
       throw error;
     }
   }

@@ -67,6 +67,8 @@ export class CheckpointPreparation {
   readonly #positions: LineagePositions;
   /** After {@link forkFrom}: the restored checkpoint, stored again beside the fork's first write in each location. */
   #forkOrigin: ForkOrigin | undefined;
+  /** The write of {@link #forkOrigin} handed to providers, flagged as maybe stored already. */
+  #companion: CheckpointWrite | undefined;
 
   constructor(
     run: PreparingRun,
@@ -100,7 +102,7 @@ export class CheckpointPreparation {
     // A fork's first checkpoint in this location: its origin goes with it (see ForkOrigin).
     const companion =
       this.#forkOrigin !== undefined && position.checkpointId === this.#forkOrigin.id
-        ? this.#forkOrigin.write
+        ? this.#companion
         : undefined;
     const write = createCheckpointWrite({
       metadata,
@@ -125,7 +127,12 @@ export class CheckpointPreparation {
    * keeps the first one's origin.
    */
   forkFrom(restored: CheckpointDocument): void {
-    this.#forkOrigin ??= new ForkOrigin(restored);
+    if (this.#forkOrigin !== undefined) return;
+    this.#forkOrigin = new ForkOrigin(restored);
+    // Usually still stored where the fork writes: said so, a provider may look its id up first
+    // instead of meeting it on a unique key (see CheckpointWrite.mayBeStoredAlready). Only this write
+    // carries it: the fork's own checkpoints are new, and a look-up would cost each of them.
+    this.#companion = { ...this.#forkOrigin.write, mayBeStoredAlready: true };
   }
 
   /** The stores written to, each once (see {@link LineagePositions.stores}). */

@@ -81,6 +81,17 @@ export interface CheckpointWrite {
    * without comparing (SQLite and Postgres do). Others ignore it.
    */
   readonly settled?: SettledParts;
+  /**
+   * True when this checkpoint is probably stored already: a fork's origin, written again right
+   * before and right after the fork's first checkpoint (see ForkOrigin), which is still stored
+   * wherever its run did not prune it. The contract does not change: a checkpoint written again is
+   * accepted as the one stored, another checkpoint under a stored id is a `conflict`. The flag only
+   * tells a provider that a cheap look-up of the id first is worth it, where finding the id stored
+   * by failing to insert it costs more than the look-up or is reported elsewhere (PostgresProvider:
+   * every duplicate key is an `ERROR` line in the server's log). Absent (the default) on every other
+   * write, which is almost never stored already: a provider looks nothing up for those.
+   */
+  readonly mayBeStoredAlready?: true;
 }
 
 /** What a run promises about the objects of its checkpoints (see {@link CheckpointWrite.settled}). */
