@@ -4,11 +4,13 @@ import type { CheckpointDocument } from '@crewline/runtime-state';
 import { component } from './errors.js';
 
 /**
- * Says, when a fork changes inputs, which interrupted tasks start over and what that costs: the
- * saved conversation they would have continued was prompted with the old inputs. The tasks and the
- * decision come from the runtime (`interruptedTasks`, `interruptedTasksOutcome`), as the explorer's
- * plan takes them, so the warning and the run cannot disagree. In a flow the crew's inputs are what
- * the flow's method gives it, which only the run will tell: the warning then says so.
+ * Says, when a fork starts the tasks its run was interrupted in over (or may: a crew inside a flow),
+ * which ones, why and what that costs: the inputs changed, so the saved conversations they would have
+ * continued hold the old ones; or a credential saved as `[REDACTED]` is given again to a conversation
+ * that holds that text. The tasks, the decision and its words come from the runtime (`interruptedTasks`,
+ * `interruptedTasksOutcome`), as the CLI's and the explorer's plans take them, so the warning and the
+ * run cannot disagree. In a flow the crew's inputs are what the flow's method gives it, which only the
+ * run will tell: the warning then says so.
  */
 export function warnAboutRestarts(
   runId: string,
@@ -16,14 +18,10 @@ export function warnAboutRestarts(
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): void {
   const outcome = interruptedTasksOutcome(document, inputs);
-  if (outcome === 'continue') return;
-  for (const task of interruptedTasks(document)) {
-    const cost = callsMadeAgain(task.completedCalls);
+  if (outcome.action === 'continue') return;
+  for (const task of interruptedTasks(document))
     logger.warn(
       component,
-      outcome === 'restart'
-        ? `fork("${runId}"): task ${task.number} "${task.label}" was interrupted in the run; with the changed inputs it starts over instead of continuing its saved conversation, whose prompts hold the old inputs${cost}`
-        : `fork("${runId}"): task ${task.number} "${task.label}" was interrupted in the run; it continues its saved conversation unless the flow gives its crew other inputs with the changed ones, then starts over${cost}`,
+      `fork("${runId}"): task ${task.number} "${task.label}" was interrupted in the run; ${outcome.words.warning}${callsMadeAgain(task.completedCalls)}`,
     );
-  }
 }

@@ -10,6 +10,10 @@ import { editTaskOutputsInDocument } from '@crewline/runtime-state/internal';
 import { type DocumentView, viewDocument } from './document-view.js';
 import { parseTaskOutputs } from './task-outputs.js';
 
+type InterruptedTasksOutcome = ReturnType<typeof interruptedTasksOutcome>;
+/** Why the runtime starts an interrupted task over (`RestartCause` in the runtime). */
+type RestartCause = Extract<InterruptedTasksOutcome, { cause: unknown }>['cause'];
+
 /** A task a continuation would run, and why. */
 export interface PlannedTask {
   /** Number as `info` and `--set-output` count. */
@@ -23,14 +27,21 @@ export interface PlannedTask {
   /**
    * `invalidated`: an earlier output was edited, so it runs again against the new context (it was
    * completed, or interrupted with a saved conversation that is dropped). `restarted`: interrupted
-   * with a saved conversation, and the changed inputs start it over (its prompts hold the old ones).
+   * with a saved conversation, which it starts over instead of continuing, for `restartCause`.
    * `continued`: interrupted, and it continues its saved conversation (no call it made is made
-   * again). `flow-decides`: interrupted inside a flow whose state the changed inputs change; it
-   * continues unless the flow's method gives its crew other inputs than the crew saved, then starts
-   * over (only the flow's code knows which). `unfinished`: never started, or in progress without a
-   * saved conversation.
+   * again). `flow-decides`: interrupted inside a flow whose method may start it over, for
+   * `restartCause`: it continues unless the method gives its crew other inputs than the crew saved,
+   * or the credential again, then starts over (only the flow's code knows which). `unfinished`: never
+   * started, or in progress without a saved conversation.
    */
   reason: 'invalidated' | 'restarted' | 'continued' | 'flow-decides' | 'unfinished';
+  /**
+   * `restarted` and `flow-decides` only: why, as the runtime decides it. `changed-inputs`: the inputs
+   * change what the run saved, and the saved conversation's prompts hold the old values.
+   * `credential-given-again`: nothing changed, but a credential saved as `[REDACTED]` is given again
+   * and the saved conversation holds that text: started over, the task sends the model the real one.
+   */
+  restartCause?: RestartCause;
   /**
    * Interrupted tasks only: the model calls of its saved conversation that completed. Made (and
    * paid) again when the reason is `restarted` or `invalidated`; not made again when `continued`;
@@ -46,7 +57,8 @@ export interface ContinuationPlan {
   edited: number[];
   /**
    * Whether the inputs given change what the run's work was given: a crew's saved inputs (they start
-   * interrupted tasks over), or a flow's saved state (its methods may pass its crews other inputs).
+   * interrupted tasks over), or a flow's saved state (its methods may pass its crews other inputs). A
+   * credential saved as `[REDACTED]` given again is no change, even when it starts a task over.
    */
   inputsChanged: boolean;
   /** The tasks that will run, in order: of those the checkpoint holds. */
@@ -128,17 +140,20 @@ export function planContinuation(
           ? 'invalidated'
           : calls === undefined
             ? 'unfinished'
-            : interruptedReason[outcome];
+            : interruptedReason[outcome.action];
+      const startsOver = reason === 'restarted' || reason === 'flow-decides';
+      const note = noteFor(reason, calls ?? 0, outcome);
       return {
         number,
         ...(task.name !== undefined ? { name: task.name } : {}),
         description: task.description,
         reason,
+        ...(startsOver && outcome.action !== 'continue' ? { restartCause: outcome.cause } : {}),
         ...(calls !== undefined ? { savedCalls: calls } : {}),
         note:
           newerHead !== undefined && doneSince.has(number)
-            ? `${noteFor(reason, calls ?? 0)}; completed in the run's later checkpoint ${newerHead.id}: runs again on the new branch, paid again`
-            : noteFor(reason, calls ?? 0),
+            ? `${note}; completed in the run's later checkpoint ${newerHead.id}: runs again on the new branch, paid again`
+            : note,
       };
     });
   const runAgain = runs.map((task) => task.number).filter((number) => doneSince.has(number));
@@ -146,7 +161,7 @@ export function planContinuation(
     edited: Object.keys(taskOutputs)
       .map((index) => Number(index) + 1)
       .sort((a, b) => a - b),
-    inputsChanged: outcome !== 'continue',
+    inputsChanged: outcome.action !== 'continue' && outcome.cause === 'changed-inputs',
     runs,
     ...flowPlan(view),
     ...(newerHead !== undefined
@@ -209,19 +224,26 @@ const interruptedReason = {
   continue: 'continued',
   restart: 'restarted',
   'flow-decides': 'flow-decides',
-} as const satisfies Record<ReturnType<typeof interruptedTasksOutcome>, PlannedTask['reason']>;
+} as const satisfies Record<InterruptedTasksOutcome['action'], PlannedTask['reason']>;
 
-/** Why a planned task runs; for an interrupted one, what its saved calls cost (as the runtime warns). */
-function noteFor(reason: PlannedTask['reason'], savedCalls: number): string {
+/**
+ * Why a planned task runs; for an interrupted one, what its saved calls cost (as the runtime warns).
+ * A task the runtime starts over (or may, inside a flow) is said in the runtime's words for the cause
+ * of `outcome`, the one its reason was taken from.
+ */
+function noteFor(
+  reason: PlannedTask['reason'],
+  savedCalls: number,
+  outcome: InterruptedTasksOutcome,
+): string {
   switch (reason) {
     case 'invalidated':
       return `runs again: an earlier output was edited${callsMadeAgain(savedCalls)}`;
     case 'restarted':
-      return `starts over with the new inputs${callsMadeAgain(savedCalls)}`;
+    case 'flow-decides':
+      return `${outcome.action === 'continue' ? '' : outcome.words.plan}${callsMadeAgain(savedCalls)}`;
     case 'continued':
       return `continues its saved conversation${callsMadeAgain(savedCalls, { kept: true })}`;
-    case 'flow-decides':
-      return `continues its saved conversation unless the flow gives its crew other inputs, then starts over${callsMadeAgain(savedCalls)}`;
     case 'unfinished':
       return 'not finished in this checkpoint';
   }

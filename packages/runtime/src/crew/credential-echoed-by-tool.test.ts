@@ -12,6 +12,7 @@ import { offlineModel } from '../e2e/support/fixtures.js';
 import type { OfflineModel } from '../models/offline/offline-model.js';
 import { interruptedTasksOutcome } from '../restore/saved-interrupted-tasks.js';
 import { Task } from '../task/task.js';
+import { captureLogs } from '../testing/index.js';
 import { defineTool } from '../tools/define-tool.js';
 
 const secret = 'sk-live-0123456789abcdefghij';
@@ -48,12 +49,26 @@ describe('a saved conversation holding [REDACTED] after its first message (a too
     // The checkpoint after the tool's result, before the second model call.
     const after = list.filter((each) => each.trigger === 'tool_usage_finished').at(-1)!;
     const document = await readDocument(provider, 'mem', after.id);
-    expect(interruptedTasksOutcome(document, { apiKey: secret, topic: 'kelp' })).toBe('restart');
-    model.reset();
-    await crew(model).kickoff({
-      inputs: { apiKey: secret },
-      fromCheckpoint: { restoreFrom: `mem#${after.id}`, provider },
+    expect(interruptedTasksOutcome(document, { apiKey: secret, topic: 'kelp' })).toMatchObject({
+      action: 'restart',
+      cause: 'credential-given-again',
     });
+    model.reset();
+    const logs = captureLogs();
+    try {
+      await crew(model).kickoff({
+        inputs: { apiKey: secret },
+        fromCheckpoint: { restoreFrom: `mem#${after.id}`, provider },
+      });
+      // Said as what it is: nothing changed, the conversation holds the credential's redacted form
+      // (review: it was said as "with the changed inputs it starts over").
+      logs.expect(
+        `Crew "crew" kickoff: task 1 "Research {topic}" was interrupted; its saved conversation holds a credential as [REDACTED], so with the credential given again it starts over to send the model the real one instead of continuing that conversation; the 1 model call it had made is made again`,
+      );
+      logs.expect('is not the latest of its run');
+    } finally {
+      logs.stop();
+    }
     const sent = JSON.stringify(model.calls.map((call) => call.messages));
     expect(sent).not.toContain(REDACTED);
   });

@@ -61,7 +61,9 @@ describe('a crew resumed with its credential input given again', () => {
     await researchCrew(model, provider).kickoff({ inputs: { apiKey: secret, topic: 'kelp' } });
     expect(model.calls).toHaveLength(2);
     const { id, document } = await afterFirstCall(provider);
-    expect(interruptedTasksOutcome(document, { apiKey: secret, topic: 'kelp' })).toBe('continue');
+    expect(interruptedTasksOutcome(document, { apiKey: secret, topic: 'kelp' })).toEqual({
+      action: 'continue',
+    });
     model.reset();
 
     const output = await researchCrew(model).kickoff({
@@ -79,7 +81,10 @@ describe('a crew resumed with its credential input given again', () => {
     const model = toolUsingModel();
     await researchCrew(model, provider).kickoff({ inputs: { apiKey: secret, topic: 'kelp' } });
     const { id, document } = await afterFirstCall(provider);
-    expect(interruptedTasksOutcome(document, { apiKey: secret, topic: 'coral' })).toBe('restart');
+    expect(interruptedTasksOutcome(document, { apiKey: secret, topic: 'coral' })).toMatchObject({
+      action: 'restart',
+      cause: 'changed-inputs',
+    });
     model.reset();
 
     await researchCrew(model).kickoff({
@@ -98,8 +103,11 @@ describe('a crew resumed with its credential input given again', () => {
     const description = 'Research {topic} with key {apiKey}';
     await researchCrew(model, provider, description).kickoff({ inputs: { apiKey: secret, topic: 'kelp' } });
     const { id, document } = await afterFirstCall(provider);
-    expect(interruptedTasksOutcome(document, { apiKey: secret, topic: 'kelp' })).toBe('restart');
-    expect(interruptedTasksOutcome(document, { topic: 'kelp' })).toBe('continue');
+    expect(interruptedTasksOutcome(document, { apiKey: secret, topic: 'kelp' })).toMatchObject({
+      action: 'restart',
+      cause: 'credential-given-again',
+    });
+    expect(interruptedTasksOutcome(document, { topic: 'kelp' })).toEqual({ action: 'continue' });
     model.reset();
 
     await researchCrew(model, undefined, description).kickoff({
@@ -143,7 +151,7 @@ describe('a flow resumed with its credential given again (the worker retry and f
     expect(model.calls).toHaveLength(2);
     const { id, document } = await afterFirstCall(provider);
     // What the CLI's plan says before anything runs agrees with what the run does.
-    expect(interruptedTasksOutcome(document, { apiKey: secret })).toBe('continue');
+    expect(interruptedTasksOutcome(document, { apiKey: secret })).toEqual({ action: 'continue' });
     model.reset();
 
     const restored = await Researching.fromCheckpoint(
@@ -184,7 +192,10 @@ describe('a flow whose interrupted crew task was given the credential in its pro
       inputs: { apiKey: secret, topic: 'kelp' },
     });
     const { id, document } = await afterFirstCall(provider);
-    expect(interruptedTasksOutcome(document, { apiKey: secret })).toBe('flow-decides');
+    expect(interruptedTasksOutcome(document, { apiKey: secret })).toMatchObject({
+      action: 'flow-decides',
+      cause: 'credential-given-again',
+    });
     model.reset();
 
     const restored = await KeyInPrompt.fromCheckpoint(

@@ -41,11 +41,7 @@ import type { CrewOutput } from './crew-output.js';
 import type { CrewParts, CrewStatus } from './crew-parts.js';
 import { refuseFlowCheckpoint } from './crew-restore-source.js';
 import { applyCrewSnapshot, rebuildCrew, snapshotCrew } from './crew-snapshot.js';
-import {
-  interruptedPromptsHoldRedacted,
-  restartInterruptedTasks,
-  startsInterruptedTasksOver,
-} from './interrupted-tasks.js';
+import { restartInterruptedTasks } from './interrupted-tasks.js';
 import { setTaskOutputOnCrew } from './task-output-edit.js';
 
 const component = 'runtime';
@@ -192,10 +188,11 @@ export class Crew implements CheckpointableEntity, CrewParts {
    * Runs the crew. With `fromCheckpoint.restoreFrom`, continues the saved run instead: completed
    * tasks are skipped (their saved outputs feed later tasks), the interrupted task continues from its
    * saved conversation (it starts over when `inputs` change any saved input: its prompts hold the old
-   * ones; a credential saved as `[REDACTED]` given again is no change, unless its prompts hold that
-   * text), and no `crew_kickoff_started` is emitted again. A crew restored at its completed end
-   * returns its saved output and emits nothing (no `crew_kickoff_completed` again), so it writes no
-   * checkpoint; forked there ({@link Crew.fork}), it emits `crew_kickoff_completed` on its new branch.
+   * ones; a credential saved as `[REDACTED]` given again is no change, but starts it over when the
+   * conversation it would continue holds that text), and no `crew_kickoff_started` is emitted again.
+   * A crew restored at its completed end returns its saved output and emits nothing (no
+   * `crew_kickoff_completed` again), so it writes no checkpoint; forked there ({@link Crew.fork}), it
+   * emits `crew_kickoff_completed` on its new branch.
    */
   async kickoff(options: CrewKickoffOptions = {}): Promise<CrewOutput> {
     return oneKickoffAtATime(this, { kind: 'Crew', name: this.name }, () => this.#kickoff(options));
@@ -219,12 +216,7 @@ export class Crew implements CheckpointableEntity, CrewParts {
     if (this.#continueNext) restored = true;
     this.#continueNext = false;
     if (!restored) this.resetProgress();
-    else if (
-      startsInterruptedTasksOver(this.inputs, options.inputs, () =>
-        interruptedPromptsHoldRedacted(this.tasks),
-      )
-    )
-      restartInterruptedTasks(`Crew "${this.name}" kickoff`, this.tasks);
+    else restartInterruptedTasks(`Crew "${this.name}" kickoff`, this.tasks, this.inputs, options.inputs);
     this.inputs = restored ? { ...this.inputs, ...(options.inputs ?? {}) } : { ...(options.inputs ?? {}) };
     try {
       this.#resolveModelsOfPendingWork();

@@ -47,9 +47,9 @@ function redactedAsSaved(saved: unknown, given: unknown): unknown {
 /**
  * Whether `inputs` gives a value again where `saved` holds `[REDACTED]` exactly (not that text
  * itself): a credential the checkpoint could not hold. No change for {@link changesInputs}, but a
- * task whose prompt was filled with it holds `[REDACTED]` there (see {@link startsInterruptedTasksOver}).
+ * task whose conversation took it in holds `[REDACTED]` there (see {@link restartCause}).
  */
-export function givesRedactedAgain(
+function givesRedactedAgain(
   saved: Readonly<Record<string, unknown>>,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): boolean {
@@ -70,48 +70,120 @@ function redactedGiven(saved: unknown, given: unknown): boolean {
   return false;
 }
 
+/** A saved conversation as far as {@link continuationSendsRedacted} reads it (a task's or a delegation's). */
+interface SavedConversation {
+  messages: readonly unknown[];
+  finished: boolean;
+  output?: string | undefined;
+}
+
 /**
- * Whether a task's saved conversation holds `[REDACTED]` anywhere: its system prompt, the task as it
- * was given, a tool's result, an answer, or the conversation of a delegation it made. A credential
- * went into it (a template filled with it, a tool that echoed it), which the checkpoint holds as that
- * text, so continuing the conversation would send the model `[REDACTED]` (review R5: a tool result
- * echoing the key was continued, and sent).
+ * Whether continuing an interrupted task's saved conversation would hand `[REDACTED]` on: a
+ * credential went into it (a template filled with it, a tool or an answer that echoed it), which the
+ * checkpoint holds as that text. While the conversation is unfinished, its system prompt and messages
+ * go to the model again, and so do those of the delegations it has not finished (review R5: a tool
+ * result echoing the key was continued, and sent). A finished conversation is never continued: only
+ * its answer goes on (a delegation's to the manager, when the manager's conversation does not hold it
+ * yet), so its messages do not count (review R6-6: a coworker's tool that echoed the key in a finished
+ * delegation started the manager's task over, paying again for its calls and the delegation's).
  */
-export function promptsHoldRedacted(
-  systemPrompt: string | null | undefined,
-  messages: readonly unknown[],
-  delegations: Readonly<Record<string, { messages: readonly unknown[] }>> = {},
-): boolean {
+export function continuationSendsRedacted(task: {
+  systemPrompt: string | null | undefined;
+  conversation: SavedConversation;
+  delegations: Readonly<Record<string, SavedConversation>>;
+}): boolean {
+  const { conversation } = task;
+  if (conversation.finished) return answerHoldsRedacted(conversation);
   return (
-    (systemPrompt ?? '').includes(REDACTED) ||
-    JSON.stringify(messages).includes(REDACTED) ||
-    Object.values(delegations).some((delegation) => JSON.stringify(delegation.messages).includes(REDACTED))
+    (task.systemPrompt ?? '').includes(REDACTED) ||
+    JSON.stringify(conversation.messages).includes(REDACTED) ||
+    Object.values(task.delegations).some((delegation) =>
+      delegation.finished
+        ? answerHoldsRedacted(delegation)
+        : JSON.stringify(delegation.messages).includes(REDACTED),
+    )
   );
 }
 
-/**
- * Whether a crew continued with `inputs` starts its interrupted tasks over rather than continuing
- * their saved conversations: when `inputs` change one it saved ({@link changesInputs}), or give again
- * a credential it saved as `[REDACTED]` while the saved prompts of an interrupted task hold that text
- * (`redactedInPrompts`, asked only then): started over, the task is given the value, where its conversation would send
- * the model `[REDACTED]`. A credential given again that no interrupted prompt holds costs nothing.
- */
-export function startsInterruptedTasksOver(
-  saved: Readonly<Record<string, unknown>>,
-  inputs: Readonly<Record<string, unknown>> | undefined,
-  redactedInPrompts: () => boolean,
-): boolean {
-  // The conversations are read last: only a credential given again makes them matter.
-  return changesInputs(saved, inputs) || (givesRedactedAgain(saved, inputs) && redactedInPrompts());
+function answerHoldsRedacted(conversation: SavedConversation): boolean {
+  return (conversation.output ?? '').includes(REDACTED);
 }
 
-/** Whether an interrupted task of `tasks` has saved prompts holding `[REDACTED]` ({@link promptsHoldRedacted}). */
-export function interruptedPromptsHoldRedacted(tasks: readonly Task[]): boolean {
+/**
+ * Why a continuation starts a task it was interrupted in over rather than continue its saved
+ * conversation: `changed-inputs`, an input the run saved is given another value, which the
+ * conversation's prompts would never see (they hold the old one); `credential-given-again`, nothing
+ * changed, but a credential saved as `[REDACTED]` is given again and the conversation holds that text
+ * ({@link continuationSendsRedacted}): started over, the task sends the model the real value.
+ */
+export type RestartCause = 'changed-inputs' | 'credential-given-again';
+
+/**
+ * The rule a crew continued with `inputs` over the inputs it `saved` applies to its interrupted
+ * tasks: the {@link RestartCause} that starts them over, `undefined` when they continue their saved
+ * conversations (nothing changed, or a credential given again that no conversation would send as
+ * `[REDACTED]`, which costs nothing). `sendsRedacted` is asked last, and only when a credential is
+ * given again: reading the conversations matters only then. The crew's kickoff applies it
+ * ({@link restartInterruptedTasks}), and so does the plan of a checkpoint's continuation
+ * (`interruptedTasksOutcome`).
+ */
+export function restartCause(
+  saved: Readonly<Record<string, unknown>>,
+  inputs: Readonly<Record<string, unknown>> | undefined,
+  sendsRedacted: () => boolean,
+): RestartCause | undefined {
+  if (changesInputs(saved, inputs)) return 'changed-inputs';
+  if (givesRedactedAgain(saved, inputs) && sendsRedacted()) return 'credential-given-again';
+  return undefined;
+}
+
+/**
+ * What happens to an interrupted task, and why, in the words every surface says it: `warning` follows
+ * `task N "…" was interrupted; ` in the runtime's warning as a crew kicks off and the worker's as it
+ * forks, `plan` follows the task's name in the plan the CLI, the TUI and the explorer show. `restart`:
+ * the crew starts it over; `flow-decides`: a crew inside a flow, started over only if the flow's
+ * method passes it what the cause names (only the flow's code knows). Each is followed by what it
+ * costs ({@link callsMadeAgain}).
+ */
+export const interruptedTaskWords = {
+  restart: {
+    'changed-inputs': {
+      warning:
+        'with the changed inputs it starts over instead of continuing its saved conversation, whose prompts hold the old inputs',
+      plan: 'starts over with the new inputs',
+    },
+    'credential-given-again': {
+      warning: `its saved conversation holds a credential as ${REDACTED}, so with the credential given again it starts over to send the model the real one instead of continuing that conversation`,
+      plan: `starts over to send the model the credential given again, which its saved conversation holds as ${REDACTED}`,
+    },
+  },
+  'flow-decides': {
+    'changed-inputs': {
+      warning:
+        'it continues its saved conversation unless the flow gives its crew other inputs with the changed ones, then starts over',
+      plan: 'continues its saved conversation unless the flow gives its crew other inputs, then starts over',
+    },
+    'credential-given-again': {
+      warning: `it continues its saved conversation unless the flow gives its crew a credential again that this conversation holds as ${REDACTED}; then it starts over to send the model the real one`,
+      plan: `continues its saved conversation unless the flow gives its crew a credential again that this conversation holds as ${REDACTED}; then it starts over to send the model the real one`,
+    },
+  },
+} as const satisfies Record<
+  'restart' | 'flow-decides',
+  Record<RestartCause, { warning: string; plan: string }>
+>;
+
+/** Whether an interrupted task of `tasks` would hand `[REDACTED]` on if continued ({@link continuationSendsRedacted}). */
+export function interruptedTasksSendRedacted(tasks: readonly Task[]): boolean {
   return tasks.some(
     (task) =>
       task.status !== 'completed' &&
       task.conversation !== undefined &&
-      promptsHoldRedacted(task.systemPrompt, task.conversation.messages, task.delegations),
+      continuationSendsRedacted({
+        systemPrompt: task.systemPrompt,
+        conversation: task.conversation,
+        delegations: task.delegations,
+      }),
   );
 }
 
@@ -132,18 +204,25 @@ export function callsMadeAgain(calls: number, options: { kept?: boolean } = {}):
 }
 
 /**
- * Starts over the tasks a continued run was interrupted in, when it continues with changed inputs:
- * such a task would otherwise continue its saved conversation, whose prompts were filled with the
- * old inputs, so the new ones would never reach it. Says so, with the model calls made again (its
- * completed calls are paid again: the price of the new inputs). Without changed inputs a resume
- * continues the conversation and pays for nothing twice.
+ * Starts over the tasks a restored crew was interrupted in when {@link restartCause} says so for the
+ * `inputs` it continues with over those it `saved`, warning of each with the cause and the model calls
+ * made again (its completed calls are paid again: the price of the new inputs, or of sending the
+ * credential rather than `[REDACTED]`). Otherwise such a task continues its saved conversation and
+ * nothing is paid twice.
  */
-export function restartInterruptedTasks(owner: string, tasks: readonly Task[]): void {
+export function restartInterruptedTasks(
+  owner: string,
+  tasks: readonly Task[],
+  saved: Readonly<Record<string, unknown>>,
+  inputs: Readonly<Record<string, unknown>> | undefined,
+): void {
+  const cause = restartCause(saved, inputs, () => interruptedTasksSendRedacted(tasks));
+  if (cause === undefined) return;
   for (const [index, task] of tasks.entries()) {
     if (task.status === 'completed' || task.conversation === undefined) continue;
     logger.warn(
       'runtime',
-      `${owner}: task ${index + 1} "${task.label}" was interrupted; with the changed inputs it starts over instead of continuing its saved conversation, whose prompts hold the old inputs${callsMadeAgain(task.conversation.llmCalls)}`,
+      `${owner}: task ${index + 1} "${task.label}" was interrupted; ${interruptedTaskWords.restart[cause].warning}${callsMadeAgain(task.conversation.llmCalls)}`,
     );
     task.resetProgress();
   }

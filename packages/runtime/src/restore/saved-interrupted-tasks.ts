@@ -1,10 +1,10 @@
 import { type CheckpointDocument, decodeValue } from '@crewline/runtime-state';
 import { parseCrewData, parseFlowData, taskLabel } from '@crewline/runtime-state/internal';
 import {
-  changesInputs,
-  givesRedactedAgain,
-  promptsHoldRedacted,
-  startsInterruptedTasksOver,
+  continuationSendsRedacted,
+  interruptedTaskWords,
+  type RestartCause,
+  restartCause,
 } from '../crew/interrupted-tasks.js';
 import { carriedSnapshots } from './carry-nested-snapshots.js';
 import { savedInputs } from './saved-inputs.js';
@@ -20,9 +20,8 @@ export interface InterruptedTask {
 
 /**
  * The tasks a resume or fork of `document` would continue from a saved conversation: those in
- * progress (a run cancelled or stopped mid-task). Their prompts were filled with the run's inputs
- * when they started, so a continuation that changes inputs starts them over instead
- * (`restartInterruptedTasks`, at the crew's kickoff).
+ * progress (a run cancelled or stopped mid-task). Whether they do, or start over, is
+ * {@link interruptedTasksOutcome}.
  */
 export function interruptedTasks(document: CheckpointDocument): InterruptedTask[] {
   const found: InterruptedTask[] = [];
@@ -43,24 +42,35 @@ export function interruptedTasks(document: CheckpointDocument): InterruptedTask[
 }
 
 /**
+ * What continuing a checkpoint does with the tasks it was interrupted in ({@link interruptedTasksOutcome}):
+ * `continue` their saved conversations; `restart` them (the crew's kickoff does, for `cause`); or, for
+ * a crew inside a flow, `flow-decides`: the crew starts them over only if the flow's method passes it
+ * what `cause` names. `words` says it: `warning` follows `task N "…" was interrupted; ` in a warning,
+ * `plan` follows the task's name in a plan; both are followed by what it costs (`callsMadeAgain`).
+ */
+export type InterruptedTasksOutcome =
+  | { action: 'continue' }
+  | {
+      action: 'restart' | 'flow-decides';
+      cause: RestartCause;
+      words: { warning: string; plan: string };
+    };
+
+/**
  * Whether continuing `document` with `inputs` starts its interrupted tasks over rather than
- * continuing their saved conversations: the decision the crew's kickoff makes
- * (`startsInterruptedTasksOver` against the inputs the run was kicked off with: a changed input, or
- * a credential saved as `[REDACTED]` given again while an interrupted task's saved prompts hold that
- * text), taken before anything runs. Right for a crew's checkpoint; a flow gives its crews what its
- * methods pass them (see `interruptedTasksOutcome`).
+ * continuing their saved conversations, and why: the rule the crew's kickoff applies (`restartCause`
+ * against the inputs the run was kicked off with), taken before anything runs. Right for a crew's
+ * checkpoint; a flow gives its crews what its methods pass them (see `interruptedTasksOutcome`).
  */
 export function restartsInterruptedTasks(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>> | undefined,
-): boolean {
-  return startsInterruptedTasksOver(savedInputs(document), inputs, () =>
-    interruptedPromptsHoldRedacted(document),
-  );
+): RestartCause | undefined {
+  return restartCause(savedInputs(document), inputs, () => interruptedTasksSendRedacted(document));
 }
 
-/** Whether a task a crew of `document` holds in progress has saved prompts holding `[REDACTED]`. */
-function interruptedPromptsHoldRedacted(document: CheckpointDocument): boolean {
+/** Whether a task a crew of `document` holds in progress would hand `[REDACTED]` on if continued. */
+function interruptedTasksSendRedacted(document: CheckpointDocument): boolean {
   return document.entities.some(
     (entity) =>
       entity.kind === 'crew' &&
@@ -68,39 +78,50 @@ function interruptedPromptsHoldRedacted(document: CheckpointDocument): boolean {
         (task) =>
           task.status !== 'completed' &&
           task.conversation !== null &&
-          promptsHoldRedacted(task.systemPrompt, task.conversation.messages, task.delegations),
+          continuationSendsRedacted({
+            systemPrompt: task.systemPrompt,
+            conversation: task.conversation,
+            delegations: task.delegations,
+          }),
       ),
   );
 }
 
 /**
  * What continuing `document` with `inputs` (all the kickoff inputs, changes applied) does with its
- * interrupted tasks. A crew's kickoff compares the inputs it is given with those it saved:
- * `restart` when one changes (`restartsInterruptedTasks`), else `continue`. A crew inside a flow is
- * given what the flow's method passes it, which only the flow's code knows; the method runs again on
- * the flow's saved state with the inputs merged in, so while they change no key of that state it
- * passes what it passed before (`continue`), and once they do it is `flow-decides`: the task
- * continues unless the method passes its crew other inputs than the crew saved. A value saved as
- * `[REDACTED]` given again is no change (`changesInputs`): the credential the run had, which the
- * checkpoint could not hold; it is `flow-decides` only when an interrupted task's saved prompts hold
- * `[REDACTED]` (the crew starts it over if the method passes it the credential).
+ * interrupted tasks, with the words the runtime's warnings and the plans say it in. A crew's kickoff
+ * applies `restartCause` to the inputs it is given over those it saved: `restart` for its cause, else
+ * `continue`. A crew inside a flow is given what the flow's method passes it, which only the flow's
+ * code knows; the method runs again on the flow's saved state with the inputs merged in, so the same
+ * rule is applied to that state: while the inputs change no key of it the method passes what it passed
+ * before (`continue`), and once they do it is `flow-decides`: the task continues unless the method
+ * passes its crew other inputs than the crew saved. A value saved as `[REDACTED]` given again is no
+ * change: the credential the run had, which the checkpoint could not hold; it is `flow-decides` (for
+ * `credential-given-again`) only when an interrupted task's conversation would send `[REDACTED]`
+ * (the crew starts it over if the method passes it the credential).
  */
 export function interruptedTasksOutcome(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>> | undefined,
-): 'continue' | 'restart' | 'flow-decides' {
+): InterruptedTasksOutcome {
   const root = document.entities[0];
-  if (root?.kind !== 'flow') return restartsInterruptedTasks(document, inputs) ? 'restart' : 'continue';
+  if (root?.kind !== 'flow') return outcome('restart', restartsInterruptedTasks(document, inputs));
   // `id` names the state to continue (a different one is refused), it is not merged into it.
   const { id: _stateId, ...stateInputs } = inputs ?? {};
   const state = decodeValue<unknown>(parseFlowData(root).state);
   const saved = state !== null && typeof state === 'object' ? (state as Record<string, unknown>) : {};
-  if (changesInputs(saved, stateInputs)) return 'flow-decides';
-  // A credential the state saved as [REDACTED], given again, is no change; but a crew the method
-  // passes it to starts over a task whose saved prompts hold that text (`restartsInterruptedTasks`).
-  return givesRedactedAgain(saved, stateInputs) && interruptedPromptsHoldRedacted(document)
-    ? 'flow-decides'
-    : 'continue';
+  return outcome(
+    'flow-decides',
+    restartCause(saved, stateInputs, () => interruptedTasksSendRedacted(document)),
+  );
+}
+
+function outcome(
+  action: 'restart' | 'flow-decides',
+  cause: RestartCause | undefined,
+): InterruptedTasksOutcome {
+  if (cause === undefined) return { action: 'continue' };
+  return { action, cause, words: interruptedTaskWords[action][cause] };
 }
 
 /**
