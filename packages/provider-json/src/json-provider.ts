@@ -53,6 +53,8 @@ type ProviderParts = WriteContext & ReadContext & ReferenceContext & RemovalCont
  * The work is done by one module per concern, each given the parts it needs: writes
  * (checkpoint-writes.ts), reads and listing (location-reads.ts), references
  * (location-reference.ts), prune and delete (prune-and-delete.ts), leases (lineage-leases.ts).
+ * A method that only hands on its module's promise is not `async`: the wrapper would settle it two
+ * microtask turns later (the modules' functions are async, so a bad argument still rejects).
  */
 export class JsonProvider implements CheckpointProvider {
   readonly kind = 'json';
@@ -155,7 +157,7 @@ export class JsonProvider implements CheckpointProvider {
     return this.#tracked(writeCheckpointGroup(this.#parts, location, checkpoints));
   }
 
-  async read(location: string, id: string): Promise<RawCheckpoint> {
+  read(location: string, id: string): Promise<RawCheckpoint> {
     return readCheckpoint(this.#parts, location, id);
   }
 
@@ -166,15 +168,15 @@ export class JsonProvider implements CheckpointProvider {
     return listing.checkpoints;
   }
 
-  async listWithUnreadable(location: string, query: ListQuery = {}): Promise<ListingWithUnreadable> {
+  listWithUnreadable(location: string, query: ListQuery = {}): Promise<ListingWithUnreadable> {
     return listLocation(this.#parts, location, query);
   }
 
-  async latest(location: string, query: ListQuery = {}): Promise<StoredCheckpoint | undefined> {
+  latest(location: string, query: ListQuery = {}): Promise<StoredCheckpoint | undefined> {
     return latestCheckpoint(this.#parts, location, query);
   }
 
-  async prune(location: string, options: PruneOptions): Promise<PruneResult> {
+  prune(location: string, options: PruneOptions): Promise<PruneResult> {
     return pruneLocation(this.#parts, location, options);
   }
 
@@ -182,11 +184,11 @@ export class JsonProvider implements CheckpointProvider {
    * Locks a lineage for one continuation on this machine (a lock file; see lineage-lock.ts). Files
    * cannot fence across machines, so `capabilities.leases` stays false.
    */
-  async claimLease(location: string, request: LeaseRequest): Promise<Lease> {
+  claimLease(location: string, request: LeaseRequest): Promise<Lease> {
     return claimLineageLease(this.#parts, location, request);
   }
 
-  async renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
+  renewLease(location: string, token: LeaseToken, ttlMs: number): Promise<Lease> {
     return renewLineageLease(location, token, ttlMs);
   }
 
@@ -203,7 +205,7 @@ export class JsonProvider implements CheckpointProvider {
     await this.#spares.forgetUnder(resolveRoot(location));
   }
 
-  async delete(location: string, id: string): Promise<boolean> {
+  delete(location: string, id: string): Promise<boolean> {
     return deleteCheckpoint(this.#parts, location, id);
   }
 
