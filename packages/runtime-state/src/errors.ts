@@ -1,12 +1,15 @@
 import { CrewlineError, type CrewlineErrorCode, type CrewlineErrorOptions } from '@crewline/events';
 
+/** The component this package's errors and log lines name. */
+export const component = 'runtime-state';
+
 /** Throws a {@link CrewlineError} from the runtime-state component. */
 export function stateError(
   code: CrewlineErrorCode,
   message: string,
   options?: CrewlineErrorOptions,
 ): CrewlineError {
-  return new CrewlineError('runtime-state', code, message, options);
+  return new CrewlineError(component, code, message, options);
 }
 
 /** Turns zod issues into `path: message` lines. */

@@ -20,7 +20,7 @@ export interface CheckpointableEntity {
    * True for the saved snapshot a restored run holds in the place of an entity that has not taken it
    * up again yet (a crew of a flow method due to run again): the entity that joins under its id
    * replaces it, in its place. Default `false`: a second object under one id is refused (see
-   * {@link RuntimeState.addEntity}).
+   * RuntimeState.addEntity).
    */
   readonly standIn?: boolean;
   /**

@@ -12,7 +12,7 @@ import {
 } from '@crewline/events';
 import { CheckpointPreparation, type WriteOptions } from './checkpoint-preparation.js';
 import type { CheckpointDocument, CheckpointMetadata, EntitySnapshot } from './document.js';
-import { stateError } from './errors.js';
+import { component, stateError } from './errors.js';
 import { branchNameRule, isValidBranchName, newForkBranchName, newLineageId } from './ids.js';
 import { registerInputSecrets } from './input-secrets.js';
 import type { JsonObject } from './json.js';
@@ -56,12 +56,11 @@ export interface RuntimeStateOptions {
 }
 
 const lifecycle: ReadonlySet<string> = new Set(checkpointLifecycleEventTypes);
-const component = 'runtime-state';
 
 /**
  * Everything one run consists of: its entities, inputs, event history and lineage. Writes
  * checkpoints through a provider; every write names the run's previous one in the same location as
- * its parent (see {@link LineagePositions}).
+ * its parent (see LineagePositions in lineage-positions.ts).
  */
 export class RuntimeState implements RunState {
   readonly runId: string;
@@ -105,7 +104,7 @@ export class RuntimeState implements RunState {
       providerFor: options.providerFor,
       valueCodec: options.valueCodec,
     });
-    this.#outcomes = new WriteOutcomes(this);
+    this.#outcomes = new WriteOutcomes(this, this.#bus);
   }
 
   /**

@@ -9,15 +9,13 @@ import {
   type RunState,
 } from '@crewline/events';
 import type { TakenCheckpoint, WriteOptions } from './checkpoint-preparation.js';
+import { component } from './errors.js';
 import type { CheckpointProvider, CheckpointWrite, StoredCheckpoint } from './provider.js';
 import type { Lineage } from './run-lineage.js';
 import type { HeldLease, WriteTarget } from './write-target.js';
 
-const component = 'runtime-state';
-
 /** The run whose writes end here (RuntimeState, seen from here): the source and state of each event. */
 export interface ReportingRun extends RunState {
-  readonly bus: EventBus;
   readonly lineage: Readonly<Lineage>;
   readonly lease: HeldLease | undefined;
 }
@@ -48,11 +46,17 @@ function busWants(bus: EventBus, type: string): boolean {
  */
 export class WriteOutcomes {
   readonly #run: ReportingRun;
+  /**
+   * The bus the run was given: its writes report where its forks do, not to what a subclass's `bus`
+   * getter answers.
+   */
+  readonly #bus: EventBus;
   #lastStored: StoredCheckpoint | undefined;
   #pending = new Set<Promise<unknown>>();
 
-  constructor(run: ReportingRun) {
+  constructor(run: ReportingRun, bus: EventBus) {
     this.#run = run;
+    this.#bus = bus;
   }
 
   /** The last checkpoint the run stored, or `undefined` before its first write (see `RuntimeState.lastStored`). */
@@ -63,7 +67,7 @@ export class WriteOutcomes {
   /** Reports the write of `taken` started, and gives it with how its end is reported. */
   started(taken: TakenCheckpoint, options: WriteOptions): PreparedWrite {
     const run = this.#run;
-    const bus = run.bus;
+    const bus = this.#bus;
     const { provider, resolvedLocation, trigger, metadata, write, companion, undoLineage } = taken;
     const base = {
       location: resolvedLocation,
@@ -120,7 +124,7 @@ export class WriteOutcomes {
       .prune(location, { keep, lineageId })
       .then((result) => {
         if (result.removed.length > 0) {
-          run.bus.emit(
+          this.#bus.emit(
             run,
             new CheckpointPrunedEvent({
               location,

@@ -1,4 +1,4 @@
-import { stateError } from '../errors.js';
+import { component, stateError } from '../errors.js';
 import { isValidBranchName, isValidCheckpointId } from '../ids.js';
 import {
   foreignLease,
@@ -34,9 +34,6 @@ interface HeldLease {
   /** Milliseconds since the epoch. */
   expiresAt: number;
 }
-
-/** The component of this provider's errors. */
-const component = 'runtime-state';
 
 /** Refuses a lease token without a lineage id or owner. */
 function checkToken(token: LeaseToken): void {
