@@ -1,6 +1,8 @@
-// The credentials among environment variables, and their registration. Split from secret-values.ts,
-// which registers them the first time it redacts a text.
+// The credentials among environment variables and the passwords of addresses among other values
+// (kickoff inputs), and their registration. Split from secret-values.ts, which registers the
+// environment's the first time it redacts a text.
 import { isAddress, passwordsOfAddress, passwordValues, structureWordsOfUrl } from './address-credentials.js';
+import { REDACTED } from './redacted.js';
 import { redactionRegistry } from './redaction-registry.js';
 import { isCredentialVariable } from './secret-names.js';
 import { registerSecretValues, reportUnregisteredCredential } from './secret-registration.js';
@@ -30,6 +32,42 @@ function structureWordsOf(environment: Readonly<Record<string, string | undefine
 
 const structureRefusal = 'it is a user name, database name or scheme of the environment (PGUSER, a URL…)';
 
+/**
+ * Why a credential is not redacted by value although its shape would be: it is one of `structureWords`
+ * (see structureWordsOf), for which `refusal` says so. A placeholder or a short value is named for its
+ * shape instead (registerSecretValues tells it).
+ */
+function structureRefusalOf(
+  structureWords: ReadonlySet<string>,
+  refusal: string,
+): (value: string) => string | undefined {
+  return (value) =>
+    structureWords.has(value.trim().toLowerCase()) && secretShapeRefusal(value.trim()) === undefined
+      ? refusal
+      : undefined;
+}
+
+/**
+ * The passwords written in `value` when it is an address (see passwordsOfAddress), each by every value
+ * it is known by (passwordValues), with the refusal `refusalOf` gives its value as the server reads it.
+ * A password already redacted (`postgres://app:[REDACTED]@db/app`, an input restored from a
+ * checkpoint) is no credential.
+ */
+function addressPasswords(
+  value: string,
+  refusalOf: (value: string) => string | undefined,
+): { value: string; refusal: string | undefined }[] {
+  const credentials: { value: string; refusal: string | undefined }[] = [];
+  for (const password of passwordsOfAddress(value)) {
+    const values = passwordValues(password);
+    const read = values[values.length - 1]!;
+    if (read === REDACTED) continue;
+    const refusal = refusalOf(read);
+    for (const each of values) credentials.push({ value: each, refusal });
+  }
+  return credentials;
+}
+
 /** A credential found in the environment: the variable it is in, and the value. */
 interface EnvironmentCredential {
   name: string;
@@ -42,20 +80,11 @@ function environmentCredentials(
   environment: Readonly<Record<string, string | undefined>>,
 ): EnvironmentCredential[] {
   const credentials: EnvironmentCredential[] = [];
-  const structureWords = structureWordsOf(environment);
-  // A placeholder or a short value is named for its shape (registerSecretValues tells it).
-  const refusalOf = (value: string) =>
-    structureWords.has(value.trim().toLowerCase()) && secretShapeRefusal(value.trim()) === undefined
-      ? structureRefusal
-      : undefined;
+  const refusalOf = structureRefusalOf(structureWordsOf(environment), structureRefusal);
   for (const [name, value] of Object.entries(environment)) {
     if (value === undefined || value.length < MINIMUM_SECRET_LENGTH) continue;
-    const passwords = passwordsOfAddress(value);
-    for (const password of passwords) {
-      const values = passwordValues(password);
-      const refusal = refusalOf(values[values.length - 1]!);
-      for (const each of values) credentials.push({ name, value: each, refusal });
-    }
+    const passwords = addressPasswords(value, refusalOf);
+    for (const password of passwords) credentials.push({ name, ...password });
     if (!isCredentialVariable(name)) continue;
     // An address under a credential name (`AUTH_URL`) is an address; its password was taken above. A
     // DSN is the credential itself.
@@ -101,5 +130,34 @@ export function registerEnvironmentSecrets(
   for (const { name, value, refusal } of environmentCredentials(environment)) {
     if (refusal === undefined) registerSecretValues([value], `environment variable ${name}`);
     else reportUnregisteredCredential(`environment variable ${name}`, refusal);
+  }
+}
+
+const addressStructureRefusal = 'it is a user name, database name or scheme of an address given with it';
+
+/**
+ * Registers, by the rules {@link registerEnvironmentSecrets} reads the environment's addresses with,
+ * the passwords written in those of `values` that are the address of a server (a URL or JDBC address:
+ * `postgres://app:…@db/app`, `…?password=…`, `jdbc:oracle:thin:app/…@db:1521/svc`; see
+ * `passwordsOfAddress`), whatever they are named: the runtime registers those of kickoff inputs, so
+ * that a password quoted bare (a model's answer, a tool's result) is redacted as it is inside its
+ * address. Left out, and named once in a `debug` log line with the value's source: a password of a
+ * shape {@link registerSecretValues} refuses (under 8 characters, a placeholder), one equal to a user
+ * name, database name or scheme that any of these addresses shows
+ * (`postgres://analytics:analytics@db/analytics`), and one already `[REDACTED]`. Other values are
+ * ignored. `source` names where a value comes from, never the value: `kickoff input "db"`.
+ */
+export function registerAddressPasswords(values: Iterable<{ source: string; value: string }>): void {
+  const addresses = [...values].filter(
+    ({ value }) => value.length >= MINIMUM_SECRET_LENGTH && isAddress(value),
+  );
+  if (addresses.length === 0) return;
+  const structureWords = new Set(addresses.flatMap(({ value }) => structureWordsOfUrl(value)));
+  const refusalOf = structureRefusalOf(structureWords, addressStructureRefusal);
+  for (const { source, value } of addresses) {
+    for (const password of addressPasswords(value, refusalOf)) {
+      if (password.refusal === undefined) registerSecretValues([password.value], source);
+      else reportUnregisteredCredential(source, password.refusal);
+    }
   }
 }

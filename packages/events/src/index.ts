@@ -5,7 +5,7 @@ export { BaseEvent, defineEvent } from './base-event.js';
 // The event catalog: every class by type here, and by name from the ./event-classes files below (one
 // per category), listed so the public surface is one list.
 export { eventClassesByType } from './catalog.js';
-export { registerEnvironmentSecrets } from './environment-credentials.js';
+export { registerAddressPasswords, registerEnvironmentSecrets } from './environment-credentials.js';
 export type { CrewlineErrorCode, CrewlineErrorOptions } from './errors.js';
 export { CrewlineError } from './errors.js';
 export type {

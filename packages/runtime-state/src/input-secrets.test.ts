@@ -1,4 +1,10 @@
-import { CrewKickoffStartedEvent, EventBus, REDACTED, TaskStartedEvent } from '@crewline/events';
+import {
+  CrewKickoffStartedEvent,
+  EventBus,
+  REDACTED,
+  redactionGeneration,
+  TaskStartedEvent,
+} from '@crewline/events';
 import { describe, expect, it } from 'vitest';
 import type { EntitySnapshot, EntitySummary } from './document.js';
 import type { CheckpointWrite, StoredCheckpoint } from './provider.js';
@@ -107,5 +113,102 @@ describe('kickoff inputs redacted by their name', () => {
     crew.completed.push({ description: 'Weather for Oslo, code 12345678' });
     state.checkpoint();
     expect(written(provider)).toContain('Weather for Oslo, code 12345678');
+  });
+});
+
+// Passwords of no known shape, each test its own: only the address written around them says they are
+// credentials, and an answer or tool result quoting one bare has no address around it.
+function plantedPassword(): string {
+  planted += 1;
+  return `hunter${planted}Qz7pass`;
+}
+
+describe('passwords of addresses given as kickoff inputs, under any name', () => {
+  it('are redacted by value: a bare password quoted elsewhere is not written', () => {
+    const password = plantedPassword();
+    const { provider, crew, state } = run({
+      topic: 'AI',
+      db: `postgres://admin:${password}@db.internal:5432/app`,
+    });
+    state.recordEvent(
+      new TaskStartedEvent({
+        description: `Research AI with postgres://admin:${password}@db.internal:5432/app`,
+      }),
+    );
+    crew.completed.push({ description: `The database password is ${password}.` });
+    state.checkpoint();
+    const text = written(provider);
+    expect(text).not.toContain(password);
+    expect(text).toContain(`The database password is ${REDACTED}.`);
+    expect(text).toContain(`postgres://admin:${REDACTED}@db.internal:5432/app`);
+    // What the run holds in memory is the caller's: only what is written is redacted.
+    expect(state.inputs.db).toBe(`postgres://admin:${password}@db.internal:5432/app`);
+  });
+
+  it('in nested values and arrays, in the query and JDBC forms, URL-encoded ones by their decoded value too', () => {
+    const query = plantedPassword();
+    const jdbc = plantedPassword();
+    const oracle = plantedPassword();
+    const encoded = `${plantedPassword()}@1`;
+    const { provider, crew, state } = run({
+      services: {
+        primary: { location: `postgres://db:5432/app?password=${query}` },
+        replicas: [`jdbc:mysql://svc:${jdbc}@replica/app`, `jdbc:oracle:thin:svc/${oracle}@db:1521/svc`],
+      },
+      cache: `redis://default:${encodeURIComponent(encoded)}@cache:6379`,
+    });
+    crew.completed.push({ description: `Passwords: ${query}, ${jdbc}, ${oracle} and ${encoded}` });
+    state.checkpoint();
+    const text = written(provider);
+    for (const password of [query, jdbc, oracle, encoded]) expect(text, password).not.toContain(password);
+  });
+
+  it('given on a resume or fork (new inputs), in a crew kicked off inside the run, or set during the run', () => {
+    const { provider, crew, state } = run({ topic: 'AI' });
+    state.checkpoint();
+    const document = provider.writes.at(-1)!.document;
+
+    const given = plantedPassword();
+    const fork = RuntimeState.fromDocument(document, {
+      provider,
+      location: 'mem',
+      inputs: { topic: 'AI', warehouse: `mysql://etl:${given}@warehouse/sales` },
+      bus: new EventBus(),
+    });
+    fork.recordEvent(new TaskStartedEvent({ description: `Load with password ${given}` }));
+    fork.checkpoint();
+    expect(JSON.stringify(provider.writes.at(-1)!.document)).not.toContain(given);
+
+    const nested = plantedPassword();
+    state.recordEvent(
+      new CrewKickoffStartedEvent({ crewName: 'inner', inputs: { db: `postgres://app:${nested}@db/app` } }),
+    );
+    state.recordEvent(new TaskStartedEvent({ description: `Connect with ${nested}` }));
+    // Set during the run: registered as the next checkpoint stores the inputs (events recorded before
+    // then keep what they were given), and what the run keeps redacted is scanned again.
+    const changed = plantedPassword();
+    crew.completed.push({ description: `Connect with ${changed}` });
+    state.inputs.db = `postgres://app:${changed}@db/app`;
+    state.checkpoint();
+    const last = JSON.stringify(provider.writes.at(-1)!.document);
+    expect(last).not.toContain(nested);
+    expect(last).not.toContain(changed);
+  });
+
+  it('a password too short, a placeholder, or a word the address itself shows stays in other text', () => {
+    const generation = redactionGeneration();
+    const { provider, crew, state } = run({
+      short: 'postgres://app:s3cr3t@db/app',
+      placeholder: 'postgres://app:postgres@db/app',
+      sameAsUser: 'postgres://analytics:analytics@db/analytics',
+      sameAsDatabase: 'mysql://etl:warehouse@db/warehouse',
+      // An input restored from a checkpoint: its password is no value to register.
+      restored: `postgres://admin:${REDACTED}@db/app`,
+      plain: 'https://example.com/docs?page=2',
+    });
+    crew.completed.push({ description: 'Ask s3cr3t about the analytics warehouse on postgres' });
+    state.checkpoint();
+    expect(written(provider)).toContain('Ask s3cr3t about the analytics warehouse on postgres');
+    expect(redactionGeneration()).toBe(generation);
   });
 });
