@@ -8,7 +8,8 @@ import { findCheckpoint } from './checkpoint-lookup.js';
 
 /**
  * One listing of the opened location shared by the requests until {@link ExplorerCheckpoints.forget}
- * (something changed) or a failed listing; a checkpoint found in it by id, and the view of its document.
+ * (something changed, or no page listens and a request comes: explorer-server.ts) or a failed
+ * listing; a checkpoint found in it by id, and the view of its document.
  */
 export class ExplorerCheckpoints {
   readonly #opened: OpenedLocation;

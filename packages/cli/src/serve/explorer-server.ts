@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { ModelPrices, ProviderRegistry } from '@crewline/runtime-state';
 import { serve } from '@hono/node-server';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { usageError } from '../core/cli-error.js';
 import { findCheckpointForkedFrom } from '../core/fork-point.js';
@@ -132,6 +132,13 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     },
   });
   await live.poll(true);
+  // The kept listing is current only while a page listens: LiveUpdates then watches the location and
+  // drops it on a change. With no page, nothing watches, so a request that reads the listing (a script
+  // asking /api/graph) takes it again instead of answering what the store held at an earlier request.
+  const currentListing: MiddlewareHandler = async (_context, next) => {
+    if (live.listeners === 0) checkpoints.forget();
+    await next();
+  };
 
   const graphs = new GraphCache();
   const app = new Hono();
@@ -198,13 +205,13 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
       command,
     }),
   );
-  app.get('/api/graph', async (context) => {
+  app.get('/api/graph', currentListing, async (context) => {
     const expand = new Set((context.req.query('expand') ?? '').split(',').filter((key) => key !== ''));
     return context.body(graphs.body(await checkpoints.list(), { expand }), 200, {
       'Content-Type': 'application/json; charset=utf-8',
     });
   });
-  app.get('/api/checkpoints/:id', async (context) => {
+  app.get('/api/checkpoints/:id', currentListing, async (context) => {
     const { checkpoint, view: shown } = await checkpoints.view(context.req.param('id'));
     const forkPoint = await findCheckpointForkedFrom(
       opened.provider,
@@ -213,19 +220,19 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     );
     return context.json(checkpointDetail(checkpoint, shown, options.modelPrices, forkPoint));
   });
-  app.get('/api/checkpoints/:id/events/:sequence', async (context) => {
+  app.get('/api/checkpoints/:id/events/:sequence', currentListing, async (context) => {
     const sequence = Number(context.req.param('sequence'));
     if (!Number.isSafeInteger(sequence)) throw usageError('an event is named by its sequence number');
     const { view: shown } = await checkpoints.view(context.req.param('id'));
     return context.json(eventRecord(shown, sequence));
   });
   // Changes nothing (a plan of what a continuation would run), so a read-only server answers it too.
-  app.post('/api/checkpoints/:id/plan', limitBody, async (context) => {
+  app.post('/api/checkpoints/:id/plan', limitBody, currentListing, async (context) => {
     const request = parsePlanRequest(await jsonBody(context.req));
     const { view: shown } = await checkpoints.view(context.req.param('id'));
     return context.json(await planOfRequest(request, shown, opened));
   });
-  app.get('/api/diff', async (context) => {
+  app.get('/api/diff', currentListing, async (context) => {
     const a = context.req.query('a');
     const b = context.req.query('b');
     if (!a || !b) throw usageError('diff needs two checkpoints: /api/diff?a=ID&b=ID');
@@ -233,7 +240,7 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     return context.json(compareCheckpoints(first.view, second.view));
   });
   app.get('/api/runs', (context) => context.json(runs.list()));
-  app.post('/api/runs', limitBody, async (context) => {
+  app.post('/api/runs', limitBody, currentListing, async (context) => {
     if (readOnly) {
       return context.json(
         { error: `this explorer is read-only; start it with \`${command} checkpoint serve --allow-resume\`` },
@@ -248,6 +255,8 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   });
   app.get('/api/events', (context) =>
     streamSSE(context, async (stream) => {
+      // The first page: nothing watched the location before it, so the listing kept since is dropped.
+      if (live.listeners === 0) checkpoints.forget();
       const remove = live.add({
         send: (event, data) => stream.writeSSE({ event, data: JSON.stringify(data) }),
       });
