@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { CrewlineError, type CrewlineErrorOptions, registerEnvironmentSecrets } from '@crewline/events';
 import { installCommand } from '@crewline/runtime-state/internal';
+import { openAICompatibleServers } from './built-in-prefixes.js';
 import type { StoredModelSettings } from './stored-model.js';
 
 /** Loads a package by name, synchronously (the runtime's `require`; tests pass another one). */
@@ -16,32 +17,6 @@ export const modelProviderPackages = {
   anthropic: '@ai-sdk/anthropic',
   'openai-compatible': '@ai-sdk/openai-compatible',
 } as const;
-
-interface CompatibleServer {
-  urlVariable: string;
-  defaultURL: string | undefined;
-  keyVariable: string;
-}
-
-/** OpenAI-compatible servers: where their base URL and (optional) key come from. */
-export const openAICompatibleServers: Record<string, CompatibleServer> = {
-  'openai-compatible': {
-    urlVariable: 'OPENAI_COMPATIBLE_BASE_URL',
-    defaultURL: undefined,
-    keyVariable: 'OPENAI_COMPATIBLE_API_KEY',
-  },
-  ollama: {
-    urlVariable: 'OLLAMA_BASE_URL',
-    defaultURL: 'http://localhost:11434/v1',
-    keyVariable: 'OLLAMA_API_KEY',
-  },
-  lmstudio: {
-    urlVariable: 'LMSTUDIO_BASE_URL',
-    defaultURL: 'http://localhost:1234/v1',
-    keyVariable: 'LMSTUDIO_API_KEY',
-  },
-  vllm: { urlVariable: 'VLLM_BASE_URL', defaultURL: 'http://localhost:8000/v1', keyVariable: 'VLLM_API_KEY' },
-};
 
 /** What a built-in provider is built from. */
 export interface BuiltInModelRequest {
@@ -130,11 +105,6 @@ type ProviderFactory = (options: Record<string, unknown>) => {
   completion?: (model: string) => LanguageModelV3;
   chatModel?: (model: string) => LanguageModelV3;
 };
-
-/** True when `provider` is a prefix {@link builtInModel} knows. */
-export function isBuiltInProvider(provider: string): boolean {
-  return provider === 'openai' || provider === 'anthropic' || openAICompatibleServers[provider] !== undefined;
-}
 
 /**
  * Builds the model of a built-in prefix (`openai`, `anthropic`, the OpenAI-compatible servers), its

@@ -1,7 +1,9 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { CrewlineError } from '@crewline/events';
+import { CrewlineError, logger } from '@crewline/events';
 import type { LanguageModel } from 'ai';
+import { isBuiltInProvider } from './built-in-prefixes.js';
 import { type ModelProviders, registeredPrefixOf } from './model-providers.js';
+import { isOfflineModel, OFFLINE_PROVIDER } from './offline/offline-model.js';
 import { modelAddress } from './provider-config.js';
 
 /** A model object: an AI SDK 6 (specification v3) language model. */
@@ -33,12 +35,49 @@ export function parseModelId(id: string): ParsedModelId {
   return { provider: id.slice(0, separator).trim().toLowerCase(), model: id.slice(separator + 1).trim() };
 }
 
+/** What starts the id {@link modelIdOf} gives a model object it cannot describe. */
+const customModelPrefix = 'custom/';
+
+/**
+ * True for an id {@link modelIdOf} gave a model object that a checkpoint cannot describe
+ * (`custom/openai.chat/gpt-4o`): only a model registered under that id rebuilds it.
+ */
+export function isCustomModelId(id: string): boolean {
+  return id.startsWith(customModelPrefix);
+}
+
+/**
+ * True when the `provider:model` id of `model` would be rebuilt by a built-in prefix as another model:
+ * the model shows no address (a `wrapLanguageModel(...)` result, a model object of the user's own), so
+ * neither its base URL nor its middleware can be stored, and the rebuild would call the provider's
+ * default address. The offline model has nothing more to store; a copy of it keeps its brand.
+ */
+function rebuiltAsAnotherModel(model: LanguageModelV3, provider: string): boolean {
+  if (provider === OFFLINE_PROVIDER) return !isOfflineModel(model);
+  return isBuiltInProvider(provider) && modelAddress(model) === undefined;
+}
+
+// Model objects warned about: once per model, however many agents and kickoffs use it.
+const warnedCustomModels = new WeakSet<object>();
+
+function warnCustomModel(model: LanguageModelV3, id: string, providerId: string): void {
+  if (warnedCustomModels.has(model)) return;
+  warnedCustomModels.add(model);
+  logger.warn(
+    'models',
+    `model "${model.modelId}" (${model.provider}) shows no base URL or settings crewline can read (a wrapLanguageModel(...) result or a model object of your own), so checkpoints store it as "${id}", not "${providerId}", which would rebuild a plain ${providerId} model (its default address, no middleware). A resume or fork (the CLI's included) needs it registered: call registerProject(config) with your crewline.config.ts in this script, so that checkpoints store the name its models give it, or register it there as models: { '${id}': yourModel }`,
+  );
+}
+
 /**
  * The `provider:model` id to store for a model. A model registered under a name in `models` gets that
  * name; a model made by one of `modelProviders` gets that provider's prefix (so `createOpenAI({ name,
  * baseURL })` registered as `myproxy` is stored as `myproxy:…`), which is what restore looks up.
  * Otherwise the AI SDK provider id gives the prefix: it carries an API suffix (`openai.responses`,
  * `google.generative-ai`, `azure.chat`), and only the part before the first dot names the provider.
+ * A model of a built-in prefix that shows no address (a `wrapLanguageModel(...)` result) gets
+ * `custom/<provider id>/<model>` instead, which only a model registered under it rebuilds, and a
+ * warning (once per model object) says how to register it.
  */
 export function modelIdOf(
   model: LanguageModel,
@@ -57,5 +96,9 @@ export function modelIdOf(
     if (prefix !== undefined) return `${prefix}:${model.modelId}`;
   }
   const provider = model.provider.split('.')[0]!.toLowerCase();
-  return `${provider}:${model.modelId}`;
+  const providerId = `${provider}:${model.modelId}`;
+  if (!rebuiltAsAnotherModel(model as LanguageModelV3, provider)) return providerId;
+  const id = `${customModelPrefix}${model.provider}/${model.modelId}`;
+  warnCustomModel(model as LanguageModelV3, id, providerId);
+  return id;
 }

@@ -1,14 +1,9 @@
 import { CrewlineError, keepNamesFromValueRedaction } from '@crewline/events';
 import type { LanguageModel } from 'ai';
-import {
-  builtInModel,
-  isBuiltInProvider,
-  MissingApiKeyError,
-  openAICompatibleServers,
-  type PackageLoader,
-} from './built-in-providers.js';
+import { isBuiltInProvider, openAICompatibleServers } from './built-in-prefixes.js';
+import { builtInModel, MissingApiKeyError, type PackageLoader } from './built-in-providers.js';
 import { registerModelCredentials } from './model-credentials.js';
-import { type LanguageModelObject, parseModelId } from './model-id.js';
+import { isCustomModelId, type LanguageModelObject, parseModelId } from './model-id.js';
 import { type ModelProviders, modelFromProviders, providerPrefixes } from './model-providers.js';
 import { offlineModel } from './offline/offline-model.js';
 import type { StoredModelSettings } from './stored-model.js';
@@ -76,6 +71,14 @@ export function resolveModel(id: string, options: ResolveModelOptions = {}): Lan
   const registered = options.models?.[id];
   if (registered !== undefined)
     return asModelObject(typeof registered === 'function' ? registered() : registered, id, options);
+  if (isCustomModelId(id)) {
+    throw new CrewlineError(
+      'models',
+      'not_rebuildable',
+      `model "${id}" was a model object checkpoints cannot describe (a wrapLanguageModel(...) result or a model object of your own: no base URL or settings to read), and only a model registered under that id rebuilds it. Register it in crewline.config.ts: export default defineConfig({ models: { '${id}': yourModel } }); in code, pass the same models. So that later runs store the name your config gives it instead, call registerProject(config) in the crew's script`,
+      { details: { modelId: id } },
+    );
+  }
   const { provider, model } = parseModelId(id);
   const providers = providerList(options);
   const fromProviders = modelFromProviders(providers, provider, model);
