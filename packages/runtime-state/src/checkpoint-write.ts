@@ -9,8 +9,8 @@ import {
 } from './document.js';
 import { documentHeader, documentPiecesAround, entityText, joinDocumentText } from './document-text.js';
 import type { CheckpointWrite, LeaseToken, SettledParts } from './provider.js';
-import { indentedJsonPieces, SettledTextCache } from './settled-text.js';
 import type { EncodedValue } from './value-codec.js';
+import { indentedJsonPieces, SettledTextCache } from './write/settled-text.js';
 
 export interface CheckpointWriteParts {
   metadata: CheckpointMetadata;

@@ -3,7 +3,6 @@ export {
   builtinProviders,
   type ModuleImporter,
 } from './builtin-providers.js';
-export type { WriteOptions } from './checkpoint-preparation.js';
 export { type CheckpointWriteParts, createCheckpointWrite } from './checkpoint-write.js';
 export {
   type CheckpointConfig,
@@ -97,7 +96,6 @@ export {
   runCost,
 } from './run-cost.js';
 export type { CheckpointableEntity } from './run-entities.js';
-export type { Lineage } from './run-lineage.js';
 export { RuntimeState, type RuntimeStateOptions } from './runtime-state.js';
 export { SettledValues } from './settled-values.js';
 export {
@@ -112,4 +110,6 @@ export {
   type ValueCodec,
   type ValueCodecOptions,
 } from './value-codec.js';
-export type { HeldLease } from './write-target.js';
+export type { WriteOptions } from './write/checkpoint-preparation.js';
+export type { Lineage } from './write/run-lineage.js';
+export type { HeldLease } from './write/write-target.js';

@@ -2,9 +2,9 @@ import type { EventRecord } from '@crewline/events';
 import type { CheckpointMetadata, EntitySnapshot } from './document.js';
 import { newCheckpointId } from './ids.js';
 import type { CheckpointableEntity } from './run-entities.js';
-import type { Lineage } from './run-lineage.js';
 import type { SettledValues } from './settled-values.js';
 import type { UnchangedSnapshots } from './unchanged-snapshots.js';
+import type { Lineage } from './write/run-lineage.js';
 
 /** What a checkpoint of a run is taken of (RuntimeState, seen from here). */
 export interface SnapshotSource {

@@ -10,26 +10,26 @@ import {
   logger,
   type RunState,
 } from '@crewline/events';
-import { CheckpointPreparation, type WriteOptions } from './checkpoint-preparation.js';
 import type { CheckpointDocument, CheckpointMetadata, EntitySnapshot } from './document.js';
 import { component, stateError } from './errors.js';
 import { branchNameRule, isValidBranchName, newForkBranchName, newLineageId } from './ids.js';
 import { registerInputSecrets } from './input-secrets.js';
 import type { JsonObject } from './json.js';
 import type { CheckpointProvider, StoredCheckpoint } from './provider.js';
-import { writeQueued } from './queued-write.js';
 import { refuseRedactedInputsInUse } from './redacted-inputs.js';
 import { redactSecrets } from './redaction.js';
 import { addEntityToRun, type CheckpointableEntity, keepEarlierKickoffInRun } from './run-entities.js';
-import { type Lineage, startingLineage } from './run-lineage.js';
 import { snapshotRun } from './run-snapshot.js';
 import { SettledValues } from './settled-values.js';
-import { writeStrictly } from './strict-write.js';
 import { UnchangedSnapshots } from './unchanged-snapshots.js';
 import { decodeValue, toJsonSafe, type ValueCodec } from './value-codec.js';
-import { type PreparedWrite, WriteOutcomes } from './write-outcomes.js';
-import { WriteQueue } from './write-queue.js';
-import type { HeldLease } from './write-target.js';
+import { CheckpointPreparation, type WriteOptions } from './write/checkpoint-preparation.js';
+import { writeQueued } from './write/queued-write.js';
+import { type Lineage, startingLineage } from './write/run-lineage.js';
+import { writeStrictly } from './write/strict-write.js';
+import { type PreparedWrite, WriteOutcomes } from './write/write-outcomes.js';
+import { WriteQueue } from './write/write-queue.js';
+import type { HeldLease } from './write/write-target.js';
 
 declare module '@crewline/events' {
   interface RunStateTypes {
@@ -60,7 +60,7 @@ const lifecycle: ReadonlySet<string> = new Set(checkpointLifecycleEventTypes);
 /**
  * Everything one run consists of: its entities, inputs, event history and lineage. Writes
  * checkpoints through a provider; every write names the run's previous one in the same location as
- * its parent (see LineagePositions in lineage-positions.ts).
+ * its parent (see LineagePositions in write/lineage-positions.ts).
  */
 export class RuntimeState implements RunState {
   readonly runId: string;
@@ -85,7 +85,7 @@ export class RuntimeState implements RunState {
   readonly #outcomes: WriteOutcomes;
   /** The checkpoint this state was restored from, as stored (see {@link fromDocument}). */
   #restored: CheckpointDocument | undefined;
-  /** The checkpoints taken for a write in the background, written in order (see write-queue.ts). */
+  /** The checkpoints taken for a write in the background, written in order (see write/write-queue.ts). */
   readonly #writes = new WriteQueue();
 
   constructor(options: RuntimeStateOptions = {}) {

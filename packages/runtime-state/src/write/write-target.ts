@@ -1,6 +1,6 @@
-import { stateError } from './errors.js';
-import { loadedProvider } from './lazy-provider.js';
-import type { CheckpointProvider, LeaseToken } from './provider.js';
+import { stateError } from '../errors.js';
+import { loadedProvider } from '../lazy-provider.js';
+import type { CheckpointProvider, LeaseToken } from '../provider.js';
 
 /**
  * The lease a run holds on its lineage head in one store. Writes to that provider and location

@@ -1,4 +1,4 @@
-import type { StoredCheckpoint } from './provider.js';
+import type { StoredCheckpoint } from '../provider.js';
 import type { PreparedWrite, WriteOutcomes } from './write-outcomes.js';
 import type { WriteQueue } from './write-queue.js';
 

@@ -1,11 +1,11 @@
 import { EventBus, REDACTED, registerSecretValue } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
-import type { CheckpointWrite, StoredCheckpoint } from './provider.js';
-import { RuntimeState } from './runtime-state.js';
-import { SettledValues } from './settled-values.js';
+import type { CheckpointWrite, StoredCheckpoint } from '../provider.js';
+import { RuntimeState } from '../runtime-state.js';
+import { SettledValues } from '../settled-values.js';
+import { InMemoryProvider } from '../testing/in-memory-provider.js';
+import { createValueCodec, decodeValue, encodeValue } from '../value-codec.js';
 import { StoredInputs } from './stored-inputs.js';
-import { InMemoryProvider } from './testing/in-memory-provider.js';
-import { createValueCodec, decodeValue, encodeValue } from './value-codec.js';
 
 /** A provider that keeps every write it was given, as well as storing it. */
 class KeepingProvider extends InMemoryProvider {

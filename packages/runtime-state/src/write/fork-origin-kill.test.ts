@@ -5,11 +5,11 @@
 // fork makes, as a kill there would, and checks what a later process finds.
 import { EventBus, setLogSink, TaskCompletedEvent } from '@crewline/events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CheckpointWrite, StoredCheckpoint } from './provider.js';
-import { readDocument } from './reference.js';
-import { RuntimeState } from './runtime-state.js';
-import { FakeCrew } from './test-support/fake-crew.js';
-import { InMemoryProvider } from './testing/in-memory-provider.js';
+import type { CheckpointWrite, StoredCheckpoint } from '../provider.js';
+import { readDocument } from '../reference.js';
+import { RuntimeState } from '../runtime-state.js';
+import { FakeCrew } from '../test-support/fake-crew.js';
+import { InMemoryProvider } from '../testing/in-memory-provider.js';
 
 beforeEach(() => {
   // The fork logs the writes the "kill" refused; nothing to see here.

@@ -1,5 +1,5 @@
-import { LazyProvider } from './lazy-provider.js';
-import type { CheckpointProvider } from './provider.js';
+import { LazyProvider } from '../lazy-provider.js';
+import type { CheckpointProvider } from '../provider.js';
 
 /** Where a run's chain of checkpoints stands in one store: what its next write there names as parent. */
 export interface LineagePosition {

@@ -4,11 +4,11 @@
 // run's last checkpoint wherever it went, and a failure in one location stopped the other's writes.
 import { EventBus, TaskStartedEvent } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
-import type { CheckpointWrite, StoredCheckpoint } from './provider.js';
-import { readDocument } from './reference.js';
-import { RuntimeState } from './runtime-state.js';
-import { FakeCrew } from './test-support/fake-crew.js';
-import { InMemoryProvider } from './testing/in-memory-provider.js';
+import type { CheckpointWrite, StoredCheckpoint } from '../provider.js';
+import { readDocument } from '../reference.js';
+import { RuntimeState } from '../runtime-state.js';
+import { FakeCrew } from '../test-support/fake-crew.js';
+import { InMemoryProvider } from '../testing/in-memory-provider.js';
 
 /** The in-memory provider, recording what each write shares with its parent, failing where told. */
 class RecordingProvider extends InMemoryProvider {

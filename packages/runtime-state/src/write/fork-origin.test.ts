@@ -4,11 +4,11 @@
 // between the two writes leaves: fork-origin-kill.test.ts).
 import { EventBus, type LogRecord, setLogSink, TaskCompletedEvent } from '@crewline/events';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CheckpointWrite, StoredCheckpoint } from './provider.js';
-import { readDocument } from './reference.js';
-import { RuntimeState } from './runtime-state.js';
-import { FakeCrew } from './test-support/fake-crew.js';
-import { InMemoryProvider } from './testing/in-memory-provider.js';
+import type { CheckpointWrite, StoredCheckpoint } from '../provider.js';
+import { readDocument } from '../reference.js';
+import { RuntimeState } from '../runtime-state.js';
+import { FakeCrew } from '../test-support/fake-crew.js';
+import { InMemoryProvider } from '../testing/in-memory-provider.js';
 
 afterEach(() => {
   setLogSink(null);

@@ -1,4 +1,4 @@
-import type { SettledParts } from './provider.js';
+import type { SettledParts } from '../provider.js';
 
 /** Spaces per level, as `entityText` indents (`JSON.stringify(entity, null, 2)`). */
 const indentWidth = 2;

@@ -3,11 +3,11 @@
 // must be the checkpoint as stored, given as `origin`, never the edited document under its id.
 import { EventBus, TaskCompletedEvent } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
-import type { CheckpointDocument } from './document.js';
-import { readDocument } from './reference.js';
-import { RuntimeState } from './runtime-state.js';
-import { FakeCrew } from './test-support/fake-crew.js';
-import { InMemoryProvider } from './testing/in-memory-provider.js';
+import type { CheckpointDocument } from '../document.js';
+import { readDocument } from '../reference.js';
+import { RuntimeState } from '../runtime-state.js';
+import { FakeCrew } from '../test-support/fake-crew.js';
+import { InMemoryProvider } from '../testing/in-memory-provider.js';
 
 /** A run of two tasks, each checkpointed; the first checkpoint is returned. */
 function originalRun(provider: InMemoryProvider) {

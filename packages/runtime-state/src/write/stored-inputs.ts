@@ -1,8 +1,8 @@
 import { redactionGeneration } from '@crewline/events';
-import { registerInputSecrets } from './input-secrets.js';
-import { redactSecrets } from './redaction.js';
-import type { SettledValues } from './settled-values.js';
-import { type EncodedValue, encodeValue, type ValueCodec } from './value-codec.js';
+import { registerInputSecrets } from '../input-secrets.js';
+import { redactSecrets } from '../redaction.js';
+import type { SettledValues } from '../settled-values.js';
+import { type EncodedValue, encodeValue, type ValueCodec } from '../value-codec.js';
 
 /**
  * Plain JSON values nested deeper than this are encoded afresh on every checkpoint rather than

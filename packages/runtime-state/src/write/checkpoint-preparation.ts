@@ -1,14 +1,14 @@
 import type { EventRecord } from '@crewline/events';
-import { createCheckpointWrite } from './checkpoint-write.js';
-import type { CheckpointDocument, CheckpointMetadata, EntitySnapshot } from './document.js';
+import { createCheckpointWrite } from '../checkpoint-write.js';
+import type { CheckpointDocument, CheckpointMetadata, EntitySnapshot } from '../document.js';
+import type { CheckpointProvider, CheckpointWrite } from '../provider.js';
+import type { SettledValues } from '../settled-values.js';
+import type { ValueCodec } from '../value-codec.js';
 import { ForkOrigin } from './fork-origin.js';
 import { LineagePositions } from './lineage-positions.js';
-import type { CheckpointProvider, CheckpointWrite } from './provider.js';
 import { advanceLineage, type Lineage } from './run-lineage.js';
 import { SettledTextCache } from './settled-text.js';
-import type { SettledValues } from './settled-values.js';
 import { StoredInputs } from './stored-inputs.js';
-import type { ValueCodec } from './value-codec.js';
 import { type HeldLease, leaseTokenFor, type WriteTarget, WriteTargets } from './write-target.js';
 
 export interface WriteOptions {

@@ -8,9 +8,9 @@ import {
   logger,
   type RunState,
 } from '@crewline/events';
+import { component } from '../errors.js';
+import type { CheckpointProvider, CheckpointWrite, StoredCheckpoint } from '../provider.js';
 import type { TakenCheckpoint, WriteOptions } from './checkpoint-preparation.js';
-import { component } from './errors.js';
-import type { CheckpointProvider, CheckpointWrite, StoredCheckpoint } from './provider.js';
 import type { Lineage } from './run-lineage.js';
 import type { HeldLease, WriteTarget } from './write-target.js';
 

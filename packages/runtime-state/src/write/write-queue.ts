@@ -1,7 +1,7 @@
 import { CrewlineError, logger } from '@crewline/events';
-import { component } from './errors.js';
-import { loadedProvider } from './lazy-provider.js';
-import type { CheckpointProvider, CheckpointWrite, StoredCheckpoint } from './provider.js';
+import { component } from '../errors.js';
+import { loadedProvider } from '../lazy-provider.js';
+import type { CheckpointProvider, CheckpointWrite, StoredCheckpoint } from '../provider.js';
 
 /** A checkpoint taken for a write in the background, and how its outcome is reported. */
 export interface QueuedWriteInput {

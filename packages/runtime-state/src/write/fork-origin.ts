@@ -1,6 +1,6 @@
-import { createCheckpointWrite } from './checkpoint-write.js';
-import type { CheckpointDocument } from './document.js';
-import type { CheckpointWrite } from './provider.js';
+import { createCheckpointWrite } from '../checkpoint-write.js';
+import type { CheckpointDocument } from '../document.js';
+import type { CheckpointWrite } from '../provider.js';
 
 /**
  * The checkpoint a fork came from, written again right before the fork's first checkpoint in each

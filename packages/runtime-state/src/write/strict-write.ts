@@ -1,5 +1,5 @@
-import { stateError } from './errors.js';
-import type { CheckpointProvider, CheckpointWrite, StoredCheckpoint } from './provider.js';
+import { stateError } from '../errors.js';
+import type { CheckpointProvider, CheckpointWrite, StoredCheckpoint } from '../provider.js';
 import type { PreparedWrite, WriteOutcomes } from './write-outcomes.js';
 import type { WriteQueue } from './write-queue.js';
 

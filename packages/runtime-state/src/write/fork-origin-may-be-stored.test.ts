@@ -4,11 +4,11 @@
 // may pay a look-up for each one that does.
 import { EventBus, TaskCompletedEvent } from '@crewline/events';
 import { describe, expect, it } from 'vitest';
-import type { CheckpointWrite, StoredCheckpoint } from './provider.js';
-import { readDocument } from './reference.js';
-import { RuntimeState } from './runtime-state.js';
-import { FakeCrew } from './test-support/fake-crew.js';
-import { InMemoryProvider } from './testing/in-memory-provider.js';
+import type { CheckpointWrite, StoredCheckpoint } from '../provider.js';
+import { readDocument } from '../reference.js';
+import { RuntimeState } from '../runtime-state.js';
+import { FakeCrew } from '../test-support/fake-crew.js';
+import { InMemoryProvider } from '../testing/in-memory-provider.js';
 
 /**
  * The in-memory provider, remembering each write it was handed, in order (its `write` goes through

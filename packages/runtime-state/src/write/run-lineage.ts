@@ -1,8 +1,8 @@
-import type { CheckpointMetadata } from './document.js';
-import { stateError } from './errors.js';
-import { isValidBranchName, isValidCheckpointId, newLineageId } from './ids.js';
+import type { CheckpointMetadata } from '../document.js';
+import { stateError } from '../errors.js';
+import { isValidBranchName, isValidCheckpointId, newLineageId } from '../ids.js';
+import type { CheckpointProvider } from '../provider.js';
 import type { LineagePositions } from './lineage-positions.js';
-import type { CheckpointProvider } from './provider.js';
 
 export interface Lineage {
   /** Groups the checkpoints of one run and its resumptions; a fork gets a new one. */
