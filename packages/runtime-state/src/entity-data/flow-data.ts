@@ -62,14 +62,6 @@ export const flowExecutionDataSchema = z.object({
    * none (and in older checkpoints).
    */
   deletedFields: z.array(z.string()).optional(),
-  /**
-   * For a flow kicked off in another flow's run (in a method, or by a crew's tool): the top-level
-   * names of the inputs its kickoffs handed it (merged into its state), empty when none. A check
-   * before a continuation leaves the redacted fields among them to the method that kicks it off
-   * again and refuses the others up front (no input can reach them). Absent for the root of a run
-   * and in checkpoints written before it was recorded (whose nested flows are checked as they start).
-   */
-  inputNames: z.array(z.string()).optional(),
   nextActivationId: z.number().int().positive(),
   /** Crews and agents completed method executions ran, in order. */
   nestedEntities: z.array(nestedEntitySchema),

@@ -436,12 +436,6 @@ export class FlowEngine<State extends object> {
         if (requestedId !== undefined) this.setStateId(requestedId);
         this.replaceState([previous, otherInputs]);
       }
-      // Kicked off in another's run, it records the inputs its kickoffs hand it (even none): a check
-      // before a continuation of that run leaves the redacted fields among them to the kickoff again.
-      this.execution.inputNames =
-        active === undefined
-          ? undefined
-          : [...new Set([...(this.execution.inputNames ?? []), ...Object.keys(otherInputs)])];
       this.#shared.forgetExecutions();
       this.commitState();
     } catch (error) {

@@ -1,19 +1,6 @@
-import {
-  type CrewlineError,
-  type EventRecord,
-  FlowStartedEvent,
-  isSecretKey,
-  REDACTED,
-  ToolSelectionErrorEvent,
-  ToolUsageErrorEvent,
-  ToolUsageFinishedEvent,
-  ToolUsageStartedEvent,
-  ToolValidateInputErrorEvent,
-} from '@crewline/events';
+import { type CrewlineError, isSecretKey, REDACTED } from '@crewline/events';
 import type { CheckpointDocument, EncodedValue } from '@crewline/runtime-state';
-import { type FlowData, type FlowExecutionData, parseFlowData } from '@crewline/runtime-state/internal';
-import { savedWorkOf } from '../checkpointing/saved-work-stand-ins.js';
-import { carriedSnapshots } from '../restore/carry-nested-snapshots.js';
+import { parseFlowData } from '@crewline/runtime-state/internal';
 import { flowError } from './errors.js';
 
 /** Nested deeper than this, a state is not looked into further (redaction stops deeper too). */
@@ -142,19 +129,9 @@ function setAt(root: Record<string, unknown>, path: string, value: unknown): voi
  * How the refused continuation reaches the state, for the remedy the refusal gives: `checkpoint`
  * (a resume or fork of a checkpoint: its inputs), `stateId` (a kickoff of a persisted state by its
  * id: the kickoff's inputs, next to the id), `nested` (a flow kicked off in a method of another
- * flow: only the inputs that method gives it reach its state), `unhanded` (such a flow, refused
- * before the continuation of the outer flow runs anything, for fields none of its kickoffs was
- * handed: a method of its own set them, and no input reaches them).
+ * flow: only the inputs that method gives it reach its state).
  */
-export type RedactedStateReach = 'checkpoint' | 'stateId' | 'nested' | 'unhanded';
-
-/** The outermost flow of a run, and its method that kicks off the flow a refusal is about. */
-export interface KickedOffIn {
-  flowName: string;
-  stateId: string;
-  /** Its due method that kicks the flow off (undefined when the checkpoint does not say which). */
-  method: string | undefined;
-}
+export type RedactedStateReach = 'checkpoint' | 'stateId' | 'nested';
 
 /** What a refusal of a restored state holding `[REDACTED]` says it about. */
 export interface RedactedStateRefusal {
@@ -165,8 +142,6 @@ export interface RedactedStateRefusal {
   paths: readonly string[];
   /** How the continuation reaches the state (default: `checkpoint`). */
   reach?: RedactedStateReach;
-  /** For `unhanded`: where the flow is kicked off, for the re-run the refusal advises. */
-  kickedOffIn?: KickedOffIn | undefined;
 }
 
 /**
@@ -179,7 +154,6 @@ export function redactedStateError({
   checkpointId,
   paths,
   reach = 'checkpoint',
-  kickedOffIn,
 }: RedactedStateRefusal): CrewlineError {
   const inputs = [...new Set(paths.map(topField))];
   const one = paths.length === 1;
@@ -200,143 +174,34 @@ export function redactedStateError({
     checkpoint: `give ${it} again${whole}: inputs: { ${given} } (kickoff, resume or continueFromCheckpoint), ${onCommandLine} (crewline checkpoint resume or fork)`,
     stateId: `give ${it} again with the state id${whole}: kickoff({ inputs: { id, ${given} } })`,
     nested: `${one ? 'its value' : 'their values'} must come from the method that kicks this flow off, in its kickoff inputs${whole} (kickoff({ inputs: { ${given} } })): --input and a continuation's inputs reach only the outermost flow`,
-    unhanded: unhandedRemedy(it, kickedOffIn),
   };
   const from = checkpointId === undefined ? '' : `checkpoint ${checkpointId}: `;
-  const where =
-    reach === 'nested'
-      ? " (kicked off in another flow's method)"
-      : reach === 'unhanded'
-        ? ` (kicked off in ${kickedOffIn?.method === undefined ? 'a method' : `method "${kickedOffIn.method}"`} of flow "${kickedOffIn?.flowName ?? 'unknown'}")`
-        : '';
   return flowError(
     'invalid_argument',
-    `${from}flow "${flowName}"${where}: ${named} stored as ${REDACTED} and a method left to run may read ${it}; ${remedy[reach]}`,
-    {
-      details: {
-        redactedState: [...paths],
-        inputs,
-        ...(reach === 'unhanded' && kickedOffIn?.method !== undefined
-          ? { rerunFrom: kickedOffIn.method }
-          : {}),
-      },
-    },
+    `${from}flow "${flowName}"${reach === 'nested' ? " (kicked off in another flow's method)" : ''}: ${named} stored as ${REDACTED} and a method left to run may read ${it}; ${remedy[reach]}`,
+    { details: { redactedState: [...paths], inputs } },
   );
 }
 
 /**
- * What to do about fields of a nested flow no kickoff of it was handed: no input reaches them, and
- * handing them on in the code from now would not change what this checkpoint recorded, so the
- * method that kicks it off runs again from scratch (the nested flow starts afresh and sets them
- * again), or a new run starts.
- */
-function unhandedRemedy(it: string, kickedOffIn: KickedOffIn | undefined): string {
-  const method = kickedOffIn?.method;
-  const name = method ?? 'METHOD';
-  const stateId = kickedOffIn?.stateId ?? '<state id>';
-  return `none of its kickoffs was handed ${it} (the flow set ${it} itself), so no input reaches ${it}; continued, it would be refused only as it starts, after the outer flow's methods before or beside it ran; re-run ${method === undefined ? "the outer flow's method that kicks it off" : 'that method'} so that it starts afresh: rerunFrom ${JSON.stringify(name)} (continueFromCheckpoint({ reference, mode: 'resume', rerunFrom: ${JSON.stringify(name)} }), Flow.fork(config, { rerunFrom: ${JSON.stringify(name)} }), crewline checkpoint flows rerun ${stateId} --from ${name}), or kick off a new run`;
-}
-
-/**
- * Refuses, before anything runs, a continuation of `document` (a run whose root is a flow with methods
- * left to run) in which a flow would read a saved state field still holding `[REDACTED]` (see
- * {@link redactedStatePaths} and {@link redactedStateError}): the root's once `inputs` are merged;
- * a flow kicked off in one of its methods that the continuation takes up again, for the fields none
- * of its kickoffs was handed (`inputNames`: a method of its own set them, and no input reaches them),
- * so that the outer flow pays for nothing before that flow is refused as it starts. Left to the
- * nested flow's own check as it starts, which sees what its kickoff hands it: the fields its kickoffs
- * were handed (the method kicking it off again may hand them on), a nested flow that recorded no
- * names (written before they were), and one started during a tool call (a crew's tool may have kicked
- * it off, whose saved task is not run again). Not checked: a finished flow (it runs nothing), one a
- * completed method ran (carried as saved, never run again, see `carriedSnapshots`), and with
- * `rerunFrom`, those the method run again had started (they start afresh). The flows check again as
- * they start, whatever way they are continued; this is for callers that check a continuation before
- * saying anything about it (the CLI, `checkContinuation`).
+ * Refuses, before anything runs, a continuation of `document` whose flow (the run's root) has methods
+ * left to run and a saved state still holding `[REDACTED]` once `inputs` are merged (see
+ * {@link redactedStatePaths} and {@link redactedStateError}). Not a flow kicked off in one of its
+ * methods: what reaches its state is what that method gives it, which cannot be known here (it may
+ * hand the value on); it checks as it starts, before it runs anything. The flow checks again as it
+ * starts, whatever way it is continued; this is for callers that check a continuation before saying
+ * anything about it (the CLI, `checkContinuation`).
  */
 export function refuseRedactedStateInDocument(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>> | undefined,
-  rerunFrom?: string,
 ): void {
   const root = document.entities[0];
   if (root?.kind !== 'flow') return;
-  const rootData = parseFlowData(root);
-  const { execution, flowName } = rootData;
-  if (finished(execution)) return;
+  const { execution, flowName } = parseFlowData(root);
+  // A finished flow runs no method: its resume gives its output back.
+  if (execution.status === 'completed' && execution.pending.length === 0) return;
   const paths = redactedStatePaths(execution.committedState, inputs);
-  if (paths.length > 0) throw redactedStateError({ flowName, checkpointId: document.metadata.id, paths });
-  refuseUnhandedNestedState(document, rootData, rerunFrom);
-}
-
-/** A finished flow runs no method: its resume gives its output back. */
-function finished(execution: FlowExecutionData): boolean {
-  return execution.status === 'completed' && execution.pending.length === 0;
-}
-
-/** The nested part of {@link refuseRedactedStateInDocument}. */
-function refuseUnhandedNestedState(
-  document: CheckpointDocument,
-  root: FlowData,
-  rerunFrom: string | undefined,
-): void {
-  const carried = new Set(carriedSnapshots(document));
-  // A re-run method's executions start from scratch: what they had started is not taken up again.
-  const discarded = new Set(
-    rerunFrom === undefined
-      ? []
-      : savedWorkOf(
-          document.entities,
-          root.execution.pending
-            .filter((activation) => activation.method === rerunFrom)
-            .flatMap((activation) => startedIds(activation.started)),
-        ),
-  );
-  for (const snapshot of document.entities.slice(1)) {
-    if (snapshot.kind !== 'flow' || carried.has(snapshot) || discarded.has(snapshot)) continue;
-    const { execution, flowName } = parseFlowData(snapshot);
-    if (execution.inputNames === undefined || finished(execution)) continue;
-    const handed = new Set(execution.inputNames);
-    const paths = redactedStatePaths(execution.committedState).filter((path) => !handed.has(topField(path)));
-    if (paths.length === 0 || startedInToolCall(document.events, snapshot.id)) continue;
-    // The root's due execution that had started it (or a flow holding it): the one a re-run runs again.
-    const method = root.execution.pending.find((activation) =>
-      savedWorkOf(document.entities, startedIds(activation.started)).includes(snapshot),
-    )?.method;
-    throw redactedStateError({
-      flowName,
-      checkpointId: document.metadata.id,
-      paths,
-      reach: 'unhanded',
-      kickedOffIn: { flowName: root.flowName, stateId: root.stateId, method },
-    });
-  }
-}
-
-/** What ends a tool call the agent loop started (`runPendingTools`): its result or its error. */
-const toolCallEnds: ReadonlySet<string> = new Set([
-  ToolUsageFinishedEvent.type,
-  ToolUsageErrorEvent.type,
-  ToolValidateInputErrorEvent.type,
-  ToolSelectionErrorEvent.type,
-]);
-
-/**
- * Whether the flow with entity id `id` started while a tool call of its run was under way: a crew's
- * or an agent's tool may have kicked it off, and the task or conversation that called the tool may be
- * carried as saved, so the continuation may never kick it off again (or a tool beside it ran then,
- * which cannot be told apart). Also when its start is not in the history: nothing says where it was
- * kicked off. Such a flow is left to its own check as it starts.
- */
-function startedInToolCall(events: readonly EventRecord[], id: string): boolean {
-  const open = new Set<unknown>();
-  for (const event of events) {
-    if (event.type === FlowStartedEvent.type && event.source?.id === id) return open.size > 0;
-    if (event.type === ToolUsageStartedEvent.type) open.add(event.toolCallId);
-    else if (toolCallEnds.has(event.type)) open.delete(event.toolCallId);
-  }
-  return true;
-}
-
-function startedIds(started: readonly { id?: string | undefined }[] | undefined): string[] {
-  return (started ?? []).flatMap((entity) => entity.id ?? []);
+  if (paths.length === 0) return;
+  throw redactedStateError({ flowName, checkpointId: document.metadata.id, paths });
 }

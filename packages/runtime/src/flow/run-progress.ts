@@ -70,11 +70,6 @@ export interface FlowExecution {
   committedState: EncodedValue | undefined;
   /** Fields of the initial state that `committedState` no longer has (see `SharedState.ofRecord`). */
   deletedFields: string[];
-  /**
-   * The top-level names of the inputs the kickoffs of a flow kicked off in another's run handed it
-   * (see `FlowExecutionData.inputNames`); undefined for a run's root and in older checkpoints.
-   */
-  inputNames: string[] | undefined;
   nextActivationId: number;
   nestedEntities: NestedEntity[];
 }
@@ -93,7 +88,6 @@ export function newExecution(): FlowExecution {
     lastOutput: undefined,
     committedState: undefined,
     deletedFields: [],
-    inputNames: undefined,
     nextActivationId: 1,
     nestedEntities: [],
   };
@@ -170,9 +164,6 @@ export function executionToJson(
         : (stored?.state(execution.committedState) ?? execution.committedState),
     // Only when a method deleted one: a checkpoint without it reads in versions that predate it.
     ...(execution.deletedFields.length > 0 ? { deletedFields: [...execution.deletedFields] } : {}),
-    // Even when empty: a nested flow's record says its kickoffs were handed nothing, where its absence
-    // (a root, an older checkpoint) says nothing is known.
-    ...(execution.inputNames !== undefined ? { inputNames: [...execution.inputNames] } : {}),
     nextActivationId: execution.nextActivationId,
     nestedEntities: execution.nestedEntities.map((entity) => ({ ...entity })),
   };
@@ -204,7 +195,6 @@ export function executionFromData(data: FlowExecutionData, codec: ValueCodec): F
     lastOutput: decode(data.lastOutput),
     committedState: data.committedState ?? undefined,
     deletedFields: data.deletedFields ?? [],
-    inputNames: data.inputNames,
     nextActivationId: data.nextActivationId,
     nestedEntities: data.nestedEntities,
   };

@@ -17,11 +17,6 @@ export interface ContinuationRequest {
   mode: 'resume' | 'fork';
   inputs?: Record<string, unknown> | undefined;
   taskOutputs?: Record<number, string> | undefined;
-  /**
-   * A flow's method a resume runs again from scratch (`continueFromCheckpoint({ rerunFrom })`, which
-   * a fork ignores): the flows it had started start afresh, so their saved state is not checked.
-   */
-  rerunFrom?: string | undefined;
 }
 
 /** What a continuation with nothing to run was refused for (`details.nothingToRun` of the error). */
@@ -55,13 +50,8 @@ export function checkContinuation(document: CheckpointDocument, request: Continu
   checkInputsKnown(document, request.inputs);
   // A pending task filled with an input stored as [REDACTED] would be sent that text.
   RuntimeState.refuseRedactedInputs(document, request.inputs);
-  // So would a flow's pending method reading a state field stored as [REDACTED]: the root's, or a
-  // nested flow's that no input reaches (refused now, before the outer flow pays for anything).
-  refuseRedactedStateInDocument(
-    document,
-    request.inputs,
-    request.mode === 'resume' ? request.rerunFrom : undefined,
-  );
+  // So would a flow's pending method reading a state field stored as [REDACTED].
+  refuseRedactedStateInDocument(document, request.inputs);
   checkEditsReachWork(document, request.taskOutputs);
   const reason = nothingLeftToRun(document);
   if (reason === undefined) return;
