@@ -50,6 +50,46 @@ export function notADatabase(location: string, cause?: unknown): CrewlineError {
   );
 }
 
+/** What builds better-sqlite3's native module in a user's project, with npm and with pnpm. */
+const buildNativeModule =
+  'npm approve-scripts better-sqlite3 && npm rebuild better-sqlite3 (with pnpm: pnpm approve-builds, then pnpm rebuild better-sqlite3)';
+
+/**
+ * The error for better-sqlite3's compiled module failing to load, which it does in the first
+ * Database constructor of a process (and again in every one after); undefined for any other error.
+ * No build of it is the usual case: a package manager that runs only the install scripts a project
+ * approved (pnpm 10 by default) skips the one where better-sqlite3 builds (or downloads) its module. A build for another Node.js (node_modules
+ * kept across a Node.js upgrade) or another machine fails the same way. `provider_unavailable`, as for
+ * a provider package that is not installed: no database was opened, so nothing about one is wrong,
+ * and the driver's own message lists every path its lookup tried.
+ */
+export function nativeModuleError(error: unknown): CrewlineError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { message } = error;
+  let problem: string;
+  if (message.includes('Could not locate the bindings file')) {
+    problem =
+      'is not built (its install script did not run, as when a package manager runs only the install scripts a project approved, or installs with --ignore-scripts)';
+  } else if (
+    message.includes('NODE_MODULE_VERSION') ||
+    message.includes('was compiled against a different Node.js version')
+  ) {
+    problem = `is not built for this Node.js (${process.version}): it was compiled for another version`;
+  } else if (
+    (error as NodeJS.ErrnoException).code === 'ERR_DLOPEN_FAILED' &&
+    message.includes('better_sqlite3.node')
+  ) {
+    problem = `is not built for this machine (${message.split('\n')[0]})`;
+  } else {
+    return undefined;
+  }
+  return sqliteError(
+    'provider_unavailable',
+    `better-sqlite3's native module ${problem}, so SqliteProvider cannot open any database; build it in the project: ${buildNativeModule}`,
+    { cause: error },
+  );
+}
+
 /**
  * Turns anything thrown while talking to SQLite into a typed error naming the database file.
  * Crewline errors pass through untouched; a damaged database becomes `corrupt_checkpoint`, a file

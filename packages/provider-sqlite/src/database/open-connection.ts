@@ -1,8 +1,8 @@
 import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { CrewlineError } from '@crewline/events';
+import { CrewlineError } from '@crewline/events';
 import Database from 'better-sqlite3';
-import { sqliteCode, sqliteError, toCrewlineError } from '../errors.js';
+import { nativeModuleError, sqliteCode, sqliteError, toCrewlineError } from '../errors.js';
 import type { ResolvedSqliteProviderOptions } from '../options.js';
 import { retryWhenBusySync } from './busy-retry.js';
 import { cannotOpenError } from './cannot-open.js';
@@ -38,6 +38,19 @@ export function databaseExists(location: string): boolean {
   }
 }
 
+/**
+ * A better-sqlite3 handle on `location`. The first one a process makes loads the driver's compiled
+ * module; when that fails, so does every open after it, and the error says the module is not built
+ * (errors.ts, nativeModuleError) rather than that this database cannot be opened or read.
+ */
+function openDatabase(location: string, options: Database.Options): Database.Database {
+  try {
+    return new Database(location, options);
+  } catch (error) {
+    throw nativeModuleError(error) ?? error;
+  }
+}
+
 /** Creates the database file with owner-only permissions (SQLite gives -wal and -shm the same mode). */
 function createPrivateFile(location: string): void {
   mkdirSync(dirname(location), { recursive: true });
@@ -61,7 +74,7 @@ function findDamageOnce(location: string, options: ResolvedSqliteProviderOptions
   const hadSideFiles = hasSideFiles(location);
   let db: Database.Database;
   try {
-    db = new Database(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
+    db = openDatabase(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
   } catch (error) {
     if (sqliteCode(error) === 'SQLITE_CANTOPEN') throw cannotOpenError(location, error);
     throw toCrewlineError(error, 'read', location);
@@ -96,8 +109,9 @@ export function openConnection(location: string, options: ResolvedSqliteProvider
   }
   let db: Database.Database;
   try {
-    db = new Database(location, { timeout: options.busyTimeoutMs });
+    db = openDatabase(location, { timeout: options.busyTimeoutMs });
   } catch (error) {
+    if (CrewlineError.isInstance(error)) throw error;
     throw sqliteError('invalid_config', `cannot open database "${location}": ${(error as Error).message}`, {
       cause: error,
     });
@@ -158,8 +172,9 @@ function openReadConnectionOnce(
   };
   let db: Database.Database;
   try {
-    db = new Database(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
+    db = openDatabase(location, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
   } catch (error) {
+    if (CrewlineError.isInstance(error)) throw error;
     if (sqliteCode(error) === 'SQLITE_CANTOPEN') throw cannotOpenError(location, error);
     throw sqliteError('invalid_config', `cannot open database "${location}": ${(error as Error).message}`, {
       cause: error,
