@@ -12,8 +12,8 @@ import { thisProcess } from '@crewline/runtime-state/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseTempFileName } from './file-names.js';
 import { JsonProvider } from './json-provider.js';
-import { resetTempFileSweeps } from './temp-sweep.js';
 import { spawnScript } from './test-support/spawn.js';
+import { resetTempFileSweeps } from './write/temp-sweep.js';
 
 let location: string;
 const children: ChildProcess[] = [];

@@ -5,8 +5,8 @@ import { parseDocumentText, readDocument, validateDocument } from '@crewline/run
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseCheckpointFileName, parseTempFileName } from './file-names.js';
 import { JsonProvider } from './json-provider.js';
-import { resetTempFileSweeps, STALE_TEMP_FILE_AGE_MS } from './temp-sweep.js';
 import { spawnScript } from './test-support/spawn.js';
+import { resetTempFileSweeps, STALE_TEMP_FILE_AGE_MS } from './write/temp-sweep.js';
 
 const trials = 30;
 const parallel = 3;

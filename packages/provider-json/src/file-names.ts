@@ -1,6 +1,6 @@
 import { isValidCheckpointId } from '@crewline/runtime-state';
 import { jsonError } from './errors.js';
-import { writerNameDigits } from './temp-writer.js';
+import { writerNameDigits } from './write/temp-writer.js';
 
 /** Separates a checkpoint's id from its parent's in a file name: `<id>_p-<parent>.json`. */
 const parentMarker = '_p-';

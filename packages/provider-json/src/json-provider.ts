@@ -13,36 +13,42 @@ import {
   type RawCheckpoint,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import {
-  type WriteContext,
-  writeCheckpoint,
-  writeCheckpointGroup,
-  writeCheckpointSync,
-} from './checkpoint-writes.js';
-import { IdIndexKeeper } from './id-index-keeper.js';
-import { IdReservations } from './id-reservations.js';
+import { IdIndexKeeper } from './id-index/id-index-keeper.js';
 import {
   claimLineageLease,
   type LeaseContext,
   releaseLineageLease,
   renewLineageLease,
-} from './lineage-leases.js';
-import { LineagePruneView } from './lineage-prune.js';
-import { LocationReader } from './location-reader.js';
-import { latestCheckpoint, listLocation, type ReadContext, readCheckpoint } from './location-reads.js';
-import { parseLocationReference, type ReferenceContext } from './location-reference.js';
+} from './leases/lineage-leases.js';
 import {
   type JsonProviderOptions,
   parseJsonProviderOptions,
   type ResolvedJsonProviderOptions,
 } from './options.js';
 import { resolveRoot } from './paths.js';
-import { deleteCheckpoint, pruneLocation, type RemovalContext } from './prune-and-delete.js';
+import { LineagePruneView } from './prune/lineage-prune.js';
+import { type PruneContext, pruneLocation } from './prune/location-prune.js';
+import { type DeleteContext, deleteCheckpoint } from './prune/removal.js';
+import { LocationReader } from './read/location-reader.js';
+import { parseLocationReference, type ReferenceContext } from './read/location-reference.js';
+import { latestCheckpoint, listLocation, type ReadContext, readCheckpoint } from './read/read-and-list.js';
 import { SerialLane } from './serial-lane.js';
-import { SpareFiles } from './spare-files.js';
+import {
+  storeCheckpointFile,
+  storeCheckpointFileSync,
+  storeCheckpointFiles,
+  type WriteContext,
+} from './write/checkpoint-writes.js';
+import { IdReservations } from './write/id-reservations.js';
+import { SpareFiles } from './write/spare-files.js';
 
 /** What the provider's writes, reads, removals and leases are given: each module asks for its part. */
-type ProviderParts = WriteContext & ReadContext & ReferenceContext & RemovalContext & LeaseContext;
+type ProviderParts = WriteContext &
+  ReadContext &
+  ReferenceContext &
+  PruneContext &
+  DeleteContext &
+  LeaseContext;
 
 /**
  * Stores each checkpoint as one self-contained, human-readable JSON file:
@@ -51,8 +57,9 @@ type ProviderParts = WriteContext & ReadContext & ReferenceContext & RemovalCont
  * the location; listing reads only the first lines of each file.
  *
  * The work is done by one module per concern, each given the parts it needs: writes
- * (checkpoint-writes.ts), reads and listing (location-reads.ts), references
- * (location-reference.ts), prune and delete (prune-and-delete.ts), leases (lineage-leases.ts).
+ * (write/checkpoint-writes.ts), reads and listing (read/read-and-list.ts), references
+ * (read/location-reference.ts), prune (prune/location-prune.ts), delete (prune/removal.ts), leases
+ * (leases/lineage-leases.ts).
  * A method that only hands on its module's promise is not `async`: the wrapper would settle it two
  * microtask turns later (the modules' functions are async, so a bad argument still rejects).
  */
@@ -126,7 +133,7 @@ export class JsonProvider implements CheckpointProvider {
   }
 
   writeSync(location: string, checkpoint: CheckpointWrite): StoredCheckpoint {
-    return writeCheckpointSync(this.#parts, location, checkpoint);
+    return storeCheckpointFileSync(this.#parts, location, checkpoint);
   }
 
   /**
@@ -135,7 +142,7 @@ export class JsonProvider implements CheckpointProvider {
    * {@link writeBatch} left one ready, and leaves none of its own.
    */
   write(location: string, checkpoint: CheckpointWrite): Promise<StoredCheckpoint> {
-    return this.#tracked(writeCheckpoint(this.#parts, location, checkpoint));
+    return this.#tracked(storeCheckpointFile(this.#parts, location, checkpoint));
   }
 
   /**
@@ -154,7 +161,7 @@ export class JsonProvider implements CheckpointProvider {
   writeBatch(location: string, checkpoints: readonly CheckpointWrite[]): Promise<StoredCheckpoint[]> {
     // A group started after close() makes spares again; one that was in flight then, close() awaited.
     this.#spares.reopen();
-    return this.#tracked(writeCheckpointGroup(this.#parts, location, checkpoints));
+    return this.#tracked(storeCheckpointFiles(this.#parts, location, checkpoints));
   }
 
   read(location: string, id: string): Promise<RawCheckpoint> {

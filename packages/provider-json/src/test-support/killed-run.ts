@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { buildCheckpointWrite } from '@crewline/provider-testkit/fixtures';
 import { tempFileName } from '../file-names.js';
 import { JsonProvider } from '../json-provider.js';
-import { writeTemp } from '../whole-file.js';
+import { writeTemp } from '../read/whole-file.js';
 
 const [location, lineageId, mode] = process.argv.slice(2) as [string, string, string | undefined];
 const provider = new JsonProvider();
