@@ -6,6 +6,7 @@ import {
   LiteAgentExecutionCompletedEvent,
   LiteAgentExecutionErrorEvent,
   LiteAgentExecutionStartedEvent,
+  logger,
 } from '@crewline/events';
 import type {
   CheckpointableEntity,
@@ -25,6 +26,12 @@ import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { stoppedByLeaseRelease } from '../checkpointing/lineage-lease.js';
 import { Run } from '../checkpointing/run.js';
+import {
+  callsMadeAgain,
+  continuationSendsRedacted,
+  interruptedTaskWords,
+  restartCause,
+} from '../crew/interrupted-tasks.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { registerModelCredentials } from '../models/model-credentials.js';
@@ -236,9 +243,15 @@ export class Agent implements CheckpointableEntity, AgentParts {
     if (!decided.continuing && this.status !== 'running') this.#resetProgress();
     // Restored from its checkpoint: the inputs it ran with fill its role, goal and backstory again
     // (inputs given now win), as a crew's saved inputs fill its tasks.
-    if (restore) this.inputs = { ...savedInputs(restore.loaded.document), ...(options.inputs ?? {}) };
-    else if (options.inputs) this.inputs = { ...this.inputs, ...options.inputs };
+    let restartMessages: ModelMessage[] | undefined;
+    if (restore) {
+      const saved = savedInputs(restore.loaded.document);
+      restartMessages = this.#restartInterrupted(saved, options.inputs);
+      this.inputs = { ...saved, ...(options.inputs ?? {}) };
+    } else if (options.inputs) this.inputs = { ...this.inputs, ...options.inputs };
     if (!this.conversation) {
+      // Started over (`#restartInterrupted`): the messages given now, else the request it ran on.
+      messages ??= restartMessages;
       if (messages === undefined) {
         throw new CrewlineError(
           component,
@@ -372,6 +385,33 @@ export class Agent implements CheckpointableEntity, AgentParts {
       owner: `Agent "${this.role}" checkpoint`,
       apply: (snapshot) => applyStandaloneAgentSnapshot(this, snapshot),
     };
+  }
+
+  /**
+   * Starts an interrupted kickoff over when the crew's rule says so for its tasks (`restartCause`):
+   * an input it saved given another value, or a credential saved as `[REDACTED]` given again while
+   * its conversation holds that text, which continuing would send the model (review RC-6). Warns in
+   * the crew's words, with the calls made again, and returns the request it ran on, for the new
+   * conversation; `undefined` when it continues (or never started, or completed).
+   */
+  #restartInterrupted(
+    saved: Readonly<Record<string, unknown>>,
+    inputs: Readonly<Record<string, unknown>> | undefined,
+  ): ModelMessage[] | undefined {
+    const conversation = this.conversation;
+    if (this.status === 'completed' || conversation === undefined) return undefined;
+    // The system prompt is not saved: built from the inputs at each call, it holds the given ones.
+    const cause = restartCause(saved, inputs, () =>
+      continuationSendsRedacted({ systemPrompt: null, conversation, delegations: {} }),
+    );
+    if (cause === undefined) return undefined;
+    logger.warn(
+      component,
+      `Agent "${this.role}" kickoff: its conversation was interrupted; ${interruptedTaskWords.restart[cause].warning}${callsMadeAgain(conversation.llmCalls)}`,
+    );
+    const request = this.kickoffMessages;
+    this.#resetProgress();
+    return request;
   }
 
   #resetProgress(): void {

@@ -111,6 +111,30 @@ describe('a credential given again to a crew whose finished delegation held it a
 describe('continuationSendsRedacted', () => {
   const clean = { messages: [{ role: 'user', content: 'Report on kelp' }], finished: false };
   const holding = { messages: [{ role: 'tool', content: `key=${REDACTED}` }], finished: false };
+  // The manager's conversation waiting for the result of its delegation `call` (saved by that id).
+  const askCall = { type: 'tool-call', toolCallId: 'call', toolName: DELEGATION_TOOL_NAME, input: {} };
+  const delegating = {
+    messages: [...clean.messages, { role: 'assistant', content: [askCall] }],
+    finished: false,
+  };
+  // ...and once given it (an error result of a failed delegation, say).
+  const answered = {
+    messages: [
+      ...delegating.messages,
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call',
+            toolName: DELEGATION_TOOL_NAME,
+            output: { type: 'text', value: 'failed' },
+          },
+        ],
+      },
+    ],
+    finished: false,
+  };
   const task = (conversation: object, delegations: Record<string, object> = {}) =>
     continuationSendsRedacted({
       systemPrompt: 'You are the manager',
@@ -125,12 +149,15 @@ describe('continuationSendsRedacted', () => {
       continuationSendsRedacted({ systemPrompt: `key ${REDACTED}`, conversation: clean, delegations: {} }),
     ).toBe(true);
     // A delegation under way is continued: its messages go to the coworker's model again.
-    expect(task(clean, { call: holding })).toBe(true);
+    expect(task(delegating, { call: holding })).toBe(true);
     // A finished one only hands its answer on (to a manager that may not hold it yet).
-    expect(task(clean, { call: { ...holding, finished: true, output: 'three facts' } })).toBe(false);
-    expect(task(clean, { call: { ...holding, finished: true, output: `facts, key ${REDACTED}` } })).toBe(
+    expect(task(delegating, { call: { ...holding, finished: true, output: 'three facts' } })).toBe(false);
+    expect(task(delegating, { call: { ...holding, finished: true, output: `facts, key ${REDACTED}` } })).toBe(
       true,
     );
+    // One whose tool call has its result (a failed delegation's error) is never run again (review RC-1).
+    expect(task(answered, { call: holding })).toBe(false);
+    expect(task(answered, { call: { ...holding, finished: true, output: `key ${REDACTED}` } })).toBe(false);
     // The task's own finished conversation is not continued either: its answer is its output.
     expect(task({ ...holding, finished: true, output: 'the report' }, { call: holding })).toBe(false);
     expect(task({ ...clean, finished: true, output: `report ${REDACTED}` })).toBe(true);

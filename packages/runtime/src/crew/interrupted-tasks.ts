@@ -1,5 +1,6 @@
 import { logger, REDACTED } from '@crewline/events';
-import type { Task } from '../task/task.js';
+import type { ModelMessage } from 'ai';
+import { pendingToolCalls } from '../agent-loop/conversation.js';
 
 /**
  * Whether `inputs` gives any key another value than `saved` (the inputs a run was kicked off with,
@@ -81,11 +82,14 @@ interface SavedConversation {
  * Whether continuing an interrupted task's saved conversation would hand `[REDACTED]` on: a
  * credential went into it (a template filled with it, a tool or an answer that echoed it), which the
  * checkpoint holds as that text. While the conversation is unfinished, its system prompt and messages
- * go to the model again, and so do those of the delegations it has not finished (review R5: a tool
- * result echoing the key was continued, and sent). A finished conversation is never continued: only
- * its answer goes on (a delegation's to the manager, when the manager's conversation does not hold it
- * yet), so its messages do not count (review R6-6: a coworker's tool that echoed the key in a finished
- * delegation started the manager's task over, paying again for its calls and the delegation's).
+ * go to the model again, and so does a delegation whose tool call awaits its result: an unfinished one
+ * continues (review R5: a tool result echoing the key was continued, and sent), a finished one hands
+ * its answer on. A finished conversation is never continued: only its answer goes on, so its messages
+ * do not count (review R6-6: a coworker's tool that echoed the key in a finished delegation started the
+ * manager's task over, paying again for its calls and the delegation's). Nor do those of a delegation
+ * whose tool call has its result (review RC-1: a failed delegation answered the manager with an error,
+ * and its conversation, never run again, started the task over): that result is in the manager's
+ * messages already.
  */
 export function continuationSendsRedacted(task: {
   systemPrompt: string | null | undefined;
@@ -97,11 +101,14 @@ export function continuationSendsRedacted(task: {
   return (
     (task.systemPrompt ?? '').includes(REDACTED) ||
     JSON.stringify(conversation.messages).includes(REDACTED) ||
-    Object.values(task.delegations).some((delegation) =>
-      delegation.finished
+    // Delegations are saved by the id of the manager's tool call that asked for them.
+    pendingToolCalls({ messages: conversation.messages as ModelMessage[] }).some((call) => {
+      const delegation = task.delegations[call.toolCallId];
+      if (delegation === undefined) return false;
+      return delegation.finished
         ? answerHoldsRedacted(delegation)
-        : JSON.stringify(delegation.messages).includes(REDACTED),
-    )
+        : JSON.stringify(delegation.messages).includes(REDACTED);
+    })
   );
 }
 
@@ -142,8 +149,8 @@ export function restartCause(
  * `task N "…" was interrupted; ` in the runtime's warning as a crew kicks off and the worker's as it
  * forks, `plan` follows the task's name in the plan the CLI, the TUI and the explorer show. `restart`:
  * the crew starts it over; `flow-decides`: a crew inside a flow, started over only if the flow's
- * method passes it what the cause names (only the flow's code knows). Each is followed by what it
- * costs ({@link callsMadeAgain}).
+ * method passes it what the cause names (only the flow's code knows), or either of both. Each is
+ * followed by what it costs ({@link callsMadeAgain}).
  */
 export const interruptedTaskWords = {
   restart: {
@@ -167,24 +174,55 @@ export const interruptedTaskWords = {
       warning: `it continues its saved conversation unless the flow gives its crew a credential again that this conversation holds as ${REDACTED}; then it starts over to send the model the real one`,
       plan: `continues its saved conversation unless the flow gives its crew a credential again that this conversation holds as ${REDACTED}; then it starts over to send the model the real one`,
     },
+    // Both may hold (review RC-3): the inputs change the flow's state, and the crew's own saved
+    // inputs hold a credential its method gives it again; either starts the task over.
+    'changed-inputs-or-credential': {
+      warning: `it continues its saved conversation unless the flow gives its crew other inputs with the changed ones, or a credential again that this conversation holds as ${REDACTED}; then it starts over`,
+      plan: `continues its saved conversation unless the flow gives its crew other inputs, or a credential again that this conversation holds as ${REDACTED}; then it starts over`,
+    },
   },
-} as const satisfies Record<
-  'restart' | 'flow-decides',
-  Record<RestartCause, { warning: string; plan: string }>
->;
+} as const satisfies {
+  restart: Record<RestartCause, InterruptedTaskWords>;
+  'flow-decides': Record<RestartCause | 'changed-inputs-or-credential', InterruptedTaskWords>;
+};
 
-/** Whether an interrupted task of `tasks` would hand `[REDACTED]` on if continued ({@link continuationSendsRedacted}). */
-export function interruptedTasksSendRedacted(tasks: readonly Task[]): boolean {
+/** What an interrupted task's outcome says: see {@link interruptedTaskWords}. */
+interface InterruptedTaskWords {
+  warning: string;
+  plan: string;
+}
+
+/** A task as {@link interruptedTasksSendRedacted} and {@link completedCallsOf} read it: live or saved. */
+export interface InterruptedTaskParts {
+  status: string;
+  systemPrompt: string | null | undefined;
+  conversation: (SavedConversation & { llmCalls: number }) | null | undefined;
+  delegations: Readonly<Record<string, SavedConversation & { llmCalls: number }>>;
+}
+
+/**
+ * Whether an interrupted task of `tasks` (a crew's, live or as a checkpoint holds them) would hand
+ * `[REDACTED]` on if continued ({@link continuationSendsRedacted}).
+ */
+export function interruptedTasksSendRedacted(tasks: readonly InterruptedTaskParts[]): boolean {
   return tasks.some(
-    (task) =>
-      task.status !== 'completed' &&
-      task.conversation !== undefined &&
-      continuationSendsRedacted({
-        systemPrompt: task.systemPrompt,
-        conversation: task.conversation,
-        delegations: task.delegations,
-      }),
+    ({ status, conversation, systemPrompt, delegations }) =>
+      status !== 'completed' &&
+      conversation !== null &&
+      conversation !== undefined &&
+      continuationSendsRedacted({ systemPrompt, conversation, delegations }),
   );
+}
+
+/**
+ * The model calls an interrupted task completed: those of its conversation and of every delegation
+ * its manager made (a hierarchical task), all made and paid again when it starts over (review RC-5:
+ * the warning and the plan counted the manager's alone). What {@link callsMadeAgain} is given.
+ */
+export function completedCallsOf(task: Pick<InterruptedTaskParts, 'conversation' | 'delegations'>): number {
+  let calls = task.conversation?.llmCalls ?? 0;
+  for (const delegation of Object.values(task.delegations)) calls += delegation.llmCalls;
+  return calls;
 }
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
@@ -212,17 +250,18 @@ export function callsMadeAgain(calls: number, options: { kept?: boolean } = {}):
  */
 export function restartInterruptedTasks(
   owner: string,
-  tasks: readonly Task[],
+  // By shape, not `Task`: the task's module reaches the agent's, which applies this module's rule.
+  tasks: readonly (InterruptedTaskParts & { label: string; resetProgress(): void })[],
   saved: Readonly<Record<string, unknown>>,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): void {
   const cause = restartCause(saved, inputs, () => interruptedTasksSendRedacted(tasks));
   if (cause === undefined) return;
   for (const [index, task] of tasks.entries()) {
-    if (task.status === 'completed' || task.conversation === undefined) continue;
+    if (task.status === 'completed' || !task.conversation) continue;
     logger.warn(
       'runtime',
-      `${owner}: task ${index + 1} "${task.label}" was interrupted; ${interruptedTaskWords.restart[cause].warning}${callsMadeAgain(task.conversation.llmCalls)}`,
+      `${owner}: task ${index + 1} "${task.label}" was interrupted; ${interruptedTaskWords.restart[cause].warning}${callsMadeAgain(completedCallsOf(task))}`,
     );
     task.resetProgress();
   }

@@ -6,7 +6,7 @@ export {
   type ContinuedSinceReadAdvice,
   continuedSinceReadMessage,
 } from '../checkpointing/head-when-read.js';
-export { callsMadeAgain, changesInputs } from '../crew/interrupted-tasks.js';
+export { callsMadeAgain, changesInputs, type RestartCause } from '../crew/interrupted-tasks.js';
 export { findRerunCheckpoint } from '../flow/rerun-point.js';
 export { findProjectConfigFile } from '../project-config/config-file.js';
 export { asksForLatest } from '../restore/asks-for-latest.js';
@@ -21,7 +21,7 @@ export { savedInputs } from '../restore/saved-inputs.js';
 export {
   carriedTaskNumbers,
   type InterruptedTask,
+  type InterruptedTasksOutcome,
   interruptedTasks,
   interruptedTasksOutcome,
-  restartsInterruptedTasks,
 } from '../restore/saved-interrupted-tasks.js';

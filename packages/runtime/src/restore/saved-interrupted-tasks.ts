@@ -1,7 +1,9 @@
+import { REDACTED } from '@crewline/events';
 import { type CheckpointDocument, decodeValue } from '@crewline/runtime-state';
-import { parseCrewData, parseFlowData, taskLabel } from '@crewline/runtime-state/internal';
+import { type CrewData, parseCrewData, parseFlowData, taskLabel } from '@crewline/runtime-state/internal';
 import {
-  continuationSendsRedacted,
+  completedCallsOf,
+  interruptedTasksSendRedacted,
   interruptedTaskWords,
   type RestartCause,
   restartCause,
@@ -14,7 +16,10 @@ export interface InterruptedTask {
   /** From 1 across the checkpoint's crews, as `crewline checkpoint info` and `--set-output` number tasks. */
   number: number;
   label: string;
-  /** Model calls of its saved conversation that completed: made again when the task starts over. */
+  /**
+   * Model calls of its saved conversation that completed, its delegations' included (`completedCallsOf`):
+   * made again when the task starts over.
+   */
   completedCalls: number;
 }
 
@@ -34,7 +39,7 @@ export function interruptedTasks(document: CheckpointDocument): InterruptedTask[
       found.push({
         number,
         label: taskLabel(task.name, task.description),
-        completedCalls: task.conversation.llmCalls,
+        completedCalls: completedCallsOf(task),
       });
     }
   }
@@ -45,46 +50,46 @@ export function interruptedTasks(document: CheckpointDocument): InterruptedTask[
  * What continuing a checkpoint does with the tasks it was interrupted in ({@link interruptedTasksOutcome}):
  * `continue` their saved conversations; `restart` them (the crew's kickoff does, for `cause`); or, for
  * a crew inside a flow, `flow-decides`: the crew starts them over only if the flow's method passes it
- * what `cause` names. `words` says it: `warning` follows `task N "…" was interrupted; ` in a warning,
- * `plan` follows the task's name in a plan; both are followed by what it costs (`callsMadeAgain`).
+ * what `cause` names (with `credentialToo`, or a credential again: both may hold). `words` says it:
+ * `warning` follows `task N "…" was interrupted; ` in a warning, `plan` follows the task's name in a
+ * plan; both are followed by what it costs (`callsMadeAgain`).
  */
 export type InterruptedTasksOutcome =
   | { action: 'continue' }
   | {
       action: 'restart' | 'flow-decides';
       cause: RestartCause;
+      /** `flow-decides` for `changed-inputs` only: the method may start them over for a credential too. */
+      credentialToo?: true;
       words: { warning: string; plan: string };
     };
 
-/**
- * Whether continuing `document` with `inputs` starts its interrupted tasks over rather than
- * continuing their saved conversations, and why: the rule the crew's kickoff applies (`restartCause`
- * against the inputs the run was kicked off with), taken before anything runs. Right for a crew's
- * checkpoint; a flow gives its crews what its methods pass them (see `interruptedTasksOutcome`).
- */
-export function restartsInterruptedTasks(
-  document: CheckpointDocument,
-  inputs: Readonly<Record<string, unknown>> | undefined,
-): RestartCause | undefined {
-  return restartCause(savedInputs(document), inputs, () => interruptedTasksSendRedacted(document));
+/** The tasks of every crew `document` holds, as saved. */
+function savedTasks(document: CheckpointDocument): CrewData['tasks'] {
+  return document.entities.flatMap((entity) => (entity.kind === 'crew' ? parseCrewData(entity).tasks : []));
 }
 
-/** Whether a task a crew of `document` holds in progress would hand `[REDACTED]` on if continued. */
-function interruptedTasksSendRedacted(document: CheckpointDocument): boolean {
-  return document.entities.some(
-    (entity) =>
-      entity.kind === 'crew' &&
-      parseCrewData(entity).tasks.some(
-        (task) =>
-          task.status !== 'completed' &&
-          task.conversation !== null &&
-          continuationSendsRedacted({
-            systemPrompt: task.systemPrompt,
-            conversation: task.conversation,
-            delegations: task.delegations,
-          }),
-      ),
-  );
+/**
+ * Whether a crew inside a flow may start an interrupted task over for a credential whatever the flow's
+ * state says: its own saved inputs hold `[REDACTED]` (a credential it was given, from the state or
+ * from outside it: a closure, the environment), which its method gives it again as it runs, and its
+ * interrupted tasks' conversations hold that text (review RC-4: a method handing the key from the
+ * environment, the plan said "continued" and the crew started over, paying again).
+ */
+function crewsTakeCredentialAgain(document: CheckpointDocument): boolean {
+  return document.entities.some((entity) => {
+    if (entity.kind !== 'crew') return false;
+    const crew = parseCrewData(entity);
+    return holdsRedacted(decodeValue<unknown>(crew.inputs)) && interruptedTasksSendRedacted(crew.tasks);
+  });
+}
+
+/** Whether `value` is `[REDACTED]` or holds it as a value, at any depth (as `restartCause` compares). */
+function holdsRedacted(value: unknown): boolean {
+  if (value === REDACTED) return true;
+  if (Array.isArray(value)) return value.some(holdsRedacted);
+  if (value !== null && typeof value === 'object') return Object.values(value).some(holdsRedacted);
+  return false;
 }
 
 /**
@@ -98,22 +103,33 @@ function interruptedTasksSendRedacted(document: CheckpointDocument): boolean {
  * passes its crew other inputs than the crew saved. A value saved as `[REDACTED]` given again is no
  * change: the credential the run had, which the checkpoint could not hold; it is `flow-decides` (for
  * `credential-given-again`) only when an interrupted task's conversation would send `[REDACTED]`
- * (the crew starts it over if the method passes it the credential).
+ * (the crew starts it over if the method passes it the credential). The method may give its crew a
+ * credential from outside the state too: a crew whose own saved inputs hold `[REDACTED]` and whose
+ * interrupted task's conversation holds it is `flow-decides` for it, whatever the inputs
+ * (`credentialToo` beside a changed state).
  */
 export function interruptedTasksOutcome(
   document: CheckpointDocument,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): InterruptedTasksOutcome {
+  const sendsRedacted = () => interruptedTasksSendRedacted(savedTasks(document));
   const root = document.entities[0];
-  if (root?.kind !== 'flow') return outcome('restart', restartsInterruptedTasks(document, inputs));
+  if (root?.kind !== 'flow')
+    return outcome('restart', restartCause(savedInputs(document), inputs, sendsRedacted));
   // `id` names the state to continue (a different one is refused), it is not merged into it.
   const { id: _stateId, ...stateInputs } = inputs ?? {};
   const state = decodeValue<unknown>(parseFlowData(root).state);
   const saved = state !== null && typeof state === 'object' ? (state as Record<string, unknown>) : {};
-  return outcome(
-    'flow-decides',
-    restartCause(saved, stateInputs, () => interruptedTasksSendRedacted(document)),
-  );
+  const cause = restartCause(saved, stateInputs, sendsRedacted);
+  if (cause === 'credential-given-again' || !crewsTakeCredentialAgain(document))
+    return outcome('flow-decides', cause);
+  if (cause === undefined) return outcome('flow-decides', 'credential-given-again');
+  return {
+    action: 'flow-decides',
+    cause,
+    credentialToo: true,
+    words: interruptedTaskWords['flow-decides']['changed-inputs-or-credential'],
+  };
 }
 
 function outcome(
