@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { asksForLatest, type ContinuedSinceReadAdvice } from '@crewline/runtime/internal';
+import { asksForLatest, type ContinuedSinceReadAdvice, changesInputs } from '@crewline/runtime/internal';
 import { isValidBranchName, type LoadedCheckpoint } from '@crewline/runtime-state';
 import { branchNameRule, shellWord } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
@@ -149,11 +149,18 @@ export async function runContinueCommand(
         .join(', ')}`,
     );
   if (inputChanges) {
-    // An --input that repeats the saved value changes nothing: not announced as a change.
+    // An --input that repeats the saved value changes nothing: not announced as a change. Nor is a
+    // credential saved as [REDACTED] given again (the runtime's rule, `changesInputs`): the run had
+    // it, the checkpoint could not hold it; said as given again (review RC-2).
     const keys = Object.keys(inputChanges);
-    const changed = keys.filter((key) => !isDeepStrictEqual(inputChanges[key], view.inputs[key]));
-    const same = keys.filter((key) => !changed.includes(key));
+    const changed = keys.filter((key) => changesInputs(view.inputs, { [key]: inputChanges[key] }));
+    const givenAgain = keys.filter(
+      (key) => !changed.includes(key) && !isDeepStrictEqual(inputChanges[key], view.inputs[key]),
+    );
+    const same = keys.filter((key) => !changed.includes(key) && !givenAgain.includes(key));
     if (changed.length > 0) heading(`  changed inputs: ${changed.join(', ')}`);
+    if (givenAgain.length > 0)
+      heading(`  credentials given again (saved as [REDACTED], no change): ${givenAgain.join(', ')}`);
     if (same.length > 0) heading(`  inputs as saved: ${same.join(', ')}`);
   }
   // What the explorer's plan says of a task the run was interrupted in, before anything runs. Not a

@@ -3,16 +3,14 @@ import {
   callsMadeAgain,
   carriedTaskNumbers,
   continuedFlowMethods,
+  type InterruptedTasksOutcome,
   interruptedTasks,
   interruptedTasksOutcome,
+  type RestartCause,
 } from '@crewline/runtime/internal';
 import { editTaskOutputsInDocument } from '@crewline/runtime-state/internal';
 import { type DocumentView, viewDocument } from './document-view.js';
 import { parseTaskOutputs } from './task-outputs.js';
-
-type InterruptedTasksOutcome = ReturnType<typeof interruptedTasksOutcome>;
-/** Why the runtime starts an interrupted task over (`RestartCause` in the runtime). */
-type RestartCause = Extract<InterruptedTasksOutcome, { cause: unknown }>['cause'];
 
 /** A task a continuation would run, and why. */
 export interface PlannedTask {
@@ -40,12 +38,15 @@ export interface PlannedTask {
    * change what the run saved, and the saved conversation's prompts hold the old values.
    * `credential-given-again`: nothing changed, but a credential saved as `[REDACTED]` is given again
    * and the saved conversation holds that text: started over, the task sends the model the real one.
+   * Under `flow-decides`, `changed-inputs` may come with a credential the flow's method gives its
+   * crew again (the note then says both).
    */
   restartCause?: RestartCause;
   /**
    * Interrupted tasks only: the model calls of its saved conversation that completed. Made (and
    * paid) again when the reason is `restarted` or `invalidated`; not made again when `continued`;
-   * made again under `flow-decides` only if the flow gives the crew other inputs.
+   * made again under `flow-decides` only if the flow gives the crew other inputs (or the
+   * credential again, for that cause).
    */
   savedCalls?: number;
   /** Why it runs, in the words the explorer's page and `resume`/`fork` show. */
