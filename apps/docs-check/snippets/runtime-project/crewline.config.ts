@@ -6,7 +6,7 @@ import { searchTool } from './tools.js';
 
 export default defineConfig({
   tools: { search: searchTool }, // by the tool's name
-  models: { 'team-model': myModel }, // an agent whose llm is myModel is stored as 'team-model'
+  models: { 'team-model': myModel }, // stored as 'team-model' by a script that calls registerProject(config)
   flows: { ReportFlow },
   // US dollars per million tokens, as your provider bills them (crewline keeps no prices)
   modelPrices: {
