@@ -233,4 +233,15 @@ describe('changesInputs', () => {
     expect(changesInputs({ note: `key ${REDACTED}` }, { note: `key ${secret}` })).toBe(true);
     expect(changesInputs({ topic: 'kelp' }, { apiKey: secret })).toBe(true);
   });
+
+  it('takes a record given in another key order as the same (review RC: it was a change, restarting tasks)', () => {
+    expect(changesInputs({ config: { a: 1, b: 2 } }, { config: { b: 2, a: 1 } })).toBe(false);
+    expect(
+      changesInputs(
+        { service: { token: REDACTED, url: 'u', options: [{ x: 1, y: 2 }] } },
+        { service: { options: [{ y: 2, x: 1 }], url: 'u', token: secret } },
+      ),
+    ).toBe(false);
+    expect(changesInputs({ config: { a: 1, b: 2 } }, { config: { b: 2, a: 3 } })).toBe(true);
+  });
 });

@@ -16,7 +16,23 @@ export function changesInputs(
 ): boolean {
   if (inputs === undefined) return false;
   return Object.keys(inputs).some(
-    (key) => JSON.stringify(redactedAsSaved(saved[key], inputs[key])) !== JSON.stringify(saved[key]),
+    (key) =>
+      JSON.stringify(redactedAsSaved(saved[key], inputs[key]), keysInOrder) !==
+      JSON.stringify(saved[key], keysInOrder),
+  );
+}
+
+/**
+ * A `JSON.stringify` replacer writing a plain record's keys sorted: a record given in another key
+ * order than the checkpoint saved it is the same input (review RC: it started tasks over).
+ */
+function keysInOrder(_key: string, value: unknown): unknown {
+  if (!isPlainRecord(value)) return value;
+  // fromEntries defines each key, so a key named `__proto__` stays a field, as JSON writes it.
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, value[key]]),
   );
 }
 
