@@ -6,7 +6,8 @@ import { searchTool } from './tools.js';
 
 export default defineConfig({
   tools: { search: searchTool }, // by the tool's name
-  models: { 'team-model': myModel }, // stored as 'team-model' by a script that calls registerProject(config)
+  // stored as 'team-model' by a script that calls registerProject(config) and gives agents this myModel
+  models: { 'team-model': myModel },
   flows: { ReportFlow },
   // US dollars per million tokens, as your provider bills them (crewline keeps no prices)
   modelPrices: {

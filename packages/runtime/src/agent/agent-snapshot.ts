@@ -26,7 +26,7 @@ import {
 import { byContent, StoredForms } from '../checkpointing/stored-forms.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
-import { modelIdOf } from '../models/model-id.js';
+import { isCustomModelId, modelIdOf, servedPrefixOf } from '../models/model-id.js';
 import { servesPrefix } from '../models/model-providers.js';
 import { resolveModel } from '../models/resolve-model.js';
 import {
@@ -69,10 +69,10 @@ function storableAgentModel(model: {
     llmSettings = storable.settings;
     // The registry decides only whether to warn, never what is stored.
     const registry = model.registry;
-    const prefix = model.modelId.slice(0, model.modelId.indexOf(':'));
+    const prefix = servedPrefixOf(model.modelId);
     const rebuiltByRegistry =
       registry.models[model.modelId] !== undefined ||
-      registry.modelProviders.some((providers) => servesPrefix(providers, prefix));
+      (prefix !== undefined && registry.modelProviders.some((providers) => servesPrefix(providers, prefix)));
     if (!rebuiltByRegistry) unstored.push(...storable.unstored.map((name) => `model ${name}`));
   }
   if (model.settings) unstored.push(...model.settings.unstored);
@@ -240,13 +240,17 @@ export class MissingParts {
       parts.push(`tools: { ${[...this.tools].map((name) => `'${name}': yourTool`).join(', ')} }`);
     // Every model can be registered under its id; a prefixed one can also be served by an AI SDK
     // provider registered for its prefix (every model of that provider then), said as the other way.
+    // A custom/ id is not: such a provider would rebuild its plain model, not the object written with.
     let providerWay = '';
+    let customIds = '';
     if (this.models.size > 0) {
       parts.push(`models: { ${[...this.models].map((id) => `'${id}': yourModel`).join(', ')} }`);
-      const prefixes = [...new Set([...this.models].map((id) => id.slice(0, Math.max(0, id.indexOf(':')))))];
-      const servable = prefixes.filter((prefix) => prefix !== '');
+      const prefixed = [...this.models].filter((id) => !isCustomModelId(id));
+      const servable = [...new Set(prefixed.map(servedPrefixOf).filter((prefix) => prefix !== undefined))];
       if (servable.length > 0)
         providerWay = `, or serve every model of a prefix with modelProviders: { ${servable.map((prefix) => `'${prefix}': create…({...})`).join(', ')} }`;
+      if (prefixed.length < this.models.size)
+        customIds = `. A custom/… id names a model object checkpoints cannot describe (a wrapLanguageModel(...) result, a model object of your own); to store a name instead, register the model in the config's models, call registerProject(config) in the crew's script and give the agent that very model (import it from the config) or its name (llm: '<name>')`;
     }
     throw new CrewlineError(
       'runtime',
@@ -258,7 +262,7 @@ export class MissingParts {
         .filter(Boolean)
         .join(
           ' and ',
-        )} are not registered${this.neededBy.length > 0 ? ` (${this.neededBy.join('; ')})` : ''}; register them in crewline.config.ts: export default defineConfig({ ${parts.join(', ')} })${providerWay}`,
+        )} are not registered${this.neededBy.length > 0 ? ` (${this.neededBy.join('; ')})` : ''}; register them in crewline.config.ts: export default defineConfig({ ${parts.join(', ')} })${providerWay}${customIds}`,
       { details: { tools: [...this.tools], models: [...this.models] } },
     );
   }
@@ -300,12 +304,10 @@ export async function rebuildAgent<T extends AgentParts>(
   if (llm === '') missing.models.add('(none stored)');
   else if (registry.models[llm] !== undefined) servedByRegistry = true;
   else {
-    const separator = llm.indexOf(':');
+    // The prefix of a custom/<provider id>/<model> id is its provider's (resolveModel builds it so).
+    const prefix = servedPrefixOf(llm);
     servedByRegistry =
-      separator > 0 &&
-      registry.modelProviders.some((providers) =>
-        servesPrefix(providers, llm.slice(0, separator).toLowerCase()),
-      );
+      prefix !== undefined && registry.modelProviders.some((providers) => servesPrefix(providers, prefix));
     try {
       resolveModel(llm, { ...resolveOptions, env: {} });
     } catch (error) {

@@ -130,6 +130,11 @@ export function builtInModel(request: BuiltInModelRequest): LanguageModelV3 {
     const instance = create({
       ...(fromProcess ? {} : { apiKey: env[keyVariable] }),
       ...(baseURL !== undefined ? { baseURL } : {}),
+      // The OpenAI organization and project the stored model named: the project its calls are billed to.
+      ...(provider === 'openai' && settings?.organization !== undefined
+        ? { organization: settings.organization }
+        : {}),
+      ...(provider === 'openai' && settings?.project !== undefined ? { project: settings.project } : {}),
       ...fetch,
     });
     if (settings?.api === 'chat' && instance.chat) return instance.chat(model);

@@ -40,10 +40,47 @@ const customModelPrefix = 'custom/';
 
 /**
  * True for an id {@link modelIdOf} gave a model object that a checkpoint cannot describe
- * (`custom/openai.chat/gpt-4o`): only a model registered under that id rebuilds it.
+ * (`custom/openai.chat/gpt-4o`): only a model registered under that id, or `modelProviders` that serve
+ * its provider's prefix, rebuild it.
  */
 export function isCustomModelId(id: string): boolean {
   return id.startsWith(customModelPrefix);
+}
+
+/** A `custom/<provider id>/<model>` id split up. */
+export interface ParsedCustomModelId {
+  /** The AI SDK provider id the model showed (`openai.chat`). */
+  providerId: string;
+  /** The prefix `modelProviders` serve it under (`openai`). */
+  prefix: string;
+  /** The model name, colons and slashes kept (`llama3.1:8b`). */
+  model: string;
+}
+
+/** The prefix an AI SDK provider id names: the part before its API suffix (`openai.chat` → `openai`). */
+function prefixOfProviderId(providerId: string): string {
+  return providerId.split('.')[0]!.toLowerCase();
+}
+
+/** Splits a `custom/<provider id>/<model>` id; `undefined` for any other id. */
+export function parseCustomModelId(id: string): ParsedCustomModelId | undefined {
+  if (!isCustomModelId(id)) return undefined;
+  const rest = id.slice(customModelPrefix.length);
+  // Provider ids hold no slash; model names may (`meta-llama/llama-3`).
+  const slash = rest.indexOf('/');
+  if (slash <= 0 || slash === rest.length - 1) return undefined;
+  const providerId = rest.slice(0, slash);
+  return { providerId, prefix: prefixOfProviderId(providerId), model: rest.slice(slash + 1) };
+}
+
+/**
+ * The prefix whose `modelProviders` serve a stored id: what comes before the first colon of
+ * `provider:model`, the provider's prefix of a `custom/` id; `undefined` for a bare name.
+ */
+export function servedPrefixOf(id: string): string | undefined {
+  if (isCustomModelId(id)) return parseCustomModelId(id)?.prefix;
+  const separator = id.indexOf(':');
+  return separator > 0 ? id.slice(0, separator).trim().toLowerCase() : undefined;
 }
 
 /**
@@ -60,12 +97,17 @@ function rebuiltAsAnotherModel(model: LanguageModelV3, provider: string): boolea
 // Model objects warned about: once per model, however many agents and kickoffs use it.
 const warnedCustomModels = new WeakSet<object>();
 
-function warnCustomModel(model: LanguageModelV3, id: string, providerId: string): void {
+function warnCustomModel(model: LanguageModelV3, id: string, provider: string, providerId: string): void {
   if (warnedCustomModels.has(model)) return;
   warnedCustomModels.add(model);
+  // The offline model has no address: what a rebuild would lose is only this object's own behaviour.
+  const rebuiltAs =
+    provider === OFFLINE_PROVIDER
+      ? 'which a resume would rebuild as the plain offline model, not this object'
+      : `which a resume would rebuild as a plain ${providerId} model (its default address, without this object's middleware)`;
   logger.warn(
     'models',
-    `model "${model.modelId}" (${model.provider}) shows no base URL or settings crewline can read (a wrapLanguageModel(...) result or a model object of your own), so checkpoints store it as "${id}", not "${providerId}", which would rebuild a plain ${providerId} model (its default address, no middleware). A resume or fork (the CLI's included) needs it registered: call registerProject(config) with your crewline.config.ts in this script, so that checkpoints store the name its models give it, or register it there as models: { '${id}': yourModel }`,
+    `model "${model.modelId}" (${model.provider}) shows no base URL or settings crewline can read (a wrapLanguageModel(...) result or a model object of your own), so checkpoints store it as "${id}", not "${providerId}", ${rebuiltAs}. A resume or fork (the CLI's included) rebuilds it only from a model registered under that id (crewline.config.ts: models: { '${id}': yourModel }) or from modelProviders serving "${provider}" (their plain model). To store a name instead, register the model in crewline.config.ts's models, call registerProject(config) in this script and give the agent that very model: import the model from crewline.config.ts, or use llm: '<name>'. modelPrices under "${providerId}" do not price "${id}": list it under that id`,
   );
 }
 
@@ -76,8 +118,8 @@ function warnCustomModel(model: LanguageModelV3, id: string, providerId: string)
  * Otherwise the AI SDK provider id gives the prefix: it carries an API suffix (`openai.responses`,
  * `google.generative-ai`, `azure.chat`), and only the part before the first dot names the provider.
  * A model of a built-in prefix that shows no address (a `wrapLanguageModel(...)` result) gets
- * `custom/<provider id>/<model>` instead, which only a model registered under it rebuilds, and a
- * warning (once per model object) says how to register it.
+ * `custom/<provider id>/<model>` instead, which only a model registered under it (or `modelProviders`
+ * serving its provider's prefix) rebuilds, and a warning (once per model object) says how to register it.
  */
 export function modelIdOf(
   model: LanguageModel,
@@ -95,10 +137,10 @@ export function modelIdOf(
     const prefix = registeredPrefixOf(model as LanguageModelV3, list, modelAddress);
     if (prefix !== undefined) return `${prefix}:${model.modelId}`;
   }
-  const provider = model.provider.split('.')[0]!.toLowerCase();
+  const provider = prefixOfProviderId(model.provider);
   const providerId = `${provider}:${model.modelId}`;
   if (!rebuiltAsAnotherModel(model as LanguageModelV3, provider)) return providerId;
   const id = `${customModelPrefix}${model.provider}/${model.modelId}`;
-  warnCustomModel(model as LanguageModelV3, id, providerId);
+  warnCustomModel(model as LanguageModelV3, id, provider, providerId);
   return id;
 }

@@ -116,9 +116,41 @@ export function providerPrefixes(providers: readonly ModelProviders[]): string[]
 }
 
 /**
+ * The models a prefix of `entry` makes for `modelId`, to compare with a model object. Through a
+ * registry, the model its `languageModel` builds (what a restore builds: with the registry's
+ * `languageModelMiddleware`), and the model of the provider it holds (a model the user took from that
+ * provider directly); none when the provider refuses the model name.
+ */
+function twinsOf(
+  entry: ModelProviders,
+  prefix: string,
+  provider: ProviderV3,
+  modelId: string,
+): LanguageModelV3[] {
+  const builders = isRegistry(entry)
+    ? [
+        () => entry.languageModel(`${prefix}${separatorOf(entry)}${modelId}`),
+        () => provider.languageModel(modelId),
+      ]
+    : [() => provider.languageModel(modelId)];
+  const twins: LanguageModelV3[] = [];
+  for (const build of builders) {
+    try {
+      const twin = build();
+      if (twin) twins.push(twin);
+    } catch {
+      // This prefix does not make that model: not the one that made it.
+    }
+  }
+  return twins;
+}
+
+/**
  * The registered prefix whose provider makes models like `model` (the same AI SDK provider id and
  * the same address), so that `createOpenAI({ baseURL, name })` registered as `myproxy` is stored as
- * `myproxy:…`. `undefined` when no registered provider made it.
+ * `myproxy:…`, and a model of a registry with `languageModelMiddleware` (which shows no address, as
+ * the registry's own models do not) under the registry's prefix. `undefined` when no registered
+ * provider made it.
  */
 export function registeredPrefixOf(
   model: LanguageModelV3,
@@ -133,13 +165,9 @@ export function registeredPrefixOf(
     // The prefix the provider id itself suggests is tried first: `google` for `google.generative-ai`.
     candidates.sort(([left], [right]) => Number(right === natural) - Number(left === natural));
     for (const [prefix, provider] of candidates) {
-      let twin: LanguageModelV3 | undefined;
-      try {
-        twin = provider.languageModel(model.modelId);
-      } catch {
-        continue;
-      }
-      if (twin?.provider === model.provider && addressOf(twin) === address) return prefix;
+      const twins = twinsOf(entry, prefix, provider, model.modelId);
+      if (twins.some((twin) => twin.provider === model.provider && addressOf(twin) === address))
+        return prefix;
     }
   }
   return undefined;

@@ -3,7 +3,7 @@ import type { LanguageModel } from 'ai';
 import { isBuiltInProvider, openAICompatibleServers } from './built-in-prefixes.js';
 import { builtInModel, MissingApiKeyError, type PackageLoader } from './built-in-providers.js';
 import { registerModelCredentials } from './model-credentials.js';
-import { isCustomModelId, type LanguageModelObject, parseModelId } from './model-id.js';
+import { isCustomModelId, type LanguageModelObject, parseCustomModelId, parseModelId } from './model-id.js';
 import { type ModelProviders, modelFromProviders, providerPrefixes } from './model-providers.js';
 import { offlineModel } from './offline/offline-model.js';
 import type { StoredModelSettings } from './stored-model.js';
@@ -64,23 +64,31 @@ function providerList(options: ResolveModelOptions): readonly ModelProviders[] {
  * Turns a `provider:model` id into an AI SDK model: a model registered under the exact id first, then
  * the `modelProviders` that serve the prefix, then the built-in prefixes `openai:`, `anthropic:`,
  * `openai-compatible:`, `ollama:`, `lmstudio:`, `vllm:` (their AI SDK package loaded on first use) and
- * `offline:`. Checks the credentials now so a missing key fails before the run starts, with the
- * variable to set.
+ * `offline:`. A `custom/<provider id>/<model>` id (a model object modelIdOf could not describe)
+ * is built by a model registered under it or by the `modelProviders` serving its provider's prefix,
+ * never by a built-in prefix. Checks the credentials now so a missing key fails before the run starts,
+ * with the variable to set.
  */
 export function resolveModel(id: string, options: ResolveModelOptions = {}): LanguageModelObject {
   const registered = options.models?.[id];
   if (registered !== undefined)
     return asModelObject(typeof registered === 'function' ? registered() : registered, id, options);
+  const providers = providerList(options);
   if (isCustomModelId(id)) {
+    const custom = parseCustomModelId(id);
+    // modelProviders the restoring process registers for the prefix rebuild it, as they rebuild any
+    // `prefix:model` of theirs; a built-in prefix never does (it would be a plain model at its default
+    // address, not the object the checkpoint was written with).
+    const fromProviders = custom && modelFromProviders(providers, custom.prefix, custom.model);
+    if (fromProviders) return asModelObject(fromProviders, id, options);
     throw new CrewlineError(
       'models',
       'not_rebuildable',
-      `model "${id}" was a model object checkpoints cannot describe (a wrapLanguageModel(...) result or a model object of your own: no base URL or settings to read), and only a model registered under that id rebuilds it. Register it in crewline.config.ts: export default defineConfig({ models: { '${id}': yourModel } }); in code, pass the same models. So that later runs store the name your config gives it instead, call registerProject(config) in the crew's script`,
+      `model "${id}" was a model object checkpoints cannot describe (a wrapLanguageModel(...) result or a model object of your own: no base URL or settings to read), and only a model registered under that id rebuilds it${custom ? ` (or modelProviders serving "${custom.prefix}": their plain model, without the object's middleware)` : ''}. Register it in crewline.config.ts: export default defineConfig({ models: { '${id}': yourModel } }); in code, pass the same models. So that later runs store a name instead, register the model in the config's models, call registerProject(config) in the crew's script and give the agent that very model (import it from the config) or its name (llm: '<name>')`,
       { details: { modelId: id } },
     );
   }
   const { provider, model } = parseModelId(id);
-  const providers = providerList(options);
   const fromProviders = modelFromProviders(providers, provider, model);
   if (fromProviders !== undefined) return asModelObject(fromProviders, id, options);
   if (provider === 'offline') return offlineModel({ name: model });

@@ -15,6 +15,10 @@ export interface StoredModelSettings {
   baseURL?: string;
   /** The OpenAI API the model uses when it is not the default Responses API. */
   api?: 'chat' | 'completion';
+  /** The OpenAI organization its requests name (`createOpenAI({ organization })`): an id, not a secret. */
+  organization?: string;
+  /** The OpenAI project its requests name and bill (`createOpenAI({ project })`): an id, not a secret. */
+  project?: string;
 }
 
 /** What a model's settings come to when stored: what is kept, and the names of what cannot be. */
@@ -30,8 +34,6 @@ const defaultAddresses = new Set(['https://api.openai.com/v1', 'https://api.anth
 const providerHeaders = new Set([
   'anthropic-version',
   'anthropic-beta',
-  'openai-organization',
-  'openai-project',
   'user-agent',
   'content-type',
   'x-goog-api-key',
@@ -63,8 +65,16 @@ export function withoutCredentials(address: string): { address: string; removed:
   return { address: address.endsWith('/') || !text.endsWith('/') ? text : text.slice(0, -1), removed };
 }
 
-/** The custom header names a provider was created with (`headers: {...}`), if it shows them. */
-function customHeaderNames(config: ProviderConfig): string[] {
+// The OpenAI account headers (`createOpenAI({ organization, project })`) a rebuild of the built-in
+// `openai:` prefix sends again: they choose which project is billed, so they are stored.
+const openAIAccountHeaders = { 'openai-organization': 'organization', 'openai-project': 'project' } as const;
+
+function isOpenAIAccountHeader(name: string): name is keyof typeof openAIAccountHeaders {
+  return Object.hasOwn(openAIAccountHeaders, name);
+}
+
+/** The headers a provider sends (`headers: {...}` and its own) that have a value, if it shows them. */
+function headersOf(config: ProviderConfig): [name: string, value: unknown][] {
   if (typeof config.headers !== 'function') return [];
   let headers: unknown;
   try {
@@ -78,9 +88,7 @@ function customHeaderNames(config: ProviderConfig): string[] {
     typeof (headers as Promise<unknown>).then === 'function'
   )
     return [];
-  return Object.entries(headers as Record<string, unknown>)
-    .filter(([name, value]) => value !== undefined && !providerHeaders.has(name.toLowerCase()))
-    .map(([name]) => name);
+  return Object.entries(headers as Record<string, unknown>).filter(([, value]) => value !== undefined);
 }
 
 /** What a checkpoint can store of a model object's settings, and what it cannot. */
@@ -100,8 +108,16 @@ export function storableModel(model: LanguageModelV3): StorableModel {
   const config = configOf(model);
   if (config && typeof config.fetch === 'function') unstored.push('fetch');
   if (config) {
-    const headers = customHeaderNames(config);
-    if (headers.length > 0) unstored.push(`headers (${headers.join(', ')})`);
+    const custom: string[] = [];
+    for (const [name, value] of headersOf(config)) {
+      const lowerCase = name.toLowerCase();
+      if (providerHeaders.has(lowerCase)) continue;
+      // Only the built-in openai: prefix sends them again; any other rebuild would drop them.
+      if (provider === 'openai' && isOpenAIAccountHeader(lowerCase) && typeof value === 'string')
+        settings[openAIAccountHeaders[lowerCase]] = value;
+      else custom.push(name);
+    }
+    if (custom.length > 0) unstored.push(`headers (${custom.join(', ')})`);
   }
   return { settings, unstored };
 }
@@ -112,6 +128,8 @@ export function storedModelSettingsData(settings: StoredModelSettings | undefine
   const data: JsonObject = {};
   if (settings.baseURL !== undefined) data.baseURL = settings.baseURL;
   if (settings.api !== undefined) data.api = settings.api;
+  if (settings.organization !== undefined) data.organization = settings.organization;
+  if (settings.project !== undefined) data.project = settings.project;
   return Object.keys(data).length > 0 ? data : undefined;
 }
 
@@ -122,6 +140,9 @@ export function readStoredModelSettings(value: JsonValue | undefined): StoredMod
   if (typeof value.baseURL === 'string' && value.baseURL.length > 0)
     settings.baseURL = withoutCredentials(value.baseURL).address;
   if (value.api === 'chat' || value.api === 'completion') settings.api = value.api;
+  if (typeof value.organization === 'string' && value.organization.length > 0)
+    settings.organization = value.organization;
+  if (typeof value.project === 'string' && value.project.length > 0) settings.project = value.project;
   return Object.keys(settings).length > 0 ? settings : undefined;
 }
 
