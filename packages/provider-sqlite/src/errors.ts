@@ -50,26 +50,40 @@ export function notADatabase(location: string, cause?: unknown): CrewlineError {
   );
 }
 
-/** What builds better-sqlite3's native module in a user's project, with npm and with pnpm. */
-const buildNativeModule =
-  'npm approve-scripts better-sqlite3 && npm rebuild better-sqlite3 (with pnpm: pnpm approve-builds, then pnpm rebuild better-sqlite3)';
+/**
+ * How to build better-sqlite3's native module when its install script never ran. npm before 11.16
+ * has no `approve-scripts` command (npm 10, Node 20's, answers "Unknown command"), so it is named as
+ * a step for the newer npm only and never joined to the rebuild with `&&`; `pnpm approve-builds`
+ * builds what it approves, so a rebuild after it would compile the module a second time.
+ */
+const buildSkippedModule =
+  'npm rebuild better-sqlite3 (with npm 11.16 or later, run npm approve-scripts better-sqlite3 first); with pnpm: pnpm approve-builds (it builds the module once approved)';
+
+/**
+ * How to build better-sqlite3's native module again when a build exists for another Node.js or
+ * machine: its install script was allowed to run, so a rebuild is all it takes.
+ */
+const rebuildModule = 'npm rebuild better-sqlite3 (with pnpm: pnpm rebuild better-sqlite3)';
 
 /**
  * The error for better-sqlite3's compiled module failing to load, which it does in the first
  * Database constructor of a process (and again in every one after); undefined for any other error.
  * No build of it is the usual case: a package manager that runs only the install scripts a project
- * approved (pnpm 10 by default) skips the one where better-sqlite3 builds (or downloads) its module. A build for another Node.js (node_modules
- * kept across a Node.js upgrade) or another machine fails the same way. `provider_unavailable`, as for
- * a provider package that is not installed: no database was opened, so nothing about one is wrong,
+ * approved (pnpm 10 by default) skips the one where better-sqlite3 builds (or downloads) its module.
+ * A build for another Node.js (node_modules kept across a Node.js upgrade) or another machine fails
+ * the same way, and wants a rebuild rather than an approval. `provider_unavailable`, as for a
+ * provider package that is not installed: no database was opened, so nothing about one is wrong,
  * and the driver's own message lists every path its lookup tried.
  */
 export function nativeModuleError(error: unknown): CrewlineError | undefined {
   if (!(error instanceof Error)) return undefined;
   const { message } = error;
   let problem: string;
+  let advice = rebuildModule;
   if (message.includes('Could not locate the bindings file')) {
     problem =
       'is not built (its install script did not run, as when a package manager runs only the install scripts a project approved, or installs with --ignore-scripts)';
+    advice = buildSkippedModule;
   } else if (
     message.includes('NODE_MODULE_VERSION') ||
     message.includes('was compiled against a different Node.js version')
@@ -85,7 +99,7 @@ export function nativeModuleError(error: unknown): CrewlineError | undefined {
   }
   return sqliteError(
     'provider_unavailable',
-    `better-sqlite3's native module ${problem}, so SqliteProvider cannot open any database; build it in the project: ${buildNativeModule}`,
+    `better-sqlite3's native module ${problem}, so SqliteProvider cannot open any database; build it in the project: ${advice}`,
     { cause: error },
   );
 }
