@@ -19,6 +19,7 @@ describe.each<FixtureKind>(['json', 'sqlite'])('the explorer API with no page op
   let writer: CheckpointProvider;
   let location: string;
   let listings: number;
+  let restoreList: (() => void) | undefined;
   const registry = cliProviderRegistry();
 
   beforeEach(async () => {
@@ -30,12 +31,18 @@ describe.each<FixtureKind>(['json', 'sqlite'])('the explorer API with no page op
     else await writeFile(location, '');
     const opened = await openLocation(location, directory.path, registry);
     listings = 0;
-    const list = opened.provider.list.bind(opened.provider);
+    const provider = opened.provider;
+    const list = provider.list;
     // Counts the server's whole listings (a fork point's look-up lists one lineage, not counted), to
-    // see that a listening page's requests still share one.
-    opened.provider.list = (...parameters) => {
+    // see that a listening page's requests still share one. The registry hands every test the same
+    // provider, so the count is taken off again after each (or each listing would count once per test
+    // that ran before).
+    provider.list = (...parameters) => {
       if (parameters[1] === undefined) listings += 1;
-      return list(...parameters);
+      return list.apply(provider, parameters);
+    };
+    restoreList = () => {
+      provider.list = list;
     };
     explorer = await startExplorer({
       opened,
@@ -46,6 +53,7 @@ describe.each<FixtureKind>(['json', 'sqlite'])('the explorer API with no page op
     });
   });
   afterEach(async () => {
+    restoreList?.();
     await explorer?.close();
     await writer?.close?.();
     await directory?.remove();
@@ -76,6 +84,41 @@ describe.each<FixtureKind>(['json', 'sqlite'])('the explorer API with no page op
     const missing = await get(`/api/checkpoints/${deleted}`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: string }).error).toContain(deleted);
+  });
+
+  // Review RF-6: a script reading checkpoints one by one paid a listing of the whole store per request
+  // (10,000 SQLite checkpoints: 80 ms each). A complete id is read directly, written or deleted since
+  // the last request alike.
+  it('reads a checkpoint named by its complete id without listing the store', async () => {
+    const written = await writeFakeRun({ provider: writer, location, taskCount: 2 });
+    const before = listings;
+    let sequence = 0;
+    for (const checkpoint of written) {
+      const answer = await get(`/api/checkpoints/${checkpoint.id}`);
+      expect(answer.status).toBe(200);
+      const detail = (await answer.json()) as { metadata: { id: string }; events: { sequence: number }[] };
+      expect(detail.metadata.id).toBe(checkpoint.id);
+      sequence = detail.events[0]!.sequence;
+    }
+    expect((await get(`/api/checkpoints/${written.at(-1)!.id}/events/${sequence}`)).status).toBe(200);
+    expect((await get(`/api/diff?a=${written[0]!.id}&b=${written[1]!.id}`)).status).toBe(200);
+    const more = await writeFakeRun({ provider: writer, location, crewName: 'Second', taskCount: 1 });
+    expect((await get(`/api/checkpoints/${more[0]!.id}`)).status).toBe(200);
+    expect(await writer.delete(writer.resolveLocation(location), more[0]!.id)).toBe(true);
+    expect((await get(`/api/checkpoints/${more[0]!.id}`)).status).toBe(404);
+    expect(listings).toBe(before);
+  });
+
+  it('lists the store for a short id, once for both checkpoints of a diff', async () => {
+    const written = await writeFakeRun({ provider: writer, location, taskCount: 2 });
+    const short = (id: string) => id.slice(id.lastIndexOf('-') + 1);
+    let before = listings;
+    expect((await get(`/api/checkpoints/${short(written[1]!.id)}`)).status).toBe(200);
+    expect(listings).toBe(before + 1);
+    before = listings;
+    const diff = await get(`/api/diff?a=${short(written[0]!.id)}&b=${short(written[1]!.id)}`);
+    expect(diff.status).toBe(200);
+    expect(listings).toBe(before + 1);
   });
 
   it('answers from the listing it keeps while a page listens, and afresh when the first page connects', async () => {

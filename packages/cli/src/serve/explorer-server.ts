@@ -10,7 +10,7 @@ import type { OpenedLocation } from '../core/open-location.js';
 import { compareCheckpoints } from './checkpoint-comparison.js';
 import { checkpointDetail, eventRecord } from './checkpoint-detail.js';
 import { listenError, machineNames } from './explorer-binding.js';
-import { ExplorerCheckpoints } from './explorer-checkpoints.js';
+import { type CheckpointReader, ExplorerCheckpoints } from './explorer-checkpoints.js';
 import { pageFiles, refusalPage } from './explorer-page-files.js';
 import { parsePlanRequest, planOfRequest } from './explorer-plan.js';
 import { ExplorerRuns, parseRunRequest } from './explorer-runs.js';
@@ -93,6 +93,11 @@ export interface RunningExplorer {
   close(): Promise<void>;
 }
 
+/** What the routes that read checkpoints get from {@link startExplorer}'s `readCheckpoints`. */
+interface ExplorerEnvironment {
+  Variables: { checkpoints: CheckpointReader };
+}
+
 /**
  * Starts the lineage explorer over an opened location: a page and a small JSON API on 127.0.0.1 (or `host`),
  * every request checked by {@link refuseRequest} (token, Host, Origin). It reads through the same
@@ -133,15 +138,15 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
   });
   await live.poll(true);
   // The kept listing is current only while a page listens: LiveUpdates then watches the location and
-  // drops it on a change. With no page, nothing watches, so a request that reads the listing (a script
-  // asking /api/graph) takes it again instead of answering what the store held at an earlier request.
-  const currentListing: MiddlewareHandler = async (_context, next) => {
-    if (live.listeners === 0) checkpoints.forget();
+  // drops it on a change. With no page, nothing watches, so a request that reads the checkpoints (a
+  // script asking /api/graph) reads what was stored when it came, not what an earlier request saw.
+  const readCheckpoints: MiddlewareHandler<ExplorerEnvironment> = async (context, next) => {
+    context.set('checkpoints', checkpoints.reader(live.listeners === 0));
     await next();
   };
 
   const graphs = new GraphCache();
-  const app = new Hono();
+  const app = new Hono<ExplorerEnvironment>();
   app.use(async (context, next) => {
     const refusal = refuseRequest(
       {
@@ -205,14 +210,14 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
       command,
     }),
   );
-  app.get('/api/graph', currentListing, async (context) => {
+  app.get('/api/graph', readCheckpoints, async (context) => {
     const expand = new Set((context.req.query('expand') ?? '').split(',').filter((key) => key !== ''));
-    return context.body(graphs.body(await checkpoints.list(), { expand }), 200, {
+    return context.body(graphs.body(await context.var.checkpoints.list(), { expand }), 200, {
       'Content-Type': 'application/json; charset=utf-8',
     });
   });
-  app.get('/api/checkpoints/:id', currentListing, async (context) => {
-    const { checkpoint, view: shown } = await checkpoints.view(context.req.param('id'));
+  app.get('/api/checkpoints/:id', readCheckpoints, async (context) => {
+    const { checkpoint, view: shown } = await context.var.checkpoints.view(context.req.param('id'));
     const forkPoint = await findCheckpointForkedFrom(
       opened.provider,
       opened.location,
@@ -220,27 +225,30 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     );
     return context.json(checkpointDetail(checkpoint, shown, options.modelPrices, forkPoint));
   });
-  app.get('/api/checkpoints/:id/events/:sequence', currentListing, async (context) => {
+  app.get('/api/checkpoints/:id/events/:sequence', readCheckpoints, async (context) => {
     const sequence = Number(context.req.param('sequence'));
     if (!Number.isSafeInteger(sequence)) throw usageError('an event is named by its sequence number');
-    const { view: shown } = await checkpoints.view(context.req.param('id'));
+    const { view: shown } = await context.var.checkpoints.view(context.req.param('id'));
     return context.json(eventRecord(shown, sequence));
   });
   // Changes nothing (a plan of what a continuation would run), so a read-only server answers it too.
-  app.post('/api/checkpoints/:id/plan', limitBody, currentListing, async (context) => {
+  app.post('/api/checkpoints/:id/plan', limitBody, readCheckpoints, async (context) => {
     const request = parsePlanRequest(await jsonBody(context.req));
-    const { view: shown } = await checkpoints.view(context.req.param('id'));
+    const { view: shown } = await context.var.checkpoints.view(context.req.param('id'));
     return context.json(await planOfRequest(request, shown, opened));
   });
-  app.get('/api/diff', currentListing, async (context) => {
+  app.get('/api/diff', readCheckpoints, async (context) => {
     const a = context.req.query('a');
     const b = context.req.query('b');
     if (!a || !b) throw usageError('diff needs two checkpoints: /api/diff?a=ID&b=ID');
-    const [first, second] = await Promise.all([checkpoints.view(a), checkpoints.view(b)]);
+    const [first, second] = await Promise.all([
+      context.var.checkpoints.view(a),
+      context.var.checkpoints.view(b),
+    ]);
     return context.json(compareCheckpoints(first.view, second.view));
   });
   app.get('/api/runs', (context) => context.json(runs.list()));
-  app.post('/api/runs', limitBody, currentListing, async (context) => {
+  app.post('/api/runs', limitBody, readCheckpoints, async (context) => {
     if (readOnly) {
       return context.json(
         { error: `this explorer is read-only; start it with \`${command} checkpoint serve --allow-resume\`` },
@@ -249,7 +257,10 @@ export async function startExplorer(options: ExplorerOptions): Promise<RunningEx
     }
     const request = parseRunRequest(await jsonBody(context.req));
     return context.json(
-      await runs.start({ ...request, checkpoint: (await checkpoints.find(request.checkpoint)).id }),
+      await runs.start({
+        ...request,
+        checkpoint: (await context.var.checkpoints.find(request.checkpoint)).id,
+      }),
       202,
     );
   });
