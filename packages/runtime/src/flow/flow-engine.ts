@@ -13,6 +13,7 @@ import {
 } from '@crewline/events';
 import {
   type CheckpointableEntity,
+  type CheckpointMetadata,
   type CheckpointSetting,
   decodeValue,
   type EncodedValue,
@@ -36,21 +37,18 @@ import { flowError } from './errors.js';
 import { type FlowGraph, flowGraph } from './flow-graph.js';
 import { type FlowState, newStateId } from './flow-state.js';
 import {
-  continuesFork,
   loadStateCheckpoint,
   persistTarget,
+  STATE_BRANCH_PREFIX,
   type StorageTarget,
   saveFlowState,
   stateBranch,
-  stateKickoffs,
   stateLineageId,
   warnIfPersistLocationOverridden,
 } from './flow-storage.js';
 import type { FlowOptions, FlowPauseInfo, FlowResult } from './flow-types.js';
 import { resumeHint } from './human-input.js';
 import { MethodScheduler } from './method-scheduler.js';
-import { methodScope } from './method-scope.js';
-import { nestedStateSave } from './nested-state-save.js';
 import { redactedStateError, redactedStatePaths } from './redacted-state.js';
 import { forgetStartedWork } from './rerun-point.js';
 import {
@@ -62,7 +60,7 @@ import {
 } from './run-progress.js';
 import { refuseMissingMethods } from './saved-methods.js';
 import { SharedState, sameStateRecord } from './shared-state.js';
-import { type StateClaimRefusalOptions, stateClaimRefused } from './state-claim-refused.js';
+import { stateClaimRefused } from './state-claim-refused.js';
 import { claimStateLineage, type StateLineageClaim } from './state-lineage-claim.js';
 
 /** What one kickoff (or resume) asks for. */
@@ -303,69 +301,6 @@ export class FlowEngine<State extends object> {
       active?.restored !== undefined &&
       joinRestoredRun({ kind: 'flow', names: [flowName], apply: (snapshot) => this.hydrate(snapshot) }, bus);
     if (joinedRestored) continuing = true;
-    /**
-     * What this kickoff holds of the state's lineage (see `claimStateLineage`, and
-     * `claimsStateLineage` below for which kickoffs claim it), once claimed.
-     */
-    let stateClaim: StateLineageClaim | undefined;
-    let stateClaimed = false;
-    /** The refusal of the state's claim, said in terms of the state already. */
-    let claimRefusal: unknown;
-    const claimState = async (
-      target: StorageTarget,
-      stateId: string,
-      refusedAs: StateClaimRefusalOptions,
-    ): Promise<void> => {
-      try {
-        stateClaim = await claimStateLineage({
-          target,
-          flowName,
-          stateId,
-          what: active === undefined ? `flow ${flowName}` : `flow ${flowName} in ${entityLabel(active.root)}`,
-          bus,
-        });
-        stateClaimed = true;
-      } catch (error) {
-        claimRefusal = stateClaimRefused(flowName, stateId, error, refusedAs);
-        throw claimRefusal;
-      }
-    };
-    // Kicked off by its id in another flow's method, in a new run of that flow: the state's latest
-    // save is continued, as a root kickoff by the id continues it, so what the state completed is not
-    // run, nor paid for, again. A restored run hands the state its saved progress (above), or none: a
-    // method it re-runs starts the state afresh (`rerunFrom`), and a fork runs its children again.
-    // Looked for once the state is claimed (before, a kickoff that ran the state meanwhile would go
-    // unseen); the claim is held from here until this kickoff ends, as any nested kickoff's is.
-    if (
-      !continuing &&
-      active !== undefined &&
-      active.restored === undefined &&
-      graph.persisted &&
-      requestedId !== undefined
-    ) {
-      const target = await persistTarget(graph, config);
-      await claimState(target, requestedId, { kickoff: 'nested' });
-      try {
-        const outer = methodScope.getStore();
-        const saved = await nestedStateSave({
-          target,
-          flowName,
-          stateId: requestedId,
-          inputs: otherInputs,
-          kickedOffIn: { flowName: outerFlowName(outer?.flow), method: outer?.activation.method },
-        });
-        if (saved !== undefined) {
-          // Saved as a kickoff of another run: in this one it is the entity this kickoff was to be.
-          const kickoffId = this.#kickoffId;
-          this.hydrate(saved);
-          this.#kickoffId = kickoffId;
-          continuing = true;
-        }
-      } catch (error) {
-        await stateClaim?.release();
-        throw error;
-      }
-    }
 
     /** The kind of question this kickoff answers, if it answers one. */
     let answered: 'input' | 'feedback' | undefined;
@@ -381,67 +316,57 @@ export class FlowEngine<State extends object> {
      */
     let savedRecord: EncodedValue | undefined;
     let mergesInputs = false;
-    // A nested kickoff by id holds the state's claim already: a refusal from here until its run
-    // starts gives the state up again.
-    try {
-      if (continuing) {
-        refuseMissingMethods(flowName, graph, this.execution, graph.persisted ? this.stateId : undefined);
-        // State changes made by an execution that did not complete are dropped: it runs again.
-        this.rollbackState();
-        // A credential the checkpoint stored as [REDACTED] that the inputs do not give again: the
-        // methods left to run would read that text as the value (send it as a key, write it).
-        // Refused before the run claims, writes or runs anything. A finished flow runs nothing. The
-        // state of record is scanned as stored, before the inputs are merged (see redactedStatePaths).
-        const nothingLeft = this.execution.status === 'completed' && this.execution.pending.length === 0;
-        const redacted =
-          nothingLeft && restore?.rerunFrom === undefined
-            ? []
-            : redactedStatePaths(this.execution.committedState, otherInputs);
-        if (redacted.length > 0) {
-          const from = restore?.loaded ?? (joinedRestored ? active?.restored : undefined);
-          throw redactedStateError({
-            flowName,
-            checkpointId: from?.document.metadata.id,
-            paths: redacted,
-            reach: active !== undefined ? 'nested' : byStateId ? 'stateId' : 'checkpoint',
-          });
-        }
-        if (Object.keys(otherInputs).length > 0) {
-          savedRecord = this.execution.committedState;
-          mergesInputs = true;
-          this.replaceState([this.state, otherInputs]);
-        }
-        if (plan.answer !== undefined) {
-          const paused = firstPaused(this.execution);
-          if (!paused)
-            throw flowError(
-              'invalid_state',
-              `flow "${flowName}" is not waiting for input; nothing to answer`,
-            );
-          paused.answers.push(plan.answer);
-          // Answered: no longer waiting. The checkpoint the run writes next holds the answer (see
-          // answerTrigger), and a resume of it runs the method with it rather than asking again.
-          const pause = paused.pause;
-          answered = pause?.kind ?? 'input';
-          paused.pause = undefined;
-          undoAnswer = () => {
-            paused.answers.pop();
-            paused.pause = pause;
-          };
-        }
-      } else {
-        // State set before kickoff (or left by an earlier kickoff of this instance) is kept.
-        const previous = this.existingState();
-        this.execution = newExecution();
-        if (requestedId !== undefined) this.setStateId(requestedId);
-        this.replaceState([previous, otherInputs]);
+    if (continuing) {
+      refuseMissingMethods(flowName, graph, this.execution, graph.persisted ? this.stateId : undefined);
+      // State changes made by an execution that did not complete are dropped: it runs again.
+      this.rollbackState();
+      // A credential the checkpoint stored as [REDACTED] that the inputs do not give again: the
+      // methods left to run would read that text as the value (send it as a key, write it).
+      // Refused before the run claims, writes or runs anything. A finished flow runs nothing. The
+      // state of record is scanned as stored, before the inputs are merged (see redactedStatePaths).
+      const nothingLeft = this.execution.status === 'completed' && this.execution.pending.length === 0;
+      const redacted =
+        nothingLeft && restore?.rerunFrom === undefined
+          ? []
+          : redactedStatePaths(this.execution.committedState, otherInputs);
+      if (redacted.length > 0) {
+        const from = restore?.loaded ?? (joinedRestored ? active?.restored : undefined);
+        throw redactedStateError({
+          flowName,
+          checkpointId: from?.document.metadata.id,
+          paths: redacted,
+          reach: active !== undefined ? 'nested' : byStateId ? 'stateId' : 'checkpoint',
+        });
       }
-      this.#shared.forgetExecutions();
-      this.commitState();
-    } catch (error) {
-      await stateClaim?.release();
-      throw error;
+      if (Object.keys(otherInputs).length > 0) {
+        savedRecord = this.execution.committedState;
+        mergesInputs = true;
+        this.replaceState([this.state, otherInputs]);
+      }
+      if (plan.answer !== undefined) {
+        const paused = firstPaused(this.execution);
+        if (!paused)
+          throw flowError('invalid_state', `flow "${flowName}" is not waiting for input; nothing to answer`);
+        paused.answers.push(plan.answer);
+        // Answered: no longer waiting. The checkpoint the run writes next holds the answer (see
+        // answerTrigger), and a resume of it runs the method with it rather than asking again.
+        const pause = paused.pause;
+        answered = pause?.kind ?? 'input';
+        paused.pause = undefined;
+        undoAnswer = () => {
+          paused.answers.pop();
+          paused.pause = pause;
+        };
+      }
+    } else {
+      // State set before kickoff (or left by an earlier kickoff of this instance) is kept.
+      const previous = this.existingState();
+      this.execution = newExecution();
+      if (requestedId !== undefined) this.setStateId(requestedId);
+      this.replaceState([previous, otherInputs]);
     }
+    this.#shared.forgetExecutions();
+    this.commitState();
     // Inputs that changed the state of a continued flow are news to store, even at its finished end.
     const inputsChangedState = mergesInputs && !sameStateRecord(this.execution.committedState, savedRecord);
 
@@ -497,7 +422,7 @@ export class FlowEngine<State extends object> {
           !continuesFork(restore.loaded.document.metadata) &&
           restore.loaded.document.metadata.lineageId !== stateLineageId(flowName, this.stateId));
     /** How this kickoff is said in a refusal in terms of the state (see stateClaimRefused). */
-    const refusedAs: StateClaimRefusalOptions = {
+    const refusedAs = {
       kickoff:
         active !== undefined
           ? 'nested'
@@ -507,11 +432,27 @@ export class FlowEngine<State extends object> {
               ? 'resumed'
               : 'continued',
       hasSave: restore !== undefined,
-    };
+    } as const;
+    let stateClaim: StateLineageClaim | undefined;
+    /** The refusal of the state's claim, said in terms of the state already. */
+    let claimRefusal: unknown;
     try {
-      // Claimed before the flow joins a run, so a refused kickoff leaves nothing of it there (a
-      // nested kickoff by the state id in a new run claimed it above, before it looked for a save).
-      if (claimsStateLineage && !stateClaimed) await claimState(target, this.stateId, refusedAs);
+      // Claimed before the flow joins a run, so a refused kickoff leaves nothing of it there.
+      if (claimsStateLineage) {
+        try {
+          stateClaim = await claimStateLineage({
+            target,
+            flowName,
+            stateId: this.stateId,
+            what:
+              active === undefined ? `flow ${flowName}` : `flow ${flowName} in ${entityLabel(active.root)}`,
+            bus,
+          });
+        } catch (error) {
+          claimRefusal = stateClaimRefused(flowName, this.stateId, error, refusedAs);
+          throw claimRefusal;
+        }
+      }
       const outcome = await Run.execute(
         {
           root: this.flow,
@@ -753,10 +694,11 @@ export class FlowEngine<State extends object> {
  * (kickoffs are saved in the order they started); else the first flow of the name.
  */
 function latestKickoffOfState(loaded: LoadedCheckpoint, flowName: string, stateId: string): EntitySnapshot {
-  return (
-    stateKickoffs(loaded.document.entities, flowName, stateId).at(-1) ??
-    findEntitySnapshot(loaded, { kind: 'flow', names: [flowName] })
+  const kickoffs = loaded.document.entities.filter(
+    (entity) =>
+      entity.kind === 'flow' && entity.name === flowName && parseFlowData(entity).stateId === stateId,
   );
+  return kickoffs.at(-1) ?? findEntitySnapshot(loaded, { kind: 'flow', names: [flowName] });
 }
 
 /**
@@ -774,12 +716,15 @@ function forkedRun(run: Run): boolean {
 }
 
 /**
- * The name of the flow whose method a nested kickoff is made in (the method scope's flow), if it is
- * one: told by its entity name, since the Flow class builds on this engine.
+ * Whether a run continuing a checkpoint with this metadata continues a fork's lineage: the
+ * checkpoint is on a branch where no run starts (a new run starts on `main`, a persisted root flow's
+ * on its state's branch). Such a run claims no persisted state's head, nested in it ({@link forkedRun})
+ * or continued from it as a root (a resume of a fork's nested pause). A fork of a persisted root flow
+ * on its default branch (its new state's) is on such a branch too: a run continuing it later is taken
+ * for an original and claims.
  */
-function outerFlowName(flow: object | undefined): string | undefined {
-  const name = (flow as Partial<CheckpointableEntity> | undefined)?.entityName;
-  return typeof name === 'string' && name !== '' ? name : undefined;
+function continuesFork(metadata: CheckpointMetadata): boolean {
+  return metadata.branch !== 'main' && !metadata.branch.startsWith(`${STATE_BRANCH_PREFIX}/`);
 }
 
 /** What an entity is called to whoever is refused: `flow Desk`, or `crew` for a crew without a name. */

@@ -3,18 +3,13 @@ import { resolve } from 'node:path';
 import { type EventBus, logger } from '@crewline/events';
 import {
   type CheckpointConfig,
-  type CheckpointDocument,
-  type CheckpointMetadata,
   type CheckpointProvider,
   DEFAULT_CHECKPOINT_LOCATION,
-  type EntitySnapshot,
   isValidBranchName,
   type LoadedCheckpoint,
-  readDocument,
   readyProvider,
   type StoredCheckpoint,
 } from '@crewline/runtime-state';
-import { parseFlowData } from '@crewline/runtime-state/internal';
 import { builtinRegistry, defaultProvider } from '../checkpointing/provider-registry.js';
 import type { Run } from '../checkpointing/run.js';
 import { loadRestoreTarget } from '../restore/load-restore-target.js';
@@ -87,34 +82,16 @@ export async function storageTarget(
   };
 }
 
-/**
- * Whether a run continuing a checkpoint with this metadata continues a fork's lineage: the
- * checkpoint is on a branch where no run starts (a new run starts on `main`, a persisted root flow's
- * on its state's branch). Such a run claims no persisted state's head, nested in it or continued from
- * it as a root (a resume of a fork's nested pause), and a nested kickoff in a new run does not
- * continue a save made there (see `nestedStateSave`). A fork of a persisted root flow on its default
- * branch (its new state's) is on such a branch too: a run continuing it later is taken for an
- * original and claims.
- */
-export function continuesFork(metadata: Pick<CheckpointMetadata, 'branch'>): boolean {
-  return metadata.branch !== 'main' && !metadata.branch.startsWith(`${STATE_BRANCH_PREFIX}/`);
-}
-
-/**
- * The latest checkpoint that holds the flow state `stateId` of flow `flowName`, if any, of those
- * `accept` takes (default: all). One listing of the location.
- */
+/** The latest checkpoint that holds the flow state `stateId` of flow `flowName`, if any. */
 export async function findStateCheckpoint(
   target: StorageTarget,
   flowName: string | undefined,
   stateId: string,
-  accept: (checkpoint: StoredCheckpoint) => boolean = () => true,
 ): Promise<StoredCheckpoint | undefined> {
   const all = await target.provider.list(target.location);
   for (let index = all.length - 1; index >= 0; index -= 1) {
     const checkpoint = all[index] as StoredCheckpoint;
     if (
-      accept(checkpoint) &&
       checkpoint.entities.some(
         (entity) =>
           entity.kind === 'flow' &&
@@ -141,33 +118,6 @@ export async function loadStateCheckpoint(
   const checkpoint = await findStateCheckpoint(target, flowName, stateId);
   if (!checkpoint) return undefined;
   return loadRestoreTarget(checkpoint.reference, { provider: target.provider, ...(bus ? { bus } : {}) });
-}
-
-/**
- * Reads the document of a save {@link findStateCheckpoint} found, by its id: validated and upgraded
- * like every read, without resolving a reference again (resolving `db-path#id` lists the whole
- * store to find the id, a second listing for what the first one found).
- */
-export function readStateSave(
-  target: StorageTarget,
-  checkpoint: StoredCheckpoint,
-): Promise<CheckpointDocument> {
-  return readDocument(target.provider, target.location, checkpoint.id);
-}
-
-/**
- * The kickoffs of the flow state `stateId` of flow `flowName` a checkpoint holds, in the order they
- * started (one object kicked off twice in one run is two entities, each with the state id).
- */
-export function stateKickoffs(
-  entities: readonly EntitySnapshot[],
-  flowName: string,
-  stateId: string,
-): EntitySnapshot[] {
-  return entities.filter(
-    (entity) =>
-      entity.kind === 'flow' && entity.name === flowName && parseFlowData(entity).stateId === stateId,
-  );
 }
 
 /**

@@ -6,10 +6,7 @@ import { flowError } from './errors.js';
 export type RefusedStateKickoff =
   /** Kicked off by its state id: continues the state's latest save, or starts the state. */
   | 'by-id'
-  /**
-   * Kicked off in another flow's method: continues the state's saved progress in a restored parent
-   * run, its latest save when kicked off by its id in a new one, or starts the state.
-   */
+  /** Kicked off in another flow's method: starts the state (only a restored parent run continues it). */
   | 'nested'
   /** Continued from a given checkpoint (`Flow.resume(from, answer)`, `fromCheckpoint(...).kickoff()`). */
   | 'continued'

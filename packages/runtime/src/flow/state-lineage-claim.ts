@@ -37,9 +37,7 @@ export interface StateLineageClaimOptions {
  * the state holds the same head (a root one that starts or continues the state's own lineage claims
  * it as its run's), so a second kickoff, nested or not, gets the `conflict` naming the state; a
  * holder that died is taken over as for a run (SQLite and JSON at once when its pid is gone on this
- * machine, Postgres once its lease ran out). With the claim held no other kickoff runs the state, so
- * a nested kickoff by the state id in a new parent run looks for the state's latest save once, after
- * claiming (see `nestedStateSave`): what it finds stays the latest until it ends.
+ * machine, Postgres once its lease ran out).
  *
  * The lease is held for a run state of its own that stores nothing: the run's writes keep carrying
  * the run's own token. A lineage a root kickoff of the state started has checkpoints: its head is
