@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { registerAddressPasswords } from './environment-credentials.js';
+import { registerAddressPasswords, registerEnvironmentSecrets } from './environment-credentials.js';
 import { type LogRecord, setLogLevel, setLogSink } from './logger.js';
 import { redactionGeneration } from './redaction-registry.js';
 import { redactSecretsInText } from './secret-patterns.js';
@@ -63,6 +63,39 @@ describe('registerAddressPasswords', () => {
       expect(said[0]!.message).toMatch(/user name, database name or scheme of an address given with it/);
       expect(said[0]!.message).not.toContain('analyticsuser');
       expect(records.some((record) => record.message.includes('test "placeholder"'))).toBe(true);
+    } finally {
+      setLogSink(previous);
+      setLogLevel('warn');
+    }
+  });
+
+  // Review RF-1 of f6dcd4e: 'password' registered from `db: 'postgres://app:password@…'` rewrote every
+  // text of the process (`Rotate [REDACTED]s`) and a tool `check_password_policy`.
+  it('leaves out a well-known default or dictionary password, from an input and from the environment', () => {
+    const records: LogRecord[] = [];
+    const previous = setLogSink((record) => records.push(record));
+    setLogLevel('debug');
+    try {
+      const generation = redactionGeneration();
+      registerAddressPasswords([
+        { source: 'test "dictionary"', value: 'postgres://app:password@localhost:5432/app' },
+        { source: 'test "digits"', value: 'mysql://app:Welcome1@db/app' },
+        { source: 'test "jdbc"', value: 'jdbc:postgresql://db/app?user=app&password=changeme' },
+      ]);
+      registerEnvironmentSecrets({
+        CREWLINE_TEST_COMMON_PGPASSWORD: 'Password123!',
+        CREWLINE_TEST_COMMON_DATABASE_URL: 'postgres://app:letmein2024@db/app',
+        CREWLINE_TEST_COMMON_ADMIN_PASSWORD: 'administrator',
+      });
+      expect(redactionGeneration()).toBe(generation);
+      const text =
+        'Rotate passwords; the Password123! and Welcome1 defaults, changeme, letmein2024 and administrator are refused.';
+      expect(redactSecretsInText(text)).toBe(text);
+      // Inside its address, under its name and in an assignment it is still redacted.
+      expect(redactSecretsInText('postgres://app:password@localhost:5432/app')).not.toContain(':password@');
+      expect(redactSecretsInText('PGPASSWORD=Password123!')).not.toContain('Password123');
+      const said = records.find((record) => record.message.includes('test "dictionary"'));
+      expect(said?.message).toMatch(/well-known default or dictionary password/);
     } finally {
       setLogSink(previous);
       setLogLevel('warn');

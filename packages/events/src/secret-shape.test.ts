@@ -56,6 +56,32 @@ describe('secretShapeRefusal', () => {
   it('refuses documented placeholder keys, short values and fillers', () => {
     for (const value of placeholders) expect(secretShapeRefusal(value), value).toBeDefined();
   });
+
+  it('refuses well-known default and dictionary passwords, with the digits and marks rules demand', () => {
+    const common = [
+      'password',
+      'Password1',
+      'PASSWORD123!',
+      'passw0rd',
+      'P@ssw0rd1',
+      'changeme',
+      'changeit',
+      'Welcome1',
+      'welcome2024!',
+      'letmein1',
+      'qwerty123',
+      'administrator',
+      'admin123',
+      'secret12',
+      'root1234',
+      'Postgres1',
+    ];
+    for (const value of common)
+      expect(secretShapeRefusal(value), value).toMatch(/default or dictionary password/);
+    // A word with more to it is a password like any other.
+    for (const value of ['password-of-warehouse', 'Xpassword1', 'changeme-k7Qz', 'welcome-to-the-jungle'])
+      expect(secretShapeRefusal(value), value).toBeUndefined();
+  });
 });
 
 describe('registering credential values', () => {

@@ -33,6 +33,73 @@ export const PLACEHOLDER_KEYS: ReadonlySet<string> = new Set([
   'postgres', // GitHub Actions' PostgreSQL service container docs: `POSTGRES_PASSWORD: postgres`
 ]);
 
+/**
+ * Default and dictionary passwords (compared case-insensitively, after trailing digits and `!`:
+ * `Password1`, `welcome2024`, `changeme!`): the ones installers, container images and tutorials set and
+ * the first ones any password list holds. Such a value protects nothing by being kept out of text, and
+ * redacted by value it is a word of ordinary text and of names: `db: 'postgres://app:password@…'`
+ * rewrote every answer of the process (`Rotate [REDACTED]s`) and a tool `check_password_policy`,
+ * which a resume then refused by name (review RF-1 of f6dcd4e). It is still redacted inside its
+ * address, under a credential name and in credential assignments. Kept short: only words that are
+ * far more often text than secret.
+ */
+export const COMMON_PASSWORDS: ReadonlySet<string> = new Set([
+  'password',
+  'passw0rd',
+  'p@ssword',
+  'p@ssw0rd',
+  'passwort',
+  'changeme',
+  'changeit', // the Java keystore's default
+  'welcome',
+  'letmein',
+  'qwerty',
+  'qwertyuiop',
+  'asdfgh',
+  'asdfghjkl',
+  'administrator',
+  'admin',
+  'root',
+  'toor',
+  'secret',
+  'default',
+  'guest',
+  'master',
+  'iloveyou',
+  'trustno',
+  'sunshine',
+  'monkey',
+  'dragon',
+  'football',
+  'baseball',
+  'superman',
+  'starwars',
+  'princess',
+  'abc',
+  'test',
+  'testing',
+  'example',
+  'sample',
+  'demo',
+  'user',
+  'mysql',
+  'oracle',
+  'mongodb',
+  'redis',
+  'rabbitmq',
+  'postgres',
+  'postgresql',
+]);
+
+// `Password1`, `welcome2024!`: a common password with the digits and marks a password rule demands.
+const commonPasswordSuffix = /[0-9!]+$/;
+
+/** Whether `value` is a default or dictionary password ({@link COMMON_PASSWORDS}), suffix digits aside. */
+function isCommonPassword(value: string): boolean {
+  const lower = value.toLowerCase();
+  return COMMON_PASSWORDS.has(lower) || COMMON_PASSWORDS.has(lower.replace(commonPasswordSuffix, ''));
+}
+
 // What crewline writes in every message (`crewline: …`), component prefix and command hint
 // (`pnpm crewline checkpoint …`): redacted by value, it would blank them all out.
 const OWN_NAME = 'crewline';
@@ -44,9 +111,11 @@ const minimumDistinctCharacters = 5;
  * Why a credential value is not redacted by exact value, or `undefined` when it is: a value is redacted
  * when it has at least {@link MINIMUM_SECRET_LENGTH} characters, is not a boolean or a number, is not a
  * documented placeholder key ({@link PLACEHOLDER_KEYS}: `lm-studio`, `not-needed`, `sk-no-key-required`…)
- * has at least five distinct characters (`sk-xxxxxxxx` is a filler) and is not `crewline` (the word every
- * message and command hint of crewline holds). Redacted by value, a
- * placeholder would rewrite every stored occurrence of the word, model ids and URLs included.
+ * is not a well-known default or dictionary password ({@link COMMON_PASSWORDS}: `password`,
+ * `Welcome1`, `changeme`…), has at least five distinct characters (`sk-xxxxxxxx` is a filler) and is
+ * not `crewline` (the word every message and command hint of crewline holds). Redacted by value, a
+ * placeholder or a common word would rewrite every stored occurrence of it, model ids, tool names and
+ * URLs included.
  */
 export function secretShapeRefusal(value: string): string | undefined {
   if (value.length < MINIMUM_SECRET_LENGTH) return `it is shorter than ${MINIMUM_SECRET_LENGTH} characters`;
@@ -54,6 +123,7 @@ export function secretShapeRefusal(value: string): string | undefined {
   if (value.toLowerCase() === OWN_NAME)
     return 'it is the word crewline writes in every message, component prefix and command hint';
   if (PLACEHOLDER_KEYS.has(value.toLowerCase())) return 'it is a placeholder key local servers document';
+  if (isCommonPassword(value)) return 'it is a well-known default or dictionary password';
   if (new Set(value).size < minimumDistinctCharacters)
     return `it has fewer than ${minimumDistinctCharacters} distinct characters (a placeholder)`;
   return undefined;

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describeModelCost, describeRunCost, redactSecrets } from '@crewline/runtime-state';
-import { shellWord } from '@crewline/runtime-state/internal';
+import { registerInputSecrets, shellWord } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments, parseCount } from '../core/args.js';
 import type { CliContext } from '../core/cli-context.js';
 import { usageError } from '../core/cli-error.js';
@@ -83,6 +83,8 @@ export async function run(args: readonly string[], context: CliContext): Promise
         ...(values.status !== undefined ? { status: values.status as RunRecord['status'] } : {}),
         ...(values.limit !== undefined ? { limit: parseCount('--limit', values.limit, 1) } : {}),
       });
+      // The JSON holds each run's output: see `show` (review RF-3).
+      for (const record of runs) registerInputSecrets(record.inputs);
       const rows = [
         ['RUN', 'NAME', 'STATUS', 'ATTEMPTS', 'TASK', 'TOKENS', 'CREATED'],
         ...runs.map((record) => [
@@ -112,6 +114,9 @@ export async function run(args: readonly string[], context: CliContext): Promise
       const record = await queue.require(target());
       // From the run's checkpoints: exact even when its worker died before reporting.
       const progress = await queue.progress(record.id);
+      // This process never ran the run: the password of an address input, which the worker's run
+      // redacted by value, is registered here too, or its output would show it bare (review RF-3).
+      registerInputSecrets(record.inputs);
       print({ ...record, progress }, describe(redactSecrets(record), progress, command));
       return 0;
     }

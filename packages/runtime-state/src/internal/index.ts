@@ -7,6 +7,7 @@
 export { documentHeader } from '../document-text.js';
 export * from '../entity-data/index.js';
 export { branchNameRule } from '../ids.js';
+export { registerInputSecrets } from '../input-secrets.js';
 export { keptEntity } from '../kept-entity.js';
 export { matchShortId } from '../reference.js';
 export {

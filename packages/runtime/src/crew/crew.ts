@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CrewlineError, logger } from '@crewline/events';
+import { CrewlineError, keepNamesFromValueRedaction, logger } from '@crewline/events';
 import type {
   CheckpointableEntity,
   CheckpointConfigInput,
@@ -144,6 +144,13 @@ export class Crew implements CheckpointableEntity, CrewParts {
             backstory: 'You are an experienced manager who knows the strengths of each coworker.',
             ...(options.managerLlm !== undefined ? { llm: options.managerLlm } : {}),
           }));
+    // The names a checkpoint stores and a restore finds the crew and its agents by (a manager delegates
+    // by role): no registered credential that is a word of one may rewrite it (review RF-1).
+    keepNamesFromValueRedaction([
+      this.name,
+      ...this.agents.map((agent) => agent.role),
+      ...(this.manager ? [this.manager.role] : []),
+    ]);
     this.memoryEnabled = options.memory ?? false;
     this.memory = this.memoryEnabled ? new ShortTermMemory() : undefined;
     this.knowledge =

@@ -1,4 +1,4 @@
-import { type EventBus, FlowCreatedEvent } from '@crewline/events';
+import { type EventBus, FlowCreatedEvent, keepNamesFromValueRedaction } from '@crewline/events';
 import {
   type CheckpointableEntity,
   type CheckpointConfigInput,
@@ -27,6 +27,7 @@ import {
 import { checkKickoffOptions, flowFork, loadResumeTarget, rerunCheckpoint } from './continue-point.js';
 import { flowError } from './errors.js';
 import { FlowEngine, type RunPlan } from './flow-engine.js';
+import { classRecords } from './flow-metadata.js';
 import { flowNameOf } from './flow-name.js';
 import { flowSnapshot, flowSnapshotNames, flowSummary, registeredClassFor } from './flow-snapshot.js';
 import type { FlowState, StateSchema } from './flow-state.js';
@@ -247,6 +248,12 @@ export class Flow<State extends object = Record<string, unknown>> implements Che
       throw flowError('invalid_argument', 'flow options must be an object');
     }
     this.#options = options;
+    // Its name and method names are what a checkpoint stores and a resume finds its progress by: no
+    // registered credential that is a word of one may rewrite it (review RF-1).
+    keepNamesFromValueRedaction([
+      this.flowName,
+      ...classRecords(this.constructor as FlowConstructor).flatMap((record) => [...record.methods.keys()]),
+    ]);
     this.checkpoint = validateCheckpointSetting(options.checkpoint, `flow "${this.flowName}"`);
     const maxMethodCalls = options.maxMethodCalls ?? 100;
     if (!Number.isInteger(maxMethodCalls) || maxMethodCalls < 1) {

@@ -1,4 +1,4 @@
-import { CrewlineError } from '@crewline/events';
+import { CrewlineError, keepNamesFromValueRedaction } from '@crewline/events';
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
 import { isStandardSchema, type StandardOutput, type StandardSchema } from '../schema/standard-schema.js';
@@ -112,7 +112,13 @@ export function isCrewlineTool(value: unknown): value is CrewlineTool {
   );
 }
 
-/** Tools keyed by name, from a list or a record (a record's keys must match the tools' names). */
+/**
+ * Tools keyed by name, from a list or a record (a record's keys must match the tools' names). Every
+ * tool an agent is given or a run adds (a delegation) comes through here, so their names are kept from
+ * redaction by value here: a checkpoint stores them and a resume finds the tools by them, and a
+ * registered credential that is a word of one (`password` of `check_password_policy`, review RF-1)
+ * must not rewrite it into a name no registry holds.
+ */
 export function toolsByName(
   tools: readonly CrewlineTool[] | Record<string, CrewlineTool> | undefined,
 ): Record<string, CrewlineTool> {
@@ -128,5 +134,6 @@ export function toolsByName(
     }
     result[tool.name] = tool;
   }
+  keepNamesFromValueRedaction(Object.keys(result));
   return result;
 }
