@@ -1,7 +1,8 @@
 // A standalone agent (no crew) resumed with its credential given again, whose saved conversation
-// holds it as [REDACTED] (its tool echoed the request URL with the key): the crew's rule applies
-// (restartCause), so it starts over and sends the model the real key, never the marker (review RC-6:
-// only Crew.kickoff applied it, and the agent continued, sending `…&key=[REDACTED]`).
+// holds it as [REDACTED] (its tool echoed the request URL with the key): the crew's credential cause
+// applies, so it starts over and sends the model the real key, never the marker (review RC-6: only
+// Crew.kickoff applied it, and the agent continued, sending `…&key=[REDACTED]`). A changed input
+// alone does not restart it (agent-resume-restart-rule.test.ts).
 import { EventBus, REDACTED } from '@crewline/events';
 import { readDocument } from '@crewline/runtime-state';
 import { InMemoryProvider } from '@crewline/runtime-state/testing';
@@ -81,15 +82,16 @@ describe('a standalone agent resumed with its credential given again', () => {
     ]);
   });
 
-  it('with another input changed starts over too, as a crew task does', async () => {
+  it('with another input changed too, starts over for the credential (the change alone would not)', async () => {
     const provider = new InMemoryProvider();
     const model = offlineModel({ script: [{ toolName: 'lookup', input: { query: 'kelp' } }] });
     const id = await afterToolResult(provider, model);
     const warnings = await resume(model, provider, id, { apiKey: secret, topic: 'tides' });
     expect(model.calls).toHaveLength(2);
     expect(JSON.stringify(model.calls.map((call) => call.messages))).not.toContain(REDACTED);
+    expect(model.calls[0]!.system).toContain('Research tides');
     expect(warnings).toEqual([
-      `Agent "Researcher" kickoff: its conversation was interrupted; ${interruptedTaskWords.restart['changed-inputs'].warning}; the 1 model call it had made is made again`,
+      `Agent "Researcher" kickoff: its conversation was interrupted; ${interruptedTaskWords.restart['credential-given-again'].warning}; the 1 model call it had made is made again`,
     ]);
   });
 

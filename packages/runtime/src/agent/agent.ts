@@ -7,6 +7,7 @@ import {
   LiteAgentExecutionErrorEvent,
   LiteAgentExecutionStartedEvent,
   logger,
+  REDACTED,
 } from '@crewline/events';
 import type {
   CheckpointableEntity,
@@ -29,8 +30,8 @@ import { Run } from '../checkpointing/run.js';
 import {
   callsMadeAgain,
   continuationSendsRedacted,
+  givesRedactedAgain,
   interruptedTaskWords,
-  restartCause,
 } from '../crew/interrupted-tasks.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
@@ -210,9 +211,13 @@ export class Agent implements CheckpointableEntity, AgentParts {
    * Runs the agent on its own. `messages` is a user request (a string) or a conversation. Emits
    * `lite_agent_execution_started/completed` and checkpoints per the agent's `checkpoint` setting.
    * A restored agent continues its saved conversation (no model call whose answer was saved is made
-   * again); `messages` is then ignored. An agent restored at its completed end returns its saved
-   * output and emits nothing (no `lite_agent_execution_completed` again), so it writes no checkpoint;
-   * forked there ({@link Agent.fork}), it emits `lite_agent_execution_completed` on its new branch.
+   * again), with the inputs given now in its system prompt; `messages` is then ignored. Only a
+   * credential saved as `[REDACTED]` given again while its unfinished conversation holds that text
+   * starts it over, from `messages` when given, else from the request it ran on (refused with
+   * `invalid_argument` when that request holds the text too). An agent restored at its completed end
+   * returns its saved output and emits nothing (no `lite_agent_execution_completed` again), so it
+   * writes no checkpoint; forked there ({@link Agent.fork}), it emits `lite_agent_execution_completed`
+   * on its new branch.
    */
   async kickoff(messages?: string | ModelMessage[], options: AgentKickoffOptions = {}): Promise<AgentOutput> {
     return oneKickoffAtATime(this, { kind: 'Agent', name: this.role }, () =>
@@ -246,7 +251,13 @@ export class Agent implements CheckpointableEntity, AgentParts {
     let restartMessages: ModelMessage[] | undefined;
     if (restore) {
       const saved = savedInputs(restore.loaded.document);
-      restartMessages = this.#restartInterrupted(saved, options.inputs);
+      try {
+        restartMessages = this.#restartInterrupted(saved, options.inputs, messages);
+      } catch (error) {
+        // Refused before the run began: a kickoff again (with the request) continues the same checkpoint.
+        this.#pendingRestore = pending;
+        throw error;
+      }
       this.inputs = { ...saved, ...(options.inputs ?? {}) };
     } else if (options.inputs) this.inputs = { ...this.inputs, ...options.inputs };
     if (!this.conversation) {
@@ -388,29 +399,43 @@ export class Agent implements CheckpointableEntity, AgentParts {
   }
 
   /**
-   * Starts an interrupted kickoff over when the crew's rule says so for its tasks (`restartCause`):
-   * an input it saved given another value, or a credential saved as `[REDACTED]` given again while
-   * its conversation holds that text, which continuing would send the model (review RC-6). Warns in
-   * the crew's words, with the calls made again, and returns the request it ran on, for the new
-   * conversation; `undefined` when it continues (or never started, or completed).
+   * Starts an interrupted kickoff over only for a credential saved as `[REDACTED]` given again while
+   * its unfinished conversation holds that text, which continuing would send the model (review RC-6).
+   * Not for a changed input (review RG-1): its system prompt is built from the inputs at each call and
+   * its request never from them, so continuing already uses the new ones and no saved call is made
+   * again (SPEC §3); a finished conversation hands its saved answer back without a call. Warns in the
+   * crew's words, with the calls made again, and returns the request to start over from (the one it
+   * ran on, unless `messages` are given: they win); `undefined` when it continues.
    */
   #restartInterrupted(
     saved: Readonly<Record<string, unknown>>,
     inputs: Readonly<Record<string, unknown>> | undefined,
+    messages: string | ModelMessage[] | undefined,
   ): ModelMessage[] | undefined {
     const conversation = this.conversation;
-    if (this.status === 'completed' || conversation === undefined) return undefined;
+    if (this.status === 'completed' || conversation === undefined || conversation.finished) return undefined;
+    if (!givesRedactedAgain(saved, inputs)) return undefined;
     // The system prompt is not saved: built from the inputs at each call, it holds the given ones.
-    const cause = restartCause(saved, inputs, () =>
-      continuationSendsRedacted({ systemPrompt: null, conversation, delegations: {} }),
-    );
-    if (cause === undefined) return undefined;
+    if (!continuationSendsRedacted({ systemPrompt: null, conversation, delegations: {} })) return undefined;
+    const request = this.kickoffMessages;
+    // The saved request took the credential in (review RG-3): started over from it, the model would be
+    // sent the marker all the same. Refused before anything is reset, so a kickoff again continues.
+    if (messages === undefined && JSON.stringify(request ?? []).includes(REDACTED)) {
+      throw new CrewlineError(
+        component,
+        'invalid_argument',
+        `Agent "${this.role}" kickoff: its interrupted conversation must start over to send the model the credential given again, but the request it ran on is saved with it as ${REDACTED}: pass the request again, kickoff(messages, { inputs, fromCheckpoint })`,
+        { details: { agent: this.role } },
+      );
+    }
     logger.warn(
       component,
-      `Agent "${this.role}" kickoff: its conversation was interrupted; ${interruptedTaskWords.restart[cause].warning}${callsMadeAgain(conversation.llmCalls)}`,
+      `Agent "${this.role}" kickoff: its conversation was interrupted; ${interruptedTaskWords.restart['credential-given-again'].warning}${callsMadeAgain(conversation.llmCalls)}`,
     );
-    const request = this.kickoffMessages;
-    this.#resetProgress();
+    // Still the kickoff it was: no new lite_agent_execution_started (SPEC: none on resume, review RG-5).
+    this.conversation = undefined;
+    this.kickoffMessages = undefined;
+    this.recallAdded = false;
     return request;
   }
 

@@ -64,9 +64,11 @@ function redactedAsSaved(saved: unknown, given: unknown): unknown {
 /**
  * Whether `inputs` gives a value again where `saved` holds `[REDACTED]` exactly (not that text
  * itself): a credential the checkpoint could not hold. No change for {@link changesInputs}, but a
- * task whose conversation took it in holds `[REDACTED]` there (see {@link restartCause}).
+ * task whose conversation took it in holds `[REDACTED]` there (see {@link restartCause}). A restored
+ * standalone agent applies this cause alone (its kickoff), and the CLI's heading says such an input
+ * as given again.
  */
-function givesRedactedAgain(
+export function givesRedactedAgain(
   saved: Readonly<Record<string, unknown>>,
   inputs: Readonly<Record<string, unknown>> | undefined,
 ): boolean {

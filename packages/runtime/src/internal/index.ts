@@ -6,7 +6,12 @@ export {
   type ContinuedSinceReadAdvice,
   continuedSinceReadMessage,
 } from '../checkpointing/head-when-read.js';
-export { callsMadeAgain, changesInputs, type RestartCause } from '../crew/interrupted-tasks.js';
+export {
+  callsMadeAgain,
+  changesInputs,
+  givesRedactedAgain,
+  type RestartCause,
+} from '../crew/interrupted-tasks.js';
 export { findRerunCheckpoint } from '../flow/rerun-point.js';
 export { findProjectConfigFile } from '../project-config/config-file.js';
 export { asksForLatest } from '../restore/asks-for-latest.js';

@@ -50,17 +50,15 @@ export function interruptedTasks(document: CheckpointDocument): InterruptedTask[
  * What continuing a checkpoint does with the tasks it was interrupted in ({@link interruptedTasksOutcome}):
  * `continue` their saved conversations; `restart` them (the crew's kickoff does, for `cause`); or, for
  * a crew inside a flow, `flow-decides`: the crew starts them over only if the flow's method passes it
- * what `cause` names (with `credentialToo`, or a credential again: both may hold). `words` says it:
- * `warning` follows `task N "…" was interrupted; ` in a warning, `plan` follows the task's name in a
- * plan; both are followed by what it costs (`callsMadeAgain`).
+ * what `cause` names (or, for `changed-inputs`, a credential again when its words name both causes:
+ * both may hold). `words` says it: `warning` follows `task N "…" was interrupted; ` in a warning,
+ * `plan` follows the task's name in a plan; both are followed by what it costs (`callsMadeAgain`).
  */
 export type InterruptedTasksOutcome =
   | { action: 'continue' }
   | {
       action: 'restart' | 'flow-decides';
       cause: RestartCause;
-      /** `flow-decides` for `changed-inputs` only: the method may start them over for a credential too. */
-      credentialToo?: true;
       words: { warning: string; plan: string };
     };
 
@@ -106,7 +104,7 @@ function holdsRedacted(value: unknown): boolean {
  * (the crew starts it over if the method passes it the credential). The method may give its crew a
  * credential from outside the state too: a crew whose own saved inputs hold `[REDACTED]` and whose
  * interrupted task's conversation holds it is `flow-decides` for it, whatever the inputs
- * (`credentialToo` beside a changed state).
+ * (beside a changed state, the words name both causes).
  */
 export function interruptedTasksOutcome(
   document: CheckpointDocument,
@@ -127,7 +125,6 @@ export function interruptedTasksOutcome(
   return {
     action: 'flow-decides',
     cause,
-    credentialToo: true,
     words: interruptedTaskWords['flow-decides']['changed-inputs-or-credential'],
   };
 }
