@@ -1,5 +1,9 @@
-import { isDeepStrictEqual } from 'node:util';
-import { asksForLatest, type ContinuedSinceReadAdvice, changesInputs } from '@crewline/runtime/internal';
+import {
+  asksForLatest,
+  type ContinuedSinceReadAdvice,
+  changesInputs,
+  givesRedactedAgain,
+} from '@crewline/runtime/internal';
 import { isValidBranchName, type LoadedCheckpoint } from '@crewline/runtime-state';
 import { branchNameRule, shellWord } from '@crewline/runtime-state/internal';
 import { parseAssignments, parseCommandArguments } from '../core/args.js';
@@ -154,8 +158,10 @@ export async function runContinueCommand(
     // it, the checkpoint could not hold it; said as given again (review RC-2).
     const keys = Object.keys(inputChanges);
     const changed = keys.filter((key) => changesInputs(view.inputs, { [key]: inputChanges[key] }));
+    // By the runtime's rule too (review RG-6): a value equal to the saved one in another form (a Date
+    // given as its text) is as saved, not a credential.
     const givenAgain = keys.filter(
-      (key) => !changed.includes(key) && !isDeepStrictEqual(inputChanges[key], view.inputs[key]),
+      (key) => !changed.includes(key) && givesRedactedAgain(view.inputs, { [key]: inputChanges[key] }),
     );
     const same = keys.filter((key) => !changed.includes(key) && !givenAgain.includes(key));
     if (changed.length > 0) heading(`  changed inputs: ${changed.join(', ')}`);

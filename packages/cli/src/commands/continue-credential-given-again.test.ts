@@ -32,7 +32,9 @@ beforeAll(async () => {
     ],
     checkpoint: { location, provider, onEvents: ['llm_call_completed'] },
   });
-  await crew.kickoff({ inputs: { topic: 'tides', apiKey: secret } });
+  await crew.kickoff({
+    inputs: { topic: 'tides', apiKey: secret, since: new Date('2026-01-01T00:00:00.000Z') },
+  });
   const written = await provider.list(provider.resolveLocation(location));
   await provider.close?.();
   id = [...written].sort((a, b) => a.eventCount - b.eventCount).at(-1)!.id;
@@ -61,4 +63,15 @@ it('says a changed input beside it as changed', async () => {
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('changed inputs: topic');
   expect(result.stdout).toContain('credentials given again (saved as [REDACTED], no change): apiKey');
+});
+
+it('says an input given as saved in another form (a Date) as saved, not as a credential (review RG-6)', async () => {
+  const logs = captureLogs();
+  const result = await runCommand(['checkpoint', 'fork', id, '--input', 'since=2026-01-01T00:00:00.000Z'], {
+    cwd: project.path,
+  }).finally(() => logs.stop({ allowUnexpected: true }));
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('inputs as saved: since');
+  expect(result.stdout).not.toContain('credentials given again');
+  expect(result.stdout).not.toContain('changed inputs');
 });
