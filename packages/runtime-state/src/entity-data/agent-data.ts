@@ -30,7 +30,8 @@ export const agentDefinitionDataSchema = z.object({
   llm: z.string(),
   /**
    * Serializable, non-secret settings the model is rebuilt with (its base URL without credentials,
-   * the OpenAI API); read by the runtime's `readStoredModelSettings`. Absent when there are none.
+   * the OpenAI API, the OpenAI `organization` and `project` ids its requests name); read by the
+   * runtime's `readStoredModelSettings`. Absent when there are none.
    */
   llmSettings: jsonSchema.optional(),
   tools: z.array(z.string()),

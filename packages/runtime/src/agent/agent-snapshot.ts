@@ -14,7 +14,7 @@ import {
   type ShortTermMemoryData,
   toAgentData,
 } from '@crewline/runtime-state/internal';
-import type { ModelMessage } from 'ai';
+import { type ModelMessage, NoSuchModelError } from 'ai';
 import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { restoreCheckpointSetting, settledCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import {
@@ -311,14 +311,18 @@ export async function rebuildAgent<T extends AgentParts>(
     try {
       resolveModel(llm, { ...resolveOptions, env: {} });
     } catch (error) {
-      // Only an unknown provider makes the agent unrebuildable; a missing key is checked when it runs,
-      // and a provider package that is not installed says what to add.
+      // Only an unknown provider or model makes the agent unrebuildable (modelProviders that serve the
+      // prefix but not the model throw the AI SDK's NoSuchModelError); a missing key is checked when it
+      // runs, and a provider package that is not installed says what to add.
       if (CrewlineError.hasCode(error, 'provider_unavailable')) throw error;
       if (
         CrewlineError.hasCode(error, 'not_rebuildable') ||
-        CrewlineError.hasCode(error, 'invalid_argument')
+        CrewlineError.hasCode(error, 'invalid_argument') ||
+        NoSuchModelError.isInstance(error)
       ) {
         missing.models.add(llm);
+        // Not built below: a collecting caller decides whether the agent needs it (a finished one does not).
+        servedByRegistry = false;
       }
     }
   }

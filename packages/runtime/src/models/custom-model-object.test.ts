@@ -165,11 +165,6 @@ describe('modelIdOf', () => {
   });
 
   it('gives a wrapped model of a built-in prefix an id no built-in prefix serves', () => {
-    const wrappedOffline = wrapLanguageModel({
-      model: offlineModel({ name: 'team' }),
-      middleware: teamMiddleware,
-    });
-    expect(modelIdOf(wrappedOffline as LanguageModelV3)).toBe('custom/offline/team');
     expect(modelIdOf(teamModel())).toBe('custom/openai.chat/gpt-4o');
     expect(isCustomModelId('custom/openai.chat/gpt-4o')).toBe(true);
     expect(isCustomModelId('openai:gpt-4o')).toBe(false);

@@ -109,7 +109,7 @@ describe("the crew's not_rebuildable message for a custom/ id", () => {
 
   it('still offers modelProviders for a plain prefix:model id beside it', () => {
     const missing = new MissingParts();
-    missing.models.add('custom/offline/team');
+    missing.models.add('custom/openai.chat/gpt-4o');
     missing.models.add('google:gemini');
     let message = '';
     try {
@@ -120,7 +120,7 @@ describe("the crew's not_rebuildable message for a custom/ id", () => {
     expect(message).toContain(
       "or serve every model of a prefix with modelProviders: { 'google': create…({...}) }",
     );
-    expect(message).not.toContain("'custom/offline/team': create");
+    expect(message).not.toContain("'custom/openai.chat/gpt-4o': create");
   });
 });
 
@@ -143,14 +143,36 @@ describe("the kickoff's warning for a model stored under a custom/ id", () => {
       expect(warning).toContain(part);
   });
 
-  it('says nothing of a default address for a wrapped offline model', () => {
+  it('keeps a wrapped offline model under its offline: id, warning of nothing it cannot be billed or routed for', () => {
     const model = wrapLanguageModel({
       model: offlineModel({ name: 'team' }),
       middleware: passThrough,
     }) as LanguageModelV3;
-    expect(modelIdOf(model)).toBe('custom/offline/team');
-    const [warning] = warnings();
-    expect(warning).toContain('custom/offline/team');
-    expect(warning).not.toContain('default address');
+    expect(modelIdOf(model)).toBe('offline:team');
+    const said = warnings();
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('the plain offline model');
+    for (const part of ['default address', 'modelProviders', 'modelPrices', 'custom/'])
+      expect(said[0]).not.toContain(part);
+  });
+});
+
+describe('a wrapped offline model (review RH of 76f3cce, H4)', () => {
+  it('is forked as the plain offline model, as before 8048d66, with nothing registered', async () => {
+    const model = wrapLanguageModel({
+      model: offlineModel({ name: 'team' }),
+      middleware: passThrough,
+    }) as LanguageModelV3;
+    const location = `${directory.path}/cp`;
+    await twoTaskCrew(model, location).kickoff({ inputs: { topic: 'AI' } });
+    const first = checkpointFiles(location)[0]!;
+    expect(storedModelId(first)).toBe('offline:team');
+    const result = await continueFromCheckpoint({
+      reference: first,
+      mode: 'fork',
+      registry: new ProjectRegistry(),
+    });
+    expect(String(result.output)).toContain('[offline model]');
+    expect(storedModelId(checkpointFiles(location).at(-1)!)).toBe('offline:team');
   });
 });

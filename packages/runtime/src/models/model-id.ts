@@ -84,30 +84,55 @@ export function servedPrefixOf(id: string): string | undefined {
 }
 
 /**
- * True when the `provider:model` id of `model` would be rebuilt by a built-in prefix as another model:
- * the model shows no address (a `wrapLanguageModel(...)` result, a model object of the user's own), so
- * neither its base URL nor its middleware can be stored, and the rebuild would call the provider's
- * default address. The offline model has nothing more to store; a copy of it keeps its brand.
+ * True when the `provider:model` id of `model` would be rebuilt by a built-in prefix as another model
+ * calling another address: the model shows no address (a `wrapLanguageModel(...)` result, a model
+ * object of the user's own), so neither its base URL nor its middleware can be stored, and the
+ * rebuild would call the provider's default address. Never for the offline model: a rebuild calls no
+ * address and bills nothing, so a wrapped one keeps its `offline:` id (and is warned about).
  */
 function rebuiltAsAnotherModel(model: LanguageModelV3, provider: string): boolean {
-  if (provider === OFFLINE_PROVIDER) return !isOfflineModel(model);
+  if (provider === OFFLINE_PROVIDER) return false;
   return isBuiltInProvider(provider) && modelAddress(model) === undefined;
 }
 
 // Model objects warned about: once per model, however many agents and kickoffs use it.
 const warnedCustomModels = new WeakSet<object>();
 
-function warnCustomModel(model: LanguageModelV3, id: string, provider: string, providerId: string): void {
-  if (warnedCustomModels.has(model)) return;
+/** Warns once per model object; false when it was already warned about. */
+function firstWarningFor(model: LanguageModelV3): boolean {
+  if (warnedCustomModels.has(model)) return false;
   warnedCustomModels.add(model);
-  // The offline model has no address: what a rebuild would lose is only this object's own behaviour.
-  const rebuiltAs =
-    provider === OFFLINE_PROVIDER
-      ? 'which a resume would rebuild as the plain offline model, not this object'
-      : `which a resume would rebuild as a plain ${providerId} model (its default address, without this object's middleware)`;
+  return true;
+}
+
+// How to make checkpoints store a name for a model object, said by every warning below.
+const storeAName =
+  "To store a name instead, register the model in crewline.config.ts's models, call registerProject(config) in this script and give the agent that very model: import the model from crewline.config.ts, or use llm: '<name>'";
+
+function warnCustomModel(model: LanguageModelV3, id: string, provider: string, providerId: string): void {
+  if (!firstWarningFor(model)) return;
   logger.warn(
     'models',
-    `model "${model.modelId}" (${model.provider}) shows no base URL or settings crewline can read (a wrapLanguageModel(...) result or a model object of your own), so checkpoints store it as "${id}", not "${providerId}", ${rebuiltAs}. A resume or fork (the CLI's included) rebuilds it only from a model registered under that id (crewline.config.ts: models: { '${id}': yourModel }) or from modelProviders serving "${provider}" (their plain model). To store a name instead, register the model in crewline.config.ts's models, call registerProject(config) in this script and give the agent that very model: import the model from crewline.config.ts, or use llm: '<name>'. modelPrices under "${providerId}" do not price "${id}": list it under that id`,
+    `model "${model.modelId}" (${model.provider}) shows no base URL or settings crewline can read (a wrapLanguageModel(...) result or a model object of your own), so checkpoints store it as "${id}", not "${providerId}", which a resume would rebuild as a plain ${providerId} model (its default address, without this object's middleware). A resume or fork (the CLI's included) rebuilds it only from a model registered under that id (crewline.config.ts: models: { '${id}': yourModel }) or from modelProviders serving "${provider}" (their plain model). ${storeAName}. modelPrices under "${providerId}" do not price "${id}": list it under that id`,
+  );
+}
+
+// A wrapped offline model keeps its id: only its own behaviour (its middleware) is not rebuilt.
+function warnWrappedOfflineModel(model: LanguageModelV3, id: string): void {
+  if (!firstWarningFor(model)) return;
+  logger.warn(
+    'models',
+    `model "${model.modelId}" (${model.provider}) is an offline model wrapped or copied without its brand (a wrapLanguageModel(...) result or a model object of your own), stored as "${id}": a resume or fork rebuilds it as the plain offline model, not this object (its middleware). ${storeAName}`,
+  );
+}
+
+// A registered prefix matched a model that shows no address: any model object of that provider id
+// and model name showing none matches the same way, so the id may name a model the user did not use.
+function warnMatchedWithoutAddress(model: LanguageModelV3, id: string, prefix: string): void {
+  if (!firstWarningFor(model)) return;
+  logger.warn(
+    'models',
+    `model "${model.modelId}" (${model.provider}) shows no base URL crewline can read, nor does the model the registered modelProviders make for "${id}" (a registry's languageModelMiddleware, or a wrapper they hold, hides it), so checkpoints store it as "${id}" and a resume or fork rebuilds it through those modelProviders. If it was taken from them, give the agent llm: '${id}' instead of the object (no warning). If it is a model object of your own (a wrapLanguageModel(...) result), the rebuild would call their "${prefix}" provider instead: ${storeAName.charAt(0).toLowerCase()}${storeAName.slice(1)}`,
   );
 }
 
@@ -119,7 +144,10 @@ function warnCustomModel(model: LanguageModelV3, id: string, provider: string, p
  * `google.generative-ai`, `azure.chat`), and only the part before the first dot names the provider.
  * A model of a built-in prefix that shows no address (a `wrapLanguageModel(...)` result) gets
  * `custom/<provider id>/<model>` instead, which only a model registered under it (or `modelProviders`
- * serving its provider's prefix) rebuilds, and a warning (once per model object) says how to register it.
+ * serving its provider's prefix) rebuilds, and a warning (once per model object) says how to register it;
+ * a wrapped offline model keeps `offline:<name>` (a rebuild calls nothing elsewhere), warned the same way.
+ * A registered prefix matched by a model that shows no address is warned about once too: a wrapped model
+ * of the user's own matches it just as the registry's model does.
  */
 export function modelIdOf(
   model: LanguageModel,
@@ -130,15 +158,23 @@ export function modelIdOf(
     for (const [name, entry] of Object.entries(models)) if (entry === model) return name;
   }
   if (typeof model === 'string') return model;
+  const provider = prefixOfProviderId(model.provider);
   if (modelProviders !== undefined) {
     const list: readonly ModelProviders[] = Array.isArray(modelProviders)
       ? modelProviders
       : [modelProviders as ModelProviders];
-    const prefix = registeredPrefixOf(model as LanguageModelV3, list, modelAddress);
-    if (prefix !== undefined) return `${prefix}:${model.modelId}`;
+    const registered = registeredPrefixOf(model as LanguageModelV3, list, modelAddress);
+    if (registered !== undefined) {
+      const id = `${registered.prefix}:${model.modelId}`;
+      // Only where it matters: without the match the model would get a custom/ id.
+      if (registered.withoutAddress && rebuiltAsAnotherModel(model as LanguageModelV3, provider))
+        warnMatchedWithoutAddress(model as LanguageModelV3, id, registered.prefix);
+      return id;
+    }
   }
-  const provider = prefixOfProviderId(model.provider);
   const providerId = `${provider}:${model.modelId}`;
+  if (provider === OFFLINE_PROVIDER && !isOfflineModel(model as LanguageModelV3))
+    warnWrappedOfflineModel(model as LanguageModelV3, providerId);
   if (!rebuiltAsAnotherModel(model as LanguageModelV3, provider)) return providerId;
   const id = `${customModelPrefix}${model.provider}/${model.modelId}`;
   warnCustomModel(model as LanguageModelV3, id, provider, providerId);

@@ -81,14 +81,31 @@ function separatorOf(registry: ModelProviderRegistry): string {
   return typeof separator === 'string' && separator.length > 0 ? separator : ':';
 }
 
+/** The OpenAI APIs a checkpoint names (`llmSettings.api`) when a model does not use the provider's default. */
+export type ModelApi = 'chat' | 'completion';
+
+/**
+ * The model of `provider` for `model`, through the API a checkpoint stored when the provider has a
+ * method of that name (`createOpenAI(...).chat`): its `languageModel` would build the Responses API
+ * model, which a chat-only gateway does not serve.
+ */
+function modelOfProvider(provider: ProviderV3, model: string, api: ModelApi | undefined): LanguageModelV3 {
+  const build = api === undefined ? undefined : (provider as unknown as Record<string, unknown>)[api];
+  if (typeof build === 'function') return (build as (model: string) => LanguageModelV3).call(provider, model);
+  return provider.languageModel(model);
+}
+
 /**
  * The model `prefix:model` names in the first of `providers` (searched last to first: later ones win)
- * that serves `prefix`; `undefined` when none does.
+ * that serves `prefix`; `undefined` when none does. A provider given by prefix builds it through `api`
+ * when it has that method; a registry builds its own model (its `languageModel` is all it shows).
+ * A provider that serves the prefix but not the model throws the AI SDK's `NoSuchModelError`.
  */
 export function modelFromProviders(
   providers: readonly ModelProviders[],
   prefix: string,
   model: string,
+  api?: ModelApi,
 ): LanguageModelV3 | undefined {
   for (let index = providers.length - 1; index >= 0; index -= 1) {
     const entry = providers[index]!;
@@ -101,7 +118,7 @@ export function modelFromProviders(
       }
     }
     const provider = Object.hasOwn(entry, prefix) ? entry[prefix] : undefined;
-    if (provider) return provider.languageModel(model);
+    if (provider) return modelOfProvider(provider, model, api);
   }
   return undefined;
 }
@@ -116,23 +133,21 @@ export function providerPrefixes(providers: readonly ModelProviders[]): string[]
 }
 
 /**
- * The models a prefix of `entry` makes for `modelId`, to compare with a model object. Through a
- * registry, the model its `languageModel` builds (what a restore builds: with the registry's
- * `languageModelMiddleware`), and the model of the provider it holds (a model the user took from that
- * provider directly); none when the provider refuses the model name.
+ * The models a prefix of `entry` makes for `modelId`, to compare with a model object: the model of the
+ * provider it holds (a model the user took from that provider directly) and, when `throughRegistry`,
+ * the model the registry's `languageModel` builds (what a restore builds: with the registry's
+ * `languageModelMiddleware`); none when the provider refuses the model name.
  */
 function twinsOf(
   entry: ModelProviders,
   prefix: string,
   provider: ProviderV3,
   modelId: string,
+  throughRegistry: boolean,
 ): LanguageModelV3[] {
-  const builders = isRegistry(entry)
-    ? [
-        () => entry.languageModel(`${prefix}${separatorOf(entry)}${modelId}`),
-        () => provider.languageModel(modelId),
-      ]
-    : [() => provider.languageModel(modelId)];
+  const builders = [() => provider.languageModel(modelId)];
+  if (throughRegistry && isRegistry(entry))
+    builders.push(() => entry.languageModel(`${prefix}${separatorOf(entry)}${modelId}`));
   const twins: LanguageModelV3[] = [];
   for (const build of builders) {
     try {
@@ -145,18 +160,35 @@ function twinsOf(
   return twins;
 }
 
+/** The registered prefix {@link registeredPrefixOf} found for a model object. */
+export interface RegisteredPrefix {
+  prefix: string;
+  /**
+   * True when the model shows no address, so the match rests on its provider id and model name alone:
+   * any model object of that provider id and name that shows none (a `wrapLanguageModel(...)` of the
+   * user's own) matches the same way.
+   */
+  withoutAddress: boolean;
+}
+
 /**
  * The registered prefix whose provider makes models like `model` (the same AI SDK provider id and
  * the same address), so that `createOpenAI({ baseURL, name })` registered as `myproxy` is stored as
  * `myproxy:…`, and a model of a registry with `languageModelMiddleware` (which shows no address, as
  * the registry's own models do not) under the registry's prefix. `undefined` when no registered
  * provider made it.
+ *
+ * The registry's own model is compared only under the prefix the model's provider id names (`openai`
+ * for `openai.chat`): it shows no address, so under any other prefix (`team`) it would match every
+ * model object of that provider id and name that shows none, and a user's own
+ * `wrapLanguageModel(openai('gpt-4o'))` would be stored as `team:gpt-4o` and resumed through the
+ * team's gateway. Under its own prefix that ambiguity cannot be decided; the caller warns of it.
  */
 export function registeredPrefixOf(
   model: LanguageModelV3,
   providers: readonly ModelProviders[],
   addressOf: (model: LanguageModelV3) => string | undefined,
-): string | undefined {
+): RegisteredPrefix | undefined {
   const address = addressOf(model);
   const natural = model.provider.split('.')[0]!.toLowerCase();
   for (let index = providers.length - 1; index >= 0; index -= 1) {
@@ -165,9 +197,9 @@ export function registeredPrefixOf(
     // The prefix the provider id itself suggests is tried first: `google` for `google.generative-ai`.
     candidates.sort(([left], [right]) => Number(right === natural) - Number(left === natural));
     for (const [prefix, provider] of candidates) {
-      const twins = twinsOf(entry, prefix, provider, model.modelId);
+      const twins = twinsOf(entry, prefix, provider, model.modelId, prefix === natural);
       if (twins.some((twin) => twin.provider === model.provider && addressOf(twin) === address))
-        return prefix;
+        return { prefix, withoutAddress: address === undefined };
     }
   }
   return undefined;

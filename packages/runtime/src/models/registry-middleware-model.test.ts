@@ -78,7 +78,11 @@ it('a registry model with middleware is stored under its prefix and forked throu
   const first = checkpointFiles(location)[0]!;
   const stored = (readCheckpoint(first).entities[0]!.data as { agents: { llm: string }[] }).agents[0]!.llm;
   expect(stored).toBe('openai:gpt-4o');
-  expect(logs.filter((record) => record.level === 'warn')).toEqual([]);
+  // A wrapped model of the user's own would match the registry's model the same way (neither shows an
+  // address): one warning says so, and that llm: 'openai:gpt-4o' says it is the registry's (review RH H1).
+  const said = logs.filter((record) => record.level === 'warn').map((record) => record.message);
+  expect(said).toHaveLength(1);
+  expect(said[0]).toContain("llm: 'openai:gpt-4o'");
 
   // What `crewline checkpoint fork` does with crewline.config.ts exporting the same registry.
   const result = await continueFromCheckpoint({
@@ -89,4 +93,27 @@ it('a registry model with middleware is stored under its prefix and forked throu
   expect(result.output).toBe('answer 3 from the team gateway');
   expect(gateway.requests).toHaveLength(3);
   expect(gateway.requests.every((request) => request.headers['x-team-middleware'] === 'ran')).toBe(true);
+});
+
+it("a registry's model given by its id is stored under it, rebuilt through the registry, without a warning", async () => {
+  registerProject({ modelProviders: teamRegistry() });
+  const agent = new Agent({
+    role: 'Writer',
+    goal: 'Write about {topic}',
+    backstory: 'Expert',
+    llm: 'openai:gpt-4o',
+  });
+  const location = `${directory.path}/cp`;
+  await new Crew({
+    agents: [agent],
+    tasks: [new Task({ description: 'Research {topic}', expectedOutput: 'bullets', agent })],
+    checkpoint: { location },
+  }).kickoff({ inputs: { topic: 'AI' } });
+  const stored = (
+    readCheckpoint(checkpointFiles(location)[0]!).entities[0]!.data as { agents: { llm: string }[] }
+  ).agents[0]!.llm;
+  expect(stored).toBe('openai:gpt-4o');
+  expect(logs.filter((record) => record.level === 'warn')).toEqual([]);
+  expect(gateway.requests).toHaveLength(1);
+  expect(gateway.requests[0]!.headers['x-team-middleware']).toBe('ran');
 });

@@ -1,10 +1,15 @@
 import { CrewlineError, keepNamesFromValueRedaction } from '@crewline/events';
-import type { LanguageModel } from 'ai';
+import { type LanguageModel, NoSuchModelError } from 'ai';
 import { isBuiltInProvider, openAICompatibleServers } from './built-in-prefixes.js';
 import { builtInModel, MissingApiKeyError, type PackageLoader } from './built-in-providers.js';
 import { registerModelCredentials } from './model-credentials.js';
 import { isCustomModelId, type LanguageModelObject, parseCustomModelId, parseModelId } from './model-id.js';
-import { type ModelProviders, modelFromProviders, providerPrefixes } from './model-providers.js';
+import {
+  type ModelApi,
+  type ModelProviders,
+  modelFromProviders,
+  providerPrefixes,
+} from './model-providers.js';
 import { offlineModel } from './offline/offline-model.js';
 import type { StoredModelSettings } from './stored-model.js';
 
@@ -29,7 +34,11 @@ export interface ResolveModelOptions {
    * they serve is built by them, before the built-in prefixes. Default: none.
    */
   modelProviders?: ModelProviders | readonly ModelProviders[];
-  /** Settings a checkpoint stored for the model (its base URL...); used by the built-in prefixes. Default: none. */
+  /**
+   * Settings a checkpoint stored for the model (its base URL...); used by the built-in prefixes, and
+   * its OpenAI API (`chat`) by `modelProviders` given by prefix that have a method of that name.
+   * Default: none.
+   */
   settings?: StoredModelSettings;
   /**
    * Where credentials and base URLs are read from. Default `process.env`. With the default, keys are
@@ -60,6 +69,12 @@ function providerList(options: ResolveModelOptions): readonly ModelProviders[] {
   return Array.isArray(given) ? given : [given as ModelProviders];
 }
 
+/** The OpenAI API an AI SDK provider id names (`openai.chat` → `chat`), if it names one. */
+function apiOf(providerId: string): ModelApi | undefined {
+  const api = providerId.split('.')[1];
+  return api === 'chat' || api === 'completion' ? api : undefined;
+}
+
 /**
  * Turns a `provider:model` id into an AI SDK model: a model registered under the exact id first, then
  * the `modelProviders` that serve the prefix, then the built-in prefixes `openai:`, `anthropic:`,
@@ -79,17 +94,31 @@ export function resolveModel(id: string, options: ResolveModelOptions = {}): Lan
     // modelProviders the restoring process registers for the prefix rebuild it, as they rebuild any
     // `prefix:model` of theirs; a built-in prefix never does (it would be a plain model at its default
     // address, not the object the checkpoint was written with).
-    const fromProviders = custom && modelFromProviders(providers, custom.prefix, custom.model);
-    if (fromProviders) return asModelObject(fromProviders, id, options);
+    let notMade = false;
+    try {
+      const fromProviders =
+        custom &&
+        modelFromProviders(
+          providers,
+          custom.prefix,
+          custom.model,
+          options.settings?.api ?? apiOf(custom.providerId),
+        );
+      if (fromProviders) return asModelObject(fromProviders, id, options);
+    } catch (error) {
+      // They serve the prefix but not this model (a customProvider without it): as unregistered.
+      if (!NoSuchModelError.isInstance(error)) throw error;
+      notMade = true;
+    }
     throw new CrewlineError(
       'models',
       'not_rebuildable',
-      `model "${id}" was a model object checkpoints cannot describe (a wrapLanguageModel(...) result or a model object of your own: no base URL or settings to read), and only a model registered under that id rebuilds it${custom ? ` (or modelProviders serving "${custom.prefix}": their plain model, without the object's middleware)` : ''}. Register it in crewline.config.ts: export default defineConfig({ models: { '${id}': yourModel } }); in code, pass the same models. So that later runs store a name instead, register the model in the config's models, call registerProject(config) in the crew's script and give the agent that very model (import it from the config) or its name (llm: '<name>')`,
+      `model "${id}" was a model object checkpoints cannot describe (a wrapLanguageModel(...) result or a model object of your own: no base URL or settings to read), and only a model registered under that id rebuilds it${custom ? ` (or modelProviders serving "${custom.prefix}": their plain model, without the object's middleware${notMade ? `; those registered serve "${custom.prefix}" but do not make "${custom.model}"` : ''})` : ''}. Register it in crewline.config.ts: export default defineConfig({ models: { '${id}': yourModel } }); in code, pass the same models. So that later runs store a name instead, register the model in the config's models, call registerProject(config) in the crew's script and give the agent that very model (import it from the config) or its name (llm: '<name>')`,
       { details: { modelId: id } },
     );
   }
   const { provider, model } = parseModelId(id);
-  const fromProviders = modelFromProviders(providers, provider, model);
+  const fromProviders = modelFromProviders(providers, provider, model, options.settings?.api);
   if (fromProviders !== undefined) return asModelObject(fromProviders, id, options);
   if (provider === 'offline') return offlineModel({ name: model });
   if (isBuiltInProvider(provider)) {
