@@ -10,6 +10,7 @@ import { providerOf } from '../test-support/fixtures.js';
 import { runCommand, temporaryDirectory } from '../test-support/run-command.js';
 
 const secret = 'sk-live-0123456789abcdefghij';
+const db = 'postgres://admin:Sup3rS3cretPassw0rd@db.internal/app';
 let project: Awaited<ReturnType<typeof temporaryDirectory>>;
 let id: string;
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
     checkpoint: { location, provider, onEvents: ['llm_call_completed'] },
   });
   await crew.kickoff({
-    inputs: { topic: 'tides', apiKey: secret, since: new Date('2026-01-01T00:00:00.000Z') },
+    inputs: { topic: 'tides', apiKey: secret, since: new Date('2026-01-01T00:00:00.000Z'), db },
   });
   const written = await provider.list(provider.resolveLocation(location));
   await provider.close?.();
@@ -73,5 +74,15 @@ it('says an input given as saved in another form (a Date) as saved, not as a cre
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('inputs as saved: since');
   expect(result.stdout).not.toContain('credentials given again');
+  expect(result.stdout).not.toContain('changed inputs');
+});
+
+it('says an address whose password is saved as [REDACTED], given again, as given again (review RG-2)', async () => {
+  const logs = captureLogs();
+  const result = await runCommand(['checkpoint', 'fork', id, '--input', `db=${db}`], {
+    cwd: project.path,
+  }).finally(() => logs.stop({ allowUnexpected: true }));
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('credentials given again (saved as [REDACTED], no change): db');
   expect(result.stdout).not.toContain('changed inputs');
 });

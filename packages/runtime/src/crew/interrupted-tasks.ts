@@ -5,7 +5,8 @@ import { pendingToolCalls } from '../agent-loop/conversation.js';
 /**
  * Whether `inputs` gives any key another value than `saved` (the inputs a run was kicked off with,
  * as its checkpoint holds them). A value `saved` holds as `[REDACTED]` exactly (a credential, at the
- * top or in a field of an input) is no change, whatever is given there: the checkpoint never holds a
+ * top or in a field of an input) is no change, whatever is given there, nor is a text that reads as
+ * one saved with the marker within it (an address's password): the checkpoint never holds a
  * credential, so it is given again whenever a run continues (the refusal of a continuation without
  * it says to), and is the one the run had; a saved conversation was written redacted too, so it holds
  * no old value of it that a continuation would have to replace.
@@ -24,9 +25,20 @@ export function changesInputs(
 
 /**
  * A `JSON.stringify` replacer writing a plain record's keys sorted: a record given in another key
- * order than the checkpoint saved it is the same input (review RC: it started tasks over).
+ * order than the checkpoint saved it is the same input (review RC: it started tasks over). Values JSON
+ * cannot write are written by what they hold (review RG-7): a Set's members and a Map's entries (each
+ * `{}` before, so any change of them went unseen), a bigint's digits (it threw, failing the kickoff).
  */
 function keysInOrder(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return { [typeField]: 'bigint', digits: value.toString() };
+  // In either order the same members: sorted by how each is written.
+  if (value instanceof Set)
+    return { [typeField]: 'Set', members: [...value].map((member) => writtenInOrder(member)).sort() };
+  if (value instanceof Map)
+    return {
+      [typeField]: 'Map',
+      entries: [...value.entries()].map((entry) => writtenInOrder(entry)).sort(),
+    };
   if (!isPlainRecord(value)) return value;
   // fromEntries defines each key, so a key named `__proto__` stays a field, as JSON writes it.
   return Object.fromEntries(
@@ -36,13 +48,24 @@ function keysInOrder(_key: string, value: unknown): unknown {
   );
 }
 
+/** The field naming what a value JSON cannot write was ({@link keysInOrder}); no input's own key. */
+const typeField = '\u0000type';
+
+function writtenInOrder(value: unknown): string {
+  return JSON.stringify(value, keysInOrder) ?? 'undefined';
+}
+
 /**
  * `given` with `[REDACTED]` wherever `saved` holds it exactly, walking the arrays and plain records
  * both hold; anything else as given (so a value of another shape, or another field, still differs).
+ * A saved text holding the marker within it (an address whose password was redacted,
+ * `postgres://admin:[REDACTED]@db/app`) is as saved when `given` reads the same around each marker
+ * (review RG-2: the address given again was a change, and the task started over).
  * Follows `saved`, decoded from a checkpoint: no cycle to guard against.
  */
 function redactedAsSaved(saved: unknown, given: unknown): unknown {
   if (saved === REDACTED) return REDACTED;
+  if (typeof saved === 'string' && redactedWithin(saved, given)) return saved;
   if (Array.isArray(saved) && Array.isArray(given))
     return given.map((item, index) => redactedAsSaved(saved[index], item));
   if (isPlainRecord(saved) && isPlainRecord(given)) {
@@ -62,8 +85,22 @@ function redactedAsSaved(saved: unknown, given: unknown): unknown {
 }
 
 /**
+ * Whether `saved` holds `[REDACTED]` within its text and `given` is a text that reads the same with
+ * something (not nothing) where each marker is: the value the checkpoint saved redacted.
+ */
+function redactedWithin(saved: string, given: unknown): given is string {
+  if (typeof given !== 'string' || !saved.includes(REDACTED)) return false;
+  const pattern = saved
+    .split(REDACTED)
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[\\s\\S]+');
+  return new RegExp(`^${pattern}$`).test(given);
+}
+
+/**
  * Whether `inputs` gives a value again where `saved` holds `[REDACTED]` exactly (not that text
- * itself): a credential the checkpoint could not hold. No change for {@link changesInputs}, but a
+ * itself), or a text holding it within as {@link redactedWithin} reads it: a credential the
+ * checkpoint could not hold. No change for {@link changesInputs}, but a
  * task whose conversation took it in holds `[REDACTED]` there (see {@link restartCause}). A restored
  * standalone agent applies this cause alone (its kickoff), and the CLI's heading says such an input
  * as given again.
@@ -80,6 +117,7 @@ export function givesRedactedAgain(
 
 function redactedGiven(saved: unknown, given: unknown): boolean {
   if (saved === REDACTED) return given !== REDACTED;
+  if (typeof saved === 'string') return given !== saved && redactedWithin(saved, given);
   if (Array.isArray(saved) && Array.isArray(given))
     return given.some((item, index) => index < saved.length && redactedGiven(saved[index], item));
   if (isPlainRecord(saved) && isPlainRecord(given))

@@ -82,9 +82,12 @@ function crewsTakeCredentialAgain(document: CheckpointDocument): boolean {
   });
 }
 
-/** Whether `value` is `[REDACTED]` or holds it as a value, at any depth (as `restartCause` compares). */
+/**
+ * Whether `value` holds `[REDACTED]` in a text, at any depth (as `restartCause` compares): the whole
+ * text, or within it (an address whose password was redacted, review RG-2).
+ */
 function holdsRedacted(value: unknown): boolean {
-  if (value === REDACTED) return true;
+  if (typeof value === 'string') return value.includes(REDACTED);
   if (Array.isArray(value)) return value.some(holdsRedacted);
   if (value !== null && typeof value === 'object') return Object.values(value).some(holdsRedacted);
   return false;
