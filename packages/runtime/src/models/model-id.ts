@@ -128,8 +128,14 @@ function warnWrappedOfflineModel(model: LanguageModelV3, id: string): void {
 
 // A registered prefix matched a model that shows no address: any model object of that provider id
 // and model name showing none matches the same way, so the id may name a model the user did not use.
+// Ids warned about by warnMatchedWithoutAddress: a registry makes a new model object on every
+// languageModel() call, so a crew built per job (a worker, a factory) would warn on every job.
+const idsMatchedWithoutAddress = new Set<string>();
+
 function warnMatchedWithoutAddress(model: LanguageModelV3, id: string, prefix: string): void {
-  if (!firstWarningFor(model)) return;
+  const key = `${model.provider}|${id}`;
+  if (idsMatchedWithoutAddress.has(key) || !firstWarningFor(model)) return;
+  idsMatchedWithoutAddress.add(key);
   logger.warn(
     'models',
     `model "${model.modelId}" (${model.provider}) shows no base URL crewline can read, nor does the model the registered modelProviders make for "${id}" (a registry's languageModelMiddleware, or a wrapper they hold, hides it), so checkpoints store it as "${id}" and a resume or fork rebuilds it through those modelProviders. If it was taken from them, give the agent llm: '${id}' instead of the object (no warning). If it is a model object of your own (a wrapLanguageModel(...) result), the rebuild would call their "${prefix}" provider instead: ${storeAName.charAt(0).toLowerCase()}${storeAName.slice(1)}`,

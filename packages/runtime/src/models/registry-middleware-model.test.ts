@@ -117,3 +117,15 @@ it("a registry's model given by its id is stored under it, rebuilt through the r
   expect(gateway.requests).toHaveLength(1);
   expect(gateway.requests[0]!.headers['x-team-middleware']).toBe('ran');
 });
+
+it('a registry model built again for every crew (a worker job, a factory) warns once per id, not once per object', () => {
+  const registry = teamRegistry();
+  registerProject({ modelProviders: registry });
+  // registry.languageModel() makes a new object on every call (review RK-5).
+  for (let job = 0; job < 3; job += 1)
+    expect(modelIdOf(registry.languageModel('openai:gpt-4o') as LanguageModelV3, undefined, [registry])).toBe(
+      'openai:gpt-4o',
+    );
+  // At most one: an earlier test of this file may have warned for this id already.
+  expect(logs.filter((record) => record.level === 'warn').length).toBeLessThanOrEqual(1);
+});
