@@ -86,15 +86,37 @@ function redactedAsSaved(saved: unknown, given: unknown): unknown {
 
 /**
  * Whether `saved` holds `[REDACTED]` within its text and `given` is a text that reads the same with
- * something (not nothing) where each marker is: the value the checkpoint saved redacted.
+ * something (not nothing) where each marker is: the value the checkpoint saved redacted. Read left to
+ * right without a regular expression (review RJ-3: the pattern `^…[\s\S]+…$` backtracked without end
+ * on a long text that did not match, and held the kickoff): the text before the first marker is a
+ * prefix, the one after the last a suffix, each between found from one character past the previous
+ * one. A marker's run holds none of the characters that end a password in an address or an
+ * assignment ({@link endsCredential}; review RJ-5: `postgres://admin:[REDACTED]` read
+ * `postgres://admin:pw@other/app` given as the same address).
  */
 function redactedWithin(saved: string, given: unknown): given is string {
   if (typeof given !== 'string' || !saved.includes(REDACTED)) return false;
-  const pattern = saved
-    .split(REDACTED)
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[\\s\\S]+');
-  return new RegExp(`^${pattern}$`).test(given);
+  const pieces = saved.split(REDACTED);
+  const first = pieces[0] ?? '';
+  const last = pieces[pieces.length - 1] ?? '';
+  // Each marker stands for one character at least.
+  if (given.length < first.length + last.length + pieces.length - 1) return false;
+  if (!given.startsWith(first) || !given.endsWith(last)) return false;
+  const end = given.length - last.length;
+  let position = first.length;
+  for (const piece of pieces.slice(1, -1)) {
+    const found = given.indexOf(piece, position + 1);
+    if (found === -1 || found + piece.length > end || !credentialRun(given, position, found)) return false;
+    position = found + piece.length;
+  }
+  return position < end && credentialRun(given, position, end);
+}
+
+/** Characters that end a password in an address (`@`, `/`, `&`, `;`) or an assignment (whitespace). */
+const endsCredential = /[&@/;\s]/;
+
+function credentialRun(text: string, start: number, end: number): boolean {
+  return !endsCredential.test(text.slice(start, end));
 }
 
 /**
