@@ -213,8 +213,9 @@ export class Agent implements CheckpointableEntity, AgentParts {
    * A restored agent continues its saved conversation (no model call whose answer was saved is made
    * again), with the inputs given now in its system prompt; `messages` is then ignored. Only a
    * credential saved as `[REDACTED]` given again while its unfinished conversation holds that text
-   * starts it over, from `messages` when given, else from the request it ran on (refused with
-   * `invalid_argument` when that request holds the text too). An agent restored at its completed end
+   * starts it over, from `messages` when given, else from the request it ran on; when that request
+   * holds the text too and no `messages` are given, it continues its conversation with a warning
+   * (the CLI cannot give messages): pass the request again to start over with the credential. An agent restored at its completed end
    * returns its saved output and emits nothing (no `lite_agent_execution_completed` again), so it
    * writes no checkpoint; forked there ({@link Agent.fork}), it emits `lite_agent_execution_completed`
    * on its new branch.
@@ -419,14 +420,15 @@ export class Agent implements CheckpointableEntity, AgentParts {
     if (!continuationSendsRedacted({ systemPrompt: null, conversation, delegations: {} })) return undefined;
     const request = this.kickoffMessages;
     // The saved request took the credential in (review RG-3): started over from it, the model would be
-    // sent the marker all the same. Refused before anything is reset, so a kickoff again continues.
+    // sent the marker all the same. Not refused (review RJ-1): the CLI, the TUI and the worker continue
+    // with no messages to give, so a refusal left such a checkpoint neither resumable nor forkable.
+    // It continues as it did before the restart rule, its system prompt carrying the credential.
     if (messages === undefined && JSON.stringify(request ?? []).includes(REDACTED)) {
-      throw new CrewlineError(
+      logger.warn(
         component,
-        'invalid_argument',
-        `Agent "${this.role}" kickoff: its interrupted conversation must start over to send the model the credential given again, but the request it ran on is saved with it as ${REDACTED}: pass the request again, kickoff(messages, { inputs, fromCheckpoint })`,
-        { details: { agent: this.role } },
+        `Agent "${this.role}" kickoff: its conversation was interrupted and holds a credential as ${REDACTED}, and so does the request it ran on, so it continues that conversation (its system prompt holds the credential given again) rather than start over from the same text; to start over with the credential, pass the request again: kickoff(messages, { inputs, fromCheckpoint })`,
       );
+      return undefined;
     }
     logger.warn(
       component,
