@@ -51,6 +51,34 @@ describe('an address saved with its password as [REDACTED]', () => {
   });
 });
 
+describe('a Set or Map holding an address saved with its password as [REDACTED] (review RJ-2)', () => {
+  it('given again is no change, and a credential given again', () => {
+    // As the checkpoint holds them (the crew case below reads them from one).
+    const saved = { pool: new Map([['primary', savedDb]]), hosts: new Set([savedDb, 'kelp']) };
+    const given = { pool: new Map([['primary', db]]), hosts: new Set(['kelp', db]) };
+    expect(changesInputs(saved, given)).toBe(false);
+    expect(givesRedactedAgain(saved, { pool: given.pool })).toBe(true);
+    expect(givesRedactedAgain(saved, { hosts: given.hosts })).toBe(true);
+  });
+
+  it('given for another host, or with a member more, is a change', () => {
+    const saved = { pool: new Map([['primary', savedDb]]), hosts: new Set([savedDb]) };
+    const other = 'postgres://admin:Sup3rS3cretPassw0rd@db.other/app';
+    expect(changesInputs(saved, { pool: new Map([['primary', other]]) })).toBe(true);
+    expect(changesInputs(saved, { pool: new Map([['replica', db]]) })).toBe(true);
+    expect(changesInputs(saved, { hosts: new Set([other]) })).toBe(true);
+    expect(changesInputs(saved, { hosts: new Set([db, other]) })).toBe(true);
+    expect(givesRedactedAgain(saved, { hosts: new Set([other]) })).toBe(false);
+  });
+
+  it('pairs each saved member once', () => {
+    const two = 'postgres://admin:An0therPassw0rd@db.internal/app';
+    const saved = { hosts: new Set([savedDb, 'kelp']) };
+    // Two addresses given where one was saved: one of them has no saved member to read as.
+    expect(changesInputs(saved, { hosts: new Set([db, two]) })).toBe(true);
+  });
+});
+
 describe('values JSON cannot write, as a checkpoint saves them', () => {
   it('a bigint given again is no change; another is one; neither throws', () => {
     const saved = roundTrip({ budget: 10n });
@@ -101,6 +129,21 @@ describe('a restored crew', () => {
     });
     // The tool runs, then one call for the answer: the saved call is not made again.
     expect(model.calls).toHaveLength(1);
+  });
+
+  it('given a Set or Map holding its address again continues its interrupted task', async () => {
+    for (const make of [() => new Map([['primary', db]]), () => new Set([db])]) {
+      const provider = new InMemoryProvider();
+      const model = toolUsingModel();
+      await crew(model, provider).kickoff({ inputs: { pool: make(), topic: 'kelp' } });
+      const first = (await provider.list('mem')).find((each) => each.trigger === 'llm_call_completed')!;
+      model.reset();
+      await crew(model).kickoff({
+        inputs: { pool: make() },
+        fromCheckpoint: { restoreFrom: `mem#${first.id}`, provider },
+      });
+      expect(model.calls, String(make())).toHaveLength(1);
+    }
   });
 
   it('given a bigint input again continues (the kickoff threw)', async () => {

@@ -56,8 +56,8 @@ function writtenInOrder(value: unknown): string {
 }
 
 /**
- * `given` with `[REDACTED]` wherever `saved` holds it exactly, walking the arrays and plain records
- * both hold; anything else as given (so a value of another shape, or another field, still differs).
+ * `given` with `[REDACTED]` wherever `saved` holds it exactly, walking the arrays, plain records and
+ * Maps both hold, and a Set's members paired with the saved ones they read as ({@link pairedMembers}); anything else as given (so a value of another shape, or another field, still differs).
  * A saved text holding the marker within it (an address whose password was redacted,
  * `postgres://admin:[REDACTED]@db/app`) is as saved when `given` reads the same around each marker
  * (review RG-2: the address given again was a change, and the task started over).
@@ -68,6 +68,15 @@ function redactedAsSaved(saved: unknown, given: unknown): unknown {
   if (typeof saved === 'string' && redactedWithin(saved, given)) return saved;
   if (Array.isArray(saved) && Array.isArray(given))
     return given.map((item, index) => redactedAsSaved(saved[index], item));
+  if (saved instanceof Map && given instanceof Map)
+    return new Map(
+      [...given].map(([key, value]) => [
+        key,
+        saved.has(key) ? redactedAsSaved(saved.get(key), value) : value,
+      ]),
+    );
+  if (saved instanceof Set && given instanceof Set)
+    return new Set(pairedMembers(saved, given).map(([member, paired]) => (paired ? paired.member : member)));
   if (isPlainRecord(saved) && isPlainRecord(given)) {
     const laidOver: Record<string, unknown> = {};
     for (const key of Object.keys(given)) {
@@ -82,6 +91,34 @@ function redactedAsSaved(saved: unknown, given: unknown): unknown {
     return laidOver;
   }
   return given;
+}
+
+/**
+ * Each member of `given` with the member of `saved` it reads as, `undefined` when none: the same
+ * member first, then one holding `[REDACTED]` that it gives again ({@link redactedAsSaved}); each
+ * saved member is taken once. A Set has no keys to walk by (review RJ-2: a Set holding an address
+ * whose password was redacted, given again, was a change, and its task started over).
+ */
+function pairedMembers(
+  saved: ReadonlySet<unknown>,
+  given: ReadonlySet<unknown>,
+): [member: unknown, saved: { member: unknown } | undefined][] {
+  const unused = [...saved].map((member) => ({ member, written: writtenInOrder(member) }));
+  const take = (index: number) => (index === -1 ? undefined : unused.splice(index, 1)[0]);
+  const paired = [...given].map((member): [unknown, { member: unknown } | undefined] => {
+    const written = writtenInOrder(member);
+    return [member, take(unused.findIndex((candidate) => candidate.written === written))];
+  });
+  for (const pair of paired) {
+    if (pair[1] !== undefined) continue;
+    const member = pair[0];
+    pair[1] = take(
+      unused.findIndex(
+        (candidate) => writtenInOrder(redactedAsSaved(candidate.member, member)) === candidate.written,
+      ),
+    );
+  }
+  return paired;
 }
 
 /**
@@ -142,6 +179,12 @@ function redactedGiven(saved: unknown, given: unknown): boolean {
   if (typeof saved === 'string') return given !== saved && redactedWithin(saved, given);
   if (Array.isArray(saved) && Array.isArray(given))
     return given.some((item, index) => index < saved.length && redactedGiven(saved[index], item));
+  if (saved instanceof Map && given instanceof Map)
+    return [...given].some(([key, value]) => saved.has(key) && redactedGiven(saved.get(key), value));
+  if (saved instanceof Set && given instanceof Set)
+    return pairedMembers(saved, given).some(
+      ([member, paired]) => paired !== undefined && redactedGiven(paired.member, member),
+    );
   if (isPlainRecord(saved) && isPlainRecord(given))
     return Object.keys(given).some(
       (key) => Object.hasOwn(saved, key) && redactedGiven(saved[key], given[key]),
