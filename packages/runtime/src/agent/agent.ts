@@ -27,12 +27,7 @@ import type { ModelCallSettings } from '../agent-loop/model-step.js';
 import { resolveCheckpointChain, validateCheckpointSetting } from '../checkpointing/checkpoint-setting.js';
 import { stoppedByLeaseRelease } from '../checkpointing/lineage-lease.js';
 import { Run } from '../checkpointing/run.js';
-import {
-  callsMadeAgain,
-  continuationSendsRedacted,
-  givesRedactedAgain,
-  interruptedTaskWords,
-} from '../crew/interrupted-tasks.js';
+import { agentRestart, callsMadeAgain, interruptedTaskWords } from '../crew/interrupted-tasks.js';
 import { KnowledgeBase } from '../knowledge/knowledge-base.js';
 import { ShortTermMemory } from '../memory/short-term-memory.js';
 import { registerModelCredentials } from '../models/model-credentials.js';
@@ -414,16 +409,19 @@ export class Agent implements CheckpointableEntity, AgentParts {
     messages: string | ModelMessage[] | undefined,
   ): ModelMessage[] | undefined {
     const conversation = this.conversation;
-    if (this.status === 'completed' || conversation === undefined || conversation.finished) return undefined;
-    if (!givesRedactedAgain(saved, inputs)) return undefined;
-    // The system prompt is not saved: built from the inputs at each call, it holds the given ones.
-    if (!continuationSendsRedacted({ systemPrompt: null, conversation, delegations: {} })) return undefined;
     const request = this.kickoffMessages;
+    const rule = agentRestart(saved, inputs, {
+      completed: this.status === 'completed',
+      conversation,
+      request,
+      messagesGiven: messages !== undefined,
+    });
+    if (rule === undefined || conversation === undefined) return undefined;
     // The saved request took the credential in (review RG-3): started over from it, the model would be
     // sent the marker all the same. Not refused (review RJ-1): the CLI, the TUI and the worker continue
     // with no messages to give, so a refusal left such a checkpoint neither resumable nor forkable.
     // It continues as it did before the restart rule, its system prompt carrying the credential.
-    if (messages === undefined && JSON.stringify(request ?? []).includes(REDACTED)) {
+    if (rule === 'request-holds-redacted') {
       logger.warn(
         component,
         `Agent "${this.role}" kickoff: its conversation was interrupted and holds a credential as ${REDACTED}, and so does the request it ran on, so it continues that conversation (its system prompt holds the credential given again) rather than start over from the same text; to start over with the credential, pass the request again: kickoff(messages, { inputs, fromCheckpoint })`,

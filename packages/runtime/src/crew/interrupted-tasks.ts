@@ -192,6 +192,36 @@ function redactedGiven(saved: unknown, given: unknown): boolean {
   return false;
 }
 
+/**
+ * The rule a restored standalone agent continued with `inputs` over those it `saved` applies to its
+ * interrupted conversation, which its kickoff applies and so does the plan of its checkpoint's
+ * continuation (review RJ-4: the plan applied the crew's whole rule, and said a changed input started
+ * it over). Only a credential given again while its unfinished conversation holds `[REDACTED]` starts it
+ * over (`start-over`): a changed input does not, its system prompt being built from the inputs at each
+ * call (not saved, so not read here). `request-holds-redacted`: it would, but the request it ran on holds
+ * the marker too and no `messages` are given, so it continues (the CLI cannot give them). `undefined`:
+ * it continues.
+ */
+export function agentRestart(
+  saved: Readonly<Record<string, unknown>>,
+  inputs: Readonly<Record<string, unknown>> | undefined,
+  agent: {
+    completed: boolean;
+    conversation: SavedConversation | null | undefined;
+    request: unknown;
+    messagesGiven: boolean;
+  },
+): 'start-over' | 'request-holds-redacted' | undefined {
+  const { conversation } = agent;
+  if (agent.completed || conversation === null || conversation === undefined || conversation.finished)
+    return undefined;
+  if (!givesRedactedAgain(saved, inputs)) return undefined;
+  if (!continuationSendsRedacted({ systemPrompt: null, conversation, delegations: {} })) return undefined;
+  if (!agent.messagesGiven && JSON.stringify(agent.request ?? []).includes(REDACTED))
+    return 'request-holds-redacted';
+  return 'start-over';
+}
+
 /** A saved conversation as far as {@link continuationSendsRedacted} reads it (a task's or a delegation's). */
 interface SavedConversation {
   messages: readonly unknown[];

@@ -1,7 +1,14 @@
 import { REDACTED } from '@crewline/events';
 import { type CheckpointDocument, decodeValue } from '@crewline/runtime-state';
-import { type CrewData, parseCrewData, parseFlowData, taskLabel } from '@crewline/runtime-state/internal';
 import {
+  type CrewData,
+  parseAgentData,
+  parseCrewData,
+  parseFlowData,
+  taskLabel,
+} from '@crewline/runtime-state/internal';
+import {
+  agentRestart,
   completedCallsOf,
   interruptedTasksSendRedacted,
   interruptedTaskWords,
@@ -107,7 +114,8 @@ function holdsRedacted(value: unknown): boolean {
  * (the crew starts it over if the method passes it the credential). The method may give its crew a
  * credential from outside the state too: a crew whose own saved inputs hold `[REDACTED]` and whose
  * interrupted task's conversation holds it is `flow-decides` for it, whatever the inputs
- * (beside a changed state, the words name both causes).
+ * (beside a changed state, the words name both causes). A standalone agent's checkpoint follows
+ * `agentRestart`, as its kickoff does.
  */
 export function interruptedTasksOutcome(
   document: CheckpointDocument,
@@ -115,6 +123,18 @@ export function interruptedTasksOutcome(
 ): InterruptedTasksOutcome {
   const sendsRedacted = () => interruptedTasksSendRedacted(savedTasks(document));
   const root = document.entities[0];
+  // A standalone agent applies its own rule, the credential alone (review RJ-4: a changed input was
+  // planned as a restart, and the agent continued). The CLI, the TUI and the explorer give no messages.
+  if (root?.kind === 'agent') {
+    const agent = parseAgentData(root);
+    const rule = agentRestart(savedInputs(document), inputs, {
+      completed: agent.status === 'completed',
+      conversation: agent.conversation,
+      request: agent.kickoffMessages,
+      messagesGiven: false,
+    });
+    return outcome('restart', rule === 'start-over' ? 'credential-given-again' : undefined);
+  }
   if (root?.kind !== 'flow')
     return outcome('restart', restartCause(savedInputs(document), inputs, sendsRedacted));
   // `id` names the state to continue (a different one is refused), it is not merged into it.
