@@ -4,6 +4,7 @@ import { registerAddressPasswords, registerEnvironmentSecrets } from './environm
 import { type LogRecord, setLogLevel, setLogSink } from './logger.js';
 import { redactionGeneration } from './redaction-registry.js';
 import { redactSecretsInText } from './secret-patterns.js';
+import { registerSecretValues } from './secret-registration.js';
 
 // Random, so that no other test (the registry is process-wide) registered it first.
 const password = () => `pw${randomBytes(6).toString('hex')}`;
@@ -71,6 +72,18 @@ describe('registerAddressPasswords', () => {
 
   // Review RF-1 of f6dcd4e: 'password' registered from `db: 'postgres://app:password@…'` rewrote every
   // text of the process (`Rotate [REDACTED]s`) and a tool `check_password_policy`.
+  // Review RI-1 of b54def8: a common word with digits or marks (what real credentials look like) was
+  // refused everywhere and written in clear where a prompt or an answer quoted it.
+  it('redacts a common word with more to it, under a credential name, in an address and registered in code', () => {
+    registerEnvironmentSecrets({ CREWLINE_TEST_RI_ADMIN_PASSWORD: 'Admin2024!' });
+    registerAddressPasswords([{ source: 'test "address"', value: 'postgres://app:Password2024!@db/app' }]);
+    registerSecretValues(['Qwerty12345!'], 'test "code"');
+    const said = redactSecretsInText('keys: Admin2024! then Password2024! then Qwerty12345!');
+    expect(said).not.toContain('Admin2024');
+    expect(said).not.toContain('Password2024');
+    expect(said).not.toContain('Qwerty12345');
+  });
+
   it('leaves out a well-known default or dictionary password, from an input and from the environment', () => {
     const records: LogRecord[] = [];
     const previous = setLogSink((record) => records.push(record));
@@ -79,21 +92,17 @@ describe('registerAddressPasswords', () => {
       const generation = redactionGeneration();
       registerAddressPasswords([
         { source: 'test "dictionary"', value: 'postgres://app:password@localhost:5432/app' },
-        { source: 'test "digits"', value: 'mysql://app:Welcome1@db/app' },
+        { source: 'test "digits"', value: 'mysql://app:passw0rd@db/app' },
         { source: 'test "jdbc"', value: 'jdbc:postgresql://db/app?user=app&password=changeme' },
       ]);
       registerEnvironmentSecrets({
-        CREWLINE_TEST_COMMON_PGPASSWORD: 'Password123!',
-        CREWLINE_TEST_COMMON_DATABASE_URL: 'postgres://app:letmein2024@db/app',
-        CREWLINE_TEST_COMMON_ADMIN_PASSWORD: 'administrator',
+        CREWLINE_TEST_COMMON_DATABASE_URL: 'postgres://app:administrator@db/app',
       });
       expect(redactionGeneration()).toBe(generation);
-      const text =
-        'Rotate passwords; the Password123! and Welcome1 defaults, changeme, letmein2024 and administrator are refused.';
+      const text = 'Rotate passwords; the password, changeme and administrator defaults are refused.';
       expect(redactSecretsInText(text)).toBe(text);
-      // Inside its address, under its name and in an assignment it is still redacted.
+      // Inside its address it is still redacted.
       expect(redactSecretsInText('postgres://app:password@localhost:5432/app')).not.toContain(':password@');
-      expect(redactSecretsInText('PGPASSWORD=Password123!')).not.toContain('Password123');
       const said = records.find((record) => record.message.includes('test "dictionary"'));
       expect(said?.message).toMatch(/well-known default or dictionary password/);
     } finally {

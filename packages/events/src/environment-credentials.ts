@@ -6,7 +6,7 @@ import { REDACTED } from './redacted.js';
 import { redactionRegistry } from './redaction-registry.js';
 import { isCredentialVariable } from './secret-names.js';
 import { registerSecretValues, reportUnregisteredCredential } from './secret-registration.js';
-import { MINIMUM_SECRET_LENGTH, secretShapeRefusal } from './secret-shape.js';
+import { commonPasswordRefusal, MINIMUM_SECRET_LENGTH, secretShapeRefusal } from './secret-shape.js';
 
 // Variables that name a user or a database, not a credential (libpq's and the shell's).
 const structureVariables = ['PGUSER', 'PGDATABASE'];
@@ -62,7 +62,8 @@ function addressPasswords(
     const values = passwordValues(password);
     const read = values[values.length - 1]!;
     if (read === REDACTED) continue;
-    const refusal = refusalOf(read);
+    // A dictionary word inside an address is a default left in place, and a word of text (review RF-1).
+    const refusal = refusalOf(read) ?? commonPasswordRefusal(read);
     for (const each of values) credentials.push({ value: each, refusal });
   }
   return credentials;

@@ -34,16 +34,18 @@ export function keepNamesFromValueRedaction(names: Iterable<string>): void {
  * registered: PLACEHOLDER_KEYS, the runtime's provider rule).
  */
 export function insideKeptName(text: string, start: number, end: number): boolean {
+  const value = text.slice(start, end);
   for (const name of keptTexts) {
     // Strictly longer: a name that IS the value (a key given as a model id) protects nothing, or the
     // key would be left unredacted everywhere it appears (review of d49b438).
-    if (name.length <= end - start) continue;
-    for (
-      let at = text.indexOf(name, Math.max(0, end - name.length));
-      at !== -1 && at <= start;
-      at = text.indexOf(name, at + 1)
-    )
-      if (at + name.length >= end) return true;
+    if (name.length <= value.length) continue;
+    // Only a name holding the value can cover it, placed where the value sits in it: each offset of
+    // the value in the name is one place to look (searching the text for every name cost a scan of
+    // the text per name and occurrence: 1.5 s for a 1 MB text and 30 names, review RI-2).
+    for (let offset = name.indexOf(value); offset !== -1; offset = name.indexOf(value, offset + 1)) {
+      const at = start - offset;
+      if (at >= 0 && text.startsWith(name, at)) return true;
+    }
   }
   return false;
 }

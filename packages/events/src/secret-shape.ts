@@ -34,9 +34,9 @@ export const PLACEHOLDER_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Default and dictionary passwords (compared case-insensitively, after trailing digits and `!`:
- * `Password1`, `welcome2024`, `changeme!`): the ones installers, container images and tutorials set and
- * the first ones any password list holds. Such a value protects nothing by being kept out of text, and
+ * Default and dictionary passwords (compared exactly, case aside; see {@link commonPasswordRefusal}):
+ * the ones installers, container images and tutorials set and the first ones any password list holds.
+ * Found as the password of an address, such a value protects nothing by being kept out of text, and
  * redacted by value it is a word of ordinary text and of names: `db: 'postgres://app:password@…'`
  * rewrote every answer of the process (`Rotate [REDACTED]s`) and a tool `check_password_policy`,
  * which a resume then refused by name (review RF-1 of f6dcd4e). It is still redacted inside its
@@ -91,13 +91,18 @@ export const COMMON_PASSWORDS: ReadonlySet<string> = new Set([
   'postgresql',
 ]);
 
-// `Password1`, `welcome2024!`: a common password with the digits and marks a password rule demands.
-const commonPasswordSuffix = /[0-9!]+$/;
-
-/** Whether `value` is a default or dictionary password ({@link COMMON_PASSWORDS}), suffix digits aside. */
-function isCommonPassword(value: string): boolean {
-  const lower = value.toLowerCase();
-  return COMMON_PASSWORDS.has(lower) || COMMON_PASSWORDS.has(lower.replace(commonPasswordSuffix, ''));
+/**
+ * Why the password of an address is not redacted by value although its shape would be: it is one of
+ * the {@link COMMON_PASSWORDS}, exactly (case aside). Only for a password found inside an address
+ * (`postgres://app:password@db/app`), which says nothing of how much of a secret it is: a value given
+ * under a credential's name, or registered in code, is redacted whatever word it is, and so is a
+ * common word with more to it (`Password2024!`, `admin_7Qz`: real credentials look like that, and text
+ * rarely does; review RI-1 of b54def8, which refused those everywhere).
+ */
+export function commonPasswordRefusal(value: string): string | undefined {
+  return COMMON_PASSWORDS.has(value.toLowerCase())
+    ? 'it is a well-known default or dictionary password'
+    : undefined;
 }
 
 // What crewline writes in every message (`crewline: …`), component prefix and command hint
@@ -110,9 +115,8 @@ const minimumDistinctCharacters = 5;
 /**
  * Why a credential value is not redacted by exact value, or `undefined` when it is: a value is redacted
  * when it has at least {@link MINIMUM_SECRET_LENGTH} characters, is not a boolean or a number, is not a
- * documented placeholder key ({@link PLACEHOLDER_KEYS}: `lm-studio`, `not-needed`, `sk-no-key-required`…)
- * is not a well-known default or dictionary password ({@link COMMON_PASSWORDS}: `password`,
- * `Welcome1`, `changeme`…), has at least five distinct characters (`sk-xxxxxxxx` is a filler) and is
+ * documented placeholder key ({@link PLACEHOLDER_KEYS}: `lm-studio`, `not-needed`, `sk-no-key-required`…),
+ * has at least five distinct characters (`sk-xxxxxxxx` is a filler) and is
  * not `crewline` (the word every message and command hint of crewline holds). Redacted by value, a
  * placeholder or a common word would rewrite every stored occurrence of it, model ids, tool names and
  * URLs included.
@@ -123,7 +127,6 @@ export function secretShapeRefusal(value: string): string | undefined {
   if (value.toLowerCase() === OWN_NAME)
     return 'it is the word crewline writes in every message, component prefix and command hint';
   if (PLACEHOLDER_KEYS.has(value.toLowerCase())) return 'it is a placeholder key local servers document';
-  if (isCommonPassword(value)) return 'it is a well-known default or dictionary password';
   if (new Set(value).size < minimumDistinctCharacters)
     return `it has fewer than ${minimumDistinctCharacters} distinct characters (a placeholder)`;
   return undefined;
