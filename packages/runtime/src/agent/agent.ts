@@ -3,6 +3,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import {
   type BaseEvent,
   CrewlineError,
+  keepNamesFromValueRedaction,
   LiteAgentExecutionCompletedEvent,
   LiteAgentExecutionErrorEvent,
   LiteAgentExecutionStartedEvent,
@@ -117,6 +118,9 @@ export class Agent implements CheckpointableEntity, AgentParts {
     }
     this.id = randomUUID();
     this.role = options.role;
+    // What its checkpoint names it by, a restore rebuilds it from and a manager delegates to: no
+    // registered credential that is a word of it may rewrite it (review RF-1, RI-3).
+    keepNamesFromValueRedaction([this.role]);
     this.goal = options.goal;
     this.backstory = options.backstory;
     this.llm = options.llm ?? defaultModelId();

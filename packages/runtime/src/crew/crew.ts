@@ -144,13 +144,9 @@ export class Crew implements CheckpointableEntity, CrewParts {
             backstory: 'You are an experienced manager who knows the strengths of each coworker.',
             ...(options.managerLlm !== undefined ? { llm: options.managerLlm } : {}),
           }));
-    // The names a checkpoint stores and a restore finds the crew and its agents by (a manager delegates
-    // by role): no registered credential that is a word of one may rewrite it (review RF-1).
-    keepNamesFromValueRedaction([
-      this.name,
-      ...this.agents.map((agent) => agent.role),
-      ...(this.manager ? [this.manager.role] : []),
-    ]);
+    // The name a checkpoint stores and a restore finds the crew by: no registered credential that is a
+    // word of it may rewrite it (review RF-1; each Agent keeps its own role).
+    keepNamesFromValueRedaction([this.name]);
     this.memoryEnabled = options.memory ?? false;
     this.memory = this.memoryEnabled ? new ShortTermMemory() : undefined;
     this.knowledge =
