@@ -222,6 +222,11 @@ export function applyStandaloneAgentSnapshot(agent: AgentParts, snapshot: Entity
 export class MissingParts {
   readonly tools = new Set<string>();
   readonly models = new Set<string>();
+  /**
+   * Models among {@link models} whose prefix the registered modelProviders serve, which do not make
+   * that model (the AI SDK's NoSuchModelError): told as such, not as a prefix to serve (review RK-6).
+   */
+  readonly unmadeModels = new Set<string>();
   /** Which remaining work needs what is missing: `task 2 "Research" (agent Researcher) needs lookup`. */
   readonly neededBy: string[] = [];
 
@@ -230,6 +235,7 @@ export class MissingParts {
     if (other.tools.size === 0 && other.models.size === 0) return;
     for (const tool of other.tools) this.tools.add(tool);
     for (const model of other.models) this.models.add(model);
+    for (const model of other.unmadeModels) this.unmadeModels.add(model);
     this.neededBy.push(`${work} needs ${[...other.tools, ...other.models].join(', ')}`);
   }
 
@@ -246,12 +252,23 @@ export class MissingParts {
     if (this.models.size > 0) {
       parts.push(`models: { ${[...this.models].map((id) => `'${id}': yourModel`).join(', ')} }`);
       const prefixed = [...this.models].filter((id) => !isCustomModelId(id));
-      const servable = [...new Set(prefixed.map(servedPrefixOf).filter((prefix) => prefix !== undefined))];
+      const servable = [
+        ...new Set(
+          prefixed
+            .filter((id) => !this.unmadeModels.has(id))
+            .map(servedPrefixOf)
+            .filter((prefix) => prefix !== undefined),
+        ),
+      ];
       if (servable.length > 0)
         providerWay = `, or serve every model of a prefix with modelProviders: { ${servable.map((prefix) => `'${prefix}': create…({...})`).join(', ')} }`;
       if (prefixed.length < this.models.size)
         customIds = `. A custom/… id names a model object checkpoints cannot describe (a wrapLanguageModel(...) result, a model object of your own); to store a name instead, register the model in the config's models, call registerProject(config) in the crew's script and give the agent that very model (import it from the config) or its name (llm: '<name>')`;
     }
+    const unmade =
+      this.unmadeModels.size > 0
+        ? `. The modelProviders registered for ${[...this.unmadeModels].map((id) => `'${id}'`).join(', ')} serve ${this.unmadeModels.size === 1 ? 'its' : 'their'} prefix but do not make ${this.unmadeModels.size === 1 ? 'that model' : 'those models'}: add ${this.unmadeModels.size === 1 ? 'it' : 'them'} to that provider (a customProvider's languageModels, or its fallback) or register ${this.unmadeModels.size === 1 ? 'it' : 'them'} under ${this.unmadeModels.size === 1 ? 'its' : 'their'} id`
+        : '';
     throw new CrewlineError(
       'runtime',
       'not_rebuildable',
@@ -262,7 +279,7 @@ export class MissingParts {
         .filter(Boolean)
         .join(
           ' and ',
-        )} are not registered${this.neededBy.length > 0 ? ` (${this.neededBy.join('; ')})` : ''}; register them in crewline.config.ts: export default defineConfig({ ${parts.join(', ')} })${providerWay}${customIds}`,
+        )} are not registered${this.neededBy.length > 0 ? ` (${this.neededBy.join('; ')})` : ''}; register them in crewline.config.ts: export default defineConfig({ ${parts.join(', ')} })${providerWay}${customIds}${unmade}`,
       { details: { tools: [...this.tools], models: [...this.models] } },
     );
   }
@@ -321,6 +338,7 @@ export async function rebuildAgent<T extends AgentParts>(
         NoSuchModelError.isInstance(error)
       ) {
         missing.models.add(llm);
+        if (NoSuchModelError.isInstance(error)) missing.unmadeModels.add(llm);
         // Not built below: a collecting caller decides whether the agent needs it (a finished one does not).
         servedByRegistry = false;
       }

@@ -99,6 +99,10 @@ describe('a stored model its prefix’s modelProviders do not make', () => {
     }).catch((error: unknown) => error);
     expect(CrewlineError.hasCode(failure, 'not_rebuildable')).toBe(true);
     expect((failure as CrewlineError).details).toMatchObject({ models: ['team:writer'] });
+    // Told that the registered providers serve the prefix but not the model, not to serve the prefix
+    // they already serve (review RK-6).
+    expect((failure as Error).message).toContain('serve its prefix but do not make that model');
+    expect((failure as Error).message).not.toContain("modelProviders: { 'team'");
 
     // Every task finished: nothing needs the model, the resume returns the saved result.
     const finished = await continueFromCheckpoint({
